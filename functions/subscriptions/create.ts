@@ -1,0 +1,9 @@
+import { subscriptionsEndpoint } from '../../lib/http/endpoint.js';
+import { createSubscription } from '../../lib/services/subscriptions.js';
+import { createSubscriptionBody } from '../../lib/schemas/subscription.js';
+
+/** POST /v1/subscriptions: 201 when created, 200 when the transaction id was already recorded. */
+export const handler = subscriptionsEndpoint({ body: createSubscriptionBody }, async ({ caller, body }) => {
+  const { created, subscription } = await createSubscription(caller.appId, body);
+  return { status: created ? 201 : 200, body: { data: subscription } };
+});

@@ -1,0 +1,8 @@
+import { subscriptionsEndpoint } from '../../lib/http/endpoint.js';
+import { listSubscriptionPage } from '../../lib/services/subscriptions.js';
+import { listSubscriptionsQuery } from '../../lib/schemas/subscription.js';
+
+/** GET /v1/subscriptions */
+export const handler = subscriptionsEndpoint({ query: listSubscriptionsQuery }, async ({ caller, query }) => ({
+  body: await listSubscriptionPage(caller.appId, query),
+}));

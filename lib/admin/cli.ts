@@ -1,0 +1,43 @@
+/**
+ * The operator CLI: `npm run --silent admin -- <group> <command> [options]`. Talks to DYNAMODB_ENDPOINT
+ * (default: the DynamoDB Local of `npm start`) or, with --aws, to the deployed table (TABLE_NAME).
+ * With --json every command prints exactly one JSON document on stdout (errors too, as {"error": ...}).
+ */
+import { DEFAULT_DYNAMODB_PORT } from '../defaults.js';
+
+const argv = process.argv.slice(2);
+const json = argv.includes('--json');
+const aws = argv.includes('--aws');
+
+if (aws) {
+  if (!process.env.TABLE_NAME) {
+    const message = '--aws needs TABLE_NAME (the TableName output of the deployed stack)';
+    if (json) console.log(JSON.stringify({ error: { code: 'USAGE', message } }));
+    else console.error(message);
+    process.exit(2);
+  }
+  delete process.env.DYNAMODB_ENDPOINT;
+} else {
+  process.env.DYNAMODB_ENDPOINT ||= `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}`;
+}
+
+// Imported after the environment is settled: the data layer reads it once.
+const { runCommand, CliError } = await import('./commands.js');
+try {
+  const result = await runCommand(argv.filter((arg) => arg !== '--json' && arg !== '--aws'));
+  if (json) console.log(JSON.stringify(result.json, null, 2));
+  else console.log(result.text);
+} catch (error) {
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  const code = (error as { code?: string }).code ?? (error as Error).name;
+  let message = (error as Error).message;
+  if (code === 'ECONNREFUSED' || (error as Error).name === 'AggregateError') {
+    message = `cannot reach DynamoDB at ${endpoint}: is \`npm start\` running? (or set DYNAMODB_ENDPOINT, or use --aws)`;
+  } else if ((error as Error).name === 'ResourceNotFoundException') {
+    message = `table ${process.env.TABLE_NAME ?? 'subscriptions'} does not exist${endpoint ? ` at ${endpoint}: start the service once with \`npm start\`` : ''}`;
+  }
+  const usage = error instanceof CliError;
+  if (json) console.log(JSON.stringify({ error: { code: usage ? error.code : 'FAILED', message } }));
+  else console.error(`error: ${message}`);
+  process.exit(usage ? 2 : 1);
+}

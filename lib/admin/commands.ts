@@ -1,0 +1,157 @@
+/** Operator commands. Each returns a human text and one JSON document; cli.ts prints one of them. */
+import { readFile } from 'node:fs/promises';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { createApp, getApp, listAppKeys, revokeKey, revokeKeyById, rotateKey } from '../data/apps.js';
+import type { ApiKeyKind } from '../data/keys.js';
+import { putProducts } from '../data/products.js';
+import { toDetails } from '../http/parse.js';
+import { appIdSchema, currencySchema } from '../schemas/common.js';
+import { productCatalogueSchema } from '../schemas/product.js';
+
+export class CliError extends Error {
+  constructor(message: string, readonly code = 'USAGE') {
+    super(message);
+  }
+}
+
+export interface CommandResult {
+  text: string;
+  json: unknown;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+interface Command {
+  usage: string;
+  options: Options;
+  run(values: Record<string, string | boolean | undefined>): Promise<CommandResult>;
+}
+
+function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new CliError(`--${name} is required`);
+  return value;
+}
+
+async function requireApp(values: Record<string, unknown>): Promise<string> {
+  const appId = required(values, 'app');
+  if (!appIdSchema.safeParse(appId).success) throw new CliError(`--app ${appId} is not an app id (app_ followed by 16 hex digits)`);
+  if (!(await getApp(appId))) throw new CliError(`app ${appId} does not exist`, 'NOT_FOUND');
+  return appId;
+}
+
+function kindOf(values: Record<string, unknown>): ApiKeyKind {
+  const kind = required(values, 'kind');
+  if (kind !== 'secret' && kind !== 'sdk') throw new CliError('--kind must be secret or sdk');
+  return kind;
+}
+
+const COMMANDS: Record<string, Command> = {
+  'apps create': {
+    usage: 'apps create --name N [--test-store] [--currency USD]',
+    options: { name: { type: 'string' }, 'test-store': { type: 'boolean', default: false }, currency: { type: 'string', default: 'USD' } },
+    async run(values) {
+      const name = required(values, 'name');
+      if (name.length > 200) throw new CliError('--name must be at most 200 characters');
+      const currency = currencySchema.safeParse(values.currency);
+      if (!currency.success) throw new CliError('--currency must be a 3-letter ISO 4217 code');
+      const { app, secretKey, sdkKey } = await createApp({ name, reportingCurrency: currency.data, testStore: values['test-store'] === true });
+      return {
+        json: { app_id: app.app_id, secret_key: secretKey.key, sdk_key: sdkKey.key },
+        text: [
+          `Created app ${app.app_id} "${app.name}" (reporting currency ${app.reporting_currency}${app.test_store ? ', test store on' : ''}).`,
+          `secret_key  ${secretKey.key}   (Authorization: Bearer ..., subscription API)`,
+          `sdk_key     ${sdkKey.key}   (X-API-KEY, mobile API)`,
+          'The keys are shown only now: the service stores only their SHA-256 hashes.',
+        ].join('\n'),
+      };
+    },
+  },
+  'keys rotate': {
+    usage: 'keys rotate --app A --kind secret|sdk [--keep-old]',
+    options: { app: { type: 'string' }, kind: { type: 'string' }, 'keep-old': { type: 'boolean', default: false } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const kind = kindOf(values);
+      const { issued, revoked } = await rotateKey(appId, kind, values['keep-old'] === true);
+      return {
+        json: { app_id: appId, kind, key: issued.key, key_id: issued.key_id, revoked_key_ids: revoked },
+        text: [
+          `New ${kind} key for ${appId}: ${issued.key}`,
+          `(key id ${issued.key_id}; shown only now)`,
+          revoked.length > 0 ? `Revoked: ${revoked.join(', ')}` : 'No key was revoked.',
+        ].join('\n'),
+      };
+    },
+  },
+  'keys revoke': {
+    usage: 'keys revoke --key K   |   keys revoke --app A --key-id ID',
+    options: { key: { type: 'string' }, app: { type: 'string' }, 'key-id': { type: 'string' } },
+    async run(values) {
+      const byId = typeof values['key-id'] === 'string';
+      const record = byId ? await revokeKeyById(await requireApp(values), required(values, 'key-id')) : await revokeKey(required(values, 'key'));
+      if (!record) throw new CliError('no such key', 'NOT_FOUND');
+      return {
+        json: { app_id: record.app_id, key_id: record.key_id, kind: record.kind, status: record.status, revoked_at: record.revoked_at },
+        text: `Revoked ${record.kind} key ${record.key_id} of ${record.app_id}.`,
+      };
+    },
+  },
+  'keys list': {
+    usage: 'keys list --app A',
+    options: { app: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const listed = (await listAppKeys(appId)).map(({ key_id, kind, status, created_at, revoked_at }) => ({ key_id, kind, status, created_at, revoked_at }));
+      return {
+        json: { app_id: appId, keys: listed },
+        text: listed.map((k) => `${k.key_id}  ${k.kind.padEnd(6)}  ${k.status.padEnd(7)}  created ${k.created_at}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`).join('\n'),
+      };
+    },
+  },
+  'products put': {
+    usage: 'products put --app A --file F   (F: JSON array of Product objects)',
+    options: { app: { type: 'string' }, file: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const file = required(values, 'file');
+      let raw: unknown;
+      try {
+        raw = JSON.parse(await readFile(file, 'utf8'));
+      } catch (error) {
+        throw new CliError(`cannot read ${file} as JSON: ${(error as Error).message}`, 'INVALID_FILE');
+      }
+      const parsed = productCatalogueSchema.safeParse(raw);
+      if (!parsed.success) {
+        const problems = toDetails('body', parsed.error).map((d) => `${d.path.replace(/^body\.?/, '[')}${d.path === 'body' ? '' : ']'} ${d.message}`);
+        throw new CliError(`${file} is not a valid product list:\n  ${problems.join('\n  ')}`, 'INVALID_FILE');
+      }
+      await putProducts(appId, parsed.data);
+      return {
+        json: { app_id: appId, products: parsed.data.map((p) => p.id) },
+        text: `Stored ${parsed.data.length} product(s) for ${appId}: ${parsed.data.map((p) => p.id).join(', ')}`,
+      };
+    },
+  },
+};
+
+function helpText(): string {
+  return ['Usage: npm run --silent admin -- <command> [--json] [--aws]', '', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+}
+
+export async function runCommand(args: string[]): Promise<CommandResult> {
+  const name = args.slice(0, 2).join(' ');
+  const command = COMMANDS[name];
+  if (!command) {
+    if (args.length === 0 || args[0] === 'help' || args[0] === '--help') return { text: helpText(), json: { commands: Object.values(COMMANDS).map((c) => c.usage) } };
+    throw new CliError(`unknown command "${name}"\n${helpText()}`);
+  }
+  let values;
+  try {
+    ({ values } = parseArgs({ args: args.slice(2), options: command.options, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}\nusage: ${command.usage}`);
+  }
+  return command.run(values as Record<string, string | boolean | undefined>);
+}
+

@@ -1,0 +1,22 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.js';
+
+/** DynamoDB Local accepts any credentials; give it some when the environment has none. */
+const localCredentials =
+  config.dynamodbEndpoint && !process.env.AWS_ACCESS_KEY_ID
+    ? { accessKeyId: 'local', secretAccessKey: 'local' }
+    : undefined;
+
+/** Created once per process (module scope), reused by every invocation of a warm function. */
+export const dynamodb = new DynamoDBClient({
+  region: config.region,
+  ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {}),
+  ...(localCredentials ? { credentials: localCredentials } : {}),
+});
+
+export const ddb = DynamoDBDocumentClient.from(dynamodb, {
+  marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+});
+
+export const tableName = config.tableName;

@@ -1,0 +1,69 @@
+/**
+ * Every table key of every entity, built in one place. Each partition is scoped by app id, so
+ * a request authenticated for app B cannot address app A's items: isolation by construction.
+ *
+ * | entity            | pk                          | sk                                  |
+ * |-------------------|-----------------------------|-------------------------------------|
+ * | app               | APP#<app>                   | APP                                 |
+ * | app's key (list)  | APP#<app>                   | KEY#<kind>#<sha256>                 |
+ * | product           | APP#<app>                   | PRODUCT#<product>                   |
+ * | api key lookup    | APIKEY#<sha256>             | APIKEY                              |
+ * | subscription      | SUB#<app>#<sub>             | SUB        (listed by the GSIs)     |
+ * | its payment info  | SUB#<app>#<sub>             | PAYMENT    (large: receipt data)    |
+ * | list counters     | COUNT#<app>                 | LIST#<status|*>#<product|*>#<platform|*> |
+ * | transaction bind  | TXN#<app>#<transaction>     | TXN        (-> subscription id)     |
+ * | user profile      | USER#<app>#<user>           | PROFILE                             |
+ */
+import { LIST_FACETS, listIndexName, type ListFacet } from './table.js';
+
+export type ApiKeyKind = 'secret' | 'sdk';
+
+export interface TableKey {
+  pk: string;
+  sk: string;
+}
+
+const ANY = '*';
+
+export const keys = {
+  app: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'APP' }),
+  appKeyPrefix: (appId: string, kind?: ApiKeyKind) => ({ pk: `APP#${appId}`, skPrefix: kind ? `KEY#${kind}#` : 'KEY#' }),
+  appKey: (appId: string, kind: ApiKeyKind, hash: string): TableKey => ({ pk: `APP#${appId}`, sk: `KEY#${kind}#${hash}` }),
+  apiKey: (hash: string): TableKey => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' }),
+  product: (appId: string, productId: string): TableKey => ({ pk: `APP#${appId}`, sk: `PRODUCT#${productId}` }),
+  productPrefix: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'PRODUCT#' }),
+  subscription: (appId: string, subscriptionId: string): TableKey => ({
+    pk: `SUB#${appId}#${subscriptionId}`,
+    sk: 'SUB',
+  }),
+  subscriptionPayment: (appId: string, subscriptionId: string): TableKey => ({
+    pk: `SUB#${appId}#${subscriptionId}`,
+    sk: 'PAYMENT',
+  }),
+  transaction: (appId: string, transactionId: string): TableKey => ({ pk: `TXN#${appId}#${transactionId}`, sk: 'TXN' }),
+  userProfile: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'PROFILE' }),
+  /** Partition of the subscriptionsByUser index. */
+  userSubscriptions: (appId: string, userId: string): string => `${appId}#${userId}`,
+};
+
+export type FacetValues = Partial<Record<ListFacet, string>>;
+
+/** Partition key value of a listing index for these filter values (only the facets present count). */
+export function listPartition(appId: string, values: FacetValues): { indexName: string; pkValue: string } {
+  const facets = LIST_FACETS.filter((facet) => values[facet] !== undefined);
+  return {
+    indexName: listIndexName(facets),
+    pkValue: [appId, ...facets.map((facet) => `${facet}=${values[facet]}`)].join('#'),
+  };
+}
+
+/** Counter of subscriptions matching these filter values (absent facets match any). */
+export function listCounterKey(appId: string, values: FacetValues): TableKey {
+  return {
+    pk: `COUNT#${appId}`,
+    sk: `LIST#${LIST_FACETS.map((facet) => values[facet] ?? ANY).join('#')}`,
+  };
+}
+
+/** Newest-first sort key of the listing indexes. */
+export const listSortKey = (createdAt: string, subscriptionId: string): string => `${createdAt}#${subscriptionId}`;

@@ -1,0 +1,48 @@
+/** The product catalogue of an app. */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Product } from '../schemas/product.js';
+import { batchWriteAll, putRequest } from './batch.js';
+import { ddb, tableName } from './client.js';
+import { keys } from './keys.js';
+
+const PRODUCT_FIELDS = [
+  'id', 'name', 'description', 'price', 'currency', 'billing_period',
+  'trial_period_days', 'features', 'platforms', 'active',
+] as const satisfies readonly (keyof Product)[];
+
+function toProduct(item: Record<string, unknown>): Product {
+  return Object.fromEntries(PRODUCT_FIELDS.map((field) => [field, item[field]])) as Product;
+}
+
+/** Creates or replaces these products (others in the catalogue are left as they are). */
+export async function putProducts(appId: string, products: Product[]): Promise<void> {
+  const now = new Date().toISOString();
+  await batchWriteAll(
+    products.map((product) => putRequest({ ...keys.product(appId, product.id), type: 'product', app_id: appId, ...product, updated_at: now })),
+  );
+}
+
+export async function listProducts(appId: string): Promise<Product[]> {
+  const { pk, skPrefix } = keys.productPrefix(appId);
+  const products: Product[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    products.push(...(page.Items ?? []).map(toProduct));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return products;
+}
+
+export async function getProduct(appId: string, productId: string): Promise<Product | undefined> {
+  const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.product(appId, productId) }));
+  return Item ? toProduct(Item) : undefined;
+}
+

@@ -1,0 +1,324 @@
+/**
+ * Subscription records. One partition per subscription holds the compact state item (SUB, the
+ * one the listing indexes project) and its payment item (PAYMENT, which carries the receipt and
+ * is kept out of the indexes). Counters per filter combination make list totals O(1).
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { SubscriptionState, SubscriptionStatus } from '../domain/subscription-state.js';
+import type { Platform } from '../schemas/common.js';
+import { ddb, tableName } from './client.js';
+import { keys, listCounterKey, listPartition, listSortKey, type FacetValues } from './keys.js';
+import { facetCombinations, TABLE } from './table.js';
+
+export interface SubscriptionRecord extends SubscriptionState {
+  app_id: string;
+  id: string;
+  user_id: string;
+  product_id: string;
+  platform: Platform;
+  price: number;
+  currency: string;
+  started_at: string;
+  trial_period: boolean;
+  trial_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Optimistic-concurrency version: every write is conditioned on the one it read. */
+  version: number;
+}
+
+export interface PaymentRecord {
+  transaction_id: string | null;
+  receipt_data: string | null;
+  payment_method: string;
+  last_payment: string | null;
+}
+
+const facetValuesOf = (record: Pick<SubscriptionRecord, 'status' | 'product_id' | 'platform'>): FacetValues => ({
+  status: record.status,
+  product_id: record.product_id,
+  platform: record.platform,
+});
+
+/** The index key attributes of a subscription item: one per listing index plus the user index. */
+function indexAttributes(record: SubscriptionRecord): Record<string, string> {
+  const attributes: Record<string, string> = {
+    [TABLE.indexes.subscriptionsByUser!.partitionKey]: keys.userSubscriptions(record.app_id, record.user_id),
+    list_sk: listSortKey(record.created_at, record.id),
+  };
+  const values = facetValuesOf(record);
+  for (const facets of facetCombinations()) {
+    const { indexName, pkValue } = listPartition(
+      record.app_id,
+      Object.fromEntries(facets.map((facet) => [facet, values[facet]])),
+    );
+    attributes[TABLE.indexes[indexName]!.partitionKey] = pkValue;
+  }
+  return attributes;
+}
+
+/** Counter updates for a subscription entering (+1) or leaving (-1) these facet values. */
+function counterUpdates(appId: string, values: FacetValues, delta: 1 | -1, onlyWithStatus: boolean) {
+  return facetCombinations()
+    .filter((facets) => !onlyWithStatus || facets.includes('status'))
+    .map((facets) => ({
+      Update: {
+        TableName: tableName,
+        Key: listCounterKey(appId, Object.fromEntries(facets.map((facet) => [facet, values[facet]]))),
+        UpdateExpression: 'ADD #count :delta SET #type = :type',
+        ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+        ExpressionAttributeValues: { ':delta': delta, ':type': 'list_counter' },
+      },
+    }));
+}
+
+export interface TransactionBinding {
+  subscription_id: string;
+  user_id: string;
+  product_id: string;
+}
+
+/**
+ * Inserts a new subscription with its payment item and counters. A transaction id can belong to
+ * one subscription only: when it is already bound, nothing is written and the binding is returned.
+ */
+export async function insertSubscription(
+  record: SubscriptionRecord,
+  payment: PaymentRecord,
+): Promise<{ inserted: true } | { inserted: false; existing: TransactionBinding }> {
+  const { pk } = keys.subscription(record.app_id, record.id);
+  const binding: TransactionBinding = { subscription_id: record.id, user_id: record.user_id, product_id: record.product_id };
+  try {
+    await ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.subscription(record.app_id, record.id), type: 'subscription', ...record, ...indexAttributes(record) },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          { Put: { TableName: tableName, Item: { pk, sk: 'PAYMENT', type: 'subscription_payment', ...payment } } },
+          ...(payment.transaction_id
+            ? [
+                {
+                  Put: {
+                    TableName: tableName,
+                    Item: { ...keys.transaction(record.app_id, payment.transaction_id), type: 'transaction_binding', ...binding },
+                    ConditionExpression: 'attribute_not_exists(pk)',
+                  },
+                },
+              ]
+            : []),
+          ...counterUpdates(record.app_id, facetValuesOf(record), 1, false),
+        ],
+      }),
+    );
+    return { inserted: true };
+  } catch (error) {
+    if (!payment.transaction_id || !isConditionFailure(error)) throw error;
+    const existing = await getTransactionBinding(record.app_id, payment.transaction_id);
+    if (!existing) throw error;
+    return { inserted: false, existing };
+  }
+}
+
+export async function getTransactionBinding(appId: string, transactionId: string): Promise<TransactionBinding | undefined> {
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName, Key: keys.transaction(appId, transactionId), ConsistentRead: true }),
+  );
+  return Item ? { subscription_id: Item.subscription_id, user_id: Item.user_id, product_id: Item.product_id } : undefined;
+}
+
+const stripKeys = <T>(item: Record<string, unknown>): T => {
+  const { pk: _pk, sk: _sk, type: _type, ...rest } = item;
+  for (const name of Object.keys(rest)) if (name.endsWith('_pk') || name === 'list_sk') delete rest[name];
+  return rest as T;
+};
+
+/** Both items of a subscription in one strongly consistent read; undefined when it does not exist. */
+export async function getSubscription(
+  appId: string,
+  subscriptionId: string,
+): Promise<{ record: SubscriptionRecord; payment: PaymentRecord } | undefined> {
+  const { Items = [] } = await ddb.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.subscription(appId, subscriptionId).pk },
+      ConsistentRead: true,
+    }),
+  );
+  const state = Items.find((item) => item.sk === 'SUB');
+  const payment = Items.find((item) => item.sk === 'PAYMENT');
+  if (!state) return undefined;
+  return {
+    record: stripKeys<SubscriptionRecord>(state),
+    payment: payment
+      ? stripKeys<PaymentRecord>(payment)
+      : { transaction_id: null, receipt_data: null, payment_method: 'unknown', last_payment: null },
+  };
+}
+
+export async function getSubscriptionRecord(appId: string, subscriptionId: string): Promise<SubscriptionRecord | undefined> {
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName, Key: keys.subscription(appId, subscriptionId), ConsistentRead: true }),
+  );
+  return Item ? stripKeys<SubscriptionRecord>(Item) : undefined;
+}
+
+const isConditionFailure = (error: unknown): boolean =>
+  error instanceof TransactionCanceledException &&
+  (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+
+/**
+ * Writes `next` over `current` if nobody changed the subscription since it was read (same version);
+ * moves the list counters when the status changes, in the same transaction. Returns false when
+ * the version check failed (the caller re-reads and retries, or reports a conflict).
+ */
+export async function saveSubscriptionState(
+  current: SubscriptionRecord,
+  next: SubscriptionState,
+  now: string,
+): Promise<SubscriptionRecord | false> {
+  const updated: SubscriptionRecord = { ...current, ...next, updated_at: now, version: current.version + 1 };
+  const statusChanged = current.status !== updated.status;
+  try {
+    await ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.subscription(current.app_id, current.id), type: 'subscription', ...updated, ...indexAttributes(updated) },
+              ConditionExpression: 'version = :version',
+              ExpressionAttributeValues: { ':version': current.version },
+            },
+          },
+          ...(statusChanged
+            ? [
+                ...counterUpdates(current.app_id, facetValuesOf(current), -1, true),
+                ...counterUpdates(current.app_id, facetValuesOf(updated), 1, true),
+              ]
+            : []),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+  return updated;
+}
+
+export interface ListFilters {
+  user_id?: string | undefined;
+  status?: SubscriptionStatus | undefined;
+  product_id?: string | undefined;
+  platform?: Platform | undefined;
+}
+
+export interface ListPosition {
+  /** Sort key and id of the last item already returned (from a cursor). */
+  after?: { list_sk: string; id: string } | undefined;
+  /** Items to skip before the page (page-number paging). */
+  skip: number;
+  limit: number;
+}
+
+export interface ListResult {
+  items: SubscriptionRecord[];
+  /** All subscriptions matching the filters (not just this page). */
+  total: number;
+}
+
+interface QueryPlan {
+  indexName: string;
+  pkValue: string;
+  filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+}
+
+function planListQuery(appId: string, filters: ListFilters): QueryPlan {
+  const facets: FacetValues = { status: filters.status, product_id: filters.product_id, platform: filters.platform };
+  if (filters.user_id === undefined) return listPartition(appId, facets);
+  // A user's partition is small (their own subscriptions): the other filters are applied to it.
+  const present = Object.entries(facets).filter(([, value]) => value !== undefined);
+  return {
+    indexName: 'subscriptionsByUser',
+    pkValue: keys.userSubscriptions(appId, filters.user_id),
+    ...(present.length > 0
+      ? {
+          filter: {
+            expression: present.map((_, i) => `#f${i} = :f${i}`).join(' AND '),
+            names: Object.fromEntries(present.map(([name], i) => [`#f${i}`, name])),
+            values: Object.fromEntries(present.map(([, value], i) => [`:f${i}`, value])),
+          },
+        }
+      : {}),
+  };
+}
+
+async function queryIndex(
+  appId: string,
+  plan: QueryPlan,
+  wanted: number,
+  after: ListPosition['after'],
+): Promise<SubscriptionRecord[]> {
+  const index = TABLE.indexes[plan.indexName]!;
+  let startKey: Record<string, unknown> | undefined = after
+    ? { ...keys.subscription(appId, after.id), [index.partitionKey]: plan.pkValue, [index.sortKey]: after.list_sk }
+    : undefined;
+  const items: SubscriptionRecord[] = [];
+  do {
+    const page = await ddb.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: plan.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, ...plan.filter?.names },
+        ExpressionAttributeValues: { ':pk': plan.pkValue, ...plan.filter?.values },
+        ...(plan.filter ? { FilterExpression: plan.filter.expression } : { Limit: wanted - items.length }),
+        ScanIndexForward: false,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []).map((item) => stripKeys<SubscriptionRecord>(item)));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && items.length < wanted);
+  return items.slice(0, wanted);
+}
+
+async function countMatching(appId: string, filters: ListFilters): Promise<number> {
+  const { Item } = await ddb.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: listCounterKey(appId, { status: filters.status, product_id: filters.product_id, platform: filters.platform }),
+    }),
+  );
+  return Number(Item?.count ?? 0);
+}
+
+/**
+ * Newest first. Without user_id, a page costs one counter read plus the items up to and including
+ * the page, whatever the app's size; with a cursor, only the page. With user_id, the user's own
+ * subscriptions are read (and counted) in full.
+ */
+export async function listSubscriptions(appId: string, filters: ListFilters, position: ListPosition): Promise<ListResult> {
+  const plan = planListQuery(appId, filters);
+  if (plan.indexName === 'subscriptionsByUser') {
+    const items = await queryIndex(appId, plan, Number.MAX_SAFE_INTEGER, undefined);
+    const startAt = position.after
+      ? items.findIndex((item) => item.id === position.after!.id) + 1
+      : position.skip;
+    return { items: items.slice(startAt, startAt + position.limit), total: items.length };
+  }
+  const wanted = position.after ? position.limit : position.skip + position.limit;
+  const [items, total] = await Promise.all([
+    queryIndex(appId, plan, wanted, position.after),
+    countMatching(appId, filters),
+  ]);
+  return { items: position.after ? items : items.slice(position.skip), total };
+}
+

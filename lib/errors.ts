@@ -1,0 +1,75 @@
+/**
+ * The one error table of the service. Every failure a client can see is an AppError whose
+ * kind is a key of ERRORS; lib/http/envelopes.ts turns it into the right HTTP status and
+ * body for the API that was called. A kind's public `code` is what clients match on; it
+ * equals the kind except where one code needs two HTTP statuses (a missing API key is a
+ * 401 but a missing X-VERSION is a 400, both MISSING_REQUIRED_HEADER).
+ */
+export const ERRORS = {
+  // Spec: subscription management API
+  SUBSCRIPTION_NOT_FOUND: { status: 404, message: 'Subscription not found' },
+  INVALID_RECEIPT: { status: 400, message: 'Purchase receipt is invalid' },
+  RECEIPT_ALREADY_USED: { status: 400, message: 'Receipt was already used by another user' },
+  PRODUCT_NOT_FOUND: { status: 404, message: 'Product not found' },
+  SUBSCRIPTION_EXPIRED: { status: 400, message: 'Subscription has expired' },
+  VERIFICATION_FAILED: { status: 400, message: 'Purchase verification failed' },
+  // Spec: mobile reporting API
+  INVALID_API_KEY: { status: 401, message: 'API key is invalid' },
+  MISSING_REQUIRED_HEADER: { status: 400, message: 'A required header is missing' },
+  INVALID_PARAMETER: { status: 400, message: 'Request parameter is not valid' },
+  USER_NOT_FOUND: { status: 404, message: 'User not found' },
+  // Ours (spec: "not shown")
+  API_KEY_MISSING: { status: 401, code: 'MISSING_REQUIRED_HEADER', message: 'API key is missing' },
+  FORBIDDEN: { status: 403, message: 'Insufficient permission' },
+  INVALID_STATUS_TRANSITION: { status: 409, message: 'Status transition is not allowed' },
+  CONCURRENT_MODIFICATION: { status: 409, message: 'Subscription was modified concurrently; retry' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'No such endpoint' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable; retry' },
+  INTERNAL_ERROR: { status: 500, message: 'Internal error' },
+} as const satisfies Record<string, { status: number; message: string; code?: string }>;
+
+export type ErrorKind = keyof typeof ERRORS;
+
+/** Field-level validation detail: `path` is a dotted field path, e.g. `body.price`. */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  details?: ErrorDetail[];
+  /** Extra response headers, e.g. Retry-After. */
+  headers?: Record<string, string>;
+  /** True when the same request may succeed later (clients should retry with backoff). */
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly kind: ErrorKind;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+  readonly retryable: boolean;
+
+  constructor(kind: ErrorKind, message?: string, options: AppErrorOptions = {}) {
+    super(message ?? ERRORS[kind].message, { cause: options.cause });
+    this.name = 'AppError';
+    this.kind = kind;
+    this.details = options.details;
+    this.headers = options.headers;
+    this.retryable = options.retryable ?? false;
+  }
+
+  get status(): number {
+    return ERRORS[this.kind].status;
+  }
+
+  /** The code clients see. */
+  get code(): string {
+    const entry = ERRORS[this.kind];
+    return 'code' in entry ? entry.code : this.kind;
+  }
+}
+
+export const isAppError = (error: unknown): error is AppError => error instanceof AppError;

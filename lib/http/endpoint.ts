@@ -1,0 +1,163 @@
+/**
+ * Builds a Lambda handler for one endpoint: a middy stack (header normalisation, request id and
+ * logging, error envelopes) around authentication, zod parsing of path/query/body and one call
+ * into lib/. Handlers in functions/ are one `subscriptionsEndpoint(...)` each.
+ */
+import middy, { type MiddlewareObj } from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { AppError, isAppError, type ErrorKind } from '../errors.js';
+import { logger } from '../logger.js';
+import { authenticateKey, bearerToken, type Caller } from './auth.js';
+import { errorResponse, jsonResponse, type ApiName } from './envelopes.js';
+import { parseJsonBody, parsePart } from './parse.js';
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+type Schema = z.ZodType | undefined;
+
+export interface EndpointSpec<B extends Schema, Q extends Schema, P extends Schema> {
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** A path parameter that fails its schema names a resource that cannot exist: this 404. */
+  paramsNotFound?: ErrorKind;
+  /** HTTP status of a successful response (default 200). */
+  status?: number;
+}
+
+export interface EndpointRequest<B extends Schema, Q extends Schema, P extends Schema> {
+  caller: Caller;
+  body: Parsed<B>;
+  query: Parsed<Q>;
+  params: Parsed<P>;
+  requestId: string;
+}
+
+export interface EndpointReply {
+  body: unknown;
+  status?: number;
+  headers?: Record<string, string>;
+}
+
+/** Largest accepted request body of the subscription API. */
+export const MAX_BODY_BYTES = 1_048_576;
+
+/** DynamoDB errors that mean "try again later", not "your request is wrong". */
+const RETRYABLE_ERRORS = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TransactionConflictException',
+  'TimeoutError',
+]);
+const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
+
+/** Unknown errors become a 503 (retryable) when the data store is unavailable, else a 500. */
+function toAppError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  const name = (error as { name?: string } | undefined)?.name ?? '';
+  const code = (error as { code?: string } | undefined)?.code ?? '';
+  const transactionCancelledForThrottling =
+    name === 'TransactionCanceledException' &&
+    ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) =>
+      ['ThrottlingError', 'ProvisionedThroughputExceeded', 'TransactionConflict'].includes(r.Code ?? ''),
+    );
+  if (RETRYABLE_ERRORS.has(name) || RETRYABLE_CODES.has(code) || transactionCancelledForThrottling) {
+    return new AppError('SERVICE_UNAVAILABLE', undefined, { retryable: true, headers: { 'Retry-After': '1' }, cause: error });
+  }
+  return new AppError('INTERNAL_ERROR', undefined, { cause: error });
+}
+
+const requestIdOf = (event: APIGatewayProxyEvent, context: Context): string =>
+  event.requestContext?.requestId ?? context.awsRequestId;
+
+/** Sets the request id on every log line and maps any error to the API's envelope. */
+function envelopeMiddleware(api: ApiName): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return {
+    before: (request) => {
+      logger.appendKeys({ request_id: requestIdOf(request.event, request.context), route: request.event.resource });
+    },
+    after: (request) => {
+      logger.removeKeys(['request_id', 'route']);
+    },
+    onError: (request) => {
+      const requestId = requestIdOf(request.event, request.context);
+      const appError = toAppError(request.error);
+      if (appError.status >= 500) {
+        const cause = appError.cause ?? request.error;
+        logger.error('request failed', {
+          request_id: requestId,
+          code: appError.code,
+          error: cause instanceof Error ? { name: cause.name, message: cause.message, stack: cause.stack } : String(cause),
+        });
+      }
+      logger.removeKeys(['request_id', 'route']);
+      request.response = errorResponse(api, appError, requestId);
+    },
+  };
+}
+
+function readQuery(event: APIGatewayProxyEvent): Record<string, string> {
+  const multi = event.multiValueQueryStringParameters ?? {};
+  for (const [name, values] of Object.entries(multi)) {
+    if ((values?.length ?? 0) > 1) {
+      throw new AppError('INVALID_PARAMETER', `query parameter ${name} is given more than once`, {
+        details: [{ path: `query.${name}`, message: 'must be given once' }],
+      });
+    }
+  }
+  return Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string>;
+}
+
+function readBody(event: APIGatewayProxyEvent): unknown {
+  if (event.body === null || event.body === '') return undefined;
+  const bytes = event.isBase64Encoded ? Math.floor((event.body.length * 3) / 4) : Buffer.byteLength(event.body);
+  if (bytes > MAX_BODY_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+  const contentType = event.headers['content-type'] ?? '';
+  if (!/^application\/json\b/i.test(contentType)) {
+    throw new AppError('INVALID_PARAMETER', 'Content-Type must be application/json', {
+      details: [{ path: 'headers.content-type', message: 'must be application/json' }],
+    });
+  }
+  return parseJsonBody(event.body, event.isBase64Encoded);
+}
+
+function parseRequest<B extends Schema, Q extends Schema, P extends Schema>(spec: EndpointSpec<B, Q, P>, event: APIGatewayProxyEvent) {
+  let params: unknown;
+  if (spec.params) {
+    try {
+      params = parsePart('params', spec.params, event.pathParameters ?? {});
+    } catch (error) {
+      if (spec.paramsNotFound) throw new AppError(spec.paramsNotFound);
+      throw error;
+    }
+  }
+  const query = spec.query ? parsePart('query', spec.query, readQuery(event)) : undefined;
+  if (!spec.query && Object.keys(readQuery(event)).length > 0) {
+    throw new AppError('INVALID_PARAMETER', 'this endpoint takes no query parameters');
+  }
+  const rawBody = readBody(event);
+  // A body is validated even when absent, so a schema with required fields rejects an empty request.
+  const body = spec.body ? parsePart('body', spec.body, rawBody ?? {}) : undefined;
+  return { params, query, body } as { params: Parsed<P>; query: Parsed<Q>; body: Parsed<B> };
+}
+
+/** An endpoint of the subscription management API (Bearer secret key, `{error: {...}}` envelope). */
+export function subscriptionsEndpoint<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined>(
+  spec: EndpointSpec<B, Q, P>,
+  run: (request: EndpointRequest<B, Q, P>) => Promise<EndpointReply>,
+) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use(httpHeaderNormalizer())
+    .use(envelopeMiddleware('subscriptions'))
+    .handler(async (event, context) => {
+      const requestId = requestIdOf(event, context);
+      const caller = await authenticateKey(bearerToken(event.headers.authorization), 'secret');
+      const reply = await run({ caller, requestId, ...parseRequest(spec, event) });
+      return jsonResponse(reply.status ?? spec.status ?? 200, reply.body, { ...reply.headers, 'X-Request-Id': requestId });
+    });
+}

@@ -1,0 +1,37 @@
+/**
+ * Response bodies of both APIs, in one place. The subscription API wraps payloads in `data` and
+ * errors in `{error: {code, message, details?}}`; the mobile API answers `{status, message}` and
+ * `{status: "error", code, message}`.
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { AppError } from '../errors.js';
+
+export type ApiName = 'subscriptions' | 'mobile';
+
+const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' };
+
+export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+export function errorBody(api: ApiName, error: AppError, requestId: string): Record<string, unknown> {
+  // Only a 500 carries the request id in the body; every response has it in X-Request-Id.
+  const requestRef = error.status >= 500 ? { request_id: requestId } : {};
+  const retry = error.retryable ? { retryable: true } : {};
+  if (api === 'mobile') {
+    return { status: 'error', code: error.code, message: error.message, ...retry, ...requestRef };
+  }
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+      ...retry,
+      ...requestRef,
+    },
+  };
+}
+
+export function errorResponse(api: ApiName, error: AppError, requestId: string): APIGatewayProxyResult {
+  return jsonResponse(error.status, errorBody(api, error, requestId), { ...error.headers, 'X-Request-Id': requestId });
+}

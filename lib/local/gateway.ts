@@ -1,0 +1,223 @@
+/**
+ * The local stand-in for API Gateway (REST API, Lambda proxy integration): turns each HTTP request
+ * into an APIGatewayProxyEvent, invokes the handler module that lib/routes.ts names for it, in
+ * this process, and writes the handler's result back. Literal path segments win over `{params}`,
+ * as in API Gateway, so /v1/subscriptions/products is never taken for a subscription id.
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, Handler } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { AppError } from '../errors.js';
+import { errorResponse, type ApiName } from '../http/envelopes.js';
+import { ROUTES, SUBSCRIPTIONS_BASE, type Route } from '../routes.js';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** API Gateway's own limit on a request payload. */
+const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+
+interface CompiledRoute {
+  route: Route;
+  segments: string[];
+  literalCount: number;
+}
+
+export interface RouteMatch {
+  route: Route;
+  pathParameters: Record<string, string>;
+}
+
+const splitPath = (path: string): string[] => path.split('/').filter(Boolean);
+
+export function compileRoutes(routes: readonly Route[]): CompiledRoute[] {
+  return routes.map((route) => {
+    const segments = splitPath(route.path);
+    return { route, segments, literalCount: segments.filter((s) => !s.startsWith('{')).length };
+  });
+}
+
+/** The most specific route for this method and path (most literal segments), if any. */
+export function matchRoute(compiled: CompiledRoute[], method: string, path: string): RouteMatch | undefined {
+  const requestSegments = splitPath(path);
+  let best: (RouteMatch & { literalCount: number }) | undefined;
+  for (const candidate of compiled) {
+    if (candidate.route.method !== method || candidate.segments.length !== requestSegments.length) continue;
+    const pathParameters: Record<string, string> = {};
+    const matches = candidate.segments.every((segment, i) => {
+      const actual = requestSegments[i]!;
+      if (segment.startsWith('{')) {
+        let decoded: string;
+        try { decoded = decodeURIComponent(actual); } catch { return false; }
+        pathParameters[segment.slice(1, -1)] = decoded;
+        return true;
+      }
+      return segment === actual;
+    });
+    if (matches && (!best || candidate.literalCount > best.literalCount)) {
+      best = { route: candidate.route, pathParameters, literalCount: candidate.literalCount };
+    }
+  }
+  return best && { route: best.route, pathParameters: best.pathParameters };
+}
+
+const apiOfPath = (path: string): ApiName => (path.startsWith(SUBSCRIPTIONS_BASE) ? 'subscriptions' : 'mobile');
+
+function readBody(request: IncomingMessage): Promise<Buffer | 'too_large'> {
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () => resolveBody(size > MAX_REQUEST_BYTES ? 'too_large' : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+export function toProxyEvent(
+  request: IncomingMessage,
+  url: URL,
+  match: RouteMatch,
+  body: Buffer,
+  requestId: string,
+): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = request.rawHeaders[i]!;
+    const value = request.rawHeaders[i + 1]!;
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    (multiQuery[name] ??= []).push(value);
+  }
+  const hasQuery = url.searchParams.size > 0;
+  return {
+    resource: match.route.path,
+    path: url.pathname,
+    httpMethod: request.method ?? 'GET',
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: Object.keys(match.pathParameters).length > 0 ? match.pathParameters : null,
+    stageVariables: null,
+    body: body.length > 0 ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      authorizer: undefined,
+      protocol: `HTTP/${request.httpVersion}`,
+      httpMethod: request.method ?? 'GET',
+      path: url.pathname,
+      stage: 'local',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: match.route.name,
+      resourcePath: match.route.path,
+      identity: {
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: request.headers['user-agent'] ?? null,
+      } as APIGatewayProxyEvent['requestContext']['identity'],
+    },
+  };
+}
+
+function lambdaContext(route: Route, requestId: string): Context {
+  const deadline = Date.now() + 29_000; // API Gateway's integration timeout
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: route.name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${route.name}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${route.name}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+type ProxyHandler = Handler<APIGatewayProxyEvent, APIGatewayProxyResult>;
+
+function writeResult(response: ServerResponse, result: APIGatewayProxyResult): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  response.writeHead(result.statusCode, headers);
+  response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+export interface LocalGateway {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startGateway(options: { port: number; host?: string; routes?: readonly Route[] }): Promise<LocalGateway> {
+  const compiled = compileRoutes(options.routes ?? ROUTES);
+  const handlers = new Map<string, Promise<ProxyHandler>>();
+  const loadHandler = (route: Route): Promise<ProxyHandler> => {
+    let loaded = handlers.get(route.name);
+    if (!loaded) {
+      loaded = import(pathToFileURL(resolve(REPO_ROOT, route.handler)).href).then((module: { handler: ProxyHandler }) => module.handler);
+      handlers.set(route.name, loaded);
+    }
+    return loaded;
+  };
+
+  const server = createServer(async (request, response) => {
+    const requestId = randomUUID();
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const api = apiOfPath(url.pathname);
+    try {
+      const match = matchRoute(compiled, request.method ?? 'GET', url.pathname);
+      const body = await readBody(request);
+      if (!match) {
+        writeResult(response, errorResponse(api, new AppError('ROUTE_NOT_FOUND', `No endpoint ${request.method} ${url.pathname}`), requestId));
+        return;
+      }
+      if (body === 'too_large') {
+        writeResult(response, errorResponse(match.route.api, new AppError('PAYLOAD_TOO_LARGE'), requestId));
+        return;
+      }
+      const handler = await loadHandler(match.route);
+      const event = toProxyEvent(request, url, match, body, requestId);
+      const result = (await handler(event, lambdaContext(match.route, requestId), () => undefined)) as APIGatewayProxyResult;
+      writeResult(response, result);
+    } catch (error) {
+      // Handlers map their own errors; reaching here is a bug in a handler or in this gateway.
+      console.error(JSON.stringify({ level: 'ERROR', message: 'gateway: handler threw', request_id: requestId, error: String(error) }));
+      if (!response.headersSent) writeResult(response, errorResponse(api, new AppError('INTERNAL_ERROR'), requestId));
+      else response.destroy();
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolveListen());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${address.port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolveClose) => {
+        server.closeAllConnections();
+        server.close(() => resolveClose());
+      }),
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * `npm start`: the whole API on this machine. Starts DynamoDB Local (unless DYNAMODB_ENDPOINT
+ * names one), creates the table, serves every route of lib/routes.ts through the local gateway,
+ * and prints the base URLs. Ctrl-C stops the gateway and DynamoDB Local.
+ */
+import { parseArgs } from 'node:util';
+import { DEFAULT_DYNAMODB_PORT, DEFAULT_PORT, DEFAULT_TABLE_NAME } from '../defaults.js';
+import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from './dynamodb.js';
+
+const { values: flags } = parseArgs({ options: { 'in-memory': { type: 'boolean', default: false } } });
+
+function portFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const port = raw ? Number(raw) : fallback;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`${name} must be a port number, got "${raw}"`);
+    process.exit(2);
+  }
+  return port;
+}
+
+const port = portFromEnv('PORT', DEFAULT_PORT);
+const dynamodbPort = portFromEnv('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT);
+const dataDir = process.env.DATA_DIR || '.data';
+process.env.TABLE_NAME ||= DEFAULT_TABLE_NAME;
+// Locally a revoked key stops working at once; in AWS warm functions cache keys for 30 s.
+process.env.KEY_CACHE_TTL_SECONDS ??= '0';
+
+let dynamo: LocalDynamoDb | undefined;
+if (!process.env.DYNAMODB_ENDPOINT) {
+  const started = Date.now();
+  console.log(`Starting DynamoDB Local on port ${dynamodbPort} (${flags['in-memory'] ? 'in memory' : `data in ${dataDir}`})...`);
+  try {
+    dynamo = await startDynamoDbLocal({ port: dynamodbPort, dataDir: flags['in-memory'] ? undefined : dataDir });
+  } catch (error) {
+    console.error(`Could not start DynamoDB Local: ${(error as Error).message}`);
+    process.exit(1);
+  }
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  console.log(`DynamoDB Local ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+const endpoint = process.env.DYNAMODB_ENDPOINT;
+const client = localClient(endpoint);
+const tableState = await ensureTable(client, process.env.TABLE_NAME);
+client.destroy();
+
+// Imported only now: handler modules read their configuration from the environment set above.
+const { startGateway } = await import('./gateway.js');
+const { SUBSCRIPTIONS_BASE } = await import('../routes.js');
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+try {
+  gateway = await startGateway({ port, host: process.env.HOST || '127.0.0.1' });
+} catch (error) {
+  console.error(`Could not listen on port ${port}: ${(error as Error).message} (set PORT to use another)`);
+  await dynamo?.stop();
+  process.exit(1);
+}
+
+console.log(`DynamoDB          ${endpoint} (table "${process.env.TABLE_NAME}" ${tableState})`);
+console.log(`Subscription API  ${gateway.url}${SUBSCRIPTIONS_BASE}`);
+console.log(`Mobile API        ${gateway.url}/`);
+console.log('Create an app:    npm run --silent admin -- apps create --name demo');
+console.log('Press Ctrl-C to stop.');
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping...`);
+  await gateway.close();
+  await dynamo?.stop();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

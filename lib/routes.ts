@@ -1,0 +1,75 @@
+/**
+ * THE route table: every HTTP endpoint, the handler module that serves it, and the DynamoDB
+ * actions that handler needs. The CDK api construct creates one Lambda function and one API
+ * Gateway method per row (granting exactly `table` on the table); the local gateway serves the
+ * same rows in-process. Only endpoints with a real handler are listed.
+ */
+import type { ApiName } from './http/envelopes.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT';
+
+/** DynamoDB actions, as IAM names without the `dynamodb:` prefix. */
+export type TableAction = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'ConditionCheckItem' | 'BatchWriteItem' | 'BatchGetItem';
+
+export interface Route {
+  /** Unique, stable: construct id of the function in CDK and its name in logs. */
+  name: string;
+  api: ApiName;
+  method: HttpMethod;
+  /** API Gateway resource path; `{name}` segments are path parameters. */
+  path: string;
+  /** Handler module relative to the repository root; it exports `handler`. */
+  handler: string;
+  table: readonly TableAction[];
+}
+
+/** Base of the subscription management API (`{subscriptions_base_url}` + `/subscriptions`). */
+export const SUBSCRIPTIONS_BASE = '/v1/subscriptions';
+
+/** Authentication reads the key item on every request that misses the cache. */
+const AUTH: readonly TableAction[] = ['GetItem'];
+/** Every subscription change is a TransactWriteItems of puts, updates and condition checks. */
+const TRANSACT: readonly TableAction[] = ['PutItem', 'UpdateItem', 'ConditionCheckItem'];
+
+export const ROUTES: readonly Route[] = [
+  {
+    name: 'ListSubscriptions',
+    api: 'subscriptions',
+    method: 'GET',
+    path: SUBSCRIPTIONS_BASE,
+    handler: 'functions/subscriptions/list.ts',
+    table: [...AUTH, 'Query'],
+  },
+  {
+    name: 'CreateSubscription',
+    api: 'subscriptions',
+    method: 'POST',
+    path: SUBSCRIPTIONS_BASE,
+    handler: 'functions/subscriptions/create.ts',
+    table: [...AUTH, ...TRANSACT],
+  },
+  {
+    name: 'ListProducts',
+    api: 'subscriptions',
+    method: 'GET',
+    path: `${SUBSCRIPTIONS_BASE}/products`,
+    handler: 'functions/subscriptions/products.ts',
+    table: [...AUTH, 'Query'],
+  },
+  {
+    name: 'GetSubscription',
+    api: 'subscriptions',
+    method: 'GET',
+    path: `${SUBSCRIPTIONS_BASE}/{subscription_id}`,
+    handler: 'functions/subscriptions/get.ts',
+    table: [...AUTH, 'Query'],
+  },
+  {
+    name: 'UpdateSubscription',
+    api: 'subscriptions',
+    method: 'PUT',
+    path: `${SUBSCRIPTIONS_BASE}/{subscription_id}`,
+    handler: 'functions/subscriptions/update.ts',
+    table: [...AUTH, 'Query', ...TRANSACT],
+  },
+];

@@ -1,0 +1,209 @@
+/**
+ * Use cases of the subscription records API. Handlers call these; these call the pure domain
+ * and the repositories. Every function takes the caller's app id first: nothing crosses apps.
+ */
+import { addBillingPeriod, addDays } from '../domain/billing.js';
+import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../domain/pagination.js';
+import { applyCommand } from '../domain/subscription-state.js';
+import { listSortKey } from '../data/keys.js';
+import { getProduct, listProducts } from '../data/products.js';
+import { getUsageStats } from '../data/profiles.js';
+import {
+  getSubscription,
+  getSubscriptionRecord,
+  insertSubscription,
+  listSubscriptions,
+  saveSubscriptionState,
+  type PaymentRecord,
+  type SubscriptionRecord,
+} from '../data/subscriptions.js';
+import { AppError } from '../errors.js';
+import { newSubscriptionId } from '../ids.js';
+import type { Platform } from '../schemas/common.js';
+import type { Product } from '../schemas/product.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  type CreatedSubscription,
+  type CreateSubscriptionBody,
+  type ListSubscriptionsQuery,
+  type Pagination,
+  type SubscriptionDetail,
+  type SubscriptionListItem,
+  type UpdateSubscriptionBody,
+} from '../schemas/subscription.js';
+
+/** Payment method by platform (the spec leaves the value set open). */
+const PAYMENT_METHOD: Record<Platform, string> = { ios: 'app_store', android: 'google_play', web: 'external' };
+
+export function toListItem(record: SubscriptionRecord): SubscriptionListItem {
+  return {
+    id: record.id,
+    user_id: record.user_id,
+    product_id: record.product_id,
+    platform: record.platform,
+    status: record.status,
+    price: record.price,
+    currency: record.currency,
+    started_at: record.started_at,
+    expires_at: record.expires_at,
+    auto_renew: record.auto_renew,
+    trial_period: record.trial_period,
+    created_at: record.created_at,
+  };
+}
+
+async function requireProduct(appId: string, productId: string): Promise<Product> {
+  const product = await getProduct(appId, productId);
+  if (!product) throw new AppError('PRODUCT_NOT_FOUND', `Product ${productId} not found`);
+  return product;
+}
+
+export async function getSubscriptionDetail(appId: string, subscriptionId: string): Promise<SubscriptionDetail> {
+  const found = await getSubscription(appId, subscriptionId);
+  if (!found) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
+  const { record, payment } = found;
+  const [product, usage] = await Promise.all([getProduct(appId, record.product_id), getUsageStats(appId, record.user_id)]);
+  const renews = record.auto_renew && (record.status === 'active' || record.status === 'pending_verification');
+  return {
+    ...toListItem(record),
+    trial_expires_at: record.trial_expires_at,
+    updated_at: record.updated_at,
+    // A product removed from the catalogue still names itself by id.
+    product_info: product
+      ? { name: product.name, description: product.description, features: product.features }
+      : { name: record.product_id, description: '', features: [] },
+    payment_info: {
+      transaction_id: payment.transaction_id,
+      receipt_data: payment.receipt_data,
+      payment_method: payment.payment_method,
+      last_payment: payment.last_payment,
+      next_billing: renews ? record.expires_at : null,
+    },
+    usage_stats: usage,
+    paused_at: record.paused_at,
+    cancelled_at: record.cancelled_at,
+    cancellation_reason: record.cancellation_reason,
+  };
+}
+
+export async function listSubscriptionPage(
+  appId: string,
+  query: ListSubscriptionsQuery,
+): Promise<{ data: SubscriptionListItem[]; pagination: Pagination }> {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const filters = { user_id: query.user_id, status: query.status, product_id: query.product_id, platform: query.platform };
+  // The cursor is bound to the filters and the page size that produced it.
+  const cursorScope = { ...filters, limit };
+  const after = query.cursor ? decodeCursor(query.cursor, cursorScope) : undefined;
+  if (after && query.page !== undefined && query.page !== after.page) {
+    throw new AppError('INVALID_PARAMETER', `page ${query.page} does not match the cursor, which leads to page ${after.page}`, {
+      details: [{ path: 'query.page', message: 'omit page when passing a cursor' }],
+    });
+  }
+  const page = after?.page ?? query.page ?? 1;
+  const { items, total } = await listSubscriptions(appId, filters, { after, skip: (page - 1) * limit, limit });
+  const info = pageInfo(page, limit, total);
+  const last = items.at(-1);
+  const nextCursor =
+    last && hasNextPage(info)
+      ? encodeCursor({ page: page + 1, list_sk: listSortKey(last.created_at, last.id), id: last.id }, cursorScope)
+      : null;
+  return { data: items.map(toListItem), pagination: { ...info, next_cursor: nextCursor } };
+}
+
+export type CreateOutcome = { created: boolean; subscription: CreatedSubscription };
+
+/**
+ * Records a purchase that is not verified yet (status pending_verification). Price and currency
+ * default to the catalogue's. A transaction id names one purchase: creating it again for the same
+ * user and product returns the first record (a safe retry); for anyone else it is RECEIPT_ALREADY_USED.
+ */
+export async function createSubscription(appId: string, body: CreateSubscriptionBody, now = new Date()): Promise<CreateOutcome> {
+  const product = await requireProduct(appId, body.product_id);
+  if (!product.active) {
+    throw new AppError('INVALID_PARAMETER', `Product ${product.id} is not active`, {
+      details: [{ path: 'body.product_id', message: 'product is not on sale' }],
+    });
+  }
+  if (!product.platforms.includes(body.platform)) {
+    throw new AppError('INVALID_PARAMETER', `Product ${product.id} is not sold on ${body.platform}`, {
+      details: [{ path: 'body.platform', message: `must be one of ${product.platforms.join(', ')}` }],
+    });
+  }
+  if (body.trial_period && product.trial_period_days === 0) {
+    throw new AppError('INVALID_PARAMETER', `Product ${product.id} has no trial period`, {
+      details: [{ path: 'body.trial_period', message: 'product has trial_period_days 0' }],
+    });
+  }
+  const nowIso = now.toISOString();
+  const trialExpiresAt = body.trial_period ? addDays(now, product.trial_period_days).toISOString() : null;
+  const record: SubscriptionRecord = {
+    app_id: appId,
+    id: newSubscriptionId(),
+    user_id: body.user_id,
+    product_id: product.id,
+    platform: body.platform,
+    status: 'pending_verification',
+    price: body.price ?? product.price,
+    currency: body.currency ?? product.currency,
+    started_at: nowIso,
+    // A trial ends before the first paid period; verification replaces these with the store's dates.
+    expires_at: trialExpiresAt ?? addBillingPeriod(now, product.billing_period).toISOString(),
+    auto_renew: body.auto_renew,
+    trial_period: body.trial_period,
+    trial_expires_at: trialExpiresAt,
+    paused_at: null,
+    cancelled_at: null,
+    cancellation_reason: null,
+    created_at: nowIso,
+    updated_at: nowIso,
+    version: 1,
+  };
+  const payment: PaymentRecord = {
+    transaction_id: body.transaction_id ?? null,
+    receipt_data: body.receipt_data ?? null,
+    payment_method: PAYMENT_METHOD[body.platform],
+    last_payment: null,
+  };
+  const outcome = await insertSubscription(record, payment);
+  if (outcome.inserted) return { created: true, subscription: createdView(record) };
+
+  const { existing } = outcome;
+  if (existing.user_id !== record.user_id || existing.product_id !== record.product_id) {
+    throw new AppError('RECEIPT_ALREADY_USED', `Transaction ${body.transaction_id} belongs to another subscription`);
+  }
+  const first = await getSubscriptionRecord(appId, existing.subscription_id);
+  if (!first) throw new Error(`transaction binding points at missing subscription ${existing.subscription_id}`);
+  return { created: false, subscription: createdView(first) };
+}
+
+const createdView = (record: SubscriptionRecord): CreatedSubscription => ({
+  id: record.id,
+  user_id: record.user_id,
+  product_id: record.product_id,
+  status: record.status,
+  created_at: record.created_at,
+});
+
+/** Concurrent writers are re-run on a fresh read this many times before the caller sees a 409. */
+const MAX_ATTEMPTS = 3;
+
+export async function updateSubscription(
+  appId: string,
+  subscriptionId: string,
+  body: UpdateSubscriptionBody,
+): Promise<SubscriptionDetail> {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const current = await getSubscriptionRecord(appId, subscriptionId);
+    if (!current) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
+    const now = new Date();
+    const { next } = applyCommand(current, { type: 'update', ...body }, now);
+    const saved = await saveSubscriptionState(current, next, now.toISOString());
+    if (saved) return getSubscriptionDetail(appId, subscriptionId);
+  }
+  throw new AppError('CONCURRENT_MODIFICATION', `Subscription ${subscriptionId} is being changed by another request; retry`, {
+    retryable: true,
+  });
+}
+
+export const listAppProducts = (appId: string): Promise<Product[]> => listProducts(appId);
