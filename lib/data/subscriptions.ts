@@ -234,6 +234,9 @@ export interface ListResult {
   total: number;
 }
 
+/** Largest Limit we send in one Query (DynamoDB pages at 1 MB anyway). */
+const MAX_QUERY_LIMIT = 1000;
+
 interface QueryPlan {
   indexName: string;
   pkValue: string;
@@ -279,7 +282,7 @@ async function queryIndex(
         KeyConditionExpression: '#pk = :pk',
         ExpressionAttributeNames: { '#pk': index.partitionKey, ...plan.filter?.names },
         ExpressionAttributeValues: { ':pk': plan.pkValue, ...plan.filter?.values },
-        ...(plan.filter ? { FilterExpression: plan.filter.expression } : { Limit: wanted - items.length }),
+        ...(plan.filter ? { FilterExpression: plan.filter.expression } : { Limit: Math.min(wanted - items.length, MAX_QUERY_LIMIT) }),
         ScanIndexForward: false,
         ExclusiveStartKey: startKey,
       }),

@@ -1,0 +1,73 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { subscriptionsEndpoint } from '../../lib/http/endpoint.js';
+import { logger } from '../../lib/logger.js';
+import { createTestApp, type TestApp } from '../support/fixtures.js';
+
+function event(secretKey: string, requestId: string): APIGatewayProxyEvent {
+  return {
+    resource: '/v1/test',
+    path: '/v1/test',
+    httpMethod: 'GET',
+    headers: { Authorization: `Bearer ${secretKey}` },
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: { requestId } as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+const context = { awsRequestId: 'lambda-request', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+
+describe('unexpected failures', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createTestApp([]);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+    logger.setLogLevel('SILENT');
+  });
+
+  it('a bug is a 500 INTERNAL_ERROR whose request id is in the body and in the structured log line, without internals', async () => {
+    logger.setLogLevel('ERROR');
+    const lines: string[] = [];
+    for (const stream of [process.stdout, process.stderr]) {
+      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        lines.push(String(chunk));
+        return true;
+      });
+    }
+    const handler = subscriptionsEndpoint({}, async () => {
+      throw new TypeError('cannot read properties of undefined (secret internals)');
+    });
+    const response = (await handler(event(app.secretKey, 'req-500'), context)) as APIGatewayProxyResult;
+    vi.restoreAllMocks();
+
+    expect(response.statusCode).toBe(500);
+    expect(JSON.parse(response.body)).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'Internal error', request_id: 'req-500' } });
+    expect(response.body).not.toContain('secret internals');
+    const logLine = lines.map((line) => JSON.parse(line)).find((entry) => entry.request_id === 'req-500');
+    expect(logLine).toMatchObject({ level: 'ERROR', code: 'INTERNAL_ERROR', error: { name: 'TypeError' } });
+    expect(JSON.stringify(logLine)).not.toContain(app.secretKey);
+  });
+
+  it('a throttled or unreachable database is a retryable 503 with Retry-After, not a 500', async () => {
+    for (const failure of [
+      Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' }),
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' }),
+    ]) {
+      const handler = subscriptionsEndpoint({}, async () => {
+        throw failure;
+      });
+      const response = (await handler(event(app.secretKey, 'req-503'), context)) as APIGatewayProxyResult;
+      expect(response.statusCode).toBe(503);
+      expect(response.headers?.['Retry-After']).toBe('1');
+      expect(JSON.parse(response.body).error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryable: true, request_id: 'req-503' });
+    }
+  });
+});

@@ -1,0 +1,107 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  getSubscription,
+  getTransactionBinding,
+  insertSubscription,
+  listSubscriptions,
+  saveSubscriptionState,
+  type SubscriptionRecord,
+} from '../../lib/data/subscriptions.js';
+import { newSubscriptionId } from '../../lib/ids.js';
+import { createTestApp } from '../support/fixtures.js';
+
+function record(appId: string, overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord {
+  const now = new Date().toISOString();
+  return {
+    app_id: appId,
+    id: newSubscriptionId(),
+    user_id: 'user-1',
+    product_id: 'premium_monthly',
+    platform: 'ios',
+    status: 'active',
+    price: 9.99,
+    currency: 'USD',
+    started_at: now,
+    expires_at: '2030-01-01T00:00:00.000Z',
+    auto_renew: true,
+    trial_period: false,
+    trial_expires_at: null,
+    paused_at: null,
+    cancelled_at: null,
+    cancellation_reason: null,
+    created_at: now,
+    updated_at: now,
+    version: 1,
+    ...overrides,
+  };
+}
+
+const payment = (transactionId: string | null = null) => ({ transaction_id: transactionId, receipt_data: 'cmVjZWlwdA==', payment_method: 'app_store', last_payment: null });
+const page = { skip: 0, limit: 100 };
+
+describe('subscription repository (DynamoDB Local)', () => {
+  let appId: string;
+  beforeAll(async () => {
+    ({ appId } = await createTestApp([]));
+  });
+
+  it('stores a subscription and its payment item and reads both back', async () => {
+    const sub = record(appId);
+    expect(await insertSubscription(sub, payment('txn-a'))).toEqual({ inserted: true });
+    const found = await getSubscription(appId, sub.id);
+    expect(found?.record).toEqual(sub);
+    expect(found?.payment).toEqual(payment('txn-a'));
+  });
+
+  it('a subscription of one app is invisible under another app id', async () => {
+    const sub = record(appId);
+    await insertSubscription(sub, payment());
+    const other = await createTestApp([]);
+    expect(await getSubscription(other.appId, sub.id)).toBeUndefined();
+  });
+
+  it('a transaction id binds to one subscription; a second insert writes nothing', async () => {
+    const { appId: app } = await createTestApp([]);
+    const first = record(app);
+    await insertSubscription(first, payment('txn-dup'));
+    const second = record(app, { user_id: 'user-2' });
+    const outcome = await insertSubscription(second, payment('txn-dup'));
+    expect(outcome).toEqual({ inserted: false, existing: { subscription_id: first.id, user_id: 'user-1', product_id: 'premium_monthly' } });
+    expect(await getSubscription(app, second.id)).toBeUndefined();
+    expect((await listSubscriptions(app, {}, page)).total).toBe(1);
+    expect(await getTransactionBinding(app, 'txn-dup')).toMatchObject({ subscription_id: first.id });
+  });
+
+  it('a write conditioned on a stale version is refused and changes nothing', async () => {
+    const sub = record(appId);
+    await insertSubscription(sub, payment());
+    const now = new Date().toISOString();
+    const first = await saveSubscriptionState(sub, { ...sub, status: 'cancelled' }, now);
+    expect(first).toMatchObject({ status: 'cancelled', version: 2 });
+    // A second writer that also read version 1 loses.
+    expect(await saveSubscriptionState(sub, { ...sub, status: 'expired' }, now)).toBe(false);
+    expect((await getSubscription(appId, sub.id))?.record).toMatchObject({ status: 'cancelled', version: 2 });
+  });
+
+  it('counters follow inserts and status changes for every filter combination', async () => {
+    const { appId: app } = await createTestApp([]);
+    const a = record(app, { platform: 'ios', product_id: 'p1' });
+    const b = record(app, { platform: 'android', product_id: 'p1' });
+    const c = record(app, { platform: 'android', product_id: 'p2', status: 'pending_verification' });
+    for (const sub of [a, b, c]) await insertSubscription(sub, payment());
+    const total = async (filters: Parameters<typeof listSubscriptions>[1]) => (await listSubscriptions(app, filters, page)).total;
+
+    expect(await total({})).toBe(3);
+    expect(await total({ status: 'active' })).toBe(2);
+    expect(await total({ platform: 'android' })).toBe(2);
+    expect(await total({ status: 'active', platform: 'android', product_id: 'p1' })).toBe(1);
+    expect(await total({ product_id: 'p2', status: 'active' })).toBe(0);
+
+    await saveSubscriptionState(b, { ...b, status: 'cancelled' }, new Date().toISOString());
+    expect(await total({})).toBe(3);
+    expect(await total({ status: 'active' })).toBe(1);
+    expect(await total({ status: 'cancelled', platform: 'android' })).toBe(1);
+    const cancelled = await listSubscriptions(app, { status: 'cancelled' }, page);
+    expect(cancelled.items.map((s) => s.id)).toEqual([b.id]);
+  });
+});

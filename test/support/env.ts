@@ -1,0 +1,9 @@
+/** Runs in every test worker before the test files import lib/: points the data layer at the test table. */
+import { inject } from 'vitest';
+
+process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
+process.env.TABLE_NAME = inject('tableName');
+process.env.AWS_REGION = 'us-east-1';
+// Revocation must take effect at once in tests; the cache has its own unit test.
+process.env.KEY_CACHE_TTL_SECONDS = '0';
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';

@@ -1,0 +1,44 @@
+/** Typed fixtures: a fresh app (own keys, own data) per test file keeps tests independent on one table. */
+import { createApp } from '../../lib/data/apps.js';
+import { putProducts } from '../../lib/data/products.js';
+import type { Product } from '../../lib/schemas/product.js';
+
+export const PREMIUM_MONTHLY: Product = {
+  id: 'premium_monthly',
+  name: 'Premium',
+  description: 'Every feature, billed monthly',
+  price: 9.99,
+  currency: 'USD',
+  billing_period: 'monthly',
+  trial_period_days: 7,
+  features: ['sync', 'export'],
+  platforms: ['ios', 'android', 'web'],
+  active: true,
+};
+
+export const PRO_YEARLY: Product = {
+  id: 'pro_yearly',
+  name: 'Pro',
+  description: 'Pro, billed yearly',
+  price: 59.99,
+  currency: 'EUR',
+  billing_period: 'yearly',
+  trial_period_days: 0,
+  features: ['sync'],
+  platforms: ['ios', 'android'],
+  active: true,
+};
+
+export const RETIRED: Product = { ...PRO_YEARLY, id: 'retired_plan', name: 'Retired', active: false };
+
+export interface TestApp {
+  appId: string;
+  secretKey: string;
+  sdkKey: string;
+}
+
+export async function createTestApp(products: Product[] = [PREMIUM_MONTHLY, PRO_YEARLY, RETIRED]): Promise<TestApp> {
+  const { app, secretKey, sdkKey } = await createApp({ name: 'test app', reportingCurrency: 'USD', testStore: true });
+  if (products.length > 0) await putProducts(app.app_id, products);
+  return { appId: app.app_id, secretKey: secretKey.key, sdkKey: sdkKey.key };
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { AppError, ERRORS } from '../../lib/errors.js';
+import { errorBody, errorResponse } from '../../lib/http/envelopes.js';
+import { parseJsonBody, parsePart } from '../../lib/http/parse.js';
+import { bearerToken } from '../../lib/http/auth.js';
+
+describe('error table and envelopes', () => {
+  it('every error kind has an HTTP status and a message', () => {
+    for (const [kind, entry] of Object.entries(ERRORS)) {
+      expect(entry.status, kind).toBeGreaterThanOrEqual(400);
+      expect(entry.message.length, kind).toBeGreaterThan(0);
+    }
+  });
+
+  it('the spec statuses of the subscription API codes hold', () => {
+    const expected = { SUBSCRIPTION_NOT_FOUND: 404, INVALID_RECEIPT: 400, RECEIPT_ALREADY_USED: 400, PRODUCT_NOT_FOUND: 404, SUBSCRIPTION_EXPIRED: 400, VERIFICATION_FAILED: 400, INVALID_API_KEY: 401 };
+    for (const [kind, status] of Object.entries(expected)) expect(new AppError(kind as keyof typeof ERRORS).status).toBe(status);
+  });
+
+  it('a missing API key is a 401 with the public code MISSING_REQUIRED_HEADER', () => {
+    const error = new AppError('API_KEY_MISSING');
+    expect(error.status).toBe(401);
+    expect(error.code).toBe('MISSING_REQUIRED_HEADER');
+  });
+
+  it('the subscription API nests errors under "error" with details', () => {
+    const error = new AppError('INVALID_PARAMETER', 'bad', { details: [{ path: 'body.price', message: 'must be a number' }] });
+    expect(errorBody('subscriptions', error, 'req-1')).toEqual({
+      error: { code: 'INVALID_PARAMETER', message: 'bad', details: [{ path: 'body.price', message: 'must be a number' }] },
+    });
+  });
+
+  it('the mobile API uses {status: "error", code, message}', () => {
+    expect(errorBody('mobile', new AppError('INVALID_API_KEY'), 'req-1')).toEqual({ status: 'error', code: 'INVALID_API_KEY', message: 'API key is invalid' });
+  });
+
+  it('a 500 carries the request id in the body and header but no internals', () => {
+    const response = errorResponse('subscriptions', new AppError('INTERNAL_ERROR', undefined, { cause: new Error('secret stack') }), 'req-9');
+    expect(response.statusCode).toBe(500);
+    expect(response.headers?.['X-Request-Id']).toBe('req-9');
+    expect(JSON.parse(response.body)).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'Internal error', request_id: 'req-9' } });
+    expect(response.body).not.toContain('secret stack');
+  });
+});
+
+describe('request parsing', () => {
+  it('malformed JSON is INVALID_PARAMETER, never an exception of another kind', () => {
+    expect(() => parseJsonBody('{"a":', false)).toThrow(AppError);
+  });
+
+  it('zod failures list every field path', () => {
+    const schema = z.object({ a: z.number(), b: z.string() }).strict();
+    try {
+      parsePart('body', schema, { a: 'x', c: 1 });
+      expect.unreachable();
+    } catch (error) {
+      const paths = (error as AppError).details?.map((d) => d.path);
+      expect(paths).toEqual(expect.arrayContaining(['body.a', 'body.b', 'body']));
+    }
+  });
+
+  it('Bearer tokens are read case-insensitively and anything else is rejected', () => {
+    expect(bearerToken('Bearer sk_abc')).toBe('sk_abc');
+    expect(bearerToken('bearer   sk_abc')).toBe('sk_abc');
+    expect(() => bearerToken(undefined)).toThrow(expect.objectContaining({ kind: 'API_KEY_MISSING' }));
+    expect(() => bearerToken('Basic dXNlcg==')).toThrow(expect.objectContaining({ kind: 'INVALID_API_KEY' }));
+    expect(() => bearerToken('Bearer a b')).toThrow(expect.objectContaining({ kind: 'INVALID_API_KEY' }));
+  });
+});

@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * One run for all suites: unit (pure), integration (repositories against DynamoDB Local),
+ * e2e (HTTP through the local gateway) and cdk (template assertions). globalSetup starts one
+ * in-memory DynamoDB Local for the whole run; each test isolates itself with its own app.
+ */
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/env.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: DynamoDB Local is the bottleneck, so two workers are plenty.
+    maxWorkers: 2,
+  },
+});
