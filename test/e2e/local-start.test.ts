@@ -1,0 +1,88 @@
+import { mkdtemp } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startTs } from '../support/processes.js';
+import { createServer } from 'node:net';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const portOpen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+
+async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function startService(env: Record<string, string | undefined>, args: string[] = []) {
+  const port = await freePort();
+  const dynamodbPort = await freePort();
+  const started = Date.now();
+  const service = startTs('lib/local/start.ts', args, { PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), ...env });
+  await waitFor(() => service.output().includes('Mobile API'), 45_000, () => `npm start to print its URLs:\n${service.output()}`);
+  const stop = async () => {
+    const exited = new Promise((resolve) => service.child.once('exit', resolve));
+    service.child.kill('SIGINT');
+    await exited;
+  };
+  return { ...service, port, dynamodbPort, startupMs: Date.now() - started, stop };
+}
+
+describe('npm start', () => {
+  it('prints the base URLs, serves the API, and Ctrl-C stops DynamoDB Local too', async () => {
+    const service = await startService({ DYNAMODB_ENDPOINT: '', TABLE_NAME: 'start-test' }, ['--in-memory']);
+    expect(service.output()).toContain(`Subscription API  http://127.0.0.1:${service.port}/v1/subscriptions`);
+    expect(service.output()).toContain(`Mobile API        http://127.0.0.1:${service.port}/`);
+    expect(service.startupMs).toBeLessThan(30_000);
+    const res = await fetch(`http://127.0.0.1:${service.port}/v1/subscriptions`);
+    expect(res.status).toBe(401);
+    expect(await portOpen(service.dynamodbPort)).toBe(true);
+
+    await service.stop();
+    // The Java process is gone: nothing listens on its port any more.
+    await waitFor(async () => !(await portOpen(service.dynamodbPort)), 10_000, () => 'DynamoDB Local to stop');
+  }, 90_000);
+
+  it('keeps data under DATA_DIR across restarts', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'subs-data-'));
+    const env = { DYNAMODB_ENDPOINT: '', TABLE_NAME: 'persist-test', DATA_DIR: dataDir };
+    const first = await startService(env);
+    const { runTs } = await import('../support/processes.js');
+    const created = await runTs('lib/admin/cli.ts', ['apps', 'create', '--name', 'persisted', '--json'], {
+      DYNAMODB_ENDPOINT: `http://127.0.0.1:${first.dynamodbPort}`,
+      TABLE_NAME: 'persist-test',
+    });
+    const { secret_key } = JSON.parse(created.stdout);
+    await first.stop();
+
+    const second = await startService(env);
+    expect(second.output()).toContain('"persist-test" exists');
+    const res = await fetch(`http://127.0.0.1:${second.port}/v1/subscriptions`, { headers: { authorization: `Bearer ${secret_key}` } });
+    expect(res.status).toBe(200);
+    await second.stop();
+  }, 120_000);
+
+  it('uses an external DynamoDB when DYNAMODB_ENDPOINT is set, starting no Java', async () => {
+    const service = await startService({});
+    expect(service.output()).not.toContain('Starting DynamoDB Local');
+    expect(service.output()).toContain(`DynamoDB          ${process.env.DYNAMODB_ENDPOINT}`);
+    expect(await portOpen(service.dynamodbPort)).toBe(false);
+    await service.stop();
+  }, 60_000);
+});
