@@ -4,11 +4,12 @@
  * is kept out of the indexes). Counters per filter combination make list totals O(1).
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchWriteAll, putRequest } from './batch.js';
 import type { SubscriptionState, SubscriptionStatus } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
 import { ddb, tableName } from './client.js';
-import { keys, listCounterKey, listPartition, listSortKey, type FacetValues } from './keys.js';
+import { keys, listCounterKey, listPartition, listSortKey, type FacetValues, type TableKey } from './keys.js';
 import { facetCombinations, TABLE } from './table.js';
 
 export interface SubscriptionRecord extends SubscriptionState {
@@ -58,19 +59,38 @@ function indexAttributes(record: SubscriptionRecord): Record<string, string> {
   return attributes;
 }
 
-/** Counter updates for a subscription entering (+1) or leaving (-1) these facet values. */
-function counterUpdates(appId: string, values: FacetValues, delta: 1 | -1, onlyWithStatus: boolean) {
+/** The stored SUB item of a subscription: its fields plus every index key. */
+const subscriptionItem = (record: SubscriptionRecord) => ({
+  ...keys.subscription(record.app_id, record.id),
+  type: 'subscription',
+  ...record,
+  ...indexAttributes(record),
+});
+
+const paymentItem = (record: SubscriptionRecord, payment: PaymentRecord) => ({
+  ...keys.subscriptionPayment(record.app_id, record.id),
+  type: 'subscription_payment',
+  ...payment,
+});
+
+/** The list counters a subscription with these facet values is counted in (absent facets = any). */
+function counterKeys(appId: string, values: FacetValues, onlyWithStatus: boolean): TableKey[] {
   return facetCombinations()
     .filter((facets) => !onlyWithStatus || facets.includes('status'))
-    .map((facets) => ({
-      Update: {
-        TableName: tableName,
-        Key: listCounterKey(appId, Object.fromEntries(facets.map((facet) => [facet, values[facet]]))),
-        UpdateExpression: 'ADD #count :delta SET #type = :type',
-        ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-        ExpressionAttributeValues: { ':delta': delta, ':type': 'list_counter' },
-      },
-    }));
+    .map((facets) => listCounterKey(appId, Object.fromEntries(facets.map((facet) => [facet, values[facet]]))));
+}
+
+const addToCounter = (key: TableKey, delta: number) => ({
+  TableName: tableName,
+  Key: key,
+  UpdateExpression: 'ADD #count :delta SET #type = :type',
+  ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+  ExpressionAttributeValues: { ':delta': delta, ':type': 'list_counter' },
+});
+
+/** Counter updates for a subscription entering (+1) or leaving (-1) these facet values. */
+function counterUpdates(appId: string, values: FacetValues, delta: 1 | -1, onlyWithStatus: boolean) {
+  return counterKeys(appId, values, onlyWithStatus).map((key) => ({ Update: addToCounter(key, delta) }));
 }
 
 export interface TransactionBinding {
@@ -87,7 +107,6 @@ export async function insertSubscription(
   record: SubscriptionRecord,
   payment: PaymentRecord,
 ): Promise<{ inserted: true } | { inserted: false; existing: TransactionBinding }> {
-  const { pk } = keys.subscription(record.app_id, record.id);
   const binding: TransactionBinding = { subscription_id: record.id, user_id: record.user_id, product_id: record.product_id };
   try {
     await ddb.send(
@@ -96,11 +115,11 @@ export async function insertSubscription(
           {
             Put: {
               TableName: tableName,
-              Item: { ...keys.subscription(record.app_id, record.id), type: 'subscription', ...record, ...indexAttributes(record) },
+              Item: subscriptionItem(record),
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          { Put: { TableName: tableName, Item: { pk, sk: 'PAYMENT', type: 'subscription_payment', ...payment } } },
+          { Put: { TableName: tableName, Item: paymentItem(record, payment) } },
           ...(payment.transaction_id
             ? [
                 {
@@ -130,6 +149,31 @@ export async function getTransactionBinding(appId: string, transactionId: string
     new GetCommand({ TableName: tableName, Key: keys.transaction(appId, transactionId), ConsistentRead: true }),
   );
   return Item ? { subscription_id: Item.subscription_id, user_id: Item.user_id, product_id: Item.product_id } : undefined;
+}
+
+/**
+ * Loads many new subscriptions of one app with batch writes, then adds them to the list counters
+ * (one update per counter, not per subscription). For seeding an empty app (benchmarks, imports
+ * from another provider): unlike insertSubscription it is not transactional and binds no
+ * transaction ids, so it must not race with live traffic on the same app.
+ */
+export async function bulkInsertSubscriptions(entries: { record: SubscriptionRecord; payment: PaymentRecord }[]): Promise<void> {
+  await batchWriteAll(
+    entries.flatMap(({ record, payment }) => [
+      putRequest(subscriptionItem(record)),
+      putRequest(paymentItem(record, payment)),
+    ]),
+  );
+  const totals = new Map<string, { key: TableKey; count: number }>();
+  for (const { record } of entries) {
+    for (const key of counterKeys(record.app_id, facetValuesOf(record), false)) {
+      const id = `${key.pk}|${key.sk}`;
+      const entry = totals.get(id) ?? { key, count: 0 };
+      entry.count += 1;
+      totals.set(id, entry);
+    }
+  }
+  for (const { key, count } of totals.values()) await ddb.send(new UpdateCommand(addToCounter(key, count)));
 }
 
 const stripKeys = <T>(item: Record<string, unknown>): T => {
@@ -192,7 +236,7 @@ export async function saveSubscriptionState(
           {
             Put: {
               TableName: tableName,
-              Item: { ...keys.subscription(current.app_id, current.id), type: 'subscription', ...updated, ...indexAttributes(updated) },
+              Item: subscriptionItem(updated),
               ConditionExpression: 'version = :version',
               ExpressionAttributeValues: { ':version': current.version },
             },

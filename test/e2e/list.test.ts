@@ -150,7 +150,7 @@ describe('GET /v1/subscriptions', () => {
 
   it("another app sees none of this app's subscriptions, with any filter", async () => {
     const other = await createTestApp();
-    for (const query of [{}, { user_id: 'user-1' }, { status: 'active' }, { product_id: 'premium_monthly', platform: 'ios' }]) {
+    for (const query of [{}, { user_id: 'user-1' }, { status: 'active' }, { product_id: 'premium_monthly', platform: 'ios' }] as Record<string, string>[]) {
       const res = await list(query, other.secretKey);
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual([]);

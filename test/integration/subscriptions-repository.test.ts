@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  bulkInsertSubscriptions,
   getSubscription,
   getTransactionBinding,
   insertSubscription,
@@ -103,5 +104,18 @@ describe('subscription repository (DynamoDB Local)', () => {
     expect(await total({ status: 'cancelled', platform: 'android' })).toBe(1);
     const cancelled = await listSubscriptions(app, { status: 'cancelled' }, page);
     expect(cancelled.items.map((s) => s.id)).toEqual([b.id]);
+  });
+
+  it('bulk insertion counts every subscription once in every counter', async () => {
+    const { appId: app } = await createTestApp([]);
+    const records = Array.from({ length: 30 }, (_, i) =>
+      record(app, { status: i % 3 === 0 ? 'expired' : 'active', platform: i % 2 ? 'ios' : 'android', created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() }),
+    );
+    await bulkInsertSubscriptions(records.map((r) => ({ record: r, payment: payment() })));
+    expect((await listSubscriptions(app, {}, page)).total).toBe(30);
+    expect((await listSubscriptions(app, { status: 'expired' }, page)).total).toBe(10);
+    expect((await listSubscriptions(app, { status: 'active', platform: 'ios' }, page)).total).toBe(records.filter((r) => r.status === 'active' && r.platform === 'ios').length);
+    const firstPage = await listSubscriptions(app, {}, { skip: 0, limit: 5 });
+    expect(firstPage.items.map((s) => s.id)).toEqual(records.slice(-5).reverse().map((r) => r.id));
   });
 });

@@ -1,0 +1,19 @@
+/** Prints a benchmark's figures and writes them to bench/results/<name>.json. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export interface BudgetCheck {
+  name: string;
+  value: number;
+  budget: string;
+  pass: boolean;
+}
+
+export function writeResults(name: string, figures: Record<string, unknown>, checks: BudgetCheck[]): void {
+  const dir = resolve(import.meta.dirname, '../results');
+  mkdirSync(dir, { recursive: true });
+  const file = resolve(dir, `${name}.json`);
+  writeFileSync(file, `${JSON.stringify({ benchmark: name, measured_at: new Date().toISOString(), node: process.version, figures, checks }, null, 2)}\n`);
+  for (const check of checks) console.log(`${check.pass ? 'PASS' : 'FAIL'}  ${check.name}: ${check.value} (budget ${check.budget})`);
+  console.log(`results written to ${file}`);
+}
