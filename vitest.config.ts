@@ -14,5 +14,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: DynamoDB Local is the bottleneck, so two workers are plenty.
     maxWorkers: 2,
+    // The JSON report feeds the plain "N passed, N failed" line that .ci/run prints.
+    reporters: ['default', ['json', { outputFile: '.test-results/vitest.json' }]],
   },
 });
