@@ -17,6 +17,7 @@ try {
   const { bulkInsertSubscriptions } = await import('../lib/data/subscriptions.js');
   const { newSubscriptionId } = await import('../lib/ids.js');
   const { handler } = await import('../functions/subscriptions/list.js');
+  const { INITIAL_LIFECYCLE } = await import('../lib/domain/subscription-state.js');
 
   async function seedApp(size: number) {
     const { app, secretKey } = await createApp({ name: `bench-${size}`, reportingCurrency: 'USD', testStore: false });
@@ -28,7 +29,7 @@ try {
           app_id: app.app_id, id: newSubscriptionId(), user_id: `user-${i % 997}`, product_id: i % 4 === 0 ? 'pro_yearly' : 'premium_monthly',
           platform: (['ios', 'android', 'web'] as const)[i % 3]!, status: STATUSES[i % STATUSES.length]!, price: 9.99, currency: 'USD',
           started_at: at, expires_at: '2027-01-01T00:00:00.000Z', auto_renew: true, trial_period: false, trial_expires_at: null,
-          paused_at: null, cancelled_at: null, cancellation_reason: null, created_at: at, updated_at: at, version: 1,
+          ...INITIAL_LIFECYCLE, created_at: at, updated_at: at, version: 1,
         },
         payment: { transaction_id: null, receipt_data: null, payment_method: 'app_store', last_payment: null },
       };

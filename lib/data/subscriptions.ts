@@ -6,7 +6,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWriteAll, putRequest } from './batch.js';
-import type { SubscriptionState, SubscriptionStatus } from '../domain/subscription-state.js';
+import { INITIAL_LIFECYCLE, type SubscriptionState, type SubscriptionStatus } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
 import { ddb, tableName } from './client.js';
 import { keys, listCounterKey, listPartition, listSortKey, type FacetValues, type TableKey } from './keys.js';
@@ -176,6 +176,9 @@ export async function bulkInsertSubscriptions(entries: { record: SubscriptionRec
   for (const { key, count } of totals.values()) await ddb.send(new UpdateCommand(addToCounter(key, count)));
 }
 
+/** A stored subscription; records written before a lifecycle field existed read it as its initial value. */
+const toRecord = (item: Record<string, unknown>): SubscriptionRecord => ({ ...INITIAL_LIFECYCLE, ...stripKeys<SubscriptionRecord>(item) });
+
 const stripKeys = <T>(item: Record<string, unknown>): T => {
   const { pk: _pk, sk: _sk, type: _type, ...rest } = item;
   for (const name of Object.keys(rest)) if (name.endsWith('_pk') || name === 'list_sk') delete rest[name];
@@ -199,7 +202,7 @@ export async function getSubscription(
   const payment = Items.find((item) => item.sk === 'PAYMENT');
   if (!state) return undefined;
   return {
-    record: stripKeys<SubscriptionRecord>(state),
+    record: toRecord(state),
     payment: payment
       ? stripKeys<PaymentRecord>(payment)
       : { transaction_id: null, receipt_data: null, payment_method: 'unknown', last_payment: null },
@@ -210,7 +213,7 @@ export async function getSubscriptionRecord(appId: string, subscriptionId: strin
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName, Key: keys.subscription(appId, subscriptionId), ConsistentRead: true }),
   );
-  return Item ? stripKeys<SubscriptionRecord>(Item) : undefined;
+  return Item ? toRecord(Item) : undefined;
 }
 
 const isConditionFailure = (error: unknown): boolean =>
@@ -331,7 +334,7 @@ async function queryIndex(
         ExclusiveStartKey: startKey,
       }),
     );
-    items.push(...(page.Items ?? []).map((item) => stripKeys<SubscriptionRecord>(item)));
+    items.push(...(page.Items ?? []).map(toRecord));
     startKey = page.LastEvaluatedKey;
   } while (startKey && items.length < wanted);
   return items.slice(0, wanted);

@@ -1,9 +1,13 @@
 /**
  * The subscription state machine: every status a subscription can have and every way it may
- * change, as pure functions of (current state, command, now). No I/O: services load the
- * record, call `applyCommand`, and persist the result conditioned on the version they read.
+ * change, as pure functions of (current state, command, now). No I/O: services load the record,
+ * call `applyCommand`, and persist the result conditioned on the version they read.
+ *
+ * LIFECYCLE is the whole table, one row per status and one column per operation; a reader finds
+ * every transition, its guard and its effect there.
  */
 import { AppError } from '../errors.js';
+import { addDays, addMonths } from './billing.js';
 
 export const SUBSCRIPTION_STATUSES = ['pending_verification', 'active', 'paused', 'cancelled', 'expired'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
@@ -14,9 +18,169 @@ export interface SubscriptionState {
   expires_at: string;
   auto_renew: boolean;
   paused_at: string | null;
+  /** When a paused subscription resumes by itself. */
+  paused_until: string | null;
+  /** Cancelled by the subscriber but paid up: stays active until expires_at, then cancelled. */
+  cancel_at_period_end: boolean;
   cancelled_at: string | null;
   cancellation_reason: string | null;
+  pause_reason: string | null;
 }
+
+/** The lifecycle fields of a subscription nothing has happened to yet. */
+export const INITIAL_LIFECYCLE = {
+  paused_at: null,
+  paused_until: null,
+  cancel_at_period_end: false,
+  cancelled_at: null,
+  cancellation_reason: null,
+  pause_reason: null,
+} as const satisfies Partial<SubscriptionState>;
+
+export const PAUSE_UNITS = ['days', 'weeks', 'months'] as const;
+export type PauseUnit = (typeof PAUSE_UNITS)[number];
+
+export type SubscriptionCommand =
+  /** PUT /subscriptions/{id}: status and configuration set by an operator. */
+  | {
+      type: 'update';
+      status?: SubscriptionStatus | undefined;
+      auto_renew?: boolean | undefined;
+      cancellation_reason?: string | undefined;
+      cancellation_date?: string | undefined;
+    }
+  /** A paid renewal: the period now ends at expires_at (which must be later). */
+  | { type: 'renew'; expires_at: string }
+  | { type: 'pause'; duration: number; unit: PauseUnit; reason?: string | undefined }
+  | { type: 'resume' }
+  | { type: 'cancel'; immediate: boolean; refund: boolean; reason?: string | undefined }
+  /** The sweeper: apply whatever transition the clock has made due (expiry, end of a pause). */
+  | { type: 'time_passes' };
+
+export type Operation = Exclude<SubscriptionCommand['type'], 'update' | 'cancel'> | 'cancel_immediate' | 'cancel_at_period_end';
+
+export interface StatusChange {
+  from: SubscriptionStatus;
+  to: SubscriptionStatus;
+}
+
+export interface TransitionResult {
+  /** The state after the command (a full state, not a patch). */
+  next: SubscriptionState;
+  /** Set when the status changed: exactly one status-change notification is due. */
+  statusChange: StatusChange | null;
+  /** Money moved: a renewal was paid, or a refund was granted. */
+  renewal: boolean;
+  refund: boolean;
+}
+
+type Rule =
+  | { kind: 'apply'; effect: (state: SubscriptionState, command: SubscriptionCommand, now: Date) => Partial<SubscriptionState> & Partial<Pick<TransitionResult, 'renewal' | 'refund'>> }
+  /** Not possible from this status: 409 INVALID_STATUS_TRANSITION naming the status. */
+  | { kind: 'conflict' }
+  /** Any operation on an expired subscription: SUBSCRIPTION_EXPIRED. */
+  | { kind: 'expired' }
+  /** Nothing changes (idempotent repeat, or nothing due yet). */
+  | { kind: 'stays' };
+
+const conflict: Rule = { kind: 'conflict' };
+const expired: Rule = { kind: 'expired' };
+const stays: Rule = { kind: 'stays' };
+const apply = (effect: Extract<Rule, { kind: 'apply' }>['effect']): Rule => ({ kind: 'apply', effect });
+
+const iso = (date: Date) => date.toISOString();
+const reasonOf = (command: SubscriptionCommand) => ('reason' in command ? command.reason : undefined);
+
+/** Cancelled now: access ends, renewal stops. */
+const cancelNow = apply((state, command, now) => ({
+  status: 'cancelled',
+  auto_renew: false,
+  paused_at: null,
+  paused_until: null,
+  cancelled_at: iso(now),
+  cancellation_reason: reasonOf(command) ?? state.cancellation_reason,
+  refund: command.type === 'cancel' && command.refund,
+}));
+
+/** Resumed: the subscriber keeps the time they had left when the pause began. */
+function resumed(state: SubscriptionState, at: Date): Partial<SubscriptionState> {
+  const pausedMs = state.paused_at ? Math.max(0, at.getTime() - Date.parse(state.paused_at)) : 0;
+  return { status: 'active', paused_at: null, paused_until: null, expires_at: iso(new Date(Date.parse(state.expires_at) + pausedMs)) };
+}
+
+export function pauseEnd(now: Date, duration: number, unit: PauseUnit): Date {
+  if (unit === 'months') return addMonths(now, duration);
+  return addDays(now, unit === 'weeks' ? duration * 7 : duration);
+}
+
+export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Operation, Rule>>>> = {
+  pending_verification: {
+    renew: conflict,
+    pause: conflict,
+    resume: conflict,
+    cancel_immediate: cancelNow,
+    cancel_at_period_end: cancelNow, // nothing was paid for: there is no period to run out
+    time_passes: stays,
+  },
+  active: {
+    renew: apply((state, command) => {
+      const expiresAt = (command as { expires_at: string }).expires_at;
+      if (Date.parse(expiresAt) <= Date.parse(state.expires_at)) {
+        throw new AppError('INVALID_PARAMETER', `expires_at must be later than the current expires_at ${state.expires_at}`, {
+          details: [{ path: 'body.expires_at', message: 'must be later than the current expires_at' }],
+        });
+      }
+      // A paid renewal continues the subscription: a scheduled cancellation is void.
+      return { expires_at: expiresAt, cancel_at_period_end: false, auto_renew: true, renewal: true };
+    }),
+    pause: apply((_state, command, now) => {
+      const { duration, unit, reason } = command as Extract<SubscriptionCommand, { type: 'pause' }>;
+      return { status: 'paused', paused_at: iso(now), paused_until: iso(pauseEnd(now, duration, unit)), pause_reason: reason ?? null };
+    }),
+    resume: conflict,
+    cancel_immediate: cancelNow,
+    cancel_at_period_end: apply((state, command, now) => ({
+      auto_renew: false,
+      cancel_at_period_end: true,
+      cancelled_at: state.cancelled_at ?? iso(now),
+      cancellation_reason: reasonOf(command) ?? state.cancellation_reason,
+    })),
+    time_passes: apply((state, _command, now) => {
+      if (Date.parse(state.expires_at) > now.getTime()) return {};
+      return state.cancel_at_period_end
+        ? { status: 'cancelled', auto_renew: false }
+        : { status: 'expired', auto_renew: false };
+    }),
+  },
+  paused: {
+    renew: conflict,
+    pause: conflict,
+    resume: apply((state, _command, now) => resumed(state, now)),
+    cancel_immediate: cancelNow,
+    cancel_at_period_end: cancelNow, // a paused subscription has no running period to finish
+    time_passes: apply((state, _command, now) => {
+      if (!state.paused_until || Date.parse(state.paused_until) > now.getTime()) return {};
+      // Resumes at paused_until, not at the (later) moment the sweeper runs.
+      return resumed(state, new Date(state.paused_until));
+    }),
+  },
+  cancelled: {
+    renew: conflict,
+    pause: conflict,
+    resume: conflict,
+    cancel_immediate: conflict,
+    cancel_at_period_end: conflict,
+    time_passes: stays,
+  },
+  expired: {
+    renew: expired,
+    pause: expired,
+    resume: expired,
+    cancel_immediate: expired,
+    cancel_at_period_end: expired,
+    time_passes: stays,
+  },
+};
 
 /**
  * Status changes an operator may make by hand with PUT /v1/subscriptions/{id} {status}.
@@ -25,7 +189,7 @@ export interface SubscriptionState {
 export const MANUAL_STATUS_CHANGES: Readonly<Record<SubscriptionStatus, readonly SubscriptionStatus[]>> = {
   // Activation by hand (e.g. verified out of band) or abandonment of an unverified purchase.
   pending_verification: ['active', 'cancelled'],
-  // Immediate cancellation, or forced expiry (access ends now).
+  // Cancellation, forced expiry (access ends now), or a pause (as POST /pause with no end).
   active: ['cancelled', 'expired'],
   // Resume early (expires_at moves back by the time spent paused) or cancel.
   paused: ['active', 'cancelled'],
@@ -37,102 +201,90 @@ export const MANUAL_STATUS_CHANGES: Readonly<Record<SubscriptionStatus, readonly
 /** Statuses in which the subscription may still renew by itself. */
 const RENEWABLE: readonly SubscriptionStatus[] = ['pending_verification', 'active', 'paused'];
 
-export interface UpdateCommand {
-  type: 'update';
-  status?: SubscriptionStatus | undefined;
-  auto_renew?: boolean | undefined;
-  cancellation_reason?: string | undefined;
-  /** When the cancellation happened (defaults to now when the status becomes cancelled). */
-  cancellation_date?: string | undefined;
-}
-
-export type SubscriptionCommand = UpdateCommand;
-
-export interface StatusChange {
-  from: SubscriptionStatus;
-  to: SubscriptionStatus;
-}
-
-export interface TransitionResult {
-  /** The state after the command (a full state, not a patch). */
-  next: SubscriptionState;
-  /** Set when the status changed: a status-change notification is due. */
-  statusChange: StatusChange | null;
-}
-
 function invalidTransition(from: SubscriptionStatus, what: string): AppError {
-  return new AppError(
-    'INVALID_STATUS_TRANSITION',
-    `Cannot ${what}: subscription status is ${from}`,
-  );
+  return new AppError('INVALID_STATUS_TRANSITION', `Cannot ${what}: subscription status is ${from}`);
 }
 
-function changeStatus(
-  current: SubscriptionState,
-  to: SubscriptionStatus,
-  command: UpdateCommand,
-  now: Date,
-): SubscriptionState {
-  const nowIso = now.toISOString();
-  const next: SubscriptionState = { ...current, status: to };
+const subscriptionExpired = () => new AppError('SUBSCRIPTION_EXPIRED', 'Subscription has expired and can no longer be changed');
+
+function manualStatusChange(current: SubscriptionState, to: SubscriptionStatus, cancellationDate: string | undefined, now: Date): Partial<SubscriptionState> {
   switch (to) {
     case 'active':
-      if (current.status === 'paused' && current.paused_at) {
-        // Resume: the subscriber keeps the time they had left when the pause began.
-        const pausedMs = now.getTime() - new Date(current.paused_at).getTime();
-        next.expires_at = new Date(new Date(current.expires_at).getTime() + Math.max(0, pausedMs)).toISOString();
-      }
-      next.paused_at = null;
-      break;
+      return current.status === 'paused' ? resumed(current, now) : { status: 'active' };
     case 'cancelled':
-      next.auto_renew = false;
-      next.paused_at = null;
-      next.cancelled_at = command.cancellation_date ?? nowIso;
-      break;
+      return { status: 'cancelled', auto_renew: false, paused_at: null, paused_until: null, cancel_at_period_end: false, cancelled_at: cancellationDate ?? iso(now) };
     case 'expired':
-      next.auto_renew = false;
-      if (new Date(current.expires_at).getTime() > now.getTime()) next.expires_at = nowIso;
-      break;
-    case 'paused':
-      next.paused_at = nowIso;
-      break;
-    case 'pending_verification':
-      break;
+      return { status: 'expired', auto_renew: false, ...(Date.parse(current.expires_at) > now.getTime() ? { expires_at: iso(now) } : {}) };
+    default:
+      return { status: to };
   }
-  return next;
 }
 
-function applyUpdate(current: SubscriptionState, command: UpdateCommand, now: Date): TransitionResult {
-  if (current.status === 'expired') {
-    throw new AppError('SUBSCRIPTION_EXPIRED', 'Subscription has expired and can no longer be changed');
-  }
-  let next: SubscriptionState = { ...current };
-  let statusChange: StatusChange | null = null;
-
+function applyUpdate(current: SubscriptionState, command: Extract<SubscriptionCommand, { type: 'update' }>, now: Date): Partial<SubscriptionState> {
+  if (current.status === 'expired') throw subscriptionExpired();
+  let next: Partial<SubscriptionState> = {};
   if (command.status !== undefined && command.status !== current.status) {
     if (!MANUAL_STATUS_CHANGES[current.status].includes(command.status)) {
       throw invalidTransition(current.status, `change status to ${command.status}`);
     }
-    next = changeStatus(current, command.status, command, now);
-    statusChange = { from: current.status, to: command.status };
+    next = manualStatusChange(current, command.status, command.cancellation_date, now);
   }
-
+  const status = next.status ?? current.status;
   if (command.auto_renew !== undefined) {
-    if (command.auto_renew && !RENEWABLE.includes(next.status)) {
-      throw invalidTransition(next.status, 'turn auto_renew on');
-    }
+    if (command.auto_renew && !RENEWABLE.includes(status)) throw invalidTransition(status, 'turn auto_renew on');
     next.auto_renew = command.auto_renew;
+    // Turning renewal back on withdraws a cancellation scheduled for the period end.
+    if (command.auto_renew) next.cancel_at_period_end = false;
   }
   if (command.cancellation_reason !== undefined) next.cancellation_reason = command.cancellation_reason;
   if (command.cancellation_date !== undefined) next.cancelled_at = command.cancellation_date;
-
-  return { next, statusChange };
+  return next;
 }
+
+function operationOf(command: Exclude<SubscriptionCommand, { type: 'update' }>): Operation {
+  if (command.type === 'cancel') return command.immediate ? 'cancel_immediate' : 'cancel_at_period_end';
+  return command.type;
+}
+
+const operationLabel: Record<Operation, string> = {
+  renew: 'renew',
+  pause: 'pause',
+  resume: 'resume',
+  cancel_immediate: 'cancel',
+  cancel_at_period_end: 'cancel',
+  time_passes: 'expire',
+};
 
 /** The one entry point for changing a subscription's state. Throws AppError when not allowed. */
 export function applyCommand(current: SubscriptionState, command: SubscriptionCommand, now: Date): TransitionResult {
-  switch (command.type) {
-    case 'update':
-      return applyUpdate(current, command, now);
+  let patch: Partial<SubscriptionState> & Partial<Pick<TransitionResult, 'renewal' | 'refund'>>;
+  if (command.type === 'update') {
+    patch = applyUpdate(current, command, now);
+  } else {
+    const operation = operationOf(command);
+    const rule = LIFECYCLE[current.status][operation];
+    switch (rule.kind) {
+      case 'conflict':
+        throw invalidTransition(current.status, operationLabel[operation]);
+      case 'expired':
+        throw subscriptionExpired();
+      case 'stays':
+        patch = {};
+        break;
+      case 'apply':
+        patch = rule.effect(current, command, now);
+        break;
+    }
   }
+  const { renewal = false, refund = false, ...changes } = patch;
+  const next: SubscriptionState = { ...current, ...changes };
+  const statusChange = next.status !== current.status ? { from: current.status, to: next.status } : null;
+  return { next, statusChange, renewal, refund };
+}
+
+/** When the sweeper must next look at this subscription, or null when time alone changes nothing. */
+export function nextTimeTransitionAt(state: SubscriptionState): string | null {
+  if (state.status === 'active') return state.expires_at;
+  if (state.status === 'paused') return state.paused_until;
+  return null;
 }

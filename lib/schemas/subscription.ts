@@ -127,6 +127,9 @@ export const subscriptionDetail = subscriptionListItem
       .strict(),
     // Ours, beyond the spec: what the lifecycle needs clients to see.
     paused_at: isoTimestamp.nullable(),
+    paused_until: isoTimestamp.nullable(),
+    pause_reason: z.string().nullable(),
+    cancel_at_period_end: z.boolean(),
     cancelled_at: isoTimestamp.nullable(),
     cancellation_reason: z.string().nullable(),
   })

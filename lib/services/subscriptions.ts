@@ -4,7 +4,7 @@
  */
 import { addBillingPeriod, addDays } from '../domain/billing.js';
 import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../domain/pagination.js';
-import { applyCommand } from '../domain/subscription-state.js';
+import { applyCommand, INITIAL_LIFECYCLE } from '../domain/subscription-state.js';
 import { listSortKey } from '../data/keys.js';
 import { getProduct, listProducts } from '../data/products.js';
 import { getUsageStats } from '../data/profiles.js';
@@ -81,6 +81,9 @@ export async function getSubscriptionDetail(appId: string, subscriptionId: strin
     },
     usage_stats: usage,
     paused_at: record.paused_at,
+    paused_until: record.paused_until,
+    pause_reason: record.pause_reason,
+    cancel_at_period_end: record.cancel_at_period_end,
     cancelled_at: record.cancelled_at,
     cancellation_reason: record.cancellation_reason,
   };
@@ -152,9 +155,7 @@ export async function createSubscription(appId: string, body: CreateSubscription
     auto_renew: body.auto_renew,
     trial_period: body.trial_period,
     trial_expires_at: trialExpiresAt,
-    paused_at: null,
-    cancelled_at: null,
-    cancellation_reason: null,
+    ...INITIAL_LIFECYCLE,
     created_at: nowIso,
     updated_at: nowIso,
     version: 1,

@@ -9,6 +9,7 @@ import {
   type SubscriptionRecord,
 } from '../../lib/data/subscriptions.js';
 import { newSubscriptionId } from '../../lib/ids.js';
+import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
 import { createTestApp } from '../support/fixtures.js';
 
 function record(appId: string, overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord {
@@ -27,9 +28,7 @@ function record(appId: string, overrides: Partial<SubscriptionRecord> = {}): Sub
     auto_renew: true,
     trial_period: false,
     trial_expires_at: null,
-    paused_at: null,
-    cancelled_at: null,
-    cancellation_reason: null,
+    ...INITIAL_LIFECYCLE,
     created_at: now,
     updated_at: now,
     version: 1,

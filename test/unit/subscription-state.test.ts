@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors.js';
 import {
   applyCommand,
+  INITIAL_LIFECYCLE,
   MANUAL_STATUS_CHANGES,
+  nextTimeTransitionAt,
   SUBSCRIPTION_STATUSES,
+  type SubscriptionCommand,
   type SubscriptionState,
   type SubscriptionStatus,
 } from '../../lib/domain/subscription-state.js';
@@ -12,12 +15,12 @@ const NOW = new Date('2026-03-10T12:00:00.000Z');
 
 function state(status: SubscriptionStatus, overrides: Partial<SubscriptionState> = {}): SubscriptionState {
   return {
+    ...INITIAL_LIFECYCLE,
     status,
     expires_at: '2026-04-01T00:00:00.000Z',
     auto_renew: true,
     paused_at: status === 'paused' ? '2026-03-05T12:00:00.000Z' : null,
-    cancelled_at: null,
-    cancellation_reason: null,
+    paused_until: status === 'paused' ? '2026-03-20T12:00:00.000Z' : null,
     ...overrides,
   };
 }
@@ -122,5 +125,117 @@ describe('configuration updates without a status', () => {
     const copy = structuredClone(current);
     applyCommand(current, { type: 'update', status: 'cancelled' }, NOW);
     expect(current).toEqual(copy);
+  });
+});
+
+/**
+ * The lifecycle table of issue #3, written out independently of LIFECYCLE: every status x every
+ * operation. A cell is the resulting status, 409 (INVALID_STATUS_TRANSITION) or EXPIRED
+ * (SUBSCRIPTION_EXPIRED). "time passes" is evaluated at a moment when the transition is due.
+ */
+const OPERATIONS: Record<string, SubscriptionCommand> = {
+  renew: { type: 'renew', expires_at: '2026-05-01T00:00:00.000Z' },
+  pause: { type: 'pause', duration: 10, unit: 'days' },
+  resume: { type: 'resume' },
+  'cancel immediate': { type: 'cancel', immediate: true, refund: false },
+  'cancel at period end': { type: 'cancel', immediate: false, refund: false },
+  'time passes': { type: 'time_passes' },
+};
+
+const EXPECTED: Record<SubscriptionStatus, Record<string, SubscriptionStatus | 409 | 'EXPIRED'>> = {
+  pending_verification: { renew: 409, pause: 409, resume: 409, 'cancel immediate': 'cancelled', 'cancel at period end': 'cancelled', 'time passes': 'pending_verification' },
+  active: { renew: 'active', pause: 'paused', resume: 409, 'cancel immediate': 'cancelled', 'cancel at period end': 'active', 'time passes': 'expired' },
+  paused: { renew: 409, pause: 409, resume: 'active', 'cancel immediate': 'cancelled', 'cancel at period end': 'cancelled', 'time passes': 'active' },
+  cancelled: { renew: 409, pause: 409, resume: 409, 'cancel immediate': 409, 'cancel at period end': 409, 'time passes': 'cancelled' },
+  expired: { renew: 'EXPIRED', pause: 'EXPIRED', resume: 'EXPIRED', 'cancel immediate': 'EXPIRED', 'cancel at period end': 'EXPIRED', 'time passes': 'expired' },
+};
+
+/** Late enough that an active subscription has expired and a pause has ended. */
+const LATER = new Date('2026-04-02T00:00:00.000Z');
+
+describe('lifecycle: every status x every operation', () => {
+  for (const from of SUBSCRIPTION_STATUSES) {
+    for (const [name, command] of Object.entries(OPERATIONS)) {
+      const expected = EXPECTED[from][name]!;
+      const at = command.type === 'time_passes' ? LATER : NOW;
+      it(`${from} + ${name} -> ${expected}`, () => {
+        if (expected === 409 || expected === 'EXPIRED') {
+          const error = errorOf(() => applyCommand(state(from), command, at));
+          expect(error.code).toBe(expected === 409 ? 'INVALID_STATUS_TRANSITION' : 'SUBSCRIPTION_EXPIRED');
+          if (expected === 409) expect(error.message).toContain(from);
+          return;
+        }
+        const result = applyCommand(state(from), command, at);
+        expect(result.next.status).toBe(expected);
+        expect(result.statusChange).toEqual(expected === from ? null : { from, to: expected });
+      });
+    }
+  }
+});
+
+describe('lifecycle effects', () => {
+  it('renew moves expires_at, records a renewal, and voids a cancellation scheduled for the period end', () => {
+    const current = state('active', { auto_renew: false, cancel_at_period_end: true });
+    const result = applyCommand(current, { type: 'renew', expires_at: '2026-05-01T00:00:00.000Z' }, NOW);
+    expect(result).toMatchObject({ renewal: true, refund: false, statusChange: null });
+    expect(result.next).toMatchObject({ expires_at: '2026-05-01T00:00:00.000Z', auto_renew: true, cancel_at_period_end: false });
+  });
+
+  it('renew to an expires_at that is not later is a 400 naming the field', () => {
+    const error = errorOf(() => applyCommand(state('active'), { type: 'renew', expires_at: '2026-04-01T00:00:00.000Z' }, NOW));
+    expect(error.code).toBe('INVALID_PARAMETER');
+    expect(error.details?.[0]?.path).toBe('body.expires_at');
+  });
+
+  it.each([
+    ['days', 10, '2026-03-20T12:00:00.000Z'],
+    ['weeks', 2, '2026-03-24T12:00:00.000Z'],
+    ['months', 1, '2026-04-10T12:00:00.000Z'],
+  ] as const)('pause for %s sets paused_until = now + %i %s', (unit, duration, until) => {
+    const { next } = applyCommand(state('active'), { type: 'pause', duration, unit, reason: 'travel' }, NOW);
+    expect(next).toMatchObject({ status: 'paused', paused_at: NOW.toISOString(), paused_until: until, pause_reason: 'travel' });
+  });
+
+  it('cancel at period end keeps access until expires_at, then the clock cancels it', () => {
+    const scheduled = applyCommand(state('active'), { type: 'cancel', immediate: false, refund: false, reason: 'price' }, NOW).next;
+    expect(scheduled).toMatchObject({ status: 'active', auto_renew: false, cancel_at_period_end: true, cancellation_reason: 'price', cancelled_at: NOW.toISOString() });
+    // Before expiry nothing happens.
+    expect(applyCommand(scheduled, { type: 'time_passes' }, NOW).statusChange).toBeNull();
+    const atEnd = applyCommand(scheduled, { type: 'time_passes' }, LATER);
+    expect(atEnd.statusChange).toEqual({ from: 'active', to: 'cancelled' });
+  });
+
+  it('cancelling at period end twice is an idempotent repeat', () => {
+    const once = applyCommand(state('active'), { type: 'cancel', immediate: false, refund: false }, NOW).next;
+    const twice = applyCommand(once, { type: 'cancel', immediate: false, refund: false }, LATER);
+    expect(twice.next).toEqual(once);
+  });
+
+  it('an immediate cancel with refund records the refund', () => {
+    const result = applyCommand(state('active'), { type: 'cancel', immediate: true, refund: true }, NOW);
+    expect(result).toMatchObject({ refund: true, renewal: false, statusChange: { from: 'active', to: 'cancelled' } });
+    expect(result.next).toMatchObject({ auto_renew: false, cancelled_at: NOW.toISOString() });
+  });
+
+  it('an active subscription does not expire before expires_at', () => {
+    expect(applyCommand(state('active'), { type: 'time_passes' }, NOW).statusChange).toBeNull();
+  });
+
+  it('a pause that ends resumes at paused_until, pushing expires_at back by the whole pause', () => {
+    // paused Mar 5 12:00 -> Mar 20 12:00 = 15 days; the sweeper runs later, which must not count.
+    const { next, statusChange } = applyCommand(state('paused'), { type: 'time_passes' }, LATER);
+    expect(statusChange).toEqual({ from: 'paused', to: 'active' });
+    expect(next).toMatchObject({ paused_at: null, paused_until: null, expires_at: '2026-04-16T00:00:00.000Z' });
+  });
+
+  it('resume pushes expires_at back by the time actually paused', () => {
+    const { next } = applyCommand(state('paused'), { type: 'resume' }, NOW);
+    expect(next.expires_at).toBe('2026-04-06T00:00:00.000Z');
+  });
+
+  it('the sweeper looks at active subscriptions at expires_at and paused ones at paused_until only', () => {
+    expect(nextTimeTransitionAt(state('active'))).toBe('2026-04-01T00:00:00.000Z');
+    expect(nextTimeTransitionAt(state('paused'))).toBe('2026-03-20T12:00:00.000Z');
+    for (const status of ['pending_verification', 'cancelled', 'expired'] as const) expect(nextTimeTransitionAt(state(status))).toBeNull();
   });
 });
