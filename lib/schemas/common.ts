@@ -1,5 +1,5 @@
 /** Field schemas shared by both APIs and the operator CLI. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const PLATFORMS = ['ios', 'android', 'web'] as const;
 export const platformSchema = z.enum(PLATFORMS);

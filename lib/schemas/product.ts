@@ -1,5 +1,5 @@
 /** Spec: Product. The operator CLI validates catalogue files with it; the API returns it as stored. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { currencySchema, platformSchema, priceSchema, productIdSchema } from './common.js';
 
 /** monthly and yearly are the spec's; the others are what stores sell too. */

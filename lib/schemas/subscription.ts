@@ -1,5 +1,5 @@
 /** Request and response schemas of the subscription records API; types are inferred from them. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SUBSCRIPTION_STATUSES } from '../domain/subscription-state.js';
 import {
   currencySchema,

@@ -11,23 +11,34 @@ export interface RunResult {
   stderr: string;
 }
 
-export function runTs(script: string, args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
+function spawnNode(args: string[], env: Record<string, string | undefined>, cwd: string): ChildProcess {
+  return spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function runToEnd(child: ChildProcess): Promise<RunResult> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [TSX_CLI, script, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     child.once('error', reject);
     child.once('close', (code) => resolveRun({ code, stdout, stderr }));
   });
 }
 
+/** Runs a plain JavaScript file with this Node (no TypeScript loader), from `cwd`. */
+export const runNode = (script: string, env: Record<string, string | undefined>, cwd: string) => runToEnd(spawnNode([script], env, cwd));
+
+/** Runs one of the project's TypeScript entry points to completion. */
+export const runTs = (script: string, args: string[], env: Record<string, string | undefined> = {}) =>
+  runToEnd(spawnNode([TSX_CLI, script, ...args], env, REPO_ROOT));
+
 /** The operator CLI against the test table. */
 export const admin = (...args: string[]) => runTs('lib/admin/cli.ts', args);
 
+/** Starts a long-running entry point (npm start); `output` is everything it printed so far. */
 export function startTs(script: string, args: string[], env: Record<string, string | undefined>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [TSX_CLI, script, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnNode([TSX_CLI, script, ...args], env, REPO_ROOT);
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AppError, ERRORS } from '../../lib/errors.js';
 import { errorBody, errorResponse } from '../../lib/http/envelopes.js';
 import { parseJsonBody, parsePart } from '../../lib/http/parse.js';

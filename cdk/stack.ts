@@ -1,0 +1,17 @@
+/** The whole backend in one stack, composed of a construct per concern. */
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { Api } from './constructs/api.js';
+import { DataStore } from './constructs/data.js';
+
+export class SubscriptionBackendStack extends Stack {
+  readonly data: DataStore;
+  readonly api: Api;
+
+  constructor(scope: Construct, id: string, props: StackProps = {}) {
+    super(scope, id, { description: 'Self-hosted subscription backend', ...props });
+    this.data = new DataStore(this, 'Data');
+    this.api = new Api(this, 'Api', { table: this.data.table });
+    new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for `admin --aws`' });
+  }
+}

@@ -1,0 +1,49 @@
+import { build } from 'esbuild';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ESBUILD_SETTINGS, REPO_ROOT } from '../../cdk/constructs/service-function.js';
+import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { runNode } from '../support/processes.js';
+
+/**
+ * The deployed artefact, not the source: bundle a handler exactly as the stack does (minified ESM,
+ * AWS SDK inside), load it in a fresh Node 24 process with nothing but the bundle, and serve a request.
+ */
+describe('a bundled function', () => {
+  let app: TestApp;
+  let dir: string;
+  beforeAll(async () => {
+    app = await createTestApp();
+    dir = await mkdtemp(join(tmpdir(), 'bundle-'));
+    await build({
+      ...ESBUILD_SETTINGS,
+      mainFields: [...ESBUILD_SETTINGS.mainFields],
+      banner: { js: ESBUILD_SETTINGS.banner },
+      entryPoints: [resolve(REPO_ROOT, 'functions/subscriptions/products.ts')],
+      bundle: true,
+      outfile: join(dir, 'index.mjs'),
+      logLevel: 'silent',
+    });
+  });
+
+  it('loads in a fresh Node 24 process and serves a request against DynamoDB', async () => {
+    const script = join(dir, 'invoke.mjs');
+    await writeFile(
+      script,
+      `const { handler } = await import('./index.mjs');
+       const result = await handler({ resource: '/v1/subscriptions/products', path: '/v1/subscriptions/products', httpMethod: 'GET',
+         headers: { Authorization: 'Bearer ' + process.env.KEY }, queryStringParameters: null, multiValueQueryStringParameters: null,
+         pathParameters: null, body: null, isBase64Encoded: false, requestContext: { requestId: 'bundle' } },
+         { awsRequestId: 'bundle', getRemainingTimeInMillis: () => 10000 });
+       process.stdout.write(JSON.stringify(result));`,
+    );
+    // cwd is the temp dir: the bundle may not reach the repository's node_modules.
+    const result = await runNode(script, { KEY: app.secretKey, AWS_LAMBDA_FUNCTION_NAME: 'ListProducts' }, dir);
+    expect(result.stderr).toBe('');
+    const response = JSON.parse(result.stdout);
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body).data.map((p: { id: string }) => p.id).sort()).toEqual(['premium_monthly', 'pro_yearly', 'retired_plan']);
+  });
+});
