@@ -16,3 +16,8 @@ export const sha256Hex = (value: string): string => createHash('sha256').update(
 
 /** A key's public identifier: its kind prefix and the first 12 hex digits of its hash. */
 export const apiKeyId = (kind: ApiKeyKind, hash: string): string => `${API_KEY_PREFIX[kind]}id_${hash.slice(0, 12)}`;
+
+export const newEventId = (): string => `evt_${randomBytes(12).toString('hex')}`;
+
+/** Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;

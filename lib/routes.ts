@@ -72,4 +72,15 @@ export const ROUTES: readonly Route[] = [
     handler: 'functions/subscriptions/update.ts',
     table: [...AUTH, 'Query', ...TRANSACT],
   },
+  ...(['cancel', 'renew', 'pause', 'resume'] as const).map(
+    (operation): Route => ({
+      name: `${operation[0]!.toUpperCase()}${operation.slice(1)}Subscription`,
+      api: 'subscriptions',
+      method: 'POST',
+      path: `${SUBSCRIPTIONS_BASE}/{subscription_id}/${operation}`,
+      handler: `functions/subscriptions/${operation}.ts`,
+      // renew also reads the product (default period) and the transaction binding.
+      table: [...AUTH, 'Query', ...TRANSACT],
+    }),
+  ),
 ];

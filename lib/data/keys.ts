@@ -13,6 +13,10 @@
  * | list counters     | COUNT#<app>                 | LIST#<status|*>#<product|*>#<platform|*> |
  * | transaction bind  | TXN#<app>#<transaction>     | TXN        (-> subscription id)     |
  * | user profile      | USER#<app>#<user>           | PROFILE                             |
+ * | outbox event      | OUTBOX#<event>              | OUTBOX     (stream -> EventBridge)  |
+ * | webhook endpoint  | APP#<app>                   | WEBHOOK                             |
+ * | webhook delivery  | DELIVERY#<event>            | DELIVERY                            |
+ * | job checkpoint    | CHECKPOINT#<job>            | CHECKPOINT                          |
  */
 import { LIST_FACETS, listIndexName, type ListFacet } from './table.js';
 
@@ -41,6 +45,10 @@ export const keys = {
     sk: 'PAYMENT',
   }),
   transaction: (appId: string, transactionId: string): TableKey => ({ pk: `TXN#${appId}#${transactionId}`, sk: 'TXN' }),
+  outbox: (eventId: string): TableKey => ({ pk: `OUTBOX#${eventId}`, sk: 'OUTBOX' }),
+  webhook: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'WEBHOOK' }),
+  delivery: (eventId: string): TableKey => ({ pk: `DELIVERY#${eventId}`, sk: 'DELIVERY' }),
+  checkpoint: (job: string): TableKey => ({ pk: `CHECKPOINT#${job}`, sk: 'CHECKPOINT' }),
   userProfile: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'PROFILE' }),
   /** Partition of the subscriptionsByUser index. */
   userSubscriptions: (appId: string, userId: string): string => `${appId}#${userId}`,
@@ -67,3 +75,18 @@ export function listCounterKey(appId: string, values: FacetValues): TableKey {
 
 /** Newest-first sort key of the listing indexes. */
 export const listSortKey = (createdAt: string, subscriptionId: string): string => `${createdAt}#${subscriptionId}`;
+
+/** Kinds of work the clock makes due, each in its own partitions of the dueByDay index. */
+export type DueKind = 'SUB' | 'DLV';
+
+/**
+ * Key attributes in the sparse dueByDay index: one partition per kind and UTC day, sorted by
+ * the due time. An item due in the past is filed under the day it was written, so a sweeper that
+ * has processed every day before today never needs to look back at them again.
+ */
+export function dueAttributes(kind: DueKind, dueAt: string, writtenAt: string, id: string): { due_pk: string; due_sk: string } {
+  const day = (dueAt > writtenAt ? dueAt : writtenAt).slice(0, 10);
+  return { due_pk: duePartition(kind, day), due_sk: `${dueAt}#${id}` };
+}
+
+export const duePartition = (kind: DueKind, day: string): string => `DUE#${kind}#${day}`;

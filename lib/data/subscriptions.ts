@@ -6,11 +6,12 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWriteAll, putRequest } from './batch.js';
-import { INITIAL_LIFECYCLE, type SubscriptionState, type SubscriptionStatus } from '../domain/subscription-state.js';
+import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type StatusChange, type SubscriptionState, type SubscriptionStatus } from '../domain/subscription-state.js';
+import { outboxItem } from '../events/outbox.js';
 import type { Platform } from '../schemas/common.js';
 import { ddb, tableName } from './client.js';
-import { keys, listCounterKey, listPartition, listSortKey, type FacetValues, type TableKey } from './keys.js';
-import { facetCombinations, TABLE } from './table.js';
+import { dueAttributes, keys, listCounterKey, listPartition, listSortKey, type FacetValues, type TableKey } from './keys.js';
+import { facetCombinations, keyAttributeNames, TABLE } from './table.js';
 
 export interface SubscriptionRecord extends SubscriptionState {
   app_id: string;
@@ -48,6 +49,8 @@ function indexAttributes(record: SubscriptionRecord): Record<string, string> {
     [TABLE.indexes.subscriptionsByUser!.partitionKey]: keys.userSubscriptions(record.app_id, record.user_id),
     list_sk: listSortKey(record.created_at, record.id),
   };
+  const dueAt = nextTimeTransitionAt(record);
+  if (dueAt) Object.assign(attributes, dueAttributes('SUB', dueAt, record.updated_at, `${record.app_id}#${record.id}`));
   const values = facetValuesOf(record);
   for (const facets of facetCombinations()) {
     const { indexName, pkValue } = listPartition(
@@ -179,9 +182,12 @@ export async function bulkInsertSubscriptions(entries: { record: SubscriptionRec
 /** A stored subscription; records written before a lifecycle field existed read it as its initial value. */
 const toRecord = (item: Record<string, unknown>): SubscriptionRecord => ({ ...INITIAL_LIFECYCLE, ...stripKeys<SubscriptionRecord>(item) });
 
+const INDEX_KEY_ATTRIBUTES = keyAttributeNames();
+
+/** The entity without its table and index keys. */
 const stripKeys = <T>(item: Record<string, unknown>): T => {
-  const { pk: _pk, sk: _sk, type: _type, ...rest } = item;
-  for (const name of Object.keys(rest)) if (name.endsWith('_pk') || name === 'list_sk') delete rest[name];
+  const rest: Record<string, unknown> = { ...item };
+  for (const name of [...INDEX_KEY_ATTRIBUTES, 'type']) delete rest[name];
   return rest as T;
 };
 
@@ -216,48 +222,94 @@ export async function getSubscriptionRecord(appId: string, subscriptionId: strin
   return Item ? toRecord(Item) : undefined;
 }
 
-const isConditionFailure = (error: unknown): boolean =>
-  error instanceof TransactionCanceledException &&
-  (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+const cancellationReasons = (error: unknown): (string | undefined)[] =>
+  error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []).map((reason) => reason.Code) : [];
+
+const isConditionFailure = (error: unknown): boolean => cancellationReasons(error).includes('ConditionalCheckFailed');
+
+export interface SaveOptions {
+  /** Set when the status changed: an outbox item with the notification is written too. */
+  statusChange: StatusChange | null;
+  /** Payment fields to update (a renewal records its transaction and payment time). */
+  payment?: Partial<PaymentRecord> | undefined;
+  /** Bind this transaction id to the subscription; refused if bound to anything already. */
+  bindTransaction?: string | undefined;
+}
+
+export type SaveOutcome =
+  | { saved: true; record: SubscriptionRecord; eventId: string | null }
+  /** Someone changed the subscription since it was read: re-read and retry. */
+  | { saved: false; reason: 'version_conflict' }
+  /** bindTransaction is already bound (to this or another subscription). */
+  | { saved: false; reason: 'transaction_bound' };
 
 /**
- * Writes `next` over `current` if nobody changed the subscription since it was read (same version);
- * moves the list counters when the status changes, in the same transaction. Returns false when
- * the version check failed (the caller re-reads and retries, or reports a conflict).
+ * Writes `next` over `current` in one transaction, if nobody changed the subscription since it was
+ * read (same version): the state, the list counters when the status changes, the outbox item of
+ * the status change, and optionally the payment item and a transaction binding.
  */
 export async function saveSubscriptionState(
   current: SubscriptionRecord,
   next: SubscriptionState,
-  now: string,
-): Promise<SubscriptionRecord | false> {
-  const updated: SubscriptionRecord = { ...current, ...next, updated_at: now, version: current.version + 1 };
-  const statusChanged = current.status !== updated.status;
-  try {
-    await ddb.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: subscriptionItem(updated),
-              ConditionExpression: 'version = :version',
-              ExpressionAttributeValues: { ':version': current.version },
-            },
-          },
-          ...(statusChanged
-            ? [
-                ...counterUpdates(current.app_id, facetValuesOf(current), -1, true),
-                ...counterUpdates(current.app_id, facetValuesOf(updated), 1, true),
-              ]
-            : []),
-        ],
-      }),
+  now: Date,
+  options: SaveOptions = { statusChange: null },
+): Promise<SaveOutcome> {
+  const nowIso = now.toISOString();
+  const updated: SubscriptionRecord = { ...current, ...next, updated_at: nowIso, version: current.version + 1 };
+  const outbox = options.statusChange ? outboxItem(updated, updated, options.statusChange, now) : null;
+  const paymentFields = Object.entries(options.payment ?? {});
+  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+    {
+      Put: {
+        TableName: tableName,
+        Item: subscriptionItem(updated),
+        ConditionExpression: 'version = :version',
+        ExpressionAttributeValues: { ':version': current.version },
+      },
+    },
+  ];
+  if (options.bindTransaction) {
+    items.push({
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.transaction(current.app_id, options.bindTransaction),
+          type: 'transaction_binding',
+          subscription_id: current.id,
+          user_id: current.user_id,
+          product_id: current.product_id,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    });
+  }
+  if (paymentFields.length > 0) {
+    items.push({
+      Update: {
+        TableName: tableName,
+        Key: keys.subscriptionPayment(current.app_id, current.id),
+        UpdateExpression: `SET ${paymentFields.map((_, i) => `#p${i} = :p${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(paymentFields.map(([name], i) => [`#p${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(paymentFields.map(([, value], i) => [`:p${i}`, value])),
+      },
+    });
+  }
+  if (options.statusChange) {
+    items.push(
+      ...counterUpdates(current.app_id, facetValuesOf(current), -1, true),
+      ...counterUpdates(current.app_id, facetValuesOf(updated), 1, true),
+      { Put: { TableName: tableName, Item: outbox!, ConditionExpression: 'attribute_not_exists(pk)' } },
     );
+  }
+  try {
+    await ddb.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    const reasons = cancellationReasons(error);
+    if (reasons[0] === 'ConditionalCheckFailed') return { saved: false, reason: 'version_conflict' };
+    if (options.bindTransaction && reasons[1] === 'ConditionalCheckFailed') return { saved: false, reason: 'transaction_bound' };
     throw error;
   }
-  return updated;
+  return { saved: true, record: updated, eventId: outbox?.event_id ?? null };
 }
 
 export interface ListFilters {

@@ -47,6 +47,10 @@ export const TABLE = {
   indexes: {
     /** A user's subscriptions in an app, newest first (user_id filter; segments; receipts). */
     subscriptionsByUser: { partitionKey: 'user_pk', sortKey: LIST_SORT_KEY },
+    /** Sparse: work the clock makes due (expiries, pause ends, webhook retries), by kind and day. */
+    dueByDay: { partitionKey: 'due_pk', sortKey: 'due_sk' },
+    /** Webhook deliveries of an app, newest first (`admin webhooks deliveries`). */
+    deliveriesByApp: { partitionKey: 'deliveries_pk', sortKey: 'deliveries_sk' },
     /** The 8 listing indexes: unfiltered and every combination of status/product_id/platform. */
     ...listIndexes,
   } as Record<string, IndexDefinition>,

@@ -1,6 +1,6 @@
 /** Request and response schemas of the subscription records API; types are inferred from them. */
 import * as z from 'zod';
-import { SUBSCRIPTION_STATUSES } from '../domain/subscription-state.js';
+import { PAUSE_UNITS, SUBSCRIPTION_STATUSES, type PauseUnit } from '../domain/subscription-state.js';
 import {
   currencySchema,
   platformSchema,
@@ -81,6 +81,48 @@ export const updateSubscriptionBody = z
     message: 'body must set at least one of status, auto_renew, cancellation_reason, cancellation_date',
   });
 export type UpdateSubscriptionBody = z.infer<typeof updateSubscriptionBody>;
+
+export const renewSubscriptionBody = z
+  .object({
+    transaction_id: transactionIdSchema.optional(),
+    receipt_data: receiptDataSchema.optional(),
+    /** Defaults to the current expires_at plus one billing period of the product. */
+    expires_at: timestampSchema.optional(),
+  })
+  .strict();
+export type RenewSubscriptionBody = z.infer<typeof renewSubscriptionBody>;
+
+/** Longest pause per unit: about a year whichever unit is used. */
+const MAX_PAUSE: Record<PauseUnit, number> = { days: 365, weeks: 52, months: 12 };
+
+export const pauseSubscriptionBody = z
+  .object({
+    pause_duration: z.number().int('pause_duration must be a whole number').min(1, 'pause_duration must be at least 1'),
+    unit: z.enum(PAUSE_UNITS).default('days'),
+    reason: z.string().min(1).max(500).optional(),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (body.pause_duration > MAX_PAUSE[body.unit]) {
+      ctx.addIssue({ code: 'custom', path: ['pause_duration'], message: `pause_duration must be at most ${MAX_PAUSE[body.unit]} ${body.unit}` });
+    }
+  });
+export type PauseSubscriptionBody = z.infer<typeof pauseSubscriptionBody>;
+
+export const cancelSubscriptionBody = z
+  .object({
+    reason: z.string().min(1).max(500).optional(),
+    /** false (default): cancel at the end of the paid period; true: end access now. */
+    immediate: z.boolean().default(false),
+    /** Record a refund of the current period; only with immediate: true. */
+    refund: z.boolean().default(false),
+  })
+  .strict()
+  .refine((body) => !body.refund || body.immediate, { path: ['refund'], message: 'refund requires immediate: true' });
+export type CancelSubscriptionBody = z.infer<typeof cancelSubscriptionBody>;
+
+/** Resume takes no body; `{}` is accepted too. */
+export const resumeSubscriptionBody = z.object({}).strict();
 
 const isoTimestamp = z.iso.datetime();
 

@@ -4,13 +4,14 @@
  */
 import { addBillingPeriod, addDays } from '../domain/billing.js';
 import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../domain/pagination.js';
-import { applyCommand, INITIAL_LIFECYCLE } from '../domain/subscription-state.js';
+import { applyCommand, INITIAL_LIFECYCLE, type SubscriptionCommand } from '../domain/subscription-state.js';
 import { listSortKey } from '../data/keys.js';
 import { getProduct, listProducts } from '../data/products.js';
 import { getUsageStats } from '../data/profiles.js';
 import {
   getSubscription,
   getSubscriptionRecord,
+  getTransactionBinding,
   insertSubscription,
   listSubscriptions,
   saveSubscriptionState,
@@ -29,6 +30,9 @@ import {
   type Pagination,
   type SubscriptionDetail,
   type SubscriptionListItem,
+  type CancelSubscriptionBody,
+  type PauseSubscriptionBody,
+  type RenewSubscriptionBody,
   type UpdateSubscriptionBody,
 } from '../schemas/subscription.js';
 
@@ -189,22 +193,93 @@ const createdView = (record: SubscriptionRecord): CreatedSubscription => ({
 /** Concurrent writers are re-run on a fresh read this many times before the caller sees a 409. */
 const MAX_ATTEMPTS = 3;
 
-export async function updateSubscription(
+interface PlannedChange {
+  command: SubscriptionCommand;
+  payment?: Partial<PaymentRecord>;
+  bindTransaction?: string | undefined;
+}
+
+/**
+ * Read, decide, write: applies one lifecycle command through the state machine and saves the
+ * result conditioned on the version read (with the outbox item of any status change). A lost
+ * race is retried on a fresh read; a change that changes nothing writes nothing.
+ */
+async function changeSubscription(
   appId: string,
   subscriptionId: string,
-  body: UpdateSubscriptionBody,
+  plan: (current: SubscriptionRecord, now: Date) => PlannedChange | Promise<PlannedChange>,
 ): Promise<SubscriptionDetail> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const current = await getSubscriptionRecord(appId, subscriptionId);
     if (!current) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
     const now = new Date();
-    const { next } = applyCommand(current, { type: 'update', ...body }, now);
-    const saved = await saveSubscriptionState(current, next, now.toISOString());
-    if (saved) return getSubscriptionDetail(appId, subscriptionId);
+    const { command, payment, bindTransaction } = await plan(current, now);
+    const { next, statusChange } = applyCommand(current, command, now);
+    const unchanged = !statusChange && !payment && (Object.keys(next) as (keyof typeof next)[]).every((field) => next[field] === current[field]);
+    if (unchanged) return getSubscriptionDetail(appId, subscriptionId);
+    const outcome = await saveSubscriptionState(current, next, now, { statusChange, payment, bindTransaction });
+    if (outcome.saved) return getSubscriptionDetail(appId, subscriptionId);
+    if (outcome.reason === 'transaction_bound' && (await requireTransactionFree(appId, subscriptionId, bindTransaction!)) === 'already_applied') {
+      return getSubscriptionDetail(appId, subscriptionId);
+    }
   }
   throw new AppError('CONCURRENT_MODIFICATION', `Subscription ${subscriptionId} is being changed by another request; retry`, {
     retryable: true,
   });
+}
+
+/**
+ * A transaction id pays for one subscription. Bound to another one: RECEIPT_ALREADY_USED. Bound to
+ * this one already: returns 'already_applied' (the request is a retry and must change nothing).
+ */
+async function requireTransactionFree(appId: string, subscriptionId: string, transactionId: string): Promise<'free' | 'already_applied'> {
+  const binding = await getTransactionBinding(appId, transactionId);
+  if (!binding) return 'free';
+  if (binding.subscription_id === subscriptionId) return 'already_applied';
+  throw new AppError('RECEIPT_ALREADY_USED', `Transaction ${transactionId} belongs to another subscription`);
+}
+
+export function updateSubscription(appId: string, subscriptionId: string, body: UpdateSubscriptionBody): Promise<SubscriptionDetail> {
+  return changeSubscription(appId, subscriptionId, () => ({ command: { type: 'update', ...body } }));
+}
+
+/** A paid renewal. Without expires_at the period is extended by the product's billing period. */
+export async function renewSubscription(appId: string, subscriptionId: string, body: RenewSubscriptionBody): Promise<SubscriptionDetail> {
+  if (body.transaction_id && (await requireTransactionFree(appId, subscriptionId, body.transaction_id)) === 'already_applied') {
+    return getSubscriptionDetail(appId, subscriptionId);
+  }
+  return changeSubscription(appId, subscriptionId, async (current, now) => {
+    let expiresAt = body.expires_at;
+    if (!expiresAt) {
+      const product = await requireProduct(appId, current.product_id);
+      expiresAt = addBillingPeriod(new Date(current.expires_at), product.billing_period).toISOString();
+    }
+    return {
+      command: { type: 'renew', expires_at: expiresAt },
+      payment: {
+        last_payment: now.toISOString(),
+        ...(body.transaction_id ? { transaction_id: body.transaction_id } : {}),
+        ...(body.receipt_data ? { receipt_data: body.receipt_data } : {}),
+      },
+      bindTransaction: body.transaction_id,
+    };
+  });
+}
+
+export function pauseSubscription(appId: string, subscriptionId: string, body: PauseSubscriptionBody): Promise<SubscriptionDetail> {
+  return changeSubscription(appId, subscriptionId, () => ({
+    command: { type: 'pause', duration: body.pause_duration, unit: body.unit, reason: body.reason },
+  }));
+}
+
+export function resumeSubscription(appId: string, subscriptionId: string): Promise<SubscriptionDetail> {
+  return changeSubscription(appId, subscriptionId, () => ({ command: { type: 'resume' } }));
+}
+
+export function cancelSubscription(appId: string, subscriptionId: string, body: CancelSubscriptionBody): Promise<SubscriptionDetail> {
+  return changeSubscription(appId, subscriptionId, () => ({
+    command: { type: 'cancel', immediate: body.immediate, refund: body.refund, reason: body.reason },
+  }));
 }
 
 export const listAppProducts = (appId: string): Promise<Product[]> => listProducts(appId);

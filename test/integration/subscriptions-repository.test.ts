@@ -75,11 +75,14 @@ describe('subscription repository (DynamoDB Local)', () => {
   it('a write conditioned on a stale version is refused and changes nothing', async () => {
     const sub = record(appId);
     await insertSubscription(sub, payment());
-    const now = new Date().toISOString();
-    const first = await saveSubscriptionState(sub, { ...sub, status: 'cancelled' }, now);
-    expect(first).toMatchObject({ status: 'cancelled', version: 2 });
+    const now = new Date();
+    const first = await saveSubscriptionState(sub, { ...sub, status: 'cancelled' }, now, { statusChange: { from: 'active', to: 'cancelled' } });
+    expect(first).toMatchObject({ saved: true, record: { status: 'cancelled', version: 2 } });
     // A second writer that also read version 1 loses.
-    expect(await saveSubscriptionState(sub, { ...sub, status: 'expired' }, now)).toBe(false);
+    expect(await saveSubscriptionState(sub, { ...sub, status: 'expired' }, now, { statusChange: { from: 'active', to: 'expired' } })).toEqual({
+      saved: false,
+      reason: 'version_conflict',
+    });
     expect((await getSubscription(appId, sub.id))?.record).toMatchObject({ status: 'cancelled', version: 2 });
   });
 
@@ -97,7 +100,7 @@ describe('subscription repository (DynamoDB Local)', () => {
     expect(await total({ status: 'active', platform: 'android', product_id: 'p1' })).toBe(1);
     expect(await total({ product_id: 'p2', status: 'active' })).toBe(0);
 
-    await saveSubscriptionState(b, { ...b, status: 'cancelled' }, new Date().toISOString());
+    await saveSubscriptionState(b, { ...b, status: 'cancelled' }, new Date(), { statusChange: { from: 'active', to: 'cancelled' } });
     expect(await total({})).toBe(3);
     expect(await total({ status: 'active' })).toBe(1);
     expect(await total({ status: 'cancelled', platform: 'android' })).toBe(1);

@@ -1,0 +1,59 @@
+/**
+ * The transactional outbox: every status change writes, in the same TransactWriteItems as the new
+ * state, one outbox item holding the notification. The table's stream carries its INSERT to the
+ * publisher (functions/events/publish-status-changes.ts), which puts it on EventBridge.
+ */
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { StatusChange, SubscriptionState } from '../domain/subscription-state.js';
+import { keys } from '../data/keys.js';
+import { newEventId } from '../ids.js';
+import { STATUS_CHANGED, type BusEventDetail } from './schemas.js';
+
+/** Outbox items are deleted by TTL once the stream has long carried them (streams keep 24 h). */
+export const OUTBOX_TTL_SECONDS = 7 * 86_400;
+export const OUTBOX_ITEM_TYPE = 'outbox';
+
+/**
+ * Which stream records reach the publisher: inserts of outbox items. The CDK event source filter
+ * and the local stream poller both use this one definition.
+ */
+export const OUTBOX_STREAM_FILTER = {
+  eventName: ['INSERT'],
+  dynamodb: { NewImage: { type: { S: [OUTBOX_ITEM_TYPE] } } },
+} as const;
+
+export function isOutboxInsert(record: DynamoDBRecord): boolean {
+  return record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === OUTBOX_ITEM_TYPE;
+}
+
+export interface Subject {
+  app_id: string;
+  id: string;
+  user_id: string;
+}
+
+/** The outbox item announcing one status change of `subject`, now in state `after`. */
+export function outboxItem(subject: Subject, after: SubscriptionState, change: StatusChange, now: Date) {
+  const detail: BusEventDetail = {
+    app_id: subject.app_id,
+    event_id: newEventId(),
+    payload: {
+      event: STATUS_CHANGED,
+      timestamp: now.toISOString(),
+      data: {
+        subscription_id: subject.id,
+        user_id: subject.user_id,
+        old_status: change.from,
+        new_status: change.to,
+        expires_at: after.expires_at,
+        auto_renew: after.auto_renew,
+      },
+    },
+  };
+  return {
+    ...keys.outbox(detail.event_id),
+    type: OUTBOX_ITEM_TYPE,
+    ...detail,
+    ttl: Math.floor(now.getTime() / 1000) + OUTBOX_TTL_SECONDS,
+  };
+}
