@@ -4,7 +4,7 @@
  */
 import { addBillingPeriod, addDays } from '../domain/billing.js';
 import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../domain/pagination.js';
-import { applyCommand, INITIAL_LIFECYCLE, type SubscriptionCommand } from '../domain/subscription-state.js';
+import { applyCommand, INITIAL_LIFECYCLE, type StatusChange, type SubscriptionCommand } from '../domain/subscription-state.js';
 import { listSortKey } from '../data/keys.js';
 import { getProduct, listProducts } from '../data/products.js';
 import { getUsageStats } from '../data/profiles.js';
@@ -204,11 +204,11 @@ interface PlannedChange {
  * result conditioned on the version read (with the outbox item of any status change). A lost
  * race is retried on a fresh read; a change that changes nothing writes nothing.
  */
-async function changeSubscription(
+async function commitChange(
   appId: string,
   subscriptionId: string,
   plan: (current: SubscriptionRecord, now: Date) => PlannedChange | Promise<PlannedChange>,
-): Promise<SubscriptionDetail> {
+): Promise<{ statusChange: StatusChange | null }> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const current = await getSubscriptionRecord(appId, subscriptionId);
     if (!current) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
@@ -216,16 +216,26 @@ async function changeSubscription(
     const { command, payment, bindTransaction } = await plan(current, now);
     const { next, statusChange } = applyCommand(current, command, now);
     const unchanged = !statusChange && !payment && (Object.keys(next) as (keyof typeof next)[]).every((field) => next[field] === current[field]);
-    if (unchanged) return getSubscriptionDetail(appId, subscriptionId);
+    if (unchanged) return { statusChange: null };
     const outcome = await saveSubscriptionState(current, next, now, { statusChange, payment, bindTransaction });
-    if (outcome.saved) return getSubscriptionDetail(appId, subscriptionId);
+    if (outcome.saved) return { statusChange };
     if (outcome.reason === 'transaction_bound' && (await requireTransactionFree(appId, subscriptionId, bindTransaction!)) === 'already_applied') {
-      return getSubscriptionDetail(appId, subscriptionId);
+      return { statusChange: null };
     }
   }
   throw new AppError('CONCURRENT_MODIFICATION', `Subscription ${subscriptionId} is being changed by another request; retry`, {
     retryable: true,
   });
+}
+
+/** Applies a change and answers with the subscription detail afterwards (the API's response body). */
+async function changeSubscription(
+  appId: string,
+  subscriptionId: string,
+  plan: (current: SubscriptionRecord, now: Date) => PlannedChange | Promise<PlannedChange>,
+): Promise<SubscriptionDetail> {
+  await commitChange(appId, subscriptionId, plan);
+  return getSubscriptionDetail(appId, subscriptionId);
 }
 
 /**
@@ -237,6 +247,15 @@ async function requireTransactionFree(appId: string, subscriptionId: string, tra
   if (!binding) return 'free';
   if (binding.subscription_id === subscriptionId) return 'already_applied';
   throw new AppError('RECEIPT_ALREADY_USED', `Transaction ${transactionId} belongs to another subscription`);
+}
+
+/**
+ * The sweeper's step for one subscription: whatever the clock has made due (expiry, end of a
+ * pause). Returns true when the status changed.
+ */
+export async function advanceSubscriptionClock(appId: string, subscriptionId: string): Promise<boolean> {
+  const { statusChange } = await commitChange(appId, subscriptionId, () => ({ command: { type: 'time_passes' } }));
+  return statusChange !== null;
 }
 
 export function updateSubscription(appId: string, subscriptionId: string, body: UpdateSubscriptionBody): Promise<SubscriptionDetail> {

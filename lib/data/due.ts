@@ -1,0 +1,72 @@
+/**
+ * Work the clock makes due, found through the sparse dueByDay index: one partition per kind and
+ * UTC day (see dueAttributes). A checkpoint per kind remembers the oldest day that may still hold
+ * due items, so a run reads today's partition plus any day it has not finished, never a Scan.
+ */
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from './client.js';
+import { duePartition, keys, type DueKind } from './keys.js';
+import { TABLE } from './table.js';
+
+const DAY_MS = 86_400_000;
+/** Without a checkpoint (first run), look back this far. */
+const FIRST_RUN_LOOKBACK_DAYS = 7;
+
+const dayOf = (date: Date) => date.toISOString().slice(0, 10);
+
+export interface DueDay {
+  day: string;
+  items: Record<string, unknown>[];
+}
+
+async function checkpointDay(kind: DueKind, now: Date): Promise<string> {
+  const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.checkpoint(`due-${kind}`), ConsistentRead: true }));
+  return (Item?.day as string | undefined) ?? dayOf(new Date(now.getTime() - FIRST_RUN_LOOKBACK_DAYS * DAY_MS));
+}
+
+/** Records that every day before `day` has been fully processed. */
+export async function advanceCheckpoint(kind: DueKind, day: string): Promise<void> {
+  await ddb.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...keys.checkpoint(`due-${kind}`), type: 'checkpoint', day, updated_at: new Date().toISOString() },
+      // Never move backwards (two overlapping runs).
+      ConditionExpression: 'attribute_not_exists(#day) OR #day <= :day',
+      ExpressionAttributeNames: { '#day': 'day' },
+      ExpressionAttributeValues: { ':day': day },
+    }),
+  ).catch((error: unknown) => {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  });
+}
+
+/** Items of this kind due at or before `now`, day by day from the checkpoint, at most `limit`. */
+export async function findDueItems(kind: DueKind, now: Date, limit: number): Promise<DueDay[]> {
+  const index = TABLE.indexes.dueByDay!;
+  const today = dayOf(now);
+  const days: DueDay[] = [];
+  let remaining = limit;
+  for (let day = await checkpointDay(kind, now); day <= today && remaining > 0; day = dayOf(new Date(Date.parse(day) + DAY_MS))) {
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await ddb.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: 'dueByDay',
+          KeyConditionExpression: '#pk = :pk AND #sk <= :upTo',
+          ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+          // '~' sorts after every character of an id: everything due at or before now.
+          ExpressionAttributeValues: { ':pk': duePartition(kind, day), ':upTo': `${now.toISOString()}~` },
+          Limit: Math.min(remaining, 100),
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      remaining -= page.Items?.length ?? 0;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey && remaining > 0);
+    days.push({ day, items });
+  }
+  return days;
+}

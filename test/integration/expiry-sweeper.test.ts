@@ -1,0 +1,50 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getSubscriptionRecord } from '../../lib/data/subscriptions.js';
+import { expireDueSubscriptions } from '../../lib/services/expiry.js';
+import { createTestApp } from '../support/fixtures.js';
+import { seedSubscription } from '../support/subscriptions.js';
+
+const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+const ahead = (ms: number) => new Date(Date.now() + ms).toISOString();
+
+describe('expiry sweeper (dueByDay index, DynamoDB Local)', () => {
+  let appId: string;
+  beforeAll(async () => {
+    ({ appId } = await createTestApp());
+  });
+
+  it('applies every due time transition and leaves the rest alone, idempotently', async () => {
+    const expiring = await seedSubscription(appId, { expires_at: ago(60_000) });
+    const endingAtPeriodEnd = await seedSubscription(appId, { expires_at: ago(1_000), auto_renew: false, cancel_at_period_end: true });
+    const pauseOver = await seedSubscription(appId, {
+      status: 'paused',
+      expires_at: ahead(10 * 86_400_000),
+      paused_at: ago(3 * 86_400_000),
+      paused_until: ago(5_000),
+    });
+    const notYet = await seedSubscription(appId, { expires_at: ahead(60_000) });
+    const pending = await seedSubscription(appId, { status: 'pending_verification', expires_at: ago(60_000) });
+
+    const first = await expireDueSubscriptions();
+    expect(first.failed).toBe(0);
+    expect(first.changed).toBeGreaterThanOrEqual(3);
+
+    const status = async (id: string) => (await getSubscriptionRecord(appId, id))?.status;
+    expect(await status(expiring.id)).toBe('expired');
+    expect(await status(endingAtPeriodEnd.id)).toBe('cancelled');
+    expect(await status(pauseOver.id)).toBe('active');
+    expect(await status(notYet.id)).toBe('active');
+    expect(await status(pending.id)).toBe('pending_verification');
+
+    // The resumed subscription got its paused time back, counted to paused_until (not to the sweep).
+    const resumed = await getSubscriptionRecord(appId, pauseOver.id);
+    const pausedMs = Date.parse(pauseOver.paused_until!) - Date.parse(pauseOver.paused_at!);
+    expect(Date.parse(resumed!.expires_at)).toBe(Date.parse(pauseOver.expires_at) + pausedMs);
+
+    // Nothing is due any more: a second run changes none of them.
+    const versions = await Promise.all([expiring, endingAtPeriodEnd, pauseOver].map(async (s) => (await getSubscriptionRecord(appId, s.id))!.version));
+    await expireDueSubscriptions();
+    const again = await Promise.all([expiring, endingAtPeriodEnd, pauseOver].map(async (s) => (await getSubscriptionRecord(appId, s.id))!.version));
+    expect(again).toEqual(versions);
+  });
+});

@@ -1,0 +1,30 @@
+/** Writes subscriptions directly (bypassing the API) in states the API cannot produce quickly, e.g. expiring now. */
+import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
+import { insertSubscription, type SubscriptionRecord } from '../../lib/data/subscriptions.js';
+import { newSubscriptionId } from '../../lib/ids.js';
+
+export async function seedSubscription(appId: string, overrides: Partial<SubscriptionRecord> = {}): Promise<SubscriptionRecord> {
+  const now = new Date().toISOString();
+  const record: SubscriptionRecord = {
+    app_id: appId,
+    id: newSubscriptionId(),
+    user_id: 'seeded-user',
+    product_id: 'premium_monthly',
+    platform: 'ios',
+    status: 'active',
+    price: 9.99,
+    currency: 'USD',
+    started_at: now,
+    expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+    auto_renew: true,
+    trial_period: false,
+    trial_expires_at: null,
+    ...INITIAL_LIFECYCLE,
+    created_at: now,
+    updated_at: now,
+    version: 1,
+    ...overrides,
+  };
+  await insertSubscription(record, { transaction_id: null, receipt_data: null, payment_method: 'app_store', last_payment: null });
+  return record;
+}
