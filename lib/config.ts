@@ -1,4 +1,5 @@
 import { DEFAULT_TABLE_NAME } from './defaults.js';
+import { retryScheduleFrom } from './domain/webhook-retry.js';
 
 /**
  * Runtime configuration, read once from the environment when a module first imports it.
@@ -14,6 +15,14 @@ export interface Config {
   keyCacheTtlSeconds: number;
   /** Set in AWS Lambda; decides whether a missing TABLE_NAME is fatal. */
   inLambda: boolean;
+  /** The stack's EventBridge bus; unset locally, where the local bus dispatches in-process. */
+  eventBusName: string | undefined;
+  /** SQS queue that receives webhook events whose retries are exhausted; unset locally. */
+  deadLetterQueueUrl: string | undefined;
+  /** Delays between webhook attempts (WEBHOOK_RETRY_SCHEDULE_SECONDS shortens it for tests). */
+  webhookRetrySchedule: readonly number[];
+  /** Per-attempt timeout of a webhook delivery. */
+  webhookTimeoutMs: number;
 }
 
 
@@ -38,6 +47,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
     keyCacheTtlSeconds: readNonNegativeInt(env, 'KEY_CACHE_TTL_SECONDS', 30),
     inLambda,
+    eventBusName: env.EVENT_BUS_NAME || undefined,
+    deadLetterQueueUrl: env.DEAD_LETTER_QUEUE_URL || undefined,
+    webhookRetrySchedule: retryScheduleFrom(env.WEBHOOK_RETRY_SCHEDULE_SECONDS),
+    webhookTimeoutMs: readNonNegativeInt(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
   };
 }
 

@@ -4,6 +4,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createApp, getApp, listAppKeys, revokeKey, revokeKeyById, rotateKey } from '../data/apps.js';
 import type { ApiKeyKind } from '../data/keys.js';
 import { putProducts } from '../data/products.js';
+import { setWebhook } from '../data/webhooks.js';
+import { recentDeliveries, redeliver } from '../services/webhook-delivery.js';
 import { toDetails } from '../http/parse.js';
 import { appIdSchema, currencySchema } from '../schemas/common.js';
 import { productCatalogueSchema } from '../schemas/product.js';
@@ -133,7 +135,76 @@ const COMMANDS: Record<string, Command> = {
       };
     },
   },
+  'webhooks set': {
+    usage: 'webhooks set --app A --url U   (https, or http on localhost)',
+    options: { app: { type: 'string' }, url: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const url = webhookUrl(required(values, 'url'));
+      const endpoint = await setWebhook(appId, url);
+      return {
+        json: { app_id: appId, url, secret: endpoint.secret },
+        text: [`Webhook endpoint of ${appId}: ${url}`, `Signing secret (Standard Webhooks; shown only now): ${endpoint.secret}`].join('\n'),
+      };
+    },
+  },
+  'webhooks deliveries': {
+    usage: 'webhooks deliveries --app A [--limit 50]',
+    options: { app: { type: 'string' }, limit: { type: 'string', default: '50' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const limit = Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new CliError('--limit must be 1..1000');
+      const deliveries = (await recentDeliveries(appId, limit)).map((d) => ({
+        event_id: d.event_id,
+        subscription_id: d.payload.data.subscription_id,
+        change: `${d.payload.data.old_status}->${d.payload.data.new_status}`,
+        status: d.status,
+        attempts: d.attempts,
+        next_attempt_at: d.next_attempt_at,
+        last_status_code: d.attempt_log.at(-1)?.status_code ?? null,
+        last_error: d.attempt_log.at(-1)?.error ?? null,
+        created_at: d.created_at,
+      }));
+      return {
+        json: { app_id: appId, deliveries },
+        text:
+          deliveries.length === 0
+            ? `No deliveries for ${appId}.`
+            : deliveries
+                .map((d) => `${d.event_id}  ${d.status.padEnd(17)} attempts ${String(d.attempts).padStart(2)}  ${d.change.padEnd(28)} ${d.next_attempt_at ? `next ${d.next_attempt_at}` : ''}${d.last_error ? `  (${d.last_error})` : d.last_status_code ? `  (HTTP ${d.last_status_code})` : ''}`)
+                .join('\n'),
+      };
+    },
+  },
+  'webhooks redeliver': {
+    usage: 'webhooks redeliver --event ID',
+    options: { event: { type: 'string' } },
+    async run(values) {
+      const eventId = required(values, 'event');
+      const delivery = await redeliver(eventId);
+      if (!delivery) throw new CliError(`no delivery of event ${eventId}`, 'NOT_FOUND');
+      const last = delivery.attempt_log.at(-1);
+      return {
+        json: { event_id: eventId, status: delivery.status, attempts: delivery.attempts, next_attempt_at: delivery.next_attempt_at, last_status_code: last?.status_code ?? null, last_error: last?.error ?? null },
+        text: `Event ${eventId}: ${delivery.status} after ${delivery.attempts} attempt(s)${last?.status_code ? ` (HTTP ${last.status_code})` : last?.error ? ` (${last.error})` : ''}`,
+      };
+    },
+  },
 };
+
+/** Webhook URLs must be https; plain http only to this machine (local development). */
+function webhookUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new CliError(`--url ${raw} is not a URL`);
+  }
+  const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) throw new CliError('--url must be https (http only for localhost)');
+  return url.toString();
+}
 
 function helpText(): string {
   return ['Usage: npm run --silent admin -- <command> [--json] [--aws]', '', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');

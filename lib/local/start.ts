@@ -45,21 +45,29 @@ const client = localClient(endpoint);
 const tableState = await ensureTable(client, process.env.TABLE_NAME);
 client.destroy();
 
+const sweepIntervalSeconds = Number(process.env.SWEEP_INTERVAL_SECONDS || 60);
+if (!(sweepIntervalSeconds > 0)) {
+  console.error(`SWEEP_INTERVAL_SECONDS must be a positive number, got "${process.env.SWEEP_INTERVAL_SECONDS}"`);
+  process.exit(2);
+}
+
 // Imported only now: handler modules read their configuration from the environment set above.
-const { startGateway } = await import('./gateway.js');
+const { startLocalRuntime } = await import('./runtime.js');
 const { SUBSCRIPTIONS_BASE } = await import('../routes.js');
-let gateway: Awaited<ReturnType<typeof startGateway>>;
+let runtime: Awaited<ReturnType<typeof startLocalRuntime>>;
 try {
-  gateway = await startGateway({ port, host: process.env.HOST || '127.0.0.1' });
+  runtime = await startLocalRuntime({ port, host: process.env.HOST || '127.0.0.1', sweepIntervalSeconds });
 } catch (error) {
-  console.error(`Could not listen on port ${port}: ${(error as Error).message} (set PORT to use another)`);
+  console.error(`Could not start: ${(error as Error).message}${(error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (set PORT to use another port)' : ''}`);
   await dynamo?.stop();
   process.exit(1);
 }
+const { gateway } = runtime;
 
 console.log(`DynamoDB          ${endpoint} (table "${process.env.TABLE_NAME}" ${tableState})`);
 console.log(`Subscription API  ${gateway.url}${SUBSCRIPTIONS_BASE}`);
 console.log(`Mobile API        ${gateway.url}/`);
+console.log(`Jobs              expiry sweeper and webhook retries every ${sweepIntervalSeconds} s; outbox stream -> webhooks`);
 console.log('Create an app:    npm run --silent admin -- apps create --name demo');
 console.log('Press Ctrl-C to stop.');
 
@@ -68,7 +76,7 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   console.log(`\n${signal}: stopping...`);
-  await gateway.close();
+  await runtime.stop();
   await dynamo?.stop();
   process.exit(0);
 }

@@ -7,3 +7,6 @@ process.env.AWS_REGION = 'us-east-1';
 // Revocation must take effect at once in tests; the cache has its own unit test.
 process.env.KEY_CACHE_TTL_SECONDS = '0';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+// Webhook retries in seconds, not hours: 4 retries one second apart, then the dead letter.
+process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS ??= '1,1,1,1';
+process.env.WEBHOOK_TIMEOUT_MS ??= '2000';

@@ -1,0 +1,149 @@
+/** Webhook endpoints of apps and the record of every delivery (attempts, outcome, next try). */
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { BusEventDetail } from '../events/schemas.js';
+import { newWebhookSecret } from '../ids.js';
+import { ddb, tableName } from './client.js';
+import { dueAttributes, keys } from './keys.js';
+import { keyAttributeNames } from './table.js';
+
+export interface WebhookEndpoint {
+  app_id: string;
+  url: string;
+  /** Standard Webhooks signing secret (`whsec_...`); never returned by any API. */
+  secret: string;
+  enabled: boolean;
+  disabled_reason: string | null;
+  updated_at: string;
+}
+
+/** Sets the app's endpoint with a new signing secret (and re-enables it). */
+export async function setWebhook(appId: string, url: string): Promise<WebhookEndpoint> {
+  const endpoint: WebhookEndpoint = { app_id: appId, url, secret: newWebhookSecret(), enabled: true, disabled_reason: null, updated_at: new Date().toISOString() };
+  await ddb.send(new PutCommand({ TableName: tableName, Item: { ...keys.webhook(appId), type: 'webhook', ...endpoint } }));
+  return endpoint;
+}
+
+export async function getWebhook(appId: string): Promise<WebhookEndpoint | undefined> {
+  const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.webhook(appId) }));
+  return Item as WebhookEndpoint | undefined;
+}
+
+export async function disableWebhook(appId: string, reason: string): Promise<void> {
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.webhook(appId),
+      UpdateExpression: 'SET enabled = :false, disabled_reason = :reason, updated_at = :now',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':false': false, ':reason': reason, ':now': new Date().toISOString() },
+    }),
+  );
+}
+
+export type DeliveryStatus =
+  | 'pending'
+  | 'delivered'
+  /** Retries exhausted: handed to the dead-letter queue. */
+  | 'dead'
+  /** The endpoint answered 410 Gone, or was disabled earlier. */
+  | 'endpoint_disabled'
+  /** The app has no webhook endpoint. */
+  | 'no_endpoint';
+
+export interface AttemptLog {
+  at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface DeliveryRecord extends BusEventDetail {
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  attempt_log: AttemptLog[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** At most this many attempts are kept in a delivery's log (newest). */
+const MAX_LOGGED_ATTEMPTS = 20;
+
+const deliveryItem = (record: DeliveryRecord) => ({
+  ...keys.delivery(record.event_id),
+  type: 'webhook_delivery',
+  ...record,
+  deliveries_pk: record.app_id,
+  deliveries_sk: `${record.created_at}#${record.event_id}`,
+  ...(record.status === 'pending' && record.next_attempt_at
+    ? dueAttributes('DLV', record.next_attempt_at, record.updated_at, record.event_id)
+    : {}),
+});
+
+const KEY_ATTRIBUTES = new Set([...keyAttributeNames(), 'type']);
+const toDelivery = (item: Record<string, unknown>): DeliveryRecord =>
+  Object.fromEntries(Object.entries(item).filter(([name]) => !KEY_ATTRIBUTES.has(name))) as unknown as DeliveryRecord;
+
+/** Records a new event to deliver; returns false when it is already recorded (a duplicate from the bus). */
+export async function createDelivery(detail: BusEventDetail, now: Date): Promise<DeliveryRecord | false> {
+  const record: DeliveryRecord = {
+    ...detail,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now.toISOString(),
+    attempt_log: [],
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+  try {
+    await ddb.send(new PutCommand({ TableName: tableName, Item: deliveryItem(record), ConditionExpression: 'attribute_not_exists(pk)' }));
+    return record;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+export async function getDelivery(eventId: string): Promise<DeliveryRecord | undefined> {
+  const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.delivery(eventId), ConsistentRead: true }));
+  return Item ? toDelivery(Item) : undefined;
+}
+
+/**
+ * Replaces a delivery record if it is still at `expectedAttempts` with status pending (or, with
+ * `force`, whatever its status): the claim that makes one worker, not two, send an attempt.
+ */
+export async function replaceDelivery(next: DeliveryRecord, expectedAttempts: number, force = false): Promise<boolean> {
+  const trimmed = { ...next, attempt_log: next.attempt_log.slice(-MAX_LOGGED_ATTEMPTS) };
+  try {
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: deliveryItem(trimmed),
+        ConditionExpression: force ? 'attribute_exists(pk)' : 'attempts = :attempts AND #status = :pending',
+        ...(force
+          ? {}
+          : { ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':attempts': expectedAttempts, ':pending': 'pending' } }),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** The app's most recent deliveries, newest first. */
+export async function listDeliveries(appId: string, limit: number): Promise<DeliveryRecord[]> {
+  const { Items = [] } = await ddb.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'deliveriesByApp',
+      KeyConditionExpression: 'deliveries_pk = :app',
+      ExpressionAttributeValues: { ':app': appId },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return Items.map(toDelivery);
+}

@@ -1,0 +1,36 @@
+/**
+ * The local stand-in for the stack's EventBridge bus and its rule: every status-change event is
+ * handed to the rule's target, the webhook deliverer handler, wrapped as EventBridge would wrap it.
+ */
+import type { EventBridgeEvent } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import type { BusDispatcher } from '../events/bus.js';
+import { EVENT_SOURCE, STATUS_CHANGED, type BusEventDetail } from '../events/schemas.js';
+import { handler as deliverWebhook } from '../../functions/events/deliver-webhook.js';
+
+export const dispatchToRuleTargets: BusDispatcher = async (events) => {
+  const failed: number[] = [];
+  await Promise.all(
+    events.map(async (detail, index) => {
+      const event: EventBridgeEvent<typeof STATUS_CHANGED, BusEventDetail> = {
+        version: '0',
+        id: randomUUID(),
+        'detail-type': STATUS_CHANGED,
+        source: EVENT_SOURCE,
+        account: '000000000000',
+        time: detail.payload.timestamp,
+        region: 'local',
+        resources: [],
+        detail,
+      };
+      try {
+        await deliverWebhook(event);
+      } catch (error) {
+        // EventBridge would retry the target; here the poller keeps the record and retries it.
+        console.error(JSON.stringify({ level: 'ERROR', message: 'local bus: webhook deliverer failed', event_id: detail.event_id, error: String(error) }));
+        failed.push(index);
+      }
+    }),
+  );
+  return failed;
+};

@@ -1,0 +1,37 @@
+/**
+ * Everything AWS would run, in this process: the gateway (API Gateway + one function per route),
+ * the stream poller (event source mapping -> publisher), the bus (EventBridge rule -> webhook
+ * deliverer) and the scheduler (expiry sweeper, webhook retries). `npm start` and the end-to-end
+ * tests both start it this way, against whatever DynamoDB the environment names.
+ */
+import { useLocalBus } from '../events/bus.js';
+import { dynamodb } from '../data/client.js';
+import { logger } from '../logger.js';
+import { dispatchToRuleTargets } from './event-bus.js';
+import { startGateway, type LocalGateway } from './gateway.js';
+import { startScheduler } from './scheduler.js';
+import { startStreamPoller } from './stream-poller.js';
+
+export interface LocalRuntime {
+  gateway: LocalGateway;
+  stop(): Promise<void>;
+}
+
+export async function startLocalRuntime(options: { port: number; host?: string; sweepIntervalSeconds: number }): Promise<LocalRuntime> {
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  if (!endpoint) throw new Error('the local runtime needs DYNAMODB_ENDPOINT');
+  useLocalBus(dispatchToRuleTargets);
+  const report = (what: string) => (error: unknown) => logger.error(`${what} failed`, { error: (error as Error).message });
+  const gateway = await startGateway({ port: options.port, ...(options.host ? { host: options.host } : {}) });
+  const poller = await startStreamPoller({ client: dynamodb, endpoint, onError: report('stream poller') });
+  const scheduler = startScheduler(options.sweepIntervalSeconds, report('scheduled job'));
+  return {
+    gateway,
+    async stop() {
+      await gateway.close();
+      await scheduler.stop();
+      await poller.stop();
+      useLocalBus(undefined);
+    },
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Delivery of status-change notifications to each app's webhook endpoint: Standard Webhooks
+ * signatures, a 15 s timeout per attempt, retries on a schedule of at least 24 hours (the
+ * dueByDay index holds the next try), 410 Gone disabling the endpoint, and a dead-letter queue
+ * once retries are exhausted. Every attempt is recorded on the delivery.
+ */
+import { config } from '../config.js';
+import {
+  createDelivery,
+  disableWebhook,
+  getDelivery,
+  getWebhook,
+  listDeliveries,
+  replaceDelivery,
+  type AttemptLog,
+  type DeliveryRecord,
+} from '../data/webhooks.js';
+import { decideAfterAttempt, parseRetryAfter, type AttemptOutcome } from '../domain/webhook-retry.js';
+import { sendToDeadLetterQueue } from '../events/dead-letter.js';
+import type { BusEventDetail } from '../events/schemas.js';
+import { signWebhook } from '../events/signing.js';
+import { logger } from '../logger.js';
+import { processDueWork } from './due-work.js';
+
+/** While an attempt is in flight its next try is this far ahead: a crashed attempt is retried after it. */
+const ATTEMPT_LEASE_MS = 2 * 60_000;
+
+async function post(url: string, eventId: string, secret: string, payload: unknown, now: Date): Promise<AttemptOutcome> {
+  const { headers, body } = signWebhook(secret, eventId, payload, now);
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'subscription-backend-webhooks/1', ...headers },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(config.webhookTimeoutMs),
+    });
+    await response.body?.cancel();
+    return { kind: 'response', status: response.status, retryAfterSeconds: parseRetryAfter(response.headers.get('retry-after'), now) };
+  } catch (error) {
+    const name = (error as Error).name;
+    return { kind: 'error', message: name === 'TimeoutError' ? `timed out after ${config.webhookTimeoutMs} ms` : (error as Error).message };
+  }
+}
+
+/**
+ * One attempt at a pending delivery. The attempt is claimed first (conditional write on the
+ * attempt count), so concurrent workers never send the same attempt twice.
+ */
+async function attempt(delivery: DeliveryRecord): Promise<DeliveryRecord> {
+  const now = new Date();
+  const endpoint = await getWebhook(delivery.app_id);
+  if (!endpoint || !endpoint.enabled) {
+    const final: DeliveryRecord = { ...delivery, status: endpoint ? 'endpoint_disabled' : 'no_endpoint', next_attempt_at: null, updated_at: now.toISOString() };
+    await replaceDelivery(final, delivery.attempts);
+    return final;
+  }
+  const claimed: DeliveryRecord = {
+    ...delivery,
+    attempts: delivery.attempts + 1,
+    next_attempt_at: new Date(now.getTime() + ATTEMPT_LEASE_MS).toISOString(),
+    updated_at: now.toISOString(),
+  };
+  if (!(await replaceDelivery(claimed, delivery.attempts))) return (await getDelivery(delivery.event_id)) ?? delivery;
+
+  const started = Date.now();
+  const outcome = await post(endpoint.url, delivery.event_id, endpoint.secret, delivery.payload, now);
+  const finished = new Date();
+  const log: AttemptLog = {
+    at: now.toISOString(),
+    status_code: outcome.kind === 'response' ? outcome.status : null,
+    error: outcome.kind === 'error' ? outcome.message : null,
+    duration_ms: Date.now() - started,
+  };
+  const decision = decideAfterAttempt(outcome, claimed.attempts, finished, config.webhookRetrySchedule);
+  const next: DeliveryRecord = {
+    ...claimed,
+    attempt_log: [...claimed.attempt_log, log],
+    updated_at: finished.toISOString(),
+    status: decision.kind === 'delivered' ? 'delivered' : decision.kind === 'dead' ? 'dead' : decision.kind === 'disable' ? 'endpoint_disabled' : 'pending',
+    next_attempt_at: decision.kind === 'retry' ? decision.at.toISOString() : null,
+  };
+  await replaceDelivery(next, claimed.attempts);
+  if (decision.kind === 'disable') {
+    await disableWebhook(delivery.app_id, `410 Gone from ${endpoint.url} at ${log.at}`);
+    logger.warn('webhook endpoint disabled: 410 Gone', { app_id: delivery.app_id, event_id: delivery.event_id });
+  }
+  if (decision.kind === 'dead') {
+    await sendToDeadLetterQueue(delivery, `no 2xx after ${next.attempts} attempts`);
+    logger.error('webhook delivery dead-lettered', { app_id: delivery.app_id, event_id: delivery.event_id, attempts: next.attempts });
+  }
+  return next;
+}
+
+/** A status change arriving from the bus: record it once (the bus may repeat it) and try at once. */
+export async function deliverStatusChange(detail: BusEventDetail): Promise<DeliveryRecord> {
+  const created = await createDelivery(detail, new Date());
+  if (!created) {
+    const existing = await getDelivery(detail.event_id);
+    if (!existing) throw new Error(`delivery ${detail.event_id} vanished`);
+    return existing;
+  }
+  return attempt(created);
+}
+
+export interface RetryResult {
+  attempted: number;
+  delivered: number;
+  failed: number;
+}
+
+/** The retry job: every pending delivery whose next try is due. */
+export async function retryDueDeliveries(now = new Date()): Promise<RetryResult> {
+  let attempted = 0;
+  let delivered = 0;
+  const { failed } = await processDueWork('DLV', now, { limit: 500, concurrency: 4 }, async (item) => {
+    const delivery = await getDelivery(item.event_id as string);
+    if (!delivery || delivery.status !== 'pending' || !delivery.next_attempt_at || delivery.next_attempt_at > now.toISOString()) return;
+    attempted += 1;
+    if ((await attempt(delivery)).status === 'delivered') delivered += 1;
+  });
+  return { attempted, delivered, failed };
+}
+
+/** `admin webhooks redeliver`: a fresh round of attempts for one event, whatever its state. */
+export async function redeliver(eventId: string): Promise<DeliveryRecord | undefined> {
+  const delivery = await getDelivery(eventId);
+  if (!delivery) return undefined;
+  const reset: DeliveryRecord = { ...delivery, status: 'pending', attempts: 0, next_attempt_at: new Date().toISOString(), updated_at: new Date().toISOString() };
+  await replaceDelivery(reset, delivery.attempts, true);
+  return attempt(reset);
+}
+
+export const recentDeliveries = (appId: string, limit = 50): Promise<DeliveryRecord[]> => listDeliveries(appId, limit);

@@ -1,0 +1,155 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // Read once by lib/config.ts: this file exercises the AWS dead-letter path against a mocked SQS.
+  process.env.DEAD_LETTER_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/webhook-dead-letters';
+});
+
+import { getWebhook, setWebhook } from '../../lib/data/webhooks.js';
+import { newEventId } from '../../lib/ids.js';
+import type { BusEventDetail } from '../../lib/events/schemas.js';
+import { deliverStatusChange, recentDeliveries, redeliver, retryDueDeliveries } from '../../lib/services/webhook-delivery.js';
+import { createTestApp } from '../support/fixtures.js';
+import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+const sqs = mockClient(SQSClient);
+
+function statusChange(appId: string): BusEventDetail {
+  return {
+    app_id: appId,
+    event_id: newEventId(),
+    payload: {
+      event: 'subscription.status_changed',
+      timestamp: new Date().toISOString(),
+      data: { subscription_id: 'sub_0123456789abcdef01234567', user_id: 'u', old_status: 'active', new_status: 'expired', expires_at: new Date().toISOString(), auto_renew: false },
+    },
+  };
+}
+
+/** Runs the retry job until the delivery settles (the test schedule retries every second). */
+async function settle(appId: string, eventId: string) {
+  await waitUntil(
+    async () => {
+      await retryDueDeliveries();
+      const delivery = (await recentDeliveries(appId)).find((d) => d.event_id === eventId);
+      return delivery !== undefined && delivery.status !== 'pending';
+    },
+    20_000,
+    `delivery ${eventId} to settle`,
+  );
+  return (await recentDeliveries(appId)).find((d) => d.event_id === eventId)!;
+}
+
+describe('webhook delivery (Standard Webhooks, DynamoDB Local, local receiver)', () => {
+  let receiver: WebhookReceiver;
+  let appId: string;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    ({ appId } = await createTestApp([]));
+    const { secret } = await setWebhook(appId, receiver.url);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // 32 random bytes
+    receiver.setSecret(secret);
+  });
+  afterAll(() => receiver.close());
+  beforeEach(() => {
+    sqs.reset();
+    receiver.respond = () => 204;
+  });
+
+  it('delivers the spec payload with a valid signature and the event id as webhook-id', async () => {
+    const detail = statusChange(appId);
+    const delivery = await deliverStatusChange(detail);
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 1 });
+    const got = receiver.received.find((r) => r.id === detail.event_id)!;
+    expect(got.verified).toBe(true);
+    expect(got.payload).toEqual(detail.payload);
+    expect(got.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
+  });
+
+  it('a receiver that fails the first 3 attempts gets the event exactly once as a success, always with the same webhook-id', async () => {
+    receiver.respond = (attempt) => (attempt < 3 ? 503 : 200);
+    const detail = statusChange(appId);
+    await deliverStatusChange(detail);
+    const delivery = await settle(appId, detail.event_id);
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 4 });
+    expect(delivery.attempt_log.map((a) => a.status_code)).toEqual([503, 503, 503, 200]);
+    const requests = receiver.received.filter((r) => r.id === detail.event_id);
+    expect(requests).toHaveLength(4);
+    expect(requests.every((r) => r.verified)).toBe(true);
+    expect(receiver.accepted().filter((r) => r.id === detail.event_id)).toHaveLength(1);
+    // A repeat of the same event from the bus (at-least-once) sends nothing more.
+    await deliverStatusChange(detail);
+    expect(receiver.received.filter((r) => r.id === detail.event_id)).toHaveLength(4);
+  });
+
+  it('a receiver down past the last retry leaves the event in the dead-letter queue and visible as dead', async () => {
+    receiver.respond = () => 500;
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
+    const detail = statusChange(appId);
+    await deliverStatusChange(detail);
+    const delivery = await settle(appId, detail.event_id);
+    expect(delivery).toMatchObject({ status: 'dead', attempts: 5, next_attempt_at: null });
+    const sent = sqs.commandCalls(SendMessageCommand);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.args[0].input.QueueUrl).toBe(process.env.DEAD_LETTER_QUEUE_URL);
+    expect(JSON.parse(sent[0]!.args[0].input.MessageBody!)).toMatchObject({ event_id: detail.event_id, app_id: appId, payload: detail.payload });
+  });
+
+  it('redelivering a dead event sends it again with the same webhook-id', async () => {
+    receiver.respond = () => 500;
+    sqs.on(SendMessageCommand).resolves({});
+    const detail = statusChange(appId);
+    await deliverStatusChange(detail);
+    await settle(appId, detail.event_id);
+    receiver.respond = () => 200;
+    const again = await redeliver(detail.event_id);
+    expect(again).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(receiver.accepted().filter((r) => r.id === detail.event_id)).toHaveLength(1);
+  });
+
+  it('honours Retry-After: no retry before the receiver asked', async () => {
+    receiver.respond = (attempt) => (attempt === 0 ? { status: 429, headers: { 'retry-after': '3600' } } : 200);
+    const detail = statusChange(appId);
+    const first = await deliverStatusChange(detail);
+    expect(first.status).toBe('pending');
+    expect(Date.parse(first.next_attempt_at!) - Date.now()).toBeGreaterThan(3500_000);
+    await retryDueDeliveries();
+    expect(receiver.received.filter((r) => r.id === detail.event_id)).toHaveLength(1);
+  });
+
+  it('410 Gone disables the endpoint; later events are not sent', async () => {
+    const { appId: gone } = await createTestApp([]);
+    const { secret } = await setWebhook(gone, receiver.url);
+    receiver.setSecret(secret);
+    receiver.respond = () => 410;
+    const first = await deliverStatusChange(statusChange(gone));
+    expect(first.status).toBe('endpoint_disabled');
+    expect(await getWebhook(gone)).toMatchObject({ enabled: false, disabled_reason: expect.stringContaining('410') });
+    const before = receiver.received.length;
+    expect((await deliverStatusChange(statusChange(gone))).status).toBe('endpoint_disabled');
+    expect(receiver.received.length).toBe(before);
+  });
+
+  it('an app without an endpoint records the event as undeliverable, without retries', async () => {
+    const { appId: silent } = await createTestApp([]);
+    const delivery = await deliverStatusChange(statusChange(silent));
+    expect(delivery).toMatchObject({ status: 'no_endpoint', attempts: 0, next_attempt_at: null });
+  });
+
+  it('an unreachable receiver is retried', async () => {
+    const { appId: unreachable } = await createTestApp([]);
+    await setWebhook(unreachable, 'http://127.0.0.1:9/closed-port');
+    const delivery = await deliverStatusChange(statusChange(unreachable));
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(delivery.attempt_log[0]).toMatchObject({ status_code: null, error: expect.any(String) });
+  });
+
+  it('a receiver slower than the timeout counts as a failed attempt', async () => {
+    receiver.respond = () => ({ status: 200, delayMs: 3000 }); // WEBHOOK_TIMEOUT_MS is 2000 in tests
+    const delivery = await deliverStatusChange(statusChange(appId));
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(delivery.attempt_log[0]!.error).toContain('timed out after 2000 ms');
+  });
+});

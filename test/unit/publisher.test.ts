@@ -1,0 +1,74 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  process.env.EVENT_BUS_NAME = 'subscription-events';
+});
+
+import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
+import { outboxItem, OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
+import { EVENT_SOURCE, STATUS_CHANGED } from '../../lib/events/schemas.js';
+import { handler } from '../../functions/events/publish-status-changes.js';
+
+const eventBridge = mockClient(EventBridgeClient);
+
+let sequence = 100;
+function streamRecord(item: Record<string, unknown>, eventName: 'INSERT' | 'MODIFY' | 'REMOVE' = 'INSERT'): DynamoDBRecord {
+  return {
+    eventName,
+    dynamodb: { NewImage: marshall(item, { removeUndefinedValues: true }) as never, SequenceNumber: String(sequence++), Keys: {} },
+  } as DynamoDBRecord;
+}
+
+const state = { ...INITIAL_LIFECYCLE, status: 'expired' as const, expires_at: '2026-01-01T00:00:00.000Z', auto_renew: false };
+const subject = { app_id: 'app_0123456789abcdef', id: 'sub_0123456789abcdef01234567', user_id: 'u-1' };
+const outbox = () => outboxItem(subject, state, { from: 'active', to: 'expired' }, new Date('2026-01-01T00:00:01.000Z'));
+
+describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local EventBridge exists)', () => {
+  beforeEach(() => eventBridge.reset());
+
+  it('puts each outbox insert on the bus as subscription.status_changed with the spec payload', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] });
+    const item = outbox();
+    const result = await handler({ Records: [streamRecord(item)] });
+    expect(result).toEqual({ batchItemFailures: [] });
+    const [call] = eventBridge.commandCalls(PutEventsCommand);
+    const entry = call!.args[0].input.Entries![0]!;
+    expect(entry).toMatchObject({ EventBusName: 'subscription-events', Source: EVENT_SOURCE, DetailType: STATUS_CHANGED });
+    expect(JSON.parse(entry.Detail!)).toEqual({
+      app_id: subject.app_id,
+      event_id: item.event_id,
+      payload: {
+        event: 'subscription.status_changed',
+        timestamp: '2026-01-01T00:00:01.000Z',
+        data: { subscription_id: subject.id, user_id: 'u-1', old_status: 'active', new_status: 'expired', expires_at: state.expires_at, auto_renew: false },
+      },
+    });
+  });
+
+  it('ignores every other stream record (state items, modifications, removals)', async () => {
+    const result = await handler({
+      Records: [streamRecord({ pk: 'SUB#a#b', sk: 'SUB', type: 'subscription' }), streamRecord(outbox(), 'MODIFY'), streamRecord(outbox(), 'REMOVE')],
+    });
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(eventBridge.commandCalls(PutEventsCommand)).toHaveLength(0);
+  });
+
+  it('reports the records whose events the bus rejected, so the stream retries them', async () => {
+    const records = Array.from({ length: 12 }, () => streamRecord(outbox()));
+    eventBridge
+      .on(PutEventsCommand)
+      .resolvesOnce({ FailedEntryCount: 1, Entries: [...Array.from({ length: 9 }, () => ({ EventId: 'x' })), { ErrorCode: 'ThrottlingException' }] })
+      .resolvesOnce({ FailedEntryCount: 0, Entries: [{ EventId: 'y' }, { EventId: 'z' }] });
+    const result = await handler({ Records: records });
+    expect(eventBridge.commandCalls(PutEventsCommand).map((c) => c.args[0].input.Entries!.length)).toEqual([10, 2]);
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: records[9]!.dynamodb!.SequenceNumber }]);
+  });
+
+  it('the stream filter matches exactly outbox inserts', () => {
+    expect(OUTBOX_STREAM_FILTER).toEqual({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['outbox'] } } } });
+  });
+});
