@@ -21,9 +21,13 @@ export function startScheduler(intervalSeconds: number, onError: (error: unknown
           onError(error);
         }
       }
+      if (!running) break;
       await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, intervalSeconds * 1000);
+        const timer = setTimeout(resolve, intervalSeconds * 1000);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
     }
   })();
