@@ -3,7 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
-const TSX_CLI = resolve(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');
+/** One process per command (tsx as a loader, not its CLI, which would add a parent process). */
+const WITH_TSX = ['--import', 'tsx'];
 
 export interface RunResult {
   code: number | null;
@@ -31,14 +32,14 @@ export const runNode = (script: string, env: Record<string, string | undefined>,
 
 /** Runs one of the project's TypeScript entry points to completion. */
 export const runTs = (script: string, args: string[], env: Record<string, string | undefined> = {}) =>
-  runToEnd(spawnNode([TSX_CLI, script, ...args], env, REPO_ROOT));
+  runToEnd(spawnNode([...WITH_TSX, script, ...args], env, REPO_ROOT));
 
 /** The operator CLI against the test table. */
 export const admin = (...args: string[]) => runTs('lib/admin/cli.ts', args);
 
 /** Starts a long-running entry point (npm start); `output` is everything it printed so far. */
 export function startTs(script: string, args: string[], env: Record<string, string | undefined>): { child: ChildProcess; output: () => string } {
-  const child = spawnNode([TSX_CLI, script, ...args], env, REPO_ROOT);
+  const child = spawnNode([...WITH_TSX, script, ...args], env, REPO_ROOT);
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));

@@ -1,0 +1,77 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  process.env.TABLE_NAME = `restart-e2e-${process.pid}`;
+});
+
+import { setWebhook } from '../../lib/data/webhooks.js';
+import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { updateSubscription } from '../../lib/services/subscriptions.js';
+import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { createOwnTable } from '../support/own-table.js';
+import { startTs } from '../support/processes.js';
+import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('npm start killed between a state write and its delivery', () => {
+  let receiver: WebhookReceiver;
+  let app: TestApp;
+  beforeAll(async () => {
+    await createOwnTable();
+    receiver = await startWebhookReceiver();
+    app = await createTestApp();
+    receiver.setSecret((await setWebhook(app.appId, receiver.url)).secret);
+  });
+  afterAll(() => receiver?.close());
+
+  async function start(port: number) {
+    // The external DynamoDB of the test run stays up while npm start dies, as DATA_DIR would on disk.
+    const service = startTs('lib/local/start.ts', [], { PORT: String(port), SWEEP_INTERVAL_SECONDS: '1' });
+    await waitUntil(() => service.output().includes('Mobile API'), 45_000, `npm start:\n${service.output()}`);
+    return service;
+  }
+
+  it('delivers the pending notification after the restart, exactly once', async () => {
+    const port = await freePort();
+    const first = await start(port);
+    const created = await fetch(`http://127.0.0.1:${port}${SUBSCRIPTIONS_BASE}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app.secretKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ user_id: 'u-restart', product_id: 'premium_monthly', platform: 'ios' }),
+    });
+    const id = ((await created.json()) as { data: { id: string } }).data.id;
+    await updateSubscription(app.appId, id, { status: 'active' });
+    await waitUntil(() => receiver.accepted().length === 1, 15_000, 'the activation webhook');
+
+    // Abrupt death: no shutdown handler runs.
+    const exited = new Promise((resolve) => first.child.once('exit', resolve));
+    first.child.kill('SIGKILL');
+    await exited;
+
+    // The state write (and its outbox item) happens while nothing relays the stream.
+    await updateSubscription(app.appId, id, { status: 'cancelled', cancellation_reason: 'written while down' });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(receiver.accepted()).toHaveLength(1);
+
+    const second = await start(port);
+    try {
+      await waitUntil(() => receiver.accepted().length === 2, 20_000, 'the cancellation webhook after restart');
+      await new Promise((r) => setTimeout(r, 1500));
+      const changes = receiver.accepted().map((r) => `${r.payload.data.old_status}->${r.payload.data.new_status}`);
+      expect(changes).toEqual(['pending_verification->active', 'active->cancelled']);
+    } finally {
+      const exited2 = new Promise((resolve) => second.child.once('exit', resolve));
+      second.child.kill('SIGINT');
+      await exited2;
+    }
+  }, 120_000);
+});
