@@ -3,15 +3,18 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Api } from './constructs/api.js';
 import { DataStore } from './constructs/data.js';
+import { Notifications } from './constructs/notifications.js';
 
 export class SubscriptionBackendStack extends Stack {
   readonly data: DataStore;
   readonly api: Api;
+  readonly notifications: Notifications;
 
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, { description: 'Self-hosted subscription backend', ...props });
     this.data = new DataStore(this, 'Data');
     this.api = new Api(this, 'Api', { table: this.data.table });
+    this.notifications = new Notifications(this, 'Notifications', { table: this.data.table });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for `admin --aws`' });
   }
 }

@@ -6,8 +6,8 @@ import { retryScheduleFrom } from './domain/webhook-retry.js';
  * In Lambda the CDK stack sets these; locally `npm start`, the CLI and the tests do.
  */
 export interface Config {
-  /** The single DynamoDB table. */
-  tableName: string;
+  /** The single DynamoDB table (unset for functions that never touch it, e.g. the stream publisher). */
+  tableName: string | undefined;
   /** Set for DynamoDB Local; unset in AWS. */
   dynamodbEndpoint: string | undefined;
   region: string;
@@ -38,9 +38,7 @@ function readNonNegativeInt(env: NodeJS.ProcessEnv, name: string, fallback: numb
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
-  const tableName = env.TABLE_NAME ?? (inLambda ? undefined : DEFAULT_TABLE_NAME);
-  // Fail at cold start, not on the first request that touches the table.
-  if (!tableName) throw new Error('TABLE_NAME is not set');
+  const tableName = env.TABLE_NAME || (inLambda ? undefined : DEFAULT_TABLE_NAME);
   return {
     tableName,
     dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,

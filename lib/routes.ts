@@ -28,8 +28,8 @@ export const SUBSCRIPTIONS_BASE = '/v1/subscriptions';
 
 /** Authentication reads the key item on every request that misses the cache. */
 const AUTH: readonly TableAction[] = ['GetItem'];
-/** Every subscription change is a TransactWriteItems of puts, updates and condition checks. */
-const TRANSACT: readonly TableAction[] = ['PutItem', 'UpdateItem', 'ConditionCheckItem'];
+/** Every subscription change is a TransactWriteItems of puts and updates. */
+const TRANSACT: readonly TableAction[] = ['PutItem', 'UpdateItem'];
 
 export const ROUTES: readonly Route[] = [
   {

@@ -66,10 +66,8 @@ export class Api extends Construct {
       const fn = new ServiceFunction(this, route.name, {
         handlerModule: route.handler,
         description: `${route.method} ${route.path}`,
-        environment: { TABLE_NAME: props.table.tableName },
         timeout: Duration.seconds(10),
-      });
-      props.table.grant(fn, ...route.table.map((action) => `dynamodb:${action}`));
+      }).useTable(props.table, route.table);
       this.restApi.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn));
       this.functions.set(route.name, fn);
     }

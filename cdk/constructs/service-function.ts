@@ -7,7 +7,9 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
+import type { TableAction } from '../../lib/routes.js';
 import { resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
@@ -33,7 +35,17 @@ export interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'entry' 
   handlerModule: string;
 }
 
+/** DynamoDB actions, as IAM names without the `dynamodb:` prefix (lib/routes.ts declares them per route). */
+export type { TableAction } from '../../lib/routes.js';
+
 export class ServiceFunction extends NodejsFunction {
+  /** Allows exactly these DynamoDB actions on the table and its indexes, and names the table. */
+  useTable(table: ITable, actions: readonly TableAction[]): this {
+    this.addEnvironment('TABLE_NAME', table.tableName);
+    table.grant(this, ...actions.map((action) => `dynamodb:${action}`));
+    return this;
+  }
+
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     const { handlerModule, environment, ...rest } = props;
     super(scope, id, {

@@ -19,4 +19,6 @@ export const ddb = DynamoDBDocumentClient.from(dynamodb, {
   marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
 });
 
-export const tableName = config.tableName;
+// Fail at cold start of any function that uses the table, not on its first request.
+if (!config.tableName) throw new Error('TABLE_NAME is not set');
+export const tableName: string = config.tableName;

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
 import { TABLE } from '../../lib/data/table.js';
 import { ROUTES } from '../../lib/routes.js';
+import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
@@ -38,7 +39,8 @@ function actionsOf(functionId: string): string[] {
 
 describe('the CDK stack', () => {
   it('has one function per route, each behind an API Gateway method with a Lambda proxy integration', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length);
+    const routeFunctions = ofType('AWS::Lambda::Function').filter(([, r]) => ROUTES.some((route) => r.Properties.Description === `${route.method} ${route.path}`));
+    expect(routeFunctions).toHaveLength(ROUTES.length);
     for (const route of ROUTES) {
       const [functionId] = functionOf(route);
       const methods = ofType('AWS::ApiGateway::Method').filter(
@@ -54,12 +56,19 @@ describe('the CDK stack', () => {
     for (const route of ROUTES) for (const part of route.path.split('/').filter(Boolean)) expect(parts).toContain(part);
   });
 
-  it('runs every function on Node.js 24, arm64, with the table name and source maps', () => {
+  it('runs every function on Node.js 24, arm64, with source maps', () => {
     template.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
-      Environment: { Variables: Match.objectLike({ TABLE_NAME: Match.anyValue(), NODE_OPTIONS: '--enable-source-maps' }) },
+      Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps' }) },
     });
+  });
+
+  it('names the table to every function that may touch it', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      const touchesTable = actionsOf(id).some((a) => ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'].includes(a));
+      if (touchesTable) expect(fn.Properties.Environment.Variables.TABLE_NAME, id).toBeDefined();
+    }
   });
 
   it('builds the table from the one definition: keys, every GSI, stream, TTL and point-in-time recovery', () => {
@@ -118,5 +127,84 @@ describe('the CDK stack', () => {
   it('outputs the API URL and the table name', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('TableName', {});
+  });
+});
+
+describe('the notification path in the stack', () => {
+  const functionByDescription = (description: string): [string, Resource] => {
+    const found = ofType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Description === description);
+    expect(found, description).toHaveLength(1);
+    return found[0]!;
+  };
+  const tableActions = (functionId: string) => new Set(actionsOf(functionId).filter((a) => a.startsWith('dynamodb:')));
+
+  it('has its own event bus and a rule for subscription.status_changed targeting the webhook deliverer, with a DLQ', () => {
+    template.resourceCountIs('AWS::Events::EventBus', 1);
+    const [delivererId] = functionByDescription('EventBridge rule target: Standard Webhooks delivery');
+    const rules = ofType('AWS::Events::Rule').filter(([, r]) => r.Properties.EventPattern?.['detail-type']?.[0] === 'subscription.status_changed');
+    expect(rules).toHaveLength(1);
+    const rule = rules[0]![1].Properties;
+    expect(rule.EventPattern).toEqual({ source: ['subscription-backend'], 'detail-type': ['subscription.status_changed'] });
+    expect(refOf(rule.EventBusName)).toBeDefined();
+    expect(JSON.stringify(rule.Targets[0].Arn)).toContain(delivererId);
+    expect(rule.Targets[0].DeadLetterConfig).toBeDefined();
+    expect(rule.Targets[0].RetryPolicy).toMatchObject({ MaximumRetryAttempts: 8 });
+  });
+
+  it('feeds the publisher from the table stream, filtered to outbox inserts, reporting failures per record', () => {
+    const [publisherId] = functionByDescription('table stream (outbox) -> EventBridge');
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: publisherId },
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify(OUTBOX_STREAM_FILTER) }] },
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+    });
+    expect(actionsOf(publisherId)).toContain('events:PutEvents');
+    // Only the stream (granted by the event source), nothing on the table itself.
+    expect([...tableActions(publisherId)].sort()).toEqual(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams']);
+    expect(resources[publisherId]!.Properties.Environment.Variables.EVENT_BUS_NAME).toBeDefined();
+  });
+
+  it('runs the expiry sweeper and the webhook retries every minute', () => {
+    for (const description of ['every minute: expiries and pause ends that are due', 'every minute: webhook deliveries whose next try is due']) {
+      const [jobId] = functionByDescription(description);
+      const schedules = ofType('AWS::Events::Rule').filter(
+        ([, r]) => r.Properties.ScheduleExpression === 'rate(1 minute)' && JSON.stringify(r.Properties.Targets).includes(jobId),
+      );
+      expect(schedules, description).toHaveLength(1);
+    }
+  });
+
+  it('sends exhausted webhook events to an SQS dead-letter queue that an alarm watches', () => {
+    const [delivererId] = functionByDescription('EventBridge rule target: Standard Webhooks delivery');
+    const queueUrl = resources[delivererId]!.Properties.Environment.Variables.DEAD_LETTER_QUEUE_URL;
+    const queueId = refOf(queueUrl)!;
+    expect(resources[queueId]!.Type).toBe('AWS::SQS::Queue');
+    expect(actionsOf(delivererId)).toContain('sqs:SendMessage');
+    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([, a]) => JSON.stringify(a.Properties.Dimensions).includes(queueId));
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]![1].Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, AlarmActions: [expect.anything()] });
+  });
+
+  it('gives the deliverer and the jobs only the table actions they use', () => {
+    expect(tableActions(functionByDescription('EventBridge rule target: Standard Webhooks delivery')[0])).toEqual(new Set(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
+    expect(tableActions(functionByDescription('every minute: webhook deliveries whose next try is due')[0])).toEqual(
+      new Set(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query']),
+    );
+    expect(tableActions(functionByDescription('every minute: expiries and pause ends that are due')[0])).toEqual(
+      new Set(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
+    );
+  });
+
+  it('keeps webhook secrets out of every environment variable', () => {
+    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+      expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toMatch(/whsec_|SECRET/i);
+    }
+  });
+
+  it('outputs the bus name for operators to attach their own rules', () => {
+    template.hasOutput('EventBusName', {});
   });
 });

@@ -1,0 +1,115 @@
+/**
+ * The status-change notification path: table stream (outbox inserts only) -> publisher ->
+ * the stack's EventBridge bus -> rule -> webhook deliverer, with the retry job, a dead-letter
+ * queue for events whose retries are exhausted, and alarms an operator can subscribe to.
+ * Operators attach their own rules and targets to `bus` (see the README).
+ */
+import { CfnOutput, Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
+import { EVENT_SOURCE, STATUS_CHANGED } from '../../lib/events/schemas.js';
+import { ServiceFunction } from './service-function.js';
+
+const deadLetterQueue = (scope: Construct, id: string) =>
+  new Queue(scope, id, { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+
+export class Notifications extends Construct {
+  readonly bus: EventBus;
+  readonly webhookDeadLetters: Queue;
+  readonly alarmTopic: Topic;
+  readonly publisher: ServiceFunction;
+  readonly deliverer: ServiceFunction;
+  readonly retryJob: ServiceFunction;
+  readonly expiryJob: ServiceFunction;
+
+  constructor(scope: Construct, id: string, props: { table: Table }) {
+    super(scope, id);
+    const { table } = props;
+    this.bus = new EventBus(this, 'Bus', { description: 'subscription.status_changed events of the subscription backend' });
+    this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'Subscription backend alarms' });
+    this.webhookDeadLetters = deadLetterQueue(this, 'WebhookDeadLetters');
+    const streamFailures = deadLetterQueue(this, 'StreamFailures');
+    const ruleFailures = deadLetterQueue(this, 'RuleTargetFailures');
+
+    // Stream -> bus. Only outbox inserts reach the function (the same filter the local poller applies).
+    this.publisher = new ServiceFunction(this, 'PublishStatusChanges', {
+      handlerModule: 'functions/events/publish-status-changes.ts',
+      description: 'table stream (outbox) -> EventBridge',
+      environment: { EVENT_BUS_NAME: this.bus.eventBusName },
+    });
+    this.bus.grantPutEventsTo(this.publisher);
+    this.publisher.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(1),
+        bisectBatchOnError: true,
+        reportBatchItemFailures: true,
+        retryAttempts: 20,
+        filters: [FilterCriteria.filter(OUTBOX_STREAM_FILTER)],
+        onFailure: new SqsDlq(streamFailures),
+      }),
+    );
+
+    // Bus -> webhooks.
+    const environment = { DEAD_LETTER_QUEUE_URL: this.webhookDeadLetters.queueUrl };
+    this.deliverer = new ServiceFunction(this, 'DeliverWebhook', {
+      handlerModule: 'functions/events/deliver-webhook.ts',
+      description: 'EventBridge rule target: Standard Webhooks delivery',
+      timeout: Duration.seconds(30), // one attempt: 15 s HTTP timeout plus bookkeeping
+      environment,
+    }).useTable(table, ['GetItem', 'PutItem', 'UpdateItem']);
+    new Rule(this, 'StatusChangedToWebhooks', {
+      eventBus: this.bus,
+      description: 'Delivers subscription.status_changed to the app webhook',
+      eventPattern: { source: [EVENT_SOURCE], detailType: [STATUS_CHANGED] },
+      targets: [new LambdaFunction(this.deliverer, { retryAttempts: 8, maxEventAge: Duration.hours(6), deadLetterQueue: ruleFailures })],
+    });
+
+    // Every minute: webhook retries that are due, and subscriptions the clock has made due.
+    this.retryJob = new ServiceFunction(this, 'RetryWebhooks', {
+      handlerModule: 'functions/jobs/retry-webhooks.ts',
+      description: 'every minute: webhook deliveries whose next try is due',
+      timeout: Duration.minutes(5),
+      environment,
+    }).useTable(table, ['GetItem', 'PutItem', 'UpdateItem', 'Query']);
+    this.expiryJob = new ServiceFunction(this, 'ExpireSubscriptions', {
+      handlerModule: 'functions/jobs/expire-subscriptions.ts',
+      description: 'every minute: expiries and pause ends that are due',
+      timeout: Duration.minutes(5),
+    }).useTable(table, ['GetItem', 'Query', 'PutItem', 'UpdateItem']);
+    for (const [name, job] of [['RetryWebhooksEveryMinute', this.retryJob], ['ExpireSubscriptionsEveryMinute', this.expiryJob]] as const) {
+      new Rule(this, name, { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(job, { retryAttempts: 0 })] });
+    }
+    for (const fn of [this.deliverer, this.retryJob]) this.webhookDeadLetters.grantSendMessages(fn);
+
+    // Anything in a dead-letter queue needs a person.
+    for (const [name, queue, what] of [
+      ['WebhookDeadLettersAlarm', this.webhookDeadLetters, 'webhook events undeliverable after every retry'],
+      ['StreamFailuresAlarm', streamFailures, 'outbox stream batches the publisher could not put on the bus'],
+      ['RuleTargetFailuresAlarm', ruleFailures, 'events the webhook deliverer could not process'],
+    ] as const) {
+      new Alarm(this, name, {
+        alarmDescription: what,
+        metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }).addAlarmAction(new SnsAction(this.alarmTopic));
+    }
+
+    new CfnOutput(scope, 'EventBusName', { value: this.bus.eventBusName, description: 'attach your own rules to this bus' });
+    new CfnOutput(scope, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'subscribe to be told about dead letters' });
+    new CfnOutput(scope, 'WebhookDeadLetterQueueUrl', { value: this.webhookDeadLetters.queueUrl });
+  }
+}
