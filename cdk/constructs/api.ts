@@ -11,21 +11,25 @@ import { ROUTES, type Route } from '../../lib/routes.js';
 import { ServiceFunction } from './service-function.js';
 
 /**
- * Errors API Gateway answers itself (before any function runs). The two APIs have different
- * envelopes, so the body carries both: `{status:"error", code, message}` for the mobile API and
- * `{error: {code, message}}` for the subscription API.
+ * Errors API Gateway answers itself (before any function runs: unknown route, throttling, a
+ * future usage-plan key check). The gateway does not know which of the two APIs a request was
+ * meant for, and the two have different error envelopes, so the one body carries both:
+ * `{error: {code, message}}` (subscription API) and `{status: "error", code, message}` (mobile
+ * API). Clients of either read their own keys and ignore the others.
+ *
+ * `$context.error.messageString` is substituted already quoted (`"Missing Authentication Token"`),
+ * so it goes into the template unquoted; a quoted placeholder would produce `""..""`, invalid JSON.
+ * `$context.requestId` is the id API Gateway writes to the access log.
  */
-const gatewayError = (code: string, status: string) => ({
-  statusCode: status,
-  templates: {
-    'application/json': JSON.stringify({
-      status: 'error',
-      code,
-      message: '$context.error.messageString',
-      error: { code, message: '$context.error.messageString' },
-    }),
-  },
-});
+const MESSAGE = '__GATEWAY_MESSAGE__';
+const gatewayErrorTemplate = (code: string, withRequestId: boolean): string =>
+  JSON.stringify({
+    error: { code, message: MESSAGE, ...(withRequestId ? { request_id: '$context.requestId' } : {}) },
+    status: 'error',
+    code,
+    message: MESSAGE,
+    ...(withRequestId ? { request_id: '$context.requestId' } : {}),
+  }).replaceAll(`"${MESSAGE}"`, '$context.error.messageString');
 
 export class Api extends Construct {
   readonly restApi: RestApi;
@@ -47,7 +51,9 @@ export class Api extends Construct {
       },
     });
 
-    const responses: [ResponseType, string, string][] = [
+    // [type, code, status]; no status for the DEFAULT_* catch-alls, so 403, 415, 502, 504...
+    // keep the status API Gateway gives them and only the body becomes JSON.
+    const responses: [ResponseType, string, string | undefined][] = [
       [ResponseType.MISSING_AUTHENTICATION_TOKEN, 'ROUTE_NOT_FOUND', '404'],
       [ResponseType.RESOURCE_NOT_FOUND, 'ROUTE_NOT_FOUND', '404'],
       [ResponseType.UNAUTHORIZED, 'INVALID_API_KEY', '401'],
@@ -55,11 +61,15 @@ export class Api extends Construct {
       [ResponseType.THROTTLED, 'RATE_LIMITED', '429'],
       [ResponseType.QUOTA_EXCEEDED, 'RATE_LIMITED', '429'],
       [ResponseType.REQUEST_TOO_LARGE, 'PAYLOAD_TOO_LARGE', '413'],
-      [ResponseType.DEFAULT_4XX, 'INVALID_PARAMETER', '400'],
-      [ResponseType.DEFAULT_5XX, 'INTERNAL_ERROR', '500'],
+      [ResponseType.DEFAULT_4XX, 'INVALID_PARAMETER', undefined],
+      [ResponseType.DEFAULT_5XX, 'INTERNAL_ERROR', undefined],
     ];
-    for (const [type, code, status] of responses) {
-      this.restApi.addGatewayResponse(`${code}${status}${type.responseType}`, { type, ...gatewayError(code, status) });
+    for (const [type, code, statusCode] of responses) {
+      this.restApi.addGatewayResponse(`GatewayResponse${type.responseType}`, {
+        type,
+        ...(statusCode ? { statusCode } : {}),
+        templates: { 'application/json': gatewayErrorTemplate(code, type === ResponseType.DEFAULT_5XX) },
+      });
     }
 
     for (const route of props.routes ?? ROUTES) {

@@ -119,9 +119,38 @@ describe('the CDK stack', () => {
     expect(JSON.stringify(statement?.Resource)).toContain('/index/*');
   });
 
-  it('answers gateway-level errors with JSON envelopes (404 unknown route, 429 throttled)', () => {
+  it('answers gateway-level errors with JSON envelopes (404 unknown route, 401, 429 throttled)', () => {
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'MISSING_AUTHENTICATION_TOKEN', StatusCode: '404' });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'UNAUTHORIZED', StatusCode: '401' });
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'THROTTLED', StatusCode: '429' });
+  });
+
+  it('gives every gateway error a body that is valid JSON once API Gateway substitutes it, in both envelopes', () => {
+    const bodies = new Map(
+      ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => [r.Properties.ResponseType as string, r.Properties.ResponseTemplates['application/json'] as string]),
+    );
+    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX', 'UNAUTHORIZED', 'THROTTLED', 'ACCESS_DENIED', 'MISSING_AUTHENTICATION_TOKEN']) {
+      expect([...bodies.keys()]).toContain(type);
+    }
+    for (const [type, body] of bodies) {
+      // What API Gateway does: $context.error.messageString becomes a quoted string, $context.requestId a bare id.
+      const substituted = body.replaceAll('$context.error.messageString', JSON.stringify('Too Many Requests')).replaceAll('$context.requestId', 'req-1');
+      const parsed = JSON.parse(substituted) as { error: { code: string; message: string }; status: string; code: string; message: string };
+      expect(parsed.error, type).toMatchObject({ code: expect.any(String), message: 'Too Many Requests' });
+      expect(parsed, type).toMatchObject({ status: 'error', code: parsed.error.code, message: 'Too Many Requests' });
+    }
+    expect(JSON.parse(bodies.get('DEFAULT_5XX')!.replaceAll('$context.error.messageString', '"x"').replaceAll('$context.requestId', 'req-1'))).toMatchObject({
+      code: 'INTERNAL_ERROR',
+      request_id: 'req-1',
+      error: { code: 'INTERNAL_ERROR', request_id: 'req-1' },
+    });
+  });
+
+  it('keeps the status API Gateway gives unmatched 4xx/5xx errors (only their body is replaced)', () => {
+    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
+      const [[, response]] = ofType('AWS::ApiGateway::GatewayResponse').filter(([, r]) => r.Properties.ResponseType === type) as [[string, Resource]];
+      expect(response.Properties.StatusCode, type).toBeUndefined();
+    }
   });
 
   it('outputs the API URL and the table name', () => {
