@@ -1,8 +1,9 @@
 /** Apps and their API keys. An API key maps to exactly one app and one kind. */
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyId, newApiKey, newAppId, sha256Hex } from '../ids.js';
 import { ddb, tableName } from './client.js';
 import { keys, type ApiKeyKind } from './keys.js';
+import { queryPrefix } from './query.js';
 
 export interface AppRecord {
   app_id: string;
@@ -88,21 +89,7 @@ interface AppKeyItem extends ApiKeyRecord {
 
 export async function listAppKeys(appId: string, kind?: ApiKeyKind): Promise<AppKeyItem[]> {
   const { pk, skPrefix } = keys.appKeyPrefix(appId, kind);
-  const items: AppKeyItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...((page.Items ?? []) as AppKeyItem[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+  return (await queryPrefix(pk, skPrefix)) as unknown as AppKeyItem[];
 }
 
 function revokeItems(appId: string, kind: ApiKeyKind, hash: string, now: string) {

@@ -1,9 +1,10 @@
 /** The product catalogue of an app. */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Product } from '../schemas/product.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { ddb, tableName } from './client.js';
 import { keys } from './keys.js';
+import { queryPrefix } from './query.js';
 
 const PRODUCT_FIELDS = [
   'id', 'name', 'description', 'price', 'currency', 'billing_period',
@@ -24,21 +25,7 @@ export async function putProducts(appId: string, products: Product[]): Promise<v
 
 export async function listProducts(appId: string): Promise<Product[]> {
   const { pk, skPrefix } = keys.productPrefix(appId);
-  const products: Product[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    products.push(...(page.Items ?? []).map(toProduct));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return products;
+  return (await queryPrefix(pk, skPrefix)).map(toProduct);
 }
 
 export async function getProduct(appId: string, productId: string): Promise<Product | undefined> {

@@ -8,33 +8,11 @@ import {
   saveSubscriptionState,
   type SubscriptionRecord,
 } from '../../lib/data/subscriptions.js';
-import { newSubscriptionId } from '../../lib/ids.js';
-import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
 import { createTestApp } from '../support/fixtures.js';
+import { buildSubscription } from '../support/subscriptions.js';
 
-function record(appId: string, overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord {
-  const now = new Date().toISOString();
-  return {
-    app_id: appId,
-    id: newSubscriptionId(),
-    user_id: 'user-1',
-    product_id: 'premium_monthly',
-    platform: 'ios',
-    status: 'active',
-    price: 9.99,
-    currency: 'USD',
-    started_at: now,
-    expires_at: '2030-01-01T00:00:00.000Z',
-    auto_renew: true,
-    trial_period: false,
-    trial_expires_at: null,
-    ...INITIAL_LIFECYCLE,
-    created_at: now,
-    updated_at: now,
-    version: 1,
-    ...overrides,
-  };
-}
+const record = (appId: string, overrides: Partial<SubscriptionRecord> = {}) =>
+  buildSubscription(appId, { expires_at: '2030-01-01T00:00:00.000Z', user_id: 'user-1', ...overrides });
 
 const payment = (transactionId: string | null = null) => ({ transaction_id: transactionId, receipt_data: 'cmVjZWlwdA==', payment_method: 'app_store', last_payment: null });
 const page = { skip: 0, limit: 100 };

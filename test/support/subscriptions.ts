@@ -3,9 +3,10 @@ import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
 import { insertSubscription, type SubscriptionRecord } from '../../lib/data/subscriptions.js';
 import { newSubscriptionId } from '../../lib/ids.js';
 
-export async function seedSubscription(appId: string, overrides: Partial<SubscriptionRecord> = {}): Promise<SubscriptionRecord> {
+/** A complete active subscription record, with these fields changed. */
+export function buildSubscription(appId: string, overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord {
   const now = new Date().toISOString();
-  const record: SubscriptionRecord = {
+  return {
     app_id: appId,
     id: newSubscriptionId(),
     user_id: 'seeded-user',
@@ -25,6 +26,10 @@ export async function seedSubscription(appId: string, overrides: Partial<Subscri
     version: 1,
     ...overrides,
   };
+}
+
+export async function seedSubscription(appId: string, overrides: Partial<SubscriptionRecord> = {}): Promise<SubscriptionRecord> {
+  const record = buildSubscription(appId, overrides);
   await insertSubscription(record, { transaction_id: null, receipt_data: null, payment_method: 'app_store', last_payment: null });
   return record;
 }
