@@ -25,6 +25,8 @@ export interface SubscriptionState {
   cancelled_at: string | null;
   cancellation_reason: string | null;
   pause_reason: string | null;
+  /** When the current period was refunded (cancel with refund). */
+  refunded_at: string | null;
 }
 
 /** The lifecycle fields of a subscription nothing has happened to yet. */
@@ -35,6 +37,7 @@ export const INITIAL_LIFECYCLE = {
   cancelled_at: null,
   cancellation_reason: null,
   pause_reason: null,
+  refunded_at: null,
 } as const satisfies Partial<SubscriptionState>;
 
 export const PAUSE_UNITS = ['days', 'weeks', 'months'] as const;
@@ -99,7 +102,7 @@ const cancelNow = apply((state, command, now) => ({
   paused_until: null,
   cancelled_at: iso(now),
   cancellation_reason: reasonOf(command) ?? state.cancellation_reason,
-  refund: command.type === 'cancel' && command.refund,
+  ...(command.type === 'cancel' && command.refund ? { refunded_at: iso(now), refund: true } : {}),
 }));
 
 /** Resumed: the subscriber keeps the time they had left when the pause began. */

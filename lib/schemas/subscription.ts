@@ -174,6 +174,7 @@ export const subscriptionDetail = subscriptionListItem
     cancel_at_period_end: z.boolean(),
     cancelled_at: isoTimestamp.nullable(),
     cancellation_reason: z.string().nullable(),
+    refunded_at: isoTimestamp.nullable(),
   })
   .strict();
 export type SubscriptionDetail = z.infer<typeof subscriptionDetail>;

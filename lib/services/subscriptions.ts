@@ -90,6 +90,7 @@ export async function getSubscriptionDetail(appId: string, subscriptionId: strin
     cancel_at_period_end: record.cancel_at_period_end,
     cancelled_at: record.cancelled_at,
     cancellation_reason: record.cancellation_reason,
+    refunded_at: record.refunded_at,
   };
 }
 

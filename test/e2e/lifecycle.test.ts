@@ -102,7 +102,7 @@ describe('subscription lifecycle through HTTP', () => {
   it('cancel immediate with refund ends access now and emits one notification with the spec payload', async () => {
     const id = await subscription();
     const res = await post(id, 'cancel', { immediate: true, refund: true, reason: 'refund_requested' });
-    expect(res.body.data).toMatchObject({ status: 'cancelled', auto_renew: false });
+    expect(res.body.data).toMatchObject({ status: 'cancelled', auto_renew: false, refunded_at: expect.any(String) });
     const outbox = await outboxOf(id);
     expect(outbox).toHaveLength(2);
     const payload = statusChangedPayload.parse(outbox[1]!.payload);

@@ -214,7 +214,7 @@ describe('lifecycle effects', () => {
   it('an immediate cancel with refund records the refund', () => {
     const result = applyCommand(state('active'), { type: 'cancel', immediate: true, refund: true }, NOW);
     expect(result).toMatchObject({ refund: true, renewal: false, statusChange: { from: 'active', to: 'cancelled' } });
-    expect(result.next).toMatchObject({ auto_renew: false, cancelled_at: NOW.toISOString() });
+    expect(result.next).toMatchObject({ auto_renew: false, cancelled_at: NOW.toISOString(), refunded_at: NOW.toISOString() });
   });
 
   it('an active subscription does not expire before expires_at', () => {
