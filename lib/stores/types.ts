@@ -1,0 +1,41 @@
+/**
+ * One interface for every store: a receipt goes in, a verified, normalised transaction comes out
+ * (or an AppError: INVALID_RECEIPT when the receipt is not genuine or not for this app,
+ * VERIFICATION_FAILED, retryable, when the store could not be asked).
+ */
+export type StoreName = 'app_store' | 'google_play' | 'test_store';
+
+export interface VerifiedTransaction {
+  store: StoreName;
+  /** Production, Sandbox (App Store), or Test (test store). */
+  environment: string;
+  transaction_id: string;
+  /** Every renewal of one purchase shares it (Google: the purchase token's linked chain root). */
+  original_transaction_id: string;
+  /** The store's product id (our catalogue's id). */
+  product_id: string;
+  purchase_date: string;
+  expires_at: string;
+  /** The transaction is a free trial (an introductory offer at no cost). */
+  trial: boolean;
+  /** Price paid in major units, when the store says it; null otherwise. */
+  price: number | null;
+  currency: string | null;
+  /** Refunded or revoked by the store. */
+  revoked: boolean;
+}
+
+export interface StoreVerifier {
+  verify(receiptData: string): Promise<VerifiedTransaction>;
+}
+
+/** A JWS compact serialisation: three base64url parts. */
+export const JWS_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** Receipts may arrive raw or base64-encoded (as the spec's `receipt_data` says): returns the JWS if it is one. */
+export function jwsOf(receiptData: string): string | undefined {
+  const trimmed = receiptData.trim();
+  if (JWS_PATTERN.test(trimmed)) return trimmed;
+  const decoded = Buffer.from(trimmed, 'base64').toString('utf8').trim();
+  return JWS_PATTERN.test(decoded) ? decoded : undefined;
+}

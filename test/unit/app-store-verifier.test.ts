@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../lib/errors.js';
+import { APPLE_ROOT_CA_G3, appStoreVerifier } from '../../lib/stores/app-store.js';
+
+/** Real Apple-signed sandbox data (see test/fixtures/apple/README.md). */
+const TRANSACTION = readFileSync(new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url), 'utf8').trim();
+const sandbox = appStoreVerifier({ bundleId: 'com.app.qysmat', environment: 'Sandbox' });
+
+async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** The same JWS with one character of its payload changed. */
+function tampered(jws: string, at: number): string {
+  const [header, payload, signature] = jws.split('.') as [string, string, string];
+  const original = payload[at]!;
+  const replacement = original === 'A' ? 'B' : 'A';
+  return [header, payload.slice(0, at) + replacement + payload.slice(at + 1), signature].join('.');
+}
+
+describe('App Store verification against the real Apple root (offline)', () => {
+  it('ships Apple Root CA G3 with the published fingerprint', () => {
+    expect(createHash('sha256').update(APPLE_ROOT_CA_G3.raw).digest('hex').toUpperCase()).toMatch(/^63343ABF.*3E9179$/);
+    expect(APPLE_ROOT_CA_G3.subject).toContain('Apple Root CA - G3');
+  });
+
+  it('verifies the real sandbox transaction for com.app.qysmat / Sandbox and normalises it', async () => {
+    expect(await sandbox.verify(TRANSACTION)).toEqual({
+      store: 'app_store',
+      environment: 'Sandbox',
+      transaction_id: '2000000302596403',
+      original_transaction_id: '2000000302178785',
+      product_id: 'com.app.qysmat.premium.child.individual.subscription',
+      purchase_date: new Date(1679899642000).toISOString(),
+      expires_at: new Date(1679899942000).toISOString(),
+      trial: false,
+      price: null,
+      currency: null,
+      revoked: false,
+    });
+  });
+
+  it('accepts the JWS base64-encoded, as receipt_data usually arrives', async () => {
+    const result = await sandbox.verify(Buffer.from(TRANSACTION).toString('base64'));
+    expect(result.transaction_id).toBe('2000000302596403');
+  });
+
+  it('rejects the transaction when any one payload byte changes', async () => {
+    const payloadLength = TRANSACTION.split('.')[1]!.length;
+    for (const at of [10, Math.floor(payloadLength / 2), payloadLength - 10]) {
+      const error = await rejection(sandbox.verify(tampered(TRANSACTION, at)));
+      expect(error.code).toBe('INVALID_RECEIPT');
+    }
+  });
+
+  it('rejects it for an app with another bundle id', async () => {
+    const error = await rejection(appStoreVerifier({ bundleId: 'com.example.other', environment: 'Sandbox' }).verify(TRANSACTION));
+    expect(error.code).toBe('INVALID_RECEIPT');
+    expect(error.message).toContain('another app');
+  });
+
+  it('rejects a sandbox transaction for an app configured for Production', async () => {
+    const error = await rejection(appStoreVerifier({ bundleId: 'com.app.qysmat', environment: 'Production', appAppleId: 1234567890 }).verify(TRANSACTION));
+    expect(error.code).toBe('INVALID_RECEIPT');
+    expect(error.message).toContain('another environment');
+  });
+
+  it('rejects garbage and a signature from another chain', async () => {
+    for (const receipt of ['not a receipt', Buffer.from('{"a":1}').toString('base64'), 'eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMSJ9.c2ln']) {
+      expect((await rejection(sandbox.verify(receipt))).code).toBe('INVALID_RECEIPT');
+    }
+  });
+});
