@@ -3,7 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createApp, getApp, listAppKeys, revokeKey, revokeKeyById, rotateKey } from '../data/apps.js';
 import type { ApiKeyKind } from '../data/keys.js';
-import { putProducts } from '../data/products.js';
+import { getProduct, putProducts } from '../data/products.js';
+import { addBillingPeriod, addDays } from '../domain/billing.js';
+import { mintTestReceipt } from '../stores/test-store.js';
 import { setWebhook } from '../data/webhooks.js';
 import { recentDeliveries, redeliver } from '../services/webhook-delivery.js';
 import { toDetails } from '../http/parse.js';
@@ -132,6 +134,48 @@ const COMMANDS: Record<string, Command> = {
       return {
         json: { app_id: appId, products: parsed.data.map((p) => p.id) },
         text: `Stored ${parsed.data.length} product(s) for ${appId}: ${parsed.data.map((p) => p.id).join(', ')}`,
+      };
+    },
+  },
+  'receipts mint': {
+    usage: 'receipts mint --app A --platform ios|android --product P [--expires-in SECONDS] [--trial] [--renews TRANSACTION_ID]',
+    options: {
+      app: { type: 'string' },
+      platform: { type: 'string' },
+      product: { type: 'string' },
+      'expires-in': { type: 'string' },
+      trial: { type: 'boolean', default: false },
+      renews: { type: 'string' },
+    },
+    async run(values) {
+      const appId = await requireApp(values);
+      const app = (await getApp(appId))!;
+      if (!app.test_store || !app.test_store_private_key) throw new CliError(`app ${appId} was not created with --test-store`, 'NOT_TEST_STORE');
+      const platform = required(values, 'platform');
+      if (platform !== 'ios' && platform !== 'android') throw new CliError('--platform must be ios or android');
+      const product = await getProduct(appId, required(values, 'product'));
+      if (!product) throw new CliError(`product ${String(values.product)} is not in the catalogue of ${appId}`, 'NOT_FOUND');
+      const trial = values.trial === true;
+      if (trial && product.trial_period_days === 0) throw new CliError(`product ${product.id} has no trial period`);
+      const now = new Date();
+      const defaultEnd = trial ? addDays(now, product.trial_period_days) : addBillingPeriod(now, product.billing_period);
+      const expiresIn = values['expires-in'] === undefined ? Math.round((defaultEnd.getTime() - now.getTime()) / 1000) : Number(values['expires-in']);
+      if (!Number.isInteger(expiresIn)) throw new CliError('--expires-in must be a whole number of seconds (negative mints an expired purchase)');
+      const minted = mintTestReceipt({
+        appId,
+        privateKeyPem: app.test_store_private_key,
+        productId: product.id,
+        platform,
+        price: product.price,
+        currency: product.currency,
+        expiresInSeconds: expiresIn,
+        trial,
+        originalTransactionId: typeof values.renews === 'string' ? values.renews : undefined,
+        now,
+      });
+      return {
+        json: minted,
+        text: [`Test-store receipt for ${product.id} on ${platform}, transaction ${minted.transaction_id}, expires in ${expiresIn} s:`, minted.receipt_data].join('\n'),
       };
     },
   },

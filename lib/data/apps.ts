@@ -1,6 +1,7 @@
 /** Apps and their API keys. An API key maps to exactly one app and one kind. */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyId, newApiKey, newAppId, sha256Hex } from '../ids.js';
+import { newTestStoreKeys } from '../stores/test-store.js';
 import { ddb, tableName } from './client.js';
 import { keys, type ApiKeyKind } from './keys.js';
 import { queryPrefix } from './query.js';
@@ -12,6 +13,9 @@ export interface AppRecord {
   reporting_currency: string;
   /** Accepts receipts minted by `admin receipts mint`. */
   test_store: boolean;
+  /** The test store's ES256 key pair (PEM) when test_store is on; never returned by any API. */
+  test_store_private_key?: string;
+  test_store_public_key?: string;
   created_at: string;
 }
 
@@ -55,11 +59,13 @@ export async function createApp(input: {
   testStore: boolean;
 }): Promise<{ app: AppRecord; secretKey: IssuedKey; sdkKey: IssuedKey }> {
   const now = new Date().toISOString();
+  const testStoreKeys = input.testStore ? newTestStoreKeys() : undefined;
   const app: AppRecord = {
     app_id: newAppId(),
     name: input.name,
     reporting_currency: input.reportingCurrency,
     test_store: input.testStore,
+    ...(testStoreKeys ? { test_store_private_key: testStoreKeys.privateKeyPem, test_store_public_key: testStoreKeys.publicKeyPem } : {}),
     created_at: now,
   };
   const secret = keyItems(app.app_id, 'secret', now);
