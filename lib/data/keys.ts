@@ -12,6 +12,7 @@
  * | its payment info  | SUB#<app>#<sub>             | PAYMENT    (large: receipt data)    |
  * | list counters     | COUNT#<app>                 | LIST#<status|*>#<product|*>#<platform|*> |
  * | transaction bind  | TXN#<app>#<transaction>     | TXN        (-> subscription id)     |
+ * | purchase owner    | OWNER#<app>#<store>#<orig>  | OWNER      (-> user, subscription)  |
  * | user profile      | USER#<app>#<user>           | PROFILE                             |
  * | outbox event      | OUTBOX#<event>              | OUTBOX     (stream -> EventBridge)  |
  * | webhook endpoint  | APP#<app>                   | WEBHOOK                             |
@@ -45,6 +46,11 @@ export const keys = {
     sk: 'PAYMENT',
   }),
   transaction: (appId: string, transactionId: string): TableKey => ({ pk: `TXN#${appId}#${transactionId}`, sk: 'TXN' }),
+  /** A store purchase (original transaction / purchase token) belongs to one user of one app. */
+  purchaseOwner: (appId: string, store: string, originalTransactionId: string): TableKey => ({
+    pk: `OWNER#${appId}#${store}#${originalTransactionId}`,
+    sk: 'OWNER',
+  }),
   outbox: (eventId: string): TableKey => ({ pk: `OUTBOX#${eventId}`, sk: 'OUTBOX' }),
   webhook: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'WEBHOOK' }),
   delivery: (eventId: string): TableKey => ({ pk: `DELIVERY#${eventId}`, sk: 'DELIVERY' }),

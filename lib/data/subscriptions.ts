@@ -102,49 +102,90 @@ export interface TransactionBinding {
   product_id: string;
 }
 
+/** A store purchase (its original transaction) and the user and subscription it belongs to. */
+export interface PurchaseOwner {
+  store: string;
+  original_transaction_id: string;
+}
+
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/** The transaction id now pays for this subscription; refused if it already pays for any. */
+const bindTransactionPut = (record: SubscriptionRecord, transactionId: string): TransactItem => ({
+  Put: {
+    TableName: tableName,
+    Item: {
+      ...keys.transaction(record.app_id, transactionId),
+      type: 'transaction_binding',
+      subscription_id: record.id,
+      user_id: record.user_id,
+      product_id: record.product_id,
+    } satisfies Record<string, unknown> & TransactionBinding,
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+/** The purchase belongs to this user (now served by this subscription); refused if another user owns it. */
+const bindOwnerPut = (record: SubscriptionRecord, owner: PurchaseOwner): TransactItem => ({
+  Put: {
+    TableName: tableName,
+    Item: {
+      ...keys.purchaseOwner(record.app_id, owner.store, owner.original_transaction_id),
+      type: 'purchase_owner',
+      ...owner,
+      user_id: record.user_id,
+      subscription_id: record.id,
+    },
+    ConditionExpression: 'attribute_not_exists(pk) OR user_id = :user',
+    ExpressionAttributeValues: { ':user': record.user_id },
+  },
+});
+
+export type InsertOutcome =
+  | { inserted: true }
+  /** The transaction id already pays for a subscription: nothing was written. */
+  | { inserted: false; reason: 'transaction_bound'; existing: TransactionBinding }
+  /** The purchase belongs to another user: nothing was written. */
+  | { inserted: false; reason: 'owned_by_another_user' };
+
 /**
- * Inserts a new subscription with its payment item and counters. A transaction id can belong to
- * one subscription only: when it is already bound, nothing is written and the binding is returned.
+ * Inserts a new subscription with its payment item and counters. A transaction id can pay for
+ * one subscription only, and a store purchase belongs to one user: when either is taken, nothing
+ * is written and the outcome says which.
  */
 export async function insertSubscription(
   record: SubscriptionRecord,
   payment: PaymentRecord,
-): Promise<{ inserted: true } | { inserted: false; existing: TransactionBinding }> {
-  const binding: TransactionBinding = { subscription_id: record.id, user_id: record.user_id, product_id: record.product_id };
+  options: { owner?: PurchaseOwner | undefined } = {},
+): Promise<InsertOutcome> {
+  const transactionItem = payment.transaction_id ? bindTransactionPut(record, payment.transaction_id) : undefined;
+  const ownerItem = options.owner ? bindOwnerPut(record, options.owner) : undefined;
+  const items: TransactItem[] = [
+    { Put: { TableName: tableName, Item: subscriptionItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: tableName, Item: paymentItem(record, payment) } },
+    ...(transactionItem ? [transactionItem] : []),
+    ...(ownerItem ? [ownerItem] : []),
+    ...counterUpdates(record.app_id, facetValuesOf(record), 1, false),
+  ];
   try {
-    await ddb.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: subscriptionItem(record),
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          { Put: { TableName: tableName, Item: paymentItem(record, payment) } },
-          ...(payment.transaction_id
-            ? [
-                {
-                  Put: {
-                    TableName: tableName,
-                    Item: { ...keys.transaction(record.app_id, payment.transaction_id), type: 'transaction_binding', ...binding },
-                    ConditionExpression: 'attribute_not_exists(pk)',
-                  },
-                },
-              ]
-            : []),
-          ...counterUpdates(record.app_id, facetValuesOf(record), 1, false),
-        ],
-      }),
-    );
+    await ddb.send(new TransactWriteCommand({ TransactItems: items }));
     return { inserted: true };
   } catch (error) {
-    if (!payment.transaction_id || !isConditionFailure(error)) throw error;
-    const existing = await getTransactionBinding(record.app_id, payment.transaction_id);
-    if (!existing) throw error;
-    return { inserted: false, existing };
+    const failed = failedItems(error, items);
+    if (transactionItem && failed.includes(transactionItem)) {
+      const existing = await getTransactionBinding(record.app_id, payment.transaction_id!);
+      if (existing) return { inserted: false, reason: 'transaction_bound', existing };
+    }
+    if (ownerItem && failed.includes(ownerItem)) return { inserted: false, reason: 'owned_by_another_user' };
+    throw error;
   }
+}
+
+export async function getPurchaseOwner(appId: string, owner: PurchaseOwner): Promise<{ user_id: string; subscription_id: string } | undefined> {
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName, Key: keys.purchaseOwner(appId, owner.store, owner.original_transaction_id), ConsistentRead: true }),
+  );
+  return Item ? { user_id: Item.user_id as string, subscription_id: Item.subscription_id as string } : undefined;
 }
 
 export async function getTransactionBinding(appId: string, transactionId: string): Promise<TransactionBinding | undefined> {
@@ -225,7 +266,12 @@ export async function getSubscriptionRecord(appId: string, subscriptionId: strin
 const cancellationReasons = (error: unknown): (string | undefined)[] =>
   error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []).map((reason) => reason.Code) : [];
 
-const isConditionFailure = (error: unknown): boolean => cancellationReasons(error).includes('ConditionalCheckFailed');
+/** The items of a cancelled transaction whose condition failed. */
+const failedItems = <T>(error: unknown, items: T[]): T[] => {
+  const reasons = cancellationReasons(error);
+  if (reasons.length === 0) return [];
+  return items.filter((_, i) => reasons[i] === 'ConditionalCheckFailed');
+};
 
 export interface SaveOptions {
   /** Set when the status changed: an outbox item with the notification is written too. */
@@ -234,6 +280,8 @@ export interface SaveOptions {
   payment?: Partial<PaymentRecord> | undefined;
   /** Bind this transaction id to the subscription; refused if bound to anything already. */
   bindTransaction?: string | undefined;
+  /** Record the store purchase as this subscription's (same user only). */
+  bindOwner?: PurchaseOwner | undefined;
 }
 
 export type SaveOutcome =
@@ -241,7 +289,9 @@ export type SaveOutcome =
   /** Someone changed the subscription since it was read: re-read and retry. */
   | { saved: false; reason: 'version_conflict' }
   /** bindTransaction is already bound (to this or another subscription). */
-  | { saved: false; reason: 'transaction_bound' };
+  | { saved: false; reason: 'transaction_bound' }
+  /** bindOwner belongs to another user. */
+  | { saved: false; reason: 'owned_by_another_user' };
 
 /**
  * Writes `next` over `current` in one transaction, if nobody changed the subscription since it was
@@ -258,31 +308,17 @@ export async function saveSubscriptionState(
   const updated: SubscriptionRecord = { ...current, ...next, updated_at: nowIso, version: current.version + 1 };
   const outbox = options.statusChange ? outboxItem(updated, updated, options.statusChange, now) : null;
   const paymentFields = Object.entries(options.payment ?? {});
-  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
-    {
-      Put: {
-        TableName: tableName,
-        Item: subscriptionItem(updated),
-        ConditionExpression: 'version = :version',
-        ExpressionAttributeValues: { ':version': current.version },
-      },
+  const stateItem: TransactItem = {
+    Put: {
+      TableName: tableName,
+      Item: subscriptionItem(updated),
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': current.version },
     },
-  ];
-  if (options.bindTransaction) {
-    items.push({
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.transaction(current.app_id, options.bindTransaction),
-          type: 'transaction_binding',
-          subscription_id: current.id,
-          user_id: current.user_id,
-          product_id: current.product_id,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    });
-  }
+  };
+  const transactionItem = options.bindTransaction ? bindTransactionPut(current, options.bindTransaction) : undefined;
+  const ownerItem = options.bindOwner ? bindOwnerPut(current, options.bindOwner) : undefined;
+  const items: TransactItem[] = [stateItem, ...(transactionItem ? [transactionItem] : []), ...(ownerItem ? [ownerItem] : [])];
   if (paymentFields.length > 0) {
     items.push({
       Update: {
@@ -304,9 +340,10 @@ export async function saveSubscriptionState(
   try {
     await ddb.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
-    const reasons = cancellationReasons(error);
-    if (reasons[0] === 'ConditionalCheckFailed') return { saved: false, reason: 'version_conflict' };
-    if (options.bindTransaction && reasons[1] === 'ConditionalCheckFailed') return { saved: false, reason: 'transaction_bound' };
+    const failed = failedItems(error, items);
+    if (failed.includes(stateItem)) return { saved: false, reason: 'version_conflict' };
+    if (transactionItem && failed.includes(transactionItem)) return { saved: false, reason: 'transaction_bound' };
+    if (ownerItem && failed.includes(ownerItem)) return { saved: false, reason: 'owned_by_another_user' };
     throw error;
   }
   return { saved: true, record: updated, eventId: outbox?.event_id ?? null };

@@ -173,6 +173,7 @@ export async function createSubscription(appId: string, body: CreateSubscription
   };
   const outcome = await insertSubscription(record, payment);
   if (outcome.inserted) return { created: true, subscription: createdView(record) };
+  if (outcome.reason !== 'transaction_bound') throw new Error(`unexpected insert outcome ${outcome.reason}`);
 
   const { existing } = outcome;
   if (existing.user_id !== record.user_id || existing.product_id !== record.product_id) {

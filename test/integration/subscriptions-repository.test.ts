@@ -44,7 +44,7 @@ describe('subscription repository (DynamoDB Local)', () => {
     await insertSubscription(first, payment('txn-dup'));
     const second = record(app, { user_id: 'user-2' });
     const outcome = await insertSubscription(second, payment('txn-dup'));
-    expect(outcome).toEqual({ inserted: false, existing: { subscription_id: first.id, user_id: 'user-1', product_id: 'premium_monthly' } });
+    expect(outcome).toEqual({ inserted: false, reason: 'transaction_bound', existing: { subscription_id: first.id, user_id: 'user-1', product_id: 'premium_monthly' } });
     expect(await getSubscription(app, second.id)).toBeUndefined();
     expect((await listSubscriptions(app, {}, page)).total).toBe(1);
     expect(await getTransactionBinding(app, 'txn-dup')).toMatchObject({ subscription_id: first.id });
