@@ -23,6 +23,13 @@ export interface Config {
   webhookRetrySchedule: readonly number[];
   /** Per-attempt timeout of a webhook delivery. */
   webhookTimeoutMs: number;
+  /** Secrets Manager name prefix of store credentials (`<prefix><app>/<store>`); unset locally (table). */
+  storeSecretsPrefix: string | undefined;
+  /** Base URLs of the store APIs: configuration, so tests can point them at local stand-ins. */
+  googleOAuthTokenUrl: string;
+  googlePlayApiBaseUrl: string;
+  /** Timeout of one call to a store API. */
+  storeTimeoutMs: number;
 }
 
 
@@ -49,6 +56,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deadLetterQueueUrl: env.DEAD_LETTER_QUEUE_URL || undefined,
     webhookRetrySchedule: retryScheduleFrom(env.WEBHOOK_RETRY_SCHEDULE_SECONDS),
     webhookTimeoutMs: readNonNegativeInt(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
+    storeSecretsPrefix: env.STORE_SECRETS_PREFIX || undefined,
+    googleOAuthTokenUrl: env.GOOGLE_OAUTH_TOKEN_URL || 'https://oauth2.googleapis.com/token',
+    googlePlayApiBaseUrl: env.GOOGLE_PLAY_API_BASE_URL || 'https://androidpublisher.googleapis.com',
+    storeTimeoutMs: readNonNegativeInt(env, 'STORE_TIMEOUT_MS', 10_000),
   };
 }
 

@@ -21,6 +21,8 @@ export interface Route {
   /** Handler module relative to the repository root; it exports `handler`. */
   handler: string;
   table: readonly TableAction[];
+  /** Reads the app's store credentials (Secrets Manager in AWS). */
+  storeSecrets?: boolean;
 }
 
 /** Base of the subscription management API (`{subscriptions_base_url}` + `/subscriptions`). */
@@ -47,6 +49,15 @@ export const ROUTES: readonly Route[] = [
     path: SUBSCRIPTIONS_BASE,
     handler: 'functions/subscriptions/create.ts',
     table: [...AUTH, ...TRANSACT],
+  },
+  {
+    name: 'VerifyPurchase',
+    api: 'subscriptions',
+    method: 'POST',
+    path: `${SUBSCRIPTIONS_BASE}/verify`,
+    handler: 'functions/subscriptions/verify.ts',
+    table: [...AUTH, ...TRANSACT],
+    storeSecrets: true,
   },
   {
     name: 'ListProducts',

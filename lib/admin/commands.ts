@@ -5,6 +5,7 @@ import { createApp, getApp, listAppKeys, revokeKey, revokeKeyById, rotateKey } f
 import type { ApiKeyKind } from '../data/keys.js';
 import { getProduct, putProducts } from '../data/products.js';
 import { addBillingPeriod, addDays } from '../domain/billing.js';
+import { appStoreSettingsSchema, googlePlaySettingsSchema, putStoreSettings, type ConfigurableStore, type StoreSettings } from '../stores/settings.js';
 import { mintTestReceipt } from '../stores/test-store.js';
 import { setWebhook } from '../data/webhooks.js';
 import { recentDeliveries, redeliver } from '../services/webhook-delivery.js';
@@ -179,6 +180,44 @@ const COMMANDS: Record<string, Command> = {
       };
     },
   },
+  'stores apple set': {
+    usage: 'stores apple set --app A --bundle-id B --environment Sandbox|Production [--app-apple-id N]',
+    options: { app: { type: 'string' }, 'bundle-id': { type: 'string' }, environment: { type: 'string' }, 'app-apple-id': { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const settings = parsedSettings('app_store', {
+        bundle_id: required(values, 'bundle-id'),
+        environment: required(values, 'environment'),
+        ...(values['app-apple-id'] !== undefined ? { app_apple_id: Number(values['app-apple-id']) } : {}),
+      });
+      const { location } = await putStoreSettings(appId, 'app_store', settings);
+      return {
+        json: { app_id: appId, store: 'app_store', bundle_id: settings.bundle_id, environment: settings.environment, stored_in: location },
+        text: `App Store settings of ${appId} stored in ${location}: ${settings.bundle_id} (${settings.environment}).`,
+      };
+    },
+  },
+  'stores google set': {
+    usage: 'stores google set --app A --package-name P --service-account-file F.json',
+    options: { app: { type: 'string' }, 'package-name': { type: 'string' }, 'service-account-file': { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const file = required(values, 'service-account-file');
+      let serviceAccount: unknown;
+      try {
+        serviceAccount = JSON.parse(await readFile(file, 'utf8'));
+      } catch (error) {
+        throw new CliError(`cannot read ${file} as JSON: ${(error as Error).message}`, 'INVALID_FILE');
+      }
+      const settings = parsedSettings('google_play', { package_name: required(values, 'package-name'), service_account: serviceAccount });
+      const { location } = await putStoreSettings(appId, 'google_play', settings);
+      // The private key is never printed back.
+      return {
+        json: { app_id: appId, store: 'google_play', package_name: settings.package_name, client_email: settings.service_account.client_email, stored_in: location },
+        text: `Google Play settings of ${appId} stored in ${location}: ${settings.package_name} as ${settings.service_account.client_email}.`,
+      };
+    },
+  },
   'webhooks set': {
     usage: 'webhooks set --app A --url U   (https, or http on localhost)',
     options: { app: { type: 'string' }, url: { type: 'string' } },
@@ -236,6 +275,16 @@ const COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+function parsedSettings<S extends ConfigurableStore>(store: S, raw: unknown): StoreSettings[S] {
+  const schema = store === 'app_store' ? appStoreSettingsSchema : googlePlaySettingsSchema;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    // Paths and messages only: never echo the values (they may hold a private key).
+    throw new CliError(`invalid ${store} settings: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(settings)'} ${i.message}`).join('; ')}`);
+  }
+  return parsed.data as StoreSettings[S];
+}
 
 /** Webhook URLs must be https; plain http only to this machine (local development). */
 function webhookUrl(raw: string): string {

@@ -16,6 +16,7 @@
  * | user profile      | USER#<app>#<user>           | PROFILE                             |
  * | outbox event      | OUTBOX#<event>              | OUTBOX     (stream -> EventBridge)  |
  * | webhook endpoint  | APP#<app>                   | WEBHOOK                             |
+ * | store settings    | APP#<app>                   | STORE#<store>  (local only; AWS: Secrets Manager) |
  * | webhook delivery  | DELIVERY#<event>            | DELIVERY                            |
  * | job checkpoint    | CHECKPOINT#<job>            | CHECKPOINT                          |
  */
@@ -53,6 +54,7 @@ export const keys = {
   }),
   outbox: (eventId: string): TableKey => ({ pk: `OUTBOX#${eventId}`, sk: 'OUTBOX' }),
   webhook: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'WEBHOOK' }),
+  storeSettings: (appId: string, store: string): TableKey => ({ pk: `APP#${appId}`, sk: `STORE#${store}` }),
   delivery: (eventId: string): TableKey => ({ pk: `DELIVERY#${eventId}`, sk: 'DELIVERY' }),
   checkpoint: (job: string): TableKey => ({ pk: `CHECKPOINT#${job}`, sk: 'CHECKPOINT' }),
   userProfile: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'PROFILE' }),

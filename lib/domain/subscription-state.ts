@@ -57,6 +57,8 @@ export type SubscriptionCommand =
   | { type: 'pause'; duration: number; unit: PauseUnit; reason?: string | undefined }
   | { type: 'resume' }
   | { type: 'cancel'; immediate: boolean; refund: boolean; reason?: string | undefined }
+  /** The store confirmed the purchase of a pending_verification record: its period ends at expires_at. */
+  | { type: 'activate'; expires_at: string }
   /** The sweeper: apply whatever transition the clock has made due (expiry, end of a pause). */
   | { type: 'time_passes' };
 
@@ -123,6 +125,11 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     resume: conflict,
     cancel_immediate: cancelNow,
     cancel_at_period_end: cancelNow, // nothing was paid for: there is no period to run out
+    // The store's dates win; a purchase the store says has already lapsed is expired at once.
+    activate: apply((_state, command, now) => {
+      const expiresAt = (command as { expires_at: string }).expires_at;
+      return { status: Date.parse(expiresAt) > now.getTime() ? 'active' : 'expired', expires_at: expiresAt };
+    }),
     time_passes: stays,
   },
   active: {
@@ -142,6 +149,7 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     }),
     resume: conflict,
     cancel_immediate: cancelNow,
+    activate: conflict,
     cancel_at_period_end: apply((state, command, now) => ({
       auto_renew: false,
       cancel_at_period_end: true,
@@ -161,6 +169,7 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     resume: apply((state, _command, now) => resumed(state, now)),
     cancel_immediate: cancelNow,
     cancel_at_period_end: cancelNow, // a paused subscription has no running period to finish
+    activate: conflict,
     time_passes: apply((state, _command, now) => {
       if (!state.paused_until || Date.parse(state.paused_until) > now.getTime()) return {};
       // Resumes at paused_until, not at the (later) moment the sweeper runs.
@@ -173,6 +182,7 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     resume: conflict,
     cancel_immediate: conflict,
     cancel_at_period_end: conflict,
+    activate: conflict,
     time_passes: stays,
   },
   expired: {
@@ -181,6 +191,7 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     resume: expired,
     cancel_immediate: expired,
     cancel_at_period_end: expired,
+    activate: expired,
     time_passes: stays,
   },
 };
@@ -255,6 +266,7 @@ const operationLabel: Record<Operation, string> = {
   resume: 'resume',
   cancel_immediate: 'cancel',
   cancel_at_period_end: 'cancel',
+  activate: 'activate',
   time_passes: 'expire',
 };
 

@@ -124,6 +124,17 @@ export type CancelSubscriptionBody = z.infer<typeof cancelSubscriptionBody>;
 /** Resume takes no body; `{}` is accepted too. */
 export const resumeSubscriptionBody = z.object({}).strict();
 
+export const verifyPurchaseBody = z
+  .object({
+    platform: platformSchema,
+    receipt_data: receiptDataSchema,
+    user_id: userIdSchema,
+    /** When given, it must be a transaction of the receipt (its own id or its original's). */
+    transaction_id: transactionIdSchema.optional(),
+  })
+  .strict();
+export type VerifyPurchaseBody = z.infer<typeof verifyPurchaseBody>;
+
 const isoTimestamp = z.iso.datetime();
 
 /** Spec: Subscription (list item). */
@@ -188,6 +199,21 @@ export const createdSubscription = subscriptionListItem.pick({
   created_at: true,
 });
 export type CreatedSubscription = z.infer<typeof createdSubscription>;
+
+/** Spec: Verification result. */
+export const verificationResult = z
+  .object({
+    verification_status: z.literal('valid'),
+    subscription_id: subscriptionIdSchema,
+    product_id: z.string(),
+    expires_at: isoTimestamp,
+    auto_renew: z.boolean(),
+    trial_period: z.boolean(),
+    original_transaction_id: z.string(),
+    purchase_date: isoTimestamp,
+  })
+  .strict();
+export type VerificationResult = z.infer<typeof verificationResult>;
 
 export const paginationSchema = z
   .object({

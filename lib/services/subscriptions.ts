@@ -16,6 +16,7 @@ import {
   listSubscriptions,
   saveSubscriptionState,
   type PaymentRecord,
+  type PurchaseOwner,
   type SubscriptionRecord,
 } from '../data/subscriptions.js';
 import { AppError } from '../errors.js';
@@ -121,6 +122,39 @@ export async function listSubscriptionPage(
 
 export type CreateOutcome = { created: boolean; subscription: CreatedSubscription };
 
+export interface NewSubscription {
+  user_id: string;
+  product_id: string;
+  platform: Platform;
+  price: number;
+  currency: string;
+  started_at: string;
+  expires_at: string;
+  auto_renew: boolean;
+  trial_period: boolean;
+  trial_expires_at: string | null;
+  transaction_id: string | null;
+  receipt_data: string | null;
+}
+
+/** A new record in pending_verification, and its payment item; every subscription starts so. */
+export function pendingSubscription(appId: string, fields: NewSubscription, now: Date): { record: SubscriptionRecord; payment: PaymentRecord } {
+  const { transaction_id, receipt_data, ...state } = fields;
+  return {
+    record: {
+      app_id: appId,
+      id: newSubscriptionId(),
+      ...state,
+      status: 'pending_verification',
+      ...INITIAL_LIFECYCLE,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+      version: 1,
+    },
+    payment: { transaction_id, receipt_data, payment_method: PAYMENT_METHOD[fields.platform], last_payment: null },
+  };
+}
+
 /**
  * Records a purchase that is not verified yet (status pending_verification). Price and currency
  * default to the catalogue's. A transaction id names one purchase: creating it again for the same
@@ -143,34 +177,22 @@ export async function createSubscription(appId: string, body: CreateSubscription
       details: [{ path: 'body.trial_period', message: 'product has trial_period_days 0' }],
     });
   }
-  const nowIso = now.toISOString();
   const trialExpiresAt = body.trial_period ? addDays(now, product.trial_period_days).toISOString() : null;
-  const record: SubscriptionRecord = {
-    app_id: appId,
-    id: newSubscriptionId(),
+  const { record, payment } = pendingSubscription(appId, {
     user_id: body.user_id,
     product_id: product.id,
     platform: body.platform,
-    status: 'pending_verification',
     price: body.price ?? product.price,
     currency: body.currency ?? product.currency,
-    started_at: nowIso,
+    started_at: now.toISOString(),
     // A trial ends before the first paid period; verification replaces these with the store's dates.
     expires_at: trialExpiresAt ?? addBillingPeriod(now, product.billing_period).toISOString(),
     auto_renew: body.auto_renew,
     trial_period: body.trial_period,
     trial_expires_at: trialExpiresAt,
-    ...INITIAL_LIFECYCLE,
-    created_at: nowIso,
-    updated_at: nowIso,
-    version: 1,
-  };
-  const payment: PaymentRecord = {
     transaction_id: body.transaction_id ?? null,
     receipt_data: body.receipt_data ?? null,
-    payment_method: PAYMENT_METHOD[body.platform],
-    last_payment: null,
-  };
+  }, now);
   const outcome = await insertSubscription(record, payment);
   if (outcome.inserted) return { created: true, subscription: createdView(record) };
   if (outcome.reason !== 'transaction_bound') throw new Error(`unexpected insert outcome ${outcome.reason}`);
@@ -195,10 +217,11 @@ const createdView = (record: SubscriptionRecord): CreatedSubscription => ({
 /** Concurrent writers are re-run on a fresh read this many times before the caller sees a 409. */
 const MAX_ATTEMPTS = 3;
 
-interface PlannedChange {
+export interface PlannedChange {
   command: SubscriptionCommand;
   payment?: Partial<PaymentRecord>;
   bindTransaction?: string | undefined;
+  bindOwner?: PurchaseOwner | undefined;
 }
 
 /**
@@ -206,7 +229,7 @@ interface PlannedChange {
  * result conditioned on the version read (with the outbox item of any status change). A lost
  * race is retried on a fresh read; a change that changes nothing writes nothing.
  */
-async function commitChange(
+export async function commitChange(
   appId: string,
   subscriptionId: string,
   plan: (current: SubscriptionRecord, now: Date) => PlannedChange | Promise<PlannedChange>,
@@ -215,12 +238,13 @@ async function commitChange(
     const current = await getSubscriptionRecord(appId, subscriptionId);
     if (!current) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
     const now = new Date();
-    const { command, payment, bindTransaction } = await plan(current, now);
+    const { command, payment, bindTransaction, bindOwner } = await plan(current, now);
     const { next, statusChange } = applyCommand(current, command, now);
     const unchanged = !statusChange && !payment && (Object.keys(next) as (keyof typeof next)[]).every((field) => next[field] === current[field]);
     if (unchanged) return { statusChange: null };
-    const outcome = await saveSubscriptionState(current, next, now, { statusChange, payment, bindTransaction });
+    const outcome = await saveSubscriptionState(current, next, now, { statusChange, payment, bindTransaction, bindOwner });
     if (outcome.saved) return { statusChange };
+    if (outcome.reason === 'owned_by_another_user') throw new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
     if (outcome.reason === 'transaction_bound' && (await requireTransactionFree(appId, subscriptionId, bindTransaction!)) === 'already_applied') {
       return { statusChange: null };
     }

@@ -140,14 +140,15 @@ const OPERATIONS: Record<string, SubscriptionCommand> = {
   'cancel immediate': { type: 'cancel', immediate: true, refund: false },
   'cancel at period end': { type: 'cancel', immediate: false, refund: false },
   'time passes': { type: 'time_passes' },
+  'store activates': { type: 'activate', expires_at: '2026-05-01T00:00:00.000Z' },
 };
 
 const EXPECTED: Record<SubscriptionStatus, Record<string, SubscriptionStatus | 409 | 'EXPIRED'>> = {
-  pending_verification: { renew: 409, pause: 409, resume: 409, 'cancel immediate': 'cancelled', 'cancel at period end': 'cancelled', 'time passes': 'pending_verification' },
-  active: { renew: 'active', pause: 'paused', resume: 409, 'cancel immediate': 'cancelled', 'cancel at period end': 'active', 'time passes': 'expired' },
-  paused: { renew: 409, pause: 409, resume: 'active', 'cancel immediate': 'cancelled', 'cancel at period end': 'cancelled', 'time passes': 'active' },
-  cancelled: { renew: 409, pause: 409, resume: 409, 'cancel immediate': 409, 'cancel at period end': 409, 'time passes': 'cancelled' },
-  expired: { renew: 'EXPIRED', pause: 'EXPIRED', resume: 'EXPIRED', 'cancel immediate': 'EXPIRED', 'cancel at period end': 'EXPIRED', 'time passes': 'expired' },
+  pending_verification: { renew: 409, pause: 409, resume: 409, 'cancel immediate': 'cancelled', 'cancel at period end': 'cancelled', 'time passes': 'pending_verification', 'store activates': 'active' },
+  active: { renew: 'active', pause: 'paused', resume: 409, 'cancel immediate': 'cancelled', 'cancel at period end': 'active', 'time passes': 'expired', 'store activates': 409 },
+  paused: { renew: 409, pause: 409, resume: 'active', 'cancel immediate': 'cancelled', 'cancel at period end': 'cancelled', 'time passes': 'active', 'store activates': 409 },
+  cancelled: { renew: 409, pause: 409, resume: 409, 'cancel immediate': 409, 'cancel at period end': 409, 'time passes': 'cancelled', 'store activates': 409 },
+  expired: { renew: 'EXPIRED', pause: 'EXPIRED', resume: 'EXPIRED', 'cancel immediate': 'EXPIRED', 'cancel at period end': 'EXPIRED', 'time passes': 'expired', 'store activates': 'EXPIRED' },
 };
 
 /** Late enough that an active subscription has expired and a pause has ended. */
@@ -215,6 +216,12 @@ describe('lifecycle effects', () => {
     const result = applyCommand(state('active'), { type: 'cancel', immediate: true, refund: true }, NOW);
     expect(result).toMatchObject({ refund: true, renewal: false, statusChange: { from: 'active', to: 'cancelled' } });
     expect(result.next).toMatchObject({ auto_renew: false, cancelled_at: NOW.toISOString(), refunded_at: NOW.toISOString() });
+  });
+
+  it('the store activating a pending purchase that has already lapsed expires it at once', () => {
+    const result = applyCommand(state('pending_verification'), { type: 'activate', expires_at: '2026-03-01T00:00:00.000Z' }, NOW);
+    expect(result.statusChange).toEqual({ from: 'pending_verification', to: 'expired' });
+    expect(result.next.expires_at).toBe('2026-03-01T00:00:00.000Z');
   });
 
   it('an active subscription does not expire before expires_at', () => {

@@ -1,0 +1,154 @@
+/**
+ * Purchase verification: a receipt is verified by its store, then bound to the app and user.
+ *
+ * - A store purchase (original transaction / purchase token) belongs to one user of one app;
+ *   another user presenting it gets RECEIPT_ALREADY_USED.
+ * - A transaction pays once: verifying it again returns the same result and changes nothing.
+ * - A new purchase starts as a pending_verification record (bound to the transaction in the same
+ *   write) and is then activated through the lifecycle table, which emits the status change; a
+ *   crash between the two is repaired by the next verification of the same receipt.
+ * - A later transaction of an owned purchase whose subscription is running is a renewal; one
+ *   whose subscription has ended is a resubscription: a new subscription.
+ */
+import { getApp, type AppRecord } from '../data/apps.js';
+import { getProduct } from '../data/products.js';
+import {
+  getPurchaseOwner,
+  getSubscriptionRecord,
+  getTransactionBinding,
+  insertSubscription,
+  type PurchaseOwner,
+  type SubscriptionRecord,
+} from '../data/subscriptions.js';
+import { AppError } from '../errors.js';
+import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
+import { appStoreVerifier } from '../stores/app-store.js';
+import { googlePlayVerifier } from '../stores/google-play.js';
+import { getStoreSettings } from '../stores/settings.js';
+import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
+import type { StoreVerifier, VerifiedTransaction } from '../stores/types.js';
+import { commitChange, pendingSubscription } from './subscriptions.js';
+
+async function verifierFor(app: AppRecord, platform: VerifyPurchaseBody['platform'], receiptData: string): Promise<StoreVerifier> {
+  if (isTestStoreReceipt(receiptData)) {
+    if (!app.test_store || !app.test_store_public_key) {
+      throw new AppError('INVALID_RECEIPT', 'test-store receipts are accepted only by apps created with --test-store');
+    }
+    return testStoreVerifier(app.app_id, app.test_store_public_key);
+  }
+  const missing = (store: string, command: string) =>
+    new AppError('VERIFICATION_FAILED', `${store} credentials are not configured for this app (admin ${command})`, { retryable: true });
+  if (platform === 'ios') {
+    const settings = await getStoreSettings(app.app_id, 'app_store');
+    if (!settings) throw missing('App Store', 'stores apple set');
+    return appStoreVerifier({ bundleId: settings.bundle_id, environment: settings.environment, appAppleId: settings.app_apple_id });
+  }
+  if (platform === 'android') {
+    const settings = await getStoreSettings(app.app_id, 'google_play');
+    if (!settings) throw missing('Google Play', 'stores google set');
+    return googlePlayVerifier(settings);
+  }
+  throw new AppError('INVALID_RECEIPT', 'web purchases have no store receipt to verify');
+}
+
+function result(record: SubscriptionRecord, transaction: VerifiedTransaction): VerificationResult {
+  return {
+    verification_status: 'valid',
+    subscription_id: record.id,
+    product_id: record.product_id,
+    expires_at: record.expires_at,
+    auto_renew: record.auto_renew,
+    trial_period: record.trial_period,
+    original_transaction_id: transaction.original_transaction_id,
+    purchase_date: transaction.purchase_date,
+  };
+}
+
+async function requireRecord(appId: string, subscriptionId: string): Promise<SubscriptionRecord> {
+  const record = await getSubscriptionRecord(appId, subscriptionId);
+  if (!record) throw new Error(`binding points at missing subscription ${subscriptionId}`);
+  return record;
+}
+
+/** Running subscriptions take renewals; ended ones are replaced by a new subscription. */
+const RUNNING = new Set(['active', 'paused', 'pending_verification']);
+
+/** Binding races (two verifications of one new receipt at once) are settled by re-reading. */
+const MAX_ATTEMPTS = 3;
+
+export async function verifyPurchase(appId: string, body: VerifyPurchaseBody): Promise<VerificationResult> {
+  const app = await getApp(appId);
+  if (!app) throw new Error(`app ${appId} of an authenticated key does not exist`);
+  const transaction = await (await verifierFor(app, body.platform, body.receipt_data)).verify(body.receipt_data);
+  if (transaction.revoked) throw new AppError('INVALID_RECEIPT', 'the store has revoked or refunded this purchase');
+  if (body.transaction_id && body.transaction_id !== transaction.transaction_id && body.transaction_id !== transaction.original_transaction_id) {
+    throw new AppError('INVALID_RECEIPT', 'transaction_id is not a transaction of this receipt');
+  }
+  const product = await getProduct(appId, transaction.product_id);
+  if (!product) throw new AppError('INVALID_RECEIPT', `product ${transaction.product_id} of the receipt is not in this app's catalogue`);
+  const owner: PurchaseOwner = { store: transaction.store, original_transaction_id: transaction.original_transaction_id };
+  const alreadyUsed = () => new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
+  const paid = transaction.trial ? {} : { last_payment: transaction.purchase_date };
+
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const owned = await getPurchaseOwner(appId, owner);
+    if (owned && owned.user_id !== body.user_id) throw alreadyUsed();
+    const bound = await getTransactionBinding(appId, transaction.transaction_id);
+    if (bound && bound.user_id !== body.user_id) throw alreadyUsed();
+
+    if (!bound && owned) {
+      const current = await requireRecord(appId, owned.subscription_id);
+      if (RUNNING.has(current.status)) {
+        // A later transaction of a running purchase: a renewal (an older one changes nothing).
+        if (current.status === 'active' && Date.parse(transaction.expires_at) > Date.parse(current.expires_at)) {
+          await commitChange(appId, current.id, () => ({
+            command: { type: 'renew', expires_at: transaction.expires_at },
+            payment: { ...paid, transaction_id: transaction.transaction_id, receipt_data: body.receipt_data },
+            bindTransaction: transaction.transaction_id,
+          }));
+        }
+        return result(await requireRecord(appId, current.id), transaction);
+      }
+    }
+
+    let subscriptionId = bound?.subscription_id;
+    if (!subscriptionId) {
+      const { record, payment } = pendingSubscription(
+        appId,
+        {
+          user_id: body.user_id,
+          product_id: product.id,
+          platform: body.platform,
+          price: transaction.trial ? product.price : (transaction.price ?? product.price),
+          currency: transaction.trial ? product.currency : (transaction.currency ?? product.currency),
+          started_at: transaction.purchase_date,
+          expires_at: transaction.expires_at,
+          auto_renew: Date.parse(transaction.expires_at) > Date.now(),
+          trial_period: transaction.trial,
+          trial_expires_at: transaction.trial ? transaction.expires_at : null,
+          transaction_id: transaction.transaction_id,
+          receipt_data: body.receipt_data,
+        },
+        new Date(),
+      );
+      const inserted = await insertSubscription(record, payment, { owner });
+      if (!inserted.inserted) {
+        if (inserted.reason === 'owned_by_another_user') throw alreadyUsed();
+        continue; // someone bound this transaction meanwhile: look again
+      }
+      subscriptionId = record.id;
+    }
+
+    const current = await requireRecord(appId, subscriptionId);
+    if (current.status === 'pending_verification') {
+      await commitChange(appId, subscriptionId, (latest) => ({
+        command: { type: 'activate', expires_at: transaction.expires_at },
+        payment: paid,
+        // A record created by POST /subscriptions is not yet known as this purchase's.
+        bindOwner: latest.user_id === body.user_id ? owner : undefined,
+      }));
+    }
+    return result(await requireRecord(appId, subscriptionId), transaction);
+  }
+  throw new AppError('VERIFICATION_FAILED', 'this purchase is being verified concurrently; retry', { retryable: true });
+}

@@ -1,0 +1,146 @@
+/**
+ * Google Play: `receipt_data` is a purchase token, or a base64 JSON purchase object carrying
+ * packageName, productId and purchaseToken. The verifier signs in as the app's service account
+ * (OAuth 2.0 JWT bearer grant), reads purchases.subscriptionsv2.get, maps it to a transaction,
+ * and acknowledges a purchase that is not acknowledged yet (Google refunds those after 3 days).
+ * The token and API base URLs are configuration, so tests run these HTTP calls against a stand-in.
+ */
+import { createPrivateKey, sign } from 'node:crypto';
+import { config } from '../config.js';
+import { AppError } from '../errors.js';
+import type { GooglePlaySettings } from './settings.js';
+import type { StoreVerifier, VerifiedTransaction } from './types.js';
+
+const SCOPE = 'https://www.googleapis.com/auth/androidpublisher';
+
+/** The fields of SubscriptionPurchaseV2 we read. */
+interface SubscriptionPurchaseV2 {
+  startTime?: string;
+  subscriptionState?: string;
+  latestOrderId?: string;
+  linkedPurchaseToken?: string;
+  acknowledgementState?: string;
+  testPurchase?: object;
+  lineItems?: {
+    productId?: string;
+    expiryTime?: string;
+    autoRenewingPlan?: { autoRenewEnabled?: boolean };
+    offerPhase?: { freeTrial?: object };
+    offerDetails?: { offerTags?: string[] };
+  }[];
+}
+
+interface PurchaseReference {
+  purchaseToken: string;
+  packageName?: string;
+}
+
+function purchaseReference(receiptData: string): PurchaseReference {
+  const trimmed = receiptData.trim();
+  try {
+    const decoded: unknown = JSON.parse(Buffer.from(trimmed, 'base64').toString('utf8'));
+    if (decoded && typeof decoded === 'object' && typeof (decoded as PurchaseReference).purchaseToken === 'string') {
+      const { purchaseToken, packageName } = decoded as PurchaseReference;
+      return { purchaseToken, ...(typeof packageName === 'string' ? { packageName } : {}) };
+    }
+  } catch {
+    // not a purchase object: a bare token
+  }
+  if (!/^[A-Za-z0-9._:-]{10,2000}$/.test(trimmed)) throw new AppError('INVALID_RECEIPT', 'receipt_data is neither a Google Play purchase token nor a purchase object');
+  return { purchaseToken: trimmed };
+}
+
+const unavailable = (message: string, cause?: unknown) => new AppError('VERIFICATION_FAILED', message, { retryable: true, cause });
+
+async function call(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, { ...init, signal: AbortSignal.timeout(config.storeTimeoutMs) });
+  } catch (error) {
+    throw unavailable(`Google Play did not answer (${(error as Error).name === 'TimeoutError' ? 'timeout' : (error as Error).message}); retry`, error);
+  }
+}
+
+/** Access tokens by service account, reused until a minute before they expire. */
+const tokens = new Map<string, { token: string; until: number }>();
+
+async function accessToken(settings: GooglePlaySettings): Promise<string> {
+  const account = settings.service_account;
+  const cached = tokens.get(account.client_email);
+  if (cached && cached.until > Date.now()) return cached.token;
+  const now = Math.floor(Date.now() / 1000);
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const input = `${part({ alg: 'RS256', typ: 'JWT' })}.${part({ iss: account.client_email, scope: SCOPE, aud: config.googleOAuthTokenUrl, iat: now, exp: now + 3600 })}`;
+  let assertion: string;
+  try {
+    assertion = `${input}.${sign('sha256', Buffer.from(input), createPrivateKey(account.private_key)).toString('base64url')}`;
+  } catch (error) {
+    throw new AppError('VERIFICATION_FAILED', 'the Google service account private key cannot sign (stores google set)', { cause: error });
+  }
+  const response = await call(config.googleOAuthTokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
+  });
+  const body = (await response.json().catch(() => ({}))) as { access_token?: string; expires_in?: number; error?: string };
+  if (!response.ok || !body.access_token) {
+    throw unavailable(`Google refused the service account sign-in (${response.status}${body.error ? ` ${body.error}` : ''}); check stores google set`);
+  }
+  tokens.set(account.client_email, { token: body.access_token, until: Date.now() + Math.max(0, (body.expires_in ?? 3600) - 60) * 1000 });
+  return body.access_token;
+}
+
+const purchasesUrl = (packageName: string) => `${config.googlePlayApiBaseUrl}/androidpublisher/v3/applications/${encodeURIComponent(packageName)}/purchases`;
+
+function toTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string): VerifiedTransaction {
+  const item = purchase.lineItems?.[0];
+  if (purchase.subscriptionState === 'SUBSCRIPTION_STATE_PENDING') throw new AppError('INVALID_RECEIPT', 'the Google Play purchase is not paid yet (pending)');
+  if (!item?.productId || !item.expiryTime || !purchase.startTime) throw new AppError('INVALID_RECEIPT', 'the Google Play purchase has no subscription line item');
+  return {
+    store: 'google_play',
+    environment: purchase.testPurchase ? 'Test' : 'Production',
+    // Each renewal has its own order id (GPA.x..0, ..1); the token identifies the purchase throughout.
+    transaction_id: purchase.latestOrderId ?? `${purchaseToken}:${item.expiryTime}`,
+    original_transaction_id: purchaseToken,
+    product_id: item.productId,
+    purchase_date: new Date(purchase.startTime).toISOString(),
+    expires_at: new Date(item.expiryTime).toISOString(),
+    trial: item.offerPhase?.freeTrial !== undefined,
+    price: null,
+    currency: null,
+    revoked: false,
+  };
+}
+
+export function googlePlayVerifier(settings: GooglePlaySettings): StoreVerifier {
+  return {
+    async verify(receiptData: string): Promise<VerifiedTransaction> {
+      const { purchaseToken, packageName } = purchaseReference(receiptData);
+      if (packageName && packageName !== settings.package_name) {
+        throw new AppError('INVALID_RECEIPT', `the purchase belongs to another app (package ${packageName})`);
+      }
+      const token = await accessToken(settings);
+      const response = await call(`${purchasesUrl(settings.package_name)}/subscriptionsv2/tokens/${encodeURIComponent(purchaseToken)}`, {
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      });
+      if (response.status === 400 || response.status === 404 || response.status === 410) {
+        throw new AppError('INVALID_RECEIPT', `Google Play does not know this purchase token (${response.status})`);
+      }
+      if (response.status === 401 || response.status === 403) {
+        tokens.delete(settings.service_account.client_email);
+        throw unavailable(`Google Play refused the service account (${response.status}); check its Play Console permissions`);
+      }
+      if (!response.ok) throw unavailable(`Google Play answered ${response.status}; retry`);
+      const purchase = (await response.json()) as SubscriptionPurchaseV2;
+      const transaction = toTransaction(purchase, purchaseToken);
+      if (purchase.acknowledgementState === 'ACKNOWLEDGEMENT_STATE_PENDING') {
+        const ack = await call(`${purchasesUrl(settings.package_name)}/subscriptions/${encodeURIComponent(transaction.product_id)}/tokens/${encodeURIComponent(purchaseToken)}:acknowledge`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: '{}',
+        });
+        if (!ack.ok) throw unavailable(`Google Play did not accept the acknowledgement (${ack.status}); retry`);
+      }
+      return transaction;
+    },
+  };
+}

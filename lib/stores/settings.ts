@@ -1,0 +1,101 @@
+/**
+ * Per-app store settings and credentials (`admin stores apple set`, `admin stores google set`).
+ * In AWS they live in Secrets Manager, one secret per app and store under STORE_SECRETS_PREFIX
+ * (functions may only read them); locally, in the table. Never logged, never returned by an API.
+ */
+import { CreateSecretCommand, GetSecretValueCommand, PutSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { config } from '../config.js';
+import { ddb, tableName } from '../data/client.js';
+import { keys } from '../data/keys.js';
+import { APP_STORE_ENVIRONMENTS } from './app-store.js';
+
+export const appStoreSettingsSchema = z
+  .object({
+    bundle_id: z.string().min(1).max(255),
+    environment: z.enum(APP_STORE_ENVIRONMENTS),
+    /** Apple requires it to verify Production transactions. */
+    app_apple_id: z.number().int().positive().optional(),
+  })
+  .strict()
+  .refine((s) => s.environment !== 'Production' || s.app_apple_id !== undefined, {
+    path: ['app_apple_id'],
+    message: 'Production needs the app Apple id',
+  });
+export type AppStoreSettings = z.infer<typeof appStoreSettingsSchema>;
+
+export const googlePlaySettingsSchema = z
+  .object({
+    package_name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/, 'must be an Android package name'),
+    /** The service account's key file (JSON): client_email, private_key, token_uri. */
+    service_account: z
+      .object({
+        client_email: z.string().email(),
+        private_key: z.string().includes('PRIVATE KEY', { message: 'must be a PEM private key' }),
+        token_uri: z.url().optional(),
+      })
+      .loose(),
+  })
+  .strict();
+export type GooglePlaySettings = z.infer<typeof googlePlaySettingsSchema>;
+
+export interface StoreSettings {
+  app_store: AppStoreSettings;
+  google_play: GooglePlaySettings;
+}
+export type ConfigurableStore = keyof StoreSettings;
+
+const schemas: { [S in ConfigurableStore]: z.ZodType<StoreSettings[S]> } = {
+  app_store: appStoreSettingsSchema,
+  google_play: googlePlaySettingsSchema,
+};
+
+const secretsManager = new SecretsManagerClient({ region: config.region });
+const secretName = (appId: string, store: ConfigurableStore) => `${config.storeSecretsPrefix}${appId}/${store}`;
+
+/** Settings change rarely: a warm function reads each app's settings once per this many ms. */
+const CACHE_MS = 5 * 60_000;
+const cache = new Map<string, { value: unknown; until: number }>();
+
+async function readRaw(appId: string, store: ConfigurableStore): Promise<unknown> {
+  if (config.storeSecretsPrefix) {
+    try {
+      const { SecretString } = await secretsManager.send(new GetSecretValueCommand({ SecretId: secretName(appId, store) }));
+      return SecretString ? JSON.parse(SecretString) : undefined;
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) return undefined;
+      throw error;
+    }
+  }
+  const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.storeSettings(appId, store) }));
+  return Item?.settings;
+}
+
+export async function getStoreSettings<S extends ConfigurableStore>(appId: string, store: S): Promise<StoreSettings[S] | undefined> {
+  const cacheKey = `${appId}/${store}`;
+  const hit = cache.get(cacheKey);
+  if (hit && hit.until > Date.now()) return hit.value as StoreSettings[S] | undefined;
+  const raw = await readRaw(appId, store);
+  const value = raw === undefined ? undefined : schemas[store].parse(raw);
+  if (config.inLambda) cache.set(cacheKey, { value, until: Date.now() + CACHE_MS });
+  return value;
+}
+
+export async function putStoreSettings<S extends ConfigurableStore>(appId: string, store: S, settings: StoreSettings[S]): Promise<{ location: string }> {
+  const value = schemas[store].parse(settings);
+  cache.delete(`${appId}/${store}`);
+  if (config.storeSecretsPrefix) {
+    const name = secretName(appId, store);
+    const SecretString = JSON.stringify(value);
+    try {
+      await secretsManager.send(new PutSecretValueCommand({ SecretId: name, SecretString }));
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+      await secretsManager.send(new CreateSecretCommand({ Name: name, SecretString, Description: `${store} settings of ${appId}` }));
+    }
+    return { location: `Secrets Manager secret ${name}` };
+  }
+  await ddb.send(new PutCommand({ TableName: tableName, Item: { ...keys.storeSettings(appId, store), type: 'store_settings', settings: value, updated_at: new Date().toISOString() } }));
+  return { location: `table ${tableName}` };
+}
