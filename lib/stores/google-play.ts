@@ -63,20 +63,27 @@ async function call(url: string, init: RequestInit): Promise<Response> {
 /** Access tokens by service account, reused until a minute before they expire. */
 const tokens = new Map<string, { token: string; until: number }>();
 
-async function accessToken(settings: GooglePlaySettings): Promise<string> {
+export interface GoogleEndpoints {
+  tokenUrl: string;
+  apiBaseUrl: string;
+}
+
+const configuredEndpoints = (): GoogleEndpoints => ({ tokenUrl: config.googleOAuthTokenUrl, apiBaseUrl: config.googlePlayApiBaseUrl });
+
+async function accessToken(settings: GooglePlaySettings, endpoints: GoogleEndpoints): Promise<string> {
   const account = settings.service_account;
   const cached = tokens.get(account.client_email);
   if (cached && cached.until > Date.now()) return cached.token;
   const now = Math.floor(Date.now() / 1000);
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const input = `${part({ alg: 'RS256', typ: 'JWT' })}.${part({ iss: account.client_email, scope: SCOPE, aud: config.googleOAuthTokenUrl, iat: now, exp: now + 3600 })}`;
+  const input = `${part({ alg: 'RS256', typ: 'JWT' })}.${part({ iss: account.client_email, scope: SCOPE, aud: endpoints.tokenUrl, iat: now, exp: now + 3600 })}`;
   let assertion: string;
   try {
     assertion = `${input}.${sign('sha256', Buffer.from(input), createPrivateKey(account.private_key)).toString('base64url')}`;
   } catch (error) {
     throw new AppError('VERIFICATION_FAILED', 'the Google service account private key cannot sign (stores google set)', { cause: error });
   }
-  const response = await call(config.googleOAuthTokenUrl, {
+  const response = await call(endpoints.tokenUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
@@ -89,7 +96,8 @@ async function accessToken(settings: GooglePlaySettings): Promise<string> {
   return body.access_token;
 }
 
-const purchasesUrl = (packageName: string) => `${config.googlePlayApiBaseUrl}/androidpublisher/v3/applications/${encodeURIComponent(packageName)}/purchases`;
+const purchasesUrl = (endpoints: GoogleEndpoints, packageName: string) =>
+  `${endpoints.apiBaseUrl}/androidpublisher/v3/applications/${encodeURIComponent(packageName)}/purchases`;
 
 function toTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string): VerifiedTransaction {
   const item = purchase.lineItems?.[0];
@@ -111,15 +119,16 @@ function toTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string):
   };
 }
 
-export function googlePlayVerifier(settings: GooglePlaySettings): StoreVerifier {
+/** `endpoints` default to the configured (real) Google URLs; tests pass a stand-in's. */
+export function googlePlayVerifier(settings: GooglePlaySettings, endpoints: GoogleEndpoints = configuredEndpoints()): StoreVerifier {
   return {
     async verify(receiptData: string): Promise<VerifiedTransaction> {
       const { purchaseToken, packageName } = purchaseReference(receiptData);
       if (packageName && packageName !== settings.package_name) {
         throw new AppError('INVALID_RECEIPT', `the purchase belongs to another app (package ${packageName})`);
       }
-      const token = await accessToken(settings);
-      const response = await call(`${purchasesUrl(settings.package_name)}/subscriptionsv2/tokens/${encodeURIComponent(purchaseToken)}`, {
+      const token = await accessToken(settings, endpoints);
+      const response = await call(`${purchasesUrl(endpoints, settings.package_name)}/subscriptionsv2/tokens/${encodeURIComponent(purchaseToken)}`, {
         headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
       });
       if (response.status === 400 || response.status === 404 || response.status === 410) {
@@ -130,10 +139,15 @@ export function googlePlayVerifier(settings: GooglePlaySettings): StoreVerifier 
         throw unavailable(`Google Play refused the service account (${response.status}); check its Play Console permissions`);
       }
       if (!response.ok) throw unavailable(`Google Play answered ${response.status}; retry`);
-      const purchase = (await response.json()) as SubscriptionPurchaseV2;
+      let purchase: SubscriptionPurchaseV2;
+      try {
+        purchase = (await response.json()) as SubscriptionPurchaseV2;
+      } catch (error) {
+        throw unavailable('Google Play sent an unreadable answer; retry', error);
+      }
       const transaction = toTransaction(purchase, purchaseToken);
       if (purchase.acknowledgementState === 'ACKNOWLEDGEMENT_STATE_PENDING') {
-        const ack = await call(`${purchasesUrl(settings.package_name)}/subscriptions/${encodeURIComponent(transaction.product_id)}/tokens/${encodeURIComponent(purchaseToken)}:acknowledge`, {
+        const ack = await call(`${purchasesUrl(endpoints, settings.package_name)}/subscriptions/${encodeURIComponent(transaction.product_id)}/tokens/${encodeURIComponent(purchaseToken)}:acknowledge`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           body: '{}',

@@ -10,3 +10,4 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 // Webhook retries in seconds, not hours: 4 retries one second apart, then the dead letter.
 process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS ??= '1,1,1,1';
 process.env.WEBHOOK_TIMEOUT_MS ??= '2000';
+process.env.STORE_TIMEOUT_MS ??= '2000';

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../lib/errors.js';
+import { googlePlayVerifier } from '../../lib/stores/google-play.js';
+import { startGooglePlayStandIn, subscriptionPurchase, type StandIn } from '../support/google-play-standin.js';
+
+const PACKAGE = 'com.example.subs';
+
+async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('Google Play verification over HTTP (local stand-in of the token endpoint and the Play API)', () => {
+  let standIn: StandIn;
+  let verifier: ReturnType<typeof googlePlayVerifier>;
+  beforeAll(async () => {
+    standIn = await startGooglePlayStandIn(PACKAGE);
+    verifier = googlePlayVerifier({ package_name: PACKAGE, service_account: standIn.serviceAccount }, { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url });
+  });
+  afterAll(() => standIn.close());
+
+  it('signs in with the service account, reads subscriptionsv2, maps it, and acknowledges the purchase', async () => {
+    const purchase = subscriptionPurchase('premium_monthly', 30 * 86_400_000);
+    standIn.purchases.set('token-active-0000001', purchase);
+    const result = await verifier.verify('token-active-0000001');
+    expect(result).toEqual({
+      store: 'google_play',
+      environment: 'Production',
+      transaction_id: purchase.latestOrderId,
+      original_transaction_id: 'token-active-0000001',
+      product_id: 'premium_monthly',
+      purchase_date: purchase.startTime,
+      expires_at: (purchase.lineItems as { expiryTime: string }[])[0]!.expiryTime,
+      trial: false,
+      price: null,
+      currency: null,
+      revoked: false,
+    });
+    expect(standIn.acknowledged).toContain('token-active-0000001');
+  });
+
+  it('reuses the access token until it expires', async () => {
+    const before = standIn.tokenRequests;
+    standIn.purchases.set('token-reuse-00000001', subscriptionPurchase('premium_monthly', 86_400_000, { acknowledgementState: 'ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED' }));
+    await verifier.verify('token-reuse-00000001');
+    await verifier.verify('token-reuse-00000001');
+    expect(standIn.tokenRequests).toBe(before);
+  });
+
+  it('accepts a base64 purchase object, and refuses one of another package', async () => {
+    standIn.purchases.set('token-object-0000001', subscriptionPurchase('premium_monthly', 86_400_000, { offerPhase: undefined }));
+    const object = (packageName: string) => Buffer.from(JSON.stringify({ packageName, productId: 'premium_monthly', purchaseToken: 'token-object-0000001' })).toString('base64');
+    expect((await verifier.verify(object(PACKAGE))).original_transaction_id).toBe('token-object-0000001');
+    expect((await rejection(verifier.verify(object('com.evil.app')))).code).toBe('INVALID_RECEIPT');
+  });
+
+  it('marks free trials and test purchases', async () => {
+    const trial = subscriptionPurchase('premium_monthly', 86_400_000, { testPurchase: {} });
+    (trial.lineItems as Record<string, unknown>[])[0]!.offerPhase = { freeTrial: {} };
+    standIn.purchases.set('token-trial-00000001', trial);
+    expect(await verifier.verify('token-trial-00000001')).toMatchObject({ trial: true, environment: 'Test' });
+  });
+
+  it('an unknown token is INVALID_RECEIPT; a pending payment too', async () => {
+    expect((await rejection(verifier.verify('token-unknown-000001'))).code).toBe('INVALID_RECEIPT');
+    standIn.purchases.set('token-pending-000001', subscriptionPurchase('premium_monthly', 86_400_000, { subscriptionState: 'SUBSCRIPTION_STATE_PENDING' }));
+    expect((await rejection(verifier.verify('token-pending-000001'))).message).toContain('pending');
+  });
+
+  it('Google failing (5xx), refusing the credentials, or timing out is VERIFICATION_FAILED, retryable', async () => {
+    standIn.purchases.set('token-flaky-00000001', subscriptionPurchase('premium_monthly', 86_400_000));
+    standIn.failNext('token-flaky-00000001', 503);
+    expect(await rejection(verifier.verify('token-flaky-00000001'))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    standIn.failNext('token-flaky-00000001', 403);
+    expect(await rejection(verifier.verify('token-flaky-00000001'))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    standIn.failNext('token-flaky-00000001', 'hang');
+    const timedOut = await rejection(verifier.verify('token-flaky-00000001'));
+    expect(timedOut).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect(timedOut.message).toContain('timeout');
+    // Then it works again.
+    expect((await verifier.verify('token-flaky-00000001')).product_id).toBe('premium_monthly');
+  }, 20_000);
+
+  it('a service account Google does not accept is VERIFICATION_FAILED', async () => {
+    const other = await startGooglePlayStandIn(PACKAGE);
+    const wrongKey = googlePlayVerifier({ package_name: PACKAGE, service_account: { ...other.serviceAccount, client_email: 'wrong@example.iam.gserviceaccount.com' } }, { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url });
+    expect(await rejection(wrongKey.verify('token-active-0000001'))).toMatchObject({ code: 'VERIFICATION_FAILED' });
+    await other.close();
+  });
+
+  it('an acknowledgement Google refuses fails the verification (retryable), so it is retried', async () => {
+    standIn.purchases.set('token-noack-00000001', subscriptionPurchase('premium_monthly', 86_400_000));
+    standIn.failNext(':acknowledge', 500);
+    expect(await rejection(verifier.verify('token-noack-00000001'))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    await verifier.verify('token-noack-00000001');
+    expect(standIn.acknowledged).toContain('token-noack-00000001');
+  });
+});
