@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+const STAND_IN_PORT = vi.hoisted(() => {
+  // Store URLs are configuration read once at start-up: point them at the stand-in before lib/ loads.
+  const port = 30_000 + (process.pid % 20_000);
+  process.env.GOOGLE_OAUTH_TOKEN_URL = `http://127.0.0.1:${port}/token`;
+  process.env.GOOGLE_PLAY_API_BASE_URL = `http://127.0.0.1:${port}`;
+  return port;
+});
+
+import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { putStoreSettings } from '../../lib/stores/settings.js';
+import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { startGooglePlayStandIn, subscriptionPurchase, type StandIn } from '../support/google-play-standin.js';
+import { useGateway } from '../support/http.js';
+
+const { request } = useGateway();
+const PACKAGE = 'com.example.subs';
+
+describe('POST /v1/subscriptions/verify for Google Play (stand-in of Google over HTTP)', () => {
+  let standIn: StandIn;
+  let app: TestApp;
+  beforeAll(async () => {
+    standIn = await startGooglePlayStandIn(PACKAGE, STAND_IN_PORT);
+    app = await createTestApp();
+    await putStoreSettings(app.appId, 'google_play', { package_name: PACKAGE, service_account: standIn.serviceAccount });
+  });
+  afterAll(() => standIn?.close());
+  const verify = (body: Record<string, unknown>) => request('POST', `${SUBSCRIPTIONS_BASE}/verify`, { bearer: app.secretKey, body: { platform: 'android', ...body } });
+
+  it('verifies a purchase token, creates the subscription, and acknowledges the purchase', async () => {
+    standIn.purchases.set('e2e-token-00000001', subscriptionPurchase('premium_monthly', 30 * 86_400_000));
+    const res = await verify({ receipt_data: 'e2e-token-00000001', user_id: 'android-user' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ verification_status: 'valid', product_id: 'premium_monthly', original_transaction_id: 'e2e-token-00000001' });
+    expect(standIn.acknowledged).toContain('e2e-token-00000001');
+    const detail = await request('GET', `${SUBSCRIPTIONS_BASE}/${res.body.data.subscription_id}`, { bearer: app.secretKey });
+    expect(detail.body.data).toMatchObject({ status: 'active', platform: 'android', payment_info: { payment_method: 'google_play' } });
+  });
+
+  it('the same token for another user is RECEIPT_ALREADY_USED; Google being down is VERIFICATION_FAILED, retryable', async () => {
+    standIn.purchases.set('e2e-token-00000002', subscriptionPurchase('premium_monthly', 30 * 86_400_000));
+    await verify({ receipt_data: 'e2e-token-00000002', user_id: 'first' });
+    expect((await verify({ receipt_data: 'e2e-token-00000002', user_id: 'second' })).body.error.code).toBe('RECEIPT_ALREADY_USED');
+    standIn.failNext('e2e-token-00000002', 503);
+    const down = await verify({ receipt_data: 'e2e-token-00000002', user_id: 'first' });
+    expect(down.status).toBe(400);
+    expect(down.body.error).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+  });
+});
