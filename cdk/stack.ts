@@ -13,7 +13,10 @@ export class SubscriptionBackendStack extends Stack {
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, { description: 'Self-hosted subscription backend', ...props });
     this.data = new DataStore(this, 'Data');
-    this.api = new Api(this, 'Api', { table: this.data.table });
+    // Store credentials: one Secrets Manager secret per app and store, written by `admin --aws stores ... set`.
+    const storeSecretsPrefix = `subscription-backend/${this.stackName}/`;
+    this.api = new Api(this, 'Api', { table: this.data.table, storeSecretsPrefix });
+    new CfnOutput(this, 'StoreSecretsPrefix', { value: storeSecretsPrefix, description: 'STORE_SECRETS_PREFIX for `admin --aws stores ... set`' });
     this.notifications = new Notifications(this, 'Notifications', { table: this.data.table });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for `admin --aws`' });
   }

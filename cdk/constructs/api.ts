@@ -35,7 +35,7 @@ export class Api extends Construct {
   readonly restApi: RestApi;
   readonly functions: Map<string, ServiceFunction> = new Map();
 
-  constructor(scope: Construct, id: string, props: { table: Table; routes?: readonly Route[] }) {
+  constructor(scope: Construct, id: string, props: { table: Table; storeSecretsPrefix: string; routes?: readonly Route[] }) {
     super(scope, id);
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: 'subscription-backend',
@@ -78,6 +78,7 @@ export class Api extends Construct {
         description: `${route.method} ${route.path}`,
         timeout: Duration.seconds(10),
       }).useTable(props.table, route.table);
+      if (route.storeSecrets) fn.useStoreSecrets(props.storeSecretsPrefix);
       this.restApi.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn));
       this.functions.set(route.name, fn);
     }

@@ -3,7 +3,8 @@
  * esbuild (AWS SDK included, not external), source maps, a log group with a retention. Every
  * function of the stack is one of these, so the defaults cannot drift between functions.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -43,6 +44,18 @@ export class ServiceFunction extends NodejsFunction {
   useTable(table: ITable, actions: readonly TableAction[]): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
     table.grant(this, ...actions.map((action) => `dynamodb:${action}`));
+    return this;
+  }
+
+  /** Read-only access to the apps' store credentials (secrets named `<prefix><app>/<store>`). */
+  useStoreSecrets(prefix: string): this {
+    this.addEnvironment('STORE_SECRETS_PREFIX', prefix);
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [Stack.of(this).formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${prefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+      }),
+    );
     return this;
   }
 

@@ -227,13 +227,31 @@ describe('the notification path in the stack', () => {
     );
   });
 
-  it('keeps webhook secrets out of every environment variable', () => {
-    for (const [, fn] of ofType('AWS::Lambda::Function')) {
-      expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toMatch(/whsec_|SECRET/i);
+  it('keeps secrets out of every environment variable (only where to find them)', () => {
+    const allowed = new Set(['NODE_OPTIONS', 'TABLE_NAME', 'EVENT_BUS_NAME', 'DEAD_LETTER_QUEUE_URL', 'STORE_SECRETS_PREFIX']);
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      const variables = (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
+      for (const name of Object.keys(variables)) expect(allowed, `${id} ${name}`).toContain(name);
+      expect(JSON.stringify(variables)).not.toMatch(/whsec_|PRIVATE KEY|sk_[A-Za-z0-9_-]{20}/);
     }
   });
 
   it('outputs the bus name for operators to attach their own rules', () => {
     template.hasOutput('EventBusName', {});
+  });
+});
+
+describe('store credentials in the stack', () => {
+  it('only the verify function may read store secrets, only under the stack prefix, and only read them', () => {
+    const readers = ofType('AWS::Lambda::Function').filter(([id]) => actionsOf(id).some((a) => a.startsWith('secretsmanager:')));
+    expect(readers.map(([, r]) => r.Properties.Description)).toEqual(['POST /v1/subscriptions/verify']);
+    const [verifyId, verifyFn] = readers[0]!;
+    expect(actionsOf(verifyId).filter((a) => a.startsWith('secretsmanager:'))).toEqual(['secretsmanager:GetSecretValue']);
+    expect(verifyFn.Properties.Environment.Variables.STORE_SECRETS_PREFIX).toBe('subscription-backend/Test/');
+    const statement = ofType('AWS::IAM::Policy')
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
+      .find((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'));
+    expect(JSON.stringify(statement!.Resource)).toContain(':secret:subscription-backend/Test/*');
+    template.hasOutput('StoreSecretsPrefix', {});
   });
 });
