@@ -28,6 +28,8 @@ export interface Config {
   /** Base URLs of the store APIs: configuration, so tests can point them at local stand-ins. */
   googleOAuthTokenUrl: string;
   googlePlayApiBaseUrl: string;
+  /** Overrides the App Store Server API URL of the app's environment (tests: a stand-in). */
+  appStoreServerApiBaseUrl: string | undefined;
   /** Timeout of one call to a store API. */
   storeTimeoutMs: number;
 }
@@ -59,6 +61,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storeSecretsPrefix: env.STORE_SECRETS_PREFIX || undefined,
     googleOAuthTokenUrl: env.GOOGLE_OAUTH_TOKEN_URL || 'https://oauth2.googleapis.com/token',
     googlePlayApiBaseUrl: env.GOOGLE_PLAY_API_BASE_URL || 'https://androidpublisher.googleapis.com',
+    appStoreServerApiBaseUrl: env.APP_STORE_SERVER_API_BASE_URL || undefined,
     storeTimeoutMs: readNonNegativeInt(env, 'STORE_TIMEOUT_MS', 10_000),
   };
 }

@@ -181,19 +181,41 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'stores apple set': {
-    usage: 'stores apple set --app A --bundle-id B --environment Sandbox|Production [--app-apple-id N]',
-    options: { app: { type: 'string' }, 'bundle-id': { type: 'string' }, environment: { type: 'string' }, 'app-apple-id': { type: 'string' } },
+    usage: 'stores apple set --app A --bundle-id B --environment Sandbox|Production [--app-apple-id N] [--issuer-id I --key-id K --key-file F.p8]',
+    options: {
+      app: { type: 'string' },
+      'bundle-id': { type: 'string' },
+      environment: { type: 'string' },
+      'app-apple-id': { type: 'string' },
+      'issuer-id': { type: 'string' },
+      'key-id': { type: 'string' },
+      'key-file': { type: 'string' },
+    },
     async run(values) {
       const appId = await requireApp(values);
+      const apiOptions = ['issuer-id', 'key-id', 'key-file'].filter((name) => values[name] !== undefined);
+      if (apiOptions.length > 0 && apiOptions.length < 3) throw new CliError('--issuer-id, --key-id and --key-file go together (App Store Server API key)');
+      let serverApi: Record<string, string> | undefined;
+      if (apiOptions.length === 3) {
+        const keyFile = required(values, 'key-file');
+        let privateKey: string;
+        try {
+          privateKey = await readFile(keyFile, 'utf8');
+        } catch (error) {
+          throw new CliError(`cannot read ${keyFile}: ${(error as Error).message}`, 'INVALID_FILE');
+        }
+        serverApi = { issuer_id: required(values, 'issuer-id'), key_id: required(values, 'key-id'), private_key: privateKey };
+      }
       const settings = parsedSettings('app_store', {
         bundle_id: required(values, 'bundle-id'),
         environment: required(values, 'environment'),
         ...(values['app-apple-id'] !== undefined ? { app_apple_id: Number(values['app-apple-id']) } : {}),
+        ...(serverApi ? { server_api: serverApi } : {}),
       });
       const { location } = await putStoreSettings(appId, 'app_store', settings);
       return {
-        json: { app_id: appId, store: 'app_store', bundle_id: settings.bundle_id, environment: settings.environment, stored_in: location },
-        text: `App Store settings of ${appId} stored in ${location}: ${settings.bundle_id} (${settings.environment}).`,
+        json: { app_id: appId, store: 'app_store', bundle_id: settings.bundle_id, environment: settings.environment, server_api: settings.server_api !== undefined, stored_in: location },
+        text: `App Store settings of ${appId} stored in ${location}: ${settings.bundle_id} (${settings.environment})${settings.server_api ? ', with an App Store Server API key' : ''}.`,
       };
     },
   },

@@ -41,7 +41,7 @@ async function verifierFor(app: AppRecord, platform: VerifyPurchaseBody['platfor
   if (platform === 'ios') {
     const settings = await getStoreSettings(app.app_id, 'app_store');
     if (!settings) throw missing('App Store', 'stores apple set');
-    return appStoreVerifier({ bundleId: settings.bundle_id, environment: settings.environment, appAppleId: settings.app_apple_id });
+    return appStoreVerifier({ bundleId: settings.bundle_id, environment: settings.environment, appAppleId: settings.app_apple_id, serverApi: settings.server_api });
   }
   if (platform === 'android') {
     const settings = await getStoreSettings(app.app_id, 'google_play');

@@ -8,6 +8,7 @@ import { Environment, SignedDataVerifier, VerificationException, VerificationSta
 import { X509Certificate } from 'node:crypto';
 import { AppError } from '../errors.js';
 import { APPLE_ROOT_CA_G3_PEM } from './apple-root-ca-g3.js';
+import { fetchSignedTransactions, transactionIdOfAppReceipt, type ServerApiCredentials } from './app-store-server-api.js';
 import { jwsOf, type StoreVerifier, type VerifiedTransaction } from './types.js';
 
 export const APPLE_ROOT_CA_G3 = new X509Certificate(APPLE_ROOT_CA_G3_PEM);
@@ -20,6 +21,8 @@ export interface AppStoreSettings {
   environment: AppStoreEnvironment;
   /** Required by Apple for Production. */
   appAppleId?: number | undefined;
+  /** App Store Server API key: needed only for legacy app receipts. */
+  serverApi?: ServerApiCredentials | undefined;
 }
 
 const ENVIRONMENT: Record<AppStoreEnvironment, Environment> = { Production: Environment.PRODUCTION, Sandbox: Environment.SANDBOX };
@@ -36,22 +39,32 @@ export function appStoreVerifier(settings: AppStoreSettings, rootCertificates: X
     settings.bundleId,
     settings.appAppleId,
   );
+
+  /** Apple's verification of one signed transaction: chain, signature, bundle id, environment. */
+  async function decode(jws: string) {
+    try {
+      return await verifier.verifyAndDecodeTransaction(jws);
+    } catch (error) {
+      const status = error instanceof VerificationException ? error.status : VerificationStatus.FAILURE;
+      if (status === VerificationStatus.RETRYABLE_VERIFICATION_FAILURE) {
+        throw new AppError('VERIFICATION_FAILED', 'App Store verification could not complete; retry', { retryable: true, cause: error });
+      }
+      throw new AppError('INVALID_RECEIPT', `App Store transaction rejected: ${APPLE_REJECTIONS[status] ?? 'it is not a valid signed transaction'}`, { cause: error });
+    }
+  }
+
   return {
     async verify(receiptData: string): Promise<VerifiedTransaction> {
-      const jws = jwsOf(receiptData);
+      let jws = jwsOf(receiptData);
       if (!jws) {
-        throw new AppError('INVALID_RECEIPT', 'receipt_data is not a StoreKit 2 signed transaction (legacy app receipts need App Store Server API credentials)');
-      }
-      let payload;
-      try {
-        payload = await verifier.verifyAndDecodeTransaction(jws);
-      } catch (error) {
-        const status = error instanceof VerificationException ? error.status : VerificationStatus.FAILURE;
-        if (status === VerificationStatus.RETRYABLE_VERIFICATION_FAILURE) {
-          throw new AppError('VERIFICATION_FAILED', 'App Store verification could not complete; retry', { retryable: true, cause: error });
+        // A legacy app receipt: ask the App Store Server API for the signed transactions it names.
+        const transactionId = transactionIdOfAppReceipt(receiptData);
+        if (!settings.serverApi) {
+          throw new AppError('VERIFICATION_FAILED', 'legacy app receipts need App Store Server API credentials (stores apple set --issuer-id --key-id --key-file)', { retryable: true });
         }
-        throw new AppError('INVALID_RECEIPT', `App Store transaction rejected: ${APPLE_REJECTIONS[status] ?? 'it is not a valid signed transaction'}`, { cause: error });
+        jws = await fetchSignedTransactions(settings.serverApi, settings.bundleId, settings.environment, transactionId, decode);
       }
+      const payload = await decode(jws);
       if (!payload.transactionId || !payload.originalTransactionId || !payload.productId || !payload.purchaseDate) {
         throw new AppError('INVALID_RECEIPT', 'App Store transaction lacks its ids or purchase date');
       }

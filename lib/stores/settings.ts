@@ -17,6 +17,15 @@ export const appStoreSettingsSchema = z
     environment: z.enum(APP_STORE_ENVIRONMENTS),
     /** Apple requires it to verify Production transactions. */
     app_apple_id: z.number().int().positive().optional(),
+    /** App Store Server API key (App Store Connect > Users and Access > Integrations): legacy receipts only. */
+    server_api: z
+      .object({
+        issuer_id: z.string().min(1),
+        key_id: z.string().min(1),
+        private_key: z.string().includes('PRIVATE KEY', { message: 'must be the .p8 key (PEM)' }),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .refine((s) => s.environment !== 'Production' || s.app_apple_id !== undefined, {

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+const STAND_IN_PORT = vi.hoisted(() => {
+  const port = 30_000 + ((process.pid + 7_919) % 20_000);
+  process.env.APP_STORE_SERVER_API_BASE_URL = `http://127.0.0.1:${port}`;
+  return port;
+});
+
+import { AppError } from '../../lib/errors.js';
+import { appStoreVerifier } from '../../lib/stores/app-store.js';
+import { appReceipt, appStoreTransaction, signedByStandIn, startAppStoreStandIn, STAND_IN_ROOT, type AppStoreStandIn } from '../support/app-store-standin.js';
+
+const BUNDLE = 'com.example.subs';
+
+async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('legacy app receipts through the App Store Server API (local stand-in over HTTP)', () => {
+  let standIn: AppStoreStandIn;
+  let verifier: ReturnType<typeof appStoreVerifier>;
+  beforeAll(async () => {
+    standIn = await startAppStoreStandIn(BUNDLE, STAND_IN_PORT);
+    verifier = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: standIn.credentials }, [STAND_IN_ROOT]);
+  });
+  afterAll(() => standIn?.close());
+
+  it('extracts the transaction id, asks the API with a signed bearer token, and returns the latest renewal', async () => {
+    const first = appStoreTransaction(BUNDLE, { purchaseDate: Date.now() - 40 * 86_400_000, expiresDate: Date.now() - 10 * 86_400_000 });
+    const renewal = appStoreTransaction(BUNDLE, { originalTransactionId: first.originalTransactionId, purchaseDate: Date.now() - 86_400_000 });
+    standIn.transactions.set(String(first.transactionId), first);
+    standIn.transactions.set(String(renewal.transactionId), renewal);
+    const result = await verifier.verify(appReceipt(String(first.transactionId)));
+    expect(result).toMatchObject({
+      store: 'app_store',
+      transaction_id: renewal.transactionId,
+      original_transaction_id: first.originalTransactionId,
+      expires_at: new Date(Number(renewal.expiresDate)).toISOString(),
+      price: 9.99,
+      currency: 'USD',
+    });
+    expect(standIn.requests.some((r) => r.startsWith(`/inApps/v1/transactions/${first.transactionId}`))).toBe(true);
+    expect(standIn.requests.some((r) => r.startsWith(`/inApps/v1/subscriptions/${first.transactionId}`))).toBe(true);
+  });
+
+  it('a transaction the App Store does not know is INVALID_RECEIPT', async () => {
+    expect((await rejection(verifier.verify(appReceipt('2000000999999999')))).code).toBe('INVALID_RECEIPT');
+  });
+
+  it('refused credentials, 5xx and timeouts are VERIFICATION_FAILED, retryable', async () => {
+    const tx = appStoreTransaction(BUNDLE);
+    standIn.transactions.set(String(tx.transactionId), tx);
+    const receipt = appReceipt(String(tx.transactionId));
+    const wrongKey = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: { ...standIn.credentials, key_id: 'OTHERKEY' } }, [STAND_IN_ROOT]);
+    expect(await rejection(wrongKey.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    standIn.failNext(String(tx.transactionId), 500);
+    expect(await rejection(verifier.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    standIn.failNext(String(tx.transactionId), 'hang');
+    expect(await rejection(verifier.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect((await verifier.verify(receipt)).transaction_id).toBe(tx.transactionId);
+  }, 20_000);
+
+  it('without App Store Server API credentials a legacy receipt is VERIFICATION_FAILED (configure them)', async () => {
+    const noKey = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox' }, [STAND_IN_ROOT]);
+    const error = await rejection(noKey.verify(appReceipt('2000000000000001')));
+    expect(error).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect(error.message).toContain('stores apple set');
+  });
+
+  it("the stand-in's signatures are worthless to a verifier that trusts only Apple's root", async () => {
+    const appleOnly = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox' });
+    const error = await rejection(appleOnly.verify(signedByStandIn(appStoreTransaction(BUNDLE))));
+    expect(error.code).toBe('INVALID_RECEIPT');
+  });
+
+  it('something that is neither a JWS nor an app receipt is INVALID_RECEIPT', async () => {
+    expect((await rejection(verifier.verify(Buffer.from('hello').toString('base64')))).code).toBe('INVALID_RECEIPT');
+  });
+});
