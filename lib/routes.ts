@@ -5,6 +5,7 @@
  * same rows in-process. Only endpoints with a real handler are listed.
  */
 import type { ApiName } from './http/envelopes.js';
+import type { MobileHeaderRule } from './http/mobile-headers.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
 
@@ -23,6 +24,13 @@ export interface Route {
   table: readonly TableAction[];
   /** Reads the app's store credentials (Secrets Manager in AWS). */
   storeSecrets?: boolean;
+  /** Mobile API: which headers besides X-API-KEY the request must carry. */
+  mobileHeaders?: MobileHeaderRule;
+}
+
+/** The route serving a proxy event (API Gateway puts the resource path in `event.resource`). */
+export function routeOf(method: string, resource: string): Route | undefined {
+  return ROUTES.find((route) => route.method === method && route.path === resource);
 }
 
 /** Base of the subscription management API (`{subscriptions_base_url}` + `/subscriptions`). */
@@ -82,6 +90,27 @@ export const ROUTES: readonly Route[] = [
     path: `${SUBSCRIPTIONS_BASE}/{subscription_id}`,
     handler: 'functions/subscriptions/update.ts',
     table: [...AUTH, 'Query', ...TRANSACT],
+  },
+  // Mobile reporting API (X-API-KEY sdk key, common headers).
+  {
+    name: 'VerifyFirstReceipt',
+    api: 'mobile',
+    method: 'POST',
+    path: '/receipt/verify/first',
+    handler: 'functions/mobile/receipt-verify-first.ts',
+    table: [...AUTH, ...TRANSACT],
+    storeSecrets: true,
+    mobileHeaders: 'common',
+  },
+  {
+    name: 'RecoverReceipt',
+    api: 'mobile',
+    method: 'POST',
+    path: '/receipt/verify/recover',
+    handler: 'functions/mobile/receipt-verify-recover.ts',
+    table: [...AUTH, ...TRANSACT],
+    storeSecrets: true,
+    mobileHeaders: 'common',
   },
   ...(['cancel', 'renew', 'pause', 'resume'] as const).map(
     (operation): Route => ({

@@ -1,7 +1,7 @@
 /** Operator commands. Each returns a human text and one JSON document; cli.ts prints one of them. */
 import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createApp, getApp, listAppKeys, revokeKey, revokeKeyById, rotateKey } from '../data/apps.js';
+import { createApp, getApp, listAppKeys, RESTORE_POLICIES, revokeKey, revokeKeyById, rotateKey, setRestorePolicy, type RestorePolicy } from '../data/apps.js';
 import type { ApiKeyKind } from '../data/keys.js';
 import { getProduct, putProducts } from '../data/products.js';
 import { addBillingPeriod, addDays } from '../domain/billing.js';
@@ -69,6 +69,23 @@ const COMMANDS: Record<string, Command> = {
           `sdk_key     ${sdkKey.key}   (X-API-KEY, mobile API)`,
           'The keys are shown only now: the service stores only their SHA-256 hashes.',
         ].join('\n'),
+      };
+    },
+  },
+  'apps update': {
+    usage: 'apps update --app A --restore-policy block|transfer',
+    options: { app: { type: 'string' }, 'restore-policy': { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const policy = required(values, 'restore-policy');
+      if (!(RESTORE_POLICIES as readonly string[]).includes(policy)) throw new CliError(`--restore-policy must be one of ${RESTORE_POLICIES.join(', ')}`);
+      await setRestorePolicy(appId, policy as RestorePolicy);
+      return {
+        json: { app_id: appId, restore_policy: policy },
+        text:
+          policy === 'transfer'
+            ? `${appId}: restoring a purchase owned by another user moves it to the restoring user.`
+            : `${appId}: restoring a purchase owned by another user is refused (RECEIPT_ALREADY_USED).`,
       };
     },
   },

@@ -1,5 +1,5 @@
 /** Apps and their API keys. An API key maps to exactly one app and one kind. */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyId, newApiKey, newAppId, sha256Hex } from '../ids.js';
 import { newTestStoreKeys } from '../stores/test-store.js';
 import { ddb, tableName } from './client.js';
@@ -16,7 +16,24 @@ export interface AppRecord {
   /** The test store's ES256 key pair (PEM) when test_store is on; never returned by any API. */
   test_store_private_key?: string;
   test_store_public_key?: string;
+  /** What restoring a purchase owned by another user does: refuse it, or move it to the restoring user. */
+  restore_policy?: RestorePolicy;
   created_at: string;
+}
+
+export const RESTORE_POLICIES = ['block', 'transfer'] as const;
+export type RestorePolicy = (typeof RESTORE_POLICIES)[number];
+
+export async function setRestorePolicy(appId: string, policy: RestorePolicy): Promise<void> {
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.app(appId),
+      UpdateExpression: 'SET restore_policy = :policy',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':policy': policy },
+    }),
+  );
 }
 
 export type ApiKeyStatus = 'active' | 'revoked';

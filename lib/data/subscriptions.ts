@@ -110,8 +110,14 @@ export interface PurchaseOwner {
 
 type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
-/** The transaction id now pays for this subscription; refused if it already pays for any. */
-const bindTransactionPut = (record: SubscriptionRecord, transactionId: string): TransactItem => ({
+/** When a purchase moves to another user (restore with the transfer policy): whose it was. */
+export interface TakeOver {
+  fromUserId: string;
+  fromSubscriptionId: string;
+}
+
+/** The transaction id now pays for this subscription; refused if it already pays for any (or, taking over, for another than the old one). */
+const bindTransactionPut = (record: SubscriptionRecord, transactionId: string, takeOver?: TakeOver): TransactItem => ({
   Put: {
     TableName: tableName,
     Item: {
@@ -121,12 +127,14 @@ const bindTransactionPut = (record: SubscriptionRecord, transactionId: string): 
       user_id: record.user_id,
       product_id: record.product_id,
     } satisfies Record<string, unknown> & TransactionBinding,
-    ConditionExpression: 'attribute_not_exists(pk)',
+    ...(takeOver
+      ? { ConditionExpression: 'attribute_not_exists(pk) OR subscription_id = :from', ExpressionAttributeValues: { ':from': takeOver.fromSubscriptionId } }
+      : { ConditionExpression: 'attribute_not_exists(pk)' }),
   },
 });
 
 /** The purchase belongs to this user (now served by this subscription); refused if another user owns it. */
-const bindOwnerPut = (record: SubscriptionRecord, owner: PurchaseOwner): TransactItem => ({
+const bindOwnerPut = (record: SubscriptionRecord, owner: PurchaseOwner, takeOver?: TakeOver): TransactItem => ({
   Put: {
     TableName: tableName,
     Item: {
@@ -137,7 +145,7 @@ const bindOwnerPut = (record: SubscriptionRecord, owner: PurchaseOwner): Transac
       subscription_id: record.id,
     },
     ConditionExpression: 'attribute_not_exists(pk) OR user_id = :user',
-    ExpressionAttributeValues: { ':user': record.user_id },
+    ExpressionAttributeValues: { ':user': takeOver?.fromUserId ?? record.user_id },
   },
 });
 
@@ -156,10 +164,10 @@ export type InsertOutcome =
 export async function insertSubscription(
   record: SubscriptionRecord,
   payment: PaymentRecord,
-  options: { owner?: PurchaseOwner | undefined } = {},
+  options: { owner?: PurchaseOwner | undefined; takeOver?: TakeOver | undefined } = {},
 ): Promise<InsertOutcome> {
-  const transactionItem = payment.transaction_id ? bindTransactionPut(record, payment.transaction_id) : undefined;
-  const ownerItem = options.owner ? bindOwnerPut(record, options.owner) : undefined;
+  const transactionItem = payment.transaction_id ? bindTransactionPut(record, payment.transaction_id, options.takeOver) : undefined;
+  const ownerItem = options.owner ? bindOwnerPut(record, options.owner, options.takeOver) : undefined;
   const items: TransactItem[] = [
     { Put: { TableName: tableName, Item: subscriptionItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
     { Put: { TableName: tableName, Item: paymentItem(record, payment) } },

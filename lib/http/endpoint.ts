@@ -11,6 +11,8 @@ import { AppError, isAppError, type ErrorKind } from '../errors.js';
 import { logger } from '../logger.js';
 import { authenticateKey, bearerToken, type Caller } from './auth.js';
 import { errorResponse, jsonResponse, type ApiName } from './envelopes.js';
+import { readMobileHeaders, type MobileContext } from './mobile-headers.js';
+import { routeOf } from '../routes.js';
 import { parseJsonBody, parsePart } from './parse.js';
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -146,18 +148,52 @@ function parseRequest<B extends Schema, Q extends Schema, P extends Schema>(spec
   return { params, query, body } as { params: Parsed<P>; query: Parsed<Q>; body: Parsed<B> };
 }
 
+/** One middy stack for every endpoint: normalised headers, request id in the logs, the API's envelopes. */
+function buildEndpoint(api: ApiName, handle: (event: APIGatewayProxyEvent, requestId: string) => Promise<APIGatewayProxyResult>) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use(httpHeaderNormalizer())
+    .use(envelopeMiddleware(api))
+    .handler((event, context) => handle(event, requestIdOf(event, context)));
+}
+
 /** An endpoint of the subscription management API (Bearer secret key, `{error: {...}}` envelope). */
 export function subscriptionsEndpoint<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined>(
   spec: EndpointSpec<B, Q, P>,
   run: (request: EndpointRequest<B, Q, P>) => Promise<EndpointReply>,
 ) {
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(httpHeaderNormalizer())
-    .use(envelopeMiddleware('subscriptions'))
-    .handler(async (event, context) => {
-      const requestId = requestIdOf(event, context);
-      const caller = await authenticateKey(bearerToken(event.headers.authorization), 'secret');
-      const reply = await run({ caller, requestId, ...parseRequest(spec, event) });
-      return jsonResponse(reply.status ?? spec.status ?? 200, reply.body, { ...reply.headers, 'X-Request-Id': requestId });
-    });
+  return buildEndpoint('subscriptions', async (event, requestId) => {
+    const caller = await authenticateKey(bearerToken(event.headers.authorization), 'secret');
+    const reply = await run({ caller, requestId, ...parseRequest(spec, event) });
+    return jsonResponse(reply.status ?? spec.status ?? 200, reply.body, { ...reply.headers, 'X-Request-Id': requestId });
+  });
+}
+
+export interface MobileCaller extends Caller, MobileContext {}
+
+export interface MobileReply {
+  /** Goes under `data`, next to `status` and `message`. */
+  data?: unknown;
+  message?: string;
+}
+
+/**
+ * An endpoint of the mobile reporting API: the sdk key in X-API-KEY (absent: 401
+ * MISSING_REQUIRED_HEADER; unknown or revoked: 401 INVALID_API_KEY), the route's header rule
+ * (lib/routes.ts), X-APP-ID must be the key's app (403), and `{status, message, data?}` bodies.
+ */
+export function mobileEndpoint<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined>(
+  spec: EndpointSpec<B, Q, P>,
+  run: (request: Omit<EndpointRequest<B, Q, P>, 'caller'> & { caller: MobileCaller }) => Promise<MobileReply>,
+) {
+  return buildEndpoint('mobile', async (event, requestId) => {
+    const apiKey = event.headers['x-api-key']?.trim();
+    if (!apiKey) throw new AppError('API_KEY_MISSING', 'Missing required header X-API-KEY');
+    const key = await authenticateKey(apiKey, 'sdk');
+    const rule = routeOf(event.httpMethod, event.resource)?.mobileHeaders ?? 'common';
+    const context = readMobileHeaders(event.headers, rule, event.body !== null && event.body !== '');
+    if (context.appIdHeader !== key.appId) throw new AppError('FORBIDDEN', 'X-APP-ID is not the app of this API key');
+    const reply = await run({ caller: { ...key, ...context }, requestId, ...parseRequest(spec, event) });
+    const body = { status: 'success', message: reply.message ?? 'OK', ...(reply.data !== undefined ? { data: reply.data } : {}) };
+    return jsonResponse(200, body, { 'X-Request-Id': requestId });
+  });
 }

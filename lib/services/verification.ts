@@ -19,14 +19,16 @@ import {
   insertSubscription,
   type PurchaseOwner,
   type SubscriptionRecord,
+  type TakeOver,
 } from '../data/subscriptions.js';
 import { AppError } from '../errors.js';
 import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
 import { appStoreVerifier } from '../stores/app-store.js';
+import { transactionIdOfAppReceipt } from '../stores/app-store-server-api.js';
 import { googlePlayVerifier } from '../stores/google-play.js';
 import { getStoreSettings } from '../stores/settings.js';
 import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
-import type { StoreVerifier, VerifiedTransaction } from '../stores/types.js';
+import { jwsOf, type StoreVerifier, type VerifiedTransaction } from '../stores/types.js';
 import { commitChange, pendingSubscription } from './subscriptions.js';
 
 async function verifierFor(app: AppRecord, platform: VerifyPurchaseBody['platform'], receiptData: string): Promise<StoreVerifier> {
@@ -39,6 +41,8 @@ async function verifierFor(app: AppRecord, platform: VerifyPurchaseBody['platfor
   const missing = (store: string, command: string) =>
     new AppError('VERIFICATION_FAILED', `${store} credentials are not configured for this app (admin ${command})`, { retryable: true });
   if (platform === 'ios') {
+    // Refuse what cannot be an App Store receipt before asking whether we could verify one.
+    if (!jwsOf(receiptData)) transactionIdOfAppReceipt(receiptData);
     const settings = await getStoreSettings(app.app_id, 'app_store');
     if (!settings) throw missing('App Store', 'stores apple set');
     return appStoreVerifier({ bundleId: settings.bundle_id, environment: settings.environment, appAppleId: settings.app_apple_id, serverApi: settings.server_api });
@@ -70,13 +74,32 @@ async function requireRecord(appId: string, subscriptionId: string): Promise<Sub
   return record;
 }
 
+/** Cancels the previous owner's subscription of a transferred purchase (an ended one stays as it is). */
+async function endForTransfer(appId: string, subscriptionId: string): Promise<void> {
+  try {
+    await commitChange(appId, subscriptionId, () => ({
+      command: { type: 'cancel', immediate: true, refund: false, reason: 'transferred_to_another_user' },
+    }));
+  } catch (error) {
+    const ended = error instanceof AppError && (error.kind === 'INVALID_STATUS_TRANSITION' || error.kind === 'SUBSCRIPTION_EXPIRED');
+    if (!ended) throw error;
+  }
+}
+
 /** Running subscriptions take renewals; ended ones are replaced by a new subscription. */
 const RUNNING = new Set(['active', 'paused', 'pending_verification']);
 
 /** Binding races (two verifications of one new receipt at once) are settled by re-reading. */
 const MAX_ATTEMPTS = 3;
 
-export async function verifyPurchase(appId: string, body: VerifyPurchaseBody): Promise<VerificationResult> {
+export interface VerifyOptions {
+  /** The product the client believes it bought (mobile verify/first): another one is INVALID_RECEIPT. */
+  expectedProductId?: string | undefined;
+  /** A restore (mobile verify/recover): with the app's `transfer` policy another user's purchase moves to this user. */
+  restore?: boolean;
+}
+
+export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, options: VerifyOptions = {}): Promise<VerificationResult> {
   const app = await getApp(appId);
   if (!app) throw new Error(`app ${appId} of an authenticated key does not exist`);
   const transaction = await (await verifierFor(app, body.platform, body.receipt_data)).verify(body.receipt_data);
@@ -84,19 +107,31 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody): P
   if (body.transaction_id && body.transaction_id !== transaction.transaction_id && body.transaction_id !== transaction.original_transaction_id) {
     throw new AppError('INVALID_RECEIPT', 'transaction_id is not a transaction of this receipt');
   }
+  if (options.expectedProductId !== undefined && options.expectedProductId !== transaction.product_id) {
+    throw new AppError('INVALID_RECEIPT', `the receipt is for product ${transaction.product_id}, not ${options.expectedProductId}`);
+  }
   const product = await getProduct(appId, transaction.product_id);
   if (!product) throw new AppError('INVALID_RECEIPT', `product ${transaction.product_id} of the receipt is not in this app's catalogue`);
+  const transfers = options.restore === true && app.restore_policy === 'transfer';
   const owner: PurchaseOwner = { store: transaction.store, original_transaction_id: transaction.original_transaction_id };
   const alreadyUsed = () => new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
   const paid = transaction.trial ? {} : { last_payment: transaction.purchase_date };
 
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const owned = await getPurchaseOwner(appId, owner);
-    if (owned && owned.user_id !== body.user_id) throw alreadyUsed();
-    const bound = await getTransactionBinding(appId, transaction.transaction_id);
+    let takeOver: TakeOver | undefined;
+    if (owned && owned.user_id !== body.user_id) {
+      if (!transfers) throw alreadyUsed();
+      // Restore with the transfer policy: the previous owner's subscription ends (their status
+      // change is notified), and the purchase continues as a new subscription of this user.
+      await endForTransfer(appId, owned.subscription_id);
+      takeOver = { fromUserId: owned.user_id, fromSubscriptionId: owned.subscription_id };
+    }
+    const binding = await getTransactionBinding(appId, transaction.transaction_id);
+    const bound = takeOver && binding?.subscription_id === takeOver.fromSubscriptionId ? undefined : binding;
     if (bound && bound.user_id !== body.user_id) throw alreadyUsed();
 
-    if (!bound && owned) {
+    if (!bound && owned && !takeOver) {
       const current = await requireRecord(appId, owned.subscription_id);
       if (RUNNING.has(current.status)) {
         // A later transaction of a running purchase: a renewal (an older one changes nothing).
@@ -131,7 +166,7 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody): P
         },
         new Date(),
       );
-      const inserted = await insertSubscription(record, payment, { owner });
+      const inserted = await insertSubscription(record, payment, { owner, takeOver });
       if (!inserted.inserted) {
         if (inserted.reason === 'owned_by_another_user') throw alreadyUsed();
         continue; // someone bound this transaction meanwhile: look again

@@ -242,12 +242,15 @@ describe('the notification path in the stack', () => {
 });
 
 describe('store credentials in the stack', () => {
-  it('only the verify function may read store secrets, only under the stack prefix, and only read them', () => {
+  it('only the verifying functions may read store secrets, only under the stack prefix, and only read them', () => {
     const readers = ofType('AWS::Lambda::Function').filter(([id]) => actionsOf(id).some((a) => a.startsWith('secretsmanager:')));
-    expect(readers.map(([, r]) => r.Properties.Description)).toEqual(['POST /v1/subscriptions/verify']);
-    const [verifyId, verifyFn] = readers[0]!;
-    expect(actionsOf(verifyId).filter((a) => a.startsWith('secretsmanager:'))).toEqual(['secretsmanager:GetSecretValue']);
-    expect(verifyFn.Properties.Environment.Variables.STORE_SECRETS_PREFIX).toBe('subscription-backend/Test/');
+    const verifying = ROUTES.filter((route) => route.storeSecrets).map((route) => `${route.method} ${route.path}`);
+    expect(verifying).toContain('POST /v1/subscriptions/verify');
+    expect(readers.map(([, r]) => r.Properties.Description).sort()).toEqual(verifying.sort());
+    for (const [id, fn] of readers) {
+      expect(actionsOf(id).filter((a) => a.startsWith('secretsmanager:'))).toEqual(['secretsmanager:GetSecretValue']);
+      expect(fn.Properties.Environment.Variables.STORE_SECRETS_PREFIX).toBe('subscription-backend/Test/');
+    }
     const statement = ofType('AWS::IAM::Policy')
       .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
       .find((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'));
