@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   bulkInsertSubscriptions,
+  getPurchaseOwner,
   getSubscription,
   getTransactionBinding,
   insertSubscription,
@@ -97,5 +98,27 @@ describe('subscription repository (DynamoDB Local)', () => {
     expect((await listSubscriptions(app, { status: 'active', platform: 'ios' }, page)).total).toBe(records.filter((r) => r.status === 'active' && r.platform === 'ios').length);
     const firstPage = await listSubscriptions(app, {}, { skip: 0, limit: 5 });
     expect(firstPage.items.map((s) => s.id)).toEqual(records.slice(-5).reverse().map((r) => r.id));
+  });
+
+  it('a store purchase belongs to one user: another user cannot bind it, a take-over from the owner can', async () => {
+    const { appId: app } = await createTestApp([]);
+    const owner = { store: 'app_store', original_transaction_id: '2000000000000777' };
+    const first = record(app, { user_id: 'alice' });
+    expect(await insertSubscription(first, payment('tx-777'), { owner })).toEqual({ inserted: true });
+    expect(await getPurchaseOwner(app, owner)).toEqual({ user_id: 'alice', subscription_id: first.id });
+
+    const intruder = record(app, { user_id: 'mallory' });
+    expect(await insertSubscription(intruder, payment('tx-778'), { owner })).toEqual({ inserted: false, reason: 'owned_by_another_user' });
+    expect(await getSubscription(app, intruder.id)).toBeUndefined();
+    expect(await getTransactionBinding(app, 'tx-778')).toBeUndefined();
+
+    // A take-over names the previous owner and subscription; the transaction moves with the purchase.
+    const heir = record(app, { user_id: 'bob' });
+    const takeOver = { fromUserId: 'alice', fromSubscriptionId: first.id };
+    expect(await insertSubscription(heir, payment('tx-777'), { owner, takeOver })).toEqual({ inserted: true });
+    expect(await getPurchaseOwner(app, owner)).toEqual({ user_id: 'bob', subscription_id: heir.id });
+    expect(await getTransactionBinding(app, 'tx-777')).toMatchObject({ subscription_id: heir.id, user_id: 'bob' });
+    // A stale take-over (alice no longer owns it) is refused.
+    expect(await insertSubscription(record(app, { user_id: 'carol' }), payment(), { owner, takeOver })).toEqual({ inserted: false, reason: 'owned_by_another_user' });
   });
 });
