@@ -2,18 +2,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../support/ports.js';
 import { describe, expect, it } from 'vitest';
 import { startTs } from '../support/processes.js';
-import { createServer } from 'node:net';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const portOpen = (port: number) =>
   new Promise<boolean>((resolve) => {

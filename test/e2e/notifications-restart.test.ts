@@ -1,5 +1,5 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { freePort } from '../support/ports.js';
 
 vi.hoisted(() => {
   process.env.TABLE_NAME = `restart-e2e-${process.pid}`;
@@ -13,14 +13,6 @@ import { createOwnTable } from '../support/own-table.js';
 import { startTs } from '../support/processes.js';
 import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '../support/webhook-receiver.js';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('npm start killed between a state write and its delivery', () => {
   let receiver: WebhookReceiver;

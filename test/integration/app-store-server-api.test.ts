@@ -6,21 +6,12 @@ const STAND_IN_PORT = vi.hoisted(() => {
   return port;
 });
 
-import { AppError } from '../../lib/errors.js';
+import { appErrorOf } from '../support/assertions.js';
 import { appStoreVerifier } from '../../lib/stores/app-store.js';
 import { appReceipt, appStoreTransaction, signedByStandIn, startAppStoreStandIn, STAND_IN_ROOT, type AppStoreStandIn } from '../support/app-store-standin.js';
 
 const BUNDLE = 'com.example.subs';
 
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('legacy app receipts through the App Store Server API (local stand-in over HTTP)', () => {
   let standIn: AppStoreStandIn;
@@ -50,7 +41,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
   });
 
   it('a transaction the App Store does not know is INVALID_RECEIPT', async () => {
-    expect((await rejection(verifier.verify(appReceipt('2000000999999999')))).code).toBe('INVALID_RECEIPT');
+    expect((await appErrorOf(verifier.verify(appReceipt('2000000999999999')))).code).toBe('INVALID_RECEIPT');
   });
 
   it('refused credentials, 5xx and timeouts are VERIFICATION_FAILED, retryable', async () => {
@@ -58,28 +49,28 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     standIn.transactions.set(String(tx.transactionId), tx);
     const receipt = appReceipt(String(tx.transactionId));
     const wrongKey = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: { ...standIn.credentials, key_id: 'OTHERKEY' } }, [STAND_IN_ROOT]);
-    expect(await rejection(wrongKey.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect(await appErrorOf(wrongKey.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
     standIn.failNext(String(tx.transactionId), 500);
-    expect(await rejection(verifier.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect(await appErrorOf(verifier.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
     standIn.failNext(String(tx.transactionId), 'hang');
-    expect(await rejection(verifier.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect(await appErrorOf(verifier.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
     expect((await verifier.verify(receipt)).transaction_id).toBe(tx.transactionId);
   }, 20_000);
 
   it('without App Store Server API credentials a legacy receipt is VERIFICATION_FAILED (configure them)', async () => {
     const noKey = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox' }, [STAND_IN_ROOT]);
-    const error = await rejection(noKey.verify(appReceipt('2000000000000001')));
+    const error = await appErrorOf(noKey.verify(appReceipt('2000000000000001')));
     expect(error).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
     expect(error.message).toContain('stores apple set');
   });
 
   it("the stand-in's signatures are worthless to a verifier that trusts only Apple's root", async () => {
     const appleOnly = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox' });
-    const error = await rejection(appleOnly.verify(signedByStandIn(appStoreTransaction(BUNDLE))));
+    const error = await appErrorOf(appleOnly.verify(signedByStandIn(appStoreTransaction(BUNDLE))));
     expect(error.code).toBe('INVALID_RECEIPT');
   });
 
   it('something that is neither a JWS nor an app receipt is INVALID_RECEIPT', async () => {
-    expect((await rejection(verifier.verify(Buffer.from('hello').toString('base64')))).code).toBe('INVALID_RECEIPT');
+    expect((await appErrorOf(verifier.verify(Buffer.from('hello').toString('base64')))).code).toBe('INVALID_RECEIPT');
   });
 });

@@ -1,19 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../lib/errors.js';
+import { appErrorOf } from '../support/assertions.js';
 import { googlePlayVerifier } from '../../lib/stores/google-play.js';
 import { startGooglePlayStandIn, subscriptionPurchase, type StandIn } from '../support/google-play-standin.js';
 
 const PACKAGE = 'com.example.subs';
 
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('Google Play verification over HTTP (local stand-in of the token endpoint and the Play API)', () => {
   let standIn: StandIn;
@@ -56,7 +47,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     standIn.purchases.set('token-object-0000001', subscriptionPurchase('premium_monthly', 86_400_000, { offerPhase: undefined }));
     const object = (packageName: string) => Buffer.from(JSON.stringify({ packageName, productId: 'premium_monthly', purchaseToken: 'token-object-0000001' })).toString('base64');
     expect((await verifier.verify(object(PACKAGE))).original_transaction_id).toBe('token-object-0000001');
-    expect((await rejection(verifier.verify(object('com.evil.app')))).code).toBe('INVALID_RECEIPT');
+    expect((await appErrorOf(verifier.verify(object('com.evil.app')))).code).toBe('INVALID_RECEIPT');
   });
 
   it('marks free trials and test purchases', async () => {
@@ -67,19 +58,19 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
   });
 
   it('an unknown token is INVALID_RECEIPT; a pending payment too', async () => {
-    expect((await rejection(verifier.verify('token-unknown-000001'))).code).toBe('INVALID_RECEIPT');
+    expect((await appErrorOf(verifier.verify('token-unknown-000001'))).code).toBe('INVALID_RECEIPT');
     standIn.purchases.set('token-pending-000001', subscriptionPurchase('premium_monthly', 86_400_000, { subscriptionState: 'SUBSCRIPTION_STATE_PENDING' }));
-    expect((await rejection(verifier.verify('token-pending-000001'))).message).toContain('pending');
+    expect((await appErrorOf(verifier.verify('token-pending-000001'))).message).toContain('pending');
   });
 
   it('Google failing (5xx), refusing the credentials, or timing out is VERIFICATION_FAILED, retryable', async () => {
     standIn.purchases.set('token-flaky-00000001', subscriptionPurchase('premium_monthly', 86_400_000));
     standIn.failNext('token-flaky-00000001', 503);
-    expect(await rejection(verifier.verify('token-flaky-00000001'))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
     standIn.failNext('token-flaky-00000001', 403);
-    expect(await rejection(verifier.verify('token-flaky-00000001'))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
     standIn.failNext('token-flaky-00000001', 'hang');
-    const timedOut = await rejection(verifier.verify('token-flaky-00000001'));
+    const timedOut = await appErrorOf(verifier.verify('token-flaky-00000001'));
     expect(timedOut).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
     expect(timedOut.message).toContain('timeout');
     // Then it works again.
@@ -89,14 +80,14 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
   it('a service account Google does not accept is VERIFICATION_FAILED', async () => {
     const other = await startGooglePlayStandIn(PACKAGE);
     const wrongKey = googlePlayVerifier({ package_name: PACKAGE, service_account: { ...other.serviceAccount, client_email: 'wrong@example.iam.gserviceaccount.com' } }, { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url });
-    expect(await rejection(wrongKey.verify('token-active-0000001'))).toMatchObject({ code: 'VERIFICATION_FAILED' });
+    expect(await appErrorOf(wrongKey.verify('token-active-0000001'))).toMatchObject({ code: 'VERIFICATION_FAILED' });
     await other.close();
   });
 
   it('an acknowledgement Google refuses fails the verification (retryable), so it is retried', async () => {
     standIn.purchases.set('token-noack-00000001', subscriptionPurchase('premium_monthly', 86_400_000));
     standIn.failNext(':acknowledge', 500);
-    expect(await rejection(verifier.verify('token-noack-00000001'))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect(await appErrorOf(verifier.verify('token-noack-00000001'))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
     await verifier.verify('token-noack-00000001');
     expect(standIn.acknowledged).toContain('token-noack-00000001');
   });

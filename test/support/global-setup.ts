@@ -1,20 +1,10 @@
 /** Starts one in-memory DynamoDB Local for the whole test run and creates the table in it. */
 import type { TestProject } from 'vitest/node';
-import { createServer } from 'node:net';
+import { freePort } from './ports.js';
 import { ensureTable, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb.js';
 
 export const TEST_TABLE = 'subscriptions-test';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 declare module 'vitest' {
   export interface ProvidedContext {

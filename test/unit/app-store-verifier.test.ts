@@ -1,22 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../lib/errors.js';
+import { appErrorOf } from '../support/assertions.js';
 import { APPLE_ROOT_CA_G3, appStoreVerifier } from '../../lib/stores/app-store.js';
 
 /** Real Apple-signed sandbox data (see test/fixtures/apple/README.md). */
 const TRANSACTION = readFileSync(new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url), 'utf8').trim();
 const sandbox = appStoreVerifier({ bundleId: 'com.app.qysmat', environment: 'Sandbox' });
 
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** The same JWS with one character of its payload changed. */
 function tampered(jws: string, at: number): string {
@@ -56,26 +47,26 @@ describe('App Store verification against the real Apple root (offline)', () => {
   it('rejects the transaction when any one payload byte changes', async () => {
     const payloadLength = TRANSACTION.split('.')[1]!.length;
     for (const at of [10, Math.floor(payloadLength / 2), payloadLength - 10]) {
-      const error = await rejection(sandbox.verify(tampered(TRANSACTION, at)));
+      const error = await appErrorOf(sandbox.verify(tampered(TRANSACTION, at)));
       expect(error.code).toBe('INVALID_RECEIPT');
     }
   });
 
   it('rejects it for an app with another bundle id', async () => {
-    const error = await rejection(appStoreVerifier({ bundleId: 'com.example.other', environment: 'Sandbox' }).verify(TRANSACTION));
+    const error = await appErrorOf(appStoreVerifier({ bundleId: 'com.example.other', environment: 'Sandbox' }).verify(TRANSACTION));
     expect(error.code).toBe('INVALID_RECEIPT');
     expect(error.message).toContain('another app');
   });
 
   it('rejects a sandbox transaction for an app configured for Production', async () => {
-    const error = await rejection(appStoreVerifier({ bundleId: 'com.app.qysmat', environment: 'Production', appAppleId: 1234567890 }).verify(TRANSACTION));
+    const error = await appErrorOf(appStoreVerifier({ bundleId: 'com.app.qysmat', environment: 'Production', appAppleId: 1234567890 }).verify(TRANSACTION));
     expect(error.code).toBe('INVALID_RECEIPT');
     expect(error.message).toContain('another environment');
   });
 
   it('rejects garbage and a signature from another chain', async () => {
     for (const receipt of ['not a receipt', Buffer.from('{"a":1}').toString('base64'), 'eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMSJ9.c2ln']) {
-      expect((await rejection(sandbox.verify(receipt))).code).toBe('INVALID_RECEIPT');
+      expect((await appErrorOf(sandbox.verify(receipt))).code).toBe('INVALID_RECEIPT');
     }
   });
 });

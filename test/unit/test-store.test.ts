@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../lib/errors.js';
+import { appErrorOf } from '../support/assertions.js';
 import { isTestStoreReceipt, mintTestReceipt, newTestStoreKeys, testStoreVerifier } from '../../lib/stores/test-store.js';
 
 const APP = 'app_00000000000000aa';
@@ -10,15 +10,6 @@ const NOW = new Date('2026-05-01T10:00:00.000Z');
 const mint = (overrides: Partial<Parameters<typeof mintTestReceipt>[0]> = {}) =>
   mintTestReceipt({ appId: APP, privateKeyPem: keys.privateKeyPem, productId: 'premium_monthly', platform: 'ios', price: 9.99, currency: 'USD', expiresInSeconds: 3600, trial: false, now: NOW, ...overrides });
 
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('test store', () => {
   const verifier = testStoreVerifier(APP, keys.publicKeyPem);
@@ -56,23 +47,23 @@ describe('test store', () => {
   });
 
   it("is refused by any other app, even one with the test store on", async () => {
-    const error = await rejection(testStoreVerifier(OTHER, otherKeys.publicKeyPem).verify(mint().receipt_data));
+    const error = await appErrorOf(testStoreVerifier(OTHER, otherKeys.publicKeyPem).verify(mint().receipt_data));
     expect(error.code).toBe('INVALID_RECEIPT');
     expect(error.message).toContain('another app');
   });
 
   it('a receipt signed with another key, or changed in one byte, does not verify', async () => {
     const forged = mint({ privateKeyPem: otherKeys.privateKeyPem });
-    expect((await rejection(verifier.verify(forged.receipt_data))).message).toContain('signature');
+    expect((await appErrorOf(verifier.verify(forged.receipt_data))).message).toContain('signature');
     const jws = Buffer.from(mint().receipt_data, 'base64').toString();
     const [h, p, s] = jws.split('.') as [string, string, string];
     const changed = `${h}.${p.slice(0, 20)}${p[20] === 'A' ? 'B' : 'A'}${p.slice(21)}.${s}`;
-    expect((await rejection(verifier.verify(changed))).code).toBe('INVALID_RECEIPT');
+    expect((await appErrorOf(verifier.verify(changed))).code).toBe('INVALID_RECEIPT');
   });
 
   it('garbage is INVALID_RECEIPT', async () => {
     for (const receipt of ['x', Buffer.from('a.b.c').toString('base64'), 'eyJhbGciOiJub25lIn0.e30.']) {
-      expect((await rejection(verifier.verify(receipt))).code).toBe('INVALID_RECEIPT');
+      expect((await appErrorOf(verifier.verify(receipt))).code).toBe('INVALID_RECEIPT');
     }
     expect(isTestStoreReceipt('x')).toBe(false);
   });

@@ -1,0 +1,12 @@
+/** The AppError a promise rejects with (fails the test when it resolves or rejects otherwise). */
+import { AppError } from '../../lib/errors.js';
+
+export async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection with an AppError');
+}
