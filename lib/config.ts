@@ -32,6 +32,8 @@ export interface Config {
   appStoreServerApiBaseUrl: string | undefined;
   /** Timeout of one call to a store API. */
   storeTimeoutMs: number;
+  /** Reported events, sessions and reports are deleted (TTL) this many days after they arrive. */
+  eventRetentionDays: number;
 }
 
 
@@ -63,6 +65,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     googlePlayApiBaseUrl: env.GOOGLE_PLAY_API_BASE_URL || 'https://androidpublisher.googleapis.com',
     appStoreServerApiBaseUrl: env.APP_STORE_SERVER_API_BASE_URL || undefined,
     storeTimeoutMs: readNonNegativeInt(env, 'STORE_TIMEOUT_MS', 10_000),
+    eventRetentionDays: readNonNegativeInt(env, 'EVENT_RETENTION_DAYS', 90),
   };
 }
 

@@ -18,6 +18,9 @@ export const ERRORS = {
   MISSING_REQUIRED_HEADER: { status: 400, message: 'A required header is missing' },
   INVALID_PARAMETER: { status: 400, message: 'Request parameter is not valid' },
   USER_NOT_FOUND: { status: 404, message: 'User not found' },
+  EVENT_NAME_REQUIRED: { status: 400, message: 'Event name is required' },
+  USER_REQUIRED: { status: 400, message: 'Event user is required' },
+  SESSION_ID_REQUIRED: { status: 400, message: 'Event sessionId is required' },
   // Ours (spec: "not shown")
   API_KEY_MISSING: { status: 401, code: 'MISSING_REQUIRED_HEADER', message: 'API key is missing' },
   FORBIDDEN: { status: 403, message: 'Insufficient permission' },

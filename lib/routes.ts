@@ -112,6 +112,27 @@ export const ROUTES: readonly Route[] = [
     storeSecrets: true,
     mobileHeaders: 'common',
   },
+  // V1 and V2 paths of a mobile endpoint share one handler.
+  ...(['', '/v2'] as const).flatMap((version): Route[] => [
+    {
+      name: `ReportEvents${version ? 'V2' : ''}`,
+      api: 'mobile',
+      method: 'POST',
+      path: `${version}/users/report/events`,
+      handler: 'functions/mobile/report-events.ts',
+      table: ['GetItem', 'BatchWriteItem', 'UpdateItem'],
+      mobileHeaders: 'common',
+    },
+    {
+      name: `ReportSession${version ? 'V2' : ''}`,
+      api: 'mobile',
+      method: 'POST',
+      path: `${version}/sessions/report`,
+      handler: 'functions/mobile/report-session.ts',
+      table: ['GetItem', 'PutItem', 'UpdateItem'],
+      mobileHeaders: 'common',
+    },
+  ]),
   ...(['cancel', 'renew', 'pause', 'resume'] as const).map(
     (operation): Route => ({
       name: `${operation[0]!.toUpperCase()}${operation.slice(1)}Subscription`,

@@ -14,6 +14,8 @@
  * | transaction bind  | TXN#<app>#<transaction>     | TXN        (-> subscription id)     |
  * | purchase owner    | OWNER#<app>#<store>#<orig>  | OWNER      (-> user, subscription)  |
  * | user profile      | USER#<app>#<user>           | PROFILE                             |
+ * | reported event    | EVENTS#<app>#<user>         | EVT#<event key> (TTL; key = dedupe) |
+ * | reported session  | SESSIONS#<app>#<user>       | <session id> (TTL)                  |
  * | outbox event      | OUTBOX#<event>              | OUTBOX     (stream -> EventBridge)  |
  * | webhook endpoint  | APP#<app>                   | WEBHOOK                             |
  * | store settings    | APP#<app>                   | STORE#<store>  (local only; AWS: Secrets Manager) |
@@ -52,6 +54,8 @@ export const keys = {
     pk: `OWNER#${appId}#${store}#${originalTransactionId}`,
     sk: 'OWNER',
   }),
+  reportedEvent: (appId: string, userId: string, eventKey: string): TableKey => ({ pk: `EVENTS#${appId}#${userId}`, sk: `EVT#${eventKey}` }),
+  reportedSession: (appId: string, userId: string, sessionId: string): TableKey => ({ pk: `SESSIONS#${appId}#${userId}`, sk: sessionId }),
   outbox: (eventId: string): TableKey => ({ pk: `OUTBOX#${eventId}`, sk: 'OUTBOX' }),
   webhook: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'WEBHOOK' }),
   storeSettings: (appId: string, store: string): TableKey => ({ pk: `APP#${appId}`, sk: `STORE#${store}` }),

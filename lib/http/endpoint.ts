@@ -115,10 +115,13 @@ function readQuery(event: APIGatewayProxyEvent): Record<string, string> {
   return Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string>;
 }
 
-function readBody(event: APIGatewayProxyEvent): unknown {
+function readBody(event: APIGatewayProxyEvent, api: ApiName): unknown {
   if (event.body === null || event.body === '') return undefined;
   const bytes = event.isBase64Encoded ? Math.floor((event.body.length * 3) / 4) : Buffer.byteLength(event.body);
-  if (bytes > MAX_BODY_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+  if (bytes > MAX_BODY_BYTES) {
+    // The mobile API states its limits as parameter rules (400); the subscription API says 413.
+    throw new AppError(api === 'mobile' ? 'INVALID_PARAMETER' : 'PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${MAX_BODY_BYTES} bytes (1 MB)`);
+  }
   const contentType = event.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(contentType)) {
     throw new AppError('INVALID_PARAMETER', 'Content-Type must be application/json', {
@@ -128,7 +131,7 @@ function readBody(event: APIGatewayProxyEvent): unknown {
   return parseJsonBody(event.body, event.isBase64Encoded);
 }
 
-function parseRequest<B extends Schema, Q extends Schema, P extends Schema>(spec: EndpointSpec<B, Q, P>, event: APIGatewayProxyEvent) {
+function parseRequest<B extends Schema, Q extends Schema, P extends Schema>(spec: EndpointSpec<B, Q, P>, event: APIGatewayProxyEvent, api: ApiName) {
   let params: unknown;
   if (spec.params) {
     try {
@@ -142,7 +145,7 @@ function parseRequest<B extends Schema, Q extends Schema, P extends Schema>(spec
   if (!spec.query && Object.keys(readQuery(event)).length > 0) {
     throw new AppError('INVALID_PARAMETER', 'this endpoint takes no query parameters');
   }
-  const rawBody = readBody(event);
+  const rawBody = readBody(event, api);
   // A body is validated even when absent, so a schema with required fields rejects an empty request.
   const body = spec.body ? parsePart('body', spec.body, rawBody ?? {}) : undefined;
   return { params, query, body } as { params: Parsed<P>; query: Parsed<Q>; body: Parsed<B> };
@@ -163,7 +166,7 @@ export function subscriptionsEndpoint<B extends Schema = undefined, Q extends Sc
 ) {
   return buildEndpoint('subscriptions', async (event, requestId) => {
     const caller = await authenticateKey(bearerToken(event.headers.authorization), 'secret');
-    const reply = await run({ caller, requestId, ...parseRequest(spec, event) });
+    const reply = await run({ caller, requestId, ...parseRequest(spec, event, 'subscriptions') });
     return jsonResponse(reply.status ?? spec.status ?? 200, reply.body, { ...reply.headers, 'X-Request-Id': requestId });
   });
 }
@@ -192,7 +195,7 @@ export function mobileEndpoint<B extends Schema = undefined, Q extends Schema = 
     const rule = routeOf(event.httpMethod, event.resource)?.mobileHeaders ?? 'common';
     const context = readMobileHeaders(event.headers, rule, event.body !== null && event.body !== '');
     if (context.appIdHeader !== key.appId) throw new AppError('FORBIDDEN', 'X-APP-ID is not the app of this API key');
-    const reply = await run({ caller: { ...key, ...context }, requestId, ...parseRequest(spec, event) });
+    const reply = await run({ caller: { ...key, ...context }, requestId, ...parseRequest(spec, event, 'mobile') });
     const body = { status: 'success', message: reply.message ?? 'OK', ...(reply.data !== undefined ? { data: reply.data } : {}) };
     return jsonResponse(200, body, { 'X-Request-Id': requestId });
   });

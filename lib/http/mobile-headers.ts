@@ -28,6 +28,8 @@ export interface MobileContext {
   userId: string;
   appIdHeader: string;
   platform: Platform | undefined;
+  /** X-VERSION: the SDK version. */
+  sdkVersion: string | undefined;
 }
 
 /** Checks the rule's headers (names the first one missing) and reads the caller's identity from them. */
@@ -46,5 +48,5 @@ export function readMobileHeaders(headers: Record<string, string | undefined>, r
   }
   const userId = headers['x-user-id']!.trim();
   if (userId.length > 256) throw new AppError('INVALID_PARAMETER', 'X-USER-ID must be at most 256 characters');
-  return { userId, appIdHeader: headers['x-app-id']!.trim(), platform };
+  return { userId, appIdHeader: headers['x-app-id']!.trim(), platform, sdkVersion: headers['x-version']?.trim().slice(0, 64) };
 }

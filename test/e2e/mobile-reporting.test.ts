@@ -1,0 +1,124 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ddb, tableName } from '../../lib/data/client.js';
+import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { useGateway } from '../support/http.js';
+
+const { request } = useGateway();
+
+const headersFor = (app: TestApp, user: string) => ({
+  'x-api-key': app.sdkKey,
+  'x-user-id': user,
+  'user-agent': 'TestSDK/1.0',
+  'x-app-id': app.appId,
+  'x-platform': 'Android',
+  'x-version': '2.1.0',
+  accept: 'application/json',
+});
+
+/** Events stored for a user (test-only read of the table). */
+async function storedEvents(appId: string, userId: string): Promise<Record<string, any>[]> {
+  const items: Record<string, any>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENTS#${appId}#${userId}` }, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+describe('mobile reporting: events and sessions', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createTestApp();
+  });
+  const post = (path: string, user: string, body: unknown) => request('POST', path, { headers: headersFor(app, user), body });
+
+  it.each(['/users/report/events', '/v2/users/report/events'])('%s stores a batch of Shape A and Shape B events', async (path) => {
+    const user = `events-${path.length}`;
+    const res = await post(path, user, {
+      events: [
+        { name: 'app_opened', user, sessionId: 's-1', extra: { source: 'push' } },
+        { eventName: 'screen_view', timestamp: Date.now() - 1000, properties: { screen_name: 'paywall' } },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'success', message: '2 event(s) recorded', data: { accepted: 2 } });
+    const stored = await storedEvents(app.appId, user);
+    expect(stored.map((e) => e.name).sort()).toEqual(['app_opened', 'screen_view']);
+    expect(stored.find((e) => e.name === 'screen_view')).toMatchObject({ user, extra: { screen_name: 'paywall' }, platform: 'android', sdk_version: '2.1.0', ttl: expect.any(Number) });
+  });
+
+  it('a 1,000-event batch is stored completely, and sending it again stores it once', async () => {
+    const user = 'bulk-user';
+    const events = Array.from({ length: 1000 }, (_, i) => ({ name: 'button_click', user, sessionId: `s-${i % 7}`, extra: { button_name: `b-${i}` } }));
+    expect((await post('/v2/users/report/events', user, { events })).status).toBe(200);
+    expect((await post('/v2/users/report/events', user, { events })).status).toBe(200);
+    expect(await storedEvents(app.appId, user)).toHaveLength(1000);
+  }, 120_000);
+
+  it.each([
+    [{ events: [{ user: 'u', sessionId: 's' }] }, 'EVENT_NAME_REQUIRED'],
+    [{ events: [{ name: 'x', sessionId: 's' }] }, 'USER_REQUIRED'],
+    [{ events: [{ name: 'x', user: 'u' }] }, 'SESSION_ID_REQUIRED'],
+    [{ events: 'many' }, 'INVALID_PARAMETER'],
+    [{}, 'INVALID_PARAMETER'],
+  ])('%o is a 400 %s and stores nothing', async (body, code) => {
+    const user = `invalid-${code}`;
+    const res = await post('/users/report/events', user, body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ status: 'error', code });
+    expect(await storedEvents(app.appId, user)).toHaveLength(0);
+  });
+
+  it('an invalid event anywhere in the batch stores none of it (all or nothing)', async () => {
+    const user = 'all-or-nothing';
+    const events = [...Array.from({ length: 5 }, () => ({ name: 'ok', user, sessionId: 's' })), { name: 'broken', user }];
+    const res = await post('/users/report/events', user, { events });
+    expect(res.body).toMatchObject({ code: 'SESSION_ID_REQUIRED', message: expect.stringContaining('events[5]') });
+    expect(await storedEvents(app.appId, user)).toHaveLength(0);
+  });
+
+  it('over 1,000 events or over 1 MB is a 400 naming the limit', async () => {
+    const tooMany = await post('/users/report/events', 'u', { events: Array(1001).fill({ name: 'x', user: 'u', sessionId: 's' }) });
+    expect(tooMany.body).toMatchObject({ status: 'error', code: 'INVALID_PARAMETER', message: expect.stringContaining('1000') });
+    const tooBig = await post('/users/report/events', 'u', { events: Array(40).fill({ name: 'x', user: 'u', sessionId: 's', extra: { blob: 'x'.repeat(30_000) } }) });
+    expect(tooBig.status).toBe(400);
+    expect(tooBig.body).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('1 MB') });
+  });
+
+  it('sessions and feature_used events show in the subscription detail usage_stats; a repeated session counts once', async () => {
+    const user = 'usage-user';
+    const created = await request('POST', SUBSCRIPTIONS_BASE, { bearer: app.secretKey, body: { user_id: user, product_id: 'premium_monthly', platform: 'android' } });
+    for (const sessionId of ['s-1', 's-2', 's-2']) {
+      const res = await post('/v2/sessions/report', user, { sessionId, startTime: Date.now() - 60_000, duration: 60 });
+      expect(res.status).toBe(200);
+    }
+    await post('/users/report/events', user, {
+      events: ['sync', 'export', 'sync'].map((feature) => ({ name: 'feature_used', user, sessionId: 's-1', extra: { feature_name: feature } })),
+    });
+    const detail = await request('GET', `${SUBSCRIPTIONS_BASE}/${created.body.data.id}`, { bearer: app.secretKey });
+    expect(detail.body.data.usage_stats).toEqual({ features_used: 2, last_activity: expect.any(String), total_sessions: 2 });
+    expect(Date.now() - Date.parse(detail.body.data.usage_stats.last_activity)).toBeLessThan(60_000);
+  });
+
+  it('/sessions/report validates its body', async () => {
+    for (const body of [{ sessionId: 's' }, { sessionId: '', startTime: 1, duration: 1 }, { sessionId: 's', startTime: 'now', duration: 1 }, { sessionId: 's', startTime: 1, duration: -5 }]) {
+      const res = await post('/sessions/report', 'u', body);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('INVALID_PARAMETER');
+    }
+  });
+
+  it("one app's sdk key never writes into another app", async () => {
+    const other = await createTestApp();
+    const res = await request('POST', '/users/report/events', {
+      headers: { ...headersFor(app, 'x'), 'x-app-id': other.appId },
+      body: { events: [{ name: 'x', user: 'x', sessionId: 's' }] },
+    });
+    expect(res.status).toBe(403);
+    expect(await storedEvents(other.appId, 'x')).toHaveLength(0);
+  });
+});
