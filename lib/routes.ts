@@ -9,6 +9,9 @@ import type { MobileHeaderRule } from './http/mobile-headers.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
 
+/** Report endpoints write a history item and the profile in one transaction. */
+const REPORT: readonly TableAction[] = ['GetItem', 'PutItem', 'UpdateItem'];
+
 /** DynamoDB actions, as IAM names without the `dynamodb:` prefix. */
 export type TableAction = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'ConditionCheckItem' | 'BatchWriteItem' | 'BatchGetItem';
 
@@ -129,10 +132,36 @@ export const ROUTES: readonly Route[] = [
       method: 'POST',
       path: `${version}/sessions/report`,
       handler: 'functions/mobile/report-session.ts',
-      table: ['GetItem', 'PutItem', 'UpdateItem'],
+      table: REPORT,
       mobileHeaders: 'common',
     },
+    ...(
+      [
+        ['ReportOrder', 'POST', '/order/report', 'report-order'],
+        ['ReportConversion', 'POST', '/conversion/report', 'report-conversion'],
+        ['ReportGlobalSwitch', 'POST', '/report/global_switch', 'report-global-switch'],
+        ['ReportTyped', 'POST', '/report/{type}', 'report-typed'],
+        ['UpdateUserAttributes', 'PUT', '/users/attribute/update', 'update-attributes'],
+      ] as const
+    ).map(([name, method, path, handler]): Route => ({
+      name: `${name}${version ? 'V2' : ''}`,
+      api: 'mobile',
+      method,
+      path: `${version}${path}`,
+      handler: `functions/mobile/${handler}.ts`,
+      table: REPORT,
+      mobileHeaders: 'common',
+    })),
   ]),
+  {
+    name: 'SetCustomProperties',
+    api: 'mobile',
+    method: 'POST',
+    path: '/users/custom_properties/set',
+    handler: 'functions/mobile/set-custom-properties.ts',
+    table: REPORT,
+    mobileHeaders: 'common',
+  },
   ...(['cancel', 'renew', 'pause', 'resume'] as const).map(
     (operation): Route => ({
       name: `${operation[0]!.toUpperCase()}${operation.slice(1)}Subscription`,

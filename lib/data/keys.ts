@@ -16,6 +16,8 @@
  * | user profile      | USER#<app>#<user>           | PROFILE                             |
  * | reported event    | EVENTS#<app>#<user>         | EVT#<event key> (TTL; key = dedupe) |
  * | reported session  | SESSIONS#<app>#<user>       | <session id> (TTL)                  |
+ * | reported order    | ORDER#<app>#<order id>      | ORDER (TTL; idempotent on order id) |
+ * | other reports     | REPORTS#<app>#<user>        | <kind>#<received at>#<id> (TTL)     |
  * | outbox event      | OUTBOX#<event>              | OUTBOX     (stream -> EventBridge)  |
  * | webhook endpoint  | APP#<app>                   | WEBHOOK                             |
  * | store settings    | APP#<app>                   | STORE#<store>  (local only; AWS: Secrets Manager) |
@@ -56,6 +58,11 @@ export const keys = {
   }),
   reportedEvent: (appId: string, userId: string, eventKey: string): TableKey => ({ pk: `EVENTS#${appId}#${userId}`, sk: `EVT#${eventKey}` }),
   reportedSession: (appId: string, userId: string, sessionId: string): TableKey => ({ pk: `SESSIONS#${appId}#${userId}`, sk: sessionId }),
+  reportedOrder: (appId: string, orderId: string): TableKey => ({ pk: `ORDER#${appId}#${orderId}`, sk: 'ORDER' }),
+  reportHistory: (appId: string, userId: string, kind: string, receivedAt: string, id: string): TableKey => ({
+    pk: `REPORTS#${appId}#${userId}`,
+    sk: `${kind}#${receivedAt}#${id}`,
+  }),
   outbox: (eventId: string): TableKey => ({ pk: `OUTBOX#${eventId}`, sk: 'OUTBOX' }),
   webhook: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'WEBHOOK' }),
   storeSettings: (appId: string, store: string): TableKey => ({ pk: `APP#${appId}`, sk: `STORE#${store}` }),

@@ -1,5 +1,6 @@
 /** User profiles (written by the mobile reporting API); the subscription detail reads usage from them. */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AppError } from '../errors.js';
 import { ddb, tableName } from './client.js';
 import { keys } from './keys.js';
 
@@ -23,4 +24,53 @@ export async function getUsageStats(appId: string, userId: string): Promise<Usag
     last_activity: (Item?.last_seen as string | undefined) ?? null,
     total_sessions: Number(Item?.total_sessions ?? 0),
   };
+}
+
+/** The parts of a profile that are replaced as a whole by read-merge-write (the counters are updated atomically elsewhere). */
+export interface ProfileMaps {
+  attributes: Record<string, unknown>;
+  custom_properties: Record<string, unknown>;
+}
+
+const MAX_PROFILE_ATTEMPTS = 3;
+
+/**
+ * Changes the profile's attribute maps through `merge`, conditioned on the version read (a
+ * concurrent change is retried on a fresh read). Creates the profile when the user is new.
+ */
+export async function mergeProfileMaps(appId: string, userId: string, merge: (current: ProfileMaps) => ProfileMaps, now: Date): Promise<ProfileMaps> {
+  for (let attempt = 1; attempt <= MAX_PROFILE_ATTEMPTS; attempt++) {
+    const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.userProfile(appId, userId), ConsistentRead: true }));
+    const version = Number(Item?.maps_version ?? 0);
+    const next = merge({
+      attributes: (Item?.attributes as Record<string, unknown> | undefined) ?? {},
+      custom_properties: (Item?.custom_properties as Record<string, unknown> | undefined) ?? {},
+    });
+    try {
+      await ddb.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.userProfile(appId, userId),
+          UpdateExpression:
+            'SET #type = :type, app_id = :app, user_id = :user, first_seen = if_not_exists(first_seen, :now), last_seen = :now, attributes = :attributes, custom_properties = :custom, maps_version = :next',
+          ConditionExpression: 'attribute_not_exists(maps_version) OR maps_version = :version',
+          ExpressionAttributeNames: { '#type': 'type' },
+          ExpressionAttributeValues: {
+            ':type': 'user_profile',
+            ':app': appId,
+            ':user': userId,
+            ':now': now.toISOString(),
+            ':attributes': next.attributes,
+            ':custom': next.custom_properties,
+            ':version': version,
+            ':next': version + 1,
+          },
+        }),
+      );
+      return next;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+  throw new AppError('CONCURRENT_MODIFICATION', 'The user profile is being changed concurrently; retry', { retryable: true });
 }

@@ -3,6 +3,7 @@
  * the user profile they keep current (first/last seen, sessions, distinct features used).
  */
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomBytes } from 'node:crypto';
 import { config } from '../config.js';
 import type { NormalizedEvent } from '../domain/events.js';
 import { batchWriteAll, putRequest } from './batch.js';
@@ -53,15 +54,7 @@ export async function storeEvents(context: ReportContext, events: NormalizedEven
 
 /** first_seen once, last_seen now, and any newly used features (a set: adding one again changes nothing). */
 async function touchProfile(appId: string, userId: string, now: Date, features: Set<string> = new Set()): Promise<void> {
-  await ddb.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.userProfile(appId, userId),
-      UpdateExpression: `SET #type = :type, app_id = :app, user_id = :user, first_seen = if_not_exists(first_seen, :now), last_seen = :now${features.size > 0 ? ' ADD features :features' : ''}`,
-      ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: { ':type': 'user_profile', ':app': appId, ':user': userId, ':now': now.toISOString(), ...(features.size > 0 ? { ':features': features } : {}) },
-    }),
-  );
+  await ddb.send(new UpdateCommand(profileUpdate(appId, userId, now, features.size > 0 ? { add: { features } } : {})));
 }
 
 export interface ReportedSession {
@@ -92,15 +85,7 @@ export async function storeSession(context: ReportContext, userId: string, sessi
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          {
-            Update: {
-              TableName: tableName,
-              Key: keys.userProfile(context.appId, userId),
-              UpdateExpression: 'SET #type = :type, app_id = :app, user_id = :user, first_seen = if_not_exists(first_seen, :now), last_seen = :now ADD total_sessions :one',
-              ExpressionAttributeNames: { '#type': 'type' },
-              ExpressionAttributeValues: { ':type': 'user_profile', ':app': context.appId, ':user': userId, ':now': now.toISOString(), ':one': 1 },
-            },
-          },
+          { Update: profileUpdate(context.appId, userId, now, { add: { total_sessions: 1 } }) },
         ],
       }),
     );
@@ -111,6 +96,112 @@ export async function storeSession(context: ReportContext, userId: string, sessi
       await touchProfile(context.appId, userId, now);
       return { counted: false };
     }
+    throw error;
+  }
+}
+
+/** The profile update every report makes: seen now, plus the report's own counters and fields. */
+function profileUpdate(appId: string, userId: string, now: Date, change: { add?: Record<string, number | Set<string>>; set?: Record<string, unknown> }) {
+  const adds = Object.entries(change.add ?? {});
+  const sets = Object.entries(change.set ?? {});
+  return {
+    TableName: tableName,
+    Key: keys.userProfile(appId, userId),
+    UpdateExpression:
+      `SET #type = :type, app_id = :app, user_id = :user, first_seen = if_not_exists(first_seen, :now), last_seen = :now` +
+      sets.map((_, i) => `, #s${i} = :s${i}`).join('') +
+      (adds.length > 0 ? ` ADD ${adds.map((_, i) => `#a${i} :a${i}`).join(', ')}` : ''),
+    ExpressionAttributeNames: {
+      '#type': 'type',
+      ...Object.fromEntries(sets.map(([name], i) => [`#s${i}`, name])),
+      ...Object.fromEntries(adds.map(([name], i) => [`#a${i}`, name])),
+    },
+    ExpressionAttributeValues: {
+      ':type': 'user_profile',
+      ':app': appId,
+      ':user': userId,
+      ':now': now.toISOString(),
+      ...Object.fromEntries(sets.map(([, value], i) => [`:s${i}`, value])),
+      ...Object.fromEntries(adds.map(([, value], i) => [`:a${i}`, value])),
+    },
+  };
+}
+
+/**
+ * Appends one report to the user's history and applies its profile change, in one transaction.
+ * `kind` is conversion, report:<type> or global_switch.
+ */
+export async function appendReport(
+  context: ReportContext,
+  userId: string,
+  kind: string,
+  payload: Record<string, unknown>,
+  change: { add?: Record<string, number>; set?: Record<string, unknown> },
+  now: Date,
+): Promise<void> {
+  const receivedAt = now.toISOString();
+  await ddb.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...keys.reportHistory(context.appId, userId, kind, receivedAt, randomBytes(6).toString('hex')),
+              type: 'report',
+              kind,
+              payload,
+              platform: context.platform,
+              received_at: receivedAt,
+              ttl: expiry(now),
+            },
+          },
+        },
+        { Update: profileUpdate(context.appId, userId, now, change) },
+      ],
+    }),
+  );
+}
+
+export interface ReportedOrder {
+  orderId: string;
+  productId: string;
+  price: number;
+  currency: string;
+}
+
+/** Stores an order once per order id (a repeat changes nothing) and counts it on the buyer's profile. */
+export async function storeOrder(context: ReportContext, userId: string, order: ReportedOrder, now: Date): Promise<{ recorded: boolean }> {
+  try {
+    await ddb.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...keys.reportedOrder(context.appId, order.orderId),
+                type: 'reported_order',
+                order_id: order.orderId,
+                product_id: order.productId,
+                price: order.price,
+                currency: order.currency,
+                user_id: userId,
+                platform: context.platform,
+                received_at: now.toISOString(),
+                ttl: expiry(now),
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          { Update: profileUpdate(context.appId, userId, now, { add: { order_count: 1 } }) },
+        ],
+      }),
+    );
+    return { recorded: true };
+  } catch (error) {
+    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return { recorded: false };
     throw error;
   }
 }

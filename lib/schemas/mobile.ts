@@ -1,6 +1,6 @@
 /** Request schemas of the mobile reporting API; types are inferred from them. */
 import * as z from 'zod';
-import { productIdSchema, receiptDataSchema } from './common.js';
+import { currencySchema, priceSchema, productIdSchema, receiptDataSchema } from './common.js';
 
 export const verifyFirstReceiptBody = z.object({ receipt: receiptDataSchema, productId: productIdSchema }).strict();
 export const recoverReceiptBody = z.object({ receipt: receiptDataSchema }).strict();
@@ -20,3 +20,69 @@ export const reportSessionBody = z
   })
   .strict();
 export type ReportSessionBody = z.infer<typeof reportSessionBody>;
+
+export const reportOrderBody = z
+  .object({ orderId: z.string().min(1).max(256), productId: productIdSchema, price: priceSchema, currency: currencySchema })
+  .strict();
+export type ReportOrderBody = z.infer<typeof reportOrderBody>;
+
+export const reportConversionBody = z
+  .object({
+    conversionType: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits or _ . : -'),
+    value: z.number().finite(),
+  })
+  .strict();
+export type ReportConversionBody = z.infer<typeof reportConversionBody>;
+
+export const REPORT_TYPE_PATTERN = /^[a-z0-9_]{1,64}$/;
+export const reportTypeParams = z.object({ type: z.string().regex(REPORT_TYPE_PATTERN, 'must match ^[a-z0-9_]{1,64}$') });
+
+/** Keys that would change an object's prototype if merged naively: never accepted as names. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+export const MAX_REPORT_BYTES = 32 * 1024;
+
+/** The body of /report/{type} and /report/global_switch: any JSON object up to 32 KB. */
+export const freeFormReportBody = z
+  .record(z.string(), z.unknown())
+  .superRefine((body, ctx) => {
+    if (Buffer.byteLength(JSON.stringify(body)) > MAX_REPORT_BYTES) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_REPORT_BYTES} bytes (32 KB)` });
+    for (const key of Object.keys(body)) if (FORBIDDEN_KEYS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'is not an allowed key' });
+  });
+
+export const CUSTOM_PROPERTY_LIMITS = { perRequest: 50, perUser: 100, valueLength: 512 } as const;
+const customPropertyName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'property names are 1-64 letters, digits and _, not starting with a digit')
+  .refine((key) => !FORBIDDEN_KEYS.has(key), 'is not an allowed property name');
+
+export const customPropertiesBody = z
+  .object({
+    /** null deletes a property. */
+    properties: z
+      .record(customPropertyName, z.union([z.string().max(CUSTOM_PROPERTY_LIMITS.valueLength), z.number().finite(), z.boolean(), z.null()]))
+      .refine((props) => Object.keys(props).length >= 1, 'must set at least one property')
+      .refine((props) => Object.keys(props).length <= CUSTOM_PROPERTY_LIMITS.perRequest, `at most ${CUSTOM_PROPERTY_LIMITS.perRequest} properties per request`),
+  })
+  .strict();
+export type CustomPropertiesBody = z.infer<typeof customPropertiesBody>;
+
+export const GENDERS = ['female', 'male', 'non_binary', 'other', 'undisclosed'] as const;
+
+/** Standard user attributes; null clears one. */
+export const userAttributesBody = z
+  .object({
+    email: z.email().max(254).nullable(),
+    name: z.string().min(1).max(200).nullable(),
+    first_name: z.string().min(1).max(100).nullable(),
+    last_name: z.string().min(1).max(100).nullable(),
+    phone: z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be E.164, e.g. +14155550123').nullable(),
+    language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 tag, e.g. en or pt-BR').nullable(),
+    country: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code, e.g. US').nullable(),
+    gender: z.enum(GENDERS).nullable(),
+    birthday: z.iso.date('must be YYYY-MM-DD').nullable(),
+    timezone: z.string().regex(/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/, 'must be an IANA zone, e.g. Europe/Paris').max(64).nullable(),
+  })
+  .partial()
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, 'must set at least one attribute');
+export type UserAttributesBody = z.infer<typeof userAttributesBody>;

@@ -1,8 +1,17 @@
 /** Use cases of the mobile reporting API: what SDKs report, stored per app and user. */
 import { normalizeEvents } from '../domain/events.js';
-import { storeEvents, storeSession, type ReportContext } from '../data/reports.js';
+import { mergeProfileMaps } from '../data/profiles.js';
+import { appendReport, storeEvents, storeOrder, storeSession, type ReportContext } from '../data/reports.js';
+import { AppError } from '../errors.js';
 import type { MobileCaller } from '../http/endpoint.js';
-import type { ReportSessionBody } from '../schemas/mobile.js';
+import {
+  CUSTOM_PROPERTY_LIMITS,
+  type CustomPropertiesBody,
+  type ReportConversionBody,
+  type ReportOrderBody,
+  type ReportSessionBody,
+  type UserAttributesBody,
+} from '../schemas/mobile.js';
 
 const contextOf = (caller: MobileCaller): ReportContext => ({ appId: caller.appId, platform: caller.platform, sdkVersion: caller.sdkVersion });
 
@@ -17,4 +26,61 @@ export async function reportEvents(caller: MobileCaller, events: unknown): Promi
 export async function reportSession(caller: MobileCaller, body: ReportSessionBody): Promise<{ counted: boolean }> {
   const startMs = body.startTime < 1e11 ? body.startTime * 1000 : body.startTime;
   return storeSession(contextOf(caller), caller.userId, { sessionId: body.sessionId, startTime: startMs, duration: body.duration }, new Date());
+}
+
+export async function reportOrder(caller: MobileCaller, body: ReportOrderBody): Promise<{ recorded: boolean }> {
+  return storeOrder(contextOf(caller), caller.userId, body, new Date());
+}
+
+export async function reportConversion(caller: MobileCaller, body: ReportConversionBody): Promise<void> {
+  await appendReport(contextOf(caller), caller.userId, 'conversion', body, { add: { conversion_count: 1 } }, new Date());
+}
+
+/** The latest report of each type is kept on the profile (`report_<type>`); every report in the history. */
+export async function reportTyped(caller: MobileCaller, type: string, body: Record<string, unknown>): Promise<void> {
+  await appendReport(contextOf(caller), caller.userId, `report:${type}`, body, { set: { [`report_${type}`]: body } }, new Date());
+}
+
+export async function reportGlobalSwitch(caller: MobileCaller, body: Record<string, unknown>): Promise<void> {
+  await appendReport(contextOf(caller), caller.userId, 'global_switch', body, { set: { global_switch: body } }, new Date());
+}
+
+/** Merges into the user's custom properties (null deletes one); the user may hold at most 100. */
+export async function setCustomProperties(caller: MobileCaller, body: CustomPropertiesBody): Promise<{ properties: number }> {
+  const merged = await mergeProfileMaps(
+    caller.appId,
+    caller.userId,
+    (current) => {
+      const custom = { ...current.custom_properties };
+      for (const [name, value] of Object.entries(body.properties)) {
+        if (value === null) delete custom[name];
+        else custom[name] = value;
+      }
+      if (Object.keys(custom).length > CUSTOM_PROPERTY_LIMITS.perUser) {
+        throw new AppError('INVALID_PARAMETER', `a user may have at most ${CUSTOM_PROPERTY_LIMITS.perUser} custom properties`, {
+          details: [{ path: 'body.properties', message: `at most ${CUSTOM_PROPERTY_LIMITS.perUser} per user` }],
+        });
+      }
+      return { ...current, custom_properties: custom };
+    },
+    new Date(),
+  );
+  return { properties: Object.keys(merged.custom_properties).length };
+}
+
+/** Sets standard attributes (null clears one). */
+export async function updateUserAttributes(caller: MobileCaller, body: UserAttributesBody): Promise<void> {
+  await mergeProfileMaps(
+    caller.appId,
+    caller.userId,
+    (current) => {
+      const attributes = { ...current.attributes };
+      for (const [name, value] of Object.entries(body)) {
+        if (value === null) delete attributes[name];
+        else attributes[name] = value;
+      }
+      return { ...current, attributes };
+    },
+    new Date(),
+  );
 }

@@ -1,0 +1,9 @@
+import { mobileEndpoint } from '../../lib/http/endpoint.js';
+import { reportOrderBody } from '../../lib/schemas/mobile.js';
+import { reportOrder } from '../../lib/services/reporting.js';
+
+/** POST /order/report and /v2/order/report: idempotent on orderId. */
+export const handler = mobileEndpoint({ body: reportOrderBody }, async ({ caller, body }) => {
+  const { recorded } = await reportOrder(caller, body);
+  return { message: recorded ? 'Order recorded' : 'Order already recorded' };
+});

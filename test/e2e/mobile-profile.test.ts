@@ -1,0 +1,131 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ddb, tableName } from '../../lib/data/client.js';
+import { keys } from '../../lib/data/keys.js';
+import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { useGateway } from '../support/http.js';
+
+const { request } = useGateway();
+
+const headersFor = (app: TestApp, user: string) => ({
+  'x-api-key': app.sdkKey,
+  'x-user-id': user,
+  'user-agent': 'TestSDK/1.0',
+  'x-app-id': app.appId,
+  'x-platform': 'iOS',
+  'x-version': '1.0.0',
+  accept: 'application/json',
+});
+
+const profileOf = async (appId: string, userId: string) =>
+  (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.userProfile(appId, userId), ConsistentRead: true }))).Item ?? {};
+
+const historyOf = async (appId: string, userId: string) =>
+  (await ddb.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `REPORTS#${appId}#${userId}` } }))).Items ?? [];
+
+describe('mobile reporting: orders, conversions, typed reports, user data', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createTestApp();
+  });
+  const send = (method: string, path: string, user: string, body: unknown) => request(method, path, { headers: headersFor(app, user), body });
+
+  it.each(['', '/v2'])('%s/order/report records an order once per orderId', async (version) => {
+    const user = `buyer${version.replace('/', '-')}`;
+    const order = { orderId: `order-${version}-1`, productId: 'premium_monthly', price: 9.99, currency: 'usd' };
+    const first = await send('POST', `${version}/order/report`, user, order);
+    const again = await send('POST', `${version}/order/report`, user, order);
+    expect(first.body).toEqual({ status: 'success', message: 'Order recorded' });
+    expect(again.body).toEqual({ status: 'success', message: 'Order already recorded' });
+    expect((await profileOf(app.appId, user)).order_count).toBe(1);
+    const stored = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.reportedOrder(app.appId, order.orderId) }));
+    expect(stored.Item).toMatchObject({ product_id: 'premium_monthly', price: 9.99, currency: 'USD', user_id: user });
+  });
+
+  it.each(['', '/v2'])('%s/conversion/report appends a conversion and counts it', async (version) => {
+    const user = `converter${version.replace('/', '-')}`;
+    expect((await send('POST', `${version}/conversion/report`, user, { conversionType: 'trial_started', value: 1 })).status).toBe(200);
+    expect((await profileOf(app.appId, user)).conversion_count).toBe(1);
+    expect((await historyOf(app.appId, user)).map((h) => h.kind)).toEqual(['conversion']);
+  });
+
+  it.each(['', '/v2'])('%s/report/{type} keeps the latest body per type on the profile and every report in history', async (version) => {
+    const user = `reporter${version.replace('/', '-')}`;
+    await send('POST', `${version}/report/device_info`, user, { model: 'iPhone15,2', os: '17.0' });
+    await send('POST', `${version}/report/device_info`, user, { model: 'iPhone16,1', os: '18.1' });
+    await send('POST', `${version}/report/app_info`, user, { build: 42 });
+    const profile = await profileOf(app.appId, user);
+    expect(profile.report_device_info).toEqual({ model: 'iPhone16,1', os: '18.1' });
+    expect(profile.report_app_info).toEqual({ build: 42 });
+    expect((await historyOf(app.appId, user)).map((h) => h.kind).sort()).toEqual(['report:app_info', 'report:device_info', 'report:device_info']);
+  });
+
+  it.each(['', '/v2'])('%s/report/global_switch is its own endpoint, not a report type', async (version) => {
+    const user = `switcher${version.replace('/', '-')}`;
+    const res = await send('POST', `${version}/report/global_switch`, user, { enabled: false, reason: 'maintenance' });
+    expect(res.body.message).toBe('Global switch state recorded');
+    const profile = await profileOf(app.appId, user);
+    expect(profile.global_switch).toEqual({ enabled: false, reason: 'maintenance' });
+    expect(profile.report_global_switch).toBeUndefined();
+  });
+
+  it.each([
+    ['Device-Info', 'upper case'],
+    ['a'.repeat(65), 'too long'],
+    ['device%20info', 'a space'],
+  ])('report type %s (%s) is INVALID_PARAMETER', async (type) => {
+    const res = await send('POST', `/report/${type}`, 'u', { x: 1 });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('INVALID_PARAMETER');
+  });
+
+  it('custom properties merge, null deletes, and limits hold', async () => {
+    const user = 'props-user';
+    await send('POST', '/users/custom_properties/set', user, { properties: { plan_tier: 'gold', level: 3, beta: true } });
+    const res = await send('POST', '/users/custom_properties/set', user, { properties: { level: 4, beta: null } });
+    expect(res.body).toEqual({ status: 'success', message: 'Custom properties updated', data: { properties: 2 } });
+    expect((await profileOf(app.appId, user)).custom_properties).toEqual({ plan_tier: 'gold', level: 4 });
+
+    for (const properties of [{ '1abc': 1 }, { 'with space': 1 }, { ok: { nested: true } }, { ok: 'x'.repeat(513) }, {}]) {
+      const bad = await send('POST', '/users/custom_properties/set', user, { properties });
+      expect(bad.status).toBe(400);
+      expect(bad.body.code).toBe('INVALID_PARAMETER');
+    }
+    const many = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`p${i}`, i]));
+    await send('POST', '/users/custom_properties/set', user, { properties: many });
+    const tooMany = await send('POST', '/users/custom_properties/set', user, { properties: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`q${i}`, i])) });
+    expect(tooMany.body).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('100') });
+  });
+
+  it('prototype-pollution keys are refused and change nothing', async () => {
+    const user = 'polluter';
+    const res = await request('POST', '/users/custom_properties/set', {
+      headers: { ...headersFor(app, user), 'content-type': 'application/json' },
+      rawBody: '{"properties":{"__proto__":{"admin":true},"constructor":1}}',
+    });
+    expect(res.status).toBe(400);
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+    expect((await profileOf(app.appId, user)).custom_properties).toBeUndefined();
+  });
+
+  it.each(['', '/v2'])('PUT %s/users/attribute/update sets standard attributes; null clears one', async (version) => {
+    const user = `attributes${version.replace('/', '-')}`;
+    const first = await send('PUT', `${version}/users/attribute/update`, user, { email: 'ada@example.com', name: 'Ada', country: 'GB', language: 'en-GB', gender: 'female', birthday: '1990-12-10', phone: '+442071234567', timezone: 'Europe/London' });
+    expect(first.body).toEqual({ status: 'success', message: 'Attributes updated' });
+    await send('PUT', `${version}/users/attribute/update`, user, { phone: null, name: 'Ada L.' });
+    expect((await profileOf(app.appId, user)).attributes).toEqual({ email: 'ada@example.com', name: 'Ada L.', country: 'GB', language: 'en-GB', gender: 'female', birthday: '1990-12-10', timezone: 'Europe/London' });
+  });
+
+  it.each([
+    [{ email: 'not-an-email' }, 'email'],
+    [{ country: 'England' }, 'country'],
+    [{ birthday: '10/12/1990' }, 'birthday'],
+    [{ phone: '0207 123' }, 'phone'],
+    [{ favourite_colour: 'blue' }, 'unknown'],
+    [{}, 'empty'],
+  ] as [Record<string, unknown>, string][])('attributes %o are INVALID_PARAMETER (%s)', async (body) => {
+    const res = await send('PUT', '/users/attribute/update', 'u', body);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('INVALID_PARAMETER');
+  });
+});
