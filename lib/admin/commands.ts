@@ -12,6 +12,10 @@ import { recentDeliveries, redeliver } from '../services/webhook-delivery.js';
 import { toDetails } from '../http/parse.js';
 import { appIdSchema, currencySchema } from '../schemas/common.js';
 import { productCatalogueSchema } from '../schemas/product.js';
+import { adsConfigSchema } from '../schemas/ads.js';
+import { segmentCatalogueSchema } from '../schemas/segment.js';
+import { putAdsConfig, putSegments } from '../data/app-config.js';
+import type * as z from 'zod';
 
 export class CliError extends Error {
   constructor(message: string, readonly code = 'USAGE') {
@@ -136,23 +140,36 @@ const COMMANDS: Record<string, Command> = {
     options: { app: { type: 'string' }, file: { type: 'string' } },
     async run(values) {
       const appId = await requireApp(values);
-      const file = required(values, 'file');
-      let raw: unknown;
-      try {
-        raw = JSON.parse(await readFile(file, 'utf8'));
-      } catch (error) {
-        throw new CliError(`cannot read ${file} as JSON: ${(error as Error).message}`, 'INVALID_FILE');
-      }
-      const parsed = productCatalogueSchema.safeParse(raw);
-      if (!parsed.success) {
-        const problems = toDetails('body', parsed.error).map((d) => `${d.path.replace(/^body\.?/, '[')}${d.path === 'body' ? '' : ']'} ${d.message}`);
-        throw new CliError(`${file} is not a valid product list:\n  ${problems.join('\n  ')}`, 'INVALID_FILE');
-      }
-      await putProducts(appId, parsed.data);
+      const products = await readValidatedFile(required(values, 'file'), productCatalogueSchema, 'product list');
+      await putProducts(appId, products);
       return {
-        json: { app_id: appId, products: parsed.data.map((p) => p.id) },
-        text: `Stored ${parsed.data.length} product(s) for ${appId}: ${parsed.data.map((p) => p.id).join(', ')}`,
+        json: { app_id: appId, products: products.map((p) => p.id) },
+        text: `Stored ${products.length} product(s) for ${appId}: ${products.map((p) => p.id).join(', ')}`,
       };
+    },
+  },
+  'segments put': {
+    usage: 'segments put --app A --file F   (F: JSON array of segments; replaces the app\'s rule segments)',
+    options: { app: { type: 'string' }, file: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const segments = await readValidatedFile(required(values, 'file'), segmentCatalogueSchema, 'segment list');
+      await putSegments(appId, segments);
+      return {
+        json: { app_id: appId, segments: segments.map((s) => s.id) },
+        text: `Stored ${segments.length} segment(s) for ${appId}: ${segments.map((s) => s.id).join(', ') || '(none)'}`,
+      };
+    },
+  },
+  'ads put': {
+    usage: 'ads put --app A --file F   (F: {"ios": {"networks": [...]}, "android": {...}})',
+    options: { app: { type: 'string' }, file: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const config = await readValidatedFile(required(values, 'file'), adsConfigSchema, 'ad configuration');
+      await putAdsConfig(appId, config);
+      const count = (config.ios?.networks.length ?? 0) + (config.android?.networks.length ?? 0);
+      return { json: { app_id: appId, platforms: Object.keys(config), networks: count }, text: `Stored the ad configuration of ${appId} (${count} network entries).` };
     },
   },
   'receipts mint': {
@@ -314,6 +331,22 @@ const COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+/** Reads a JSON file and validates it, listing every problem as [index.field] message. */
+async function readValidatedFile<T>(file: string, schema: z.ZodType<T>, what: string): Promise<T> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new CliError(`cannot read ${file} as JSON: ${(error as Error).message}`, 'INVALID_FILE');
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = toDetails('body', parsed.error).map((d) => `${d.path.replace(/^body\.?/, '[')}${d.path === 'body' ? '' : ']'} ${d.message}`);
+    throw new CliError(`${file} is not a valid ${what}:\n  ${problems.join('\n  ')}`, 'INVALID_FILE');
+  }
+  return parsed.data;
+}
 
 function parsedSettings<S extends ConfigurableStore>(store: S, raw: unknown): StoreSettings[S] {
   const schema = store === 'app_store' ? appStoreSettingsSchema : googlePlaySettingsSchema;

@@ -21,6 +21,8 @@
  * | outbox event      | OUTBOX#<event>              | OUTBOX     (stream -> EventBridge)  |
  * | webhook endpoint  | APP#<app>                   | WEBHOOK                             |
  * | store settings    | APP#<app>                   | STORE#<store>  (local only; AWS: Secrets Manager) |
+ * | rule segments     | APP#<app>                   | SEGMENTS                            |
+ * | ad configuration  | APP#<app>                   | ADS                                 |
  * | webhook delivery  | DELIVERY#<event>            | DELIVERY                            |
  * | job checkpoint    | CHECKPOINT#<job>            | CHECKPOINT                          |
  */
@@ -65,6 +67,8 @@ export const keys = {
   }),
   outbox: (eventId: string): TableKey => ({ pk: `OUTBOX#${eventId}`, sk: 'OUTBOX' }),
   webhook: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'WEBHOOK' }),
+  segments: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'SEGMENTS' }),
+  adsConfig: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'ADS' }),
   storeSettings: (appId: string, store: string): TableKey => ({ pk: `APP#${appId}`, sk: `STORE#${store}` }),
   delivery: (eventId: string): TableKey => ({ pk: `DELIVERY#${eventId}`, sk: 'DELIVERY' }),
   checkpoint: (job: string): TableKey => ({ pk: `CHECKPOINT#${job}`, sk: 'CHECKPOINT' }),

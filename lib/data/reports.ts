@@ -101,19 +101,29 @@ export async function storeSession(context: ReportContext, userId: string, sessi
 }
 
 /** The profile update every report makes: seen now, plus the report's own counters and fields. */
-function profileUpdate(appId: string, userId: string, now: Date, change: { add?: Record<string, number | Set<string>>; set?: Record<string, unknown> }) {
+export interface ProfileChange {
+  add?: Record<string, number | Set<string>>;
+  set?: Record<string, unknown>;
+  /** Set only if the profile has no value yet (first-touch attribution). */
+  setIfAbsent?: Record<string, unknown>;
+}
+
+function profileUpdate(appId: string, userId: string, now: Date, change: ProfileChange) {
   const adds = Object.entries(change.add ?? {});
   const sets = Object.entries(change.set ?? {});
+  const firsts = Object.entries(change.setIfAbsent ?? {});
   return {
     TableName: tableName,
     Key: keys.userProfile(appId, userId),
     UpdateExpression:
       `SET #type = :type, app_id = :app, user_id = :user, first_seen = if_not_exists(first_seen, :now), last_seen = :now` +
       sets.map((_, i) => `, #s${i} = :s${i}`).join('') +
+      firsts.map((_, i) => `, #f${i} = if_not_exists(#f${i}, :f${i})`).join('') +
       (adds.length > 0 ? ` ADD ${adds.map((_, i) => `#a${i} :a${i}`).join(', ')}` : ''),
     ExpressionAttributeNames: {
       '#type': 'type',
       ...Object.fromEntries(sets.map(([name], i) => [`#s${i}`, name])),
+      ...Object.fromEntries(firsts.map(([name], i) => [`#f${i}`, name])),
       ...Object.fromEntries(adds.map(([name], i) => [`#a${i}`, name])),
     },
     ExpressionAttributeValues: {
@@ -122,6 +132,7 @@ function profileUpdate(appId: string, userId: string, now: Date, change: { add?:
       ':user': userId,
       ':now': now.toISOString(),
       ...Object.fromEntries(sets.map(([, value], i) => [`:s${i}`, value])),
+      ...Object.fromEntries(firsts.map(([, value], i) => [`:f${i}`, value])),
       ...Object.fromEntries(adds.map(([, value], i) => [`:a${i}`, value])),
     },
   };
@@ -136,7 +147,7 @@ export async function appendReport(
   userId: string,
   kind: string,
   payload: Record<string, unknown>,
-  change: { add?: Record<string, number>; set?: Record<string, unknown> },
+  change: ProfileChange,
   now: Date,
 ): Promise<void> {
   const receivedAt = now.toISOString();

@@ -86,3 +86,31 @@ export const userAttributesBody = z
   .strict()
   .refine((body) => Object.keys(body).length > 0, 'must set at least one attribute');
 export type UserAttributesBody = z.infer<typeof userAttributesBody>;
+
+export const attributionReportBody = z
+  .object({
+    network: z.string().regex(/^[A-Za-z0-9_. -]{1,64}$/, 'must be 1-64 letters, digits, space or _ . -'),
+    data: freeFormReportBody,
+  })
+  .strict();
+export type AttributionReportBody = z.infer<typeof attributionReportBody>;
+
+/** Apple Search Ads attribution: `{attribution: {"Version3.1": {"iad-campaign-id": "...", ...}}}` (values are strings). */
+export const searchAdsReportBody = z
+  .object({
+    attribution: z
+      .record(z.string().regex(/^Version\d+(\.\d+)*$/, 'keys are versions such as Version3.1'), z.record(z.string(), z.string().max(1024)))
+      .refine((versions) => Object.keys(versions).length === 1, 'must hold exactly one version key'),
+  })
+  .strict();
+export type SearchAdsReportBody = z.infer<typeof searchAdsReportBody>;
+
+export const adsInfoParams = z.object({
+  platform: z
+    .string()
+    .transform((p) => p.toLowerCase())
+    .pipe(z.enum(['ios', 'android'], 'must be ios or android')),
+  app_id: z.string().min(1).max(64),
+  /** The App Store id on iOS; Android has none (any placeholder, e.g. "-"). */
+  store_id: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1-128 letters, digits or . _ -'),
+});

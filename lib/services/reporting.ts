@@ -6,7 +6,9 @@ import { AppError } from '../errors.js';
 import type { MobileCaller } from '../http/endpoint.js';
 import {
   CUSTOM_PROPERTY_LIMITS,
+  type AttributionReportBody,
   type CustomPropertiesBody,
+  type SearchAdsReportBody,
   type ReportConversionBody,
   type ReportOrderBody,
   type ReportSessionBody,
@@ -83,4 +85,53 @@ export async function updateUserAttributes(caller: MobileCaller, body: UserAttri
     },
     new Date(),
   );
+}
+
+/** What the profile keeps of an attribution: first touch (never overwritten) and the latest. */
+export interface Attribution {
+  network: string;
+  campaign_id: string | null;
+  campaign_name: string | null;
+  attributed: boolean;
+  data: Record<string, unknown>;
+  reported_at: string;
+}
+
+async function recordAttribution(caller: MobileCaller, attribution: Attribution, now: Date): Promise<void> {
+  await appendReport(contextOf(caller), caller.userId, 'attribution', attribution as unknown as Record<string, unknown>, {
+    set: { attribution_latest: attribution },
+    setIfAbsent: { attribution_first: attribution },
+  }, now);
+}
+
+const stringField = (data: Record<string, unknown>, ...names: string[]): string | null => {
+  for (const name of names) if (typeof data[name] === 'string' || typeof data[name] === 'number') return String(data[name]);
+  return null;
+};
+
+export async function reportAttribution(caller: MobileCaller, body: AttributionReportBody): Promise<void> {
+  const now = new Date();
+  await recordAttribution(caller, {
+    network: body.network,
+    campaign_id: stringField(body.data, 'campaign_id', 'campaignId', 'campaign'),
+    campaign_name: stringField(body.data, 'campaign_name', 'campaignName'),
+    attributed: true,
+    data: body.data,
+    reported_at: now.toISOString(),
+  }, now);
+}
+
+/** Apple Search Ads (iOS only): the one version object, read for campaign id, name and the attribution flag. */
+export async function reportSearchAds(caller: MobileCaller, body: SearchAdsReportBody): Promise<void> {
+  if (caller.platform !== 'ios') throw new AppError('INVALID_PARAMETER', 'Search Ads attribution is reported by iOS apps only (X-PLATFORM: iOS)');
+  const [version, fields] = Object.entries(body.attribution)[0]!;
+  const now = new Date();
+  await recordAttribution(caller, {
+    network: 'apple_search_ads',
+    campaign_id: fields['iad-campaign-id'] ?? null,
+    campaign_name: fields['iad-campaign-name'] ?? null,
+    attributed: fields['iad-attribution'] === 'true',
+    data: { version, ...fields },
+    reported_at: now.toISOString(),
+  }, now);
 }

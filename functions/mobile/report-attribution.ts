@@ -1,0 +1,9 @@
+import { mobileEndpoint } from '../../lib/http/endpoint.js';
+import { attributionReportBody } from '../../lib/schemas/mobile.js';
+import { reportAttribution } from '../../lib/services/reporting.js';
+
+/** POST /attribution/report: first-touch and latest attribution on the user's profile. */
+export const handler = mobileEndpoint({ body: attributionReportBody }, async ({ caller, body }) => {
+  await reportAttribution(caller, body);
+  return { message: 'Attribution recorded' };
+});

@@ -1,0 +1,8 @@
+import { mobileEndpoint } from '../../lib/http/endpoint.js';
+import { segmentInfo } from '../../lib/services/audience.js';
+
+/** GET /segment/info: built-in and rule segments of X-USER-ID (needs only X-API-KEY, X-USER-ID, X-APP-ID). */
+export const handler = mobileEndpoint({}, async ({ caller }) => ({
+  message: 'Segments of the user',
+  data: await segmentInfo(caller.appId, caller.userId),
+}));

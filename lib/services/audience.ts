@@ -1,0 +1,52 @@
+/** Reads about a user for the mobile API: segment membership and ad-network information. */
+import { getAdsConfig, getSegments } from '../data/app-config.js';
+import { loadUserFacts } from '../data/user-facts.js';
+import { builtInSegments, inSegment } from '../domain/segments.js';
+import { AppError } from '../errors.js';
+import type { Platform } from '../schemas/common.js';
+
+export interface SegmentInfo {
+  user_id: string;
+  segments: { id: string; name: string; type: 'built_in' | 'custom' }[];
+}
+
+const BUILT_IN_NAMES: Record<string, string> = {
+  new_user: 'New user (first seen in the last 7 days)',
+  active_7d: 'Active in the last 7 days',
+  dormant_30d: 'Not seen for over 30 days',
+  trialing: 'In a free trial',
+  paying: 'Paying subscriber',
+  churned: 'Churned (every subscription ended)',
+  never_subscribed: 'Never subscribed',
+};
+
+export async function segmentInfo(appId: string, userId: string, now = new Date()): Promise<SegmentInfo> {
+  const [facts, segments] = await Promise.all([loadUserFacts(appId, userId), getSegments(appId)]);
+  if (!facts) throw new AppError('USER_NOT_FOUND', `User ${userId} has never been seen by this app`);
+  return {
+    user_id: userId,
+    segments: [
+      ...builtInSegments(facts, now).map((id) => ({ id, name: BUILT_IN_NAMES[id]!, type: 'built_in' as const })),
+      ...segments.filter((segment) => inSegment(segment, facts, now)).map((segment) => ({ id: segment.id, name: segment.name, type: 'custom' as const })),
+    ],
+  };
+}
+
+export interface AdsInfo {
+  platform: Platform;
+  app_id: string;
+  store_id: string;
+  user: { user_id: string; attribution: { first: Record<string, unknown> | null; latest: Record<string, unknown> | null } };
+  networks: { name: string; enabled: boolean; settings: Record<string, unknown> }[];
+}
+
+export async function adsInfo(appId: string, userId: string, platform: 'ios' | 'android', storeId: string): Promise<AdsInfo> {
+  const [facts, config] = await Promise.all([loadUserFacts(appId, userId), getAdsConfig(appId)]);
+  return {
+    platform,
+    app_id: appId,
+    store_id: storeId,
+    user: { user_id: userId, attribution: { first: facts?.attribution_first ?? null, latest: facts?.attribution_latest ?? null } },
+    networks: config?.[platform]?.networks ?? [],
+  };
+}
