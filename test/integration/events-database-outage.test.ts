@@ -1,0 +1,76 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+const PORT = vi.hoisted(() => {
+  // This file runs its own DynamoDB Local (on disk) so that it can stop and restart it.
+  const port = 30_000 + ((process.pid + 3_571) % 20_000);
+  process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${port}`;
+  process.env.TABLE_NAME = 'outage-test';
+  return port;
+});
+
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from '../../lib/data/client.js';
+import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from '../../lib/local/dynamodb.js';
+import { startGateway, type LocalGateway } from '../../lib/local/gateway.js';
+import { createTestApp, type TestApp } from '../support/fixtures.js';
+
+describe('event ingestion when DynamoDB goes away mid-batch', () => {
+  let dataDir: string;
+  let dynamo: LocalDynamoDb;
+  let gateway: LocalGateway;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'outage-'));
+    dynamo = await startDynamoDbLocal({ port: PORT, dataDir });
+    const client = localClient(dynamo.endpoint);
+    await ensureTable(client, 'outage-test');
+    client.destroy();
+    gateway = await startGateway({ port: 0 });
+    app = await createTestApp();
+  }, 90_000);
+  afterAll(async () => {
+    await gateway?.close();
+    await dynamo?.stop();
+  });
+
+  const send = (events: unknown[]) =>
+    fetch(`${gateway.url}/v2/users/report/events`, {
+      method: 'POST',
+      headers: { 'x-api-key': app.sdkKey, 'x-user-id': 'outage-user', 'user-agent': 't', 'x-app-id': app.appId, 'x-platform': 'iOS', 'x-version': '1', accept: 'application/json', 'content-type': 'application/json' },
+      body: JSON.stringify({ events }),
+    });
+
+  async function storedCount(): Promise<number> {
+    let count = 0;
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await ddb.send(
+        new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENTS#${app.appId}#outage-user` }, Select: 'COUNT', ExclusiveStartKey }),
+      );
+      count += page.Count ?? 0;
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return count;
+  }
+
+  it('the request fails with a retryable error, and the retried batch is stored exactly once after the restart', async () => {
+    const events = Array.from({ length: 1000 }, (_, i) => ({ name: 'screen_view', user: 'outage-user', sessionId: 's', extra: { i } }));
+    const inFlight = send(events);
+    await new Promise((r) => setTimeout(r, 300));
+    await dynamo.stop();
+    const failed = await inFlight;
+    const body = (await failed.json()) as Record<string, unknown>;
+    expect(failed.status).toBe(503);
+    expect(body).toMatchObject({ status: 'error', code: 'SERVICE_UNAVAILABLE', retryable: true });
+    expect(failed.headers.get('retry-after')).toBe('1');
+
+    dynamo = await startDynamoDbLocal({ port: PORT, dataDir });
+    const retried = await send(events);
+    expect(retried.status).toBe(200);
+    expect(await storedCount()).toBe(1000);
+  }, 120_000);
+});
