@@ -104,6 +104,11 @@ describe('mobile reporting: events and sessions', () => {
     expect(Date.now() - Date.parse(detail.body.data.usage_stats.last_activity)).toBeLessThan(60_000);
   });
 
+  it.each(['/sessions/report', '/v2/sessions/report'])('%s records a session', async (path) => {
+    const res = await post(path, `session-${path.length}`, { sessionId: 'only', startTime: Date.now(), duration: 30 });
+    expect(res.body).toEqual({ status: 'success', message: 'Session recorded' });
+  });
+
   it('/sessions/report validates its body', async () => {
     for (const body of [{ sessionId: 's' }, { sessionId: '', startTime: 1, duration: 1 }, { sessionId: 's', startTime: 'now', duration: 1 }, { sessionId: 's', startTime: 1, duration: -5 }]) {
       const res = await post('/sessions/report', 'u', body);
