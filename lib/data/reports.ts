@@ -65,37 +65,39 @@ export interface ReportedSession {
 
 /** Stores a session once: the first report of a session id counts it on the profile, repeats change nothing. */
 export async function storeSession(context: ReportContext, userId: string, session: ReportedSession, now: Date): Promise<{ counted: boolean }> {
+  const counted = await putOnce(
+    {
+      ...keys.reportedSession(context.appId, userId, session.sessionId),
+      type: 'reported_session',
+      session_id: session.sessionId,
+      start_time: new Date(session.startTime).toISOString(),
+      duration: session.duration,
+      platform: context.platform,
+      received_at: now.toISOString(),
+      ttl: expiry(now),
+    },
+    profileUpdate(context.appId, userId, now, { add: { total_sessions: 1 } }),
+  );
+  // A repeated report still means the user was active.
+  if (!counted) await touchProfile(context.appId, userId, now);
+  return { counted };
+}
+
+/**
+ * Puts an item that must be new together with its profile update, in one transaction; false (and
+ * nothing written) when the item already exists: a repeated report is applied once.
+ */
+async function putOnce(item: Record<string, unknown>, profile: ReturnType<typeof profileUpdate>): Promise<boolean> {
   try {
     await ddb.send(
       new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: {
-                ...keys.reportedSession(context.appId, userId, session.sessionId),
-                type: 'reported_session',
-                session_id: session.sessionId,
-                start_time: new Date(session.startTime).toISOString(),
-                duration: session.duration,
-                platform: context.platform,
-                received_at: now.toISOString(),
-                ttl: expiry(now),
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          { Update: profileUpdate(context.appId, userId, now, { add: { total_sessions: 1 } }) },
-        ],
+        TransactItems: [{ Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }, { Update: profile }],
       }),
     );
-    return { counted: true };
+    return true;
   } catch (error) {
     const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') {
-      await touchProfile(context.appId, userId, now);
-      return { counted: false };
-    }
+    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
     throw error;
   }
 }
@@ -183,36 +185,20 @@ export interface ReportedOrder {
 
 /** Stores an order once per order id (a repeat changes nothing) and counts it on the buyer's profile. */
 export async function storeOrder(context: ReportContext, userId: string, order: ReportedOrder, now: Date): Promise<{ recorded: boolean }> {
-  try {
-    await ddb.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: {
-                ...keys.reportedOrder(context.appId, order.orderId),
-                type: 'reported_order',
-                order_id: order.orderId,
-                product_id: order.productId,
-                price: order.price,
-                currency: order.currency,
-                user_id: userId,
-                platform: context.platform,
-                received_at: now.toISOString(),
-                ttl: expiry(now),
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          { Update: profileUpdate(context.appId, userId, now, { add: { order_count: 1 } }) },
-        ],
-      }),
-    );
-    return { recorded: true };
-  } catch (error) {
-    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return { recorded: false };
-    throw error;
-  }
+  const recorded = await putOnce(
+    {
+      ...keys.reportedOrder(context.appId, order.orderId),
+      type: 'reported_order',
+      order_id: order.orderId,
+      product_id: order.productId,
+      price: order.price,
+      currency: order.currency,
+      user_id: userId,
+      platform: context.platform,
+      received_at: now.toISOString(),
+      ttl: expiry(now),
+    },
+    profileUpdate(context.appId, userId, now, { add: { order_count: 1 } }),
+  );
+  return { recorded };
 }

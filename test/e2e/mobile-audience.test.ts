@@ -5,19 +5,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
+import { mobileHeaders } from '../support/mobile.js';
 import { admin } from '../support/processes.js';
 
 const { request } = useGateway();
 
-const common = (app: TestApp, user: string, platform = 'iOS') => ({
-  'x-api-key': app.sdkKey,
-  'x-user-id': user,
-  'user-agent': 'TestSDK/1.0',
-  'x-app-id': app.appId,
-  'x-platform': platform,
-  'x-version': '1.0.0',
-  accept: 'application/json',
-});
+const common = (app: TestApp, user: string, platform = 'iOS') => mobileHeaders(app, user, { 'x-platform': platform });
 
 async function file(content: unknown): Promise<string> {
   const path = join(await mkdtemp(join(tmpdir(), 'audience-')), 'file.json');

@@ -3,6 +3,7 @@ import { MOBILE_HEADER_RULES } from '../../lib/http/mobile-headers.js';
 import { ROUTES } from '../../lib/routes.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
+import { mobileHeaders } from '../support/mobile.js';
 
 const { request } = useGateway();
 
@@ -15,15 +16,7 @@ describe('mobile header rules, for every mobile route', () => {
     app = await createTestApp();
   });
   const pathOf = (path: string) => path.replace('{type}', 'device_info').replace('{platform}', 'ios').replace('{app_id}', app.appId).replace('{store_id}', '1');
-  const all = () => ({
-    'x-api-key': app.sdkKey,
-    'x-user-id': 'header-user',
-    'user-agent': 'TestSDK/1.0',
-    'x-app-id': app.appId,
-    'x-platform': 'iOS',
-    'x-version': '1.0.0',
-    accept: 'application/json',
-  });
+  const all = () => mobileHeaders(app, 'header-user');
 
   it.each(MOBILE_ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const))('%s: no X-API-KEY is 401, another app id is 403', async (_name, route) => {
     const { 'x-api-key': _key, ...withoutKey } = all();

@@ -4,18 +4,11 @@ import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
+import { mobileHeaders } from '../support/mobile.js';
 
 const { request } = useGateway();
 
-const headersFor = (app: TestApp, user: string) => ({
-  'x-api-key': app.sdkKey,
-  'x-user-id': user,
-  'user-agent': 'TestSDK/1.0',
-  'x-app-id': app.appId,
-  'x-platform': 'iOS',
-  'x-version': '1.0.0',
-  accept: 'application/json',
-});
+const headersFor = (app: TestApp, user: string) => mobileHeaders(app, user);
 
 const profileOf = async (appId: string, userId: string) =>
   (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.userProfile(appId, userId), ConsistentRead: true }))).Item ?? {};

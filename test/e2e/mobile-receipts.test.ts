@@ -5,6 +5,7 @@ import { verificationResult } from '../../lib/schemas/subscription.js';
 import { mintTestReceipt } from '../../lib/stores/test-store.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
+import { mobileHeaders } from '../support/mobile.js';
 
 const { request } = useGateway();
 
@@ -13,19 +14,7 @@ async function mint(app: TestApp, productId = 'premium_monthly') {
   return mintTestReceipt({ appId: app.appId, privateKeyPem: record.test_store_private_key!, productId, platform: 'ios', price: 9.99, currency: 'USD', expiresInSeconds: 30 * 86_400, trial: false });
 }
 
-const headersFor = (app: TestApp, user: string, overrides: Record<string, string | undefined> = {}) => {
-  const headers: Record<string, string | undefined> = {
-    'x-api-key': app.sdkKey,
-    'x-user-id': user,
-    'user-agent': 'TestSDK/1.0 (iPhone; iOS 18.1)',
-    'x-app-id': app.appId,
-    'x-platform': 'iOS',
-    'x-version': '1.0.0',
-    accept: 'application/json',
-    ...overrides,
-  };
-  return Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined)) as Record<string, string>;
-};
+const headersFor = mobileHeaders;
 
 describe('mobile receipt endpoints', () => {
   let app: TestApp;

@@ -4,18 +4,11 @@ import { ddb, tableName } from '../../lib/data/client.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
+import { mobileHeaders } from '../support/mobile.js';
 
 const { request } = useGateway();
 
-const headersFor = (app: TestApp, user: string) => ({
-  'x-api-key': app.sdkKey,
-  'x-user-id': user,
-  'user-agent': 'TestSDK/1.0',
-  'x-app-id': app.appId,
-  'x-platform': 'Android',
-  'x-version': '2.1.0',
-  accept: 'application/json',
-});
+const headersFor = (app: TestApp, user: string) => mobileHeaders(app, user, { 'x-platform': 'Android', 'x-version': '2.1.0' });
 
 /** Events stored for a user (test-only read of the table). */
 async function storedEvents(appId: string, userId: string): Promise<Record<string, any>[]> {

@@ -1,31 +1,36 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-
-const STAND_IN_PORT = vi.hoisted(() => {
-  // Store URLs are configuration read once at start-up: point them at the stand-in before lib/ loads.
-  const port = 30_000 + (process.pid % 20_000);
-  process.env.GOOGLE_OAUTH_TOKEN_URL = `http://127.0.0.1:${port}/token`;
-  process.env.GOOGLE_PLAY_API_BASE_URL = `http://127.0.0.1:${port}`;
-  return port;
-});
-
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
-import { putStoreSettings } from '../../lib/stores/settings.js';
-import { createTestApp, type TestApp } from '../support/fixtures.js';
+import type { LocalGateway } from '../../lib/local/gateway.js';
+import type { TestApp } from '../support/fixtures.js';
 import { startGooglePlayStandIn, subscriptionPurchase, type StandIn } from '../support/google-play-standin.js';
-import { useGateway } from '../support/http.js';
 
-const { request } = useGateway();
 const PACKAGE = 'com.example.subs';
 
 describe('POST /v1/subscriptions/verify for Google Play (stand-in of Google over HTTP)', () => {
   let standIn: StandIn;
   let app: TestApp;
+  let gateway: LocalGateway;
   beforeAll(async () => {
-    standIn = await startGooglePlayStandIn(PACKAGE, STAND_IN_PORT);
-    app = await createTestApp();
-    await putStoreSettings(app.appId, 'google_play', { package_name: PACKAGE, service_account: standIn.serviceAccount });
+    standIn = await startGooglePlayStandIn(PACKAGE);
+    // Store URLs are configuration read once at start-up: lib/ is imported after they point at the stand-in.
+    process.env.GOOGLE_OAUTH_TOKEN_URL = standIn.tokenUrl;
+    process.env.GOOGLE_PLAY_API_BASE_URL = standIn.url;
+    app = await (await import('../support/fixtures.js')).createTestApp();
+    await (await import('../../lib/stores/settings.js')).putStoreSettings(app.appId, 'google_play', { package_name: PACKAGE, service_account: standIn.serviceAccount });
+    gateway = await (await import('../../lib/local/gateway.js')).startGateway({ port: 0 });
   });
-  afterAll(() => standIn?.close());
+  afterAll(async () => {
+    await gateway?.close();
+    await standIn?.close();
+  });
+  const request = async (method: string, path: string, options: { bearer: string; body?: unknown }) => {
+    const response = await fetch(`${gateway.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${options.bearer}`, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
   const verify = (body: Record<string, unknown>) => request('POST', `${SUBSCRIPTIONS_BASE}/verify`, { bearer: app.secretKey, body: { platform: 'android', ...body } });
 
   it('verifies a purchase token, creates the subscription, and acknowledges the purchase', async () => {

@@ -1,13 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-
-const STAND_IN_PORT = vi.hoisted(() => {
-  const port = 30_000 + ((process.pid + 7_919) % 20_000);
-  process.env.APP_STORE_SERVER_API_BASE_URL = `http://127.0.0.1:${port}`;
-  return port;
-});
-
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appErrorOf } from '../support/assertions.js';
-import { appStoreVerifier } from '../../lib/stores/app-store.js';
 import { appReceipt, appStoreTransaction, signedByStandIn, startAppStoreStandIn, STAND_IN_ROOT, type AppStoreStandIn } from '../support/app-store-standin.js';
 
 const BUNDLE = 'com.example.subs';
@@ -15,9 +7,13 @@ const BUNDLE = 'com.example.subs';
 
 describe('legacy app receipts through the App Store Server API (local stand-in over HTTP)', () => {
   let standIn: AppStoreStandIn;
+  let appStoreVerifier: typeof import('../../lib/stores/app-store.js').appStoreVerifier;
   let verifier: ReturnType<typeof appStoreVerifier>;
   beforeAll(async () => {
-    standIn = await startAppStoreStandIn(BUNDLE, STAND_IN_PORT);
+    standIn = await startAppStoreStandIn(BUNDLE);
+    // The API base URL is configuration read once: lib/ is imported after it points at the stand-in.
+    process.env.APP_STORE_SERVER_API_BASE_URL = standIn.url;
+    ({ appStoreVerifier } = await import('../../lib/stores/app-store.js'));
     verifier = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: standIn.credentials }, [STAND_IN_ROOT]);
   });
   afterAll(() => standIn?.close());

@@ -1,21 +1,16 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-
-const PORT = vi.hoisted(() => {
-  // This file runs its own DynamoDB Local (on disk) so that it can stop and restart it.
-  const port = 30_000 + ((process.pid + 3_571) % 20_000);
-  process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${port}`;
-  process.env.TABLE_NAME = 'outage-test';
-  return port;
-});
-
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from '../../lib/data/client.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from '../../lib/local/dynamodb.js';
-import { startGateway, type LocalGateway } from '../../lib/local/gateway.js';
-import { createTestApp, type TestApp } from '../support/fixtures.js';
+import type { LocalGateway } from '../../lib/local/gateway.js';
+import type { TestApp } from '../support/fixtures.js';
+import { freePort } from '../support/ports.js';
+
+// This file runs its own DynamoDB Local (on disk) so that it can stop and restart it. The data
+// layer reads its endpoint once, at import: it is imported only after the endpoint is known.
+let data: typeof import('../../lib/data/client.js');
 
 describe('event ingestion when DynamoDB goes away mid-batch', () => {
   let dataDir: string;
@@ -23,14 +18,20 @@ describe('event ingestion when DynamoDB goes away mid-batch', () => {
   let gateway: LocalGateway;
   let app: TestApp;
 
+  let port: number;
+
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'outage-'));
-    dynamo = await startDynamoDbLocal({ port: PORT, dataDir });
+    port = await freePort();
+    dynamo = await startDynamoDbLocal({ port, dataDir });
     const client = localClient(dynamo.endpoint);
     await ensureTable(client, 'outage-test');
     client.destroy();
-    gateway = await startGateway({ port: 0 });
-    app = await createTestApp();
+    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+    process.env.TABLE_NAME = 'outage-test';
+    data = await import('../../lib/data/client.js');
+    gateway = await (await import('../../lib/local/gateway.js')).startGateway({ port: 0 });
+    app = await (await import('../support/fixtures.js')).createTestApp();
   }, 90_000);
   afterAll(async () => {
     await gateway?.close();
@@ -48,8 +49,8 @@ describe('event ingestion when DynamoDB goes away mid-batch', () => {
     let count = 0;
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
-      const page = await ddb.send(
-        new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENTS#${app.appId}#outage-user` }, Select: 'COUNT', ExclusiveStartKey }),
+      const page = await data.ddb.send(
+        new QueryCommand({ TableName: data.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENTS#${app.appId}#outage-user` }, Select: 'COUNT', ExclusiveStartKey }),
       );
       count += page.Count ?? 0;
       ExclusiveStartKey = page.LastEvaluatedKey;
@@ -68,7 +69,7 @@ describe('event ingestion when DynamoDB goes away mid-batch', () => {
     expect(body).toMatchObject({ status: 'error', code: 'SERVICE_UNAVAILABLE', retryable: true });
     expect(failed.headers.get('retry-after')).toBe('1');
 
-    dynamo = await startDynamoDbLocal({ port: PORT, dataDir });
+    dynamo = await startDynamoDbLocal({ port, dataDir });
     const retried = await send(events);
     expect(retried.status).toBe(200);
     expect(await storedCount()).toBe(1000);

@@ -10,3 +10,14 @@ export async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {
   }
   throw new Error('expected a rejection with an AppError');
 }
+
+/** The AppError a synchronous call throws. */
+export function appErrorThrownBy(fn: () => unknown): AppError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected an AppError to be thrown');
+}

@@ -1,6 +1,6 @@
 /**
  * For test files that read the table's stream: their own table in the shared DynamoDB Local, so
- * their stream carries only their events. Call `useOwnTable` inside vi.hoisted (before lib/ reads TABLE_NAME).
+ * their stream carries only their events: set TABLE_NAME in vi.hoisted (before lib/ reads it), then call createOwnTable.
  */
 import { ensureTable, localClient } from '../../lib/local/dynamodb.js';
 

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_LIMITS, normalizeEvents } from '../../lib/domain/events.js';
-import { AppError } from '../../lib/errors.js';
+import { appErrorThrownBy } from '../support/assertions.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 
-function errorOf(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
 
 describe('reported events', () => {
   it('normalises Shape A and Shape B to one shape (B: eventName -> name, properties -> extra, user from X-USER-ID)', () => {
@@ -38,12 +29,12 @@ describe('reported events', () => {
     [[{ eventName: 'x', timestamp: 'yesterday' }], 'INVALID_PARAMETER'],
     [['not an event'], 'INVALID_PARAMETER'],
   ])('%o is %s', (events, code) => {
-    expect(errorOf(() => normalizeEvents(events, 'h', NOW)).code).toBe(code);
+    expect(appErrorThrownBy(() => normalizeEvents(events, 'h', NOW)).code).toBe(code);
   });
 
   it('names the index of the offending event, so the whole batch is refused', () => {
     const events = [{ name: 'ok', user: 'u', sessionId: 's' }, { name: 'ok', user: 'u', sessionId: 's' }, { name: 'ok', user: 'u' }];
-    const error = errorOf(() => normalizeEvents(events, 'h', NOW));
+    const error = appErrorThrownBy(() => normalizeEvents(events, 'h', NOW));
     expect(error.code).toBe('SESSION_ID_REQUIRED');
     expect(error.message).toContain('events[2]');
   });
@@ -51,10 +42,10 @@ describe('reported events', () => {
   it('enforces the limits: 1,000 events, 32 KB per event, non-empty array', () => {
     const event = { name: 'x', user: 'u', sessionId: 's' };
     expect(normalizeEvents(Array(EVENT_LIMITS.maxEvents).fill(event), 'h', NOW)).toHaveLength(1000);
-    expect(errorOf(() => normalizeEvents(Array(1001).fill(event), 'h', NOW)).message).toContain('1000');
-    expect(errorOf(() => normalizeEvents([{ ...event, extra: { blob: 'x'.repeat(33_000) } }], 'h', NOW)).message).toContain('32 KB');
-    expect(errorOf(() => normalizeEvents([], 'h', NOW)).code).toBe('INVALID_PARAMETER');
-    expect(errorOf(() => normalizeEvents({ name: 'x' }, 'h', NOW)).code).toBe('INVALID_PARAMETER');
+    expect(appErrorThrownBy(() => normalizeEvents(Array(1001).fill(event), 'h', NOW)).message).toContain('1000');
+    expect(appErrorThrownBy(() => normalizeEvents([{ ...event, extra: { blob: 'x'.repeat(33_000) } }], 'h', NOW)).message).toContain('32 KB');
+    expect(appErrorThrownBy(() => normalizeEvents([], 'h', NOW)).code).toBe('INVALID_PARAMETER');
+    expect(appErrorThrownBy(() => normalizeEvents({ name: 'x' }, 'h', NOW)).code).toBe('INVALID_PARAMETER');
   });
 
   it('gives a resent batch the same keys (a later retry included), and distinct keys to identical events in one batch', () => {

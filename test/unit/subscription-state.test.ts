@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../lib/errors.js';
+import { appErrorThrownBy } from '../support/assertions.js';
 import {
   applyCommand,
   INITIAL_LIFECYCLE,
@@ -25,15 +25,6 @@ function state(status: SubscriptionStatus, overrides: Partial<SubscriptionState>
   };
 }
 
-function errorOf(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
 
 describe('PUT status: every current status x every target status', () => {
   for (const from of SUBSCRIPTION_STATUSES) {
@@ -41,7 +32,7 @@ describe('PUT status: every current status x every target status', () => {
       const allowed = MANUAL_STATUS_CHANGES[from].includes(to);
       if (from === 'expired') {
         it(`expired -> ${to} is SUBSCRIPTION_EXPIRED`, () => {
-          expect(errorOf(() => applyCommand(state(from), { type: 'update', status: to }, NOW)).code).toBe('SUBSCRIPTION_EXPIRED');
+          expect(appErrorThrownBy(() => applyCommand(state(from), { type: 'update', status: to }, NOW)).code).toBe('SUBSCRIPTION_EXPIRED');
         });
       } else if (from === to) {
         it(`${from} -> ${to} is a no-op without a status change`, () => {
@@ -57,7 +48,7 @@ describe('PUT status: every current status x every target status', () => {
         });
       } else {
         it(`${from} -> ${to} is a 409 INVALID_STATUS_TRANSITION naming the current status`, () => {
-          const error = errorOf(() => applyCommand(state(from), { type: 'update', status: to }, NOW));
+          const error = appErrorThrownBy(() => applyCommand(state(from), { type: 'update', status: to }, NOW));
           expect(error.code).toBe('INVALID_STATUS_TRANSITION');
           expect(error.status).toBe(409);
           expect(error.message).toContain(from);
@@ -107,7 +98,7 @@ describe('configuration updates without a status', () => {
   });
 
   it('auto_renew cannot be turned back on for a cancelled subscription', () => {
-    const error = errorOf(() => applyCommand(state('cancelled', { auto_renew: false }), { type: 'update', auto_renew: true }, NOW));
+    const error = appErrorThrownBy(() => applyCommand(state('cancelled', { auto_renew: false }), { type: 'update', auto_renew: true }, NOW));
     expect(error.code).toBe('INVALID_STATUS_TRANSITION');
   });
 
@@ -117,7 +108,7 @@ describe('configuration updates without a status', () => {
   });
 
   it('an expired subscription accepts no change at all', () => {
-    expect(errorOf(() => applyCommand(state('expired'), { type: 'update', auto_renew: false }, NOW)).code).toBe('SUBSCRIPTION_EXPIRED');
+    expect(appErrorThrownBy(() => applyCommand(state('expired'), { type: 'update', auto_renew: false }, NOW)).code).toBe('SUBSCRIPTION_EXPIRED');
   });
 
   it('the input state is never mutated', () => {
@@ -161,7 +152,7 @@ describe('lifecycle: every status x every operation', () => {
       const at = command.type === 'time_passes' ? LATER : NOW;
       it(`${from} + ${name} -> ${expected}`, () => {
         if (expected === 409 || expected === 'EXPIRED') {
-          const error = errorOf(() => applyCommand(state(from), command, at));
+          const error = appErrorThrownBy(() => applyCommand(state(from), command, at));
           expect(error.code).toBe(expected === 409 ? 'INVALID_STATUS_TRANSITION' : 'SUBSCRIPTION_EXPIRED');
           if (expected === 409) expect(error.message).toContain(from);
           return;
@@ -183,7 +174,7 @@ describe('lifecycle effects', () => {
   });
 
   it('renew to an expires_at that is not later is a 400 naming the field', () => {
-    const error = errorOf(() => applyCommand(state('active'), { type: 'renew', expires_at: '2026-04-01T00:00:00.000Z' }, NOW));
+    const error = appErrorThrownBy(() => applyCommand(state('active'), { type: 'renew', expires_at: '2026-04-01T00:00:00.000Z' }, NOW));
     expect(error.code).toBe('INVALID_PARAMETER');
     expect(error.details?.[0]?.path).toBe('body.expires_at');
   });
