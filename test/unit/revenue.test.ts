@@ -1,0 +1,99 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { bucketOf, bucketsOf, convertMicros, fromMicros, isCalendarDate, percentages, toMicros, validatePeriod } from '../../lib/domain/revenue.js';
+import { appErrorThrownBy } from '../support/assertions.js';
+
+describe('revenue buckets', () => {
+  it('weeks are ISO weeks starting Monday, months calendar months; a bucket date is clipped to the period', () => {
+    // 2026-01-01 is a Thursday: its week began Monday 2025-12-29, which is before the period.
+    expect(bucketOf('2026-01-01', 'week', '2026-01-01')).toBe('2026-01-01');
+    expect(bucketOf('2026-01-05', 'week', '2026-01-01')).toBe('2026-01-05');
+    expect(bucketOf('2026-01-11', 'week', '2026-01-01')).toBe('2026-01-05'); // Sunday belongs to the week of Monday the 5th
+    expect(bucketOf('2026-03-17', 'month', '2026-03-10')).toBe('2026-03-10');
+    expect(bucketOf('2026-04-17', 'month', '2026-03-10')).toBe('2026-04-01');
+    expect(bucketOf('2026-04-17', 'day', '2026-03-10')).toBe('2026-04-17');
+  });
+
+  it('cross year boundaries: the ISO week of 2026-12-31 starts 2026-12-28 and holds 2027-01-03', () => {
+    const weeks = bucketsOf('2026-12-28', '2027-01-10', 'week');
+    expect(weeks.map((w) => w.date)).toEqual(['2026-12-28', '2027-01-04']);
+    expect(weeks[0]!.days).toEqual(['2026-12-28', '2026-12-29', '2026-12-30', '2026-12-31', '2027-01-01', '2027-01-02', '2027-01-03']);
+  });
+
+  it('leap years: February 2028 has 29 days, 2026 has 28', () => {
+    expect(bucketsOf('2028-02-01', '2028-03-01', 'month').map((m) => [m.date, m.days.length])).toEqual([['2028-02-01', 29], ['2028-03-01', 1]]);
+    expect(bucketsOf('2026-02-01', '2026-02-28', 'month')[0]!.days).toHaveLength(28);
+    expect(isCalendarDate('2028-02-29')).toBe(true);
+    expect(isCalendarDate('2026-02-29')).toBe(false);
+  });
+
+  it('every day of the period is in exactly one bucket, in order (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 400 }), fc.constantFrom('day', 'week', 'month') as fc.Arbitrary<'day' | 'week' | 'month'>, (offset, length, groupBy) => {
+        const start = new Date(Date.UTC(2024, 0, 1) + offset * 86_400_000).toISOString().slice(0, 10);
+        const end = new Date(Date.UTC(2024, 0, 1) + (offset + length) * 86_400_000).toISOString().slice(0, 10);
+        const buckets = bucketsOf(start, end, groupBy);
+        const days = buckets.flatMap((b) => b.days);
+        expect(days).toHaveLength(length + 1);
+        expect(days[0]).toBe(start);
+        expect(days.at(-1)).toBe(end);
+        expect(new Set(days).size).toBe(days.length);
+        for (const bucket of buckets) expect(bucket.date).toBe(bucket.days[0]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('revenue periods', () => {
+  it.each([
+    ['2026-13-01', '2026-12-31', 'start_date'],
+    ['2026-02-30', '2026-03-01', 'start_date'],
+    ['2026-01-01', 'tomorrow', 'end_date'],
+    ['2026-05-02', '2026-05-01', 'start_date'],
+    ['2020-01-01', '2023-12-31', 'end_date'],
+  ])('%s .. %s is a 400 naming %s', (start, end, field) => {
+    const error = appErrorThrownBy(() => validatePeriod(start, end));
+    expect(error.code).toBe('INVALID_PARAMETER');
+    expect(error.details?.[0]?.path).toBe(`query.${field}`);
+  });
+
+  it('three years is allowed', () => {
+    expect(() => validatePeriod('2024-01-01', '2026-12-31')).not.toThrow();
+  });
+});
+
+describe('currency conversion', () => {
+  const rates = new Map([['2026-06-01', new Map([['EUR', 1.08], ['JPY', 0.0064]])]]);
+
+  it('converts with the rate of the day, and leaves amounts without a rate unconverted', () => {
+    expect(convertMicros(toMicros(10), 'EUR', '2026-06-01', 'USD', rates)).toBe(toMicros(10.8));
+    expect(convertMicros(toMicros(1000), 'JPY', '2026-06-01', 'USD', rates)).toBe(toMicros(6.4));
+    expect(convertMicros(toMicros(10), 'USD', '2026-06-01', 'USD', rates)).toBe(toMicros(10));
+    expect(convertMicros(toMicros(10), 'EUR', '2026-06-02', 'USD', rates)).toBeNull();
+    expect(convertMicros(toMicros(10), 'GBP', '2026-06-01', 'USD', rates)).toBeNull();
+  });
+
+  it('micro-units keep sums exact where floats drift', () => {
+    const micros = Array(10).fill(toMicros(0.1)).reduce((a: number, b: number) => a + b, 0);
+    expect(fromMicros(micros)).toBe(1);
+  });
+});
+
+describe('product percentages', () => {
+  it('add up to exactly 100 with two decimals (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 10 ** 9 }), { minLength: 1, maxLength: 30 }).filter((v) => v.some((x) => x > 0)), (values) => {
+        const shares = percentages(values);
+        expect(Math.round(shares.reduce((a, b) => a + b, 0) * 100)).toBe(10_000);
+        for (const share of shares) expect(Number(share.toFixed(2))).toBe(share);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('thirds round so that they still add to 100; nothing sold is 0 each', () => {
+    expect(percentages([1, 1, 1])).toEqual([33.34, 33.33, 33.33]);
+    expect(percentages([0, 0])).toEqual([0, 0]);
+  });
+});
