@@ -122,20 +122,12 @@ export async function listSubscriptionPage(
 
 export type CreateOutcome = { created: boolean; subscription: CreatedSubscription };
 
-export interface NewSubscription {
-  user_id: string;
-  product_id: string;
-  platform: Platform;
-  price: number;
-  currency: string;
-  started_at: string;
-  expires_at: string;
-  auto_renew: boolean;
-  trial_period: boolean;
-  trial_expires_at: string | null;
-  transaction_id: string | null;
-  receipt_data: string | null;
-}
+/** What a caller decides about a new subscription; ids, status, lifecycle and timestamps are set here. */
+export type NewSubscription = Pick<
+  SubscriptionRecord,
+  'user_id' | 'product_id' | 'platform' | 'price' | 'currency' | 'started_at' | 'expires_at' | 'auto_renew' | 'trial_period' | 'trial_expires_at'
+> &
+  Pick<PaymentRecord, 'transaction_id' | 'receipt_data'>;
 
 /** A new record in pending_verification, and its payment item; every subscription starts so. */
 export function pendingSubscription(appId: string, fields: NewSubscription, now: Date): { record: SubscriptionRecord; payment: PaymentRecord } {
