@@ -71,6 +71,14 @@ export const ROUTES: readonly Route[] = [
     storeSecrets: true,
   },
   {
+    name: 'RevenueStatistics',
+    api: 'subscriptions',
+    method: 'GET',
+    path: `${SUBSCRIPTIONS_BASE}/revenue`,
+    handler: 'functions/subscriptions/revenue.ts',
+    table: [...AUTH, 'Query'],
+  },
+  {
     name: 'ListProducts',
     api: 'subscriptions',
     method: 'GET',

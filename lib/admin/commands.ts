@@ -15,6 +15,8 @@ import { productCatalogueSchema } from '../schemas/product.js';
 import { adsConfigSchema } from '../schemas/ads.js';
 import { segmentCatalogueSchema } from '../schemas/segment.js';
 import { putAdsConfig, putSegments } from '../data/app-config.js';
+import { putExchangeRates } from '../data/revenue.js';
+import { exchangeRatesSchema } from '../schemas/fx.js';
 import type * as z from 'zod';
 
 export class CliError extends Error {
@@ -170,6 +172,15 @@ const COMMANDS: Record<string, Command> = {
       await putAdsConfig(appId, config);
       const count = (config.ios?.networks.length ?? 0) + (config.android?.networks.length ?? 0);
       return { json: { app_id: appId, platforms: Object.keys(config), networks: count }, text: `Stored the ad configuration of ${appId} (${count} network entries).` };
+    },
+  },
+  'fx put': {
+    usage: 'fx put --file F   (F: JSON array of {"date":"YYYY-MM-DD","from":"EUR","to":"USD","rate":1.08})',
+    options: { file: { type: 'string' } },
+    async run(values) {
+      const rates = await readValidatedFile(required(values, 'file'), exchangeRatesSchema, 'list of exchange rates');
+      await putExchangeRates(rates);
+      return { json: { rates: rates.length }, text: `Stored ${rates.length} exchange rate(s).` };
     },
   },
   'receipts mint': {

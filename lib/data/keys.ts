@@ -18,6 +18,8 @@
  * | reported session  | SESSIONS#<app>#<user>       | <session id> (TTL)                  |
  * | reported order    | ORDER#<app>#<order id>      | ORDER (TTL; idempotent on order id) |
  * | other reports     | REPORTS#<app>#<user>        | <kind>#<received at>#<id> (TTL)     |
+ * | revenue counters  | REV#<app>#<YYYY-MM>         | <day>#<product>#<currency>          |
+ * | exchange rates    | FX#<to currency>#<YYYY-MM>  | <day>#<from currency>               |
  * | outbox event      | OUTBOX#<event>              | OUTBOX     (stream -> EventBridge)  |
  * | webhook endpoint  | APP#<app>                   | WEBHOOK                             |
  * | store settings    | APP#<app>                   | STORE#<store>  (local only; AWS: Secrets Manager) |
@@ -65,6 +67,13 @@ export const keys = {
     pk: `REPORTS#${appId}#${userId}`,
     sk: `${kind}#${receivedAt}#${id}`,
   }),
+  revenue: (appId: string, day: string, productId: string, currency: string): TableKey => ({
+    pk: `REV#${appId}#${day.slice(0, 7)}`,
+    sk: `${day}#${productId}#${currency}`,
+  }),
+  revenueMonth: (appId: string, month: string) => `REV#${appId}#${month}`,
+  fxRate: (toCurrency: string, day: string, fromCurrency: string): TableKey => ({ pk: `FX#${toCurrency}#${day.slice(0, 7)}`, sk: `${day}#${fromCurrency}` }),
+  fxMonth: (toCurrency: string, month: string) => `FX#${toCurrency}#${month}`,
   outbox: (eventId: string): TableKey => ({ pk: `OUTBOX#${eventId}`, sk: 'OUTBOX' }),
   webhook: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'WEBHOOK' }),
   segments: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'SEGMENTS' }),

@@ -8,6 +8,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import { batchWriteAll, putRequest } from './batch.js';
 import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type StatusChange, type SubscriptionState, type SubscriptionStatus } from '../domain/subscription-state.js';
 import { outboxItem } from '../events/outbox.js';
+import type { RevenueDelta } from '../domain/revenue.js';
 import type { Platform } from '../schemas/common.js';
 import { ddb, tableName } from './client.js';
 import { dueAttributes, keys, listCounterKey, listPartition, listSortKey, type FacetValues, type TableKey } from './keys.js';
@@ -75,6 +76,24 @@ const paymentItem = (record: SubscriptionRecord, payment: PaymentRecord) => ({
   type: 'subscription_payment',
   ...payment,
 });
+
+/** Adds a change to the revenue counters of (day, product, currency): in the same transaction as the change. */
+function revenueUpdate(record: Pick<SubscriptionRecord, 'app_id' | 'product_id' | 'currency'>, day: string, delta: RevenueDelta) {
+  const fields = Object.entries(delta);
+  return {
+    TableName: tableName,
+    Key: keys.revenue(record.app_id, day, record.product_id, record.currency),
+    UpdateExpression: `SET #type = :type, #day = :day, product_id = :product, currency = :currency ADD ${fields.map((_, i) => `#f${i} :f${i}`).join(', ')}`,
+    ExpressionAttributeNames: { '#type': 'type', '#day': 'day', ...Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])) },
+    ExpressionAttributeValues: {
+      ':type': 'revenue_counter',
+      ':day': day,
+      ':product': record.product_id,
+      ':currency': record.currency,
+      ...Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])),
+    },
+  };
+}
 
 /** The list counters a subscription with these facet values is counted in (absent facets = any). */
 function counterKeys(appId: string, values: FacetValues, onlyWithStatus: boolean): TableKey[] {
@@ -226,6 +245,18 @@ export async function bulkInsertSubscriptions(entries: { record: SubscriptionRec
     }
   }
   for (const { key, count } of totals.values()) await ddb.send(new UpdateCommand(addToCounter(key, count)));
+  // Keep the revenue counters' active-count history consistent with the list counters.
+  const active = new Map<string, { record: SubscriptionRecord; day: string; count: number }>();
+  for (const { record } of entries.filter((e) => e.record.status === 'active')) {
+    const day = record.created_at.slice(0, 10);
+    const id = `${day}#${record.product_id}#${record.currency}`;
+    const entry = active.get(id) ?? { record, day, count: 0 };
+    entry.count += 1;
+    active.set(id, entry);
+  }
+  for (const { record, day, count } of active.values()) {
+    await ddb.send(new UpdateCommand(revenueUpdate(record, day, { amount_micros: 0, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: count })));
+  }
 }
 
 /** A stored subscription; records written before a lifecycle field existed read it as its initial value. */
@@ -290,6 +321,8 @@ export interface SaveOptions {
   bindTransaction?: string | undefined;
   /** Record the store purchase as this subscription's (same user only). */
   bindOwner?: PurchaseOwner | undefined;
+  /** Money and active-count change of this write, added to today's revenue counters. */
+  revenue?: RevenueDelta | null | undefined;
 }
 
 export type SaveOutcome =
@@ -338,6 +371,7 @@ export async function saveSubscriptionState(
       },
     });
   }
+  if (options.revenue) items.push({ Update: revenueUpdate(updated, nowIso.slice(0, 10), options.revenue) });
   if (options.statusChange) {
     items.push(
       ...counterUpdates(current.app_id, facetValuesOf(current), -1, true),
@@ -437,7 +471,7 @@ async function queryIndex(
   return items.slice(0, wanted);
 }
 
-async function countMatching(appId: string, filters: ListFilters): Promise<number> {
+export async function countMatching(appId: string, filters: ListFilters): Promise<number> {
   const { Item } = await ddb.send(
     new GetCommand({
       TableName: tableName,

@@ -105,3 +105,55 @@ export function percentages(values: number[]): number[] {
   }
   return floors.map((value) => value / 100);
 }
+
+/** What one change of one subscription adds to its day's revenue counters. */
+export interface RevenueDelta {
+  amount_micros: number;
+  new_subscriptions: number;
+  renewals: number;
+  refunds: number;
+  /** +1 when the subscription became active, -1 when it stopped being active. */
+  net_active: number;
+}
+
+export interface MoneyFacts {
+  /** The change: the lifecycle operation that was applied. */
+  operation: 'activate' | 'renew' | 'cancel' | 'other';
+  refund: boolean;
+  statusBefore: string;
+  statusAfter: string;
+  price: number;
+  trial: boolean;
+  trialExpiresAt: string | null;
+  /** expires_at before the change: whether the period that ends now was the trial. */
+  expiresAtBefore: string;
+}
+
+/**
+ * Where money moves: a store-verified purchase (not a trial) is a new subscription; the first
+ * renewal after a trial is the trial converting (a new subscription too, its first payment); other
+ * renewals are renewals; a refund takes the price back. Trials record no revenue.
+ * Returns null when the change moves neither money nor the active count.
+ */
+export function revenueDelta(facts: MoneyFacts): RevenueDelta | null {
+  const delta: RevenueDelta = { amount_micros: 0, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 0 };
+  const price = toMicros(facts.price);
+  if (facts.operation === 'activate' && facts.statusAfter === 'active' && !facts.trial) {
+    delta.amount_micros += price;
+    delta.new_subscriptions += 1;
+  }
+  if (facts.operation === 'renew') {
+    const converting = facts.trial && facts.trialExpiresAt !== null && facts.expiresAtBefore <= facts.trialExpiresAt;
+    delta.amount_micros += price;
+    if (converting) delta.new_subscriptions += 1;
+    else delta.renewals += 1;
+  }
+  if (facts.refund) {
+    delta.amount_micros -= price;
+    delta.refunds += 1;
+  }
+  if (facts.statusBefore !== 'active' && facts.statusAfter === 'active') delta.net_active += 1;
+  if (facts.statusBefore === 'active' && facts.statusAfter !== 'active') delta.net_active -= 1;
+  const moves = Object.values(delta).some((value) => value !== 0);
+  return moves ? delta : null;
+}

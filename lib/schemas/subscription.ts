@@ -227,3 +227,13 @@ export const paginationSchema = z
   .strict();
 export type Pagination = z.infer<typeof paginationSchema>;
 
+
+export const revenueQuery = z
+  .object({
+    start_date: z.string({ message: 'start_date is required (YYYY-MM-DD)' }),
+    end_date: z.string({ message: 'end_date is required (YYYY-MM-DD)' }),
+    group_by: z.enum(['day', 'week', 'month'], 'group_by must be day, week or month').default('day'),
+    product_id: productIdSchema.optional(),
+  })
+  .strict();
+export type RevenueQuery = z.infer<typeof revenueQuery>;

@@ -4,6 +4,7 @@
  */
 import { addBillingPeriod, addDays } from '../domain/billing.js';
 import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../domain/pagination.js';
+import { revenueDelta } from '../domain/revenue.js';
 import { applyCommand, INITIAL_LIFECYCLE, type StatusChange, type SubscriptionCommand } from '../domain/subscription-state.js';
 import { listSortKey } from '../data/keys.js';
 import { getProduct, listProducts } from '../data/products.js';
@@ -231,10 +232,20 @@ export async function commitChange(
     if (!current) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
     const now = new Date();
     const { command, payment, bindTransaction, bindOwner } = await plan(current, now);
-    const { next, statusChange } = applyCommand(current, command, now);
+    const { next, statusChange, refund } = applyCommand(current, command, now);
     const unchanged = !statusChange && !payment && (Object.keys(next) as (keyof typeof next)[]).every((field) => next[field] === current[field]);
     if (unchanged) return { statusChange: null };
-    const outcome = await saveSubscriptionState(current, next, now, { statusChange, payment, bindTransaction, bindOwner });
+    const revenue = revenueDelta({
+      operation: command.type === 'activate' || command.type === 'renew' || command.type === 'cancel' ? command.type : 'other',
+      refund,
+      statusBefore: current.status,
+      statusAfter: next.status,
+      price: current.price,
+      trial: current.trial_period,
+      trialExpiresAt: current.trial_expires_at,
+      expiresAtBefore: current.expires_at,
+    });
+    const outcome = await saveSubscriptionState(current, next, now, { statusChange, payment, bindTransaction, bindOwner, revenue });
     if (outcome.saved) return { statusChange };
     if (outcome.reason === 'owned_by_another_user') throw new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
     if (outcome.reason === 'transaction_bound' && (await requireTransactionFree(appId, subscriptionId, bindTransaction!)) === 'already_applied') {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bucketOf, bucketsOf, convertMicros, fromMicros, isCalendarDate, percentages, toMicros, validatePeriod } from '../../lib/domain/revenue.js';
+import { bucketOf, bucketsOf, convertMicros, fromMicros, isCalendarDate, percentages, revenueDelta, toMicros, validatePeriod } from '../../lib/domain/revenue.js';
 import { appErrorThrownBy } from '../support/assertions.js';
 
 describe('revenue buckets', () => {
@@ -95,5 +95,30 @@ describe('product percentages', () => {
   it('thirds round so that they still add to 100; nothing sold is 0 each', () => {
     expect(percentages([1, 1, 1])).toEqual([33.34, 33.33, 33.33]);
     expect(percentages([0, 0])).toEqual([0, 0]);
+  });
+});
+
+describe('where money moves (revenueDelta)', () => {
+  const base = { refund: false, price: 9.99, trial: false, trialExpiresAt: null, expiresAtBefore: '2026-07-01T00:00:00.000Z' };
+
+  it('a store-verified purchase is a new subscription with its price; a trial records no money', () => {
+    expect(revenueDelta({ ...base, operation: 'activate', statusBefore: 'pending_verification', statusAfter: 'active' })).toEqual({ amount_micros: 9_990_000, new_subscriptions: 1, renewals: 0, refunds: 0, net_active: 1 });
+    expect(revenueDelta({ ...base, trial: true, trialExpiresAt: '2026-07-01T00:00:00.000Z', operation: 'activate', statusBefore: 'pending_verification', statusAfter: 'active' })).toEqual({ amount_micros: 0, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 1 });
+  });
+
+  it('an already-expired purchase moves nothing', () => {
+    expect(revenueDelta({ ...base, operation: 'activate', statusBefore: 'pending_verification', statusAfter: 'expired' })).toBeNull();
+  });
+
+  it('the first renewal after a trial is the conversion (new), later ones are renewals', () => {
+    const trial = { ...base, trial: true, trialExpiresAt: '2026-07-01T00:00:00.000Z', operation: 'renew' as const, statusBefore: 'active', statusAfter: 'active' };
+    expect(revenueDelta(trial)).toMatchObject({ amount_micros: 9_990_000, new_subscriptions: 1, renewals: 0 });
+    expect(revenueDelta({ ...trial, expiresAtBefore: '2026-08-01T00:00:00.000Z' })).toMatchObject({ new_subscriptions: 0, renewals: 1 });
+  });
+
+  it('a refund takes the price back; leaving active counts down', () => {
+    expect(revenueDelta({ ...base, operation: 'cancel', refund: true, statusBefore: 'active', statusAfter: 'cancelled' })).toEqual({ amount_micros: -9_990_000, new_subscriptions: 0, renewals: 0, refunds: 1, net_active: -1 });
+    expect(revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'paused' })).toMatchObject({ amount_micros: 0, net_active: -1 });
+    expect(revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'active' })).toBeNull();
   });
 });

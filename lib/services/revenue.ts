@@ -1,0 +1,98 @@
+/**
+ * GET /v1/subscriptions/revenue from the write-time counters: reads O(days x products) counter
+ * items (one query per month), never the subscriptions.
+ *
+ * - revenue: money that moved in the bucket (new purchases, trial conversions, renewals, minus
+ *   refunds), converted into the app's reporting currency with the day's operator-supplied rate;
+ *   amounts with no rate are listed under `unconverted` instead of being dropped.
+ * - subscriptions: subscriptions active at the end of the bucket (today's active count from the
+ *   list counters, minus the net changes recorded after the bucket).
+ * - new_subscriptions: first payments (a purchase without trial, or a trial converting).
+ * - renewals: later payments of the same subscription.
+ */
+import { getApp } from '../data/apps.js';
+import { getProduct } from '../data/products.js';
+import { readExchangeRates, readRevenueCounters } from '../data/revenue.js';
+import { countMatching } from '../data/subscriptions.js';
+import { bucketsOf, convertMicros, fromMicros, percentages, validatePeriod } from '../domain/revenue.js';
+import { AppError } from '../errors.js';
+import type { RevenueQuery } from '../schemas/subscription.js';
+
+export interface RevenueStatistics {
+  total_revenue: number;
+  currency: string;
+  period: { start: string; end: string };
+  breakdown: { date: string; revenue: number; subscriptions: number; new_subscriptions: number; renewals: number }[];
+  products: { product_id: string; revenue: number; percentage: number }[];
+  /** Ours: amounts for which no exchange rate into `currency` was supplied (`admin fx put`). */
+  unconverted: { currency: string; amount: number }[];
+}
+
+export async function revenueStatistics(appId: string, query: RevenueQuery, now = new Date()): Promise<RevenueStatistics> {
+  validatePeriod(query.start_date, query.end_date);
+  if (query.product_id && !(await getProduct(appId, query.product_id))) {
+    throw new AppError('PRODUCT_NOT_FOUND', `Product ${query.product_id} not found`);
+  }
+  const app = await getApp(appId);
+  const currency = app?.reporting_currency ?? 'USD';
+  const today = now.toISOString().slice(0, 10);
+  const readUntil = query.end_date > today ? query.end_date : today;
+  const [counters, rates, activeNow] = await Promise.all([
+    readRevenueCounters(appId, query.start_date, readUntil),
+    readExchangeRates(currency, query.start_date, query.end_date),
+    countMatching(appId, { status: 'active', product_id: query.product_id }),
+  ]);
+  const relevant = counters.filter((c) => !query.product_id || c.product_id === query.product_id);
+
+  const byDay = new Map<string, { revenue: number; newSubs: number; renewals: number; netActive: number }>();
+  const byProduct = new Map<string, number>();
+  const unconverted = new Map<string, number>();
+  for (const counter of relevant) {
+    const day = byDay.get(counter.day) ?? { revenue: 0, newSubs: 0, renewals: 0, netActive: 0 };
+    day.netActive += counter.net_active;
+    if (counter.day <= query.end_date) {
+      const converted = convertMicros(counter.amount_micros, counter.currency, counter.day, currency, rates);
+      if (converted === null) {
+        unconverted.set(counter.currency, (unconverted.get(counter.currency) ?? 0) + counter.amount_micros);
+      } else {
+        day.revenue += converted;
+        byProduct.set(counter.product_id, (byProduct.get(counter.product_id) ?? 0) + converted);
+      }
+      day.newSubs += counter.new_subscriptions;
+      day.renewals += counter.renewals;
+    }
+    byDay.set(counter.day, day);
+  }
+
+  // Active at the end of day D = active now - every net change recorded after D.
+  const changesAfter = (day: string) => [...byDay].filter(([d]) => d > day).reduce((sum, [, v]) => sum + v.netActive, 0);
+  const breakdown = bucketsOf(query.start_date, query.end_date, query.group_by).map(({ date, days }) => {
+    const totals = days.reduce(
+      (acc, d) => {
+        const v = byDay.get(d);
+        return v ? { revenue: acc.revenue + v.revenue, newSubs: acc.newSubs + v.newSubs, renewals: acc.renewals + v.renewals } : acc;
+      },
+      { revenue: 0, newSubs: 0, renewals: 0 },
+    );
+    const last = days.at(-1)!;
+    return {
+      date,
+      revenue: fromMicros(totals.revenue),
+      subscriptions: last >= today ? activeNow : activeNow - changesAfter(last),
+      new_subscriptions: totals.newSubs,
+      renewals: totals.renewals,
+    };
+  });
+
+  const totalMicros = [...byProduct.values()].reduce((a, b) => a + b, 0);
+  const ranked = [...byProduct].sort((a, b) => b[1] - a[1]);
+  const shares = percentages(ranked.map(([, micros]) => micros));
+  return {
+    total_revenue: fromMicros(totalMicros),
+    currency,
+    period: { start: query.start_date, end: query.end_date },
+    breakdown,
+    products: ranked.map(([product_id, micros], i) => ({ product_id, revenue: fromMicros(micros), percentage: shares[i]! })),
+    unconverted: [...unconverted].filter(([, micros]) => micros !== 0).map(([code, micros]) => ({ currency: code, amount: fromMicros(micros) })),
+  };
+}
