@@ -184,7 +184,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'receipts mint': {
-    usage: 'receipts mint --app A --platform ios|android --product P [--expires-in SECONDS] [--trial] [--renews TRANSACTION_ID]',
+    usage: 'receipts mint --app A --platform ios|android --product P [--expires-in SECONDS] [--trial] [--renews TRANSACTION_ID] [--revokes TRANSACTION_ID [--original ID]]',
     options: {
       app: { type: 'string' },
       platform: { type: 'string' },
@@ -192,6 +192,8 @@ const COMMANDS: Record<string, Command> = {
       'expires-in': { type: 'string' },
       trial: { type: 'boolean', default: false },
       renews: { type: 'string' },
+      revokes: { type: 'string' },
+      original: { type: 'string' },
     },
     async run(values) {
       const appId = await requireApp(values);
@@ -217,6 +219,11 @@ const COMMANDS: Record<string, Command> = {
         expiresInSeconds: expiresIn,
         trial,
         originalTransactionId: typeof values.renews === 'string' ? values.renews : undefined,
+        // The store refunding a transaction: the same ids with a revocation date.
+        revokes:
+          typeof values.revokes === 'string'
+            ? { transactionId: values.revokes, originalTransactionId: typeof values.original === 'string' ? values.original : values.revokes }
+            : undefined,
         now,
       });
       return {

@@ -74,6 +74,23 @@ async function requireRecord(appId: string, subscriptionId: string): Promise<Sub
   return record;
 }
 
+/**
+ * A transaction the store revoked (refunded): if it paid for a running subscription of this user,
+ * the subscription is cancelled with a refund (the revenue counters take the price back).
+ */
+async function recordStoreRefund(appId: string, userId: string, transaction: VerifiedTransaction): Promise<void> {
+  const bound = await getTransactionBinding(appId, transaction.transaction_id);
+  if (!bound || bound.user_id !== userId) return;
+  try {
+    await commitChange(appId, bound.subscription_id, () => ({
+      command: { type: 'cancel', immediate: true, refund: true, reason: 'refunded_by_store' },
+    }));
+  } catch (error) {
+    const ended = error instanceof AppError && (error.kind === 'INVALID_STATUS_TRANSITION' || error.kind === 'SUBSCRIPTION_EXPIRED');
+    if (!ended) throw error;
+  }
+}
+
 /** Cancels the previous owner's subscription of a transferred purchase (an ended one stays as it is). */
 async function endForTransfer(appId: string, subscriptionId: string): Promise<void> {
   try {
@@ -103,7 +120,10 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
   const app = await getApp(appId);
   if (!app) throw new Error(`app ${appId} of an authenticated key does not exist`);
   const transaction = await (await verifierFor(app, body.platform, body.receipt_data)).verify(body.receipt_data);
-  if (transaction.revoked) throw new AppError('INVALID_RECEIPT', 'the store has revoked or refunded this purchase');
+  if (transaction.revoked) {
+    await recordStoreRefund(appId, body.user_id, transaction);
+    throw new AppError('INVALID_RECEIPT', 'the store has revoked or refunded this purchase');
+  }
   if (body.transaction_id && body.transaction_id !== transaction.transaction_id && body.transaction_id !== transaction.original_transaction_id) {
     throw new AppError('INVALID_RECEIPT', 'transaction_id is not a transaction of this receipt');
   }

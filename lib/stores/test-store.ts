@@ -44,6 +44,8 @@ interface TestTransactionPayload {
   environment: typeof TEST_ENVIRONMENT;
   storefront: 'ios' | 'android';
   signedDate: number;
+  /** Set when the store refunded (revoked) the transaction. */
+  revocationDate?: number;
 }
 
 export interface MintRequest {
@@ -57,15 +59,17 @@ export interface MintRequest {
   trial: boolean;
   /** Renewals of an earlier purchase carry its original transaction id. */
   originalTransactionId?: string | undefined;
+  /** The store's refund of an earlier transaction: the same ids, with a revocation date. */
+  revokes?: { transactionId: string; originalTransactionId: string } | undefined;
   now?: Date;
 }
 
 export function mintTestReceipt(request: MintRequest): { receipt_data: string; transaction_id: string } {
   const now = request.now ?? new Date();
-  const transactionId = `test_${randomBytes(10).toString('hex')}`;
+  const transactionId = request.revokes?.transactionId ?? `test_${randomBytes(10).toString('hex')}`;
   const payload: TestTransactionPayload = {
     transactionId,
-    originalTransactionId: request.originalTransactionId ?? transactionId,
+    originalTransactionId: request.revokes?.originalTransactionId ?? request.originalTransactionId ?? transactionId,
     bundleId: request.appId,
     productId: request.productId,
     purchaseDate: now.getTime(),
@@ -78,6 +82,7 @@ export function mintTestReceipt(request: MintRequest): { receipt_data: string; t
     environment: TEST_ENVIRONMENT,
     storefront: request.platform,
     signedDate: now.getTime(),
+    ...(request.revokes ? { revocationDate: now.getTime() } : {}),
   };
   const signingInput = `${b64url({ alg: 'ES256', typ: 'JWT', kid: keyIdOf(request.appId) })}.${b64url(payload)}`;
   const signature = sign('sha256', Buffer.from(signingInput), { key: createPrivateKey(request.privateKeyPem), dsaEncoding: 'ieee-p1363' });
@@ -131,7 +136,7 @@ export function testStoreVerifier(appId: string, publicKeyPem: string): StoreVer
         trial: payload.offerDiscountType === 'FREE_TRIAL',
         price: typeof payload.price === 'number' ? payload.price / 1000 : null,
         currency: payload.currency ?? null,
-        revoked: false,
+        revoked: payload.revocationDate !== undefined,
       };
     },
   };

@@ -14,7 +14,7 @@ const { request } = useGateway();
 const today = new Date().toISOString().slice(0, 10);
 const daysFrom = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
-async function buy(app: TestApp, user: string, product: typeof PREMIUM_MONTHLY, options: { trial?: boolean; renews?: string; expiresIn?: number } = {}) {
+async function buy(app: TestApp, user: string, product: typeof PREMIUM_MONTHLY, options: { trial?: boolean; renews?: string; expiresIn?: number; revokes?: string } = {}) {
   const record = (await getApp(app.appId))!;
   const minted = mintTestReceipt({
     appId: app.appId,
@@ -26,10 +26,11 @@ async function buy(app: TestApp, user: string, product: typeof PREMIUM_MONTHLY, 
     expiresInSeconds: options.expiresIn ?? 30 * 86_400,
     trial: options.trial ?? false,
     originalTransactionId: options.renews,
+    revokes: options.revokes ? { transactionId: options.revokes, originalTransactionId: options.revokes } : undefined,
   });
   const res = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, { bearer: app.secretKey, body: { platform: 'ios', receipt_data: minted.receipt_data, user_id: user } });
-  expect(res.status).toBe(200);
-  return { ...minted, subscriptionId: res.body.data.subscription_id as string };
+  expect(res.status).toBe(options.revokes ? 400 : 200);
+  return { ...minted, subscriptionId: res.body.data?.subscription_id as string, error: res.body.error };
 }
 
 describe('GET /v1/subscriptions/revenue (write-time counters)', () => {
@@ -117,6 +118,17 @@ describe('GET /v1/subscriptions/revenue (write-time counters)', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('INVALID_PARAMETER');
     expect(res.body.error.details[0].path).toBe(`query.${field}`);
+  });
+
+  it('a refund by the store (a revoked transaction) cancels the subscription and takes the money back', async () => {
+    const own = await createTestApp();
+    const bought = await buy(own, 'refunded-by-store', PREMIUM_MONTHLY);
+    expect((await revenue({ start_date: today, end_date: today }, own)).body.data.total_revenue).toBe(9.99);
+    const revoked = await buy(own, 'refunded-by-store', PREMIUM_MONTHLY, { revokes: bought.transaction_id });
+    expect(revoked.error).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('revoked') });
+    const detail = await request('GET', `${SUBSCRIPTIONS_BASE}/${bought.subscriptionId}`, { bearer: own.secretKey });
+    expect(detail.body.data).toMatchObject({ status: 'cancelled', cancellation_reason: 'refunded_by_store', refunded_at: expect.any(String) });
+    expect((await revenue({ start_date: today, end_date: today }, own)).body.data).toMatchObject({ total_revenue: 0, breakdown: [{ subscriptions: 0, new_subscriptions: 1 }] });
   });
 
   it("one app's revenue is invisible to another", async () => {
