@@ -3,9 +3,10 @@
  * UTC day (see dueAttributes). A checkpoint per kind remembers the oldest day that may still hold
  * due items, so a run reads today's partition plus any day it has not finished, never a Scan.
  */
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
 import { duePartition, keys, type DueKind } from './keys.js';
+import { queryAll } from './query.js';
 import { TABLE } from './table.js';
 
 const DAY_MS = 86_400_000;
@@ -47,25 +48,18 @@ export async function findDueItems(kind: DueKind, now: Date, limit: number): Pro
   const days: DueDay[] = [];
   let remaining = limit;
   for (let day = await checkpointDay(kind, now); day <= today && remaining > 0; day = dayOf(new Date(Date.parse(day) + DAY_MS))) {
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await ddb.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: 'dueByDay',
-          KeyConditionExpression: '#pk = :pk AND #sk <= :upTo',
-          ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-          // '~' sorts after every character of an id: everything due at or before now.
-          ExpressionAttributeValues: { ':pk': duePartition(kind, day), ':upTo': `${now.toISOString()}~` },
-          Limit: Math.min(remaining, 100),
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      remaining -= page.Items?.length ?? 0;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey && remaining > 0);
+    const items = await queryAll(
+      {
+        IndexName: 'dueByDay',
+        KeyConditionExpression: '#pk = :pk AND #sk <= :upTo',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+        // '~' sorts after every character of an id: everything due at or before now.
+        ExpressionAttributeValues: { ':pk': duePartition(kind, day), ':upTo': `${now.toISOString()}~` },
+        Limit: 100,
+      },
+      remaining,
+    );
+    remaining -= items.length;
     days.push({ day, items });
   }
   return days;

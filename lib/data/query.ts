@@ -1,21 +1,26 @@
-/** Reads every item of one partition whose sort key starts with a prefix, across DynamoDB's pages. */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+/** Query helpers: every page of a query (up to a maximum), and a partition's items by sort-key prefix. */
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
 
-export async function queryPrefix(pk: string, skPrefix: string): Promise<Record<string, unknown>[]> {
+/** Every item the query matches, across DynamoDB's pages, stopping once `max` items are read. */
+export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>, max = Number.POSITIVE_INFINITY): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
+    const remaining = max - items.length;
     const page = await ddb.send(
       new QueryCommand({
+        ...input,
         TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
         ExclusiveStartKey: startKey,
+        ...(Number.isFinite(remaining) ? { Limit: Math.min(remaining, input.Limit ?? remaining) } : {}),
       }),
     );
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  } while (startKey && items.length < max);
   return items;
 }
+
+export const queryPrefix = (pk: string, skPrefix: string): Promise<Record<string, unknown>[]> =>
+  queryAll({ KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix } });

@@ -1,9 +1,8 @@
 /** Revenue counters (written with each state change, see subscriptions.ts) and exchange rates, read by month. */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateTable } from '../domain/revenue.js';
 import { batchWriteAll, putRequest } from './batch.js';
-import { ddb, tableName } from './client.js';
 import { keys } from './keys.js';
+import { queryAll } from './query.js';
 
 export interface RevenueCounter {
   day: string;
@@ -26,23 +25,8 @@ const monthsBetween = (start: string, end: string): string[] => {
   return months;
 };
 
-async function queryMonth(pk: string, from: string, to: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': `${to}~` },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
+const queryMonth = (pk: string, from: string, to: string) =>
+  queryAll({ KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to', ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': `${to}~` } });
 
 /** The counters of every day from `start` to `end`: one query per month, whatever the app's size. */
 export async function readRevenueCounters(appId: string, start: string, end: string): Promise<RevenueCounter[]> {
