@@ -1,0 +1,30 @@
+/**
+ * `npm run bench`: runs every benchmark, one after another (they share the machine's two cores),
+ * then prints one table of every budget with PASS/FAIL from bench/results/*.json.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { BudgetCheck } from './support/report.js';
+
+const BENCHMARKS = ['list-capacity', 'events-throughput', 'revenue-capacity'];
+const root = resolve(import.meta.dirname, '..');
+
+const rows: (BudgetCheck & { benchmark: string })[] = [];
+let failed = false;
+for (const name of BENCHMARKS) {
+  console.log(`\n=== ${name}`);
+  const run = spawnSync(process.execPath, ['--import', 'tsx', `bench/${name}.ts`], { cwd: root, stdio: 'inherit' });
+  if (run.status !== 0) failed = true;
+  try {
+    const results = JSON.parse(readFileSync(resolve(root, `bench/results/${name}.json`), 'utf8')) as { checks: BudgetCheck[] };
+    rows.push(...results.checks.map((check) => ({ ...check, benchmark: name })));
+  } catch {
+    rows.push({ benchmark: name, name: 'benchmark did not produce results', value: Number.NaN, budget: '-', pass: false });
+    failed = true;
+  }
+}
+
+console.log('\n| benchmark | budget | value | limit | result |\n|---|---|---|---|---|');
+for (const row of rows) console.log(`| ${row.benchmark} | ${row.name} | ${row.value} | ${row.budget} | ${row.pass ? 'PASS' : 'FAIL'} |`);
+process.exitCode = failed || rows.some((row) => !row.pass) ? 1 : 0;
