@@ -12,7 +12,7 @@ import type { RevenueDelta } from '../domain/revenue.js';
 import type { Platform } from '../schemas/common.js';
 import { ddb, tableName } from './client.js';
 import { dueAttributes, keys, listCounterKey, listPartition, listSortKey, type FacetValues, type TableKey } from './keys.js';
-import { facetCombinations, keyAttributeNames, TABLE } from './table.js';
+import { facetCombinations, TABLE, withoutKeys } from './table.js';
 
 export interface SubscriptionRecord extends SubscriptionState {
   app_id: string;
@@ -260,16 +260,7 @@ export async function bulkInsertSubscriptions(entries: { record: SubscriptionRec
 }
 
 /** A stored subscription; records written before a lifecycle field existed read it as its initial value. */
-const toRecord = (item: Record<string, unknown>): SubscriptionRecord => ({ ...INITIAL_LIFECYCLE, ...stripKeys<SubscriptionRecord>(item) });
-
-const INDEX_KEY_ATTRIBUTES = keyAttributeNames();
-
-/** The entity without its table and index keys. */
-const stripKeys = <T>(item: Record<string, unknown>): T => {
-  const rest: Record<string, unknown> = { ...item };
-  for (const name of [...INDEX_KEY_ATTRIBUTES, 'type']) delete rest[name];
-  return rest as T;
-};
+const toRecord = (item: Record<string, unknown>): SubscriptionRecord => ({ ...INITIAL_LIFECYCLE, ...withoutKeys<SubscriptionRecord>(item) });
 
 /** Both items of a subscription in one strongly consistent read; undefined when it does not exist. */
 export async function getSubscription(
@@ -290,7 +281,7 @@ export async function getSubscription(
   return {
     record: toRecord(state),
     payment: payment
-      ? stripKeys<PaymentRecord>(payment)
+      ? withoutKeys<PaymentRecord>(payment)
       : { transaction_id: null, receipt_data: null, payment_method: 'unknown', last_payment: null },
   };
 }

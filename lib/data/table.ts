@@ -68,6 +68,13 @@ export function keyAttributeNames(): string[] {
   return [...names];
 }
 
+const STORAGE_ATTRIBUTES = new Set([...keyAttributeNames(), 'type']);
+
+/** An item without its table and index keys and its entity type: the entity as the code knows it. */
+export function withoutKeys<T>(item: Record<string, unknown>): T {
+  return Object.fromEntries(Object.entries(item).filter(([name]) => !STORAGE_ATTRIBUTES.has(name))) as T;
+}
+
 /** CreateTable input for DynamoDB Local (on-demand billing, ALL projections, stream on). */
 export function createTableInput(tableName: string): CreateTableCommandInput {
   return {

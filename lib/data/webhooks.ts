@@ -4,7 +4,7 @@ import type { BusEventDetail } from '../events/schemas.js';
 import { newWebhookSecret } from '../ids.js';
 import { ddb, tableName } from './client.js';
 import { dueAttributes, keys } from './keys.js';
-import { keyAttributeNames } from './table.js';
+import { withoutKeys } from './table.js';
 
 export interface WebhookEndpoint {
   app_id: string;
@@ -80,9 +80,7 @@ const deliveryItem = (record: DeliveryRecord) => ({
     : {}),
 });
 
-const KEY_ATTRIBUTES = new Set([...keyAttributeNames(), 'type']);
-const toDelivery = (item: Record<string, unknown>): DeliveryRecord =>
-  Object.fromEntries(Object.entries(item).filter(([name]) => !KEY_ATTRIBUTES.has(name))) as unknown as DeliveryRecord;
+const toDelivery = (item: Record<string, unknown>): DeliveryRecord => withoutKeys<DeliveryRecord>(item);
 
 /** Records a new event to deliver; returns false when it is already recorded (a duplicate from the bus). */
 export async function createDelivery(detail: BusEventDetail, now: Date): Promise<DeliveryRecord | false> {

@@ -141,8 +141,9 @@ function parseRequest<B extends Schema, Q extends Schema, P extends Schema>(spec
       throw error;
     }
   }
-  const query = spec.query ? parsePart('query', spec.query, readQuery(event)) : undefined;
-  if (!spec.query && Object.keys(readQuery(event)).length > 0) {
+  const rawQuery = readQuery(event);
+  const query = spec.query ? parsePart('query', spec.query, rawQuery) : undefined;
+  if (!spec.query && Object.keys(rawQuery).length > 0) {
     throw new AppError('INVALID_PARAMETER', 'this endpoint takes no query parameters');
   }
   const rawBody = readBody(event, api);

@@ -74,33 +74,23 @@ async function requireRecord(appId: string, subscriptionId: string): Promise<Sub
   return record;
 }
 
-/**
- * A transaction the store revoked (refunded): if it paid for a running subscription of this user,
- * the subscription is cancelled with a refund (the revenue counters take the price back).
- */
-async function recordStoreRefund(appId: string, userId: string, transaction: VerifiedTransaction): Promise<void> {
-  const bound = await getTransactionBinding(appId, transaction.transaction_id);
-  if (!bound || bound.user_id !== userId) return;
+/** Ends a subscription now (the previous owner's after a transfer, or one the store refunded); one already ended stays as it is. */
+async function cancelUnlessEnded(appId: string, subscriptionId: string, refund: boolean, reason: string): Promise<void> {
   try {
-    await commitChange(appId, bound.subscription_id, () => ({
-      command: { type: 'cancel', immediate: true, refund: true, reason: 'refunded_by_store' },
-    }));
+    await commitChange(appId, subscriptionId, () => ({ command: { type: 'cancel', immediate: true, refund, reason } }));
   } catch (error) {
     const ended = error instanceof AppError && (error.kind === 'INVALID_STATUS_TRANSITION' || error.kind === 'SUBSCRIPTION_EXPIRED');
     if (!ended) throw error;
   }
 }
 
-/** Cancels the previous owner's subscription of a transferred purchase (an ended one stays as it is). */
-async function endForTransfer(appId: string, subscriptionId: string): Promise<void> {
-  try {
-    await commitChange(appId, subscriptionId, () => ({
-      command: { type: 'cancel', immediate: true, refund: false, reason: 'transferred_to_another_user' },
-    }));
-  } catch (error) {
-    const ended = error instanceof AppError && (error.kind === 'INVALID_STATUS_TRANSITION' || error.kind === 'SUBSCRIPTION_EXPIRED');
-    if (!ended) throw error;
-  }
+/**
+ * A transaction the store revoked (refunded): if it paid for a running subscription of this user,
+ * the subscription is cancelled with a refund (the revenue counters take the price back).
+ */
+async function recordStoreRefund(appId: string, userId: string, transaction: VerifiedTransaction): Promise<void> {
+  const bound = await getTransactionBinding(appId, transaction.transaction_id);
+  if (bound && bound.user_id === userId) await cancelUnlessEnded(appId, bound.subscription_id, true, 'refunded_by_store');
 }
 
 /** Running subscriptions take renewals; ended ones are replaced by a new subscription. */
@@ -144,7 +134,7 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
       if (!transfers) throw alreadyUsed();
       // Restore with the transfer policy: the previous owner's subscription ends (their status
       // change is notified), and the purchase continues as a new subscription of this user.
-      await endForTransfer(appId, owned.subscription_id);
+      await cancelUnlessEnded(appId, owned.subscription_id, false, 'transferred_to_another_user');
       takeOver = { fromUserId: owned.user_id, fromSubscriptionId: owned.subscription_id };
     }
     const binding = await getTransactionBinding(appId, transaction.transaction_id);
