@@ -6,16 +6,15 @@ import { newSubscriptionId } from '../../lib/ids.js';
 
 const STATUSES = ['active', 'active', 'active', 'expired', 'cancelled'] as const;
 
-/** An app with `size` subscriptions whose creation is spread evenly over the `spreadDays` days up to now. */
-export async function seedApp(size: number, spreadDays = 90): Promise<{ appId: string; secretKey: string }> {
-  const { app, secretKey } = await createApp({ name: `bench-${size}`, reportingCurrency: 'USD', testStore: false });
+/** `size` subscriptions of the app whose creation is spread evenly over the `spreadDays` days up to now. */
+export async function seedSubscriptions(appId: string, size: number, spreadDays = 90): Promise<void> {
   const end = Date.now();
   const step = (spreadDays * 86_400_000) / size;
   const entries = Array.from({ length: size }, (_, i) => {
     const at = new Date(end - (size - i) * step).toISOString();
     return {
       record: {
-        app_id: app.app_id,
+        app_id: appId,
         id: newSubscriptionId(),
         user_id: `user-${i % 997}`,
         product_id: i % 4 === 0 ? 'pro_yearly' : 'premium_monthly',
@@ -39,5 +38,11 @@ export async function seedApp(size: number, spreadDays = 90): Promise<{ appId: s
   const started = Date.now();
   await bulkInsertSubscriptions(entries);
   console.log(`seeded ${size} subscriptions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return { appId: app.app_id, secretKey: secretKey.key };
+}
+
+/** A new app with `size` subscriptions (see seedSubscriptions). */
+export async function seedApp(size: number, spreadDays = 90): Promise<{ appId: string; secretKey: string; sdkKey: string }> {
+  const { app, secretKey, sdkKey } = await createApp({ name: `bench-${size}`, reportingCurrency: 'USD', testStore: false });
+  await seedSubscriptions(app.app_id, size, spreadDays);
+  return { appId: app.app_id, secretKey: secretKey.key, sdkKey: sdkKey.key };
 }

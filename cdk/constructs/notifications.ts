@@ -19,6 +19,14 @@ import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
 import { EVENT_SOURCE, STATUS_CHANGED } from '../../lib/events/schemas.js';
 import { ServiceFunction } from './service-function.js';
 
+/** Handler modules of the functions this construct deploys (besides the routes' own, lib/routes.ts). */
+export const NOTIFICATION_FUNCTIONS = {
+  PublishStatusChanges: 'functions/events/publish-status-changes.ts',
+  DeliverWebhook: 'functions/events/deliver-webhook.ts',
+  RetryWebhooks: 'functions/jobs/retry-webhooks.ts',
+  ExpireSubscriptions: 'functions/jobs/expire-subscriptions.ts',
+} as const;
+
 const deadLetterQueue = (scope: Construct, id: string) =>
   new Queue(scope, id, { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
 
@@ -42,7 +50,7 @@ export class Notifications extends Construct {
 
     // Stream -> bus. Only outbox inserts reach the function (the same filter the local poller applies).
     this.publisher = new ServiceFunction(this, 'PublishStatusChanges', {
-      handlerModule: 'functions/events/publish-status-changes.ts',
+      handlerModule: NOTIFICATION_FUNCTIONS.PublishStatusChanges,
       description: 'table stream (outbox) -> EventBridge',
       environment: { EVENT_BUS_NAME: this.bus.eventBusName },
     });
@@ -63,7 +71,7 @@ export class Notifications extends Construct {
     // Bus -> webhooks.
     const environment = { DEAD_LETTER_QUEUE_URL: this.webhookDeadLetters.queueUrl };
     this.deliverer = new ServiceFunction(this, 'DeliverWebhook', {
-      handlerModule: 'functions/events/deliver-webhook.ts',
+      handlerModule: NOTIFICATION_FUNCTIONS.DeliverWebhook,
       description: 'EventBridge rule target: Standard Webhooks delivery',
       timeout: Duration.seconds(30), // one attempt: 15 s HTTP timeout plus bookkeeping
       environment,
@@ -77,13 +85,13 @@ export class Notifications extends Construct {
 
     // Every minute: webhook retries that are due, and subscriptions the clock has made due.
     this.retryJob = new ServiceFunction(this, 'RetryWebhooks', {
-      handlerModule: 'functions/jobs/retry-webhooks.ts',
+      handlerModule: NOTIFICATION_FUNCTIONS.RetryWebhooks,
       description: 'every minute: webhook deliveries whose next try is due',
       timeout: Duration.minutes(5),
       environment,
     }).useTable(table, ['GetItem', 'PutItem', 'UpdateItem', 'Query']);
     this.expiryJob = new ServiceFunction(this, 'ExpireSubscriptions', {
-      handlerModule: 'functions/jobs/expire-subscriptions.ts',
+      handlerModule: NOTIFICATION_FUNCTIONS.ExpireSubscriptions,
       description: 'every minute: expiries and pause ends that are due',
       timeout: Duration.minutes(5),
     }).useTable(table, ['GetItem', 'Query', 'PutItem', 'UpdateItem']);

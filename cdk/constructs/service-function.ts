@@ -10,6 +10,7 @@ import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
+import type { BuildOptions } from 'esbuild';
 import type { TableAction } from '../../lib/routes.js';
 import { resolve } from 'node:path';
 
@@ -30,6 +31,22 @@ export const ESBUILD_SETTINGS = {
   // Some CommonJS dependencies call require(); give ESM bundles one.
   banner: "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);",
 } as const;
+
+/** The same settings for esbuild's JS API (bundle tests, cold-start benchmark): one entry, one output file. */
+export function esbuildOptions(entry: string, outfile: string): BuildOptions & { entryPoints: string[]; outfile: string } {
+  return {
+    ...ESBUILD_SETTINGS,
+    mainFields: [...ESBUILD_SETTINGS.mainFields],
+    banner: { js: ESBUILD_SETTINGS.banner },
+    entryPoints: [resolve(REPO_ROOT, entry)],
+    bundle: true,
+    outfile,
+    logLevel: 'silent',
+  };
+}
+
+/** Environment every function gets (the cold-start benchmark starts its processes with it too). */
+export const FUNCTION_ENVIRONMENT = { NODE_OPTIONS: '--enable-source-maps' } as const;
 
 export interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'bundling'> {
   /** Handler module, relative to the repository root (as in lib/routes.ts). */
@@ -72,7 +89,7 @@ export class ServiceFunction extends NodejsFunction {
       timeout: Duration.seconds(10),
       tracing: Tracing.ACTIVE,
       logGroup: new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY }),
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
+      environment: { ...FUNCTION_ENVIRONMENT, ...environment },
       bundling: {
         format: OutputFormat.ESM,
         target: ESBUILD_SETTINGS.target,

@@ -1,9 +1,9 @@
 import { build } from 'esbuild';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ESBUILD_SETTINGS, REPO_ROOT } from '../../cdk/constructs/service-function.js';
+import { esbuildOptions } from '../../cdk/constructs/service-function.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { runNode } from '../support/processes.js';
 
@@ -17,15 +17,7 @@ describe('a bundled function', () => {
   beforeAll(async () => {
     app = await createTestApp();
     dir = await mkdtemp(join(tmpdir(), 'bundle-'));
-    await build({
-      ...ESBUILD_SETTINGS,
-      mainFields: [...ESBUILD_SETTINGS.mainFields],
-      banner: { js: ESBUILD_SETTINGS.banner },
-      entryPoints: [resolve(REPO_ROOT, 'functions/subscriptions/products.ts')],
-      bundle: true,
-      outfile: join(dir, 'index.mjs'),
-      logLevel: 'silent',
-    });
+    await build(esbuildOptions('functions/subscriptions/products.ts', join(dir, 'index.mjs')));
   });
 
   it('loads in a fresh Node 24 process and serves a request against DynamoDB', async () => {

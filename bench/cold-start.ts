@@ -1,0 +1,368 @@
+/**
+ * Issue #8 (1), cold start. Every deployed function bundle (the handler modules of lib/routes.ts
+ * and the event and job functions), built with the stack's esbuild settings, next to a floor
+ * bundle that only creates a DynamoDBDocumentClient and does one GetItem:
+ * - size: every bundle <= floor + 120 KB;
+ * - init + first request: a fresh Node 24 process (the deployed NODE_OPTIONS, nothing but the
+ *   bundle in its directory) imports the bundle and serves one realistic, successful request
+ *   against a seeded DynamoDB Local; the median over RUNS processes, run alternately with the
+ *   floor's, must be <= 1.3x the floor's median.
+ * Lambda cannot be measured here; the expected init on Lambda is our ratio times the published
+ * lambda-perf references.
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { startBenchDynamoDb } from './support/local-dynamodb.js';
+import { writeResults, type BudgetCheck } from './support/report.js';
+import { median, round } from './support/stats.js';
+import { startStubEndpoints } from './support/stub-endpoints.js';
+
+const RUNS = Number(process.env.COLD_START_RUNS ?? 5);
+const SIZE_MARGIN_BYTES = 120 * 1024;
+const MAX_RATIO = 1.3;
+/**
+ * lambda-perf (daily cold starts of trivial functions, arm64): a hello-world nodejs22.x/24.x init
+ * is about 115-140 ms; functions that bundle SDK clients measure about 250-375 ms. Our floor (an
+ * SDK client and one GetItem) is the latter kind.
+ */
+const LAMBDA_REFERENCES_MS = { hello_world: [115, 140], bundled_sdk_client: [250, 375] } as const;
+
+// Before lib/ is imported: the bench process makes the first (failing) webhook attempt of the retry
+// job's work, and the retry must be due within a second, not a day.
+process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS = '1,1,1,1';
+
+const dynamo = await startBenchDynamoDb('bench-cold-start');
+const stubs = await startStubEndpoints();
+const dir = mkdtempSync(join(tmpdir(), 'cold-start-'));
+try {
+  const { marshall } = await import('@aws-sdk/util-dynamodb');
+  const { FUNCTION_ENVIRONMENT } = await import('../cdk/constructs/service-function.js');
+  const { createApp } = await import('../lib/data/apps.js');
+  const { keys } = await import('../lib/data/keys.js');
+  const { putProducts } = await import('../lib/data/products.js');
+  const { setWebhook } = await import('../lib/data/webhooks.js');
+  const { outboxItem } = await import('../lib/events/outbox.js');
+  const { EVENT_SOURCE, STATUS_CHANGED } = await import('../lib/events/schemas.js');
+  const { newEventId, sha256Hex } = await import('../lib/ids.js');
+  const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
+  const { pauseSubscription } = await import('../lib/services/subscriptions.js');
+  const { deliverStatusChange } = await import('../lib/services/webhook-delivery.js');
+  const { putStoreSettings } = await import('../lib/stores/settings.js');
+  const { createTestApp, PREMIUM_MONTHLY } = await import('../test/support/fixtures.js');
+  const { mobileHeaders } = await import('../test/support/mobile.js');
+  const { seedSubscription } = await import('../test/support/subscriptions.js');
+  const { buildBundle, bytesByPackage, deployedFunctions, FLOOR_HANDLER } = await import('./support/bundles.js');
+  const { proxyEvent } = await import('./support/invoke.js');
+
+  // --- Bundles -------------------------------------------------------------------------------
+  const functions = deployedFunctions();
+  const floor = await buildBundle(FLOOR_HANDLER, dir, 'Floor');
+  const bundles = new Map(await Promise.all(functions.map(async (fn) => [fn.handler, await buildBundle(fn.handler, dir, fn.names[0]!)] as const)));
+  copyFileSync(resolve(import.meta.dirname, 'support/serve-once.mjs'), join(dir, 'serve-once.mjs'));
+
+  // --- Data every request finds ----------------------------------------------------------------
+  const app = await createTestApp();
+  const { seedSubscriptions } = await import('./support/seed.js');
+  await seedSubscriptions(app.appId, 100);
+  const detailOf = await seedSubscription(app.appId);
+  await setWebhook(app.appId, `${stubs.url}/webhook/ok`);
+  const flakyApp = await createTestApp([]);
+  await setWebhook(flakyApp.appId, `${stubs.url}/webhook/flaky`);
+  const floorKey = keys.apiKey(sha256Hex(app.secretKey));
+  /** Genuine App Store sandbox transaction (test/fixtures/apple/README.md): the verifying functions run Apple's full check. */
+  const APPLE_JWS = readFileSync(resolve(import.meta.dirname, '../test/fixtures/apple/sandbox-subscription-transaction.jws'), 'utf8').trim();
+  const APPLE_PRODUCT = 'com.app.qysmat.premium.child.individual.subscription';
+  /** Each run verifies the purchase afresh, as a new purchase of a new app (a repeat would be the idempotent path). */
+  async function appleApp() {
+    const { app: created, secretKey, sdkKey } = await createApp({ name: 'cold-start apple', reportingCurrency: 'USD', testStore: false });
+    await putProducts(created.app_id, [{ ...PREMIUM_MONTHLY, id: APPLE_PRODUCT, platforms: ['ios'] }]);
+    await putStoreSettings(created.app_id, 'app_store', { bundle_id: 'com.app.qysmat', environment: 'Sandbox' });
+    return { appId: created.app_id, secretKey: secretKey.key, sdkKey: sdkKey.key };
+  }
+  const today = new Date();
+  const day = (offset: number) => new Date(today.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
+  const statusChange = (appId: string) => {
+    const after = { ...detailOf, app_id: appId };
+    return outboxItem(after, after, { from: 'pending_verification', to: 'active' }, new Date());
+  };
+
+  // --- One realistic, successful first request per function ------------------------------------
+  interface Scenario {
+    /** The event of run `run`; seeds what this run's request needs first. */
+    event(run: number): Promise<unknown>;
+    /** Throws unless the result is the success the event asks for. */
+    check(result: any): void;
+  }
+  const ok = (result: { statusCode: number; body: string }) => {
+    if (result.statusCode < 200 || result.statusCode > 299) throw new Error(`answered ${result.statusCode}: ${result.body}`);
+  };
+  const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+  const sub = (method: 'GET' | 'POST' | 'PUT', resource: string, body?: unknown, extra: { query?: Record<string, string>; pathParameters?: Record<string, string>; key?: string } = {}) =>
+    proxyEvent({ method, resource: `${SUBSCRIPTIONS_BASE}${resource}`, headers: bearer(extra.key ?? app.secretKey), body, query: extra.query, pathParameters: extra.pathParameters });
+  const onFreshSubscription = (operation: string, body: unknown, prepare?: (id: string) => Promise<unknown>): Scenario => ({
+    async event() {
+      const { id } = await seedSubscription(app.appId, { user_id: `cold-${operation}` });
+      await prepare?.(id);
+      return sub('POST', `/{subscription_id}/${operation}`, body, { pathParameters: { subscription_id: id } });
+    },
+    check: ok,
+  });
+  const mobile = (method: 'GET' | 'POST' | 'PUT', resource: string, body: (run: number, user: string) => unknown, pathParameters?: Record<string, string>): Scenario => ({
+    event: async (run) => proxyEvent({ method, resource, headers: mobileHeaders(app, `cold-user-${run}`), body: body(run, `cold-user-${run}`), pathParameters }),
+    check: ok,
+  });
+
+  const scenarios: Record<string, Scenario> = {
+    'functions/subscriptions/list.ts': { event: async () => sub('GET', '', undefined, { query: { limit: '20' } }), check: ok },
+    'functions/subscriptions/create.ts': { event: async (run) => sub('POST', '', { user_id: `cold-create-${run}`, product_id: 'premium_monthly', platform: 'ios' }), check: ok },
+    'functions/subscriptions/verify.ts': {
+      async event(run) {
+        const apple = await appleApp();
+        return sub('POST', '/verify', { platform: 'ios', receipt_data: APPLE_JWS, user_id: `apple-${run}`, transaction_id: '2000000302596403' }, { key: apple.secretKey });
+      },
+      check: ok,
+    },
+    'functions/subscriptions/revenue.ts': { event: async () => sub('GET', '/revenue', undefined, { query: { start_date: day(-29), end_date: day(0), group_by: 'week' } }), check: ok },
+    'functions/subscriptions/products.ts': { event: async () => sub('GET', '/products'), check: ok },
+    'functions/subscriptions/get.ts': { event: async () => sub('GET', '/{subscription_id}', undefined, { pathParameters: { subscription_id: detailOf.id } }), check: ok },
+    'functions/subscriptions/update.ts': {
+      async event() {
+        const { id } = await seedSubscription(app.appId, { user_id: 'cold-update' });
+        return sub('PUT', '/{subscription_id}', { auto_renew: false }, { pathParameters: { subscription_id: id } });
+      },
+      check: ok,
+    },
+    'functions/subscriptions/cancel.ts': onFreshSubscription('cancel', { reason: 'too expensive' }),
+    'functions/subscriptions/renew.ts': onFreshSubscription('renew', {}),
+    'functions/subscriptions/pause.ts': onFreshSubscription('pause', { pause_duration: 7, unit: 'days' }),
+    'functions/subscriptions/resume.ts': onFreshSubscription('resume', undefined, (id) => pauseSubscription(app.appId, id, { pause_duration: 7, unit: 'days' })),
+    'functions/mobile/receipt-verify-first.ts': {
+      async event(run) {
+        const apple = await appleApp();
+        return proxyEvent({
+          method: 'POST',
+          resource: '/receipt/verify/first',
+          headers: mobileHeaders({ ...apple }, `apple-${run}`),
+          body: { receipt: Buffer.from(APPLE_JWS).toString('base64'), productId: APPLE_PRODUCT },
+        });
+      },
+      check: ok,
+    },
+    'functions/mobile/receipt-verify-recover.ts': {
+      async event(run) {
+        const apple = await appleApp();
+        return proxyEvent({ method: 'POST', resource: '/receipt/verify/recover', headers: mobileHeaders({ ...apple }, `apple-${run}`), body: { receipt: APPLE_JWS } });
+      },
+      check: ok,
+    },
+    'functions/mobile/report-events.ts': mobile('POST', '/v2/users/report/events', (run, user) => ({
+      events: Array.from({ length: 10 }, (_, i) => ({ name: 'screen_view', user, sessionId: `s-${run}`, eventId: `cold-${run}-${i}`, extra: { screen_name: 'home' } })),
+    })),
+    'functions/mobile/report-session.ts': mobile('POST', '/v2/sessions/report', (run) => ({ sessionId: `s-${run}`, startTime: Date.now() - 60_000, duration: 60 })),
+    'functions/mobile/report-order.ts': mobile('POST', '/v2/order/report', (run) => ({ orderId: `order-${run}-${Date.now()}`, productId: 'premium_monthly', price: 9.99, currency: 'USD' })),
+    'functions/mobile/report-conversion.ts': mobile('POST', '/v2/conversion/report', () => ({ conversionType: 'signup', value: 1 })),
+    'functions/mobile/report-global-switch.ts': mobile('POST', '/v2/report/global_switch', () => ({ enabled: true, source: 'settings' })),
+    'functions/mobile/report-typed.ts': mobile('POST', '/v2/report/{type}', () => ({ model: 'iPhone15,2', os: 'iOS 18.1' }), { type: 'device_info' }),
+    'functions/mobile/update-attributes.ts': mobile('PUT', '/v2/users/attribute/update', () => ({ email: 'someone@example.com', language: 'en', country: 'US' })),
+    'functions/mobile/report-attribution.ts': mobile('POST', '/attribution/report', () => ({ network: 'adjust', data: { campaign: 'spring', adgroup: 'a1' } })),
+    'functions/mobile/report-search-ads.ts': mobile('POST', '/searchads/report', () => ({ attribution: { 'Version3.1': { 'iad-campaign-id': '1234567', 'iad-keyword': 'habit tracker' } } })),
+    'functions/mobile/segment-info.ts': mobile('GET', '/segment/info', () => undefined),
+    'functions/mobile/ads-info.ts': mobile('GET', '/adsinfo/{platform}/{app_id}/{store_id}', () => undefined, { platform: 'ios', app_id: app.appId, store_id: '1234567890' }),
+    'functions/mobile/set-custom-properties.ts': mobile('POST', '/users/custom_properties/set', () => ({ properties: { plan: 'family', seats: 3 } })),
+    'functions/events/publish-status-changes.ts': {
+      event: async (run) => {
+        const item = statusChange(app.appId);
+        return { Records: [{ eventID: `cold-${run}`, eventName: 'INSERT', eventSource: 'aws:dynamodb', dynamodb: { Keys: marshall({ pk: item.pk, sk: item.sk }), NewImage: marshall(item), SequenceNumber: `${run + 1}00`, StreamViewType: 'NEW_AND_OLD_IMAGES' } }] };
+      },
+      check: (result: { batchItemFailures: unknown[] }) => {
+        if (result.batchItemFailures.length > 0) throw new Error(`publisher failed: ${JSON.stringify(result)}`);
+      },
+    },
+    'functions/events/deliver-webhook.ts': {
+      event: async () => {
+        const { app_id, event_id, payload } = statusChange(app.appId);
+        return { version: '0', id: event_id, 'detail-type': STATUS_CHANGED, source: EVENT_SOURCE, account: '000000000000', time: new Date().toISOString(), region: 'us-east-1', resources: [], detail: { app_id, event_id, payload } };
+      },
+      check: (result: { status: string }) => {
+        if (result.status !== 'delivered') throw new Error(`delivery ${JSON.stringify(result)}`);
+      },
+    },
+    'functions/jobs/retry-webhooks.ts': {
+      // A delivery whose first attempt failed (the flaky endpoint answers 500 once) and whose retry is now due.
+      event: async () => {
+        const { app_id, event_id, payload } = statusChange(flakyApp.appId);
+        const pending = await deliverStatusChange({ app_id, event_id, payload });
+        if (pending.status !== 'pending') throw new Error(`expected a pending delivery, got ${pending.status}`);
+        await new Promise((done) => setTimeout(done, Date.parse(pending.next_attempt_at!) - Date.now() + 50));
+        return { 'detail-type': 'Scheduled Event', source: 'aws.events', time: new Date().toISOString(), detail: {} };
+      },
+      check: (result: { delivered: number }) => {
+        if (result.delivered < 1) throw new Error(`retry job ${JSON.stringify(result)}`);
+      },
+    },
+    'functions/jobs/expire-subscriptions.ts': {
+      event: async () => {
+        await seedSubscription(app.appId, { user_id: 'cold-expiring', expires_at: new Date(Date.now() - 1_000).toISOString(), auto_renew: false });
+        return { 'detail-type': 'Scheduled Event', source: 'aws.events', time: new Date().toISOString(), detail: {} };
+      },
+      check: (result: { changed: number; failed: number }) => {
+        if (result.changed < 1 || result.failed > 0) throw new Error(`sweep ${JSON.stringify(result)}`);
+      },
+    },
+  };
+  const missing = functions.filter((fn) => !scenarios[fn.handler]);
+  if (missing.length > 0) throw new Error(`no cold-start request for ${missing.map((fn) => fn.handler).join(', ')}`);
+
+  // --- Fresh processes -----------------------------------------------------------------------
+  interface Timing {
+    /** ms since the process started: Node's own bootstrap done, the bundle imported, the first request served. */
+    started: number;
+    imported: number;
+    served: number;
+    /** CPU ms the process used until it had served (user + system). */
+    cpu: number;
+  }
+  /** The environment Lambda gives the function (as the stack configures it), pointed at the local stand-ins. */
+  const functionEnvironment = (name: string): Record<string, string> => ({
+    ...FUNCTION_ENVIRONMENT,
+    PATH: process.env.PATH ?? '',
+    AWS_LAMBDA_FUNCTION_NAME: name,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    TABLE_NAME: process.env.TABLE_NAME!,
+    DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!,
+    EVENT_BUS_NAME: 'bench-bus',
+    AWS_ENDPOINT_URL_EVENTBRIDGE: stubs.url,
+    DEAD_LETTER_QUEUE_URL: `${stubs.url}/queue/dead-letters`,
+    AWS_ENDPOINT_URL_SQS: stubs.url,
+  });
+  let sequence = 0;
+  function serveOnce(file: string, name: string, event: unknown, check: (result: any) => void): Promise<Timing> {
+    const resultFile = join(dir, `result-${++sequence}.json`);
+    return new Promise((done, fail) => {
+      const child = spawn(process.execPath, [join(dir, 'serve-once.mjs'), file], {
+        cwd: dirname(file),
+        env: { ...functionEnvironment(name), BUNDLE_EVENT: JSON.stringify(event), BUNDLE_RESULT: resultFile },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      child.once('error', fail);
+      child.once('close', (code) => {
+        try {
+          if (code !== 0) throw new Error(`exited with ${code}`);
+          const { result, ...timing } = JSON.parse(readFileSync(resultFile, 'utf8')) as Timing & { result: unknown };
+          check(result);
+          done(timing);
+        } catch (error) {
+          fail(new Error(`${name}: ${(error as Error).message}\n${output}`));
+        }
+      });
+    });
+  }
+
+  // --- Measure: for each function, RUNS pairs of (floor, function) in alternating order ---------
+  interface Row {
+    function: string;
+    names: string[];
+    bytes: number;
+    over_floor_bytes: number;
+    floor_ms: number;
+    ms: number;
+    import_ms: number;
+    first_request_ms: number;
+    ratio: number;
+    cpu_ms: number;
+    floor_cpu_ms: number;
+    cpu_ratio: number;
+    runs_ms: number[];
+    floor_runs_ms: number[];
+  }
+  const rows: Row[] = [];
+  const floorEvent = { pk: floorKey.pk, sk: floorKey.sk };
+  const floorCheck = (result: { found: boolean }) => {
+    if (!result.found) throw new Error('the floor did not find its item');
+  };
+  // Warm DynamoDB Local's JVM and the file cache before anything counts.
+  for (let i = 0; i < 3; i++) await serveOnce(floor.file, 'Floor', floorEvent, floorCheck);
+  for (const fn of functions) {
+    const bundle = bundles.get(fn.handler)!;
+    const scenario = scenarios[fn.handler]!;
+    const mine: Timing[] = [];
+    const floors: Timing[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const event = await scenario.event(run);
+      const subject = () => serveOnce(bundle.file, fn.names[0]!, event, scenario.check).then((t) => mine.push(t));
+      const base = () => serveOnce(floor.file, 'Floor', floorEvent, floorCheck).then((t) => floors.push(t));
+      if (run % 2 === 0) { await base(); await subject(); } else { await subject(); await base(); }
+    }
+    const ms = median(mine.map((t) => t.served));
+    const floorMs = median(floors.map((t) => t.served));
+    const row: Row = {
+      function: fn.handler,
+      names: fn.names,
+      bytes: bundle.bytes,
+      over_floor_bytes: bundle.bytes - floor.bytes,
+      floor_ms: round(floorMs),
+      ms: round(ms),
+      import_ms: round(median(mine.map((t) => t.imported - t.started))),
+      first_request_ms: round(median(mine.map((t) => t.served - t.imported))),
+      ratio: round(ms / floorMs, 2),
+      cpu_ms: round(median(mine.map((t) => t.cpu))),
+      floor_cpu_ms: round(median(floors.map((t) => t.cpu))),
+      cpu_ratio: round(median(mine.map((t) => t.cpu)) / median(floors.map((t) => t.cpu)), 2),
+      runs_ms: mine.map((t) => round(t.served)),
+      floor_runs_ms: floors.map((t) => round(t.served)),
+    };
+    rows.push(row);
+    console.log(
+      `${fn.names[0]!.padEnd(24)} ${(row.bytes / 1024).toFixed(1).padStart(7)} KB (+${(row.over_floor_bytes / 1024).toFixed(1).padStart(6)})` +
+        `  ${row.ms.toFixed(0).padStart(4)} ms vs floor ${row.floor_ms.toFixed(0).padStart(4)} ms  x${row.ratio.toFixed(2)}` +
+        `  (import ${row.import_ms.toFixed(0)} ms, first request ${row.first_request_ms.toFixed(0)} ms; CPU x${row.cpu_ratio.toFixed(2)})`,
+    );
+  }
+
+  // --- Report --------------------------------------------------------------------------------
+  const kb = (bytes: number) => round(bytes / 1024);
+  const floorMs = median(rows.flatMap((r) => r.floor_runs_ms));
+  const worst = rows.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+  const typical = median(rows.map((r) => r.ratio));
+  const expect = (ratio: number) =>
+    Object.fromEntries(Object.entries(LAMBDA_REFERENCES_MS).map(([name, [low, high]]) => [name, [Math.round(low * ratio), Math.round(high * ratio)]]));
+  console.log(`\nfloor: ${kb(floor.bytes)} KB, ${floorMs.toFixed(0)} ms to import and serve one GetItem (median of ${rows.length * RUNS} processes)`);
+  console.log('| function | bundle KB | over floor KB | init+first request ms | floor ms | ratio | CPU ratio | size | time |\n|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(`| ${r.names.join(', ')} | ${kb(r.bytes)} | ${kb(r.over_floor_bytes)} | ${r.ms.toFixed(0)} | ${r.floor_ms.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.cpu_ratio.toFixed(2)} | ${r.over_floor_bytes <= SIZE_MARGIN_BYTES ? 'PASS' : 'FAIL'} | ${r.ratio <= MAX_RATIO ? 'PASS' : 'FAIL'} |`);
+  }
+  for (const [label, ratio] of [['median function', typical], [`worst (${worst.names[0]})`, worst.ratio]] as const) {
+    const range = expect(ratio);
+    console.log(`expected Lambda init, ${label}, x${ratio.toFixed(2)}: ${range.hello_world!.join('-')} ms on hello-world references, ${range.bundled_sdk_client!.join('-')} ms on bundled-SDK references`);
+  }
+  const largest = rows.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+  console.log(`\nlargest bundle, ${largest.names[0]}, by package (KB): ${bytesByPackage(bundles.get(largest.function)!.metafile).slice(0, 8).map(([p, b]) => `${p} ${kb(b)}`).join(', ')}`);
+
+  const checks: BudgetCheck[] = rows.flatMap((r) => [
+    { name: `${r.names[0]}: bundle - floor (KB)`, value: kb(r.over_floor_bytes), budget: `<= ${SIZE_MARGIN_BYTES / 1024}`, pass: r.over_floor_bytes <= SIZE_MARGIN_BYTES },
+    { name: `${r.names[0]}: init+first request / floor`, value: r.ratio, budget: `<= ${MAX_RATIO}`, pass: r.ratio <= MAX_RATIO },
+  ]);
+  writeResults(
+    'cold-start',
+    {
+      runs: RUNS,
+      floor: { bytes: floor.bytes, ms: round(floorMs) },
+      lambda_references_ms: LAMBDA_REFERENCES_MS,
+      expected_lambda_init_ms: { median_ratio: typical, median: expect(typical), worst_ratio: worst.ratio, worst_function: worst.names[0], worst: expect(worst.ratio) },
+      functions: rows,
+    },
+    checks,
+  );
+  process.exitCode = checks.every((c) => c.pass) ? 0 : 1;
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+  await stubs.close();
+  await dynamo.stop();
+}

@@ -1,0 +1,55 @@
+/**
+ * The deployed function bundles: one per handler module of lib/routes.ts (routes sharing a module,
+ * such as the V1 and V2 paths of a mobile endpoint, deploy identical bundles) plus the event and
+ * job functions of the notifications construct, built with the stack's own esbuild settings.
+ */
+import { build, type Metafile } from 'esbuild';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { NOTIFICATION_FUNCTIONS } from '../../cdk/constructs/notifications.js';
+import { esbuildOptions } from '../../cdk/constructs/service-function.js';
+import { ROUTES } from '../../lib/routes.js';
+
+export interface DeployedFunction {
+  /** Handler module relative to the repository root. */
+  handler: string;
+  /** Names of the deployed functions (routes) that run this module. */
+  names: string[];
+}
+
+export function deployedFunctions(): DeployedFunction[] {
+  const byHandler = new Map<string, string[]>();
+  const add = (handler: string, name: string) => byHandler.set(handler, [...(byHandler.get(handler) ?? []), name]);
+  for (const route of ROUTES) add(route.handler, route.name);
+  for (const [name, handler] of Object.entries(NOTIFICATION_FUNCTIONS)) add(handler, name);
+  return [...byHandler].map(([handler, names]) => ({ handler, names }));
+}
+
+/** Bundles the floor (bench/support/floor-handler.ts) like a function. */
+export const FLOOR_HANDLER = 'bench/support/floor-handler.ts';
+
+export interface Bundle {
+  /** The bundle, `<outdir>/<name>/index.mjs` (its source map next to it). */
+  file: string;
+  /** Size of index.mjs, the code Lambda loads (the source map is only read for stack traces). */
+  bytes: number;
+  metafile: Metafile;
+}
+
+export async function buildBundle(handler: string, outdir: string, name: string): Promise<Bundle> {
+  const file = join(outdir, name, 'index.mjs');
+  const { metafile } = await build({ ...esbuildOptions(handler, file), metafile: true });
+  return { file, bytes: statSync(file).size, metafile };
+}
+
+/** Bytes each package (or lib/ directory) contributes to a bundle, largest first. */
+export function bytesByPackage(metafile: Metafile): [string, number][] {
+  const totals = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input.split('/').slice(0, 2).join('/');
+      totals.set(pkg, (totals.get(pkg) ?? 0) + bytesInOutput);
+    }
+  }
+  return [...totals].sort((a, b) => b[1] - a[1]);
+}

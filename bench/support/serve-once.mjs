@@ -1,0 +1,28 @@
+/**
+ * A function's cold start, as near to Lambda's as a plain process gets: this file runs in a fresh
+ * Node process whose working directory holds nothing but the bundle (so nothing can come from the
+ * repository's node_modules), imports the bundle, serves one event, and writes the timings in ms
+ * since the process started (performance.now()), the CPU time the process used until then (less
+ * disturbed than wall time by other work on a shared machine) and the handler's result to a JSON file.
+ * Plain JavaScript: no TypeScript loader may be part of what is measured.
+ *
+ * Usage: BUNDLE_EVENT=<event JSON> BUNDLE_RESULT=<file> node serve-once.mjs <bundle>
+ */
+import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+const started = performance.now();
+const { handler } = await import(pathToFileURL(process.argv[2]).href);
+const imported = performance.now();
+const context = {
+  awsRequestId: 'cold-start',
+  functionName: process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'cold-start',
+  callbackWaitsForEmptyEventLoop: false,
+  getRemainingTimeInMillis: () => 10_000,
+};
+const result = await handler(JSON.parse(process.env.BUNDLE_EVENT ?? '{}'), context);
+const served = performance.now();
+const { user, system } = process.cpuUsage();
+writeFileSync(process.env.BUNDLE_RESULT, JSON.stringify({ started, imported, served, cpu: (user + system) / 1000, result }));
+// Exit at once: the SDK's keep-alive sockets must not hold the process (Lambda would freeze it here).
+process.exit(0);
