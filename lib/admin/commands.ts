@@ -17,7 +17,7 @@ import { segmentCatalogueSchema } from '../schemas/segment.js';
 import { putAdsConfig, putSegments } from '../data/app-config.js';
 import { putExchangeRates } from '../data/revenue.js';
 import { exchangeRatesSchema } from '../schemas/fx.js';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 
 export class CliError extends Error {
   constructor(message: string, readonly code = 'USAGE') {
@@ -351,7 +351,7 @@ const COMMANDS: Record<string, Command> = {
 };
 
 /** Reads a JSON file and validates it, listing every problem as [index.field] message. */
-async function readValidatedFile<T>(file: string, schema: z.ZodType<T>, what: string): Promise<T> {
+async function readValidatedFile<T>(file: string, schema: z.ZodMiniType<T>, what: string): Promise<T> {
   let raw: unknown;
   try {
     raw = JSON.parse(await readFile(file, 'utf8'));

@@ -6,7 +6,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { AppError, isAppError, type ErrorKind } from '../errors.js';
 import { logger } from '../logger.js';
 import { authenticateKey, bearerToken, type Caller } from './auth.js';
@@ -15,9 +15,9 @@ import { readMobileHeaders, type MobileContext } from './mobile-headers.js';
 import { routeOf } from '../routes.js';
 import { parseJsonBody, parsePart } from './parse.js';
 
-type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Parsed<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
 
-type Schema = z.ZodType | undefined;
+type Schema = z.ZodMiniType | undefined;
 
 export interface EndpointSpec<B extends Schema, Q extends Schema, P extends Schema> {
   body?: B;

@@ -1,17 +1,17 @@
 /** zod parsing of request parts into typed values, or an INVALID_PARAMETER AppError with field paths. */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { AppError, type ErrorDetail } from '../errors.js';
 
 export type RequestPart = 'body' | 'query' | 'params';
 
-export function toDetails(part: RequestPart, error: z.ZodError): ErrorDetail[] {
+export function toDetails(part: RequestPart, error: z.core.$ZodError): ErrorDetail[] {
   return error.issues.map((issue) => {
     const keysMessage = issue.code === 'unrecognized_keys' ? `: ${issue.keys.join(', ')}` : '';
     return { path: [part, ...issue.path.map(String)].join('.'), message: `${issue.message}${keysMessage}` };
   });
 }
 
-export function parsePart<S extends z.ZodType>(part: RequestPart, schema: S, value: unknown): z.output<S> {
+export function parsePart<S extends z.ZodMiniType>(part: RequestPart, schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const details = toDetails(part, result.error);

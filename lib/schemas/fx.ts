@@ -1,19 +1,17 @@
 /** Operator-supplied daily exchange rates (`admin fx put --file F`). */
-import * as z from 'zod';
 import { isCalendarDate } from '../domain/revenue.js';
 import { currencySchema } from './common.js';
+import * as z from 'zod/mini';
+import './zod-locale.js';
 
 export const exchangeRatesSchema = z
   .array(
-    z
-      .object({
-        date: z.string().refine(isCalendarDate, 'must be a date as YYYY-MM-DD'),
-        from: currencySchema,
-        to: currencySchema,
-        /** Units of `to` for one unit of `from`. */
-        rate: z.number().positive().finite(),
-      })
-      .strict(),
+    z.strictObject({
+      date: z.string().check(z.refine(isCalendarDate, 'must be a date as YYYY-MM-DD')),
+      from: currencySchema,
+      to: currencySchema,
+      /** Units of `to` for one unit of `from`. */
+      rate: z.number().check(z.positive()),
+    }),
   )
-  .min(1)
-  .max(100_000);
+  .check(z.minLength(1), z.maxLength(100_000));

@@ -1,5 +1,4 @@
 /** Request and response schemas of the subscription records API; types are inferred from them. */
-import * as z from 'zod';
 import { PAUSE_UNITS, SUBSCRIPTION_STATUSES, type PauseUnit } from '../domain/subscription-state.js';
 import {
   currencySchema,
@@ -12,186 +11,168 @@ import {
   transactionIdSchema,
   userIdSchema,
 } from './common.js';
+import * as z from 'zod/mini';
+import './zod-locale.js';
 
 export const subscriptionStatusSchema = z.enum(SUBSCRIPTION_STATUSES);
 
 /** Status values accepted by the list filter: the stored ones plus the spec's `pending` alias. */
-export const listStatusFilterSchema = z
-  .enum([...SUBSCRIPTION_STATUSES, 'pending'])
-  .transform((status) => (status === 'pending' ? 'pending_verification' : status));
+export const listStatusFilterSchema = z.pipe(
+  z.enum([...SUBSCRIPTION_STATUSES, 'pending']),
+  z.transform((status: SubscriptionStatusFilter) => (status === 'pending' ? 'pending_verification' : status)),
+);
+type SubscriptionStatusFilter = (typeof SUBSCRIPTION_STATUSES)[number] | 'pending';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 
-/** Query strings arrive as strings: an integer parameter must be all digits. */
-const integerParam = (name: string) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, `${name} must be a positive integer`)
-    .transform(Number);
+/** Query strings arrive as strings: an integer parameter must be all digits, then meet `bounds`. */
+const integerParam = (name: string, ...bounds: Parameters<ReturnType<typeof z.number>['check']>) =>
+  z.pipe(z.pipe(z.string().check(z.regex(/^\d{1,9}$/, `${name} must be a positive integer`)), z.transform(Number)), z.number().check(...bounds));
 
-export const listSubscriptionsQuery = z
-  .object({
-    page: integerParam('page').pipe(z.number().min(1, 'page must be at least 1')).optional(),
-    limit: integerParam('limit')
-      .pipe(
-        z
-          .number()
-          .min(1, 'limit must be at least 1')
-          .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`),
-      )
-      .default(DEFAULT_PAGE_SIZE),
-    user_id: userIdSchema.optional(),
-    status: listStatusFilterSchema.optional(),
-    product_id: productIdSchema.optional(),
-    platform: platformSchema.optional(),
-    cursor: z.string().min(1).max(2048).optional(),
-  })
-  .strict();
+export const listSubscriptionsQuery = z.strictObject({
+  page: z.optional(integerParam('page', z.gte(1, 'page must be at least 1'))),
+  limit: z._default(integerParam('limit', z.gte(1, 'limit must be at least 1'), z.lte(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)), DEFAULT_PAGE_SIZE),
+  user_id: z.optional(userIdSchema),
+  status: z.optional(listStatusFilterSchema),
+  product_id: z.optional(productIdSchema),
+  platform: z.optional(platformSchema),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+});
 export type ListSubscriptionsQuery = z.infer<typeof listSubscriptionsQuery>;
 
 export const subscriptionIdParams = z.object({ subscription_id: subscriptionIdSchema });
 
-export const createSubscriptionBody = z
-  .object({
-    user_id: userIdSchema,
-    product_id: productIdSchema,
-    platform: platformSchema,
-    /** Defaults to the catalogue price of the product. */
-    price: priceSchema.optional(),
-    /** Defaults to the catalogue currency of the product. */
-    currency: currencySchema.optional(),
-    transaction_id: transactionIdSchema.optional(),
-    receipt_data: receiptDataSchema.optional(),
-    auto_renew: z.boolean().default(true),
-    trial_period: z.boolean().default(false),
-  })
-  .strict();
+export const createSubscriptionBody = z.strictObject({
+  user_id: userIdSchema,
+  product_id: productIdSchema,
+  platform: platformSchema,
+  /** Defaults to the catalogue price of the product. */
+  price: z.optional(priceSchema),
+  /** Defaults to the catalogue currency of the product. */
+  currency: z.optional(currencySchema),
+  transaction_id: z.optional(transactionIdSchema),
+  receipt_data: z.optional(receiptDataSchema),
+  auto_renew: z._default(z.boolean(), true),
+  trial_period: z._default(z.boolean(), false),
+});
 export type CreateSubscriptionBody = z.infer<typeof createSubscriptionBody>;
 
+const reasonSchema = z.string().check(z.minLength(1), z.maxLength(500));
+
 export const updateSubscriptionBody = z
-  .object({
-    status: subscriptionStatusSchema.optional(),
-    auto_renew: z.boolean().optional(),
-    cancellation_reason: z.string().min(1).max(500).optional(),
-    cancellation_date: timestampSchema.optional(),
+  .strictObject({
+    status: z.optional(subscriptionStatusSchema),
+    auto_renew: z.optional(z.boolean()),
+    cancellation_reason: z.optional(reasonSchema),
+    cancellation_date: z.optional(timestampSchema),
   })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, {
-    message: 'body must set at least one of status, auto_renew, cancellation_reason, cancellation_date',
-  });
+  .check(
+    z.refine((body) => Object.keys(body).length > 0, {
+      message: 'body must set at least one of status, auto_renew, cancellation_reason, cancellation_date',
+    }),
+  );
 export type UpdateSubscriptionBody = z.infer<typeof updateSubscriptionBody>;
 
-export const renewSubscriptionBody = z
-  .object({
-    transaction_id: transactionIdSchema.optional(),
-    receipt_data: receiptDataSchema.optional(),
-    /** Defaults to the current expires_at plus one billing period of the product. */
-    expires_at: timestampSchema.optional(),
-  })
-  .strict();
+export const renewSubscriptionBody = z.strictObject({
+  transaction_id: z.optional(transactionIdSchema),
+  receipt_data: z.optional(receiptDataSchema),
+  /** Defaults to the current expires_at plus one billing period of the product. */
+  expires_at: z.optional(timestampSchema),
+});
 export type RenewSubscriptionBody = z.infer<typeof renewSubscriptionBody>;
 
 /** Longest pause per unit: about a year whichever unit is used. */
 const MAX_PAUSE: Record<PauseUnit, number> = { days: 365, weeks: 52, months: 12 };
 
 export const pauseSubscriptionBody = z
-  .object({
-    pause_duration: z.number().int('pause_duration must be a whole number').min(1, 'pause_duration must be at least 1'),
-    unit: z.enum(PAUSE_UNITS).default('days'),
-    reason: z.string().min(1).max(500).optional(),
+  .strictObject({
+    pause_duration: z.number().check(z.int('pause_duration must be a whole number'), z.gte(1, 'pause_duration must be at least 1')),
+    unit: z._default(z.enum(PAUSE_UNITS), 'days'),
+    reason: z.optional(reasonSchema),
   })
-  .strict()
-  .superRefine((body, ctx) => {
-    if (body.pause_duration > MAX_PAUSE[body.unit]) {
-      ctx.addIssue({ code: 'custom', path: ['pause_duration'], message: `pause_duration must be at most ${MAX_PAUSE[body.unit]} ${body.unit}` });
-    }
-  });
+  .check(
+    z.superRefine((body, ctx) => {
+      if (body.pause_duration > MAX_PAUSE[body.unit]) {
+        ctx.addIssue({ code: 'custom', path: ['pause_duration'], message: `pause_duration must be at most ${MAX_PAUSE[body.unit]} ${body.unit}` });
+      }
+    }),
+  );
 export type PauseSubscriptionBody = z.infer<typeof pauseSubscriptionBody>;
 
 export const cancelSubscriptionBody = z
-  .object({
-    reason: z.string().min(1).max(500).optional(),
+  .strictObject({
+    reason: z.optional(reasonSchema),
     /** false (default): cancel at the end of the paid period; true: end access now. */
-    immediate: z.boolean().default(false),
+    immediate: z._default(z.boolean(), false),
     /** Record a refund of the current period; only with immediate: true. */
-    refund: z.boolean().default(false),
+    refund: z._default(z.boolean(), false),
   })
-  .strict()
-  .refine((body) => !body.refund || body.immediate, { path: ['refund'], message: 'refund requires immediate: true' });
+  .check(z.refine((body) => !body.refund || body.immediate, { path: ['refund'], message: 'refund requires immediate: true' }));
 export type CancelSubscriptionBody = z.infer<typeof cancelSubscriptionBody>;
 
 /** Resume takes no body; `{}` is accepted too. */
-export const resumeSubscriptionBody = z.object({}).strict();
+export const resumeSubscriptionBody = z.strictObject({});
 
-export const verifyPurchaseBody = z
-  .object({
-    platform: platformSchema,
-    receipt_data: receiptDataSchema,
-    user_id: userIdSchema,
-    /** When given, it must be a transaction of the receipt (its own id or its original's). */
-    transaction_id: transactionIdSchema.optional(),
-  })
-  .strict();
+export const verifyPurchaseBody = z.strictObject({
+  platform: platformSchema,
+  receipt_data: receiptDataSchema,
+  user_id: userIdSchema,
+  /** When given, it must be a transaction of the receipt (its own id or its original's). */
+  transaction_id: z.optional(transactionIdSchema),
+});
 export type VerifyPurchaseBody = z.infer<typeof verifyPurchaseBody>;
 
 const isoTimestamp = z.iso.datetime();
+const wholeNumber = z.number().check(z.int());
 
 /** Spec: Subscription (list item). */
-export const subscriptionListItem = z
-  .object({
-    id: subscriptionIdSchema,
-    user_id: z.string(),
-    product_id: z.string(),
-    platform: platformSchema,
-    status: subscriptionStatusSchema,
-    price: z.number(),
-    currency: z.string(),
-    started_at: isoTimestamp,
-    expires_at: isoTimestamp,
-    auto_renew: z.boolean(),
-    trial_period: z.boolean(),
-    created_at: isoTimestamp,
-  })
-  .strict();
+export const subscriptionListItem = z.strictObject({
+  id: subscriptionIdSchema,
+  user_id: z.string(),
+  product_id: z.string(),
+  platform: platformSchema,
+  status: subscriptionStatusSchema,
+  price: z.number(),
+  currency: z.string(),
+  started_at: isoTimestamp,
+  expires_at: isoTimestamp,
+  auto_renew: z.boolean(),
+  trial_period: z.boolean(),
+  created_at: isoTimestamp,
+});
 export type SubscriptionListItem = z.infer<typeof subscriptionListItem>;
 
 /** Spec: Subscription (detail): list item fields plus these. */
-export const subscriptionDetail = subscriptionListItem
-  .extend({
-    trial_expires_at: isoTimestamp.nullable(),
-    updated_at: isoTimestamp,
-    product_info: z.object({ name: z.string(), description: z.string(), features: z.array(z.string()) }).strict(),
-    payment_info: z
-      .object({
-        transaction_id: z.string().nullable(),
-        receipt_data: z.string().nullable(),
-        payment_method: z.string(),
-        last_payment: isoTimestamp.nullable(),
-        next_billing: isoTimestamp.nullable(),
-      })
-      .strict(),
-    usage_stats: z
-      .object({
-        features_used: z.number().int(),
-        last_activity: isoTimestamp.nullable(),
-        total_sessions: z.number().int(),
-      })
-      .strict(),
-    // Ours, beyond the spec: what the lifecycle needs clients to see.
-    paused_at: isoTimestamp.nullable(),
-    paused_until: isoTimestamp.nullable(),
-    pause_reason: z.string().nullable(),
-    cancel_at_period_end: z.boolean(),
-    cancelled_at: isoTimestamp.nullable(),
-    cancellation_reason: z.string().nullable(),
-    refunded_at: isoTimestamp.nullable(),
-  })
-  .strict();
+export const subscriptionDetail = z.extend(subscriptionListItem, {
+  trial_expires_at: z.nullable(isoTimestamp),
+  updated_at: isoTimestamp,
+  product_info: z.strictObject({ name: z.string(), description: z.string(), features: z.array(z.string()) }),
+  payment_info: z.strictObject({
+    transaction_id: z.nullable(z.string()),
+    receipt_data: z.nullable(z.string()),
+    payment_method: z.string(),
+    last_payment: z.nullable(isoTimestamp),
+    next_billing: z.nullable(isoTimestamp),
+  }),
+  usage_stats: z.strictObject({
+    features_used: wholeNumber,
+    last_activity: z.nullable(isoTimestamp),
+    total_sessions: wholeNumber,
+  }),
+  // Ours, beyond the spec: what the lifecycle needs clients to see.
+  paused_at: z.nullable(isoTimestamp),
+  paused_until: z.nullable(isoTimestamp),
+  pause_reason: z.nullable(z.string()),
+  cancel_at_period_end: z.boolean(),
+  cancelled_at: z.nullable(isoTimestamp),
+  cancellation_reason: z.nullable(z.string()),
+  refunded_at: z.nullable(isoTimestamp),
+});
 export type SubscriptionDetail = z.infer<typeof subscriptionDetail>;
 
 /** Spec: Created subscription. */
-export const createdSubscription = subscriptionListItem.pick({
+export const createdSubscription = z.pick(subscriptionListItem, {
   id: true,
   user_id: true,
   product_id: true,
@@ -201,39 +182,32 @@ export const createdSubscription = subscriptionListItem.pick({
 export type CreatedSubscription = z.infer<typeof createdSubscription>;
 
 /** Spec: Verification result. */
-export const verificationResult = z
-  .object({
-    verification_status: z.literal('valid'),
-    subscription_id: subscriptionIdSchema,
-    product_id: z.string(),
-    expires_at: isoTimestamp,
-    auto_renew: z.boolean(),
-    trial_period: z.boolean(),
-    original_transaction_id: z.string(),
-    purchase_date: isoTimestamp,
-  })
-  .strict();
+export const verificationResult = z.strictObject({
+  verification_status: z.literal('valid'),
+  subscription_id: subscriptionIdSchema,
+  product_id: z.string(),
+  expires_at: isoTimestamp,
+  auto_renew: z.boolean(),
+  trial_period: z.boolean(),
+  original_transaction_id: z.string(),
+  purchase_date: isoTimestamp,
+});
 export type VerificationResult = z.infer<typeof verificationResult>;
 
-export const paginationSchema = z
-  .object({
-    page: z.number().int(),
-    limit: z.number().int(),
-    total: z.number().int(),
-    pages: z.number().int(),
-    /** Opaque; pass as `cursor` to read the next page at constant cost. Null on the last page. */
-    next_cursor: z.string().nullable(),
-  })
-  .strict();
+export const paginationSchema = z.strictObject({
+  page: wholeNumber,
+  limit: wholeNumber,
+  total: wholeNumber,
+  pages: wholeNumber,
+  /** Opaque; pass as `cursor` to read the next page at constant cost. Null on the last page. */
+  next_cursor: z.nullable(z.string()),
+});
 export type Pagination = z.infer<typeof paginationSchema>;
 
-
-export const revenueQuery = z
-  .object({
-    start_date: z.string({ message: 'start_date is required (YYYY-MM-DD)' }),
-    end_date: z.string({ message: 'end_date is required (YYYY-MM-DD)' }),
-    group_by: z.enum(['day', 'week', 'month'], 'group_by must be day, week or month').default('day'),
-    product_id: productIdSchema.optional(),
-  })
-  .strict();
+export const revenueQuery = z.strictObject({
+  start_date: z.string({ message: 'start_date is required (YYYY-MM-DD)' }),
+  end_date: z.string({ message: 'end_date is required (YYYY-MM-DD)' }),
+  group_by: z._default(z.enum(['day', 'week', 'month'], 'group_by must be day, week or month'), 'day'),
+  product_id: z.optional(productIdSchema),
+});
 export type RevenueQuery = z.infer<typeof revenueQuery>;

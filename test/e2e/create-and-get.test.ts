@@ -17,7 +17,7 @@ describe('POST /v1/subscriptions', () => {
     const res = await create({ user_id: 'u-create', product_id: 'premium_monthly', platform: 'ios', price: 4.99, currency: 'usd', transaction_id: 'tx-1', receipt_data: 'cmVjZWlwdA==', auto_renew: true, trial_period: false });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body.data).sort()).toEqual(['created_at', 'id', 'product_id', 'status', 'user_id']);
-    expect(createdSubscription.strict().parse(res.body.data)).toMatchObject({ user_id: 'u-create', product_id: 'premium_monthly', status: 'pending_verification' });
+    expect(createdSubscription.parse(res.body.data)).toMatchObject({ user_id: 'u-create', product_id: 'premium_monthly', status: 'pending_verification' });
   });
 
   it('the created record has every detail field, with product_info from the catalogue and payment_info from creation', async () => {

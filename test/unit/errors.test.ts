@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AppError, ERRORS } from '../../lib/errors.js';
 import { errorBody, errorResponse } from '../../lib/http/envelopes.js';
 import { parseJsonBody, parsePart } from '../../lib/http/parse.js';
@@ -50,7 +50,7 @@ describe('request parsing', () => {
   });
 
   it('zod failures list every field path', () => {
-    const schema = z.object({ a: z.number(), b: z.string() }).strict();
+    const schema = z.strictObject({ a: z.number(), b: z.string() });
     try {
       parsePart('body', schema, { a: 'x', c: 1 });
       expect.unreachable();
