@@ -3,16 +3,26 @@
  * and the event and job functions), built with the stack's esbuild settings, next to a floor
  * bundle that only creates a DynamoDBDocumentClient and does one GetItem:
  * - size: every bundle <= floor + 120 KB;
- * - init + first request: a fresh Node 24 process (the deployed NODE_OPTIONS, nothing but the
- *   bundle in its directory) imports the bundle and serves one realistic, successful request
- *   against a seeded DynamoDB Local; the median over RUNS processes, run alternately with the
- *   floor's, must be <= 1.3x the floor's median.
+ * - init + first request: a fresh Node 24 process (Lambda's environment as the stack sets it,
+ *   nothing but the bundle in its directory) imports the bundle and serves one realistic,
+ *   successful request against a seeded DynamoDB Local; the median over RUNS processes, run
+ *   alternately with the floor's, must be <= 1.3x the floor's median.
+ *
+ * The budget is checked on the CPU time the process has used when the first request is served,
+ * not on its wall time: on this shared machine (two cores, a load average well above 2 from
+ * other work) wall time mostly measures the wait for a core, and swings by 2x between two runs
+ * of the same bundle, while CPU time is what init on Lambda (a CPU-bound phase on a dedicated
+ * share of a core) is made of. It leaves out DynamoDB Local's own time, which is a separate
+ * process. Wall times are reported next to it.
+ *
  * Lambda cannot be measured here; the expected init on Lambda is our ratio times the published
- * lambda-perf references.
+ * lambda-perf references. COLD_START_RUNS (default 5), COLD_START_ONLY=<function names,...>,
+ * COLD_START_CPU_PROF=<dir> (V8 CPU profiles of every process) and COLD_START_REQUEST_PROF=<dir>
+ * (of every first request alone) help when investigating.
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
 import { writeResults, type BudgetCheck } from './support/report.js';
@@ -216,19 +226,21 @@ try {
   if (missing.length > 0) throw new Error(`no cold-start request for ${missing.map((fn) => fn.handler).join(', ')}`);
 
   // --- Fresh processes -----------------------------------------------------------------------
+  /** ms since the process started (wall) and CPU ms the process had used, at three points. */
   interface Timing {
-    /** ms since the process started: Node's own bootstrap done, the bundle imported, the first request served. */
+    /** Node's own bootstrap done, the bundle imported, the first request served. */
     started: number;
     imported: number;
     served: number;
-    /** CPU ms the process used until it had served (user + system). */
-    cpu: number;
+    cpu: { started: number; imported: number; served: number };
   }
   /** The environment Lambda gives the function (as the stack configures it), pointed at the local stand-ins. */
   const functionEnvironment = (name: string): Record<string, string> => ({
     ...FUNCTION_ENVIRONMENT,
     PATH: process.env.PATH ?? '',
     AWS_LAMBDA_FUNCTION_NAME: name,
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',
@@ -238,14 +250,25 @@ try {
     AWS_ENDPOINT_URL_EVENTBRIDGE: stubs.url,
     DEAD_LETTER_QUEUE_URL: `${stubs.url}/queue/dead-letters`,
     AWS_ENDPOINT_URL_SQS: stubs.url,
+    // Every run counts against the same keys; the limit is not what is measured (the counter write is).
+    RATE_LIMIT_STANDARD_PER_MINUTE: '1000000',
+    RATE_LIMIT_PREMIUM_PER_MINUTE: '1000000',
   });
   let sequence = 0;
   function serveOnce(file: string, name: string, event: unknown, check: (result: any) => void): Promise<Timing> {
     const resultFile = join(dir, `result-${++sequence}.json`);
     return new Promise((done, fail) => {
-      const child = spawn(process.execPath, [join(dir, 'serve-once.mjs'), file], {
+      // COLD_START_CPU_PROF=<dir>: every process writes a V8 CPU profile there.
+      const profile = process.env.COLD_START_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.COLD_START_CPU_PROF)}`, `--cpu-prof-name=${name}-${sequence}.cpuprofile`] : [];
+      const child = spawn(process.execPath, [...profile, join(dir, 'serve-once.mjs'), file], {
         cwd: dirname(file),
-        env: { ...functionEnvironment(name), BUNDLE_EVENT: JSON.stringify(event), BUNDLE_RESULT: resultFile },
+        env: {
+          ...functionEnvironment(name),
+          BUNDLE_EVENT: JSON.stringify(event),
+          BUNDLE_RESULT: resultFile,
+          // COLD_START_REQUEST_PROF=<dir>: a CPU profile of each first request alone.
+          ...(process.env.COLD_START_REQUEST_PROF ? { BUNDLE_REQUEST_PROFILE: resolve(process.env.COLD_START_REQUEST_PROF, `${name}-${sequence}.cpuprofile`) } : {}),
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
@@ -266,30 +289,40 @@ try {
   }
 
   // --- Measure: for each function, RUNS pairs of (floor, function) in alternating order ---------
-  interface Row {
+  /** Medians over the runs of one bundle. */
+  interface Medians {
+    /** Wall ms from process start to the first request served, and its parts. */
+    wall: { total: number; import: number; first_request: number };
+    /** CPU ms the process used until then, and its parts. */
+    cpu: { total: number; import: number; first_request: number };
+  }
+  const medians = (runs: Timing[]): Medians => ({
+    wall: { total: round(median(runs.map((t) => t.served))), import: round(median(runs.map((t) => t.imported - t.started))), first_request: round(median(runs.map((t) => t.served - t.imported))) },
+    cpu: { total: round(median(runs.map((t) => t.cpu.served))), import: round(median(runs.map((t) => t.cpu.imported - t.cpu.started))), first_request: round(median(runs.map((t) => t.cpu.served - t.cpu.imported))) },
+  });
+  interface Row extends Medians {
     function: string;
     names: string[];
     bytes: number;
     over_floor_bytes: number;
-    floor_ms: number;
-    ms: number;
-    import_ms: number;
-    first_request_ms: number;
+    floor: Medians;
+    /** Function / floor, CPU (the budget) and wall. */
     ratio: number;
-    cpu_ms: number;
-    floor_cpu_ms: number;
-    cpu_ratio: number;
-    runs_ms: number[];
-    floor_runs_ms: number[];
+    wall_ratio: number;
   }
   const rows: Row[] = [];
   const floorEvent = { pk: floorKey.pk, sk: floorKey.sk };
   const floorCheck = (result: { found: boolean }) => {
     if (!result.found) throw new Error('the floor did not find its item');
   };
+  const only = process.env.COLD_START_ONLY?.split(',');
+  const measured = only ? functions.filter((fn) => fn.names.some((name) => only.includes(name))) : functions;
+  const load = () => loadavg()[0]!.toFixed(1);
+  console.log(`${measured.length} bundles, ${RUNS} runs each next to the floor's; load average ${load()}`);
   // Warm DynamoDB Local's JVM and the file cache before anything counts.
   for (let i = 0; i < 3; i++) await serveOnce(floor.file, 'Floor', floorEvent, floorCheck);
-  for (const fn of functions) {
+  const allFloorRuns: Timing[] = [];
+  for (const fn of measured) {
     const bundle = bundles.get(fn.handler)!;
     const scenario = scenarios[fn.handler]!;
     const mine: Timing[] = [];
@@ -300,62 +333,63 @@ try {
       const base = () => serveOnce(floor.file, 'Floor', floorEvent, floorCheck).then((t) => floors.push(t));
       if (run % 2 === 0) { await base(); await subject(); } else { await subject(); await base(); }
     }
-    const ms = median(mine.map((t) => t.served));
-    const floorMs = median(floors.map((t) => t.served));
+    allFloorRuns.push(...floors);
     const row: Row = {
       function: fn.handler,
       names: fn.names,
       bytes: bundle.bytes,
       over_floor_bytes: bundle.bytes - floor.bytes,
-      floor_ms: round(floorMs),
-      ms: round(ms),
-      import_ms: round(median(mine.map((t) => t.imported - t.started))),
-      first_request_ms: round(median(mine.map((t) => t.served - t.imported))),
-      ratio: round(ms / floorMs, 2),
-      cpu_ms: round(median(mine.map((t) => t.cpu))),
-      floor_cpu_ms: round(median(floors.map((t) => t.cpu))),
-      cpu_ratio: round(median(mine.map((t) => t.cpu)) / median(floors.map((t) => t.cpu)), 2),
-      runs_ms: mine.map((t) => round(t.served)),
-      floor_runs_ms: floors.map((t) => round(t.served)),
+      ...medians(mine),
+      floor: medians(floors),
+      ratio: 0,
+      wall_ratio: 0,
     };
+    row.ratio = round(row.cpu.total / row.floor.cpu.total, 2);
+    row.wall_ratio = round(row.wall.total / row.floor.wall.total, 2);
     rows.push(row);
     console.log(
-      `${fn.names[0]!.padEnd(24)} ${(row.bytes / 1024).toFixed(1).padStart(7)} KB (+${(row.over_floor_bytes / 1024).toFixed(1).padStart(6)})` +
-        `  ${row.ms.toFixed(0).padStart(4)} ms vs floor ${row.floor_ms.toFixed(0).padStart(4)} ms  x${row.ratio.toFixed(2)}` +
-        `  (import ${row.import_ms.toFixed(0)} ms, first request ${row.first_request_ms.toFixed(0)} ms; CPU x${row.cpu_ratio.toFixed(2)})`,
+      `${fn.names[0]!.padEnd(22)} ${(row.bytes / 1024).toFixed(1).padStart(7)} KB (+${(row.over_floor_bytes / 1024).toFixed(1).padStart(6)})` +
+        `  CPU ${row.cpu.total.toFixed(0).padStart(4)} ms vs ${row.floor.cpu.total.toFixed(0).padStart(4)} x${row.ratio.toFixed(2)}` +
+        ` (import ${row.cpu.import.toFixed(0)} vs ${row.floor.cpu.import.toFixed(0)}, request ${row.cpu.first_request.toFixed(0)} vs ${row.floor.cpu.first_request.toFixed(0)})` +
+        `  wall ${row.wall.total.toFixed(0)} vs ${row.floor.wall.total.toFixed(0)} x${row.wall_ratio.toFixed(2)}`,
     );
   }
 
   // --- Report --------------------------------------------------------------------------------
   const kb = (bytes: number) => round(bytes / 1024);
-  const floorMs = median(rows.flatMap((r) => r.floor_runs_ms));
+  const floorMedians = medians(allFloorRuns);
   const worst = rows.reduce((a, b) => (b.ratio > a.ratio ? b : a));
-  const typical = median(rows.map((r) => r.ratio));
-  const expect = (ratio: number) =>
+  const typical = round(median(rows.map((r) => r.ratio)), 2);
+  const onLambda = (ratio: number) =>
     Object.fromEntries(Object.entries(LAMBDA_REFERENCES_MS).map(([name, [low, high]]) => [name, [Math.round(low * ratio), Math.round(high * ratio)]]));
-  console.log(`\nfloor: ${kb(floor.bytes)} KB, ${floorMs.toFixed(0)} ms to import and serve one GetItem (median of ${rows.length * RUNS} processes)`);
-  console.log('| function | bundle KB | over floor KB | init+first request ms | floor ms | ratio | CPU ratio | size | time |\n|---|---|---|---|---|---|---|---|---|');
+  console.log(`\nload average ${load()}`);
+  console.log(`floor: ${kb(floor.bytes)} KB; to import it and serve one GetItem ${floorMedians.cpu.total.toFixed(0)} ms CPU, ${floorMedians.wall.total.toFixed(0)} ms wall (median of ${allFloorRuns.length} processes)`);
+  console.log('\n| function | bundle KB | over floor KB | CPU ms (floor) | CPU ratio | wall ms (floor) | wall ratio | size | time |\n|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    console.log(`| ${r.names.join(', ')} | ${kb(r.bytes)} | ${kb(r.over_floor_bytes)} | ${r.ms.toFixed(0)} | ${r.floor_ms.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.cpu_ratio.toFixed(2)} | ${r.over_floor_bytes <= SIZE_MARGIN_BYTES ? 'PASS' : 'FAIL'} | ${r.ratio <= MAX_RATIO ? 'PASS' : 'FAIL'} |`);
+    console.log(
+      `| ${r.names.join(', ')} | ${kb(r.bytes)} | ${kb(r.over_floor_bytes)} | ${r.cpu.total.toFixed(0)} (${r.floor.cpu.total.toFixed(0)}) | ${r.ratio.toFixed(2)} |` +
+        ` ${r.wall.total.toFixed(0)} (${r.floor.wall.total.toFixed(0)}) | ${r.wall_ratio.toFixed(2)} | ${r.over_floor_bytes <= SIZE_MARGIN_BYTES ? 'PASS' : 'FAIL'} | ${r.ratio <= MAX_RATIO ? 'PASS' : 'FAIL'} |`,
+    );
   }
-  for (const [label, ratio] of [['median function', typical], [`worst (${worst.names[0]})`, worst.ratio]] as const) {
-    const range = expect(ratio);
-    console.log(`expected Lambda init, ${label}, x${ratio.toFixed(2)}: ${range.hello_world!.join('-')} ms on hello-world references, ${range.bundled_sdk_client!.join('-')} ms on bundled-SDK references`);
+  for (const [label, ratio] of [['median function', typical], [`worst, ${worst.names[0]}`, worst.ratio]] as const) {
+    const range = onLambda(ratio);
+    console.log(`expected Lambda init (${label}, x${ratio.toFixed(2)}): ${range.hello_world!.join('-')} ms by the hello-world reference, ${range.bundled_sdk_client!.join('-')} ms by the bundled-SDK reference`);
   }
   const largest = rows.reduce((a, b) => (b.bytes > a.bytes ? b : a));
-  console.log(`\nlargest bundle, ${largest.names[0]}, by package (KB): ${bytesByPackage(bundles.get(largest.function)!.metafile).slice(0, 8).map(([p, b]) => `${p} ${kb(b)}`).join(', ')}`);
+  console.log(`largest bundle, ${largest.names[0]}, by package (KB): ${bytesByPackage(bundles.get(largest.function)!.metafile).slice(0, 8).map(([p, b]) => `${p} ${kb(b)}`).join(', ')}`);
 
   const checks: BudgetCheck[] = rows.flatMap((r) => [
     { name: `${r.names[0]}: bundle - floor (KB)`, value: kb(r.over_floor_bytes), budget: `<= ${SIZE_MARGIN_BYTES / 1024}`, pass: r.over_floor_bytes <= SIZE_MARGIN_BYTES },
-    { name: `${r.names[0]}: init+first request / floor`, value: r.ratio, budget: `<= ${MAX_RATIO}`, pass: r.ratio <= MAX_RATIO },
+    { name: `${r.names[0]}: init+first request CPU / floor`, value: r.ratio, budget: `<= ${MAX_RATIO}`, pass: r.ratio <= MAX_RATIO },
   ]);
   writeResults(
     'cold-start',
     {
       runs: RUNS,
-      floor: { bytes: floor.bytes, ms: round(floorMs) },
+      load_average: load(),
+      floor: { bytes: floor.bytes, ...floorMedians },
       lambda_references_ms: LAMBDA_REFERENCES_MS,
-      expected_lambda_init_ms: { median_ratio: typical, median: expect(typical), worst_ratio: worst.ratio, worst_function: worst.names[0], worst: expect(worst.ratio) },
+      expected_lambda_init_ms: { median_ratio: typical, median: onLambda(typical), worst_ratio: worst.ratio, worst_function: worst.names[0], worst: onLambda(worst.ratio) },
       functions: rows,
     },
     checks,
