@@ -1,15 +1,17 @@
 /** The app's ad-network configuration per platform (`admin ads put --app A --file F`), returned by /adsinfo. */
 import * as z from 'zod/mini';
-import './zod-locale.js';
+import { define } from './define.js';
 
-const networkConfig = z.strictObject({
-  name: z.string().check(z.regex(/^[A-Za-z0-9_. -]{1,64}$/)),
-  enabled: z._default(z.boolean(), true),
-  /** Network-specific identifiers (app id, ad unit ids, placement ids...), all public values. */
-  settings: z._default(z.record(z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/)), z.union([z.string().check(z.maxLength(512)), z.number(), z.boolean()])), {}),
-});
+const networkConfig = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    name: z.string().check(z.regex(/^[A-Za-z0-9_. -]{1,64}$/)),
+    enabled: z._default(z.boolean(), true),
+    /** Network-specific identifiers (app id, ad unit ids, placement ids...), all public values. */
+    settings: z._default(z.record(z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/)), z.union([z.string().check(z.maxLength(512)), z.number(), z.boolean()])), {}),
+  }),
+);
 
-const platformConfig = z.strictObject({ networks: z.array(networkConfig).check(z.maxLength(50)) });
+const platformConfig = /* @__PURE__ */ define(() => z.strictObject({ networks: z.array(networkConfig).check(z.maxLength(50)) }));
 
-export const adsConfigSchema = z.strictObject({ ios: z.optional(platformConfig), android: z.optional(platformConfig) });
+export const adsConfigSchema = /* @__PURE__ */ define(() => z.strictObject({ ios: z.optional(platformConfig), android: z.optional(platformConfig) }));
 export type AdsConfig = z.infer<typeof adsConfigSchema>;

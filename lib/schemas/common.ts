@@ -1,37 +1,43 @@
 /** Field schemas shared by both APIs and the operator CLI. */
 import * as z from 'zod/mini';
-import './zod-locale.js';
+import { define } from './define.js';
 
 export const PLATFORMS = ['ios', 'android', 'web'] as const;
-export const platformSchema = z.enum(PLATFORMS);
+export const platformSchema = /* @__PURE__ */ define(() => z.enum(PLATFORMS));
 export type Platform = z.infer<typeof platformSchema>;
 
 /** Ids that become part of table keys never contain '#', so key components cannot collide. */
-export const productIdSchema = z.string().check(z.regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of letters, digits, . _ : -'));
+export const productIdSchema = /* @__PURE__ */ define(() => z.string().check(z.regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of letters, digits, . _ : -')));
 
-export const userIdSchema = z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(256, 'must be at most 256 characters'));
+export const userIdSchema = /* @__PURE__ */ define(() => z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(256, 'must be at most 256 characters')));
 
-export const subscriptionIdSchema = z.string().check(z.regex(/^sub_[0-9a-f]{24}$/, 'is not a subscription id'));
-export const appIdSchema = z.string().check(z.regex(/^app_[0-9a-f]{16}$/, 'is not an app id'));
+export const subscriptionIdSchema = /* @__PURE__ */ define(() => z.string().check(z.regex(/^sub_[0-9a-f]{24}$/, 'is not a subscription id')));
+export const appIdSchema = /* @__PURE__ */ define(() => z.string().check(z.regex(/^app_[0-9a-f]{16}$/, 'is not an app id')));
 
 /** ISO 4217 alphabetic code; lower case is accepted and normalised to upper case. */
-export const currencySchema = z.pipe(
-  z.string().check(z.regex(/^[A-Za-z]{3}$/, 'must be a 3-letter ISO 4217 code')),
-  z.transform((code: string) => code.toUpperCase()),
+export const currencySchema = /* @__PURE__ */ define(() =>
+  z.pipe(
+    z.string().check(z.regex(/^[A-Za-z]{3}$/, 'must be a 3-letter ISO 4217 code')),
+    z.transform((code: string) => code.toUpperCase()),
+  ),
 );
 
 /** zod numbers are finite: Infinity and NaN fail as not numbers. */
-export const priceSchema = z.number().check(z.nonnegative(), z.lte(1_000_000, 'must be at most 1000000'));
+export const priceSchema = /* @__PURE__ */ define(() => z.number().check(z.nonnegative(), z.lte(1_000_000, 'must be at most 1000000')));
 
 /** ISO 8601 with a time zone; normalised to UTC `...Z` with milliseconds. */
-export const timestampSchema = z.pipe(
-  z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp with a time zone' }),
-  z.transform((value: string) => new Date(value).toISOString()),
+export const timestampSchema = /* @__PURE__ */ define(() =>
+  z.pipe(
+    z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp with a time zone' }),
+    z.transform((value: string) => new Date(value).toISOString()),
+  ),
 );
 
 /** Receipts are base64 (legacy App Store receipt, Google purchase object) or a JWS (StoreKit 2). */
-export const receiptDataSchema = z
-  .string()
-  .check(z.minLength(1, 'must not be empty'), z.maxLength(200_000, 'must be at most 200000 characters'), z.regex(/^[A-Za-z0-9+/=_.-]+$/, 'must be base64 or a JWS'));
+export const receiptDataSchema = /* @__PURE__ */ define(() =>
+  z
+    .string()
+    .check(z.minLength(1, 'must not be empty'), z.maxLength(200_000, 'must be at most 200000 characters'), z.regex(/^[A-Za-z0-9+/=_.-]+$/, 'must be base64 or a JWS')),
+);
 
-export const transactionIdSchema = z.string().check(z.minLength(1), z.maxLength(256));
+export const transactionIdSchema = /* @__PURE__ */ define(() => z.string().check(z.minLength(1), z.maxLength(256)));

@@ -1,15 +1,28 @@
 /**
- * lib/ validates with zod/mini, zod's tree-shakable build: classic zod attaches every method to
- * every schema, so each function bundle carried all of zod (about 90 KB minified, a tenth of the
- * cold-start CPU) whichever schemas it used; with zod/mini a bundle carries only the schema kinds
- * and checks its own endpoint uses (about 20 KB). Validation and messages are zod's own either way.
+ * How lib/ builds its zod schemas, so that a function bundle carries, and builds at cold start,
+ * only the validation its own endpoint needs:
  *
- * zod/mini starts without messages ("Invalid input" for everything); this sets zod's English ones,
- * as classic zod does on import. Every module that defines schemas imports it. Import zod itself
- * as `import * as z from 'zod/mini'` in each module: esbuild tree-shakes a namespace import, but
- * a namespace re-exported from a module of ours would bring all of zod (and its 40 locales) back.
+ * - zod/mini, zod's tree-shakable build. Classic zod attaches every method to every schema, so
+ *   each bundle carried all of zod (about 90 KB minified) whichever schemas it used; with
+ *   zod/mini it carries the schema kinds and checks it uses (about 30 KB). Validation and
+ *   messages are zod's own either way. Import it as `import * as z from 'zod/mini'` in each
+ *   module: esbuild tree-shakes a namespace import, but a namespace re-exported from a module
+ *   of ours would bring all of zod (and its 40 locales) back.
+ * - zod's English messages: zod/mini starts without any ("Invalid input" for everything); this
+ *   module sets them, as classic zod does on import, and every schema module imports it.
+ * - `export const x = /* @__PURE__ *\/ define(() => z.string().check(...))`: to esbuild a chained
+ *   call such as `.check()` may have side effects, so every schema of a module was built when a
+ *   bundle imported the module, used or not (about 5 ms of CPU per cold start for the
+ *   subscription schemas alone). Built inside a call marked pure, a schema nobody imports is
+ *   dropped from the bundle. (esbuild honours a pure mark at the call site, not zod's
+ *   `@__NO_SIDE_EFFECTS__` on functions in another module.)
  */
 import { config } from 'zod/mini';
 import { en } from 'zod/locales';
 
 config(en());
+
+/** Returns what `build` builds; see above for why schemas are built through it. */
+export function define<T>(build: () => T): T {
+  return build();
+}

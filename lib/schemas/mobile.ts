@@ -1,71 +1,83 @@
 /** Request schemas of the mobile reporting API; types are inferred from them. */
 import { currencySchema, priceSchema, productIdSchema, receiptDataSchema } from './common.js';
 import * as z from 'zod/mini';
-import './zod-locale.js';
+import { define } from './define.js';
 
-export const verifyFirstReceiptBody = z.strictObject({ receipt: receiptDataSchema, productId: productIdSchema });
-export const recoverReceiptBody = z.strictObject({ receipt: receiptDataSchema });
+export const verifyFirstReceiptBody = /* @__PURE__ */ define(() => z.strictObject({ receipt: receiptDataSchema, productId: productIdSchema }));
+export const recoverReceiptBody = /* @__PURE__ */ define(() => z.strictObject({ receipt: receiptDataSchema }));
 
 /** The batch itself is checked event by event (codes and indexes) in lib/domain/events.ts. */
-export const reportEventsBody = z.strictObject({ events: z.unknown() });
+export const reportEventsBody = /* @__PURE__ */ define(() => z.strictObject({ events: z.unknown() }));
 
 const epoch = () => z.number().check(z.int('must be an integer'), z.nonnegative());
 
-export const reportSessionBody = z.strictObject({
-  sessionId: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(256)),
-  /** Epoch milliseconds (seconds are accepted too). */
-  startTime: epoch(),
-  /** Seconds. */
-  duration: epoch().check(z.lte(7 * 86_400, 'must be at most a week (seconds)')),
-});
+export const reportSessionBody = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    sessionId: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(256)),
+    /** Epoch milliseconds (seconds are accepted too). */
+    startTime: epoch(),
+    /** Seconds. */
+    duration: epoch().check(z.lte(7 * 86_400, 'must be at most a week (seconds)')),
+  }),
+);
 export type ReportSessionBody = z.infer<typeof reportSessionBody>;
 
-export const reportOrderBody = z.strictObject({
-  orderId: z.string().check(z.minLength(1), z.maxLength(256)),
-  productId: productIdSchema,
-  price: priceSchema,
-  currency: currencySchema,
-});
+export const reportOrderBody = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    orderId: z.string().check(z.minLength(1), z.maxLength(256)),
+    productId: productIdSchema,
+    price: priceSchema,
+    currency: currencySchema,
+  }),
+);
 export type ReportOrderBody = z.infer<typeof reportOrderBody>;
 
-export const reportConversionBody = z.strictObject({
-  conversionType: z.string().check(z.regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits or _ . : -')),
-  value: z.number(),
-});
+export const reportConversionBody = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    conversionType: z.string().check(z.regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits or _ . : -')),
+    value: z.number(),
+  }),
+);
 export type ReportConversionBody = z.infer<typeof reportConversionBody>;
 
 export const REPORT_TYPE_PATTERN = /^[a-z0-9_]{1,64}$/;
-export const reportTypeParams = z.object({ type: z.string().check(z.regex(REPORT_TYPE_PATTERN, 'must match ^[a-z0-9_]{1,64}$')) });
+export const reportTypeParams = /* @__PURE__ */ define(() => z.object({ type: z.string().check(z.regex(REPORT_TYPE_PATTERN, 'must match ^[a-z0-9_]{1,64}$')) }));
 
 /** Keys that would change an object's prototype if merged naively: never accepted as names. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 export const MAX_REPORT_BYTES = 32 * 1024;
 
 /** The body of /report/{type} and /report/global_switch: any JSON object up to 32 KB. */
-export const freeFormReportBody = z.record(z.string(), z.unknown()).check(
-  z.superRefine((body, ctx) => {
-    if (Buffer.byteLength(JSON.stringify(body)) > MAX_REPORT_BYTES) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_REPORT_BYTES} bytes (32 KB)` });
-    for (const key of Object.keys(body)) if (FORBIDDEN_KEYS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'is not an allowed key' });
-  }),
+export const freeFormReportBody = /* @__PURE__ */ define(() =>
+  z.record(z.string(), z.unknown()).check(
+    z.superRefine((body, ctx) => {
+      if (Buffer.byteLength(JSON.stringify(body)) > MAX_REPORT_BYTES) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_REPORT_BYTES} bytes (32 KB)` });
+      for (const key of Object.keys(body)) if (FORBIDDEN_KEYS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'is not an allowed key' });
+    }),
+  ),
 );
 
 export const CUSTOM_PROPERTY_LIMITS = { perRequest: 50, perUser: 100, valueLength: 512 } as const;
-const customPropertyName = z
-  .string()
-  .check(
-    z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'property names are 1-64 letters, digits and _, not starting with a digit'),
-    z.refine((key) => !FORBIDDEN_KEYS.has(key), 'is not an allowed property name'),
-  );
-
-export const customPropertiesBody = z.strictObject({
-  /** null deletes a property. */
-  properties: z
-    .record(customPropertyName, z.union([z.string().check(z.maxLength(CUSTOM_PROPERTY_LIMITS.valueLength)), z.number(), z.boolean(), z.null()]))
+const customPropertyName = /* @__PURE__ */ define(() =>
+  z
+    .string()
     .check(
-      z.refine((props) => Object.keys(props).length >= 1, 'must set at least one property'),
-      z.refine((props) => Object.keys(props).length <= CUSTOM_PROPERTY_LIMITS.perRequest, `at most ${CUSTOM_PROPERTY_LIMITS.perRequest} properties per request`),
+      z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'property names are 1-64 letters, digits and _, not starting with a digit'),
+      z.refine((key) => !FORBIDDEN_KEYS.has(key), 'is not an allowed property name'),
     ),
-});
+);
+
+export const customPropertiesBody = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    /** null deletes a property. */
+    properties: z
+      .record(customPropertyName, z.union([z.string().check(z.maxLength(CUSTOM_PROPERTY_LIMITS.valueLength)), z.number(), z.boolean(), z.null()]))
+      .check(
+        z.refine((props) => Object.keys(props).length >= 1, 'must set at least one property'),
+        z.refine((props) => Object.keys(props).length <= CUSTOM_PROPERTY_LIMITS.perRequest, `at most ${CUSTOM_PROPERTY_LIMITS.perRequest} properties per request`),
+      ),
+  }),
+);
 export type CustomPropertiesBody = z.infer<typeof customPropertiesBody>;
 
 export const GENDERS = ['female', 'male', 'non_binary', 'other', 'undisclosed'] as const;
@@ -74,44 +86,52 @@ export const GENDERS = ['female', 'male', 'non_binary', 'other', 'undisclosed'] 
 const attribute = (...checks: Parameters<ReturnType<typeof z.string>['check']>) => z.nullable(z.string().check(...checks));
 
 /** Standard user attributes; null clears one. */
-export const userAttributesBody = z
-  .partial(
-    z.strictObject({
-      email: z.nullable(z.email().check(z.maxLength(254))),
-      name: attribute(z.minLength(1), z.maxLength(200)),
-      first_name: attribute(z.minLength(1), z.maxLength(100)),
-      last_name: attribute(z.minLength(1), z.maxLength(100)),
-      phone: attribute(z.regex(/^\+[1-9]\d{6,14}$/, 'must be E.164, e.g. +14155550123')),
-      language: attribute(z.regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 tag, e.g. en or pt-BR')),
-      country: attribute(z.regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code, e.g. US')),
-      gender: z.nullable(z.enum(GENDERS)),
-      birthday: z.nullable(z.iso.date('must be YYYY-MM-DD')),
-      timezone: attribute(z.regex(/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/, 'must be an IANA zone, e.g. Europe/Paris'), z.maxLength(64)),
-    }),
-  )
-  .check(z.refine((body) => Object.keys(body).length > 0, 'must set at least one attribute'));
+export const userAttributesBody = /* @__PURE__ */ define(() =>
+  z
+    .partial(
+      z.strictObject({
+        email: z.nullable(z.email().check(z.maxLength(254))),
+        name: attribute(z.minLength(1), z.maxLength(200)),
+        first_name: attribute(z.minLength(1), z.maxLength(100)),
+        last_name: attribute(z.minLength(1), z.maxLength(100)),
+        phone: attribute(z.regex(/^\+[1-9]\d{6,14}$/, 'must be E.164, e.g. +14155550123')),
+        language: attribute(z.regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 tag, e.g. en or pt-BR')),
+        country: attribute(z.regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code, e.g. US')),
+        gender: z.nullable(z.enum(GENDERS)),
+        birthday: z.nullable(z.iso.date('must be YYYY-MM-DD')),
+        timezone: attribute(z.regex(/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/, 'must be an IANA zone, e.g. Europe/Paris'), z.maxLength(64)),
+      }),
+    )
+    .check(z.refine((body) => Object.keys(body).length > 0, 'must set at least one attribute')),
+);
 export type UserAttributesBody = z.infer<typeof userAttributesBody>;
 
-export const attributionReportBody = z.strictObject({
-  network: z.string().check(z.regex(/^[A-Za-z0-9_. -]{1,64}$/, 'must be 1-64 letters, digits, space or _ . -')),
-  data: freeFormReportBody,
-});
+export const attributionReportBody = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    network: z.string().check(z.regex(/^[A-Za-z0-9_. -]{1,64}$/, 'must be 1-64 letters, digits, space or _ . -')),
+    data: freeFormReportBody,
+  }),
+);
 export type AttributionReportBody = z.infer<typeof attributionReportBody>;
 
 /** Apple Search Ads attribution: `{attribution: {"Version3.1": {"iad-campaign-id": "...", ...}}}` (values are strings). */
-export const searchAdsReportBody = z.strictObject({
-  attribution: z
-    .record(z.string().check(z.regex(/^Version\d+(\.\d+)*$/, 'keys are versions such as Version3.1')), z.record(z.string(), z.string().check(z.maxLength(1024))))
-    .check(z.refine((versions) => Object.keys(versions).length === 1, 'must hold exactly one version key')),
-});
+export const searchAdsReportBody = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    attribution: z
+      .record(z.string().check(z.regex(/^Version\d+(\.\d+)*$/, 'keys are versions such as Version3.1')), z.record(z.string(), z.string().check(z.maxLength(1024))))
+      .check(z.refine((versions) => Object.keys(versions).length === 1, 'must hold exactly one version key')),
+  }),
+);
 export type SearchAdsReportBody = z.infer<typeof searchAdsReportBody>;
 
-export const adsInfoParams = z.object({
-  platform: z.pipe(
-    z.pipe(z.string(), z.transform((p: string) => p.toLowerCase())),
-    z.enum(['ios', 'android'], 'must be ios or android'),
-  ),
-  app_id: z.string().check(z.minLength(1), z.maxLength(64)),
-  /** The App Store id on iOS; Android has none (any placeholder, e.g. "-"). */
-  store_id: z.string().check(z.regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1-128 letters, digits or . _ -')),
-});
+export const adsInfoParams = /* @__PURE__ */ define(() =>
+  z.object({
+    platform: z.pipe(
+      z.pipe(z.string(), z.transform((p: string) => p.toLowerCase())),
+      z.enum(['ios', 'android'], 'must be ios or android'),
+    ),
+    app_id: z.string().check(z.minLength(1), z.maxLength(64)),
+    /** The App Store id on iOS; Android has none (any placeholder, e.g. "-"). */
+    store_id: z.string().check(z.regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1-128 letters, digits or . _ -')),
+  }),
+);

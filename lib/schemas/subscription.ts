@@ -12,14 +12,16 @@ import {
   userIdSchema,
 } from './common.js';
 import * as z from 'zod/mini';
-import './zod-locale.js';
+import { define } from './define.js';
 
-export const subscriptionStatusSchema = z.enum(SUBSCRIPTION_STATUSES);
+export const subscriptionStatusSchema = /* @__PURE__ */ define(() => z.enum(SUBSCRIPTION_STATUSES));
 
 /** Status values accepted by the list filter: the stored ones plus the spec's `pending` alias. */
-export const listStatusFilterSchema = z.pipe(
-  z.enum([...SUBSCRIPTION_STATUSES, 'pending']),
-  z.transform((status: SubscriptionStatusFilter) => (status === 'pending' ? 'pending_verification' : status)),
+export const listStatusFilterSchema = /* @__PURE__ */ define(() =>
+  z.pipe(
+    z.enum([...SUBSCRIPTION_STATUSES, 'pending']),
+    z.transform((status: SubscriptionStatusFilter) => (status === 'pending' ? 'pending_verification' : status)),
+  ),
 );
 type SubscriptionStatusFilter = (typeof SUBSCRIPTION_STATUSES)[number] | 'pending';
 
@@ -30,184 +32,210 @@ export const DEFAULT_PAGE_SIZE = 20;
 const integerParam = (name: string, ...bounds: Parameters<ReturnType<typeof z.number>['check']>) =>
   z.pipe(z.pipe(z.string().check(z.regex(/^\d{1,9}$/, `${name} must be a positive integer`)), z.transform(Number)), z.number().check(...bounds));
 
-export const listSubscriptionsQuery = z.strictObject({
-  page: z.optional(integerParam('page', z.gte(1, 'page must be at least 1'))),
-  limit: z._default(integerParam('limit', z.gte(1, 'limit must be at least 1'), z.lte(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)), DEFAULT_PAGE_SIZE),
-  user_id: z.optional(userIdSchema),
-  status: z.optional(listStatusFilterSchema),
-  product_id: z.optional(productIdSchema),
-  platform: z.optional(platformSchema),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
-});
+export const listSubscriptionsQuery = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    page: z.optional(integerParam('page', z.gte(1, 'page must be at least 1'))),
+    limit: z._default(integerParam('limit', z.gte(1, 'limit must be at least 1'), z.lte(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)), DEFAULT_PAGE_SIZE),
+    user_id: z.optional(userIdSchema),
+    status: z.optional(listStatusFilterSchema),
+    product_id: z.optional(productIdSchema),
+    platform: z.optional(platformSchema),
+    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  }),
+);
 export type ListSubscriptionsQuery = z.infer<typeof listSubscriptionsQuery>;
 
-export const subscriptionIdParams = z.object({ subscription_id: subscriptionIdSchema });
+export const subscriptionIdParams = /* @__PURE__ */ define(() => z.object({ subscription_id: subscriptionIdSchema }));
 
-export const createSubscriptionBody = z.strictObject({
-  user_id: userIdSchema,
-  product_id: productIdSchema,
-  platform: platformSchema,
-  /** Defaults to the catalogue price of the product. */
-  price: z.optional(priceSchema),
-  /** Defaults to the catalogue currency of the product. */
-  currency: z.optional(currencySchema),
-  transaction_id: z.optional(transactionIdSchema),
-  receipt_data: z.optional(receiptDataSchema),
-  auto_renew: z._default(z.boolean(), true),
-  trial_period: z._default(z.boolean(), false),
-});
+export const createSubscriptionBody = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    user_id: userIdSchema,
+    product_id: productIdSchema,
+    platform: platformSchema,
+    /** Defaults to the catalogue price of the product. */
+    price: z.optional(priceSchema),
+    /** Defaults to the catalogue currency of the product. */
+    currency: z.optional(currencySchema),
+    transaction_id: z.optional(transactionIdSchema),
+    receipt_data: z.optional(receiptDataSchema),
+    auto_renew: z._default(z.boolean(), true),
+    trial_period: z._default(z.boolean(), false),
+  }),
+);
 export type CreateSubscriptionBody = z.infer<typeof createSubscriptionBody>;
 
-const reasonSchema = z.string().check(z.minLength(1), z.maxLength(500));
+const reasonSchema = /* @__PURE__ */ define(() => z.string().check(z.minLength(1), z.maxLength(500)));
 
-export const updateSubscriptionBody = z
-  .strictObject({
-    status: z.optional(subscriptionStatusSchema),
-    auto_renew: z.optional(z.boolean()),
-    cancellation_reason: z.optional(reasonSchema),
-    cancellation_date: z.optional(timestampSchema),
-  })
-  .check(
-    z.refine((body) => Object.keys(body).length > 0, {
-      message: 'body must set at least one of status, auto_renew, cancellation_reason, cancellation_date',
-    }),
-  );
+export const updateSubscriptionBody = /* @__PURE__ */ define(() =>
+  z
+    .strictObject({
+      status: z.optional(subscriptionStatusSchema),
+      auto_renew: z.optional(z.boolean()),
+      cancellation_reason: z.optional(reasonSchema),
+      cancellation_date: z.optional(timestampSchema),
+    })
+    .check(
+      z.refine((body) => Object.keys(body).length > 0, {
+        message: 'body must set at least one of status, auto_renew, cancellation_reason, cancellation_date',
+      }),
+    ),
+);
 export type UpdateSubscriptionBody = z.infer<typeof updateSubscriptionBody>;
 
-export const renewSubscriptionBody = z.strictObject({
-  transaction_id: z.optional(transactionIdSchema),
-  receipt_data: z.optional(receiptDataSchema),
-  /** Defaults to the current expires_at plus one billing period of the product. */
-  expires_at: z.optional(timestampSchema),
-});
+export const renewSubscriptionBody = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    transaction_id: z.optional(transactionIdSchema),
+    receipt_data: z.optional(receiptDataSchema),
+    /** Defaults to the current expires_at plus one billing period of the product. */
+    expires_at: z.optional(timestampSchema),
+  }),
+);
 export type RenewSubscriptionBody = z.infer<typeof renewSubscriptionBody>;
 
 /** Longest pause per unit: about a year whichever unit is used. */
 const MAX_PAUSE: Record<PauseUnit, number> = { days: 365, weeks: 52, months: 12 };
 
-export const pauseSubscriptionBody = z
-  .strictObject({
-    pause_duration: z.number().check(z.int('pause_duration must be a whole number'), z.gte(1, 'pause_duration must be at least 1')),
-    unit: z._default(z.enum(PAUSE_UNITS), 'days'),
-    reason: z.optional(reasonSchema),
-  })
-  .check(
-    z.superRefine((body, ctx) => {
-      if (body.pause_duration > MAX_PAUSE[body.unit]) {
-        ctx.addIssue({ code: 'custom', path: ['pause_duration'], message: `pause_duration must be at most ${MAX_PAUSE[body.unit]} ${body.unit}` });
-      }
-    }),
-  );
+export const pauseSubscriptionBody = /* @__PURE__ */ define(() =>
+  z
+    .strictObject({
+      pause_duration: z.number().check(z.int('pause_duration must be a whole number'), z.gte(1, 'pause_duration must be at least 1')),
+      unit: z._default(z.enum(PAUSE_UNITS), 'days'),
+      reason: z.optional(reasonSchema),
+    })
+    .check(
+      z.superRefine((body, ctx) => {
+        if (body.pause_duration > MAX_PAUSE[body.unit]) {
+          ctx.addIssue({ code: 'custom', path: ['pause_duration'], message: `pause_duration must be at most ${MAX_PAUSE[body.unit]} ${body.unit}` });
+        }
+      }),
+    ),
+);
 export type PauseSubscriptionBody = z.infer<typeof pauseSubscriptionBody>;
 
-export const cancelSubscriptionBody = z
-  .strictObject({
-    reason: z.optional(reasonSchema),
-    /** false (default): cancel at the end of the paid period; true: end access now. */
-    immediate: z._default(z.boolean(), false),
-    /** Record a refund of the current period; only with immediate: true. */
-    refund: z._default(z.boolean(), false),
-  })
-  .check(z.refine((body) => !body.refund || body.immediate, { path: ['refund'], message: 'refund requires immediate: true' }));
+export const cancelSubscriptionBody = /* @__PURE__ */ define(() =>
+  z
+    .strictObject({
+      reason: z.optional(reasonSchema),
+      /** false (default): cancel at the end of the paid period; true: end access now. */
+      immediate: z._default(z.boolean(), false),
+      /** Record a refund of the current period; only with immediate: true. */
+      refund: z._default(z.boolean(), false),
+    })
+    .check(z.refine((body) => !body.refund || body.immediate, { path: ['refund'], message: 'refund requires immediate: true' })),
+);
 export type CancelSubscriptionBody = z.infer<typeof cancelSubscriptionBody>;
 
 /** Resume takes no body; `{}` is accepted too. */
-export const resumeSubscriptionBody = z.strictObject({});
+export const resumeSubscriptionBody = /* @__PURE__ */ define(() => z.strictObject({}));
 
-export const verifyPurchaseBody = z.strictObject({
-  platform: platformSchema,
-  receipt_data: receiptDataSchema,
-  user_id: userIdSchema,
-  /** When given, it must be a transaction of the receipt (its own id or its original's). */
-  transaction_id: z.optional(transactionIdSchema),
-});
+export const verifyPurchaseBody = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    platform: platformSchema,
+    receipt_data: receiptDataSchema,
+    user_id: userIdSchema,
+    /** When given, it must be a transaction of the receipt (its own id or its original's). */
+    transaction_id: z.optional(transactionIdSchema),
+  }),
+);
 export type VerifyPurchaseBody = z.infer<typeof verifyPurchaseBody>;
 
-const isoTimestamp = z.iso.datetime();
-const wholeNumber = z.number().check(z.int());
+const isoTimestamp = /* @__PURE__ */ define(() => z.iso.datetime());
+const wholeNumber = /* @__PURE__ */ define(() => z.number().check(z.int()));
 
 /** Spec: Subscription (list item). */
-export const subscriptionListItem = z.strictObject({
-  id: subscriptionIdSchema,
-  user_id: z.string(),
-  product_id: z.string(),
-  platform: platformSchema,
-  status: subscriptionStatusSchema,
-  price: z.number(),
-  currency: z.string(),
-  started_at: isoTimestamp,
-  expires_at: isoTimestamp,
-  auto_renew: z.boolean(),
-  trial_period: z.boolean(),
-  created_at: isoTimestamp,
-});
+export const subscriptionListItem = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    id: subscriptionIdSchema,
+    user_id: z.string(),
+    product_id: z.string(),
+    platform: platformSchema,
+    status: subscriptionStatusSchema,
+    price: z.number(),
+    currency: z.string(),
+    started_at: isoTimestamp,
+    expires_at: isoTimestamp,
+    auto_renew: z.boolean(),
+    trial_period: z.boolean(),
+    created_at: isoTimestamp,
+  }),
+);
 export type SubscriptionListItem = z.infer<typeof subscriptionListItem>;
 
 /** Spec: Subscription (detail): list item fields plus these. */
-export const subscriptionDetail = z.extend(subscriptionListItem, {
-  trial_expires_at: z.nullable(isoTimestamp),
-  updated_at: isoTimestamp,
-  product_info: z.strictObject({ name: z.string(), description: z.string(), features: z.array(z.string()) }),
-  payment_info: z.strictObject({
-    transaction_id: z.nullable(z.string()),
-    receipt_data: z.nullable(z.string()),
-    payment_method: z.string(),
-    last_payment: z.nullable(isoTimestamp),
-    next_billing: z.nullable(isoTimestamp),
+export const subscriptionDetail = /* @__PURE__ */ define(() =>
+  z.extend(subscriptionListItem, {
+    trial_expires_at: z.nullable(isoTimestamp),
+    updated_at: isoTimestamp,
+    product_info: z.strictObject({ name: z.string(), description: z.string(), features: z.array(z.string()) }),
+    payment_info: z.strictObject({
+      transaction_id: z.nullable(z.string()),
+      receipt_data: z.nullable(z.string()),
+      payment_method: z.string(),
+      last_payment: z.nullable(isoTimestamp),
+      next_billing: z.nullable(isoTimestamp),
+    }),
+    usage_stats: z.strictObject({
+      features_used: wholeNumber,
+      last_activity: z.nullable(isoTimestamp),
+      total_sessions: wholeNumber,
+    }),
+    // Ours, beyond the spec: what the lifecycle needs clients to see.
+    paused_at: z.nullable(isoTimestamp),
+    paused_until: z.nullable(isoTimestamp),
+    pause_reason: z.nullable(z.string()),
+    cancel_at_period_end: z.boolean(),
+    cancelled_at: z.nullable(isoTimestamp),
+    cancellation_reason: z.nullable(z.string()),
+    refunded_at: z.nullable(isoTimestamp),
   }),
-  usage_stats: z.strictObject({
-    features_used: wholeNumber,
-    last_activity: z.nullable(isoTimestamp),
-    total_sessions: wholeNumber,
-  }),
-  // Ours, beyond the spec: what the lifecycle needs clients to see.
-  paused_at: z.nullable(isoTimestamp),
-  paused_until: z.nullable(isoTimestamp),
-  pause_reason: z.nullable(z.string()),
-  cancel_at_period_end: z.boolean(),
-  cancelled_at: z.nullable(isoTimestamp),
-  cancellation_reason: z.nullable(z.string()),
-  refunded_at: z.nullable(isoTimestamp),
-});
+);
 export type SubscriptionDetail = z.infer<typeof subscriptionDetail>;
 
 /** Spec: Created subscription. */
-export const createdSubscription = z.pick(subscriptionListItem, {
-  id: true,
-  user_id: true,
-  product_id: true,
-  status: true,
-  created_at: true,
-});
+export const createdSubscription = /* @__PURE__ */ define(() =>
+  z.pick(subscriptionListItem, {
+    id: true,
+    user_id: true,
+    product_id: true,
+    status: true,
+    created_at: true,
+  }),
+);
 export type CreatedSubscription = z.infer<typeof createdSubscription>;
 
 /** Spec: Verification result. */
-export const verificationResult = z.strictObject({
-  verification_status: z.literal('valid'),
-  subscription_id: subscriptionIdSchema,
-  product_id: z.string(),
-  expires_at: isoTimestamp,
-  auto_renew: z.boolean(),
-  trial_period: z.boolean(),
-  original_transaction_id: z.string(),
-  purchase_date: isoTimestamp,
-});
+export const verificationResult = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    verification_status: z.literal('valid'),
+    subscription_id: subscriptionIdSchema,
+    product_id: z.string(),
+    expires_at: isoTimestamp,
+    auto_renew: z.boolean(),
+    trial_period: z.boolean(),
+    original_transaction_id: z.string(),
+    purchase_date: isoTimestamp,
+  }),
+);
 export type VerificationResult = z.infer<typeof verificationResult>;
 
-export const paginationSchema = z.strictObject({
-  page: wholeNumber,
-  limit: wholeNumber,
-  total: wholeNumber,
-  pages: wholeNumber,
-  /** Opaque; pass as `cursor` to read the next page at constant cost. Null on the last page. */
-  next_cursor: z.nullable(z.string()),
-});
+export const paginationSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    page: wholeNumber,
+    limit: wholeNumber,
+    total: wholeNumber,
+    pages: wholeNumber,
+    /** Opaque; pass as `cursor` to read the next page at constant cost. Null on the last page. */
+    next_cursor: z.nullable(z.string()),
+  }),
+);
 export type Pagination = z.infer<typeof paginationSchema>;
 
-export const revenueQuery = z.strictObject({
-  start_date: z.string({ message: 'start_date is required (YYYY-MM-DD)' }),
-  end_date: z.string({ message: 'end_date is required (YYYY-MM-DD)' }),
-  group_by: z._default(z.enum(['day', 'week', 'month'], 'group_by must be day, week or month'), 'day'),
-  product_id: z.optional(productIdSchema),
-});
+export const revenueQuery = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    start_date: z.string({ message: 'start_date is required (YYYY-MM-DD)' }),
+    end_date: z.string({ message: 'end_date is required (YYYY-MM-DD)' }),
+    group_by: z._default(z.enum(['day', 'week', 'month'], 'group_by must be day, week or month'), 'day'),
+    product_id: z.optional(productIdSchema),
+  }),
+);
 export type RevenueQuery = z.infer<typeof revenueQuery>;

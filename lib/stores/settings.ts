@@ -9,41 +9,45 @@ import { config } from '../config.js';
 import { ddb, tableName } from '../data/client.js';
 import { keys } from '../data/keys.js';
 import * as z from 'zod/mini';
-import '../schemas/zod-locale.js';
+import { define } from '../schemas/define.js';
 import { APP_STORE_ENVIRONMENTS } from './app-store.js';
 
-export const appStoreSettingsSchema = z
-  .strictObject({
-    bundle_id: z.string().check(z.minLength(1), z.maxLength(255)),
-    environment: z.enum(APP_STORE_ENVIRONMENTS),
-    /** Apple requires it to verify Production transactions. */
-    app_apple_id: z.optional(z.number().check(z.int(), z.positive())),
-    /** App Store Server API key (App Store Connect > Users and Access > Integrations): legacy receipts only. */
-    server_api: z.optional(
-      z.strictObject({
-        issuer_id: z.string().check(z.minLength(1)),
-        key_id: z.string().check(z.minLength(1)),
-        private_key: z.string().check(z.includes('PRIVATE KEY', { message: 'must be the .p8 key (PEM)' })),
+export const appStoreSettingsSchema = /* @__PURE__ */ define(() =>
+  z
+    .strictObject({
+      bundle_id: z.string().check(z.minLength(1), z.maxLength(255)),
+      environment: z.enum(APP_STORE_ENVIRONMENTS),
+      /** Apple requires it to verify Production transactions. */
+      app_apple_id: z.optional(z.number().check(z.int(), z.positive())),
+      /** App Store Server API key (App Store Connect > Users and Access > Integrations): legacy receipts only. */
+      server_api: z.optional(
+        z.strictObject({
+          issuer_id: z.string().check(z.minLength(1)),
+          key_id: z.string().check(z.minLength(1)),
+          private_key: z.string().check(z.includes('PRIVATE KEY', { message: 'must be the .p8 key (PEM)' })),
+        }),
+      ),
+    })
+    .check(
+      z.refine((s) => s.environment !== 'Production' || s.app_apple_id !== undefined, {
+        path: ['app_apple_id'],
+        message: 'Production needs the app Apple id',
       }),
     ),
-  })
-  .check(
-    z.refine((s) => s.environment !== 'Production' || s.app_apple_id !== undefined, {
-      path: ['app_apple_id'],
-      message: 'Production needs the app Apple id',
-    }),
-  );
+);
 export type AppStoreSettings = z.infer<typeof appStoreSettingsSchema>;
 
-export const googlePlaySettingsSchema = z.strictObject({
-  package_name: z.string().check(z.regex(/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/, 'must be an Android package name')),
-  /** The service account's key file (JSON): client_email, private_key, token_uri. */
-  service_account: z.looseObject({
-    client_email: z.string().check(z.email()),
-    private_key: z.string().check(z.includes('PRIVATE KEY', { message: 'must be a PEM private key' })),
-    token_uri: z.optional(z.url()),
+export const googlePlaySettingsSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    package_name: z.string().check(z.regex(/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/, 'must be an Android package name')),
+    /** The service account's key file (JSON): client_email, private_key, token_uri. */
+    service_account: z.looseObject({
+      client_email: z.string().check(z.email()),
+      private_key: z.string().check(z.includes('PRIVATE KEY', { message: 'must be a PEM private key' })),
+      token_uri: z.optional(z.url()),
+    }),
   }),
-});
+);
 export type GooglePlaySettings = z.infer<typeof googlePlaySettingsSchema>;
 
 export interface StoreSettings {
