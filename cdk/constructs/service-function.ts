@@ -26,6 +26,9 @@ export const ESBUILD_SETTINGS = {
   target: 'node24',
   minify: true,
   sourcemap: true,
+  // Maps name the original file and line (NODE_OPTIONS=--enable-source-maps reads them at cold
+  // start); without a copy of every source they are a third of the size, and read faster.
+  sourcesContent: false,
   // ESM builds of dependencies are smaller: ~340 KB instead of ~510 KB for the DynamoDB client.
   mainFields: ['module', 'main'],
   // Some CommonJS dependencies call require(); give ESM bundles one.
@@ -95,6 +98,7 @@ export class ServiceFunction extends NodejsFunction {
         target: ESBUILD_SETTINGS.target,
         minify: ESBUILD_SETTINGS.minify,
         sourceMap: ESBUILD_SETTINGS.sourcemap,
+        sourcesContent: ESBUILD_SETTINGS.sourcesContent,
         mainFields: [...ESBUILD_SETTINGS.mainFields],
         banner: ESBUILD_SETTINGS.banner,
         // Bundle the AWS SDK v3 (pinned, tree-shaken) instead of the runtime's copy.
