@@ -67,8 +67,12 @@ async function requireProduct(appId: string, productId: string): Promise<Product
 export async function getSubscriptionDetail(appId: string, subscriptionId: string): Promise<SubscriptionDetail> {
   const found = await getSubscription(appId, subscriptionId);
   if (!found) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
-  const { record, payment } = found;
-  const [product, usage] = await Promise.all([getProduct(appId, record.product_id), getUsageStats(appId, record.user_id)]);
+  return subscriptionDetailOf(found.record, found.payment);
+}
+
+/** The detail of a subscription whose state and payment items are at hand: joins the product and the user's usage. */
+async function subscriptionDetailOf(record: SubscriptionRecord, payment: PaymentRecord): Promise<SubscriptionDetail> {
+  const [product, usage] = await Promise.all([getProduct(record.app_id, record.product_id), getUsageStats(record.app_id, record.user_id)]);
   const renews = record.auto_renew && (record.status === 'active' || record.status === 'pending_verification');
   return {
     ...toListItem(record),
@@ -217,24 +221,37 @@ export interface PlannedChange {
   bindOwner?: PurchaseOwner | undefined;
 }
 
+/** What commitChange leaves: the subscription as it now is (and its payment item, when asked to read it). */
+export interface CommittedChange {
+  statusChange: StatusChange | null;
+  record: SubscriptionRecord;
+  payment?: PaymentRecord | undefined;
+}
+
 /**
  * Read, decide, write: applies one lifecycle command through the state machine and saves the
  * result conditioned on the version read (with the outbox item of any status change). A lost
- * race is retried on a fresh read; a change that changes nothing writes nothing.
+ * race is retried on a fresh read; a change that changes nothing writes nothing. With
+ * `withPayment`, the payment item is read along with the state (one Query instead of one GetItem),
+ * so that the caller can answer with the subscription's detail without reading it again.
  */
 export async function commitChange(
   appId: string,
   subscriptionId: string,
   plan: (current: SubscriptionRecord, now: Date) => PlannedChange | Promise<PlannedChange>,
-): Promise<{ statusChange: StatusChange | null }> {
+  options: { withPayment?: boolean } = {},
+): Promise<CommittedChange> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const current = await getSubscriptionRecord(appId, subscriptionId);
-    if (!current) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
+    const found = options.withPayment
+      ? await getSubscription(appId, subscriptionId)
+      : await getSubscriptionRecord(appId, subscriptionId).then((record) => record && { record, payment: undefined });
+    if (!found) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
+    const { record: current, payment: currentPayment } = found;
     const now = new Date();
     const { command, payment, bindTransaction, bindOwner } = await plan(current, now);
     const { next, statusChange, refund } = applyCommand(current, command, now);
     const unchanged = !statusChange && !payment && (Object.keys(next) as (keyof typeof next)[]).every((field) => next[field] === current[field]);
-    if (unchanged) return { statusChange: null };
+    if (unchanged) return { statusChange: null, record: current, payment: currentPayment };
     const revenue = revenueDelta({
       operation: command.type === 'activate' || command.type === 'renew' || command.type === 'cancel' ? command.type : 'other',
       refund,
@@ -246,10 +263,11 @@ export async function commitChange(
       expiresAtBefore: current.expires_at,
     });
     const outcome = await saveSubscriptionState(current, next, now, { statusChange, payment, bindTransaction, bindOwner, revenue });
-    if (outcome.saved) return { statusChange };
+    // The payment item as the same transaction left it.
+    if (outcome.saved) return { statusChange, record: outcome.record, payment: currentPayment && { ...currentPayment, ...payment } };
     if (outcome.reason === 'owned_by_another_user') throw new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
     if (outcome.reason === 'transaction_bound' && (await requireTransactionFree(appId, subscriptionId, bindTransaction!)) === 'already_applied') {
-      return { statusChange: null };
+      return { statusChange: null, record: current, payment: currentPayment };
     }
   }
   throw new AppError('CONCURRENT_MODIFICATION', `Subscription ${subscriptionId} is being changed by another request; retry`, {
@@ -257,14 +275,17 @@ export async function commitChange(
   });
 }
 
-/** Applies a change and answers with the subscription detail afterwards (the API's response body). */
+/**
+ * Applies a change and answers with the subscription's detail as the change left it (the API's
+ * response body), built from the items read and written rather than read again.
+ */
 async function changeSubscription(
   appId: string,
   subscriptionId: string,
   plan: (current: SubscriptionRecord, now: Date) => PlannedChange | Promise<PlannedChange>,
 ): Promise<SubscriptionDetail> {
-  await commitChange(appId, subscriptionId, plan);
-  return getSubscriptionDetail(appId, subscriptionId);
+  const { record, payment } = await commitChange(appId, subscriptionId, plan, { withPayment: true });
+  return subscriptionDetailOf(record, payment!);
 }
 
 /**
