@@ -1,0 +1,157 @@
+/**
+ * Issue #8 (2), hot path. In one warm process, the handler (middy, header normalisation, zod,
+ * authentication with the key cached as in AWS, the rate limiter, the response envelope) against
+ * the lib/ calls it makes, with the same DynamoDB work: the limiter's counter update and the
+ * service call. The difference is the handler's own cost per request. Budget: median <= 300 us,
+ * for GET /v1/subscriptions/{id} (detail) and POST /v2/users/report/events (10 events).
+ *
+ * Handler and direct call alternate (ABAB...), so both see the same DynamoDB Local and the same
+ * load; the overhead is the median of the per-pair differences. Wall time is the budget; CPU time
+ * (process.cpuUsage, which DynamoDB Local's latency does not blur) is reported next to it. The
+ * limiter's own cost is reported separately: its counter write alone, and its logic (the
+ * decision and headers) as enforceRateLimit minus that write.
+ */
+import { startBenchDynamoDb } from './support/local-dynamodb.js';
+import { writeResults, type BudgetCheck } from './support/report.js';
+import { median, round } from './support/stats.js';
+
+const PAIRS = Number(process.env.HOT_PATH_PAIRS ?? 400);
+const WARMUP_PAIRS = 60;
+const BUDGET_US = 300;
+const EVENTS_PER_REQUEST = 10;
+
+// Before lib/ is imported (config is read once): a warm function's key cache as in AWS, and limits
+// no benchmark reaches (the counter write is measured, not the refusal).
+process.env.KEY_CACHE_TTL_SECONDS = '30';
+process.env.RATE_LIMIT_STANDARD_PER_MINUTE = '1000000000';
+process.env.RATE_LIMIT_PREMIUM_PER_MINUTE = '1000000000';
+
+const dynamo = await startBenchDynamoDb('bench-hot-path');
+try {
+  const { findApiKey } = await import('../lib/data/apps.js');
+  const { countRequest } = await import('../lib/data/rate-limits.js');
+  const { enforceRateLimit } = await import('../lib/http/rate-limit.js');
+  const { reportEvents } = await import('../lib/services/reporting.js');
+  const { getSubscriptionDetail } = await import('../lib/services/subscriptions.js');
+  const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
+  const { handler: detailHandler } = await import('../functions/subscriptions/get.js');
+  const { handler: eventsHandler } = await import('../functions/mobile/report-events.js');
+  const { createTestApp } = await import('../test/support/fixtures.js');
+  const { mobileHeaders } = await import('../test/support/mobile.js');
+  const { seedSubscription } = await import('../test/support/subscriptions.js');
+  const { invoke, proxyEvent } = await import('./support/invoke.js');
+  type MobileCaller = import('../lib/http/endpoint.js').MobileCaller;
+
+  const app = await createTestApp();
+  const subscription = await seedSubscription(app.appId);
+  const secretKey = (await findApiKey(app.secretKey))!;
+  const sdkKey = (await findApiKey(app.sdkKey))!;
+  const user = 'hot-path-user';
+  /** The caller the mobile endpoint builds from the key and the headers. */
+  const mobileCaller: MobileCaller = { appId: app.appId, keyId: sdkKey.key_id, kind: 'sdk', tier: sdkKey.tier ?? 'standard', userId: user, appIdHeader: app.appId, platform: 'ios', sdkVersion: '1.0.0' };
+
+  let sequence = 0;
+  /** A fresh batch each time, so every request stores new events (a repeated one is deduplicated). */
+  const batch = () => Array.from({ length: EVENTS_PER_REQUEST }, () => ({ name: 'screen_view', user, sessionId: 's-1', eventId: `e-${++sequence}`, extra: { screen_name: 'home' } }));
+  const ok = (result: { statusCode: number; body: string }) => {
+    if (result.statusCode !== 200) throw new Error(`handler answered ${result.statusCode}: ${result.body}`);
+  };
+
+  interface Subject {
+    /** Prepares one request outside the measured time and returns the call to measure. */
+    prepare(): () => Promise<unknown>;
+  }
+  interface Scenario {
+    name: string;
+    handler: Subject;
+    direct: Subject;
+  }
+  const scenarios: Scenario[] = [
+    {
+      name: 'GET /v1/subscriptions/{id}',
+      handler: {
+        prepare: () => {
+          const event = proxyEvent({ method: 'GET', resource: `${SUBSCRIPTIONS_BASE}/{subscription_id}`, pathParameters: { subscription_id: subscription.id }, headers: { Authorization: `Bearer ${app.secretKey}` } });
+          return async () => ok(await invoke(detailHandler, event));
+        },
+      },
+      direct: {
+        prepare: () => async () => {
+          await countRequest(secretKey.key_id);
+          await getSubscriptionDetail(app.appId, subscription.id);
+        },
+      },
+    },
+    {
+      name: `POST /v2/users/report/events (${EVENTS_PER_REQUEST} events)`,
+      handler: {
+        prepare: () => {
+          const event = proxyEvent({ method: 'POST', resource: '/v2/users/report/events', headers: mobileHeaders(app, user), body: { events: batch() } });
+          return async () => ok(await invoke(eventsHandler, event));
+        },
+      },
+      direct: {
+        prepare: () => {
+          const events = batch();
+          return async () => {
+            await countRequest(sdkKey.key_id);
+            await reportEvents(mobileCaller, events);
+          };
+        },
+      },
+    },
+    {
+      // The limiter itself: its logic (decision, headers) around the counter write, against the write alone.
+      name: 'rate limiter: enforceRateLimit vs its counter write',
+      handler: { prepare: () => () => enforceRateLimit({ keyId: secretKey.key_id, tier: secretKey.tier ?? 'standard' }) },
+      direct: { prepare: () => () => countRequest(secretKey.key_id) },
+    },
+  ];
+
+  interface Sample {
+    wallUs: number;
+    cpuUs: number;
+  }
+  async function sample(subject: Subject): Promise<Sample> {
+    const call = subject.prepare();
+    const cpu = process.cpuUsage();
+    const start = process.hrtime.bigint();
+    await call();
+    const wallUs = Number(process.hrtime.bigint() - start) / 1000;
+    const { user: u, system } = process.cpuUsage(cpu);
+    return { wallUs, cpuUs: u + system };
+  }
+
+  const figures: Record<string, unknown> = { pairs: PAIRS, events_per_request: EVENTS_PER_REQUEST };
+  const checks: BudgetCheck[] = [];
+  for (const scenario of scenarios) {
+    const pairs: { handler: Sample; direct: Sample }[] = [];
+    for (let i = 0; i < WARMUP_PAIRS + PAIRS; i++) {
+      // Alternate which goes first, so neither always follows the other's socket and GC state.
+      const first = i % 2 === 0 ? scenario.handler : scenario.direct;
+      const a = await sample(first);
+      const b = await sample(first === scenario.handler ? scenario.direct : scenario.handler);
+      if (i >= WARMUP_PAIRS) pairs.push(first === scenario.handler ? { handler: a, direct: b } : { handler: b, direct: a });
+    }
+    const stat = (pick: (p: { handler: Sample; direct: Sample }) => number) => round(median(pairs.map(pick)));
+    const result = {
+      handler_us: { wall: stat((p) => p.handler.wallUs), cpu: stat((p) => p.handler.cpuUs) },
+      direct_us: { wall: stat((p) => p.direct.wallUs), cpu: stat((p) => p.direct.cpuUs) },
+      overhead_us: { wall: stat((p) => p.handler.wallUs - p.direct.wallUs), cpu: stat((p) => p.handler.cpuUs - p.direct.cpuUs) },
+    };
+    figures[scenario.name] = result;
+    console.log(
+      `${scenario.name.padEnd(52)} handler ${result.handler_us.wall.toFixed(0).padStart(6)} us, direct ${result.direct_us.wall.toFixed(0).padStart(6)} us:` +
+        ` overhead ${result.overhead_us.wall.toFixed(0).padStart(5)} us wall, ${result.overhead_us.cpu.toFixed(0).padStart(5)} us CPU (medians of ${PAIRS} pairs)`,
+    );
+    if (scenario.name.startsWith('rate limiter')) {
+      console.log(`  the counter write (UpdateItem) alone: ${result.direct_us.wall.toFixed(0)} us wall, ${result.direct_us.cpu.toFixed(0)} us CPU per request`);
+    } else {
+      checks.push({ name: `${scenario.name}: handler overhead, median us`, value: result.overhead_us.wall, budget: `<= ${BUDGET_US}`, pass: result.overhead_us.wall <= BUDGET_US });
+    }
+  }
+  writeResults('hot-path', figures, checks);
+  process.exitCode = checks.every((c) => c.pass) ? 0 : 1;
+} finally {
+  await dynamo.stop();
+}
