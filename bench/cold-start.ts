@@ -30,7 +30,6 @@ import { median, round } from './support/stats.js';
 import { startStubEndpoints } from './support/stub-endpoints.js';
 
 const RUNS = Number(process.env.COLD_START_RUNS ?? 5);
-const SIZE_MARGIN_BYTES = 120 * 1024;
 const MAX_RATIO = 1.3;
 /**
  * lambda-perf (daily cold starts of trivial functions, arm64): a hello-world nodejs22.x/24.x init
@@ -63,7 +62,7 @@ try {
   const { createTestApp, PREMIUM_MONTHLY } = await import('../test/support/fixtures.js');
   const { mobileHeaders } = await import('../test/support/mobile.js');
   const { seedSubscription } = await import('../test/support/subscriptions.js');
-  const { buildBundle, bytesByPackage, deployedFunctions, FLOOR_HANDLER } = await import('./support/bundles.js');
+  const { buildBundle, bytesByPackage, deployedFunctions, FLOOR_HANDLER, SIZE_EXCEPTIONS, SIZE_MARGIN_BYTES } = await import('./support/bundles.js');
   const { proxyEvent } = await import('./support/invoke.js');
 
   // --- Bundles -------------------------------------------------------------------------------
@@ -368,7 +367,7 @@ try {
   for (const r of rows) {
     console.log(
       `| ${r.names.join(', ')} | ${kb(r.bytes)} | ${kb(r.over_floor_bytes)} | ${r.cpu.total.toFixed(0)} (${r.floor.cpu.total.toFixed(0)}) | ${r.ratio.toFixed(2)} |` +
-        ` ${r.wall.total.toFixed(0)} (${r.floor.wall.total.toFixed(0)}) | ${r.wall_ratio.toFixed(2)} | ${r.over_floor_bytes <= SIZE_MARGIN_BYTES ? 'PASS' : 'FAIL'} | ${r.ratio <= MAX_RATIO ? 'PASS' : 'FAIL'} |`,
+        ` ${r.wall.total.toFixed(0)} (${r.floor.wall.total.toFixed(0)}) | ${r.wall_ratio.toFixed(2)} | ${r.over_floor_bytes <= SIZE_MARGIN_BYTES ? 'PASS' : SIZE_EXCEPTIONS[r.function] ? 'FAIL (stated exception)' : 'FAIL'} | ${r.ratio <= MAX_RATIO ? 'PASS' : 'FAIL'} |`,
     );
   }
   for (const [label, ratio] of [['median function', typical], [`worst, ${worst.names[0]}`, worst.ratio]] as const) {
