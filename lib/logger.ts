@@ -14,7 +14,11 @@ import { redactLogValue } from './redact.js';
 export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-const levelFrom = (value: string | undefined): LogLevel | undefined => LOG_LEVELS.find((level) => level === value?.toUpperCase());
+/** A level name as the environment gives it; Lambda's log-level control says FATAL where Powertools says CRITICAL. */
+const levelFrom = (value: string | undefined): LogLevel | undefined => {
+  const name = value?.toUpperCase() === 'FATAL' ? 'CRITICAL' : value?.toUpperCase();
+  return LOG_LEVELS.find((level) => level === name);
+};
 
 /** The X-Ray trace of the current invocation (`Root=1-...;Parent=...;Sampled=1` in Lambda's environment). */
 const traceId = (): string | undefined => /Root=([^;]+)/.exec(process.env._X_AMZN_TRACE_ID ?? '')?.[1];
