@@ -16,7 +16,7 @@
  * process. Wall times are reported next to it.
  *
  * Lambda cannot be measured here; the expected init on Lambda is our ratio times the published
- * lambda-perf references. COLD_START_RUNS (default 5), COLD_START_ONLY=<function names,...>,
+ * lambda-perf references. COLD_START_RUNS (default 7), COLD_START_ONLY=<function names,...>,
  * COLD_START_CPU_PROF=<dir> (V8 CPU profiles of every process) and COLD_START_REQUEST_PROF=<dir>
  * (of every first request alone) help when investigating.
  */
@@ -29,7 +29,7 @@ import { writeResults, type BudgetCheck } from './support/report.js';
 import { median, round } from './support/stats.js';
 import { startStubEndpoints } from './support/stub-endpoints.js';
 
-const RUNS = Number(process.env.COLD_START_RUNS ?? 5);
+const RUNS = Number(process.env.COLD_START_RUNS ?? 7);
 const MAX_RATIO = 1.3;
 /**
  * lambda-perf (daily cold starts of trivial functions, arm64): a hello-world nodejs22.x/24.x init
