@@ -69,9 +69,12 @@ function canonical(value: unknown): string {
 
 type Snapshot = Map<string, { item: Item; json: string }>;
 
+/** Partition prefix of the per-API-key rate-limit windows (`RATE#<key id>`). */
+const RATE_PREFIX = keys.rateLimitWindow('').pk;
+
 /**
- * Every item of this file's table, except the per-API-key rate-limit counters (`RATE#<key id>`):
- * any request, also a refused one, may count against its own key, which is not app data.
+ * Every item of this file's table, except the rate-limit windows: any authenticated request, also
+ * a refused one, counts against its own key, and that counter is not app data.
  */
 async function scanTable(): Promise<Snapshot> {
   const snapshot: Snapshot = new Map();
@@ -79,7 +82,7 @@ async function scanTable(): Promise<Snapshot> {
   do {
     const page = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }));
     for (const item of page.Items ?? []) {
-      if (String(item.pk).startsWith('RATE#')) continue;
+      if (String(item.pk).startsWith(RATE_PREFIX)) continue;
       snapshot.set(`${item.pk} | ${item.sk}`, { item, json: canonical(item) });
     }
     ExclusiveStartKey = page.LastEvaluatedKey;
