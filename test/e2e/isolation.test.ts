@@ -19,6 +19,7 @@ import { getApp } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys, listCounterKey, type TableKey } from '../../lib/data/keys.js';
 import { setWebhook } from '../../lib/data/webhooks.js';
+import { apiKeyId, sha256Hex } from '../../lib/ids.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import type { Product } from '../../lib/schemas/product.js';
 import { putStoreSettings } from '../../lib/stores/settings.js';
@@ -615,6 +616,21 @@ describe("tenant isolation: app B's keys against app A's data", () => {
       }
     });
     expect(routes.length).toBeGreaterThan(0);
+  });
+
+  it("app B's requests, refused or not, never count against app A's rate-limit windows", async () => {
+    // The windows are left out of the snapshots (every request counts against its own key); here, whose key is counted.
+    const windowOf = (key: string, kind: 'secret' | 'sdk') => getItem(keys.rateLimitWindow(apiKeyId(kind, sha256Hex(key))));
+    const windowsOfA = () => Promise.all([windowOf(a.secretKey, 'secret'), windowOf(a.sdkKey, 'sdk')]);
+    const before = await windowsOfA();
+    expect(before.every((window) => window !== undefined)).toBe(true); // A's keys were used in setup
+    const bBefore = await windowOf(b.secretKey, 'secret');
+    for (let i = 0; i < 5; i++) {
+      expectSubscriptionError(await call('GetSubscription', { ...secret(b), params: { subscription_id: aSubs.verified } }), 404, 'SUBSCRIPTION_NOT_FOUND');
+      expectMobileError(await call('SegmentInfo', { headers: mobileHeaders(b, A_BUYER, { 'x-app-id': a.appId }) }), 403, 'FORBIDDEN');
+    }
+    expect(await windowsOfA()).toEqual(before);
+    expect(await windowOf(b.secretKey, 'secret')).not.toEqual(bBefore);
   });
 
   it("after every probe, each item of app A is exactly as it was (full-table scan, rate-limit counters aside)", async () => {
