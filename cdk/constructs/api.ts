@@ -2,10 +2,11 @@
  * API Gateway (REST API) with one Lambda function per row of lib/routes.ts. Each function may
  * perform exactly the DynamoDB actions its route declares, on the table and its indexes.
  */
-import { CfnOutput, Duration } from 'aws-cdk-lib';
-import { AccessLogFormat, LambdaIntegration, LogGroupLogDestination, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import { ServiceFunction } from './service-function.js';
@@ -35,7 +36,7 @@ export class Api extends Construct {
   readonly restApi: RestApi;
   readonly functions: Map<string, ServiceFunction> = new Map();
 
-  constructor(scope: Construct, id: string, props: { table: Table; storeSecretsPrefix: string; routes?: readonly Route[] }) {
+  constructor(scope: Construct, id: string, props: { table: Table; storeSecretsPrefix: string; webAclArn?: string | undefined; routes?: readonly Route[] }) {
     super(scope, id);
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: 'subscription-backend',
@@ -48,8 +49,30 @@ export class Api extends Construct {
         throttlingRateLimit: 100,
         accessLogDestination: new LogGroupLogDestination(new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH })),
         accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        // Execution logs of failed requests only. Never data tracing: it logs whole requests
+        // and responses, i.e. API keys, receipts and emails.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
       },
     });
+    Validations.of(this.restApi.node.findChild('CloudWatchRole')).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason: "API Gateway's account-wide logging role (needed for access and execution logs); AWS documents this managed policy for it.",
+    });
+    Validations.of(this.restApi).acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason: "Every handler validates path, query and body with the zod schemas in lib/schemas and answers in its API's envelope with field paths; a gateway validator would duplicate them with a different error body.",
+    });
+    // WAF: opt-in (`-c webAclArn=...`), as a web ACL has a monthly fee and the AWS managed common
+    // rule set blocks bodies over 8 KB (event batches may be 1 MB).
+    if (props.webAclArn) {
+      new CfnWebACLAssociation(this, 'WebAcl', { resourceArn: this.restApi.deploymentStage.stageArn, webAclArn: props.webAclArn });
+    } else {
+      Validations.of(this.restApi.deploymentStage).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason: 'No web ACL given (-c webAclArn=...): abuse is bounded by stage throttling and per-key authentication in every handler.',
+      });
+    }
 
     // [type, code, status]; no status for the DEFAULT_* catch-alls, so 403, 415, 502, 504...
     // keep the status API Gateway gives them and only the body becomes JSON.
@@ -79,7 +102,9 @@ export class Api extends Construct {
         timeout: Duration.seconds(10),
       }).useTable(props.table, route.table);
       if (route.storeSecrets) fn.useStoreSecrets(props.storeSecretsPrefix);
-      this.restApi.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn));
+      const method = this.restApi.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn));
+      const reason = `The handler authenticates the ${route.api} API key (${route.api === 'mobile' ? 'X-API-KEY' : 'Bearer'}) by its SHA-256 in the table (lib/http/auth.ts); callers are apps, not IAM or Cognito users.`;
+      Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
       this.functions.set(route.name, fn);
     }
 

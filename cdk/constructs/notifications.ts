@@ -4,7 +4,7 @@
  * queue for events whose retries are exhausted, and alarms an operator can subscribe to.
  * Operators attach their own rules and targets to `bus` (see the README).
  */
-import { CfnOutput, Duration } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
@@ -22,6 +22,7 @@ import { ServiceFunction } from './service-function.js';
 /** A dead-letter queue and an alarm on its first message: anything in a dead-letter queue needs a person. */
 function deadLetterQueue(scope: Construct, id: string, holds: string, alarmTopic: Topic): Queue {
   const queue = new Queue(scope, id, { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+  Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason: `It is itself a dead-letter queue (${holds}), watched by an alarm; nothing consumes it automatically.` });
   new Alarm(scope, `${id}Alarm`, {
     alarmDescription: holds,
     metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
@@ -55,7 +56,7 @@ export class Notifications extends Construct {
     super(scope, id);
     const { table } = props;
     this.bus = new EventBus(this, 'Bus', { description: 'subscription.status_changed events of the subscription backend' });
-    this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'Subscription backend alarms' });
+    this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'Subscription backend alarms', enforceSSL: true });
     this.webhookDeadLetters = deadLetterQueue(this, 'WebhookDeadLetters', 'webhook events undeliverable after every retry', this.alarmTopic);
     const streamFailures = deadLetterQueue(this, 'StreamFailures', 'outbox stream batches the publisher could not put on the bus', this.alarmTopic);
     const ruleFailures = deadLetterQueue(this, 'RuleTargetFailures', 'events the webhook deliverer could not process', this.alarmTopic);

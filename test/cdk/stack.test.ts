@@ -340,7 +340,7 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
       expect(role.ManagedPolicyArns, id).toBeUndefined();
       expect(role.Policies, id).toBeUndefined();
     }
-    // The account-wide role API Gateway writes access and execution logs with.
+    // The account-wide role API Gateway writes access and execution logs with (acknowledged AwsSolutions-IAM4).
     expect(others).toHaveLength(1);
     const [apiGatewayRoleId, apiGatewayRole] = others[0]!;
     expect(apiGatewayRole.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' } }]);
