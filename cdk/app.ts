@@ -4,7 +4,5 @@ import { addNagChecks } from './nag.js';
 import { SubscriptionBackendStack } from './stack.js';
 
 const app = new App();
-new SubscriptionBackendStack(app, (app.node.tryGetContext('stackName') as string | undefined) ?? 'SubscriptionBackend', {
-  webAclArn: app.node.tryGetContext('webAclArn') as string | undefined,
-});
+new SubscriptionBackendStack(app, (app.node.tryGetContext('stackName') as string | undefined) ?? 'SubscriptionBackend');
 addNagChecks(app);

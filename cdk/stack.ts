@@ -5,23 +5,17 @@ import { Api } from './constructs/api.js';
 import { DataStore } from './constructs/data.js';
 import { Notifications } from './constructs/notifications.js';
 
-export interface SubscriptionBackendStackProps extends StackProps {
-  /** A WAFv2 web ACL (REGIONAL scope) to associate with the API stage; none by default. */
-  webAclArn?: string | undefined;
-}
-
 export class SubscriptionBackendStack extends Stack {
   readonly data: DataStore;
   readonly api: Api;
   readonly notifications: Notifications;
 
-  constructor(scope: Construct, id: string, props: SubscriptionBackendStackProps = {}) {
-    const { webAclArn, ...stackProps } = props;
-    super(scope, id, { description: 'Self-hosted subscription backend', ...stackProps });
+  constructor(scope: Construct, id: string, props: StackProps = {}) {
+    super(scope, id, { description: 'Self-hosted subscription backend', ...props });
     this.data = new DataStore(this, 'Data');
     // Store credentials: one Secrets Manager secret per app and store, written by `admin --aws stores ... set`.
     const storeSecretsPrefix = `subscription-backend/${this.stackName}/`;
-    this.api = new Api(this, 'Api', { table: this.data.table, storeSecretsPrefix, webAclArn });
+    this.api = new Api(this, 'Api', { table: this.data.table, storeSecretsPrefix });
     new CfnOutput(this, 'StoreSecretsPrefix', { value: storeSecretsPrefix, description: 'STORE_SECRETS_PREFIX for `admin --aws stores ... set`' });
     this.notifications = new Notifications(this, 'Notifications', { table: this.data.table });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for `admin --aws`' });

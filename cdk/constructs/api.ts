@@ -9,6 +9,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ROUTES, type Route } from '../../lib/routes.js';
+import { config, rateLimitVariable } from '../../lib/config.js';
+import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { ServiceFunction } from './service-function.js';
 
 /**
@@ -36,7 +38,7 @@ export class Api extends Construct {
   readonly restApi: RestApi;
   readonly functions: Map<string, ServiceFunction> = new Map();
 
-  constructor(scope: Construct, id: string, props: { table: Table; storeSecretsPrefix: string; webAclArn?: string | undefined; routes?: readonly Route[] }) {
+  constructor(scope: Construct, id: string, props: { table: Table; storeSecretsPrefix: string; routes?: readonly Route[] }) {
     super(scope, id);
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: 'subscription-backend',
@@ -45,8 +47,10 @@ export class Api extends Construct {
       deployOptions: {
         stageName: 'prod',
         tracingEnabled: true,
-        throttlingBurstLimit: 200,
-        throttlingRateLimit: 100,
+        // A stage-wide flood guard in front of every function (the per-key limits are enforced
+        // in the handlers); size it for all apps together: -c apiThrottleRate=… -c apiThrottleBurst=…
+        throttlingRateLimit: Number(this.node.tryGetContext('apiThrottleRate') ?? 100),
+        throttlingBurstLimit: Number(this.node.tryGetContext('apiThrottleBurst') ?? 200),
         accessLogDestination: new LogGroupLogDestination(new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH })),
         accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
         // Execution logs of failed requests only. Never data tracing: it logs whole requests
@@ -63,14 +67,15 @@ export class Api extends Construct {
       id: 'AwsSolutions-APIG2',
       reason: "Every handler validates path, query and body with the zod schemas in lib/schemas and answers in its API's envelope with field paths; a gateway validator would duplicate them with a different error body.",
     });
-    // WAF: opt-in (`-c webAclArn=...`), as a web ACL has a monthly fee and the AWS managed common
-    // rule set blocks bodies over 8 KB (event batches may be 1 MB).
-    if (props.webAclArn) {
-      new CfnWebACLAssociation(this, 'WebAcl', { resourceArn: this.restApi.deploymentStage.stageArn, webAclArn: props.webAclArn });
+    // WAF is opt-in: an operator's web ACL (REGIONAL) with -c webAclArn=…. Not by default, as a web
+    // ACL has a monthly fee and the AWS managed common rule set blocks bodies over 8 KB (event batches may be 1 MB).
+    const webAclArn = this.node.tryGetContext('webAclArn') as string | undefined;
+    if (webAclArn) {
+      new CfnWebACLAssociation(this, 'WebAcl', { resourceArn: this.restApi.deploymentStage.stageArn, webAclArn });
     } else {
       Validations.of(this.restApi.deploymentStage).acknowledge({
         id: 'AwsSolutions-APIG3',
-        reason: 'No web ACL given (-c webAclArn=...): abuse is bounded by stage throttling and per-key authentication in every handler.',
+        reason: 'No web ACL given (-c webAclArn=...): floods meet the stage throttle, every request needs a valid API key, and each key has its rate limit.',
       });
     }
 
@@ -95,11 +100,15 @@ export class Api extends Construct {
       });
     }
 
+    // Per-key limits of each tier, as configured where `cdk deploy` runs (the same variables
+    // and defaults the local gateway reads), so AWS and `npm start` enforce the same numbers.
+    const rateLimitEnvironment = Object.fromEntries(RATE_LIMIT_TIERS.map((tier) => [rateLimitVariable(tier), String(config.rateLimits[tier])]));
     for (const route of props.routes ?? ROUTES) {
       const fn = new ServiceFunction(this, route.name, {
         handlerModule: route.handler,
         description: `${route.method} ${route.path}`,
         timeout: Duration.seconds(10),
+        environment: rateLimitEnvironment,
       }).useTable(props.table, route.table);
       if (route.storeSecrets) fn.useStoreSecrets(props.storeSecretsPrefix);
       const method = this.restApi.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn));

@@ -9,15 +9,15 @@ import type { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addNagChecks } from '../../cdk/nag.js';
-import { SubscriptionBackendStack, type SubscriptionBackendStackProps } from '../../cdk/stack.js';
+import { SubscriptionBackendStack } from '../../cdk/stack.js';
 
 type Report = ReturnType<AwsSolutionsChecks['validateScope']>;
 
-function synth(props: SubscriptionBackendStackProps = {}) {
+function synth(context: Record<string, string> = {}) {
   // No esbuild: the template is what is checked (npm run synth bundles and checks for real). No
   // built-in CloudFormation schema validation either (~10 s): stack.test.ts's synthesis runs it.
-  const app = new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new SubscriptionBackendStack(app, 'Test', props);
+  const app = new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const stack = new SubscriptionBackendStack(app, 'Test');
   const pack = addNagChecks(app);
   // Synthesis runs the registered pack: an unacknowledged error would throw here, with the report.
   const template = Template.fromStack(stack);
