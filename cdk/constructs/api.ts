@@ -2,13 +2,14 @@
  * API Gateway (REST API) with one Lambda function per row of lib/routes.ts. Each function may
  * perform exactly the DynamoDB actions its route declares, on the table and its indexes.
  */
-import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration } from 'aws-cdk-lib';
 import { AccessLogFormat, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ROUTES, type Route } from '../../lib/routes.js';
+import { acknowledge } from './acknowledge.js';
 import { config, rateLimitVariable } from '../../lib/config.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { ServiceFunction } from './service-function.js';
@@ -59,11 +60,11 @@ export class Api extends Construct {
         dataTraceEnabled: false,
       },
     });
-    Validations.of(this.restApi.node.findChild('CloudWatchRole')).acknowledge({
+    acknowledge(this.restApi.node.findChild('CloudWatchRole'), {
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       reason: "API Gateway's account-wide logging role (needed for access and execution logs); AWS documents this managed policy for it.",
     });
-    Validations.of(this.restApi).acknowledge({
+    acknowledge(this.restApi, {
       id: 'AwsSolutions-APIG2',
       reason: "Every handler validates path, query and body with the zod schemas in lib/schemas and answers in its API's envelope with field paths; a gateway validator would duplicate them with a different error body.",
     });
@@ -73,7 +74,7 @@ export class Api extends Construct {
     if (webAclArn) {
       new CfnWebACLAssociation(this, 'WebAcl', { resourceArn: this.restApi.deploymentStage.stageArn, webAclArn });
     } else {
-      Validations.of(this.restApi.deploymentStage).acknowledge({
+      acknowledge(this.restApi.deploymentStage, {
         id: 'AwsSolutions-APIG3',
         reason: 'No web ACL given (-c webAclArn=...): floods meet the stage throttle, every request needs a valid API key, and each key has its rate limit.',
       });
@@ -113,7 +114,7 @@ export class Api extends Construct {
       if (route.storeSecrets) fn.useStoreSecrets(props.storeSecretsPrefix);
       const method = this.restApi.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn));
       const reason = `The handler authenticates the ${route.api} API key (${route.api === 'mobile' ? 'X-API-KEY' : 'Bearer'}) by its SHA-256 in the table (lib/http/auth.ts); callers are apps, not IAM or Cognito users.`;
-      Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
+      acknowledge(method, { id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
       this.functions.set(route.name, fn);
     }
 

@@ -4,7 +4,7 @@
  * queue for events whose retries are exhausted, and alarms an operator can subscribe to.
  * Operators attach their own rules and targets to `bus` (see the README).
  */
-import { CfnOutput, Duration, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
@@ -17,12 +17,13 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
 import { EVENT_SOURCE, STATUS_CHANGED } from '../../lib/events/schemas.js';
+import { acknowledge } from './acknowledge.js';
 import { ServiceFunction } from './service-function.js';
 
 /** A dead-letter queue and an alarm on its first message: anything in a dead-letter queue needs a person. */
 function deadLetterQueue(scope: Construct, id: string, holds: string, alarmTopic: Topic): Queue {
   const queue = new Queue(scope, id, { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
-  Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason: `It is itself a dead-letter queue (${holds}), watched by an alarm; nothing consumes it automatically.` });
+  acknowledge(queue, { id: 'AwsSolutions-SQS3', reason: `It is itself a dead-letter queue (${holds}), watched by an alarm; nothing consumes it automatically.` });
   new Alarm(scope, `${id}Alarm`, {
     alarmDescription: holds,
     metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),

@@ -4,7 +4,7 @@
  * role of its own that starts with nothing but writing that log group (no AWS managed policy).
  * Every function of the stack is one of these, so the defaults cannot drift between functions.
  */
-import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -14,6 +14,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE } from '../../lib/data/table.js';
 import type { TableAction } from '../../lib/routes.js';
+import { acknowledge } from './acknowledge.js';
 import { resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
@@ -62,7 +63,7 @@ export class ServiceFunction extends NodejsFunction {
     this.addEnvironment('STORE_SECRETS_PREFIX', prefix);
     const secrets = Stack.of(this).formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${prefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
     this.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secrets] }));
-    Validations.of(this.role!).acknowledge({
+    acknowledge(this.role!.node.findChild('DefaultPolicy'), {
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${prefix}*]`,
       reason: 'Store secrets are created per app at run time (admin stores ... set) and Secrets Manager suffixes every ARN randomly: only a name-prefix wildcard, scoped to this stack, can name them.',
     });
@@ -81,7 +82,7 @@ export class ServiceFunction extends NodejsFunction {
     // Instead of AWSLambdaBasicExecutionRole (create any log group, write any log stream): its own log group only.
     const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: `${id} function` });
     logGroup.grantWrite(role);
-    Validations.of(role).acknowledge({
+    acknowledge(role.node.findChild('DefaultPolicy'), {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
         'Only actions without resource-level permissions: X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and, for a stream event source, dynamodb:ListStreams; test/cdk/stack.test.ts fails on any other `*`.',
