@@ -35,6 +35,8 @@ const gatewayErrorTemplate = (code: string, withRequestId: boolean): string =>
     ...(withRequestId ? { request_id: '$context.requestId' } : {}),
   }).replaceAll(`"${MESSAGE}"`, '$context.error.messageString');
 
+const STAGE_NAME = 'prod';
+
 export class Api extends Construct {
   readonly restApi: RestApi;
   readonly functions: Map<string, ServiceFunction> = new Map();
@@ -46,7 +48,7 @@ export class Api extends Construct {
       description: 'Subscription management API (/v1/subscriptions) and mobile reporting API',
       cloudWatchRole: true,
       deployOptions: {
-        stageName: 'prod',
+        stageName: STAGE_NAME,
         tracingEnabled: true,
         // A stage-wide flood guard in front of every function (the per-key limits are enforced
         // in the handlers); size it for all apps together: -c apiThrottleRate=… -c apiThrottleBurst=…
@@ -60,6 +62,10 @@ export class Api extends Construct {
         dataTraceEnabled: false,
       },
     });
+    // API Gateway would create the execution log group itself, without a retention: create it first.
+    const stage = this.restApi.deploymentStage;
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', { logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${STAGE_NAME}`, retention: RetentionDays.ONE_MONTH });
+    stage.node.addDependency(executionLogs);
     acknowledge(this.restApi.node.findChild('CloudWatchRole'), {
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       reason: "API Gateway's account-wide logging role (needed for access and execution logs); AWS documents this managed policy for it.",
@@ -72,9 +78,9 @@ export class Api extends Construct {
     // ACL has a monthly fee and the AWS managed common rule set blocks bodies over 8 KB (event batches may be 1 MB).
     const webAclArn = this.node.tryGetContext('webAclArn') as string | undefined;
     if (webAclArn) {
-      new CfnWebACLAssociation(this, 'WebAcl', { resourceArn: this.restApi.deploymentStage.stageArn, webAclArn });
+      new CfnWebACLAssociation(this, 'WebAcl', { resourceArn: stage.stageArn, webAclArn });
     } else {
-      acknowledge(this.restApi.deploymentStage, {
+      acknowledge(stage, {
         id: 'AwsSolutions-APIG3',
         reason: 'No web ACL given (-c webAclArn=...): floods meet the stage throttle, every request needs a valid API key, and each key has its rate limit.',
       });

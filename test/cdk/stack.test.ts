@@ -172,6 +172,17 @@ describe('the CDK stack', () => {
     }
   });
 
+  it('logs failed requests at the stage, never whole requests (data tracing), into a log group it creates with a retention', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false })],
+    });
+    const [apiId] = ofType('AWS::ApiGateway::RestApi')[0]!;
+    template.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: { 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: apiId }, '/prod']] },
+      RetentionInDays: 30,
+    });
+  });
+
   it('outputs the API URL and the table name', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('TableName', {});
