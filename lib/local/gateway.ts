@@ -85,29 +85,31 @@ export function toProxyEvent(
   body: Buffer,
   requestId: string,
 ): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Maps, not object literals: a header or parameter named __proto__ or constructor is data, as
+  // in API Gateway's JSON event, never a property of Object.prototype to assign or push to.
+  const headers = new Map<string, string>();
+  const multiValueHeaders = new Map<string, string[]>();
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     const name = request.rawHeaders[i]!;
     const value = request.rawHeaders[i + 1]!;
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    headers.set(name, value);
+    multiValueHeaders.set(name, [...(multiValueHeaders.get(name) ?? []), value]);
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query = new Map<string, string>();
+  const multiQuery = new Map<string, string[]>();
   for (const [name, value] of url.searchParams) {
-    query[name] = value;
-    (multiQuery[name] ??= []).push(value);
+    query.set(name, value);
+    multiQuery.set(name, [...(multiQuery.get(name) ?? []), value]);
   }
   const hasQuery = url.searchParams.size > 0;
   return {
     resource: match.route.path,
     path: url.pathname,
     httpMethod: request.method ?? 'GET',
-    headers,
-    multiValueHeaders,
-    queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    headers: Object.fromEntries(headers),
+    multiValueHeaders: Object.fromEntries(multiValueHeaders),
+    queryStringParameters: hasQuery ? Object.fromEntries(query) : null,
+    multiValueQueryStringParameters: hasQuery ? Object.fromEntries(multiQuery) : null,
     pathParameters: Object.keys(match.pathParameters).length > 0 ? match.pathParameters : null,
     stageVariables: null,
     body: body.length > 0 ? body.toString('utf8') : null,
