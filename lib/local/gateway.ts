@@ -1,8 +1,9 @@
 /**
  * The local stand-in for API Gateway (REST API, Lambda proxy integration): turns each HTTP request
- * into an APIGatewayProxyEvent, invokes the handler module that lib/routes.ts names for it, in
- * this process, and writes the handler's result back. Literal path segments win over `{params}`,
- * as in API Gateway, so /v1/subscriptions/products is never taken for a subscription id.
+ * into an APIGatewayProxyEvent (body base64-encoded, as the deployed API passes it), invokes the
+ * handler module that lib/routes.ts names for it, in this process, and writes the handler's result
+ * back. Literal path segments win over `{params}`, as in API Gateway, so /v1/subscriptions/products
+ * is never taken for a subscription id.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, Handler } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
@@ -112,8 +113,10 @@ export function toProxyEvent(
     multiValueQueryStringParameters: hasQuery ? Object.fromEntries(multiQuery) : null,
     pathParameters: Object.keys(match.pathParameters).length > 0 ? match.pathParameters : null,
     stageVariables: null,
-    body: body.length > 0 ? body.toString('utf8') : null,
-    isBase64Encoded: false,
+    // As API Gateway does for binary media types (cdk/constructs/api.ts: all of them): the bytes
+    // as sent, so the handler, not the gateway, decides what is valid UTF-8.
+    body: body.length > 0 ? body.toString('base64') : null,
+    isBase64Encoded: body.length > 0,
     requestContext: {
       accountId: 'local',
       apiId: 'local',

@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
 
-const { request } = useGateway();
+const { request, send } = useGateway();
 
 const headersFor = (app: TestApp, user: string) => mobileHeaders(app, user, { 'x-platform': 'Android', 'x-version': '2.1.0' });
 
@@ -108,6 +108,17 @@ describe('mobile reporting: events and sessions', () => {
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('INVALID_PARAMETER');
     }
+  });
+
+  it('a body that is not UTF-8, or nests 100,000 levels deep, is a 400 and stores nothing', async () => {
+    const user = 'hostile-bytes';
+    const valid = Buffer.from(JSON.stringify({ events: [{ name: 'x', user, sessionId: 's' }] }));
+    for (const body of [Buffer.concat([valid.subarray(0, 20), Buffer.from([0xc0, 0xaf]), valid.subarray(20)]), Buffer.from(`{"events":${'['.repeat(100_000)}`)]) {
+      const res = await send('POST', '/users/report/events', { headers: { ...headersFor(app, user), 'content-type': 'application/json' }, body });
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.text)).toMatchObject({ status: 'error', code: 'INVALID_PARAMETER', message: expect.stringMatching(/^body (is not valid UTF-8|nests deeper than)/) });
+    }
+    expect(await storedEvents(app.appId, user)).toHaveLength(0);
   });
 
   it("one app's sdk key never writes into another app", async () => {

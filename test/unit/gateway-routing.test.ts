@@ -51,4 +51,13 @@ describe('local gateway routing', () => {
     expect(Object.entries(event.multiValueHeaders)).toEqual([['__proto__', ['a']], ['constructor', ['b', 'c']]]);
     expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
+
+  it('passes the body as its bytes, base64-encoded, as API Gateway does for binary media types', () => {
+    const request = { method: 'POST', httpVersion: '1.1', headers: {}, socket: {}, rawHeaders: [] } as unknown as IncomingMessage;
+    const url = new URL(`http://localhost${SUBSCRIPTIONS_BASE}`);
+    const bytes = Buffer.from([0x7b, 0xff, 0x7d]);
+    const event = toProxyEvent(request, url, matchRoute(compiled, 'POST', url.pathname)!, bytes, 'req-2');
+    expect(event).toMatchObject({ isBase64Encoded: true, body: bytes.toString('base64') });
+    expect(toProxyEvent(request, url, matchRoute(compiled, 'POST', url.pathname)!, Buffer.alloc(0), 'req-3')).toMatchObject({ isBase64Encoded: false, body: null });
+  });
 });
