@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AppError, type ErrorKind } from '../errors.js';
+import { unstorablePlace } from '../schemas/common.js';
 
 export const EVENT_LIMITS = {
   /** Events in one request. */
@@ -67,6 +68,8 @@ function normalizeOne(raw: unknown, index: number, defaultUser: string, now: Dat
   }
   const extra = shapeB ? raw.properties : raw.extra;
   if (extra !== undefined && extra !== null && !isPlainObject(extra)) fail('INVALID_PARAMETER', index, `${shapeB ? 'properties' : 'extra'} must be an object`);
+  const unstorable = unstorablePlace(extra, [shapeB ? 'properties' : 'extra']);
+  if (unstorable) fail('INVALID_PARAMETER', index, `${unstorable.path.join('.')}: ${unstorable.message}`);
   const clientId = raw.eventId ?? raw.insert_id;
   if (clientId !== undefined && (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > EVENT_LIMITS.maxIdLength)) {
     fail('INVALID_PARAMETER', index, `eventId must be a string of 1-${EVENT_LIMITS.maxIdLength} characters`);

@@ -121,6 +121,22 @@ describe('mobile reporting: events and sessions', () => {
     expect(await storedEvents(app.appId, user)).toHaveLength(0);
   });
 
+  it.each([
+    ['an integer beyond 2^53', '{"n":9007199254740993}'],
+    ['a number below 1e-130', '{"n":1e-200}'],
+    ['an empty key', '{"a":{"":1}}'],
+    ['a nested __proto__ key', '{"a":{"__proto__":{"admin":true}}}'],
+  ])('an event or a report holding %s (which DynamoDB cannot store as sent) is a 400, not a 500', async (_name, extra) => {
+    const user = 'unstorable';
+    const events = await request('POST', '/users/report/events', { headers: headersFor(app, user), rawBody: `{"events":[{"name":"x","user":"${user}","sessionId":"s","extra":${extra}}]}` });
+    const report = await request('POST', '/report/device_info', { headers: { ...headersFor(app, user), 'content-type': 'application/json' }, rawBody: extra });
+    for (const res of [events, report]) {
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ status: 'error', code: 'INVALID_PARAMETER' });
+    }
+    expect(await storedEvents(app.appId, user)).toHaveLength(0);
+  });
+
   it("one app's sdk key never writes into another app", async () => {
     const other = await createTestApp();
     const res = await request('POST', '/users/report/events', {
