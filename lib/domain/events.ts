@@ -40,11 +40,17 @@ function fail(kind: ErrorKind, index: number, message: string): never {
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
 
+/** Seconds or milliseconds since the epoch (SDKs send both), as milliseconds. */
+export const epochMillis = (value: number): number => (value < 1e11 ? value * 1000 : value);
+
+/** A time a client reports (event, session start): from 2000 to a day ahead of us (clock skew), never beyond what a Date holds. */
+export const isReportedTime = (ms: number, now: Date): boolean => Number.isFinite(ms) && ms >= Date.UTC(2000, 0, 1) && ms <= now.getTime() + 86_400_000;
+
 function timestampOf(value: unknown, index: number, now: Date): string {
   if (value === undefined || value === null) return now.toISOString();
-  // Seconds or milliseconds since the epoch (both are common in SDKs), or an ISO 8601 string.
-  const ms = typeof value === 'number' ? (value < 1e11 ? value * 1000 : value) : typeof value === 'string' ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(ms) || ms < Date.UTC(2000, 0, 1) || ms > now.getTime() + 86_400_000) {
+  // Epoch seconds or milliseconds, or an ISO 8601 string.
+  const ms = typeof value === 'number' ? epochMillis(value) : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  if (!isReportedTime(ms, now)) {
     fail('INVALID_PARAMETER', index, 'timestamp must be epoch milliseconds (or an ISO 8601 time) between 2000 and now');
   }
   return new Date(ms).toISOString();

@@ -1,5 +1,6 @@
 /** Request schemas of the mobile reporting API; types are inferred from them. */
 import * as z from 'zod';
+import { epochMillis, isReportedTime } from '../domain/events.js';
 import { currencySchema, FORBIDDEN_KEYS, priceSchema, productIdSchema, receiptDataSchema, storableNumberSchema, unstorablePlace } from './common.js';
 
 export const verifyFirstReceiptBody = z.object({ receipt: receiptDataSchema, productId: productIdSchema }).strict();
@@ -13,8 +14,8 @@ const epoch = z.number().int('must be an integer').nonnegative();
 export const reportSessionBody = z
   .object({
     sessionId: z.string().min(1, 'must not be empty').max(256),
-    /** Epoch milliseconds (seconds are accepted too). */
-    startTime: epoch,
+    /** Epoch milliseconds (seconds are accepted too), between 2000 and now. */
+    startTime: epoch.refine((t) => isReportedTime(epochMillis(t), new Date()), 'must be epoch milliseconds (or seconds) between 2000 and now'),
     /** Seconds. */
     duration: epoch.max(7 * 86_400, 'must be at most a week (seconds)'),
   })

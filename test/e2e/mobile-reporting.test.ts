@@ -137,6 +137,12 @@ describe('mobile reporting: events and sessions', () => {
     expect(await storedEvents(app.appId, user)).toHaveLength(0);
   });
 
+  it('a session starting at 2^53 ms (beyond any date) is a 400, not a 500', async () => {
+    const res = await post('/sessions/report', 'far-future', { sessionId: 's', startTime: Number.MAX_SAFE_INTEGER, duration: 1 });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('startTime') });
+  });
+
   it("one app's sdk key never writes into another app", async () => {
     const other = await createTestApp();
     const res = await request('POST', '/users/report/events', {
