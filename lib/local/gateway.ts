@@ -64,7 +64,8 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
   return best && { route: best.route, pathParameters: best.pathParameters };
 }
 
-const apiOfPath = (path: string): ApiName => (path.startsWith(SUBSCRIPTIONS_BASE) ? 'subscriptions' : 'mobile');
+/** Whose envelope answers a path that matches no route: the subscription API's prefix decides. */
+export const apiOfPath = (path: string): ApiName => (path.startsWith(SUBSCRIPTIONS_BASE) ? 'subscriptions' : 'mobile');
 
 function readBody(request: IncomingMessage): Promise<Buffer | 'too_large'> {
   return new Promise((resolveBody, reject) => {
