@@ -21,6 +21,7 @@ import { verifyPurchase } from '../../lib/services/verification.js';
 import { mintTestReceipt } from '../../lib/stores/test-store.js';
 import { createTestApp, type TestApp } from './fixtures.js';
 import {
+  alternativesFor,
   answerProblems,
   CONTENT_TYPES,
   encodeJson,
@@ -234,8 +235,8 @@ function casesFor(route: Route, f: Fixture): fc.Arbitrary<FuzzCase> {
         // A valid-looking value that means something else (another status, page, date range...).
         if (validQuery.length === 0) return [['page', '1']];
         const [name] = validQuery[i % validQuery.length]!;
-        const options = (alternatives[name] ?? ['']) as readonly Hostile[];
-        return validQuery.map(([k, v]) => [k, k === name ? String(options[pick % options.length]) : v]);
+        const options = alternativesFor(alternatives, name);
+        return validQuery.map(([k, v]) => [k, k === name && options.length > 0 ? String(options[pick % options.length]) : v]);
       }),
     )
     .map((entries) => base({ path: `${path}${queryString(entries)}`, description: `query ${JSON.stringify(entries).slice(0, 120)}` }));
@@ -248,8 +249,8 @@ function casesFor(route: Route, f: Fixture): fc.Arbitrary<FuzzCase> {
       ? [
           fc.tuple(fc.constantFrom(...paramNames), pathSegment).map(([name, segment]) => base({ path: pathOf(route, { ...params, [name]: segment }), description: `path parameter ${name}=${segment.slice(0, 60)}` })),
           fc.tuple(fc.constantFrom(...paramNames), fc.nat()).map(([name, pick]) => {
-            const options = alternatives[name] ?? [];
-            const value = encodeURIComponent(String(options[pick % Math.max(1, options.length)] ?? params[name]));
+            const options = alternativesFor(alternatives, name);
+            const value = options.length > 0 ? encodeURIComponent(String(options[pick % options.length])) : params[name]!;
             return base({ path: pathOf(route, { ...params, [name]: value }), description: `path parameter ${name}=${value.slice(0, 60)} (valid form)` });
           }),
         ]

@@ -217,10 +217,14 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 2, arbitrary: perturbation },
 );
 
+/** The alternatives of a field: own entries only, a key named `constructor` has none. */
+export const alternativesFor = (alternatives: Alternatives, key: string | number | undefined): readonly Hostile[] =>
+  typeof key === 'string' && Object.hasOwn(alternatives, key) ? alternatives[key]! : [];
+
 /** Another value of the same type for the field at `path`: one of its alternatives if it has any. */
 function perturbed(current: Hostile, key: string | number | undefined, m: Extract<Mutation, { kind: 'perturb' }>, alternatives: Alternatives): Hostile {
-  const options = typeof key === 'string' ? alternatives[key] : undefined;
-  if (options && options.length > 0) return clone(options[m.pick % options.length]!);
+  const options = alternativesFor(alternatives, key);
+  if (options.length > 0) return clone(options[m.pick % options.length]!);
   if (typeof current === 'string') return m.text;
   if (typeof current === 'number') return m.number;
   if (typeof current === 'boolean') return !current;
