@@ -10,5 +10,5 @@ vi.hoisted(() => {
 
 import { fuzzEveryRouteOf } from '../support/hostile-endpoints.js';
 
-// 11 routes x 60 cases: the two files together stay near a minute on two busy cores (FUZZ_RUNS=200 for a longer run).
-fuzzEveryRouteOf('subscriptions', 60);
+// 11 routes x 80 cases: the two files together stay near a minute on two busy cores (FUZZ_RUNS=200 for a longer run).
+fuzzEveryRouteOf('subscriptions', 80);

@@ -69,7 +69,7 @@ const raw = (text: string | Buffer, label: string) => new RawJson(Buffer.isBuffe
 // Values
 
 /** Byte sequences that are not UTF-8: stray continuation, overlong, surrogate, beyond U+10FFFF, truncated. */
-export const INVALID_UTF8: readonly number[][] = [
+const INVALID_UTF8: readonly number[][] = [
   [0x80],
   [0xbf, 0x80],
   [0xc0, 0x80],
@@ -85,12 +85,12 @@ export const INVALID_UTF8: readonly number[][] = [
 ];
 
 /** A JSON string holding bytes that are not UTF-8. */
-export const invalidUtf8String: fc.Arbitrary<RawJson> = fc
+const invalidUtf8String: fc.Arbitrary<RawJson> = fc
   .tuple(fc.constantFrom(...INVALID_UTF8), fc.string({ maxLength: 8, unit: 'grapheme-ascii' }))
   .map(([bytes, text]) => raw(Buffer.concat([Buffer.from(`"${text.replace(/["\\]/g, '')}`), Buffer.from(bytes), Buffer.from('"')]), `invalid UTF-8 ${Buffer.from(bytes).toString('hex')}`));
 
 /** Far deeper than any body may nest: must be refused before anything recursive touches it. */
-export const DEEP_LEVELS = [5_000, 20_000, 100_000] as const;
+const DEEP_LEVELS = [5_000, 20_000, 100_000] as const;
 
 function nested(levels: number, kind: 'array' | 'object', closed: boolean): RawJson {
   const [open, close] = kind === 'array' ? ['[', ']'] : ['{"a":', '}'];
@@ -98,7 +98,7 @@ function nested(levels: number, kind: 'array' | 'object', closed: boolean): RawJ
   return raw(text, `${levels} levels of ${kind}${closed ? '' : ' (unclosed)'}`);
 }
 
-export const deepNesting: fc.Arbitrary<RawJson> = fc
+const deepNesting: fc.Arbitrary<RawJson> = fc
   .tuple(fc.constantFrom(...DEEP_LEVELS), fc.constantFrom('array' as const, 'object' as const), fc.boolean())
   .map(([levels, kind, closed]) => nested(levels, kind, closed));
 
@@ -107,12 +107,15 @@ const moderatelyDeep: fc.Arbitrary<RawJson> = fc
   .tuple(fc.integer({ min: 10, max: 40 }), fc.constantFrom('array' as const, 'object' as const))
   .map(([levels, kind]) => nested(levels, kind, true));
 
+/** Numbers at the edges of JSON, JavaScript (2^53, 8.64e15 ms) and DynamoDB (1e-130..1e126, 38 digits). */
+const EDGE_NUMBERS: Hostile[] = [
+  0, -1, 1, 0.5, -0.5, 1e308, -1e308, 1.7976931348623157e308, 5e-324, -5e-324, 1e-200, 2 ** 31, 2 ** 32, 2 ** 53,
+  Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, -Number.MAX_SAFE_INTEGER - 2, 1e21, 8.64e15, 1e11, 0.1 + 0.2,
+  Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY,
+];
+
 const edgeNumbers: fc.Arbitrary<Hostile> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom<Hostile>(
-    0, -1, 1, 0.5, -0.5, 1e308, -1e308, 1.7976931348623157e308, 5e-324, -5e-324, 1e-200, 2 ** 31, 2 ** 32, 2 ** 53,
-    Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, -Number.MAX_SAFE_INTEGER - 2, 1e21, 8.64e15, 1e11, 0.1 + 0.2,
-    Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY,
-  ) },
+  { weight: 3, arbitrary: fc.constantFrom(...EDGE_NUMBERS) },
   fc.constantFrom('-0', '1e999', '-1e999', '1e-400', '123456789012345678901234567890', '0.0000000000000000000000000001', '1E+2', '-0.0e-0').map((text) => raw(text, `number ${text}`)),
   fc.double({ noNaN: true }),
   fc.integer(),
@@ -150,13 +153,13 @@ const pollution: fc.Arbitrary<Hostile> = fc.constantFrom(
   objectOf([['toString', 'x'], ['valueOf', 1], ['hasOwnProperty', true]]),
 );
 
-export const hostileKey = fc.oneof(
+const hostileKey = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__') },
   { weight: 2, arbitrary: fc.constantFrom('', ' ', 'a'.repeat(65), 'k'.repeat(300), '#', 'pk', 'sk', 'type', 'app_id', 'user_id', '$where', 'x.y', 'a#b', '\u0000', '😀', 'Version3.1') },
   { weight: 1, arbitrary: fc.string({ maxLength: 10 }) },
 );
 
-export const hostileValue: fc.Arbitrary<Hostile> = fc.oneof(
+const hostileValue: fc.Arbitrary<Hostile> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom<Hostile>(null, true, false, 0, 1, -1, '', ' ', 'true', [], {}, [null], [[]], [{}]) },
   { weight: 5, arbitrary: edgeNumbers },
   { weight: 2, arbitrary: nanishStrings },
@@ -342,7 +345,10 @@ export const queryName = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'p
 
 /** A path segment as sent: percent-encoded hostile text, or raw sequences that are not valid percent-encoding. */
 export const pathSegment = fc.oneof(
-  fc.oneof(oddStrings, nanishStrings, boundaryStrings, fc.constantFrom('__proto__', 'constructor', 'prototype', '..', '.', 'k'.repeat(3000))).map((s) => encodeURIComponent(s)),
+  fc
+    .oneof(oddStrings, nanishStrings, boundaryStrings, fc.constantFrom('__proto__', 'constructor', 'prototype', '..', '.', 'k'.repeat(3000)))
+    // toWellFormed: a lone surrogate has no UTF-8, hence no percent-encoding (it is sent as U+FFFD).
+    .map((s) => encodeURIComponent(s.toWellFormed())),
   fc.constantFrom('%', '%zz', '%E0%A4%A', '%C0%AF', '%00', '%2F', '%2e%2e', '%FF', '%ED%A0%80', 'a%20b', '%25'),
 );
 
