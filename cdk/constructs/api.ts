@@ -46,6 +46,9 @@ export class Api extends Construct {
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: 'subscription-backend',
       description: 'Subscription management API (/v1/subscriptions) and mobile reporting API',
+      // Every body reaches the functions as its bytes (base64), so they refuse what is not UTF-8
+      // instead of receiving it with U+FFFD in place of the bad bytes (lib/http/parse.ts).
+      binaryMediaTypes: ['*/*'],
       cloudWatchRole: true,
       deployOptions: {
         stageName: STAGE_NAME,

@@ -119,7 +119,7 @@ function readQuery(event: APIGatewayProxyEvent): Record<string, string> {
 
 function readBody(event: APIGatewayProxyEvent, api: ApiName): unknown {
   if (event.body === null || event.body === '') return undefined;
-  const bytes = event.isBase64Encoded ? Math.floor((event.body.length * 3) / 4) : Buffer.byteLength(event.body);
+  const bytes = event.isBase64Encoded ? Buffer.byteLength(event.body, 'base64') : Buffer.byteLength(event.body);
   if (bytes > MAX_BODY_BYTES) {
     // The mobile API states its limits as parameter rules (400); the subscription API says 413.
     throw new AppError(api === 'mobile' ? 'INVALID_PARAMETER' : 'PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${MAX_BODY_BYTES} bytes (1 MB)`);

@@ -1,8 +1,9 @@
 /**
  * The local stand-in for API Gateway (REST API, Lambda proxy integration): turns each HTTP request
- * into an APIGatewayProxyEvent, invokes the handler module that lib/routes.ts names for it, in
- * this process, and writes the handler's result back. Literal path segments win over `{params}`,
- * as in API Gateway, so /v1/subscriptions/products is never taken for a subscription id.
+ * into an APIGatewayProxyEvent (body base64-encoded, as the deployed API passes it), invokes the
+ * handler module that lib/routes.ts names for it, in this process, and writes the handler's result
+ * back. Literal path segments win over `{params}`, as in API Gateway, so /v1/subscriptions/products
+ * is never taken for a subscription id.
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, Handler } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
@@ -64,7 +65,8 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
   return best && { route: best.route, pathParameters: best.pathParameters };
 }
 
-const apiOfPath = (path: string): ApiName => (path.startsWith(SUBSCRIPTIONS_BASE) ? 'subscriptions' : 'mobile');
+/** Whose envelope answers a path that matches no route: the subscription API's prefix decides. */
+export const apiOfPath = (path: string): ApiName => (path.startsWith(SUBSCRIPTIONS_BASE) ? 'subscriptions' : 'mobile');
 
 function readBody(request: IncomingMessage): Promise<Buffer | 'too_large'> {
   return new Promise((resolveBody, reject) => {
@@ -86,33 +88,37 @@ export function toProxyEvent(
   body: Buffer,
   requestId: string,
 ): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Maps, not object literals: a header or parameter named __proto__ or constructor is data, as
+  // in API Gateway's JSON event, never a property of Object.prototype to assign or push to.
+  const headers = new Map<string, string>();
+  const multiValueHeaders = new Map<string, string[]>();
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     const name = request.rawHeaders[i]!;
     const value = request.rawHeaders[i + 1]!;
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    headers.set(name, value);
+    multiValueHeaders.set(name, [...(multiValueHeaders.get(name) ?? []), value]);
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query = new Map<string, string>();
+  const multiQuery = new Map<string, string[]>();
   for (const [name, value] of url.searchParams) {
-    query[name] = value;
-    (multiQuery[name] ??= []).push(value);
+    query.set(name, value);
+    multiQuery.set(name, [...(multiQuery.get(name) ?? []), value]);
   }
   const hasQuery = url.searchParams.size > 0;
   return {
     resource: match.route.path,
     path: url.pathname,
     httpMethod: request.method ?? 'GET',
-    headers,
-    multiValueHeaders,
-    queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    headers: Object.fromEntries(headers),
+    multiValueHeaders: Object.fromEntries(multiValueHeaders),
+    queryStringParameters: hasQuery ? Object.fromEntries(query) : null,
+    multiValueQueryStringParameters: hasQuery ? Object.fromEntries(multiQuery) : null,
     pathParameters: Object.keys(match.pathParameters).length > 0 ? match.pathParameters : null,
     stageVariables: null,
-    body: body.length > 0 ? body.toString('utf8') : null,
-    isBase64Encoded: false,
+    // As API Gateway does for binary media types (cdk/constructs/api.ts: all of them): the bytes
+    // as sent, so the handler, not the gateway, decides what is valid UTF-8.
+    body: body.length > 0 ? body.toString('base64') : null,
+    isBase64Encoded: body.length > 0,
     requestContext: {
       accountId: 'local',
       apiId: 'local',

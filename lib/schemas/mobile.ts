@@ -1,6 +1,7 @@
 /** Request schemas of the mobile reporting API; types are inferred from them. */
 import * as z from 'zod';
-import { currencySchema, priceSchema, productIdSchema, receiptDataSchema } from './common.js';
+import { epochMillis, isReportedTime } from '../domain/events.js';
+import { currencySchema, FORBIDDEN_KEYS, priceSchema, productIdSchema, receiptDataSchema, storableNumberSchema, unstorablePlace } from './common.js';
 
 export const verifyFirstReceiptBody = z.object({ receipt: receiptDataSchema, productId: productIdSchema }).strict();
 export const recoverReceiptBody = z.object({ receipt: receiptDataSchema }).strict();
@@ -13,8 +14,8 @@ const epoch = z.number().int('must be an integer').nonnegative();
 export const reportSessionBody = z
   .object({
     sessionId: z.string().min(1, 'must not be empty').max(256),
-    /** Epoch milliseconds (seconds are accepted too). */
-    startTime: epoch,
+    /** Epoch milliseconds (seconds are accepted too), between 2000 and now. */
+    startTime: epoch.refine((t) => isReportedTime(epochMillis(t), new Date()), 'must be epoch milliseconds (or seconds) between 2000 and now'),
     /** Seconds. */
     duration: epoch.max(7 * 86_400, 'must be at most a week (seconds)'),
   })
@@ -29,7 +30,7 @@ export type ReportOrderBody = z.infer<typeof reportOrderBody>;
 export const reportConversionBody = z
   .object({
     conversionType: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits or _ . : -'),
-    value: z.number().finite(),
+    value: storableNumberSchema,
   })
   .strict();
 export type ReportConversionBody = z.infer<typeof reportConversionBody>;
@@ -37,16 +38,15 @@ export type ReportConversionBody = z.infer<typeof reportConversionBody>;
 export const REPORT_TYPE_PATTERN = /^[a-z0-9_]{1,64}$/;
 export const reportTypeParams = z.object({ type: z.string().regex(REPORT_TYPE_PATTERN, 'must match ^[a-z0-9_]{1,64}$') });
 
-/** Keys that would change an object's prototype if merged naively: never accepted as names. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 export const MAX_REPORT_BYTES = 32 * 1024;
 
-/** The body of /report/{type} and /report/global_switch: any JSON object up to 32 KB. */
+/** The body of /report/{type} and /report/global_switch: any JSON object up to 32 KB that the table can store as sent. */
 export const freeFormReportBody = z
   .record(z.string(), z.unknown())
   .superRefine((body, ctx) => {
     if (Buffer.byteLength(JSON.stringify(body)) > MAX_REPORT_BYTES) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_REPORT_BYTES} bytes (32 KB)` });
-    for (const key of Object.keys(body)) if (FORBIDDEN_KEYS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'is not an allowed key' });
+    const unstorable = unstorablePlace(body);
+    if (unstorable) ctx.addIssue({ code: 'custom', path: unstorable.path, message: unstorable.message });
   });
 
 export const CUSTOM_PROPERTY_LIMITS = { perRequest: 50, perUser: 100, valueLength: 512 } as const;
@@ -59,7 +59,7 @@ export const customPropertiesBody = z
   .object({
     /** null deletes a property. */
     properties: z
-      .record(customPropertyName, z.union([z.string().max(CUSTOM_PROPERTY_LIMITS.valueLength), z.number().finite(), z.boolean(), z.null()]))
+      .record(customPropertyName, z.union([z.string().max(CUSTOM_PROPERTY_LIMITS.valueLength), storableNumberSchema, z.boolean(), z.null()]))
       .refine((props) => Object.keys(props).length >= 1, 'must set at least one property')
       .refine((props) => Object.keys(props).length <= CUSTOM_PROPERTY_LIMITS.perRequest, `at most ${CUSTOM_PROPERTY_LIMITS.perRequest} properties per request`),
   })

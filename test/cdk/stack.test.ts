@@ -77,6 +77,10 @@ describe('the CDK stack', () => {
     }
   });
 
+  it('passes every request body to the functions as bytes (base64), so they, not API Gateway, judge its UTF-8', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
+  });
+
   it('creates the resource path of every route', () => {
     const parts = new Set(ofType('AWS::ApiGateway::Resource').map(([, r]) => r.Properties.PathPart));
     for (const route of ROUTES) for (const part of route.path.split('/').filter(Boolean)) expect(parts).toContain(part);
