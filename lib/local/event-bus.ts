@@ -9,6 +9,7 @@ import { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } from '../domain/webhook-retry.js';
 import type { BusDispatcher } from '../events/bus.js';
 import { EVENT_SOURCE, STATUS_CHANGED, type BusEventDetail } from '../events/schemas.js';
 import { handler as deliverWebhook } from '../../functions/events/deliver-webhook.js';
+import { redactText } from '../redact.js';
 import { lambdaContext } from './lambda-context.js';
 
 export const dispatchToRuleTargets: BusDispatcher = async (events) => {
@@ -30,7 +31,7 @@ export const dispatchToRuleTargets: BusDispatcher = async (events) => {
         await deliverWebhook(event, lambdaContext('DeliverWebhook', event.id, WEBHOOK_DELIVERER_TIMEOUT_SECONDS * 1000));
       } catch (error) {
         // EventBridge would retry the target; here the poller keeps the record and retries it.
-        console.error(JSON.stringify({ level: 'ERROR', message: 'local bus: webhook deliverer failed', event_id: detail.event_id, error: String(error) }));
+        console.error(JSON.stringify({ level: 'ERROR', message: 'local bus: webhook deliverer failed', event_id: detail.event_id, error: redactText(String(error)) }));
         failed.push(index);
       }
     }),
