@@ -50,6 +50,8 @@ export interface SoakOutcome {
   overall: LatencySummary;
   statuses: Record<string, number>;
   outcomes: Partial<Record<Outcome, number>>;
+  /** 2xx answers without the rate limiter's RateLimit header: the limiter did not count them. */
+  acknowledgedWithoutRateLimit: number;
   outage: (OutageRecord & { retryableDuring: number; retryableOutside: number; writesAcknowledgedWhileDown: number; writesAcknowledgedAfterRestart: number }) | null;
   unexpected: TrafficResult['unexpected'];
   acknowledged: { event_batches_events: number; sessions: number; subscriptions: number; unacknowledged_purchases: number; unanswered_lifecycle_changes: number };
@@ -84,7 +86,10 @@ const countBy = <T>(items: readonly T[], key: (item: T) => string) => {
 };
 
 /** Requests by type, status codes, latencies, and how the answers fell around the outage. */
-function summarizeAnswers(samples: readonly RequestSample[], outage: OutageRecord | null): Pick<SoakOutcome, 'requests' | 'byType' | 'overall' | 'statuses' | 'outcomes' | 'outage'> {
+function summarizeAnswers(
+  samples: readonly RequestSample[],
+  outage: OutageRecord | null,
+): Pick<SoakOutcome, 'requests' | 'byType' | 'overall' | 'statuses' | 'outcomes' | 'acknowledgedWithoutRateLimit' | 'outage'> {
   const byType = Object.fromEntries(
     REQUEST_TYPES.map((type) => {
       const ofType = samples.filter((s) => s.type === type);
@@ -100,6 +105,7 @@ function summarizeAnswers(samples: readonly RequestSample[], outage: OutageRecor
     overall: summarize(samples),
     statuses: countBy(samples, (s) => String(s.status)),
     outcomes: countBy(samples, (s) => s.outcome),
+    acknowledgedWithoutRateLimit: samples.filter((s) => s.status >= 200 && s.status < 300 && !s.rateLimitHeader).length,
     outage: outage && {
       ...outage,
       retryableDuring: retryable.filter(during).length,
@@ -280,6 +286,7 @@ export function soakChecks(outcome: SoakOutcome): BudgetCheck[] {
     { name: 'responses 5xx other than a retryable 503 (retryable: true, Retry-After)', value: answered('server_error'), budget: '0', pass: answered('server_error') === 0 },
     { name: 'responses 4xx (every request of the mix is valid)', value: answered('client_error'), budget: '0', pass: answered('client_error') === 0 },
     { name: 'requests the gateway did not answer', value: answered('network_error'), budget: '0', pass: answered('network_error') === 0 },
+    { name: '2xx answers without a RateLimit header (the limiter counts every request)', value: outcome.acknowledgedWithoutRateLimit, budget: '0', pass: outcome.acknowledgedWithoutRateLimit === 0 },
   ];
   if (outcome.options.outage) {
     const outage = outcome.outage;

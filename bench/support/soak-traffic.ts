@@ -46,6 +46,8 @@ export interface RequestSample extends Timing {
   type: RequestType;
   status: number;
   outcome: Outcome;
+  /** The answer carried the per-key rate limiter's RateLimit header (the limiter counted the request). */
+  rateLimitHeader: boolean;
 }
 
 export interface UnexpectedResponse {
@@ -227,6 +229,7 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
     let status = 0;
     let text = '';
     let retryAfter: string | null = null;
+    let rateLimitHeader = false;
     try {
       const response = await fetch(`${options.baseUrl}${path}`, {
         method,
@@ -235,6 +238,7 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
       });
       status = response.status;
       retryAfter = response.headers.get('retry-after');
+      rateLimitHeader = response.headers.has('ratelimit');
       text = await response.text();
     } catch (error) {
       text = String(error);
@@ -250,7 +254,7 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
     const answered = (status >= 200 && status < 300) || (status === 404 && init.notFoundIsAnswer === true);
     const outcome: Outcome =
       answered ? 'ok' : retryable ? 'retryable' : status === 0 ? 'network_error' : status < 500 ? 'client_error' : 'server_error';
-    const sample: RequestSample = { type, start, end, status, outcome };
+    const sample: RequestSample = { type, start, end, status, outcome, rateLimitHeader };
     samples.push(sample);
     options.onSample?.(sample);
     if (outcome !== 'ok' && outcome !== 'retryable' && unexpected.length < MAX_UNEXPECTED_KEPT) {
