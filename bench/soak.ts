@@ -72,7 +72,7 @@ const checks = soakChecks(outcome);
 writeResults(
   'soak',
   {
-    seconds: outcome.trafficMs / 1000,
+    seconds: Math.round(outcome.trafficMs / 100) / 10,
     clients,
     requests: outcome.requests,
     requests_per_s: Number((outcome.requests / (outcome.trafficMs / 1000)).toFixed(1)),

@@ -198,12 +198,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
       await sleep(options.outage.atMs);
       while (acknowledgedWrites === 0 && !trafficOver) await sleep(100);
       if (trafficOver) return;
-      const killedAt = clock();
+      const killedAt = Math.round(clock());
       await dynamo.kill();
       log(`${(killedAt / 1000).toFixed(1)} s: DynamoDB Local killed (SIGKILL)`);
       await sleep(options.outage.downMs);
       dynamo = await startDynamoDbLocal({ port, dataDir });
-      outage = { killedAt, restoredAt: clock() };
+      outage = { killedAt, restoredAt: Math.round(clock()) };
       log(`${(outage.restoredAt / 1000).toFixed(1)} s: DynamoDB Local answers again on the same port (down ${((outage.restoredAt - killedAt) / 1000).toFixed(1)} s)`);
     })();
 
@@ -233,7 +233,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
       trafficOver = true;
       clearInterval(progress);
     }
-    const trafficMs = clock();
+    const trafficMs = Math.round(clock());
     await faults; // a restart still under way when the traffic ends is waited for
     // Assigned by the fault injector (TypeScript does not follow assignments made in callbacks).
     const finalOutage = outage as OutageRecord | null;
