@@ -2,17 +2,8 @@
  * A private in-memory DynamoDB Local for one benchmark run. Call before importing lib/ modules:
  * it sets DYNAMODB_ENDPOINT and TABLE_NAME, which the data layer reads once at import.
  */
-import { createServer } from 'node:net';
 import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from '../../lib/local/dynamodb.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../../test/support/ports.js';
 
 export async function startBenchDynamoDb(tableName = 'bench'): Promise<LocalDynamoDb> {
   const dynamo = await startDynamoDbLocal({ port: await freePort() });

@@ -15,6 +15,7 @@ import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } from '../../lib/domain/webhook-retry.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
 import { EVENT_SOURCE, STATUS_CHANGED } from '../../lib/events/schemas.js';
 import { acknowledge } from './acknowledge.js';
@@ -87,7 +88,7 @@ export class Notifications extends Construct {
     this.deliverer = new ServiceFunction(this, 'DeliverWebhook', {
       handlerModule: 'functions/events/deliver-webhook.ts',
       description: 'EventBridge rule target: Standard Webhooks delivery',
-      timeout: Duration.seconds(30), // one attempt: 15 s HTTP timeout plus bookkeeping
+      timeout: Duration.seconds(WEBHOOK_DELIVERER_TIMEOUT_SECONDS),
       environment,
     }).useTable(table, ['GetItem', 'PutItem', 'UpdateItem']);
     new Rule(this, 'StatusChangedToWebhooks', {

@@ -7,6 +7,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
+import { isDataStoreUnavailable } from '../data/unavailable.js';
 import { AppError, isAppError, type ErrorKind } from '../errors.js';
 import { logger } from '../logger.js';
 import { authenticateKey, bearerToken, type Caller } from './auth.js';
@@ -48,29 +49,10 @@ export interface EndpointReply {
 /** Largest accepted request body of the subscription API. */
 export const MAX_BODY_BYTES = 1_048_576;
 
-/** DynamoDB errors that mean "try again later", not "your request is wrong". */
-const RETRYABLE_ERRORS = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'TransactionConflictException',
-  'TimeoutError',
-]);
-const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
-
 /** Unknown errors become a 503 (retryable) when the data store is unavailable, else a 500. */
 function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
-  const name = (error as { name?: string } | undefined)?.name ?? '';
-  const code = (error as { code?: string } | undefined)?.code ?? '';
-  const transactionCancelledForThrottling =
-    name === 'TransactionCanceledException' &&
-    ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) =>
-      ['ThrottlingError', 'ProvisionedThroughputExceeded', 'TransactionConflict'].includes(r.Code ?? ''),
-    );
-  if (RETRYABLE_ERRORS.has(name) || RETRYABLE_CODES.has(code) || transactionCancelledForThrottling) {
+  if (isDataStoreUnavailable(error)) {
     return new AppError('SERVICE_UNAVAILABLE', undefined, { retryable: true, headers: { 'Retry-After': '1' }, cause: error });
   }
   return new AppError('INTERNAL_ERROR', undefined, { cause: error });

@@ -5,7 +5,7 @@
  * back. Literal path segments win over `{params}`, as in API Gateway, so /v1/subscriptions/products
  * is never taken for a subscription id.
  */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, Handler } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Handler } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +15,7 @@ import { AppError } from '../errors.js';
 import { errorResponse, type ApiName } from '../http/envelopes.js';
 import { ROUTES, SUBSCRIPTIONS_BASE, type Route } from '../routes.js';
 import { redactText } from '../redact.js';
+import { lambdaContext } from './lambda-context.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -139,23 +140,8 @@ export function toProxyEvent(
   };
 }
 
-function lambdaContext(route: Route, requestId: string): Context {
-  const deadline = Date.now() + 29_000; // API Gateway's integration timeout
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: route.name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${route.name}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${route.name}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+/** API Gateway's integration timeout: the most a handler behind it can run. */
+const INTEGRATION_TIMEOUT_MS = 29_000;
 
 type ProxyHandler = Handler<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
@@ -202,7 +188,7 @@ export async function startGateway(options: { port: number; host?: string; route
       }
       const handler = await loadHandler(match.route);
       const event = toProxyEvent(request, url, match, body, requestId);
-      const result = (await handler(event, lambdaContext(match.route, requestId), () => undefined)) as APIGatewayProxyResult;
+      const result = (await handler(event, lambdaContext(match.route.name, requestId, INTEGRATION_TIMEOUT_MS), () => undefined)) as APIGatewayProxyResult;
       writeResult(response, result);
     } catch (error) {
       // Handlers map their own errors; reaching here is a bug in a handler or in this gateway.
