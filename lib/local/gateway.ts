@@ -132,7 +132,8 @@ export function toProxyEvent(
   };
 }
 
-function lambdaContext(route: Route, requestId: string): Context {
+/** The Lambda context a handler of this route gets (1024 MB, as the CDK function construct configures). */
+export function lambdaContext(route: Route, requestId: string): Context {
   const deadline = Date.now() + 29_000; // API Gateway's integration timeout
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -150,7 +151,11 @@ function lambdaContext(route: Route, requestId: string): Context {
   };
 }
 
-type ProxyHandler = Handler<APIGatewayProxyEvent, APIGatewayProxyResult>;
+export type ProxyHandler = Handler<APIGatewayProxyEvent, APIGatewayProxyResult>;
+
+/** The handler module a route names (as the Lambda runtime would load it). */
+export const importHandler = (route: Route): Promise<ProxyHandler> =>
+  import(pathToFileURL(resolve(REPO_ROOT, route.handler)).href).then((module: { handler: ProxyHandler }) => module.handler);
 
 function writeResult(response: ServerResponse, result: APIGatewayProxyResult): void {
   const headers: Record<string, string | string[]> = {};
@@ -172,7 +177,7 @@ export async function startGateway(options: { port: number; host?: string; route
   const loadHandler = (route: Route): Promise<ProxyHandler> => {
     let loaded = handlers.get(route.name);
     if (!loaded) {
-      loaded = import(pathToFileURL(resolve(REPO_ROOT, route.handler)).href).then((module: { handler: ProxyHandler }) => module.handler);
+      loaded = importHandler(route);
       handlers.set(route.name, loaded);
     }
     return loaded;
