@@ -17,22 +17,28 @@ export interface RecordedCommand {
 
 let recording: RecordedCommand[] | undefined;
 let inFlight = 0;
+/** Wall time with at least one operation in flight (overlapping operations count once). */
+let busyMs = 0;
+let busySince = 0;
 
 // The document client shares this stack; at the build step its input is already marshalled.
 dynamodb.middlewareStack.add(
   (next, context) => async (args) => {
     const entry: RecordedCommand | undefined = recording && { name: context.commandName ?? 'unknown', input: structuredClone(args.input), startedAt: performance.now(), endedAt: Number.NaN };
     if (entry) recording!.push(entry);
-    inFlight++;
+    if (inFlight++ === 0) busySince = performance.now();
     try {
       return await next(args);
     } finally {
-      inFlight--;
+      if (--inFlight === 0) busyMs += performance.now() - busySince;
       if (entry) entry.endedAt = performance.now();
     }
   },
   { step: 'build', name: 'recordCommands' },
 );
+
+/** Milliseconds so far during which this process waited on DynamoDB (at least one operation in flight). */
+export const dynamodbBusyMs = (): number => busyMs + (inFlight > 0 ? performance.now() - busySince : 0);
 
 /**
  * Resolves once no operation has been in flight for `quietMs`: requests a load generator abandoned
