@@ -1,5 +1,6 @@
 import { DEFAULT_TABLE_NAME } from './defaults.js';
 import { retryScheduleFrom } from './domain/webhook-retry.js';
+import { DEFAULT_RATE_LIMITS, RATE_LIMIT_TIERS, type RateLimitTier } from './domain/rate-limit.js';
 
 /**
  * Runtime configuration, read once from the environment when a module first imports it.
@@ -34,7 +35,12 @@ export interface Config {
   storeTimeoutMs: number;
   /** Reported events, sessions and reports are deleted (TTL) this many days after they arrive. */
   eventRetentionDays: number;
+  /** Requests per minute per API key, by the key's tier (RATE_LIMIT_<TIER>_PER_MINUTE). */
+  rateLimits: Record<RateLimitTier, number>;
 }
+
+/** The environment variable that sets a tier's limit, e.g. RATE_LIMIT_PREMIUM_PER_MINUTE. */
+export const rateLimitVariable = (tier: RateLimitTier): string => `RATE_LIMIT_${tier.toUpperCase()}_PER_MINUTE`;
 
 
 function readNonNegativeInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -66,6 +72,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appStoreServerApiBaseUrl: env.APP_STORE_SERVER_API_BASE_URL || undefined,
     storeTimeoutMs: readNonNegativeInt(env, 'STORE_TIMEOUT_MS', 10_000),
     eventRetentionDays: readNonNegativeInt(env, 'EVENT_RETENTION_DAYS', 90),
+    rateLimits: Object.fromEntries(
+      RATE_LIMIT_TIERS.map((tier) => [tier, readNonNegativeInt(env, rateLimitVariable(tier), DEFAULT_RATE_LIMITS[tier])]),
+    ) as Record<RateLimitTier, number>,
   };
 }
 

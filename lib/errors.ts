@@ -28,6 +28,7 @@ export const ERRORS = {
   CONCURRENT_MODIFICATION: { status: 409, message: 'Subscription was modified concurrently; retry' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such endpoint' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
+  RATE_LIMITED: { status: 429, message: 'Rate limit exceeded; retry after Retry-After seconds' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable; retry' },
   INTERNAL_ERROR: { status: 500, message: 'Internal error' },
 } as const satisfies Record<string, { status: number; message: string; code?: string }>;
@@ -62,6 +63,16 @@ export class AppError extends Error {
     this.details = options.details;
     this.headers = options.headers;
     this.retryable = options.retryable ?? false;
+  }
+
+  /** The same error with more response headers (e.g. the RateLimit fields of the request). */
+  withHeaders(headers: Record<string, string>): AppError {
+    return new AppError(this.kind, this.message, {
+      details: this.details,
+      headers: { ...headers, ...this.headers },
+      retryable: this.retryable,
+      cause: this.cause,
+    });
   }
 
   get status(): number {

@@ -9,9 +9,6 @@ import type { MobileHeaderRule } from './http/mobile-headers.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
 
-/** Report endpoints write a history item and the profile in one transaction. */
-const REPORT: readonly TableAction[] = ['GetItem', 'PutItem', 'UpdateItem'];
-
 /** DynamoDB actions, as IAM names without the `dynamodb:` prefix. */
 export type TableAction = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'ConditionCheckItem' | 'BatchWriteItem' | 'BatchGetItem';
 
@@ -39,8 +36,13 @@ export function routeOf(method: string, resource: string): Route | undefined {
 /** Base of the subscription management API (`{subscriptions_base_url}` + `/subscriptions`). */
 export const SUBSCRIPTIONS_BASE = '/v1/subscriptions';
 
-/** Authentication reads the key item on every request that misses the cache. */
-const AUTH: readonly TableAction[] = ['GetItem'];
+/**
+ * Every route: authentication reads the key item (on a cache miss), and the rate limiter counts
+ * the request in the key's window item (lib/data/rate-limits.ts).
+ */
+const AUTH: readonly TableAction[] = ['GetItem', 'UpdateItem'];
+/** Report endpoints write a history item and the profile in one transaction. */
+const REPORT: readonly TableAction[] = [...AUTH, 'PutItem'];
 /** Every subscription change is a TransactWriteItems of puts and updates. */
 const TRANSACT: readonly TableAction[] = ['PutItem', 'UpdateItem'];
 
@@ -131,7 +133,7 @@ export const ROUTES: readonly Route[] = [
       method: 'POST',
       path: `${version}/users/report/events`,
       handler: 'functions/mobile/report-events.ts',
-      table: ['GetItem', 'BatchWriteItem', 'UpdateItem'],
+      table: [...AUTH, 'BatchWriteItem'],
       mobileHeaders: 'common',
     },
     {
@@ -185,7 +187,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/segment/info',
     handler: 'functions/mobile/segment-info.ts',
-    table: ['GetItem', 'Query'],
+    table: [...AUTH, 'Query'],
     mobileHeaders: 'identity',
   },
   {
@@ -194,7 +196,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/adsinfo/{platform}/{app_id}/{store_id}',
     handler: 'functions/mobile/ads-info.ts',
-    table: ['GetItem', 'Query'],
+    table: [...AUTH, 'Query'],
     mobileHeaders: 'common',
   },
   {

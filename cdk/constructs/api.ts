@@ -8,6 +8,8 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ROUTES, type Route } from '../../lib/routes.js';
+import { config, rateLimitVariable } from '../../lib/config.js';
+import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { ServiceFunction } from './service-function.js';
 
 /**
@@ -44,8 +46,10 @@ export class Api extends Construct {
       deployOptions: {
         stageName: 'prod',
         tracingEnabled: true,
-        throttlingBurstLimit: 200,
-        throttlingRateLimit: 100,
+        // A stage-wide flood guard in front of every function (the per-key limits are enforced
+        // in the handlers); size it for all apps together: -c apiThrottleRate=… -c apiThrottleBurst=…
+        throttlingRateLimit: Number(this.node.tryGetContext('apiThrottleRate') ?? 100),
+        throttlingBurstLimit: Number(this.node.tryGetContext('apiThrottleBurst') ?? 200),
         accessLogDestination: new LogGroupLogDestination(new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH })),
         accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
       },
@@ -72,11 +76,15 @@ export class Api extends Construct {
       });
     }
 
+    // Per-key limits of each tier, as configured where `cdk deploy` runs (the same variables
+    // and defaults the local gateway reads), so AWS and `npm start` enforce the same numbers.
+    const rateLimitEnvironment = Object.fromEntries(RATE_LIMIT_TIERS.map((tier) => [rateLimitVariable(tier), String(config.rateLimits[tier])]));
     for (const route of props.routes ?? ROUTES) {
       const fn = new ServiceFunction(this, route.name, {
         handlerModule: route.handler,
         description: `${route.method} ${route.path}`,
         timeout: Duration.seconds(10),
+        environment: rateLimitEnvironment,
       }).useTable(props.table, route.table);
       if (route.storeSecrets) fn.useStoreSecrets(props.storeSecretsPrefix);
       this.restApi.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn));

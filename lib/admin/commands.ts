@@ -1,7 +1,9 @@
 /** Operator commands. Each returns a human text and one JSON document; cli.ts prints one of them. */
 import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createApp, getApp, listAppKeys, RESTORE_POLICIES, revokeKey, revokeKeyById, rotateKey, setRestorePolicy, type RestorePolicy } from '../data/apps.js';
+import { createApp, getApp, issueKey, listAppKeys, RESTORE_POLICIES, revokeKey, revokeKeyById, rotateKey, setRestorePolicy, type RestorePolicy } from '../data/apps.js';
+import { DEFAULT_RATE_LIMIT_TIER, isRateLimitTier, RATE_LIMIT_TIERS, type RateLimitTier } from '../domain/rate-limit.js';
+import { config } from '../config.js';
 import type { ApiKeyKind } from '../data/keys.js';
 import { getProduct, putProducts } from '../data/products.js';
 import { addBillingPeriod, addDays } from '../domain/billing.js';
@@ -57,22 +59,34 @@ function kindOf(values: Record<string, unknown>): ApiKeyKind {
   return kind;
 }
 
+/** `--tier`, when given; the limits per tier come from the configuration (RATE_LIMIT_<TIER>_PER_MINUTE). */
+function tierOf(values: Record<string, unknown>): RateLimitTier | undefined {
+  const tier = values.tier;
+  if (tier === undefined) return undefined;
+  if (!isRateLimitTier(tier)) throw new CliError(`--tier must be one of ${RATE_LIMIT_TIERS.join(', ')}`);
+  return tier;
+}
+
+const describeTier = (tier: RateLimitTier) => `${tier} tier, ${config.rateLimits[tier]} requests/minute`;
+
 const COMMANDS: Record<string, Command> = {
   'apps create': {
-    usage: 'apps create --name N [--test-store] [--currency USD]',
-    options: { name: { type: 'string' }, 'test-store': { type: 'boolean', default: false }, currency: { type: 'string', default: 'USD' } },
+    usage: `apps create --name N [--test-store] [--currency USD] [--tier ${RATE_LIMIT_TIERS.join('|')}]`,
+    options: { name: { type: 'string' }, 'test-store': { type: 'boolean', default: false }, currency: { type: 'string', default: 'USD' }, tier: { type: 'string' } },
     async run(values) {
       const name = required(values, 'name');
       if (name.length > 200) throw new CliError('--name must be at most 200 characters');
       const currency = currencySchema.safeParse(values.currency);
       if (!currency.success) throw new CliError('--currency must be a 3-letter ISO 4217 code');
-      const { app, secretKey, sdkKey } = await createApp({ name, reportingCurrency: currency.data, testStore: values['test-store'] === true });
+      const tier = tierOf(values) ?? DEFAULT_RATE_LIMIT_TIER;
+      const { app, secretKey, sdkKey } = await createApp({ name, reportingCurrency: currency.data, testStore: values['test-store'] === true, tier });
       return {
         json: { app_id: app.app_id, secret_key: secretKey.key, sdk_key: sdkKey.key },
         text: [
           `Created app ${app.app_id} "${app.name}" (reporting currency ${app.reporting_currency}${app.test_store ? ', test store on' : ''}).`,
           `secret_key  ${secretKey.key}   (Authorization: Bearer ..., subscription API)`,
           `sdk_key     ${sdkKey.key}   (X-API-KEY, mobile API)`,
+          `Both keys: ${describeTier(tier)}.`,
           'The keys are shown only now: the service stores only their SHA-256 hashes.',
         ].join('\n'),
       };
@@ -95,18 +109,31 @@ const COMMANDS: Record<string, Command> = {
       };
     },
   },
-  'keys rotate': {
-    usage: 'keys rotate --app A --kind secret|sdk [--keep-old]',
-    options: { app: { type: 'string' }, kind: { type: 'string' }, 'keep-old': { type: 'boolean', default: false } },
+  'keys create': {
+    usage: `keys create --app A --kind secret|sdk [--tier ${RATE_LIMIT_TIERS.join('|')}]`,
+    options: { app: { type: 'string' }, kind: { type: 'string' }, tier: { type: 'string' } },
     async run(values) {
       const appId = await requireApp(values);
       const kind = kindOf(values);
-      const { issued, revoked } = await rotateKey(appId, kind, values['keep-old'] === true);
+      const issued = await issueKey(appId, kind, tierOf(values));
       return {
-        json: { app_id: appId, kind, key: issued.key, key_id: issued.key_id, revoked_key_ids: revoked },
+        json: { app_id: appId, kind, key: issued.key, key_id: issued.key_id, tier: issued.tier },
+        text: [`New ${kind} key for ${appId}: ${issued.key}`, `(key id ${issued.key_id}, ${describeTier(issued.tier)}; shown only now)`].join('\n'),
+      };
+    },
+  },
+  'keys rotate': {
+    usage: `keys rotate --app A --kind secret|sdk [--keep-old] [--tier ${RATE_LIMIT_TIERS.join('|')}]`,
+    options: { app: { type: 'string' }, kind: { type: 'string' }, 'keep-old': { type: 'boolean', default: false }, tier: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const kind = kindOf(values);
+      const { issued, revoked } = await rotateKey(appId, kind, values['keep-old'] === true, tierOf(values));
+      return {
+        json: { app_id: appId, kind, key: issued.key, key_id: issued.key_id, tier: issued.tier, revoked_key_ids: revoked },
         text: [
           `New ${kind} key for ${appId}: ${issued.key}`,
-          `(key id ${issued.key_id}; shown only now)`,
+          `(key id ${issued.key_id}, ${describeTier(issued.tier)}; shown only now)`,
           revoked.length > 0 ? `Revoked: ${revoked.join(', ')}` : 'No key was revoked.',
         ].join('\n'),
       };
@@ -130,10 +157,19 @@ const COMMANDS: Record<string, Command> = {
     options: { app: { type: 'string' } },
     async run(values) {
       const appId = await requireApp(values);
-      const listed = (await listAppKeys(appId)).map(({ key_id, kind, status, created_at, revoked_at }) => ({ key_id, kind, status, created_at, revoked_at }));
+      const listed = (await listAppKeys(appId)).map(({ key_id, kind, status, tier, created_at, revoked_at }) => ({
+        key_id,
+        kind,
+        status,
+        tier: tier ?? DEFAULT_RATE_LIMIT_TIER,
+        created_at,
+        revoked_at,
+      }));
       return {
         json: { app_id: appId, keys: listed },
-        text: listed.map((k) => `${k.key_id}  ${k.kind.padEnd(6)}  ${k.status.padEnd(7)}  created ${k.created_at}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`).join('\n'),
+        text: listed
+          .map((k) => `${k.key_id}  ${k.kind.padEnd(6)}  ${k.status.padEnd(7)}  ${k.tier.padEnd(8)}  created ${k.created_at}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`)
+          .join('\n'),
       };
     },
   },

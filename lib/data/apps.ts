@@ -5,6 +5,7 @@ import { newTestStoreKeys } from '../stores/test-store.js';
 import { ddb, tableName } from './client.js';
 import { keys, type ApiKeyKind } from './keys.js';
 import { queryPrefix } from './query.js';
+import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
 
 export interface AppRecord {
   app_id: string;
@@ -43,6 +44,8 @@ export interface ApiKeyRecord {
   kind: ApiKeyKind;
   key_id: string;
   status: ApiKeyStatus;
+  /** Rate-limit tier; keys issued before tiers existed have none and count as standard. */
+  tier?: RateLimitTier;
   created_at: string;
   revoked_at: string | null;
 }
@@ -51,14 +54,15 @@ export interface IssuedKey {
   key: string;
   key_id: string;
   kind: ApiKeyKind;
+  tier: RateLimitTier;
 }
 
-function keyItems(appId: string, kind: ApiKeyKind, now: string): { issued: IssuedKey; items: Record<string, unknown>[] } {
+function keyItems(appId: string, kind: ApiKeyKind, tier: RateLimitTier, now: string): { issued: IssuedKey; items: Record<string, unknown>[] } {
   const key = newApiKey(kind);
   const hash = sha256Hex(key);
-  const record: ApiKeyRecord = { app_id: appId, kind, key_id: apiKeyId(kind, hash), status: 'active', created_at: now, revoked_at: null };
+  const record: ApiKeyRecord = { app_id: appId, kind, key_id: apiKeyId(kind, hash), status: 'active', tier, created_at: now, revoked_at: null };
   return {
-    issued: { key, key_id: record.key_id, kind },
+    issued: { key, key_id: record.key_id, kind, tier },
     items: [
       { ...keys.apiKey(hash), type: 'api_key', ...record },
       { ...keys.appKey(appId, kind, hash), type: 'app_key', hash, ...record },
@@ -74,6 +78,8 @@ export async function createApp(input: {
   name: string;
   reportingCurrency: string;
   testStore: boolean;
+  /** Rate-limit tier of both keys (default standard). */
+  tier?: RateLimitTier;
 }): Promise<{ app: AppRecord; secretKey: IssuedKey; sdkKey: IssuedKey }> {
   const now = new Date().toISOString();
   const testStoreKeys = input.testStore ? newTestStoreKeys() : undefined;
@@ -85,8 +91,9 @@ export async function createApp(input: {
     ...(testStoreKeys ? { test_store_private_key: testStoreKeys.privateKeyPem, test_store_public_key: testStoreKeys.publicKeyPem } : {}),
     created_at: now,
   };
-  const secret = keyItems(app.app_id, 'secret', now);
-  const sdk = keyItems(app.app_id, 'sdk', now);
+  const tier = input.tier ?? DEFAULT_RATE_LIMIT_TIER;
+  const secret = keyItems(app.app_id, 'secret', tier, now);
+  const sdk = keyItems(app.app_id, 'sdk', tier, now);
   await ddb.send(
     new TransactWriteCommand({
       TransactItems: [{ ...keys.app(app.app_id), type: 'app', ...app }, ...secret.items, ...sdk.items].map(putNew),
@@ -129,22 +136,30 @@ function revokeItems(appId: string, kind: ApiKeyKind, hash: string, now: string)
   return [update(keys.apiKey(hash)), update(keys.appKey(appId, kind, hash))];
 }
 
+/** The app must exist: issuing a key for a typo'd app id fails instead of minting an orphan key. */
+const appExists = (appId: string) => ({ ConditionCheck: { TableName: tableName, Key: keys.app(appId), ConditionExpression: 'attribute_exists(pk)' } });
+
+/** Issues one more key of this kind for the app; its other keys keep working. */
+export async function issueKey(appId: string, kind: ApiKeyKind, tier: RateLimitTier = DEFAULT_RATE_LIMIT_TIER): Promise<IssuedKey> {
+  const fresh = keyItems(appId, kind, tier, new Date().toISOString());
+  await ddb.send(new TransactWriteCommand({ TransactItems: [appExists(appId), ...fresh.items.map(putNew)] }));
+  return fresh.issued;
+}
+
 /**
  * Issues a new key of this kind. Unless keepOld is set, the app's other active keys of the same
- * kind are revoked in the same transaction (set keepOld to roll clients over, then revoke).
+ * kind are revoked in the same transaction (set keepOld to roll clients over, then revoke). The
+ * new key keeps the tier of the newest active key it replaces unless one is given, so a rotation
+ * never silently changes what a client may send.
  */
-export async function rotateKey(appId: string, kind: ApiKeyKind, keepOld: boolean): Promise<{ issued: IssuedKey; revoked: string[] }> {
+export async function rotateKey(appId: string, kind: ApiKeyKind, keepOld: boolean, tier?: RateLimitTier): Promise<{ issued: IssuedKey; revoked: string[] }> {
   const now = new Date().toISOString();
-  const fresh = keyItems(appId, kind, now);
-  const previous = keepOld ? [] : (await listAppKeys(appId, kind)).filter((k) => k.status === 'active');
+  const active = (await listAppKeys(appId, kind)).filter((k) => k.status === 'active').sort((a, b) => b.created_at.localeCompare(a.created_at));
+  const fresh = keyItems(appId, kind, tier ?? active[0]?.tier ?? DEFAULT_RATE_LIMIT_TIER, now);
+  const previous = keepOld ? [] : active;
   await ddb.send(
     new TransactWriteCommand({
-      TransactItems: [
-        // The app must exist: a rotation for a typo'd app id fails instead of minting an orphan key.
-        { ConditionCheck: { TableName: tableName, Key: keys.app(appId), ConditionExpression: 'attribute_exists(pk)' } },
-        ...fresh.items.map(putNew),
-        ...previous.flatMap((k) => revokeItems(appId, kind, k.hash, now)),
-      ],
+      TransactItems: [appExists(appId), ...fresh.items.map(putNew), ...previous.flatMap((k) => revokeItems(appId, kind, k.hash, now))],
     }),
   );
   return { issued: fresh.issued, revoked: previous.map((k) => k.key_id) };

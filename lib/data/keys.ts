@@ -27,6 +27,7 @@
  * | ad configuration  | APP#<app>                   | ADS                                 |
  * | webhook delivery  | DELIVERY#<event>            | DELIVERY                            |
  * | job checkpoint    | CHECKPOINT#<job>            | CHECKPOINT                          |
+ * | rate-limit window | RATE#<key id>               | RATE  (TTL; requests this minute)   |
  */
 import { LIST_FACETS, listIndexName, type ListFacet } from './table.js';
 
@@ -81,6 +82,8 @@ export const keys = {
   storeSettings: (appId: string, store: string): TableKey => ({ pk: `APP#${appId}`, sk: `STORE#${store}` }),
   delivery: (eventId: string): TableKey => ({ pk: `DELIVERY#${eventId}`, sk: 'DELIVERY' }),
   checkpoint: (job: string): TableKey => ({ pk: `CHECKPOINT#${job}`, sk: 'CHECKPOINT' }),
+  /** One counter per API key (by its public id), shared by every function instance. */
+  rateLimitWindow: (keyId: string): TableKey => ({ pk: `RATE#${keyId}`, sk: 'RATE' }),
   userProfile: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'PROFILE' }),
   /** Partition of the subscriptionsByUser index. */
   userSubscriptions: (appId: string, userId: string): string => `${appId}#${userId}`,

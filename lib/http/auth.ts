@@ -6,11 +6,14 @@ import { findApiKey, type ApiKeyRecord } from '../data/apps.js';
 import type { ApiKeyKind } from '../data/keys.js';
 import { config } from '../config.js';
 import { AppError } from '../errors.js';
+import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
 
 export interface Caller {
   appId: string;
   keyId: string;
   kind: ApiKeyKind;
+  /** Decides the key's rate limit. */
+  tier: RateLimitTier;
 }
 
 const MAX_CACHED_KEYS = 1000;
@@ -37,7 +40,7 @@ export async function authenticateKey(rawKey: string, kind: ApiKeyKind): Promise
   if (!record || record.status !== 'active' || record.kind !== kind) {
     throw new AppError('INVALID_API_KEY', kind === 'secret' ? 'API key is invalid, revoked, or not a secret key' : 'API key is invalid or revoked');
   }
-  return { appId: record.app_id, keyId: record.key_id, kind: record.kind };
+  return { appId: record.app_id, keyId: record.key_id, kind: record.kind, tier: record.tier ?? DEFAULT_RATE_LIMIT_TIER };
 }
 
 /** `Authorization: Bearer <secret key>` of the subscription API. */

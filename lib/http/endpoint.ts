@@ -12,6 +12,8 @@ import { logger } from '../logger.js';
 import { authenticateKey, bearerToken, type Caller } from './auth.js';
 import { errorResponse, jsonResponse, type ApiName } from './envelopes.js';
 import { readMobileHeaders, type MobileContext } from './mobile-headers.js';
+import { enforceRateLimit } from './rate-limit.js';
+import type { ApiKeyKind } from '../data/keys.js';
 import { routeOf } from '../routes.js';
 import { parseJsonBody, parsePart } from './parse.js';
 
@@ -152,12 +154,34 @@ function parseRequest<B extends Schema, Q extends Schema, P extends Schema>(spec
   return { params, query, body } as { params: Parsed<P>; query: Parsed<Q>; body: Parsed<B> };
 }
 
-/** One middy stack for every endpoint: normalised headers, request id in the logs, the API's envelopes. */
-function buildEndpoint(api: ApiName, handle: (event: APIGatewayProxyEvent, requestId: string) => Promise<APIGatewayProxyResult>) {
+/**
+ * One middy stack for every endpoint: normalised headers, request id in the logs, the API's
+ * envelopes. `handle` may add headers every response must carry, success or error (the
+ * RateLimit fields once the caller is known).
+ */
+function buildEndpoint(
+  api: ApiName,
+  handle: (event: APIGatewayProxyEvent, requestId: string, responseHeaders: Record<string, string>) => Promise<APIGatewayProxyResult>,
+) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(httpHeaderNormalizer())
     .use(envelopeMiddleware(api))
-    .handler((event, context) => handle(event, requestIdOf(event, context)));
+    .handler(async (event, context) => {
+      const responseHeaders: Record<string, string> = {};
+      try {
+        const result = await handle(event, requestIdOf(event, context), responseHeaders);
+        return { ...result, headers: { ...responseHeaders, ...result.headers } };
+      } catch (error) {
+        throw toAppError(error).withHeaders(responseHeaders);
+      }
+    });
+}
+
+/** Authenticates the key and counts the request against its rate limit (429 past it). */
+async function authenticateAndLimit(rawKey: string, kind: ApiKeyKind, responseHeaders: Record<string, string>): Promise<Caller> {
+  const caller = await authenticateKey(rawKey, kind);
+  Object.assign(responseHeaders, await enforceRateLimit(caller));
+  return caller;
 }
 
 /** An endpoint of the subscription management API (Bearer secret key, `{error: {...}}` envelope). */
@@ -165,8 +189,8 @@ export function subscriptionsEndpoint<B extends Schema = undefined, Q extends Sc
   spec: EndpointSpec<B, Q, P>,
   run: (request: EndpointRequest<B, Q, P>) => Promise<EndpointReply>,
 ) {
-  return buildEndpoint('subscriptions', async (event, requestId) => {
-    const caller = await authenticateKey(bearerToken(event.headers.authorization), 'secret');
+  return buildEndpoint('subscriptions', async (event, requestId, responseHeaders) => {
+    const caller = await authenticateAndLimit(bearerToken(event.headers.authorization), 'secret', responseHeaders);
     const reply = await run({ caller, requestId, ...parseRequest(spec, event, 'subscriptions') });
     return jsonResponse(reply.status ?? spec.status ?? 200, reply.body, { ...reply.headers, 'X-Request-Id': requestId });
   });
@@ -189,10 +213,10 @@ export function mobileEndpoint<B extends Schema = undefined, Q extends Schema = 
   spec: EndpointSpec<B, Q, P>,
   run: (request: Omit<EndpointRequest<B, Q, P>, 'caller'> & { caller: MobileCaller }) => Promise<MobileReply>,
 ) {
-  return buildEndpoint('mobile', async (event, requestId) => {
+  return buildEndpoint('mobile', async (event, requestId, responseHeaders) => {
     const apiKey = event.headers['x-api-key']?.trim();
     if (!apiKey) throw new AppError('API_KEY_MISSING', 'Missing required header X-API-KEY');
-    const key = await authenticateKey(apiKey, 'sdk');
+    const key = await authenticateAndLimit(apiKey, 'sdk', responseHeaders);
     const rule = routeOf(event.httpMethod, event.resource)?.mobileHeaders ?? 'common';
     const context = readMobileHeaders(event.headers, rule, event.body !== null && event.body !== '');
     if (context.appIdHeader !== key.appId) throw new AppError('FORBIDDEN', 'X-APP-ID is not the app of this API key');

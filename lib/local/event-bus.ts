@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { BusDispatcher } from '../events/bus.js';
 import { EVENT_SOURCE, STATUS_CHANGED, type BusEventDetail } from '../events/schemas.js';
 import { handler as deliverWebhook } from '../../functions/events/deliver-webhook.js';
+import { redactText } from '../redact.js';
 
 export const dispatchToRuleTargets: BusDispatcher = async (events) => {
   const failed: number[] = [];
@@ -27,7 +28,7 @@ export const dispatchToRuleTargets: BusDispatcher = async (events) => {
         await deliverWebhook(event);
       } catch (error) {
         // EventBridge would retry the target; here the poller keeps the record and retries it.
-        console.error(JSON.stringify({ level: 'ERROR', message: 'local bus: webhook deliverer failed', event_id: detail.event_id, error: String(error) }));
+        console.error(JSON.stringify({ level: 'ERROR', message: 'local bus: webhook deliverer failed', event_id: detail.event_id, error: redactText(String(error)) }));
         failed.push(index);
       }
     }),

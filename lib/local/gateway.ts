@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AppError } from '../errors.js';
 import { errorResponse, type ApiName } from '../http/envelopes.js';
 import { ROUTES, SUBSCRIPTIONS_BASE, type Route } from '../routes.js';
+import { redactText } from '../redact.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -204,7 +205,7 @@ export async function startGateway(options: { port: number; host?: string; route
       writeResult(response, result);
     } catch (error) {
       // Handlers map their own errors; reaching here is a bug in a handler or in this gateway.
-      console.error(JSON.stringify({ level: 'ERROR', message: 'gateway: handler threw', request_id: requestId, error: String(error) }));
+      console.error(JSON.stringify({ level: 'ERROR', message: 'gateway: handler threw', request_id: requestId, error: redactText(String(error)) }));
       if (!response.headersSent) writeResult(response, errorResponse(api, new AppError('INTERNAL_ERROR'), requestId));
       else response.destroy();
     }

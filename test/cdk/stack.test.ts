@@ -5,6 +5,8 @@ import { SubscriptionBackendStack } from '../../cdk/stack.js';
 import { TABLE } from '../../lib/data/table.js';
 import { ROUTES } from '../../lib/routes.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
+import { config, rateLimitVariable } from '../../lib/config.js';
+import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
@@ -62,6 +64,14 @@ describe('the CDK stack', () => {
       Architectures: ['arm64'],
       Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps' }) },
     });
+  });
+
+  it("gives every route's function the per-tier rate limits of the configuration, as the local gateway enforces them", () => {
+    for (const route of ROUTES) {
+      const [, fn] = functionOf(route);
+      for (const tier of RATE_LIMIT_TIERS) expect(fn.Properties.Environment.Variables[rateLimitVariable(tier)], route.name).toBe(String(config.rateLimits[tier]));
+      expect(actionsOf(functionOf(route)[0])).toContain('dynamodb:UpdateItem');
+    }
   });
 
   it('names the table to every function that may touch it', () => {
@@ -228,7 +238,7 @@ describe('the notification path in the stack', () => {
   });
 
   it('keeps secrets out of every environment variable (only where to find them)', () => {
-    const allowed = new Set(['NODE_OPTIONS', 'TABLE_NAME', 'EVENT_BUS_NAME', 'DEAD_LETTER_QUEUE_URL', 'STORE_SECRETS_PREFIX']);
+    const allowed = new Set(['NODE_OPTIONS', 'TABLE_NAME', 'EVENT_BUS_NAME', 'DEAD_LETTER_QUEUE_URL', 'STORE_SECRETS_PREFIX', ...RATE_LIMIT_TIERS.map(rateLimitVariable)]);
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       const variables = (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
       for (const name of Object.keys(variables)) expect(allowed, `${id} ${name}`).toContain(name);

@@ -56,6 +56,31 @@ describe('unexpected failures', () => {
     expect(JSON.stringify(logLine)).not.toContain(app.secretKey);
   });
 
+  it('redacts API keys, receipts, tokens and emails that an error message echoes from the log line', async () => {
+    logger.setLogLevel('ERROR');
+    const lines: string[] = [];
+    for (const stream of [process.stdout, process.stderr]) {
+      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        lines.push(String(chunk));
+        return true;
+      });
+    }
+    const receipt = Buffer.from('a test-store receipt that must never be logged, '.repeat(4)).toString('base64');
+    const jws = 'eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMTAwMCJ9.c2lnbmF0dXJlLWJ5dGVz';
+    const handler = subscriptionsEndpoint({}, async () => {
+      throw new Error(`store rejected ${receipt} / ${jws} for jane.doe@example.com with key ${app.secretKey} and ${app.sdkKey}`);
+    });
+    const response = (await handler(event(app.secretKey, 'req-redact'), context)) as APIGatewayProxyResult;
+    vi.restoreAllMocks();
+
+    expect(response.statusCode).toBe(500);
+    const logged = lines.join('');
+    expect(logged).toContain('req-redact');
+    for (const secret of [app.secretKey, app.sdkKey, receipt, jws, 'jane.doe@example.com']) expect(logged).not.toContain(secret);
+    expect(logged).toContain('[REDACTED BASE64]');
+    expect(logged).toContain('[REDACTED EMAIL]');
+  });
+
   it('a throttled or unreachable database is a retryable 503 with Retry-After, not a 500', async () => {
     for (const failure of [
       Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' }),

@@ -11,3 +11,6 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS ??= '1,1,1,1';
 process.env.WEBHOOK_TIMEOUT_MS ??= '2000';
 process.env.STORE_TIMEOUT_MS ??= '2000';
+// Tests send many requests per key; test/e2e/rate-limit.test.ts removes these to test the defaults.
+process.env.RATE_LIMIT_STANDARD_PER_MINUTE ??= '1000000';
+process.env.RATE_LIMIT_PREMIUM_PER_MINUTE ??= '1000000';

@@ -1,0 +1,95 @@
+import { describe, expect, it, vi } from 'vitest';
+
+// The real defaults (200 per minute for standard keys), not the test env's raised limits.
+vi.hoisted(() => {
+  delete process.env.RATE_LIMIT_STANDARD_PER_MINUTE;
+  delete process.env.RATE_LIMIT_PREMIUM_PER_MINUTE;
+});
+
+const { SUBSCRIPTIONS_BASE } = await import('../../lib/routes.js');
+const { createTestApp } = await import('../support/fixtures.js');
+const { useGateway } = await import('../support/http.js');
+const { mobileHeaders } = await import('../support/mobile.js');
+const { admin } = await import('../support/processes.js');
+
+const { request } = useGateway();
+
+const RATE_LIMIT_PATTERN = /^"standard";r=\d+;t=\d+$/;
+
+describe('per-key rate limit (defaults: 200 requests per minute, standard tier)', () => {
+  it('lets the first 200 of 230 requests of one secret key through and answers the other 30 with 429, while another key is unaffected', async () => {
+    const app = await createTestApp([]);
+    const other = await createTestApp([]);
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof request>> | undefined;
+    for (let i = 0; i < 230; i++) {
+      last = await request('GET', SUBSCRIPTIONS_BASE, { bearer: app.secretKey });
+      statuses.push(last.status);
+      expect(last.headers.get('ratelimit-policy')).toBe('"standard";q=200;w=60');
+      expect(last.headers.get('ratelimit')).toMatch(RATE_LIMIT_PATTERN);
+      if (i === 0) expect(last.headers.get('ratelimit')).toMatch(/^"standard";r=199;t=(60|59)$/);
+      if (i === 199) expect(last.headers.get('ratelimit')).toMatch(/^"standard";r=0;t=\d+$/);
+    }
+    expect(statuses.slice(0, 200).every((s) => s === 200)).toBe(true);
+    expect(statuses.slice(200).every((s) => s === 429)).toBe(true);
+
+    // The refusal: the subscription API's envelope, Retry-After in seconds equal to the reset.
+    expect(last!.body).toEqual({ error: { code: 'RATE_LIMITED', message: expect.stringContaining('200 requests per minute'), retryable: true } });
+    const retryAfter = Number(last!.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(last!.headers.get('ratelimit')).toBe(`"standard";r=0;t=${retryAfter}`);
+
+    const unaffected = await request('GET', SUBSCRIPTIONS_BASE, { bearer: other.secretKey });
+    expect(unaffected.status).toBe(200);
+    expect(unaffected.headers.get('ratelimit')).toMatch(/^"standard";r=199;t=(60|59)$/);
+  });
+
+  it('limits an sdk key on the mobile API the same way, counted exactly under concurrent requests, in the mobile envelope', async () => {
+    const app = await createTestApp([]);
+    const send = () =>
+      request('POST', '/v2/users/report/events', {
+        headers: mobileHeaders(app, 'user-1'),
+        body: { events: [{ name: 'app_opened', user: 'user-1', sessionId: 's-1' }] },
+      });
+    const responses: Awaited<ReturnType<typeof send>>[] = [];
+    for (let batch = 0; batch < 23; batch++) responses.push(...(await Promise.all(Array.from({ length: 10 }, send))));
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(200);
+    const refused = responses.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(30);
+    expect(refused[0]!.body).toEqual({ status: 'error', code: 'RATE_LIMITED', message: expect.any(String), retryable: true });
+    expect(refused[0]!.headers.get('retry-after')).toMatch(/^\d+$/);
+    for (const response of responses) expect(response.headers.get('ratelimit-policy')).toBe('"standard";q=200;w=60');
+  });
+
+  it('puts the RateLimit fields on error responses of an authenticated request too', async () => {
+    const app = await createTestApp([]);
+    const notFound = await request('GET', `${SUBSCRIPTIONS_BASE}/sub_0123456789abcdef01234567`, { bearer: app.secretKey });
+    expect(notFound.status).toBe(404);
+    expect(notFound.headers.get('ratelimit')).toMatch(/^"standard";r=199;t=\d+$/);
+    const invalid = await request('GET', SUBSCRIPTIONS_BASE, { bearer: app.secretKey, query: { limit: 1000 } });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get('ratelimit')).toMatch(/^"standard";r=198;t=\d+$/);
+    const missingHeader = await request('POST', '/v2/sessions/report', { headers: mobileHeaders(app, 'u', { 'x-version': undefined }), body: {} });
+    expect(missingHeader.status).toBe(400);
+    expect(missingHeader.headers.get('ratelimit-policy')).toBe('"standard";q=200;w=60');
+  });
+
+  it('gives a key created with `keys create --tier premium` the premium limit', async () => {
+    const app = await createTestApp([]);
+    const created = await admin('keys', 'create', '--app', app.appId, '--kind', 'secret', '--tier', 'premium', '--json');
+    expect(created.code).toBe(0);
+    const issued = JSON.parse(created.stdout);
+    expect(issued).toMatchObject({ app_id: app.appId, kind: 'secret', tier: 'premium', key: expect.stringMatching(/^sk_/) });
+    const res = await request('GET', SUBSCRIPTIONS_BASE, { bearer: issued.key });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-policy')).toBe('"premium";q=2000;w=60');
+    expect(res.headers.get('ratelimit')).toMatch(/^"premium";r=1999;t=\d+$/);
+
+    const listed = JSON.parse((await admin('keys', 'list', '--app', app.appId, '--json')).stdout);
+    expect(listed.keys.map((k: { tier: string }) => k.tier).sort()).toEqual(['premium', 'standard', 'standard']);
+    const rejected = await admin('keys', 'create', '--app', app.appId, '--kind', 'secret', '--tier', 'gold', '--json');
+    expect(rejected.code).toBe(2);
+    expect(JSON.parse(rejected.stdout).error.message).toMatch(/--tier must be one of standard, premium/);
+  });
+});
