@@ -26,7 +26,7 @@ import type { RecordedCommand } from './support/commands.js';
 import type { BenchRequest } from './support/invoke.js';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
 import { LAMBDA_MEMORY_GB, PRICES, lambdaDurationUsd } from './support/prices.js';
-import { writeResults } from './support/report.js';
+import { median, writeResults } from './support/report.js';
 
 /** Measured invocations per handler for the duration (the first, capacity-measured one, is extra). */
 const RUNS = 7;
@@ -47,7 +47,6 @@ const EXCLUDED = [
   "the PutEvents round trip in the publisher's duration (locally an in-process dispatcher stands in for EventBridge)",
 ];
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 
 const dynamo = await startBenchDynamoDb('bench-cost');

@@ -15,7 +15,7 @@
  */
 import autocannon from 'autocannon';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
-import { writeResults, type BudgetCheck } from './support/report.js';
+import { median, writeResults, type BudgetCheck } from './support/report.js';
 
 // As in AWS: a warm function caches the key lookup, so most requests skip it.
 process.env.KEY_CACHE_TTL_SECONDS = '30';
@@ -54,7 +54,6 @@ interface Scenario {
   fresh(template: { n: number; body: string }, n: number): (readonly [string, string])[];
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const dynamo = await startBenchDynamoDb('bench-throughput');
 try {

@@ -4,7 +4,7 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { compileRoutes, importHandler, lambdaContext, matchRoute, type ProxyHandler } from '../../lib/local/gateway.js';
+import { compileRoutes, importHandler, lambdaContext, matchRoute } from '../../lib/local/gateway.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 
 export interface BenchRequest {
@@ -16,8 +16,6 @@ export interface BenchRequest {
   body?: unknown;
 }
 
-const handlers = new Map<string, Promise<ProxyHandler>>();
-
 export function routeNamed(name: string): Route {
   const route = ROUTES.find((candidate) => candidate.name === name);
   if (!route) throw new Error(`no route ${name}`);
@@ -27,8 +25,7 @@ export function routeNamed(name: string): Route {
 export async function invoke(route: Route, request: BenchRequest): Promise<APIGatewayProxyResult> {
   const match = matchRoute(compileRoutes([route]), route.method, request.path);
   if (!match) throw new Error(`${request.path} is not a path of ${route.name} (${route.path})`);
-  let handler = handlers.get(route.name);
-  if (!handler) handlers.set(route.name, (handler = importHandler(route)));
+  const handler = await importHandler(route);
   const requestId = randomUUID();
   const query = request.query && Object.keys(request.query).length > 0 ? request.query : undefined;
   const headers = { ...request.headers, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) };
@@ -46,7 +43,7 @@ export async function invoke(route: Route, request: BenchRequest): Promise<APIGa
     isBase64Encoded: false,
     requestContext: { requestId, resourcePath: route.path, httpMethod: route.method, path: request.path } as APIGatewayProxyEvent['requestContext'],
   };
-  const result = await (await handler)(event, lambdaContext(route, requestId), () => undefined);
+  const result = await handler(event, lambdaContext(route, requestId), () => undefined);
   if (!result) throw new Error(`${route.name} returned nothing`);
   return result;
 }
