@@ -69,7 +69,8 @@ try {
   let sequence = 0;
   const next = () => ++sequence;
   const bearer = { authorization: `Bearer ${app.secretKey}` };
-  const user = (n: number) => `bench-user-${n % USERS}`;
+  // Ids end in a delimiter, so replacing one never touches another that merely starts the same.
+  const user = (n: number) => `bench-user:${n % USERS}:`;
 
   const send = async ({ method, path, headers, body }: HttpRequest) => {
     const response = await fetch(`${gateway.url}${path}`, { method, headers, body });
@@ -124,10 +125,10 @@ try {
         path: '/v2/users/report/events',
         headers: { ...mobileHeaders(app, user(n)), 'content-type': 'application/json' },
         body: JSON.stringify({
-          events: Array.from({ length: BATCH }, (_, i) => ({ name: 'screen_view', user: user(n), sessionId: `s-${n}`, eventId: `batch-${n}.${i}`, extra: { screen_name: 'home', i } })),
+          events: Array.from({ length: BATCH }, (_, i) => ({ name: 'screen_view', user: user(n), sessionId: `session:${n}:`, eventId: `batch:${n}:${i}`, extra: { screen_name: 'home', i } })),
         }),
       }),
-      fresh: (template, n) => [[`batch-${template.n}.`, `batch-${n}.`], [`s-${template.n}`, `s-${n}`], [user(template.n), user(n)]],
+      fresh: (template, n) => [[`batch:${template.n}:`, `batch:${n}:`], [`session:${template.n}:`, `session:${n}:`], [user(template.n), user(n)]],
     },
   ];
 
