@@ -3,8 +3,8 @@
  * operations the same requests need, side by side in one run.
  *
  * For each endpoint, one request is recorded (every DynamoDB operation the shared client sends,
- * with its overlap: authentication when the key cache misses, the per-key rate limiter's write,
- * the reads and writes of the use case). The API side sends requests over HTTP with autocannon to
+ * with its overlap: the per-key rate limiter's write, the reads and writes of the use case; the API
+ * key lookup is cached, as in a warm function). The API side sends requests over HTTP with autocannon to
  * the local gateway, which runs the real handler in this process; the raw side replays the recorded
  * operations through the low-level client, with fresh ids where a write must be new. Both sides run
  * CONCURRENCY clients for SLICE_S seconds, one after the other in alternating order, PAIRS times;
@@ -53,7 +53,6 @@ interface Scenario {
   /** Replacements that turn the recorded request's operations into those of the nth request. */
   fresh(template: { n: number; body: string }, n: number): (readonly [string, string])[];
 }
-
 
 const dynamo = await startBenchDynamoDb('bench-throughput');
 try {
