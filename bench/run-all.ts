@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { BudgetCheck } from './support/report.js';
 
-const BENCHMARKS = ['list-capacity', 'events-throughput', 'revenue-capacity'];
+const BENCHMARKS = ['throughput', 'cost-model', 'scaling'];
 const root = resolve(import.meta.dirname, '..');
 
 const rows: (BudgetCheck & { benchmark: string })[] = [];

@@ -1,17 +1,57 @@
-/** Calls a handler module in-process with an API Gateway proxy event, as the local gateway does. */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+/**
+ * Calls a route's handler in-process with an API Gateway proxy event, as the local gateway does
+ * (same handler module, same Lambda context), without the HTTP server in between.
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { compileRoutes, importHandler, INTEGRATION_TIMEOUT_MS, matchRoute } from '../../lib/local/gateway.js';
+import { lambdaContext } from '../../lib/local/lambda-context.js';
+import { ROUTES, type Route } from '../../lib/routes.js';
 
-type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult | void>;
+export interface BenchRequest {
+  /** The request path, e.g. `/v1/subscriptions/sub_…`; path parameters are taken from it. */
+  path: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+  /** Sent as JSON. */
+  body?: unknown;
+}
 
-export async function invokeGet(handler: Handler, path: string, secretKey: string, query: Record<string, string>): Promise<APIGatewayProxyResult> {
-  const result = await handler(
-    {
-      resource: path, path, httpMethod: 'GET', headers: { Authorization: `Bearer ${secretKey}` }, multiValueHeaders: {},
-      queryStringParameters: query, multiValueQueryStringParameters: null, pathParameters: null, stageVariables: null,
-      body: null, isBase64Encoded: false, requestContext: { requestId: 'bench' } as APIGatewayProxyEvent['requestContext'],
-    },
-    { awsRequestId: 'bench', getRemainingTimeInMillis: () => 10_000 } as unknown as Context,
-  );
-  if (!result) throw new Error('handler returned nothing');
+export function routeNamed(name: string): Route {
+  const route = ROUTES.find((candidate) => candidate.name === name);
+  if (!route) throw new Error(`no route ${name}`);
+  return route;
+}
+
+export async function invoke(route: Route, request: BenchRequest): Promise<APIGatewayProxyResult> {
+  const match = matchRoute(compileRoutes([route]), route.method, request.path);
+  if (!match) throw new Error(`${request.path} is not a path of ${route.name} (${route.path})`);
+  const handler = await importHandler(route);
+  const requestId = randomUUID();
+  const query = request.query && Object.keys(request.query).length > 0 ? request.query : undefined;
+  const headers = { ...request.headers, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) };
+  const event: APIGatewayProxyEvent = {
+    resource: route.path,
+    path: request.path,
+    httpMethod: route.method,
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    queryStringParameters: query ?? null,
+    multiValueQueryStringParameters: query ? Object.fromEntries(Object.entries(query).map(([name, value]) => [name, [value]])) : null,
+    pathParameters: Object.keys(match.pathParameters).length > 0 ? match.pathParameters : null,
+    stageVariables: null,
+    body: request.body !== undefined ? JSON.stringify(request.body) : null,
+    isBase64Encoded: false,
+    requestContext: { requestId, resourcePath: route.path, httpMethod: route.method, path: request.path } as APIGatewayProxyEvent['requestContext'],
+  };
+  const result = await handler(event, lambdaContext(route.name, requestId, INTEGRATION_TIMEOUT_MS), () => undefined);
+  if (!result) throw new Error(`${route.name} returned nothing`);
+  return result;
+}
+
+/** Like invoke, but a status other than 2xx is an error (a benchmark must measure what succeeds). */
+export async function invokeOk(route: Route, request: BenchRequest): Promise<APIGatewayProxyResult> {
+  const result = await invoke(route, request);
+  if (result.statusCode < 200 || result.statusCode >= 300) throw new Error(`${route.name} ${request.path} answered ${result.statusCode}: ${result.body}`);
   return result;
 }

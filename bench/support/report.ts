@@ -9,6 +9,9 @@ export interface BudgetCheck {
   pass: boolean;
 }
 
+/** The middle value (the upper one of an even count): what the benchmarks report of repeated runs. */
+export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
 export function writeResults(name: string, figures: Record<string, unknown>, checks: BudgetCheck[]): void {
   const dir = resolve(import.meta.dirname, '../results');
   mkdirSync(dir, { recursive: true });

@@ -141,9 +141,21 @@ export function toProxyEvent(
 }
 
 /** API Gateway's integration timeout: the most a handler behind it can run. */
-const INTEGRATION_TIMEOUT_MS = 29_000;
+export const INTEGRATION_TIMEOUT_MS = 29_000;
 
-type ProxyHandler = Handler<APIGatewayProxyEvent, APIGatewayProxyResult>;
+export type ProxyHandler = Handler<APIGatewayProxyEvent, APIGatewayProxyResult>;
+
+const handlers = new Map<string, Promise<ProxyHandler>>();
+
+/** The handler of the module a route names, loaded once (as a warm Lambda function holds it). */
+export function importHandler(route: Route): Promise<ProxyHandler> {
+  let loaded = handlers.get(route.handler);
+  if (!loaded) {
+    loaded = import(pathToFileURL(resolve(REPO_ROOT, route.handler)).href).then((module: { handler: ProxyHandler }) => module.handler);
+    handlers.set(route.handler, loaded);
+  }
+  return loaded;
+}
 
 function writeResult(response: ServerResponse, result: APIGatewayProxyResult): void {
   const headers: Record<string, string | string[]> = {};
@@ -161,15 +173,6 @@ export interface LocalGateway {
 
 export async function startGateway(options: { port: number; host?: string; routes?: readonly Route[] }): Promise<LocalGateway> {
   const compiled = compileRoutes(options.routes ?? ROUTES);
-  const handlers = new Map<string, Promise<ProxyHandler>>();
-  const loadHandler = (route: Route): Promise<ProxyHandler> => {
-    let loaded = handlers.get(route.name);
-    if (!loaded) {
-      loaded = import(pathToFileURL(resolve(REPO_ROOT, route.handler)).href).then((module: { handler: ProxyHandler }) => module.handler);
-      handlers.set(route.name, loaded);
-    }
-    return loaded;
-  };
 
   const server = createServer(async (request, response) => {
     const requestId = randomUUID();
@@ -186,7 +189,7 @@ export async function startGateway(options: { port: number; host?: string; route
         writeResult(response, errorResponse(match.route.api, new AppError('PAYLOAD_TOO_LARGE'), requestId));
         return;
       }
-      const handler = await loadHandler(match.route);
+      const handler = await importHandler(match.route);
       const event = toProxyEvent(request, url, match, body, requestId);
       const result = (await handler(event, lambdaContext(match.route.name, requestId, INTEGRATION_TIMEOUT_MS), () => undefined)) as APIGatewayProxyResult;
       writeResult(response, result);
