@@ -193,7 +193,11 @@ try {
   if (!template) throw new Error('no measured request changed a status: the notification path cannot be measured');
   const { app_id, payload } = unmarshall(template) as { app_id: string; payload: unknown };
   const { handler: publisher } = await import('../functions/events/publish-status-changes.js');
-  const { handler: deliverer } = await import('../functions/events/deliver-webhook.js');
+  const { handler: deliverWebhook } = await import('../functions/events/deliver-webhook.js');
+  const { lambdaContext } = await import('../lib/local/lambda-context.js');
+  const { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } = await import('../lib/domain/webhook-retry.js');
+  const deliverer = (event: EventBridgeEvent<typeof STATUS_CHANGED, unknown>) =>
+    deliverWebhook(event, lambdaContext('DeliverWebhook', 'bench', WEBHOOK_DELIVERER_TIMEOUT_SECONDS * 1000));
   // Locally there is no EventBridge: a dispatcher that accepts every event stands in for PutEvents.
   useLocalBus(async () => []);
   const streamEvent = (): DynamoDBStreamEvent => ({ Records: [{ eventName: 'INSERT', dynamodb: { NewImage: template as never, SequenceNumber: '1' } }] });
