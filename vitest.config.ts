@@ -8,7 +8,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
+    // hostile-tally prints the number of fuzzed cases of the run, summed over its test files.
+    globalSetup: ['test/support/global-setup.ts', 'test/support/hostile-tally.ts'],
     setupFiles: ['test/support/env.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -26,8 +26,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
-import { writeResults, type BudgetCheck } from './support/report.js';
-import { median, round } from './support/stats.js';
+import { median, round, writeResults, type BudgetCheck } from './support/report.js';
 import { startStubEndpoints } from './support/stub-endpoints.js';
 
 const RUNS = Number(process.env.COLD_START_RUNS ?? 7);
@@ -64,7 +63,8 @@ try {
   const { mobileHeaders } = await import('../test/support/mobile.js');
   const { seedSubscription } = await import('../test/support/subscriptions.js');
   const { buildBundle, bytesByPackage, deployedFunctions, FLOOR_HANDLER, SIZE_EXCEPTIONS, SIZE_MARGIN_BYTES } = await import('./support/bundles.js');
-  const { proxyEvent } = await import('./support/invoke.js');
+  const { proxyEvent, routeNamed } = await import('./support/invoke.js');
+  const { seedApp } = await import('./support/seed.js');
 
   // --- Bundles -------------------------------------------------------------------------------
   const functions = deployedFunctions();
@@ -73,9 +73,7 @@ try {
   copyFileSync(resolve(import.meta.dirname, 'support/serve-once.mjs'), join(dir, 'serve-once.mjs'));
 
   // --- Data every request finds ----------------------------------------------------------------
-  const app = await createTestApp();
-  const { seedSubscriptions } = await import('./support/seed.js');
-  await seedSubscriptions(app.appId, 100);
+  const app = await seedApp(100);
   const detailOf = await seedSubscription(app.appId);
   await setWebhook(app.appId, `${stubs.url}/webhook/ok`);
   const flakyApp = await createTestApp([]);
@@ -108,53 +106,53 @@ try {
   const ok = (result: { statusCode: number; body: string }) => {
     if (result.statusCode < 200 || result.statusCode > 299) throw new Error(`answered ${result.statusCode}: ${result.body}`);
   };
-  const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
-  const sub = (method: 'GET' | 'POST' | 'PUT', resource: string, body?: unknown, extra: { query?: Record<string, string>; pathParameters?: Record<string, string>; key?: string } = {}) =>
-    proxyEvent({ method, resource: `${SUBSCRIPTIONS_BASE}${resource}`, headers: bearer(extra.key ?? app.secretKey), body, query: extra.query, pathParameters: extra.pathParameters });
-  const onFreshSubscription = (operation: string, body: unknown, prepare?: (id: string) => Promise<unknown>): Scenario => ({
+  /** A request of the subscription API (Bearer secret key) to the route named, at `path` under /v1/subscriptions. */
+  const sub = (route: string, path: string, body?: unknown, extra: { query?: Record<string, string>; key?: string } = {}) =>
+    proxyEvent(routeNamed(route), { path: `${SUBSCRIPTIONS_BASE}${path}`, headers: { authorization: `Bearer ${extra.key ?? app.secretKey}` }, body, query: extra.query });
+  const onFreshSubscription = (route: string, operation: string, body: unknown, prepare?: (id: string) => Promise<unknown>): Scenario => ({
     async event() {
       const { id } = await seedSubscription(app.appId, { user_id: `cold-${operation}` });
       await prepare?.(id);
-      return sub('POST', `/{subscription_id}/${operation}`, body, { pathParameters: { subscription_id: id } });
+      return sub(route, `/${id}/${operation}`, body);
     },
     check: ok,
   });
-  const mobile = (method: 'GET' | 'POST' | 'PUT', resource: string, body: (run: number, user: string) => unknown, pathParameters?: Record<string, string>): Scenario => ({
-    event: async (run) => proxyEvent({ method, resource, headers: mobileHeaders(app, `cold-user-${run}`), body: body(run, `cold-user-${run}`), pathParameters }),
+  /** A request of the mobile API (the SDK's headers) to the route named, at `path`. */
+  const mobile = (route: string, path: string, body: (run: number, user: string) => unknown): Scenario => ({
+    event: async (run) => proxyEvent(routeNamed(route), { path, headers: mobileHeaders(app, `cold-user-${run}`), body: body(run, `cold-user-${run}`) }),
     check: ok,
   });
 
   const scenarios: Record<string, Scenario> = {
-    'functions/subscriptions/list.ts': { event: async () => sub('GET', '', undefined, { query: { limit: '20' } }), check: ok },
-    'functions/subscriptions/create.ts': { event: async (run) => sub('POST', '', { user_id: `cold-create-${run}`, product_id: 'premium_monthly', platform: 'ios' }), check: ok },
+    'functions/subscriptions/list.ts': { event: async () => sub('ListSubscriptions', '', undefined, { query: { limit: '20' } }), check: ok },
+    'functions/subscriptions/create.ts': { event: async (run) => sub('CreateSubscription', '', { user_id: `cold-create-${run}`, product_id: 'premium_monthly', platform: 'ios' }), check: ok },
     'functions/subscriptions/verify.ts': {
       async event(run) {
         const apple = await appleApp();
-        return sub('POST', '/verify', { platform: 'ios', receipt_data: APPLE_JWS, user_id: `apple-${run}`, transaction_id: '2000000302596403' }, { key: apple.secretKey });
+        return sub('VerifyPurchase', '/verify', { platform: 'ios', receipt_data: APPLE_JWS, user_id: `apple-${run}`, transaction_id: '2000000302596403' }, { key: apple.secretKey });
       },
       check: ok,
     },
-    'functions/subscriptions/revenue.ts': { event: async () => sub('GET', '/revenue', undefined, { query: { start_date: day(-29), end_date: day(0), group_by: 'week' } }), check: ok },
-    'functions/subscriptions/products.ts': { event: async () => sub('GET', '/products'), check: ok },
-    'functions/subscriptions/get.ts': { event: async () => sub('GET', '/{subscription_id}', undefined, { pathParameters: { subscription_id: detailOf.id } }), check: ok },
+    'functions/subscriptions/revenue.ts': { event: async () => sub('RevenueStatistics', '/revenue', undefined, { query: { start_date: day(-29), end_date: day(0), group_by: 'week' } }), check: ok },
+    'functions/subscriptions/products.ts': { event: async () => sub('ListProducts', '/products'), check: ok },
+    'functions/subscriptions/get.ts': { event: async () => sub('GetSubscription', `/${detailOf.id}`), check: ok },
     'functions/subscriptions/update.ts': {
       async event() {
         const { id } = await seedSubscription(app.appId, { user_id: 'cold-update' });
-        return sub('PUT', '/{subscription_id}', { auto_renew: false }, { pathParameters: { subscription_id: id } });
+        return sub('UpdateSubscription', `/${id}`, { auto_renew: false });
       },
       check: ok,
     },
-    'functions/subscriptions/cancel.ts': onFreshSubscription('cancel', { reason: 'too expensive' }),
-    'functions/subscriptions/renew.ts': onFreshSubscription('renew', {}),
-    'functions/subscriptions/pause.ts': onFreshSubscription('pause', { pause_duration: 7, unit: 'days' }),
-    'functions/subscriptions/resume.ts': onFreshSubscription('resume', undefined, (id) => pauseSubscription(app.appId, id, { pause_duration: 7, unit: 'days' })),
+    'functions/subscriptions/cancel.ts': onFreshSubscription('CancelSubscription', 'cancel', { reason: 'too expensive' }),
+    'functions/subscriptions/renew.ts': onFreshSubscription('RenewSubscription', 'renew', {}),
+    'functions/subscriptions/pause.ts': onFreshSubscription('PauseSubscription', 'pause', { pause_duration: 7, unit: 'days' }),
+    'functions/subscriptions/resume.ts': onFreshSubscription('ResumeSubscription', 'resume', undefined, (id) => pauseSubscription(app.appId, id, { pause_duration: 7, unit: 'days' })),
     'functions/mobile/receipt-verify-first.ts': {
       async event(run) {
         const apple = await appleApp();
-        return proxyEvent({
-          method: 'POST',
-          resource: '/receipt/verify/first',
-          headers: mobileHeaders({ ...apple }, `apple-${run}`),
+        return proxyEvent(routeNamed('VerifyFirstReceipt'), {
+          path: '/receipt/verify/first',
+          headers: mobileHeaders(apple, `apple-${run}`),
           body: { receipt: Buffer.from(APPLE_JWS).toString('base64'), productId: APPLE_PRODUCT },
         });
       },
@@ -163,24 +161,24 @@ try {
     'functions/mobile/receipt-verify-recover.ts': {
       async event(run) {
         const apple = await appleApp();
-        return proxyEvent({ method: 'POST', resource: '/receipt/verify/recover', headers: mobileHeaders({ ...apple }, `apple-${run}`), body: { receipt: APPLE_JWS } });
+        return proxyEvent(routeNamed('RecoverReceipt'), { path: '/receipt/verify/recover', headers: mobileHeaders(apple, `apple-${run}`), body: { receipt: APPLE_JWS } });
       },
       check: ok,
     },
-    'functions/mobile/report-events.ts': mobile('POST', '/v2/users/report/events', (run, user) => ({
+    'functions/mobile/report-events.ts': mobile('ReportEventsV2', '/v2/users/report/events', (run, user) => ({
       events: Array.from({ length: 10 }, (_, i) => ({ name: 'screen_view', user, sessionId: `s-${run}`, eventId: `cold-${run}-${i}`, extra: { screen_name: 'home' } })),
     })),
-    'functions/mobile/report-session.ts': mobile('POST', '/v2/sessions/report', (run) => ({ sessionId: `s-${run}`, startTime: Date.now() - 60_000, duration: 60 })),
-    'functions/mobile/report-order.ts': mobile('POST', '/v2/order/report', (run) => ({ orderId: `order-${run}-${Date.now()}`, productId: 'premium_monthly', price: 9.99, currency: 'USD' })),
-    'functions/mobile/report-conversion.ts': mobile('POST', '/v2/conversion/report', () => ({ conversionType: 'signup', value: 1 })),
-    'functions/mobile/report-global-switch.ts': mobile('POST', '/v2/report/global_switch', () => ({ enabled: true, source: 'settings' })),
-    'functions/mobile/report-typed.ts': mobile('POST', '/v2/report/{type}', () => ({ model: 'iPhone15,2', os: 'iOS 18.1' }), { type: 'device_info' }),
-    'functions/mobile/update-attributes.ts': mobile('PUT', '/v2/users/attribute/update', () => ({ email: 'someone@example.com', language: 'en', country: 'US' })),
-    'functions/mobile/report-attribution.ts': mobile('POST', '/attribution/report', () => ({ network: 'adjust', data: { campaign: 'spring', adgroup: 'a1' } })),
-    'functions/mobile/report-search-ads.ts': mobile('POST', '/searchads/report', () => ({ attribution: { 'Version3.1': { 'iad-campaign-id': '1234567', 'iad-keyword': 'habit tracker' } } })),
-    'functions/mobile/segment-info.ts': mobile('GET', '/segment/info', () => undefined),
-    'functions/mobile/ads-info.ts': mobile('GET', '/adsinfo/{platform}/{app_id}/{store_id}', () => undefined, { platform: 'ios', app_id: app.appId, store_id: '1234567890' }),
-    'functions/mobile/set-custom-properties.ts': mobile('POST', '/users/custom_properties/set', () => ({ properties: { plan: 'family', seats: 3 } })),
+    'functions/mobile/report-session.ts': mobile('ReportSessionV2', '/v2/sessions/report', (run) => ({ sessionId: `s-${run}`, startTime: Date.now() - 60_000, duration: 60 })),
+    'functions/mobile/report-order.ts': mobile('ReportOrderV2', '/v2/order/report', (run) => ({ orderId: `order-${run}-${Date.now()}`, productId: 'premium_monthly', price: 9.99, currency: 'USD' })),
+    'functions/mobile/report-conversion.ts': mobile('ReportConversionV2', '/v2/conversion/report', () => ({ conversionType: 'signup', value: 1 })),
+    'functions/mobile/report-global-switch.ts': mobile('ReportGlobalSwitchV2', '/v2/report/global_switch', () => ({ enabled: true, source: 'settings' })),
+    'functions/mobile/report-typed.ts': mobile('ReportTypedV2', '/v2/report/device_info', () => ({ model: 'iPhone15,2', os: 'iOS 18.1' })),
+    'functions/mobile/update-attributes.ts': mobile('UpdateUserAttributesV2', '/v2/users/attribute/update', () => ({ email: 'someone@example.com', language: 'en', country: 'US' })),
+    'functions/mobile/report-attribution.ts': mobile('ReportAttribution', '/attribution/report', () => ({ network: 'adjust', data: { campaign: 'spring', adgroup: 'a1' } })),
+    'functions/mobile/report-search-ads.ts': mobile('ReportSearchAds', '/searchads/report', () => ({ attribution: { 'Version3.1': { 'iad-campaign-id': '1234567', 'iad-keyword': 'habit tracker' } } })),
+    'functions/mobile/segment-info.ts': mobile('SegmentInfo', '/segment/info', () => undefined),
+    'functions/mobile/ads-info.ts': mobile('AdsInfo', `/adsinfo/ios/${app.appId}/1234567890`, () => undefined),
+    'functions/mobile/set-custom-properties.ts': mobile('SetCustomProperties', '/users/custom_properties/set', () => ({ properties: { plan: 'family', seats: 3 } })),
     'functions/events/publish-status-changes.ts': {
       event: async (run) => {
         const item = statusChange(app.appId);
@@ -305,10 +303,10 @@ try {
     cpu: Phases;
   }
   const phases = (runs: Timing[], at: (t: Timing) => { started: number; imported: number; served: number }): Phases => ({
-    total: round(median(runs.map((t) => at(t).served))),
-    init: round(median(runs.map((t) => at(t).imported))),
-    import: round(median(runs.map((t) => at(t).imported - at(t).started))),
-    first_request: round(median(runs.map((t) => at(t).served - at(t).imported))),
+    total: round(median(runs.map((t) => at(t).served)), 1),
+    init: round(median(runs.map((t) => at(t).imported)), 1),
+    import: round(median(runs.map((t) => at(t).imported - at(t).started)), 1),
+    first_request: round(median(runs.map((t) => at(t).served - at(t).imported)), 1),
   });
   const medians = (runs: Timing[]): Medians => ({ wall: phases(runs, (t) => t), cpu: phases(runs, (t) => t.cpu) });
   interface Row extends Medians {
@@ -370,7 +368,7 @@ try {
   }
 
   // --- Report --------------------------------------------------------------------------------
-  const kb = (bytes: number) => round(bytes / 1024);
+  const kb = (bytes: number) => round(bytes / 1024, 1);
   const floorMedians = medians(allFloorRuns);
   const worst = rows.reduce((a, b) => (b.ratio > a.ratio ? b : a));
   const typical = round(median(rows.map((r) => r.ratio)), 2);

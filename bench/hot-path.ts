@@ -12,8 +12,8 @@
  * decision and headers) as enforceRateLimit minus that write.
  */
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
-import { writeResults, type BudgetCheck } from './support/report.js';
-import { median, round } from './support/stats.js';
+import { median, round, writeResults, type BudgetCheck } from './support/report.js';
+
 
 const PAIRS = Number(process.env.HOT_PATH_PAIRS ?? 400);
 const WARMUP_PAIRS = 60;
@@ -34,12 +34,10 @@ try {
   const { reportEvents } = await import('../lib/services/reporting.js');
   const { getSubscriptionDetail } = await import('../lib/services/subscriptions.js');
   const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
-  const { handler: detailHandler } = await import('../functions/subscriptions/get.js');
-  const { handler: eventsHandler } = await import('../functions/mobile/report-events.js');
   const { createTestApp } = await import('../test/support/fixtures.js');
   const { mobileHeaders } = await import('../test/support/mobile.js');
   const { seedSubscription } = await import('../test/support/subscriptions.js');
-  const { invoke, proxyEvent } = await import('./support/invoke.js');
+  const { prepareInvocation, routeNamed } = await import('./support/invoke.js');
   type MobileCaller = import('../lib/http/endpoint.js').MobileCaller;
 
   const app = await createTestApp();
@@ -59,7 +57,7 @@ try {
 
   interface Subject {
     /** Prepares one request outside the measured time and returns the call to measure. */
-    prepare(): () => Promise<unknown>;
+    prepare(): Promise<() => Promise<unknown>>;
   }
   interface Scenario {
     name: string;
@@ -70,13 +68,13 @@ try {
     {
       name: 'GET /v1/subscriptions/{id}',
       handler: {
-        prepare: () => {
-          const event = proxyEvent({ method: 'GET', resource: `${SUBSCRIPTIONS_BASE}/{subscription_id}`, pathParameters: { subscription_id: subscription.id }, headers: { Authorization: `Bearer ${app.secretKey}` } });
-          return async () => ok(await invoke(detailHandler, event));
+        prepare: async () => {
+          const call = await prepareInvocation(routeNamed('GetSubscription'), { path: `${SUBSCRIPTIONS_BASE}/${subscription.id}`, headers: { authorization: `Bearer ${app.secretKey}` } });
+          return async () => ok(await call());
         },
       },
       direct: {
-        prepare: () => async () => {
+        prepare: async () => async () => {
           await countRequest(secretKey.key_id);
           await getSubscriptionDetail(app.appId, subscription.id);
         },
@@ -85,13 +83,13 @@ try {
     {
       name: `POST /v2/users/report/events (${EVENTS_PER_REQUEST} events)`,
       handler: {
-        prepare: () => {
-          const event = proxyEvent({ method: 'POST', resource: '/v2/users/report/events', headers: mobileHeaders(app, user), body: { events: batch() } });
-          return async () => ok(await invoke(eventsHandler, event));
+        prepare: async () => {
+          const call = await prepareInvocation(routeNamed('ReportEventsV2'), { path: '/v2/users/report/events', headers: mobileHeaders(app, user), body: { events: batch() } });
+          return async () => ok(await call());
         },
       },
       direct: {
-        prepare: () => {
+        prepare: async () => {
           const events = batch();
           return async () => {
             await countRequest(sdkKey.key_id);
@@ -103,8 +101,8 @@ try {
     {
       // The limiter itself: its logic (decision, headers) around the counter write, against the write alone.
       name: 'rate limiter: enforceRateLimit vs its counter write',
-      handler: { prepare: () => () => enforceRateLimit({ keyId: secretKey.key_id, tier: secretKey.tier ?? 'standard' }) },
-      direct: { prepare: () => () => countRequest(secretKey.key_id) },
+      handler: { prepare: async () => () => enforceRateLimit({ keyId: secretKey.key_id, tier: secretKey.tier ?? 'standard' }) },
+      direct: { prepare: async () => () => countRequest(secretKey.key_id) },
     },
   ];
 
@@ -113,7 +111,7 @@ try {
     cpuUs: number;
   }
   async function sample(subject: Subject): Promise<Sample> {
-    const call = subject.prepare();
+    const call = await subject.prepare();
     const cpu = process.cpuUsage();
     const start = process.hrtime.bigint();
     await call();
@@ -133,7 +131,7 @@ try {
       const b = await sample(first === scenario.handler ? scenario.direct : scenario.handler);
       if (i >= WARMUP_PAIRS) pairs.push(first === scenario.handler ? { handler: a, direct: b } : { handler: b, direct: a });
     }
-    const stat = (pick: (p: { handler: Sample; direct: Sample }) => number) => round(median(pairs.map(pick)));
+    const stat = (pick: (p: { handler: Sample; direct: Sample }) => number) => round(median(pairs.map(pick)), 1);
     const result = {
       handler_us: { wall: stat((p) => p.handler.wallUs), cpu: stat((p) => p.handler.cpuUs) },
       direct_us: { wall: stat((p) => p.direct.wallUs), cpu: stat((p) => p.direct.cpuUs) },

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { BudgetCheck } from './support/report.js';
 
-const BENCHMARKS = ['list-capacity', 'events-throughput', 'revenue-capacity', 'cold-start', 'hot-path'];
+const BENCHMARKS = ['throughput', 'cost-model', 'scaling', 'cold-start', 'hot-path'];
 const root = resolve(import.meta.dirname, '..');
 
 const rows: (BudgetCheck & { benchmark: string })[] = [];

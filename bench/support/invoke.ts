@@ -1,42 +1,70 @@
-/** Calls a handler module in-process with an API Gateway proxy event, as the local gateway does. */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { HttpMethod } from '../../lib/routes.js';
+/**
+ * Calls a route's handler in-process with an API Gateway proxy event, as the local gateway does
+ * (same handler module, same Lambda context), without the HTTP server in between.
+ */
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { compileRoutes, importHandler, INTEGRATION_TIMEOUT_MS, matchRoute } from '../../lib/local/gateway.js';
+import { lambdaContext } from '../../lib/local/lambda-context.js';
+import { ROUTES, type Route } from '../../lib/routes.js';
 
-type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult | void>;
-
-export interface ApiRequest {
-  method: HttpMethod;
-  /** The route's path as in lib/routes.ts (`{name}` segments filled from pathParameters). */
-  resource: string;
-  pathParameters?: Record<string, string>;
-  query?: Record<string, string>;
+export interface BenchRequest {
+  /** The request path, e.g. `/v1/subscriptions/sub_…`; path parameters are taken from it. */
+  path: string;
   headers?: Record<string, string>;
-  /** Sent as JSON (with Content-Type application/json). */
+  query?: Record<string, string>;
+  /** Sent as JSON. */
   body?: unknown;
 }
 
-/** The proxy event API Gateway would send for this request. */
-export function proxyEvent(request: ApiRequest): APIGatewayProxyEvent {
-  const params = request.pathParameters ?? {};
-  const path = request.resource.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
-  const hasBody = request.body !== undefined;
+export function routeNamed(name: string): Route {
+  const route = ROUTES.find((candidate) => candidate.name === name);
+  if (!route) throw new Error(`no route ${name}`);
+  return route;
+}
+
+/** The proxy event API Gateway sends for this request to the route's function (the body base64-encoded, as the stack's API passes every body). */
+export function proxyEvent(route: Route, request: BenchRequest, requestId: string = randomUUID()): APIGatewayProxyEvent {
+  const match = matchRoute(compileRoutes([route]), route.method, request.path);
+  if (!match) throw new Error(`${request.path} is not a path of ${route.name} (${route.path})`);
+  const query = request.query && Object.keys(request.query).length > 0 ? request.query : undefined;
+  const headers = { ...request.headers, ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}) };
   return {
-    resource: request.resource, path, httpMethod: request.method,
-    headers: { ...request.headers, ...(hasBody ? { 'content-type': 'application/json' } : {}) }, multiValueHeaders: {},
-    queryStringParameters: request.query ?? null, multiValueQueryStringParameters: null,
-    pathParameters: Object.keys(params).length > 0 ? params : null, stageVariables: null,
-    body: hasBody ? JSON.stringify(request.body) : null, isBase64Encoded: false,
-    requestContext: { requestId: 'bench' } as APIGatewayProxyEvent['requestContext'],
+    resource: route.path,
+    path: request.path,
+    httpMethod: route.method,
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    queryStringParameters: query ?? null,
+    multiValueQueryStringParameters: query ? Object.fromEntries(Object.entries(query).map(([name, value]) => [name, [value]])) : null,
+    pathParameters: Object.keys(match.pathParameters).length > 0 ? match.pathParameters : null,
+    stageVariables: null,
+    body: request.body !== undefined ? Buffer.from(JSON.stringify(request.body)).toString('base64') : null,
+    isBase64Encoded: request.body !== undefined,
+    requestContext: { requestId, resourcePath: route.path, httpMethod: route.method, path: request.path } as APIGatewayProxyEvent['requestContext'],
   };
 }
 
-export const BENCH_CONTEXT = { awsRequestId: 'bench', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
-
-export async function invoke(handler: Handler, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const result = await handler(event, BENCH_CONTEXT);
-  if (!result) throw new Error('handler returned nothing');
-  return result;
+/** The route's handler and what it is called with, prepared apart from the call (the hot-path benchmark times the call alone). */
+export async function prepareInvocation(route: Route, request: BenchRequest): Promise<() => Promise<APIGatewayProxyResult>> {
+  const handler = await importHandler(route);
+  const requestId = randomUUID();
+  const event = proxyEvent(route, request, requestId);
+  const context = lambdaContext(route.name, requestId, INTEGRATION_TIMEOUT_MS);
+  return async () => {
+    const result = await handler(event, context, () => undefined);
+    if (!result) throw new Error(`${route.name} returned nothing`);
+    return result;
+  };
 }
 
-export const invokeGet = (handler: Handler, path: string, secretKey: string, query: Record<string, string>): Promise<APIGatewayProxyResult> =>
-  invoke(handler, proxyEvent({ method: 'GET', resource: path, query, headers: { Authorization: `Bearer ${secretKey}` } }));
+export async function invoke(route: Route, request: BenchRequest): Promise<APIGatewayProxyResult> {
+  return (await prepareInvocation(route, request))();
+}
+
+/** Like invoke, but a status other than 2xx is an error (a benchmark must measure what succeeds). */
+export async function invokeOk(route: Route, request: BenchRequest): Promise<APIGatewayProxyResult> {
+  const result = await invoke(route, request);
+  if (result.statusCode < 200 || result.statusCode >= 300) throw new Error(`${route.name} ${request.path} answered ${result.statusCode}: ${result.body}`);
+  return result;
+}

@@ -2,17 +2,8 @@
  * A private in-memory DynamoDB Local for one benchmark run. Call before importing lib/ modules:
  * it sets DYNAMODB_ENDPOINT and TABLE_NAME, which the data layer reads once at import.
  */
-import { createServer } from 'node:net';
 import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from '../../lib/local/dynamodb.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../../test/support/ports.js';
 
 export async function startBenchDynamoDb(tableName = 'bench'): Promise<LocalDynamoDb> {
   const dynamo = await startDynamoDbLocal({ port: await freePort() });
@@ -23,5 +14,9 @@ export async function startBenchDynamoDb(tableName = 'bench'): Promise<LocalDyna
   process.env.TABLE_NAME = tableName;
   process.env.KEY_CACHE_TTL_SECONDS ??= '0';
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+  // Benchmarks drive one API key far beyond any real plan: the per-key rate limiter must count
+  // every request (its write is part of what is measured) without ever refusing one.
+  process.env.RATE_LIMIT_STANDARD_PER_MINUTE ??= '1000000000';
+  process.env.RATE_LIMIT_PREMIUM_PER_MINUTE ??= '1000000000';
   return dynamo;
 }

@@ -9,6 +9,12 @@ export interface BudgetCheck {
   pass: boolean;
 }
 
+/** The middle value (the upper one of an even count): what the benchmarks report of repeated runs. */
+export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** A figure to `digits` decimals, as the results files hold them. */
+export const round = (value: number, digits = 2): number => Number(value.toFixed(digits));
+
 export function writeResults(name: string, figures: Record<string, unknown>, checks: BudgetCheck[]): void {
   const dir = resolve(import.meta.dirname, '../results');
   mkdirSync(dir, { recursive: true });

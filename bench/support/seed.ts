@@ -1,20 +1,24 @@
 /** Seeds an app with many subscriptions through bulk writes (DynamoDB Local takes a few hundred writes/s). */
-import { createApp } from '../../lib/data/apps.js';
 import { bulkInsertSubscriptions } from '../../lib/data/subscriptions.js';
 import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
 import { newSubscriptionId } from '../../lib/ids.js';
+import { createTestApp, type TestApp } from '../../test/support/fixtures.js';
 
 const STATUSES = ['active', 'active', 'active', 'expired', 'cancelled'] as const;
 
-/** `size` subscriptions of the app whose creation is spread evenly over the `spreadDays` days up to now. */
-export async function seedSubscriptions(appId: string, size: number, spreadDays = 90): Promise<void> {
+/**
+ * An app as the tests create it (test store, the test products) with `size` subscriptions whose
+ * creation is spread evenly over the `spreadDays` days up to now.
+ */
+export async function seedApp(size: number, spreadDays = 90): Promise<TestApp> {
+  const app = await createTestApp();
   const end = Date.now();
   const step = (spreadDays * 86_400_000) / size;
   const entries = Array.from({ length: size }, (_, i) => {
     const at = new Date(end - (size - i) * step).toISOString();
     return {
       record: {
-        app_id: appId,
+        app_id: app.appId,
         id: newSubscriptionId(),
         user_id: `user-${i % 997}`,
         product_id: i % 4 === 0 ? 'pro_yearly' : 'premium_monthly',
@@ -38,11 +42,5 @@ export async function seedSubscriptions(appId: string, size: number, spreadDays 
   const started = Date.now();
   await bulkInsertSubscriptions(entries);
   console.log(`seeded ${size} subscriptions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-}
-
-/** A new app with `size` subscriptions (see seedSubscriptions). */
-export async function seedApp(size: number, spreadDays = 90): Promise<{ appId: string; secretKey: string; sdkKey: string }> {
-  const { app, secretKey, sdkKey } = await createApp({ name: `bench-${size}`, reportingCurrency: 'USD', testStore: false });
-  await seedSubscriptions(app.app_id, size, spreadDays);
-  return { appId: app.app_id, secretKey: secretKey.key, sdkKey: sdkKey.key };
+  return app;
 }

@@ -3,11 +3,13 @@
  * perform exactly the DynamoDB actions its route declares, on the table and its indexes.
  */
 import { CfnOutput, Duration } from 'aws-cdk-lib';
-import { AccessLogFormat, LambdaIntegration, LogGroupLogDestination, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { AccessLogFormat, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ROUTES, type Route } from '../../lib/routes.js';
+import { acknowledge } from './acknowledge.js';
 import { config, rateLimitVariable } from '../../lib/config.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { ServiceFunction } from './service-function.js';
@@ -33,6 +35,8 @@ const gatewayErrorTemplate = (code: string, withRequestId: boolean): string =>
     ...(withRequestId ? { request_id: '$context.requestId' } : {}),
   }).replaceAll(`"${MESSAGE}"`, '$context.error.messageString');
 
+const STAGE_NAME = 'prod';
+
 export class Api extends Construct {
   readonly restApi: RestApi;
   readonly functions: Map<string, ServiceFunction> = new Map();
@@ -42,9 +46,12 @@ export class Api extends Construct {
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: 'subscription-backend',
       description: 'Subscription management API (/v1/subscriptions) and mobile reporting API',
+      // Every body reaches the functions as its bytes (base64), so they refuse what is not UTF-8
+      // instead of receiving it with U+FFFD in place of the bad bytes (lib/http/parse.ts).
+      binaryMediaTypes: ['*/*'],
       cloudWatchRole: true,
       deployOptions: {
-        stageName: 'prod',
+        stageName: STAGE_NAME,
         tracingEnabled: true,
         // A stage-wide flood guard in front of every function (the per-key limits are enforced
         // in the handlers); size it for all apps together: -c apiThrottleRate=… -c apiThrottleBurst=…
@@ -52,8 +59,35 @@ export class Api extends Construct {
         throttlingBurstLimit: Number(this.node.tryGetContext('apiThrottleBurst') ?? 200),
         accessLogDestination: new LogGroupLogDestination(new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH })),
         accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        // Execution logs of failed requests only. Never data tracing: it logs whole requests
+        // and responses, i.e. API keys, receipts and emails.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
       },
     });
+    // API Gateway would create the execution log group itself, without a retention: create it first.
+    const stage = this.restApi.deploymentStage;
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', { logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${STAGE_NAME}`, retention: RetentionDays.ONE_MONTH });
+    stage.node.addDependency(executionLogs);
+    acknowledge(this.restApi.node.findChild('CloudWatchRole'), {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason: "API Gateway's account-wide logging role (needed for access and execution logs); AWS documents this managed policy for it.",
+    });
+    acknowledge(this.restApi, {
+      id: 'AwsSolutions-APIG2',
+      reason: "Every handler validates path, query and body with the zod schemas in lib/schemas and answers in its API's envelope with field paths; a gateway validator would duplicate them with a different error body.",
+    });
+    // WAF is opt-in: an operator's web ACL (REGIONAL) with -c webAclArn=…. Not by default, as a web
+    // ACL has a monthly fee and the AWS managed common rule set blocks bodies over 8 KB (event batches may be 1 MB).
+    const webAclArn = this.node.tryGetContext('webAclArn') as string | undefined;
+    if (webAclArn) {
+      new CfnWebACLAssociation(this, 'WebAcl', { resourceArn: stage.stageArn, webAclArn });
+    } else {
+      acknowledge(stage, {
+        id: 'AwsSolutions-APIG3',
+        reason: 'No web ACL given (-c webAclArn=...): floods meet the stage throttle, every request needs a valid API key, and each key has its rate limit.',
+      });
+    }
 
     // [type, code, status]; no status for the DEFAULT_* catch-alls, so 403, 415, 502, 504...
     // keep the status API Gateway gives them and only the body becomes JSON.
@@ -87,7 +121,9 @@ export class Api extends Construct {
         environment: rateLimitEnvironment,
       }).useTable(props.table, route.table);
       if (route.storeSecrets) fn.useStoreSecrets(props.storeSecretsPrefix);
-      this.restApi.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn));
+      const method = this.restApi.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn));
+      const reason = `The handler authenticates the ${route.api} API key (${route.api === 'mobile' ? 'X-API-KEY' : 'Bearer'}) by its SHA-256 in the table (lib/http/auth.ts); callers are apps, not IAM or Cognito users.`;
+      acknowledge(method, { id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
       this.functions.set(route.name, fn);
     }
 

@@ -10,13 +10,15 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { FilterCriteria, StartingPosition, type IEventSourceDlq } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } from '../../lib/domain/webhook-retry.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
 import { EVENT_SOURCE, STATUS_CHANGED } from '../../lib/events/schemas.js';
+import { acknowledge } from './acknowledge.js';
 import { ServiceFunction } from './service-function.js';
 
 /** Handler modules of the functions this construct deploys (besides the routes' own, lib/routes.ts). */
@@ -27,8 +29,29 @@ export const NOTIFICATION_FUNCTIONS = {
   ExpireSubscriptions: 'functions/jobs/expire-subscriptions.ts',
 } as const;
 
-const deadLetterQueue = (scope: Construct, id: string) =>
-  new Queue(scope, id, { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+/** A dead-letter queue and an alarm on its first message: anything in a dead-letter queue needs a person. */
+function deadLetterQueue(scope: Construct, id: string, holds: string, alarmTopic: Topic): Queue {
+  const queue = new Queue(scope, id, { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+  acknowledge(queue, { id: 'AwsSolutions-SQS3', reason: `It is itself a dead-letter queue (${holds}), watched by an alarm; nothing consumes it automatically.` });
+  new Alarm(scope, `${id}Alarm`, {
+    alarmDescription: holds,
+    metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  }).addAlarmAction(new SnsAction(alarmTopic));
+  return queue;
+}
+
+/**
+ * The stream's on-failure destination. Lambda writes it with the function's role, and SendMessage
+ * is all that takes (SqsDlq would also grant GetQueueAttributes and GetQueueUrl).
+ */
+const onFailureQueue = (queue: Queue, fn: ServiceFunction): IEventSourceDlq => {
+  fn.sendsTo(queue);
+  return { bind: () => ({ destination: queue.queueArn }) };
+};
 
 export class Notifications extends Construct {
   readonly bus: EventBus;
@@ -43,10 +66,10 @@ export class Notifications extends Construct {
     super(scope, id);
     const { table } = props;
     this.bus = new EventBus(this, 'Bus', { description: 'subscription.status_changed events of the subscription backend' });
-    this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'Subscription backend alarms' });
-    this.webhookDeadLetters = deadLetterQueue(this, 'WebhookDeadLetters');
-    const streamFailures = deadLetterQueue(this, 'StreamFailures');
-    const ruleFailures = deadLetterQueue(this, 'RuleTargetFailures');
+    this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'Subscription backend alarms', enforceSSL: true });
+    this.webhookDeadLetters = deadLetterQueue(this, 'WebhookDeadLetters', 'webhook events undeliverable after every retry', this.alarmTopic);
+    const streamFailures = deadLetterQueue(this, 'StreamFailures', 'outbox stream batches the publisher could not put on the bus', this.alarmTopic);
+    const ruleFailures = deadLetterQueue(this, 'RuleTargetFailures', 'events the webhook deliverer could not process', this.alarmTopic);
 
     // Stream -> bus. Only outbox inserts reach the function (the same filter the local poller applies).
     this.publisher = new ServiceFunction(this, 'PublishStatusChanges', {
@@ -64,7 +87,7 @@ export class Notifications extends Construct {
         reportBatchItemFailures: true,
         retryAttempts: 20,
         filters: [FilterCriteria.filter(OUTBOX_STREAM_FILTER)],
-        onFailure: new SqsDlq(streamFailures),
+        onFailure: onFailureQueue(streamFailures, this.publisher),
       }),
     );
 
@@ -73,7 +96,7 @@ export class Notifications extends Construct {
     this.deliverer = new ServiceFunction(this, 'DeliverWebhook', {
       handlerModule: NOTIFICATION_FUNCTIONS.DeliverWebhook,
       description: 'EventBridge rule target: Standard Webhooks delivery',
-      timeout: Duration.seconds(30), // one attempt: 15 s HTTP timeout plus bookkeeping
+      timeout: Duration.seconds(WEBHOOK_DELIVERER_TIMEOUT_SECONDS),
       environment,
     }).useTable(table, ['GetItem', 'PutItem', 'UpdateItem']);
     new Rule(this, 'StatusChangedToWebhooks', {
@@ -98,23 +121,7 @@ export class Notifications extends Construct {
     for (const [name, job] of [['RetryWebhooksEveryMinute', this.retryJob], ['ExpireSubscriptionsEveryMinute', this.expiryJob]] as const) {
       new Rule(this, name, { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(job, { retryAttempts: 0 })] });
     }
-    for (const fn of [this.deliverer, this.retryJob]) this.webhookDeadLetters.grantSendMessages(fn);
-
-    // Anything in a dead-letter queue needs a person.
-    for (const [name, queue, what] of [
-      ['WebhookDeadLettersAlarm', this.webhookDeadLetters, 'webhook events undeliverable after every retry'],
-      ['StreamFailuresAlarm', streamFailures, 'outbox stream batches the publisher could not put on the bus'],
-      ['RuleTargetFailuresAlarm', ruleFailures, 'events the webhook deliverer could not process'],
-    ] as const) {
-      new Alarm(this, name, {
-        alarmDescription: what,
-        metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }).addAlarmAction(new SnsAction(this.alarmTopic));
-    }
+    for (const fn of [this.deliverer, this.retryJob]) fn.sendsTo(this.webhookDeadLetters);
 
     new CfnOutput(scope, 'EventBusName', { value: this.bus.eventBusName, description: 'attach your own rules to this bus' });
     new CfnOutput(scope, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'subscribe to be told about dead letters' });

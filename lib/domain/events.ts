@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AppError, type ErrorKind } from '../errors.js';
+import { unstorablePlace } from '../schemas/common.js';
 
 export const EVENT_LIMITS = {
   /** Events in one request. */
@@ -39,11 +40,17 @@ function fail(kind: ErrorKind, index: number, message: string): never {
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
 
+/** Seconds or milliseconds since the epoch (SDKs send both), as milliseconds. */
+export const epochMillis = (value: number): number => (value < 1e11 ? value * 1000 : value);
+
+/** A time a client reports (event, session start): from 2000 to a day ahead of us (clock skew), never beyond what a Date holds. */
+export const isReportedTime = (ms: number, now: Date): boolean => Number.isFinite(ms) && ms >= Date.UTC(2000, 0, 1) && ms <= now.getTime() + 86_400_000;
+
 function timestampOf(value: unknown, index: number, now: Date): string {
   if (value === undefined || value === null) return now.toISOString();
-  // Seconds or milliseconds since the epoch (both are common in SDKs), or an ISO 8601 string.
-  const ms = typeof value === 'number' ? (value < 1e11 ? value * 1000 : value) : typeof value === 'string' ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(ms) || ms < Date.UTC(2000, 0, 1) || ms > now.getTime() + 86_400_000) {
+  // Epoch seconds or milliseconds, or an ISO 8601 string.
+  const ms = typeof value === 'number' ? epochMillis(value) : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  if (!isReportedTime(ms, now)) {
     fail('INVALID_PARAMETER', index, 'timestamp must be epoch milliseconds (or an ISO 8601 time) between 2000 and now');
   }
   return new Date(ms).toISOString();
@@ -67,6 +74,8 @@ function normalizeOne(raw: unknown, index: number, defaultUser: string, now: Dat
   }
   const extra = shapeB ? raw.properties : raw.extra;
   if (extra !== undefined && extra !== null && !isPlainObject(extra)) fail('INVALID_PARAMETER', index, `${shapeB ? 'properties' : 'extra'} must be an object`);
+  const unstorable = unstorablePlace(extra, [shapeB ? 'properties' : 'extra']);
+  if (unstorable) fail('INVALID_PARAMETER', index, `${unstorable.path.join('.')}: ${unstorable.message}`);
   const clientId = raw.eventId ?? raw.insert_id;
   if (clientId !== undefined && (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > EVENT_LIMITS.maxIdLength)) {
     fail('INVALID_PARAMETER', index, `eventId must be a string of 1-${EVENT_LIMITS.maxIdLength} characters`);

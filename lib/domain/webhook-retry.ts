@@ -7,6 +7,9 @@
 /** Delays before retries 1..7 (seconds): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h; ~41.6 h in all. */
 export const DEFAULT_RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 86400] as const;
 
+/** Timeout of the webhook deliverer function: one attempt (the HTTP timeout) plus its bookkeeping. */
+export const WEBHOOK_DELIVERER_TIMEOUT_SECONDS = 30;
+
 /** Longest Retry-After we honour; a receiver asking for more is retried after this. */
 const MAX_RETRY_AFTER_SECONDS = 86_400;
 

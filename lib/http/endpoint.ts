@@ -7,6 +7,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import { isDataStoreUnavailable } from '../data/unavailable.js';
 import { AppError, isAppError, type ErrorKind } from '../errors.js';
 import { logger } from '../logger.js';
 import { authenticateKey, bearerToken, type Caller } from './auth.js';
@@ -48,29 +49,10 @@ export interface EndpointReply {
 /** Largest accepted request body of the subscription API. */
 export const MAX_BODY_BYTES = 1_048_576;
 
-/** DynamoDB errors that mean "try again later", not "your request is wrong". */
-const RETRYABLE_ERRORS = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'TransactionConflictException',
-  'TimeoutError',
-]);
-const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
-
 /** Unknown errors become a 503 (retryable) when the data store is unavailable, else a 500. */
 function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
-  const name = (error as { name?: string } | undefined)?.name ?? '';
-  const code = (error as { code?: string } | undefined)?.code ?? '';
-  const transactionCancelledForThrottling =
-    name === 'TransactionCanceledException' &&
-    ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) =>
-      ['ThrottlingError', 'ProvisionedThroughputExceeded', 'TransactionConflict'].includes(r.Code ?? ''),
-    );
-  if (RETRYABLE_ERRORS.has(name) || RETRYABLE_CODES.has(code) || transactionCancelledForThrottling) {
+  if (isDataStoreUnavailable(error)) {
     return new AppError('SERVICE_UNAVAILABLE', undefined, { retryable: true, headers: { 'Retry-After': '1' }, cause: error });
   }
   return new AppError('INTERNAL_ERROR', undefined, { cause: error });
@@ -119,7 +101,7 @@ function readQuery(event: APIGatewayProxyEvent): Record<string, string> {
 
 function readBody(event: APIGatewayProxyEvent, api: ApiName): unknown {
   if (event.body === null || event.body === '') return undefined;
-  const bytes = event.isBase64Encoded ? Math.floor((event.body.length * 3) / 4) : Buffer.byteLength(event.body);
+  const bytes = event.isBase64Encoded ? Buffer.byteLength(event.body, 'base64') : Buffer.byteLength(event.body);
   if (bytes > MAX_BODY_BYTES) {
     // The mobile API states its limits as parameter rules (400); the subscription API says 413.
     throw new AppError(api === 'mobile' ? 'INVALID_PARAMETER' : 'PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${MAX_BODY_BYTES} bytes (1 MB)`);

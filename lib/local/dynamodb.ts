@@ -21,6 +21,8 @@ export interface LocalDynamoDb {
   endpoint: string;
   /** Stops the Java process and resolves when it has exited. */
   stop(): Promise<void>;
+  /** Kills the Java process at once (SIGKILL: a crash, no shutdown) and resolves when it has exited. */
+  kill(): Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -62,6 +64,12 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
       if (exited === undefined) child.kill('SIGKILL');
     }
   };
+  const kill = async () => {
+    if (exited === undefined) {
+      child.kill('SIGKILL');
+      await exitPromise;
+    }
+  };
   // The child dies with us even when we are stopped abruptly (process.exit, uncaught error).
   process.once('exit', () => { if (exited === undefined) child.kill('SIGKILL'); });
 
@@ -82,7 +90,7 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
     }
   }
   client.destroy();
-  return { endpoint, stop };
+  return { endpoint, stop, kill };
 }
 
 async function waitUntilActive(client: DynamoDBClient, tableName: string): Promise<void> {

@@ -1,13 +1,16 @@
 /**
  * The local stand-in for the stack's EventBridge bus and its rule: every status-change event is
- * handed to the rule's target, the webhook deliverer handler, wrapped as EventBridge would wrap it.
+ * handed to the rule's target, the webhook deliverer handler, wrapped as EventBridge would wrap it
+ * and given the time its function has in the stack.
  */
 import type { EventBridgeEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
+import { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } from '../domain/webhook-retry.js';
 import type { BusDispatcher } from '../events/bus.js';
 import { EVENT_SOURCE, STATUS_CHANGED, type BusEventDetail } from '../events/schemas.js';
 import { handler as deliverWebhook } from '../../functions/events/deliver-webhook.js';
 import { redactText } from '../redact.js';
+import { lambdaContext } from './lambda-context.js';
 
 export const dispatchToRuleTargets: BusDispatcher = async (events) => {
   const failed: number[] = [];
@@ -25,7 +28,7 @@ export const dispatchToRuleTargets: BusDispatcher = async (events) => {
         detail,
       };
       try {
-        await deliverWebhook(event);
+        await deliverWebhook(event, lambdaContext('DeliverWebhook', event.id, WEBHOOK_DELIVERER_TIMEOUT_SECONDS * 1000));
       } catch (error) {
         // EventBridge would retry the target; here the poller keeps the record and retries it.
         console.error(JSON.stringify({ level: 'ERROR', message: 'local bus: webhook deliverer failed', event_id: detail.event_id, error: redactText(String(error)) }));

@@ -1,10 +1,11 @@
 /**
  * The local stand-in for API Gateway (REST API, Lambda proxy integration): turns each HTTP request
- * into an APIGatewayProxyEvent, invokes the handler module that lib/routes.ts names for it, in
- * this process, and writes the handler's result back. Literal path segments win over `{params}`,
- * as in API Gateway, so /v1/subscriptions/products is never taken for a subscription id.
+ * into an APIGatewayProxyEvent (body base64-encoded, as the deployed API passes it), invokes the
+ * handler module that lib/routes.ts names for it, in this process, and writes the handler's result
+ * back. Literal path segments win over `{params}`, as in API Gateway, so /v1/subscriptions/products
+ * is never taken for a subscription id.
  */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, Handler } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Handler } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import { AppError } from '../errors.js';
 import { errorResponse, type ApiName } from '../http/envelopes.js';
 import { ROUTES, SUBSCRIPTIONS_BASE, type Route } from '../routes.js';
 import { redactText } from '../redact.js';
+import { lambdaContext } from './lambda-context.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -64,7 +66,8 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
   return best && { route: best.route, pathParameters: best.pathParameters };
 }
 
-const apiOfPath = (path: string): ApiName => (path.startsWith(SUBSCRIPTIONS_BASE) ? 'subscriptions' : 'mobile');
+/** Whose envelope answers a path that matches no route: the subscription API's prefix decides. */
+export const apiOfPath = (path: string): ApiName => (path.startsWith(SUBSCRIPTIONS_BASE) ? 'subscriptions' : 'mobile');
 
 function readBody(request: IncomingMessage): Promise<Buffer | 'too_large'> {
   return new Promise((resolveBody, reject) => {
@@ -86,33 +89,37 @@ export function toProxyEvent(
   body: Buffer,
   requestId: string,
 ): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Maps, not object literals: a header or parameter named __proto__ or constructor is data, as
+  // in API Gateway's JSON event, never a property of Object.prototype to assign or push to.
+  const headers = new Map<string, string>();
+  const multiValueHeaders = new Map<string, string[]>();
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     const name = request.rawHeaders[i]!;
     const value = request.rawHeaders[i + 1]!;
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
+    headers.set(name, value);
+    multiValueHeaders.set(name, [...(multiValueHeaders.get(name) ?? []), value]);
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query = new Map<string, string>();
+  const multiQuery = new Map<string, string[]>();
   for (const [name, value] of url.searchParams) {
-    query[name] = value;
-    (multiQuery[name] ??= []).push(value);
+    query.set(name, value);
+    multiQuery.set(name, [...(multiQuery.get(name) ?? []), value]);
   }
   const hasQuery = url.searchParams.size > 0;
   return {
     resource: match.route.path,
     path: url.pathname,
     httpMethod: request.method ?? 'GET',
-    headers,
-    multiValueHeaders,
-    queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    headers: Object.fromEntries(headers),
+    multiValueHeaders: Object.fromEntries(multiValueHeaders),
+    queryStringParameters: hasQuery ? Object.fromEntries(query) : null,
+    multiValueQueryStringParameters: hasQuery ? Object.fromEntries(multiQuery) : null,
     pathParameters: Object.keys(match.pathParameters).length > 0 ? match.pathParameters : null,
     stageVariables: null,
-    body: body.length > 0 ? body.toString('utf8') : null,
-    isBase64Encoded: false,
+    // As API Gateway does for binary media types (cdk/constructs/api.ts: all of them): the bytes
+    // as sent, so the handler, not the gateway, decides what is valid UTF-8.
+    body: body.length > 0 ? body.toString('base64') : null,
+    isBase64Encoded: body.length > 0,
     requestContext: {
       accountId: 'local',
       apiId: 'local',
@@ -133,25 +140,22 @@ export function toProxyEvent(
   };
 }
 
-function lambdaContext(route: Route, requestId: string): Context {
-  const deadline = Date.now() + 29_000; // API Gateway's integration timeout
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: route.name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${route.name}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${route.name}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+/** API Gateway's integration timeout: the most a handler behind it can run. */
+export const INTEGRATION_TIMEOUT_MS = 29_000;
 
-type ProxyHandler = Handler<APIGatewayProxyEvent, APIGatewayProxyResult>;
+export type ProxyHandler = Handler<APIGatewayProxyEvent, APIGatewayProxyResult>;
+
+const handlers = new Map<string, Promise<ProxyHandler>>();
+
+/** The handler of the module a route names, loaded once (as a warm Lambda function holds it). */
+export function importHandler(route: Route): Promise<ProxyHandler> {
+  let loaded = handlers.get(route.handler);
+  if (!loaded) {
+    loaded = import(pathToFileURL(resolve(REPO_ROOT, route.handler)).href).then((module: { handler: ProxyHandler }) => module.handler);
+    handlers.set(route.handler, loaded);
+  }
+  return loaded;
+}
 
 function writeResult(response: ServerResponse, result: APIGatewayProxyResult): void {
   const headers: Record<string, string | string[]> = {};
@@ -169,15 +173,6 @@ export interface LocalGateway {
 
 export async function startGateway(options: { port: number; host?: string; routes?: readonly Route[] }): Promise<LocalGateway> {
   const compiled = compileRoutes(options.routes ?? ROUTES);
-  const handlers = new Map<string, Promise<ProxyHandler>>();
-  const loadHandler = (route: Route): Promise<ProxyHandler> => {
-    let loaded = handlers.get(route.name);
-    if (!loaded) {
-      loaded = import(pathToFileURL(resolve(REPO_ROOT, route.handler)).href).then((module: { handler: ProxyHandler }) => module.handler);
-      handlers.set(route.name, loaded);
-    }
-    return loaded;
-  };
 
   const server = createServer(async (request, response) => {
     const requestId = randomUUID();
@@ -194,9 +189,9 @@ export async function startGateway(options: { port: number; host?: string; route
         writeResult(response, errorResponse(match.route.api, new AppError('PAYLOAD_TOO_LARGE'), requestId));
         return;
       }
-      const handler = await loadHandler(match.route);
+      const handler = await importHandler(match.route);
       const event = toProxyEvent(request, url, match, body, requestId);
-      const result = (await handler(event, lambdaContext(match.route, requestId), () => undefined)) as APIGatewayProxyResult;
+      const result = (await handler(event, lambdaContext(match.route.name, requestId, INTEGRATION_TIMEOUT_MS), () => undefined)) as APIGatewayProxyResult;
       writeResult(response, result);
     } catch (error) {
       // Handlers map their own errors; reaching here is a bug in a handler or in this gateway.

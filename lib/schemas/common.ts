@@ -22,8 +22,19 @@ export const currencySchema = /* @__PURE__ */ define(() =>
   ),
 );
 
+/**
+ * Numbers the table can hold as they were sent: DynamoDB refuses magnitudes below 1e-130 (and
+ * above 1e126), and the SDK refuses beyond ±(2^53 - 1) rather than store them imprecisely.
+ */
+export const isStorableNumber = (n: number): boolean =>
+  Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-130);
+
+const STORABLE_NUMBER_RULE = `must be 0 or of magnitude 1e-130 to ${Number.MAX_SAFE_INTEGER}`;
+
 /** zod numbers are finite: Infinity and NaN fail as not numbers. */
-export const priceSchema = /* @__PURE__ */ define(() => z.number().check(z.nonnegative(), z.lte(1_000_000, 'must be at most 1000000')));
+export const priceSchema = /* @__PURE__ */ define(() =>
+  z.number().check(z.nonnegative(), z.lte(1_000_000, 'must be at most 1000000'), z.refine(isStorableNumber, STORABLE_NUMBER_RULE)),
+);
 
 /** ISO 8601 with a time zone; normalised to UTC `...Z` with milliseconds. */
 export const timestampSchema = /* @__PURE__ */ define(() =>
@@ -41,3 +52,40 @@ export const receiptDataSchema = /* @__PURE__ */ define(() =>
 );
 
 export const transactionIdSchema = /* @__PURE__ */ define(() => z.string().check(z.minLength(1), z.maxLength(256)));
+
+export const storableNumberSchema = /* @__PURE__ */ define(() => z.number().check(z.refine(isStorableNumber, STORABLE_NUMBER_RULE)));
+
+/**
+ * Keys that change an object's prototype when assigned (`__proto__`), or would if merged naively:
+ * never accepted as names. The SDK's marshalling assigns keys, so an own `__proto__` would become a
+ * prototype and fail the write.
+ */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+export interface UnstorablePlace {
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * The first place in free-form JSON (reports, event properties) that cannot be stored as sent: a
+ * number out of range, an empty key (DynamoDB: "Empty attribute name") or a forbidden key, at any
+ * depth. Recursion is safe: bodies nest at most MAX_JSON_DEPTH levels (lib/http/parse.ts).
+ */
+export function unstorablePlace(value: unknown, path: (string | number)[] = []): UnstorablePlace | undefined {
+  if (typeof value === 'number') return isStorableNumber(value) ? undefined : { path, message: STORABLE_NUMBER_RULE };
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = unstorablePlace(item, [...path, i]);
+      if (found) return found;
+    }
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '') return { path, message: 'keys must not be empty' };
+      if (FORBIDDEN_KEYS.has(key)) return { path: [...path, key], message: 'is not an allowed key' };
+      const found = unstorablePlace(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}

@@ -1,5 +1,6 @@
 /** Request schemas of the mobile reporting API; types are inferred from them. */
-import { currencySchema, priceSchema, productIdSchema, receiptDataSchema } from './common.js';
+import { epochMillis, isReportedTime } from '../domain/events.js';
+import { currencySchema, FORBIDDEN_KEYS, priceSchema, productIdSchema, receiptDataSchema, storableNumberSchema, unstorablePlace } from './common.js';
 import * as z from 'zod/mini';
 import { define } from './define.js';
 
@@ -14,8 +15,8 @@ const epoch = () => z.number().check(z.int('must be an integer'), z.nonnegative(
 export const reportSessionBody = /* @__PURE__ */ define(() =>
   z.strictObject({
     sessionId: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(256)),
-    /** Epoch milliseconds (seconds are accepted too). */
-    startTime: epoch(),
+    /** Epoch milliseconds (seconds are accepted too), between 2000 and now. */
+    startTime: epoch().check(z.refine((t) => isReportedTime(epochMillis(t), new Date()), 'must be epoch milliseconds (or seconds) between 2000 and now')),
     /** Seconds. */
     duration: epoch().check(z.lte(7 * 86_400, 'must be at most a week (seconds)')),
   }),
@@ -35,7 +36,7 @@ export type ReportOrderBody = z.infer<typeof reportOrderBody>;
 export const reportConversionBody = /* @__PURE__ */ define(() =>
   z.strictObject({
     conversionType: z.string().check(z.regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1-64 letters, digits or _ . : -')),
-    value: z.number(),
+    value: storableNumberSchema,
   }),
 );
 export type ReportConversionBody = z.infer<typeof reportConversionBody>;
@@ -43,16 +44,15 @@ export type ReportConversionBody = z.infer<typeof reportConversionBody>;
 export const REPORT_TYPE_PATTERN = /^[a-z0-9_]{1,64}$/;
 export const reportTypeParams = /* @__PURE__ */ define(() => z.object({ type: z.string().check(z.regex(REPORT_TYPE_PATTERN, 'must match ^[a-z0-9_]{1,64}$')) }));
 
-/** Keys that would change an object's prototype if merged naively: never accepted as names. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 export const MAX_REPORT_BYTES = 32 * 1024;
 
-/** The body of /report/{type} and /report/global_switch: any JSON object up to 32 KB. */
+/** The body of /report/{type} and /report/global_switch: any JSON object up to 32 KB that the table can store as sent. */
 export const freeFormReportBody = /* @__PURE__ */ define(() =>
   z.record(z.string(), z.unknown()).check(
     z.superRefine((body, ctx) => {
       if (Buffer.byteLength(JSON.stringify(body)) > MAX_REPORT_BYTES) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_REPORT_BYTES} bytes (32 KB)` });
-      for (const key of Object.keys(body)) if (FORBIDDEN_KEYS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'is not an allowed key' });
+      const unstorable = unstorablePlace(body);
+      if (unstorable) ctx.addIssue({ code: 'custom', path: unstorable.path, message: unstorable.message });
     }),
   ),
 );
@@ -71,7 +71,7 @@ export const customPropertiesBody = /* @__PURE__ */ define(() =>
   z.strictObject({
     /** null deletes a property. */
     properties: z
-      .record(customPropertyName, z.union([z.string().check(z.maxLength(CUSTOM_PROPERTY_LIMITS.valueLength)), z.number(), z.boolean(), z.null()]))
+      .record(customPropertyName, z.union([z.string().check(z.maxLength(CUSTOM_PROPERTY_LIMITS.valueLength)), storableNumberSchema, z.boolean(), z.null()]))
       .check(
         z.refine((props) => Object.keys(props).length >= 1, 'must set at least one property'),
         z.refine((props) => Object.keys(props).length <= CUSTOM_PROPERTY_LIMITS.perRequest, `at most ${CUSTOM_PROPERTY_LIMITS.perRequest} properties per request`),

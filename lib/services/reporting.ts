@@ -1,5 +1,5 @@
 /** Use cases of the mobile reporting API: what SDKs report, stored per app and user. */
-import { normalizeEvents } from '../domain/events.js';
+import { epochMillis, normalizeEvents } from '../domain/events.js';
 import { mergeProfileMaps } from '../data/profiles.js';
 import { appendReport, storeEvents, storeOrder, storeSession, type ReportContext } from '../data/reports.js';
 import { AppError } from '../errors.js';
@@ -26,8 +26,7 @@ export async function reportEvents(caller: MobileCaller, events: unknown): Promi
 }
 
 export async function reportSession(caller: MobileCaller, body: ReportSessionBody): Promise<{ counted: boolean }> {
-  const startMs = body.startTime < 1e11 ? body.startTime * 1000 : body.startTime;
-  return storeSession(contextOf(caller), caller.userId, { sessionId: body.sessionId, startTime: startMs, duration: body.duration }, new Date());
+  return storeSession(contextOf(caller), caller.userId, { sessionId: body.sessionId, startTime: epochMillis(body.startTime), duration: body.duration }, new Date());
 }
 
 export async function reportOrder(caller: MobileCaller, body: ReportOrderBody): Promise<{ recorded: boolean }> {

@@ -17,6 +17,7 @@ import {
   type AttemptLog,
   type DeliveryRecord,
 } from '../data/webhooks.js';
+import { isDataStoreUnavailable } from '../data/unavailable.js';
 import { decideAfterAttempt, parseRetryAfter, type AttemptOutcome } from '../domain/webhook-retry.js';
 import { sendToDeadLetterQueue } from '../events/dead-letter.js';
 import type { BusEventDetail } from '../events/schemas.js';
@@ -56,6 +57,36 @@ function postOnce(url: string, headers: Record<string, string>, body: string): P
 const isTimeout = (error: unknown): boolean =>
   (error as Error).name === 'TimeoutError' || ((error as Error).cause as Error | undefined)?.name === 'TimeoutError';
 
+/** How long an attempt keeps trying to record its outcome when its caller sets no deadline. */
+const DEFAULT_RECORDING_WINDOW_MS = 20_000;
+
+export interface AttemptOptions {
+  /**
+   * Epoch ms until which an attempt whose request went out keeps trying to record the outcome
+   * while DynamoDB is unavailable. An outcome never recorded leaves the attempt claimed, and the
+   * event is sent again once the claim runs out: a duplicate (same webhook-id) for the receiver.
+   * The deliverer sets it from the time its function has left.
+   */
+  recordUntil?: number;
+}
+
+const recordingDeadline = (options: AttemptOptions) => options.recordUntil ?? Date.now() + DEFAULT_RECORDING_WINDOW_MS;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Records an attempt's outcome, trying again while DynamoDB is unavailable and time is left. */
+async function recordOutcome(next: DeliveryRecord, claimedAttempts: number, recordUntil: number): Promise<void> {
+  for (let pauseMs = 250; ; pauseMs = Math.min(2 * pauseMs, 2000)) {
+    try {
+      await replaceDelivery(next, claimedAttempts);
+      return;
+    } catch (error) {
+      if (!isDataStoreUnavailable(error) || Date.now() + pauseMs > recordUntil) throw error;
+      logger.warn('webhook sent, its outcome not yet recorded: DynamoDB unavailable', { event_id: next.event_id, error: (error as Error).message });
+      await sleep(pauseMs);
+    }
+  }
+}
+
 async function post(url: string, eventId: string, secret: string, payload: unknown, now: Date): Promise<AttemptOutcome> {
   const { headers, body } = signWebhook(secret, eventId, payload, now);
   try {
@@ -70,7 +101,7 @@ async function post(url: string, eventId: string, secret: string, payload: unkno
  * One attempt at a pending delivery. The attempt is claimed first (conditional write on the
  * attempt count), so concurrent workers never send the same attempt twice.
  */
-async function attempt(delivery: DeliveryRecord): Promise<DeliveryRecord> {
+async function attempt(delivery: DeliveryRecord, recordUntil: number): Promise<DeliveryRecord> {
   const now = new Date();
   const endpoint = await getWebhook(delivery.app_id);
   if (!endpoint || !endpoint.enabled) {
@@ -103,7 +134,7 @@ async function attempt(delivery: DeliveryRecord): Promise<DeliveryRecord> {
     status: decision.kind === 'delivered' ? 'delivered' : decision.kind === 'dead' ? 'dead' : decision.kind === 'disable' ? 'endpoint_disabled' : 'pending',
     next_attempt_at: decision.kind === 'retry' ? decision.at.toISOString() : null,
   };
-  await replaceDelivery(next, claimed.attempts);
+  await recordOutcome(next, claimed.attempts, recordUntil);
   if (decision.kind === 'disable') {
     await disableWebhook(delivery.app_id, `410 Gone from ${endpoint.url} at ${log.at}`);
     logger.warn('webhook endpoint disabled: 410 Gone', { app_id: delivery.app_id, event_id: delivery.event_id });
@@ -116,14 +147,14 @@ async function attempt(delivery: DeliveryRecord): Promise<DeliveryRecord> {
 }
 
 /** A status change arriving from the bus: record it once (the bus may repeat it) and try at once. */
-export async function deliverStatusChange(detail: BusEventDetail): Promise<DeliveryRecord> {
+export async function deliverStatusChange(detail: BusEventDetail, options: AttemptOptions = {}): Promise<DeliveryRecord> {
   const created = await createDelivery(detail, new Date());
   if (!created) {
     const existing = await getDelivery(detail.event_id);
     if (!existing) throw new Error(`delivery ${detail.event_id} vanished`);
     return existing;
   }
-  return attempt(created);
+  return attempt(created, recordingDeadline(options));
 }
 
 export interface RetryResult {
@@ -133,14 +164,14 @@ export interface RetryResult {
 }
 
 /** The retry job: every pending delivery whose next try is due. */
-export async function retryDueDeliveries(now = new Date()): Promise<RetryResult> {
+export async function retryDueDeliveries(now = new Date(), options: AttemptOptions = {}): Promise<RetryResult> {
   let attempted = 0;
   let delivered = 0;
   const { failed } = await processDueWork('DLV', now, { limit: 500, concurrency: 4 }, async (item) => {
     const delivery = await getDelivery(item.event_id as string);
     if (!delivery || delivery.status !== 'pending' || !delivery.next_attempt_at || delivery.next_attempt_at > now.toISOString()) return;
     attempted += 1;
-    if ((await attempt(delivery)).status === 'delivered') delivered += 1;
+    if ((await attempt(delivery, recordingDeadline(options))).status === 'delivered') delivered += 1;
   });
   return { attempted, delivered, failed };
 }
@@ -151,7 +182,7 @@ export async function redeliver(eventId: string): Promise<DeliveryRecord | undef
   if (!delivery) return undefined;
   const reset: DeliveryRecord = { ...delivery, status: 'pending', attempts: 0, next_attempt_at: new Date().toISOString(), updated_at: new Date().toISOString() };
   await replaceDelivery(reset, delivery.attempts, true);
-  return attempt(reset);
+  return attempt(reset, recordingDeadline({}));
 }
 
 export const recentDeliveries = (appId: string, limit = 50): Promise<DeliveryRecord[]> => listDeliveries(appId, limit);

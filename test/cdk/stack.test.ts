@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
 import { TABLE } from '../../lib/data/table.js';
-import { ROUTES } from '../../lib/routes.js';
+import { ROUTES, type TableAction } from '../../lib/routes.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
 import { config, rateLimitVariable } from '../../lib/config.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
@@ -30,13 +30,37 @@ function functionOf(route: (typeof ROUTES)[number]): [string, Resource] {
   return found[0]!;
 }
 
-/** Every action the role of this function may perform, from all policies attached to it. */
-function actionsOf(functionId: string): string[] {
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; [other: string]: unknown };
+
+/** Every statement of the policies attached to this function's role. */
+function statementsOf(functionId: string): Statement[] {
   const role = refOf(resources[functionId]!.Properties.Role);
   return ofType('AWS::IAM::Policy')
     .filter(([, p]) => (p.Properties.Roles as unknown[]).some((r) => refOf(r) === role))
-    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[] }[])
-    .flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+/** Every action the role of this function may perform, from all policies attached to it. */
+const actionsOf = (functionId: string): string[] => statementsOf(functionId).flatMap((s) => [s.Action].flat());
+
+/** A CloudFormation value as text: `<LogicalId>` for a Ref, `<LogicalId.Attribute>` for a GetAtt, joins joined. */
+function render(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const v = value as { Ref?: string; 'Fn::GetAtt'?: string[]; 'Fn::Join'?: [string, unknown[]] };
+  if (v.Ref) return `<${v.Ref}>`;
+  if (v['Fn::GetAtt']) return `<${v['Fn::GetAtt'].join('.')}>`;
+  if (v['Fn::Join']) return v['Fn::Join'][1].map(render).join(v['Fn::Join'][0]);
+  throw new Error(`cannot render ${JSON.stringify(value)}`);
+}
+
+/** Everything this function's role allows, one `action on resource` per pair. */
+function permissionsOf(functionId: string): string[] {
+  return statementsOf(functionId).flatMap((s) => {
+    // Plain allow statements only: no Deny, NotAction, NotResource or Condition to reason about.
+    expect(Object.keys(s).sort(), functionId).toEqual(['Action', 'Effect', 'Resource']);
+    expect(s.Effect).toBe('Allow');
+    return [s.Action].flat().flatMap((action) => [s.Resource].flat().map((resource) => `${action} on ${render(resource)}`));
+  });
 }
 
 describe('the CDK stack', () => {
@@ -51,6 +75,10 @@ describe('the CDK stack', () => {
       expect(methods, `${route.method} ${route.path}`).toHaveLength(1);
       expect(methods[0]![1].Properties.Integration.Type).toBe('AWS_PROXY');
     }
+  });
+
+  it('passes every request body to the functions as bytes (base64), so they, not API Gateway, judge its UTF-8', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
   });
 
   it('creates the resource path of every route', () => {
@@ -106,27 +134,12 @@ describe('the CDK stack', () => {
     template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
   });
 
-  it('grants no function dynamodb:* and no wildcard action at all', () => {
-    for (const [, policy] of ofType('AWS::IAM::Policy')) {
-      for (const statement of policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[]) {
-        for (const action of [statement.Action].flat()) {
-          expect(action).not.toBe('dynamodb:*');
-          expect(action).not.toBe('*');
-        }
-      }
-    }
-  });
-
-  it("grants each route's function exactly the DynamoDB actions its route declares, on the table and its indexes", () => {
+  it("grants each route's function exactly the DynamoDB actions its route declares", () => {
     for (const route of ROUTES) {
       const [functionId] = functionOf(route);
       const dynamoActions = actionsOf(functionId).filter((a) => a.startsWith('dynamodb:'));
       expect(new Set(dynamoActions), route.name).toEqual(new Set(route.table.map((a) => `dynamodb:${a}`)));
     }
-    const statement = ofType('AWS::IAM::Policy')
-      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
-      .find((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
-    expect(JSON.stringify(statement?.Resource)).toContain('/index/*');
   });
 
   it('answers gateway-level errors with JSON envelopes (404 unknown route, 401, 429 throttled)', () => {
@@ -161,6 +174,17 @@ describe('the CDK stack', () => {
       const [[, response]] = ofType('AWS::ApiGateway::GatewayResponse').filter(([, r]) => r.Properties.ResponseType === type) as [[string, Resource]];
       expect(response.Properties.StatusCode, type).toBeUndefined();
     }
+  });
+
+  it('logs failed requests at the stage, never whole requests (data tracing), into a log group it creates with a retention', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false })],
+    });
+    const [apiId] = ofType('AWS::ApiGateway::RestApi')[0]!;
+    template.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: { 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: apiId }, '/prod']] },
+      RetentionInDays: 30,
+    });
   });
 
   it('outputs the API URL and the table name', () => {
@@ -227,25 +251,6 @@ describe('the notification path in the stack', () => {
     expect(alarms[0]![1].Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, AlarmActions: [expect.anything()] });
   });
 
-  it('gives the deliverer and the jobs only the table actions they use', () => {
-    expect(tableActions(functionByDescription('EventBridge rule target: Standard Webhooks delivery')[0])).toEqual(new Set(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
-    expect(tableActions(functionByDescription('every minute: webhook deliveries whose next try is due')[0])).toEqual(
-      new Set(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query']),
-    );
-    expect(tableActions(functionByDescription('every minute: expiries and pause ends that are due')[0])).toEqual(
-      new Set(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
-    );
-  });
-
-  it('keeps secrets out of every environment variable (only where to find them)', () => {
-    const allowed = new Set(['NODE_OPTIONS', 'TABLE_NAME', 'EVENT_BUS_NAME', 'DEAD_LETTER_QUEUE_URL', 'STORE_SECRETS_PREFIX', ...RATE_LIMIT_TIERS.map(rateLimitVariable)]);
-    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
-      const variables = (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
-      for (const name of Object.keys(variables)) expect(allowed, `${id} ${name}`).toContain(name);
-      expect(JSON.stringify(variables)).not.toMatch(/whsec_|PRIVATE KEY|sk_[A-Za-z0-9_-]{20}/);
-    }
-  });
-
   it('outputs the bus name for operators to attach their own rules', () => {
     template.hasOutput('EventBusName', {});
   });
@@ -266,5 +271,164 @@ describe('store credentials in the stack', () => {
       .find((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'));
     expect(JSON.stringify(statement!.Resource)).toContain(':secret:subscription-backend/Test/*');
     template.hasOutput('StoreSecretsPrefix', {});
+  });
+});
+
+describe('least privilege: every IAM permission in the stack is accounted for', () => {
+  /** Resource `*` only for these actions: AWS offers no resource-level permission for them. */
+  const ANY_RESOURCE: Record<string, string> = {
+    'xray:PutTraceSegments': 'active tracing; X-Ray has no resource-level permissions',
+    'xray:PutTelemetryRecords': 'active tracing; X-Ray has no resource-level permissions',
+    'dynamodb:ListStreams': 'the stream event source of the publisher; ListStreams has no resource-level permissions',
+  };
+  /** The one other wildcard: store secrets get a random ARN suffix and are created per app at run time. */
+  const STORE_SECRETS = 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:subscription-backend/Test/*';
+
+  interface Needs {
+    table?: readonly TableAction[];
+    storeSecrets?: boolean;
+    /** events:PutEvents on the stack's bus. */
+    putEvents?: boolean;
+    /** Reads the table stream (event source). */
+    streamRead?: boolean;
+    /** sqs:SendMessage on this dead-letter queue (construct id in cdk/constructs/notifications.ts). */
+    sendsTo?: string;
+  }
+  /** The functions of cdk/constructs/notifications.ts, by description; routes declare theirs in lib/routes.ts. */
+  const WORKERS: Record<string, Needs> = {
+    'table stream (outbox) -> EventBridge': { streamRead: true, putEvents: true, sendsTo: 'StreamFailures' },
+    'EventBridge rule target: Standard Webhooks delivery': { table: ['GetItem', 'PutItem', 'UpdateItem'], sendsTo: 'WebhookDeadLetters' },
+    'every minute: webhook deliveries whose next try is due': { table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], sendsTo: 'WebhookDeadLetters' },
+    'every minute: expiries and pause ends that are due': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'] },
+  };
+  const needsOf = new Map<string, Needs>([
+    ...ROUTES.map((route): [string, Needs] => [`${route.method} ${route.path}`, { table: route.table, storeSecrets: route.storeSecrets ?? false }]),
+    ...Object.entries(WORKERS),
+  ]);
+
+  const onlyId = (type: string, prefix: string): string => {
+    const found = ofType(type).filter(([id]) => id.startsWith(prefix));
+    expect(found, `${type} ${prefix}`).toHaveLength(1);
+    return found[0]![0];
+  };
+
+  function expectedPermissions(functionId: string, needs: Needs): string[] {
+    const table = onlyId('AWS::DynamoDB::Table', 'Data');
+    const logGroup = refOf(resources[functionId]!.Properties.LoggingConfig.LogGroup)!;
+    return [
+      'xray:PutTraceSegments on *',
+      'xray:PutTelemetryRecords on *',
+      // Its own log group only (the group exists already: no logs:CreateLogGroup).
+      `logs:CreateLogStream on <${logGroup}.Arn>`,
+      `logs:PutLogEvents on <${logGroup}.Arn>`,
+      ...(needs.table ?? []).map((action) => `dynamodb:${action} on <${table}.Arn>`),
+      ...(needs.table?.includes('Query') ? Object.keys(TABLE.indexes).map((index) => `dynamodb:Query on <${table}.Arn>/index/${index}`) : []),
+      ...(needs.storeSecrets ? [`secretsmanager:GetSecretValue on ${STORE_SECRETS}`] : []),
+      ...(needs.putEvents ? [`events:PutEvents on <${onlyId('AWS::Events::EventBus', 'NotificationsBus')}.Arn>`] : []),
+      ...(needs.streamRead
+        ? [...['DescribeStream', 'GetRecords', 'GetShardIterator'].map((action) => `dynamodb:${action} on <${table}.StreamArn>`), 'dynamodb:ListStreams on *']
+        : []),
+      ...(needs.sendsTo ? [`sqs:SendMessage on <${onlyId('AWS::SQS::Queue', `Notifications${needs.sendsTo}`)}.Arn>`] : []),
+    ];
+  }
+
+  it('allows each function exactly what it declares: its table actions (Query alone on the indexes, by name), store secrets, the bus, its dead-letter queue, X-Ray and its log group', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    expect(functions).toHaveLength(needsOf.size);
+    for (const [id, fn] of functions) {
+      const needs = needsOf.get(fn.Properties.Description as string);
+      expect(needs, `${id} (${fn.Properties.Description}) declares nothing`).toBeDefined();
+      // Declarations may repeat an action (AUTH and TRANSACT both have UpdateItem): compared as sets.
+      expect(permissionsOf(id).sort(), fn.Properties.Description).toEqual([...new Set(expectedPermissions(id, needs!))].sort());
+    }
+  });
+
+  it('has no wildcard action, and a wildcard resource only where named above', () => {
+    for (const [id, policy] of ofType('AWS::IAM::Policy')) {
+      for (const statement of policy.Properties.PolicyDocument.Statement as Statement[]) {
+        for (const action of [statement.Action].flat()) {
+          expect(action, id).not.toContain('*');
+          for (const resource of [statement.Resource].flat().map(render)) {
+            if (resource === '*') expect(Object.keys(ANY_RESOURCE), `${action} on * in ${id}`).toContain(action);
+            else if (resource.includes('*')) expect(`${action} on ${resource}`, id).toBe(`secretsmanager:GetSecretValue on ${STORE_SECRETS}`);
+          }
+        }
+      }
+    }
+  });
+
+  it("has no role but the functions' (Lambda only, no managed policy) and API Gateway's logging role, and every policy belongs to a function", () => {
+    const functionRoles = new Set(ofType('AWS::Lambda::Function').map(([, fn]) => refOf(fn.Properties.Role)));
+    const others = ofType('AWS::IAM::Role').filter(([id]) => !functionRoles.has(id));
+    for (const id of functionRoles) {
+      const role = resources[id!]!.Properties;
+      expect(role.AssumeRolePolicyDocument.Statement, id).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }]);
+      expect(role.ManagedPolicyArns, id).toBeUndefined();
+      expect(role.Policies, id).toBeUndefined();
+    }
+    // The account-wide role API Gateway writes access and execution logs with (acknowledged AwsSolutions-IAM4).
+    expect(others).toHaveLength(1);
+    const [apiGatewayRoleId, apiGatewayRole] = others[0]!;
+    expect(apiGatewayRole.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' } }]);
+    expect(apiGatewayRole.Properties.ManagedPolicyArns.map(render)).toEqual(['arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']);
+    template.hasResourceProperties('AWS::ApiGateway::Account', { CloudWatchRoleArn: { 'Fn::GetAtt': [apiGatewayRoleId, 'Arn'] } });
+    for (const [id, policy] of ofType('AWS::IAM::Policy')) {
+      const roles = (policy.Properties.Roles as unknown[]).map(refOf);
+      expect(roles, id).toHaveLength(1);
+      expect(functionRoles, id).toContain(roles[0]);
+    }
+    template.resourceCountIs('AWS::IAM::ManagedPolicy', 0);
+    template.resourceCountIs('AWS::IAM::User', 0);
+  });
+});
+
+describe('secrets in the stack', () => {
+  /** Environment variable names a function may have: configuration and where things are, never a secret. */
+  const ENVIRONMENT = new Set([
+    'NODE_OPTIONS',
+    'TABLE_NAME',
+    'EVENT_BUS_NAME',
+    'DEAD_LETTER_QUEUE_URL',
+    'STORE_SECRETS_PREFIX',
+    // RATE_LIMIT_STANDARD_PER_MINUTE, RATE_LIMIT_PREMIUM_PER_MINUTE
+    ...RATE_LIMIT_TIERS.map(rateLimitVariable),
+  ]);
+  /** Our key formats (sk_, pk_, whsec_), PEM keys, a CloudFormation secret reference, long base64. */
+  const looksSecret = (text: string): boolean => /whsec_|\b(sk|pk)_[A-Za-z0-9]|PRIVATE KEY|\{\{resolve:|[A-Za-z0-9+/]{32,}={0,2}/.test(text);
+
+  /** The literal strings of a CloudFormation value; a reference must not name a Secrets Manager secret. */
+  function literals(value: unknown): string[] {
+    if (typeof value === 'string') return [value];
+    if (typeof value === 'number' || typeof value === 'boolean') return [String(value)];
+    const v = value as { Ref?: string; 'Fn::GetAtt'?: string[]; 'Fn::Join'?: [string, unknown[]] };
+    const referenced = v.Ref ?? v['Fn::GetAtt']?.[0];
+    if (referenced) {
+      expect(resources[referenced]?.Type ?? 'pseudo parameter', referenced).not.toBe('AWS::SecretsManager::Secret');
+      return [];
+    }
+    if (v['Fn::Join']) return v['Fn::Join'][1].flatMap(literals);
+    throw new Error(`unexpected environment value ${JSON.stringify(value)}`);
+  }
+
+  it('recognises what a secret looks like', () => {
+    for (const secret of ['sk_live_4eC39HqLyjWDarjtT1zdp7dc', 'pk_x1', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', '-----BEGIN PRIVATE KEY-----', '{{resolve:secretsmanager:x}}', 'dGhpcyBpcyBhIHZlcnkgbG9uZyBzZWNyZXQgdmFsdWU=']) {
+      expect(looksSecret(secret), secret).toBe(true);
+    }
+    for (const plain of ['--enable-source-maps', 'subscription-backend/Test/', '200', 'https://sqs.eu-west-1.amazonaws.com/1/q', 'task_queue']) expect(looksSecret(plain), plain).toBe(false);
+  });
+
+  it('keeps secrets out of every environment variable: allowed names only, no secret-looking value, no secret reference', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      const variables = (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
+      for (const [name, value] of Object.entries(variables)) {
+        expect(ENVIRONMENT, `${id} ${name}`).toContain(name);
+        for (const literal of literals(value)) expect(looksSecret(literal), `${id} ${name}=${literal}`).toBe(false);
+      }
+    }
+  });
+
+  it('creates no secret and no SSM parameter: store credentials are written at run time, webhook secrets live in the table', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    template.resourceCountIs('AWS::SSM::Parameter', 0);
   });
 });

@@ -148,6 +148,12 @@ describe('GET /v1/subscriptions', () => {
     expect(res.status).toBe(400);
   });
 
+  it.each(['__proto__=x', 'constructor=1&constructor=2', 'toString=y'])('a query parameter named like an Object property (%s) is a 400 naming it, not a 500', async (query) => {
+    const res = await request('GET', `${SUBSCRIPTIONS_BASE}?${query}`, { bearer: app.secretKey });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining(query.split('=')[0]!) });
+  });
+
   it("another app sees none of this app's subscriptions, with any filter", async () => {
     const other = await createTestApp();
     for (const query of [{}, { user_id: 'user-1' }, { status: 'active' }, { product_id: 'premium_monthly', platform: 'ios' }] as Record<string, string>[]) {

@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
 
-const { request } = useGateway();
+const { request, send } = useGateway();
 
 const headersFor = (app: TestApp, user: string) => mobileHeaders(app, user, { 'x-platform': 'Android', 'x-version': '2.1.0' });
 
@@ -108,6 +108,39 @@ describe('mobile reporting: events and sessions', () => {
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('INVALID_PARAMETER');
     }
+  });
+
+  it('a body that is not UTF-8, or nests 100,000 levels deep, is a 400 and stores nothing', async () => {
+    const user = 'hostile-bytes';
+    const valid = Buffer.from(JSON.stringify({ events: [{ name: 'x', user, sessionId: 's' }] }));
+    for (const body of [Buffer.concat([valid.subarray(0, 20), Buffer.from([0xc0, 0xaf]), valid.subarray(20)]), Buffer.from(`{"events":${'['.repeat(100_000)}`)]) {
+      const res = await send('POST', '/users/report/events', { headers: { ...headersFor(app, user), 'content-type': 'application/json' }, body });
+      expect(res.status).toBe(400);
+      expect(JSON.parse(res.text)).toMatchObject({ status: 'error', code: 'INVALID_PARAMETER', message: expect.stringMatching(/^body (is not valid UTF-8|nests deeper than)/) });
+    }
+    expect(await storedEvents(app.appId, user)).toHaveLength(0);
+  });
+
+  it.each([
+    ['an integer beyond 2^53', '{"n":9007199254740993}'],
+    ['a number below 1e-130', '{"n":1e-200}'],
+    ['an empty key', '{"a":{"":1}}'],
+    ['a nested __proto__ key', '{"a":{"__proto__":{"admin":true}}}'],
+  ])('an event or a report holding %s (which DynamoDB cannot store as sent) is a 400, not a 500', async (_name, extra) => {
+    const user = 'unstorable';
+    const events = await request('POST', '/users/report/events', { headers: headersFor(app, user), rawBody: `{"events":[{"name":"x","user":"${user}","sessionId":"s","extra":${extra}}]}` });
+    const report = await request('POST', '/report/device_info', { headers: { ...headersFor(app, user), 'content-type': 'application/json' }, rawBody: extra });
+    for (const res of [events, report]) {
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ status: 'error', code: 'INVALID_PARAMETER' });
+    }
+    expect(await storedEvents(app.appId, user)).toHaveLength(0);
+  });
+
+  it('a session starting at 2^53 ms (beyond any date) is a 400, not a 500', async () => {
+    const res = await post('/sessions/report', 'far-future', { sessionId: 's', startTime: Number.MAX_SAFE_INTEGER, duration: 1 });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('startTime') });
   });
 
   it("one app's sdk key never writes into another app", async () => {

@@ -7,7 +7,8 @@ vi.hoisted(() => {
   process.env.DEAD_LETTER_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/webhook-dead-letters';
 });
 
-import { getWebhook, setWebhook } from '../../lib/data/webhooks.js';
+import { ddb } from '../../lib/data/client.js';
+import { getDelivery, getWebhook, setWebhook } from '../../lib/data/webhooks.js';
 import { newEventId } from '../../lib/ids.js';
 import type { BusEventDetail } from '../../lib/events/schemas.js';
 import { deliverStatusChange, recentDeliveries, redeliver, retryDueDeliveries } from '../../lib/services/webhook-delivery.js';
@@ -144,6 +145,52 @@ describe('webhook delivery (Standard Webhooks, DynamoDB Local, local receiver)',
     const delivery = await deliverStatusChange(statusChange(unreachable));
     expect(delivery).toMatchObject({ status: 'pending', attempts: 1 });
     expect(delivery.attempt_log[0]).toMatchObject({ status_code: null, error: expect.any(String) });
+  });
+
+  /** Makes DynamoDB refuse the next `times` writes of a delivery's outcome, as if it went away right after the POST. */
+  function refuseOutcomeWrites(eventId: string, times: number) {
+    let refused = 0;
+    ddb.middlewareStack.add(
+      (next) => async (args) => {
+        const item = (args.input as { Item?: { event_id?: string; attempt_log?: unknown[] } }).Item;
+        // The outcome's write is the one whose log holds the attempt (the claim before the POST holds none).
+        if (item?.event_id === eventId && (item.attempt_log?.length ?? 0) > 0 && refused < times) {
+          refused += 1;
+          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'refuseOutcomeWrites' },
+    );
+    return { refused: () => refused, restore: () => ddb.middlewareStack.remove('refuseOutcomeWrites') };
+  }
+
+  it('DynamoDB away right after a successful POST: the outcome is recorded once it answers again, so the event is never sent twice', async () => {
+    const detail = statusChange(appId);
+    const outage = refuseOutcomeWrites(detail.event_id, 3);
+    try {
+      const delivery = await deliverStatusChange(detail, { recordUntil: Date.now() + 10_000 });
+      expect(delivery).toMatchObject({ status: 'delivered', attempts: 1 });
+    } finally {
+      outage.restore();
+    }
+    expect(outage.refused()).toBe(3);
+    expect(await getDelivery(detail.event_id)).toMatchObject({ status: 'delivered', attempts: 1 });
+    await retryDueDeliveries(new Date(Date.now() + 10 * 60_000)); // long after any claim would have run out
+    expect(receiver.received.filter((r) => r.id === detail.event_id)).toHaveLength(1);
+  });
+
+  it('DynamoDB away past the deadline: the attempt fails and stays claimed (sent again only after the claim runs out)', async () => {
+    const detail = statusChange(appId);
+    const outage = refuseOutcomeWrites(detail.event_id, 100);
+    try {
+      await expect(deliverStatusChange(detail, { recordUntil: Date.now() + 600 })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    } finally {
+      outage.restore();
+    }
+    expect(await getDelivery(detail.event_id)).toMatchObject({ status: 'pending', attempts: 1 });
+    await retryDueDeliveries();
+    expect(receiver.received.filter((r) => r.id === detail.event_id)).toHaveLength(1);
   });
 
   it('a receiver slower than the timeout counts as a failed attempt', async () => {

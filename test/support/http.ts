@@ -1,4 +1,5 @@
 /** Starts the local gateway in the test worker and speaks HTTP to it, as a client would. */
+import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
 import { startGateway, type LocalGateway } from '../../lib/local/gateway.js';
 
@@ -16,14 +17,47 @@ export interface RequestOptions {
   rawBody?: string;
 }
 
+/** A response as bytes on the wire decoded as text: nothing assumed about its shape. */
+export interface RawResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export interface RawRequestOptions {
+  headers?: Record<string, string>;
+  /** Sent byte for byte (invalid UTF-8 included), whatever the method; fetch allows neither. */
+  body?: Uint8Array | string;
+}
+
 export function useGateway() {
   let gateway: LocalGateway;
+  // Keep-alive: fuzzing sends thousands of requests, one connection is enough.
+  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   beforeAll(async () => {
     gateway = await startGateway({ port: 0 });
   });
   afterAll(async () => {
+    agent.destroy();
     await gateway?.close();
   });
+
+  /** Sends exactly these headers and bytes; `path` is sent as is (already percent-encoded where needed). */
+  function send(method: string, path: string, options: RawRequestOptions = {}): Promise<RawResult> {
+    const { hostname, port } = new URL(gateway.url);
+    // Node frames a GET body only when told its length (it never sends GET chunked).
+    const length = options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) };
+    return new Promise((resolve, reject) => {
+      const outgoing = httpRequest({ agent, hostname, port, method, path, headers: { ...options.headers, ...length } }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+      });
+      outgoing.on('error', reject);
+      outgoing.end(options.body);
+    });
+  }
 
   async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
     const url = new URL(path, gateway.url);
@@ -40,5 +74,5 @@ export function useGateway() {
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
   }
 
-  return { request, url: () => gateway.url };
+  return { request, send, url: () => gateway.url };
 }

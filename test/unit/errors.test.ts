@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { AppError, ERRORS } from '../../lib/errors.js';
 import { errorBody, errorResponse } from '../../lib/http/envelopes.js';
-import { parseJsonBody, parsePart } from '../../lib/http/parse.js';
+import { MAX_JSON_DEPTH, parseJsonBody, parsePart } from '../../lib/http/parse.js';
+import { appErrorThrownBy } from '../support/assertions.js';
 import { bearerToken } from '../../lib/http/auth.js';
 
 describe('error table and envelopes', () => {
@@ -47,6 +48,29 @@ describe('error table and envelopes', () => {
 describe('request parsing', () => {
   it('malformed JSON is INVALID_PARAMETER, never an exception of another kind', () => {
     expect(() => parseJsonBody('{"a":', false)).toThrow(AppError);
+  });
+
+  it(`a body nested deeper than ${MAX_JSON_DEPTH} levels is INVALID_PARAMETER, even 100,000 levels (no stack overflow)`, () => {
+    const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    expect(parseJsonBody(nested(MAX_JSON_DEPTH), false)).toBeInstanceOf(Array);
+    for (const body of [nested(MAX_JSON_DEPTH + 1), nested(100_000), '{"a":'.repeat(100_000), `{"a":${nested(MAX_JSON_DEPTH)}}`]) {
+      const error = appErrorThrownBy(() => parseJsonBody(body, false));
+      expect(error).toMatchObject({ kind: 'INVALID_PARAMETER', message: `body nests deeper than ${MAX_JSON_DEPTH} levels` });
+    }
+  });
+
+  it('brackets inside strings, escaped quotes included, do not count as nesting', () => {
+    const text = JSON.stringify({ a: '[[[[{{{{'.repeat(10), b: '\\"[[[[', c: '"'.repeat(30) + '['.repeat(30) });
+    expect(parseJsonBody(text, false)).toEqual(JSON.parse(text));
+  });
+
+  it('a base64 body (as API Gateway passes it) that is not UTF-8 is INVALID_PARAMETER, not decoded with U+FFFD', () => {
+    const base64 = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => Buffer.from(p as string))).toString('base64');
+    expect(parseJsonBody(base64('{"name":"Zoë 😀"}'), true)).toEqual({ name: 'Zoë 😀' });
+    for (const bad of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
+      const error = appErrorThrownBy(() => parseJsonBody(base64('{"name":"', bad, '"}'), true));
+      expect(error).toMatchObject({ kind: 'INVALID_PARAMETER', message: 'body is not valid UTF-8', details: [{ path: 'body', message: 'is not valid UTF-8' }] });
+    }
   });
 
   it('zod failures list every field path', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_LIMITS, normalizeEvents } from '../../lib/domain/events.js';
+import { reportSessionBody } from '../../lib/schemas/mobile.js';
 import { appErrorThrownBy } from '../support/assertions.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -68,5 +69,12 @@ describe('reported events', () => {
       NOW,
     );
     expect(new Set([s!.timestamp, ms!.timestamp, iso!.timestamp]).size).toBe(1);
+  });
+
+  it('a session starts between 2000 and now, in seconds or milliseconds; 2^53 ms (beyond any Date) is refused, not a RangeError', () => {
+    const session = (startTime: number) => reportSessionBody.safeParse({ sessionId: 's', startTime, duration: 1 }).success;
+    expect(session(Date.now())).toBe(true);
+    expect(session(Math.floor(Date.now() / 1000))).toBe(true);
+    for (const startTime of [Number.MAX_SAFE_INTEGER, 8.64e15, Date.now() + 2 * 86_400_000, 1, 946_684_799]) expect(session(startTime), String(startTime)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { compileRoutes, matchRoute } from '../../lib/local/gateway.js';
+import { compileRoutes, matchRoute, toProxyEvent } from '../../lib/local/gateway.js';
 import { ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 
 const compiled = compileRoutes(ROUTES);
@@ -32,5 +33,31 @@ describe('local gateway routing', () => {
   it('route names are unique and every handler module is named once', () => {
     expect(new Set(ROUTES.map((r) => r.name)).size).toBe(ROUTES.length);
     expect(new Set(ROUTES.map((r) => `${r.method} ${r.path}`)).size).toBe(ROUTES.length);
+  });
+
+  it('headers and query parameters named __proto__ or constructor are plain data in the event (as in API Gateway JSON)', () => {
+    const request = {
+      method: 'GET',
+      httpVersion: '1.1',
+      headers: {},
+      socket: { remoteAddress: '127.0.0.1' },
+      rawHeaders: ['__proto__', 'a', 'constructor', 'b', 'constructor', 'c'],
+    } as unknown as IncomingMessage;
+    const url = new URL('http://localhost/v1/subscriptions?__proto__=x&constructor=1&constructor=2&toString=y');
+    const event = toProxyEvent(request, url, matchRoute(compiled, 'GET', url.pathname)!, Buffer.alloc(0), 'req-1');
+    expect(Object.getPrototypeOf(event.queryStringParameters)).toBe(Object.prototype);
+    expect(Object.entries(event.queryStringParameters!)).toEqual([['__proto__', 'x'], ['constructor', '2'], ['toString', 'y']]);
+    expect(Object.entries(event.multiValueQueryStringParameters!)).toEqual([['__proto__', ['x']], ['constructor', ['1', '2']], ['toString', ['y']]]);
+    expect(Object.entries(event.multiValueHeaders)).toEqual([['__proto__', ['a']], ['constructor', ['b', 'c']]]);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  it('passes the body as its bytes, base64-encoded, as API Gateway does for binary media types', () => {
+    const request = { method: 'POST', httpVersion: '1.1', headers: {}, socket: {}, rawHeaders: [] } as unknown as IncomingMessage;
+    const url = new URL(`http://localhost${SUBSCRIPTIONS_BASE}`);
+    const bytes = Buffer.from([0x7b, 0xff, 0x7d]);
+    const event = toProxyEvent(request, url, matchRoute(compiled, 'POST', url.pathname)!, bytes, 'req-2');
+    expect(event).toMatchObject({ isBase64Encoded: true, body: bytes.toString('base64') });
+    expect(toProxyEvent(request, url, matchRoute(compiled, 'POST', url.pathname)!, Buffer.alloc(0), 'req-3')).toMatchObject({ isBase64Encoded: false, body: null });
   });
 });

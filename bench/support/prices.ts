@@ -1,0 +1,65 @@
+/**
+ * The published AWS prices the cost model multiplies measurements by: US East (N. Virginia),
+ * on-demand, the first volume tier, without free tiers. Each says where AWS publishes it and the
+ * date of the source it was read from (the pricing pages render their figures client-side; the
+ * figures were cross-read from the dated secondary sources named).
+ */
+export interface Price {
+  /** US dollars per one `unit`. */
+  usd: number;
+  unit: string;
+  source: string;
+  date: string;
+}
+
+const perMillion = (usd: number) => usd / 1_000_000;
+
+export const PRICES = {
+  apiGatewayRestRequest: {
+    usd: perMillion(3.5),
+    unit: 'REST API call (first 333 million a month)',
+    source:
+      'https://aws.amazon.com/api-gateway/pricing/ ($3.50 per million REST API calls, first 333 million; as tabled in the AWS whitepaper "Best Practices for Designing Amazon API Gateway Private APIs and Private Integration", Table 4, and awsforengineers.com "AWS API Gateway Pricing Explained")',
+    date: '2025-05-19',
+  },
+  lambdaRequest: {
+    usd: perMillion(0.2),
+    unit: 'Lambda invocation',
+    source: 'https://aws.amazon.com/lambda/pricing/ ($0.20 per million requests, x86 and Arm alike; cloudchipr.com "AWS Lambda Pricing Breakdown: Ultimate Guide 2024")',
+    date: '2024',
+  },
+  lambdaArmGbSecond: {
+    usd: 0.0000133334,
+    unit: 'GB-second of Lambda duration on arm64 (first 7.5 billion GB-s a month)',
+    source:
+      'https://aws.amazon.com/lambda/pricing/ (Arm: $0.0000133334 per GB-s, 20% below x86 since Graviton2 support, AWS News Blog 2021-09-29; tiers: AWS Compute Blog "Introducing tiered pricing for AWS Lambda"; cloudchipr.com guide 2024)',
+    date: '2024',
+  },
+  dynamodbReadRequestUnit: {
+    usd: perMillion(0.125),
+    unit: 'DynamoDB on-demand read request unit (Standard table class)',
+    source:
+      'https://aws.amazon.com/dynamodb/pricing/on-demand/ ($0.125 per million RRU after the 50% on-demand throughput price cut effective 2024-11-01; airbyte.com "Amazon DynamoDB Pricing", 2025-07-21)',
+    date: '2024-11-01',
+  },
+  dynamodbWriteRequestUnit: {
+    usd: perMillion(0.625),
+    unit: 'DynamoDB on-demand write request unit (Standard table class)',
+    source:
+      'https://aws.amazon.com/dynamodb/pricing/on-demand/ ($0.625 per million WRU after the 50% on-demand throughput price cut effective 2024-11-01; jusdb.com DynamoDB cost guide, 2025-08-19)',
+    date: '2024-11-01',
+  },
+  eventBridgeCustomEvent: {
+    usd: perMillion(1),
+    unit: 'EventBridge custom event published (each 64 KB chunk of payload)',
+    source: 'https://aws.amazon.com/eventbridge/pricing/ ($1.00 per million custom events; cloudburn.io "Amazon EventBridge Pricing", prices as of March 2026)',
+    date: '2026-03-13',
+  },
+} as const satisfies Record<string, Price>;
+
+/** Configured memory of every function (cdk/constructs/service-function.ts): 1024 MB = 1 GB billed. */
+export const LAMBDA_MEMORY_GB = 1;
+
+/** Lambda bills duration rounded up to the millisecond. */
+export const lambdaDurationUsd = (milliseconds: number): number =>
+  (Math.ceil(milliseconds) / 1000) * LAMBDA_MEMORY_GB * PRICES.lambdaArmGbSecond.usd;

@@ -1,0 +1,106 @@
+/**
+ * cdk-nag's AwsSolutions pack over the whole stack, registered as cdk/app.ts registers it: no
+ * unacknowledged error or warning, every acknowledgement still needed, and the list of what is
+ * acknowledged pinned here (each reason sits next to its resource in cdk/).
+ */
+import { App, Validations } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addNagChecks } from '../../cdk/nag.js';
+import { SubscriptionBackendStack } from '../../cdk/stack.js';
+
+type Report = ReturnType<AwsSolutionsChecks['validateScope']>;
+
+function synth(context: Record<string, string> = {}) {
+  // No esbuild: the template is what is checked (npm run synth bundles and checks for real). No
+  // built-in CloudFormation schema validation either (~10 s): stack.test.ts's synthesis runs it.
+  const app = new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const stack = new SubscriptionBackendStack(app, 'Test');
+  const pack = addNagChecks(app);
+  // Synthesis runs the registered pack: an unacknowledged error would throw here, with the report.
+  const template = Template.fromStack(stack);
+  return { app, pack, template };
+}
+
+/** One line per finding and resource, so that a failure prints what to fix. */
+const findings = (report: Report): string[] =>
+  report.violations.flatMap((v) => v.violatingResources.map((r) => `${v.severity} ${v.ruleName} at ${r.constructPath}: ${v.description}`));
+
+/** What the pack finds when acknowledgements are ignored (it has no switch for that, so its private check is replaced). */
+function unacknowledgedFindings(pack: AwsSolutionsChecks, app: App): Report {
+  expect(typeof Reflect.get(pack, 'isAcknowledged'), 'cdk-nag internals changed: update this helper').toBe('function');
+  Reflect.set(pack, 'isAcknowledged', () => false);
+  return pack.validateScope(app);
+}
+
+/** Every AwsSolutions acknowledgement in the construct tree: where, which finding, why. */
+function acknowledgements(root: IConstruct): { path: string; id: string; reason: string }[] {
+  return root.node.findAll().flatMap((c) =>
+    c.node.metadata
+      .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((m) => Object.entries(m.data as Record<string, string>))
+      .map(([id, reason]) => ({ path: c.node.path, id: id.replace(/^annotation::/i, ''), reason }))
+      .filter(({ id }) => id.startsWith('AwsSolutions-')),
+  );
+}
+
+describe('cdk-nag AwsSolutions checks', () => {
+  let app: App;
+  let pack: AwsSolutionsChecks;
+  let template: Template;
+  beforeAll(() => ({ app, pack, template } = synth()));
+
+  it('leave no unacknowledged error or warning', () => {
+    expect(findings(pack.validateScope(app))).toEqual([]);
+  });
+
+  it('acknowledge only these findings, each with a reason, and none that no longer occurs', () => {
+    const acks = acknowledgements(app);
+    expect([...new Set(acks.map((a) => a.id))].sort()).toEqual(
+      [
+        'AwsSolutions-APIG2', // request validation: the handlers' zod schemas
+        'AwsSolutions-APIG3', // WAF: opt-in with -c webAclArn=...
+        'AwsSolutions-APIG4', // authorization: API keys checked by every handler
+        'AwsSolutions-COG4', // same, no Cognito
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        'AwsSolutions-IAM5[Resource::*]', // X-Ray, ListStreams: no resource-level permissions
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:subscription-backend/Test/*]',
+        'AwsSolutions-SQS3', // the dead-letter queues themselves
+      ].sort(),
+    );
+    for (const ack of acks) expect(ack.reason.length, `${ack.id} at ${ack.path}`).toBeGreaterThan(40);
+
+    const raw = unacknowledgedFindings(pack, app).violations;
+    const stale = acks.filter(
+      (ack) => !raw.some((v) => v.ruleName === ack.id && v.violatingResources.some((r) => r.constructPath === ack.path || r.constructPath?.startsWith(`${ack.path}/`))),
+    );
+    expect(stale.map((a) => `${a.id} at ${a.path}`)).toEqual([]);
+  });
+
+  it('writes the acknowledgements and their reasons into the template metadata', () => {
+    const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
+    expect(methods.length).toBeGreaterThan(0);
+    for (const method of methods) {
+      const ids = (method.Metadata?.cdk_nag?.rules_to_suppress as { id: string; reason: string }[]).map((r) => r.id);
+      expect(ids).toEqual(expect.arrayContaining(['AwsSolutions-APIG4', 'AwsSolutions-COG4']));
+    }
+  });
+});
+
+describe('an operator web ACL (-c webAclArn=...)', () => {
+  const webAclArn = 'arn:aws:wafv2:eu-west-1:111111111111:regional/webacl/subscriptions/0b1c2d3e';
+
+  it('is associated with the API stage and then satisfies AwsSolutions-APIG3 without acknowledging it', () => {
+    const { app, pack, template } = synth({ webAclArn });
+    const [stageId] = Object.keys(template.findResources('AWS::ApiGateway::Stage'));
+    const associations = Object.values(template.findResources('AWS::WAFv2::WebACLAssociation'));
+    expect(associations).toHaveLength(1);
+    expect(associations[0]!.Properties.WebACLArn).toBe(webAclArn);
+    expect(JSON.stringify(associations[0]!.Properties.ResourceArn)).toContain(stageId);
+    expect(acknowledgements(app).map((a) => a.id)).not.toContain('AwsSolutions-APIG3');
+    expect(findings(pack.validateScope(app))).toEqual([]);
+    expect(unacknowledgedFindings(pack, app).violations.map((v) => v.ruleName)).not.toContain('AwsSolutions-APIG3');
+  });
+});

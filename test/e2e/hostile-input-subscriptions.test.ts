@@ -1,0 +1,14 @@
+/** Issue #7, "Hostile input", for the subscriptions API: see test/support/hostile-endpoints.ts. */
+import { vi } from 'vitest';
+
+vi.hoisted(() => {
+  // Its own table, so a full scan before and after each request is small and sees only this file's writes.
+  process.env.TABLE_NAME = `hostile-input-subscriptions-${process.pid}`;
+  // Thousands of requests with the same few keys: each is looked up once (revocation is not what is fuzzed here).
+  process.env.KEY_CACHE_TTL_SECONDS = '600';
+});
+
+import { fuzzEveryRouteOf } from '../support/hostile-endpoints.js';
+
+// 11 routes x 80 cases: the two files together stay near a minute on two busy cores (FUZZ_RUNS=200 for a longer run).
+fuzzEveryRouteOf('subscriptions', 80);

@@ -1,0 +1,667 @@
+/**
+ * Tenant isolation, route by route: app B's keys, aimed at app A's ids and users, never read,
+ * list, change or count app A's data. Table-driven over ROUTES (lib/routes.ts): a route without
+ * an isolation case fails this file. Every case runs between two full scans of this file's own
+ * table, and fails when any item outside app B changed, so "A's data is unchanged" is proven for
+ * every request, not sampled.
+ */
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // Its own table, so a full Scan is cheap and sees only what this file wrote.
+  process.env.TABLE_NAME = `isolation-e2e-${process.pid}`;
+});
+
+import { readFileSync } from 'node:fs';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { putAdsConfig, putSegments } from '../../lib/data/app-config.js';
+import { getApp } from '../../lib/data/apps.js';
+import { ddb, tableName } from '../../lib/data/client.js';
+import { keys, listCounterKey, type TableKey } from '../../lib/data/keys.js';
+import { setWebhook } from '../../lib/data/webhooks.js';
+import { apiKeyId, sha256Hex } from '../../lib/ids.js';
+import { ROUTES, type Route } from '../../lib/routes.js';
+import type { Product } from '../../lib/schemas/product.js';
+import { putStoreSettings } from '../../lib/stores/settings.js';
+import { mintTestReceipt } from '../../lib/stores/test-store.js';
+import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY, RETIRED, type TestApp } from '../support/fixtures.js';
+import { useGateway, type HttpResult, type RequestOptions } from '../support/http.js';
+import { mobileHeaders } from '../support/mobile.js';
+import { createOwnTable } from '../support/own-table.js';
+
+const { request } = useGateway();
+
+const today = new Date().toISOString().slice(0, 10);
+const TODAY = { start_date: today, end_date: today };
+
+/** A real Apple-signed sandbox transaction (bundle com.app.qysmat); only an app with matching App Store settings accepts it. */
+const APPLE_RECEIPT = Buffer.from(
+  readFileSync(new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url), 'utf8').trim(),
+).toString('base64');
+const APPLE_PRODUCT: Product = { ...PREMIUM_MONTHLY, id: 'com.app.qysmat.premium.child.individual.subscription', platforms: ['ios'] };
+
+/** Sold by app A only. */
+const A_ONLY: Product = { ...PRO_YEARLY, id: 'a_only_plan', price: 19.99, currency: 'USD' };
+/** App B sells a product with the same id as A's, at its own price: B's catalogue must decide. */
+const B_PREMIUM: Product = { ...PREMIUM_MONTHLY, name: 'B premium', price: 4.99 };
+const B_ONLY: Product = { ...PREMIUM_MONTHLY, id: 'b_only_plan', name: 'B only' };
+
+// A's users. B's probes write as A_BUYER into B's own app; A_QUIET and A_SEGMENT are never used by B's writes,
+// so "B does not know them" stays true for the whole file.
+const A_BUYER = 'a-buyer';
+const A_QUIET = 'a-quiet';
+const A_SEGMENT = 'a-segment-user';
+const B_USER = 'b-user';
+
+type Item = Record<string, unknown>;
+
+// ---------------------------------------------------------------------------------------------
+// Whole-table snapshots
+// ---------------------------------------------------------------------------------------------
+
+/** JSON with sorted keys and sets as sorted arrays, so equal items compare equal whatever the attribute order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v instanceof Set) return { $set: [...v].map(String).sort() };
+    if (v && typeof v === 'object' && !Array.isArray(v)) return Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+    return v;
+  });
+}
+
+type Snapshot = Map<string, { item: Item; json: string }>;
+
+/** Partition prefix of the per-API-key rate-limit windows (`RATE#<key id>`). */
+const RATE_PREFIX = keys.rateLimitWindow('').pk;
+
+/**
+ * Every item of this file's table, except the rate-limit windows: any authenticated request, also
+ * a refused one, counts against its own key, and that counter is not app data.
+ */
+async function scanTable(): Promise<Snapshot> {
+  const snapshot: Snapshot = new Map();
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }));
+    for (const item of page.Items ?? []) {
+      if (String(item.pk).startsWith(RATE_PREFIX)) continue;
+      snapshot.set(`${item.pk} | ${item.sk}`, { item, json: canonical(item) });
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return snapshot;
+}
+
+/** Outbox items live in a global partition (one per event) and name their app in an attribute. */
+const OUTBOX_PREFIX = keys.outbox('').pk;
+
+/**
+ * The app an item belongs to. Every app-scoped key of lib/data/keys.ts carries the app id as the
+ * second `#` segment of its partition key, and the key decides: an item in A's partition is A's,
+ * whatever its attributes say. Of the global partitions only the outbox is written on an app's
+ * behalf (status changes); any other global item belongs to no app, so no app's request may change it.
+ */
+function ownerOf(item: Item): unknown {
+  const pk = String(item.pk);
+  const second = pk.split('#')[1];
+  if (second === a.appId || second === b.appId) return second;
+  return pk.startsWith(OUTBOX_PREFIX) ? item.app_id : undefined;
+}
+
+const itemsOf = (snapshot: Snapshot, appId: string): Record<string, string> =>
+  Object.fromEntries([...snapshot].filter(([, { item }]) => ownerOf(item) === appId).map(([key, { json }]) => [key, json]));
+
+/** Items added, removed or changed between two snapshots that do not belong to `appId` (before and after). */
+function changedOutside(before: Snapshot, after: Snapshot, appId: string | null): string[] {
+  const changed: string[] = [];
+  for (const key of new Set([...before.keys(), ...after.keys()])) {
+    const was = before.get(key);
+    const is = after.get(key);
+    if (was?.json === is?.json) continue;
+    const owners = [was, is].filter((v) => v !== undefined).map((v) => ownerOf(v.item));
+    if (appId === null || owners.some((owner) => owner !== appId)) changed.push(key);
+  }
+  return changed.sort();
+}
+
+/** Runs `probe` and fails if it changed any item outside `appId`'s partitions (null: any item at all). */
+async function expectWritesConfinedTo(appId: string | null, probe: () => Promise<void>): Promise<void> {
+  const before = await scanTable();
+  await probe();
+  const after = await scanTable();
+  expect(changedOutside(before, after, appId), appId ? `items outside ${appId} changed` : 'items changed').toEqual([]);
+}
+
+const getItem = async (key: TableKey): Promise<Item | undefined> =>
+  (await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+
+// ---------------------------------------------------------------------------------------------
+// Requests by route name: the method and path come from ROUTES, the one route table
+// ---------------------------------------------------------------------------------------------
+
+const routeNamed = (name: string): Route => {
+  const route = ROUTES.find((r) => r.name === name);
+  if (!route) throw new Error(`no route ${name} in lib/routes.ts`);
+  return route;
+};
+
+function pathOf(route: Route, params: Record<string, string>): string {
+  return route.path.replace(/\{(\w+)\}/g, (_match, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`${route.name} needs the path parameter ${name}`);
+    return encodeURIComponent(value);
+  });
+}
+
+/** Routes called since the current case started: each case must call its own route. */
+const called = new Set<string>();
+
+function call(name: string, options: RequestOptions & { params?: Record<string, string> } = {}): Promise<HttpResult> {
+  const route = routeNamed(name);
+  called.add(route.name);
+  const { params = {}, ...rest } = options;
+  return request(route.method, pathOf(route, params), rest);
+}
+
+function expectSubscriptionError(res: HttpResult, status: number, code: string): void {
+  expect({ status: res.status, code: res.body?.error?.code }, JSON.stringify(res.body)).toEqual({ status, code });
+}
+
+function expectMobileError(res: HttpResult, status: number, code: string): void {
+  expect({ status: res.status, body: res.body }).toEqual({ status, body: { status: 'error', code, message: expect.any(String) } });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The two apps
+// ---------------------------------------------------------------------------------------------
+
+let a: TestApp;
+let b: TestApp;
+
+/** App A's subscriptions, one per state the API can reach. */
+const aSubs = { verified: '', segment: '', apple: '', pending: '', active: '', cancelled: '', paused: '' };
+const aIds = () => Object.values(aSubs);
+/** Every subscription of app B, including the ones B's probes create. */
+const bSubs = new Set<string>();
+let bActive = '';
+/** Money B has taken today (B's revenue must be exactly this, never A's). */
+const bMoney = { total: 4.99, renewals: 0 };
+
+/** A's purchase minted for A (receipt and transaction id), verified in setup, and one never verified. */
+let aVerifiedReceipt: { receipt_data: string; transaction_id: string };
+let aUnusedReceipt: { receipt_data: string; transaction_id: string };
+const A_PENDING_TXN = 'a-pending-txn';
+const A_RENEW_TXN = 'a-renew-txn';
+const A_SESSIONS = ['a-session-1', 'a-session-2'];
+const A_ORDERS = ['a-order-1', 'a-order-2'];
+
+async function mint(app: TestApp, product: Product, options: { renews?: string; expiresIn?: number } = {}) {
+  const record = (await getApp(app.appId))!;
+  return mintTestReceipt({
+    appId: app.appId,
+    privateKeyPem: record.test_store_private_key!,
+    productId: product.id,
+    platform: 'ios',
+    price: product.price,
+    currency: product.currency,
+    expiresInSeconds: options.expiresIn ?? 30 * 86_400,
+    trial: false,
+    originalTransactionId: options.renews,
+  });
+}
+
+async function ok<T = any>(res: Promise<HttpResult<T>>, status = 200): Promise<HttpResult<T>> {
+  const done = await res;
+  expect(done.status, JSON.stringify(done.body)).toBe(status);
+  return done;
+}
+
+const secret = (app: TestApp) => ({ bearer: app.secretKey });
+
+async function createSub(app: TestApp, body: Record<string, unknown>): Promise<string> {
+  return (await ok(call('CreateSubscription', { ...secret(app), body: { platform: 'ios', ...body } }), 201)).body.data.id as string;
+}
+
+async function verifySub(app: TestApp, user: string, receipt_data: string): Promise<string> {
+  return (await ok(call('VerifyPurchase', { ...secret(app), body: { platform: 'ios', receipt_data, user_id: user } }))).body.data.subscription_id as string;
+}
+
+/** Through the mobile API, as A's SDK would. */
+const reportAsA = (name: string, user: string, options: { params?: Record<string, string>; body?: unknown }) =>
+  ok(call(name, { ...options, headers: mobileHeaders(a, user) }));
+
+async function setUpAppA(): Promise<void> {
+  a = await createTestApp([PREMIUM_MONTHLY, PRO_YEARLY, RETIRED, A_ONLY, APPLE_PRODUCT]);
+  await setWebhook(a.appId, 'https://a.example.com/webhooks');
+  await putStoreSettings(a.appId, 'app_store', { bundle_id: 'com.app.qysmat', environment: 'Sandbox' });
+  await putSegments(a.appId, [
+    { id: 'a_german_speakers', name: 'German speakers', match: 'all', conditions: [{ field: 'attributes.language', op: 'eq', value: 'de' }] },
+    { id: 'a_gold', name: 'Gold', match: 'all', conditions: [{ field: 'custom_properties.plan_tier', op: 'eq', value: 'gold' }] },
+  ]);
+  await putAdsConfig(a.appId, { ios: { networks: [{ name: 'a_network', enabled: true, settings: { unit: 'a-secret-unit' } }] } });
+
+  // Subscriptions in every state, and money: a verified purchase and its renewal, an API renewal.
+  aVerifiedReceipt = await mint(a, PREMIUM_MONTHLY, { expiresIn: 86_400 });
+  aSubs.verified = await verifySub(a, A_BUYER, aVerifiedReceipt.receipt_data);
+  const renewal = await mint(a, PREMIUM_MONTHLY, { renews: aVerifiedReceipt.transaction_id, expiresIn: 31 * 86_400 });
+  expect(await verifySub(a, A_BUYER, renewal.receipt_data)).toBe(aSubs.verified);
+  aSubs.segment = await verifySub(a, A_SEGMENT, (await mint(a, A_ONLY)).receipt_data);
+  aSubs.apple = await verifySub(a, 'a-apple-user', APPLE_RECEIPT); // expired since 2023
+  aUnusedReceipt = await mint(a, PREMIUM_MONTHLY);
+  aSubs.pending = await createSub(a, { user_id: A_QUIET, product_id: 'premium_monthly', transaction_id: A_PENDING_TXN });
+  for (const state of ['active', 'cancelled', 'paused'] as const) {
+    const id = await createSub(a, { user_id: A_QUIET, product_id: 'pro_yearly' });
+    await ok(call('UpdateSubscription', { ...secret(a), params: { subscription_id: id }, body: { status: 'active' } }));
+    if (state === 'cancelled') await ok(call('CancelSubscription', { ...secret(a), params: { subscription_id: id }, body: { immediate: true } }));
+    if (state === 'paused') await ok(call('PauseSubscription', { ...secret(a), params: { subscription_id: id }, body: { pause_duration: 7 } }));
+    aSubs[state] = id;
+  }
+  await ok(call('RenewSubscription', { ...secret(a), params: { subscription_id: aSubs.active }, body: { transaction_id: A_RENEW_TXN } }));
+
+  // A full profile for A_BUYER: sessions, events, orders, conversions, typed reports, properties, attributes, attribution.
+  for (const sessionId of A_SESSIONS) await reportAsA('ReportSession', A_BUYER, { body: { sessionId, startTime: Date.now() - 60_000, duration: 60 } });
+  await reportAsA('ReportEvents', A_BUYER, {
+    body: { events: ['sync', 'export'].map((feature) => ({ name: 'feature_used', user: A_BUYER, sessionId: A_SESSIONS[0], extra: { feature_name: feature } })) },
+  });
+  for (const orderId of A_ORDERS) await reportAsA('ReportOrder', A_BUYER, { body: { orderId, productId: 'premium_monthly', price: 9.99, currency: 'USD' } });
+  await reportAsA('ReportConversion', A_BUYER, { body: { conversionType: 'trial_started', value: 1 } });
+  await reportAsA('ReportTyped', A_BUYER, { params: { type: 'device_info' }, body: { model: 'iPhone16,1' } });
+  await reportAsA('ReportGlobalSwitch', A_BUYER, { body: { enabled: true } });
+  await reportAsA('SetCustomProperties', A_BUYER, { body: { properties: { plan_tier: 'gold', level: 3, beta: true } } });
+  await reportAsA('UpdateUserAttributes', A_BUYER, { body: { language: 'de', country: 'DE', email: 'buyer@a.example.com' } });
+  await reportAsA('ReportAttribution', A_BUYER, { body: { network: 'appsflyer', data: { campaign: 'a_campaign' } } });
+  await reportAsA('ReportSearchAds', A_BUYER, { body: { attribution: { 'Version3.1': { 'iad-attribution': 'true', 'iad-campaign-id': 'a-123' } } } });
+  // A_SEGMENT exists only in A: attributes, properties and attribution that B must never see.
+  await reportAsA('UpdateUserAttributes', A_SEGMENT, { body: { language: 'de' } });
+  await reportAsA('SetCustomProperties', A_SEGMENT, { body: { properties: { plan_tier: 'gold' } } });
+  await reportAsA('ReportAttribution', A_SEGMENT, { body: { network: 'a_network', data: { campaign_id: 'a_segment_campaign' } } });
+}
+
+async function setUpAppB(): Promise<void> {
+  b = await createTestApp([B_PREMIUM, B_ONLY]);
+  await setWebhook(b.appId, 'https://b.example.com/webhooks');
+  await putSegments(b.appId, [{ id: 'b_everyone', name: 'Everyone of B', match: 'all', conditions: [{ field: 'counters.total_sessions', op: 'gte', value: 0 }] }]);
+  await putAdsConfig(b.appId, { ios: { networks: [{ name: 'b_network', enabled: true, settings: { unit: 'b-unit' } }] } });
+  bActive = await verifySub(b, B_USER, (await mint(b, B_PREMIUM)).receipt_data);
+  bSubs.add(bActive);
+  bSubs.add(await createSub(b, { user_id: B_USER, product_id: 'b_only_plan' }));
+  await ok(call('ReportSession', { headers: mobileHeaders(b, B_USER), body: { sessionId: 'b-session', startTime: Date.now(), duration: 5 } }));
+}
+
+/** What app A sees of itself through its own keys: must be the same after all of B's probes. */
+async function viewOfA() {
+  const get = (name: string, options: Parameters<typeof call>[1]) => call(name, options).then((res) => ({ status: res.status, body: res.body }));
+  return {
+    details: await Promise.all(aIds().map((id) => get('GetSubscription', { ...secret(a), params: { subscription_id: id } }))),
+    list: await get('ListSubscriptions', { ...secret(a), query: { limit: 100 } }),
+    quiet: await get('ListSubscriptions', { ...secret(a), query: { user_id: A_QUIET } }),
+    active: await get('ListSubscriptions', { ...secret(a), query: { status: 'active' } }),
+    revenue: await get('RevenueStatistics', { ...secret(a), query: TODAY }),
+    products: await get('ListProducts', secret(a)),
+    segments: await get('SegmentInfo', { headers: mobileHeaders(a, A_SEGMENT) }),
+    ads: await get('AdsInfo', { params: { platform: 'ios', app_id: a.appId, store_id: '1234567' }, headers: mobileHeaders(a, A_BUYER) }),
+  };
+}
+
+let aViewBefore: Awaited<ReturnType<typeof viewOfA>>;
+let aItemsBefore: Record<string, string>;
+
+// ---------------------------------------------------------------------------------------------
+// The isolation cases, one per route
+// ---------------------------------------------------------------------------------------------
+
+interface IsolationCase {
+  /** The behaviour proven, as the test's name. */
+  does: string;
+  run: () => Promise<void>;
+}
+
+/** Every lifecycle change, aimed at each of A's subscriptions (every state), is a 404 as if the id did not exist. */
+function lifecycleCase(name: string, verb: string, body: Record<string, unknown> | undefined): IsolationCase {
+  return {
+    does: `app B's secret key cannot ${verb} any of app A's subscriptions (404 SUBSCRIPTION_NOT_FOUND, A's record unchanged)`,
+    run: async () => {
+      for (const id of aIds()) expectSubscriptionError(await call(name, { ...secret(b), params: { subscription_id: id }, body }), 404, 'SUBSCRIPTION_NOT_FOUND');
+    },
+  };
+}
+
+interface MobileSample {
+  params?: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * A mobile write: B's sdk key naming A in X-APP-ID is a 403; with B's own X-APP-ID and A's user id
+ * it succeeds and lands in B's partitions (the wrapper proves A's profile, events and usage_stats
+ * unchanged; here, that B now knows the user). `check` reads the answer for signs of A's data.
+ */
+function mobileWriteCase(name: string, what: string, sample: MobileSample, check?: (res: HttpResult) => void): IsolationCase {
+  return {
+    does: `app B's sdk key cannot ${what} into app A (403), and A's user ids under B's X-APP-ID land only in B's partitions`,
+    run: async () => {
+      expectMobileError(await call(name, { ...sample, headers: mobileHeaders(b, A_BUYER, { 'x-app-id': a.appId }) }), 403, 'FORBIDDEN');
+      const own = await ok(call(name, { ...sample, headers: mobileHeaders(b, A_BUYER) }));
+      expect(own.body.status).toBe('success');
+      check?.(own);
+      expect(await getItem(keys.userProfile(b.appId, A_BUYER))).toMatchObject({ app_id: b.appId, user_id: A_BUYER });
+    },
+  };
+}
+
+/** The V1 and V2 routes of a mobile endpoint; `i` lets each version use its own id of A's (a session, an order). */
+function bothVersions(base: string, make: (name: string, i: 0 | 1) => IsolationCase): Record<string, IsolationCase> {
+  return { [base]: make(base, 0), [`${base}V2`]: make(`${base}V2`, 1) };
+}
+
+/** A receipt minted for A, in B's hands: refused, whoever B claims the user is. */
+function mobileReceiptCase(name: string, bodyOf: (receipt: string) => Record<string, unknown>): IsolationCase {
+  return {
+    does: `app B's sdk key cannot verify app A's receipts: 403 naming A, INVALID_RECEIPT in B, A's ownership unchanged`,
+    run: async () => {
+      const body = bodyOf(aVerifiedReceipt.receipt_data);
+      expectMobileError(await call(name, { body, headers: mobileHeaders(b, A_BUYER, { 'x-app-id': a.appId }) }), 403, 'FORBIDDEN');
+      for (const receipt of [aVerifiedReceipt, aUnusedReceipt]) {
+        for (const user of [A_BUYER, B_USER]) {
+          expectMobileError(await call(name, { body: bodyOf(receipt.receipt_data), headers: mobileHeaders(b, user) }), 400, 'INVALID_RECEIPT');
+        }
+      }
+      // A's purchase is still A_BUYER's: another user of A is refused it.
+      const stolen = await call(name, { body, headers: mobileHeaders(a, 'a-thief') });
+      expectMobileError(stolen, 400, 'RECEIPT_ALREADY_USED');
+    },
+  };
+}
+
+const CASES: Record<string, IsolationCase> = {
+  ListSubscriptions: {
+    does: "app B's secret key lists and counts only app B's subscriptions, whatever filter or cursor names app A's data",
+    run: async () => {
+      const all = await ok(call('ListSubscriptions', { ...secret(b), query: { limit: 100 } }));
+      const ids: string[] = all.body.data.map((s: { id: string }) => s.id);
+      expect(new Set(ids)).toEqual(bSubs);
+      expect(all.body.pagination).toMatchObject({ total: bSubs.size });
+      const filters: Record<string, string>[] = [{ user_id: A_QUIET }, { user_id: A_SEGMENT }, { product_id: A_ONLY.id }, { status: 'paused' }, { status: 'cancelled' }, { status: 'expired' }];
+      for (const query of filters) {
+        const res = await ok(call('ListSubscriptions', { ...secret(b), query }));
+        expect(res.body, JSON.stringify(query)).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0, pages: 0, next_cursor: null } });
+      }
+      // A cursor issued to A, replayed by B: at most B's own subscriptions.
+      const aPage = await ok(call('ListSubscriptions', { ...secret(a), query: { limit: 2 } }));
+      expect(aPage.body.pagination.next_cursor).toEqual(expect.any(String));
+      const replayed = await ok(call('ListSubscriptions', { ...secret(b), query: { limit: 2, cursor: aPage.body.pagination.next_cursor } }));
+      for (const s of replayed.body.data) expect(bSubs).toContain(s.id);
+      expect(replayed.body.pagination.total).toBe(bSubs.size);
+    },
+  },
+  CreateSubscription: {
+    does: "app B's secret key creates only in B's catalogue: A's product is unknown, a shared product id takes B's price, A's transaction id binds nothing of A's",
+    run: async () => {
+      const body = { user_id: A_BUYER, platform: 'ios' };
+      expectSubscriptionError(await call('CreateSubscription', { ...secret(b), body: { ...body, product_id: A_ONLY.id } }), 404, 'PRODUCT_NOT_FOUND');
+      // A's pending transaction id: in A it would answer A's record (200) or RECEIPT_ALREADY_USED.
+      const created = await ok(call('CreateSubscription', { ...secret(b), body: { ...body, product_id: 'premium_monthly', transaction_id: A_PENDING_TXN } }), 201);
+      expect(aIds()).not.toContain(created.body.data.id);
+      bSubs.add(created.body.data.id);
+      const detail = await ok(call('GetSubscription', { ...secret(b), params: { subscription_id: created.body.data.id } }));
+      expect(detail.body.data).toMatchObject({ price: B_PREMIUM.price, product_info: { name: B_PREMIUM.name }, usage_stats: { total_sessions: 0, features_used: 0 } });
+    },
+  },
+  VerifyPurchase: {
+    does: "app B's secret key cannot verify app A's receipts (test store or App Store), and A's purchases stay A's",
+    run: async () => {
+      for (const receipt of [aVerifiedReceipt, aUnusedReceipt]) {
+        for (const body of [{ user_id: A_BUYER }, { user_id: B_USER }, { user_id: A_BUYER, transaction_id: receipt.transaction_id }]) {
+          const res = await call('VerifyPurchase', { ...secret(b), body: { platform: 'ios', receipt_data: receipt.receipt_data, ...body } });
+          expectSubscriptionError(res, 400, 'INVALID_RECEIPT');
+        }
+      }
+      // A's App Store settings are A's: B has none, so the Apple transaction A verified cannot be verified by B.
+      const apple = await call('VerifyPurchase', { ...secret(b), body: { platform: 'ios', receipt_data: APPLE_RECEIPT, user_id: A_BUYER } });
+      expectSubscriptionError(apple, 400, 'VERIFICATION_FAILED');
+      expect(apple.body.error.message).toContain('not configured');
+      const stolen = await call('VerifyPurchase', { ...secret(a), body: { platform: 'ios', receipt_data: aVerifiedReceipt.receipt_data, user_id: 'a-thief' } });
+      expectSubscriptionError(stolen, 400, 'RECEIPT_ALREADY_USED');
+    },
+  },
+  RevenueStatistics: {
+    does: "app B's revenue is B's own money and counts only, never A's, and A's product is unknown to it",
+    run: async () => {
+      const res = await ok(call('RevenueStatistics', { ...secret(b), query: TODAY }));
+      expect(aViewBefore.revenue.body.data.total_revenue).not.toBe(bMoney.total); // the comparison below means something
+      expect(res.body.data).toEqual({
+        total_revenue: bMoney.total,
+        currency: 'USD',
+        period: { start: today, end: today },
+        // B's one active subscription and one new purchase (A has three active ones and several purchases).
+        breakdown: [{ date: today, revenue: bMoney.total, subscriptions: 1, new_subscriptions: 1, renewals: bMoney.renewals }],
+        products: [{ product_id: 'premium_monthly', revenue: bMoney.total, percentage: 100 }],
+        unconverted: [],
+      });
+      expectSubscriptionError(await call('RevenueStatistics', { ...secret(b), query: { ...TODAY, product_id: A_ONLY.id } }), 404, 'PRODUCT_NOT_FOUND');
+    },
+  },
+  ListProducts: {
+    does: "app B's secret key lists exactly B's catalogue, at B's prices",
+    run: async () => {
+      const res = await ok(call('ListProducts', secret(b)));
+      expect(res.body).toEqual({ data: expect.arrayContaining([B_PREMIUM, B_ONLY]) });
+      expect(res.body.data).toHaveLength(2);
+    },
+  },
+  GetSubscription: {
+    does: "app B's secret key cannot read any of app A's subscriptions (404 SUBSCRIPTION_NOT_FOUND, nothing of A in the body)",
+    run: async () => {
+      for (const id of aIds()) {
+        const res = await call('GetSubscription', { ...secret(b), params: { subscription_id: id } });
+        expectSubscriptionError(res, 404, 'SUBSCRIPTION_NOT_FOUND');
+        for (const secretOfA of [A_BUYER, A_QUIET, A_SEGMENT, a.appId, aVerifiedReceipt.transaction_id]) expect(JSON.stringify(res.body)).not.toContain(secretOfA);
+      }
+    },
+  },
+  UpdateSubscription: lifecycleCase('UpdateSubscription', 'change', { status: 'cancelled', auto_renew: false, cancellation_reason: 'b_was_here' }),
+  CancelSubscription: lifecycleCase('CancelSubscription', 'cancel', { immediate: true, refund: true, reason: 'b_was_here' }),
+  PauseSubscription: lifecycleCase('PauseSubscription', 'pause', { pause_duration: 3 }),
+  ResumeSubscription: lifecycleCase('ResumeSubscription', 'resume', undefined),
+  RenewSubscription: {
+    does: "app B's secret key cannot renew app A's subscriptions, and A's renewal transaction id is free in B (not bound into A)",
+    run: async () => {
+      await lifecycleCase('RenewSubscription', 'renew', { transaction_id: 'b-renewal' }).run();
+      // In A this transaction id already pays for a subscription (RECEIPT_ALREADY_USED there); B's namespace is its own.
+      const renewed = await ok(call('RenewSubscription', { ...secret(b), params: { subscription_id: bActive }, body: { transaction_id: A_RENEW_TXN } }));
+      expect(renewed.body.data.payment_info.transaction_id).toBe(A_RENEW_TXN);
+      bMoney.total = Math.round((bMoney.total + B_PREMIUM.price) * 100) / 100;
+      bMoney.renewals += 1;
+      expect(await getItem(keys.transaction(b.appId, A_RENEW_TXN))).toMatchObject({ subscription_id: bActive });
+    },
+  },
+
+  VerifyFirstReceipt: mobileReceiptCase('VerifyFirstReceipt', (receipt) => ({ receipt, productId: 'premium_monthly' })),
+  RecoverReceipt: mobileReceiptCase('RecoverReceipt', (receipt) => ({ receipt })),
+  ...bothVersions('ReportEvents', (name, i) =>
+    mobileWriteCase(name, 'report events', { body: { events: [{ name: 'feature_used', user: A_BUYER, sessionId: A_SESSIONS[i], extra: { feature_name: `b_feature_${i}` } }] } }, (res) =>
+      expect(res.body.data).toEqual({ accepted: 1 }),
+    ),
+  ),
+  // A's own session and order ids: "already recorded" would reveal that A has them.
+  ...bothVersions('ReportSession', (name, i) =>
+    mobileWriteCase(name, 'report sessions', { body: { sessionId: A_SESSIONS[i], startTime: Date.now(), duration: 5 } }, (res) => expect(res.body.message).toBe('Session recorded')),
+  ),
+  ...bothVersions('ReportOrder', (name, i) =>
+    mobileWriteCase(name, 'report orders', { body: { orderId: A_ORDERS[i], productId: 'premium_monthly', price: 1, currency: 'USD' } }, (res) =>
+      expect(res.body.message).toBe('Order recorded'),
+    ),
+  ),
+  ...bothVersions('ReportConversion', (name) => mobileWriteCase(name, 'report conversions', { body: { conversionType: 'b_conversion', value: 2 } })),
+  ...bothVersions('ReportGlobalSwitch', (name) => mobileWriteCase(name, 'set the global switch', { body: { enabled: false, reason: 'b' } })),
+  ...bothVersions('ReportTyped', (name) => mobileWriteCase(name, 'send typed reports', { params: { type: 'device_info' }, body: { model: 'b-phone' } })),
+  ...bothVersions('UpdateUserAttributes', (name) => mobileWriteCase(name, 'update user attributes', { body: { language: 'fr', email: null } })),
+  ReportAttribution: mobileWriteCase('ReportAttribution', 'report attribution', { body: { network: 'b_network', data: { campaign: 'b_campaign' } } }),
+  ReportSearchAds: mobileWriteCase('ReportSearchAds', 'report Search Ads attribution', { body: { attribution: { 'Version3.1': { 'iad-attribution': 'false' } } } }),
+  // A_BUYER has three custom properties in A; B's count must see only the one B set.
+  SetCustomProperties: mobileWriteCase('SetCustomProperties', 'set custom properties', { body: { properties: { plan_tier: 'b_tier' } } }, (res) =>
+    expect(res.body.data).toEqual({ properties: 1 }),
+  ),
+  SegmentInfo: {
+    does: "app B's sdk key cannot read app A's users or segments: 403 naming A, 404 USER_NOT_FOUND for a user only A knows, B's segments only",
+    run: async () => {
+      expectMobileError(await call('SegmentInfo', { headers: mobileHeaders(b, A_SEGMENT, { 'x-app-id': a.appId }) }), 403, 'FORBIDDEN');
+      expectMobileError(await call('SegmentInfo', { headers: mobileHeaders(b, A_SEGMENT) }), 404, 'USER_NOT_FOUND');
+      const own = await ok(call('SegmentInfo', { headers: mobileHeaders(b, B_USER) }));
+      const ids: string[] = own.body.data.segments.map((s: { id: string }) => s.id);
+      expect(ids).toContain('b_everyone');
+      expect(ids).not.toContain('a_german_speakers');
+      expect(ids).not.toContain('a_gold');
+    },
+  },
+  AdsInfo: {
+    does: "app B's sdk key never gets app A's ad configuration or A's users' attribution: A's app id is a 403 in the header or the path",
+    run: async () => {
+      const forA = { platform: 'ios', app_id: a.appId, store_id: '1234567' };
+      expectMobileError(await call('AdsInfo', { params: forA, headers: mobileHeaders(b, A_SEGMENT, { 'x-app-id': a.appId }) }), 403, 'FORBIDDEN');
+      expectMobileError(await call('AdsInfo', { params: forA, headers: mobileHeaders(b, A_SEGMENT) }), 403, 'FORBIDDEN');
+      const own = await ok(call('AdsInfo', { params: { ...forA, app_id: b.appId }, headers: mobileHeaders(b, A_SEGMENT) }));
+      expect(own.body.data).toEqual({
+        platform: 'ios',
+        app_id: b.appId,
+        store_id: '1234567',
+        user: { user_id: A_SEGMENT, attribution: { first: null, latest: null } },
+        networks: [{ name: 'b_network', enabled: true, settings: { unit: 'b-unit' } }],
+      });
+    },
+  },
+};
+
+/** Path parameters for any route, by parameter name: A's ids wherever an id goes. */
+function anyParams(route: Route, appId: string): Record<string, string> {
+  const values: Record<string, string> = { subscription_id: aSubs.active, type: 'device_info', platform: 'ios', app_id: appId, store_id: '1234567' };
+  for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) if (!(name! in values)) throw new Error(`no sample value for path parameter ${name} of ${route.name}`);
+  return values;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe("tenant isolation: app B's keys against app A's data", () => {
+  beforeAll(async () => {
+    await createOwnTable();
+    await setUpAppA();
+    await setUpAppB();
+    aViewBefore = await viewOfA();
+    aItemsBefore = itemsOf(await scanTable(), a.appId);
+  }, 180_000);
+
+  it('app A holds every kind of app-scoped item (catalogue, config, subscriptions, bindings, counters, revenue, profile, reports)', async () => {
+    const expected: TableKey[] = [
+      keys.app(a.appId),
+      keys.product(a.appId, A_ONLY.id),
+      keys.webhook(a.appId),
+      keys.storeSettings(a.appId, 'app_store'),
+      keys.segments(a.appId),
+      keys.adsConfig(a.appId),
+      keys.subscription(a.appId, aSubs.verified),
+      keys.subscriptionPayment(a.appId, aSubs.verified),
+      keys.transaction(a.appId, A_RENEW_TXN),
+      keys.transaction(a.appId, A_PENDING_TXN),
+      keys.purchaseOwner(a.appId, 'test_store', aVerifiedReceipt.transaction_id),
+      listCounterKey(a.appId, {}),
+      keys.revenue(a.appId, today, 'premium_monthly', 'USD'),
+      keys.userProfile(a.appId, A_BUYER),
+      keys.reportedSession(a.appId, A_BUYER, A_SESSIONS[0]!),
+      keys.reportedOrder(a.appId, A_ORDERS[0]!),
+    ];
+    for (const key of expected) expect(aItemsBefore, `${key.pk} | ${key.sk}`).toHaveProperty([`${key.pk} | ${key.sk}`]);
+    const partitions = Object.keys(aItemsBefore).map((key) => key.split(' | ')[0]);
+    expect(partitions).toContain(keys.reportedEvent(a.appId, A_BUYER, 'x').pk);
+    expect(partitions).toContain(keys.reportHistory(a.appId, A_BUYER, 'conversion', '', '').pk);
+    expect(aViewBefore.details.map((d) => d.body.data.status).sort()).toEqual(['active', 'active', 'active', 'cancelled', 'expired', 'paused', 'pending_verification']);
+    expect(aViewBefore.revenue.body.data.total_revenue).toBeGreaterThan(0);
+  });
+
+  it('every route in lib/routes.ts has an isolation case, and every case is a route', () => {
+    expect(Object.keys(CASES).sort()).toEqual(ROUTES.map((route) => route.name).sort());
+  });
+
+  for (const route of ROUTES) {
+    const testCase = CASES[route.name];
+    it(`${route.name}: ${testCase?.does ?? 'has no isolation case (add one to CASES)'}`, async () => {
+      expect(testCase, `${route.method} ${route.path} needs an isolation case`).toBeDefined();
+      called.clear();
+      await expectWritesConfinedTo(b.appId, testCase!.run);
+      expect([...called], `the case of ${route.name} must call it`).toContain(route.name);
+    });
+  }
+
+  it("app B's sdk key is refused (401 INVALID_API_KEY) by every subscription route, even aimed at A's ids", async () => {
+    const routes = ROUTES.filter((route) => route.api === 'subscriptions');
+    await expectWritesConfinedTo(null, async () => {
+      for (const route of routes) {
+        const res = await call(route.name, { bearer: b.sdkKey, params: anyParams(route, a.appId), body: route.method === 'GET' ? undefined : {} });
+        expectSubscriptionError(res, 401, 'INVALID_API_KEY');
+      }
+    });
+    expect(routes.length).toBeGreaterThan(0);
+  });
+
+  it("app B's secret key is refused (401 INVALID_API_KEY) by every mobile route, with B's or A's X-APP-ID", async () => {
+    const routes = ROUTES.filter((route) => route.api === 'mobile');
+    await expectWritesConfinedTo(null, async () => {
+      for (const route of routes) {
+        for (const appId of [b.appId, a.appId]) {
+          const res = await call(route.name, {
+            headers: mobileHeaders(b, A_BUYER, { 'x-api-key': b.secretKey, 'x-app-id': appId }),
+            params: anyParams(route, appId),
+            body: route.method === 'GET' ? undefined : {},
+          });
+          expectMobileError(res, 401, 'INVALID_API_KEY');
+        }
+      }
+    });
+    expect(routes.length).toBeGreaterThan(0);
+  });
+
+  it("app B's requests, refused or not, never count against app A's rate-limit windows", async () => {
+    // The windows are left out of the snapshots (every request counts against its own key); here, whose key is counted.
+    const windowOf = (key: string, kind: 'secret' | 'sdk') => getItem(keys.rateLimitWindow(apiKeyId(kind, sha256Hex(key))));
+    const windowsOfA = () => Promise.all([windowOf(a.secretKey, 'secret'), windowOf(a.sdkKey, 'sdk')]);
+    const before = await windowsOfA();
+    expect(before.every((window) => window !== undefined)).toBe(true); // A's keys were used in setup
+    const bBefore = await windowOf(b.secretKey, 'secret');
+    for (let i = 0; i < 5; i++) {
+      expectSubscriptionError(await call('GetSubscription', { ...secret(b), params: { subscription_id: aSubs.verified } }), 404, 'SUBSCRIPTION_NOT_FOUND');
+      expectMobileError(await call('SegmentInfo', { headers: mobileHeaders(b, A_BUYER, { 'x-app-id': a.appId }) }), 403, 'FORBIDDEN');
+    }
+    expect(await windowsOfA()).toEqual(before);
+    expect(await windowOf(b.secretKey, 'secret')).not.toEqual(bBefore);
+  });
+
+  it("after every probe, each item of app A is exactly as it was (full-table scan, rate-limit counters aside)", async () => {
+    expect(itemsOf(await scanTable(), a.appId)).toEqual(aItemsBefore);
+  });
+
+  it("app A's own keys read the same subscriptions, lists, counts, revenue, catalogue, segments and ads as before", async () => {
+    expect(await viewOfA()).toEqual(aViewBefore);
+  });
+
+  describe('the other way round: app A cannot see app B', () => {
+    it("app A's secret key cannot read, list, count or change app B's subscriptions", async () => {
+      await expectWritesConfinedTo(a.appId, async () => {
+        for (const id of bSubs) {
+          expectSubscriptionError(await call('GetSubscription', { ...secret(a), params: { subscription_id: id } }), 404, 'SUBSCRIPTION_NOT_FOUND');
+          expectSubscriptionError(await call('CancelSubscription', { ...secret(a), params: { subscription_id: id }, body: { immediate: true } }), 404, 'SUBSCRIPTION_NOT_FOUND');
+        }
+        const listed = await ok(call('ListSubscriptions', { ...secret(a), query: { user_id: B_USER } }));
+        expect(listed.body.pagination.total).toBe(0);
+        expectSubscriptionError(await call('RevenueStatistics', { ...secret(a), query: { ...TODAY, product_id: B_ONLY.id } }), 404, 'PRODUCT_NOT_FOUND');
+      });
+    });
+
+    it("app A's sdk key cannot read app B's users or ad configuration", async () => {
+      await expectWritesConfinedTo(a.appId, async () => {
+        expectMobileError(await call('SegmentInfo', { headers: mobileHeaders(a, B_USER, { 'x-app-id': b.appId }) }), 403, 'FORBIDDEN');
+        expectMobileError(await call('SegmentInfo', { headers: mobileHeaders(a, B_USER) }), 404, 'USER_NOT_FOUND');
+        const forB = { platform: 'ios', app_id: b.appId, store_id: '1' };
+        expectMobileError(await call('AdsInfo', { params: forB, headers: mobileHeaders(a, B_USER) }), 403, 'FORBIDDEN');
+        expectMobileError(await call('ReportSession', { headers: mobileHeaders(a, B_USER, { 'x-app-id': b.appId }), body: { sessionId: 'x', startTime: 1, duration: 1 } }), 403, 'FORBIDDEN');
+      });
+    });
+  });
+});

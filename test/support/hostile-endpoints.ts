@@ -1,0 +1,410 @@
+/**
+ * Issue #7, "Hostile input": the fuzzing of every route of one API, shared by the two test files
+ * (one per API, so that they run in parallel, each with its own table). Requests are
+ * authenticated with the app's real keys so that fuzzed input reaches validation and business
+ * logic. For every answer: never a 5xx, the API's envelope with a code of lib/errors.ts, no trace
+ * of internals, no prototype pollution in the (in-process) handlers, and a refused request writes
+ * nothing: the table is scanned before and after each request.
+ *
+ * Import it after setting TABLE_NAME (vi.hoisted): it imports lib/.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { getApp } from '../../lib/data/apps.js';
+import type { SubscriptionRecord } from '../../lib/data/subscriptions.js';
+import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../lib/domain/subscription-state.js';
+import type { ApiName } from '../../lib/http/envelopes.js';
+import { MAX_BODY_BYTES } from '../../lib/http/endpoint.js';
+import { apiOfPath } from '../../lib/local/gateway.js';
+import { ROUTES, type Route } from '../../lib/routes.js';
+import { verifyPurchase } from '../../lib/services/verification.js';
+import { mintTestReceipt } from '../../lib/stores/test-store.js';
+import { createTestApp, type TestApp } from './fixtures.js';
+import {
+  alternativesFor,
+  answerProblems,
+  CONTENT_TYPES,
+  encodeJson,
+  headerName,
+  headerValue,
+  hostileBody,
+  pathOf,
+  pathSegment,
+  queryName,
+  queryValue,
+  type Alternatives,
+  type Answer,
+  type Hostile,
+} from './hostile-input.js';
+import { useGateway } from './http.js';
+import { mobileHeaders } from './mobile.js';
+import { createOwnTable } from './own-table.js';
+import { seedSubscription } from './subscriptions.js';
+import { recordTally } from './hostile-tally.js';
+import { diffSnapshots, isEmptyDiff, restoreSnapshot, snapshotTable, type TableSnapshot } from './table-snapshot.js';
+
+/** Replay a failure with FUZZ_SEED=<the seed fast-check prints>; FUZZ_RUNS overrides the cases per route. */
+const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+
+/** Per-key rate counters are updated by every authenticated request, refused or not. */
+const SNAPSHOT = { ignore: (pk: string) => pk.startsWith('RATE#') };
+
+interface Fixture {
+  app: TestApp;
+  other: TestApp;
+  /** Subscription ids of the app in every status, and one of the other app. */
+  subscriptions: Record<'active' | 'paused' | 'expired' | 'cancelled' | 'pending' | 'ofOtherApp', string>;
+  receipts: {
+    verify: { receipt_data: string; transaction_id: string };
+    first: string;
+    recover: string;
+    /** Already verified for OWNER: RECEIPT_ALREADY_USED for anyone else. */
+    owned: string;
+    ofOtherApp: string;
+    ofOtherProduct: string;
+    expired: string;
+  };
+}
+
+interface ValidRequest {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: Hostile;
+}
+
+const USER = 'fuzz-user';
+const OWNER = 'owner-user';
+const DAY = 86_400_000;
+
+/** Values that pass validation but mean something else, by field, query or path parameter name. */
+function alternativesOf(f: Fixture): Alternatives {
+  const receipts = [f.receipts.owned, f.receipts.ofOtherApp, f.receipts.ofOtherProduct, f.receipts.expired, f.receipts.verify.receipt_data];
+  const products = ['pro_yearly', 'retired_plan', 'no_such_product'];
+  const iso = (offset: number) => new Date(Date.now() + offset).toISOString();
+  return {
+    user_id: [OWNER, 'another-user'],
+    user: [OWNER, 'another-user'],
+    product_id: products,
+    productId: products,
+    platform: ['ios', 'android', 'web', 'ANDROID'],
+    currency: ['EUR', 'eur', 'XXX'],
+    status: [...SUBSCRIPTION_STATUSES, 'pending'],
+    receipt_data: receipts,
+    receipt: receipts,
+    transaction_id: ['tx-of-nothing', f.receipts.verify.transaction_id],
+    expires_at: [iso(-DAY), iso(400 * DAY), iso(0)],
+    cancellation_date: [iso(-DAY), iso(DAY)],
+    unit: ['days', 'weeks', 'months'],
+    pause_duration: [1, 12, 52, 53, 365, 366],
+    name: ['feature_used', 'x'.repeat(128)],
+    timestamp: [Date.now() + 2 * DAY, 946_684_799_000, Math.floor(Date.now() / 1000)],
+    startTime: [Math.floor(Date.now() / 1000), 946_684_799, Date.now() + 2 * DAY],
+    duration: [0, 604_800, 604_801],
+    orderId: ['order-2', 'x'.repeat(256)],
+    subscription_id: Object.values(f.subscriptions),
+    app_id: [f.other.appId, 'app_0000000000000000'],
+    store_id: ['-', 'x'.repeat(128)],
+    type: ['app_info', 'global_switch', '__proto__', 'constructor', 'x'.repeat(64)],
+    page: ['1', '2', '999999999'],
+    limit: ['1', '100', '101'],
+    group_by: ['day', 'week', 'month'],
+    start_date: ['2025-03-31', '2020-01-01', '2025-02-29'],
+    end_date: ['2025-01-01', '2030-12-31'],
+    cursor: ['eyJ4IjoxfQ', 'AAAA'],
+  };
+}
+
+/** One valid request per route (as in the e2e tests): the seed that mutations start from. */
+const VALID: Record<string, (f: Fixture) => ValidRequest> = {
+  ListSubscriptions: () => ({ query: { limit: '10', status: 'active', platform: 'ios', product_id: 'premium_monthly' } }),
+  CreateSubscription: () => ({
+    body: { user_id: USER, product_id: 'premium_monthly', platform: 'ios', price: 4.99, currency: 'usd', transaction_id: 'tx-fuzz', receipt_data: 'cmVjZWlwdA==', auto_renew: true, trial_period: false },
+  }),
+  VerifyPurchase: (f) => ({ body: { platform: 'ios', receipt_data: f.receipts.verify.receipt_data, user_id: USER, transaction_id: f.receipts.verify.transaction_id } }),
+  RevenueStatistics: () => ({ query: { start_date: '2025-01-01', end_date: '2025-03-31', group_by: 'week', product_id: 'premium_monthly' } }),
+  ListProducts: () => ({}),
+  GetSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active } }),
+  UpdateSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active }, body: { auto_renew: false, cancellation_reason: 'too expensive' } }),
+  CancelSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active }, body: { reason: 'too expensive', immediate: true, refund: true } }),
+  RenewSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active }, body: { transaction_id: 'tx-renewal', receipt_data: 'cmVuZXdhbA==', expires_at: new Date(Date.now() + 60 * 86_400_000).toISOString() } }),
+  PauseSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active }, body: { pause_duration: 2, unit: 'weeks', reason: 'holiday' } }),
+  ResumeSubscription: (f) => ({ params: { subscription_id: f.subscriptions.paused }, body: {} }),
+  VerifyFirstReceipt: (f) => ({ body: { receipt: f.receipts.first, productId: 'premium_monthly' } }),
+  RecoverReceipt: (f) => ({ body: { receipt: f.receipts.recover } }),
+  ...Object.fromEntries(
+    (['', 'V2'] as const).flatMap((v) => [
+      [`ReportEvents${v}`, () => ({ body: { events: [{ name: 'app_opened', user: USER, sessionId: 's-1', extra: { source: 'push', nested: { depth: [1, 2] } } }, { eventName: 'screen_view', timestamp: Date.now() - 1000, properties: { screen_name: 'paywall' } }] } })],
+      [`ReportSession${v}`, () => ({ body: { sessionId: 's-1', startTime: Date.now() - 60_000, duration: 60 } })],
+      [`ReportOrder${v}`, () => ({ body: { orderId: 'order-1', productId: 'premium_monthly', price: 9.99, currency: 'USD' } })],
+      [`ReportConversion${v}`, () => ({ body: { conversionType: 'trial_started', value: 1.5 } })],
+      [`ReportGlobalSwitch${v}`, () => ({ body: { enabled: true, features: { paywall: 'b', limits: [1, 2, 3] } } })],
+      [`ReportTyped${v}`, () => ({ params: { type: 'device_info' }, body: { model: 'iPhone15,2', os: '18.1', screen: { w: 1179, h: 2556 } } })],
+      [`UpdateUserAttributes${v}`, () => ({ body: { email: 'ada@example.com', name: 'Ada', first_name: 'Ada', last_name: 'Lovelace', phone: '+14155550123', language: 'en', country: 'GB', gender: 'female', birthday: '1990-12-10', timezone: 'Europe/London' } })],
+    ]),
+  ),
+  ReportAttribution: () => ({ body: { network: 'appsflyer', data: { campaign_id: 'c-1', campaign_name: 'Spring', cost: 0.25 } } }),
+  ReportSearchAds: () => ({ body: { attribution: { 'Version3.1': { 'iad-campaign-id': '123', 'iad-campaign-name': 'Spring', 'iad-attribution': 'true' } } } }),
+  SegmentInfo: () => ({}),
+  AdsInfo: (f) => ({ params: { platform: 'ios', app_id: f.app.appId, store_id: '1234567' } }),
+  SetCustomProperties: () => ({ body: { properties: { plan: 'gold', level: 3, beta: true, legacy: null } } }),
+};
+
+interface FuzzCase {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+  description: string;
+  /** Invalid UTF-8 or nesting far past the limit in a request that is otherwise fine: must be a 400. */
+  refuse: boolean;
+}
+
+/** fast-check prints counterexamples with this (2 MB of bytes would be unreadable). */
+const printable = (c: Omit<FuzzCase, typeof fc.toStringMethod>): FuzzCase =>
+  Object.assign(c, {
+    [fc.toStringMethod]: () => `${c.method} ${c.path.slice(0, 300)} (${c.description}) headers=${JSON.stringify(c.headers).slice(0, 500)} body=${c.body ? JSON.stringify(c.body.subarray(0, 300).toString('latin1')) : '-'}${c.body && c.body.length > 300 ? `... (${c.body.length} bytes)` : ''}`,
+  });
+
+/** Request line and headers kept within what Node's HTTP server (16 KiB) and API Gateway (10 KiB) accept. */
+const MAX_REQUEST_HEAD_BYTES = 8 * 1024;
+
+const OTHER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+function authHeaders(route: Route, f: Fixture): Record<string, string> {
+  return route.api === 'subscriptions' ? { authorization: `Bearer ${f.app.secretKey}` } : mobileHeaders(f.app, USER);
+}
+
+function authVariants(api: ApiName, f: Fixture): fc.Arbitrary<Record<string, string | undefined>> {
+  if (api === 'subscriptions') {
+    return fc
+      .constantFrom(undefined, '', 'Bearer', 'Bearer ', `Bearer ${f.app.sdkKey}`, `Basic ${f.app.secretKey}`, `bearer ${f.app.secretKey}`, `Bearer ${f.app.secretKey}x`, `Bearer  ${f.app.secretKey}  `, `Bearer ${f.app.secretKey} ${f.app.secretKey}`, `Bearer ${'k'.repeat(3000)}`, `Bearer ${f.other.secretKey}`, 'Bearer sk_', `Token ${f.app.secretKey}`)
+      .map((authorization) => ({ authorization }));
+  }
+  return fc.oneof(
+    fc.constantFrom(undefined, '', ' ', f.app.secretKey, f.other.sdkKey, `${f.app.sdkKey} `, `${f.app.sdkKey}x`, 'pk_', 'k'.repeat(3000)).map((key) => ({ 'x-api-key': key })),
+    fc.constantFrom(f.other.appId, '', 'app_0000000000000000', '__proto__').map((appId) => ({ 'x-app-id': appId })),
+  );
+}
+
+function queryString(entries: [string, string][]): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of entries) search.append(name, value);
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/** Every way a request to `route` is fuzzed: mostly its body, less often headers, query, path and method. */
+function casesFor(route: Route, f: Fixture): fc.Arbitrary<FuzzCase> {
+  const valid = VALID[route.name]!(f);
+  const params = Object.fromEntries(Object.entries(valid.params ?? {}).map(([k, v]) => [k, encodeURIComponent(v)]));
+  const validQuery = Object.entries(valid.query ?? {});
+  const path = pathOf(route, params);
+  const headers = authHeaders(route, f);
+  const validBody = valid.body === undefined ? undefined : encodeJson(valid.body);
+  const base = (change: Partial<FuzzCase> & { description: string }): FuzzCase =>
+    printable({
+      method: route.method,
+      path: `${path}${queryString(validQuery)}`,
+      headers: { ...headers, ...(validBody ? { 'content-type': 'application/json' } : {}) },
+      body: validBody,
+      refuse: false,
+      ...change,
+    });
+  const withHeaders = (changes: Record<string, string | undefined>, description: string) => {
+    const merged: Record<string, string | undefined> = { ...base({ description }).headers, ...changes };
+    return base({ description, headers: Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined)) as Record<string, string> });
+  };
+
+  const alternatives = alternativesOf(f);
+  const bodies = hostileBody(valid.body ?? {}, alternatives).map((body) =>
+    base({ body: body.bytes, description: body.description, refuse: body.refuse, headers: { ...headers, 'content-type': 'application/json' } }),
+  );
+  const headerCases = fc.oneof(
+    authVariants(route.api, f).map((changes) => withHeaders(changes, `auth ${JSON.stringify(changes).slice(0, 80)}`)),
+    fc.tuple(fc.constantFrom(...Object.keys(headers)), headerValue).map(([name, value]) => withHeaders({ [name]: value }, `header ${name} replaced`)),
+    fc.constantFrom(...Object.keys(headers)).map((name) => withHeaders({ [name]: undefined }, `header ${name} dropped`)),
+    fc.constantFrom(...CONTENT_TYPES).map((type) => withHeaders({ 'content-type': type }, `content-type ${JSON.stringify(type)}`)),
+    fc.tuple(headerName, headerValue).map(([name, value]) => withHeaders({ [name]: value }, `extra header ${name}`)),
+  );
+  const queryCases = fc
+    .oneof(
+      fc.tuple(fc.nat(), queryValue).map(([i, value]): [string, string][] =>
+        validQuery.length === 0 ? [['x', value]] : validQuery.map(([k, v], j) => [k, j === i % validQuery.length ? value : v]),
+      ),
+      fc.nat().map((i): [string, string][] => validQuery.filter((_, j) => j !== i % Math.max(1, validQuery.length))),
+      fc.tuple(queryName, queryValue).map(([name, value]): [string, string][] => [...validQuery, [name, value]]),
+      fc.nat().map((i): [string, string][] => (validQuery.length === 0 ? [['page', '1'], ['page', '2']] : [...validQuery, validQuery[i % validQuery.length]!])),
+      fc.tuple(fc.nat(), fc.nat()).map(([i, pick]): [string, string][] => {
+        // A valid-looking value that means something else (another status, page, date range...).
+        if (validQuery.length === 0) return [['page', '1']];
+        const [name] = validQuery[i % validQuery.length]!;
+        const options = alternativesFor(alternatives, name);
+        return validQuery.map(([k, v]) => [k, k === name && options.length > 0 ? String(options[pick % options.length]) : v]);
+      }),
+    )
+    .map((entries) => base({ path: `${path}${queryString(entries)}`, description: `query ${JSON.stringify(entries).slice(0, 120)}` }));
+  const rawQueries = fc
+    .constantFrom('?%zz=1', '?a=%', '?&&&', '?=x', '?a', '?%00=%00', '?__proto__[polluted]=yes', '?constructor=1&constructor=2', `?${'q'.repeat(3000)}=1`)
+    .map((query) => base({ path: `${path}${query}`, description: `raw query ${query.slice(0, 40)}` }));
+  const paramNames = Object.keys(params);
+  const pathCases = fc.oneof(
+    ...(paramNames.length > 0
+      ? [
+          fc.tuple(fc.constantFrom(...paramNames), pathSegment).map(([name, segment]) => base({ path: pathOf(route, { ...params, [name]: segment }), description: `path parameter ${name}=${segment.slice(0, 60)}` })),
+          fc.tuple(fc.constantFrom(...paramNames), fc.nat()).map(([name, pick]) => {
+            const options = alternativesFor(alternatives, name);
+            const value = options.length > 0 ? encodeURIComponent(String(options[pick % options.length])) : params[name]!;
+            return base({ path: pathOf(route, { ...params, [name]: value }), description: `path parameter ${name}=${value.slice(0, 60)} (valid form)` });
+          }),
+        ]
+      : []),
+    fc.constantFrom('/', '//', '/extra', '/..', '/%2e%2e', '/%00').map((suffix) => base({ path: `${path}${suffix}`, description: `path suffix ${suffix}` })),
+  );
+  const methodCases = fc.constantFrom(...OTHER_METHODS.filter((m) => m !== route.method)).map((method) => base({ method, description: `method ${method}` }));
+
+  const readsQuery = validQuery.length > 0;
+  return fc
+    .oneof(
+      { weight: route.method === 'GET' ? 3 : 12, arbitrary: bodies },
+      { weight: 2, arbitrary: headerCases },
+      { weight: readsQuery ? 6 : 1, arbitrary: queryCases },
+      { weight: 1, arbitrary: rawQueries },
+      { weight: paramNames.length > 0 ? 3 : 1, arbitrary: pathCases },
+      { weight: 1, arbitrary: methodCases },
+    )
+    // Longer request lines and headers never reach a handler: Node answers 431 and API Gateway its own error.
+    .filter((c) => Buffer.byteLength(c.path) + Object.entries(c.headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0) <= MAX_REQUEST_HEAD_BYTES);
+}
+
+/** `200`, or `400 INVALID_PARAMETER`: status and error code of an answer. */
+function outcomeOf(answer: Answer): string {
+  try {
+    const body = JSON.parse(answer.text) as { code?: string; error?: { code?: string } };
+    return [answer.status, body.error?.code ?? body.code].filter(Boolean).join(' ');
+  } catch {
+    return String(answer.status);
+  }
+}
+
+const prototypeKeys = () => Object.getOwnPropertyNames(Object.prototype).sort().join();
+const PROTOTYPE_KEYS = prototypeKeys();
+
+/**
+ * Fuzzes every route of `api` (runsPerRoute cases each, FUZZ_RUNS overrides), plus a few 2 MB
+ * bodies, and records the number of cases for the run's tally (test/support/hostile-tally.ts).
+ */
+export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
+  const { send } = useGateway();
+  const runs = Number(process.env.FUZZ_RUNS ?? runsPerRoute);
+  let cases = 0;
+  /** How far fuzzed input got: answers by status and code (printed, so a generator that never passes validation shows). */
+  const outcomes = new Map<string, number>();
+  let fixture: Fixture;
+  let baseline: TableSnapshot;
+
+  /** Sends one case and checks every property; a success is undone so the next case starts from the same table. */
+  async function check(c: FuzzCase): Promise<Answer> {
+    const answer: Answer = await send(c.method, c.path, { headers: c.headers, body: c.body });
+    cases += 1;
+    outcomes.set(outcomeOf(answer), (outcomes.get(outcomeOf(answer)) ?? 0) + 1);
+    // A path that leaves the route (e.g. /v1/subscriptions/..) is answered by whichever API the normalised path names.
+    const problems = answerProblems(apiOfPath(new URL(c.path, 'http://localhost').pathname), answer);
+    if (c.refuse && answer.status !== 400) problems.push(`expected a 400 for ${c.description}, got ${answer.status}`);
+    if (prototypeKeys() !== PROTOTYPE_KEYS || ({} as Record<string, unknown>).polluted !== undefined) problems.push('Object.prototype was polluted');
+    const after = await snapshotTable(SNAPSHOT);
+    const diff = diffSnapshots(baseline, after);
+    if (!isEmptyDiff(diff)) {
+      if (answer.status < 200 || answer.status >= 300) problems.push(`refused with ${answer.status} but wrote ${JSON.stringify(diff)}`);
+      await restoreSnapshot(baseline, after);
+    }
+    if (problems.length > 0) throw new Error(`${problems.join('\n')}\nanswer ${answer.status}: ${answer.text.slice(0, 500)}`);
+    return answer;
+  }
+
+  describe(`hostile input to every endpoint of the ${api} API`, () => {
+    beforeAll(async () => {
+      await createOwnTable();
+      const [app, other] = [await createTestApp(), await createTestApp([])];
+      const mint = async (target: TestApp, options: { product?: string; expiresIn?: number } = {}) =>
+        mintTestReceipt({
+          appId: target.appId,
+          privateKeyPem: (await getApp(target.appId))!.test_store_private_key!,
+          productId: options.product ?? 'premium_monthly',
+          platform: 'ios',
+          price: 9.99,
+          currency: 'USD',
+          expiresInSeconds: options.expiresIn ?? 30 * 86_400,
+          trial: false,
+        });
+      const seed = async (status: SubscriptionStatus, owner = app, overrides: Partial<SubscriptionRecord> = {}) =>
+        (await seedSubscription(owner.appId, { user_id: USER, status, ...overrides })).id;
+      const now = Date.now();
+      const owned = (await mint(app)).receipt_data;
+      await verifyPurchase(app.appId, { platform: 'ios', receipt_data: owned, user_id: OWNER });
+      fixture = {
+        app,
+        other,
+        subscriptions: {
+          active: await seed('active'),
+          paused: await seed('paused', app, { paused_at: new Date(now).toISOString(), paused_until: new Date(now + 7 * DAY).toISOString() }),
+          expired: await seed('expired', app, { expires_at: new Date(now - DAY).toISOString() }),
+          cancelled: await seed('cancelled', app, { cancelled_at: new Date(now).toISOString(), expires_at: new Date(now).toISOString() }),
+          pending: await seed('pending_verification'),
+          ofOtherApp: await seed('active', other),
+        },
+        receipts: {
+          verify: await mint(app),
+          first: (await mint(app)).receipt_data,
+          recover: (await mint(app)).receipt_data,
+          owned,
+          ofOtherApp: (await mint(other)).receipt_data,
+          ofOtherProduct: (await mint(app, { product: 'pro_yearly' })).receipt_data,
+          expired: (await mint(app, { expiresIn: -3600 })).receipt_data,
+        },
+      };
+      baseline = await snapshotTable(SNAPSHOT);
+    });
+
+    afterAll(async () => {
+      const byCount = [...outcomes].sort(([, a], [, b]) => b - a).map(([outcome, n]) => `${outcome}: ${n}`);
+      console.log(`hostile input: ${cases} cases against the ${api} API (seed ${SEED}); answers: ${byCount.join(', ')}`);
+      await recordTally(api, cases, SEED);
+    });
+
+    it('fuzzes every route of lib/routes.ts (a new route needs a valid request here)', () => {
+      expect(Object.keys(VALID).sort()).toEqual(ROUTES.map((route) => route.name).sort());
+    });
+
+    it.each(ROUTES.filter((route) => route.api === api).map((route) => [`${route.method} ${route.path}`, route] as const))(
+      '%s: never a 5xx, always the envelope, and a refusal writes nothing',
+      async (_name, route) => {
+        await fc.assert(
+          fc.asyncProperty(casesFor(route, fixture), async (c) => {
+            await check(c);
+          }),
+          { numRuns: runs, seed: SEED },
+        );
+      },
+      120_000,
+    );
+
+    it('bodies of 2 MB (and of 1 MB + 1 byte) are refused whole, writing nothing', async () => {
+      const route = ROUTES.find((r) => r.api === api && r.method === 'POST' && !r.path.includes('{'))!;
+      const valid = encodeJson(VALID[route.name]!(fixture).body!);
+      const size = 2 * 1024 * 1024;
+      const bodies = [
+        Buffer.concat([valid.subarray(0, -1), Buffer.from(`,"padding":"${'x'.repeat(size)}"}`)]),
+        Buffer.alloc(size, '['),
+        Buffer.alloc(size, 0xff),
+        Buffer.concat([Buffer.from('{"a":"'), Buffer.alloc(size, 'é'), Buffer.from('"}')]),
+        Buffer.alloc(MAX_BODY_BYTES + 1, ' '),
+      ];
+      for (const [i, body] of bodies.entries()) {
+        const headers = { ...authHeaders(route, fixture), 'content-type': 'application/json' };
+        const answer = await check(printable({ method: route.method, path: route.path, headers, body, description: `large body ${i}`, refuse: false }));
+        // The mobile API states its limits as parameter rules (400); the subscription API says 413.
+        expect(answer.status, `large body ${i}`).toBe(api === 'mobile' ? 400 : 413);
+      }
+    });
+  });
+}

@@ -1,0 +1,76 @@
+/**
+ * Whole-table snapshots for tests that own their table (test/support/own-table.ts): "this request
+ * wrote nothing" is a comparison of two snapshots, and a table can be put back to a snapshot.
+ * Items are kept raw (AttributeValue maps), so sets and numbers compare exactly as stored.
+ */
+import { BatchWriteItemCommand, ScanCommand, type AttributeValue, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { dynamodb, tableName } from '../../lib/data/client.js';
+
+type RawItem = Record<string, AttributeValue>;
+
+/** Items by `pk|sk`, each as canonical JSON (keys sorted at every level). */
+export type TableSnapshot = Map<string, { item: RawItem; canonical: string }>;
+
+export interface SnapshotOptions {
+  /** Items left out of snapshots, comparisons and restores (e.g. per-key rate counters, which every request updates). */
+  ignore?: (pk: string) => boolean;
+}
+
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v instanceof Uint8Array
+        ? Buffer.from(v).toString('base64')
+        : v,
+  );
+
+const keyOf = (item: RawItem) => `${item.pk?.S}|${item.sk?.S}`;
+
+export async function snapshotTable(options: SnapshotOptions = {}): Promise<TableSnapshot> {
+  const snapshot: TableSnapshot = new Map();
+  let ExclusiveStartKey: RawItem | undefined;
+  do {
+    const page = await dynamodb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }));
+    for (const item of page.Items ?? []) {
+      if (options.ignore?.(item.pk?.S ?? '')) continue;
+      snapshot.set(keyOf(item), { item, canonical: canonical(item) });
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return snapshot;
+}
+
+export interface SnapshotDiff {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+export function diffSnapshots(before: TableSnapshot, after: TableSnapshot): SnapshotDiff {
+  const added = [...after.keys()].filter((key) => !before.has(key));
+  const removed = [...before.keys()].filter((key) => !after.has(key));
+  const changed = [...before.keys()].filter((key) => after.has(key) && after.get(key)!.canonical !== before.get(key)!.canonical);
+  return { added, removed, changed };
+}
+
+export const isEmptyDiff = (diff: SnapshotDiff): boolean => diff.added.length + diff.removed.length + diff.changed.length === 0;
+
+/** Puts the table back to `target`: deletes what was added, rewrites what changed or went missing (batched, 25 per call). */
+export async function restoreSnapshot(target: TableSnapshot, current: TableSnapshot): Promise<void> {
+  const diff = diffSnapshots(target, current);
+  const requests: WriteRequest[] = [
+    ...diff.added.map((key) => {
+      const { pk, sk } = current.get(key)!.item;
+      return { DeleteRequest: { Key: { pk: pk!, sk: sk! } } };
+    }),
+    ...[...diff.removed, ...diff.changed].map((key) => ({ PutRequest: { Item: target.get(key)!.item } })),
+  ];
+  for (let start = 0; start < requests.length; start += 25) {
+    let pending = requests.slice(start, start + 25);
+    while (pending.length > 0) {
+      const result = await dynamodb.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }));
+      pending = result.UnprocessedItems?.[tableName] ?? [];
+    }
+  }
+}
