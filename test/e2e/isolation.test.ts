@@ -15,7 +15,6 @@ vi.hoisted(() => {
 import { readFileSync } from 'node:fs';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { putAdsConfig, putSegments } from '../../lib/data/app-config.js';
-import { getApp } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys, listCounterKey, type TableKey } from '../../lib/data/keys.js';
 import { setWebhook } from '../../lib/data/webhooks.js';
@@ -23,8 +22,8 @@ import { apiKeyId, sha256Hex } from '../../lib/ids.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import type { Product } from '../../lib/schemas/product.js';
 import { putStoreSettings } from '../../lib/stores/settings.js';
-import { mintTestReceipt } from '../../lib/stores/test-store.js';
 import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY, RETIRED, type TestApp } from '../support/fixtures.js';
+import { mintReceipt, type MintOptions } from '../support/receipts.js';
 import { useGateway, type HttpResult, type RequestOptions } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
 import { createOwnTable } from '../support/own-table.js';
@@ -194,20 +193,7 @@ const A_RENEW_TXN = 'a-renew-txn';
 const A_SESSIONS = ['a-session-1', 'a-session-2'];
 const A_ORDERS = ['a-order-1', 'a-order-2'];
 
-async function mint(app: TestApp, product: Product, options: { renews?: string; expiresIn?: number } = {}) {
-  const record = (await getApp(app.appId))!;
-  return mintTestReceipt({
-    appId: app.appId,
-    privateKeyPem: record.test_store_private_key!,
-    productId: product.id,
-    platform: 'ios',
-    price: product.price,
-    currency: product.currency,
-    expiresInSeconds: options.expiresIn ?? 30 * 86_400,
-    trial: false,
-    originalTransactionId: options.renews,
-  });
-}
+const mint = (app: TestApp, product: Product, options: Omit<MintOptions, 'product'> = {}) => mintReceipt(app, { ...options, product });
 
 async function ok<T = any>(res: Promise<HttpResult<T>>, status = 200): Promise<HttpResult<T>> {
   const done = await res;

@@ -1,18 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getApp, setRestorePolicy } from '../../lib/data/apps.js';
+import { setRestorePolicy } from '../../lib/data/apps.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { verificationResult } from '../../lib/schemas/subscription.js';
-import { mintTestReceipt } from '../../lib/stores/test-store.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { mintReceipt } from '../support/receipts.js';
 import { useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
 
 const { request } = useGateway();
 
-async function mint(app: TestApp, productId = 'premium_monthly') {
-  const record = (await getApp(app.appId))!;
-  return mintTestReceipt({ appId: app.appId, privateKeyPem: record.test_store_private_key!, productId, platform: 'ios', price: 9.99, currency: 'USD', expiresInSeconds: 30 * 86_400, trial: false });
-}
+const mint = (app: TestApp) => mintReceipt(app);
 
 const headersFor = mobileHeaders;
 

@@ -2,11 +2,11 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp, getApp } from '../../lib/data/apps.js';
+import { createApp } from '../../lib/data/apps.js';
 import { putProducts } from '../../lib/data/products.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
-import { mintTestReceipt } from '../../lib/stores/test-store.js';
 import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY, type TestApp } from '../support/fixtures.js';
+import { mintReceipt } from '../support/receipts.js';
 import { useGateway } from '../support/http.js';
 import { admin } from '../support/processes.js';
 
@@ -15,19 +15,7 @@ const today = new Date().toISOString().slice(0, 10);
 const daysFrom = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
 async function buy(app: TestApp, user: string, product: typeof PREMIUM_MONTHLY, options: { trial?: boolean; renews?: string; expiresIn?: number; revokes?: string } = {}) {
-  const record = (await getApp(app.appId))!;
-  const minted = mintTestReceipt({
-    appId: app.appId,
-    privateKeyPem: record.test_store_private_key!,
-    productId: product.id,
-    platform: 'ios',
-    price: product.price,
-    currency: product.currency,
-    expiresInSeconds: options.expiresIn ?? 30 * 86_400,
-    trial: options.trial ?? false,
-    originalTransactionId: options.renews,
-    revokes: options.revokes ? { transactionId: options.revokes, originalTransactionId: options.revokes } : undefined,
-  });
+  const minted = await mintReceipt(app, { ...options, product });
   const res = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, { bearer: app.secretKey, body: { platform: 'ios', receipt_data: minted.receipt_data, user_id: user } });
   expect(res.status).toBe(options.revokes ? 400 : 200);
   return { ...minted, subscriptionId: res.body.data?.subscription_id as string, error: res.body.error };

@@ -1,30 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp, getApp } from '../../lib/data/apps.js';
+import { createApp } from '../../lib/data/apps.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { verificationResult } from '../../lib/schemas/subscription.js';
 import { putStoreSettings } from '../../lib/stores/settings.js';
-import { mintTestReceipt } from '../../lib/stores/test-store.js';
 import { createTestApp, PREMIUM_MONTHLY, type TestApp } from '../support/fixtures.js';
+import { mintReceipt } from '../support/receipts.js';
 import { useGateway } from '../support/http.js';
 
 const { request } = useGateway();
 const APPLE_TRANSACTION = readFileSync(new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url), 'utf8').trim();
 
-async function mint(app: TestApp, options: { expiresIn?: number; trial?: boolean; renews?: string; product?: string } = {}) {
-  const record = (await getApp(app.appId))!;
-  return mintTestReceipt({
-    appId: app.appId,
-    privateKeyPem: record.test_store_private_key!,
-    productId: options.product ?? 'premium_monthly',
-    platform: 'ios',
-    price: 9.99,
-    currency: 'USD',
-    expiresInSeconds: options.expiresIn ?? 30 * 86_400,
-    trial: options.trial ?? false,
-    originalTransactionId: options.renews,
-  });
-}
+const mint = mintReceipt;
 
 describe('POST /v1/subscriptions/verify', () => {
   let app: TestApp;

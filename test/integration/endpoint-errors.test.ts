@@ -21,6 +21,19 @@ function event(secretKey: string, requestId: string): APIGatewayProxyEvent {
   };
 }
 
+/** Turns on error logging and collects what is written to stdout/stderr until the mocks are restored. */
+function captureErrorLogLines(): string[] {
+  logger.setLogLevel('ERROR');
+  const lines: string[] = [];
+  for (const stream of [process.stdout, process.stderr]) {
+    vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+  }
+  return lines;
+}
+
 const context = { awsRequestId: 'lambda-request', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
 describe('unexpected failures', () => {
@@ -34,14 +47,7 @@ describe('unexpected failures', () => {
   });
 
   it('a bug is a 500 INTERNAL_ERROR whose request id is in the body and in the structured log line, without internals', async () => {
-    logger.setLogLevel('ERROR');
-    const lines: string[] = [];
-    for (const stream of [process.stdout, process.stderr]) {
-      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
-        lines.push(String(chunk));
-        return true;
-      });
-    }
+    const lines = captureErrorLogLines();
     const handler = subscriptionsEndpoint({}, async () => {
       throw new TypeError('cannot read properties of undefined (secret internals)');
     });
@@ -57,14 +63,7 @@ describe('unexpected failures', () => {
   });
 
   it('redacts API keys, receipts, tokens and emails that an error message echoes from the log line', async () => {
-    logger.setLogLevel('ERROR');
-    const lines: string[] = [];
-    for (const stream of [process.stdout, process.stderr]) {
-      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
-        lines.push(String(chunk));
-        return true;
-      });
-    }
+    const lines = captureErrorLogLines();
     const receipt = Buffer.from('a test-store receipt that must never be logged, '.repeat(4)).toString('base64');
     const jws = 'eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMTAwMCJ9.c2lnbmF0dXJlLWJ5dGVz';
     const handler = subscriptionsEndpoint({}, async () => {

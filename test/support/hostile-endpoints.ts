@@ -10,7 +10,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { getApp } from '../../lib/data/apps.js';
 import type { SubscriptionRecord } from '../../lib/data/subscriptions.js';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../lib/domain/subscription-state.js';
 import type { ApiName } from '../../lib/http/envelopes.js';
@@ -18,8 +17,8 @@ import { MAX_BODY_BYTES } from '../../lib/http/endpoint.js';
 import { apiOfPath } from '../../lib/local/gateway.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
-import { mintTestReceipt } from '../../lib/stores/test-store.js';
 import { createTestApp, type TestApp } from './fixtures.js';
+import { mintReceipt } from './receipts.js';
 import {
   alternativesFor,
   answerProblems,
@@ -325,17 +324,7 @@ export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
     beforeAll(async () => {
       await createOwnTable();
       const [app, other] = [await createTestApp(), await createTestApp([])];
-      const mint = async (target: TestApp, options: { product?: string; expiresIn?: number } = {}) =>
-        mintTestReceipt({
-          appId: target.appId,
-          privateKeyPem: (await getApp(target.appId))!.test_store_private_key!,
-          productId: options.product ?? 'premium_monthly',
-          platform: 'ios',
-          price: 9.99,
-          currency: 'USD',
-          expiresInSeconds: options.expiresIn ?? 30 * 86_400,
-          trial: false,
-        });
+      const mint = mintReceipt;
       const seed = async (status: SubscriptionStatus, owner = app, overrides: Partial<SubscriptionRecord> = {}) =>
         (await seedSubscription(owner.appId, { user_id: USER, status, ...overrides })).id;
       const now = Date.now();
