@@ -119,7 +119,15 @@ export const searchAdsReportBody = /* @__PURE__ */ define(() =>
   z.strictObject({
     attribution: z
       .record(z.string().check(z.regex(/^Version\d+(\.\d+)*$/, 'keys are versions such as Version3.1')), z.record(z.string(), z.string().check(z.maxLength(1024))))
-      .check(z.refine((versions) => Object.keys(versions).length === 1, 'must hold exactly one version key')),
+      .check(
+        z.refine((versions) => Object.keys(versions).length === 1, 'must hold exactly one version key'),
+        // Entry names are free-form: the same storability rule as other free-form bodies (no
+        // empty or prototype keys, which the table cannot store as sent).
+        z.superRefine((versions, ctx) => {
+          const unstorable = unstorablePlace(versions);
+          if (unstorable) ctx.addIssue({ code: 'custom', path: unstorable.path, message: unstorable.message });
+        }),
+      ),
   }),
 );
 export type SearchAdsReportBody = z.infer<typeof searchAdsReportBody>;

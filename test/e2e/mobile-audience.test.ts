@@ -45,6 +45,17 @@ describe('mobile API: attribution, segments, ad-network info', () => {
     expect(shapeless.body.code).toBe('INVALID_PARAMETER');
   });
 
+  it('a Search Ads entry named constructor or with an empty name is INVALID_PARAMETER, not a failed write', async () => {
+    // Found by the hostile-input fuzz (seed 230810132): such a key made the DynamoDB write fail (500).
+    // (`__proto__` never gets this far: parsing the record drops it.)
+    for (const key of ['constructor', '']) {
+      const entry = JSON.stringify({ 'iad-campaign-name': 'Spring', [key]: 'x' });
+      const res = await request('POST', '/searchads/report', { headers: { ...common(app, 'a'), 'content-type': 'application/json' }, rawBody: `{"attribution":{"Version3.1":${entry}}}` });
+      expect(res.status, key).toBe(400);
+      expect(res.body).toMatchObject({ status: 'error', code: 'INVALID_PARAMETER' });
+    }
+  });
+
   it('segment/info lists built-in and rule segments, needing only X-API-KEY, X-USER-ID and X-APP-ID', async () => {
     const segmentsFile = await file([
       { id: 'german_speakers', name: 'German speakers', conditions: [{ field: 'attributes.language', op: 'in', value: ['de', 'de-AT'] }] },
