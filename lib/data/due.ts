@@ -4,7 +4,7 @@
  * due items, so a run reads today's partition plus any day it has not finished, never a Scan.
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from './client.js';
+import { ddb, isConditionFailure, tableName } from './client.js';
 import { duePartition, keys, type DueKind } from './keys.js';
 import { queryAll } from './query.js';
 import { TABLE } from './table.js';
@@ -37,7 +37,7 @@ export async function advanceCheckpoint(kind: DueKind, day: string): Promise<voi
       ExpressionAttributeValues: { ':day': day },
     }),
   ).catch((error: unknown) => {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!isConditionFailure(error)) throw error;
   });
 }
 

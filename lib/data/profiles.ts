@@ -1,7 +1,7 @@
 /** User profiles (written by the mobile reporting API); the subscription detail reads usage from them. */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError } from '../errors.js';
-import { ddb, tableName } from './client.js';
+import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys } from './keys.js';
 
 export interface UsageStats {
@@ -69,7 +69,7 @@ export async function mergeProfileMaps(appId: string, userId: string, merge: (cu
       );
       return next;
     } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      if (!isConditionFailure(error)) throw error;
     }
   }
   throw new AppError('CONCURRENT_MODIFICATION', 'The user profile is being changed concurrently; retry', { retryable: true });

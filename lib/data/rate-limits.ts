@@ -4,10 +4,9 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { RATE_LIMIT_WINDOW_SECONDS, type WindowCount } from '../domain/rate-limit.js';
-import { ddb, tableName } from './client.js';
+import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys } from './keys.js';
 
-const isConditionFailure = (error: unknown): boolean => (error as Error).name === 'ConditionalCheckFailedException';
 
 /** A closed window's item lingers this long before DynamoDB's TTL removes it. */
 const TTL_GRACE_SECONDS = 3600;

@@ -2,7 +2,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BusEventDetail } from '../events/schemas.js';
 import { newWebhookSecret } from '../ids.js';
-import { ddb, tableName } from './client.js';
+import { ddb, isConditionFailure, tableName } from './client.js';
 import { dueAttributes, keys } from './keys.js';
 import { withoutKeys } from './table.js';
 
@@ -97,7 +97,7 @@ export async function createDelivery(detail: BusEventDetail, now: Date): Promise
     await ddb.send(new PutCommand({ TableName: tableName, Item: deliveryItem(record), ConditionExpression: 'attribute_not_exists(pk)' }));
     return record;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 }
@@ -126,7 +126,7 @@ export async function replaceDelivery(next: DeliveryRecord, expectedAttempts: nu
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 }
