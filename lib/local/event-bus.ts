@@ -36,5 +36,5 @@ export const dispatchToRuleTargets: BusDispatcher = async (events) => {
       }
     }),
   );
-  return failed;
+  return failed.sort((a, b) => a - b);
 };

@@ -82,8 +82,9 @@ export async function startStreamPoller(options: { client: DynamoDBClient; endpo
       if (outbox.length > 0) {
         const { batchItemFailures } = await publishStatusChanges({ Records: outbox });
         if (batchItemFailures.length > 0) {
-          // Like the Lambda event source: retry from the first failed record, keep what came before.
-          const firstFailed = batchItemFailures[0]!.itemIdentifier;
+          // Like the Lambda event source: retry from the failed record with the lowest sequence
+          // number (the list comes in any order), keep what came before.
+          const firstFailed = batchItemFailures.map((f) => f.itemIdentifier).reduce((a, b) => (BigInt(b) < BigInt(a) ? b : a));
           const before = Records.filter((r) => BigInt(r.dynamodb!.SequenceNumber!) < BigInt(firstFailed)).at(-1);
           if (before) positions[shardId] = before.dynamodb!.SequenceNumber!;
           await saveCheckpoint(streamArn!, positions);
