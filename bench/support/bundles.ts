@@ -31,21 +31,6 @@ export const FLOOR_HANDLER = 'bench/support/floor-handler.ts';
 /** Issue #8 budget: no function bundle is more than this larger than the floor. */
 export const SIZE_MARGIN_BYTES = 120 * 1024;
 
-/**
- * Bundles over the budget, by handler module, each with the size it may not grow past and why.
- * The verifying functions carry Apple's App Store Server Library, which alone is larger than the
- * whole margin (jsrsasign, jsonwebtoken, node-fetch and whatwg-url with them); whether to replace
- * it is an open decision of issue #8. Listed so that the size test
- * guards them against growing, and so that the exception is stated, not hidden: the cold-start
- * benchmark still reports them as over budget.
- */
-export const SIZE_EXCEPTIONS: Readonly<Record<string, { maxBytes: number; why: string }>> = Object.fromEntries(
-  ['functions/subscriptions/verify.ts', 'functions/mobile/receipt-verify-first.ts', 'functions/mobile/receipt-verify-recover.ts'].map((handler) => [
-    handler,
-    { maxBytes: 1200 * 1024, why: "Apple's App Store Server Library (~750 KB with its dependencies)" },
-  ]),
-);
-
 export interface Bundle {
   /** The bundle, `<outdir>/<name>/index.mjs` (its source map next to it). */
   file: string;

@@ -1,12 +1,21 @@
 /**
- * Legacy app receipts (StoreKit 1): the receipt itself is not trusted. Apple's ReceiptUtility
- * extracts a transaction id from it; the App Store Server API (authenticated with the app's
- * App Store Connect key) answers with signed transactions, which are verified like StoreKit 2
- * ones. The API base URL follows the environment, or APP_STORE_SERVER_API_BASE_URL (tests: a stand-in).
+ * Legacy app receipts (StoreKit 1): the receipt itself is not trusted. A transaction id is read
+ * from it (as Apple's ReceiptUtility does); the App Store Server API, authenticated with the
+ * app's App Store Connect key, answers with signed transactions, which are verified like
+ * StoreKit 2 ones. The API base URL follows the environment, or APP_STORE_SERVER_API_BASE_URL
+ * (tests: a stand-in speaking the same protocol, test/support/app-store-standin.ts).
+ *
+ * Requests and bearer tokens are made as Apple's App Store Server Library makes them (Get
+ * Transaction Info, Get All Subscription Statuses; an ES256 JWT with kid, iss, aud
+ * appstoreconnect-v1, bid and a 5-minute exp), with node:crypto and fetch: the library costs
+ * the verifying functions about 750 KB of bundle (see lib/stores/apple-signed-data.ts).
  */
-import { APIException, AppStoreServerAPIClient, Environment, ReceiptUtility } from '@apple/app-store-server-library';
+import { createPrivateKey, sign } from 'node:crypto';
+import * as z from 'zod/mini';
 import { config } from '../config.js';
 import { AppError } from '../errors.js';
+import { define } from '../schemas/define.js';
+import { childrenOf, contentsOf, elementAt, readElement, type Element } from './der.js';
 
 export interface ServerApiCredentials {
   issuer_id: string;
@@ -16,45 +25,123 @@ export interface ServerApiCredentials {
 }
 
 const BASE_URLS = { Production: 'https://api.storekit.apple.com', Sandbox: 'https://api.storekit-sandbox.apple.com' } as const;
+const TOKEN_LIFETIME_SECONDS = 300;
 
-/** Apple's client, sending its requests to a configurable base URL with a timeout. */
-class ConfiguredAppStoreClient extends AppStoreServerAPIClient {
-  constructor(credentials: ServerApiCredentials, bundleId: string, environment: Environment, private readonly baseUrl: string) {
-    super(credentials.private_key, credentials.key_id, credentials.issuer_id, bundleId, environment);
+const transactionInfoResponse = /* @__PURE__ */ define(() => z.object({ signedTransactionInfo: z.optional(z.string()) }));
+const statusResponse = /* @__PURE__ */ define(() =>
+  z.object({
+    data: z.optional(
+      z.array(
+        z.object({
+          lastTransactions: z.optional(z.array(z.object({ originalTransactionId: z.optional(z.string()), signedTransactionInfo: z.optional(z.string()) }))),
+        }),
+      ),
+    ),
+  }),
+);
+
+const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** The API's bearer token: an ES256 JWT signed with the App Store Connect key. */
+export function appStoreBearerToken(credentials: ServerApiCredentials, bundleId: string, now = Date.now()): string {
+  let key;
+  try {
+    key = createPrivateKey(credentials.private_key);
+  } catch (error) {
+    throw new AppError('VERIFICATION_FAILED', 'the App Store Server API key is not a valid .p8 private key (stores apple set --key-file)', { retryable: true, cause: error });
   }
+  const iat = Math.floor(now / 1000);
+  const input = `${base64url({ alg: 'ES256', typ: 'JWT', kid: credentials.key_id })}.${base64url({ bid: bundleId, iat, exp: iat + TOKEN_LIFETIME_SECONDS, aud: 'appstoreconnect-v1', iss: credentials.issuer_id })}`;
+  return `${input}.${sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+}
 
-  protected override async makeFetchRequest(path: string, query: URLSearchParams, method: string, body: string | Buffer | undefined, headers: Record<string, string>) {
-    const response = await fetch(`${this.baseUrl}${path}?${query}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : new Uint8Array(body) }),
-      signal: AbortSignal.timeout(config.storeTimeoutMs),
-    });
-    return response as unknown as Awaited<ReturnType<AppStoreServerAPIClient['makeFetchRequest']>>;
+/** An answer other than 2xx, with Apple's errorCode when the body carries one. */
+class AppStoreApiError extends Error {
+  constructor(
+    readonly httpStatus: number,
+    readonly errorCode: number | undefined,
+  ) {
+    super(`App Store Server API answered ${httpStatus}${errorCode === undefined ? '' : ` (${errorCode})`}`);
   }
 }
 
 function mapApiError(error: unknown): AppError {
-  if (error instanceof APIException) {
-    if (error.httpStatusCode === 404 || error.httpStatusCode === 400) {
-      return new AppError('INVALID_RECEIPT', `the App Store does not know this receipt's transaction (${error.httpStatusCode})`, { cause: error });
+  if (error instanceof AppError) return error;
+  if (error instanceof AppStoreApiError) {
+    if (error.httpStatus === 404 || error.httpStatus === 400) {
+      return new AppError('INVALID_RECEIPT', `the App Store does not know this receipt's transaction (${error.httpStatus})`, { cause: error });
     }
-    if (error.httpStatusCode === 401) {
+    if (error.httpStatus === 401) {
       return new AppError('VERIFICATION_FAILED', 'the App Store Server API refused our credentials (stores apple set --issuer-id --key-id --key-file)', { retryable: true, cause: error });
     }
-    return new AppError('VERIFICATION_FAILED', `the App Store Server API answered ${error.httpStatusCode}; retry`, { retryable: true, cause: error });
+    return new AppError('VERIFICATION_FAILED', `the App Store Server API answered ${error.httpStatus}; retry`, { retryable: true, cause: error });
   }
   const timedOut = (error as Error).name === 'TimeoutError';
   return new AppError('VERIFICATION_FAILED', `the App Store Server API did not answer (${timedOut ? 'timeout' : (error as Error).message}); retry`, { retryable: true, cause: error });
 }
 
-/** The transaction id inside a base64 app receipt, or INVALID_RECEIPT. */
+function appStoreApi(credentials: ServerApiCredentials, bundleId: string, environment: keyof typeof BASE_URLS) {
+  const baseUrl = config.appStoreServerApiBaseUrl ?? BASE_URLS[environment];
+  return async function get<T>(path: string, schema: z.ZodMiniType<T>): Promise<T> {
+    const response = await fetch(`${baseUrl}${path}`, {
+      headers: { authorization: `Bearer ${appStoreBearerToken(credentials, bundleId)}`, accept: 'application/json' },
+      signal: AbortSignal.timeout(config.storeTimeoutMs),
+    });
+    if (!response.ok) {
+      const body = (await response.json().catch(() => undefined)) as { errorCode?: unknown } | undefined;
+      throw new AppStoreApiError(response.status, typeof body?.errorCode === 'number' ? body.errorCode : undefined);
+    }
+    const parsed = schema.safeParse(await response.json());
+    if (!parsed.success) throw new Error('its answer is not in the documented format');
+    return parsed.data;
+  };
+}
+
+const IN_APP_PURCHASE = 17;
+const TRANSACTION_ID = 1703;
+const ORIGINAL_TRANSACTION_ID = 1705;
+
+const unsigned = (bytes: Uint8Array) => bytes.reduce((value, byte) => value * 256 + byte, 0);
+
+/** ReceiptAttribute ::= SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }: [type, value contents]. */
+function attributesOf(receipt: Uint8Array, set: Element): [number, Uint8Array][] {
+  return childrenOf(receipt, set).map((attribute) => {
+    const [type, , value] = childrenOf(receipt, attribute);
+    if (type?.tag !== 0x02 || value?.tag !== 0x04) throw new Error('not a receipt attribute');
+    return [unsigned(contentsOf(receipt, type)), contentsOf(receipt, value)];
+  });
+}
+
+/** The payload of an OCTET STRING, also when BER splits it into chunks (Xcode's receipts). */
+function octets(buffer: Uint8Array, element: Element): Uint8Array {
+  if (element.tag === 0x04) return contentsOf(buffer, element);
+  if (element.tag !== 0x24) throw new Error('not an OCTET STRING');
+  return Buffer.concat(childrenOf(buffer, element).map((chunk) => octets(buffer, chunk)));
+}
+
+/**
+ * The transaction id in a base64 app receipt: PKCS#7 ContentInfo -> SignedData ->
+ * encapContentInfo -> eContent, a SET of receipt attributes; in the first in-app purchase
+ * (type 17) that has one, its transaction id (1703) or original transaction id (1705). The
+ * receipt's signature is not checked: the id only serves to ask the App Store.
+ */
 export function transactionIdOfAppReceipt(receiptData: string): string {
-  let transactionId: string | null = null;
+  let transactionId: string | undefined;
   try {
-    transactionId = new ReceiptUtility().extractTransactionIdFromAppReceipt(receiptData.trim());
+    const der = Buffer.from(receiptData.trim(), 'base64');
+    let content = octets(der, elementAt(der, [1, 0, 2, 1, 0]));
+    // Xcode wraps the attribute set in one more OCTET STRING.
+    if (content[0] === 0x04) content = contentsOf(content, readElement(content, 0));
+    for (const [type, value] of attributesOf(content, readElement(content, 0))) {
+      if (type !== IN_APP_PURCHASE) continue;
+      const found = attributesOf(value, readElement(value, 0)).find(([inAppType]) => inAppType === TRANSACTION_ID || inAppType === ORIGINAL_TRANSACTION_ID);
+      if (found) {
+        transactionId = Buffer.from(contentsOf(found[1], readElement(found[1], 0))).toString('utf8');
+        break;
+      }
+    }
   } catch {
-    transactionId = null;
+    transactionId = undefined;
   }
   if (!transactionId) throw new AppError('INVALID_RECEIPT', 'receipt_data is neither a StoreKit 2 transaction nor an App Store app receipt with a transaction');
   return transactionId;
@@ -71,17 +158,13 @@ export async function fetchSignedTransactions(
   transactionId: string,
   decode: (jws: string) => Promise<{ originalTransactionId?: string }>,
 ): Promise<string> {
-  const client = new ConfiguredAppStoreClient(
-    credentials,
-    bundleId,
-    environment === 'Production' ? Environment.PRODUCTION : Environment.SANDBOX,
-    config.appStoreServerApiBaseUrl ?? BASE_URLS[environment],
-  );
+  const get = appStoreApi(credentials, bundleId, environment);
+  const id = encodeURIComponent(transactionId);
   try {
-    const { signedTransactionInfo } = await client.getTransactionInfo(transactionId);
+    const { signedTransactionInfo } = await get(`/inApps/v1/transactions/${id}`, transactionInfoResponse);
     if (!signedTransactionInfo) throw new AppError('INVALID_RECEIPT', 'the App Store returned no transaction for this receipt');
     const { originalTransactionId } = await decode(signedTransactionInfo);
-    const statuses = await client.getAllSubscriptionStatuses(transactionId);
+    const statuses = await get(`/inApps/v1/subscriptions/${id}`, statusResponse);
     for (const group of statuses.data ?? []) {
       for (const last of group.lastTransactions ?? []) {
         if (last.originalTransactionId === originalTransactionId && last.signedTransactionInfo) return last.signedTransactionInfo;
@@ -89,7 +172,6 @@ export async function fetchSignedTransactions(
     }
     return signedTransactionInfo;
   } catch (error) {
-    if (error instanceof AppError) throw error;
     throw mapApiError(error);
   }
 }

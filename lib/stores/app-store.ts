@@ -1,12 +1,15 @@
 /**
- * App Store: StoreKit 2 signed transactions (JWS), verified offline with Apple's App Store Server
- * Library against Apple Root CA G3 (embedded in lib/stores/apple-root-ca-g3.ts): the certificate chain, the
- * signature, the bundle id and the environment. Online checks (OCSP) are off, so the chain is
- * judged at the transaction's signedDate, as Apple's library does.
+ * App Store: StoreKit 2 signed transactions (JWS), verified offline against Apple Root CA G3
+ * (embedded in lib/stores/apple-root-ca-g3.ts) by lib/stores/apple-signed-data.ts, which applies
+ * the rules of Apple's App Store Server Library: the certificate chain, the signature, then the
+ * bundle id and the environment. Online checks (OCSP) are off, so the chain is judged at the
+ * transaction's signedDate, as Apple's library does.
  */
-import { Environment, SignedDataVerifier, VerificationException, VerificationStatus } from '@apple/app-store-server-library';
 import { X509Certificate } from 'node:crypto';
+import * as z from 'zod/mini';
 import { AppError } from '../errors.js';
+import { define } from '../schemas/define.js';
+import { AppleSignedDataError, verifyAppleSignedData, type AppleRejection } from './apple-signed-data.js';
 import { APPLE_ROOT_CA_G3_PEM } from './apple-root-ca-g3.js';
 import { fetchSignedTransactions, transactionIdOfAppReceipt, type ServerApiCredentials } from './app-store-server-api.js';
 import { jwsOf, type StoreVerifier, type VerifiedTransaction } from './types.js';
@@ -25,33 +28,51 @@ export interface AppStoreSettings {
   serverApi?: ServerApiCredentials | undefined;
 }
 
-const ENVIRONMENT: Record<AppStoreEnvironment, Environment> = { Production: Environment.PRODUCTION, Sandbox: Environment.SANDBOX };
+/**
+ * The JWSTransaction fields we read, typed as Apple documents them (a field of another type makes
+ * Apple's library refuse the transaction, and so does this); other fields pass through.
+ */
+const transactionPayload = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    transactionId: z.optional(z.string()),
+    originalTransactionId: z.optional(z.string()),
+    bundleId: z.optional(z.string()),
+    productId: z.optional(z.string()),
+    environment: z.optional(z.string()),
+    purchaseDate: z.optional(z.number()),
+    expiresDate: z.optional(z.number()),
+    revocationDate: z.optional(z.number()),
+    offerType: z.optional(z.number()),
+    offerDiscountType: z.optional(z.string()),
+    price: z.optional(z.number()),
+    currency: z.optional(z.string()),
+    signedDate: z.optional(z.number()),
+  }),
+);
+export type AppStoreTransactionPayload = z.infer<typeof transactionPayload>;
 
 /** Introductory offers of type 1 are free trials (Apple's offerType / offerDiscountType FREE_TRIAL). */
-const isFreeTrial = (payload: { offerType?: number; offerDiscountType?: string }) =>
+const isFreeTrial = (payload: AppStoreTransactionPayload) =>
   payload.offerDiscountType === 'FREE_TRIAL' || (payload.offerType === 1 && payload.offerDiscountType === undefined);
 
-export function appStoreVerifier(settings: AppStoreSettings, rootCertificates: X509Certificate[] = [APPLE_ROOT_CA_G3]): StoreVerifier {
-  const verifier = new SignedDataVerifier(
-    rootCertificates.map((certificate) => certificate.raw),
-    false,
-    ENVIRONMENT[settings.environment],
-    settings.bundleId,
-    settings.appAppleId,
-  );
-
-  /** Apple's verification of one signed transaction: chain, signature, bundle id, environment. */
-  async function decode(jws: string) {
-    try {
-      return await verifier.verifyAndDecodeTransaction(jws);
-    } catch (error) {
-      const status = error instanceof VerificationException ? error.status : VerificationStatus.FAILURE;
-      if (status === VerificationStatus.RETRYABLE_VERIFICATION_FAILURE) {
-        throw new AppError('VERIFICATION_FAILED', 'App Store verification could not complete; retry', { retryable: true, cause: error });
-      }
-      throw new AppError('INVALID_RECEIPT', `App Store transaction rejected: ${APPLE_REJECTIONS[status] ?? 'it is not a valid signed transaction'}`, { cause: error });
-    }
+/**
+ * Apple's verification of one signed transaction (chain, signature), then whether it is for this
+ * app (bundle id) and environment. Throws INVALID_RECEIPT, saying why.
+ */
+export function decodeAppStoreTransaction(jws: string, app: Pick<AppStoreSettings, 'bundleId' | 'environment'>, rootCertificates: readonly X509Certificate[]): AppStoreTransactionPayload {
+  try {
+    const payload = verifyAppleSignedData(jws, rootCertificates, transactionPayload);
+    if (payload.bundleId !== app.bundleId) throw new AppleSignedDataError('app');
+    if (payload.environment !== app.environment) throw new AppleSignedDataError('environment');
+    return payload;
+  } catch (error) {
+    if (!(error instanceof AppleSignedDataError)) throw error;
+    throw new AppError('INVALID_RECEIPT', `App Store transaction rejected: ${APPLE_REJECTIONS[error.rejection]}`, { cause: error });
   }
+}
+
+export function appStoreVerifier(settings: AppStoreSettings, rootCertificates: readonly X509Certificate[] = [APPLE_ROOT_CA_G3]): StoreVerifier {
+  const decode = async (jws: string) => decodeAppStoreTransaction(jws, settings, rootCertificates);
 
   return {
     async verify(receiptData: string): Promise<VerifiedTransaction> {
@@ -77,7 +98,7 @@ export function appStoreVerifier(settings: AppStoreSettings, rootCertificates: X
         product_id: payload.productId,
         purchase_date: new Date(payload.purchaseDate).toISOString(),
         expires_at: new Date(payload.expiresDate).toISOString(),
-        trial: isFreeTrial(payload as { offerType?: number; offerDiscountType?: string }),
+        trial: isFreeTrial(payload),
         // Apple reports prices in milli-units of the storefront currency.
         price: typeof payload.price === 'number' ? payload.price / 1000 : null,
         currency: payload.currency ?? null,
@@ -87,11 +108,13 @@ export function appStoreVerifier(settings: AppStoreSettings, rootCertificates: X
   };
 }
 
-/** Why the App Store Server Library refused a transaction, in words. */
-const APPLE_REJECTIONS: Partial<Record<VerificationStatus, string>> = {
-  [VerificationStatus.VERIFICATION_FAILURE]: 'the signature or certificate chain does not verify',
-  [VerificationStatus.INVALID_APP_IDENTIFIER]: 'it belongs to another app (bundle id or app Apple id)',
-  [VerificationStatus.INVALID_ENVIRONMENT]: 'it belongs to another environment',
-  [VerificationStatus.INVALID_CHAIN_LENGTH]: 'the certificate chain is not Apple\'s',
-  [VerificationStatus.INVALID_CERTIFICATE]: 'the certificate chain is not Apple\'s',
+/** Why a signed transaction was refused, in words. */
+const APPLE_REJECTIONS: Record<AppleRejection, string> = {
+  malformed: 'it is not a valid signed transaction',
+  signature: 'the signature or certificate chain does not verify',
+  chain: 'the signature or certificate chain does not verify',
+  app: 'it belongs to another app (bundle id)',
+  environment: 'it belongs to another environment',
+  chain_length: "the certificate chain is not Apple's",
+  certificate: "the certificate chain is not Apple's",
 };

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBundle, deployedFunctions, FLOOR_HANDLER, SIZE_EXCEPTIONS, SIZE_MARGIN_BYTES, type Bundle } from '../../bench/support/bundles.js';
+import { buildBundle, deployedFunctions, FLOOR_HANDLER, SIZE_MARGIN_BYTES, type Bundle } from '../../bench/support/bundles.js';
 import { REPO_ROOT } from '../../cdk/constructs/service-function.js';
 
 /**
@@ -30,16 +30,11 @@ describe('function bundle sizes', () => {
     expect(functions.map((fn) => fn.handler).sort()).toEqual(files.sort());
   });
 
-  it(`keeps every bundle within the floor + ${SIZE_MARGIN_BYTES / 1024} KB, or within its stated exception`, () => {
+  it(`keeps every bundle within the floor + ${SIZE_MARGIN_BYTES / 1024} KB`, () => {
     const over = functions
       .map((fn) => ({ handler: fn.handler, bytes: bundles.get(fn.handler)!.bytes }))
-      .filter(({ handler, bytes }) => bytes > (SIZE_EXCEPTIONS[handler]?.maxBytes ?? floor.bytes + SIZE_MARGIN_BYTES))
+      .filter(({ bytes }) => bytes > floor.bytes + SIZE_MARGIN_BYTES)
       .map(({ handler, bytes }) => `${handler}: ${(bytes / 1024).toFixed(1)} KB`);
     expect(over, `floor ${(floor.bytes / 1024).toFixed(1)} KB`).toEqual([]);
-  });
-
-  it('states exceptions only for bundles that need one', () => {
-    const needless = Object.keys(SIZE_EXCEPTIONS).filter((handler) => bundles.get(handler)!.bytes <= floor.bytes + SIZE_MARGIN_BYTES);
-    expect(needless).toEqual([]);
   });
 });

@@ -1,0 +1,114 @@
+/**
+ * Just enough of ASN.1 BER/DER to read what App Store verification needs: the extensions of an
+ * X.509 certificate (node:crypto parses certificates but does not list their extensions) and the
+ * attributes of a legacy app receipt (PKCS#7, whose Xcode-made variant uses BER's indefinite
+ * lengths). It reads; it never judges a signature.
+ */
+
+export interface Element {
+  /** The identifier octet: class, constructed bit and (low-form) tag number, e.g. 0x30 for SEQUENCE. */
+  tag: number;
+  /** Where the contents start and end in the buffer (for an indefinite length, before its end-of-contents). */
+  start: number;
+  end: number;
+  /** Where the next element starts. */
+  next: number;
+}
+
+export class DerError extends Error {}
+
+const CONSTRUCTED = 0x20;
+/** Deeper than any certificate or receipt nests: a bound, so that hostile input cannot exhaust the stack. */
+const MAX_DEPTH = 32;
+
+/** The element that starts at `offset` and must end by `limit`. */
+export function readElement(buffer: Uint8Array, offset: number, limit = buffer.length, depth = 0): Element {
+  if (depth > MAX_DEPTH) throw new DerError('nested too deep');
+  if (offset + 2 > limit) throw new DerError('truncated element');
+  const tag = buffer[offset]!;
+  // High-tag-number form (tag numbers >= 31) does not occur in certificates or receipts.
+  if ((tag & 0x1f) === 0x1f) throw new DerError('high tag numbers are not supported');
+  const first = buffer[offset + 1]!;
+  let start = offset + 2;
+  if (first === 0x80) {
+    // Indefinite length (BER, constructed only): the contents run to an end-of-contents 00 00.
+    if ((tag & CONSTRUCTED) === 0) throw new DerError('indefinite length on a primitive element');
+    let cursor = start;
+    while (!(buffer[cursor] === 0 && buffer[cursor + 1] === 0)) {
+      if (cursor + 2 > limit) throw new DerError('missing end-of-contents');
+      cursor = readElement(buffer, cursor, limit, depth + 1).next;
+    }
+    return { tag, start, end: cursor, next: cursor + 2 };
+  }
+  let length = first;
+  if (first > 0x80) {
+    const count = first & 0x7f;
+    if (count > 4) throw new DerError('length too long');
+    if (start + count > limit) throw new DerError('truncated length');
+    length = 0;
+    for (let i = 0; i < count; i++) length = length * 256 + buffer[start + i]!;
+    start += count;
+  }
+  const end = start + length;
+  if (end > limit) throw new DerError('element longer than its container');
+  return { tag, start, end, next: end };
+}
+
+/** The elements inside a constructed element. */
+export function childrenOf(buffer: Uint8Array, parent: Element, depth = 0): Element[] {
+  if ((parent.tag & CONSTRUCTED) === 0) throw new DerError('not a constructed element');
+  const children: Element[] = [];
+  for (let offset = parent.start; offset < parent.end; ) {
+    const child = readElement(buffer, offset, parent.end, depth + 1);
+    children.push(child);
+    offset = child.next;
+  }
+  return children;
+}
+
+/** Follows child indexes down from the element at the start of the buffer, as ASN1HEX.getVbyList does. */
+export function elementAt(buffer: Uint8Array, path: readonly number[]): Element {
+  let element = readElement(buffer, 0);
+  path.forEach((index, depth) => {
+    const child = childrenOf(buffer, element, depth)[index];
+    if (!child) throw new DerError(`no element ${index} at depth ${depth}`);
+    element = child;
+  });
+  return element;
+}
+
+export const contentsOf = (buffer: Uint8Array, element: Element): Uint8Array => buffer.subarray(element.start, element.end);
+
+/** The DER contents of an OBJECT IDENTIFIER given in dotted form, e.g. 1.2.840.113635.100.6.11.1. */
+export function encodeOid(dotted: string): Uint8Array {
+  const arcs = dotted.split('.').map(Number);
+  const bytes: number[] = [];
+  const base128 = (value: number) => {
+    const groups = [value & 0x7f];
+    for (let rest = Math.floor(value / 128); rest > 0; rest = Math.floor(rest / 128)) groups.unshift((rest & 0x7f) | 0x80);
+    bytes.push(...groups);
+  };
+  base128(arcs[0]! * 40 + arcs[1]!);
+  for (const arc of arcs.slice(2)) base128(arc);
+  return Uint8Array.from(bytes);
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
+
+/**
+ * Whether a DER certificate carries an extension with this OID. Certificate ::= SEQUENCE {
+ * tbsCertificate SEQUENCE { ..., [3] EXPLICIT SEQUENCE OF Extension } ... }, and
+ * Extension ::= SEQUENCE { extnID OBJECT IDENTIFIER, critical BOOLEAN OPTIONAL, extnValue OCTET STRING }.
+ */
+export function hasExtension(certificate: Uint8Array, oid: string): boolean {
+  const wanted = encodeOid(oid);
+  const tbs = elementAt(certificate, [0]);
+  const extensions = childrenOf(certificate, tbs).find((element) => element.tag === 0xa3);
+  if (!extensions) return false;
+  const [list] = childrenOf(certificate, extensions);
+  if (!list) return false;
+  return childrenOf(certificate, list).some((extension) => {
+    const [id] = childrenOf(certificate, extension);
+    return id !== undefined && id.tag === 0x06 && sameBytes(contentsOf(certificate, id), wanted);
+  });
+}

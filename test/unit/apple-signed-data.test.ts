@@ -1,0 +1,363 @@
+/**
+ * Our App Store verification (lib/stores/apple-signed-data.ts, node:crypto) against Apple's own
+ * App Store Server Library, kept as a devDependency to be the oracle: on Apple's real sandbox
+ * data, on the test chains of Apple's library, and on thousands of generated JWS signed with the
+ * stand-in chain (test/fixtures/app-store-standin) and broken one rule at a time, both must
+ * accept the same transactions with the same payload and refuse the rest for the same reason.
+ */
+import { Environment, ReceiptUtility, SignedDataVerifier, VerificationException, VerificationStatus } from '@apple/app-store-server-library';
+import fc from 'fast-check';
+import { createPrivateKey, sign, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../lib/errors.js';
+import { AppleSignedDataError, type AppleRejection } from '../../lib/stores/apple-signed-data.js';
+import { APPLE_ROOT_CA_G3, decodeAppStoreTransaction } from '../../lib/stores/app-store.js';
+import { transactionIdOfAppReceipt } from '../../lib/stores/app-store-server-api.js';
+import { encodeOid, hasExtension } from '../../lib/stores/der.js';
+
+const read = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url));
+const certificate = (path: string) => new X509Certificate(read(path));
+const base64Der = (cert: X509Certificate) => cert.raw.toString('base64');
+const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+type Outcome = { accepted: true; payload: unknown } | { accepted: false; reason: string };
+
+/** Apple's statuses in our words (VERIFICATION_FAILURE covers both a broken chain and a bad signature). */
+const APPLE_REASON: Partial<Record<VerificationStatus, string>> = {
+  [VerificationStatus.VERIFICATION_FAILURE]: 'chain or signature',
+  [VerificationStatus.INVALID_APP_IDENTIFIER]: 'app',
+  [VerificationStatus.INVALID_ENVIRONMENT]: 'environment',
+  [VerificationStatus.INVALID_CERTIFICATE]: 'certificate',
+  [VerificationStatus.FAILURE]: 'malformed',
+};
+const OUR_REASON: Record<AppleRejection, string> = {
+  chain: 'chain or signature',
+  signature: 'chain or signature',
+  app: 'app',
+  environment: 'environment',
+  // Apple's library means to say INVALID_CHAIN_LENGTH, but rewraps it as INVALID_CERTIFICATE.
+  chain_length: 'certificate',
+  certificate: 'certificate',
+  malformed: 'malformed',
+};
+
+async function apple(jws: string, roots: X509Certificate[], bundleId: string, environment: 'Sandbox' | 'Production'): Promise<Outcome> {
+  const verifier = new SignedDataVerifier(
+    roots.map((root) => root.raw),
+    false,
+    environment === 'Sandbox' ? Environment.SANDBOX : Environment.PRODUCTION,
+    bundleId,
+    environment === 'Production' ? 1 : undefined,
+  );
+  try {
+    return { accepted: true, payload: await verifier.verifyAndDecodeTransaction(jws) };
+  } catch (error) {
+    if (!(error instanceof VerificationException)) throw error;
+    return { accepted: false, reason: APPLE_REASON[error.status] ?? `status ${error.status}` };
+  }
+}
+
+function ours(jws: string, roots: X509Certificate[], bundleId: string, environment: 'Sandbox' | 'Production'): Outcome & { rejection?: AppleRejection } {
+  try {
+    return { accepted: true, payload: decodeAppStoreTransaction(jws, { bundleId, environment }, roots) };
+  } catch (error) {
+    const cause = error instanceof AppError ? error.cause : undefined;
+    if (!(cause instanceof AppleSignedDataError)) throw error;
+    return { accepted: false, reason: OUR_REASON[cause.rejection], rejection: cause.rejection };
+  }
+}
+
+// --- Apple's real sandbox data ----------------------------------------------------------------
+
+const TRANSACTION = read('apple/sandbox-subscription-transaction.jws').toString().trim();
+const RENEWAL_INFO = read('apple/sandbox-subscription-renewal-info.jws').toString().trim();
+
+describe("App Store signed data: ours against Apple's library on Apple's real sandbox data", () => {
+  it('both accept the real transaction and decode the same payload', async () => {
+    const theirs = await apple(TRANSACTION, [APPLE_ROOT_CA_G3], 'com.app.qysmat', 'Sandbox');
+    expect(theirs.accepted).toBe(true);
+    expect(ours(TRANSACTION, [APPLE_ROOT_CA_G3], 'com.app.qysmat', 'Sandbox')).toEqual(theirs);
+  });
+
+  it('both refuse it for another app, another environment, or without Apple\'s root, for the same reason', async () => {
+    const other = certificate('app-store-standin/root.pem');
+    for (const [roots, bundle, environment] of [
+      [[APPLE_ROOT_CA_G3], 'com.example.other', 'Sandbox'],
+      [[APPLE_ROOT_CA_G3], 'com.app.qysmat', 'Production'],
+      [[other], 'com.app.qysmat', 'Sandbox'],
+      [[], 'com.app.qysmat', 'Sandbox'],
+    ] as const) {
+      const theirs = await apple(TRANSACTION, [...roots], bundle, environment);
+      expect(theirs.accepted).toBe(false);
+      expect({ ...ours(TRANSACTION, [...roots], bundle, environment), rejection: undefined }).toEqual({ ...theirs, rejection: undefined });
+    }
+  });
+
+  it('both refuse the renewal info presented as a transaction (it is signed, but names no bundle)', async () => {
+    const theirs = await apple(RENEWAL_INFO, [APPLE_ROOT_CA_G3], 'com.app.qysmat', 'Sandbox');
+    expect(theirs).toEqual({ accepted: false, reason: 'app' });
+    expect(ours(RENEWAL_INFO, [APPLE_ROOT_CA_G3], 'com.app.qysmat', 'Sandbox')).toMatchObject(theirs);
+  });
+
+  it('reads Apple\'s OIDs from the real certificates, and no others', () => {
+    const [leaf, intermediate] = (JSON.parse(Buffer.from(TRANSACTION.split('.')[0]!, 'base64url').toString()).x5c as string[]).map((der) => Buffer.from(der, 'base64'));
+    expect(hasExtension(leaf!, '1.2.840.113635.100.6.11.1')).toBe(true);
+    expect(hasExtension(leaf!, '1.2.840.113635.100.6.2.1')).toBe(false);
+    expect(hasExtension(intermediate!, '1.2.840.113635.100.6.2.1')).toBe(true);
+    expect(hasExtension(intermediate!, '1.2.840.113635.100.6.11.1')).toBe(false);
+    expect(hasExtension(APPLE_ROOT_CA_G3.raw, '2.5.29.19')).toBe(true); // basicConstraints
+    expect(Buffer.from(encodeOid('1.2.840.113635.100.6.11.1')).toString('hex')).toBe('2a864886f76364060b01');
+  });
+});
+
+// --- The test chains of Apple's library ---------------------------------------------------------
+
+describe("App Store signed data: the chain rules on the test chains of Apple's library", () => {
+  const chains = JSON.parse(read('apple/library-test-chains.json').toString()) as Record<string, string>;
+  const cert = (name: string) => new X509Certificate(Buffer.from(chains[name]!, 'base64'));
+  // Apple's tests judge these chains in October 2025; their signatures are not ours to make, so
+  // a chain that passes is refused at the signature: `signature` means the chain itself held.
+  const payload = { bundleId: 'com.example', environment: 'Production', signedDate: 1761962975000 };
+  const jwsWith = (leaf: string, intermediate: string, root: string) => `${part({ alg: 'ES256', x5c: [chains[leaf], chains[intermediate], chains[root]] })}.${part(payload)}.${Buffer.alloc(64, 1).toString('base64url')}`;
+
+  it.each([
+    ['a valid test chain', 'signature', 'LEAF_CERT_BASE64_ENCODED', 'INTERMEDIATE_CA_BASE64_ENCODED', 'ROOT_CA_BASE64_ENCODED'],
+    ['an intermediate without the WWDR OID', 'chain', 'LEAF_CERT_FOR_INTERMEDIATE_CA_INVALID_OID_BASE64_ENCODED', 'INTERMEDIATE_CA_INVALID_OID_BASE64_ENCODED', 'ROOT_CA_BASE64_ENCODED'],
+    ['a leaf without the receipt-signing OID', 'chain', 'LEAF_CERT_INVALID_OID_BASE64_ENCODED', 'INTERMEDIATE_CA_BASE64_ENCODED', 'ROOT_CA_BASE64_ENCODED'],
+    ['the real Apple chain of 2025', 'signature', 'REAL_APPLE_SIGNING_CERTIFICATE_BASE64_ENCODED', 'REAL_APPLE_INTERMEDIATE_BASE64_ENCODED', 'REAL_APPLE_ROOT_BASE64_ENCODED'],
+  ])('%s: refused as Apple refuses it, at the %s', async (_, where, leaf, intermediate, root) => {
+    const jws = jwsWith(leaf, intermediate, root);
+    const roots = [cert(root)];
+    const theirs = await apple(jws, roots, 'com.example', 'Production');
+    const mine = ours(jws, roots, 'com.example', 'Production');
+    expect(mine).toMatchObject(theirs);
+    expect(mine.rejection).toBe(where);
+  });
+
+  it('a valid test chain under a root we do not trust is refused at the chain', async () => {
+    const jws = jwsWith('LEAF_CERT_BASE64_ENCODED', 'INTERMEDIATE_CA_BASE64_ENCODED', 'ROOT_CA_BASE64_ENCODED');
+    const theirs = await apple(jws, [APPLE_ROOT_CA_G3], 'com.example', 'Production');
+    expect(ours(jws, [APPLE_ROOT_CA_G3], 'com.example', 'Production')).toMatchObject({ ...theirs, rejection: 'chain' });
+  });
+});
+
+// --- Generated: the stand-in chain, broken one rule at a time ------------------------------------
+
+const BUNDLE = 'com.example.subs';
+const ROOT = certificate('app-store-standin/root.pem');
+const LEAF = certificate('app-store-standin/leaf.pem');
+const leafKey = createPrivateKey(read('app-store-standin/leaf.p8'));
+const otherKey = createPrivateKey(read('app-store-standin/intermediate.p8'));
+const chainOf = (...names: string[]) => names.map((name) => base64Der(certificate(`app-store-standin/${name}`)));
+const GOOD_CHAIN = chainOf('leaf.pem', 'intermediate.pem', 'root.pem');
+const CHAINS: Record<string, unknown> = {
+  good: GOOD_CHAIN,
+  'intermediate not a CA': chainOf('negative/leaf-under-not-ca.pem', 'negative/intermediate-not-ca.pem', 'root.pem'),
+  'intermediate without OID': chainOf('negative/leaf-under-intermediate-without-oid.pem', 'negative/intermediate-without-oid.pem', 'root.pem'),
+  'leaf without OID': chainOf('negative/leaf-without-oid.pem', 'intermediate.pem', 'root.pem'),
+  'untrusted root': chainOf('negative/leaf-under-untrusted-root.pem', 'negative/intermediate-under-untrusted-root.pem', 'negative/untrusted-root.pem'),
+  'leaf and intermediate swapped': chainOf('intermediate.pem', 'leaf.pem', 'root.pem'),
+  'two certificates': GOOD_CHAIN.slice(0, 2),
+  'four certificates': [...GOOD_CHAIN, GOOD_CHAIN[2]],
+  'no x5c': undefined,
+  'not base64 DER': ['bm90IGEgY2VydGlmaWNhdGU', GOOD_CHAIN[1], GOOD_CHAIN[2]],
+  'a number in x5c': [1, GOOD_CHAIN[1], GOOD_CHAIN[2]],
+};
+const validFrom = Date.parse(LEAF.validFrom);
+const validTo = Date.parse(LEAF.validTo);
+
+/** A transaction both must accept: well-typed, for our app, signed while the certificates were valid. */
+const validTransaction = fc.record(
+  {
+    transactionId: fc.bigInt({ min: 2_000_000_000_000_000n, max: 2_999_999_999_999_999n }).map(String),
+    originalTransactionId: fc.bigInt({ min: 2_000_000_000_000_000n, max: 2_999_999_999_999_999n }).map(String),
+    bundleId: fc.constant(BUNDLE),
+    productId: fc.constantFrom('premium_monthly', 'premium_yearly'),
+    purchaseDate: fc.integer({ min: validFrom, max: validFrom + 400 * 86_400_000 }),
+    expiresDate: fc.integer({ min: validFrom, max: validFrom + 400 * 86_400_000 }),
+    environment: fc.constant('Sandbox'),
+    signedDate: fc.integer({ min: validFrom, max: Math.min(validTo, validFrom + 3650 * 86_400_000) }),
+    price: fc.integer({ min: 0, max: 1_000_000 }),
+    currency: fc.constantFrom('USD', 'EUR', 'JPY'),
+    offerType: fc.constantFrom(1, 2, 3),
+    offerDiscountType: fc.constantFrom('FREE_TRIAL', 'PAY_AS_YOU_GO', 'PAY_UP_FRONT'),
+    type: fc.constant('Auto-Renewable Subscription'),
+  },
+  { requiredKeys: ['transactionId', 'originalTransactionId', 'bundleId', 'productId', 'environment'] },
+);
+
+/** One rule broken at a time (or two); each says what it does to the JWS. */
+type Jws = { payload: Record<string, unknown>; chain: string; alg: string; signature: string };
+const BREAKS: Record<string, (jws: Jws) => void> = {
+  'another bundle id': (j) => void (j.payload.bundleId = 'com.example.other'),
+  'no bundle id': (j) => void delete j.payload.bundleId,
+  'Production': (j) => void (j.payload.environment = 'Production'),
+  'Xcode': (j) => void (j.payload.environment = 'Xcode'),
+  'signed before the certificates': (j) => void (j.payload.signedDate = validFrom - 90_000),
+  'signed within the skew before them': (j) => void (j.payload.signedDate = validFrom - 30_000),
+  'signed after them': (j) => void (j.payload.signedDate = validTo + 90_000),
+  'signedDate a string': (j) => void (j.payload.signedDate = '2027-01-01'),
+  'transactionId a number': (j) => void (j.payload.transactionId = 2000000000000001),
+  'price a string': (j) => void (j.payload.price = '9.99'),
+  'expiresDate a string': (j) => void (j.payload.expiresDate = 'tomorrow'),
+  ...Object.fromEntries(Object.keys(CHAINS).filter((c) => c !== 'good').map((chain) => [chain, (j: Jws) => void (j.chain = chain)])),
+  ...Object.fromEntries(['ES384', 'HS256', 'none'].map((alg) => [`alg ${alg}`, (j: Jws) => void (j.alg = alg)])),
+  ...Object.fromEntries(['one bit flipped', 'by another key', 'DER-encoded', 'truncated', 'empty'].map((signature) => [`signature ${signature}`, (j: Jws) => void (j.signature = signature)])),
+};
+
+const jwsArbitrary = fc
+  .tuple(validTransaction, fc.oneof({ weight: 1, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: fc.uniqueArray(fc.constantFrom(...Object.keys(BREAKS)), { minLength: 1, maxLength: 2 }) }))
+  .map(([payload, breaks]) => {
+    const jws: Jws = { payload: { ...payload }, chain: 'good', alg: 'ES256', signature: 'valid' };
+    for (const name of breaks) BREAKS[name]!(jws);
+    return jws;
+  });
+
+function makeJws({ payload, chain, alg, signature }: Jws): string {
+  const input = `${part({ alg, x5c: CHAINS[chain] })}.${part(payload)}`;
+  const signed = (key = leafKey, dsaEncoding: 'ieee-p1363' | 'der' = 'ieee-p1363') => sign('sha256', Buffer.from(input), { key, dsaEncoding });
+  const bytes = {
+    valid: () => signed(),
+    'one bit flipped': () => {
+      const flipped = signed();
+      flipped[7] = flipped[7]! ^ 0x10;
+      return flipped;
+    },
+    'by another key': () => signed(otherKey),
+    'DER-encoded': () => signed(leafKey, 'der'),
+    truncated: () => signed().subarray(0, 40),
+    empty: () => Buffer.alloc(0),
+  }[signature]!();
+  return `${input}.${bytes.toString('base64url')}`;
+}
+
+describe("App Store signed data: generated transactions, ours against Apple's library", () => {
+  it('accepts exactly what Apple accepts, with the same payload, and refuses the rest for the same reason', async () => {
+    const tally = new Map<string, number>();
+    await fc.assert(
+      fc.asyncProperty(jwsArbitrary, async (generated) => {
+        const jws = makeJws(generated);
+        const theirs = await apple(jws, [ROOT], BUNDLE, 'Sandbox');
+        const mine = ours(jws, [ROOT], BUNDLE, 'Sandbox');
+        const key = theirs.accepted ? 'accepted' : theirs.reason;
+        tally.set(key, (tally.get(key) ?? 0) + 1);
+        expect({ ...mine, rejection: undefined }).toEqual({ ...theirs, rejection: undefined });
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 600) },
+    );
+    console.log(`App Store differential: ${JSON.stringify(Object.fromEntries(tally))}`);
+    // The generator reaches every outcome, so the agreement means something.
+    expect([...tally.keys()].sort()).toEqual(['accepted', 'app', 'certificate', 'chain or signature', 'environment', 'malformed']);
+  }, 60_000);
+
+  it("refuses a signedDate no Date can hold (Apple's library then skips the certificate dates)", async () => {
+    const jws = makeJws({ payload: { bundleId: BUNDLE, environment: 'Sandbox', signedDate: 1e20 }, chain: 'good', alg: 'ES256', signature: 'valid' });
+    expect((await apple(jws, [ROOT], BUNDLE, 'Sandbox')).accepted).toBe(true);
+    expect(ours(jws, [ROOT], BUNDLE, 'Sandbox')).toMatchObject({ accepted: false, rejection: 'certificate' });
+  });
+});
+
+// --- Legacy app receipts: the transaction id, ours against Apple's ReceiptUtility ----------------
+
+/** BER of one element: definite length, or indefinite (constructed only) when asked. */
+function ber(tag: number, content: Buffer, indefinite = false): Buffer {
+  if (indefinite) return Buffer.concat([Buffer.from([tag, 0x80]), content, Buffer.from([0, 0])]);
+  const n = content.length;
+  const length = n < 0x80 ? Buffer.from([n]) : n < 0x100 ? Buffer.from([0x81, n]) : n < 0x10000 ? Buffer.from([0x82, n >> 8, n & 0xff]) : Buffer.from([0x83, n >> 16, (n >> 8) & 0xff, n & 0xff]);
+  return Buffer.concat([Buffer.from([tag]), length, content]);
+}
+const integer = (n: number) => ber(0x02, n < 0x80 ? Buffer.from([n]) : Buffer.from([n >> 8, n & 0xff]));
+const receiptAttribute = (type: number, value: Buffer) => ber(0x30, Buffer.concat([integer(type), integer(1), ber(0x04, value)]));
+
+const receiptArbitrary = fc.record({
+  // Each in-app purchase: its attributes as [type, value string, string tag].
+  inApps: fc.array(
+    fc.array(fc.tuple(fc.constantFrom(1701, 1702, 1703, 1704, 1705, 1706, 1708), fc.stringMatching(/^[0-9]{1,19}$/), fc.constantFrom(0x0c, 0x16)), { maxLength: 4 }),
+    { maxLength: 3 },
+  ),
+  otherAttributes: fc.array(fc.tuple(fc.constantFrom(0, 2, 3, 4, 5, 12, 19, 21), fc.string({ maxLength: 20 })), { maxLength: 4 }),
+  /**
+   * How the receipt is encoded: DER as the App Store writes it, or BER with indefinite lengths and
+   * the attribute set in one more OCTET STRING, as Xcode's StoreKit testing does. Only the former
+   * is compared with Apple's ReceiptUtility, whose indefinite-length patch is tailored to the exact
+   * layout of Xcode's receipts (it refuses other valid BER); Xcode receipts cannot reach the App
+   * Store Server API anyway, so ours is held to reading BER correctly: the same id as in DER.
+   */
+  encoding: fc.constantFrom(
+    { indefinite: false, wrapping: 'octet string' as const },
+    { indefinite: false, wrapping: 'xcode: octet string in octet string' as const },
+    { indefinite: true, wrapping: 'octet string' as const },
+    { indefinite: true, wrapping: 'xcode: octet string in octet string' as const },
+    { indefinite: true, wrapping: 'xcode: constructed octet string' as const },
+  ),
+  trailingSignerInfos: fc.boolean(),
+});
+
+type GeneratedReceipt = typeof receiptArbitrary extends fc.Arbitrary<infer T> ? T : never;
+
+function buildReceipt(receipt: GeneratedReceipt): string {
+  const { inApps, otherAttributes, encoding: { indefinite, wrapping }, trailingSignerInfos } = receipt;
+  const attributes = [
+    ...otherAttributes.map(([type, value]) => receiptAttribute(type, ber(0x0c, Buffer.from(value)))),
+    ...inApps.map((inApp) => receiptAttribute(17, ber(0x31, Buffer.concat(inApp.map(([type, value, tag]) => receiptAttribute(type, ber(tag, Buffer.from(value)))))))),
+  ];
+  const set = ber(0x31, Buffer.concat(attributes));
+  const eContent = {
+    'octet string': () => ber(0x04, set),
+    'xcode: octet string in octet string': () => ber(0x04, ber(0x04, set)),
+    'xcode: constructed octet string': () => ber(0x24, ber(0x04, set), true),
+  }[wrapping]();
+  const oid = (hex: string) => ber(0x06, Buffer.from(hex, 'hex'));
+  const encap = ber(0x30, Buffer.concat([oid('2a864886f70d010701'), ber(0xa0, eContent, indefinite)]), indefinite);
+  const signerInfos = trailingSignerInfos ? ber(0x31, ber(0x30, Buffer.concat([integer(1), ber(0x04, Buffer.from('signature'))]))) : Buffer.alloc(0);
+  const signedData = ber(0x30, Buffer.concat([integer(1), ber(0x31, Buffer.alloc(0)), encap, signerInfos]), indefinite);
+  return ber(0x30, Buffer.concat([oid('2a864886f70d010702'), ber(0xa0, signedData, indefinite)]), indefinite).toString('base64');
+}
+
+function appleTransactionId(receipt: string): string | null {
+  try {
+    return new ReceiptUtility().extractTransactionIdFromAppReceipt(receipt);
+  } catch {
+    return null;
+  }
+}
+function ourTransactionId(receipt: string): string | null {
+  try {
+    return transactionIdOfAppReceipt(receipt);
+  } catch (error) {
+    if (error instanceof AppError && error.kind === 'INVALID_RECEIPT') return null;
+    throw error;
+  }
+}
+
+describe("legacy app receipts: the transaction id, ours against Apple's ReceiptUtility", () => {
+  it('reads the same transaction id (or none) as Apple from generated DER receipts, and the same from their BER forms', () => {
+    let found = 0;
+    fc.assert(
+      fc.property(receiptArbitrary, (receipt) => {
+        const der = buildReceipt({ ...receipt, encoding: { indefinite: false, wrapping: 'octet string' } });
+        const theirs = appleTransactionId(der);
+        expect(ourTransactionId(der)).toBe(theirs);
+        expect(ourTransactionId(buildReceipt(receipt))).toBe(theirs);
+        if (theirs !== null) found++;
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 600) },
+    );
+    expect(found).toBeGreaterThan(0);
+  });
+
+  it('refuses what is not a receipt, and cut-off receipts, without throwing anything but INVALID_RECEIPT', () => {
+    const whole = buildReceipt({ inApps: [[[1703, '2000000000000001', 0x0c]]], otherAttributes: [], encoding: { indefinite: false, wrapping: 'octet string' }, trailingSignerInfos: true });
+    expect(ourTransactionId(whole)).toBe('2000000000000001');
+    const bytes = Buffer.from(whole, 'base64');
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: bytes.length - 1 }), fc.uint8Array({ maxLength: 64 }), (cut, garbage) => {
+        for (const receipt of [bytes.subarray(0, cut).toString('base64'), Buffer.from(garbage).toString('base64')]) {
+          const mine = ourTransactionId(receipt);
+          if (mine !== null) expect(mine).toBe(appleTransactionId(receipt));
+        }
+      }),
+    );
+  });
+});
