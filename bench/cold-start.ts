@@ -30,6 +30,8 @@ import { median, round, writeResults, type BudgetCheck } from './support/report.
 import { startStubEndpoints } from './support/stub-endpoints.js';
 
 const RUNS = Number(process.env.COLD_START_RUNS ?? 7);
+/** As the stack sets it (cdk/constructs/service-function.ts): store settings are read from Secrets Manager. */
+const STORE_SECRETS_PREFIX = 'subscription-backend/bench/';
 const MAX_RATIO = 1.3;
 /**
  * lambda-perf (daily cold starts of trivial functions, arm64): a hello-world nodejs22.x/24.x init
@@ -58,7 +60,6 @@ try {
   const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
   const { pauseSubscription } = await import('../lib/services/subscriptions.js');
   const { deliverStatusChange } = await import('../lib/services/webhook-delivery.js');
-  const { putStoreSettings } = await import('../lib/stores/settings.js');
   const { createTestApp, PREMIUM_MONTHLY } = await import('../test/support/fixtures.js');
   const { mobileHeaders } = await import('../test/support/mobile.js');
   const { seedSubscription } = await import('../test/support/subscriptions.js');
@@ -86,7 +87,8 @@ try {
   async function appleApp() {
     const { app: created, secretKey, sdkKey } = await createApp({ name: 'cold-start apple', reportingCurrency: 'USD', testStore: false });
     await putProducts(created.app_id, [{ ...PREMIUM_MONTHLY, id: APPLE_PRODUCT, platforms: ['ios'] }]);
-    await putStoreSettings(created.app_id, 'app_store', { bundle_id: 'com.app.qysmat', environment: 'Sandbox' });
+    // Where the deployed functions read it: Secrets Manager (here its stand-in).
+    stubs.secrets.set(`${STORE_SECRETS_PREFIX}${created.app_id}/app_store`, JSON.stringify({ bundle_id: 'com.app.qysmat', environment: 'Sandbox' }));
     return { appId: created.app_id, secretKey: secretKey.key, sdkKey: sdkKey.key };
   }
   const today = new Date();
@@ -248,6 +250,8 @@ try {
     AWS_ENDPOINT_URL_EVENTBRIDGE: stubs.url,
     DEAD_LETTER_QUEUE_URL: `${stubs.url}/queue/dead-letters`,
     AWS_ENDPOINT_URL_SQS: stubs.url,
+    STORE_SECRETS_PREFIX,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: stubs.url,
     // Every run counts against the same keys; the limit is not what is measured (the counter write is).
     RATE_LIMIT_STANDARD_PER_MINUTE: '1000000',
     RATE_LIMIT_PREMIUM_PER_MINUTE: '1000000',
