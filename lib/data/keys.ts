@@ -85,6 +85,8 @@ export const keys = {
   /** One counter per API key (by its public id), shared by every function instance. */
   rateLimitWindow: (keyId: string): TableKey => ({ pk: `RATE#${keyId}`, sk: 'RATE' }),
   userProfile: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'PROFILE' }),
+  /** The latest body a user reported to /report/{type}, next to the profile. */
+  latestReport: (appId: string, userId: string, type: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: `REPORT#${type}` }),
   /** Partition of the subscriptionsByUser index. */
   userSubscriptions: (appId: string, userId: string): string => `${appId}#${userId}`,
 };

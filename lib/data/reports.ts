@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { config } from '../config.js';
 import type { NormalizedEvent } from '../domain/events.js';
 import { batchWriteAll, putRequest } from './batch.js';
-import { ddb, tableName } from './client.js';
+import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys } from './keys.js';
 
 const expiry = (now: Date) => Math.floor(now.getTime() / 1000) + config.eventRetentionDays * 86_400;
@@ -52,9 +52,25 @@ export async function storeEvents(context: ReportContext, events: NormalizedEven
   await Promise.all([...byUser].map(([user, { features }]) => touchProfile(context.appId, user, now, features)));
 }
 
+/**
+ * Distinct feature names kept per user (usage_stats.features_used): a bound that keeps the profile
+ * item far below DynamoDB's 400 KB (500 names of at most 200 characters), and far above the
+ * features of any app. Names beyond it are not added; the events themselves are all stored.
+ */
+export const MAX_FEATURES_PER_USER = 500;
+
 /** first_seen once, last_seen now, and any newly used features (a set: adding one again changes nothing). */
 async function touchProfile(appId: string, userId: string, now: Date, features: Set<string> = new Set()): Promise<void> {
-  await ddb.send(new UpdateCommand(profileUpdate(appId, userId, now, features.size > 0 ? { add: { features } } : {})));
+  if (features.size > 0) {
+    try {
+      await ddb.send(new UpdateCommand(profileUpdate(appId, userId, now, { add: { features }, boundedSet: { name: 'features', max: MAX_FEATURES_PER_USER } })));
+      return;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // The set is full; the user was still active.
+    }
+  }
+  await ddb.send(new UpdateCommand(profileUpdate(appId, userId, now, {})));
 }
 
 export interface ReportedSession {
@@ -108,15 +124,19 @@ export interface ProfileChange {
   set?: Record<string, unknown>;
   /** Set only if the profile has no value yet (first-touch attribution). */
   setIfAbsent?: Record<string, unknown>;
+  /** The update fails its condition when this set already holds `max` members. */
+  boundedSet?: { name: string; max: number };
 }
 
 function profileUpdate(appId: string, userId: string, now: Date, change: ProfileChange) {
   const adds = Object.entries(change.add ?? {});
   const sets = Object.entries(change.set ?? {});
   const firsts = Object.entries(change.setIfAbsent ?? {});
+  const bounded = change.boundedSet;
   return {
     TableName: tableName,
     Key: keys.userProfile(appId, userId),
+    ...(bounded ? { ConditionExpression: 'attribute_not_exists(#bounded) OR size(#bounded) < :bound' } : {}),
     UpdateExpression:
       `SET #type = :type, app_id = :app, user_id = :user, first_seen = if_not_exists(first_seen, :now), last_seen = :now` +
       sets.map((_, i) => `, #s${i} = :s${i}`).join('') +
@@ -127,6 +147,7 @@ function profileUpdate(appId: string, userId: string, now: Date, change: Profile
       ...Object.fromEntries(sets.map(([name], i) => [`#s${i}`, name])),
       ...Object.fromEntries(firsts.map(([name], i) => [`#f${i}`, name])),
       ...Object.fromEntries(adds.map(([name], i) => [`#a${i}`, name])),
+      ...(bounded ? { '#bounded': bounded.name } : {}),
     },
     ExpressionAttributeValues: {
       ':type': 'user_profile',
@@ -136,6 +157,7 @@ function profileUpdate(appId: string, userId: string, now: Date, change: Profile
       ...Object.fromEntries(sets.map(([, value], i) => [`:s${i}`, value])),
       ...Object.fromEntries(firsts.map(([, value], i) => [`:f${i}`, value])),
       ...Object.fromEntries(adds.map(([, value], i) => [`:a${i}`, value])),
+      ...(bounded ? { ':bound': bounded.max } : {}),
     },
   };
 }
@@ -151,8 +173,10 @@ export async function appendReport(
   payload: Record<string, unknown>,
   change: ProfileChange,
   now: Date,
+  options: { keepLatestOfType?: string } = {},
 ): Promise<void> {
   const receivedAt = now.toISOString();
+  const report = { kind, payload, platform: context.platform, received_at: receivedAt };
   await ddb.send(
     new TransactWriteCommand({
       TransactItems: [
@@ -162,14 +186,14 @@ export async function appendReport(
             Item: {
               ...keys.reportHistory(context.appId, userId, kind, receivedAt, randomBytes(6).toString('hex')),
               type: 'report',
-              kind,
-              payload,
-              platform: context.platform,
-              received_at: receivedAt,
+              ...report,
               ttl: expiry(now),
             },
           },
         },
+        // The latest of a kind is an item of its own, not a profile attribute: an app may report
+        // any number of kinds, and the profile item must stay within 400 KB.
+        ...(options.keepLatestOfType !== undefined ? [{ Put: { TableName: tableName, Item: { ...keys.latestReport(context.appId, userId, options.keepLatestOfType), type: 'latest_report', app_id: context.appId, user_id: userId, ...report } } }] : []),
         { Update: profileUpdate(context.appId, userId, now, change) },
       ],
     }),

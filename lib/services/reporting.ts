@@ -37,9 +37,9 @@ export async function reportConversion(caller: MobileCaller, body: ReportConvers
   await appendReport(contextOf(caller), caller.userId, 'conversion', body, { add: { conversion_count: 1 } }, new Date());
 }
 
-/** The latest report of each type is kept on the profile (`report_<type>`); every report in the history. */
+/** The latest report of each type is kept (an item per type and user); every report in the history. */
 export async function reportTyped(caller: MobileCaller, type: string, body: Record<string, unknown>): Promise<void> {
-  await appendReport(contextOf(caller), caller.userId, `report:${type}`, body, { set: { [`report_${type}`]: body } }, new Date());
+  await appendReport(contextOf(caller), caller.userId, `report:${type}`, body, {}, new Date(), { keepLatestOfType: type });
 }
 
 export async function reportGlobalSwitch(caller: MobileCaller, body: Record<string, unknown>): Promise<void> {

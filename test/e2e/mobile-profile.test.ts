@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
+import { MAX_FEATURES_PER_USER } from '../../lib/data/reports.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
@@ -42,16 +43,48 @@ describe('mobile reporting: orders, conversions, typed reports, user data', () =
     expect((await historyOf(app.appId, user)).map((h) => h.kind)).toEqual(['conversion']);
   });
 
-  it.each(['', '/v2'])('%s/report/{type} keeps the latest body per type on the profile and every report in history', async (version) => {
+  const latestOf = async (appId: string, userId: string, type: string) =>
+    (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.latestReport(appId, userId, type), ConsistentRead: true }))).Item;
+
+  it.each(['', '/v2'])('%s/report/{type} keeps the latest body per type and every report in history', async (version) => {
     const user = `reporter${version.replace('/', '-')}`;
     await send('POST', `${version}/report/device_info`, user, { model: 'iPhone15,2', os: '17.0' });
     await send('POST', `${version}/report/device_info`, user, { model: 'iPhone16,1', os: '18.1' });
     await send('POST', `${version}/report/app_info`, user, { build: 42 });
-    const profile = await profileOf(app.appId, user);
-    expect(profile.report_device_info).toEqual({ model: 'iPhone16,1', os: '18.1' });
-    expect(profile.report_app_info).toEqual({ build: 42 });
+    expect((await latestOf(app.appId, user, 'device_info'))?.payload).toEqual({ model: 'iPhone16,1', os: '18.1' });
+    expect((await latestOf(app.appId, user, 'app_info'))?.payload).toEqual({ build: 42 });
+    expect((await profileOf(app.appId, user)).last_seen).toEqual(expect.any(String));
     expect((await historyOf(app.appId, user)).map((h) => h.kind).sort()).toEqual(['report:app_info', 'report:device_info', 'report:device_info']);
   });
+
+  it('any number of report types, each near the 32 KB limit, never outgrow the profile item (400 KB)', async () => {
+    const user = 'many-types';
+    const body = { blob: 'x'.repeat(32_000) };
+    for (let i = 0; i < 16; i++) {
+      const res = await send('POST', `/report/type_${i}`, user, body);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    expect((await latestOf(app.appId, user, 'type_15'))?.payload).toEqual(body);
+    expect(JSON.stringify(await profileOf(app.appId, user)).length).toBeLessThan(2_000);
+  });
+
+  it(`keeps at most ${MAX_FEATURES_PER_USER} distinct features per user; the events beyond are stored and the user stays seen`, async () => {
+    const user = 'feature-collector';
+    const feature = (i: number) => `feature_${i}_${'f'.repeat(180)}`;
+    for (let start = 0; start < MAX_FEATURES_PER_USER + 100; start += 100) {
+      const events = Array.from({ length: 100 }, (_, i) => ({ name: 'feature_used', user, sessionId: 's', extra: { feature_name: feature(start + i) } }));
+      const res = await send('POST', '/v2/users/report/events', user, { events });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    const before = await profileOf(app.appId, user);
+    expect((before.features as Set<string>).size).toBe(MAX_FEATURES_PER_USER);
+    await new Promise((r) => setTimeout(r, 5));
+    const res = await send('POST', '/v2/users/report/events', user, { events: [{ name: 'feature_used', user, sessionId: 's', extra: { feature_name: 'one_more' } }] });
+    expect(res.status).toBe(200);
+    const after = await profileOf(app.appId, user);
+    expect((after.features as Set<string>).has('one_more')).toBe(false);
+    expect(after.last_seen > before.last_seen).toBe(true);
+  }, 60_000);
 
   it.each(['', '/v2'])('%s/report/global_switch is its own endpoint, not a report type', async (version) => {
     const user = `switcher${version.replace('/', '-')}`;
