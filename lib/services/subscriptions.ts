@@ -229,16 +229,22 @@ export interface CommittedChange {
 }
 
 /**
+ * Decides the change to make to the subscription as it is, or null when, as it is, it needs none
+ * (e.g. a concurrent request already made it): commitChange then answers with it unchanged.
+ */
+export type ChangePlan = (current: SubscriptionRecord, now: Date) => PlannedChange | null | Promise<PlannedChange | null>;
+
+/**
  * Read, decide, write: applies one lifecycle command through the state machine and saves the
  * result conditioned on the version read (with the outbox item of any status change). A lost
- * race is retried on a fresh read; a change that changes nothing writes nothing. With
+ * race is retried on a fresh read, decided again; a change that changes nothing writes nothing. With
  * `withPayment`, the payment item is read along with the state (one Query instead of one GetItem),
  * so that the caller can answer with the subscription's detail without reading it again.
  */
 export async function commitChange(
   appId: string,
   subscriptionId: string,
-  plan: (current: SubscriptionRecord, now: Date) => PlannedChange | Promise<PlannedChange>,
+  plan: ChangePlan,
   options: { withPayment?: boolean } = {},
 ): Promise<CommittedChange> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
@@ -248,7 +254,9 @@ export async function commitChange(
     if (!found) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
     const { record: current, payment: currentPayment } = found;
     const now = new Date();
-    const { command, payment, bindTransaction, bindOwner } = await plan(current, now);
+    const planned = await plan(current, now);
+    if (!planned) return { statusChange: null, record: current, payment: currentPayment };
+    const { command, payment, bindTransaction, bindOwner } = planned;
     const { next, statusChange, refund } = applyCommand(current, command, now);
     const unchanged = !statusChange && !payment && (Object.keys(next) as (keyof typeof next)[]).every((field) => next[field] === current[field]);
     if (unchanged) return { statusChange: null, record: current, payment: currentPayment };

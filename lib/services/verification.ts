@@ -145,12 +145,18 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
       const current = await requireRecord(appId, owned.subscription_id);
       if (RUNNING.has(current.status)) {
         // A later transaction of a running purchase: a renewal (an older one changes nothing).
-        if (current.status === 'active' && Date.parse(transaction.expires_at) > Date.parse(current.expires_at)) {
-          await commitChange(appId, current.id, () => ({
-            command: { type: 'renew', expires_at: transaction.expires_at },
-            payment: { ...paid, transaction_id: transaction.transaction_id, receipt_data: body.receipt_data },
-            bindTransaction: transaction.transaction_id,
-          }));
+        // Decided on the latest record: a concurrent verification of this renewal may have made it.
+        const renews = (record: SubscriptionRecord) => record.status === 'active' && Date.parse(transaction.expires_at) > Date.parse(record.expires_at);
+        if (renews(current)) {
+          await commitChange(appId, current.id, (latest) =>
+            renews(latest)
+              ? {
+                  command: { type: 'renew', expires_at: transaction.expires_at },
+                  payment: { ...paid, transaction_id: transaction.transaction_id, receipt_data: body.receipt_data },
+                  bindTransaction: transaction.transaction_id,
+                }
+              : null,
+          );
         }
         return result(await requireRecord(appId, current.id), transaction);
       }
@@ -186,12 +192,17 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
 
     const current = await requireRecord(appId, subscriptionId);
     if (current.status === 'pending_verification') {
-      await commitChange(appId, subscriptionId, (latest) => ({
-        command: { type: 'activate', expires_at: transaction.expires_at },
-        payment: paid,
-        // A record created by POST /subscriptions is not yet known as this purchase's.
-        bindOwner: latest.user_id === body.user_id ? owner : undefined,
-      }));
+      // A concurrent verification of this receipt may have activated it meanwhile: then it stays as that left it.
+      await commitChange(appId, subscriptionId, (latest) =>
+        latest.status === 'pending_verification'
+          ? {
+              command: { type: 'activate', expires_at: transaction.expires_at },
+              payment: paid,
+              // A record created by POST /subscriptions is not yet known as this purchase's.
+              bindOwner: latest.user_id === body.user_id ? owner : undefined,
+            }
+          : null,
+      );
     }
     return result(await requireRecord(appId, subscriptionId), transaction);
   }

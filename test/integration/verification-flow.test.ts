@@ -1,0 +1,94 @@
+/**
+ * The purchase verification flow against DynamoDB Local, below HTTP: the race and repair rules of
+ * lib/services/verification.ts's header, which the e2e tests (one request at a time) cannot reach.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ddb } from '../../lib/data/client.js';
+import { listSubscriptions } from '../../lib/data/subscriptions.js';
+import { getSubscriptionDetail } from '../../lib/services/subscriptions.js';
+import { verifyPurchase } from '../../lib/services/verification.js';
+import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { mintReceipt } from '../support/receipts.js';
+
+/** Concurrent verifications per round, and rounds: enough to lose every race (each round mints a new receipt). */
+const CONCURRENT = 3;
+const ROUNDS = 8;
+
+/** What each of several promises came to: 'ok' or the AppError kind it failed with. */
+async function outcomes(work: Promise<unknown>[]): Promise<string[]> {
+  return (await Promise.allSettled(work)).map((settled) =>
+    settled.status === 'fulfilled' ? 'ok' : ((settled.reason as { kind?: string }).kind ?? String(settled.reason)),
+  );
+}
+
+describe('purchase verification flow (DynamoDB Local)', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createTestApp();
+  });
+  const verify = (receipt_data: string, user_id: string) => verifyPurchase(app.appId, { platform: 'ios', receipt_data, user_id });
+
+  it('one user verifying a new receipt several times at once gets one active subscription, the same answer every time', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const user = `together-${round}`;
+      const { receipt_data } = await mintReceipt(app);
+      const results = await Promise.all(Array.from({ length: CONCURRENT }, () => verify(receipt_data, user)));
+      expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+      const { items } = await listSubscriptions(app.appId, { user_id: user }, { skip: 0, limit: 10 });
+      expect(items.map((item) => [item.id, item.status])).toEqual([[results[0]!.subscription_id, 'active']]);
+    }
+  });
+
+  it('several users verifying one new receipt at once: one owns it, the others get RECEIPT_ALREADY_USED', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const { receipt_data } = await mintReceipt(app);
+      const results = await outcomes(Array.from({ length: CONCURRENT }, (_, i) => verify(receipt_data, `rival-${round}-${i}`)));
+      expect(results.filter((r) => r === 'ok')).toHaveLength(1);
+      expect(results.filter((r) => r !== 'ok')).toEqual(Array(CONCURRENT - 1).fill('RECEIPT_ALREADY_USED'));
+    }
+  });
+
+  it('one renewal verified several times at once renews once, and every answer has its expiry', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const user = `renewing-${round}`;
+      const first = await mintReceipt(app, { expiresIn: 86_400 });
+      const bought = await verify(first.receipt_data, user);
+      const renewal = await mintReceipt(app, { expiresIn: 40 * 86_400, renews: first.transaction_id });
+      const results = await Promise.all(Array.from({ length: CONCURRENT }, () => verify(renewal.receipt_data, user)));
+      expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+      expect(results[0]).toMatchObject({ subscription_id: bought.subscription_id });
+      expect(Date.parse(results[0]!.expires_at)).toBeGreaterThan(Date.parse(bought.expires_at));
+      const detail = await getSubscriptionDetail(app.appId, bought.subscription_id);
+      expect(detail).toMatchObject({ status: 'active', expires_at: results[0]!.expires_at, payment_info: { transaction_id: renewal.transaction_id } });
+    }
+  });
+
+  it('a crash between recording the purchase and activating it is repaired by the next verification of the receipt', async () => {
+    const { receipt_data, transaction_id } = await mintReceipt(app);
+    // The activation (a versioned state write) fails as if the function died before it.
+    ddb.middlewareStack.add(
+      (next) => async (args) => {
+        const items = (args.input as { TransactItems?: { Put?: { ConditionExpression?: string } }[] }).TransactItems ?? [];
+        if (items.some((item) => item.Put?.ConditionExpression === 'version = :version')) throw new Error('function crashed');
+        return next(args);
+      },
+      { step: 'initialize', name: 'crashBeforeActivation' },
+    );
+    try {
+      await expect(verify(receipt_data, 'crashed')).rejects.toThrow('function crashed');
+    } finally {
+      ddb.middlewareStack.remove('crashBeforeActivation');
+    }
+    const { items: [pending] } = await listSubscriptions(app.appId, { user_id: 'crashed' }, { skip: 0, limit: 10 });
+    expect(pending).toMatchObject({ status: 'pending_verification' });
+
+    const repaired = await verify(receipt_data, 'crashed');
+    expect(repaired.subscription_id).toBe(pending!.id);
+    expect(await getSubscriptionDetail(app.appId, pending!.id)).toMatchObject({
+      status: 'active',
+      payment_info: { transaction_id, last_payment: repaired.purchase_date },
+    });
+    // Repaired once: verifying again is the idempotent repeat.
+    expect(await verify(receipt_data, 'crashed')).toEqual(repaired);
+  });
+});
