@@ -234,6 +234,16 @@ export interface CommittedChange {
  */
 export type ChangePlan = (current: SubscriptionRecord, now: Date) => PlannedChange | null | Promise<PlannedChange | null>;
 
+export type CommitOptions =
+  /** Read the payment item along with the state, to answer with it. */
+  | { withPayment: true; current?: undefined }
+  /**
+   * The subscription as the caller has just written or read it: the first attempt decides on it
+   * instead of reading it again. If it is stale, the version condition refuses the write and the
+   * next attempt reads it afresh; a decision to change nothing answers with it as given.
+   */
+  | { withPayment?: false; current?: SubscriptionRecord | undefined };
+
 /**
  * Read, decide, write: applies one lifecycle command through the state machine and saves the
  * result conditioned on the version read (with the outbox item of any status change). A lost
@@ -245,12 +255,17 @@ export async function commitChange(
   appId: string,
   subscriptionId: string,
   plan: ChangePlan,
-  options: { withPayment?: boolean } = {},
+  options: CommitOptions = {},
 ): Promise<CommittedChange> {
+  const read = () =>
+    options.withPayment
+      ? getSubscription(appId, subscriptionId)
+      : getSubscriptionRecord(appId, subscriptionId).then((record) => record && { record, payment: undefined });
+  let known = options.current;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const found = options.withPayment
-      ? await getSubscription(appId, subscriptionId)
-      : await getSubscriptionRecord(appId, subscriptionId).then((record) => record && { record, payment: undefined });
+    // The caller's record stands in for the first read only.
+    const found = known ? { record: known, payment: undefined } : await read();
+    known = undefined;
     if (!found) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
     const { record: current, payment: currentPayment } = found;
     const now = new Date();
