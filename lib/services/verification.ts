@@ -147,8 +147,11 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
         // A later transaction of a running purchase: a renewal (an older one changes nothing).
         // Decided on the latest record: a concurrent verification of this renewal may have made it.
         const renews = (record: SubscriptionRecord) => record.status === 'active' && Date.parse(transaction.expires_at) > Date.parse(record.expires_at);
-        if (renews(current)) {
-          await commitChange(appId, current.id, (latest) =>
+        if (!renews(current)) return result(current, transaction);
+        const renewed = await commitChange(
+          appId,
+          current.id,
+          (latest) =>
             renews(latest)
               ? {
                   command: { type: 'renew', expires_at: transaction.expires_at },
@@ -156,14 +159,17 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
                   bindTransaction: transaction.transaction_id,
                 }
               : null,
-          );
-        }
-        return result(await requireRecord(appId, current.id), transaction);
+          { current },
+        );
+        return result(renewed.record, transaction);
       }
     }
 
-    let subscriptionId = bound?.subscription_id;
-    if (!subscriptionId) {
+    // The subscription this transaction pays for, as just read or written.
+    let current: SubscriptionRecord;
+    if (bound) {
+      current = await requireRecord(appId, bound.subscription_id);
+    } else {
       const { record, payment } = pendingSubscription(
         appId,
         {
@@ -187,13 +193,15 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
         if (inserted.reason === 'owned_by_another_user') throw alreadyUsed();
         continue; // someone bound this transaction meanwhile: look again
       }
-      subscriptionId = record.id;
+      current = record;
     }
 
-    const current = await requireRecord(appId, subscriptionId);
-    if (current.status === 'pending_verification') {
-      // A concurrent verification of this receipt may have activated it meanwhile: then it stays as that left it.
-      await commitChange(appId, subscriptionId, (latest) =>
+    if (current.status !== 'pending_verification') return result(current, transaction);
+    // A concurrent verification of this receipt may have activated it meanwhile: then it stays as that left it.
+    const activated = await commitChange(
+      appId,
+      current.id,
+      (latest) =>
         latest.status === 'pending_verification'
           ? {
               command: { type: 'activate', expires_at: transaction.expires_at },
@@ -202,9 +210,9 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
               bindOwner: latest.user_id === body.user_id ? owner : undefined,
             }
           : null,
-      );
-    }
-    return result(await requireRecord(appId, subscriptionId), transaction);
+      { current },
+    );
+    return result(activated.record, transaction);
   }
   throw new AppError('VERIFICATION_FAILED', 'this purchase is being verified concurrently; retry', { retryable: true });
 }
