@@ -45,6 +45,8 @@ const AUTH: readonly TableAction[] = ['GetItem', 'UpdateItem'];
 const REPORT: readonly TableAction[] = [...AUTH, 'PutItem'];
 /** Every subscription change is a TransactWriteItems of puts and updates. */
 const TRANSACT: readonly TableAction[] = ['PutItem', 'UpdateItem'];
+/** Purchase verification reads the product, the purchase's owner and the transaction's binding in one BatchGetItem. */
+const VERIFY: readonly TableAction[] = [...AUTH, 'BatchGetItem', ...TRANSACT];
 
 export const ROUTES: readonly Route[] = [
   {
@@ -69,7 +71,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: `${SUBSCRIPTIONS_BASE}/verify`,
     handler: 'functions/subscriptions/verify.ts',
-    table: [...AUTH, ...TRANSACT],
+    table: VERIFY,
     storeSecrets: true,
   },
   {
@@ -111,7 +113,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/receipt/verify/first',
     handler: 'functions/mobile/receipt-verify-first.ts',
-    table: [...AUTH, ...TRANSACT],
+    table: VERIFY,
     storeSecrets: true,
     mobileHeaders: 'common',
   },
@@ -121,7 +123,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/receipt/verify/recover',
     handler: 'functions/mobile/receipt-verify-recover.ts',
-    table: [...AUTH, ...TRANSACT],
+    table: VERIFY,
     storeSecrets: true,
     mobileHeaders: 'common',
   },

@@ -1,6 +1,7 @@
-/** BatchWriteItem until every item is stored: DynamoDB may return UnprocessedItems under load. */
-import { BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+/** Batch operations: many items in one request. */
+import { BatchGetCommand, BatchWriteCommand, GetCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
+import type { TableKey } from './keys.js';
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
@@ -9,6 +10,7 @@ const MAX_ROUNDS = 10;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** BatchWriteItem until every item is stored: DynamoDB may return UnprocessedItems under load. */
 export async function batchWriteAll(requests: WriteRequest[]): Promise<void> {
   for (let start = 0; start < requests.length; start += MAX_BATCH) {
     let pending: WriteRequest[] = requests.slice(start, start + MAX_BATCH);
@@ -24,3 +26,22 @@ export async function batchWriteAll(requests: WriteRequest[]): Promise<void> {
 }
 
 export const putRequest = (item: Record<string, unknown>): WriteRequest => ({ PutRequest: { Item: item } });
+
+const keyId = (key: { pk?: unknown; sk?: unknown }) => `${String(key.pk)}\n${String(key.sk)}`;
+
+/**
+ * Items by key (distinct, at most 100) in one strongly consistent BatchGetItem: one request instead
+ * of one per item. In the order of the keys; undefined where there is none. Keys DynamoDB leaves
+ * unprocessed (it may, under throttling) are read one by one, so a throttled read fails as a GetItem would.
+ */
+export async function batchGetConsistent(keys: TableKey[]): Promise<(Record<string, unknown> | undefined)[]> {
+  const { Responses, UnprocessedKeys } = await ddb.send(
+    new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }),
+  );
+  const found = new Map((Responses?.[tableName] ?? []).map((item) => [keyId(item), item]));
+  for (const key of UnprocessedKeys?.[tableName]?.Keys ?? []) {
+    const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+    if (Item) found.set(keyId(key), Item);
+  }
+  return keys.map((key) => found.get(keyId(key)));
+}

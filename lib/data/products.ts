@@ -11,7 +11,7 @@ const PRODUCT_FIELDS = [
   'trial_period_days', 'features', 'platforms', 'active',
 ] as const satisfies readonly (keyof Product)[];
 
-function toProduct(item: Record<string, unknown>): Product {
+export function toProduct(item: Record<string, unknown>): Product {
   return Object.fromEntries(PRODUCT_FIELDS.map((field) => [field, item[field]])) as Product;
 }
 

@@ -5,13 +5,15 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchWriteAll, putRequest } from './batch.js';
+import { batchGetConsistent, batchWriteAll, putRequest } from './batch.js';
 import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type StatusChange, type SubscriptionState, type SubscriptionStatus } from '../domain/subscription-state.js';
 import { outboxItem } from '../events/outbox.js';
 import type { RevenueDelta } from '../domain/revenue.js';
 import type { Platform } from '../schemas/common.js';
+import type { Product } from '../schemas/product.js';
 import { ddb, tableName } from './client.js';
 import { dueAttributes, keys, listCounterKey, listPartition, listSortKey, type FacetValues, type TableKey } from './keys.js';
+import { toProduct } from './products.js';
 import { facetCombinations, TABLE, withoutKeys } from './table.js';
 
 export interface SubscriptionRecord extends SubscriptionState {
@@ -208,18 +210,62 @@ export async function insertSubscription(
   }
 }
 
-export async function getPurchaseOwner(appId: string, owner: PurchaseOwner): Promise<{ user_id: string; subscription_id: string } | undefined> {
+/** Whose a store purchase is, and the subscription it serves. */
+export interface OwnedPurchase {
+  user_id: string;
+  subscription_id: string;
+}
+
+const toOwnedPurchase = (item: Record<string, unknown>): OwnedPurchase => ({ user_id: item.user_id as string, subscription_id: item.subscription_id as string });
+
+const toTransactionBinding = (item: Record<string, unknown>): TransactionBinding => ({
+  subscription_id: item.subscription_id as string,
+  user_id: item.user_id as string,
+  product_id: item.product_id as string,
+});
+
+export async function getPurchaseOwner(appId: string, owner: PurchaseOwner): Promise<OwnedPurchase | undefined> {
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName, Key: keys.purchaseOwner(appId, owner.store, owner.original_transaction_id), ConsistentRead: true }),
   );
-  return Item ? { user_id: Item.user_id as string, subscription_id: Item.subscription_id as string } : undefined;
+  return Item ? toOwnedPurchase(Item) : undefined;
 }
 
 export async function getTransactionBinding(appId: string, transactionId: string): Promise<TransactionBinding | undefined> {
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName, Key: keys.transaction(appId, transactionId), ConsistentRead: true }),
   );
-  return Item ? { subscription_id: Item.subscription_id, user_id: Item.user_id, product_id: Item.product_id } : undefined;
+  return Item ? toTransactionBinding(Item) : undefined;
+}
+
+/** What a store transaction is, as far as this app knows: see lookUpPurchase. */
+export interface PurchaseLookup {
+  /** The catalogue product the transaction is for. */
+  product: Product | undefined;
+  /** Who owns the store purchase the transaction belongs to. */
+  owned: OwnedPurchase | undefined;
+  /** The subscription the transaction already pays for. */
+  binding: TransactionBinding | undefined;
+}
+
+/**
+ * The product, the purchase's owner and the transaction's binding in one strongly consistent
+ * BatchGetItem (one request instead of three): what verifying a purchase decides on.
+ */
+export async function lookUpPurchase(
+  appId: string,
+  purchase: { productId: string; owner: PurchaseOwner; transactionId: string },
+): Promise<PurchaseLookup> {
+  const [product, owned, binding] = await batchGetConsistent([
+    keys.product(appId, purchase.productId),
+    keys.purchaseOwner(appId, purchase.owner.store, purchase.owner.original_transaction_id),
+    keys.transaction(appId, purchase.transactionId),
+  ]);
+  return {
+    product: product && toProduct(product),
+    owned: owned && toOwnedPurchase(owned),
+    binding: binding && toTransactionBinding(binding),
+  };
 }
 
 /**

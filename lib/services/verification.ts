@@ -11,12 +11,11 @@
  *   whose subscription has ended is a resubscription: a new subscription.
  */
 import { getApp, type AppRecord } from '../data/apps.js';
-import { getProduct } from '../data/products.js';
 import {
-  getPurchaseOwner,
   getSubscriptionRecord,
   getTransactionBinding,
   insertSubscription,
+  lookUpPurchase,
   type PurchaseOwner,
   type SubscriptionRecord,
   type TakeOver,
@@ -120,15 +119,15 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
   if (options.expectedProductId !== undefined && options.expectedProductId !== transaction.product_id) {
     throw new AppError('INVALID_RECEIPT', `the receipt is for product ${transaction.product_id}, not ${options.expectedProductId}`);
   }
-  const product = await getProduct(appId, transaction.product_id);
-  if (!product) throw new AppError('INVALID_RECEIPT', `product ${transaction.product_id} of the receipt is not in this app's catalogue`);
   const transfers = options.restore === true && app.restore_policy === 'transfer';
   const owner: PurchaseOwner = { store: transaction.store, original_transaction_id: transaction.original_transaction_id };
   const alreadyUsed = () => new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
   const paid = transaction.trial ? {} : { last_payment: transaction.purchase_date };
 
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const owned = await getPurchaseOwner(appId, owner);
+    // Everything the decision rests on, in one read, afresh on every attempt.
+    const { product, owned, binding } = await lookUpPurchase(appId, { productId: transaction.product_id, owner, transactionId: transaction.transaction_id });
+    if (!product) throw new AppError('INVALID_RECEIPT', `product ${transaction.product_id} of the receipt is not in this app's catalogue`);
     let takeOver: TakeOver | undefined;
     if (owned && owned.user_id !== body.user_id) {
       if (!transfers) throw alreadyUsed();
@@ -137,7 +136,6 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
       await cancelUnlessEnded(appId, owned.subscription_id, false, 'transferred_to_another_user');
       takeOver = { fromUserId: owned.user_id, fromSubscriptionId: owned.subscription_id };
     }
-    const binding = await getTransactionBinding(appId, transaction.transaction_id);
     const bound = takeOver && binding?.subscription_id === takeOver.fromSubscriptionId ? undefined : binding;
     if (bound && bound.user_id !== body.user_id) throw alreadyUsed();
 

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ddb } from '../../lib/data/client.js';
 import {
   bulkInsertSubscriptions,
   getPurchaseOwner,
@@ -6,10 +7,11 @@ import {
   getTransactionBinding,
   insertSubscription,
   listSubscriptions,
+  lookUpPurchase,
   saveSubscriptionState,
   type SubscriptionRecord,
 } from '../../lib/data/subscriptions.js';
-import { createTestApp } from '../support/fixtures.js';
+import { createTestApp, PREMIUM_MONTHLY } from '../support/fixtures.js';
 import { buildSubscription } from '../support/subscriptions.js';
 
 const record = (appId: string, overrides: Partial<SubscriptionRecord> = {}) =>
@@ -120,5 +122,49 @@ describe('subscription repository (DynamoDB Local)', () => {
     expect(await getTransactionBinding(app, 'tx-777')).toMatchObject({ subscription_id: heir.id, user_id: 'bob' });
     // A stale take-over (alice no longer owns it) is refused.
     expect(await insertSubscription(record(app, { user_id: 'carol' }), payment(), { owner, takeOver })).toEqual({ inserted: false, reason: 'owned_by_another_user' });
+  });
+
+  it('looks up the product, the owner and the binding of a purchase in one read, and reads keys DynamoDB left unprocessed one by one', async () => {
+    const { appId: app } = await createTestApp([PREMIUM_MONTHLY]);
+    const owner = { store: 'app_store', original_transaction_id: '2000000000000888' };
+    const sub = record(app, { user_id: 'dana' });
+    await insertSubscription(sub, payment('tx-888'), { owner });
+    const expected = {
+      product: PREMIUM_MONTHLY,
+      owned: { user_id: 'dana', subscription_id: sub.id },
+      binding: { subscription_id: sub.id, user_id: 'dana', product_id: 'premium_monthly' },
+    };
+    expect(await lookUpPurchase(app, { productId: 'premium_monthly', owner, transactionId: 'tx-888' })).toEqual(expected);
+    expect(await lookUpPurchase(app, { productId: 'unknown', owner: { ...owner, original_transaction_id: 'other' }, transactionId: 'tx-other' })).toEqual({
+      product: undefined,
+      owned: undefined,
+      binding: undefined,
+    });
+
+    // DynamoDB may answer a batch in part under throttling: here it leaves all but the first key for later.
+    const operations: string[] = [];
+    ddb.middlewareStack.add(
+      (next, context) => async (args) => {
+        operations.push(context.commandName!);
+        const response = await next(args);
+        const output = response.output as { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys: unknown[] }> };
+        if (context.commandName === 'BatchGetItemCommand') {
+          const request = (args.input as { RequestItems: Record<string, { Keys: unknown[] }> }).RequestItems;
+          const [table, { Keys }] = Object.entries(request)[0]!;
+          const [kept] = Keys as { sk: string }[];
+          output.Responses = { [table]: (output.Responses?.[table] ?? []).filter((item) => item.sk === kept!.sk) };
+          output.UnprocessedKeys = { [table]: { ...request[table]!, Keys: Keys.slice(1) } };
+        }
+        return response;
+      },
+      // Where the document client's commands see their input and output as plain values.
+      { step: 'initialize', name: 'leaveKeysUnprocessed' },
+    );
+    try {
+      expect(await lookUpPurchase(app, { productId: 'premium_monthly', owner, transactionId: 'tx-888' })).toEqual(expected);
+    } finally {
+      ddb.middlewareStack.remove('leaveKeysUnprocessed');
+    }
+    expect(operations).toEqual(['BatchGetItemCommand', 'GetItemCommand', 'GetItemCommand']);
   });
 });
