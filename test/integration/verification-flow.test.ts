@@ -1,12 +1,15 @@
 /**
  * The purchase verification flow against DynamoDB Local, below HTTP: the race and repair rules of
- * lib/services/verification.ts's header, which the e2e tests (one request at a time) cannot reach.
+ * lib/services/verification.ts's header, which the e2e tests (one request at a time) cannot reach,
+ * and the DynamoDB calls it makes (they are most of a verifying function's cold start).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb } from '../../lib/data/client.js';
 import { listSubscriptions } from '../../lib/data/subscriptions.js';
+import { ROUTES } from '../../lib/routes.js';
 import { getSubscriptionDetail } from '../../lib/services/subscriptions.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
+import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { mintReceipt } from '../support/receipts.js';
 
@@ -27,6 +30,22 @@ describe('purchase verification flow (DynamoDB Local)', () => {
     app = await createTestApp();
   });
   const verify = (receipt_data: string, user_id: string) => verifyPurchase(app.appId, { platform: 'ios', receipt_data, user_id });
+
+  it('a new purchase takes 4 DynamoDB calls, its repeat 3 reads, every one granted to the verifying functions', async () => {
+    const { receipt_data } = await mintReceipt(app);
+    const purchase = await dynamoDbRoundTrips(() => verify(receipt_data, 'counted'));
+    // The app | product, owner and binding | insert (pending_verification) | activation.
+    expect(purchase).toEqual([['GetItem'], ['BatchGetItem'], ['TransactWriteItems'], ['TransactWriteItems']]);
+    // The app | product, owner and binding | the subscription: the repeat writes nothing.
+    const repeat = await dynamoDbRoundTrips(() => verify(receipt_data, 'counted'));
+    expect(repeat).toEqual([['GetItem'], ['BatchGetItem'], ['GetItem']]);
+
+    // A transaction needs the actions of its items (puts and updates), not an action of its own.
+    const reads = new Set([...purchase, ...repeat].flat().filter((operation) => operation !== 'TransactWriteItems'));
+    for (const route of ROUTES.filter((r) => ['VerifyPurchase', 'VerifyFirstReceipt', 'RecoverReceipt'].includes(r.name))) {
+      expect(route.table, route.name).toEqual(expect.arrayContaining([...reads]));
+    }
+  });
 
   it('one user verifying a new receipt several times at once gets one active subscription, the same answer every time', async () => {
     for (let round = 0; round < ROUNDS; round++) {

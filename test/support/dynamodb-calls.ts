@@ -1,0 +1,47 @@
+/**
+ * The DynamoDB operations a piece of work sends through the shared client, as DynamoDB names them
+ * (GetItem, BatchGetItem, TransactWriteItems...), grouped in round trips: operations sent while
+ * another was still in flight (Promise.all) share one. Run the work alone: anything else this
+ * process sends meanwhile is recorded too.
+ */
+import { ddb } from '../../lib/data/client.js';
+
+interface Call {
+  operation: string;
+  started: number;
+  ended: number;
+}
+
+let recordings = 0;
+
+export async function dynamoDbRoundTrips(work: () => Promise<unknown>): Promise<string[][]> {
+  const calls: Call[] = [];
+  let clock = 0;
+  const name = `recordDynamoDbCalls${++recordings}`;
+  // The build step runs in the low-level client, where the command name is DynamoDB's operation name.
+  ddb.middlewareStack.add(
+    (next, context) => async (args) => {
+      const call: Call = { operation: (context.commandName ?? 'unknown').replace(/Command$/, ''), started: ++clock, ended: Number.POSITIVE_INFINITY };
+      calls.push(call);
+      try {
+        return await next(args);
+      } finally {
+        call.ended = ++clock;
+      }
+    },
+    { step: 'build', name },
+  );
+  try {
+    await work();
+  } finally {
+    ddb.middlewareStack.remove(name);
+  }
+  const roundTrips: string[][] = [];
+  let lastEnded = Number.NEGATIVE_INFINITY;
+  for (const call of calls) {
+    if (call.started > lastEnded) roundTrips.push([]);
+    roundTrips.at(-1)!.push(call.operation);
+    lastEnded = Math.max(lastEnded, call.ended);
+  }
+  return roundTrips;
+}
