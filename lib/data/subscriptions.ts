@@ -180,13 +180,16 @@ export type InsertOutcome =
 /**
  * Inserts a new subscription with its payment item and counters. A transaction id can pay for
  * one subscription only, and a store purchase belongs to one user: when either is taken, nothing
- * is written and the outcome says which.
+ * is written and the outcome says which. A subscription inserted already past its first status
+ * (a verified purchase, active at once) carries that status change: its notification and revenue
+ * are written in the same transaction.
  */
 export async function insertSubscription(
   record: SubscriptionRecord,
   payment: PaymentRecord,
-  options: { owner?: PurchaseOwner | undefined; takeOver?: TakeOver | undefined } = {},
+  options: { owner?: PurchaseOwner | undefined; takeOver?: TakeOver | undefined; statusChange?: StatusChange | null | undefined; revenue?: RevenueDelta | null | undefined } = {},
 ): Promise<InsertOutcome> {
+  const now = new Date(record.updated_at);
   const transactionItem = payment.transaction_id ? bindTransactionPut(record, payment.transaction_id, options.takeOver) : undefined;
   const ownerItem = options.owner ? bindOwnerPut(record, options.owner, options.takeOver) : undefined;
   const items: TransactItem[] = [
@@ -195,6 +198,8 @@ export async function insertSubscription(
     ...(transactionItem ? [transactionItem] : []),
     ...(ownerItem ? [ownerItem] : []),
     ...counterUpdates(record.app_id, facetValuesOf(record), 1, false),
+    ...(options.revenue ? [{ Update: revenueUpdate(record, record.updated_at.slice(0, 10), options.revenue) }] : []),
+    ...(options.statusChange ? [{ Put: { TableName: tableName, Item: outboxItem(record, record, options.statusChange, now), ConditionExpression: 'attribute_not_exists(pk)' } }] : []),
   ];
   try {
     await ddb.send(new TransactWriteCommand({ TransactItems: items }));

@@ -5,7 +5,7 @@
 import { addBillingPeriod, addDays } from '../domain/billing.js';
 import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../domain/pagination.js';
 import { revenueDelta } from '../domain/revenue.js';
-import { applyCommand, INITIAL_LIFECYCLE, type StatusChange, type SubscriptionCommand } from '../domain/subscription-state.js';
+import { applyCommand, INITIAL_LIFECYCLE, type StatusChange, type SubscriptionCommand, type SubscriptionState } from '../domain/subscription-state.js';
 import { listSortKey } from '../data/keys.js';
 import { getProduct, listProducts } from '../data/products.js';
 import { getUsageStats } from '../data/profiles.js';
@@ -152,6 +152,37 @@ export function pendingSubscription(appId: string, fields: NewSubscription, now:
   };
 }
 
+/** The money and active count a command moves, for the revenue counters. */
+function revenueOfChange(current: SubscriptionRecord, next: SubscriptionState, command: SubscriptionCommand, refund: boolean) {
+  return revenueDelta({
+    operation: command.type === 'activate' || command.type === 'renew' || command.type === 'cancel' ? command.type : 'other',
+    refund,
+    statusBefore: current.status,
+    statusAfter: next.status,
+    price: current.price,
+    trial: current.trial_period,
+    trialExpiresAt: current.trial_expires_at,
+    expiresAtBefore: current.expires_at,
+  });
+}
+
+/**
+ * A purchase its store has verified, recorded in one write: the pending_verification record every
+ * subscription starts as, with its activation already applied (the same state, status change,
+ * notification and revenue as activating it afterwards, without a window in between).
+ */
+export function verifiedSubscription(appId: string, fields: NewSubscription, paid: Partial<PaymentRecord>, now: Date) {
+  const { record: pending, payment } = pendingSubscription(appId, fields, now);
+  const command = { type: 'activate', expires_at: fields.expires_at } as const;
+  const { next, statusChange, refund } = applyCommand(pending, command, now);
+  return {
+    record: { ...pending, ...next },
+    payment: { ...payment, ...paid },
+    statusChange,
+    revenue: revenueOfChange(pending, next, command, refund),
+  };
+}
+
 /**
  * Records a purchase that is not verified yet (status pending_verification). Price and currency
  * default to the catalogue's. A transaction id names one purchase: creating it again for the same
@@ -275,16 +306,7 @@ export async function commitChange(
     const { next, statusChange, refund } = applyCommand(current, command, now);
     const unchanged = !statusChange && !payment && (Object.keys(next) as (keyof typeof next)[]).every((field) => next[field] === current[field]);
     if (unchanged) return { statusChange: null, record: current, payment: currentPayment };
-    const revenue = revenueDelta({
-      operation: command.type === 'activate' || command.type === 'renew' || command.type === 'cancel' ? command.type : 'other',
-      refund,
-      statusBefore: current.status,
-      statusAfter: next.status,
-      price: current.price,
-      trial: current.trial_period,
-      trialExpiresAt: current.trial_expires_at,
-      expiresAtBefore: current.expires_at,
-    });
+    const revenue = revenueOfChange(current, next, command, refund);
     const outcome = await saveSubscriptionState(current, next, now, { statusChange, payment, bindTransaction, bindOwner, revenue });
     // The payment item as the same transaction left it.
     if (outcome.saved) return { statusChange, record: outcome.record, payment: currentPayment && { ...currentPayment, ...payment } };

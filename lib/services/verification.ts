@@ -4,9 +4,11 @@
  * - A store purchase (original transaction / purchase token) belongs to one user of one app;
  *   another user presenting it gets RECEIPT_ALREADY_USED.
  * - A transaction pays once: verifying it again returns the same result and changes nothing.
- * - A new purchase starts as a pending_verification record (bound to the transaction in the same
- *   write) and is then activated through the lifecycle table, which emits the status change; a
- *   crash between the two is repaired by the next verification of the same receipt.
+ * - A new purchase is recorded active in one write: the pending_verification record every
+ *   subscription starts as, activated through the lifecycle table (which gives the status change
+ *   and its notification), bound to the transaction and its owner. A record still pending (made
+ *   by POST /subscriptions, or left by an older version between its two writes) is activated by
+ *   the next verification of its receipt.
  * - A later transaction of an owned purchase whose subscription is running is a renewal; one
  *   whose subscription has ended is a resubscription: a new subscription.
  */
@@ -28,7 +30,7 @@ import { googlePlayVerifier } from '../stores/google-play.js';
 import { getStoreSettings } from '../stores/settings.js';
 import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
 import { jwsOf, type StoreVerifier, type VerifiedTransaction } from '../stores/types.js';
-import { commitChange, pendingSubscription } from './subscriptions.js';
+import { commitChange, verifiedSubscription } from './subscriptions.js';
 
 async function verifierFor(app: AppRecord, platform: VerifyPurchaseBody['platform'], receiptData: string): Promise<StoreVerifier> {
   if (isTestStoreReceipt(receiptData)) {
@@ -168,7 +170,8 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
     if (bound) {
       current = await requireRecord(appId, bound.subscription_id);
     } else {
-      const { record, payment } = pendingSubscription(
+      // A new purchase: recorded and activated in one write.
+      const { record, payment, statusChange, revenue } = verifiedSubscription(
         appId,
         {
           user_id: body.user_id,
@@ -184,14 +187,15 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
           transaction_id: transaction.transaction_id,
           receipt_data: body.receipt_data,
         },
+        paid,
         new Date(),
       );
-      const inserted = await insertSubscription(record, payment, { owner, takeOver });
+      const inserted = await insertSubscription(record, payment, { owner, takeOver, statusChange, revenue });
       if (!inserted.inserted) {
         if (inserted.reason === 'owned_by_another_user') throw alreadyUsed();
         continue; // someone bound this transaction meanwhile: look again
       }
-      current = record;
+      return result(record, transaction);
     }
 
     if (current.status !== 'pending_verification') return result(current, transaction);

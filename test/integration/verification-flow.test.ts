@@ -5,9 +5,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb } from '../../lib/data/client.js';
-import { listSubscriptions } from '../../lib/data/subscriptions.js';
+import { insertSubscription, listSubscriptions } from '../../lib/data/subscriptions.js';
 import { ROUTES } from '../../lib/routes.js';
-import { getSubscriptionDetail } from '../../lib/services/subscriptions.js';
+import { getSubscriptionDetail, pendingSubscription } from '../../lib/services/subscriptions.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
@@ -31,11 +31,11 @@ describe('purchase verification flow (DynamoDB Local)', () => {
   });
   const verify = (receipt_data: string, user_id: string) => verifyPurchase(app.appId, { platform: 'ios', receipt_data, user_id });
 
-  it('a new purchase takes 4 DynamoDB calls, its repeat 3 reads, every one granted to the verifying functions', async () => {
+  it('a new purchase takes 3 DynamoDB calls, its repeat 3 reads, every one granted to the verifying functions', async () => {
     const { receipt_data } = await mintReceipt(app);
     const purchase = await dynamoDbRoundTrips(() => verify(receipt_data, 'counted'));
-    // The app | product, owner and binding | insert (pending_verification) | activation.
-    expect(purchase).toEqual([['GetItem'], ['BatchGetItem'], ['TransactWriteItems'], ['TransactWriteItems']]);
+    // The app | product, owner and binding | the activated subscription with its notification and revenue.
+    expect(purchase).toEqual([['GetItem'], ['BatchGetItem'], ['TransactWriteItems']]);
     // The app | product, owner and binding | the subscription: the repeat writes nothing.
     const repeat = await dynamoDbRoundTrips(() => verify(receipt_data, 'counted'));
     expect(repeat).toEqual([['GetItem'], ['BatchGetItem'], ['GetItem']]);
@@ -82,22 +82,49 @@ describe('purchase verification flow (DynamoDB Local)', () => {
     }
   });
 
-  it('a crash between recording the purchase and activating it is repaired by the next verification of the receipt', async () => {
-    const { receipt_data, transaction_id } = await mintReceipt(app);
-    // The activation (a versioned state write) fails as if the function died before it.
+  it('a new purchase is one write: a function dying before it leaves nothing, and the retry records it once', async () => {
+    const { receipt_data } = await mintReceipt(app);
     ddb.middlewareStack.add(
       (next) => async (args) => {
-        const items = (args.input as { TransactItems?: { Put?: { ConditionExpression?: string } }[] }).TransactItems ?? [];
-        if (items.some((item) => item.Put?.ConditionExpression === 'version = :version')) throw new Error('function crashed');
+        if ((args.input as { TransactItems?: unknown[] }).TransactItems) throw new Error('function crashed');
         return next(args);
       },
-      { step: 'initialize', name: 'crashBeforeActivation' },
+      { step: 'initialize', name: 'crashBeforeTheWrite' },
     );
     try {
-      await expect(verify(receipt_data, 'crashed')).rejects.toThrow('function crashed');
+      await expect(verify(receipt_data, 'dies-once')).rejects.toThrow('function crashed');
     } finally {
-      ddb.middlewareStack.remove('crashBeforeActivation');
+      ddb.middlewareStack.remove('crashBeforeTheWrite');
     }
+    expect((await listSubscriptions(app.appId, { user_id: 'dies-once' }, { skip: 0, limit: 10 })).items).toEqual([]);
+    const verified = await verify(receipt_data, 'dies-once');
+    const { items } = await listSubscriptions(app.appId, { user_id: 'dies-once' }, { skip: 0, limit: 10 });
+    expect(items.map((item) => [item.id, item.status])).toEqual([[verified.subscription_id, 'active']]);
+  });
+
+  it('a purchase left pending_verification (by an older version between its two writes) is activated by the next verification of its receipt', async () => {
+    const { receipt_data, transaction_id } = await mintReceipt(app);
+    // What the older version wrote first: the pending record, bound to the transaction and its owner.
+    const now = new Date();
+    const { record, payment } = pendingSubscription(
+      app.appId,
+      {
+        user_id: 'crashed',
+        product_id: 'premium_monthly',
+        platform: 'ios',
+        price: 9.99,
+        currency: 'USD',
+        started_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + 30 * 86_400_000).toISOString(),
+        auto_renew: true,
+        trial_period: false,
+        trial_expires_at: null,
+        transaction_id,
+        receipt_data,
+      },
+      now,
+    );
+    expect(await insertSubscription(record, payment, { owner: { store: 'test_store', original_transaction_id: transaction_id } })).toEqual({ inserted: true });
     const { items: [pending] } = await listSubscriptions(app.appId, { user_id: 'crashed' }, { skip: 0, limit: 10 });
     expect(pending).toMatchObject({ status: 'pending_verification' });
 
