@@ -11,16 +11,26 @@ import { keys } from './keys.js';
 /** A closed window's item lingers this long before DynamoDB's TTL removes it. */
 const TTL_GRACE_SECONDS = 3600;
 
-/** Counts one request in the open window, or fails when no window is open at `nowMs`. */
+const windowFrom = (nowMs: number) => {
+  const windowEndsAt = nowMs + RATE_LIMIT_WINDOW_SECONDS * 1000;
+  return { windowEndsAt, ttl: Math.ceil(windowEndsAt / 1000) + TTL_GRACE_SECONDS };
+};
+
+/**
+ * Counts one request in the open window, or fails when the key's window has closed at `nowMs`.
+ * A key never counted before has no item: its first window opens here, in the same write.
+ */
 async function countInOpenWindow(keyId: string, nowMs: number): Promise<WindowCount | undefined> {
+  const { windowEndsAt, ttl } = windowFrom(nowMs);
   try {
     const { Attributes } = await ddb.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.rateLimitWindow(keyId),
-        UpdateExpression: 'ADD request_count :one',
-        ConditionExpression: 'window_ends_at > :now',
-        ExpressionAttributeValues: { ':one': 1, ':now': nowMs },
+        UpdateExpression: 'SET window_ends_at = if_not_exists(window_ends_at, :ends), #ttl = if_not_exists(#ttl, :ttl) ADD request_count :one',
+        ConditionExpression: 'attribute_not_exists(window_ends_at) OR window_ends_at > :now',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':one': 1, ':now': nowMs, ':ends': windowEndsAt, ':ttl': ttl },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -31,9 +41,9 @@ async function countInOpenWindow(keyId: string, nowMs: number): Promise<WindowCo
   }
 }
 
-/** Opens a new window with this request as its first, unless another instance just did. */
+/** Opens a new window, once the last has closed, with this request as its first, unless another instance just did. */
 async function openWindow(keyId: string, nowMs: number): Promise<WindowCount | undefined> {
-  const windowEndsAt = nowMs + RATE_LIMIT_WINDOW_SECONDS * 1000;
+  const { windowEndsAt, ttl } = windowFrom(nowMs);
   try {
     await ddb.send(
       new UpdateCommand({
@@ -42,7 +52,7 @@ async function openWindow(keyId: string, nowMs: number): Promise<WindowCount | u
         UpdateExpression: 'SET request_count = :one, window_ends_at = :ends, #ttl = :ttl',
         ConditionExpression: 'attribute_not_exists(window_ends_at) OR window_ends_at <= :now',
         ExpressionAttributeNames: { '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':one': 1, ':ends': windowEndsAt, ':now': nowMs, ':ttl': Math.ceil(windowEndsAt / 1000) + TTL_GRACE_SECONDS },
+        ExpressionAttributeValues: { ':one': 1, ':ends': windowEndsAt, ':now': nowMs, ':ttl': ttl },
       }),
     );
     return { count: 1, windowEndsAt };
@@ -54,7 +64,7 @@ async function openWindow(keyId: string, nowMs: number): Promise<WindowCount | u
 
 /**
  * Counts one request of this key and says where the key stands. One write while a window is
- * open (the common case); at a window's start, two. Two instances racing to open a window both
+ * open (the common case) and for a key's first request ever; when a closed window is replaced, two. Two instances racing to open a window both
  * end up counted in the one that won.
  */
 export async function countRequest(keyId: string, nowMs: number = Date.now()): Promise<WindowCount> {

@@ -7,6 +7,7 @@ import { countRequest } from '../../lib/data/rate-limits.js';
 import { enforceRateLimit } from '../../lib/http/rate-limit.js';
 import { config } from '../../lib/config.js';
 import { appErrorOf } from '../support/assertions.js';
+import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 
 const NOW = Date.now();
 const newKeyId = () => `sk_id_${randomUUID().slice(0, 12)}`;
@@ -19,6 +20,14 @@ describe('the shared rate-limit counter (DynamoDB Local)', () => {
     const counts = await Promise.all(Array.from({ length: 40 }, () => countRequest(keyId, NOW)));
     expect(counts.map((c) => c.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(new Set(counts.map((c) => c.windowEndsAt))).toEqual(new Set([NOW + 60_000]));
+  });
+
+  it('counts with one write while the window is open and for a new key; two only to replace a closed window', async () => {
+    const keyId = newKeyId();
+    expect(await dynamoDbRoundTrips(() => countRequest(keyId, NOW))).toEqual([['UpdateItem']]);
+    expect(await dynamoDbRoundTrips(() => countRequest(keyId, NOW + 1000))).toEqual([['UpdateItem']]);
+    expect(await dynamoDbRoundTrips(() => countRequest(keyId, NOW + 60_000))).toEqual([['UpdateItem'], ['UpdateItem']]);
+    expect(await storedCount(keyId)).toBe(1);
   });
 
   it('opens the window at the first request and starts a new one once it has closed', async () => {
