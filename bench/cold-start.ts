@@ -30,7 +30,7 @@ import { median, round, writeResults, type BudgetCheck } from './support/report.
 import { startStubEndpoints } from './support/stub-endpoints.js';
 
 const RUNS = Number(process.env.COLD_START_RUNS ?? 7);
-/** As the stack sets it (cdk/constructs/service-function.ts): store settings are read from Secrets Manager. */
+/** As the stack sets it (cdk/constructs/service-function.ts): store credentials are read from Secrets Manager. */
 const STORE_SECRETS_PREFIX = 'subscription-backend/bench/';
 const MAX_RATIO = 1.3;
 /**
@@ -59,6 +59,7 @@ try {
   const { newEventId, sha256Hex } = await import('../lib/ids.js');
   const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
   const { pauseSubscription } = await import('../lib/services/subscriptions.js');
+  const { putStoreSettings } = await import('../lib/stores/settings.js');
   const { deliverStatusChange } = await import('../lib/services/webhook-delivery.js');
   const { createTestApp, PREMIUM_MONTHLY } = await import('../test/support/fixtures.js');
   const { mobileHeaders } = await import('../test/support/mobile.js');
@@ -87,8 +88,8 @@ try {
   async function appleApp() {
     const { app: created, secretKey, sdkKey } = await createApp({ name: 'cold-start apple', reportingCurrency: 'USD', testStore: false });
     await putProducts(created.app_id, [{ ...PREMIUM_MONTHLY, id: APPLE_PRODUCT, platforms: ['ios'] }]);
-    // Where the deployed functions read it: Secrets Manager (here its stand-in).
-    stubs.secrets.set(`${STORE_SECRETS_PREFIX}${created.app_id}/app_store`, JSON.stringify({ bundle_id: 'com.app.qysmat', environment: 'Sandbox' }));
+    // No credentials: in AWS too these settings live in the table only (lib/stores/settings.ts).
+    await putStoreSettings(created.app_id, 'app_store', { bundle_id: 'com.app.qysmat', environment: 'Sandbox' });
     return { appId: created.app_id, secretKey: secretKey.key, sdkKey: sdkKey.key };
   }
   const today = new Date();
@@ -250,6 +251,7 @@ try {
     AWS_ENDPOINT_URL_EVENTBRIDGE: stubs.url,
     DEAD_LETTER_QUEUE_URL: `${stubs.url}/queue/dead-letters`,
     AWS_ENDPOINT_URL_SQS: stubs.url,
+    // As deployed; no scenario needs a credential, so a Secrets Manager call would fail the run.
     STORE_SECRETS_PREFIX,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: stubs.url,
     // Every run counts against the same keys; the limit is not what is measured (the counter write is).

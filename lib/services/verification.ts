@@ -12,7 +12,7 @@
  * - A later transaction of an owned purchase whose subscription is running is a renewal; one
  *   whose subscription has ended is a resubscription: a new subscription.
  */
-import { getApp, type AppRecord } from '../data/apps.js';
+import type { AppRecord } from '../data/apps.js';
 import {
   getSubscriptionRecord,
   getTransactionBinding,
@@ -27,12 +27,18 @@ import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscrip
 import { appStoreVerifier } from '../stores/app-store.js';
 import { transactionIdOfAppReceipt } from '../stores/app-store-server-api.js';
 import { googlePlayVerifier } from '../stores/google-play.js';
-import { getStoreSettings } from '../stores/settings.js';
+import { getAppWithStoreSettings, type ConfigurableStore, type StoreSettings } from '../stores/settings.js';
 import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
 import { jwsOf, type StoreVerifier, type VerifiedTransaction } from '../stores/types.js';
 import { commitChange, verifiedSubscription } from './subscriptions.js';
 
-async function verifierFor(app: AppRecord, platform: VerifyPurchaseBody['platform'], receiptData: string): Promise<StoreVerifier> {
+/** The store whose settings verifying this receipt needs: none for the test store. */
+function storeOf(platform: VerifyPurchaseBody['platform'], receiptData: string): ConfigurableStore | undefined {
+  if (isTestStoreReceipt(receiptData)) return undefined;
+  return platform === 'ios' ? 'app_store' : platform === 'android' ? 'google_play' : undefined;
+}
+
+function verifierFor(app: AppRecord, platform: VerifyPurchaseBody['platform'], receiptData: string, settings: StoreSettings[ConfigurableStore] | undefined): StoreVerifier {
   if (isTestStoreReceipt(receiptData)) {
     if (!app.test_store || !app.test_store_public_key) {
       throw new AppError('INVALID_RECEIPT', 'test-store receipts are accepted only by apps created with --test-store');
@@ -42,16 +48,13 @@ async function verifierFor(app: AppRecord, platform: VerifyPurchaseBody['platfor
   const missing = (store: string, command: string) =>
     new AppError('VERIFICATION_FAILED', `${store} credentials are not configured for this app (admin ${command})`, { retryable: true });
   if (platform === 'ios') {
-    // Refuse what cannot be an App Store receipt before asking whether we could verify one.
-    if (!jwsOf(receiptData)) transactionIdOfAppReceipt(receiptData);
-    const settings = await getStoreSettings(app.app_id, 'app_store');
     if (!settings) throw missing('App Store', 'stores apple set');
-    return appStoreVerifier({ bundleId: settings.bundle_id, environment: settings.environment, appAppleId: settings.app_apple_id, serverApi: settings.server_api });
+    const apple = settings as StoreSettings['app_store'];
+    return appStoreVerifier({ bundleId: apple.bundle_id, environment: apple.environment, appAppleId: apple.app_apple_id, serverApi: apple.server_api });
   }
   if (platform === 'android') {
-    const settings = await getStoreSettings(app.app_id, 'google_play');
     if (!settings) throw missing('Google Play', 'stores google set');
-    return googlePlayVerifier(settings);
+    return googlePlayVerifier(settings as StoreSettings['google_play']);
   }
   throw new AppError('INVALID_RECEIPT', 'web purchases have no store receipt to verify');
 }
@@ -108,9 +111,14 @@ export interface VerifyOptions {
 }
 
 export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, options: VerifyOptions = {}): Promise<VerificationResult> {
-  const app = await getApp(appId);
+  const store = storeOf(body.platform, body.receipt_data);
+  // Refuse what cannot be an App Store receipt before asking whether we could verify one.
+  const jws = store === 'app_store' ? jwsOf(body.receipt_data) : undefined;
+  if (store === 'app_store' && !jws) transactionIdOfAppReceipt(body.receipt_data);
+  // Only legacy App Store receipts and Google Play need the store credentials (Secrets Manager in AWS).
+  const { app, settings } = await getAppWithStoreSettings(appId, store, { withCredentials: store === 'google_play' || (store === 'app_store' && !jws) });
   if (!app) throw new Error(`app ${appId} of an authenticated key does not exist`);
-  const transaction = await (await verifierFor(app, body.platform, body.receipt_data)).verify(body.receipt_data);
+  const transaction = await verifierFor(app, body.platform, body.receipt_data, settings).verify(body.receipt_data);
   if (transaction.revoked) {
     await recordStoreRefund(appId, body.user_id, transaction);
     throw new AppError('INVALID_RECEIPT', 'the store has revoked or refunded this purchase');

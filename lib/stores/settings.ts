@@ -1,11 +1,18 @@
 /**
  * Per-app store settings and credentials (`admin stores apple set`, `admin stores google set`).
- * In AWS they live in Secrets Manager, one secret per app and store under STORE_SECRETS_PREFIX
- * (functions may only read them); locally, in the table. Never logged, never returned by an API.
+ * What identifies the app at its store (bundle id, environment, package name) is not secret and
+ * lives in the table, next to the app; the credentials (the App Store Server API key, the Google
+ * service account) live, in AWS, in Secrets Manager, one secret per app and store under
+ * STORE_SECRETS_PREFIX (functions may only read them), and locally in the table item too.
+ * So verifying a StoreKit 2 transaction, which needs no credential, reads the settings with the
+ * app in one request and never calls Secrets Manager. Credentials are never logged, never
+ * returned by an API.
  */
 import { CreateSecretCommand, GetSecretValueCommand, PutSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
+import type { AppRecord } from '../data/apps.js';
+import { batchGetConsistent } from '../data/batch.js';
 import { ddb, tableName } from '../data/client.js';
 import { keys } from '../data/keys.js';
 import * as z from 'zod/mini';
@@ -61,51 +68,102 @@ const schemas: { [S in ConfigurableStore]: z.ZodMiniType<StoreSettings[S]> } = {
   google_play: googlePlaySettingsSchema,
 };
 
-const secretsManager = new SecretsManagerClient({ region: config.region });
+/** The credential fields of each store's settings: in AWS they are kept in Secrets Manager. */
+const CREDENTIALS: { [S in ConfigurableStore]: readonly (keyof StoreSettings[S])[] } = {
+  app_store: ['server_api'],
+  google_play: ['service_account'],
+};
+
+// Made on first use: verifying a StoreKit 2 transaction never needs it, so its cold start skips it.
+let secretsClient: SecretsManagerClient | undefined;
+const secretsManager = () => (secretsClient ??= new SecretsManagerClient({ region: config.region }));
 const secretName = (appId: string, store: ConfigurableStore) => `${config.storeSecretsPrefix}${appId}/${store}`;
 
-/** Settings change rarely: a warm function reads each app's settings once per this many ms. */
+/** Settings change rarely: a warm function reads each app's credentials once per this many ms. */
 const CACHE_MS = 5 * 60_000;
 const cache = new Map<string, { value: unknown; until: number }>();
 
-async function readRaw(appId: string, store: ConfigurableStore): Promise<unknown> {
-  if (config.storeSecretsPrefix) {
-    try {
-      const { SecretString } = await secretsManager.send(new GetSecretValueCommand({ SecretId: secretName(appId, store) }));
-      return SecretString ? JSON.parse(SecretString) : undefined;
-    } catch (error) {
-      if (error instanceof ResourceNotFoundException) return undefined;
-      throw error;
-    }
+async function readSecret(name: string): Promise<Record<string, unknown> | undefined> {
+  const hit = cache.get(name);
+  if (hit && hit.until > Date.now()) return hit.value as Record<string, unknown> | undefined;
+  let value: Record<string, unknown> | undefined;
+  try {
+    const { SecretString } = await secretsManager().send(new GetSecretValueCommand({ SecretId: name }));
+    value = SecretString ? (JSON.parse(SecretString) as Record<string, unknown>) : undefined;
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
   }
-  const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.storeSettings(appId, store) }));
-  return Item?.settings;
-}
-
-export async function getStoreSettings<S extends ConfigurableStore>(appId: string, store: S): Promise<StoreSettings[S] | undefined> {
-  const cacheKey = `${appId}/${store}`;
-  const hit = cache.get(cacheKey);
-  if (hit && hit.until > Date.now()) return hit.value as StoreSettings[S] | undefined;
-  const raw = await readRaw(appId, store);
-  const value = raw === undefined ? undefined : schemas[store].parse(raw);
-  if (config.inLambda) cache.set(cacheKey, { value, until: Date.now() + CACHE_MS });
+  if (config.inLambda) cache.set(name, { value, until: Date.now() + CACHE_MS });
   return value;
 }
 
+/**
+ * The settings of the table item, with their credentials when asked (from Secrets Manager when
+ * the item names a secret). Without credentials, the credential fields are absent.
+ */
+async function settingsOf<S extends ConfigurableStore>(
+  appId: string,
+  store: S,
+  item: Record<string, unknown> | undefined,
+  withCredentials: boolean,
+): Promise<StoreSettings[S] | undefined> {
+  // Only App Store settings are complete without their credentials (the API key is optional).
+  if (!withCredentials && store !== 'app_store') throw new Error(`${store} settings are read with their credentials`);
+  let raw = item?.settings as Record<string, unknown> | undefined;
+  if (!item && config.storeSecretsPrefix && withCredentials) {
+    // Settings stored before identifiers and credentials were kept apart: all of them in the secret.
+    raw = await readSecret(secretName(appId, store));
+  }
+  if (!raw) return undefined;
+  const credentials = withCredentials && typeof item?.credentials_secret === 'string' ? await readSecret(item.credentials_secret) : undefined;
+  const merged: Record<string, unknown> = { ...raw, ...credentials };
+  if (!withCredentials) for (const field of CREDENTIALS[store]) delete merged[field as string];
+  return schemas[store].parse(merged);
+}
+
+export async function getStoreSettings<S extends ConfigurableStore>(appId: string, store: S, options: { withCredentials: boolean } = { withCredentials: true }): Promise<StoreSettings[S] | undefined> {
+  const [item] = await batchGetConsistent([keys.storeSettings(appId, store)]);
+  return settingsOf(appId, store, item, options.withCredentials);
+}
+
+/** The app and its settings at one store, in one request (what verifying a purchase starts from). */
+export async function getAppWithStoreSettings<S extends ConfigurableStore>(
+  appId: string,
+  store: S | undefined,
+  options: { withCredentials: boolean },
+): Promise<{ app: AppRecord | undefined; settings: StoreSettings[S] | undefined }> {
+  const [app, item] = await batchGetConsistent(store ? [keys.app(appId), keys.storeSettings(appId, store)] : [keys.app(appId)]);
+  return { app: app as AppRecord | undefined, settings: store ? await settingsOf(appId, store, item, options.withCredentials) : undefined };
+}
+
 export async function putStoreSettings<S extends ConfigurableStore>(appId: string, store: S, settings: StoreSettings[S]): Promise<{ location: string }> {
-  const value = schemas[store].parse(settings);
-  cache.delete(`${appId}/${store}`);
-  if (config.storeSecretsPrefix) {
-    const name = secretName(appId, store);
-    const SecretString = JSON.stringify(value);
+  const value = schemas[store].parse(settings) as Record<string, unknown>;
+  const credentials = Object.fromEntries(CREDENTIALS[store].filter((field) => value[field as string] !== undefined).map((field) => [field, value[field as string]]));
+  const identifiers = Object.fromEntries(Object.entries(value).filter(([field]) => !(field in credentials)));
+  let credentialsSecret: string | undefined;
+  if (config.storeSecretsPrefix && Object.keys(credentials).length > 0) {
+    credentialsSecret = secretName(appId, store);
+    const SecretString = JSON.stringify(credentials);
     try {
-      await secretsManager.send(new PutSecretValueCommand({ SecretId: name, SecretString }));
+      await secretsManager().send(new PutSecretValueCommand({ SecretId: credentialsSecret, SecretString }));
     } catch (error) {
       if (!(error instanceof ResourceNotFoundException)) throw error;
-      await secretsManager.send(new CreateSecretCommand({ Name: name, SecretString, Description: `${store} settings of ${appId}` }));
+      await secretsManager().send(new CreateSecretCommand({ Name: credentialsSecret, SecretString, Description: `${store} credentials of ${appId}` }));
     }
-    return { location: `Secrets Manager secret ${name}` };
+    cache.delete(credentialsSecret);
   }
-  await ddb.send(new PutCommand({ TableName: tableName, Item: { ...keys.storeSettings(appId, store), type: 'store_settings', settings: value, updated_at: new Date().toISOString() } }));
-  return { location: `table ${tableName}` };
+  await ddb.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...keys.storeSettings(appId, store),
+        type: 'store_settings',
+        // Locally there is no Secrets Manager: the credentials stay in the item.
+        settings: config.storeSecretsPrefix ? identifiers : value,
+        ...(credentialsSecret ? { credentials_secret: credentialsSecret } : {}),
+        updated_at: new Date().toISOString(),
+      },
+    }),
+  );
+  return { location: credentialsSecret ? `table ${tableName}, credentials in Secrets Manager secret ${credentialsSecret}` : `table ${tableName}` };
 }

@@ -3,14 +3,16 @@
  * lib/services/verification.ts's header, which the e2e tests (one request at a time) cannot reach,
  * and the DynamoDB calls it makes (they are most of a verifying function's cold start).
  */
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb } from '../../lib/data/client.js';
 import { insertSubscription, listSubscriptions } from '../../lib/data/subscriptions.js';
 import { ROUTES } from '../../lib/routes.js';
 import { getSubscriptionDetail, pendingSubscription } from '../../lib/services/subscriptions.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
+import { putStoreSettings } from '../../lib/stores/settings.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
-import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { createTestApp, PREMIUM_MONTHLY, type TestApp } from '../support/fixtures.js';
 import { mintReceipt } from '../support/receipts.js';
 
 /** Concurrent verifications per round, and rounds: enough to lose every race (each round mints a new receipt). */
@@ -34,17 +36,26 @@ describe('purchase verification flow (DynamoDB Local)', () => {
   it('a new purchase takes 3 DynamoDB calls, its repeat 3 reads, every one granted to the verifying functions', async () => {
     const { receipt_data } = await mintReceipt(app);
     const purchase = await dynamoDbRoundTrips(() => verify(receipt_data, 'counted'));
-    // The app | product, owner and binding | the activated subscription with its notification and revenue.
-    expect(purchase).toEqual([['GetItem'], ['BatchGetItem'], ['TransactWriteItems']]);
+    // The app (with its store settings, for a store's receipt) | product, owner and binding |
+    // the activated subscription with its notification and revenue.
+    expect(purchase).toEqual([['BatchGetItem'], ['BatchGetItem'], ['TransactWriteItems']]);
     // The app | product, owner and binding | the subscription: the repeat writes nothing.
     const repeat = await dynamoDbRoundTrips(() => verify(receipt_data, 'counted'));
-    expect(repeat).toEqual([['GetItem'], ['BatchGetItem'], ['GetItem']]);
+    expect(repeat).toEqual([['BatchGetItem'], ['BatchGetItem'], ['GetItem']]);
 
     // A transaction needs the actions of its items (puts and updates), not an action of its own.
     const reads = new Set([...purchase, ...repeat].flat().filter((operation) => operation !== 'TransactWriteItems'));
     for (const route of ROUTES.filter((r) => ['VerifyPurchase', 'VerifyFirstReceipt', 'RecoverReceipt'].includes(r.name))) {
       expect(route.table, route.name).toEqual(expect.arrayContaining([...reads]));
     }
+  });
+
+  it('a real StoreKit 2 transaction reads the app with its App Store settings in one request, and no credential', async () => {
+    const apple = await createTestApp([{ ...PREMIUM_MONTHLY, id: 'com.app.qysmat.premium.child.individual.subscription', platforms: ['ios'] }]);
+    await putStoreSettings(apple.appId, 'app_store', { bundle_id: 'com.app.qysmat', environment: 'Sandbox' });
+    const jws = readFileSync(new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url), 'utf8').trim();
+    const calls = await dynamoDbRoundTrips(() => verifyPurchase(apple.appId, { platform: 'ios', receipt_data: jws, user_id: 'apple-counted' }));
+    expect(calls).toEqual([['BatchGetItem'], ['BatchGetItem'], ['TransactWriteItems']]);
   });
 
   it('one user verifying a new receipt several times at once gets one active subscription, the same answer every time', async () => {

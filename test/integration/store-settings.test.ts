@@ -1,0 +1,83 @@
+import {
+  CreateSecretCommand,
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // As in AWS: store credentials live in Secrets Manager (mocked: there is no local engine).
+  process.env.STORE_SECRETS_PREFIX = 'subscription-backend/test/';
+});
+
+import { ddb, tableName } from '../../lib/data/client.js';
+import { keys } from '../../lib/data/keys.js';
+import { getAppWithStoreSettings, getStoreSettings, putStoreSettings } from '../../lib/stores/settings.js';
+import { createTestApp } from '../support/fixtures.js';
+
+const secrets = mockClient(SecretsManagerClient);
+const notFound = () => new ResourceNotFoundException({ message: 'not found', $metadata: {} });
+const SERVER_API = { issuer_id: 'issuer', key_id: 'KEY123', private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n' };
+const storedItem = async (appId: string, store: string) => (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.storeSettings(appId, store) }))).Item;
+
+describe('store settings in AWS: identifiers in the table, credentials in Secrets Manager', () => {
+  beforeEach(() => secrets.reset());
+
+  it('keeps the credentials in one secret per app and store under the prefix, updated in place, and the rest in the table', async () => {
+    const { appId } = await createTestApp();
+    secrets.on(PutSecretValueCommand).rejectsOnce(notFound()).resolves({});
+    secrets.on(CreateSecretCommand).resolves({});
+    const name = `subscription-backend/test/${appId}/app_store`;
+    const first = await putStoreSettings(appId, 'app_store', { bundle_id: 'com.example', environment: 'Sandbox', server_api: SERVER_API });
+    expect(first.location).toBe(`table ${tableName}, credentials in Secrets Manager secret ${name}`);
+    const created = secrets.commandCalls(CreateSecretCommand)[0]!.args[0].input;
+    expect(created.Name).toBe(name);
+    expect(JSON.parse(created.SecretString!)).toEqual({ server_api: SERVER_API });
+    expect(await storedItem(appId, 'app_store')).toMatchObject({ settings: { bundle_id: 'com.example', environment: 'Sandbox' }, credentials_secret: name });
+    expect(JSON.stringify(await storedItem(appId, 'app_store'))).not.toContain('PRIVATE KEY');
+
+    await putStoreSettings(appId, 'app_store', { bundle_id: 'com.example', environment: 'Production', app_apple_id: 42, server_api: SERVER_API });
+    expect(secrets.commandCalls(CreateSecretCommand)).toHaveLength(1);
+    expect(secrets.commandCalls(PutSecretValueCommand)).toHaveLength(2);
+  });
+
+  it('writes no secret for settings without credentials', async () => {
+    const { appId } = await createTestApp();
+    expect((await putStoreSettings(appId, 'app_store', { bundle_id: 'com.example', environment: 'Sandbox' })).location).toBe(`table ${tableName}`);
+    expect(secrets.calls()).toHaveLength(0);
+    expect(await getStoreSettings(appId, 'app_store')).toEqual({ bundle_id: 'com.example', environment: 'Sandbox' });
+    expect(secrets.calls()).toHaveLength(0);
+  });
+
+  it('reads the app and its identifiers in one request without Secrets Manager, and the credentials only when asked', async () => {
+    const { appId } = await createTestApp();
+    secrets.on(PutSecretValueCommand).resolves({});
+    await putStoreSettings(appId, 'app_store', { bundle_id: 'com.example', environment: 'Sandbox', server_api: SERVER_API });
+    secrets.reset();
+    secrets.on(GetSecretValueCommand, { SecretId: `subscription-backend/test/${appId}/app_store` }).resolves({ SecretString: JSON.stringify({ server_api: SERVER_API }) });
+    const plain = await getAppWithStoreSettings(appId, 'app_store', { withCredentials: false });
+    expect(plain.app?.app_id).toBe(appId);
+    expect(plain.settings).toEqual({ bundle_id: 'com.example', environment: 'Sandbox' });
+    expect(secrets.calls()).toHaveLength(0);
+    expect((await getAppWithStoreSettings(appId, 'app_store', { withCredentials: true })).settings).toEqual({ bundle_id: 'com.example', environment: 'Sandbox', server_api: SERVER_API });
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(1);
+  });
+
+  it('still reads settings stored whole in a secret by an earlier version; no settings at all means "not configured"', async () => {
+    const { appId: earlier } = await createTestApp();
+    const { appId: none } = await createTestApp();
+    secrets.on(GetSecretValueCommand, { SecretId: `subscription-backend/test/${earlier}/app_store` }).resolves({ SecretString: JSON.stringify({ bundle_id: 'com.a', environment: 'Sandbox' }) });
+    secrets.on(GetSecretValueCommand, { SecretId: `subscription-backend/test/${none}/app_store` }).rejects(notFound());
+    expect(await getStoreSettings(earlier, 'app_store')).toEqual({ bundle_id: 'com.a', environment: 'Sandbox' });
+    expect(await getStoreSettings(none, 'app_store')).toBeUndefined();
+  });
+
+  it('refuses settings that could not work (Production without the app Apple id)', async () => {
+    await expect(putStoreSettings('app_0123456789abcdef', 'app_store', { bundle_id: 'com.example', environment: 'Production' })).rejects.toThrow(/app Apple id/);
+    expect(secrets.calls()).toHaveLength(0);
+  });
+});
