@@ -253,24 +253,33 @@ export interface PurchaseLookup {
   binding: TransactionBinding | undefined;
 }
 
+/** What lookUpPurchase is asked about: a transaction of a store purchase, for a product. */
+export interface PurchaseQuery {
+  productId: string;
+  owner: PurchaseOwner;
+  transactionId: string;
+}
+
+/** The items a purchase lookup reads, for callers that read them with others in one request. */
+export const purchaseLookupKeys = (appId: string, purchase: PurchaseQuery): TableKey[] => [
+  keys.product(appId, purchase.productId),
+  keys.purchaseOwner(appId, purchase.owner.store, purchase.owner.original_transaction_id),
+  keys.transaction(appId, purchase.transactionId),
+];
+
+/** The lookup from the items of purchaseLookupKeys, in their order. */
+export const purchaseLookupOf = ([product, owned, binding]: (Record<string, unknown> | undefined)[]): PurchaseLookup => ({
+  product: product && toProduct(product),
+  owned: owned && toOwnedPurchase(owned),
+  binding: binding && toTransactionBinding(binding),
+});
+
 /**
  * The product, the purchase's owner and the transaction's binding in one strongly consistent
  * BatchGetItem (one request instead of three): what verifying a purchase decides on.
  */
-export async function lookUpPurchase(
-  appId: string,
-  purchase: { productId: string; owner: PurchaseOwner; transactionId: string },
-): Promise<PurchaseLookup> {
-  const [product, owned, binding] = await batchGetConsistent([
-    keys.product(appId, purchase.productId),
-    keys.purchaseOwner(appId, purchase.owner.store, purchase.owner.original_transaction_id),
-    keys.transaction(appId, purchase.transactionId),
-  ]);
-  return {
-    product: product && toProduct(product),
-    owned: owned && toOwnedPurchase(owned),
-    binding: binding && toTransactionBinding(binding),
-  };
+export async function lookUpPurchase(appId: string, purchase: PurchaseQuery): Promise<PurchaseLookup> {
+  return purchaseLookupOf(await batchGetConsistent(purchaseLookupKeys(appId, purchase)));
 }
 
 /**

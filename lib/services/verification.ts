@@ -18,7 +18,10 @@ import {
   getTransactionBinding,
   insertSubscription,
   lookUpPurchase,
+  purchaseLookupKeys,
+  purchaseLookupOf,
   type PurchaseOwner,
+  type PurchaseQuery,
   type SubscriptionRecord,
   type TakeOver,
 } from '../data/subscriptions.js';
@@ -29,7 +32,7 @@ import { transactionIdOfAppReceipt } from '../stores/app-store-server-api.js';
 import { googlePlayVerifier } from '../stores/google-play.js';
 import { getAppWithStoreSettings, type ConfigurableStore, type StoreSettings } from '../stores/settings.js';
 import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
-import { jwsOf, type StoreVerifier, type VerifiedTransaction } from '../stores/types.js';
+import { jwsOf, statedTransaction, type StoreVerifier, type VerifiedTransaction } from '../stores/types.js';
 import { commitChange, verifiedSubscription } from './subscriptions.js';
 
 /** The store whose settings verifying this receipt needs: none for the test store. */
@@ -115,8 +118,20 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
   // Refuse what cannot be an App Store receipt before asking whether we could verify one.
   const jws = store === 'app_store' ? jwsOf(body.receipt_data) : undefined;
   if (store === 'app_store' && !jws) transactionIdOfAppReceipt(body.receipt_data);
+  // A signed transaction names its purchase: what the decision rests on is read with the app, in
+  // one request, while the signature is yet to be checked (and decides nothing until it is).
+  const testStore = isTestStoreReceipt(body.receipt_data);
+  const stated = jws || testStore ? statedTransaction(body.receipt_data) : undefined;
+  const statedQuery: PurchaseQuery | undefined = stated && {
+    productId: stated.product_id,
+    owner: { store: testStore ? 'test_store' : 'app_store', original_transaction_id: stated.original_transaction_id },
+    transactionId: stated.transaction_id,
+  };
   // Only legacy App Store receipts and Google Play need the store credentials (Secrets Manager in AWS).
-  const { app, settings } = await getAppWithStoreSettings(appId, store, { withCredentials: store === 'google_play' || (store === 'app_store' && !jws) });
+  const { app, settings, alsoRead } = await getAppWithStoreSettings(appId, store, {
+    withCredentials: store === 'google_play' || (store === 'app_store' && !jws),
+    alsoRead: statedQuery ? purchaseLookupKeys(appId, statedQuery) : [],
+  });
   if (!app) throw new Error(`app ${appId} of an authenticated key does not exist`);
   const transaction = await verifierFor(app, body.platform, body.receipt_data, settings).verify(body.receipt_data);
   if (transaction.revoked) {
@@ -134,9 +149,18 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
   const alreadyUsed = () => new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
   const paid = transaction.trial ? {} : { last_payment: transaction.purchase_date };
 
+  const query: PurchaseQuery = { productId: transaction.product_id, owner, transactionId: transaction.transaction_id };
+  // The verified transaction is the one stated (the signature covers those bytes); compared anyway.
+  const asStated =
+    statedQuery !== undefined &&
+    statedQuery.productId === query.productId &&
+    statedQuery.transactionId === query.transactionId &&
+    statedQuery.owner.store === owner.store &&
+    statedQuery.owner.original_transaction_id === owner.original_transaction_id;
+  const readWithApp = asStated ? purchaseLookupOf(alsoRead) : undefined;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    // Everything the decision rests on, in one read, afresh on every attempt.
-    const { product, owned, binding } = await lookUpPurchase(appId, { productId: transaction.product_id, owner, transactionId: transaction.transaction_id });
+    // Everything the decision rests on, in one read, afresh on every later attempt.
+    const { product, owned, binding } = attempt === 1 && readWithApp ? readWithApp : await lookUpPurchase(appId, query);
     if (!product) throw new AppError('INVALID_RECEIPT', `product ${transaction.product_id} of the receipt is not in this app's catalogue`);
     let takeOver: TakeOver | undefined;
     if (owned && owned.user_id !== body.user_id) {

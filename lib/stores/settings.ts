@@ -14,7 +14,7 @@ import { config } from '../config.js';
 import type { AppRecord } from '../data/apps.js';
 import { batchGetConsistent } from '../data/batch.js';
 import { ddb, tableName } from '../data/client.js';
-import { keys } from '../data/keys.js';
+import { keys, type TableKey } from '../data/keys.js';
 import * as z from 'zod/mini';
 import { define } from '../schemas/define.js';
 import { APP_STORE_ENVIRONMENTS } from './app-store.js';
@@ -126,14 +126,22 @@ export async function getStoreSettings<S extends ConfigurableStore>(appId: strin
   return settingsOf(appId, store, item, options.withCredentials);
 }
 
-/** The app and its settings at one store, in one request (what verifying a purchase starts from). */
+/**
+ * The app and its settings at one store, in one request (what verifying a purchase starts from),
+ * with any other items the caller wants read in the same request (`alsoRead`, in their order).
+ */
 export async function getAppWithStoreSettings<S extends ConfigurableStore>(
   appId: string,
   store: S | undefined,
-  options: { withCredentials: boolean },
-): Promise<{ app: AppRecord | undefined; settings: StoreSettings[S] | undefined }> {
-  const [app, item] = await batchGetConsistent(store ? [keys.app(appId), keys.storeSettings(appId, store)] : [keys.app(appId)]);
-  return { app: app as AppRecord | undefined, settings: store ? await settingsOf(appId, store, item, options.withCredentials) : undefined };
+  options: { withCredentials: boolean; alsoRead?: TableKey[] },
+): Promise<{ app: AppRecord | undefined; settings: StoreSettings[S] | undefined; alsoRead: (Record<string, unknown> | undefined)[] }> {
+  const alsoRead = options.alsoRead ?? [];
+  const [app, ...rest] = await batchGetConsistent([keys.app(appId), ...alsoRead, ...(store ? [keys.storeSettings(appId, store)] : [])]);
+  return {
+    app: app as AppRecord | undefined,
+    settings: store ? await settingsOf(appId, store, rest[alsoRead.length], options.withCredentials) : undefined,
+    alsoRead: rest.slice(0, alsoRead.length),
+  };
 }
 
 export async function putStoreSettings<S extends ConfigurableStore>(appId: string, store: S, settings: StoreSettings[S]): Promise<{ location: string }> {

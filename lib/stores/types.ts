@@ -39,3 +39,29 @@ export function jwsOf(receiptData: string): string | undefined {
   const decoded = Buffer.from(trimmed, 'base64').toString('utf8').trim();
   return JWS_PATTERN.test(decoded) ? decoded : undefined;
 }
+
+/** The ids a signed transaction states, before its signature is checked. */
+export interface StatedTransaction {
+  transaction_id: string;
+  original_transaction_id: string;
+  product_id: string;
+}
+
+/**
+ * What a JWS transaction (StoreKit 2's, or the test store's, which has the same fields) says
+ * about itself, unverified: only for choosing what to read while its signature is checked, never
+ * for deciding anything. Undefined when the receipt is not such a JWS.
+ */
+export function statedTransaction(receiptData: string): StatedTransaction | undefined {
+  const payload = jwsOf(receiptData)?.split('.')[1];
+  let stated: { transactionId?: unknown; originalTransactionId?: unknown; productId?: unknown } | null;
+  try {
+    stated = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const { transactionId, originalTransactionId, productId } = stated ?? {};
+  return typeof transactionId === 'string' && typeof originalTransactionId === 'string' && typeof productId === 'string'
+    ? { transaction_id: transactionId, original_transaction_id: originalTransactionId, product_id: productId }
+    : undefined;
+}

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { appErrorOf } from '../support/assertions.js';
 import { APPLE_ROOT_CA_G3, appStoreVerifier } from '../../lib/stores/app-store.js';
+import { statedTransaction } from '../../lib/stores/types.js';
 
 /** Real Apple-signed sandbox data (see test/fixtures/apple/README.md). */
 const TRANSACTION = readFileSync(new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url), 'utf8').trim();
@@ -68,5 +69,12 @@ describe('App Store verification against the real Apple root (offline)', () => {
     for (const receipt of ['not a receipt', Buffer.from('{"a":1}').toString('base64'), 'eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMSJ9.c2ln']) {
       expect((await appErrorOf(sandbox.verify(receipt))).code).toBe('INVALID_RECEIPT');
     }
+  });
+
+  it('reads the ids a transaction states before verifying it (to choose what to read), raw or base64; nothing from anything else', () => {
+    const stated = { transaction_id: '2000000302596403', original_transaction_id: '2000000302178785', product_id: 'com.app.qysmat.premium.child.individual.subscription' };
+    expect(statedTransaction(TRANSACTION)).toEqual(stated);
+    expect(statedTransaction(Buffer.from(TRANSACTION).toString('base64'))).toEqual(stated);
+    for (const other of ['not a receipt', 'eyJhbGciOiJFUzI1NiJ9.bnVsbA.c2ln', 'eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoxfQ.c2ln', 'a.!!.b']) expect(statedTransaction(other)).toBeUndefined();
   });
 });
