@@ -8,7 +8,7 @@
  * app in one request and never calls Secrets Manager. Credentials are never logged, never
  * returned by an API.
  */
-import { CreateSecretCommand, GetSecretValueCommand, PutSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateSecretCommand, PutSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import type { AppRecord } from '../data/apps.js';
@@ -18,6 +18,7 @@ import { keys, type TableKey } from '../data/keys.js';
 import * as z from 'zod/mini';
 import { define } from '../schemas/define.js';
 import { APP_STORE_ENVIRONMENTS } from './app-store.js';
+import { getSecretString } from './secrets.js';
 
 export const appStoreSettingsSchema = /* @__PURE__ */ define(() =>
   z
@@ -74,7 +75,8 @@ const CREDENTIALS: { [S in ConfigurableStore]: readonly (keyof StoreSettings[S])
   google_play: ['service_account'],
 };
 
-// Made on first use: verifying a StoreKit 2 transaction never needs it, so its cold start skips it.
+// Writing secrets is the operator CLI's; functions read them with lib/stores/secrets.ts, so that
+// the SDK client stays out of their bundles.
 let secretsClient: SecretsManagerClient | undefined;
 const secretsManager = () => (secretsClient ??= new SecretsManagerClient({ region: config.region }));
 const secretName = (appId: string, store: ConfigurableStore) => `${config.storeSecretsPrefix}${appId}/${store}`;
@@ -86,13 +88,8 @@ const cache = new Map<string, { value: unknown; until: number }>();
 async function readSecret(name: string): Promise<Record<string, unknown> | undefined> {
   const hit = cache.get(name);
   if (hit && hit.until > Date.now()) return hit.value as Record<string, unknown> | undefined;
-  let value: Record<string, unknown> | undefined;
-  try {
-    const { SecretString } = await secretsManager().send(new GetSecretValueCommand({ SecretId: name }));
-    value = SecretString ? (JSON.parse(SecretString) as Record<string, unknown>) : undefined;
-  } catch (error) {
-    if (!(error instanceof ResourceNotFoundException)) throw error;
-  }
+  const secret = await getSecretString(name);
+  const value = secret ? (JSON.parse(secret) as Record<string, unknown>) : undefined;
   if (config.inLambda) cache.set(name, { value, until: Date.now() + CACHE_MS });
   return value;
 }

@@ -1,16 +1,11 @@
-import {
-  CreateSecretCommand,
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-  ResourceNotFoundException,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+import { CreateSecretCommand, PutSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
-  // As in AWS: store credentials live in Secrets Manager (mocked: there is no local engine).
+  // As in AWS: store credentials live in Secrets Manager. There is no local engine: the CLI's
+  // writes (SDK client) are mocked, the functions' signed reads go to a stand-in over HTTP.
   process.env.STORE_SECRETS_PREFIX = 'subscription-backend/test/';
 });
 
@@ -18,6 +13,7 @@ import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import { getAppWithStoreSettings, getStoreSettings, putStoreSettings } from '../../lib/stores/settings.js';
 import { createTestApp } from '../support/fixtures.js';
+import { startSecretsManagerStandIn, type SecretsManagerStandIn } from '../support/secrets-manager-standin.js';
 
 const secrets = mockClient(SecretsManagerClient);
 const notFound = () => new ResourceNotFoundException({ message: 'not found', $metadata: {} });
@@ -25,6 +21,16 @@ const SERVER_API = { issuer_id: 'issuer', key_id: 'KEY123', private_key: '-----B
 const storedItem = async (appId: string, store: string) => (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.storeSettings(appId, store) }))).Item;
 
 describe('store settings in AWS: identifiers in the table, credentials in Secrets Manager', () => {
+  let standIn: SecretsManagerStandIn;
+  beforeAll(async () => {
+    // The DynamoDB Local credentials of the test run: the functions sign with their client's.
+    standIn = await startSecretsManagerStandIn({ accessKeyId: 'local', secretAccessKey: 'local' }, 'us-east-1');
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = standIn.url;
+  });
+  afterAll(async () => {
+    delete process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER;
+    await standIn?.close();
+  });
   beforeEach(() => secrets.reset());
 
   it('keeps the credentials in one secret per app and store under the prefix, updated in place, and the rest in the table', async () => {
@@ -57,23 +63,38 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     const { appId } = await createTestApp();
     secrets.on(PutSecretValueCommand).resolves({});
     await putStoreSettings(appId, 'app_store', { bundle_id: 'com.example', environment: 'Sandbox', server_api: SERVER_API });
-    secrets.reset();
-    secrets.on(GetSecretValueCommand, { SecretId: `subscription-backend/test/${appId}/app_store` }).resolves({ SecretString: JSON.stringify({ server_api: SERVER_API }) });
+    const name = `subscription-backend/test/${appId}/app_store`;
+    standIn.secrets.set(name, JSON.stringify({ server_api: SERVER_API }));
     const plain = await getAppWithStoreSettings(appId, 'app_store', { withCredentials: false });
     expect(plain.app?.app_id).toBe(appId);
     expect(plain.settings).toEqual({ bundle_id: 'com.example', environment: 'Sandbox' });
-    expect(secrets.calls()).toHaveLength(0);
+    expect(standIn.requests).not.toContain(name);
     expect((await getAppWithStoreSettings(appId, 'app_store', { withCredentials: true })).settings).toEqual({ bundle_id: 'com.example', environment: 'Sandbox', server_api: SERVER_API });
-    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(1);
+    expect(standIn.requests.filter((asked) => asked === name)).toHaveLength(1);
   });
 
   it('still reads settings stored whole in a secret by an earlier version; no settings at all means "not configured"', async () => {
     const { appId: earlier } = await createTestApp();
     const { appId: none } = await createTestApp();
-    secrets.on(GetSecretValueCommand, { SecretId: `subscription-backend/test/${earlier}/app_store` }).resolves({ SecretString: JSON.stringify({ bundle_id: 'com.a', environment: 'Sandbox' }) });
-    secrets.on(GetSecretValueCommand, { SecretId: `subscription-backend/test/${none}/app_store` }).rejects(notFound());
+    standIn.secrets.set(`subscription-backend/test/${earlier}/app_store`, JSON.stringify({ bundle_id: 'com.a', environment: 'Sandbox' }));
     expect(await getStoreSettings(earlier, 'app_store')).toEqual({ bundle_id: 'com.a', environment: 'Sandbox' });
     expect(await getStoreSettings(none, 'app_store')).toBeUndefined();
+    expect(standIn.requests).toContain(`subscription-backend/test/${none}/app_store`);
+  });
+
+  it('signs its reads as the SDK would (the stand-in checks the SigV4 signature) and reports a refusal', async () => {
+    const { getSecretString, SecretsManagerError } = await import('../../lib/stores/secrets.js');
+    standIn.secrets.set('signed-read', 'value');
+    expect(await getSecretString('signed-read')).toBe('value');
+    const wrongKeys = await startSecretsManagerStandIn({ accessKeyId: 'local', secretAccessKey: 'other' }, 'us-east-1');
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = wrongKeys.url;
+    try {
+      await expect(getSecretString('signed-read')).rejects.toBeInstanceOf(SecretsManagerError);
+      await expect(getSecretString('signed-read')).rejects.toThrow(/400 InvalidSignatureException/);
+    } finally {
+      process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = standIn.url;
+      await wrongKeys.close();
+    }
   });
 
   it('refuses settings that could not work (Production without the app Apple id)', async () => {

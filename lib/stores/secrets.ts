@@ -1,0 +1,73 @@
+/**
+ * Reading one secret from Secrets Manager (GetSecretValue) without the Secrets Manager SDK client:
+ * the three verifying functions read store credentials and nothing else there, and the client
+ * (its models, endpoint rules and runtime config, ~13 KB) cost every cold start of theirs about
+ * 4 ms of CPU, StoreKit 2 verifications included, which never read a secret (bench/cold-start.ts).
+ * The request is the SDK's own: the AWS JSON 1.1 protocol, signed with SigV4 by the SDK's signer
+ * (@smithy/signature-v4) with the credentials and hash of the function's DynamoDB client; the
+ * endpoint follows AWS_ENDPOINT_URL_SECRETS_MANAGER as the SDK's does. Writing secrets is the
+ * operator CLI's, with the SDK client (lib/stores/settings.ts).
+ */
+import { SignatureV4 } from '@smithy/signature-v4';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { config } from '../config.js';
+import { dynamodb } from '../data/client.js';
+
+const TARGET = 'secretsmanager.GetSecretValue';
+
+/** Secrets Manager refused the request (other than for a secret that does not exist). */
+export class SecretsManagerError extends Error {
+  constructor(
+    readonly type: string,
+    readonly status: number,
+    message: string,
+  ) {
+    super(`Secrets Manager ${TARGET} answered ${status} ${type}: ${message}`);
+  }
+}
+
+let signer: SignatureV4 | undefined;
+
+function post(endpoint: URL, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const send = endpoint.protocol === 'https:' ? httpsRequest : httpRequest;
+    const request = send(endpoint, { method: 'POST', headers, signal: AbortSignal.timeout(config.storeTimeoutMs) }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** The secret's SecretString, or undefined when no secret has that name. */
+export async function getSecretString(name: string): Promise<string | undefined> {
+  const endpoint = new URL(process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER || `https://secretsmanager.${config.region}.amazonaws.com`);
+  signer ??= new SignatureV4({ service: 'secretsmanager', region: config.region, credentials: dynamodb.config.credentials, sha256: dynamodb.config.sha256 });
+  const body = JSON.stringify({ SecretId: name });
+  const signed = await signer.sign({
+    method: 'POST',
+    protocol: endpoint.protocol,
+    hostname: endpoint.hostname,
+    ...(endpoint.port ? { port: Number(endpoint.port) } : {}),
+    path: '/',
+    query: {},
+    headers: { host: endpoint.host, 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': TARGET, 'content-length': String(Buffer.byteLength(body)) },
+    body,
+  });
+  const { status, text } = await post(endpoint, signed.headers, body);
+  let answer: { SecretString?: string; __type?: string; message?: string; Message?: string } = {};
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    // A body that is not JSON (a proxy's error page): the status says enough.
+  }
+  if (status === 200) return answer.SecretString;
+  // AWS JSON error types may carry their namespace: "com.amazonaws.secretsmanager#ResourceNotFoundException".
+  const type = (answer.__type ?? 'UnknownError').split('#').pop()!;
+  if (type === 'ResourceNotFoundException') return undefined;
+  throw new SecretsManagerError(type, status, answer.message ?? answer.Message ?? text.slice(0, 200));
+}
