@@ -175,8 +175,8 @@ function checkSubscriptions(
       if (sub.lostAtKill === 'change') {
         losses.atKill.push(`${sub.id}: an acknowledged change was gone after the restart (now ${stored.status}, version ${stored.version})`);
       } else if (sub.lapsesAt) {
-        // Recorded, activated, then expired by the sweeper (or activated already lapsed): one write per step.
-        if (chain && stored.version !== chain.length) found.push(`version ${stored.version} after ${chain.length - 1} status changes`);
+        // Recorded and activated in one write, then expired by the sweeper (or activated already lapsed): a write per status change.
+        if (chain && stored.version !== chain.length - 1) found.push(`version ${stored.version} after ${chain.length - 1} status changes`);
       } else if (sub.unansweredWrites === 0) {
         if (stored.version !== sub.acknowledgedWrites) found.push(`version ${stored.version}, ${sub.acknowledgedWrites} writes acknowledged`);
         if (chain && !same(chain, sub.statuses)) found.push(`notified ${chain.join('->')}, acknowledged ${sub.statuses.join('->')}`);

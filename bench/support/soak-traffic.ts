@@ -343,10 +343,10 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
         return;
       }
       const data = answer.body.data as { subscription_id: string; expires_at: string };
-      // The purchase is recorded as pending_verification and activated: two writes, one status change.
+      // The purchase is recorded as pending_verification and activated in one write: one status change.
       const sub = tracked({
         id: data.subscription_id, user_id: user, origin: 'verify', lapsesAt: lapses ? data.expires_at : null,
-        statuses: ['pending_verification', 'active'], acknowledgedWrites: 2, lastAcknowledged: answer,
+        statuses: ['pending_verification', 'active'], acknowledgedWrites: 1, lastAcknowledged: answer,
       });
       ledger.subscriptions.push(sub);
       if (!lapses) owned.push(sub);
