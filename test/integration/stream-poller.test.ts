@@ -7,25 +7,14 @@ vi.hoisted(() => {
 
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, dynamodb, tableName } from '../../lib/data/client.js';
-import type { SubscriptionState } from '../../lib/domain/subscription-state.js';
+import { INITIAL_LIFECYCLE, type SubscriptionState } from '../../lib/domain/subscription-state.js';
 import { useLocalBus } from '../../lib/events/bus.js';
 import { outboxItem } from '../../lib/events/outbox.js';
 import { startStreamPoller, type StreamPoller } from '../../lib/local/stream-poller.js';
 import { createOwnTable } from '../support/own-table.js';
 import { waitUntil } from '../support/webhook-receiver.js';
 
-const state: SubscriptionState = {
-  status: 'expired',
-  expires_at: new Date().toISOString(),
-  auto_renew: false,
-  paused_at: null,
-  paused_until: null,
-  cancel_at_period_end: false,
-  cancelled_at: null,
-  cancellation_reason: null,
-  pause_reason: null,
-  refunded_at: null,
-};
+const state: SubscriptionState = { status: 'expired', expires_at: new Date().toISOString(), auto_renew: false, ...INITIAL_LIFECYCLE };
 
 /** Writes `count` outbox items in one transaction, so that they reach the stream in one batch. */
 async function writeOutboxItems(count: number): Promise<string[]> {
