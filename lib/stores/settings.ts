@@ -107,8 +107,9 @@ async function settingsOf<S extends ConfigurableStore>(
   // Only App Store settings are complete without their credentials (the API key is optional).
   if (!withCredentials && store !== 'app_store') throw new Error(`${store} settings are read with their credentials`);
   let raw = item?.settings as Record<string, unknown> | undefined;
-  if (!item && config.storeSecretsPrefix && withCredentials) {
-    // Settings stored before identifiers and credentials were kept apart: all of them in the secret.
+  if (!item && config.storeSecretsPrefix) {
+    // Settings stored before identifiers and credentials were kept apart: all of them in the secret
+    // (read even when the credentials are not needed, or such an app could not verify at all).
     raw = await readSecret(secretName(appId, store));
   }
   if (!raw) return undefined;

@@ -78,6 +78,7 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     const { appId: none } = await createTestApp();
     standIn.secrets.set(`subscription-backend/test/${earlier}/app_store`, JSON.stringify({ bundle_id: 'com.a', environment: 'Sandbox' }));
     expect(await getStoreSettings(earlier, 'app_store')).toEqual({ bundle_id: 'com.a', environment: 'Sandbox' });
+    expect((await getAppWithStoreSettings(earlier, 'app_store', { withCredentials: false })).settings).toEqual({ bundle_id: 'com.a', environment: 'Sandbox' });
     expect(await getStoreSettings(none, 'app_store')).toBeUndefined();
     expect(standIn.requests).toContain(`subscription-backend/test/${none}/app_store`);
   });
