@@ -61,7 +61,14 @@ export function statedTransaction(receiptData: string): StatedTransaction | unde
     return undefined;
   }
   const { transactionId, originalTransactionId, productId } = stated ?? {};
-  return typeof transactionId === 'string' && typeof originalTransactionId === 'string' && typeof productId === 'string'
+  return isStatedId(transactionId) && isStatedId(originalTransactionId) && isStatedId(productId)
     ? { transaction_id: transactionId, original_transaction_id: originalTransactionId, product_id: productId }
     : undefined;
 }
+
+/**
+ * An id worth reading by: the bytes are anyone's until the signature is checked, and a table key
+ * longer than DynamoDB allows would fail the read (store ids are far shorter).
+ */
+const MAX_STATED_ID_LENGTH = 256;
+const isStatedId = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= MAX_STATED_ID_LENGTH;

@@ -58,6 +58,14 @@ describe('purchase verification flow (DynamoDB Local)', () => {
     expect(calls).toEqual([['BatchGetItem'], ['TransactWriteItems']]);
   });
 
+  it('a forged receipt stating ids no store issues is INVALID_RECEIPT, never a failed read', async () => {
+    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    for (const productId of ['p'.repeat(3000), '']) {
+      const forged = `${part({ alg: 'ES256', kid: `test-store:${app.appId}` })}.${part({ transactionId: 't'.repeat(2000), originalTransactionId: '1', productId })}.${'A'.repeat(86)}`;
+      await expect(verify(forged, 'forger')).rejects.toMatchObject({ kind: 'INVALID_RECEIPT' });
+    }
+  });
+
   it('one user verifying a new receipt several times at once gets one active subscription, the same answer every time', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const user = `together-${round}`;

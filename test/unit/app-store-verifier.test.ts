@@ -76,5 +76,10 @@ describe('App Store verification against the real Apple root (offline)', () => {
     expect(statedTransaction(TRANSACTION)).toEqual(stated);
     expect(statedTransaction(Buffer.from(TRANSACTION).toString('base64'))).toEqual(stated);
     for (const other of ['not a receipt', 'eyJhbGciOiJFUzI1NiJ9.bnVsbA.c2ln', 'eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoxfQ.c2ln', 'a.!!.b']) expect(statedTransaction(other)).toBeUndefined();
+    // Ids no store issues (empty, or longer than a table key may be) are not read by.
+    const stating = (productId: string) => `eyJhbGciOiJFUzI1NiJ9.${Buffer.from(JSON.stringify({ transactionId: '1', originalTransactionId: '1', productId })).toString('base64url')}.c2ln`;
+    expect(statedTransaction(stating('premium'))).toEqual({ transaction_id: '1', original_transaction_id: '1', product_id: 'premium' });
+    expect(statedTransaction(stating(''))).toBeUndefined();
+    expect(statedTransaction(stating('p'.repeat(3000)))).toBeUndefined();
   });
 });
