@@ -70,5 +70,5 @@ export function statedTransaction(receiptData: string): StatedTransaction | unde
  * An id worth reading by: the bytes are anyone's until the signature is checked, and a table key
  * longer than DynamoDB allows would fail the read (store ids are far shorter).
  */
-const MAX_STATED_ID_LENGTH = 256;
-const isStatedId = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= MAX_STATED_ID_LENGTH;
+const MAX_STATED_ID_BYTES = 256;
+const isStatedId = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && Buffer.byteLength(value) <= MAX_STATED_ID_BYTES;

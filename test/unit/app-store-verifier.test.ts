@@ -81,5 +81,6 @@ describe('App Store verification against the real Apple root (offline)', () => {
     expect(statedTransaction(stating('premium'))).toEqual({ transaction_id: '1', original_transaction_id: '1', product_id: 'premium' });
     expect(statedTransaction(stating(''))).toBeUndefined();
     expect(statedTransaction(stating('p'.repeat(3000)))).toBeUndefined();
+    expect(statedTransaction(stating('🍎'.repeat(100)))).toBeUndefined(); // 400 bytes
   });
 });
