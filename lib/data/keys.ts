@@ -7,7 +7,7 @@
  * | app               | APP#<app>                   | APP                                 |
  * | app's key (list)  | APP#<app>                   | KEY#<kind>#<sha256>                 |
  * | product           | APP#<app>                   | PRODUCT#<product>                   |
- * | api key lookup    | APIKEY#<sha256>             | APIKEY                              |
+ * | api key lookup    | APIKEY#<sha256>             | APIKEY  (+ this minute's request count) |
  * | subscription      | SUB#<app>#<sub>             | SUB        (listed by the GSIs)     |
  * | its payment info  | SUB#<app>#<sub>             | PAYMENT    (large: receipt data)    |
  * | list counters     | COUNT#<app>                 | LIST#<status|*>#<product|*>#<platform|*> |
@@ -22,12 +22,12 @@
  * | exchange rates    | FX#<to currency>#<YYYY-MM>  | <day>#<from currency>               |
  * | outbox event      | OUTBOX#<event>              | OUTBOX     (stream -> EventBridge)  |
  * | webhook endpoint  | APP#<app>                   | WEBHOOK                             |
- * | store settings    | APP#<app>                   | STORE#<store>  (local only; AWS: Secrets Manager) |
+ * | store settings    | APP#<app>                   | STORE#<store>  (AWS: credentials in Secrets Manager) |
+ * | latest report     | USER#<app>#<user>           | REPORT#<type>                       |
  * | rule segments     | APP#<app>                   | SEGMENTS                            |
  * | ad configuration  | APP#<app>                   | ADS                                 |
  * | webhook delivery  | DELIVERY#<event>            | DELIVERY                            |
  * | job checkpoint    | CHECKPOINT#<job>            | CHECKPOINT                          |
- * | rate-limit window | RATE#<key id>               | RATE  (TTL; requests this minute)   |
  */
 import { LIST_FACETS, listIndexName, type ListFacet } from './table.js';
 
@@ -82,8 +82,6 @@ export const keys = {
   storeSettings: (appId: string, store: string): TableKey => ({ pk: `APP#${appId}`, sk: `STORE#${store}` }),
   delivery: (eventId: string): TableKey => ({ pk: `DELIVERY#${eventId}`, sk: 'DELIVERY' }),
   checkpoint: (job: string): TableKey => ({ pk: `CHECKPOINT#${job}`, sk: 'CHECKPOINT' }),
-  /** One counter per API key (by its public id), shared by every function instance. */
-  rateLimitWindow: (keyId: string): TableKey => ({ pk: `RATE#${keyId}`, sk: 'RATE' }),
   userProfile: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'PROFILE' }),
   /** The latest body a user reported to /report/{type}, next to the profile. */
   latestReport: (appId: string, userId: string, type: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: `REPORT#${type}` }),

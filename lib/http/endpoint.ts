@@ -10,10 +10,9 @@ import type * as z from 'zod/mini';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
 import { AppError, isAppError, type ErrorKind } from '../errors.js';
 import { logger } from '../logger.js';
-import { authenticateKey, bearerToken, type Caller } from './auth.js';
+import { authenticateAndLimit as authenticateAndCount, bearerToken, type Caller } from './auth.js';
 import { errorResponse, jsonResponse, type ApiName } from './envelopes.js';
 import { readMobileHeaders, type MobileContext } from './mobile-headers.js';
-import { enforceRateLimit } from './rate-limit.js';
 import type { ApiKeyKind } from '../data/keys.js';
 import { routeOf } from '../routes.js';
 import { parseJsonBody, parsePart } from './parse.js';
@@ -161,8 +160,8 @@ function buildEndpoint(
 
 /** Authenticates the key and counts the request against its rate limit (429 past it). */
 async function authenticateAndLimit(rawKey: string, kind: ApiKeyKind, responseHeaders: Record<string, string>): Promise<Caller> {
-  const caller = await authenticateKey(rawKey, kind);
-  Object.assign(responseHeaders, await enforceRateLimit(caller));
+  const { caller, headers } = await authenticateAndCount(rawKey, kind);
+  Object.assign(responseHeaders, headers);
   return caller;
 }
 

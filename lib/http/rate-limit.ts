@@ -1,20 +1,20 @@
 /**
- * Enforces the caller's per-key rate limit: counts the request in the shared window (DynamoDB),
- * answers 429 RATE_LIMITED past the tier's limit, and returns the RateLimit headers that every
- * response to an authenticated request carries.
+ * The caller's per-key rate limit, decided on the count that authentication made
+ * (lib/http/auth.ts): 429 RATE_LIMITED past the tier's limit, and the RateLimit headers that
+ * every response to an authenticated request carries.
  */
 import { config } from '../config.js';
-import { countRequest } from '../data/rate-limits.js';
-import { decideRateLimit, rateLimitHeaders, type RateLimitDecision, type WindowCount } from '../domain/rate-limit.js';
+import type { ApiKeyKind } from '../data/keys.js';
+import { decideRateLimit, rateLimitHeaders, type RateLimitDecision, type RateLimitTier, type WindowCount } from '../domain/rate-limit.js';
 import { AppError } from '../errors.js';
-import type { Caller } from './auth.js';
 
 /**
- * Windows this instance has seen exhausted: until they close, further requests of that key are
- * refused without a write (a flood past the limit costs nothing). Refusing is safe because the
- * shared count only grows until the window ends.
+ * Windows this instance has seen exhausted, by key hash: until they close, further requests with
+ * that key (of the kind it was used as) are refused without a write (a flood past the limit costs
+ * nothing). Refusing is safe because the shared count only grows until the window ends; a key
+ * revoked meanwhile is answered 429 rather than 401 until then.
  */
-const exhausted = new Map<string, WindowCount>();
+const exhausted = new Map<string, { window: WindowCount; tier: RateLimitTier; kind: ApiKeyKind }>();
 const MAX_REMEMBERED = 1000;
 
 function refuse(decision: RateLimitDecision): never {
@@ -24,15 +24,20 @@ function refuse(decision: RateLimitDecision): never {
   });
 }
 
-export async function enforceRateLimit(caller: Pick<Caller, 'keyId' | 'tier'>, nowMs: number = Date.now()): Promise<Record<string, string>> {
-  const limit = config.rateLimits[caller.tier];
-  const known = exhausted.get(caller.keyId);
-  if (known && known.windowEndsAt > nowMs) refuse(decideRateLimit(caller.tier, limit, { ...known, count: limit + 1 }, nowMs));
-  const window = await countRequest(caller.keyId, nowMs);
-  const decision = decideRateLimit(caller.tier, limit, window, nowMs);
+/** Refuses, without any I/O, a request with a key whose window this instance knows is exhausted. */
+export function refuseIfExhausted(keyHash: string, kind: ApiKeyKind, nowMs: number): void {
+  const known = exhausted.get(keyHash);
+  if (!known || known.kind !== kind || known.window.windowEndsAt <= nowMs) return;
+  const limit = config.rateLimits[known.tier];
+  refuse(decideRateLimit(known.tier, limit, { ...known.window, count: limit + 1 }, nowMs));
+}
+
+/** Allows the counted request (its RateLimit headers) or refuses it with 429. */
+export function limitRequest(keyHash: string, caller: { tier: RateLimitTier; kind: ApiKeyKind }, window: WindowCount, nowMs: number): Record<string, string> {
+  const decision = decideRateLimit(caller.tier, config.rateLimits[caller.tier], window, nowMs);
   if (!decision.allowed) {
     if (exhausted.size >= MAX_REMEMBERED) exhausted.clear();
-    exhausted.set(caller.keyId, window);
+    exhausted.set(keyHash, { window, tier: caller.tier, kind: caller.kind });
     refuse(decision);
   }
   return rateLimitHeaders(decision);

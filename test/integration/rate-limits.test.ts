@@ -1,71 +1,94 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { config } from '../../lib/config.js';
+import { revokeKey } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { countRequest } from '../../lib/data/rate-limits.js';
-import { enforceRateLimit } from '../../lib/http/rate-limit.js';
-import { config } from '../../lib/config.js';
+import { countKeyRequest } from '../../lib/data/rate-limits.js';
+import { authenticateAndLimit } from '../../lib/http/auth.js';
+import { sha256Hex } from '../../lib/ids.js';
 import { appErrorOf } from '../support/assertions.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
+import { createTestApp } from '../support/fixtures.js';
 
 const NOW = Date.now();
-const newKeyId = () => `sk_id_${randomUUID().slice(0, 12)}`;
-const storedCount = async (keyId: string) =>
-  (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.rateLimitWindow(keyId) }))).Item?.request_count as number | undefined;
+/** A new app's secret key, by the hash it is stored under. */
+const newKey = async () => {
+  const { secretKey, appId } = await createTestApp([]);
+  return { raw: secretKey, hash: sha256Hex(secretKey), appId };
+};
+const storedKey = async (hash: string) => (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(hash), ConsistentRead: true }))).Item;
 
-describe('the shared rate-limit counter (DynamoDB Local)', () => {
-  it('counts concurrent requests of one key exactly once each, across the window opening', async () => {
-    const keyId = newKeyId();
-    const counts = await Promise.all(Array.from({ length: 40 }, () => countRequest(keyId, NOW)));
-    expect(counts.map((c) => c.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
-    expect(new Set(counts.map((c) => c.windowEndsAt))).toEqual(new Set([NOW + 60_000]));
+describe('the shared rate-limit counter on the API key item (DynamoDB Local)', () => {
+  it('counts concurrent requests of one key exactly once each, across the window opening, and returns the key', async () => {
+    const { hash, appId } = await newKey();
+    const counts = await Promise.all(Array.from({ length: 40 }, () => countKeyRequest(hash, NOW)));
+    expect(counts.map((c) => c!.window.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(new Set(counts.map((c) => c!.window.windowEndsAt))).toEqual(new Set([NOW + 60_000]));
+    expect(counts[0]!.key).toMatchObject({ app_id: appId, kind: 'secret', status: 'active' });
   });
 
   it('counts with one write while the window is open and for a new key; two only to replace a closed window', async () => {
-    const keyId = newKeyId();
-    expect(await dynamoDbRoundTrips(() => countRequest(keyId, NOW))).toEqual([['UpdateItem']]);
-    expect(await dynamoDbRoundTrips(() => countRequest(keyId, NOW + 1000))).toEqual([['UpdateItem']]);
-    expect(await dynamoDbRoundTrips(() => countRequest(keyId, NOW + 60_000))).toEqual([['UpdateItem'], ['UpdateItem']]);
-    expect(await storedCount(keyId)).toBe(1);
+    const { hash } = await newKey();
+    expect(await dynamoDbRoundTrips(() => countKeyRequest(hash, NOW))).toEqual([['UpdateItem']]);
+    expect(await dynamoDbRoundTrips(() => countKeyRequest(hash, NOW + 1000))).toEqual([['UpdateItem']]);
+    expect(await dynamoDbRoundTrips(() => countKeyRequest(hash, NOW + 60_000))).toEqual([['UpdateItem'], ['UpdateItem']]);
+    expect((await storedKey(hash))?.request_count).toBe(1);
   });
 
   it('opens the window at the first request and starts a new one once it has closed', async () => {
-    const keyId = newKeyId();
-    expect(await countRequest(keyId, NOW)).toEqual({ count: 1, windowEndsAt: NOW + 60_000 });
-    expect(await countRequest(keyId, NOW + 59_999)).toEqual({ count: 2, windowEndsAt: NOW + 60_000 });
-    expect(await countRequest(keyId, NOW + 60_000)).toEqual({ count: 1, windowEndsAt: NOW + 120_000 });
+    const { hash } = await newKey();
+    expect((await countKeyRequest(hash, NOW))!.window).toEqual({ count: 1, windowEndsAt: NOW + 60_000 });
+    expect((await countKeyRequest(hash, NOW + 59_999))!.window).toEqual({ count: 2, windowEndsAt: NOW + 60_000 });
+    expect((await countKeyRequest(hash, NOW + 60_000))!.window).toEqual({ count: 1, windowEndsAt: NOW + 120_000 });
   });
 
-  it('keeps one counter per key', async () => {
-    const [a, b] = [newKeyId(), newKeyId()];
-    await countRequest(a, NOW);
-    await countRequest(a, NOW);
-    expect((await countRequest(b, NOW)).count).toBe(1);
+  it('keeps one counter per key, and writes nothing for a key that does not exist', async () => {
+    const [a, b] = [await newKey(), await newKey()];
+    await countKeyRequest(a.hash, NOW);
+    await countKeyRequest(a.hash, NOW);
+    expect((await countKeyRequest(b.hash, NOW))!.window.count).toBe(1);
+    const unknown = sha256Hex('sk_live_no_such_key');
+    expect(await countKeyRequest(unknown, NOW)).toBeUndefined();
+    expect(await storedKey(unknown)).toBeUndefined();
+  });
+
+  it('never lets a count touch what the key is: a revocation holds from the next request', async () => {
+    const { raw, hash } = await newKey();
+    expect((await authenticateAndLimit(raw, 'secret', NOW)).caller.kind).toBe('secret');
+    await revokeKey(raw);
+    expect((await appErrorOf(authenticateAndLimit(raw, 'secret', NOW + 1))).code).toBe('INVALID_API_KEY');
+    expect(await storedKey(hash)).toMatchObject({ status: 'revoked', kind: 'secret' });
   });
 });
 
-describe('enforceRateLimit', () => {
+describe('authenticateAndLimit', () => {
   it('refuses past the limit with 429 RATE_LIMITED, Retry-After and r=0, and stops writing once the window is known to be exhausted', async () => {
-    const caller = { keyId: newKeyId(), tier: 'standard' as const };
+    const { raw, hash } = await newKey();
     // A limit of 50 for this test (the test env raises the limits); fill the window to it directly.
     const configured = config.rateLimits.standard;
     config.rateLimits.standard = 50;
-    await Promise.all(Array.from({ length: 50 }, () => countRequest(caller.keyId, NOW)));
+    await Promise.all(Array.from({ length: 50 }, () => countKeyRequest(hash, NOW)));
     try {
-      const refused = await appErrorOf(enforceRateLimit(caller, NOW + 1_000));
+      const refused = await appErrorOf(authenticateAndLimit(raw, 'secret', NOW + 1_000));
       expect(refused.code).toBe('RATE_LIMITED');
       expect(refused.status).toBe(429);
       expect(refused.retryable).toBe(true);
       expect(refused.headers).toEqual({ 'RateLimit-Policy': '"standard";q=50;w=60', RateLimit: '"standard";r=0;t=59', 'Retry-After': '59' });
-      expect(await storedCount(caller.keyId)).toBe(51);
+      expect((await storedKey(hash))?.request_count).toBe(51);
       // Refused again without another write: the instance remembers the exhausted window.
-      expect((await appErrorOf(enforceRateLimit(caller, NOW + 2_000))).headers).toMatchObject({ 'Retry-After': '58' });
-      expect(await storedCount(caller.keyId)).toBe(51);
+      expect((await appErrorOf(authenticateAndLimit(raw, 'secret', NOW + 2_000))).headers).toMatchObject({ 'Retry-After': '58' });
+      expect((await storedKey(hash))?.request_count).toBe(51);
       // A new window: allowed again.
-      expect(await enforceRateLimit(caller, NOW + 60_000)).toEqual({ 'RateLimit-Policy': '"standard";q=50;w=60', RateLimit: '"standard";r=49;t=60' });
+      expect((await authenticateAndLimit(raw, 'secret', NOW + 60_000)).headers).toEqual({ 'RateLimit-Policy': '"standard";q=50;w=60', RateLimit: '"standard";r=49;t=60' });
     } finally {
       config.rateLimits.standard = configured;
     }
+  });
+
+  it('a key of the other kind, or one that does not exist, is INVALID_API_KEY', async () => {
+    const { raw } = await newKey();
+    expect((await appErrorOf(authenticateAndLimit(raw, 'sdk', NOW))).code).toBe('INVALID_API_KEY');
+    expect((await appErrorOf(authenticateAndLimit('sk_live_made_up', 'secret', NOW))).code).toBe('INVALID_API_KEY');
   });
 });

@@ -5,6 +5,8 @@
  */
 import { BatchWriteItemCommand, ScanCommand, type AttributeValue, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { dynamodb, tableName } from '../../lib/data/client.js';
+import { keys } from '../../lib/data/keys.js';
+import { REQUEST_COUNTER_ATTRIBUTES } from '../../lib/data/rate-limits.js';
 
 type RawItem = Record<string, AttributeValue>;
 
@@ -12,8 +14,21 @@ type RawItem = Record<string, AttributeValue>;
 export type TableSnapshot = Map<string, { item: RawItem; canonical: string }>;
 
 export interface SnapshotOptions {
-  /** Items left out of snapshots, comparisons and restores (e.g. per-key rate counters, which every request updates). */
+  /** Items left out of snapshots, comparisons and restores. */
   ignore?: (pk: string) => boolean;
+}
+
+const API_KEY_PREFIX = keys.apiKey('').pk;
+
+/**
+ * An item as snapshots keep it: an API key's request counter is left out, since every
+ * authenticated request counts, also a refused one, and that count is not app data.
+ */
+export function withoutRequestCounter<T extends Record<string, unknown>>(item: T, pk: string): T {
+  if (!pk.startsWith(API_KEY_PREFIX)) return item;
+  const kept = { ...item };
+  for (const attribute of REQUEST_COUNTER_ATTRIBUTES) delete kept[attribute];
+  return kept;
 }
 
 const canonical = (value: unknown): string =>
@@ -34,7 +49,8 @@ export async function snapshotTable(options: SnapshotOptions = {}): Promise<Tabl
     const page = await dynamodb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }));
     for (const item of page.Items ?? []) {
       if (options.ignore?.(item.pk?.S ?? '')) continue;
-      snapshot.set(keyOf(item), { item, canonical: canonical(item) });
+      const kept = withoutRequestCounter(item, item.pk?.S ?? '');
+      snapshot.set(keyOf(kept), { item: kept, canonical: canonical(kept) });
     }
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
