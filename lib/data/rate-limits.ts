@@ -27,18 +27,16 @@ const counted = (attributes: Record<string, unknown>): CountedKey => ({
 type Attempt = { outcome: 'counted'; counted: CountedKey } | { outcome: 'no_such_key' } | { outcome: 'window_closed' };
 
 /**
- * Counts one request in the key's open window; a key never counted before opens its first window
- * in the same write. Writes nothing for a key that does not exist (the condition says so, and the
- * item it failed on tells which condition).
+ * One conditional write of the counter on the key's item. When the condition fails, the item it
+ * failed on tells which way: no item, no such key (and nothing was written); else the window.
  */
-async function countInOpenWindow(keyHash: string, nowMs: number): Promise<Attempt> {
+async function countIf(keyHash: string, nowMs: number, write: { UpdateExpression: string; ConditionExpression: string }): Promise<Attempt> {
   try {
     const { Attributes } = await ddb.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.apiKey(keyHash),
-        UpdateExpression: 'SET window_ends_at = if_not_exists(window_ends_at, :ends) ADD request_count :one',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(window_ends_at) OR window_ends_at > :now)',
+        ...write,
         ExpressionAttributeValues: { ':one': 1, ':now': nowMs, ':ends': nowMs + RATE_LIMIT_WINDOW_SECONDS * 1000 },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -51,26 +49,19 @@ async function countInOpenWindow(keyHash: string, nowMs: number): Promise<Attemp
   }
 }
 
+/** Counts one request in the key's open window; a key never counted before opens its first window in the same write. */
+const countInOpenWindow = (keyHash: string, nowMs: number) =>
+  countIf(keyHash, nowMs, {
+    UpdateExpression: 'SET window_ends_at = if_not_exists(window_ends_at, :ends) ADD request_count :one',
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(window_ends_at) OR window_ends_at > :now)',
+  });
+
 /** Opens a new window, once the last has closed, with this request as its first, unless another instance just did. */
-async function openWindow(keyHash: string, nowMs: number): Promise<Attempt> {
-  try {
-    const { Attributes } = await ddb.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.apiKey(keyHash),
-        UpdateExpression: 'SET request_count = :one, window_ends_at = :ends',
-        ConditionExpression: 'attribute_exists(pk) AND window_ends_at <= :now',
-        ExpressionAttributeValues: { ':one': 1, ':now': nowMs, ':ends': nowMs + RATE_LIMIT_WINDOW_SECONDS * 1000 },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { outcome: 'counted', counted: counted(Attributes!) };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    return (error as { Item?: unknown }).Item ? { outcome: 'window_closed' } : { outcome: 'no_such_key' };
-  }
-}
+const openWindow = (keyHash: string, nowMs: number) =>
+  countIf(keyHash, nowMs, {
+    UpdateExpression: 'SET request_count = :one, window_ends_at = :ends',
+    ConditionExpression: 'attribute_exists(pk) AND window_ends_at <= :now',
+  });
 
 /**
  * Counts one request made with the key of this hash and returns the key as stored, with where
