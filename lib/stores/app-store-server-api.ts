@@ -43,7 +43,7 @@ const statusResponse = /* @__PURE__ */ define(() =>
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** The API's bearer token: an ES256 JWT signed with the App Store Connect key. */
-export function appStoreBearerToken(credentials: ServerApiCredentials, bundleId: string, now = Date.now()): string {
+function appStoreBearerToken(credentials: ServerApiCredentials, bundleId: string, now = Date.now()): string {
   let key;
   try {
     key = createPrivateKey(credentials.private_key);

@@ -119,11 +119,6 @@ async function settingsOf<S extends ConfigurableStore>(
   return schemas[store].parse(merged);
 }
 
-export async function getStoreSettings<S extends ConfigurableStore>(appId: string, store: S, options: { withCredentials: boolean } = { withCredentials: true }): Promise<StoreSettings[S] | undefined> {
-  const [item] = await batchGetConsistent([keys.storeSettings(appId, store)]);
-  return settingsOf(appId, store, item, options.withCredentials);
-}
-
 /**
  * The app and its settings at one store, in one request (what verifying a purchase starts from),
  * with any other items the caller wants read in the same request (`alsoRead`, in their order).

@@ -11,7 +11,9 @@ vi.hoisted(() => {
 
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { getAppWithStoreSettings, getStoreSettings, putStoreSettings } from '../../lib/stores/settings.js';
+import { getAppWithStoreSettings, putStoreSettings } from '../../lib/stores/settings.js';
+
+const settingsOf = async (appId: string) => (await getAppWithStoreSettings(appId, 'app_store', { withCredentials: true })).settings;
 import { createTestApp } from '../support/fixtures.js';
 import { startSecretsManagerStandIn, type SecretsManagerStandIn } from '../support/secrets-manager-standin.js';
 
@@ -55,7 +57,7 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     const { appId } = await createTestApp();
     expect((await putStoreSettings(appId, 'app_store', { bundle_id: 'com.example', environment: 'Sandbox' })).location).toBe(`table ${tableName}`);
     expect(secrets.calls()).toHaveLength(0);
-    expect(await getStoreSettings(appId, 'app_store')).toEqual({ bundle_id: 'com.example', environment: 'Sandbox' });
+    expect(await settingsOf(appId)).toEqual({ bundle_id: 'com.example', environment: 'Sandbox' });
     expect(secrets.calls()).toHaveLength(0);
   });
 
@@ -77,9 +79,9 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     const { appId: earlier } = await createTestApp();
     const { appId: none } = await createTestApp();
     standIn.secrets.set(`subscription-backend/test/${earlier}/app_store`, JSON.stringify({ bundle_id: 'com.a', environment: 'Sandbox' }));
-    expect(await getStoreSettings(earlier, 'app_store')).toEqual({ bundle_id: 'com.a', environment: 'Sandbox' });
+    expect(await settingsOf(earlier)).toEqual({ bundle_id: 'com.a', environment: 'Sandbox' });
     expect((await getAppWithStoreSettings(earlier, 'app_store', { withCredentials: false })).settings).toEqual({ bundle_id: 'com.a', environment: 'Sandbox' });
-    expect(await getStoreSettings(none, 'app_store')).toBeUndefined();
+    expect(await settingsOf(none)).toBeUndefined();
     expect(standIn.requests).toContain(`subscription-backend/test/${none}/app_store`);
   });
 
