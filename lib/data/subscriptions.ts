@@ -229,13 +229,6 @@ const toTransactionBinding = (item: Record<string, unknown>): TransactionBinding
   product_id: item.product_id as string,
 });
 
-export async function getPurchaseOwner(appId: string, owner: PurchaseOwner): Promise<OwnedPurchase | undefined> {
-  const { Item } = await ddb.send(
-    new GetCommand({ TableName: tableName, Key: keys.purchaseOwner(appId, owner.store, owner.original_transaction_id), ConsistentRead: true }),
-  );
-  return Item ? toOwnedPurchase(Item) : undefined;
-}
-
 export async function getTransactionBinding(appId: string, transactionId: string): Promise<TransactionBinding | undefined> {
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName, Key: keys.transaction(appId, transactionId), ConsistentRead: true }),

@@ -35,14 +35,14 @@ import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
 import { jwsOf, statedTransaction, type StoreVerifier, type VerifiedTransaction } from '../stores/types.js';
 import { commitChange, verifiedSubscription } from './subscriptions.js';
 
-/** The store whose settings verifying this receipt needs: none for the test store. */
-function storeOf(platform: VerifyPurchaseBody['platform'], receiptData: string): ConfigurableStore | undefined {
-  if (isTestStoreReceipt(receiptData)) return undefined;
+/** The store whose settings verifying a receipt of this platform needs: none for the test store. */
+function storeOf(platform: VerifyPurchaseBody['platform'], testStore: boolean): ConfigurableStore | undefined {
+  if (testStore) return undefined;
   return platform === 'ios' ? 'app_store' : platform === 'android' ? 'google_play' : undefined;
 }
 
-function verifierFor(app: AppRecord, platform: VerifyPurchaseBody['platform'], receiptData: string, settings: StoreSettings[ConfigurableStore] | undefined): StoreVerifier {
-  if (isTestStoreReceipt(receiptData)) {
+function verifierFor(app: AppRecord, platform: VerifyPurchaseBody['platform'], testStore: boolean, settings: StoreSettings[ConfigurableStore] | undefined): StoreVerifier {
+  if (testStore) {
     if (!app.test_store || !app.test_store_public_key) {
       throw new AppError('INVALID_RECEIPT', 'test-store receipts are accepted only by apps created with --test-store');
     }
@@ -114,13 +114,13 @@ export interface VerifyOptions {
 }
 
 export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, options: VerifyOptions = {}): Promise<VerificationResult> {
-  const store = storeOf(body.platform, body.receipt_data);
+  const testStore = isTestStoreReceipt(body.receipt_data);
+  const store = storeOf(body.platform, testStore);
   // Refuse what cannot be an App Store receipt before asking whether we could verify one.
   const jws = store === 'app_store' ? jwsOf(body.receipt_data) : undefined;
   if (store === 'app_store' && !jws) transactionIdOfAppReceipt(body.receipt_data);
   // A signed transaction names its purchase: what the decision rests on is read with the app, in
   // one request, while the signature is yet to be checked (and decides nothing until it is).
-  const testStore = isTestStoreReceipt(body.receipt_data);
   const stated = jws || testStore ? statedTransaction(body.receipt_data) : undefined;
   const statedQuery: PurchaseQuery | undefined = stated && {
     productId: stated.product_id,
@@ -133,7 +133,7 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
     alsoRead: statedQuery ? purchaseLookupKeys(appId, statedQuery) : [],
   });
   if (!app) throw new Error(`app ${appId} of an authenticated key does not exist`);
-  const transaction = await verifierFor(app, body.platform, body.receipt_data, settings).verify(body.receipt_data);
+  const transaction = await verifierFor(app, body.platform, testStore, settings).verify(body.receipt_data);
   if (transaction.revoked) {
     await recordStoreRefund(appId, body.user_id, transaction);
     throw new AppError('INVALID_RECEIPT', 'the store has revoked or refunded this purchase');

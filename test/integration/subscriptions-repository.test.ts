@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb } from '../../lib/data/client.js';
+import type { PurchaseOwner } from '../../lib/data/subscriptions.js';
 import {
   bulkInsertSubscriptions,
-  getPurchaseOwner,
   getSubscription,
   getTransactionBinding,
   insertSubscription,
@@ -19,6 +19,8 @@ const record = (appId: string, overrides: Partial<SubscriptionRecord> = {}) =>
 
 const payment = (transactionId: string | null = null) => ({ transaction_id: transactionId, receipt_data: 'cmVjZWlwdA==', payment_method: 'app_store', last_payment: null });
 const page = { skip: 0, limit: 100 };
+/** Who owns a store purchase, as verification reads it. */
+const ownerOf = async (appId: string, owner: PurchaseOwner) => (await lookUpPurchase(appId, { productId: 'any', owner, transactionId: 'any' })).owned;
 
 describe('subscription repository (DynamoDB Local)', () => {
   let appId: string;
@@ -107,7 +109,7 @@ describe('subscription repository (DynamoDB Local)', () => {
     const owner = { store: 'app_store', original_transaction_id: '2000000000000777' };
     const first = record(app, { user_id: 'alice' });
     expect(await insertSubscription(first, payment('tx-777'), { owner })).toEqual({ inserted: true });
-    expect(await getPurchaseOwner(app, owner)).toEqual({ user_id: 'alice', subscription_id: first.id });
+    expect(await ownerOf(app, owner)).toEqual({ user_id: 'alice', subscription_id: first.id });
 
     const intruder = record(app, { user_id: 'mallory' });
     expect(await insertSubscription(intruder, payment('tx-778'), { owner })).toEqual({ inserted: false, reason: 'owned_by_another_user' });
@@ -118,7 +120,7 @@ describe('subscription repository (DynamoDB Local)', () => {
     const heir = record(app, { user_id: 'bob' });
     const takeOver = { fromUserId: 'alice', fromSubscriptionId: first.id };
     expect(await insertSubscription(heir, payment('tx-777'), { owner, takeOver })).toEqual({ inserted: true });
-    expect(await getPurchaseOwner(app, owner)).toEqual({ user_id: 'bob', subscription_id: heir.id });
+    expect(await ownerOf(app, owner)).toEqual({ user_id: 'bob', subscription_id: heir.id });
     expect(await getTransactionBinding(app, 'tx-777')).toMatchObject({ subscription_id: heir.id, user_id: 'bob' });
     // A stale take-over (alice no longer owns it) is refused.
     expect(await insertSubscription(record(app, { user_id: 'carol' }), payment(), { owner, takeOver })).toEqual({ inserted: false, reason: 'owned_by_another_user' });
