@@ -96,12 +96,26 @@ const apply = (effect: Extract<Rule, { kind: 'apply' }>['effect']): Rule => ({ k
 const iso = (date: Date) => date.toISOString();
 const reasonOf = (command: SubscriptionCommand) => ('reason' in command ? command.reason : undefined);
 
-/** Cancelled now: access ends, renewal stops. */
+/** The earlier of a period's end and now: the moment access ends when it ends now. */
+const endsNow = (expiresAt: string, now: Date) => (Date.parse(expiresAt) > now.getTime() ? iso(now) : expiresAt);
+
+/** No pause is running: its fields go together, so none is left behind. */
+const NOT_PAUSED = { paused_at: null, paused_until: null, pause_reason: null } as const;
+
+/** A cancellation scheduled for the period end is withdrawn (renewed, or renewal turned back on). */
+const withdrawScheduledCancel = (state: SubscriptionState): Partial<SubscriptionState> =>
+  state.cancel_at_period_end ? { cancel_at_period_end: false, cancelled_at: null, cancellation_reason: null } : {};
+
+/**
+ * Cancelled now: access ends (expires_at is the cancellation time, so a consumer granting access
+ * by expires_at stops too), renewal stops, and a cancellation scheduled for later is superseded.
+ */
 const cancelNow = apply((state, command, now) => ({
   status: 'cancelled',
   auto_renew: false,
-  paused_at: null,
-  paused_until: null,
+  ...NOT_PAUSED,
+  expires_at: endsNow(state.expires_at, now),
+  cancel_at_period_end: false,
   cancelled_at: iso(now),
   cancellation_reason: reasonOf(command) ?? state.cancellation_reason,
   ...(command.type === 'cancel' && command.refund ? { refunded_at: iso(now), refund: true } : {}),
@@ -110,7 +124,7 @@ const cancelNow = apply((state, command, now) => ({
 /** Resumed: the subscriber keeps the time they had left when the pause began. */
 function resumed(state: SubscriptionState, at: Date): Partial<SubscriptionState> {
   const pausedMs = state.paused_at ? Math.max(0, at.getTime() - Date.parse(state.paused_at)) : 0;
-  return { status: 'active', paused_at: null, paused_until: null, expires_at: iso(new Date(Date.parse(state.expires_at) + pausedMs)) };
+  return { status: 'active', ...NOT_PAUSED, expires_at: iso(new Date(Date.parse(state.expires_at) + pausedMs)) };
 }
 
 export function pauseEnd(now: Date, duration: number, unit: PauseUnit): Date {
@@ -128,7 +142,7 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     // The store's dates win; a purchase the store says has already lapsed is expired at once.
     activate: apply((_state, command, now) => {
       const expiresAt = (command as { expires_at: string }).expires_at;
-      return { status: Date.parse(expiresAt) > now.getTime() ? 'active' : 'expired', expires_at: expiresAt };
+      return Date.parse(expiresAt) > now.getTime() ? { status: 'active', expires_at: expiresAt } : { status: 'expired', expires_at: expiresAt, auto_renew: false };
     }),
     time_passes: stays,
   },
@@ -141,7 +155,7 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
         });
       }
       // A paid renewal continues the subscription: a scheduled cancellation is void.
-      return { expires_at: expiresAt, cancel_at_period_end: false, auto_renew: true, renewal: true };
+      return { expires_at: expiresAt, ...withdrawScheduledCancel(state), auto_renew: true, renewal: true };
     }),
     pause: apply((_state, command, now) => {
       const { duration, unit, reason } = command as Extract<SubscriptionCommand, { type: 'pause' }>;
@@ -226,9 +240,16 @@ function manualStatusChange(current: SubscriptionState, to: SubscriptionStatus, 
     case 'active':
       return current.status === 'paused' ? resumed(current, now) : { status: 'active' };
     case 'cancelled':
-      return { status: 'cancelled', auto_renew: false, paused_at: null, paused_until: null, cancel_at_period_end: false, cancelled_at: cancellationDate ?? iso(now) };
+      return {
+        status: 'cancelled',
+        auto_renew: false,
+        ...NOT_PAUSED,
+        expires_at: endsNow(current.expires_at, now),
+        cancel_at_period_end: false,
+        cancelled_at: cancellationDate ?? iso(now),
+      };
     case 'expired':
-      return { status: 'expired', auto_renew: false, ...(Date.parse(current.expires_at) > now.getTime() ? { expires_at: iso(now) } : {}) };
+      return { status: 'expired', auto_renew: false, cancel_at_period_end: false, expires_at: endsNow(current.expires_at, now) };
     default:
       return { status: to };
   }
@@ -248,7 +269,7 @@ function applyUpdate(current: SubscriptionState, command: Extract<SubscriptionCo
     if (command.auto_renew && !RENEWABLE.includes(status)) throw invalidTransition(status, 'turn auto_renew on');
     next.auto_renew = command.auto_renew;
     // Turning renewal back on withdraws a cancellation scheduled for the period end.
-    if (command.auto_renew) next.cancel_at_period_end = false;
+    if (command.auto_renew) Object.assign(next, withdrawScheduledCancel(current));
   }
   if (command.cancellation_reason !== undefined) next.cancellation_reason = command.cancellation_reason;
   if (command.cancellation_date !== undefined) next.cancelled_at = command.cancellation_date;

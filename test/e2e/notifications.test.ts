@@ -68,6 +68,27 @@ describe('status-change notifications end to end (gateway -> table -> stream -> 
     expect(webhooksOf(sub.id).map((w) => `${w.payload.data.old_status}->${w.payload.data.new_status}`)).toEqual(['active->cancelled']);
   });
 
+  it('an immediate cancel after a scheduled one ends access now, in the detail and in the webhook', async () => {
+    const future = new Date(Date.now() + 30 * 86_400_000).toISOString();
+    const sub = await seedSubscription(app.appId, { expires_at: future, user_id: 'u-cancel-twice' });
+    const scheduled = await request('POST', `${SUBSCRIPTIONS_BASE}/${sub.id}/cancel`, { reason: 'too_expensive' });
+    expect(scheduled.body.data).toMatchObject({ status: 'active', cancel_at_period_end: true, expires_at: future });
+
+    const before = Date.now();
+    const immediate = await request('POST', `${SUBSCRIPTIONS_BASE}/${sub.id}/cancel`, { immediate: true });
+    expect(immediate.status).toBe(200);
+    const detail = immediate.body.data;
+    expect(detail).toMatchObject({ status: 'cancelled', cancel_at_period_end: false, auto_renew: false });
+    expect(detail.expires_at).toBe(detail.cancelled_at);
+    expect(Date.parse(detail.expires_at)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(detail.expires_at)).toBeLessThanOrEqual(Date.now());
+
+    await waitUntil(() => webhooksOf(sub.id).length > 0, 15_000, 'the cancellation webhook');
+    expect(webhooksOf(sub.id).map((w) => w.payload.data)).toEqual([
+      { subscription_id: sub.id, user_id: 'u-cancel-twice', old_status: 'active', new_status: 'cancelled', expires_at: detail.expires_at, auto_renew: false },
+    ]);
+  });
+
   it('50 parallel cancel/renew/pause/resume requests: no lost update, one webhook per committed status change', async () => {
     const created = await request('POST', SUBSCRIPTIONS_BASE, { user_id: 'u-race', product_id: 'premium_monthly', platform: 'android' });
     const id = created.body.data.id as string;
