@@ -134,6 +134,9 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
   });
   if (!app) throw new Error(`app ${appId} of an authenticated key does not exist`);
   const transaction = await verifierFor(app, body.platform, testStore, settings).verify(body.receipt_data);
+  if (transaction.platform !== body.platform) {
+    throw new AppError('INVALID_RECEIPT', `the receipt was issued for ${transaction.platform}, not ${body.platform}`);
+  }
   if (transaction.revoked) {
     await recordStoreRefund(appId, body.user_id, transaction);
     throw new AppError('INVALID_RECEIPT', 'the store has revoked or refunded this purchase');

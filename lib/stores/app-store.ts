@@ -92,6 +92,7 @@ export function appStoreVerifier(settings: AppStoreSettings, rootCertificates: r
       if (!payload.expiresDate) throw new AppError('INVALID_RECEIPT', 'App Store transaction is not an auto-renewable subscription');
       return {
         store: 'app_store',
+        platform: 'ios',
         environment: String(payload.environment),
         transaction_id: payload.transactionId,
         original_transaction_id: payload.originalTransactionId,

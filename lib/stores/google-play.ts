@@ -9,7 +9,7 @@ import { createPrivateKey, sign } from 'node:crypto';
 import { config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { GooglePlaySettings } from './settings.js';
-import type { StoreVerifier, VerifiedTransaction } from './types.js';
+import { isSignedTransaction, type StoreVerifier, type VerifiedTransaction } from './types.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/androidpublisher';
 
@@ -46,6 +46,8 @@ function purchaseReference(receiptData: string): PurchaseReference {
   } catch {
     // not a purchase object: a bare token
   }
+  // A signed transaction (App Store, test store) is no purchase token: Google is not asked about it.
+  if (isSignedTransaction(trimmed)) throw new AppError('INVALID_RECEIPT', 'receipt_data is a signed App Store transaction, not a Google Play purchase');
   if (!/^[A-Za-z0-9._:-]{10,2000}$/.test(trimmed)) throw new AppError('INVALID_RECEIPT', 'receipt_data is neither a Google Play purchase token nor a purchase object');
   return { purchaseToken: trimmed };
 }
@@ -105,6 +107,7 @@ function toTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string):
   if (!item?.productId || !item.expiryTime || !purchase.startTime) throw new AppError('INVALID_RECEIPT', 'the Google Play purchase has no subscription line item');
   return {
     store: 'google_play',
+    platform: 'android',
     environment: purchase.testPurchase ? 'Test' : 'Production',
     // Each renewal has its own order id (GPA.x..0, ..1); the token identifies the purchase throughout.
     transaction_id: purchase.latestOrderId ?? `${purchaseToken}:${item.expiryTime}`,

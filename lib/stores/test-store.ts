@@ -121,12 +121,14 @@ export function testStoreVerifier(appId: string, publicKeyPem: string): StoreVer
       const payload = genuine ? (parseJson(payloadPart) as Partial<TestTransactionPayload> | undefined) : undefined;
       if (!payload) throw new AppError('INVALID_RECEIPT', 'test-store receipt signature does not verify');
       if (payload.bundleId !== appId || payload.environment !== TEST_ENVIRONMENT) throw new AppError('INVALID_RECEIPT', 'test-store receipt belongs to another app');
-      const { transactionId, originalTransactionId, productId, purchaseDate, expiresDate } = payload;
+      const { transactionId, originalTransactionId, productId, purchaseDate, expiresDate, storefront } = payload;
+      if (storefront !== 'ios' && storefront !== 'android') throw new AppError('INVALID_RECEIPT', 'test-store receipt names no platform');
       if (!transactionId || !originalTransactionId || !productId || !Number.isFinite(purchaseDate) || !Number.isFinite(expiresDate)) {
         throw new AppError('INVALID_RECEIPT', 'test-store receipt lacks its ids or dates');
       }
       return {
         store: 'test_store',
+        platform: storefront,
         environment: TEST_ENVIRONMENT,
         transaction_id: transactionId,
         original_transaction_id: originalTransactionId,

@@ -7,6 +7,8 @@ export type StoreName = 'app_store' | 'google_play' | 'test_store';
 
 export interface VerifiedTransaction {
   store: StoreName;
+  /** The platform whose store issued it: a receipt is valid only for the platform it was bought on. */
+  platform: 'ios' | 'android';
   /** Production, Sandbox (App Store), or Test (test store). */
   environment: string;
   transaction_id: string;
@@ -38,6 +40,17 @@ export function jwsOf(receiptData: string): string | undefined {
   if (JWS_PATTERN.test(trimmed)) return trimmed;
   const decoded = Buffer.from(trimmed, 'base64').toString('utf8').trim();
   return JWS_PATTERN.test(decoded) ? decoded : undefined;
+}
+
+/** Whether a receipt is a JWS whose header is a JOSE header (a signed transaction), whatever signed it. */
+export function isSignedTransaction(receiptData: string): boolean {
+  const header = jwsOf(receiptData)?.split('.')[0];
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(header ?? '', 'base64url').toString('utf8'));
+    return typeof parsed === 'object' && parsed !== null && typeof (parsed as { alg?: unknown }).alg === 'string';
+  } catch {
+    return false;
+  }
 }
 
 /** The ids a signed transaction states, before its signature is checked. */

@@ -32,6 +32,13 @@ describe('mobile receipt endpoints', () => {
     expect(detail.body.data).toMatchObject({ user_id: 'mobile-1', status: 'active', platform: 'ios' });
   });
 
+  it('verify/first of an iOS receipt from an Android client is INVALID_RECEIPT', async () => {
+    const { receipt_data } = await mint(app);
+    const res = await first('mobile-android', { receipt: receipt_data, productId: 'premium_monthly' }, { 'x-platform': 'Android' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status: 'error', code: 'INVALID_RECEIPT', message: expect.stringContaining('not android') });
+  });
+
   it('verify/first for another product than the receipt is INVALID_RECEIPT in the mobile envelope', async () => {
     const { receipt_data } = await mint(app);
     const res = await first('mobile-2', { receipt: receipt_data, productId: 'pro_yearly' });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import type { LocalGateway } from '../../lib/local/gateway.js';
@@ -41,6 +42,15 @@ describe('POST /v1/subscriptions/verify for Google Play (stand-in of Google over
     expect(standIn.acknowledged).toContain('e2e-token-00000001');
     const detail = await request('GET', `${SUBSCRIPTIONS_BASE}/${res.body.data.subscription_id}`, { bearer: app.secretKey });
     expect(detail.body.data).toMatchObject({ status: 'active', platform: 'android', payment_info: { payment_method: 'google_play' } });
+  });
+
+  it('a signed App Store transaction sent as an Android purchase is INVALID_RECEIPT without asking Google', async () => {
+    const apple = readFileSync(new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url), 'utf8').trim();
+    for (const receipt_data of [apple, Buffer.from(apple).toString('base64')]) {
+      const res = await verify({ receipt_data, user_id: 'android-user-2' });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('not a Google Play purchase') });
+    }
   });
 
   it('the same token for another user is RECEIPT_ALREADY_USED; Google being down is VERIFICATION_FAILED, retryable', async () => {

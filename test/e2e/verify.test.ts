@@ -35,6 +35,20 @@ describe('POST /v1/subscriptions/verify', () => {
     });
   });
 
+  it('a receipt verified for a platform other than its own is INVALID_RECEIPT and records nothing', async () => {
+    const { receipt_data } = await mint(app);
+    for (const platform of ['android', 'web']) {
+      const res = await verify({ receipt_data, user_id: `wrong-platform-${platform}`, platform });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_RECEIPT');
+      expect(res.body.error.message).toContain(`issued for ios, not ${platform}`);
+      const list = await request('GET', SUBSCRIPTIONS_BASE, { bearer: app.secretKey, query: { user_id: `wrong-platform-${platform}` } });
+      expect(list.body.pagination.total).toBe(0);
+    }
+    // The same receipt still verifies for its own platform.
+    expect((await verify({ receipt_data, user_id: 'right-platform', platform: 'ios' })).status).toBe(200);
+  });
+
   it('verifying the same receipt again for the same user returns the same result and creates nothing', async () => {
     const { receipt_data } = await mint(app);
     const first = await verify({ receipt_data, user_id: 'buyer-2' });

@@ -19,6 +19,7 @@ describe('test store', () => {
     expect(isTestStoreReceipt(receipt_data)).toBe(true);
     expect(await verifier.verify(receipt_data)).toEqual({
       store: 'test_store',
+      platform: 'ios',
       environment: 'Test',
       transaction_id,
       original_transaction_id: transaction_id,
