@@ -15,6 +15,7 @@ import type { Construct } from 'constructs';
 import type { BuildOptions } from 'esbuild';
 import { TABLE } from '../../lib/data/table.js';
 import type { TableAction } from '../../lib/routes.js';
+import { secretResourceNameOf, STORE_CREDENTIAL_SECRETS } from '../../lib/stores/secret-names.js';
 import { acknowledge } from './acknowledge.js';
 import { resolve } from 'node:path';
 
@@ -78,15 +79,21 @@ export class ServiceFunction extends NodejsFunction {
     return this;
   }
 
-  /** Read-only access to the apps' store credentials (secrets named `<prefix><app>/<store>`). */
+  /**
+   * Read-only access to the apps' store credentials (secrets named `<prefix><app>/<store>`), and
+   * to nothing else under the prefix (the test store's signing key is the operator CLI's alone).
+   */
   useStoreSecrets(prefix: string): this {
     this.addEnvironment('STORE_SECRETS_PREFIX', prefix);
-    const secrets = Stack.of(this).formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${prefix}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
-    this.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secrets] }));
-    acknowledge(this.role!.node.findChild('DefaultPolicy'), {
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${prefix}*]`,
-      reason: 'Store secrets are created per app at run time (admin stores ... set) and Secrets Manager suffixes every ARN randomly: only a name-prefix wildcard, scoped to this stack, can name them.',
-    });
+    const names = STORE_CREDENTIAL_SECRETS.map((store) => secretResourceNameOf(prefix, store));
+    const secrets = names.map((resourceName) => Stack.of(this).formatArn({ service: 'secretsmanager', resource: 'secret', resourceName, arnFormat: ArnFormat.COLON_RESOURCE_NAME }));
+    this.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets }));
+    for (const name of names) {
+      acknowledge(this.role!.node.findChild('DefaultPolicy'), {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${name}]`,
+        reason: 'Store secrets are created per app at run time (admin stores ... set) and Secrets Manager suffixes every ARN randomly: only a wildcard over the app id and suffix, scoped to this stack and store, can name them.',
+      });
+    }
     return this;
   }
 

@@ -7,7 +7,15 @@ import { config } from '../config.js';
 import type { ApiKeyKind } from '../data/keys.js';
 import { getProduct, putProducts } from '../data/products.js';
 import { addBillingPeriod, addDays } from '../domain/billing.js';
-import { appStoreSettingsSchema, googlePlaySettingsSchema, putStoreSettings, type ConfigurableStore, type StoreSettings } from '../stores/settings.js';
+import {
+  appStoreSettingsSchema,
+  googlePlaySettingsSchema,
+  keepTestStorePrivateKey,
+  putStoreSettings,
+  testStorePrivateKey,
+  type ConfigurableStore,
+  type StoreSettings,
+} from '../stores/settings.js';
 import { mintTestReceipt } from '../stores/test-store.js';
 import { setWebhook } from '../data/webhooks.js';
 import { recentDeliveries, redeliver } from '../services/webhook-delivery.js';
@@ -79,7 +87,13 @@ const COMMANDS: Record<string, Command> = {
       const currency = currencySchema.safeParse(values.currency);
       if (!currency.success) throw new CliError('--currency must be a 3-letter ISO 4217 code');
       const tier = tierOf(values) ?? DEFAULT_RATE_LIMIT_TIER;
-      const { app, secretKey, sdkKey } = await createApp({ name, reportingCurrency: currency.data, testStore: values['test-store'] === true, tier });
+      const { app, secretKey, sdkKey } = await createApp({
+        name,
+        reportingCurrency: currency.data,
+        testStore: values['test-store'] === true,
+        tier,
+        keepTestStoreKey: keepTestStorePrivateKey,
+      });
       return {
         json: { app_id: app.app_id, secret_key: secretKey.key, sdk_key: sdkKey.key },
         text: [
@@ -234,7 +248,8 @@ const COMMANDS: Record<string, Command> = {
     async run(values) {
       const appId = await requireApp(values);
       const app = (await getApp(appId))!;
-      if (!app.test_store || !app.test_store_private_key) throw new CliError(`app ${appId} was not created with --test-store`, 'NOT_TEST_STORE');
+      const privateKeyPem = app.test_store ? await testStorePrivateKey(app) : undefined;
+      if (!privateKeyPem) throw new CliError(`app ${appId} was not created with --test-store`, 'NOT_TEST_STORE');
       const platform = required(values, 'platform');
       if (platform !== 'ios' && platform !== 'android') throw new CliError('--platform must be ios or android');
       const product = await getProduct(appId, required(values, 'product'));
@@ -247,7 +262,7 @@ const COMMANDS: Record<string, Command> = {
       if (!Number.isInteger(expiresIn)) throw new CliError('--expires-in must be a whole number of seconds (negative mints an expired purchase)');
       const minted = mintTestReceipt({
         appId,
-        privateKeyPem: app.test_store_private_key,
+        privateKeyPem,
         productId: product.id,
         platform,
         price: product.price,

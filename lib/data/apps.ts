@@ -15,7 +15,9 @@ export interface AppRecord {
   /** Accepts receipts minted by `admin receipts mint`. */
   test_store: boolean;
   /** The test store's ES256 key pair (PEM) when test_store is on; never returned by any API. */
+  /** The test store's signing key (PKCS#8 PEM), locally; in AWS the secret holding it (lib/stores/settings.ts). */
   test_store_private_key?: string;
+  test_store_private_key_secret?: string;
   test_store_public_key?: string;
   /** What restoring a purchase owned by another user does: refuse it, or move it to the restoring user. */
   restore_policy?: RestorePolicy;
@@ -80,15 +82,25 @@ export async function createApp(input: {
   testStore: boolean;
   /** Rate-limit tier of both keys (default standard). */
   tier?: RateLimitTier;
+  /** Keeps the test store's signing key elsewhere (a secret, in AWS) and names where; by default it stays in the item. */
+  keepTestStoreKey?: (appId: string, privateKeyPem: string) => Promise<string | undefined>;
 }): Promise<{ app: AppRecord; secretKey: IssuedKey; sdkKey: IssuedKey }> {
   const now = new Date().toISOString();
+  const appId = newAppId();
   const testStoreKeys = input.testStore ? newTestStoreKeys() : undefined;
+  // Kept before the app exists, so that no app ever names a key that is not there.
+  const keySecret = testStoreKeys && input.keepTestStoreKey ? await input.keepTestStoreKey(appId, testStoreKeys.privateKeyPem) : undefined;
   const app: AppRecord = {
-    app_id: newAppId(),
+    app_id: appId,
     name: input.name,
     reporting_currency: input.reportingCurrency,
     test_store: input.testStore,
-    ...(testStoreKeys ? { test_store_private_key: testStoreKeys.privateKeyPem, test_store_public_key: testStoreKeys.publicKeyPem } : {}),
+    ...(testStoreKeys
+      ? {
+          ...(keySecret ? { test_store_private_key_secret: keySecret } : { test_store_private_key: testStoreKeys.privateKeyPem }),
+          test_store_public_key: testStoreKeys.publicKeyPem,
+        }
+      : {}),
     created_at: now,
   };
   const tier = input.tier ?? DEFAULT_RATE_LIMIT_TIER;

@@ -18,6 +18,7 @@ import { keys, type TableKey } from '../data/keys.js';
 import * as z from 'zod/mini';
 import { define } from '../schemas/define.js';
 import { APP_STORE_ENVIRONMENTS } from './app-store.js';
+import { secretNameOf, TEST_STORE_KEY_SECRET, type SecretKind } from './secret-names.js';
 import { getSecretString } from './secrets.js';
 
 export const appStoreSettingsSchema = /* @__PURE__ */ define(() =>
@@ -79,7 +80,18 @@ const CREDENTIALS: { [S in ConfigurableStore]: readonly (keyof StoreSettings[S])
 // the SDK client stays out of their bundles.
 let secretsClient: SecretsManagerClient | undefined;
 const secretsManager = () => (secretsClient ??= new SecretsManagerClient({ region: config.region }));
-const secretName = (appId: string, store: ConfigurableStore) => `${config.storeSecretsPrefix}${appId}/${store}`;
+const secretName = (appId: string, kind: SecretKind) => secretNameOf(config.storeSecretsPrefix ?? '', appId, kind);
+
+/** Creates the secret or stores a new version of it. */
+async function putSecret(name: string, SecretString: string, Description: string): Promise<void> {
+  try {
+    await secretsManager().send(new PutSecretValueCommand({ SecretId: name, SecretString }));
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+    await secretsManager().send(new CreateSecretCommand({ Name: name, SecretString, Description }));
+  }
+  cache.delete(name);
+}
 
 /** Settings change rarely: a warm function reads each app's credentials once per this many ms. */
 const CACHE_MS = 5 * 60_000;
@@ -144,14 +156,7 @@ export async function putStoreSettings<S extends ConfigurableStore>(appId: strin
   let credentialsSecret: string | undefined;
   if (config.storeSecretsPrefix && Object.keys(credentials).length > 0) {
     credentialsSecret = secretName(appId, store);
-    const SecretString = JSON.stringify(credentials);
-    try {
-      await secretsManager().send(new PutSecretValueCommand({ SecretId: credentialsSecret, SecretString }));
-    } catch (error) {
-      if (!(error instanceof ResourceNotFoundException)) throw error;
-      await secretsManager().send(new CreateSecretCommand({ Name: credentialsSecret, SecretString, Description: `${store} credentials of ${appId}` }));
-    }
-    cache.delete(credentialsSecret);
+    await putSecret(credentialsSecret, JSON.stringify(credentials), `${store} credentials of ${appId}`);
   }
   await ddb.send(
     new PutCommand({
@@ -167,4 +172,22 @@ export async function putStoreSettings<S extends ConfigurableStore>(appId: strin
     }),
   );
   return { location: credentialsSecret ? `table ${tableName}, credentials in Secrets Manager secret ${credentialsSecret}` : `table ${tableName}` };
+}
+
+/**
+ * Where a new test-store app keeps its signing key: in AWS a secret that only the operator CLI
+ * reads (no function is granted it: they verify with the public key), so the app's table item,
+ * which every verification reads, never holds it. Undefined locally: the key stays in the item.
+ */
+export async function keepTestStorePrivateKey(appId: string, privateKeyPem: string): Promise<string | undefined> {
+  if (!config.storeSecretsPrefix) return undefined;
+  const name = secretName(appId, TEST_STORE_KEY_SECRET);
+  await putSecret(name, privateKeyPem, `test-store signing key of ${appId}`);
+  return name;
+}
+
+/** The test store's signing key of an app (`receipts mint`), wherever it is kept. */
+export async function testStorePrivateKey(app: AppRecord): Promise<string | undefined> {
+  if (app.test_store_private_key) return app.test_store_private_key;
+  return app.test_store_private_key_secret ? getSecretString(app.test_store_private_key_secret) : undefined;
 }

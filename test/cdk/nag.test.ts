@@ -66,7 +66,8 @@ describe('cdk-nag AwsSolutions checks', () => {
         'AwsSolutions-COG4', // same, no Cognito
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
         'AwsSolutions-IAM5[Resource::*]', // X-Ray, ListStreams: no resource-level permissions
-        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:subscription-backend/Test/*]',
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:subscription-backend/Test/*/app_store-??????]',
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:subscription-backend/Test/*/google_play-??????]',
         'AwsSolutions-SQS3', // the dead-letter queues themselves
       ].sort(),
     );

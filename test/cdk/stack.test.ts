@@ -269,7 +269,12 @@ describe('store credentials in the stack', () => {
     const statement = ofType('AWS::IAM::Policy')
       .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
       .find((s) => [s.Action].flat().includes('secretsmanager:GetSecretValue'));
-    expect(JSON.stringify(statement!.Resource)).toContain(':secret:subscription-backend/Test/*');
+    const resources = JSON.stringify(statement!.Resource);
+    expect(resources).toContain(':secret:subscription-backend/Test/*/app_store-??????');
+    expect(resources).toContain(':secret:subscription-backend/Test/*/google_play-??????');
+    // The test store's signing key is the operator CLI's: no function may read it.
+    expect(resources).not.toContain('test_store');
+    expect(resources).not.toMatch(/Test\/\*"/);
     template.hasOutput('StoreSecretsPrefix', {});
   });
 });
@@ -281,8 +286,13 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
     'xray:PutTelemetryRecords': 'active tracing; X-Ray has no resource-level permissions',
     'dynamodb:ListStreams': 'the stream event source of the publisher; ListStreams has no resource-level permissions',
   };
-  /** The one other wildcard: store secrets get a random ARN suffix and are created per app at run time. */
-  const STORE_SECRETS = 'arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:subscription-backend/Test/*';
+  /**
+   * The one other wildcard: store credentials get a random ARN suffix and are created per app at
+   * run time; only the two stores' secrets, never the test store's signing key (`.../test_store`).
+   */
+  const STORE_SECRETS = ['app_store', 'google_play'].map(
+    (store) => `arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:subscription-backend/Test/*/${store}-??????`,
+  );
 
   interface Needs {
     table?: readonly TableAction[];
@@ -323,7 +333,7 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
       `logs:PutLogEvents on <${logGroup}.Arn>`,
       ...(needs.table ?? []).map((action) => `dynamodb:${action} on <${table}.Arn>`),
       ...(needs.table?.includes('Query') ? Object.keys(TABLE.indexes).map((index) => `dynamodb:Query on <${table}.Arn>/index/${index}`) : []),
-      ...(needs.storeSecrets ? [`secretsmanager:GetSecretValue on ${STORE_SECRETS}`] : []),
+      ...(needs.storeSecrets ? STORE_SECRETS.map((secrets) => `secretsmanager:GetSecretValue on ${secrets}`) : []),
       ...(needs.putEvents ? [`events:PutEvents on <${onlyId('AWS::Events::EventBus', 'NotificationsBus')}.Arn>`] : []),
       ...(needs.streamRead
         ? [...['DescribeStream', 'GetRecords', 'GetShardIterator'].map((action) => `dynamodb:${action} on <${table}.StreamArn>`), 'dynamodb:ListStreams on *']
@@ -350,7 +360,7 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
           expect(action, id).not.toContain('*');
           for (const resource of [statement.Resource].flat().map(render)) {
             if (resource === '*') expect(Object.keys(ANY_RESOURCE), `${action} on * in ${id}`).toContain(action);
-            else if (resource.includes('*')) expect(`${action} on ${resource}`, id).toBe(`secretsmanager:GetSecretValue on ${STORE_SECRETS}`);
+            else if (resource.includes('*')) expect(STORE_SECRETS.map((secrets) => `secretsmanager:GetSecretValue on ${secrets}`), id).toContain(`${action} on ${resource}`);
           }
         }
       }

@@ -11,7 +11,9 @@ vi.hoisted(() => {
 
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { getAppWithStoreSettings, putStoreSettings } from '../../lib/stores/settings.js';
+import { createApp, type AppRecord } from '../../lib/data/apps.js';
+import { getAppWithStoreSettings, keepTestStorePrivateKey, putStoreSettings, testStorePrivateKey } from '../../lib/stores/settings.js';
+import { mintTestReceipt, testStoreVerifier } from '../../lib/stores/test-store.js';
 
 const settingsOf = async (appId: string) => (await getAppWithStoreSettings(appId, 'app_store', { withCredentials: true })).settings;
 import { createTestApp } from '../support/fixtures.js';
@@ -97,6 +99,43 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     } finally {
       process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = standIn.url;
       await wrongKeys.close();
+    }
+  });
+
+  it("keeps a test-store app's signing key in a secret of its own, never in the table item, and mints with it", async () => {
+    secrets.on(PutSecretValueCommand).rejects(notFound());
+    secrets.on(CreateSecretCommand).resolves({});
+    const { app } = await createApp({ name: 'test store in AWS', reportingCurrency: 'USD', testStore: true, keepTestStoreKey: keepTestStorePrivateKey });
+    const name = `subscription-backend/test/${app.app_id}/test_store`;
+    const created = secrets.commandCalls(CreateSecretCommand)[0]!.args[0].input;
+    expect(created.Name).toBe(name);
+    expect(created.SecretString).toContain('BEGIN PRIVATE KEY');
+
+    const item = (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.app(app.app_id) }))).Item!;
+    expect(item).toMatchObject({ test_store: true, test_store_private_key_secret: name, test_store_public_key: expect.stringContaining('PUBLIC KEY') });
+    expect(JSON.stringify(item)).not.toContain('PRIVATE KEY');
+
+    // receipts mint reads the key from the secret; the receipt verifies with the public key in the item.
+    standIn.secrets.set(name, created.SecretString!);
+    const privateKeyPem = await testStorePrivateKey(item as AppRecord);
+    expect(privateKeyPem).toBe(created.SecretString);
+    const minted = mintTestReceipt({ appId: app.app_id, privateKeyPem: privateKeyPem!, productId: 'p', platform: 'ios', price: 1, currency: 'USD', expiresInSeconds: 60, trial: false });
+    const verified = await testStoreVerifier(app.app_id, item.test_store_public_key as string).verify(minted.receipt_data);
+    expect(verified.transaction_id).toBe(minted.transaction_id);
+  });
+
+  it('keeps the key in the table item where there is no Secrets Manager (no STORE_SECRETS_PREFIX)', async () => {
+    const { config } = await import('../../lib/config.js');
+    const prefix = config.storeSecretsPrefix;
+    (config as { storeSecretsPrefix: string | undefined }).storeSecretsPrefix = undefined;
+    try {
+      const { app } = await createApp({ name: 'test store locally', reportingCurrency: 'USD', testStore: true, keepTestStoreKey: keepTestStorePrivateKey });
+      expect(app.test_store_private_key).toContain('BEGIN PRIVATE KEY');
+      expect(app.test_store_private_key_secret).toBeUndefined();
+      expect(await testStorePrivateKey(app)).toBe(app.test_store_private_key);
+      expect(secrets.calls()).toHaveLength(0);
+    } finally {
+      (config as { storeSecretsPrefix: string | undefined }).storeSecretsPrefix = prefix;
     }
   });
 
