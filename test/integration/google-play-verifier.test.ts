@@ -21,6 +21,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     const result = await verifier.verify('token-active-0000001');
     expect(result).toEqual({
       store: 'google_play',
+      platform: 'android',
       environment: 'Production',
       transaction_id: purchase.latestOrderId,
       original_transaction_id: 'token-active-0000001',

@@ -27,6 +27,7 @@ describe('App Store verification against the real Apple root (offline)', () => {
   it('verifies the real sandbox transaction for com.app.qysmat / Sandbox and normalises it', async () => {
     expect(await sandbox.verify(TRANSACTION)).toEqual({
       store: 'app_store',
+      platform: 'ios',
       environment: 'Sandbox',
       transaction_id: '2000000302596403',
       original_transaction_id: '2000000302178785',
