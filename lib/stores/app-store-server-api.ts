@@ -15,7 +15,7 @@ import * as z from 'zod/mini';
 import { config } from '../config.js';
 import { AppError } from '../errors.js';
 import { define } from '../schemas/define.js';
-import { childrenOf, contentsOf, elementAt, readElement, type Element } from './der.js';
+import { childrenOf, contentsOf, elementAt, octetStringContents, readElement, type Element } from './der.js';
 
 export interface ServerApiCredentials {
   issuer_id: string;
@@ -112,13 +112,6 @@ function attributesOf(receipt: Uint8Array, set: Element): [number, Uint8Array][]
   });
 }
 
-/** The payload of an OCTET STRING, also when BER splits it into chunks (Xcode's receipts). */
-function octets(buffer: Uint8Array, element: Element): Uint8Array {
-  if (element.tag === 0x04) return contentsOf(buffer, element);
-  if (element.tag !== 0x24) throw new Error('not an OCTET STRING');
-  return Buffer.concat(childrenOf(buffer, element).map((chunk) => octets(buffer, chunk)));
-}
-
 /**
  * The transaction id in a base64 app receipt: PKCS#7 ContentInfo -> SignedData ->
  * encapContentInfo -> eContent, a SET of receipt attributes; in the first in-app purchase
@@ -129,7 +122,7 @@ export function transactionIdOfAppReceipt(receiptData: string): string {
   let transactionId: string | undefined;
   try {
     const der = Buffer.from(receiptData.trim(), 'base64');
-    let content = octets(der, elementAt(der, [1, 0, 2, 1, 0]));
+    let content = octetStringContents(der, elementAt(der, [1, 0, 2, 1, 0]));
     // Xcode wraps the attribute set in one more OCTET STRING.
     if (content[0] === 0x04) content = contentsOf(content, readElement(content, 0));
     for (const [type, value] of attributesOf(content, readElement(content, 0))) {

@@ -12,13 +12,22 @@
  *   Apple's WWDR intermediate OID 1.2.840.113635.100.6.2.1;
  * - leaf, intermediate and root are valid at the payload's signedDate (60 s of skew), as Apple
  *   judges them without OCSP: a transaction signed while its certificate was valid stays valid;
- * - the signature is ES256 by the leaf's key over the JWS signing input.
+ * - the header's alg is ES256, the leaf's key is EC on P-256, and the signature is ES256 by that
+ *   key over the JWS signing input.
+ *
+ * Where we deliberately refuse what the library accepts (tested case by case):
+ * - certificate dates are the ones node parses from the DER (validFromDate/validToDate), and a
+ *   certificate whose dates do not parse is refused; the library compares new Date() of
+ *   OpenSSL's text, which lets "Bad time value" through (NaN) and reads the GeneralizedTime
+ *   year 0030 as 2030 (0050 as 1950);
+ * - only ES256 counts: the library lets jsonwebtoken take the algorithm from the header and
+ *   the leaf's key, so an RSA leaf under RS256 or a P-384 leaf under ES384 would pass it.
  *
  * Why not the library itself: it brings jsrsasign, jsonwebtoken, node-fetch and whatwg-url, about
  * 750 KB of bundle and 55 ms of CPU at every cold start of the three verifying functions, which
  * no other part of a function comes near (README, Cold start).
  */
-import { verify as verifySignature, X509Certificate } from 'node:crypto';
+import { type KeyObject, verify as verifySignature, X509Certificate } from 'node:crypto';
 import type * as z from 'zod/mini';
 import { hasExtension } from './der.js';
 
@@ -52,9 +61,15 @@ function decodePart(part: string | undefined): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : reject('malformed');
 }
 
+/** Fails closed: a date node could not parse is NaN, which no comparison lets through. */
 function checkDates(certificate: X509Certificate, at: number): void {
-  if (Date.parse(certificate.validFrom) > at + MAX_SKEW_MS || Date.parse(certificate.validTo) < at - MAX_SKEW_MS) reject('certificate');
+  const from = certificate.validFromDate.getTime();
+  const to = certificate.validToDate.getTime();
+  if (!(from <= at + MAX_SKEW_MS && to >= at - MAX_SKEW_MS)) reject('certificate');
 }
+
+/** ES256 is ECDSA on P-256: a key of another type or curve would verify SHA-256 signatures of its own kind. */
+const isP256 = (key: KeyObject) => key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
 
 /**
  * The key that signed the data, once its chain leads to one of `roots` through Apple's
@@ -100,7 +115,8 @@ export function verifyAppleSignedData<T extends { signedDate?: number | undefine
   if (!parsed.success) return reject('malformed', parsed.error);
   const header = decodePart(encodedHeader);
   const key = appleSigningKey(header.x5c, roots, parsed.data.signedDate ?? Date.now());
-  if (header.alg !== 'ES256') return reject('signature');
+  // After the chain and its dates, as Apple's library (jsonwebtoken) judges alg and key.
+  if (header.alg !== 'ES256' || !isP256(key)) return reject('signature');
   let valid: boolean;
   try {
     valid = verifySignature('sha256', Buffer.from(`${encodedHeader}.${encodedPayload}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(encodedSignature, 'base64url'));

@@ -2,7 +2,12 @@
  * Just enough of ASN.1 BER/DER to read what App Store verification needs: the extensions of an
  * X.509 certificate (node:crypto parses certificates but does not list their extensions) and the
  * attributes of a legacy app receipt (PKCS#7, whose Xcode-made variant uses BER's indefinite
- * lengths). It reads; it never judges a signature.
+ * lengths and chunked OCTET STRINGs). It reads; it never judges a signature.
+ *
+ * The input comes from clients, so every element knows its depth and nothing is read deeper
+ * than MAX_DEPTH, however the nesting is reached (indefinite lengths, childrenOf, chunked OCTET
+ * STRINGs): hostile input ends in a DerError, never in a stack overflow, and the work stays
+ * linear in the input (test/unit/der.test.ts fuzzes it).
  */
 
 export interface Element {
@@ -13,15 +18,18 @@ export interface Element {
   end: number;
   /** Where the next element starts. */
   next: number;
+  /** How deep it lies below the element reading started from (0). */
+  depth: number;
 }
 
 export class DerError extends Error {}
 
 const CONSTRUCTED = 0x20;
+const OCTET_STRING = 0x04;
 /** Deeper than any certificate or receipt nests: a bound, so that hostile input cannot exhaust the stack. */
-const MAX_DEPTH = 32;
+export const MAX_DEPTH = 32;
 
-/** The element that starts at `offset` and must end by `limit`. */
+/** The element that starts at `offset`, at `depth`, and must end by `limit`. */
 export function readElement(buffer: Uint8Array, offset: number, limit = buffer.length, depth = 0): Element {
   if (depth > MAX_DEPTH) throw new DerError('nested too deep');
   if (offset + 2 > limit) throw new DerError('truncated element');
@@ -34,11 +42,12 @@ export function readElement(buffer: Uint8Array, offset: number, limit = buffer.l
     // Indefinite length (BER, constructed only): the contents run to an end-of-contents 00 00.
     if ((tag & CONSTRUCTED) === 0) throw new DerError('indefinite length on a primitive element');
     let cursor = start;
-    while (!(buffer[cursor] === 0 && buffer[cursor + 1] === 0)) {
+    for (;;) {
       if (cursor + 2 > limit) throw new DerError('missing end-of-contents');
+      if (buffer[cursor] === 0 && buffer[cursor + 1] === 0) break;
       cursor = readElement(buffer, cursor, limit, depth + 1).next;
     }
-    return { tag, start, end: cursor, next: cursor + 2 };
+    return { tag, start, end: cursor, next: cursor + 2, depth };
   }
   let length = first;
   if (first > 0x80) {
@@ -51,15 +60,15 @@ export function readElement(buffer: Uint8Array, offset: number, limit = buffer.l
   }
   const end = start + length;
   if (end > limit) throw new DerError('element longer than its container');
-  return { tag, start, end, next: end };
+  return { tag, start, end, next: end, depth };
 }
 
-/** The elements inside a constructed element. */
-export function childrenOf(buffer: Uint8Array, parent: Element, depth = 0): Element[] {
+/** The elements inside a constructed element, one level deeper. */
+export function childrenOf(buffer: Uint8Array, parent: Element): Element[] {
   if ((parent.tag & CONSTRUCTED) === 0) throw new DerError('not a constructed element');
   const children: Element[] = [];
   for (let offset = parent.start; offset < parent.end; ) {
-    const child = readElement(buffer, offset, parent.end, depth + 1);
+    const child = readElement(buffer, offset, parent.end, parent.depth + 1);
     children.push(child);
     offset = child.next;
   }
@@ -69,15 +78,32 @@ export function childrenOf(buffer: Uint8Array, parent: Element, depth = 0): Elem
 /** Follows child indexes down from the element at the start of the buffer, as ASN1HEX.getVbyList does. */
 export function elementAt(buffer: Uint8Array, path: readonly number[]): Element {
   let element = readElement(buffer, 0);
-  path.forEach((index, depth) => {
-    const child = childrenOf(buffer, element, depth)[index];
-    if (!child) throw new DerError(`no element ${index} at depth ${depth}`);
+  for (const index of path) {
+    const child = childrenOf(buffer, element)[index];
+    if (!child) throw new DerError(`no element ${index} at depth ${element.depth + 1}`);
     element = child;
-  });
+  }
   return element;
 }
 
 export const contentsOf = (buffer: Uint8Array, element: Element): Uint8Array => buffer.subarray(element.start, element.end);
+
+/**
+ * The payload of an OCTET STRING, also when BER splits it into chunks, themselves OCTET STRINGs
+ * (Xcode's receipts): the chunks are gathered in one walk and copied once, so a chunked string
+ * costs time linear in its size however its chunks nest.
+ */
+export function octetStringContents(buffer: Uint8Array, element: Element): Uint8Array {
+  if (element.tag === OCTET_STRING) return contentsOf(buffer, element);
+  const chunks: Uint8Array[] = [];
+  const gather = (string: Element): void => {
+    if (string.tag === OCTET_STRING) chunks.push(contentsOf(buffer, string));
+    else if (string.tag === (OCTET_STRING | CONSTRUCTED)) for (const chunk of childrenOf(buffer, string)) gather(chunk);
+    else throw new DerError('not an OCTET STRING');
+  };
+  gather(element);
+  return Buffer.concat(chunks);
+}
 
 /** The DER contents of an OBJECT IDENTIFIER given in dotted form, e.g. 1.2.840.113635.100.6.11.1. */
 export function encodeOid(dotted: string): Uint8Array {

@@ -4,10 +4,12 @@
  * data, on the test chains of Apple's library, and on thousands of generated JWS signed with the
  * stand-in chain (test/fixtures/app-store-standin) and broken one rule at a time, both must
  * accept the same transactions with the same payload and refuse the rest for the same reason.
+ * Where ours is deliberately stricter (certificate dates, algorithms other than ES256), each
+ * case is tested on its own, with what Apple's library answers.
  */
 import { Environment, ReceiptUtility, SignedDataVerifier, VerificationException, VerificationStatus } from '@apple/app-store-server-library';
 import fc from 'fast-check';
-import { createPrivateKey, sign, X509Certificate } from 'node:crypto';
+import { createPrivateKey, sign, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors.js';
@@ -151,6 +153,8 @@ const leafKey = createPrivateKey(read('app-store-standin/leaf.p8'));
 const otherKey = createPrivateKey(read('app-store-standin/intermediate.p8'));
 const chainOf = (...names: string[]) => names.map((name) => base64Der(certificate(`app-store-standin/${name}`)));
 const GOOD_CHAIN = chainOf('leaf.pem', 'intermediate.pem', 'root.pem');
+/** A leaf under the good intermediate, with the good leaf's OID (and dates, unless they are the point). */
+const underGoodIntermediate = (leaf: string) => chainOf(`negative/${leaf}.pem`, 'intermediate.pem', 'root.pem');
 const CHAINS: Record<string, unknown> = {
   good: GOOD_CHAIN,
   'intermediate not a CA': chainOf('negative/leaf-under-not-ca.pem', 'negative/intermediate-not-ca.pem', 'root.pem'),
@@ -163,6 +167,18 @@ const CHAINS: Record<string, unknown> = {
   'no x5c': undefined,
   'not base64 DER': ['bm90IGEgY2VydGlmaWNhdGU', GOOD_CHAIN[1], GOOD_CHAIN[2]],
   'a number in x5c': [1, GOOD_CHAIN[1], GOOD_CHAIN[2]],
+  // ES256 needs a P-256 key: the JWS is signed with these leaves' own keys, as each can sign.
+  'RSA leaf': underGoodIntermediate('leaf-rsa'),
+  'P-384 leaf': underGoodIntermediate('leaf-p384'),
+  'Ed25519 leaf': underGoodIntermediate('leaf-ed25519'),
+  // Date.parse reads the year 0050 as 1950: refused either way, as no transaction was signed then.
+  'leaf valid in years 50 to 60': underGoodIntermediate('leaf-valid-in-years-50-to-60'),
+};
+/** The key of each chain's leaf, when it is not the good leaf's. */
+const LEAF_KEYS: Record<string, KeyObject> = {
+  'RSA leaf': createPrivateKey(read('app-store-standin/negative/leaf-rsa.p8')),
+  'P-384 leaf': createPrivateKey(read('app-store-standin/negative/leaf-p384.p8')),
+  'Ed25519 leaf': createPrivateKey(read('app-store-standin/negative/leaf-ed25519.p8')),
 };
 const validFrom = Date.parse(LEAF.validFrom);
 const validTo = Date.parse(LEAF.validTo);
@@ -214,9 +230,13 @@ const jwsArbitrary = fc
     return jws;
   });
 
+/** A signature with SHA-256 (none for Ed25519, which hashes itself), in the encoding asked for ECDSA. */
+const signWith = (key: KeyObject, input: string, dsaEncoding: 'ieee-p1363' | 'der' = 'ieee-p1363', hash = 'sha256') =>
+  sign(key.asymmetricKeyType === 'ed25519' ? null : hash, Buffer.from(input), { key, dsaEncoding });
+
 function makeJws({ payload, chain, alg, signature }: Jws): string {
   const input = `${part({ alg, x5c: CHAINS[chain] })}.${part(payload)}`;
-  const signed = (key = leafKey, dsaEncoding: 'ieee-p1363' | 'der' = 'ieee-p1363') => sign('sha256', Buffer.from(input), { key, dsaEncoding });
+  const signed = (key = LEAF_KEYS[chain] ?? leafKey, dsaEncoding: 'ieee-p1363' | 'der' = 'ieee-p1363') => signWith(key, input, dsaEncoding);
   const bytes = {
     valid: () => signed(),
     'one bit flipped': () => {
@@ -231,6 +251,61 @@ function makeJws({ payload, chain, alg, signature }: Jws): string {
   }[signature]!();
   return `${input}.${bytes.toString('base64url')}`;
 }
+
+describe('App Store signed data: the signing key and the certificate dates, case by case', () => {
+  /** A transaction signed a day after the stand-in chain's certificates begin, by `key` with `hash`, under `alg`. */
+  const jwsOf = (x5c: unknown, alg: string, key: KeyObject, hash = 'sha256') => {
+    const input = `${part({ alg, x5c })}.${part({ bundleId: BUNDLE, environment: 'Sandbox', transactionId: '2000000000000001', signedDate: validFrom + 86_400_000 })}`;
+    return `${input}.${signWith(key, input, 'ieee-p1363', hash).toString('base64url')}`;
+  };
+  const judge = async (jws: string) => ({ theirs: await apple(jws, [ROOT], BUNDLE, 'Sandbox'), mine: ours(jws, [ROOT], BUNDLE, 'Sandbox') });
+
+  it.each([
+    ['an RSA leaf, signing RSA-SHA256 under alg ES256', 'RSA leaf', 'ES256'],
+    ['a P-384 leaf, signing ECDSA-SHA256 under alg ES256', 'P-384 leaf', 'ES256'],
+    ['an Ed25519 leaf under alg ES256', 'Ed25519 leaf', 'ES256'],
+    ['an Ed25519 leaf under alg EdDSA', 'Ed25519 leaf', 'EdDSA'],
+  ])('%s: refused, as Apple refuses it, at the signature', async (_, chain, alg) => {
+    const { theirs, mine } = await judge(jwsOf(CHAINS[chain], alg, LEAF_KEYS[chain]!));
+    expect(theirs).toEqual({ accepted: false, reason: 'chain or signature' });
+    expect(mine).toMatchObject({ ...theirs, rejection: 'signature' });
+  });
+
+  // Deliberate differences: Apple's library lets jsonwebtoken pick the algorithm from the header
+  // and the leaf's key; the App Store signs ES256 only, so we accept nothing else.
+  it.each([
+    ['an RSA leaf under alg RS256', 'RSA leaf', 'RS256', 'sha256'],
+    ['a P-384 leaf under alg ES384', 'P-384 leaf', 'ES384', 'sha384'],
+  ])('%s: accepted by Apple, refused by us at the signature', async (_, chain, alg, hash) => {
+    const { theirs, mine } = await judge(jwsOf(CHAINS[chain], alg, LEAF_KEYS[chain]!, hash));
+    expect(theirs.accepted).toBe(true);
+    expect(mine).toMatchObject({ accepted: false, rejection: 'signature' });
+  });
+
+  it('a leaf valid in the years 50 to 60: refused by both (Apple reads 1950 to 1960)', async () => {
+    const { theirs, mine } = await judge(jwsOf(CHAINS['leaf valid in years 50 to 60'], 'ES256', leafKey));
+    expect(theirs).toEqual({ accepted: false, reason: 'certificate' });
+    expect(mine).toMatchObject({ ...theirs, rejection: 'certificate' });
+  });
+
+  // Deliberate differences: Apple's library compares new Date(validFrom/validTo), OpenSSL's text;
+  // we compare the dates node parsed from the DER, and refuse a certificate without them.
+  it.each([
+    ['expired in the year 30 (Date.parse reads 2030)', 'leaf-expired-in-year-30'],
+    ['valid from month 13 (OpenSSL prints "Bad time value", Date.parse NaN)', 'leaf-valid-from-month-13'],
+    ['valid to February 30 (idem)', 'leaf-valid-to-february-30'],
+  ])('a leaf %s: accepted by Apple, refused by us as a certificate', async (_, leaf) => {
+    const { theirs, mine } = await judge(jwsOf(underGoodIntermediate(leaf), 'ES256', leafKey));
+    expect(theirs.accepted).toBe(true);
+    expect(mine).toMatchObject({ accepted: false, rejection: 'certificate' });
+  });
+
+  it('the good leaf under the same rules is accepted by both (the cases above differ from it in one thing)', async () => {
+    const { theirs, mine } = await judge(jwsOf(GOOD_CHAIN, 'ES256', leafKey));
+    expect(theirs.accepted).toBe(true);
+    expect(mine).toEqual(theirs);
+  });
+});
 
 describe("App Store signed data: generated transactions, ours against Apple's library", () => {
   it('accepts exactly what Apple accepts, with the same payload, and refuses the rest for the same reason', async () => {
