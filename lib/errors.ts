@@ -2,8 +2,8 @@
  * The one error table of the service. Every failure a client can see is an AppError whose
  * kind is a key of ERRORS; lib/http/envelopes.ts turns it into the right HTTP status and
  * body for the API that was called. A kind's public `code` is what clients match on; it
- * equals the kind except where one code needs two HTTP statuses (a missing API key is a
- * 401 but a missing X-VERSION is a 400, both MISSING_REQUIRED_HEADER).
+ * equals the kind except where one code needs two HTTP statuses (a missing API key or user
+ * token is a 401 but a missing X-VERSION is a 400, all MISSING_REQUIRED_HEADER).
  */
 export const ERRORS = {
   // Spec: subscription management API
@@ -23,6 +23,9 @@ export const ERRORS = {
   SESSION_ID_REQUIRED: { status: 400, message: 'Event sessionId is required' },
   // Ours (spec: "not shown")
   API_KEY_MISSING: { status: 401, code: 'MISSING_REQUIRED_HEADER', message: 'API key is missing' },
+  /** Only for apps that require signed user tokens (README: Mobile trust model). */
+  USER_TOKEN_MISSING: { status: 401, code: 'MISSING_REQUIRED_HEADER', message: 'Missing required header X-USER-TOKEN (this app requires signed user tokens)' },
+  INVALID_USER_TOKEN: { status: 401, message: 'X-USER-TOKEN is not a valid token for this user' },
   FORBIDDEN: { status: 403, message: 'Insufficient permission' },
   INVALID_STATUS_TRANSITION: { status: 409, message: 'Status transition is not allowed' },
   CONCURRENT_MODIFICATION: { status: 409, message: 'Subscription was modified concurrently; retry' },

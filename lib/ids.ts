@@ -21,3 +21,6 @@ export const newEventId = (): string => `evt_${randomBytes(12).toString('hex')}`
 
 /** Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */
 export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** The HMAC secret an app's server signs user tokens with (lib/domain/user-token.ts): `ust_` + base64url of 32 random bytes. */
+export const newUserTokenSecret = (): string => `ust_${randomBytes(32).toString('base64url')}`;

@@ -1,6 +1,6 @@
 /**
  * Redaction of secrets and personal data from log output: API keys, bearer tokens, webhook
- * secrets, receipts (base64, JWS), private keys and email addresses. Every log line goes through
+ * secrets, user-token secrets and tokens, receipts (base64, JWS), private keys and email addresses. Every log line goes through
  * it (lib/logger.ts), so an error message that happens to echo a request cannot leak one.
  */
 
@@ -9,6 +9,7 @@ const SENSITIVE_FIELDS = new Set(
   [
     'authorization', 'x-api-key', 'api_key', 'secret', 'secret_key', 'sdk_key', 'key', 'password', 'token', 'purchase_token',
     'receipt', 'receipt_data', 'signed_payload', 'signed_transaction', 'private_key', 'email', 'webhook_secret',
+    'x-user-token', 'user_token', 'user_token_secret',
   ].map((name) => name.replace(/[-_]/g, '')),
 );
 
@@ -18,6 +19,9 @@ const PATTERNS: [RegExp, string][] = [
   // Our API keys (sk_/pk_ + 43 base64url characters) and webhook secrets (whsec_ + base64).
   [/\b(sk|pk)_[A-Za-z0-9_-]{16,}/g, '$1_[REDACTED]'],
   [/\bwhsec_[A-Za-z0-9+/=]{8,}/g, 'whsec_[REDACTED]'],
+  // User-token secrets (ust_ + base64url) and the mobile API's signed user tokens (v1.<exp>.<signature>).
+  [/\bust_[A-Za-z0-9_-]{16,}/g, 'ust_[REDACTED]'],
+  [/\bv1\.[0-9]{1,12}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, 'v1.[REDACTED USER TOKEN]'],
   // JWS / JWT (App Store signed transactions, Google tokens): header.payload.signature.
   [/\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[REDACTED JWS]'],
   // Long base64 runs: App Store receipts, test-store receipts, purchase tokens.

@@ -26,6 +26,12 @@ export interface Route {
   storeSecrets?: boolean;
   /** Mobile API: which headers besides X-API-KEY the request must carry. */
   mobileHeaders?: MobileHeaderRule;
+  /**
+   * Mobile API, stated on every mobile route: the route reads or changes data of the X-USER-ID
+   * user, so an app that requires signed user tokens refuses it without a valid X-USER-TOKEN
+   * (lib/http/auth.ts requireUserToken). Only a route acting on no user's data may say false.
+   */
+  actsOnUser?: boolean;
 }
 
 /** The route serving a proxy event (API Gateway puts the resource path in `event.resource`). */
@@ -116,6 +122,7 @@ export const ROUTES: readonly Route[] = [
     table: VERIFY,
     storeSecrets: true,
     mobileHeaders: 'common',
+    actsOnUser: true,
   },
   {
     name: 'RecoverReceipt',
@@ -126,6 +133,7 @@ export const ROUTES: readonly Route[] = [
     table: VERIFY,
     storeSecrets: true,
     mobileHeaders: 'common',
+    actsOnUser: true,
   },
   // V1 and V2 paths of a mobile endpoint share one handler.
   ...(['', '/v2'] as const).flatMap((version): Route[] => [
@@ -137,6 +145,7 @@ export const ROUTES: readonly Route[] = [
       handler: 'functions/mobile/report-events.ts',
       table: [...AUTH, 'BatchWriteItem'],
       mobileHeaders: 'common',
+      actsOnUser: true,
     },
     {
       name: `ReportSession${version ? 'V2' : ''}`,
@@ -146,6 +155,7 @@ export const ROUTES: readonly Route[] = [
       handler: 'functions/mobile/report-session.ts',
       table: REPORT,
       mobileHeaders: 'common',
+      actsOnUser: true,
     },
     ...(
       [
@@ -163,6 +173,7 @@ export const ROUTES: readonly Route[] = [
       handler: `functions/mobile/${handler}.ts`,
       table: REPORT,
       mobileHeaders: 'common',
+      actsOnUser: true,
     })),
   ]),
   {
@@ -173,6 +184,7 @@ export const ROUTES: readonly Route[] = [
     handler: 'functions/mobile/report-attribution.ts',
     table: REPORT,
     mobileHeaders: 'common',
+    actsOnUser: true,
   },
   {
     name: 'ReportSearchAds',
@@ -182,6 +194,7 @@ export const ROUTES: readonly Route[] = [
     handler: 'functions/mobile/report-search-ads.ts',
     table: REPORT,
     mobileHeaders: 'common',
+    actsOnUser: true,
   },
   {
     name: 'SegmentInfo',
@@ -191,6 +204,7 @@ export const ROUTES: readonly Route[] = [
     handler: 'functions/mobile/segment-info.ts',
     table: [...AUTH, 'Query'],
     mobileHeaders: 'identity',
+    actsOnUser: true,
   },
   {
     name: 'AdsInfo',
@@ -200,6 +214,7 @@ export const ROUTES: readonly Route[] = [
     handler: 'functions/mobile/ads-info.ts',
     table: [...AUTH, 'Query'],
     mobileHeaders: 'common',
+    actsOnUser: true,
   },
   {
     name: 'SetCustomProperties',
@@ -209,6 +224,7 @@ export const ROUTES: readonly Route[] = [
     handler: 'functions/mobile/set-custom-properties.ts',
     table: REPORT,
     mobileHeaders: 'common',
+    actsOnUser: true,
   },
   ...(['cancel', 'renew', 'pause', 'resume'] as const).map(
     (operation): Route => ({

@@ -1,7 +1,21 @@
 /** Operator commands. Each returns a human text and one JSON document; cli.ts prints one of them. */
 import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createApp, getApp, issueKey, listAppKeys, RESTORE_POLICIES, revokeKey, revokeKeyById, rotateKey, setRestorePolicy, type RestorePolicy } from '../data/apps.js';
+import {
+  createApp,
+  getApp,
+  issueKey,
+  issueUserTokenSecret,
+  listAppKeys,
+  RESTORE_POLICIES,
+  revokeKey,
+  revokeKeyById,
+  rotateKey,
+  setRestorePolicy,
+  setUserTokenRequired,
+  UserTokenSecretExists,
+  type RestorePolicy,
+} from '../data/apps.js';
 import { DEFAULT_RATE_LIMIT_TIER, isRateLimitTier, RATE_LIMIT_TIERS, type RateLimitTier } from '../domain/rate-limit.js';
 import { config } from '../config.js';
 import type { ApiKeyKind } from '../data/keys.js';
@@ -107,19 +121,60 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'apps update': {
-    usage: 'apps update --app A --restore-policy block|transfer',
-    options: { app: { type: 'string' }, 'restore-policy': { type: 'string' } },
+    usage: 'apps update --app A [--restore-policy block|transfer] [--require-user-token on|off]',
+    options: { app: { type: 'string' }, 'restore-policy': { type: 'string' }, 'require-user-token': { type: 'string' } },
     async run(values) {
+      const policy = values['restore-policy'];
+      const userToken = values['require-user-token'];
+      if (policy === undefined && userToken === undefined) throw new CliError('give --restore-policy and/or --require-user-token');
+      if (policy !== undefined && !(RESTORE_POLICIES as readonly string[]).includes(policy as string)) throw new CliError(`--restore-policy must be one of ${RESTORE_POLICIES.join(', ')}`);
+      if (userToken !== undefined && userToken !== 'on' && userToken !== 'off') throw new CliError('--require-user-token must be on or off');
       const appId = await requireApp(values);
-      const policy = required(values, 'restore-policy');
-      if (!(RESTORE_POLICIES as readonly string[]).includes(policy)) throw new CliError(`--restore-policy must be one of ${RESTORE_POLICIES.join(', ')}`);
-      await setRestorePolicy(appId, policy as RestorePolicy);
-      return {
-        json: { app_id: appId, restore_policy: policy },
-        text:
+      const json: Record<string, unknown> = { app_id: appId };
+      const text: string[] = [];
+      if (policy !== undefined) {
+        await setRestorePolicy(appId, policy as RestorePolicy);
+        json.restore_policy = policy;
+        text.push(
           policy === 'transfer'
             ? `${appId}: restoring a purchase owned by another user moves it to the restoring user.`
             : `${appId}: restoring a purchase owned by another user is refused (RECEIPT_ALREADY_USED).`,
+        );
+      }
+      if (userToken !== undefined) {
+        const setting = await setUserTokenRequired(appId, userToken === 'on');
+        json.require_user_token = setting.require_user_token;
+        if (setting.issued_secret) json.user_token_secret = setting.issued_secret;
+        text.push(
+          setting.require_user_token
+            ? `${appId}: mobile requests acting on a user now need X-USER-TOKEN signed with the app's user-token secret.`
+            : `${appId}: mobile requests no longer need X-USER-TOKEN (the secret is kept for turning it on again).`,
+          ...(setting.issued_secret ? [`User-token secret (for the app's server; shown only now): ${setting.issued_secret}`] : []),
+        );
+      }
+      return { json, text: text.join('\n') };
+    },
+  },
+  'apps user-token-secret': {
+    usage: 'apps user-token-secret --app A [--rotate]',
+    options: { app: { type: 'string' }, rotate: { type: 'boolean', default: false } },
+    async run(values) {
+      const appId = await requireApp(values);
+      let setting;
+      try {
+        setting = await issueUserTokenSecret(appId, values.rotate === true);
+      } catch (error) {
+        if (!(error instanceof UserTokenSecretExists)) throw error;
+        throw new CliError(`${error.message}; --rotate replaces it (tokens signed with the old one are refused at once)`, 'SECRET_EXISTS');
+      }
+      return {
+        json: { app_id: appId, secret: setting.issued_secret, require_user_token: setting.require_user_token },
+        text: [
+          `User-token secret of ${appId} (for the app's server; shown only now): ${setting.issued_secret}`,
+          setting.require_user_token
+            ? 'User tokens are required: tokens signed with any earlier secret are refused from now on.'
+            : 'User tokens are not required yet: `apps update --app A --require-user-token on` turns that on.',
+        ].join('\n'),
       };
     },
   },

@@ -1,10 +1,10 @@
 /** Apps and their API keys. An API key maps to exactly one app and one kind. */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { apiKeyId, newApiKey, newAppId, sha256Hex } from '../ids.js';
+import { apiKeyId, newApiKey, newAppId, newUserTokenSecret, sha256Hex } from '../ids.js';
 import { newTestStoreKeys } from '../stores/test-store.js';
 import { ddb, tableName } from './client.js';
 import { keys, type ApiKeyKind } from './keys.js';
-import { queryPrefix } from './query.js';
+import { queryAll } from './query.js';
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
 
 export interface AppRecord {
@@ -21,6 +21,16 @@ export interface AppRecord {
   test_store_public_key?: string;
   /** What restoring a purchase owned by another user does: refuse it, or move it to the restoring user. */
   restore_policy?: RestorePolicy;
+  /**
+   * Whether mobile requests acting on a user need an X-USER-TOKEN signed with user_token_secret
+   * (lib/domain/user-token.ts). While on, every active sdk key's lookup item carries a copy of
+   * the secret, so the write that authenticates a request returns it (no extra read).
+   */
+  require_user_token?: boolean;
+  /** The app server's HMAC secret for user tokens (`ust_...`); kept when the requirement is turned off. */
+  user_token_secret?: string;
+  /** Bumped by every change to the app's keys or user-token setting (see underKeysVersion). */
+  keys_version?: number;
   created_at: string;
 }
 
@@ -50,6 +60,8 @@ export interface ApiKeyRecord {
   tier?: RateLimitTier;
   created_at: string;
   revoked_at: string | null;
+  /** Only on the lookup item of an sdk key of an app that requires user tokens: the app's secret. */
+  user_token_secret?: string;
 }
 
 export interface IssuedKey {
@@ -59,14 +71,25 @@ export interface IssuedKey {
   tier: RateLimitTier;
 }
 
-function keyItems(appId: string, kind: ApiKeyKind, tier: RateLimitTier, now: string): { issued: IssuedKey; items: Record<string, unknown>[] } {
+/** What the lookup item of a key of this kind carries of the app's user-token setting. */
+function userTokenCopy(app: AppRecord | undefined, kind: ApiKeyKind): { user_token_secret?: string } {
+  return kind === 'sdk' && app?.require_user_token && app.user_token_secret ? { user_token_secret: app.user_token_secret } : {};
+}
+
+function keyItems(
+  appId: string,
+  kind: ApiKeyKind,
+  tier: RateLimitTier,
+  now: string,
+  userToken: { user_token_secret?: string } = {},
+): { issued: IssuedKey; items: Record<string, unknown>[] } {
   const key = newApiKey(kind);
   const hash = sha256Hex(key);
   const record: ApiKeyRecord = { app_id: appId, kind, key_id: apiKeyId(kind, hash), status: 'active', tier, created_at: now, revoked_at: null };
   return {
     issued: { key, key_id: record.key_id, kind, tier },
     items: [
-      { ...keys.apiKey(hash), type: 'api_key', ...record },
+      { ...keys.apiKey(hash), type: 'api_key', ...record, ...userToken },
       { ...keys.appKey(appId, kind, hash), type: 'app_key', hash, ...record },
     ],
   };
@@ -114,8 +137,8 @@ export async function createApp(input: {
   return { app, secretKey: secret.issued, sdkKey: sdk.issued };
 }
 
-export async function getApp(appId: string): Promise<AppRecord | undefined> {
-  const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.app(appId) }));
+export async function getApp(appId: string, consistent = false): Promise<AppRecord | undefined> {
+  const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.app(appId), ...(consistent ? { ConsistentRead: true } : {}) }));
   return Item as AppRecord | undefined;
 }
 
@@ -129,9 +152,14 @@ interface AppKeyItem extends ApiKeyRecord {
   hash: string;
 }
 
-export async function listAppKeys(appId: string, kind?: ApiKeyKind): Promise<AppKeyItem[]> {
+/** The app's keys; `consistent` for a listing that must include a key issued a moment ago. */
+export async function listAppKeys(appId: string, kind?: ApiKeyKind, consistent = false): Promise<AppKeyItem[]> {
   const { pk, skPrefix } = keys.appKeyPrefix(appId, kind);
-  return (await queryPrefix(pk, skPrefix)) as unknown as AppKeyItem[];
+  return (await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+    ...(consistent ? { ConsistentRead: true } : {}),
+  })) as unknown as AppKeyItem[];
 }
 
 function revokeItems(appId: string, kind: ApiKeyKind, hash: string, now: string) {
@@ -148,14 +176,67 @@ function revokeItems(appId: string, kind: ApiKeyKind, hash: string, now: string)
   return [update(keys.apiKey(hash)), update(keys.appKey(appId, kind, hash))];
 }
 
-/** The app must exist: issuing a key for a typo'd app id fails instead of minting an orphan key. */
-const appExists = (appId: string) => ({ ConditionCheck: { TableName: tableName, Key: keys.app(appId), ConditionExpression: 'attribute_exists(pk)' } });
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/**
+ * The app item's `keys_version`, bumped on condition that it is still what was read. Every
+ * transaction that issues keys or changes the user-token setting carries it, so the two never
+ * interleave: a key issued while the setting changes cannot miss the setting (one transaction
+ * fails its condition and runs again on a fresh read). The app must exist: issuing a key for a
+ * typo'd app id fails instead of minting an orphan key.
+ */
+function bumpKeysVersion(appId: string, read: AppRecord | undefined, appChange?: AppChange): TransactItem {
+  const version = read?.keys_version;
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.app(appId),
+      // One transaction may touch an item once: the app's own change goes into this update.
+      UpdateExpression: `ADD keys_version :one${appChange ? ` SET ${appChange.set}` : ''}`,
+      ConditionExpression: version === undefined ? 'attribute_exists(pk) AND attribute_not_exists(keys_version)' : 'keys_version = :read',
+      ExpressionAttributeValues: { ':one': 1, ...(version === undefined ? {} : { ':read': version }), ...appChange?.values },
+    },
+  };
+}
+
+/** A SET clause on the app item (its placeholders must not clash with :one and :read). */
+interface AppChange {
+  set: string;
+  values: Record<string, unknown>;
+}
+
+const cancelledByCondition = (error: unknown): boolean =>
+  (error as Error | undefined)?.name === 'TransactionCanceledException' &&
+  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+
+const KEYS_VERSION_ATTEMPTS = 5;
+
+/**
+ * Reads the app (and whatever `build` reads, consistently), writes what `build` returns in one
+ * transaction with the keys_version bump, and starts over when another change came first.
+ */
+async function underKeysVersion<T>(
+  appId: string,
+  build: (app: AppRecord | undefined) => Promise<{ items: TransactItem[]; result: T; appChange?: AppChange }>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const app = await getApp(appId, true);
+    const { items, result, appChange } = await build(app);
+    try {
+      await ddb.send(new TransactWriteCommand({ TransactItems: [bumpKeysVersion(appId, app, appChange), ...items] }));
+      return result;
+    } catch (error) {
+      if (!app || attempt >= KEYS_VERSION_ATTEMPTS || !cancelledByCondition(error)) throw error;
+    }
+  }
+}
 
 /** Issues one more key of this kind for the app; its other keys keep working. */
 export async function issueKey(appId: string, kind: ApiKeyKind, tier: RateLimitTier = DEFAULT_RATE_LIMIT_TIER): Promise<IssuedKey> {
-  const fresh = keyItems(appId, kind, tier, new Date().toISOString());
-  await ddb.send(new TransactWriteCommand({ TransactItems: [appExists(appId), ...fresh.items.map(putNew)] }));
-  return fresh.issued;
+  return underKeysVersion(appId, async (app) => {
+    const fresh = keyItems(appId, kind, tier, new Date().toISOString(), userTokenCopy(app, kind));
+    return { items: fresh.items.map(putNew), result: fresh.issued };
+  });
 }
 
 /**
@@ -165,16 +246,16 @@ export async function issueKey(appId: string, kind: ApiKeyKind, tier: RateLimitT
  * never silently changes what a client may send.
  */
 export async function rotateKey(appId: string, kind: ApiKeyKind, keepOld: boolean, tier?: RateLimitTier): Promise<{ issued: IssuedKey; revoked: string[] }> {
-  const now = new Date().toISOString();
-  const active = (await listAppKeys(appId, kind)).filter((k) => k.status === 'active').sort((a, b) => b.created_at.localeCompare(a.created_at));
-  const fresh = keyItems(appId, kind, tier ?? active[0]?.tier ?? DEFAULT_RATE_LIMIT_TIER, now);
-  const previous = keepOld ? [] : active;
-  await ddb.send(
-    new TransactWriteCommand({
-      TransactItems: [appExists(appId), ...fresh.items.map(putNew), ...previous.flatMap((k) => revokeItems(appId, kind, k.hash, now))],
-    }),
-  );
-  return { issued: fresh.issued, revoked: previous.map((k) => k.key_id) };
+  return underKeysVersion(appId, async (app) => {
+    const now = new Date().toISOString();
+    const active = (await listAppKeys(appId, kind, true)).filter((k) => k.status === 'active').sort((a, b) => b.created_at.localeCompare(a.created_at));
+    const fresh = keyItems(appId, kind, tier ?? active[0]?.tier ?? DEFAULT_RATE_LIMIT_TIER, now, userTokenCopy(app, kind));
+    const previous = keepOld ? [] : active;
+    return {
+      items: [...fresh.items.map(putNew), ...previous.flatMap((k) => revokeItems(appId, kind, k.hash, now))],
+      result: { issued: fresh.issued, revoked: previous.map((k) => k.key_id) },
+    };
+  });
 }
 
 /** Revokes by raw key. Returns the revoked key's record, or undefined when no such key exists. */
@@ -196,3 +277,64 @@ export async function revokeKeyById(appId: string, keyId: string): Promise<ApiKe
   return { ...match, status: 'revoked', revoked_at: now };
 }
 
+export interface UserTokenSetting {
+  app_id: string;
+  require_user_token: boolean;
+  /** Set only when this change issued a new secret (it is shown once, like a key). */
+  issued_secret?: string;
+}
+
+/** A transaction holds at most 100 items: the app item and one per active sdk key. */
+const MAX_SDK_KEYS_FOR_USER_TOKENS = 99;
+
+/**
+ * Sets the app's user-token requirement and/or secret and, in the same transaction, the copy on
+ * every active sdk key's lookup item (the secret while required, nothing otherwise). The next
+ * request with any of those keys sees the change; a rotated secret refuses tokens of the old one.
+ */
+async function changeUserToken(appId: string, change: (app: AppRecord) => { required: boolean; newSecret?: string }): Promise<UserTokenSetting> {
+  return underKeysVersion(appId, async (app) => {
+    if (!app) throw new Error(`app ${appId} does not exist`);
+    const { required, newSecret } = change(app);
+    const secret = newSecret ?? app.user_token_secret;
+    if (required && !secret) throw new Error('a required user token needs a secret');
+    const active = (await listAppKeys(appId, 'sdk', true)).filter((k) => k.status === 'active');
+    if (active.length > MAX_SDK_KEYS_FOR_USER_TOKENS) throw new Error(`app ${appId} has ${active.length} active sdk keys; revoke some first (at most ${MAX_SDK_KEYS_FOR_USER_TOKENS})`);
+    const appChange: AppChange = {
+      set: `require_user_token = :required${newSecret ? ', user_token_secret = :secret' : ''}`,
+      values: { ':required': required, ...(newSecret ? { ':secret': newSecret } : {}) },
+    };
+    const keyUpdates: TransactItem[] = active.map((k) => ({
+      Update: {
+        TableName: tableName,
+        Key: keys.apiKey(k.hash),
+        ConditionExpression: 'attribute_exists(pk)',
+        ...(required
+          ? { UpdateExpression: 'SET user_token_secret = :secret', ExpressionAttributeValues: { ':secret': secret } }
+          : { UpdateExpression: 'REMOVE user_token_secret' }),
+      },
+    }));
+    return { appChange, items: keyUpdates, result: { app_id: appId, require_user_token: required, ...(newSecret ? { issued_secret: newSecret } : {}) } };
+  });
+}
+
+/** Turns the requirement on (issuing a secret if the app has none) or off (the secret is kept for turning it on again). */
+export const setUserTokenRequired = (appId: string, required: boolean): Promise<UserTokenSetting> =>
+  changeUserToken(appId, (app) => ({ required, newSecret: required && !app.user_token_secret ? newUserTokenSecret() : undefined }));
+
+export class UserTokenSecretExists extends Error {
+  constructor(appId: string) {
+    super(`app ${appId} already has a user-token secret`);
+    this.name = 'UserTokenSecretExists';
+  }
+}
+
+/**
+ * Issues a new secret; with `replace`, in place of the app's current one (tokens signed with the
+ * old one are refused from the next request), else only if it has none (UserTokenSecretExists).
+ */
+export const issueUserTokenSecret = (appId: string, replace: boolean): Promise<UserTokenSetting & { issued_secret: string }> =>
+  changeUserToken(appId, (app) => {
+    if (app.user_token_secret && !replace) throw new UserTokenSecretExists(appId);
+    return { required: app.require_user_token === true, newSecret: newUserTokenSecret() };
+  }) as Promise<UserTokenSetting & { issued_secret: string }>;

@@ -11,6 +11,7 @@ import type { ApiKeyKind } from '../data/keys.js';
 import { config } from '../config.js';
 import { AppError } from '../errors.js';
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
+import { checkUserToken, type UserTokenCheck } from '../domain/user-token.js';
 import { sha256Hex } from '../ids.js';
 import { limitRequest, refuseIfExhausted } from './rate-limit.js';
 
@@ -35,12 +36,19 @@ function callerOf(record: ApiKeyRecord, kind: ApiKeyKind): Caller {
   return { appId: record.app_id, keyId: record.key_id, kind: record.kind, tier: record.tier ?? DEFAULT_RATE_LIMIT_TIER };
 }
 
+export interface Authenticated {
+  caller: Caller;
+  headers: Record<string, string>;
+  /** Set when the key's app requires signed user tokens (sdk keys only): the secret to check them with. */
+  userTokenSecret: string | undefined;
+}
+
 /**
  * The app behind an active key of the expected kind (else 401 INVALID_API_KEY), with the request
  * counted against the key's rate limit (past it, 429 RATE_LIMITED) and the RateLimit headers
  * every response to it carries.
  */
-export async function authenticateAndLimit(rawKey: string, kind: ApiKeyKind, nowMs: number = Date.now()): Promise<{ caller: Caller; headers: Record<string, string> }> {
+export async function authenticateAndLimit(rawKey: string, kind: ApiKeyKind, nowMs: number = Date.now()): Promise<Authenticated> {
   // Cheap rejection of obviously wrong input before any I/O (and of oversized headers).
   if (rawKey.length > 200) throw invalidKey(kind);
   const keyHash = sha256Hex(rawKey);
@@ -55,7 +63,24 @@ export async function authenticateAndLimit(rawKey: string, kind: ApiKeyKind, now
     throw invalidKey(kind);
   }
   const caller = callerOf(counted.key, kind);
-  return { caller, headers: limitRequest(keyHash, caller, counted.window, nowMs) };
+  return { caller, headers: limitRequest(keyHash, caller, counted.window, nowMs), userTokenSecret: counted.key.user_token_secret };
+}
+
+const USER_TOKEN_REFUSALS: Record<Exclude<UserTokenCheck, 'valid'>, string> = {
+  malformed: 'X-USER-TOKEN is not a v1 user token (v1.<exp>.<signature>)',
+  wrong_signature: 'X-USER-TOKEN was not issued for this X-USER-ID and app',
+  expired: 'X-USER-TOKEN has expired',
+};
+
+/**
+ * For an app that requires signed user tokens: X-USER-TOKEN must be the app server's token for
+ * this user (absent: 401 MISSING_REQUIRED_HEADER; otherwise not valid: 401 INVALID_USER_TOKEN).
+ */
+export function requireUserToken(token: string | undefined, expected: { secret: string; appId: string; userId: string }, nowMs: number = Date.now()): void {
+  const value = token?.trim();
+  if (!value) throw new AppError('USER_TOKEN_MISSING');
+  const check = checkUserToken(value, expected, nowMs);
+  if (check !== 'valid') throw new AppError('INVALID_USER_TOKEN', USER_TOKEN_REFUSALS[check]);
 }
 
 /** `Authorization: Bearer <secret key>` of the subscription API. */

@@ -10,7 +10,7 @@ import type * as z from 'zod/mini';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
 import { AppError, isAppError, type ErrorKind } from '../errors.js';
 import { logger } from '../logger.js';
-import { authenticateAndLimit as authenticateAndCount, bearerToken, type Caller } from './auth.js';
+import { authenticateAndLimit as authenticateAndCount, bearerToken, requireUserToken, type Authenticated, type Caller } from './auth.js';
 import { errorResponse, jsonResponse, type ApiName } from './envelopes.js';
 import { readMobileHeaders, type MobileContext } from './mobile-headers.js';
 import type { ApiKeyKind } from '../data/keys.js';
@@ -159,10 +159,10 @@ function buildEndpoint(
 }
 
 /** Authenticates the key and counts the request against its rate limit (429 past it). */
-async function authenticateAndLimit(rawKey: string, kind: ApiKeyKind, responseHeaders: Record<string, string>): Promise<Caller> {
-  const { caller, headers } = await authenticateAndCount(rawKey, kind);
+async function authenticateAndLimit(rawKey: string, kind: ApiKeyKind, responseHeaders: Record<string, string>): Promise<Omit<Authenticated, 'headers'>> {
+  const { headers, ...authenticated } = await authenticateAndCount(rawKey, kind);
   Object.assign(responseHeaders, headers);
-  return caller;
+  return authenticated;
 }
 
 /** An endpoint of the subscription management API (Bearer secret key, `{error: {...}}` envelope). */
@@ -171,7 +171,7 @@ export function subscriptionsEndpoint<B extends Schema = undefined, Q extends Sc
   run: (request: EndpointRequest<B, Q, P>) => Promise<EndpointReply>,
 ) {
   return buildEndpoint('subscriptions', async (event, requestId, responseHeaders) => {
-    const caller = await authenticateAndLimit(bearerToken(event.headers.authorization), 'secret', responseHeaders);
+    const { caller } = await authenticateAndLimit(bearerToken(event.headers.authorization), 'secret', responseHeaders);
     const reply = await run({ caller, requestId, ...parseRequest(spec, event, 'subscriptions') });
     return jsonResponse(reply.status ?? spec.status ?? 200, reply.body, { ...reply.headers, 'X-Request-Id': requestId });
   });
@@ -188,7 +188,8 @@ export interface MobileReply {
 /**
  * An endpoint of the mobile reporting API: the sdk key in X-API-KEY (absent: 401
  * MISSING_REQUIRED_HEADER; unknown or revoked: 401 INVALID_API_KEY), the route's header rule
- * (lib/routes.ts), X-APP-ID must be the key's app (403), and `{status, message, data?}` bodies.
+ * (lib/routes.ts), X-APP-ID must be the key's app (403), a signed X-USER-TOKEN on routes acting
+ * on the user when the app requires one (401), and `{status, message, data?}` bodies.
  */
 export function mobileEndpoint<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined>(
   spec: EndpointSpec<B, Q, P>,
@@ -197,10 +198,14 @@ export function mobileEndpoint<B extends Schema = undefined, Q extends Schema = 
   return buildEndpoint('mobile', async (event, requestId, responseHeaders) => {
     const apiKey = event.headers['x-api-key']?.trim();
     if (!apiKey) throw new AppError('API_KEY_MISSING', 'Missing required header X-API-KEY');
-    const key = await authenticateAndLimit(apiKey, 'sdk', responseHeaders);
-    const rule = routeOf(event.httpMethod, event.resource)?.mobileHeaders ?? 'common';
-    const context = readMobileHeaders(event.headers, rule, event.body !== null && event.body !== '');
+    const { caller: key, userTokenSecret } = await authenticateAndLimit(apiKey, 'sdk', responseHeaders);
+    const route = routeOf(event.httpMethod, event.resource);
+    const context = readMobileHeaders(event.headers, route?.mobileHeaders ?? 'common', event.body !== null && event.body !== '');
     if (context.appIdHeader !== key.appId) throw new AppError('FORBIDDEN', 'X-APP-ID is not the app of this API key');
+    // A request no route row describes is treated as acting on the user (fail closed).
+    if (userTokenSecret !== undefined && route?.actsOnUser !== false) {
+      requireUserToken(event.headers['x-user-token'], { secret: userTokenSecret, appId: key.appId, userId: context.userId });
+    }
     const reply = await run({ caller: { ...key, ...context }, requestId, ...parseRequest(spec, event, 'mobile') });
     const body = { status: 'success', message: reply.message ?? 'OK', ...(reply.data !== undefined ? { data: reply.data } : {}) };
     return jsonResponse(200, body, { 'X-Request-Id': requestId });

@@ -2,9 +2,12 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { getApp } from '../../lib/data/apps.js';
+import { signUserToken } from '../../lib/domain/user-token.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { PREMIUM_MONTHLY } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
+import { mobileHeaders } from '../support/mobile.js';
 import { admin } from '../support/processes.js';
 
 const { request } = useGateway();
@@ -72,5 +75,58 @@ describe('operator CLI (npm run --silent admin -- ...)', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/secret_key\s+sk_/);
     expect(result.stdout).toContain('shown only now');
+  });
+
+  it('apps update --require-user-token and apps user-token-secret turn signed user tokens on, rotate their secret, and off', async () => {
+    const { app_id, sdk_key, secret_key } = json((await admin('apps', 'create', '--name', 'user tokens', '--json')).stdout);
+    const app = { appId: app_id, sdkKey: sdk_key, secretKey: secret_key };
+    const setProperties = (token?: string) =>
+      request('POST', '/users/custom_properties/set', { headers: mobileHeaders(app, 'u-1', { 'x-user-token': token }), body: { properties: { plan: 'gold' } } });
+    const tokenOf = (secret: string) => signUserToken(secret, app_id, 'u-1', Math.floor(Date.now() / 1000) + 3600);
+    expect((await setProperties()).status).toBe(200);
+
+    const on = await admin('apps', 'update', '--app', app_id, '--require-user-token', 'on', '--json');
+    expect(on.code).toBe(0);
+    const turnedOn = json(on.stdout);
+    expect(turnedOn).toEqual({ app_id, require_user_token: true, user_token_secret: expect.stringMatching(/^ust_[A-Za-z0-9_-]{43}$/) });
+    expect((await setProperties()).status).toBe(401);
+    expect((await setProperties(tokenOf(turnedOn.user_token_secret))).status).toBe(200);
+
+    // The secret is shown once: asking again without --rotate is refused and changes nothing.
+    const again = await admin('apps', 'user-token-secret', '--app', app_id, '--json');
+    expect(again.code).toBe(2);
+    expect(json(again.stdout).error).toEqual({ code: 'SECRET_EXISTS', message: expect.stringContaining('--rotate') });
+    expect((await getApp(app_id))?.user_token_secret).toBe(turnedOn.user_token_secret);
+
+    const rotated = await admin('apps', 'user-token-secret', '--app', app_id, '--rotate', '--json');
+    expect(rotated.code).toBe(0);
+    const fresh = json(rotated.stdout);
+    expect(fresh).toEqual({ app_id, secret: expect.stringMatching(/^ust_/), require_user_token: true });
+    expect((await setProperties(tokenOf(turnedOn.user_token_secret))).body.code).toBe('INVALID_USER_TOKEN');
+    expect((await setProperties(tokenOf(fresh.secret))).status).toBe(200);
+
+    const off = await admin('apps', 'update', '--app', app_id, '--require-user-token', 'off', '--restore-policy', 'transfer', '--json');
+    expect(json(off.stdout)).toEqual({ app_id, restore_policy: 'transfer', require_user_token: false });
+    expect((await setProperties()).status).toBe(200);
+  });
+
+  it('apps update names what is wrong with its options; without --json the secret is shown once, for people', async () => {
+    const { app_id } = json((await admin('apps', 'create', '--name', 'user token usage', '--json')).stdout);
+    const nothing = await admin('apps', 'update', '--app', app_id, '--json');
+    expect([nothing.code, json(nothing.stdout).error.message]).toEqual([2, expect.stringContaining('--require-user-token')]);
+    const badValue = await admin('apps', 'update', '--app', app_id, '--require-user-token', 'yes', '--json');
+    expect([badValue.code, json(badValue.stdout).error.message]).toEqual([2, '--require-user-token must be on or off']);
+    const unknownApp = await admin('apps', 'user-token-secret', '--app', 'app_0000000000000000', '--json');
+    expect([unknownApp.code, json(unknownApp.stdout).error.code]).toEqual([2, 'NOT_FOUND']);
+
+    const issued = await admin('apps', 'user-token-secret', '--app', app_id);
+    expect(issued.code).toBe(0);
+    expect(issued.stdout).toMatch(/ust_[A-Za-z0-9_-]{43}/);
+    expect(issued.stdout).toContain('shown only now');
+    expect(issued.stdout).toContain('--require-user-token on');
+    // On with a secret already issued: nothing new to show.
+    const on = await admin('apps', 'update', '--app', app_id, '--require-user-token', 'on');
+    expect(on.code).toBe(0);
+    expect(on.stdout).not.toContain('ust_');
   });
 });

@@ -1,8 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { createApp, findApiKey, getApp, listAppKeys, revokeKey, revokeKeyById, rotateKey } from '../../lib/data/apps.js';
+import {
+  createApp,
+  findApiKey,
+  getApp,
+  issueKey,
+  issueUserTokenSecret,
+  listAppKeys,
+  revokeKey,
+  revokeKeyById,
+  rotateKey,
+  setUserTokenRequired,
+  UserTokenSecretExists,
+} from '../../lib/data/apps.js';
 import { sha256Hex } from '../../lib/ids.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../lib/data/keys.js';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+
+/** The secret each of the app's keys carries on its lookup item (what authentication reads), by key id. */
+async function secretsOnKeys(appId: string): Promise<Record<string, { status: string; kind: string; secret: unknown; listed: unknown }>> {
+  const listed = await listAppKeys(appId, undefined, true);
+  const entries = await Promise.all(
+    listed.map(async (k) => {
+      const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(k.hash), ConsistentRead: true }));
+      return [k.key_id, { status: k.status, kind: k.kind, secret: Item?.user_token_secret, listed: (k as unknown as Record<string, unknown>).user_token_secret }] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
+}
 
 describe('apps and API keys (DynamoDB Local)', () => {
   it('creating an app issues a secret and an sdk key, each mapping to the app', async () => {
@@ -55,5 +80,62 @@ describe('apps and API keys (DynamoDB Local)', () => {
 
   it('revoking an unknown key reports that nothing was revoked', async () => {
     expect(await revokeKey('sk_unknown')).toBeUndefined();
+  });
+
+  it('requiring user tokens puts the secret on every active sdk key\'s lookup item only; off takes it away, the app keeps it', async () => {
+    const { app, secretKey, sdkKey } = await createApp({ name: 'user tokens', reportingCurrency: 'USD', testStore: false });
+    const spare = await issueKey(app.app_id, 'sdk');
+    await revokeKeyById(app.app_id, spare.key_id);
+    const on = await setUserTokenRequired(app.app_id, true);
+    expect(on.issued_secret).toMatch(/^ust_[A-Za-z0-9_-]{43}$/);
+    expect(await getApp(app.app_id)).toMatchObject({ require_user_token: true, user_token_secret: on.issued_secret });
+    expect(await secretsOnKeys(app.app_id)).toEqual({
+      [sdkKey.key_id]: { status: 'active', kind: 'sdk', secret: on.issued_secret, listed: undefined },
+      [spare.key_id]: { status: 'revoked', kind: 'sdk', secret: undefined, listed: undefined },
+      [secretKey.key_id]: { status: 'active', kind: 'secret', secret: undefined, listed: undefined },
+    });
+
+    // Keys issued while it is on carry it; secret keys never do.
+    const issued = await issueKey(app.app_id, 'sdk');
+    const rotated = await rotateKey(app.app_id, 'sdk', true);
+    const newSecretKey = await rotateKey(app.app_id, 'secret', false);
+    const carried = await secretsOnKeys(app.app_id);
+    expect(carried[issued.key_id]!.secret).toBe(on.issued_secret);
+    expect(carried[rotated.issued.key_id]!.secret).toBe(on.issued_secret);
+    expect(carried[newSecretKey.issued.key_id]!.secret).toBeUndefined();
+
+    expect(await setUserTokenRequired(app.app_id, false)).toEqual({ app_id: app.app_id, require_user_token: false });
+    expect(Object.values(await secretsOnKeys(app.app_id)).map((k) => k.secret)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect(await getApp(app.app_id)).toMatchObject({ require_user_token: false, user_token_secret: on.issued_secret });
+    // On again: the kept secret, nothing new to show.
+    expect(await setUserTokenRequired(app.app_id, true)).toEqual({ app_id: app.app_id, require_user_token: true });
+    expect((await secretsOnKeys(app.app_id))[sdkKey.key_id]!.secret).toBe(on.issued_secret);
+  });
+
+  it('a new secret replaces the old on the app and its keys only when asked to', async () => {
+    const { app, sdkKey } = await createApp({ name: 'secret rotation', reportingCurrency: 'USD', testStore: false });
+    const first = await issueUserTokenSecret(app.app_id, false);
+    // Not required yet: the keys carry nothing.
+    expect((await secretsOnKeys(app.app_id))[sdkKey.key_id]!.secret).toBeUndefined();
+    await expect(issueUserTokenSecret(app.app_id, false)).rejects.toThrow(UserTokenSecretExists);
+    expect((await getApp(app.app_id))?.user_token_secret).toBe(first.issued_secret);
+    await setUserTokenRequired(app.app_id, true);
+    const second = await issueUserTokenSecret(app.app_id, true);
+    expect(second).toEqual({ app_id: app.app_id, require_user_token: true, issued_secret: expect.stringMatching(/^ust_/) });
+    expect(second.issued_secret).not.toBe(first.issued_secret);
+    expect((await secretsOnKeys(app.app_id))[sdkKey.key_id]!.secret).toBe(second.issued_secret);
+  });
+
+  it('keys issued while the setting changes never miss it: every active sdk key ends with the app\'s setting', async () => {
+    const { app } = await createApp({ name: 'racing', reportingCurrency: 'USD', testStore: false });
+    await issueUserTokenSecret(app.app_id, false);
+    for (const required of [true, false, true]) {
+      // Issues and the change race; a loser may give up after its retries, but no interleaving may stick.
+      await Promise.allSettled([issueKey(app.app_id, 'sdk'), setUserTokenRequired(app.app_id, required), issueKey(app.app_id, 'sdk'), rotateKey(app.app_id, 'sdk', true)]);
+      const stored = (await getApp(app.app_id, true))!;
+      const expected = stored.require_user_token ? stored.user_token_secret : undefined;
+      const sdkKeys = Object.values(await secretsOnKeys(app.app_id)).filter((k) => k.kind === 'sdk' && k.status === 'active');
+      expect(sdkKeys.map((k) => k.secret)).toEqual(sdkKeys.map(() => expected));
+    }
   });
 });

@@ -35,6 +35,13 @@ describe('local gateway routing', () => {
     expect(new Set(ROUTES.map((r) => `${r.method} ${r.path}`)).size).toBe(ROUTES.length);
   });
 
+  it('every mobile route states whether it acts on the user (signed user tokens), and only mobile routes do', () => {
+    for (const route of ROUTES) {
+      if (route.api === 'mobile') expect(typeof route.actsOnUser, route.name).toBe('boolean');
+      else expect(route.actsOnUser, route.name).toBeUndefined();
+    }
+  });
+
   it('headers and query parameters named __proto__ or constructor are plain data in the event (as in API Gateway JSON)', () => {
     const request = {
       method: 'GET',

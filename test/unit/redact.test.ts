@@ -17,6 +17,12 @@ describe('log redaction', () => {
     expect(redactText('-----BEGIN PRIVATE KEY-----\nMIGHAgEA\n-----END PRIVATE KEY-----')).toBe('[REDACTED PRIVATE KEY]');
   });
 
+  it('removes user-token secrets and signed user tokens', () => {
+    const text = redactText('secret ust_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8, token v1.1893456000.CIAJ6OytigFZoYYL6r5vWUGlTxcgkms95QtTv6HDK9g.');
+    expect(text).toBe('secret ust_[REDACTED], token v1.[REDACTED USER TOKEN].');
+    expect(JSON.parse(JSON.stringify({ 'X-USER-TOKEN': 'v1.1.x', user_token_secret: 'ust_x' }, redactLogValue))).toEqual({ 'X-USER-TOKEN': '[REDACTED]', user_token_secret: '[REDACTED]' });
+  });
+
   it('removes email addresses', () => {
     expect(redactText('user jane.o+test@mail.example.co.uk signed up')).toBe('user [REDACTED EMAIL] signed up');
   });
