@@ -10,6 +10,7 @@ import { addBillingPeriod, addDays } from '../domain/billing.js';
 import { appStoreSettingsSchema, googlePlaySettingsSchema, putStoreSettings, type ConfigurableStore, type StoreSettings } from '../stores/settings.js';
 import { mintTestReceipt } from '../stores/test-store.js';
 import { setWebhook } from '../data/webhooks.js';
+import { TRANSFERRED } from '../events/schemas.js';
 import { recentDeliveries, redeliver } from '../services/webhook-delivery.js';
 import { toDetails } from '../http/parse.js';
 import { appIdSchema, currencySchema, userIdSchema } from '../schemas/common.js';
@@ -372,8 +373,10 @@ const COMMANDS: Record<string, Command> = {
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new CliError('--limit must be 1..1000');
       const deliveries = (await recentDeliveries(appId, limit)).map((d) => ({
         event_id: d.event_id,
-        subscription_id: d.payload.data.subscription_id,
-        change: `${d.payload.data.old_status}->${d.payload.data.new_status}`,
+        event: d.payload.event,
+        ...(d.payload.event === TRANSFERRED
+          ? { subscription_id: d.payload.data.to_subscription_id, change: `transferred from ${d.payload.data.from_subscription_id}` }
+          : { subscription_id: d.payload.data.subscription_id, change: `${d.payload.data.old_status}->${d.payload.data.new_status}` }),
         status: d.status,
         attempts: d.attempts,
         next_attempt_at: d.next_attempt_at,

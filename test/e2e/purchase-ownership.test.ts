@@ -69,7 +69,7 @@ describe('purchases made for an account (appAccountToken) belong to its user onl
     expect((await recover(own, 'mallory', renewal.receipt_data)).body.code).toBe('RECEIPT_ALREADY_USED');
 
     expect(await detail(own, bought.body.data.subscription_id)).toEqual(before);
-    expect(before).toMatchObject({ user_id: 'alice', status: 'active' });
+    expect(before).toMatchObject({ user_id: 'alice', status: 'active', transfers: [] });
     expect(await subscriptionsOf(own, 'mallory')).toEqual([]);
     // Alice restoring her own purchase is fine.
     expect((await recover(own, 'alice', renewal.receipt_data)).body.data.subscription_id).toBe(bought.body.data.subscription_id);
