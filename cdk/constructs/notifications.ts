@@ -17,7 +17,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } from '../../lib/domain/webhook-retry.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
-import { EVENT_SOURCE, STATUS_CHANGED } from '../../lib/events/schemas.js';
+import { EVENT_KINDS, EVENT_SOURCE } from '../../lib/events/schemas.js';
 import { acknowledge } from './acknowledge.js';
 import { ServiceFunction } from './service-function.js';
 
@@ -65,7 +65,7 @@ export class Notifications extends Construct {
   constructor(scope: Construct, id: string, props: { table: Table }) {
     super(scope, id);
     const { table } = props;
-    this.bus = new EventBus(this, 'Bus', { description: 'subscription.status_changed events of the subscription backend' });
+    this.bus = new EventBus(this, 'Bus', { description: 'subscription.status_changed and subscription.transferred events of the subscription backend' });
     this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'Subscription backend alarms', enforceSSL: true });
     this.webhookDeadLetters = deadLetterQueue(this, 'WebhookDeadLetters', 'webhook events undeliverable after every retry', this.alarmTopic);
     const streamFailures = deadLetterQueue(this, 'StreamFailures', 'outbox stream batches the publisher could not put on the bus', this.alarmTopic);
@@ -101,8 +101,8 @@ export class Notifications extends Construct {
     }).useTable(table, ['GetItem', 'PutItem', 'UpdateItem']);
     new Rule(this, 'StatusChangedToWebhooks', {
       eventBus: this.bus,
-      description: 'Delivers subscription.status_changed to the app webhook',
-      eventPattern: { source: [EVENT_SOURCE], detailType: [STATUS_CHANGED] },
+      description: 'Delivers every event kind (subscription.status_changed, subscription.transferred) to the app webhook',
+      eventPattern: { source: [EVENT_SOURCE], detailType: [...EVENT_KINDS] },
       targets: [new LambdaFunction(this.deliverer, { retryAttempts: 8, maxEventAge: Duration.hours(6), deadLetterQueue: ruleFailures })],
     });
 

@@ -32,9 +32,11 @@ import {
 } from '../stores/settings.js';
 import { mintTestReceipt } from '../stores/test-store.js';
 import { setWebhook } from '../data/webhooks.js';
+import { TRANSFERRED } from '../events/schemas.js';
 import { recentDeliveries, redeliver } from '../services/webhook-delivery.js';
 import { toDetails } from '../http/parse.js';
-import { appIdSchema, currencySchema } from '../schemas/common.js';
+import { appIdSchema, currencySchema, userIdSchema } from '../schemas/common.js';
+import { appAccountTokenFor, isUuid } from '../domain/app-account-token.js';
 import { productCatalogueSchema } from '../schemas/product.js';
 import { adsConfigSchema } from '../schemas/ads.js';
 import { segmentCatalogueSchema } from '../schemas/segment.js';
@@ -87,6 +89,19 @@ function tierOf(values: Record<string, unknown>): RateLimitTier | undefined {
   if (tier === undefined) return undefined;
   if (!isRateLimitTier(tier)) throw new CliError(`--tier must be one of ${RATE_LIMIT_TIERS.join(', ')}`);
   return tier;
+}
+
+/** `--for-user` (the user's token, computed) or `--app-account-token` (as given): the account a minted purchase is made for. */
+function accountTokenOption(appId: string, values: Record<string, unknown>): string | undefined {
+  const forUser = values['for-user'];
+  const token = values['app-account-token'];
+  if (forUser !== undefined && token !== undefined) throw new CliError('give --for-user or --app-account-token, not both');
+  if (typeof forUser === 'string') {
+    if (!userIdSchema.safeParse(forUser).success) throw new CliError('--for-user must be a user id of 1-256 characters');
+    return appAccountTokenFor(appId, forUser);
+  }
+  if (typeof token === 'string' && !isUuid(token)) throw new CliError('--app-account-token must be a UUID (StoreKit sets appAccountToken to one)');
+  return typeof token === 'string' ? token : undefined;
 }
 
 const describeTier = (tier: RateLimitTier) => `${tier} tier, ${config.rateLimits[tier]} requests/minute`;
@@ -289,7 +304,8 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'receipts mint': {
-    usage: 'receipts mint --app A --platform ios|android --product P [--expires-in SECONDS] [--trial] [--renews TRANSACTION_ID] [--revokes TRANSACTION_ID [--original ID]]',
+    usage:
+      'receipts mint --app A --platform ios|android --product P [--expires-in SECONDS] [--trial] [--renews TRANSACTION_ID] [--revokes TRANSACTION_ID [--original ID]] [--for-user USER | --app-account-token UUID]',
     options: {
       app: { type: 'string' },
       platform: { type: 'string' },
@@ -299,9 +315,12 @@ const COMMANDS: Record<string, Command> = {
       renews: { type: 'string' },
       revokes: { type: 'string' },
       original: { type: 'string' },
+      'for-user': { type: 'string' },
+      'app-account-token': { type: 'string' },
     },
     async run(values) {
       const appId = await requireApp(values);
+      const appAccountToken = accountTokenOption(appId, values);
       const app = (await getApp(appId))!;
       const privateKeyPem = app.test_store ? await testStorePrivateKey(app) : undefined;
       if (!privateKeyPem) throw new CliError(`app ${appId} was not created with --test-store`, 'NOT_TEST_STORE');
@@ -330,11 +349,15 @@ const COMMANDS: Record<string, Command> = {
           typeof values.revokes === 'string'
             ? { transactionId: values.revokes, originalTransactionId: typeof values.original === 'string' ? values.original : values.revokes }
             : undefined,
+        appAccountToken,
         now,
       });
       return {
-        json: minted,
-        text: [`Test-store receipt for ${product.id} on ${platform}, transaction ${minted.transaction_id}, expires in ${expiresIn} s:`, minted.receipt_data].join('\n'),
+        json: { ...minted, app_account_token: appAccountToken ?? null },
+        text: [
+          `Test-store receipt for ${product.id} on ${platform}, transaction ${minted.transaction_id}, expires in ${expiresIn} s${appAccountToken ? `, app account token ${appAccountToken}` : ''}:`,
+          minted.receipt_data,
+        ].join('\n'),
       };
     },
   },
@@ -420,8 +443,10 @@ const COMMANDS: Record<string, Command> = {
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new CliError('--limit must be 1..1000');
       const deliveries = (await recentDeliveries(appId, limit)).map((d) => ({
         event_id: d.event_id,
-        subscription_id: d.payload.data.subscription_id,
-        change: `${d.payload.data.old_status}->${d.payload.data.new_status}`,
+        event: d.payload.event,
+        ...(d.payload.event === TRANSFERRED
+          ? { subscription_id: d.payload.data.to_subscription_id, change: `transferred from ${d.payload.data.from_subscription_id}` }
+          : { subscription_id: d.payload.data.subscription_id, change: `${d.payload.data.old_status}->${d.payload.data.new_status}` }),
         status: d.status,
         attempts: d.attempts,
         next_attempt_at: d.next_attempt_at,

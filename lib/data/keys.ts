@@ -10,6 +10,7 @@
  * | api key lookup    | APIKEY#<sha256>             | APIKEY  (+ this minute's request count) |
  * | subscription      | SUB#<app>#<sub>             | SUB        (listed by the GSIs)     |
  * | its payment info  | SUB#<app>#<sub>             | PAYMENT    (large: receipt data)    |
+ * | its transfers     | SUB#<app>#<sub>             | TRANSFER#<at>#<event> (both subs)   |
  * | list counters     | COUNT#<app>                 | LIST#<status|*>#<product|*>#<platform|*> |
  * | transaction bind  | TXN#<app>#<transaction>     | TXN        (-> subscription id)     |
  * | purchase owner    | OWNER#<app>#<store>#<orig>  | OWNER      (-> user, subscription)  |
@@ -54,6 +55,11 @@ export const keys = {
   subscriptionPayment: (appId: string, subscriptionId: string): TableKey => ({
     pk: `SUB#${appId}#${subscriptionId}`,
     sk: 'PAYMENT',
+  }),
+  /** A transfer of the purchase to or from this subscription: one item in each of the two partitions. */
+  subscriptionTransfer: (appId: string, subscriptionId: string, transferredAt: string, eventId: string): TableKey => ({
+    pk: `SUB#${appId}#${subscriptionId}`,
+    sk: `TRANSFER#${transferredAt}#${eventId}`,
   }),
   transaction: (appId: string, transactionId: string): TableKey => ({ pk: `TXN#${appId}#${transactionId}`, sk: 'TXN' }),
   /** A store purchase (original transaction / purchase token) belongs to one user of one app. */

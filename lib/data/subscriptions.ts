@@ -7,7 +7,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetConsistent, batchWriteAll, putRequest } from './batch.js';
 import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type StatusChange, type SubscriptionState, type SubscriptionStatus } from '../domain/subscription-state.js';
-import { outboxItem } from '../events/outbox.js';
+import { outboxItem, transferOutboxItem } from '../events/outbox.js';
 import type { RevenueDelta } from '../domain/revenue.js';
 import type { Platform } from '../schemas/common.js';
 import type { Product } from '../schemas/product.js';
@@ -170,6 +170,55 @@ const bindOwnerPut = (record: SubscriptionRecord, owner: PurchaseOwner, takeOver
   },
 });
 
+/**
+ * A restore that moved a purchase to another user, as listed on both subscriptions: the one
+ * cancelled (from) and the one it continues as (to). `event_id` is its subscription.transferred
+ * notification's.
+ */
+export interface TransferRecord {
+  from_user_id: string;
+  to_user_id: string;
+  from_subscription_id: string;
+  to_subscription_id: string;
+  original_transaction_id: string;
+  transferred_at: string;
+  event_id: string;
+}
+
+/**
+ * A takeover's record on both subscriptions and its notification: written in the transaction that
+ * moves the purchase, so a transfer is never without them.
+ */
+function transferItems(record: SubscriptionRecord, owner: PurchaseOwner, takeOver: TakeOver, now: Date): TransactItem[] {
+  const outbox = transferOutboxItem(
+    record.app_id,
+    {
+      original_transaction_id: owner.original_transaction_id,
+      product_id: record.product_id,
+      from_user_id: takeOver.fromUserId,
+      to_user_id: record.user_id,
+      from_subscription_id: takeOver.fromSubscriptionId,
+      to_subscription_id: record.id,
+    },
+    now,
+  );
+  const transfer: TransferRecord = {
+    from_user_id: takeOver.fromUserId,
+    to_user_id: record.user_id,
+    from_subscription_id: takeOver.fromSubscriptionId,
+    to_subscription_id: record.id,
+    original_transaction_id: owner.original_transaction_id,
+    transferred_at: now.toISOString(),
+    event_id: outbox.event_id,
+  };
+  return [
+    ...[record.id, takeOver.fromSubscriptionId].map((subscriptionId) => ({
+      Put: { TableName: tableName, Item: { ...keys.subscriptionTransfer(record.app_id, subscriptionId, transfer.transferred_at, transfer.event_id), type: 'subscription_transfer', ...transfer } },
+    })),
+    { Put: { TableName: tableName, Item: outbox, ConditionExpression: 'attribute_not_exists(pk)' } },
+  ];
+}
+
 export type InsertOutcome =
   | { inserted: true }
   /** The transaction id already pays for a subscription: nothing was written. */
@@ -182,7 +231,7 @@ export type InsertOutcome =
  * one subscription only, and a store purchase belongs to one user: when either is taken, nothing
  * is written and the outcome says which. A subscription inserted already past its first status
  * (a verified purchase, active at once) carries that status change: its notification and revenue
- * are written in the same transaction.
+ * are written in the same transaction; so are a takeover's transfer records and notification.
  */
 export async function insertSubscription(
   record: SubscriptionRecord,
@@ -200,6 +249,7 @@ export async function insertSubscription(
     ...counterUpdates(record.app_id, facetValuesOf(record), 1, false),
     ...(options.revenue ? [{ Update: revenueUpdate(record, record.updated_at.slice(0, 10), options.revenue) }] : []),
     ...(options.statusChange ? [{ Put: { TableName: tableName, Item: outboxItem(record, record, options.statusChange, now), ConditionExpression: 'attribute_not_exists(pk)' } }] : []),
+    ...(options.owner && options.takeOver ? transferItems(record, options.owner, options.takeOver, now) : []),
   ];
   try {
     await ddb.send(new TransactWriteCommand({ TransactItems: items }));
@@ -315,11 +365,15 @@ export async function bulkInsertSubscriptions(entries: { record: SubscriptionRec
 /** A stored subscription; records written before a lifecycle field existed read it as its initial value. */
 const toRecord = (item: Record<string, unknown>): SubscriptionRecord => ({ ...INITIAL_LIFECYCLE, ...withoutKeys<SubscriptionRecord>(item) });
 
-/** Both items of a subscription in one strongly consistent read; undefined when it does not exist. */
-export async function getSubscription(
-  appId: string,
-  subscriptionId: string,
-): Promise<{ record: SubscriptionRecord; payment: PaymentRecord } | undefined> {
+/** A subscription's items: its state, its payment, and the transfers of its purchase to or from it (oldest first). */
+export interface StoredSubscription {
+  record: SubscriptionRecord;
+  payment: PaymentRecord;
+  transfers: TransferRecord[];
+}
+
+/** All items of a subscription in one strongly consistent read; undefined when it does not exist. */
+export async function getSubscription(appId: string, subscriptionId: string): Promise<StoredSubscription | undefined> {
   const { Items = [] } = await ddb.send(
     new QueryCommand({
       TableName: tableName,
@@ -336,6 +390,8 @@ export async function getSubscription(
     payment: payment
       ? withoutKeys<PaymentRecord>(payment)
       : { transaction_id: null, receipt_data: null, payment_method: 'unknown', last_payment: null },
+    // The query answers in sort-key order: TRANSFER#<time> sorts the transfers by time.
+    transfers: Items.filter((item) => String(item.sk).startsWith('TRANSFER#')).map((item) => withoutKeys<TransferRecord>(item)),
   };
 }
 

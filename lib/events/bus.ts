@@ -1,11 +1,11 @@
 /**
- * Puts status-change events on the stack's EventBridge bus (detail-type subscription.status_changed).
+ * Puts events on the stack's EventBridge bus (detail-type: the event kind, e.g. subscription.status_changed).
  * Locally there is no EventBridge: `npm start` installs an in-process dispatcher that invokes the
  * rule's target (the webhook deliverer) the way the rule would.
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { config } from '../config.js';
-import { EVENT_SOURCE, STATUS_CHANGED, type BusEventDetail } from './schemas.js';
+import { EVENT_SOURCE, type BusEventDetail } from './schemas.js';
 
 /** Returns the indexes of the events that were not accepted. */
 export type BusDispatcher = (events: BusEventDetail[]) => Promise<number[]>;
@@ -32,7 +32,7 @@ export async function putStatusChanges(events: BusEventDetail[]): Promise<number
         Entries: chunk.map((detail) => ({
           EventBusName: config.eventBusName,
           Source: EVENT_SOURCE,
-          DetailType: STATUS_CHANGED,
+          DetailType: detail.payload.event,
           Detail: JSON.stringify(detail),
           Time: new Date(detail.payload.timestamp),
         })),

@@ -1,13 +1,13 @@
 /**
- * The transactional outbox: every status change writes, in the same TransactWriteItems as the new
- * state, one outbox item holding the notification. The table's stream carries its INSERT to the
+ * The transactional outbox: every status change (and every transfer of a purchase) writes, in the
+ * same TransactWriteItems as the new state, one outbox item holding the notification. The table's stream carries its INSERT to the
  * publisher (functions/events/publish-status-changes.ts), which puts it on EventBridge.
  */
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { StatusChange, SubscriptionState } from '../domain/subscription-state.js';
 import { keys } from '../data/keys.js';
 import { newEventId } from '../ids.js';
-import { STATUS_CHANGED, type BusEventDetail } from './schemas.js';
+import { STATUS_CHANGED, TRANSFERRED, type BusEventDetail, type TransferredPayload } from './schemas.js';
 
 /** Outbox items are deleted by TTL once the stream has long carried them (streams keep 24 h). */
 export const OUTBOX_TTL_SECONDS = 7 * 86_400;
@@ -32,12 +32,22 @@ export interface Subject {
   user_id: string;
 }
 
+/** The outbox item carrying one event of an app. */
+function outboxEntry(appId: string, payload: BusEventDetail['payload'], now: Date) {
+  const detail: BusEventDetail = { app_id: appId, event_id: newEventId(), payload };
+  return {
+    ...keys.outbox(detail.event_id),
+    type: OUTBOX_ITEM_TYPE,
+    ...detail,
+    ttl: Math.floor(now.getTime() / 1000) + OUTBOX_TTL_SECONDS,
+  };
+}
+
 /** The outbox item announcing one status change of `subject`, now in state `after`. */
 export function outboxItem(subject: Subject, after: SubscriptionState, change: StatusChange, now: Date) {
-  const detail: BusEventDetail = {
-    app_id: subject.app_id,
-    event_id: newEventId(),
-    payload: {
+  return outboxEntry(
+    subject.app_id,
+    {
       event: STATUS_CHANGED,
       timestamp: now.toISOString(),
       data: {
@@ -49,11 +59,11 @@ export function outboxItem(subject: Subject, after: SubscriptionState, change: S
         auto_renew: after.auto_renew,
       },
     },
-  };
-  return {
-    ...keys.outbox(detail.event_id),
-    type: OUTBOX_ITEM_TYPE,
-    ...detail,
-    ttl: Math.floor(now.getTime() / 1000) + OUTBOX_TTL_SECONDS,
-  };
+    now,
+  );
+}
+
+/** The outbox item announcing that a purchase moved to another user's subscription. */
+export function transferOutboxItem(appId: string, transfer: TransferredPayload['data'], now: Date) {
+  return outboxEntry(appId, { event: TRANSFERRED, timestamp: now.toISOString(), data: transfer }, now);
 }

@@ -1,5 +1,5 @@
 /**
- * The local stand-in for the stack's EventBridge bus and its rule: every status-change event is
+ * The local stand-in for the stack's EventBridge bus and its rule: every event (each kind the rule matches) is
  * handed to the rule's target, the webhook deliverer handler, wrapped as EventBridge would wrap it
  * and given the time its function has in the stack.
  */
@@ -7,7 +7,7 @@ import type { EventBridgeEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } from '../domain/webhook-retry.js';
 import type { BusDispatcher } from '../events/bus.js';
-import { EVENT_SOURCE, STATUS_CHANGED, type BusEventDetail } from '../events/schemas.js';
+import { EVENT_SOURCE, type BusEventDetail, type EventKind } from '../events/schemas.js';
 import { handler as deliverWebhook } from '../../functions/events/deliver-webhook.js';
 import { redactText } from '../redact.js';
 import { lambdaContext } from './lambda-context.js';
@@ -16,10 +16,10 @@ export const dispatchToRuleTargets: BusDispatcher = async (events) => {
   const failed: number[] = [];
   await Promise.all(
     events.map(async (detail, index) => {
-      const event: EventBridgeEvent<typeof STATUS_CHANGED, BusEventDetail> = {
+      const event: EventBridgeEvent<EventKind, BusEventDetail> = {
         version: '0',
         id: randomUUID(),
-        'detail-type': STATUS_CHANGED,
+        'detail-type': detail.payload.event,
         source: EVENT_SOURCE,
         account: '000000000000',
         time: detail.payload.timestamp,

@@ -187,6 +187,22 @@ export const subscriptionDetail = /* @__PURE__ */ define(() =>
     cancelled_at: z.nullable(isoTimestamp),
     cancellation_reason: z.nullable(z.string()),
     refunded_at: z.nullable(isoTimestamp),
+    /**
+     * Restores that moved this subscription's purchase to another user (restore policy
+     * `transfer`), listed on both subscriptions, oldest first; `event_id` is the
+     * subscription.transferred notification's.
+     */
+    transfers: z.array(
+      z.strictObject({
+        from_user_id: z.string(),
+        to_user_id: z.string(),
+        from_subscription_id: subscriptionIdSchema,
+        to_subscription_id: subscriptionIdSchema,
+        original_transaction_id: z.string(),
+        transferred_at: isoTimestamp,
+        event_id: z.string(),
+      }),
+    ),
   }),
 );
 export type SubscriptionDetail = z.infer<typeof subscriptionDetail>;

@@ -19,6 +19,7 @@ import {
   type PaymentRecord,
   type PurchaseOwner,
   type SubscriptionRecord,
+  type TransferRecord,
 } from '../data/subscriptions.js';
 import { AppError } from '../errors.js';
 import { newSubscriptionId } from '../ids.js';
@@ -67,11 +68,11 @@ async function requireProduct(appId: string, productId: string): Promise<Product
 export async function getSubscriptionDetail(appId: string, subscriptionId: string): Promise<SubscriptionDetail> {
   const found = await getSubscription(appId, subscriptionId);
   if (!found) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
-  return subscriptionDetailOf(found.record, found.payment);
+  return subscriptionDetailOf(found.record, found.payment, found.transfers);
 }
 
-/** The detail of a subscription whose state and payment items are at hand: joins the product and the user's usage. */
-async function subscriptionDetailOf(record: SubscriptionRecord, payment: PaymentRecord): Promise<SubscriptionDetail> {
+/** The detail of a subscription whose items are at hand: joins the product and the user's usage. */
+async function subscriptionDetailOf(record: SubscriptionRecord, payment: PaymentRecord, transfers: TransferRecord[]): Promise<SubscriptionDetail> {
   const [product, usage] = await Promise.all([getProduct(record.app_id, record.product_id), getUsageStats(record.app_id, record.user_id)]);
   const renews = record.auto_renew && (record.status === 'active' || record.status === 'pending_verification');
   return {
@@ -97,6 +98,7 @@ async function subscriptionDetailOf(record: SubscriptionRecord, payment: Payment
     cancelled_at: record.cancelled_at,
     cancellation_reason: record.cancellation_reason,
     refunded_at: record.refunded_at,
+    transfers,
   };
 }
 
@@ -252,11 +254,12 @@ export interface PlannedChange {
   bindOwner?: PurchaseOwner | undefined;
 }
 
-/** What commitChange leaves: the subscription as it now is (and its payment item, when asked to read it). */
+/** What commitChange leaves: the subscription as it now is (and its other items, when asked to read them). */
 export interface CommittedChange {
   statusChange: StatusChange | null;
   record: SubscriptionRecord;
   payment?: PaymentRecord | undefined;
+  transfers?: TransferRecord[] | undefined;
 }
 
 /**
@@ -266,7 +269,7 @@ export interface CommittedChange {
 export type ChangePlan = (current: SubscriptionRecord, now: Date) => PlannedChange | null | Promise<PlannedChange | null>;
 
 export type CommitOptions =
-  /** Read the payment item along with the state, to answer with it. */
+  /** Read the payment item (and the transfers) along with the state, to answer with them. */
   | { withPayment: true; current?: undefined }
   /**
    * The subscription as the caller has just written or read it: the first attempt decides on it
@@ -288,31 +291,31 @@ export async function commitChange(
   plan: ChangePlan,
   options: CommitOptions = {},
 ): Promise<CommittedChange> {
-  const read = () =>
+  const read = (): Promise<Omit<CommittedChange, 'statusChange'> | undefined> =>
     options.withPayment
       ? getSubscription(appId, subscriptionId)
-      : getSubscriptionRecord(appId, subscriptionId).then((record) => record && { record, payment: undefined });
+      : getSubscriptionRecord(appId, subscriptionId).then((record) => record && { record });
   let known = options.current;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     // The caller's record stands in for the first read only.
-    const found = known ? { record: known, payment: undefined } : await read();
+    const found = known ? { record: known } : await read();
     known = undefined;
     if (!found) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
-    const { record: current, payment: currentPayment } = found;
+    const { record: current, payment: currentPayment, transfers } = found;
     const now = new Date();
     const planned = await plan(current, now);
-    if (!planned) return { statusChange: null, record: current, payment: currentPayment };
+    if (!planned) return { statusChange: null, record: current, payment: currentPayment, transfers };
     const { command, payment, bindTransaction, bindOwner } = planned;
     const { next, statusChange, refund } = applyCommand(current, command, now);
     const unchanged = !statusChange && !payment && (Object.keys(next) as (keyof typeof next)[]).every((field) => next[field] === current[field]);
-    if (unchanged) return { statusChange: null, record: current, payment: currentPayment };
+    if (unchanged) return { statusChange: null, record: current, payment: currentPayment, transfers };
     const revenue = revenueOfChange(current, next, command, refund);
     const outcome = await saveSubscriptionState(current, next, now, { statusChange, payment, bindTransaction, bindOwner, revenue });
     // The payment item as the same transaction left it.
-    if (outcome.saved) return { statusChange, record: outcome.record, payment: currentPayment && { ...currentPayment, ...payment } };
+    if (outcome.saved) return { statusChange, record: outcome.record, payment: currentPayment && { ...currentPayment, ...payment }, transfers };
     if (outcome.reason === 'owned_by_another_user') throw new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
     if (outcome.reason === 'transaction_bound' && (await requireTransactionFree(appId, subscriptionId, bindTransaction!)) === 'already_applied') {
-      return { statusChange: null, record: current, payment: currentPayment };
+      return { statusChange: null, record: current, payment: currentPayment, transfers };
     }
   }
   throw new AppError('CONCURRENT_MODIFICATION', `Subscription ${subscriptionId} is being changed by another request; retry`, {
@@ -329,8 +332,8 @@ async function changeSubscription(
   subscriptionId: string,
   plan: (current: SubscriptionRecord, now: Date) => PlannedChange | Promise<PlannedChange>,
 ): Promise<SubscriptionDetail> {
-  const { record, payment } = await commitChange(appId, subscriptionId, plan, { withPayment: true });
-  return subscriptionDetailOf(record, payment!);
+  const { record, payment, transfers } = await commitChange(appId, subscriptionId, plan, { withPayment: true });
+  return subscriptionDetailOf(record, payment!, transfers!);
 }
 
 /**

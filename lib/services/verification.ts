@@ -3,6 +3,8 @@
  *
  * - A store purchase (original transaction / purchase token) belongs to one user of one app;
  *   another user presenting it gets RECEIPT_ALREADY_USED.
+ * - A purchase the app made for an account (appAccountToken, obfuscatedExternalAccountId) is
+ *   that account's user's only, even before anyone has verified it and whatever the restore policy.
  * - A transaction pays once: verifying it again returns the same result and changes nothing.
  * - A new purchase is recorded active in one write: the pending_verification record every
  *   subscription starts as, activated through the lifecycle table (which gives the status change
@@ -25,6 +27,7 @@ import {
   type SubscriptionRecord,
   type TakeOver,
 } from '../data/subscriptions.js';
+import { accountTokenAllows } from '../domain/app-account-token.js';
 import { AppError } from '../errors.js';
 import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
 import { appStoreVerifier } from '../stores/app-store.js';
@@ -146,6 +149,9 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
   }
   if (options.expectedProductId !== undefined && options.expectedProductId !== transaction.product_id) {
     throw new AppError('INVALID_RECEIPT', `the receipt is for product ${transaction.product_id}, not ${options.expectedProductId}`);
+  }
+  if (!accountTokenAllows(transaction.app_account_token, appId, body.user_id)) {
+    throw new AppError('RECEIPT_ALREADY_USED', 'This purchase was made for another user (the app account token it carries)');
   }
   const transfers = options.restore === true && app.restore_policy === 'transfer';
   const owner: PurchaseOwner = { store: transaction.store, original_transaction_id: transaction.original_transaction_id };

@@ -47,6 +47,7 @@ const transactionPayload = /* @__PURE__ */ define(() =>
     price: z.optional(z.number()),
     currency: z.optional(z.string()),
     signedDate: z.optional(z.number()),
+    appAccountToken: z.optional(z.string()),
   }),
 );
 export type AppStoreTransactionPayload = z.infer<typeof transactionPayload>;
@@ -104,6 +105,7 @@ export function appStoreVerifier(settings: AppStoreSettings, rootCertificates: r
         price: typeof payload.price === 'number' ? payload.price / 1000 : null,
         currency: payload.currency ?? null,
         revoked: payload.revocationDate !== undefined,
+        app_account_token: payload.appAccountToken ?? null,
       };
     },
   };

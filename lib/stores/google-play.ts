@@ -21,6 +21,8 @@ interface SubscriptionPurchaseV2 {
   linkedPurchaseToken?: string;
   acknowledgementState?: string;
   testPurchase?: object;
+  /** What the app set in BillingFlowParams (setObfuscatedAccountId): the buyer's account. */
+  externalAccountIdentifiers?: { obfuscatedExternalAccountId?: string };
   lineItems?: {
     productId?: string;
     expiryTime?: string;
@@ -119,6 +121,7 @@ function toTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string):
     price: null,
     currency: null,
     revoked: false,
+    app_account_token: typeof purchase.externalAccountIdentifiers?.obfuscatedExternalAccountId === 'string' ? purchase.externalAccountIdentifiers.obfuscatedExternalAccountId : null,
   };
 }
 

@@ -46,6 +46,8 @@ interface TestTransactionPayload {
   signedDate: number;
   /** Set when the store refunded (revoked) the transaction. */
   revocationDate?: number;
+  /** The buyer's account, as an app sets it at purchase (StoreKit's appAccountToken). */
+  appAccountToken?: string;
 }
 
 export interface MintRequest {
@@ -61,6 +63,8 @@ export interface MintRequest {
   originalTransactionId?: string | undefined;
   /** The store's refund of an earlier transaction: the same ids, with a revocation date. */
   revokes?: { transactionId: string; originalTransactionId: string } | undefined;
+  /** The account the purchase is made for (lib/domain/app-account-token.ts). */
+  appAccountToken?: string | undefined;
   now?: Date;
 }
 
@@ -83,6 +87,7 @@ export function mintTestReceipt(request: MintRequest): { receipt_data: string; t
     storefront: request.platform,
     signedDate: now.getTime(),
     ...(request.revokes ? { revocationDate: now.getTime() } : {}),
+    ...(request.appAccountToken !== undefined ? { appAccountToken: request.appAccountToken } : {}),
   };
   const signingInput = `${b64url({ alg: 'ES256', typ: 'JWT', kid: keyIdOf(request.appId) })}.${b64url(payload)}`;
   const signature = sign('sha256', Buffer.from(signingInput), { key: createPrivateKey(request.privateKeyPem), dsaEncoding: 'ieee-p1363' });
@@ -139,6 +144,7 @@ export function testStoreVerifier(appId: string, publicKeyPem: string): StoreVer
         price: typeof payload.price === 'number' ? payload.price / 1000 : null,
         currency: payload.currency ?? null,
         revoked: payload.revocationDate !== undefined,
+        app_account_token: typeof payload.appAccountToken === 'string' ? payload.appAccountToken : null,
       };
     },
   };

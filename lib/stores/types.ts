@@ -25,6 +25,11 @@ export interface VerifiedTransaction {
   currency: string | null;
   /** Refunded or revoked by the store. */
   revoked: boolean;
+  /**
+   * The account the app named at purchase (StoreKit appAccountToken, Google Play
+   * obfuscatedExternalAccountId); null when it named none. See lib/domain/app-account-token.ts.
+   */
+  app_account_token: string | null;
 }
 
 export interface StoreVerifier {

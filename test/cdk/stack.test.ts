@@ -201,13 +201,13 @@ describe('the notification path in the stack', () => {
   };
   const tableActions = (functionId: string) => new Set(actionsOf(functionId).filter((a) => a.startsWith('dynamodb:')));
 
-  it('has its own event bus and a rule for subscription.status_changed targeting the webhook deliverer, with a DLQ', () => {
+  it('has its own event bus and a rule for subscription.status_changed and subscription.transferred targeting the webhook deliverer, with a DLQ', () => {
     template.resourceCountIs('AWS::Events::EventBus', 1);
     const [delivererId] = functionByDescription('EventBridge rule target: Standard Webhooks delivery');
     const rules = ofType('AWS::Events::Rule').filter(([, r]) => r.Properties.EventPattern?.['detail-type']?.[0] === 'subscription.status_changed');
     expect(rules).toHaveLength(1);
     const rule = rules[0]![1].Properties;
-    expect(rule.EventPattern).toEqual({ source: ['subscription-backend'], 'detail-type': ['subscription.status_changed'] });
+    expect(rule.EventPattern).toEqual({ source: ['subscription-backend'], 'detail-type': ['subscription.status_changed', 'subscription.transferred'] });
     expect(refOf(rule.EventBusName)).toBeDefined();
     expect(JSON.stringify(rule.Targets[0].Arn)).toContain(delivererId);
     expect(rule.Targets[0].DeadLetterConfig).toBeDefined();

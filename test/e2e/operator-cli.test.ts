@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { getApp } from '../../lib/data/apps.js';
 import { signUserToken } from '../../lib/domain/user-token.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
-import { PREMIUM_MONTHLY } from '../support/fixtures.js';
+import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
+import { createTestApp, PREMIUM_MONTHLY } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
 import { admin } from '../support/processes.js';
@@ -58,6 +59,29 @@ describe('operator CLI (npm run --silent admin -- ...)', () => {
     expect(error.code).toBe('INVALID_FILE');
     expect(error.message).toContain('[0.price]');
     expect(error.message).toContain('[1.billing_period]');
+  });
+
+  it('receipts mint --for-user mints a purchase made for that user (its app account token): only that user can verify it', async () => {
+    const app = await createTestApp();
+    const minted = await admin('receipts', 'mint', '--app', app.appId, '--platform', 'ios', '--product', 'premium_monthly', '--for-user', 'alice', '--json');
+    expect(minted.code).toBe(0);
+    const { receipt_data, app_account_token } = json(minted.stdout);
+    expect(app_account_token).toBe(appAccountTokenFor(app.appId, 'alice'));
+    const verify = (user_id: string, receipt: string) => request('POST', `${SUBSCRIPTIONS_BASE}/verify`, { bearer: app.secretKey, body: { platform: 'ios', receipt_data: receipt, user_id } });
+    expect((await verify('bob', receipt_data)).body.error.code).toBe('RECEIPT_ALREADY_USED');
+    expect((await verify('alice', receipt_data)).status).toBe(200);
+
+    // --app-account-token takes the UUID as given (here Swift's upper case); it must be a UUID, and not with --for-user.
+    const given = appAccountTokenFor(app.appId, 'carol').toUpperCase();
+    const explicit = json((await admin('receipts', 'mint', '--app', app.appId, '--platform', 'ios', '--product', 'premium_monthly', '--app-account-token', given, '--json')).stdout);
+    expect(explicit.app_account_token).toBe(given);
+    expect((await verify('carol', explicit.receipt_data)).status).toBe(200);
+    const notUuid = await admin('receipts', 'mint', '--app', app.appId, '--platform', 'ios', '--product', 'premium_monthly', '--app-account-token', 'carol', '--json');
+    expect(notUuid.code).toBe(2);
+    expect(json(notUuid.stdout).error.message).toContain('must be a UUID');
+    const both = await admin('receipts', 'mint', '--app', app.appId, '--platform', 'ios', '--product', 'premium_monthly', '--for-user', 'a', '--app-account-token', given, '--json');
+    expect(json(both.stdout).error.message).toContain('not both');
+    expect(json((await admin('--help', '--json')).stdout).commands).toContainEqual(expect.stringContaining('[--for-user USER | --app-account-token UUID]'));
   });
 
   it('usage errors exit non-zero with a JSON error and name the problem', async () => {

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import type { LocalGateway } from '../../lib/local/gateway.js';
 import type { TestApp } from '../support/fixtures.js';
 import { startGooglePlayStandIn, subscriptionPurchase, type StandIn } from '../support/google-play-standin.js';
+import { mobileHeaders } from '../support/mobile.js';
 
 const PACKAGE = 'com.example.subs';
 
@@ -24,10 +26,14 @@ describe('POST /v1/subscriptions/verify for Google Play (stand-in of Google over
     await gateway?.close();
     await standIn?.close();
   });
-  const request = async (method: string, path: string, options: { bearer: string; body?: unknown }) => {
+  const request = async (method: string, path: string, options: { bearer?: string; headers?: Record<string, string>; body?: unknown }) => {
     const response = await fetch(`${gateway.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${options.bearer}`, ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}),
+        ...options.headers,
+        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
     });
     return { status: response.status, body: (await response.json()) as any };
@@ -61,5 +67,23 @@ describe('POST /v1/subscriptions/verify for Google Play (stand-in of Google over
     const down = await verify({ receipt_data: 'e2e-token-00000002', user_id: 'first' });
     expect(down.status).toBe(400);
     expect(down.body.error).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+  });
+
+  it('a purchase made for an account (obfuscatedExternalAccountId) is refused to another user, even restoring under the transfer policy', async () => {
+    const { setRestorePolicy } = await import('../../lib/data/apps.js');
+    await setRestorePolicy(app.appId, 'transfer');
+    standIn.purchases.set(
+      'e2e-token-00000003',
+      subscriptionPurchase('premium_monthly', 30 * 86_400_000, { externalAccountIdentifiers: { obfuscatedExternalAccountId: appAccountTokenFor(app.appId, 'alice') } }),
+    );
+    const stolen = await verify({ receipt_data: 'e2e-token-00000003', user_id: 'mallory' });
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.error.code).toBe('RECEIPT_ALREADY_USED');
+    const own = await verify({ receipt_data: 'e2e-token-00000003', user_id: 'alice' });
+    expect(own.status).toBe(200);
+    const before = (await request('GET', `${SUBSCRIPTIONS_BASE}/${own.body.data.subscription_id}`, { bearer: app.secretKey })).body.data;
+    const restored = await request('POST', '/receipt/verify/recover', { headers: mobileHeaders(app, 'mallory', { 'x-platform': 'Android' }), body: { receipt: 'e2e-token-00000003' } });
+    expect(restored.body).toMatchObject({ status: 'error', code: 'RECEIPT_ALREADY_USED' });
+    expect((await request('GET', `${SUBSCRIPTIONS_BASE}/${own.body.data.subscription_id}`, { bearer: app.secretKey })).body.data).toEqual(before);
   });
 });

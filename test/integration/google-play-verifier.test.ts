@@ -32,8 +32,18 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
       price: null,
       currency: null,
       revoked: false,
+      app_account_token: null,
     });
     expect(standIn.acknowledged).toContain('token-active-0000001');
+  });
+
+  it("reads the account the app named at purchase (externalAccountIdentifiers.obfuscatedExternalAccountId) as the transaction's account token", async () => {
+    const token = 'b1011b47-a5c7-5dd0-a3ea-fde09a0c181a';
+    standIn.purchases.set('token-account-000001', subscriptionPurchase('premium_monthly', 86_400_000, { externalAccountIdentifiers: { obfuscatedExternalAccountId: token } }));
+    expect((await verifier.verify('token-account-000001')).app_account_token).toBe(token);
+    // The profile id is not the account.
+    standIn.purchases.set('token-profile-000001', subscriptionPurchase('premium_monthly', 86_400_000, { externalAccountIdentifiers: { obfuscatedExternalProfileId: token } }));
+    expect((await verifier.verify('token-profile-000001')).app_account_token).toBeNull();
   });
 
   it('reuses the access token until it expires', async () => {

@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ddb } from '../../lib/data/client.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from '../../lib/data/client.js';
+import { keys } from '../../lib/data/keys.js';
+import { busEventDetail } from '../../lib/events/schemas.js';
 import type { PurchaseOwner } from '../../lib/data/subscriptions.js';
 import {
   bulkInsertSubscriptions,
@@ -34,6 +37,7 @@ describe('subscription repository (DynamoDB Local)', () => {
     const found = await getSubscription(appId, sub.id);
     expect(found?.record).toEqual(sub);
     expect(found?.payment).toEqual(payment('txn-a'));
+    expect(found?.transfers).toEqual([]);
   });
 
   it('a subscription of one app is invisible under another app id', async () => {
@@ -122,8 +126,32 @@ describe('subscription repository (DynamoDB Local)', () => {
     expect(await insertSubscription(heir, payment('tx-777'), { owner, takeOver })).toEqual({ inserted: true });
     expect(await ownerOf(app, owner)).toEqual({ user_id: 'bob', subscription_id: heir.id });
     expect(await getTransactionBinding(app, 'tx-777')).toMatchObject({ subscription_id: heir.id, user_id: 'bob' });
-    // A stale take-over (alice no longer owns it) is refused.
+    // The same write lists the transfer on both subscriptions and holds its notification.
+    const transfer = {
+      from_user_id: 'alice',
+      to_user_id: 'bob',
+      from_subscription_id: first.id,
+      to_subscription_id: heir.id,
+      original_transaction_id: owner.original_transaction_id,
+      transferred_at: heir.updated_at,
+      event_id: expect.stringMatching(/^evt_/),
+    };
+    const [listed] = (await getSubscription(app, heir.id))!.transfers;
+    expect(listed).toEqual(transfer);
+    expect((await getSubscription(app, first.id))!.transfers).toEqual([listed]);
+    const { Item: outbox } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.outbox(listed!.event_id) }));
+    expect(busEventDetail.parse({ app_id: outbox!.app_id, event_id: outbox!.event_id, payload: outbox!.payload })).toEqual({
+      app_id: app,
+      event_id: listed!.event_id,
+      payload: {
+        event: 'subscription.transferred',
+        timestamp: heir.updated_at,
+        data: { original_transaction_id: owner.original_transaction_id, product_id: heir.product_id, from_user_id: 'alice', to_user_id: 'bob', from_subscription_id: first.id, to_subscription_id: heir.id },
+      },
+    });
+    // A stale take-over (alice no longer owns it) is refused, and writes no transfer.
     expect(await insertSubscription(record(app, { user_id: 'carol' }), payment(), { owner, takeOver })).toEqual({ inserted: false, reason: 'owned_by_another_user' });
+    expect((await getSubscription(app, first.id))!.transfers).toEqual([listed]);
   });
 
   it('looks up the product, the owner and the binding of a purchase in one read, and reads keys DynamoDB left unprocessed one by one', async () => {

@@ -14,6 +14,8 @@ export interface MintOptions {
   renews?: string;
   /** Mints the store's revocation (refund) of this transaction. */
   revokes?: string;
+  /** The purchase is made for this account (StoreKit's appAccountToken). */
+  appAccountToken?: string;
 }
 
 export async function mintReceipt(app: TestApp, options: MintOptions = {}): Promise<{ receipt_data: string; transaction_id: string }> {
@@ -30,5 +32,6 @@ export async function mintReceipt(app: TestApp, options: MintOptions = {}): Prom
     trial: options.trial ?? false,
     originalTransactionId: options.renews,
     revokes: options.revokes ? { transactionId: options.revokes, originalTransactionId: options.revokes } : undefined,
+    appAccountToken: options.appAccountToken,
   });
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { appErrorOf } from '../support/assertions.js';
 import { APPLE_ROOT_CA_G3, appStoreVerifier } from '../../lib/stores/app-store.js';
 import { statedTransaction } from '../../lib/stores/types.js';
+import { appStoreTransaction, signedByStandIn, STAND_IN_ROOT } from '../support/app-store-standin.js';
 
 /** Real Apple-signed sandbox data (see test/fixtures/apple/README.md). */
 const TRANSACTION = readFileSync(new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url), 'utf8').trim();
@@ -38,7 +39,18 @@ describe('App Store verification against the real Apple root (offline)', () => {
       price: null,
       currency: null,
       revoked: false,
+      app_account_token: null,
     });
+  });
+
+  it("reads a transaction's appAccountToken as its account token (signed by the stand-in chain, with its root trusted)", async () => {
+    const verifier = appStoreVerifier({ bundleId: 'com.example.subs', environment: 'Sandbox' }, [STAND_IN_ROOT]);
+    const token = 'B1011B47-A5C7-5DD0-A3EA-FDE09A0C181A';
+    expect((await verifier.verify(signedByStandIn(appStoreTransaction('com.example.subs', { appAccountToken: token })))).app_account_token).toBe(token);
+    expect((await verifier.verify(signedByStandIn(appStoreTransaction('com.example.subs')))).app_account_token).toBeNull();
+    // Apple types it as a string: another type makes the transaction invalid, as in Apple's library.
+    const mistyped = signedByStandIn(appStoreTransaction('com.example.subs', { appAccountToken: 42 }));
+    expect((await appErrorOf(verifier.verify(mistyped))).code).toBe('INVALID_RECEIPT');
   });
 
   it('accepts the JWS base64-encoded, as receipt_data usually arrives', async () => {

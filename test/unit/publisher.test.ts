@@ -9,8 +9,8 @@ vi.hoisted(() => {
 });
 
 import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
-import { outboxItem, OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
-import { EVENT_SOURCE, STATUS_CHANGED } from '../../lib/events/schemas.js';
+import { outboxItem, OUTBOX_STREAM_FILTER, transferOutboxItem } from '../../lib/events/outbox.js';
+import { EVENT_SOURCE, STATUS_CHANGED, TRANSFERRED } from '../../lib/events/schemas.js';
 import { handler } from '../../functions/events/publish-status-changes.js';
 
 const eventBridge = mockClient(EventBridgeClient);
@@ -46,6 +46,27 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
         timestamp: '2026-01-01T00:00:01.000Z',
         data: { subscription_id: subject.id, user_id: 'u-1', old_status: 'active', new_status: 'expired', expires_at: state.expires_at, auto_renew: false },
       },
+    });
+  });
+
+  it('puts a transfer on the bus with its own detail-type, subscription.transferred', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: '1' }, { EventId: '2' }] });
+    const transfer = {
+      original_transaction_id: '2000000000000001',
+      product_id: 'premium_monthly',
+      from_user_id: 'u-1',
+      to_user_id: 'u-2',
+      from_subscription_id: subject.id,
+      to_subscription_id: 'sub_fedcba9876543210fedcba98',
+    };
+    const item = transferOutboxItem(subject.app_id, transfer, new Date('2026-01-01T00:00:02.000Z'));
+    expect(await handler({ Records: [streamRecord(outbox()), streamRecord(item)] })).toEqual({ batchItemFailures: [] });
+    const entries = eventBridge.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries!;
+    expect(entries.map((entry) => entry.DetailType)).toEqual([STATUS_CHANGED, TRANSFERRED]);
+    expect(JSON.parse(entries[1]!.Detail!)).toEqual({
+      app_id: subject.app_id,
+      event_id: item.event_id,
+      payload: { event: 'subscription.transferred', timestamp: '2026-01-01T00:00:02.000Z', data: transfer },
     });
   });
 

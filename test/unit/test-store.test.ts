@@ -30,7 +30,13 @@ describe('test store', () => {
       price: 9.99,
       currency: 'USD',
       revoked: false,
+      app_account_token: null,
     });
+  });
+
+  it('carries the account token a receipt was minted with, as StoreKit carries appAccountToken', async () => {
+    const token = 'B1011B47-A5C7-5DD0-A3EA-FDE09A0C181A';
+    expect((await verifier.verify(mint({ appAccountToken: token }).receipt_data)).app_account_token).toBe(token);
   });
 
   it('marks trials (free) and renewals (same original transaction)', async () => {

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  process.env.TABLE_NAME = `transfers-e2e-${process.pid}`;
+});
+
+import { setRestorePolicy } from '../../lib/data/apps.js';
+import { setWebhook } from '../../lib/data/webhooks.js';
+import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
+import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { subscriptionDetail } from '../../lib/schemas/subscription.js';
+import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { mobileHeaders } from '../support/mobile.js';
+import { createOwnTable } from '../support/own-table.js';
+import { admin } from '../support/processes.js';
+import { mintReceipt } from '../support/receipts.js';
+import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+describe('a restore that transfers a purchase is never silent (gateway -> table -> stream -> bus -> webhook)', () => {
+  let runtime: LocalRuntime;
+  let receiver: WebhookReceiver;
+  let app: TestApp;
+  const call = async (path: string, init: { headers: Record<string, string>; body?: unknown }) => {
+    const response = await fetch(`${runtime.gateway.url}${path}`, {
+      method: init.body === undefined ? 'GET' : 'POST',
+      headers: { ...init.headers, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const detail = async (id: string) => subscriptionDetail.parse((await call(`${SUBSCRIPTIONS_BASE}/${id}`, { headers: { authorization: `Bearer ${app.secretKey}` } })).body.data);
+
+  beforeAll(async () => {
+    await createOwnTable();
+    receiver = await startWebhookReceiver();
+    app = await createTestApp();
+    await setRestorePolicy(app.appId, 'transfer');
+    const { secret } = await setWebhook(app.appId, receiver.url);
+    receiver.setSecret(secret);
+    runtime = await startLocalRuntime({ port: 0, sweepIntervalSeconds: 60 });
+  });
+  afterAll(async () => {
+    await runtime?.stop();
+    await receiver?.close();
+  });
+
+  it('sends a signed subscription.transferred webhook naming both users, besides both status changes, and lists the transfer on both subscriptions', async () => {
+    const { receipt_data, transaction_id } = await mintReceipt(app);
+    const bought = await call('/receipt/verify/first', { headers: mobileHeaders(app, 'first-owner'), body: { receipt: receipt_data, productId: 'premium_monthly' } });
+    const moved = await call('/receipt/verify/recover', { headers: mobileHeaders(app, 'second-owner'), body: { receipt: receipt_data } });
+    expect(moved.status).toBe(200);
+    const from = bought.body.data.subscription_id as string;
+    const to = moved.body.data.subscription_id as string;
+
+    const transferredOf = () => receiver.accepted().filter((w) => w.payload.event === 'subscription.transferred' && w.payload.data.to_subscription_id === to);
+    await waitUntil(() => transferredOf().length > 0, 15_000, 'the transfer webhook');
+    const [webhook] = transferredOf();
+    expect(webhook!.verified).toBe(true);
+    expect(webhook!.payload).toEqual({
+      event: 'subscription.transferred',
+      timestamp: expect.any(String),
+      data: {
+        original_transaction_id: transaction_id,
+        product_id: 'premium_monthly',
+        from_user_id: 'first-owner',
+        to_user_id: 'second-owner',
+        from_subscription_id: from,
+        to_subscription_id: to,
+      },
+    });
+
+    // The two status changes: the previous owner's subscription ends, the new one starts.
+    const changesOf = (id: string) =>
+      receiver
+        .accepted()
+        .filter((w) => w.payload.event === 'subscription.status_changed' && w.payload.data.subscription_id === id)
+        .map((w) => `${w.payload.data.user_id}: ${w.payload.data.old_status}->${w.payload.data.new_status}`);
+    await waitUntil(() => changesOf(from).length === 2 && changesOf(to).length === 1, 15_000, 'the status-change webhooks');
+    expect(changesOf(from).sort()).toEqual(['first-owner: active->cancelled', 'first-owner: pending_verification->active']);
+    expect(changesOf(to)).toEqual(['second-owner: pending_verification->active']);
+
+    // Both subscriptions list the transfer; its event id is the webhook's id.
+    const transfer = {
+      from_user_id: 'first-owner',
+      to_user_id: 'second-owner',
+      from_subscription_id: from,
+      to_subscription_id: to,
+      original_transaction_id: transaction_id,
+      transferred_at: webhook!.payload.timestamp,
+      event_id: webhook!.id,
+    };
+    expect(await detail(from)).toMatchObject({ user_id: 'first-owner', status: 'cancelled', cancellation_reason: 'transferred_to_another_user', transfers: [transfer] });
+    expect(await detail(to)).toMatchObject({ user_id: 'second-owner', status: 'active', transfers: [transfer] });
+
+    // The previous owner restoring takes it back: a second transfer, listed on both of its subscriptions too.
+    const back = await call('/receipt/verify/recover', { headers: mobileHeaders(app, 'first-owner'), body: { receipt: receipt_data } });
+    expect(back.status).toBe(200);
+    const returned = (await detail(back.body.data.subscription_id)).transfers;
+    expect(returned).toEqual([expect.objectContaining({ from_user_id: 'second-owner', to_user_id: 'first-owner', from_subscription_id: to })]);
+    expect((await detail(to)).transfers).toEqual([transfer, returned[0]]);
+
+    // The operator's delivery list shows it as a transfer.
+    await waitUntil(() => receiver.accepted().some((w) => w.id === returned[0]!.event_id), 15_000, 'the second transfer webhook');
+    const { deliveries } = JSON.parse((await admin('webhooks', 'deliveries', '--app', app.appId, '--json')).stdout);
+    expect(deliveries).toContainEqual(
+      expect.objectContaining({ event_id: webhook!.id, event: 'subscription.transferred', subscription_id: to, change: `transferred from ${from}`, status: 'delivered' }),
+    );
+  });
+});
