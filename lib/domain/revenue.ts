@@ -157,3 +157,12 @@ export function revenueDelta(facts: MoneyFacts): RevenueDelta | null {
   const moves = Object.values(delta).some((value) => value !== 0);
   return moves ? delta : null;
 }
+
+/**
+ * A purchase handed to another user (a restore under the transfer policy) brings no money: it was
+ * counted when first bought. Only the active count moves (the previous owner's went down).
+ */
+export function transferredRevenue(delta: RevenueDelta | null): RevenueDelta | null {
+  if (!delta || delta.net_active === 0) return null;
+  return { amount_micros: 0, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: delta.net_active };
+}

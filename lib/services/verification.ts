@@ -28,6 +28,7 @@ import {
   type TakeOver,
 } from '../data/subscriptions.js';
 import { accountTokenAllows } from '../domain/app-account-token.js';
+import { transferredRevenue } from '../domain/revenue.js';
 import { AppError } from '../errors.js';
 import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
 import { appStoreVerifier } from '../stores/app-store.js';
@@ -231,7 +232,7 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
         paid,
         new Date(),
       );
-      const inserted = await insertSubscription(record, payment, { owner, takeOver, statusChange, revenue });
+      const inserted = await insertSubscription(record, payment, { owner, takeOver, statusChange, revenue: takeOver ? transferredRevenue(revenue) : revenue });
       if (!inserted.inserted) {
         if (inserted.reason === 'owned_by_another_user') throw alreadyUsed();
         continue; // someone bound this transaction meanwhile: look again

@@ -99,6 +99,11 @@ describe('a restore that transfers a purchase is never silent (gateway -> table 
     expect(returned).toEqual([expect.objectContaining({ from_user_id: 'second-owner', to_user_id: 'first-owner', from_subscription_id: to })]);
     expect((await detail(to)).transfers).toEqual([transfer, returned[0]]);
 
+    // The money was paid once: two transfers add nothing to revenue.
+    const today = new Date().toISOString().slice(0, 10);
+    const revenue = await call(`${SUBSCRIPTIONS_BASE}/revenue?start_date=${today}&end_date=${today}`, { headers: { authorization: `Bearer ${app.secretKey}` } });
+    expect(revenue.body.data.total_revenue).toBe(9.99);
+
     // The operator's delivery list shows it as a transfer.
     await waitUntil(() => receiver.accepted().some((w) => w.id === returned[0]!.event_id), 15_000, 'the second transfer webhook');
     const { deliveries } = JSON.parse((await admin('webhooks', 'deliveries', '--app', app.appId, '--json')).stdout);

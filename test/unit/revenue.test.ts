@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bucketOf, bucketsOf, convertMicros, fromMicros, isCalendarDate, percentages, revenueDelta, toMicros, validatePeriod } from '../../lib/domain/revenue.js';
+import { bucketOf, bucketsOf, convertMicros, fromMicros, isCalendarDate, percentages, revenueDelta, toMicros, transferredRevenue, validatePeriod } from '../../lib/domain/revenue.js';
 import { appErrorThrownBy } from '../support/assertions.js';
 
 describe('revenue buckets', () => {
@@ -120,5 +120,22 @@ describe('where money moves (revenueDelta)', () => {
     expect(revenueDelta({ ...base, operation: 'cancel', refund: true, statusBefore: 'active', statusAfter: 'cancelled' })).toEqual({ amount_micros: -9_990_000, new_subscriptions: 0, renewals: 0, refunds: 1, net_active: -1 });
     expect(revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'paused' })).toMatchObject({ amount_micros: 0, net_active: -1 });
     expect(revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'active' })).toBeNull();
+  });
+});
+
+describe('a purchase handed to another user', () => {
+  it('moves no money, only the active count', () => {
+    expect(transferredRevenue({ amount_micros: 9_990_000, new_subscriptions: 1, renewals: 0, refunds: 0, net_active: 1 })).toEqual({
+      amount_micros: 0,
+      new_subscriptions: 0,
+      renewals: 0,
+      refunds: 0,
+      net_active: 1,
+    });
+  });
+
+  it('moves nothing when the handed-over purchase is not active (an expired one)', () => {
+    expect(transferredRevenue({ amount_micros: 0, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 0 })).toBeNull();
+    expect(transferredRevenue(null)).toBeNull();
   });
 });
