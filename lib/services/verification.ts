@@ -31,8 +31,7 @@ import { accountTokenAllows } from '../domain/app-account-token.js';
 import { transferredRevenue } from '../domain/revenue.js';
 import { AppError } from '../errors.js';
 import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
-import { appStoreVerifier } from '../stores/app-store.js';
-import { transactionIdOfAppReceipt } from '../stores/app-store-server-api.js';
+import { appStoreVerifier, requireAppReceiptShape } from '../stores/app-store.js';
 import { googlePlayVerifier } from '../stores/google-play.js';
 import { getAppWithStoreSettings, type ConfigurableStore, type StoreSettings } from '../stores/settings.js';
 import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
@@ -122,7 +121,7 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
   const store = storeOf(body.platform, testStore);
   // Refuse what cannot be an App Store receipt before asking whether we could verify one.
   const jws = store === 'app_store' ? jwsOf(body.receipt_data) : undefined;
-  if (store === 'app_store' && !jws) transactionIdOfAppReceipt(body.receipt_data);
+  if (store === 'app_store' && !jws) requireAppReceiptShape(body.receipt_data);
   // A signed transaction names its purchase: what the decision rests on is read with the app, in
   // one request, while the signature is yet to be checked (and decides nothing until it is).
   const stated = jws || testStore ? statedTransaction(body.receipt_data) : undefined;

@@ -1,9 +1,10 @@
 /**
- * Legacy app receipts (StoreKit 1): the receipt itself is not trusted. A transaction id is read
- * from it (as Apple's ReceiptUtility does); the App Store Server API, authenticated with the
- * app's App Store Connect key, answers with signed transactions, which are verified like
- * StoreKit 2 ones. The API base URL follows the environment, or APP_STORE_SERVER_API_BASE_URL
- * (tests: a stand-in speaking the same protocol, test/support/app-store-standin.ts).
+ * Legacy app receipts (StoreKit 1): once the receipt's signature is verified
+ * (lib/stores/app-receipt.ts), the App Store Server API, authenticated with the app's App Store
+ * Connect key, answers for a transaction it lists with signed transactions, which are verified
+ * like StoreKit 2 ones. The API base URL follows the environment, or
+ * APP_STORE_SERVER_API_BASE_URL (tests: a stand-in speaking the same protocol,
+ * test/support/app-store-standin.ts).
  *
  * Requests and bearer tokens are made as Apple's App Store Server Library makes them (Get
  * Transaction Info, Get All Subscription Statuses; an ES256 JWT with kid, iss, aud
@@ -15,7 +16,6 @@ import * as z from 'zod/mini';
 import { config } from '../config.js';
 import { AppError } from '../errors.js';
 import { define } from '../schemas/define.js';
-import { childrenOf, contentsOf, elementAt, octetStringContents, readElement, type Element } from './der.js';
 
 export interface ServerApiCredentials {
   issuer_id: string;
@@ -95,49 +95,6 @@ function appStoreApi(credentials: ServerApiCredentials, bundleId: string, enviro
     if (!parsed.success) throw new Error('its answer is not in the documented format');
     return parsed.data;
   };
-}
-
-const IN_APP_PURCHASE = 17;
-const TRANSACTION_ID = 1703;
-const ORIGINAL_TRANSACTION_ID = 1705;
-
-const unsigned = (bytes: Uint8Array) => bytes.reduce((value, byte) => value * 256 + byte, 0);
-
-/** ReceiptAttribute ::= SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }: [type, value contents]. */
-function attributesOf(receipt: Uint8Array, set: Element): [number, Uint8Array][] {
-  return childrenOf(receipt, set).map((attribute) => {
-    const [type, , value] = childrenOf(receipt, attribute);
-    if (type?.tag !== 0x02 || value?.tag !== 0x04) throw new Error('not a receipt attribute');
-    return [unsigned(contentsOf(receipt, type)), contentsOf(receipt, value)];
-  });
-}
-
-/**
- * The transaction id in a base64 app receipt: PKCS#7 ContentInfo -> SignedData ->
- * encapContentInfo -> eContent, a SET of receipt attributes; in the first in-app purchase
- * (type 17) that has one, its transaction id (1703) or original transaction id (1705). The
- * receipt's signature is not checked: the id only serves to ask the App Store.
- */
-export function transactionIdOfAppReceipt(receiptData: string): string {
-  let transactionId: string | undefined;
-  try {
-    const der = Buffer.from(receiptData.trim(), 'base64');
-    let content = octetStringContents(der, elementAt(der, [1, 0, 2, 1, 0]));
-    // Xcode wraps the attribute set in one more OCTET STRING.
-    if (content[0] === 0x04) content = contentsOf(content, readElement(content, 0));
-    for (const [type, value] of attributesOf(content, readElement(content, 0))) {
-      if (type !== IN_APP_PURCHASE) continue;
-      const found = attributesOf(value, readElement(value, 0)).find(([inAppType]) => inAppType === TRANSACTION_ID || inAppType === ORIGINAL_TRANSACTION_ID);
-      if (found) {
-        transactionId = Buffer.from(contentsOf(found[1], readElement(found[1], 0))).toString('utf8');
-        break;
-      }
-    }
-  } catch {
-    transactionId = undefined;
-  }
-  if (!transactionId) throw new AppError('INVALID_RECEIPT', 'receipt_data is neither a StoreKit 2 transaction nor an App Store app receipt with a transaction');
-  return transactionId;
 }
 
 /**

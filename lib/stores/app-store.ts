@@ -4,17 +4,27 @@
  * the rules of Apple's App Store Server Library: the certificate chain, the signature, then the
  * bundle id and the environment. Online checks (OCSP) are off, so the chain is judged at the
  * transaction's signedDate, as Apple's library does.
+ *
+ * Legacy (StoreKit 1) app receipts: the receipt's PKCS#7 signature is verified against Apple Inc.
+ * Root (lib/stores/app-receipt.ts) and its bundle id must be the app's; the App Store Server API
+ * then answers for a transaction the receipt lists, and its answer counts only for a purchase the
+ * receipt lists (same original transaction): a receipt claims its own purchases, nobody else's.
  */
 import { X509Certificate } from 'node:crypto';
 import * as z from 'zod/mini';
 import { AppError } from '../errors.js';
 import { define } from '../schemas/define.js';
 import { AppleSignedDataError, verifyAppleSignedData, type AppleRejection } from './apple-signed-data.js';
+import { APPLE_INC_ROOT_PEM } from './apple-inc-root.js';
 import { APPLE_ROOT_CA_G3_PEM } from './apple-root-ca-g3.js';
-import { fetchSignedTransactions, transactionIdOfAppReceipt, type ServerApiCredentials } from './app-store-server-api.js';
+import { AppReceiptError, readSignedReceipt, verifyAppReceipt, type AppReceipt, type AppReceiptRejection } from './app-receipt.js';
+import { fetchSignedTransactions, type ServerApiCredentials } from './app-store-server-api.js';
 import { jwsOf, type StoreVerifier, type VerifiedTransaction } from './types.js';
 
 export const APPLE_ROOT_CA_G3 = new X509Certificate(APPLE_ROOT_CA_G3_PEM);
+let appleIncRoot: X509Certificate | undefined;
+/** Apple Inc. Root, parsed when a legacy receipt first needs it (StoreKit 2 transactions never do): not at every cold start. */
+export const appleIncRootCertificate = (): X509Certificate => (appleIncRoot ??= new X509Certificate(APPLE_INC_ROOT_PEM));
 
 export const APP_STORE_ENVIRONMENTS = ['Production', 'Sandbox'] as const;
 export type AppStoreEnvironment = (typeof APP_STORE_ENVIRONMENTS)[number];
@@ -72,21 +82,64 @@ export function decodeAppStoreTransaction(jws: string, app: Pick<AppStoreSetting
   }
 }
 
-export function appStoreVerifier(settings: AppStoreSettings, rootCertificates: readonly X509Certificate[] = [APPLE_ROOT_CA_G3]): StoreVerifier {
+/** Refuses, as INVALID_RECEIPT, what is not shaped as a signed app receipt (nothing is judged yet). */
+export function requireAppReceiptShape(receiptData: string): void {
+  try {
+    readSignedReceipt(receiptData);
+  } catch (error) {
+    throw receiptRejected(error);
+  }
+}
+
+/**
+ * A legacy app receipt, once its signature chains to one of `receiptRoots` (Apple Inc. Root) and
+ * it is this app's (bundle id). Throws INVALID_RECEIPT, saying why.
+ */
+export function decodeAppReceipt(receiptData: string, app: Pick<AppStoreSettings, 'bundleId'>, receiptRoots: readonly X509Certificate[]): AppReceipt {
+  let receipt: AppReceipt;
+  try {
+    receipt = verifyAppReceipt(receiptData, receiptRoots);
+  } catch (error) {
+    throw receiptRejected(error);
+  }
+  if (receipt.bundleId !== app.bundleId) throw new AppError('INVALID_RECEIPT', `app receipt rejected: ${APPLE_REJECTIONS.app}`);
+  if (receipt.purchases.length === 0) throw new AppError('INVALID_RECEIPT', 'app receipt rejected: it lists no in-app purchase');
+  return receipt;
+}
+
+function receiptRejected(error: unknown): unknown {
+  if (!(error instanceof AppReceiptError)) return error;
+  return new AppError('INVALID_RECEIPT', `app receipt rejected: ${RECEIPT_REJECTIONS[error.rejection]}`, { cause: error });
+}
+
+export function appStoreVerifier(
+  settings: AppStoreSettings,
+  rootCertificates: readonly X509Certificate[] = [APPLE_ROOT_CA_G3],
+  /** Default: Apple Inc. Root. */
+  receiptRootCertificates?: readonly X509Certificate[],
+): StoreVerifier {
   const decode = async (jws: string) => decodeAppStoreTransaction(jws, settings, rootCertificates);
 
   return {
     async verify(receiptData: string): Promise<VerifiedTransaction> {
       let jws = jwsOf(receiptData);
-      if (!jws) {
-        // A legacy app receipt: ask the App Store Server API for the signed transactions it names.
-        const transactionId = transactionIdOfAppReceipt(receiptData);
+      let payload: AppStoreTransactionPayload;
+      if (jws) {
+        payload = await decode(jws);
+      } else {
+        // A legacy app receipt: Apple's signature first, then the App Store Server API's signed
+        // transactions for the purchase it lists.
+        const receipt = decodeAppReceipt(receiptData, settings, receiptRootCertificates ?? [appleIncRootCertificate()]);
         if (!settings.serverApi) {
           throw new AppError('VERIFICATION_FAILED', 'legacy app receipts need App Store Server API credentials (stores apple set --issuer-id --key-id --key-file)', { retryable: true });
         }
-        jws = await fetchSignedTransactions(settings.serverApi, settings.bundleId, settings.environment, transactionId, decode);
+        jws = await fetchSignedTransactions(settings.serverApi, settings.bundleId, settings.environment, receipt.purchases[0]!.transactionId, decode);
+        payload = await decode(jws);
+        // Only a purchase the receipt lists (or a later renewal of it) can be claimed with it.
+        if (!receipt.purchases.some((purchase) => purchase.originalTransactionId === payload.originalTransactionId)) {
+          throw new AppError('INVALID_RECEIPT', "the App Store's transaction is not a purchase this receipt lists");
+        }
       }
-      const payload = await decode(jws);
       if (!payload.transactionId || !payload.originalTransactionId || !payload.productId || !payload.purchaseDate) {
         throw new AppError('INVALID_RECEIPT', 'App Store transaction lacks its ids or purchase date');
       }
@@ -110,6 +163,14 @@ export function appStoreVerifier(settings: AppStoreSettings, rootCertificates: r
     },
   };
 }
+
+/** Why an app receipt was refused, in words. */
+const RECEIPT_REJECTIONS: Record<AppReceiptRejection, string> = {
+  malformed: 'it is not a signed App Store receipt',
+  signature: 'its signature does not verify',
+  chain: "it is not signed by Apple's receipt-signing certificate chain",
+  certificate: 'its certificates were not valid when it was created',
+};
 
 /** Why a signed transaction was refused, in words. */
 const APPLE_REJECTIONS: Record<AppleRejection, string> = {

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appErrorOf } from '../support/assertions.js';
-import { appReceipt, appStoreTransaction, signedByStandIn, startAppStoreStandIn, STAND_IN_ROOT, type AppStoreStandIn } from '../support/app-store-standin.js';
+import { flipByte, RECEIPT_ROOT, signedAppReceipt, unsignedAppReceipt } from '../support/app-receipts.js';
+import { appStoreTransaction, signedByStandIn, startAppStoreStandIn, STAND_IN_ROOT, type AppStoreStandIn } from '../support/app-store-standin.js';
 
 const BUNDLE = 'com.example.subs';
-
+/** A receipt of this app listing these transactions, signed by the stand-in's receipt chain. */
+const appReceipt = (...transactionIds: string[]) => signedAppReceipt({ bundleId: BUNDLE, purchases: transactionIds.map((transactionId) => ({ transactionId })) });
 
 describe('legacy app receipts through the App Store Server API (local stand-in over HTTP)', () => {
   let standIn: AppStoreStandIn;
@@ -14,11 +16,11 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     // The API base URL is configuration read once: lib/ is imported after it points at the stand-in.
     process.env.APP_STORE_SERVER_API_BASE_URL = standIn.url;
     ({ appStoreVerifier } = await import('../../lib/stores/app-store.js'));
-    verifier = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: standIn.credentials }, [STAND_IN_ROOT]);
+    verifier = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: standIn.credentials }, [STAND_IN_ROOT], [RECEIPT_ROOT]);
   });
   afterAll(() => standIn?.close());
 
-  it('extracts the transaction id, asks the API with a signed bearer token, and returns the latest renewal', async () => {
+  it('verifies the receipt, asks the API with a signed bearer token, and returns the latest renewal', async () => {
     const first = appStoreTransaction(BUNDLE, { purchaseDate: Date.now() - 40 * 86_400_000, expiresDate: Date.now() - 10 * 86_400_000 });
     const renewal = appStoreTransaction(BUNDLE, { originalTransactionId: first.originalTransactionId, purchaseDate: Date.now() - 86_400_000 });
     standIn.transactions.set(String(first.transactionId), first);
@@ -44,7 +46,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     const tx = appStoreTransaction(BUNDLE);
     standIn.transactions.set(String(tx.transactionId), tx);
     const receipt = appReceipt(String(tx.transactionId));
-    const wrongKey = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: { ...standIn.credentials, key_id: 'OTHERKEY' } }, [STAND_IN_ROOT]);
+    const wrongKey = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: { ...standIn.credentials, key_id: 'OTHERKEY' } }, [STAND_IN_ROOT], [RECEIPT_ROOT]);
     expect(await appErrorOf(wrongKey.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
     standIn.failNext(String(tx.transactionId), 500);
     expect(await appErrorOf(verifier.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
@@ -54,7 +56,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
   }, 20_000);
 
   it('without App Store Server API credentials a legacy receipt is VERIFICATION_FAILED (configure them)', async () => {
-    const noKey = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox' }, [STAND_IN_ROOT]);
+    const noKey = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox' }, [STAND_IN_ROOT], [RECEIPT_ROOT]);
     const error = await appErrorOf(noKey.verify(appReceipt('2000000000000001')));
     expect(error).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
     expect(error.message).toContain('stores apple set');
@@ -64,6 +66,37 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     const appleOnly = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox' });
     const error = await appErrorOf(appleOnly.verify(signedByStandIn(appStoreTransaction(BUNDLE))));
     expect(error.code).toBe('INVALID_RECEIPT');
+  });
+
+  it('a receipt without a valid signature is INVALID_RECEIPT, and the App Store is not asked about it', async () => {
+    const tx = appStoreTransaction(BUNDLE);
+    standIn.transactions.set(String(tx.transactionId), tx);
+    const before = standIn.requests.length;
+    for (const receipt of [unsignedAppReceipt(BUNDLE, String(tx.transactionId)), signedAppReceipt({ bundleId: BUNDLE, purchases: [{ transactionId: String(tx.transactionId) }] }, { tamperContent: (content) => flipByte(content) })]) {
+      expect(await appErrorOf(verifier.verify(receipt))).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('app receipt rejected') });
+    }
+    expect(standIn.requests.length).toBe(before);
+  });
+
+  it("a genuine receipt under a root we do not trust, or of another app, is INVALID_RECEIPT", async () => {
+    const tx = appStoreTransaction(BUNDLE);
+    standIn.transactions.set(String(tx.transactionId), tx);
+    const appleOnly = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: standIn.credentials }, [STAND_IN_ROOT]);
+    expect(await appErrorOf(appleOnly.verify(appReceipt(String(tx.transactionId))))).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining("not signed by Apple's") });
+    const otherApp = signedAppReceipt({ bundleId: 'com.example.other', purchases: [{ transactionId: String(tx.transactionId) }] });
+    expect(await appErrorOf(verifier.verify(otherApp))).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('another app') });
+  });
+
+  it('only a purchase the receipt lists can be claimed with it: an answer for another original transaction is INVALID_RECEIPT', async () => {
+    // The App Store answers for the listed transaction with a transaction of another purchase.
+    const listed = appStoreTransaction(BUNDLE);
+    standIn.transactions.set(String(listed.transactionId), { ...listed, originalTransactionId: '2000000000000777' });
+    const error = await appErrorOf(verifier.verify(appReceipt(String(listed.transactionId))));
+    expect(error).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('not a purchase this receipt lists') });
+  });
+
+  it('a receipt that lists no in-app purchase is INVALID_RECEIPT', async () => {
+    expect(await appErrorOf(verifier.verify(appReceipt()))).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('no in-app purchase') });
   });
 
   it('something that is neither a JWS nor an app receipt is INVALID_RECEIPT', async () => {

@@ -7,7 +7,7 @@
  * Where ours is deliberately stricter (certificate dates, algorithms other than ES256), each
  * case is tested on its own, with what Apple's library answers.
  */
-import { Environment, ReceiptUtility, SignedDataVerifier, VerificationException, VerificationStatus } from '@apple/app-store-server-library';
+import { Environment, SignedDataVerifier, VerificationException, VerificationStatus } from '@apple/app-store-server-library';
 import fc from 'fast-check';
 import { createPrivateKey, sign, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -15,7 +15,6 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors.js';
 import { AppleSignedDataError, type AppleRejection } from '../../lib/stores/apple-signed-data.js';
 import { APPLE_ROOT_CA_G3, decodeAppStoreTransaction } from '../../lib/stores/app-store.js';
-import { transactionIdOfAppReceipt } from '../../lib/stores/app-store-server-api.js';
 import { encodeOid, hasExtension } from '../../lib/stores/der.js';
 
 const read = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url));
@@ -330,109 +329,5 @@ describe("App Store signed data: generated transactions, ours against Apple's li
     const jws = makeJws({ payload: { bundleId: BUNDLE, environment: 'Sandbox', signedDate: 1e20 }, chain: 'good', alg: 'ES256', signature: 'valid' });
     expect((await apple(jws, [ROOT], BUNDLE, 'Sandbox')).accepted).toBe(true);
     expect(ours(jws, [ROOT], BUNDLE, 'Sandbox')).toMatchObject({ accepted: false, rejection: 'certificate' });
-  });
-});
-
-// --- Legacy app receipts: the transaction id, ours against Apple's ReceiptUtility ----------------
-
-/** BER of one element: definite length, or indefinite (constructed only) when asked. */
-function ber(tag: number, content: Buffer, indefinite = false): Buffer {
-  if (indefinite) return Buffer.concat([Buffer.from([tag, 0x80]), content, Buffer.from([0, 0])]);
-  const n = content.length;
-  const length = n < 0x80 ? Buffer.from([n]) : n < 0x100 ? Buffer.from([0x81, n]) : n < 0x10000 ? Buffer.from([0x82, n >> 8, n & 0xff]) : Buffer.from([0x83, n >> 16, (n >> 8) & 0xff, n & 0xff]);
-  return Buffer.concat([Buffer.from([tag]), length, content]);
-}
-const integer = (n: number) => ber(0x02, n < 0x80 ? Buffer.from([n]) : Buffer.from([n >> 8, n & 0xff]));
-const receiptAttribute = (type: number, value: Buffer) => ber(0x30, Buffer.concat([integer(type), integer(1), ber(0x04, value)]));
-
-const receiptArbitrary = fc.record({
-  // Each in-app purchase: its attributes as [type, value string, string tag].
-  inApps: fc.array(
-    fc.array(fc.tuple(fc.constantFrom(1701, 1702, 1703, 1704, 1705, 1706, 1708), fc.stringMatching(/^[0-9]{1,19}$/), fc.constantFrom(0x0c, 0x16)), { maxLength: 4 }),
-    { maxLength: 3 },
-  ),
-  otherAttributes: fc.array(fc.tuple(fc.constantFrom(0, 2, 3, 4, 5, 12, 19, 21), fc.string({ maxLength: 20 })), { maxLength: 4 }),
-  /**
-   * How the receipt is encoded: DER as the App Store writes it, or BER with indefinite lengths and
-   * the attribute set in one more OCTET STRING, as Xcode's StoreKit testing does. Only the former
-   * is compared with Apple's ReceiptUtility, whose indefinite-length patch is tailored to the exact
-   * layout of Xcode's receipts (it refuses other valid BER); Xcode receipts cannot reach the App
-   * Store Server API anyway, so ours is held to reading BER correctly: the same id as in DER.
-   */
-  encoding: fc.constantFrom(
-    { indefinite: false, wrapping: 'octet string' as const },
-    { indefinite: false, wrapping: 'xcode: octet string in octet string' as const },
-    { indefinite: true, wrapping: 'octet string' as const },
-    { indefinite: true, wrapping: 'xcode: octet string in octet string' as const },
-    { indefinite: true, wrapping: 'xcode: constructed octet string' as const },
-  ),
-  trailingSignerInfos: fc.boolean(),
-});
-
-type GeneratedReceipt = typeof receiptArbitrary extends fc.Arbitrary<infer T> ? T : never;
-
-function buildReceipt(receipt: GeneratedReceipt): string {
-  const { inApps, otherAttributes, encoding: { indefinite, wrapping }, trailingSignerInfos } = receipt;
-  const attributes = [
-    ...otherAttributes.map(([type, value]) => receiptAttribute(type, ber(0x0c, Buffer.from(value)))),
-    ...inApps.map((inApp) => receiptAttribute(17, ber(0x31, Buffer.concat(inApp.map(([type, value, tag]) => receiptAttribute(type, ber(tag, Buffer.from(value)))))))),
-  ];
-  const set = ber(0x31, Buffer.concat(attributes));
-  const eContent = {
-    'octet string': () => ber(0x04, set),
-    'xcode: octet string in octet string': () => ber(0x04, ber(0x04, set)),
-    'xcode: constructed octet string': () => ber(0x24, ber(0x04, set), true),
-  }[wrapping]();
-  const oid = (hex: string) => ber(0x06, Buffer.from(hex, 'hex'));
-  const encap = ber(0x30, Buffer.concat([oid('2a864886f70d010701'), ber(0xa0, eContent, indefinite)]), indefinite);
-  const signerInfos = trailingSignerInfos ? ber(0x31, ber(0x30, Buffer.concat([integer(1), ber(0x04, Buffer.from('signature'))]))) : Buffer.alloc(0);
-  const signedData = ber(0x30, Buffer.concat([integer(1), ber(0x31, Buffer.alloc(0)), encap, signerInfos]), indefinite);
-  return ber(0x30, Buffer.concat([oid('2a864886f70d010702'), ber(0xa0, signedData, indefinite)]), indefinite).toString('base64');
-}
-
-function appleTransactionId(receipt: string): string | null {
-  try {
-    return new ReceiptUtility().extractTransactionIdFromAppReceipt(receipt);
-  } catch {
-    return null;
-  }
-}
-function ourTransactionId(receipt: string): string | null {
-  try {
-    return transactionIdOfAppReceipt(receipt);
-  } catch (error) {
-    if (error instanceof AppError && error.kind === 'INVALID_RECEIPT') return null;
-    throw error;
-  }
-}
-
-describe("legacy app receipts: the transaction id, ours against Apple's ReceiptUtility", () => {
-  it('reads the same transaction id (or none) as Apple from generated DER receipts, and the same from their BER forms', () => {
-    let found = 0;
-    fc.assert(
-      fc.property(receiptArbitrary, (receipt) => {
-        const der = buildReceipt({ ...receipt, encoding: { indefinite: false, wrapping: 'octet string' } });
-        const theirs = appleTransactionId(der);
-        expect(ourTransactionId(der)).toBe(theirs);
-        expect(ourTransactionId(buildReceipt(receipt))).toBe(theirs);
-        if (theirs !== null) found++;
-      }),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 600) },
-    );
-    expect(found).toBeGreaterThan(0);
-  });
-
-  it('refuses what is not a receipt, and cut-off receipts, without throwing anything but INVALID_RECEIPT', () => {
-    const whole = buildReceipt({ inApps: [[[1703, '2000000000000001', 0x0c]]], otherAttributes: [], encoding: { indefinite: false, wrapping: 'octet string' }, trailingSignerInfos: true });
-    expect(ourTransactionId(whole)).toBe('2000000000000001');
-    const bytes = Buffer.from(whole, 'base64');
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: bytes.length - 1 }), fc.uint8Array({ maxLength: 64 }), (cut, garbage) => {
-        for (const receipt of [bytes.subarray(0, cut).toString('base64'), Buffer.from(garbage).toString('base64')]) {
-          const mine = ourTransactionId(receipt);
-          if (mine !== null) expect(mine).toBe(appleTransactionId(receipt));
-        }
-      }),
-    );
   });
 });
