@@ -21,7 +21,8 @@
  * Which app the receipt is for (attribute 2, the bundle id) is the caller's check.
  */
 import { createHash, verify as verifySignature, X509Certificate, constants } from 'node:crypto';
-import { childrenOf, contentsOf, encodeOid, hasExtension, readElement, type Element } from './der.js';
+import { isValidAt } from './certificates.js';
+import { childrenOf, contentsOf, encodeOid, hasExtension, octetStringContents, readElement, type Element } from './der.js';
 
 /** Why a receipt was refused; `chain` and `certificate` mean it is not Apple's. */
 export type AppReceiptRejection = 'malformed' | 'signature' | 'chain' | 'certificate';
@@ -41,6 +42,8 @@ export interface AppReceiptPurchase {
   /** Every renewal of a subscription shares it (the transaction id when the receipt omits it). */
   originalTransactionId: string;
   productId: string | undefined;
+  /** An auto-renewable subscription's expiration date (ms); undefined for other purchases. */
+  expiresAt: number | undefined;
 }
 
 export interface AppReceipt {
@@ -66,7 +69,7 @@ const OID = {
 
 const TAG = { integer: 0x02, octetString: 0x04, null: 0x05, oid: 0x06, utf8String: 0x0c, ia5String: 0x16, sequence: 0x30, set: 0x31, explicit0: 0xa0 } as const;
 
-const ATTRIBUTE = { bundleId: 2, creationDate: 12, inAppPurchase: 17, productId: 1702, transactionId: 1703, originalTransactionId: 1705 } as const;
+const ATTRIBUTE = { bundleId: 2, creationDate: 12, inAppPurchase: 17, productId: 1702, transactionId: 1703, originalTransactionId: 1705, expiresDate: 1708 } as const;
 
 const reject = (rejection: AppReceiptRejection, cause?: unknown): never => {
   throw new AppReceiptError(rejection, cause === undefined ? undefined : { cause });
@@ -107,12 +110,6 @@ function algorithm(buffer: Uint8Array, node: Node | undefined, allowed: readonly
   return found !== undefined && plain ? found : reject('signature');
 }
 
-/** The payload of an OCTET STRING, also when BER splits it into chunks (one level, as encoders do). */
-function octets(buffer: Uint8Array, node: Node): Uint8Array {
-  if (node.tag === TAG.octetString) return contentsOf(buffer, node);
-  if (node.tag !== (TAG.octetString | 0x20)) return reject('malformed');
-  return Buffer.concat(nodesOf(buffer, node).map((chunk) => expectTag(chunk, TAG.octetString)).map((chunk) => contentsOf(buffer, chunk)));
-}
 
 /** TBSCertificate's serialNumber and issuer (encodings), which a SignerInfo's sid names. */
 function serialAndIssuer(certificate: Uint8Array): [Uint8Array, Uint8Array] {
@@ -167,7 +164,7 @@ function signedReceiptOf(der: Uint8Array): SignedReceipt {
   if (!isOid(der, eContentType, OID.data) || encapExtra.length > 0) reject('malformed');
   const [eContent, ...contentExtra] = nodesOf(der, expectTag(eContentWrapper, TAG.explicit0));
   if (!eContent || contentExtra.length > 0) reject('malformed');
-  const content = octets(der, eContent!);
+  const content = octetStringContents(der, eContent!);
 
   const certificates = (certificateSet ? nodesOf(der, certificateSet) : [])
     .filter((node) => node.tag === TAG.sequence)
@@ -244,7 +241,7 @@ function first(attributes: [number, Uint8Array][], type: number): Uint8Array | u
 const DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 function checkDates(certificate: X509Certificate, at: number): void {
-  if (Date.parse(certificate.validFrom) > at || Date.parse(certificate.validTo) < at) reject('certificate');
+  if (!isValidAt(certificate, at)) reject('certificate');
 }
 
 /**
@@ -303,7 +300,28 @@ function receiptOf(content: Uint8Array): AppReceipt {
       };
       const transactionId = text(ATTRIBUTE.transactionId);
       if (!transactionId) return reject('malformed');
-      return { transactionId, originalTransactionId: text(ATTRIBUTE.originalTransactionId) || transactionId, productId: text(ATTRIBUTE.productId) };
+      // Empty for purchases that are not subscriptions.
+      const expires = first(fields, ATTRIBUTE.expiresDate);
+      const expiresDate = expires && stringIn(expires, TAG.ia5String);
+      const expiresAt = expiresDate && DATE.test(expiresDate) ? Date.parse(expiresDate) : undefined;
+      return {
+        transactionId,
+        originalTransactionId: text(ATTRIBUTE.originalTransactionId) || transactionId,
+        productId: text(ATTRIBUTE.productId),
+        expiresAt: Number.isNaN(expiresAt) ? undefined : expiresAt,
+      };
     });
   return { bundleId: stringIn(bundleId, TAG.utf8String), createdAt: Date.parse(created), purchases };
+}
+
+/**
+ * The purchase of a receipt to ask the App Store about: its latest subscription (the one whose
+ * period ends last; the App Store then answers with that subscription's latest renewal), or the
+ * first purchase when it lists no subscription. A receipt also lists consumables and older,
+ * ended subscriptions, in no particular order.
+ */
+export function purchaseToAsk(purchases: readonly AppReceiptPurchase[]): AppReceiptPurchase | undefined {
+  const subscriptions = purchases.filter((purchase) => purchase.expiresAt !== undefined);
+  if (subscriptions.length === 0) return purchases[0];
+  return subscriptions.reduce((latest, purchase) => (purchase.expiresAt! > latest.expiresAt! ? purchase : latest));
 }

@@ -17,7 +17,7 @@ import { define } from '../schemas/define.js';
 import { AppleSignedDataError, verifyAppleSignedData, type AppleRejection } from './apple-signed-data.js';
 import { APPLE_INC_ROOT_PEM } from './apple-inc-root.js';
 import { APPLE_ROOT_CA_G3_PEM } from './apple-root-ca-g3.js';
-import { AppReceiptError, readSignedReceipt, verifyAppReceipt, type AppReceipt, type AppReceiptRejection } from './app-receipt.js';
+import { AppReceiptError, purchaseToAsk, readSignedReceipt, verifyAppReceipt, type AppReceipt, type AppReceiptRejection } from './app-receipt.js';
 import { fetchSignedTransactions, type ServerApiCredentials } from './app-store-server-api.js';
 import { jwsOf, type StoreVerifier, type VerifiedTransaction } from './types.js';
 
@@ -133,7 +133,7 @@ export function appStoreVerifier(
         if (!settings.serverApi) {
           throw new AppError('VERIFICATION_FAILED', 'legacy app receipts need App Store Server API credentials (stores apple set --issuer-id --key-id --key-file)', { retryable: true });
         }
-        jws = await fetchSignedTransactions(settings.serverApi, settings.bundleId, settings.environment, receipt.purchases[0]!.transactionId, decode);
+        jws = await fetchSignedTransactions(settings.serverApi, settings.bundleId, settings.environment, purchaseToAsk(receipt.purchases)!.transactionId, decode);
         payload = await decode(jws);
         // Only a purchase the receipt lists (or a later renewal of it) can be claimed with it.
         if (!receipt.purchases.some((purchase) => purchase.originalTransactionId === payload.originalTransactionId)) {

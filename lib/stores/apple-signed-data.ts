@@ -29,6 +29,7 @@
  */
 import { type KeyObject, verify as verifySignature, X509Certificate } from 'node:crypto';
 import type * as z from 'zod/mini';
+import { isValidAt } from './certificates.js';
 import { hasExtension } from './der.js';
 
 /** Why signed data was refused; `chain` and `certificate` mean it is not Apple's. */
@@ -61,11 +62,8 @@ function decodePart(part: string | undefined): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : reject('malformed');
 }
 
-/** Fails closed: a date node could not parse is NaN, which no comparison lets through. */
 function checkDates(certificate: X509Certificate, at: number): void {
-  const from = certificate.validFromDate.getTime();
-  const to = certificate.validToDate.getTime();
-  if (!(from <= at + MAX_SKEW_MS && to >= at - MAX_SKEW_MS)) reject('certificate');
+  if (!isValidAt(certificate, at, MAX_SKEW_MS)) reject('certificate');
 }
 
 /** ES256 is ECDSA on P-256: a key of another type or curve would verify SHA-256 signatures of its own kind. */

@@ -38,6 +38,24 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     expect(standIn.requests.some((r) => r.startsWith(`/inApps/v1/subscriptions/${first.transactionId}`))).toBe(true);
   });
 
+  it("asks about the receipt's latest subscription, not a consumable or an older subscription listed first", async () => {
+    const old = appStoreTransaction(BUNDLE, { purchaseDate: Date.now() - 400 * 86_400_000, expiresDate: Date.now() - 300 * 86_400_000 });
+    const current = appStoreTransaction(BUNDLE, { purchaseDate: Date.now() - 86_400_000 });
+    standIn.transactions.set(String(old.transactionId), old);
+    standIn.transactions.set(String(current.transactionId), current);
+    const receipt = signedAppReceipt({
+      bundleId: BUNDLE,
+      purchases: [
+        { transactionId: '3000000000000001' }, // a consumable: no expiration date
+        { transactionId: String(old.transactionId), expiresAt: new Date(Number(old.expiresDate)) },
+        { transactionId: String(current.transactionId), expiresAt: new Date(Number(current.expiresDate)) },
+      ],
+    });
+    const before = standIn.requests.length;
+    expect((await verifier.verify(receipt)).original_transaction_id).toBe(current.originalTransactionId);
+    expect(standIn.requests.slice(before)[0]).toMatch(new RegExp(`^/inApps/v1/transactions/${current.transactionId}`));
+  });
+
   it('a transaction the App Store does not know is INVALID_RECEIPT', async () => {
     expect((await appErrorOf(verifier.verify(appReceipt('2000000999999999')))).code).toBe('INVALID_RECEIPT');
   });

@@ -60,6 +60,8 @@ export interface ReceiptPurchase {
   transactionId: string;
   originalTransactionId?: string;
   productId?: string;
+  /** Attribute 1708, a subscription's expiration date; absent, it is empty as for other purchases. */
+  expiresAt?: Date;
 }
 
 export interface ReceiptContent {
@@ -71,8 +73,17 @@ export interface ReceiptContent {
 
 /** The receipt payload: the SET of receipt attributes, in-app purchases as nested SETs. */
 export function receiptPayload({ bundleId, purchases, createdAt = new Date() }: ReceiptContent): Buffer {
-  const inApps = purchases.map(({ transactionId, originalTransactionId = transactionId, productId = 'premium_monthly' }) =>
-    attribute(17, der(0x31, attribute(1702, utf8(productId)), attribute(1703, utf8(transactionId)), attribute(1705, utf8(originalTransactionId)))),
+  const inApps = purchases.map(({ transactionId, originalTransactionId = transactionId, productId = 'premium_monthly', expiresAt }) =>
+    attribute(
+      17,
+      der(
+        0x31,
+        attribute(1702, utf8(productId)),
+        attribute(1703, utf8(transactionId)),
+        attribute(1705, utf8(originalTransactionId)),
+        attribute(1708, ia5(expiresAt ? expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') : '')),
+      ),
+    ),
   );
   return der(
     0x31,

@@ -16,9 +16,9 @@ import { readFileSync } from 'node:fs';
 import * as pkijs from 'pkijs';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors.js';
-import { AppReceiptError, verifyAppReceipt, type AppReceipt, type AppReceiptRejection } from '../../lib/stores/app-receipt.js';
+import { AppReceiptError, purchaseToAsk, verifyAppReceipt, type AppReceipt, type AppReceiptRejection } from '../../lib/stores/app-receipt.js';
 import { appleIncRootCertificate, appStoreVerifier, decodeAppReceipt, requireAppReceiptShape } from '../../lib/stores/app-store.js';
-import { flipByte, OIDS, RECEIPT_ROOT, receiptChainCertificate, receiptChainKey, receiptPayload, signReceipt, unsignedAppReceipt, type SignOptions } from '../support/app-receipts.js';
+import { flipByte, OIDS, RECEIPT_ROOT, receiptChainCertificate, receiptChainKey, receiptPayload, signedAppReceipt, signReceipt, unsignedAppReceipt, type SignOptions } from '../support/app-receipts.js';
 import { STAND_IN_ROOT } from '../support/app-store-standin.js';
 
 const read = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8').trim();
@@ -76,7 +76,14 @@ async function oracle(receipt: string, roots: readonly X509Certificate[]): Promi
           const transactionId = stringWithAsn1js(value(1703, fields)!);
           const original = value(1705, fields);
           const product = value(1702, fields);
-          return { transactionId, originalTransactionId: original ? stringWithAsn1js(original) : transactionId, productId: product && stringWithAsn1js(product) };
+          const expires = value(1708, fields);
+          const expiresDate = expires && stringWithAsn1js(expires);
+          return {
+            transactionId,
+            originalTransactionId: original ? stringWithAsn1js(original) : transactionId,
+            productId: product && stringWithAsn1js(product),
+            expiresAt: expiresDate ? Date.parse(expiresDate) : undefined,
+          };
         }),
     };
   } catch {
@@ -138,8 +145,8 @@ describe('Apple Inc. Root, embedded', () => {
 
 describe('legacy app receipts: real receipts Apple signed, ours against pkijs', () => {
   it.each([
-    ['the 2016 sandbox receipt (SHA-1, first WWDR intermediate)', SANDBOX_2016, { bundleId: 'com.zhihu.test', createdAt: Date.parse('2016-07-23T06:21:11Z'), purchases: [{ transactionId: '1000000225325901', originalTransactionId: '1000000225325901', productId: 'com.zhihu.test.test_1' }] }],
-    ['the 2024 production receipt (SHA-256, G5 intermediate)', PRODUCTION_2024, { bundleId: 'com.xiaoqi.videoget', createdAt: Date.parse('2024-02-25T09:35:13Z'), purchases: [{ transactionId: '570001459824088', originalTransactionId: '570001459824088', productId: 'com.xiaoqi.videoget.monthly' }] }],
+    ['the 2016 sandbox receipt (SHA-1, first WWDR intermediate)', SANDBOX_2016, { bundleId: 'com.zhihu.test', createdAt: Date.parse('2016-07-23T06:21:11Z'), purchases: [{ transactionId: '1000000225325901', originalTransactionId: '1000000225325901', productId: 'com.zhihu.test.test_1', expiresAt: undefined }] }],
+    ['the 2024 production receipt (SHA-256, G5 intermediate)', PRODUCTION_2024, { bundleId: 'com.xiaoqi.videoget', createdAt: Date.parse('2024-02-25T09:35:13Z'), purchases: [{ transactionId: '570001459824088', originalTransactionId: '570001459824088', productId: 'com.xiaoqi.videoget.monthly', expiresAt: Date.parse('2024-02-28T08:59:28Z') }] }],
   ])('%s verifies under Apple Inc. Root, with the same contents', async (_name, receipt, expected) => {
     expect(await judgedAlike(receipt, [APPLE_INC_ROOT])).toEqual({ accepted: true, receipt: expected });
     expect(decodeAppReceipt(receipt, { bundleId: expected.bundleId }, [APPLE_INC_ROOT])).toEqual(expected);
@@ -296,5 +303,36 @@ describe('legacy app receipts: generated receipts of the stand-in receipt chain,
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 300) },
     );
+  });
+});
+
+describe('which purchase of a receipt the App Store is asked about', () => {
+  const purchase = (transactionId: string, expiresAt?: string) => ({
+    transactionId,
+    originalTransactionId: transactionId,
+    productId: 'p',
+    expiresAt: expiresAt === undefined ? undefined : Date.parse(expiresAt),
+  });
+
+  it.each([
+    ['the subscription whose period ends last, wherever it is listed', [purchase('consumable'), purchase('old', '2026-01-01T00:00:00Z'), purchase('latest', '2026-12-01T00:00:00Z'), purchase('middle', '2026-06-01T00:00:00Z')], 'latest'],
+    ['the only subscription after a consumable', [purchase('consumable'), purchase('subscription', '2026-01-01T00:00:00Z')], 'subscription'],
+    ['the first purchase when none is a subscription', [purchase('first'), purchase('second')], 'first'],
+    ['nothing when there is no purchase', [], undefined],
+  ])('%s', (_name, purchases, asked) => {
+    expect(purchaseToAsk(purchases)?.transactionId).toBe(asked);
+  });
+
+  it('a signed receipt reads each purchase\'s expiration date (attribute 1708), empty for other purchases', () => {
+    const receipt = signedAppReceipt({
+      bundleId: 'com.example',
+      purchases: [{ transactionId: 'consumable-1' }, { transactionId: 'sub-1', expiresAt: new Date('2026-12-01T00:00:00Z') }],
+    });
+    const { purchases } = decodeAppReceipt(receipt, { bundleId: 'com.example' }, [RECEIPT_ROOT]);
+    expect(purchases.map((p) => [p.transactionId, p.expiresAt])).toEqual([
+      ['consumable-1', undefined],
+      ['sub-1', Date.parse('2026-12-01T00:00:00Z')],
+    ]);
+    expect(purchaseToAsk(purchases)?.transactionId).toBe('sub-1');
   });
 });
