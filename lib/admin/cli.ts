@@ -36,8 +36,9 @@ try {
   } else if ((error as Error).name === 'ResourceNotFoundException') {
     message = `table ${process.env.TABLE_NAME ?? 'subscriptions'} does not exist${endpoint ? ` at ${endpoint}: start the service once with \`npm start\`` : ''}`;
   }
-  const usage = error instanceof CliError;
-  if (json) console.log(JSON.stringify({ error: { code: usage ? error.code : 'FAILED', message } }));
+  // Exit 2: the command line is wrong; 1: a well-formed command failed (NOT_FOUND, NOT_TEST_STORE...).
+  const errorCode = error instanceof CliError ? error.code : 'FAILED';
+  if (json) console.log(JSON.stringify({ error: { code: errorCode, message } }));
   else console.error(`error: ${message}`);
-  process.exit(usage ? 2 : 1);
+  process.exit(errorCode === 'USAGE' ? 2 : 1);
 }

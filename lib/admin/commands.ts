@@ -524,16 +524,42 @@ function helpText(): string {
   return ['Usage: npm run --silent admin -- <command> [--json] [--aws]', '', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
 }
 
+/** The command the leading words name (names have two or three words: `apps create`, `stores apple set`). */
+function commandNamed(args: readonly string[]): string | undefined {
+  return Object.keys(COMMANDS)
+    .filter((name) => name.split(' ').every((word, i) => args[i] === word))
+    .sort((a, b) => b.length - a.length)[0];
+}
+
+/**
+ * A negative number after an option that takes a value is that value (`--expires-in -60`), not
+ * an option of its own: parseArgs would call it ambiguous, so it is joined as `--expires-in=-60`.
+ */
+function withNegativeValues(args: readonly string[], options: Options): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const option = args[i]!.startsWith('--') ? options[args[i]!.slice(2)] : undefined;
+    const next = args[i + 1];
+    if (option?.type === 'string' && next !== undefined && /^-\d+(\.\d+)?$/.test(next)) {
+      joined.push(`${args[i]}=${next}`);
+      i++;
+    } else {
+      joined.push(args[i]!);
+    }
+  }
+  return joined;
+}
+
 export async function runCommand(args: string[]): Promise<CommandResult> {
-  const name = args.slice(0, 2).join(' ');
-  const command = COMMANDS[name];
-  if (!command) {
+  const name = commandNamed(args);
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (!name || !command) {
     if (args.length === 0 || args[0] === 'help' || args[0] === '--help') return { text: helpText(), json: { commands: Object.values(COMMANDS).map((c) => c.usage) } };
-    throw new CliError(`unknown command "${name}"\n${helpText()}`);
+    throw new CliError(`unknown command "${args.filter((arg) => !arg.startsWith('-')).slice(0, 3).join(' ')}"\n${helpText()}`);
   }
   let values;
   try {
-    ({ values } = parseArgs({ args: args.slice(2), options: command.options, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args: withNegativeValues(args.slice(name.split(' ').length), command.options), options: command.options, strict: true, allowPositionals: false }));
   } catch (error) {
     throw new CliError(`${(error as Error).message}\nusage: ${command.usage}`);
   }

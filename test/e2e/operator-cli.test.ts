@@ -118,7 +118,7 @@ describe('operator CLI (npm run --silent admin -- ...)', () => {
 
     // The secret is shown once: asking again without --rotate is refused and changes nothing.
     const again = await admin('apps', 'user-token-secret', '--app', app_id, '--json');
-    expect(again.code).toBe(2);
+    expect(again.code).toBe(1);
     expect(json(again.stdout).error).toEqual({ code: 'SECRET_EXISTS', message: expect.stringContaining('--rotate') });
     expect((await getApp(app_id))?.user_token_secret).toBe(turnedOn.user_token_secret);
 
@@ -141,7 +141,7 @@ describe('operator CLI (npm run --silent admin -- ...)', () => {
     const badValue = await admin('apps', 'update', '--app', app_id, '--require-user-token', 'yes', '--json');
     expect([badValue.code, json(badValue.stdout).error.message]).toEqual([2, '--require-user-token must be on or off']);
     const unknownApp = await admin('apps', 'user-token-secret', '--app', 'app_0000000000000000', '--json');
-    expect([unknownApp.code, json(unknownApp.stdout).error.code]).toEqual([2, 'NOT_FOUND']);
+    expect([unknownApp.code, json(unknownApp.stdout).error.code]).toEqual([1, 'NOT_FOUND']);
 
     const issued = await admin('apps', 'user-token-secret', '--app', app_id);
     expect(issued.code).toBe(0);

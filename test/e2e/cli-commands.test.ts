@@ -1,0 +1,272 @@
+/**
+ * Every command the operator CLI's help text lists, run as a process the way the README shows it
+ * (`npm run --silent admin -- ... --json`), against DynamoDB Local, with its documented output.
+ * The table must name exactly the commands of the help text, so a documented command can never
+ * again be unreachable (the dispatcher once matched only two words, and `stores apple set`
+ * answered "unknown command").
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  process.env.TABLE_NAME = `cli-commands-e2e-${process.pid}`;
+});
+
+import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
+import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { createOwnTable } from '../support/own-table.js';
+import { admin, type RunResult } from '../support/processes.js';
+import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+/** What the commands before it printed, for the commands that name earlier results. */
+interface Context {
+  dir: string;
+  runtime: LocalRuntime;
+  receiver: WebhookReceiver;
+  app?: { app_id: string; secret_key: string; sdk_key: string };
+  keyId?: string;
+  eventId?: string;
+  [name: string]: unknown;
+}
+
+interface Case {
+  /** The command, as the help text names it. */
+  command: string;
+  args: (ctx: Context) => Promise<string[]> | string[];
+  /** The documented fields of its JSON output (README, Operator CLI). */
+  prints: string[];
+  then?: (output: any, ctx: Context) => Promise<void> | void;
+}
+
+const file = async (ctx: Context, name: string, content: unknown) => {
+  const path = join(ctx.dir, name);
+  await writeFile(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+};
+const appOf = (ctx: Context) => ctx.app!.app_id;
+
+const PRODUCT = {
+  id: 'premium_monthly',
+  name: 'Premium',
+  description: 'All features',
+  price: 9.99,
+  currency: 'USD',
+  billing_period: 'monthly',
+  trial_period_days: 7,
+  features: ['sync'],
+  platforms: ['ios', 'android'],
+};
+
+/** In the order an operator would run them; later commands use what earlier ones printed. */
+const CASES: Case[] = [
+  {
+    command: 'apps create',
+    args: () => ['apps', 'create', '--name', 'every command', '--test-store'],
+    prints: ['app_id', 'secret_key', 'sdk_key'],
+    then: (output, ctx) => {
+      expect(output).toEqual({ app_id: expect.stringMatching(/^app_[0-9a-f]{16}$/), secret_key: expect.stringMatching(/^sk_/), sdk_key: expect.stringMatching(/^pk_/) });
+      ctx.app = output;
+    },
+  },
+  {
+    command: 'apps update',
+    args: (ctx) => ['apps', 'update', '--app', appOf(ctx), '--restore-policy', 'transfer'],
+    prints: ['app_id', 'restore_policy'],
+    then: (output) => expect(output.restore_policy).toBe('transfer'),
+  },
+  {
+    command: 'apps user-token-secret',
+    args: (ctx) => ['apps', 'user-token-secret', '--app', appOf(ctx)],
+    prints: ['app_id', 'secret', 'require_user_token'],
+    then: (output) => expect(output).toMatchObject({ secret: expect.stringMatching(/^ust_/), require_user_token: false }),
+  },
+  {
+    command: 'keys create',
+    args: (ctx) => ['keys', 'create', '--app', appOf(ctx), '--kind', 'sdk', '--tier', 'premium'],
+    prints: ['app_id', 'kind', 'key', 'key_id', 'tier'],
+    then: (output, ctx) => {
+      expect(output).toMatchObject({ kind: 'sdk', tier: 'premium', key: expect.stringMatching(/^pk_/) });
+      ctx.keyId = output.key_id;
+    },
+  },
+  {
+    command: 'keys rotate',
+    args: (ctx) => ['keys', 'rotate', '--app', appOf(ctx), '--kind', 'secret', '--keep-old'],
+    prints: ['app_id', 'kind', 'key', 'key_id', 'tier', 'revoked_key_ids'],
+    then: (output) => expect(output.revoked_key_ids).toEqual([]),
+  },
+  {
+    command: 'keys revoke',
+    args: (ctx) => ['keys', 'revoke', '--app', appOf(ctx), '--key-id', ctx.keyId!],
+    prints: ['app_id', 'key_id', 'kind', 'status', 'revoked_at'],
+    then: (output, ctx) => expect(output).toMatchObject({ key_id: ctx.keyId, status: 'revoked' }),
+  },
+  {
+    command: 'keys list',
+    args: (ctx) => ['keys', 'list', '--app', appOf(ctx)],
+    prints: ['app_id', 'keys'],
+    then: (output) => expect(output.keys).toHaveLength(4),
+  },
+  {
+    command: 'products put',
+    args: async (ctx) => ['products', 'put', '--app', appOf(ctx), '--file', await file(ctx, 'products.json', [PRODUCT])],
+    prints: ['app_id', 'products'],
+    then: (output) => expect(output.products).toEqual(['premium_monthly']),
+  },
+  {
+    command: 'segments put',
+    args: async (ctx) => [
+      'segments',
+      'put',
+      '--app',
+      appOf(ctx),
+      '--file',
+      await file(ctx, 'segments.json', [{ id: 'german_speakers', name: 'German speakers', conditions: [{ field: 'attributes.language', op: 'eq', value: 'de' }] }]),
+    ],
+    prints: ['app_id', 'segments'],
+  },
+  {
+    command: 'ads put',
+    args: async (ctx) => ['ads', 'put', '--app', appOf(ctx), '--file', await file(ctx, 'ads.json', { ios: { networks: [{ name: 'admob', enabled: true, settings: {} }] } })],
+    prints: ['app_id', 'platforms', 'networks'],
+  },
+  {
+    command: 'fx put',
+    args: async (ctx) => ['fx', 'put', '--file', await file(ctx, 'fx.json', [{ date: '2026-11-24', from: 'EUR', to: 'USD', rate: 1.08 }])],
+    prints: ['rates'],
+    then: (output) => expect(output.rates).toBe(1),
+  },
+  {
+    command: 'receipts mint',
+    args: (ctx) => ['receipts', 'mint', '--app', appOf(ctx), '--platform', 'ios', '--product', 'premium_monthly'],
+    prints: ['receipt_data', 'transaction_id', 'app_account_token'],
+    then: async (output, ctx) => {
+      // The minted purchase verifies, and its activation is notified (for the webhook commands below).
+      const verified = await fetch(`${ctx.runtime.gateway.url}${SUBSCRIPTIONS_BASE}/verify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ctx.app!.secret_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ platform: 'ios', receipt_data: output.receipt_data, user_id: 'cli-buyer' }),
+      });
+      expect(verified.status).toBe(200);
+    },
+  },
+  {
+    command: 'stores apple set',
+    args: async (ctx) => {
+      const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      return ['stores', 'apple', 'set', '--app', appOf(ctx), '--bundle-id', 'com.example.app', '--environment', 'Sandbox', '--issuer-id', 'issuer', '--key-id', 'KEY123', '--key-file', await file(ctx, 'key.p8', key)];
+    },
+    prints: ['app_id', 'store', 'bundle_id', 'environment', 'server_api', 'stored_in'],
+    then: (output) => {
+      expect(output).toMatchObject({ store: 'app_store', bundle_id: 'com.example.app', environment: 'Sandbox', server_api: true });
+      expect(JSON.stringify(output)).not.toContain('PRIVATE KEY');
+    },
+  },
+  {
+    command: 'stores google set',
+    args: async (ctx) => {
+      const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      const account = { type: 'service_account', client_email: 'verifier@example.iam.gserviceaccount.com', private_key: privateKey, token_uri: 'https://oauth2.googleapis.com/token' };
+      return ['stores', 'google', 'set', '--app', appOf(ctx), '--package-name', 'com.example.app', '--service-account-file', await file(ctx, 'account.json', account)];
+    },
+    prints: ['app_id', 'store', 'package_name', 'client_email', 'stored_in'],
+    then: (output) => {
+      expect(output).toMatchObject({ store: 'google_play', package_name: 'com.example.app', client_email: 'verifier@example.iam.gserviceaccount.com' });
+      expect(JSON.stringify(output)).not.toContain('PRIVATE KEY');
+    },
+  },
+  {
+    command: 'webhooks set',
+    args: (ctx) => ['webhooks', 'set', '--app', appOf(ctx), '--url', ctx.receiver.url],
+    prints: ['app_id', 'url', 'secret'],
+    then: async (output, ctx) => {
+      expect(output.secret).toMatch(/^whsec_/);
+      ctx.receiver.setSecret(output.secret);
+      // A status change once the endpoint is set: a second purchase.
+      const minted = JSON.parse((await admin('receipts', 'mint', '--app', appOf(ctx), '--platform', 'ios', '--product', 'premium_monthly', '--json')).stdout);
+      await fetch(`${ctx.runtime.gateway.url}${SUBSCRIPTIONS_BASE}/verify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ctx.app!.secret_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ platform: 'ios', receipt_data: minted.receipt_data, user_id: 'cli-buyer-2' }),
+      });
+      await waitUntil(() => ctx.receiver.accepted().length > 0, 15_000, 'the webhook');
+    },
+  },
+  {
+    command: 'webhooks deliveries',
+    args: (ctx) => ['webhooks', 'deliveries', '--app', appOf(ctx), '--limit', '10'],
+    prints: ['app_id', 'deliveries'],
+    then: (output, ctx) => {
+      expect(output.deliveries[0]).toMatchObject({ event_id: expect.stringMatching(/^evt_/), status: 'delivered', attempts: 1 });
+      ctx.eventId = output.deliveries[0].event_id;
+    },
+  },
+  {
+    command: 'webhooks redeliver',
+    args: (ctx) => ['webhooks', 'redeliver', '--event', ctx.eventId!],
+    prints: ['event_id', 'status', 'attempts', 'next_attempt_at', 'last_status_code', 'last_error'],
+    then: (output, ctx) => expect(output.event_id).toBe(ctx.eventId),
+  },
+];
+
+const json = (result: RunResult) => JSON.parse(result.stdout);
+
+describe('every command of the operator CLI, run as a process', () => {
+  const ctx = {} as Context;
+  beforeAll(async () => {
+    await createOwnTable();
+    ctx.dir = await mkdtemp(join(tmpdir(), 'cli-commands-'));
+    ctx.receiver = await startWebhookReceiver();
+    ctx.runtime = await startLocalRuntime({ port: 0, sweepIntervalSeconds: 60 });
+  });
+  afterAll(async () => {
+    await ctx.runtime?.stop();
+    await ctx.receiver?.close();
+  });
+
+  it('the table names exactly the commands of the help text', async () => {
+    const help = await admin('--help', '--json');
+    expect(help.code).toBe(0);
+    const documented = (json(help).commands as string[]).map((usage) => usage.split(' --')[0]!.trim());
+    expect(documented.sort()).toEqual(CASES.map((c) => c.command).sort());
+  });
+
+  for (const c of CASES) {
+    it(`${c.command}: exit 0 and its documented output`, async () => {
+      const args = await c.args(ctx);
+      expect(args.slice(0, c.command.split(' ').length).join(' ')).toBe(c.command);
+      const result = await admin(...args, '--json');
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      const output = json(result);
+      for (const field of c.prints) expect(output, `${c.command} prints ${field}`).toHaveProperty(field);
+      await c.then?.(output, ctx);
+    });
+  }
+
+  it('exit codes: 2 for a command line that is wrong, 1 for a well-formed command that fails', async () => {
+    const unknown = await admin('stores', 'apple', 'explode', '--json');
+    expect(unknown.code).toBe(2);
+    expect(json(unknown).error.code).toBe('USAGE');
+    const missingOption = await admin('stores', 'apple', 'set', '--app', appOf(ctx), '--json');
+    expect(missingOption.code).toBe(2);
+    const notFound = await admin('keys', 'list', '--app', 'app_0000000000000000', '--json');
+    expect(notFound.code).toBe(1);
+    expect(json(notFound).error.code).toBe('NOT_FOUND');
+    const noTestStore = json(await admin('apps', 'create', '--name', 'no test store', '--json'));
+    const notTestStore = await admin('receipts', 'mint', '--app', noTestStore.app_id, '--platform', 'ios', '--product', 'premium_monthly', '--json');
+    expect(notTestStore.code).toBe(1);
+    expect(json(notTestStore).error.code).toBe('NOT_TEST_STORE');
+  });
+
+  it('receipts mint --expires-in takes a negative number both as "-60" and as "=-60" (an expired purchase)', async () => {
+    for (const spelling of [['--expires-in', '-60'], ['--expires-in=-60']]) {
+      const result = await admin('receipts', 'mint', '--app', appOf(ctx), '--platform', 'ios', '--product', 'premium_monthly', ...spelling, '--json');
+      expect(result.code, result.stdout).toBe(0);
+      const payload = JSON.parse(Buffer.from(Buffer.from(json(result).receipt_data, 'base64').toString('utf8').split('.')[1]!, 'base64url').toString('utf8'));
+      expect(payload.expiresDate - payload.purchaseDate).toBe(-60_000);
+    }
+  });
+});
