@@ -2,9 +2,8 @@
  * One structured JSON logger per process: one line of JSON per entry, with the field names of
  * Powertools' Logger (level, message, timestamp, service, xray_trace_id in Lambda), the keys
  * appended for the request, and the entry's own fields, at the level POWERTOOLS_LOG_LEVEL (or
- * Lambda's log-level control, AWS_LAMBDA_LOG_LEVEL) sets. It replaced Powertools' Logger, which
- * did the same for us with 20 KB more in every function bundle and about 4 ms more CPU per cold
- * start (bench/cold-start.ts); nothing here used more of it.
+ * Lambda's log-level control, AWS_LAMBDA_LOG_LEVEL) sets: what we used of Powertools' Logger,
+ * without its weight in every bundle (docs/decisions/logger.md).
  *
  * Never log headers, keys, receipts or bodies on purpose; and whatever reaches a log line anyway
  * (an error message echoing input) is redacted by lib/redact.ts on the way out.

@@ -30,8 +30,7 @@ const ATTEMPT_LEASE_MS = 2 * 60_000;
 
 /**
  * One POST with node:http(s) rather than fetch: a process's first fetch() sets up undici's fetch,
- * about 11 ms of CPU, a tenth of a cold start of the deliverer and of the retry job
- * (bench/cold-start.ts). As with fetch and `redirect: 'manual'`, a redirect is not followed (a 3xx
+ * a tenth of a cold start of the deliverer and of the retry job (bench/cold-start.ts). As with fetch and `redirect: 'manual'`, a redirect is not followed (a 3xx
  * is a failed attempt); the timeout covers the exchange up to the response head, whose body is
  * never read.
  */

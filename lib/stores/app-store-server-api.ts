@@ -9,7 +9,7 @@
  * Requests and bearer tokens are made as Apple's App Store Server Library makes them (Get
  * Transaction Info, Get All Subscription Statuses; an ES256 JWT with kid, iss, aud
  * appstoreconnect-v1, bid and a 5-minute exp), with node:crypto and fetch: the library costs
- * the verifying functions about 750 KB of bundle (see lib/stores/apple-signed-data.ts).
+ * the verifying functions most of their bundle (docs/decisions/app-store-verifier.md).
  */
 import { createPrivateKey, sign } from 'node:crypto';
 import * as z from 'zod/mini';

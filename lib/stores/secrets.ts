@@ -1,9 +1,8 @@
 /**
  * Reading one secret from Secrets Manager (GetSecretValue) without the Secrets Manager SDK client:
  * the three verifying functions read store credentials and nothing else there, and the client
- * (its models, endpoint rules and runtime config, ~13 KB) cost every cold start of theirs about
- * 4 ms of CPU, StoreKit 2 verifications included, which never read a secret (bench/cold-start.ts).
- * The request is the SDK's own: the AWS JSON 1.1 protocol, signed with SigV4 by the SDK's signer
+ * weighs on every cold start of theirs, StoreKit 2 verifications included, which never read a
+ * secret (docs/decisions/signed-get-secret-value.md). The request is the SDK's own: the AWS JSON 1.1 protocol, signed with SigV4 by the SDK's signer
  * (@smithy/signature-v4) with the credentials and hash of the function's DynamoDB client; the
  * endpoint follows AWS_ENDPOINT_URL_SECRETS_MANAGER as the SDK's does. Writing secrets is the
  * operator CLI's, with the SDK client (lib/stores/settings.ts).
