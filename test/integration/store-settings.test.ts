@@ -11,12 +11,13 @@ vi.hoisted(() => {
 
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { createApp, setTestStore, type AppRecord } from '../../lib/data/apps.js';
+import { createApp, getApp, setTestStore, type AppRecord } from '../../lib/data/apps.js';
 import { getAppWithStoreSettings, keepTestStorePrivateKey, publicKeyOfKeptTestStoreKey, putStoreSettings, testStorePrivateKey } from '../../lib/stores/settings.js';
 import { mintTestReceipt, testStoreVerifier } from '../../lib/stores/test-store.js';
 
 const settingsOf = async (appId: string) => (await getAppWithStoreSettings(appId, 'app_store', { withCredentials: true })).settings;
 import { createTestApp } from '../support/fixtures.js';
+import { waitUntil } from '../support/webhook-receiver.js';
 import { startSecretsManagerStandIn, type SecretsManagerStandIn } from '../support/secrets-manager-standin.js';
 
 const secrets = mockClient(SecretsManagerClient);
@@ -125,12 +126,23 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
   });
 
   it('turning the test store on later keeps the key in the secret too; two commands racing leave the secret and the public key a pair', async () => {
-    // The mocked writes land in the stand-in the reads go to, as they would in Secrets Manager.
-    secrets.on(PutSecretValueCommand).callsFake((input: { SecretId: string; SecretString: string }) => {
+    const { app } = await createApp({ name: 'test store later in AWS', reportingCurrency: 'USD', testStore: false, keepTestStoreKey: keepTestStorePrivateKey });
+    // The mocked writes land in the stand-in the reads go to, as they would in Secrets Manager. The
+    // race is made the worst one: both commands generate a key pair, the first writes the app, and
+    // the second's key is the one left in the secret.
+    let firstPut!: () => void;
+    const secondPutStarted = new Promise<void>((resolve) => (firstPut = resolve));
+    let puts = 0;
+    secrets.on(PutSecretValueCommand).callsFake(async (input: { SecretId: string; SecretString: string }) => {
       standIn.secrets.set(input.SecretId, input.SecretString);
+      if (++puts === 1) {
+        await secondPutStarted;
+      } else {
+        firstPut();
+        await waitUntil(async () => (await getApp(app.app_id, true))?.test_store_public_key !== undefined, 10_000, 'the first key pair in the app');
+      }
       return {};
     });
-    const { app } = await createApp({ name: 'test store later in AWS', reportingCurrency: 'USD', testStore: false, keepTestStoreKey: keepTestStorePrivateKey });
     const keep = { keepTestStoreKey: keepTestStorePrivateKey, publicKeyOfKept: publicKeyOfKeptTestStoreKey };
     const results = await Promise.all([setTestStore(app.app_id, true, keep), setTestStore(app.app_id, true, keep)]);
     expect(results.filter((r) => r.generated_key)).toHaveLength(1);
