@@ -43,13 +43,18 @@ export class Api extends Construct {
 
   constructor(scope: Construct, id: string, props: { table: Table; storeSecretsPrefix: string; routes?: readonly Route[] }) {
     super(scope, id);
+    // API Gateway writes access and execution logs with one role per account and region (its
+    // account settings). Creating it here (an AWS::ApiGateway::Account, retained) would replace the
+    // role the account already has, so it is opt-in, for an account that has none yet:
+    // -c apiGatewayCloudWatchRole=true.
+    const cloudWatchRole = String(this.node.tryGetContext('apiGatewayCloudWatchRole') ?? 'false') === 'true';
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: 'subscription-backend',
       description: 'Subscription management API (/v1/subscriptions) and mobile reporting API',
       // Every body reaches the functions as its bytes (base64), so they refuse what is not UTF-8
       // instead of receiving it with U+FFFD in place of the bad bytes (lib/http/parse.ts).
       binaryMediaTypes: ['*/*'],
-      cloudWatchRole: true,
+      cloudWatchRole,
       deployOptions: {
         stageName: STAGE_NAME,
         tracingEnabled: true,
@@ -69,10 +74,12 @@ export class Api extends Construct {
     const stage = this.restApi.deploymentStage;
     const executionLogs = new LogGroup(this, 'ExecutionLogs', { logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${STAGE_NAME}`, retention: RetentionDays.ONE_MONTH });
     stage.node.addDependency(executionLogs);
-    acknowledge(this.restApi.node.findChild('CloudWatchRole'), {
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-      reason: "API Gateway's account-wide logging role (needed for access and execution logs); AWS documents this managed policy for it.",
-    });
+    if (cloudWatchRole) {
+      acknowledge(this.restApi.node.findChild('CloudWatchRole'), {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: "API Gateway's account-wide logging role (needed for access and execution logs); AWS documents this managed policy for it.",
+      });
+    }
     acknowledge(this.restApi, {
       id: 'AwsSolutions-APIG2',
       reason: "Every handler validates path, query and body with the zod schemas in lib/schemas and answers in its API's envelope with field paths; a gateway validator would duplicate them with a different error body.",

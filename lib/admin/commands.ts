@@ -12,6 +12,7 @@ import {
   revokeKeyById,
   rotateKey,
   setRestorePolicy,
+  setTestStore,
   setUserTokenRequired,
   UserTokenSecretExists,
   type RestorePolicy,
@@ -25,6 +26,7 @@ import {
   appStoreSettingsSchema,
   googlePlaySettingsSchema,
   keepTestStorePrivateKey,
+  publicKeyOfKeptTestStoreKey,
   putStoreSettings,
   testStorePrivateKey,
   type ConfigurableStore,
@@ -136,12 +138,14 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'apps update': {
-    usage: 'apps update --app A [--restore-policy block|transfer] [--require-user-token on|off]',
-    options: { app: { type: 'string' }, 'restore-policy': { type: 'string' }, 'require-user-token': { type: 'string' } },
+    usage: 'apps update --app A [--restore-policy block|transfer] [--require-user-token on|off] [--test-store on|off]',
+    options: { app: { type: 'string' }, 'restore-policy': { type: 'string' }, 'require-user-token': { type: 'string' }, 'test-store': { type: 'string' } },
     async run(values) {
       const policy = values['restore-policy'];
       const userToken = values['require-user-token'];
-      if (policy === undefined && userToken === undefined) throw new CliError('give --restore-policy and/or --require-user-token');
+      const testStore = values['test-store'];
+      if (policy === undefined && userToken === undefined && testStore === undefined) throw new CliError('give --restore-policy, --require-user-token and/or --test-store');
+      if (testStore !== undefined && testStore !== 'on' && testStore !== 'off') throw new CliError('--test-store must be on or off');
       if (policy !== undefined && !(RESTORE_POLICIES as readonly string[]).includes(policy as string)) throw new CliError(`--restore-policy must be one of ${RESTORE_POLICIES.join(', ')}`);
       if (userToken !== undefined && userToken !== 'on' && userToken !== 'off') throw new CliError('--require-user-token must be on or off');
       const appId = await requireApp(values);
@@ -165,6 +169,15 @@ const COMMANDS: Record<string, Command> = {
             ? `${appId}: mobile requests acting on a user now need X-USER-TOKEN signed with the app's user-token secret.`
             : `${appId}: mobile requests no longer need X-USER-TOKEN (the secret is kept for turning it on again).`,
           ...(setting.issued_secret ? [`User-token secret (for the app's server; shown only now): ${setting.issued_secret}`] : []),
+        );
+      }
+      if (testStore !== undefined) {
+        const setting = await setTestStore(appId, testStore === 'on', { keepTestStoreKey: keepTestStorePrivateKey, publicKeyOfKept: publicKeyOfKeptTestStoreKey });
+        json.test_store = setting.test_store;
+        text.push(
+          setting.test_store
+            ? `${appId}: the test store is on: \`receipts mint --app ${appId} ...\` mints receipts that POST /v1/subscriptions/verify accepts${setting.generated_key ? ' (a new signing key was generated)' : ''}.`
+            : `${appId}: the test store is off: receipts it minted are refused (its signing key is kept for turning it on again).`,
         );
       }
       return { json, text: text.join('\n') };
@@ -323,7 +336,7 @@ const COMMANDS: Record<string, Command> = {
       const appAccountToken = accountTokenOption(appId, values);
       const app = (await getApp(appId))!;
       const privateKeyPem = app.test_store ? await testStorePrivateKey(app) : undefined;
-      if (!privateKeyPem) throw new CliError(`app ${appId} was not created with --test-store`, 'NOT_TEST_STORE');
+      if (!privateKeyPem) throw new CliError(`app ${appId} has no test store: \`apps update --app ${appId} --test-store on\` turns it on`, 'NOT_TEST_STORE');
       const platform = required(values, 'platform');
       if (platform !== 'ios' && platform !== 'android') throw new CliError('--platform must be ios or android');
       const product = await getProduct(appId, required(values, 'product'));

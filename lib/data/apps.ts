@@ -137,6 +137,70 @@ export async function createApp(input: {
   return { app, secretKey: secret.issued, sdkKey: sdk.issued };
 }
 
+/**
+ * Turns the test store on or off for an existing app. Turning it on gives the app a key pair the
+ * first time (kept like createApp's; off keeps it, so receipts minted earlier verify again once it
+ * is back on). The key pair is written on condition that the app has none: of two commands racing
+ * to turn it on, one key pair wins. Where the private key is kept apart (a secret, in AWS), the
+ * loser's key may have replaced the winner's there, so the loser reads the kept key back and sets
+ * the public key to match it (`publicKeyOfKept`).
+ */
+export async function setTestStore(
+  appId: string,
+  on: boolean,
+  keep: {
+    keepTestStoreKey?: (appId: string, privateKeyPem: string) => Promise<string | undefined>;
+    publicKeyOfKept?: (secretName: string) => Promise<string>;
+  } = {},
+): Promise<{ test_store: boolean; generated_key: boolean }> {
+  const setFlag = () =>
+    ddb.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.app(appId),
+        UpdateExpression: 'SET test_store = :on',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':on': on },
+      }),
+    );
+  const app = await getApp(appId, true);
+  if (!app) throw new Error(`app ${appId} does not exist`);
+  if (!on || app.test_store_public_key) {
+    await setFlag();
+    return { test_store: on, generated_key: false };
+  }
+  const pair = newTestStoreKeys();
+  const keySecret = keep.keepTestStoreKey ? await keep.keepTestStoreKey(appId, pair.privateKeyPem) : undefined;
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.app(appId),
+        UpdateExpression: `SET test_store = :on, test_store_public_key = :public, ${keySecret ? 'test_store_private_key_secret' : 'test_store_private_key'} = :private`,
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(test_store_public_key)',
+        ExpressionAttributeValues: { ':on': true, ':public': pair.publicKeyPem, ':private': keySecret ?? pair.privateKeyPem },
+      }),
+    );
+    return { test_store: true, generated_key: true };
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+  // Another command gave the app its key pair first.
+  if (keySecret && keep.publicKeyOfKept) {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.app(appId),
+        UpdateExpression: 'SET test_store = :on, test_store_public_key = :public',
+        ExpressionAttributeValues: { ':on': true, ':public': await keep.publicKeyOfKept(keySecret) },
+      }),
+    );
+  } else {
+    await setFlag();
+  }
+  return { test_store: true, generated_key: false };
+}
+
 export async function getApp(appId: string, consistent = false): Promise<AppRecord | undefined> {
   const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.app(appId), ...(consistent ? { ConsistentRead: true } : {}) }));
   return Item as AppRecord | undefined;

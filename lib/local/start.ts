@@ -68,7 +68,7 @@ console.log(`DynamoDB          ${endpoint} (table "${process.env.TABLE_NAME}" ${
 console.log(`Subscription API  ${gateway.url}${SUBSCRIPTIONS_BASE}`);
 console.log(`Mobile API        ${gateway.url}/`);
 console.log(`Jobs              expiry sweeper and webhook retries every ${sweepIntervalSeconds} s; outbox stream -> webhooks`);
-console.log('Create an app:    npm run --silent admin -- apps create --name demo');
+console.log('Create an app:    npm run --silent admin -- apps create --name demo --test-store   (README: Quick start)');
 console.log('Press Ctrl-C to stop.');
 
 let stopping = false;

@@ -47,7 +47,7 @@ function storeOf(platform: VerifyPurchaseBody['platform'], testStore: boolean): 
 function verifierFor(app: AppRecord, platform: VerifyPurchaseBody['platform'], testStore: boolean, settings: StoreSettings[ConfigurableStore] | undefined): StoreVerifier {
   if (testStore) {
     if (!app.test_store || !app.test_store_public_key) {
-      throw new AppError('INVALID_RECEIPT', 'test-store receipts are accepted only by apps created with --test-store');
+      throw new AppError('INVALID_RECEIPT', 'test-store receipts are accepted only by apps with the test store on (admin apps update --test-store on)');
     }
     return testStoreVerifier(app.app_id, app.test_store_public_key);
   }

@@ -9,6 +9,7 @@
  * returned by an API.
  */
 import { CreateSecretCommand, PutSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { createPublicKey } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import type { AppRecord } from '../data/apps.js';
@@ -184,6 +185,13 @@ export async function keepTestStorePrivateKey(appId: string, privateKeyPem: stri
   const name = secretName(appId, TEST_STORE_KEY_SECRET);
   await putSecret(name, privateKeyPem, `test-store signing key of ${appId}`);
   return name;
+}
+
+/** The public key of a kept test-store signing key, read back from where it is kept. */
+export async function publicKeyOfKeptTestStoreKey(secretName: string): Promise<string> {
+  const privateKeyPem = await getSecretString(secretName);
+  if (!privateKeyPem) throw new Error(`secret ${secretName} does not exist`);
+  return createPublicKey(privateKeyPem).export({ type: 'spki', format: 'pem' }).toString();
 }
 
 /** The test store's signing key of an app (`receipts mint`), wherever it is kept. */

@@ -1,6 +1,6 @@
 /**
  * The test store: how SDK developers (and our own tests) buy things without Apple or Google.
- * Apps created with --test-store get an ES256 key pair; `admin receipts mint` signs a JWS shaped
+ * Apps with the test store on (apps create --test-store, apps update --test-store on) get an ES256 key pair; `admin receipts mint` signs a JWS shaped
  * like a StoreKit JWSTransaction with the app's private key, and only that app's public key
  * verifies it, so no other app accepts it.
  */

@@ -10,13 +10,15 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addNagChecks } from '../../cdk/nag.js';
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
+import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
 
 type Report = ReturnType<AwsSolutionsChecks['validateScope']>;
 
 function synth(context: Record<string, string> = {}) {
+  // With cdk.json's feature flags, as `cdk synth` runs the pack.
   // No esbuild: the template is what is checked (npm run synth bundles and checks for real). No
   // built-in CloudFormation schema validation either (~10 s): stack.test.ts's synthesis runs it.
-  const app = new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = new App({ builtinCloudFormationValidation: false, context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
   const stack = new SubscriptionBackendStack(app, 'Test');
   const pack = addNagChecks(app);
   // Synthesis runs the registered pack: an unacknowledged error would throw here, with the report.
@@ -64,7 +66,6 @@ describe('cdk-nag AwsSolutions checks', () => {
         'AwsSolutions-APIG3', // WAF: opt-in with -c webAclArn=...
         'AwsSolutions-APIG4', // authorization: API keys checked by every handler
         'AwsSolutions-COG4', // same, no Cognito
-        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
         'AwsSolutions-IAM5[Resource::*]', // X-Ray, ListStreams: no resource-level permissions
         'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:subscription-backend/Test/*/app_store-??????]',
         'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:subscription-backend/Test/*/google_play-??????]',
@@ -103,5 +104,16 @@ describe('an operator web ACL (-c webAclArn=...)', () => {
     expect(acknowledgements(app).map((a) => a.id)).not.toContain('AwsSolutions-APIG3');
     expect(findings(pack.validateScope(app))).toEqual([]);
     expect(unacknowledgedFindings(pack, app).violations.map((v) => v.ruleName)).not.toContain('AwsSolutions-APIG3');
+  });
+});
+
+describe("API Gateway's CloudWatch role (-c apiGatewayCloudWatchRole=true)", () => {
+  it('is acknowledged for its AWS managed policy (AwsSolutions-IAM4) and leaves no other finding', () => {
+    const { app, pack } = synth({ apiGatewayCloudWatchRole: 'true' });
+    const iam4 = acknowledgements(app).filter((a) => a.id.startsWith('AwsSolutions-IAM4'));
+    expect(iam4.map((a) => [a.id, a.path])).toEqual([
+      ['AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]', 'Test/Api/RestApi/CloudWatchRole/Resource'],
+    ]);
+    expect(findings(pack.validateScope(app))).toEqual([]);
   });
 });

@@ -7,16 +7,19 @@ import { ROUTES, type TableAction } from '../../lib/routes.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
 import { config, rateLimitVariable } from '../../lib/config.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
+import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
 let template: Template;
 let resources: Record<string, Resource>;
 
+/** The stack as `cdk synth` makes it (cdk.json's feature flags), without esbuild (the synth script bundles for real): the template is what is asserted. */
+const synthesize = (context: Record<string, unknown> = {}) =>
+  Template.fromStack(new SubscriptionBackendStack(new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } }), 'Test'));
+
 beforeAll(() => {
-  // Skip esbuild here (the synth script bundles for real): the template is what is asserted.
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  template = Template.fromStack(new SubscriptionBackendStack(app, 'Test'));
+  template = synthesize();
   resources = template.toJSON().Resources as Record<string, Resource>;
 });
 
@@ -367,7 +370,7 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
     }
   });
 
-  it("has no role but the functions' (Lambda only, no managed policy) and API Gateway's logging role, and every policy belongs to a function", () => {
+  it("has no role but the functions' (Lambda only, no managed policy), every policy belongs to a function, and leaves the account's API Gateway settings alone", () => {
     const functionRoles = new Set(ofType('AWS::Lambda::Function').map(([, fn]) => refOf(fn.Properties.Role)));
     const others = ofType('AWS::IAM::Role').filter(([id]) => !functionRoles.has(id));
     for (const id of functionRoles) {
@@ -376,12 +379,9 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
       expect(role.ManagedPolicyArns, id).toBeUndefined();
       expect(role.Policies, id).toBeUndefined();
     }
-    // The account-wide role API Gateway writes access and execution logs with (acknowledged AwsSolutions-IAM4).
-    expect(others).toHaveLength(1);
-    const [apiGatewayRoleId, apiGatewayRole] = others[0]!;
-    expect(apiGatewayRole.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' } }]);
-    expect(apiGatewayRole.Properties.ManagedPolicyArns.map(render)).toEqual(['arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']);
-    template.hasResourceProperties('AWS::ApiGateway::Account', { CloudWatchRoleArn: { 'Fn::GetAtt': [apiGatewayRoleId, 'Arn'] } });
+    // No AWS::ApiGateway::Account: it would replace the CloudWatch role the account already has.
+    expect(others.map(([id]) => id)).toEqual([]);
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
     for (const [id, policy] of ofType('AWS::IAM::Policy')) {
       const roles = (policy.Properties.Roles as unknown[]).map(refOf);
       expect(roles, id).toHaveLength(1);
@@ -389,6 +389,21 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
     }
     template.resourceCountIs('AWS::IAM::ManagedPolicy', 0);
     template.resourceCountIs('AWS::IAM::User', 0);
+  });
+
+  it("with -c apiGatewayCloudWatchRole=true, sets the account's API Gateway logging role (retained), and that is the only other role", () => {
+    const withRole = synthesize({ apiGatewayCloudWatchRole: 'true' });
+    const all = withRole.toJSON().Resources as Record<string, Resource & { DeletionPolicy?: string }>;
+    const functionRoles = new Set(Object.values(all).filter((r) => r.Type === 'AWS::Lambda::Function').map((fn) => refOf(fn.Properties.Role)));
+    const others = Object.entries(all).filter(([id, r]) => r.Type === 'AWS::IAM::Role' && !functionRoles.has(id));
+    expect(others).toHaveLength(1);
+    const [roleId, role] = others[0]!;
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' } }]);
+    expect(role.Properties.ManagedPolicyArns.map(render)).toEqual(['arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']);
+    const accounts = Object.values(all).filter((r) => r.Type === 'AWS::ApiGateway::Account');
+    expect(accounts).toHaveLength(1);
+    expect(accounts[0]!.Properties).toEqual({ CloudWatchRoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] } });
+    expect(accounts[0]!.DeletionPolicy).toBe('Retain');
   });
 });
 

@@ -261,6 +261,40 @@ describe('every command of the operator CLI, run as a process', () => {
     expect(json(notTestStore).error.code).toBe('NOT_TEST_STORE');
   });
 
+  it('apps update --test-store on|off: an app created without the test store gets it (and a key pair) later; off refuses its receipts', async () => {
+    const app = json(await admin('apps', 'create', '--name', 'test store later', '--json'));
+    await admin('products', 'put', '--app', app.app_id, '--file', await file(ctx, 'later-products.json', [PRODUCT]), '--json');
+    const verify = (receipt: string, user: string) =>
+      fetch(`${ctx.runtime.gateway.url}${SUBSCRIPTIONS_BASE}/verify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${app.secret_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ platform: 'ios', receipt_data: receipt, user_id: user }),
+      });
+    const mint = () => admin('receipts', 'mint', '--app', app.app_id, '--platform', 'ios', '--product', 'premium_monthly', '--json');
+    const before = await mint();
+    expect(json(before).error).toMatchObject({ code: 'NOT_TEST_STORE', message: expect.stringContaining(`apps update --app ${app.app_id} --test-store on`) });
+
+    const on = await admin('apps', 'update', '--app', app.app_id, '--test-store', 'on', '--json');
+    expect(on.code, on.stdout).toBe(0);
+    expect(json(on)).toEqual({ app_id: app.app_id, test_store: true });
+    const minted = json(await mint());
+    expect((await verify(minted.receipt_data, 'later-buyer')).status).toBe(200);
+
+    expect(json(await admin('apps', 'update', '--app', app.app_id, '--test-store', 'off', '--json'))).toEqual({ app_id: app.app_id, test_store: false });
+    const refused = await verify(minted.receipt_data, 'later-buyer');
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as any).error.code).toBe('INVALID_RECEIPT');
+    expect((await mint()).code).toBe(1);
+
+    // On again: the same key pair, so the receipt minted before verifies again.
+    await admin('apps', 'update', '--app', app.app_id, '--test-store', 'on', '--json');
+    expect((await verify(minted.receipt_data, 'later-buyer')).status).toBe(200);
+
+    const bad = await admin('apps', 'update', '--app', app.app_id, '--test-store', 'yes', '--json');
+    expect(bad.code).toBe(2);
+    expect(json(bad).error.message).toBe('--test-store must be on or off');
+  });
+
   it('receipts mint --expires-in takes a negative number both as "-60" and as "=-60" (an expired purchase)', async () => {
     for (const spelling of [['--expires-in', '-60'], ['--expires-in=-60']]) {
       const result = await admin('receipts', 'mint', '--app', appOf(ctx), '--platform', 'ios', '--product', 'premium_monthly', ...spelling, '--json');

@@ -11,12 +11,13 @@ vi.hoisted(() => {
 
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { createApp, type AppRecord } from '../../lib/data/apps.js';
-import { getAppWithStoreSettings, keepTestStorePrivateKey, putStoreSettings, testStorePrivateKey } from '../../lib/stores/settings.js';
+import { createApp, getApp, setTestStore, type AppRecord } from '../../lib/data/apps.js';
+import { getAppWithStoreSettings, keepTestStorePrivateKey, publicKeyOfKeptTestStoreKey, putStoreSettings, testStorePrivateKey } from '../../lib/stores/settings.js';
 import { mintTestReceipt, testStoreVerifier } from '../../lib/stores/test-store.js';
 
 const settingsOf = async (appId: string) => (await getAppWithStoreSettings(appId, 'app_store', { withCredentials: true })).settings;
 import { createTestApp } from '../support/fixtures.js';
+import { waitUntil } from '../support/webhook-receiver.js';
 import { startSecretsManagerStandIn, type SecretsManagerStandIn } from '../support/secrets-manager-standin.js';
 
 const secrets = mockClient(SecretsManagerClient);
@@ -119,6 +120,39 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     standIn.secrets.set(name, created.SecretString!);
     const privateKeyPem = await testStorePrivateKey(item as AppRecord);
     expect(privateKeyPem).toBe(created.SecretString);
+    const minted = mintTestReceipt({ appId: app.app_id, privateKeyPem: privateKeyPem!, productId: 'p', platform: 'ios', price: 1, currency: 'USD', expiresInSeconds: 60, trial: false });
+    const verified = await testStoreVerifier(app.app_id, item.test_store_public_key as string).verify(minted.receipt_data);
+    expect(verified.transaction_id).toBe(minted.transaction_id);
+  });
+
+  it('turning the test store on later keeps the key in the secret too; two commands racing leave the secret and the public key a pair', async () => {
+    const { app } = await createApp({ name: 'test store later in AWS', reportingCurrency: 'USD', testStore: false, keepTestStoreKey: keepTestStorePrivateKey });
+    // The mocked writes land in the stand-in the reads go to, as they would in Secrets Manager. The
+    // race is made the worst one: both commands generate a key pair, the first writes the app, and
+    // the second's key is the one left in the secret.
+    let firstPut!: () => void;
+    const secondPutStarted = new Promise<void>((resolve) => (firstPut = resolve));
+    let puts = 0;
+    secrets.on(PutSecretValueCommand).callsFake(async (input: { SecretId: string; SecretString: string }) => {
+      standIn.secrets.set(input.SecretId, input.SecretString);
+      if (++puts === 1) {
+        await secondPutStarted;
+      } else {
+        firstPut();
+        await waitUntil(async () => (await getApp(app.app_id, true))?.test_store_public_key !== undefined, 10_000, 'the first key pair in the app');
+      }
+      return {};
+    });
+    const keep = { keepTestStoreKey: keepTestStorePrivateKey, publicKeyOfKept: publicKeyOfKeptTestStoreKey };
+    const results = await Promise.all([setTestStore(app.app_id, true, keep), setTestStore(app.app_id, true, keep)]);
+    expect(results.filter((r) => r.generated_key)).toHaveLength(1);
+    expect(secrets.commandCalls(PutSecretValueCommand)).toHaveLength(2);
+
+    const item = (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.app(app.app_id), ConsistentRead: true }))).Item!;
+    const name = `subscription-backend/test/${app.app_id}/test_store`;
+    expect(item).toMatchObject({ test_store: true, test_store_private_key_secret: name });
+    expect(JSON.stringify(item)).not.toContain('PRIVATE KEY');
+    const privateKeyPem = await testStorePrivateKey(item as AppRecord);
     const minted = mintTestReceipt({ appId: app.app_id, privateKeyPem: privateKeyPem!, productId: 'p', platform: 'ios', price: 1, currency: 'USD', expiresInSeconds: 60, trial: false });
     const verified = await testStoreVerifier(app.app_id, item.test_store_public_key as string).verify(minted.receipt_data);
     expect(verified.transaction_id).toBe(minted.transaction_id);
