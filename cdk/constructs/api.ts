@@ -8,7 +8,7 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { ROUTES, type Route } from '../../lib/routes.js';
+import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, type Route } from '../../lib/routes.js';
 import { acknowledge } from './acknowledge.js';
 import { config, rateLimitVariable } from '../../lib/config.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
@@ -117,7 +117,7 @@ export class Api extends Construct {
       const fn = new ServiceFunction(this, route.name, {
         handlerModule: route.handler,
         description: `${route.method} ${route.path}`,
-        timeout: Duration.seconds(10),
+        timeout: Duration.seconds(ENDPOINT_TIMEOUT_SECONDS),
         environment: rateLimitEnvironment,
       }).useTable(props.table, route.table);
       if (route.storeSecrets) fn.useStoreSecrets(props.storeSecretsPrefix);
