@@ -30,10 +30,14 @@ export const ERRORS = {
   INVALID_STATUS_TRANSITION: { status: 409, message: 'Status transition is not allowed' },
   CONCURRENT_MODIFICATION: { status: 409, message: 'Subscription was modified concurrently; retry' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such endpoint' },
+  /** The path is an endpoint's, the method is not one it serves: the Allow header lists those. */
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed on this path; the Allow header lists the allowed ones' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
   RATE_LIMITED: { status: 429, message: 'Rate limit exceeded; retry after Retry-After seconds' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable; retry' },
   INTERNAL_ERROR: { status: 500, message: 'Internal error' },
+  /** What API Gateway answers for a function that timed out (a failed Lambda invocation). */
+  FUNCTION_TIMED_OUT: { status: 502, code: 'INTERNAL_ERROR', message: 'Internal server error' },
 } as const satisfies Record<string, { status: number; message: string; code?: string }>;
 
 export type ErrorKind = keyof typeof ERRORS;

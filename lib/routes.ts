@@ -34,6 +34,12 @@ export interface Route {
   actsOnUser?: boolean;
 }
 
+/**
+ * Timeout of every endpoint's function, in seconds: the Lambda setting in AWS, and what the local
+ * gateway allows a handler before it answers as API Gateway does for a timed-out function.
+ */
+export const ENDPOINT_TIMEOUT_SECONDS = 10;
+
 /** The route serving a proxy event (API Gateway puts the resource path in `event.resource`). */
 export function routeOf(method: string, resource: string): Route | undefined {
   return ROUTES.find((route) => route.method === method && route.path === resource);

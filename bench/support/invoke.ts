@@ -4,9 +4,9 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { compileRoutes, importHandler, INTEGRATION_TIMEOUT_MS, matchRoute } from '../../lib/local/gateway.js';
+import { compileRoutes, importHandler, matchRoute } from '../../lib/local/gateway.js';
 import { lambdaContext } from '../../lib/local/lambda-context.js';
-import { ROUTES, type Route } from '../../lib/routes.js';
+import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, type Route } from '../../lib/routes.js';
 
 export interface BenchRequest {
   /** The request path, e.g. `/v1/subscriptions/sub_…`; path parameters are taken from it. */
@@ -50,7 +50,7 @@ export async function prepareInvocation(route: Route, request: BenchRequest): Pr
   const handler = await importHandler(route);
   const requestId = randomUUID();
   const event = proxyEvent(route, request, requestId);
-  const context = lambdaContext(route.name, requestId, INTEGRATION_TIMEOUT_MS);
+  const context = lambdaContext(route.name, requestId, ENDPOINT_TIMEOUT_SECONDS * 1000);
   return async () => {
     const result = await handler(event, context, () => undefined);
     if (!result) throw new Error(`${route.name} returned nothing`);

@@ -3,16 +3,18 @@
  * perform exactly the DynamoDB actions its route declares, on the table and its indexes.
  */
 import { CfnOutput, Duration } from 'aws-cdk-lib';
-import { AccessLogFormat, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { AccessLogFormat, ContentHandling, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, MockIntegration, PassthroughBehavior, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { ROUTES, type Route } from '../../lib/routes.js';
+import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, type Route } from '../../lib/routes.js';
 import { acknowledge } from './acknowledge.js';
 import { config, rateLimitVariable } from '../../lib/config.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { ServiceFunction } from './service-function.js';
+import { AppError } from '../../lib/errors.js';
+import { errorBody } from '../../lib/http/envelopes.js';
 
 /**
  * Errors API Gateway answers itself (before any function runs: unknown route, throttling, a
@@ -36,6 +38,14 @@ const gatewayErrorTemplate = (code: string, withRequestId: boolean): string =>
   }).replaceAll(`"${MESSAGE}"`, '$context.error.messageString');
 
 const STAGE_NAME = 'prod';
+
+/**
+ * Content types whose request body the 405 answer's mapping template accepts. A mapping template
+ * cannot be chosen by a wildcard, and without one a MOCK integration has no status to answer; any
+ * other content type is refused by API Gateway with 415 (DEFAULT_4XX). No Content-Type counts as
+ * application/json.
+ */
+export const METHOD_NOT_ALLOWED_CONTENT_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/octet-stream'];
 
 export class Api extends Construct {
   readonly restApi: RestApi;
@@ -124,7 +134,7 @@ export class Api extends Construct {
       const fn = new ServiceFunction(this, route.name, {
         handlerModule: route.handler,
         description: `${route.method} ${route.path}`,
-        timeout: Duration.seconds(10),
+        timeout: Duration.seconds(ENDPOINT_TIMEOUT_SECONDS),
         environment: rateLimitEnvironment,
       }).useTable(props.table, route.table);
       if (route.storeSecrets) fn.useStoreSecrets(props.storeSecretsPrefix);
@@ -132,6 +142,44 @@ export class Api extends Construct {
       const reason = `The handler authenticates the ${route.api} API key (${route.api === 'mobile' ? 'X-API-KEY' : 'Bearer'}) by its SHA-256 in the table (lib/http/auth.ts); callers are apps, not IAM or Cognito users.`;
       acknowledge(method, { id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
       this.functions.set(route.name, fn);
+    }
+
+    // API Gateway picks a resource before a method (a literal path segment beats a {param}), and
+    // answers a method a resource lacks with 403 "Missing Authentication Token". So every resource
+    // with routes gets an ANY method (a method it defines wins over ANY) answering, with no
+    // function behind it, 405 METHOD_NOT_ALLOWED and Allow in its API's envelope, as `npm start` does.
+    const byPath = new Map<string, Route[]>();
+    for (const route of props.routes ?? ROUTES) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+    for (const [path, routes] of byPath) {
+      const allow = routes.map((r) => r.method).sort().join(', ');
+      const body = JSON.stringify(errorBody(routes[0]!.api, new AppError('METHOD_NOT_ALLOWED'), ''));
+      const integration = new MockIntegration({
+        // The body may be binary (binaryMediaTypes */*): as text, the template applies to it.
+        contentHandling: ContentHandling.CONVERT_TO_TEXT,
+        passthroughBehavior: PassthroughBehavior.NEVER,
+        requestTemplates: Object.fromEntries(METHOD_NOT_ALLOWED_CONTENT_TYPES.map((type) => [type, '{"statusCode": 405}'])),
+        integrationResponses: [
+          {
+            statusCode: '405',
+            responseParameters: {
+              'method.response.header.Allow': `'${allow}'`,
+              'method.response.header.Content-Type': "'application/json; charset=utf-8'",
+              'method.response.header.X-Request-Id': 'context.requestId',
+            },
+            responseTemplates: { 'application/json': body },
+          },
+        ],
+      });
+      const method = this.restApi.root.resourceForPath(path).addMethod('ANY', integration, {
+        methodResponses: [
+          {
+            statusCode: '405',
+            responseParameters: { 'method.response.header.Allow': true, 'method.response.header.Content-Type': true, 'method.response.header.X-Request-Id': true },
+          },
+        ],
+      });
+      const reason = 'A MOCK integration answering 405 METHOD_NOT_ALLOWED with Allow: no function, no data behind it.';
+      acknowledge(method, { id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
     }
 
     new CfnOutput(scope, 'ApiUrl', { value: this.restApi.url, description: 'Base URL of both APIs' });

@@ -13,7 +13,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AppError } from '../errors.js';
 import { errorResponse, type ApiName } from '../http/envelopes.js';
-import { ROUTES, SUBSCRIPTIONS_BASE, type Route } from '../routes.js';
+import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, SUBSCRIPTIONS_BASE, type Route } from '../routes.js';
 import { redactText } from '../redact.js';
 import { lambdaContext } from './lambda-context.js';
 
@@ -25,7 +25,6 @@ const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 interface CompiledRoute {
   route: Route;
   segments: string[];
-  literalCount: number;
 }
 
 export interface RouteMatch {
@@ -33,21 +32,30 @@ export interface RouteMatch {
   pathParameters: Record<string, string>;
 }
 
+/** A path that is an endpoint's, asked with a method that endpoint does not serve. */
+export interface MethodNotAllowed {
+  api: ApiName;
+  /** The methods the path serves, for the Allow header. */
+  allow: string[];
+}
+
 const splitPath = (path: string): string[] => path.split('/').filter(Boolean);
 
 export function compileRoutes(routes: readonly Route[]): CompiledRoute[] {
-  return routes.map((route) => {
-    const segments = splitPath(route.path);
-    return { route, segments, literalCount: segments.filter((s) => !s.startsWith('{')).length };
-  });
+  return routes.map((route) => ({ route, segments: splitPath(route.path) }));
 }
 
-/** The most specific route for this method and path (most literal segments), if any. */
-export function matchRoute(compiled: CompiledRoute[], method: string, path: string): RouteMatch | undefined {
+/**
+ * The API Gateway resource a path resolves to, as API Gateway picks it: a literal segment wins
+ * over a `{param}` at the first place they differ, whatever the method. The method is chosen only
+ * afterwards, so PUT /v1/subscriptions/verify is the verify resource's (405), never an update of
+ * subscription "verify".
+ */
+function matchResource(compiled: CompiledRoute[], path: string): { routes: Route[]; pathParameters: Record<string, string> } | undefined {
   const requestSegments = splitPath(path);
-  let best: (RouteMatch & { literalCount: number }) | undefined;
+  let best: { segments: string[]; routes: Route[]; pathParameters: Record<string, string> } | undefined;
   for (const candidate of compiled) {
-    if (candidate.route.method !== method || candidate.segments.length !== requestSegments.length) continue;
+    if (candidate.segments.length !== requestSegments.length) continue;
     const pathParameters: Record<string, string> = {};
     const matches = candidate.segments.every((segment, i) => {
       const actual = requestSegments[i]!;
@@ -59,11 +67,42 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
       }
       return segment === actual;
     });
-    if (matches && (!best || candidate.literalCount > best.literalCount)) {
-      best = { route: candidate.route, pathParameters, literalCount: candidate.literalCount };
+    if (!matches) continue;
+    if (best && best.segments.join('/') === candidate.segments.join('/')) {
+      best.routes.push(candidate.route);
+    } else if (!best || moreSpecific(candidate.segments, best.segments)) {
+      best = { segments: candidate.segments, routes: [candidate.route], pathParameters };
     }
   }
-  return best && { route: best.route, pathParameters: best.pathParameters };
+  return best && { routes: best.routes, pathParameters: best.pathParameters };
+}
+
+/** True when `a` has a literal where `b` has a parameter, at the first segment where they differ. */
+function moreSpecific(a: string[], b: string[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const aParam = a[i]!.startsWith('{');
+    const bParam = b[i]!.startsWith('{');
+    if (aParam !== bParam) return bParam;
+  }
+  return false;
+}
+
+/**
+ * The route serving this method and path; or, when the path is an endpoint's but the method is
+ * not one it serves, the methods it does serve; undefined for a path that is no endpoint's.
+ */
+export function resolveRoute(compiled: CompiledRoute[], method: string, path: string): RouteMatch | MethodNotAllowed | undefined {
+  const resource = matchResource(compiled, path);
+  if (!resource) return undefined;
+  const route = resource.routes.find((r) => r.method === method);
+  if (route) return { route, pathParameters: resource.pathParameters };
+  return { api: resource.routes[0]!.api, allow: resource.routes.map((r) => r.method).sort() };
+}
+
+/** The route serving this method and path, if any. */
+export function matchRoute(compiled: CompiledRoute[], method: string, path: string): RouteMatch | undefined {
+  const resolved = resolveRoute(compiled, method, path);
+  return resolved && 'route' in resolved ? resolved : undefined;
 }
 
 /** Whose envelope answers a path that matches no route: the subscription API's prefix decides. */
@@ -140,8 +179,6 @@ export function toProxyEvent(
   };
 }
 
-/** API Gateway's integration timeout: the most a handler behind it can run. */
-export const INTEGRATION_TIMEOUT_MS = 29_000;
 
 export type ProxyHandler = Handler<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
@@ -171,18 +208,47 @@ export interface LocalGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(options: { port: number; host?: string; routes?: readonly Route[] }): Promise<LocalGateway> {
+/**
+ * The handler's result, or FUNCTION_TIMED_OUT once the function's timeout has passed: what API
+ * Gateway answers when Lambda stops a function at its timeout. In this process the handler cannot
+ * be stopped; it runs on, and its late result is dropped.
+ */
+async function invokeWithTimeout(invoke: () => Promise<APIGatewayProxyResult>, timeoutMs: number): Promise<APIGatewayProxyResult | 'timed_out'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timed_out'>((resolveTimeout) => {
+    timer = setTimeout(() => resolveTimeout('timed_out'), timeoutMs);
+  });
+  try {
+    return await Promise.race([invoke(), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function startGateway(options: {
+  port: number;
+  host?: string;
+  routes?: readonly Route[];
+  /** Each function's timeout; tests shorten it, everyone else gets the deployed one. */
+  functionTimeoutMs?: number;
+}): Promise<LocalGateway> {
   const compiled = compileRoutes(options.routes ?? ROUTES);
+  const functionTimeoutMs = options.functionTimeoutMs ?? ENDPOINT_TIMEOUT_SECONDS * 1000;
 
   const server = createServer(async (request, response) => {
     const requestId = randomUUID();
     const url = new URL(request.url ?? '/', 'http://localhost');
     const api = apiOfPath(url.pathname);
     try {
-      const match = matchRoute(compiled, request.method ?? 'GET', url.pathname);
+      const match = resolveRoute(compiled, request.method ?? 'GET', url.pathname);
       const body = await readBody(request);
       if (!match) {
         writeResult(response, errorResponse(api, new AppError('ROUTE_NOT_FOUND', `No endpoint ${request.method} ${url.pathname}`), requestId));
+        return;
+      }
+      if (!('route' in match)) {
+        const allow = match.allow.join(', ');
+        writeResult(response, errorResponse(match.api, new AppError('METHOD_NOT_ALLOWED', undefined, { headers: { Allow: allow } }), requestId));
         return;
       }
       if (body === 'too_large') {
@@ -191,7 +257,13 @@ export async function startGateway(options: { port: number; host?: string; route
       }
       const handler = await importHandler(match.route);
       const event = toProxyEvent(request, url, match, body, requestId);
-      const result = (await handler(event, lambdaContext(match.route.name, requestId, INTEGRATION_TIMEOUT_MS), () => undefined)) as APIGatewayProxyResult;
+      const context = lambdaContext(match.route.name, requestId, functionTimeoutMs);
+      const result = await invokeWithTimeout(async () => (await handler(event, context, () => undefined)) as APIGatewayProxyResult, functionTimeoutMs);
+      if (result === 'timed_out') {
+        console.error(JSON.stringify({ level: 'ERROR', message: `gateway: ${match.route.name} timed out after ${functionTimeoutMs} ms`, request_id: requestId }));
+        writeResult(response, errorResponse(match.route.api, new AppError('FUNCTION_TIMED_OUT'), requestId));
+        return;
+      }
       writeResult(response, result);
     } catch (error) {
       // Handlers map their own errors; reaching here is a bug in a handler or in this gateway.

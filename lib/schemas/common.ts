@@ -44,11 +44,22 @@ export const timestampSchema = /* @__PURE__ */ define(() =>
   ),
 );
 
-/** Receipts are base64 (legacy App Store receipt, Google purchase object) or a JWS (StoreKit 2). */
+/** Receipts are base64 (legacy App Store receipt, Google purchase object) or a JWS (StoreKit 2): these characters only. */
+export const RECEIPT_CHARACTERS = /^[A-Za-z0-9+/=_.-]+$/;
+
+/**
+ * A receipt to verify: a non-empty string of bounded length. Whether it can be read as a receipt
+ * (RECEIPT_CHARACTERS first) is verification's to say, as INVALID_RECEIPT.
+ */
+export const receiptToVerifySchema = /* @__PURE__ */ define(() =>
+  z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(200_000, 'must be at most 200000 characters')),
+);
+
+/** A receipt stored with a record (create, update, renew), not verified there: its form is a parameter's. */
 export const receiptDataSchema = /* @__PURE__ */ define(() =>
   z
     .string()
-    .check(z.minLength(1, 'must not be empty'), z.maxLength(200_000, 'must be at most 200000 characters'), z.regex(/^[A-Za-z0-9+/=_.-]+$/, 'must be base64 or a JWS')),
+    .check(z.minLength(1, 'must not be empty'), z.maxLength(200_000, 'must be at most 200000 characters'), z.regex(RECEIPT_CHARACTERS, 'must be base64 or a JWS')),
 );
 
 export const transactionIdSchema = /* @__PURE__ */ define(() => z.string().check(z.minLength(1), z.maxLength(256)));

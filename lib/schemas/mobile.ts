@@ -1,11 +1,11 @@
 /** Request schemas of the mobile reporting API; types are inferred from them. */
 import { epochMillis, isReportedTime } from '../domain/events.js';
-import { currencySchema, FORBIDDEN_KEYS, priceSchema, productIdSchema, receiptDataSchema, storableNumberSchema, unstorablePlace } from './common.js';
+import { currencySchema, FORBIDDEN_KEYS, priceSchema, productIdSchema, receiptToVerifySchema, storableNumberSchema, unstorablePlace } from './common.js';
 import * as z from 'zod/mini';
 import { define } from './define.js';
 
-export const verifyFirstReceiptBody = /* @__PURE__ */ define(() => z.strictObject({ receipt: receiptDataSchema, productId: productIdSchema }));
-export const recoverReceiptBody = /* @__PURE__ */ define(() => z.strictObject({ receipt: receiptDataSchema }));
+export const verifyFirstReceiptBody = /* @__PURE__ */ define(() => z.strictObject({ receipt: receiptToVerifySchema, productId: productIdSchema }));
+export const recoverReceiptBody = /* @__PURE__ */ define(() => z.strictObject({ receipt: receiptToVerifySchema }));
 
 /** The batch itself is checked event by event (codes and indexes) in lib/domain/events.ts. */
 export const reportEventsBody = /* @__PURE__ */ define(() => z.strictObject({ events: z.unknown() }));

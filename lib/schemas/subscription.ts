@@ -6,6 +6,7 @@ import {
   priceSchema,
   productIdSchema,
   receiptDataSchema,
+  receiptToVerifySchema,
   subscriptionIdSchema,
   timestampSchema,
   transactionIdSchema,
@@ -131,7 +132,7 @@ export const resumeSubscriptionBody = /* @__PURE__ */ define(() => z.strictObjec
 export const verifyPurchaseBody = /* @__PURE__ */ define(() =>
   z.strictObject({
     platform: platformSchema,
-    receipt_data: receiptDataSchema,
+    receipt_data: receiptToVerifySchema,
     user_id: userIdSchema,
     /** When given, it must be a transaction of the receipt (its own id or its original's). */
     transaction_id: z.optional(transactionIdSchema),

@@ -30,6 +30,7 @@ import {
 import { accountTokenAllows } from '../domain/app-account-token.js';
 import { transferredRevenue } from '../domain/revenue.js';
 import { AppError } from '../errors.js';
+import { RECEIPT_CHARACTERS } from '../schemas/common.js';
 import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
 import { appStoreVerifier, requireAppReceiptShape } from '../stores/app-store.js';
 import { googlePlayVerifier } from '../stores/google-play.js';
@@ -117,6 +118,7 @@ export interface VerifyOptions {
 }
 
 export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, options: VerifyOptions = {}): Promise<VerificationResult> {
+  if (!RECEIPT_CHARACTERS.test(body.receipt_data)) throw new AppError('INVALID_RECEIPT', 'the receipt is neither base64 nor a JWS');
   const testStore = isTestStoreReceipt(body.receipt_data);
   const store = storeOf(body.platform, testStore);
   // Refuse what cannot be an App Store receipt before asking whether we could verify one.

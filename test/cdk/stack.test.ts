@@ -3,7 +3,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
 import { TABLE } from '../../lib/data/table.js';
-import { ROUTES, type TableAction } from '../../lib/routes.js';
+import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, SUBSCRIPTIONS_BASE, type TableAction } from '../../lib/routes.js';
+import { ERRORS } from '../../lib/errors.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
 import { config, rateLimitVariable } from '../../lib/config.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
@@ -78,6 +79,51 @@ describe('the CDK stack', () => {
       expect(methods, `${route.method} ${route.path}`).toHaveLength(1);
       expect(methods[0]![1].Properties.Integration.Type).toBe('AWS_PROXY');
     }
+  });
+
+  it('answers a method a route path does not serve with 405 METHOD_NOT_ALLOWED and Allow, in its API envelope, from a MOCK (no function)', () => {
+    const resourcePath = (resourceId: string): string => {
+      const resource = resources[resourceId];
+      if (resource?.Type !== 'AWS::ApiGateway::Resource') return '';
+      return `${resourcePath(refOf(resource.Properties.ParentId) ?? '')}/${resource.Properties.PathPart}`;
+    };
+    const anyMethods = new Map(
+      ofType('AWS::ApiGateway::Method')
+        .filter(([, m]) => m.Properties.HttpMethod === 'ANY')
+        .map(([, m]) => [resourcePath(refOf(m.Properties.ResourceId)!), m.Properties] as const),
+    );
+    const paths = [...new Set(ROUTES.map((r) => r.path))];
+    expect([...anyMethods.keys()].sort()).toEqual(paths.sort());
+    const expectations: [string, string, unknown][] = [
+      [`${SUBSCRIPTIONS_BASE}/verify`, "'POST'", { error: { code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message } }],
+      [`${SUBSCRIPTIONS_BASE}/products`, "'GET'", { error: { code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message } }],
+      [`${SUBSCRIPTIONS_BASE}/revenue`, "'GET'", { error: { code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message } }],
+      [`${SUBSCRIPTIONS_BASE}/{subscription_id}`, "'GET, PUT'", { error: { code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message } }],
+      ['/report/global_switch', "'POST'", { status: 'error', code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message }],
+      ['/segment/info', "'GET'", { status: 'error', code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message }],
+    ];
+    for (const [path, allow, body] of expectations) {
+      const method = anyMethods.get(path)!;
+      expect(method, path).toBeDefined();
+      expect(method.Integration).toMatchObject({ Type: 'MOCK', PassthroughBehavior: 'NEVER', ContentHandling: 'CONVERT_TO_TEXT' });
+      expect(method.Integration.RequestTemplates['application/json']).toBe('{"statusCode": 405}');
+      const [response] = method.Integration.IntegrationResponses;
+      expect(response.StatusCode).toBe('405');
+      expect(response.SelectionPattern).toBeUndefined();
+      expect(response.ResponseParameters).toEqual({
+        'method.response.header.Allow': allow,
+        'method.response.header.Content-Type': "'application/json; charset=utf-8'",
+        'method.response.header.X-Request-Id': 'context.requestId',
+      });
+      expect(JSON.parse(response.ResponseTemplates['application/json']), path).toEqual(body);
+      expect(method.MethodResponses).toEqual([
+        { StatusCode: '405', ResponseParameters: { 'method.response.header.Allow': true, 'method.response.header.Content-Type': true, 'method.response.header.X-Request-Id': true } },
+      ]);
+    }
+  });
+
+  it("gives every route's function the one endpoint timeout the local gateway enforces", () => {
+    for (const route of ROUTES) expect(functionOf(route)[1].Properties.Timeout, route.name).toBe(ENDPOINT_TIMEOUT_SECONDS);
   });
 
   it('passes every request body to the functions as bytes (base64), so they, not API Gateway, judge its UTF-8', () => {

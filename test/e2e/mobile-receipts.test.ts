@@ -86,6 +86,17 @@ describe('mobile receipt endpoints', () => {
     expect((await first('case', { receipt: receipt_data, productId: 'premium_monthly' }, { 'x-platform': 'ios' })).status).toBe(200);
   });
 
+  it('a receipt that is neither base64 nor a JWS is INVALID_RECEIPT on both endpoints, as on /v1/subscriptions/verify', async () => {
+    const firstRes = await first('u-unreadable', { receipt: 'not base64!', productId: 'premium_monthly' });
+    expect(firstRes.status).toBe(400);
+    expect(firstRes.body).toEqual({ status: 'error', code: 'INVALID_RECEIPT', message: expect.stringContaining('base64') });
+    const recovered = await recover(app, 'u-unreadable', { receipt: 'not base64!' });
+    expect(recovered.status).toBe(400);
+    expect(recovered.body).toMatchObject({ status: 'error', code: 'INVALID_RECEIPT' });
+    // A missing receipt is a parameter's problem, not a receipt's.
+    expect((await recover(app, 'u-unreadable', {})).body).toMatchObject({ code: 'INVALID_PARAMETER' });
+  });
+
   it('recover re-attaches the purchase to its owner (same result), and refuses another user under the block policy', async () => {
     const { receipt_data } = await mint(app);
     const bought = await first('restorer', { receipt: receipt_data, productId: 'premium_monthly' });

@@ -112,6 +112,24 @@ describe('POST /v1/subscriptions/verify', () => {
     expect(['INVALID_RECEIPT', 'VERIFICATION_FAILED']).toContain(res.body.error.code);
   });
 
+  it.each([
+    ['not base64', 'not base64!'],
+    ['with spaces', 'ab cd'],
+    ['non-ASCII', 'réçu'],
+  ])('receipt_data %s cannot be read: INVALID_RECEIPT, as on the mobile receipt endpoints', async (_name, receipt_data) => {
+    const res = await verify({ receipt_data, user_id: 'u' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('base64') });
+  });
+
+  it('a missing or mistyped receipt_data stays INVALID_PARAMETER naming the field', async () => {
+    for (const receipt_data of [undefined, 42, '']) {
+      const res = await verify({ receipt_data, user_id: 'u' });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_PARAMETER', details: [expect.objectContaining({ path: 'body.receipt_data' })] });
+    }
+  });
+
   it('a receipt minted for another app is INVALID_RECEIPT', async () => {
     const other = await createTestApp();
     const { receipt_data } = await mint(other);

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { compileRoutes, matchRoute, toProxyEvent } from '../../lib/local/gateway.js';
+import { compileRoutes, matchRoute, resolveRoute, toProxyEvent } from '../../lib/local/gateway.js';
 import { ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 
 const compiled = compileRoutes(ROUTES);
@@ -18,6 +18,43 @@ describe('local gateway routing', () => {
     const byId = matchRoute(compiled, 'GET', `${SUBSCRIPTIONS_BASE}/sub_1`);
     expect(byId?.route.name).toBe('GetSubscription');
     expect(byId?.pathParameters).toEqual({ subscription_id: 'sub_1' });
+  });
+
+  it('a literal segment wins over a {param} for every method: an unserved method there is 405 with the methods served', () => {
+    const cases: [string, string, { api: string; allow: string[] }][] = [
+      ['GET', `${SUBSCRIPTIONS_BASE}/verify`, { api: 'subscriptions', allow: ['POST'] }],
+      ['PUT', `${SUBSCRIPTIONS_BASE}/verify`, { api: 'subscriptions', allow: ['POST'] }],
+      ['PUT', `${SUBSCRIPTIONS_BASE}/products`, { api: 'subscriptions', allow: ['GET'] }],
+      ['PUT', `${SUBSCRIPTIONS_BASE}/revenue`, { api: 'subscriptions', allow: ['GET'] }],
+      ['DELETE', `${SUBSCRIPTIONS_BASE}/sub_1`, { api: 'subscriptions', allow: ['GET', 'PUT'] }],
+      ['GET', `${SUBSCRIPTIONS_BASE}/sub_1/cancel`, { api: 'subscriptions', allow: ['POST'] }],
+      ['DELETE', SUBSCRIPTIONS_BASE, { api: 'subscriptions', allow: ['GET', 'POST'] }],
+      // Mobile analogues: a literal beside a {param} (/report/global_switch vs /report/{type}), and plain ones.
+      ['GET', '/report/global_switch', { api: 'mobile', allow: ['POST'] }],
+      ['GET', '/v2/report/global_switch', { api: 'mobile', allow: ['POST'] }],
+      ['GET', '/report/custom', { api: 'mobile', allow: ['POST'] }],
+      ['GET', '/receipt/verify/first', { api: 'mobile', allow: ['POST'] }],
+      ['POST', '/users/attribute/update', { api: 'mobile', allow: ['PUT'] }],
+      ['POST', '/segment/info', { api: 'mobile', allow: ['GET'] }],
+    ];
+    for (const [method, path, expected] of cases) {
+      expect(resolveRoute(compiled, method, path), `${method} ${path}`).toEqual(expected);
+    }
+    expect(matchRoute(compiled, 'POST', '/report/global_switch')?.route.name).toBe('ReportGlobalSwitch');
+    expect(matchRoute(compiled, 'POST', '/report/custom')?.pathParameters).toEqual({ type: 'custom' });
+  });
+
+  it('the literal resource wins even when a {param} sibling serves the method (as in API Gateway)', () => {
+    // GET /v1/subscriptions/{subscription_id} exists, yet GET .../verify is verify's, not subscription "verify".
+    expect(matchRoute(compiled, 'GET', `${SUBSCRIPTIONS_BASE}/verify`)).toBeUndefined();
+    expect(matchRoute(compiled, 'PUT', `${SUBSCRIPTIONS_BASE}/products`)).toBeUndefined();
+    expect(matchRoute(compiled, 'PUT', `${SUBSCRIPTIONS_BASE}/sub_1`)?.route.name).toBe('UpdateSubscription');
+  });
+
+  it('a path that is no endpoint resolves to nothing (ROUTE_NOT_FOUND), whatever the method', () => {
+    expect(resolveRoute(compiled, 'GET', '/v1/nothing')).toBeUndefined();
+    expect(resolveRoute(compiled, 'POST', `${SUBSCRIPTIONS_BASE}/sub_1/extra/deep`)).toBeUndefined();
+    expect(resolveRoute(compiled, 'GET', '/')).toBeUndefined();
   });
 
   it('path parameters are URL-decoded', () => {

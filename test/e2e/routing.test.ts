@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type LocalGateway } from '../../lib/local/gateway.js';
+import { SUBSCRIPTIONS_BASE, type Route } from '../../lib/routes.js';
+import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { useGateway } from '../support/http.js';
+
+const { request } = useGateway();
+
+describe('routing as API Gateway does it', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createTestApp();
+  });
+
+  it.each([
+    ['GET', `${SUBSCRIPTIONS_BASE}/verify`, 'POST'],
+    ['PUT', `${SUBSCRIPTIONS_BASE}/verify`, 'POST'],
+    ['PUT', `${SUBSCRIPTIONS_BASE}/products`, 'GET'],
+    ['PUT', `${SUBSCRIPTIONS_BASE}/revenue`, 'GET'],
+    ['DELETE', `${SUBSCRIPTIONS_BASE}/sub_0123456789abcdef01234567`, 'GET, PUT'],
+    ['PATCH', SUBSCRIPTIONS_BASE, 'GET, POST'],
+  ])('%s %s is 405 METHOD_NOT_ALLOWED in the subscription envelope, Allow: %s', async (method, path, allow) => {
+    const res = await request(method, path, { bearer: app.secretKey, ...(method === 'PUT' ? { body: { status: 'active' } } : {}) });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+    expect(res.headers.get('x-request-id')).toMatch(/.+/);
+    expect(res.body).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: expect.stringContaining('Allow') } });
+  });
+
+  it.each([
+    ['GET', '/report/global_switch', 'POST'],
+    ['GET', '/v2/report/global_switch', 'POST'],
+    ['GET', '/report/custom_type', 'POST'],
+    ['GET', '/receipt/verify/first', 'POST'],
+    ['POST', '/users/attribute/update', 'PUT'],
+    ['PUT', '/segment/info', 'GET'],
+  ])('%s %s is 405 METHOD_NOT_ALLOWED in the mobile envelope, Allow: %s', async (method, path, allow) => {
+    const res = await request(method, path, { headers: { 'X-API-KEY': app.sdkKey }, ...(method === 'GET' ? {} : { body: {} }) });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+    expect(res.body).toEqual({ status: 'error', code: 'METHOD_NOT_ALLOWED', message: expect.stringContaining('Allow') });
+  });
+
+  it('the served methods of those paths still reach their handlers, and ids still reach theirs', async () => {
+    expect((await request('GET', `${SUBSCRIPTIONS_BASE}/products`, { bearer: app.secretKey })).status).toBe(200);
+    // The revenue handler itself answers (its query parameters are required).
+    expect((await request('GET', `${SUBSCRIPTIONS_BASE}/revenue`, { bearer: app.secretKey })).body.error.code).toBe('INVALID_PARAMETER');
+    const byId = await request('GET', `${SUBSCRIPTIONS_BASE}/sub_0123456789abcdef01234567`, { bearer: app.secretKey });
+    expect(byId.status).toBe(404);
+    expect(byId.body.error.code).toBe('SUBSCRIPTION_NOT_FOUND');
+  });
+
+  it('a path that is no endpoint keeps its answer: 404 ROUTE_NOT_FOUND in the envelope its prefix names', async () => {
+    const sub = await request('GET', `${SUBSCRIPTIONS_BASE}/sub_1/nothing/here`, { bearer: app.secretKey });
+    expect(sub.status).toBe(404);
+    expect(sub.headers.get('allow')).toBeNull();
+    expect(sub.body.error.code).toBe('ROUTE_NOT_FOUND');
+    const mobile = await request('GET', '/no/such/endpoint', { headers: { 'X-API-KEY': app.sdkKey } });
+    expect(mobile.status).toBe(404);
+    expect(mobile.body).toMatchObject({ status: 'error', code: 'ROUTE_NOT_FOUND' });
+  });
+});
+
+describe('function timeout in the local gateway', () => {
+  const slow: Route[] = [
+    { name: 'SlowSubscriptions', api: 'subscriptions', method: 'GET', path: `${SUBSCRIPTIONS_BASE}/slow`, handler: 'test/support/slow-handler.ts', table: [] },
+    { name: 'SlowMobile', api: 'mobile', method: 'GET', path: '/slow', handler: 'test/support/slow-handler.ts', table: [], actsOnUser: false },
+  ];
+  let gateway: LocalGateway;
+  beforeAll(async () => {
+    gateway = await startGateway({ port: 0, routes: slow, functionTimeoutMs: 200 });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('a handler within its timeout answers as it says', async () => {
+    const res = await fetch(`${gateway.url}/slow?delay_ms=10`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ slept_ms: 10 });
+  });
+
+  it('a handler past its timeout is a 502 INTERNAL_ERROR at the timeout, as API Gateway answers for a timed-out Lambda', async () => {
+    const started = Date.now();
+    const sub = await fetch(`${gateway.url}${SUBSCRIPTIONS_BASE}/slow?delay_ms=700`);
+    const elapsed = Date.now() - started;
+    expect(sub.status).toBe(502);
+    expect(elapsed).toBeGreaterThanOrEqual(190);
+    expect(elapsed).toBeLessThan(650);
+    const requestId = sub.headers.get('x-request-id');
+    expect(await sub.json()).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'Internal server error', request_id: requestId } });
+    const mobile = await fetch(`${gateway.url}/slow?delay_ms=700`);
+    expect(mobile.status).toBe(502);
+    expect(await mobile.json()).toMatchObject({ status: 'error', code: 'INTERNAL_ERROR', message: 'Internal server error' });
+  });
+});
