@@ -193,7 +193,7 @@ try {
   const { app_id, payload } = unmarshall(template) as { app_id: string; payload: unknown };
   const { handler: publisher } = await import('../functions/events/publish-status-changes.js');
   const { handler: deliverWebhook } = await import('../functions/events/deliver-webhook.js');
-  const { lambdaContext } = await import('../lib/local/lambda-context.js');
+  const { lambdaContext } = await import('../local/lambda-context.js');
   const { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } = await import('../lib/domain/webhook-retry.js');
   const deliverer = (event: EventBridgeEvent<typeof STATUS_CHANGED, unknown>) =>
     deliverWebhook(event, lambdaContext('DeliverWebhook', 'bench', WEBHOOK_DELIVERER_TIMEOUT_SECONDS * 1000));

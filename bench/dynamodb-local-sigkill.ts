@@ -11,7 +11,7 @@ import { GetItemCommand, PutItemCommand, TransactWriteItemsCommand } from '@aws-
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureTable, localClient, startDynamoDbLocal } from '../lib/local/dynamodb.js';
+import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.js';
 import { freePort } from '../test/support/ports.js';
 import { writeResults } from './support/report.js';
 

@@ -58,7 +58,7 @@ const dynamo = await startBenchDynamoDb('bench-throughput');
 try {
   const { describeStages, quiet, recordCommands, replay, stagesOf } = await import('./support/commands.js');
   const { seedApp } = await import('./support/seed.js');
-  const { startGateway } = await import('../lib/local/gateway.js');
+  const { startGateway } = await import('../local/gateway.js');
   const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
   const { newSubscriptionId } = await import('../lib/ids.js');
   const { mobileHeaders } = await import('../test/support/mobile.js');

@@ -16,7 +16,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../../lib/config.js';
 import { ddb } from '../../lib/data/client.js';
 import { TABLE } from '../../lib/data/table.js';
-import { localClient } from '../../lib/local/dynamodb.js';
+import { localClient } from '../../local/dynamodb.js';
 
 export interface Capacity {
   /** Read request units. */

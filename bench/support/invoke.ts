@@ -4,8 +4,8 @@
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { compileRoutes, importHandler, matchRoute } from '../../lib/local/gateway.js';
-import { lambdaContext } from '../../lib/local/lambda-context.js';
+import { compileRoutes, importHandler, matchRoute } from '../../local/gateway.js';
+import { lambdaContext } from '../../local/lambda-context.js';
 import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, type Route } from '../../lib/routes.js';
 
 export interface BenchRequest {

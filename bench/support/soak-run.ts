@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from '../../lib/local/dynamodb.js';
+import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from '../../local/dynamodb.js';
 import { freePort } from '../../test/support/ports.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test/support/webhook-receiver.js';
 import type { BudgetCheck } from './report.js';
@@ -174,7 +174,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
     const { getApp } = await import('../../lib/data/apps.js');
     const { setWebhook } = await import('../../lib/data/webhooks.js');
     const { mintTestReceipt } = await import('../../lib/stores/test-store.js');
-    const { startLocalRuntime } = await import('../../lib/local/runtime.js');
+    const { startLocalRuntime } = await import('../../local/runtime.js');
     const { readTable, reconcile } = await import('./soak-reconcile.js');
 
     const app = await createTestApp();

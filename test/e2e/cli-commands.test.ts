@@ -15,7 +15,7 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `cli-commands-e2e-${process.pid}`;
 });
 
-import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
+import { startLocalRuntime, type LocalRuntime } from '../../local/runtime.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createOwnTable } from '../support/own-table.js';
 import { admin, type RunResult } from '../support/processes.js';

@@ -37,7 +37,7 @@ describe('legacy app receipts over HTTP (App Store Server API stand-in, receipts
     process.env.APP_STORE_SERVER_API_BASE_URL = standIn.url;
     ({ SUBSCRIPTIONS_BASE } = await import('../../lib/routes.js'));
     ({ setRestorePolicy } = await import('../../lib/data/apps.js'));
-    gateway = await (await import('../../lib/local/gateway.js')).startGateway({ port: 0 });
+    gateway = await (await import('../../local/gateway.js')).startGateway({ port: 0 });
   });
   afterAll(async () => {
     await gateway?.close();

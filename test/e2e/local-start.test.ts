@@ -26,7 +26,7 @@ async function startService(env: Record<string, string | undefined>, args: strin
   const port = await freePort();
   const dynamodbPort = await freePort();
   const started = Date.now();
-  const service = startTs('lib/local/start.ts', args, { PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), ...env });
+  const service = startTs('local/start.ts', args, { PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), ...env });
   await waitFor(() => service.output().includes('Mobile API'), 45_000, () => `npm start to print its URLs:\n${service.output()}`);
   const stop = async () => {
     const exited = new Promise((resolve) => service.child.once('exit', resolve));
@@ -56,7 +56,7 @@ describe('npm start', () => {
     const env = { DYNAMODB_ENDPOINT: '', TABLE_NAME: 'persist-test', DATA_DIR: dataDir };
     const first = await startService(env);
     const { runTs } = await import('../support/processes.js');
-    const created = await runTs('lib/admin/cli.ts', ['apps', 'create', '--name', 'persisted', '--json'], {
+    const created = await runTs('cli/cli.ts', ['apps', 'create', '--name', 'persisted', '--json'], {
       DYNAMODB_ENDPOINT: `http://127.0.0.1:${first.dynamodbPort}`,
       TABLE_NAME: 'persist-test',
     });

@@ -27,7 +27,7 @@ describe('npm start killed between a state write and its delivery', () => {
 
   async function start(port: number) {
     // The external DynamoDB of the test run stays up while npm start dies, as DATA_DIR would on disk.
-    const service = startTs('lib/local/start.ts', [], { PORT: String(port), SWEEP_INTERVAL_SECONDS: '1' });
+    const service = startTs('local/start.ts', [], { PORT: String(port), SWEEP_INTERVAL_SECONDS: '1' });
     await waitUntil(() => service.output().includes('Mobile API'), 45_000, `npm start:\n${service.output()}`);
     return service;
   }

@@ -5,7 +5,7 @@ vi.hoisted(() => {
 });
 
 import { setWebhook } from '../../lib/data/webhooks.js';
-import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
+import { startLocalRuntime, type LocalRuntime } from '../../local/runtime.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startGateway, type LocalGateway } from '../../lib/local/gateway.js';
+import { startGateway, type LocalGateway } from '../../local/gateway.js';
 import { SUBSCRIPTIONS_BASE, type Route } from '../../lib/routes.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';

@@ -6,7 +6,7 @@ vi.hoisted(() => {
 
 import { setRestorePolicy } from '../../lib/data/apps.js';
 import { setWebhook } from '../../lib/data/webhooks.js';
-import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
+import { startLocalRuntime, type LocalRuntime } from '../../local/runtime.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { subscriptionDetail } from '../../lib/schemas/subscription.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
-import type { LocalGateway } from '../../lib/local/gateway.js';
+import type { LocalGateway } from '../../local/gateway.js';
 import type { TestApp } from '../support/fixtures.js';
 import { startGooglePlayStandIn, subscriptionPurchase, type StandIn } from '../support/google-play-standin.js';
 import { mobileHeaders } from '../support/mobile.js';
@@ -20,7 +20,7 @@ describe('POST /v1/subscriptions/verify for Google Play (stand-in of Google over
     process.env.GOOGLE_PLAY_API_BASE_URL = standIn.url;
     app = await (await import('../support/fixtures.js')).createTestApp();
     await (await import('../../lib/stores/settings.js')).putStoreSettings(app.appId, 'google_play', { package_name: PACKAGE, service_account: standIn.serviceAccount });
-    gateway = await (await import('../../lib/local/gateway.js')).startGateway({ port: 0 });
+    gateway = await (await import('../../local/gateway.js')).startGateway({ port: 0 });
   });
   afterAll(async () => {
     await gateway?.close();

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from '../../lib/local/dynamodb.js';
-import type { LocalGateway } from '../../lib/local/gateway.js';
+import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from '../../local/dynamodb.js';
+import type { LocalGateway } from '../../local/gateway.js';
 import type { TestApp } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 
@@ -30,7 +30,7 @@ describe('event ingestion when DynamoDB goes away mid-batch', () => {
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
     process.env.TABLE_NAME = 'outage-test';
     data = await import('../../lib/data/client.js');
-    gateway = await (await import('../../lib/local/gateway.js')).startGateway({ port: 0 });
+    gateway = await (await import('../../local/gateway.js')).startGateway({ port: 0 });
     app = await (await import('../support/fixtures.js')).createTestApp();
   }, 90_000);
   afterAll(async () => {

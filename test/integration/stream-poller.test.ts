@@ -10,7 +10,7 @@ import { ddb, dynamodb, tableName } from '../../lib/data/client.js';
 import { INITIAL_LIFECYCLE, type SubscriptionState } from '../../lib/domain/subscription-state.js';
 import { useLocalBus } from '../../lib/events/bus.js';
 import { outboxItem } from '../../lib/events/outbox.js';
-import { startStreamPoller, type StreamPoller } from '../../lib/local/stream-poller.js';
+import { startStreamPoller, type StreamPoller } from '../../local/stream-poller.js';
 import { createOwnTable } from '../support/own-table.js';
 import { waitUntil } from '../support/webhook-receiver.js';
 

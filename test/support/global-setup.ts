@@ -1,7 +1,7 @@
 /** Starts one in-memory DynamoDB Local for the whole test run and creates the table in it. */
 import type { TestProject } from 'vitest/node';
 import { freePort } from './ports.js';
-import { ensureTable, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb.js';
+import { ensureTable, localClient, startDynamoDbLocal } from '../../local/dynamodb.js';
 
 export const TEST_TABLE = 'subscriptions-test';
 

@@ -14,7 +14,7 @@ import type { SubscriptionRecord } from '../../lib/data/subscriptions.js';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../lib/domain/subscription-state.js';
 import type { ApiName } from '../../lib/http/envelopes.js';
 import { MAX_BODY_BYTES } from '../../lib/http/endpoint.js';
-import { apiOfPath } from '../../lib/local/gateway.js';
+import { apiOfPath } from '../../local/gateway.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
 import { createTestApp, type TestApp } from './fixtures.js';

@@ -1,7 +1,7 @@
 /** Starts the local gateway in the test worker and speaks HTTP to it, as a client would. */
 import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
-import { startGateway, type LocalGateway } from '../../lib/local/gateway.js';
+import { startGateway, type LocalGateway } from '../../local/gateway.js';
 
 export interface HttpResult<T = any> {
   status: number;

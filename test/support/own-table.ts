@@ -2,7 +2,7 @@
  * For test files that read the table's stream: their own table in the shared DynamoDB Local, so
  * their stream carries only their events: set TABLE_NAME in vi.hoisted (before lib/ reads it), then call createOwnTable.
  */
-import { ensureTable, localClient } from '../../lib/local/dynamodb.js';
+import { ensureTable, localClient } from '../../local/dynamodb.js';
 
 export async function createOwnTable(): Promise<void> {
   const client = localClient(process.env.DYNAMODB_ENDPOINT!);

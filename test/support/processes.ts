@@ -35,7 +35,7 @@ export const runTs = (script: string, args: string[], env: Record<string, string
   runToEnd(spawnNode([...WITH_TSX, script, ...args], env, REPO_ROOT));
 
 /** The operator CLI against the test table. */
-export const admin = (...args: string[]) => runTs('lib/admin/cli.ts', args);
+export const admin = (...args: string[]) => runTs('cli/cli.ts', args);
 
 /** Starts a long-running entry point (npm start); `output` is everything it printed so far. */
 export function startTs(script: string, args: string[], env: Record<string, string | undefined>): { child: ChildProcess; output: () => string } {

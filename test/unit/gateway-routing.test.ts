@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { compileRoutes, matchRoute, resolveRoute, toProxyEvent } from '../../lib/local/gateway.js';
+import { compileRoutes, matchRoute, resolveRoute, toProxyEvent } from '../../local/gateway.js';
 import { ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 
 const compiled = compileRoutes(ROUTES);

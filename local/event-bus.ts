@@ -5,11 +5,11 @@
  */
 import type { EventBridgeEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } from '../domain/webhook-retry.js';
-import type { BusDispatcher } from '../events/bus.js';
-import { EVENT_SOURCE, type BusEventDetail, type EventKind } from '../events/schemas.js';
-import { handler as deliverWebhook } from '../../functions/events/deliver-webhook.js';
-import { redactText } from '../redact.js';
+import { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } from '../lib/domain/webhook-retry.js';
+import type { BusDispatcher } from '../lib/events/bus.js';
+import { EVENT_SOURCE, type BusEventDetail, type EventKind } from '../lib/events/schemas.js';
+import { handler as deliverWebhook } from '../functions/events/deliver-webhook.js';
+import { redactText } from '../lib/redact.js';
 import { lambdaContext } from './lambda-context.js';
 
 export const dispatchToRuleTargets: BusDispatcher = async (events) => {

@@ -2,8 +2,8 @@
  * The local stand-in for the stack's one-minute schedules: runs the expiry sweeper and the
  * webhook retry job every SWEEP_INTERVAL_SECONDS, one run at a time.
  */
-import { handler as expireSubscriptions } from '../../functions/jobs/expire-subscriptions.js';
-import { handler as retryWebhooks } from '../../functions/jobs/retry-webhooks.js';
+import { handler as expireSubscriptions } from '../functions/jobs/expire-subscriptions.js';
+import { handler as retryWebhooks } from '../functions/jobs/retry-webhooks.js';
 
 export interface Scheduler {
   stop(): Promise<void>;

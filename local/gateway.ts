@@ -11,13 +11,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AppError } from '../errors.js';
-import { errorResponse, type ApiName } from '../http/envelopes.js';
-import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, SUBSCRIPTIONS_BASE, type Route } from '../routes.js';
-import { redactText } from '../redact.js';
+import { AppError } from '../lib/errors.js';
+import { errorResponse, type ApiName } from '../lib/http/envelopes.js';
+import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, SUBSCRIPTIONS_BASE, type Route } from '../lib/routes.js';
+import { redactText } from '../lib/redact.js';
 import { lambdaContext } from './lambda-context.js';
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** API Gateway's own limit on a request payload. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;

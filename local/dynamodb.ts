@@ -15,7 +15,7 @@ import {
 import { mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
-import { createTableInput } from '../data/table.js';
+import { createTableInput } from '../lib/data/table.js';
 
 export interface LocalDynamoDb {
   endpoint: string;

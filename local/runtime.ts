@@ -4,9 +4,9 @@
  * deliverer) and the scheduler (expiry sweeper, webhook retries). `npm start` and the end-to-end
  * tests both start it this way, against whatever DynamoDB the environment names.
  */
-import { useLocalBus } from '../events/bus.js';
-import { dynamodb } from '../data/client.js';
-import { logger } from '../logger.js';
+import { useLocalBus } from '../lib/events/bus.js';
+import { dynamodb } from '../lib/data/client.js';
+import { logger } from '../lib/logger.js';
 import { dispatchToRuleTargets } from './event-bus.js';
 import { startGateway, type LocalGateway } from './gateway.js';
 import { startScheduler } from './scheduler.js';

@@ -15,10 +15,10 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { ddb, tableName } from '../data/client.js';
-import { keys } from '../data/keys.js';
-import { isOutboxInsert } from '../events/outbox.js';
-import { handler as publishStatusChanges } from '../../functions/events/publish-status-changes.js';
+import { ddb, tableName } from '../lib/data/client.js';
+import { keys } from '../lib/data/keys.js';
+import { isOutboxInsert } from '../lib/events/outbox.js';
+import { handler as publishStatusChanges } from '../functions/events/publish-status-changes.js';
 
 const CHECKPOINT = keys.checkpoint('stream-poller');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -16,12 +16,12 @@ import {
   setUserTokenRequired,
   UserTokenSecretExists,
   type RestorePolicy,
-} from '../data/apps.js';
-import { DEFAULT_RATE_LIMIT_TIER, isRateLimitTier, RATE_LIMIT_TIERS, type RateLimitTier } from '../domain/rate-limit.js';
-import { config } from '../config.js';
-import type { ApiKeyKind } from '../data/keys.js';
-import { getProduct, putProducts } from '../data/products.js';
-import { addBillingPeriod, addDays } from '../domain/billing.js';
+} from '../lib/data/apps.js';
+import { DEFAULT_RATE_LIMIT_TIER, isRateLimitTier, RATE_LIMIT_TIERS, type RateLimitTier } from '../lib/domain/rate-limit.js';
+import { config } from '../lib/config.js';
+import type { ApiKeyKind } from '../lib/data/keys.js';
+import { getProduct, putProducts } from '../lib/data/products.js';
+import { addBillingPeriod, addDays } from '../lib/domain/billing.js';
 import {
   appStoreSettingsSchema,
   googlePlaySettingsSchema,
@@ -31,20 +31,20 @@ import {
   testStorePrivateKey,
   type ConfigurableStore,
   type StoreSettings,
-} from '../stores/settings.js';
-import { mintTestReceipt } from '../stores/test-store.js';
-import { setWebhook } from '../data/webhooks.js';
-import { TRANSFERRED } from '../events/schemas.js';
-import { recentDeliveries, redeliver } from '../services/webhook-delivery.js';
-import { toDetails } from '../http/parse.js';
-import { appIdSchema, currencySchema, userIdSchema } from '../schemas/common.js';
-import { appAccountTokenFor, isUuid } from '../domain/app-account-token.js';
-import { productCatalogueSchema } from '../schemas/product.js';
-import { adsConfigSchema } from '../schemas/ads.js';
-import { segmentCatalogueSchema } from '../schemas/segment.js';
-import { putAdsConfig, putSegments } from '../data/app-config.js';
-import { putExchangeRates } from '../data/revenue.js';
-import { exchangeRatesSchema } from '../schemas/fx.js';
+} from '../lib/stores/settings.js';
+import { mintTestReceipt } from '../lib/stores/test-store.js';
+import { setWebhook } from '../lib/data/webhooks.js';
+import { TRANSFERRED } from '../lib/events/schemas.js';
+import { recentDeliveries, redeliver } from '../lib/services/webhook-delivery.js';
+import { toDetails } from '../lib/http/parse.js';
+import { appIdSchema, currencySchema, userIdSchema } from '../lib/schemas/common.js';
+import { appAccountTokenFor, isUuid } from '../lib/domain/app-account-token.js';
+import { productCatalogueSchema } from '../lib/schemas/product.js';
+import { adsConfigSchema } from '../lib/schemas/ads.js';
+import { segmentCatalogueSchema } from '../lib/schemas/segment.js';
+import { putAdsConfig, putSegments } from '../lib/data/app-config.js';
+import { putExchangeRates } from '../lib/data/revenue.js';
+import { exchangeRatesSchema } from '../lib/schemas/fx.js';
 import type * as z from 'zod/mini';
 
 export class CliError extends Error {

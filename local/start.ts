@@ -4,7 +4,7 @@
  * and prints the base URLs. Ctrl-C stops the gateway and DynamoDB Local.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_DYNAMODB_PORT, DEFAULT_PORT, DEFAULT_TABLE_NAME } from '../defaults.js';
+import { DEFAULT_DYNAMODB_PORT, DEFAULT_PORT, DEFAULT_TABLE_NAME } from '../lib/defaults.js';
 import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from './dynamodb.js';
 
 const { values: flags } = parseArgs({ options: { 'in-memory': { type: 'boolean', default: false } } });
@@ -53,7 +53,7 @@ if (!(sweepIntervalSeconds > 0)) {
 
 // Imported only now: handler modules read their configuration from the environment set above.
 const { startLocalRuntime } = await import('./runtime.js');
-const { SUBSCRIPTIONS_BASE } = await import('../routes.js');
+const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
 let runtime: Awaited<ReturnType<typeof startLocalRuntime>>;
 try {
   runtime = await startLocalRuntime({ port, host: process.env.HOST || '127.0.0.1', sweepIntervalSeconds });
