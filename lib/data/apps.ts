@@ -2,7 +2,7 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyId, newApiKey, newAppId, newUserTokenSecret, sha256Hex } from '../ids.js';
 import { newTestStoreKeys } from '../stores/test-store.js';
-import { ddb, tableName } from './client.js';
+import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys, type ApiKeyKind } from './keys.js';
 import { queryAll } from './query.js';
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
@@ -183,7 +183,7 @@ export async function setTestStore(
     );
     return { test_store: true, generated_key: true };
   } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!isConditionFailure(error)) throw error;
   }
   // Another command gave the app its key pair first.
   if (keySecret && keep.publicKeyOfKept) {
