@@ -3,6 +3,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { apiKeyId, newApiKey, newAppId, newUserTokenSecret, sha256Hex } from '../ids.js';
 import { newTestStoreKeys } from '../stores/test-store.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
+import { cancellationReasonsOf } from './unavailable.js';
 import { keys, type ApiKeyKind } from './keys.js';
 import { queryAll } from './query.js';
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
@@ -14,8 +15,10 @@ export interface AppRecord {
   reporting_currency: string;
   /** Accepts receipts minted by `admin receipts mint`. */
   test_store: boolean;
-  /** The test store's ES256 key pair (PEM) when test_store is on; never returned by any API. */
-  /** The test store's signing key (PKCS#8 PEM), locally; in AWS the secret holding it (lib/stores/settings.ts). */
+  /**
+   * The test store's ES256 key pair (PEM), never returned by any API: the private key locally, or
+   * in AWS the name of the secret holding it (lib/stores/settings.ts).
+   */
   test_store_private_key?: string;
   test_store_private_key_secret?: string;
   test_store_public_key?: string;
@@ -269,9 +272,7 @@ interface AppChange {
   values: Record<string, unknown>;
 }
 
-const cancelledByCondition = (error: unknown): boolean =>
-  (error as Error | undefined)?.name === 'TransactionCanceledException' &&
-  ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed');
+const cancelledByCondition = (error: unknown): boolean => cancellationReasonsOf(error).includes('ConditionalCheckFailed');
 
 const KEYS_VERSION_ATTEMPTS = 5;
 

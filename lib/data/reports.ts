@@ -8,6 +8,7 @@ import { config } from '../config.js';
 import type { NormalizedEvent } from '../domain/events.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
+import { cancellationReasonsOf } from './unavailable.js';
 import { keys } from './keys.js';
 
 const expiry = (now: Date) => Math.floor(now.getTime() / 1000) + config.eventRetentionDays * 86_400;
@@ -112,8 +113,7 @@ async function putOnce(item: Record<string, unknown>, profile: ReturnType<typeof
     );
     return true;
   } catch (error) {
-    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+    if (cancellationReasonsOf(error)[0] === 'ConditionalCheckFailed') return false;
     throw error;
   }
 }

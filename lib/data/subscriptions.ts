@@ -3,7 +3,6 @@
  * one the listing indexes project) and its payment item (PAYMENT, which carries the receipt and
  * is kept out of the indexes). Counters per filter combination make list totals O(1).
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetConsistent, batchWriteAll, putRequest } from './batch.js';
 import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type StatusChange, type SubscriptionState, type SubscriptionStatus } from '../domain/subscription-state.js';
@@ -12,6 +11,7 @@ import type { RevenueDelta } from '../domain/revenue.js';
 import type { Platform } from '../schemas/common.js';
 import type { Product } from '../schemas/product.js';
 import { ddb, tableName } from './client.js';
+import { cancellationReasonsOf } from './unavailable.js';
 import { dueAttributes, keys, listCounterKey, listPartition, listSortKey, type FacetValues, type TableKey } from './keys.js';
 import { toProduct } from './products.js';
 import { facetCombinations, TABLE, withoutKeys } from './table.js';
@@ -402,12 +402,9 @@ export async function getSubscriptionRecord(appId: string, subscriptionId: strin
   return Item ? toRecord(Item) : undefined;
 }
 
-const cancellationReasons = (error: unknown): (string | undefined)[] =>
-  error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []).map((reason) => reason.Code) : [];
-
 /** The items of a cancelled transaction whose condition failed. */
 const failedItems = <T>(error: unknown, items: T[]): T[] => {
-  const reasons = cancellationReasons(error);
+  const reasons = cancellationReasonsOf(error);
   if (reasons.length === 0) return [];
   return items.filter((_, i) => reasons[i] === 'ConditionalCheckFailed');
 };

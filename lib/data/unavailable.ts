@@ -17,12 +17,15 @@ const UNAVAILABLE_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOU
 /** A transaction cancelled for one of these reasons may commit when tried again. */
 const RETRYABLE_CANCELLATION_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'TransactionConflict']);
 
+/** Why each item of a cancelled TransactWriteItems failed, in the transaction's order (empty for any other error). */
+export const cancellationReasonsOf = (error: unknown): (string | undefined)[] =>
+  (error as Error | undefined)?.name === 'TransactionCanceledException'
+    ? ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((reason) => reason.Code)
+    : [];
+
 export function isDataStoreUnavailable(error: unknown): boolean {
   const name = (error as { name?: string } | undefined)?.name ?? '';
   const code = (error as { code?: string } | undefined)?.code ?? '';
   if (UNAVAILABLE_ERROR_NAMES.has(name) || UNAVAILABLE_ERROR_CODES.has(code)) return true;
-  return (
-    name === 'TransactionCanceledException' &&
-    ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((reason) => RETRYABLE_CANCELLATION_REASONS.has(reason.Code ?? ''))
-  );
+  return cancellationReasonsOf(error).some((reason) => RETRYABLE_CANCELLATION_REASONS.has(reason ?? ''));
 }

@@ -21,7 +21,7 @@ const eventBridge = new EventBridgeClient({ region: config.region });
 /** PutEvents takes at most 10 entries. */
 const MAX_ENTRIES = 10;
 
-export async function putStatusChanges(events: BusEventDetail[]): Promise<number[]> {
+export async function putEvents(events: BusEventDetail[]): Promise<number[]> {
   if (localDispatcher) return localDispatcher(events);
   if (!config.eventBusName) throw new Error('EVENT_BUS_NAME is not set');
   const failed: number[] = [];

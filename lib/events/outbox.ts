@@ -1,7 +1,7 @@
 /**
  * The transactional outbox: every status change (and every transfer of a purchase) writes, in the
- * same TransactWriteItems as the new state, one outbox item holding the notification. The table's stream carries its INSERT to the
- * publisher (functions/events/publish-status-changes.ts), which puts it on EventBridge.
+ * same TransactWriteItems as the new state, one outbox item holding the notification. The table's
+ * stream carries its INSERT to the publisher (functions/events/publish-status-changes.ts), which puts it on EventBridge.
  */
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { StatusChange, SubscriptionState } from '../domain/subscription-state.js';

@@ -6,7 +6,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { logger } from '../logger.js';
-import { putStatusChanges } from './bus.js';
+import { putEvents } from './bus.js';
 import { isOutboxInsert } from './outbox.js';
 import { busEventDetail, type BusEventDetail } from './schemas.js';
 
@@ -23,7 +23,7 @@ export async function publishOutboxRecords(records: DynamoDBRecord[]): Promise<D
     events.push({ detail: parsed.data, sequenceNumber: record.dynamodb!.SequenceNumber! });
   }
   if (events.length === 0) return { batchItemFailures: [] };
-  const failed = await putStatusChanges(events.map((e) => e.detail));
+  const failed = await putEvents(events.map((e) => e.detail));
   if (failed.length > 0) logger.warn('some events were not accepted by the bus', { failed: failed.length, of: events.length });
   return { batchItemFailures: failed.map((i) => ({ itemIdentifier: events[i]!.sequenceNumber })) };
 }

@@ -1,12 +1,12 @@
 /**
  * The test store: how SDK developers (and our own tests) buy things without Apple or Google.
- * Apps with the test store on (apps create --test-store, apps update --test-store on) get an ES256 key pair; `admin receipts mint` signs a JWS shaped
- * like a StoreKit JWSTransaction with the app's private key, and only that app's public key
- * verifies it, so no other app accepts it.
+ * Apps with the test store on (apps create --test-store, apps update --test-store on) get an
+ * ES256 key pair; `admin receipts mint` signs a JWS shaped like a StoreKit JWSTransaction with
+ * the app's private key, and only that app's public key verifies it, so no other app accepts it.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import { AppError } from '../errors.js';
-import { jwsOf, type StoreVerifier, type VerifiedTransaction } from './types.js';
+import { jwsHeaderOf, jwsOf, type StoreVerifier, type VerifiedTransaction } from './types.js';
 
 export interface TestStoreKeys {
   /** PKCS#8 PEM; stays in the table, never returned by any API. */
@@ -106,8 +106,7 @@ function parseJson(part: string): Record<string, unknown> | undefined {
 
 /** True when the receipt claims to come from the test store (whichever app minted it). */
 export function isTestStoreReceipt(receiptData: string): boolean {
-  const jws = jwsOf(receiptData);
-  const kid = jws ? parseJson(jws.split('.')[0]!)?.kid : undefined;
+  const kid = jwsHeaderOf(receiptData)?.kid;
   return typeof kid === 'string' && kid.startsWith('test-store:');
 }
 

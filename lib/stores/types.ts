@@ -47,16 +47,20 @@ export function jwsOf(receiptData: string): string | undefined {
   return JWS_PATTERN.test(decoded) ? decoded : undefined;
 }
 
-/** Whether a receipt is a JWS whose header is a JOSE header (a signed transaction), whatever signed it. */
-export function isSignedTransaction(receiptData: string): boolean {
+/** The JOSE header of a receipt that is a JWS, unverified; undefined when it is none. */
+export function jwsHeaderOf(receiptData: string): Record<string, unknown> | undefined {
   const header = jwsOf(receiptData)?.split('.')[0];
+  if (header === undefined) return undefined;
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(header ?? '', 'base64url').toString('utf8'));
-    return typeof parsed === 'object' && parsed !== null && typeof (parsed as { alg?: unknown }).alg === 'string';
+    const parsed: unknown = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
+
+/** Whether a receipt is a JWS whose header is a JOSE header (a signed transaction), whatever signed it. */
+export const isSignedTransaction = (receiptData: string): boolean => typeof jwsHeaderOf(receiptData)?.alg === 'string';
 
 /** The ids a signed transaction states, before its signature is checked. */
 export interface StatedTransaction {
