@@ -35,7 +35,10 @@ export function useGateway() {
   // Keep-alive: fuzzing sends thousands of requests, one connection is enough.
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
   beforeAll(async () => {
-    gateway = await startGateway({ port: 0 });
+    // The suite shares two cores with DynamoDB Local, far slower than DynamoDB: a 1,000-event batch
+    // that takes 2.5 s alone took over the 10 s function timeout in a full run. The timeout itself
+    // is tested in test/e2e/routing.test.ts with its own gateway.
+    gateway = await startGateway({ port: 0, functionTimeoutMs: 60_000 });
   });
   afterAll(async () => {
     agent.destroy();
