@@ -84,7 +84,12 @@ async function round(kind: Kind): Promise<Round> {
         const counted = Number((await present(`writer-${writer}`, 'count'))?.n?.N ?? 0);
         // Items stored beyond the acknowledged ones (acknowledgement lost in the kill) count too: compare with all stored.
         let items = 0;
-        for (let i = 0, misses = 0; misses < 3; i++) (await present(`w${writer}-${i}`, 'item')) ? (items++, (misses = 0)) : misses++;
+        for (let i = 0, misses = 0; misses < 3; i++) {
+          if (await present(`w${writer}-${i}`, 'item')) {
+            items++;
+            misses = 0;
+          } else misses++;
+        }
         if (counted !== items) torn += 1;
       }
     }

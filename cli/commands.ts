@@ -188,13 +188,10 @@ const COMMANDS: Record<string, Command> = {
     options: { app: { type: 'string' }, rotate: { type: 'boolean', default: false } },
     async run(values) {
       const appId = await requireApp(values);
-      let setting;
-      try {
-        setting = await issueUserTokenSecret(appId, values.rotate === true);
-      } catch (error) {
+      const setting = await issueUserTokenSecret(appId, values.rotate === true).catch((error: unknown) => {
         if (!(error instanceof UserTokenSecretExists)) throw error;
         throw new CliError(`${error.message}; --rotate replaces it (tokens signed with the old one are refused at once)`, 'SECRET_EXISTS');
-      }
+      });
       return {
         json: { app_id: appId, secret: setting.issued_secret, require_user_token: setting.require_user_token },
         text: [
@@ -570,12 +567,13 @@ export async function runCommand(args: string[]): Promise<CommandResult> {
     if (args.length === 0 || args[0] === 'help' || args[0] === '--help') return { text: helpText(), json: { commands: Object.values(COMMANDS).map((c) => c.usage) } };
     throw new CliError(`unknown command "${args.filter((arg) => !arg.startsWith('-')).slice(0, 3).join(' ')}"\n${helpText()}`);
   }
-  let values;
+  let values: ReturnType<typeof parseArgs>['values'];
   try {
     ({ values } = parseArgs({ args: withNegativeValues(args.slice(name.split(' ').length), command.options), options: command.options, strict: true, allowPositionals: false }));
   } catch (error) {
     throw new CliError(`${(error as Error).message}\nusage: ${command.usage}`);
   }
+  // No option is declared `multiple`, so no value is an array.
   return command.run(values as Record<string, string | boolean | undefined>);
 }
 

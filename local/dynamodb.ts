@@ -10,6 +10,7 @@ import {
   DynamoDBClient,
   ListTablesCommand,
   ResourceNotFoundException,
+  type TableDescription,
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { mkdirSync } from 'node:fs';
@@ -105,7 +106,7 @@ async function waitUntilActive(client: DynamoDBClient, tableName: string): Promi
 /** Creates the table if missing and adds any index the definition has that the table lacks. */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'updated' | 'exists'> {
   const definition = createTableInput(tableName);
-  let existing;
+  let existing: TableDescription | undefined;
   try {
     ({ Table: existing } = await client.send(new DescribeTableCommand({ TableName: tableName })));
   } catch (error) {

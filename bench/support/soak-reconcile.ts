@@ -66,9 +66,8 @@ export async function readTable(appId: string): Promise<TableSnapshot> {
     outbox: new Map(), deliveries: new Map(), counters: new Map(), items: 0, readMs: 0,
   };
   const addTo = (map: Map<string, Set<string>>, key: string, value: string) => {
-    let set = map.get(key);
-    if (!set) map.set(key, (set = new Set()));
-    set.add(value);
+    const set = map.get(key) ?? new Set<string>();
+    map.set(key, set.add(value));
   };
   const segments = 4;
   await Promise.all(

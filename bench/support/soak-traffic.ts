@@ -281,8 +281,8 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
     let sequence = 0;
     const nextId = (kind: string) => `${options.runId}-c${index}-${kind}${++sequence}`;
     const reportLedger = (map: Map<string, ReportLedger>, user: string) => {
-      let entry = map.get(user);
-      if (!entry) map.set(user, (entry = { sent: new Set(), acknowledged: new Map() }));
+      const entry = map.get(user) ?? { sent: new Set(), acknowledged: new Map() };
+      map.set(user, entry);
       return entry;
     };
 

@@ -38,7 +38,11 @@ export async function putEvents(events: BusEventDetail[]): Promise<number[]> {
         })),
       }),
     );
-    if (FailedEntryCount > 0) Entries.forEach((entry, i) => entry.ErrorCode && failed.push(start + i));
+    if (FailedEntryCount > 0) {
+      Entries.forEach((entry, i) => {
+        if (entry.ErrorCode) failed.push(start + i);
+      });
+    }
   }
   return failed;
 }

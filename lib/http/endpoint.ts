@@ -66,7 +66,7 @@ function envelopeMiddleware(api: ApiName): MiddlewareObj<APIGatewayProxyEvent, A
     before: (request) => {
       logger.appendKeys({ request_id: requestIdOf(request.event, request.context), route: request.event.resource });
     },
-    after: (request) => {
+    after: () => {
       logger.removeKeys(['request_id', 'route']);
     },
     onError: (request) => {

@@ -4,7 +4,7 @@
  * `{status: "error", code, message}`.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { AppError } from '../errors.js';
+import type { AppError } from '../errors.js';
 
 export type ApiName = 'subscriptions' | 'mobile';
 

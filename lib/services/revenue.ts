@@ -36,6 +36,7 @@ export async function revenueStatistics(appId: string, query: RevenueQuery, now 
   const app = await getApp(appId);
   const currency = app?.reporting_currency ?? 'USD';
   const today = now.toISOString().slice(0, 10);
+  // biome-ignore lint/complexity/useMathMinMax: ISO dates compare as strings; Math.max would make them NaN
   const readUntil = query.end_date > today ? query.end_date : today;
   const [counters, rates, activeNow] = await Promise.all([
     readRevenueCounters(appId, query.start_date, readUntil),

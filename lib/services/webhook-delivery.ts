@@ -103,7 +103,7 @@ async function post(url: string, eventId: string, secret: string, payload: unkno
 async function attempt(delivery: DeliveryRecord, recordUntil: number): Promise<DeliveryRecord> {
   const now = new Date();
   const endpoint = await getWebhook(delivery.app_id);
-  if (!endpoint || !endpoint.enabled) {
+  if (!endpoint?.enabled) {
     const final: DeliveryRecord = { ...delivery, status: endpoint ? 'endpoint_disabled' : 'no_endpoint', next_attempt_at: null, updated_at: now.toISOString() };
     await replaceDelivery(final, delivery.attempts);
     return final;
@@ -168,7 +168,7 @@ export async function retryDueDeliveries(now = new Date(), options: AttemptOptio
   let delivered = 0;
   const { failed } = await processDueWork('DLV', now, { limit: 500, concurrency: 4 }, async (item) => {
     const delivery = await getDelivery(item.event_id as string);
-    if (!delivery || delivery.status !== 'pending' || !delivery.next_attempt_at || delivery.next_attempt_at > now.toISOString()) return;
+    if (delivery?.status !== 'pending' || !delivery.next_attempt_at || delivery.next_attempt_at > now.toISOString()) return;
     attempted += 1;
     if ((await attempt(delivery, recordingDeadline(options))).status === 'delivered') delivered += 1;
   });

@@ -11,7 +11,7 @@
  * appstoreconnect-v1, bid and a 5-minute exp), with node:crypto and fetch: the library costs
  * the verifying functions most of their bundle (docs/decisions/app-store-verifier.md).
  */
-import { createPrivateKey, sign } from 'node:crypto';
+import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import * as z from 'zod/mini';
 import { config } from '../config.js';
 import { AppError } from '../errors.js';
@@ -44,7 +44,7 @@ const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toStrin
 
 /** The API's bearer token: an ES256 JWT signed with the App Store Connect key. */
 function appStoreBearerToken(credentials: ServerApiCredentials, bundleId: string, now = Date.now()): string {
-  let key;
+  let key: KeyObject;
   try {
     key = createPrivateKey(credentials.private_key);
   } catch (error) {

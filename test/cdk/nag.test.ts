@@ -85,7 +85,7 @@ describe('cdk-nag AwsSolutions checks', () => {
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
     expect(methods.length).toBeGreaterThan(0);
     for (const method of methods) {
-      const ids = (method.Metadata?.cdk_nag?.rules_to_suppress as { id: string; reason: string }[]).map((r) => r.id);
+      const ids = (method.Metadata.cdk_nag.rules_to_suppress as { id: string; reason: string }[]).map((r) => r.id);
       expect(ids).toEqual(expect.arrayContaining(['AwsSolutions-APIG4', 'AwsSolutions-COG4']));
     }
   });

@@ -181,7 +181,11 @@ type Path = (string | number)[];
 
 function pathsOf(value: Hostile, prefix: Path = []): Path[] {
   const paths: Path[] = [prefix];
-  if (Array.isArray(value)) value.forEach((item, i) => paths.push(...pathsOf(item, [...prefix, i])));
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => {
+      paths.push(...pathsOf(item, [...prefix, i]));
+    });
+  }
   else if (isObject(value)) for (const [key, item] of Object.entries(value)) paths.push(...pathsOf(item, [...prefix, key]));
   return paths;
 }

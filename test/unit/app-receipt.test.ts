@@ -11,7 +11,7 @@
  */
 import * as asn1js from 'asn1js';
 import fc from 'fast-check';
-import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, type X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as pkijs from 'pkijs';
 import { describe, expect, it } from 'vitest';
