@@ -26,7 +26,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
-import { median, round, writeResults, type BudgetCheck } from './support/report.js';
+import { type BudgetCheck, median, round, writeResults } from './support/report.js';
 import { startStubEndpoints } from './support/stub-endpoints.js';
 
 const RUNS = Number(process.env.COLD_START_RUNS ?? 7);
@@ -64,14 +64,20 @@ try {
   const { createTestApp, PREMIUM_MONTHLY } = await import('../test/support/fixtures.js');
   const { mobileHeaders } = await import('../test/support/mobile.js');
   const { seedSubscription } = await import('../test/support/subscriptions.js');
-  const { buildBundle, bytesByPackage, deployedFunctions, FLOOR_HANDLER, SIZE_MARGIN_BYTES } = await import('./support/bundles.js');
+  const { buildBundle, bytesByPackage, deployedFunctions, FLOOR_HANDLER, SIZE_MARGIN_BYTES } = await import(
+    './support/bundles.js'
+  );
   const { proxyEvent, routeNamed } = await import('./support/invoke.js');
   const { seedApp } = await import('./support/seed.js');
 
   // --- Bundles -------------------------------------------------------------------------------
   const functions = deployedFunctions();
   const floor = await buildBundle(FLOOR_HANDLER, dir, 'Floor');
-  const bundles = new Map(await Promise.all(functions.map(async (fn) => [fn.handler, await buildBundle(fn.handler, dir, fn.names[0]!)] as const)));
+  const bundles = new Map(
+    await Promise.all(
+      functions.map(async (fn) => [fn.handler, await buildBundle(fn.handler, dir, fn.names[0]!)] as const),
+    ),
+  );
   copyFileSync(resolve(import.meta.dirname, 'support/serve-once.mjs'), join(dir, 'serve-once.mjs'));
 
   // --- Data every request finds ----------------------------------------------------------------
@@ -82,11 +88,18 @@ try {
   await setWebhook(flakyApp.appId, `${stubs.url}/webhook/flaky`);
   const floorKey = keys.apiKey(sha256Hex(app.secretKey));
   /** Genuine App Store sandbox transaction (test/fixtures/apple/README.md): the verifying functions run Apple's full check. */
-  const APPLE_JWS = readFileSync(resolve(import.meta.dirname, '../test/fixtures/apple/sandbox-subscription-transaction.jws'), 'utf8').trim();
+  const APPLE_JWS = readFileSync(
+    resolve(import.meta.dirname, '../test/fixtures/apple/sandbox-subscription-transaction.jws'),
+    'utf8',
+  ).trim();
   const APPLE_PRODUCT = 'com.app.qysmat.premium.child.individual.subscription';
   /** Each run verifies the purchase afresh, as a new purchase of a new app (a repeat would be the idempotent path). */
   async function appleApp() {
-    const { app: created, secretKey, sdkKey } = await createApp({ name: 'cold-start apple', reportingCurrency: 'USD', testStore: false });
+    const {
+      app: created,
+      secretKey,
+      sdkKey,
+    } = await createApp({ name: 'cold-start apple', reportingCurrency: 'USD', testStore: false });
     await putProducts(created.app_id, [{ ...PREMIUM_MONTHLY, id: APPLE_PRODUCT, platforms: ['ios'] }]);
     // No credentials: in AWS too these settings live in the table only (lib/stores/settings.ts).
     await putStoreSettings(created.app_id, 'app_store', { bundle_id: 'com.app.qysmat', environment: 'Sandbox' });
@@ -107,12 +120,28 @@ try {
     check(result: any): void;
   }
   const ok = (result: { statusCode: number; body: string }) => {
-    if (result.statusCode < 200 || result.statusCode > 299) throw new Error(`answered ${result.statusCode}: ${result.body}`);
+    if (result.statusCode < 200 || result.statusCode > 299)
+      throw new Error(`answered ${result.statusCode}: ${result.body}`);
   };
   /** A request of the subscription API (Bearer secret key) to the route named, at `path` under /v1/subscriptions. */
-  const sub = (route: string, path: string, body?: unknown, extra: { query?: Record<string, string>; key?: string } = {}) =>
-    proxyEvent(routeNamed(route), { path: `${SUBSCRIPTIONS_BASE}${path}`, headers: { authorization: `Bearer ${extra.key ?? app.secretKey}` }, body, query: extra.query });
-  const onFreshSubscription = (route: string, operation: string, body: unknown, prepare?: (id: string) => Promise<unknown>): Scenario => ({
+  const sub = (
+    route: string,
+    path: string,
+    body?: unknown,
+    extra: { query?: Record<string, string>; key?: string } = {},
+  ) =>
+    proxyEvent(routeNamed(route), {
+      path: `${SUBSCRIPTIONS_BASE}${path}`,
+      headers: { authorization: `Bearer ${extra.key ?? app.secretKey}` },
+      body,
+      query: extra.query,
+    });
+  const onFreshSubscription = (
+    route: string,
+    operation: string,
+    body: unknown,
+    prepare?: (id: string) => Promise<unknown>,
+  ): Scenario => ({
     async event() {
       const { id } = await seedSubscription(app.appId, { user_id: `cold-${operation}` });
       await prepare?.(id);
@@ -122,21 +151,48 @@ try {
   });
   /** A request of the mobile API (the SDK's headers) to the route named, at `path`. */
   const mobile = (route: string, path: string, body: (run: number, user: string) => unknown): Scenario => ({
-    event: async (run) => proxyEvent(routeNamed(route), { path, headers: mobileHeaders(app, `cold-user-${run}`), body: body(run, `cold-user-${run}`) }),
+    event: async (run) =>
+      proxyEvent(routeNamed(route), {
+        path,
+        headers: mobileHeaders(app, `cold-user-${run}`),
+        body: body(run, `cold-user-${run}`),
+      }),
     check: ok,
   });
 
   const scenarios: Record<string, Scenario> = {
-    'functions/subscriptions/list.ts': { event: async () => sub('ListSubscriptions', '', undefined, { query: { limit: '20' } }), check: ok },
-    'functions/subscriptions/create.ts': { event: async (run) => sub('CreateSubscription', '', { user_id: `cold-create-${run}`, product_id: 'premium_monthly', platform: 'ios' }), check: ok },
+    'functions/subscriptions/list.ts': {
+      event: async () => sub('ListSubscriptions', '', undefined, { query: { limit: '20' } }),
+      check: ok,
+    },
+    'functions/subscriptions/create.ts': {
+      event: async (run) =>
+        sub('CreateSubscription', '', {
+          user_id: `cold-create-${run}`,
+          product_id: 'premium_monthly',
+          platform: 'ios',
+        }),
+      check: ok,
+    },
     'functions/subscriptions/verify.ts': {
       async event(run) {
         const apple = await appleApp();
-        return sub('VerifyPurchase', '/verify', { platform: 'ios', receipt_data: APPLE_JWS, user_id: `apple-${run}`, transaction_id: '2000000302596403' }, { key: apple.secretKey });
+        return sub(
+          'VerifyPurchase',
+          '/verify',
+          { platform: 'ios', receipt_data: APPLE_JWS, user_id: `apple-${run}`, transaction_id: '2000000302596403' },
+          { key: apple.secretKey },
+        );
       },
       check: ok,
     },
-    'functions/subscriptions/revenue.ts': { event: async () => sub('RevenueStatistics', '/revenue', undefined, { query: { start_date: day(-29), end_date: day(0), group_by: 'week' } }), check: ok },
+    'functions/subscriptions/revenue.ts': {
+      event: async () =>
+        sub('RevenueStatistics', '/revenue', undefined, {
+          query: { start_date: day(-29), end_date: day(0), group_by: 'week' },
+        }),
+      check: ok,
+    },
     'functions/subscriptions/products.ts': { event: async () => sub('ListProducts', '/products'), check: ok },
     'functions/subscriptions/get.ts': { event: async () => sub('GetSubscription', `/${detailOf.id}`), check: ok },
     'functions/subscriptions/update.ts': {
@@ -146,10 +202,17 @@ try {
       },
       check: ok,
     },
-    'functions/subscriptions/cancel.ts': onFreshSubscription('CancelSubscription', 'cancel', { reason: 'too expensive' }),
+    'functions/subscriptions/cancel.ts': onFreshSubscription('CancelSubscription', 'cancel', {
+      reason: 'too expensive',
+    }),
     'functions/subscriptions/renew.ts': onFreshSubscription('RenewSubscription', 'renew', {}),
-    'functions/subscriptions/pause.ts': onFreshSubscription('PauseSubscription', 'pause', { pause_duration: 7, unit: 'days' }),
-    'functions/subscriptions/resume.ts': onFreshSubscription('ResumeSubscription', 'resume', undefined, (id) => pauseSubscription(app.appId, id, { pause_duration: 7, unit: 'days' })),
+    'functions/subscriptions/pause.ts': onFreshSubscription('PauseSubscription', 'pause', {
+      pause_duration: 7,
+      unit: 'days',
+    }),
+    'functions/subscriptions/resume.ts': onFreshSubscription('ResumeSubscription', 'resume', undefined, (id) =>
+      pauseSubscription(app.appId, id, { pause_duration: 7, unit: 'days' }),
+    ),
     'functions/mobile/receipt-verify-first.ts': {
       async event(run) {
         const apple = await appleApp();
@@ -164,28 +227,81 @@ try {
     'functions/mobile/receipt-verify-recover.ts': {
       async event(run) {
         const apple = await appleApp();
-        return proxyEvent(routeNamed('RecoverReceipt'), { path: '/receipt/verify/recover', headers: mobileHeaders(apple, `apple-${run}`), body: { receipt: APPLE_JWS } });
+        return proxyEvent(routeNamed('RecoverReceipt'), {
+          path: '/receipt/verify/recover',
+          headers: mobileHeaders(apple, `apple-${run}`),
+          body: { receipt: APPLE_JWS },
+        });
       },
       check: ok,
     },
     'functions/mobile/report-events.ts': mobile('ReportEventsV2', '/v2/users/report/events', (run, user) => ({
-      events: Array.from({ length: 10 }, (_, i) => ({ name: 'screen_view', user, sessionId: `s-${run}`, eventId: `cold-${run}-${i}`, extra: { screen_name: 'home' } })),
+      events: Array.from({ length: 10 }, (_, i) => ({
+        name: 'screen_view',
+        user,
+        sessionId: `s-${run}`,
+        eventId: `cold-${run}-${i}`,
+        extra: { screen_name: 'home' },
+      })),
     })),
-    'functions/mobile/report-session.ts': mobile('ReportSessionV2', '/v2/sessions/report', (run) => ({ sessionId: `s-${run}`, startTime: Date.now() - 60_000, duration: 60 })),
-    'functions/mobile/report-order.ts': mobile('ReportOrderV2', '/v2/order/report', (run) => ({ orderId: `order-${run}-${Date.now()}`, productId: 'premium_monthly', price: 9.99, currency: 'USD' })),
-    'functions/mobile/report-conversion.ts': mobile('ReportConversionV2', '/v2/conversion/report', () => ({ conversionType: 'signup', value: 1 })),
-    'functions/mobile/report-global-switch.ts': mobile('ReportGlobalSwitchV2', '/v2/report/global_switch', () => ({ enabled: true, source: 'settings' })),
-    'functions/mobile/report-typed.ts': mobile('ReportTypedV2', '/v2/report/device_info', () => ({ model: 'iPhone15,2', os: 'iOS 18.1' })),
-    'functions/mobile/update-attributes.ts': mobile('UpdateUserAttributesV2', '/v2/users/attribute/update', () => ({ email: 'someone@example.com', language: 'en', country: 'US' })),
-    'functions/mobile/report-attribution.ts': mobile('ReportAttribution', '/attribution/report', () => ({ network: 'adjust', data: { campaign: 'spring', adgroup: 'a1' } })),
-    'functions/mobile/report-search-ads.ts': mobile('ReportSearchAds', '/searchads/report', () => ({ attribution: { 'Version3.1': { 'iad-campaign-id': '1234567', 'iad-keyword': 'habit tracker' } } })),
+    'functions/mobile/report-session.ts': mobile('ReportSessionV2', '/v2/sessions/report', (run) => ({
+      sessionId: `s-${run}`,
+      startTime: Date.now() - 60_000,
+      duration: 60,
+    })),
+    'functions/mobile/report-order.ts': mobile('ReportOrderV2', '/v2/order/report', (run) => ({
+      orderId: `order-${run}-${Date.now()}`,
+      productId: 'premium_monthly',
+      price: 9.99,
+      currency: 'USD',
+    })),
+    'functions/mobile/report-conversion.ts': mobile('ReportConversionV2', '/v2/conversion/report', () => ({
+      conversionType: 'signup',
+      value: 1,
+    })),
+    'functions/mobile/report-global-switch.ts': mobile('ReportGlobalSwitchV2', '/v2/report/global_switch', () => ({
+      enabled: true,
+      source: 'settings',
+    })),
+    'functions/mobile/report-typed.ts': mobile('ReportTypedV2', '/v2/report/device_info', () => ({
+      model: 'iPhone15,2',
+      os: 'iOS 18.1',
+    })),
+    'functions/mobile/update-attributes.ts': mobile('UpdateUserAttributesV2', '/v2/users/attribute/update', () => ({
+      email: 'someone@example.com',
+      language: 'en',
+      country: 'US',
+    })),
+    'functions/mobile/report-attribution.ts': mobile('ReportAttribution', '/attribution/report', () => ({
+      network: 'adjust',
+      data: { campaign: 'spring', adgroup: 'a1' },
+    })),
+    'functions/mobile/report-search-ads.ts': mobile('ReportSearchAds', '/searchads/report', () => ({
+      attribution: { 'Version3.1': { 'iad-campaign-id': '1234567', 'iad-keyword': 'habit tracker' } },
+    })),
     'functions/mobile/segment-info.ts': mobile('SegmentInfo', '/segment/info', () => undefined),
     'functions/mobile/ads-info.ts': mobile('AdsInfo', `/adsinfo/ios/${app.appId}/1234567890`, () => undefined),
-    'functions/mobile/set-custom-properties.ts': mobile('SetCustomProperties', '/users/custom_properties/set', () => ({ properties: { plan: 'family', seats: 3 } })),
+    'functions/mobile/set-custom-properties.ts': mobile('SetCustomProperties', '/users/custom_properties/set', () => ({
+      properties: { plan: 'family', seats: 3 },
+    })),
     'functions/events/publish-status-changes.ts': {
       event: async (run) => {
         const item = statusChange(app.appId);
-        return { Records: [{ eventID: `cold-${run}`, eventName: 'INSERT', eventSource: 'aws:dynamodb', dynamodb: { Keys: marshall({ pk: item.pk, sk: item.sk }), NewImage: marshall(item), SequenceNumber: `${run + 1}00`, StreamViewType: 'NEW_AND_OLD_IMAGES' } }] };
+        return {
+          Records: [
+            {
+              eventID: `cold-${run}`,
+              eventName: 'INSERT',
+              eventSource: 'aws:dynamodb',
+              dynamodb: {
+                Keys: marshall({ pk: item.pk, sk: item.sk }),
+                NewImage: marshall(item),
+                SequenceNumber: `${run + 1}00`,
+                StreamViewType: 'NEW_AND_OLD_IMAGES',
+              },
+            },
+          ],
+        };
       },
       check: (result: { batchItemFailures: unknown[] }) => {
         if (result.batchItemFailures.length > 0) throw new Error(`publisher failed: ${JSON.stringify(result)}`);
@@ -194,7 +310,17 @@ try {
     'functions/events/deliver-webhook.ts': {
       event: async () => {
         const { app_id, event_id, payload } = statusChange(app.appId);
-        return { version: '0', id: event_id, 'detail-type': STATUS_CHANGED, source: EVENT_SOURCE, account: '000000000000', time: new Date().toISOString(), region: 'us-east-1', resources: [], detail: { app_id, event_id, payload } };
+        return {
+          version: '0',
+          id: event_id,
+          'detail-type': STATUS_CHANGED,
+          source: EVENT_SOURCE,
+          account: '000000000000',
+          time: new Date().toISOString(),
+          region: 'us-east-1',
+          resources: [],
+          detail: { app_id, event_id, payload },
+        };
       },
       check: (result: { status: string }) => {
         if (result.status !== 'delivered') throw new Error(`delivery ${JSON.stringify(result)}`);
@@ -215,7 +341,11 @@ try {
     },
     'functions/jobs/expire-subscriptions.ts': {
       event: async () => {
-        await seedSubscription(app.appId, { user_id: 'cold-expiring', expires_at: new Date(Date.now() - 1_000).toISOString(), auto_renew: false });
+        await seedSubscription(app.appId, {
+          user_id: 'cold-expiring',
+          expires_at: new Date(Date.now() - 1_000).toISOString(),
+          auto_renew: false,
+        });
         return { 'detail-type': 'Scheduled Event', source: 'aws.events', time: new Date().toISOString(), detail: {} };
       },
       check: (result: { changed: number; failed: number }) => {
@@ -263,7 +393,13 @@ try {
     const resultFile = join(dir, `result-${++sequence}.json`);
     return new Promise((done, fail) => {
       // COLD_START_CPU_PROF=<dir>: every process writes a V8 CPU profile there.
-      const profile = process.env.COLD_START_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.COLD_START_CPU_PROF)}`, `--cpu-prof-name=${name}-${sequence}.cpuprofile`] : [];
+      const profile = process.env.COLD_START_CPU_PROF
+        ? [
+            '--cpu-prof',
+            `--cpu-prof-dir=${resolve(process.env.COLD_START_CPU_PROF)}`,
+            `--cpu-prof-name=${name}-${sequence}.cpuprofile`,
+          ]
+        : [];
       const child = spawn(process.execPath, [...profile, join(dir, 'serve-once.mjs'), file], {
         cwd: dirname(file),
         env: {
@@ -271,7 +407,9 @@ try {
           BUNDLE_EVENT: JSON.stringify(event),
           BUNDLE_RESULT: resultFile,
           // COLD_START_REQUEST_PROF=<dir>: a CPU profile of each first request alone.
-          ...(process.env.COLD_START_REQUEST_PROF ? { BUNDLE_REQUEST_PROFILE: resolve(process.env.COLD_START_REQUEST_PROF, `${name}-${sequence}.cpuprofile`) } : {}),
+          ...(process.env.COLD_START_REQUEST_PROF
+            ? { BUNDLE_REQUEST_PROFILE: resolve(process.env.COLD_START_REQUEST_PROF, `${name}-${sequence}.cpuprofile`) }
+            : {}),
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -308,7 +446,10 @@ try {
     wall: Phases;
     cpu: Phases;
   }
-  const phases = (runs: Timing[], at: (t: Timing) => { started: number; imported: number; served: number }): Phases => ({
+  const phases = (
+    runs: Timing[],
+    at: (t: Timing) => { started: number; imported: number; served: number },
+  ): Phases => ({
     total: round(median(runs.map((t) => at(t).served)), 1),
     init: round(median(runs.map((t) => at(t).imported)), 1),
     import: round(median(runs.map((t) => at(t).imported - at(t).started)), 1),
@@ -339,7 +480,13 @@ try {
   // holds every bundle and DynamoDB Local's JVM has compiled every operation the requests use
   // (otherwise the first function measured pays for it, in its own CPU time too).
   await serveOnce(floor.file, 'Floor', floorEvent, floorCheck);
-  for (const fn of measured) await serveOnce(bundles.get(fn.handler)!.file, fn.names[0]!, await scenarios[fn.handler]!.event(RUNS), scenarios[fn.handler]!.check);
+  for (const fn of measured)
+    await serveOnce(
+      bundles.get(fn.handler)!.file,
+      fn.names[0]!,
+      await scenarios[fn.handler]!.event(RUNS),
+      scenarios[fn.handler]!.check,
+    );
   const allFloorRuns: Timing[] = [];
   for (const fn of measured) {
     const bundle = bundles.get(fn.handler)!;
@@ -350,7 +497,13 @@ try {
       const event = await scenario.event(run);
       const subject = () => serveOnce(bundle.file, fn.names[0]!, event, scenario.check).then((t) => mine.push(t));
       const base = () => serveOnce(floor.file, 'Floor', floorEvent, floorCheck).then((t) => floors.push(t));
-      if (run % 2 === 0) { await base(); await subject(); } else { await subject(); await base(); }
+      if (run % 2 === 0) {
+        await base();
+        await subject();
+      } else {
+        await subject();
+        await base();
+      }
     }
     allFloorRuns.push(...floors);
     const row: Row = {
@@ -384,10 +537,19 @@ try {
   const worstInit = rows.reduce((a, b) => (b.init_ratio > a.init_ratio ? b : a));
   const typicalInit = round(median(rows.map((r) => r.init_ratio)), 2);
   const onLambda = (ratio: number) =>
-    Object.fromEntries(Object.entries(LAMBDA_REFERENCES_MS).map(([name, [low, high]]) => [name, [Math.round(low * ratio), Math.round(high * ratio)]]));
+    Object.fromEntries(
+      Object.entries(LAMBDA_REFERENCES_MS).map(([name, [low, high]]) => [
+        name,
+        [Math.round(low * ratio), Math.round(high * ratio)],
+      ]),
+    );
   console.log(`\nload average ${load()}`);
-  console.log(`floor: ${kb(floor.bytes)} KB; to import it and serve one GetItem ${floorMedians.cpu.total.toFixed(0)} ms CPU, ${floorMedians.wall.total.toFixed(0)} ms wall (median of ${allFloorRuns.length} processes)`);
-  console.log('\n| function | bundle KB | over floor KB | init CPU ratio | CPU ms (floor) | CPU ratio | wall ms (floor) | wall ratio | size | time |\n|---|---|---|---|---|---|---|---|---|---|');
+  console.log(
+    `floor: ${kb(floor.bytes)} KB; to import it and serve one GetItem ${floorMedians.cpu.total.toFixed(0)} ms CPU, ${floorMedians.wall.total.toFixed(0)} ms wall (median of ${allFloorRuns.length} processes)`,
+  );
+  console.log(
+    '\n| function | bundle KB | over floor KB | init CPU ratio | CPU ms (floor) | CPU ratio | wall ms (floor) | wall ratio | size | time |\n|---|---|---|---|---|---|---|---|---|---|',
+  );
   for (const r of rows) {
     console.log(
       `| ${r.names.join(', ')} | ${kb(r.bytes)} | ${kb(r.over_floor_bytes)} | ${r.init_ratio.toFixed(2)} | ${r.cpu.total.toFixed(0)} (${r.floor.cpu.total.toFixed(0)}) | ${r.ratio.toFixed(2)} |` +
@@ -395,17 +557,39 @@ try {
     );
   }
   // lambda-perf measures init (no request), so init alone is the ratio that carries over to its figures.
-  for (const [label, ratio] of [['median function', typicalInit], [`worst, ${worstInit.names[0]}`, worstInit.init_ratio]] as const) {
+  for (const [label, ratio] of [
+    ['median function', typicalInit],
+    [`worst, ${worstInit.names[0]}`, worstInit.init_ratio],
+  ] as const) {
     const range = onLambda(ratio);
-    console.log(`expected Lambda init (${label}, init x${ratio.toFixed(2)} the floor's): ${range.hello_world!.join('-')} ms by the hello-world reference, ${range.bundled_sdk_client!.join('-')} ms by the bundled-SDK reference`);
+    console.log(
+      `expected Lambda init (${label}, init x${ratio.toFixed(2)} the floor's): ${range.hello_world!.join('-')} ms by the hello-world reference, ${range.bundled_sdk_client!.join('-')} ms by the bundled-SDK reference`,
+    );
   }
-  console.log(`init + first request: median function x${typical.toFixed(2)} the floor's, worst x${worst.ratio.toFixed(2)} (${worst.names[0]})`);
+  console.log(
+    `init + first request: median function x${typical.toFixed(2)} the floor's, worst x${worst.ratio.toFixed(2)} (${worst.names[0]})`,
+  );
   const largest = rows.reduce((a, b) => (b.bytes > a.bytes ? b : a));
-  console.log(`largest bundle, ${largest.names[0]}, by package (KB): ${bytesByPackage(bundles.get(largest.function)!.metafile).slice(0, 8).map(([p, b]) => `${p} ${kb(b)}`).join(', ')}`);
+  console.log(
+    `largest bundle, ${largest.names[0]}, by package (KB): ${bytesByPackage(bundles.get(largest.function)!.metafile)
+      .slice(0, 8)
+      .map(([p, b]) => `${p} ${kb(b)}`)
+      .join(', ')}`,
+  );
 
   const checks: BudgetCheck[] = rows.flatMap((r) => [
-    { name: `${r.names[0]}: bundle - floor (KB)`, value: kb(r.over_floor_bytes), budget: `<= ${SIZE_MARGIN_BYTES / 1024}`, pass: r.over_floor_bytes <= SIZE_MARGIN_BYTES },
-    { name: `${r.names[0]}: init+first request CPU / floor`, value: r.ratio, budget: `<= ${MAX_RATIO}`, pass: r.ratio <= MAX_RATIO },
+    {
+      name: `${r.names[0]}: bundle - floor (KB)`,
+      value: kb(r.over_floor_bytes),
+      budget: `<= ${SIZE_MARGIN_BYTES / 1024}`,
+      pass: r.over_floor_bytes <= SIZE_MARGIN_BYTES,
+    },
+    {
+      name: `${r.names[0]}: init+first request CPU / floor`,
+      value: r.ratio,
+      budget: `<= ${MAX_RATIO}`,
+      pass: r.ratio <= MAX_RATIO,
+    },
   ]);
   writeResults(
     'cold-start',
@@ -415,7 +599,13 @@ try {
       floor: { bytes: floor.bytes, ...floorMedians },
       lambda_references_ms: LAMBDA_REFERENCES_MS,
       init_plus_first_request_ratio: { median: typical, worst: worst.ratio, worst_function: worst.names[0] },
-      expected_lambda_init_ms: { median_init_ratio: typicalInit, median: onLambda(typicalInit), worst_init_ratio: worstInit.init_ratio, worst_function: worstInit.names[0], worst: onLambda(worstInit.init_ratio) },
+      expected_lambda_init_ms: {
+        median_init_ratio: typicalInit,
+        median: onLambda(typicalInit),
+        worst_init_ratio: worstInit.init_ratio,
+        worst_function: worstInit.names[0],
+        worst: onLambda(worstInit.init_ratio),
+      },
       functions: rows,
     },
     checks,

@@ -25,7 +25,7 @@ import type { Route } from '../lib/routes.js';
 import type { RecordedCommand } from './support/commands.js';
 import type { BenchRequest } from './support/invoke.js';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
-import { LAMBDA_MEMORY_GB, PRICES, lambdaDurationUsd } from './support/prices.js';
+import { LAMBDA_MEMORY_GB, lambdaDurationUsd, PRICES } from './support/prices.js';
 import { median, round, writeResults } from './support/report.js';
 
 /** Measured invocations per handler for the duration (the first, capacity-measured one, is extra). */
@@ -46,7 +46,6 @@ const EXCLUDED = [
   'cold starts (init duration)',
   "the PutEvents round trip in the publisher's duration (locally an in-process dispatcher stands in for EventBridge)",
 ];
-
 
 const dynamo = await startBenchDynamoDb('bench-cost');
 try {
@@ -71,7 +70,16 @@ try {
   const app = await seedApp(200);
   const { test_store_private_key: privateKeyPem } = (await getApp(app.appId))!;
   const mint = () =>
-    mintTestReceipt({ appId: app.appId, privateKeyPem: privateKeyPem!, productId: 'premium_monthly', platform: 'ios', price: 9.99, currency: 'USD', expiresInSeconds: 30 * 86_400, trial: false });
+    mintTestReceipt({
+      appId: app.appId,
+      privateKeyPem: privateKeyPem!,
+      productId: 'premium_monthly',
+      platform: 'ios',
+      price: 9.99,
+      currency: 'USD',
+      expiresInSeconds: 30 * 86_400,
+      trial: false,
+    });
   const receiver = await startWebhookReceiver();
   receiver.setSecret((await setWebhook(app.appId, receiver.url)).secret);
 
@@ -80,28 +88,68 @@ try {
   const api = { authorization: `Bearer ${app.secretKey}` };
   /** A returning user of the mobile SDK: their profile exists after the warm-up request. */
   const mobile = mobileHeaders(app, 'returning-user');
-  const pathOf = (route: Route, params: Record<string, string>) => route.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]!);
+  const pathOf = (route: Route, params: Record<string, string>) =>
+    route.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]!);
   const activeSubscription = async () => (await seedSubscription(app.appId, { user_id: fresh('subscriber') })).id;
   const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
 
   /** One realistic request per handler module; called before every invocation (state it needs is created then). */
   const REQUESTS: Record<string, (route: Route) => Promise<BenchRequest>> = {
-    'functions/subscriptions/list.ts': async (route) => ({ path: route.path, headers: api, query: { status: 'active' } }),
-    'functions/subscriptions/create.ts': async (route) => ({ path: route.path, headers: api, body: { user_id: fresh('buyer'), product_id: 'premium_monthly', platform: 'ios' } }),
-    'functions/subscriptions/verify.ts': async (route) => ({ path: route.path, headers: api, body: { platform: 'ios', receipt_data: mint().receipt_data, user_id: fresh('buyer') } }),
-    'functions/subscriptions/revenue.ts': async (route) => ({ path: route.path, headers: api, query: { start_date: day(29), end_date: day(0), group_by: 'day' } }),
+    'functions/subscriptions/list.ts': async (route) => ({
+      path: route.path,
+      headers: api,
+      query: { status: 'active' },
+    }),
+    'functions/subscriptions/create.ts': async (route) => ({
+      path: route.path,
+      headers: api,
+      body: { user_id: fresh('buyer'), product_id: 'premium_monthly', platform: 'ios' },
+    }),
+    'functions/subscriptions/verify.ts': async (route) => ({
+      path: route.path,
+      headers: api,
+      body: { platform: 'ios', receipt_data: mint().receipt_data, user_id: fresh('buyer') },
+    }),
+    'functions/subscriptions/revenue.ts': async (route) => ({
+      path: route.path,
+      headers: api,
+      query: { start_date: day(29), end_date: day(0), group_by: 'day' },
+    }),
     'functions/subscriptions/products.ts': async (route) => ({ path: route.path, headers: api }),
-    'functions/subscriptions/get.ts': async (route) => ({ path: pathOf(route, { subscription_id: await activeSubscription() }), headers: api }),
-    'functions/subscriptions/update.ts': async (route) => ({ path: pathOf(route, { subscription_id: await activeSubscription() }), headers: api, body: { auto_renew: false } }),
-    'functions/subscriptions/cancel.ts': async (route) => ({ path: pathOf(route, { subscription_id: await activeSubscription() }), headers: api, body: { reason: 'too expensive' } }),
-    'functions/subscriptions/renew.ts': async (route) => ({ path: pathOf(route, { subscription_id: await activeSubscription() }), headers: api, body: {} }),
-    'functions/subscriptions/pause.ts': async (route) => ({ path: pathOf(route, { subscription_id: await activeSubscription() }), headers: api, body: { pause_duration: 14, unit: 'days' } }),
+    'functions/subscriptions/get.ts': async (route) => ({
+      path: pathOf(route, { subscription_id: await activeSubscription() }),
+      headers: api,
+    }),
+    'functions/subscriptions/update.ts': async (route) => ({
+      path: pathOf(route, { subscription_id: await activeSubscription() }),
+      headers: api,
+      body: { auto_renew: false },
+    }),
+    'functions/subscriptions/cancel.ts': async (route) => ({
+      path: pathOf(route, { subscription_id: await activeSubscription() }),
+      headers: api,
+      body: { reason: 'too expensive' },
+    }),
+    'functions/subscriptions/renew.ts': async (route) => ({
+      path: pathOf(route, { subscription_id: await activeSubscription() }),
+      headers: api,
+      body: {},
+    }),
+    'functions/subscriptions/pause.ts': async (route) => ({
+      path: pathOf(route, { subscription_id: await activeSubscription() }),
+      headers: api,
+      body: { pause_duration: 14, unit: 'days' },
+    }),
     'functions/subscriptions/resume.ts': async (route) => {
       const id = await activeSubscription();
       await pauseSubscription(app.appId, id, { pause_duration: 14, unit: 'days' });
       return { path: pathOf(route, { subscription_id: id }), headers: api, body: {} };
     },
-    'functions/mobile/receipt-verify-first.ts': async (route) => ({ path: route.path, headers: mobileHeaders(app, fresh('buyer')), body: { receipt: mint().receipt_data, productId: 'premium_monthly' } }),
+    'functions/mobile/receipt-verify-first.ts': async (route) => ({
+      path: route.path,
+      headers: mobileHeaders(app, fresh('buyer')),
+      body: { receipt: mint().receipt_data, productId: 'premium_monthly' },
+    }),
     'functions/mobile/receipt-verify-recover.ts': async (route) => {
       // A reinstall: the user restores the purchase they made before.
       const user = fresh('buyer');
@@ -111,31 +159,78 @@ try {
     },
     'functions/mobile/report-events.ts': async (route) => {
       const batch = fresh('batch');
-      const events = Array.from({ length: EVENT_BATCH }, (_, i) => ({ name: 'screen_view', user: 'returning-user', sessionId: batch, eventId: `${batch}.${i}`, extra: { screen_name: 'home', i } }));
+      const events = Array.from({ length: EVENT_BATCH }, (_, i) => ({
+        name: 'screen_view',
+        user: 'returning-user',
+        sessionId: batch,
+        eventId: `${batch}.${i}`,
+        extra: { screen_name: 'home', i },
+      }));
       return { path: route.path, headers: mobile, body: { events } };
     },
-    'functions/mobile/report-session.ts': async (route) => ({ path: route.path, headers: mobile, body: { sessionId: fresh('session'), startTime: Date.now() - 300_000, duration: 300 } }),
-    'functions/mobile/report-order.ts': async (route) => ({ path: route.path, headers: mobile, body: { orderId: fresh('order'), productId: 'premium_monthly', price: 9.99, currency: 'USD' } }),
-    'functions/mobile/report-conversion.ts': async (route) => ({ path: route.path, headers: mobile, body: { conversionType: 'signup', value: 1 } }),
-    'functions/mobile/report-global-switch.ts': async (route) => ({ path: route.path, headers: mobile, body: { push_enabled: true, dark_mode: false } }),
-    'functions/mobile/report-typed.ts': async (route) => ({ path: pathOf(route, { type: 'device_info' }), headers: mobile, body: { model: 'iPhone16,2', os: 'iOS 18.1', locale: 'en_US' } }),
-    'functions/mobile/update-attributes.ts': async (route) => ({ path: route.path, headers: mobile, body: { email: 'user@example.com', language: 'en', country: 'US' } }),
-    'functions/mobile/report-attribution.ts': async (route) => ({ path: route.path, headers: mobile, body: { network: 'appsflyer', data: { campaign: 'spring_sale', media_source: 'facebook' } } }),
+    'functions/mobile/report-session.ts': async (route) => ({
+      path: route.path,
+      headers: mobile,
+      body: { sessionId: fresh('session'), startTime: Date.now() - 300_000, duration: 300 },
+    }),
+    'functions/mobile/report-order.ts': async (route) => ({
+      path: route.path,
+      headers: mobile,
+      body: { orderId: fresh('order'), productId: 'premium_monthly', price: 9.99, currency: 'USD' },
+    }),
+    'functions/mobile/report-conversion.ts': async (route) => ({
+      path: route.path,
+      headers: mobile,
+      body: { conversionType: 'signup', value: 1 },
+    }),
+    'functions/mobile/report-global-switch.ts': async (route) => ({
+      path: route.path,
+      headers: mobile,
+      body: { push_enabled: true, dark_mode: false },
+    }),
+    'functions/mobile/report-typed.ts': async (route) => ({
+      path: pathOf(route, { type: 'device_info' }),
+      headers: mobile,
+      body: { model: 'iPhone16,2', os: 'iOS 18.1', locale: 'en_US' },
+    }),
+    'functions/mobile/update-attributes.ts': async (route) => ({
+      path: route.path,
+      headers: mobile,
+      body: { email: 'user@example.com', language: 'en', country: 'US' },
+    }),
+    'functions/mobile/report-attribution.ts': async (route) => ({
+      path: route.path,
+      headers: mobile,
+      body: { network: 'appsflyer', data: { campaign: 'spring_sale', media_source: 'facebook' } },
+    }),
     'functions/mobile/report-search-ads.ts': async (route) => ({
       path: route.path,
       headers: mobile,
-      body: { attribution: { 'Version3.1': { 'iad-attribution': 'true', 'iad-campaign-id': '1234567', 'iad-campaign-name': 'spring' } } },
+      body: {
+        attribution: {
+          'Version3.1': { 'iad-attribution': 'true', 'iad-campaign-id': '1234567', 'iad-campaign-name': 'spring' },
+        },
+      },
     }),
     'functions/mobile/segment-info.ts': async (route) => ({ path: route.path, headers: mobile }),
-    'functions/mobile/ads-info.ts': async (route) => ({ path: pathOf(route, { platform: 'ios', app_id: app.appId, store_id: '1234567' }), headers: mobile }),
-    'functions/mobile/set-custom-properties.ts': async (route) => ({ path: route.path, headers: mobile, body: { properties: { plan_tier: 'gold' } } }),
+    'functions/mobile/ads-info.ts': async (route) => ({
+      path: pathOf(route, { platform: 'ios', app_id: app.appId, store_id: '1234567' }),
+      headers: mobile,
+    }),
+    'functions/mobile/set-custom-properties.ts': async (route) => ({
+      path: route.path,
+      headers: mobile,
+      body: { properties: { plan_tier: 'gold' } },
+    }),
   };
 
   /** Outbox items in the recorded writes: each is one status-change notification. */
   const outboxItems = (commands: RecordedCommand[]) =>
     commands.flatMap(({ name, input }) =>
       name === 'TransactWriteItemsCommand'
-        ? (input as { TransactItems: { Put?: { Item: Record<string, AttributeValue> } }[] }).TransactItems.flatMap(({ Put }) => (Put?.Item.type?.S === OUTBOX_ITEM_TYPE ? [Put.Item] : []))
+        ? (input as { TransactItems: { Put?: { Item: Record<string, AttributeValue> } }[] }).TransactItems.flatMap(
+            ({ Put }) => (Put?.Item.type?.S === OUTBOX_ITEM_TYPE ? [Put.Item] : []),
+          )
         : [],
     );
 
@@ -143,16 +238,26 @@ try {
    * Median duration of RUNS invocations (each on a freshly prepared input), the part of it spent
    * waiting on DynamoDB Local, and the heap growth of an invocation.
    */
-  async function timeInvocations(invoke: () => Promise<unknown>): Promise<{ ms: number; dynamodbMs: number; heapKb: number }> {
+  async function timeInvocations(
+    invoke: () => Promise<unknown>,
+  ): Promise<{ ms: number; dynamodbMs: number; heapKb: number }> {
     const runs: { ms: number; dynamodbMs: number; heapKb: number }[] = [];
     for (let run = 0; run < RUNS; run++) {
       const heap = process.memoryUsage().heapUsed;
       const busy = dynamodbBusyMs();
       const started = performance.now();
       await invoke();
-      runs.push({ ms: performance.now() - started, dynamodbMs: dynamodbBusyMs() - busy, heapKb: (process.memoryUsage().heapUsed - heap) / 1024 });
+      runs.push({
+        ms: performance.now() - started,
+        dynamodbMs: dynamodbBusyMs() - busy,
+        heapKb: (process.memoryUsage().heapUsed - heap) / 1024,
+      });
     }
-    return { ms: median(runs.map((r) => r.ms)), dynamodbMs: median(runs.map((r) => r.dynamodbMs)), heapKb: median(runs.map((r) => r.heapKb)) };
+    return {
+      ms: median(runs.map((r) => r.ms)),
+      dynamodbMs: median(runs.map((r) => r.dynamodbMs)),
+      heapKb: median(runs.map((r) => r.heapKb)),
+    };
   }
 
   // Every handler, measured once through its first route.
@@ -166,7 +271,9 @@ try {
     if (!build) throw new Error(`no realistic request for ${handler}: add one to bench/cost-model.ts`);
     await invokeOk(route, await build(route)); // warm: module loaded, key cached, profile created
     const request = await build(route);
-    const { read, write, reported, result } = await measureCapacity(() => recordCommands(() => invokeOk(route, request)));
+    const { read, write, reported, result } = await measureCapacity(() =>
+      recordCommands(() => invokeOk(route, request)),
+    );
     const outbox = outboxItems(result.commands);
     notifications.push(...outbox);
     const prepared: BenchRequest[] = [];
@@ -184,7 +291,9 @@ try {
       waiting_on_dynamodb_ms: round(dynamodbMs, 1),
       heap_delta_kb: round(heapKb, 0),
     });
-    console.log(`${route.name.padEnd(22)} ${String(read).padStart(5)} RRU ${String(write).padStart(5)} WRU  ${ms.toFixed(1).padStart(6)} ms (${dynamodbMs.toFixed(1)} on DynamoDB Local)  ${outbox.length} status change(s)`);
+    console.log(
+      `${route.name.padEnd(22)} ${String(read).padStart(5)} RRU ${String(write).padStart(5)} WRU  ${ms.toFixed(1).padStart(6)} ms (${dynamodbMs.toFixed(1)} on DynamoDB Local)  ${outbox.length} status change(s)`,
+    );
   }
 
   // What one status change costs downstream: the stream publisher, the bus, the webhook deliverer.
@@ -199,9 +308,15 @@ try {
     deliverWebhook(event, lambdaContext('DeliverWebhook', 'bench', WEBHOOK_DELIVERER_TIMEOUT_SECONDS * 1000));
   // Locally there is no EventBridge: a dispatcher that accepts every event stands in for PutEvents.
   useLocalBus(async () => []);
-  const streamEvent = (): DynamoDBStreamEvent => ({ Records: [{ eventName: 'INSERT', dynamodb: { NewImage: template as never, SequenceNumber: '1' } }] });
+  const streamEvent = (): DynamoDBStreamEvent => ({
+    Records: [{ eventName: 'INSERT', dynamodb: { NewImage: template as never, SequenceNumber: '1' } }],
+  });
   // Each delivery is of a new event: a delivery is recorded once per event id.
-  const busEvent = () => ({ 'detail-type': STATUS_CHANGED, detail: { app_id, event_id: newEventId(), payload } }) as EventBridgeEvent<typeof STATUS_CHANGED, unknown>;
+  const busEvent = () =>
+    ({ 'detail-type': STATUS_CHANGED, detail: { app_id, event_id: newEventId(), payload } }) as EventBridgeEvent<
+      typeof STATUS_CHANGED,
+      unknown
+    >;
   await publisher(streamEvent());
   await deliverer(busEvent());
   const publisherTime = await timeInvocations(() => publisher(streamEvent()));
@@ -221,21 +336,29 @@ try {
       deliveryCapacity.read * PRICES.dynamodbReadRequestUnit.usd +
       deliveryCapacity.write * PRICES.dynamodbWriteRequestUnit.usd,
   };
-  console.log(`per status change: publisher ${perNotification.publisher_ms} ms, deliverer ${perNotification.deliverer_ms} ms and ${deliveryCapacity.read} RRU / ${deliveryCapacity.write} WRU, 1 EventBridge event`);
+  console.log(
+    `per status change: publisher ${perNotification.publisher_ms} ms, deliverer ${perNotification.deliverer_ms} ms and ${deliveryCapacity.read} RRU / ${deliveryCapacity.write} WRU, 1 EventBridge event`,
+  );
 
   const rows = measured.map((figures) => {
     const usd = {
       api_gateway: PRICES.apiGatewayRestRequest.usd,
       lambda: PRICES.lambdaRequest.usd + lambdaDurationUsd(figures.handler_ms),
-      dynamodb: figures.read_units * PRICES.dynamodbReadRequestUnit.usd + figures.write_units * PRICES.dynamodbWriteRequestUnit.usd,
+      dynamodb:
+        figures.read_units * PRICES.dynamodbReadRequestUnit.usd +
+        figures.write_units * PRICES.dynamodbWriteRequestUnit.usd,
       notifications: figures.status_changes * perNotification.usd,
     };
     const total = usd.api_gateway + usd.lambda + usd.dynamodb + usd.notifications;
-    const perMillion = Object.fromEntries(Object.entries({ ...usd, total }).map(([part, value]) => [part, round(value * 1e6, 3)]));
+    const perMillion = Object.fromEntries(
+      Object.entries({ ...usd, total }).map(([part, value]) => [part, round(value * 1e6, 3)]),
+    );
     return { ...figures, usd_per_million_requests: perMillion };
   });
 
-  console.log('\n| endpoint | RRU | WRU | handler ms (on DynamoDB Local) | heap Δ KB | status changes | API Gateway | Lambda | DynamoDB | notifications | $ per million requests |');
+  console.log(
+    '\n| endpoint | RRU | WRU | handler ms (on DynamoDB Local) | heap Δ KB | status changes | API Gateway | Lambda | DynamoDB | notifications | $ per million requests |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) {
     const usd = row.usd_per_million_requests;
@@ -256,7 +379,14 @@ try {
       excluded: EXCLUDED,
       endpoints: rows,
     },
-    [{ name: 'routes priced (every route of lib/routes.ts)', value: rows.reduce((n, row) => n + row.routes.length, 0), budget: `= ${ROUTES.length}`, pass: rows.reduce((n, row) => n + row.routes.length, 0) === ROUTES.length }],
+    [
+      {
+        name: 'routes priced (every route of lib/routes.ts)',
+        value: rows.reduce((n, row) => n + row.routes.length, 0),
+        budget: `= ${ROUTES.length}`,
+        pass: rows.reduce((n, row) => n + row.routes.length, 0) === ROUTES.length,
+      },
+    ],
   );
 } finally {
   await dynamo.stop();

@@ -7,10 +7,11 @@
  *
  *   node --import tsx bench/dynamodb-local-sigkill.ts     (ROUNDS=3 per kind of write)
  */
-import { GetItemCommand, PutItemCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetItemCommand, PutItemCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { ensureTable, localClient, startDynamoDbLocal } from '../local/dynamodb.js';
 import { freePort } from '../test/support/ports.js';
 import { writeResults } from './support/report.js';
@@ -43,12 +44,31 @@ async function round(kind: Kind): Promise<Round> {
     let stop = false;
     const write = (key: string, writer: number) =>
       kind === 'PutItem'
-        ? client.send(new PutItemCommand({ TableName: TABLE, Item: { pk: { S: key }, sk: { S: 'item' } }, ConditionExpression: 'attribute_not_exists(pk)' }))
+        ? client.send(
+            new PutItemCommand({
+              TableName: TABLE,
+              Item: { pk: { S: key }, sk: { S: 'item' } },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          )
         : client.send(
             new TransactWriteItemsCommand({
               TransactItems: [
-                { Put: { TableName: TABLE, Item: { pk: { S: key }, sk: { S: 'item' } }, ConditionExpression: 'attribute_not_exists(pk)' } },
-                { Update: { TableName: TABLE, Key: { pk: { S: `writer-${writer}` }, sk: { S: 'count' } }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': { N: '1' } } } },
+                {
+                  Put: {
+                    TableName: TABLE,
+                    Item: { pk: { S: key }, sk: { S: 'item' } },
+                    ConditionExpression: 'attribute_not_exists(pk)',
+                  },
+                },
+                {
+                  Update: {
+                    TableName: TABLE,
+                    Key: { pk: { S: `writer-${writer}` }, sk: { S: 'count' } },
+                    UpdateExpression: 'ADD n :one',
+                    ExpressionAttributeValues: { ':one': { N: '1' } },
+                  },
+                },
               ],
             }),
           );
@@ -71,7 +91,11 @@ async function round(kind: Kind): Promise<Round> {
     dynamo = await startDynamoDbLocal({ port, dataDir });
 
     const present = async (pk: string, sk: string) =>
-      (await client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true }))).Item;
+      (
+        await client.send(
+          new GetItemCommand({ TableName: TABLE, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true }),
+        )
+      ).Item;
     const lost: Round['lost'] = [];
     const stored = new Map<number, number>();
     for (const { key, writer, at } of acknowledged) {

@@ -12,8 +12,7 @@
  * checks, decision and headers) as authenticateAndLimit minus that write.
  */
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
-import { median, round, writeResults, type BudgetCheck } from './support/report.js';
-
+import { type BudgetCheck, median, round, writeResults } from './support/report.js';
 
 const PAIRS = Number(process.env.HOT_PATH_PAIRS ?? 400);
 const WARMUP_PAIRS = 60;
@@ -46,11 +45,27 @@ try {
   const sdkKey = (await findApiKey(app.sdkKey))!;
   const user = 'hot-path-user';
   /** The caller the mobile endpoint builds from the key and the headers. */
-  const mobileCaller: MobileCaller = { appId: app.appId, keyId: sdkKey.key_id, kind: 'sdk', tier: sdkKey.tier ?? 'standard', userId: user, appIdHeader: app.appId, platform: 'ios', sdkVersion: '1.0.0' };
+  const mobileCaller: MobileCaller = {
+    appId: app.appId,
+    keyId: sdkKey.key_id,
+    kind: 'sdk',
+    tier: sdkKey.tier ?? 'standard',
+    userId: user,
+    appIdHeader: app.appId,
+    platform: 'ios',
+    sdkVersion: '1.0.0',
+  };
 
   let sequence = 0;
   /** A fresh batch each time, so every request stores new events (a repeated one is deduplicated). */
-  const batch = () => Array.from({ length: EVENTS_PER_REQUEST }, () => ({ name: 'screen_view', user, sessionId: 's-1', eventId: `e-${++sequence}`, extra: { screen_name: 'home' } }));
+  const batch = () =>
+    Array.from({ length: EVENTS_PER_REQUEST }, () => ({
+      name: 'screen_view',
+      user,
+      sessionId: 's-1',
+      eventId: `e-${++sequence}`,
+      extra: { screen_name: 'home' },
+    }));
   const ok = (result: { statusCode: number; body: string }) => {
     if (result.statusCode !== 200) throw new Error(`handler answered ${result.statusCode}: ${result.body}`);
   };
@@ -69,7 +84,10 @@ try {
       name: 'GET /v1/subscriptions/{id}',
       handler: {
         prepare: async () => {
-          const call = await prepareInvocation(routeNamed('GetSubscription'), { path: `${SUBSCRIPTIONS_BASE}/${subscription.id}`, headers: { authorization: `Bearer ${app.secretKey}` } });
+          const call = await prepareInvocation(routeNamed('GetSubscription'), {
+            path: `${SUBSCRIPTIONS_BASE}/${subscription.id}`,
+            headers: { authorization: `Bearer ${app.secretKey}` },
+          });
           return async () => ok(await call());
         },
       },
@@ -84,7 +102,11 @@ try {
       name: `POST /v2/users/report/events (${EVENTS_PER_REQUEST} events)`,
       handler: {
         prepare: async () => {
-          const call = await prepareInvocation(routeNamed('ReportEventsV2'), { path: '/v2/users/report/events', headers: mobileHeaders(app, user), body: { events: batch() } });
+          const call = await prepareInvocation(routeNamed('ReportEventsV2'), {
+            path: '/v2/users/report/events',
+            headers: mobileHeaders(app, user),
+            body: { events: batch() },
+          });
           return async () => ok(await call());
         },
       },
@@ -129,13 +151,17 @@ try {
       const first = i % 2 === 0 ? scenario.handler : scenario.direct;
       const a = await sample(first);
       const b = await sample(first === scenario.handler ? scenario.direct : scenario.handler);
-      if (i >= WARMUP_PAIRS) pairs.push(first === scenario.handler ? { handler: a, direct: b } : { handler: b, direct: a });
+      if (i >= WARMUP_PAIRS)
+        pairs.push(first === scenario.handler ? { handler: a, direct: b } : { handler: b, direct: a });
     }
     const stat = (pick: (p: { handler: Sample; direct: Sample }) => number) => round(median(pairs.map(pick)), 1);
     const result = {
       handler_us: { wall: stat((p) => p.handler.wallUs), cpu: stat((p) => p.handler.cpuUs) },
       direct_us: { wall: stat((p) => p.direct.wallUs), cpu: stat((p) => p.direct.cpuUs) },
-      overhead_us: { wall: stat((p) => p.handler.wallUs - p.direct.wallUs), cpu: stat((p) => p.handler.cpuUs - p.direct.cpuUs) },
+      overhead_us: {
+        wall: stat((p) => p.handler.wallUs - p.direct.wallUs),
+        cpu: stat((p) => p.handler.cpuUs - p.direct.cpuUs),
+      },
     };
     figures[scenario.name] = result;
     console.log(
@@ -143,9 +169,16 @@ try {
         ` overhead ${result.overhead_us.wall.toFixed(0).padStart(5)} us wall, ${result.overhead_us.cpu.toFixed(0).padStart(5)} us CPU (medians of ${PAIRS} pairs)`,
     );
     if (scenario.name.startsWith('rate limiter')) {
-      console.log(`  the counter write (UpdateItem) alone: ${result.direct_us.wall.toFixed(0)} us wall, ${result.direct_us.cpu.toFixed(0)} us CPU per request`);
+      console.log(
+        `  the counter write (UpdateItem) alone: ${result.direct_us.wall.toFixed(0)} us wall, ${result.direct_us.cpu.toFixed(0)} us CPU per request`,
+      );
     } else {
-      checks.push({ name: `${scenario.name}: handler overhead, median us`, value: result.overhead_us.wall, budget: `<= ${BUDGET_US}`, pass: result.overhead_us.wall <= BUDGET_US });
+      checks.push({
+        name: `${scenario.name}: handler overhead, median us`,
+        value: result.overhead_us.wall,
+        budget: `<= ${BUDGET_US}`,
+        pass: result.overhead_us.wall <= BUDGET_US,
+      });
     }
   }
   writeResults('hot-path', figures, checks);

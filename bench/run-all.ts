@@ -17,14 +17,23 @@ for (const name of BENCHMARKS) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', `bench/${name}.ts`], { cwd: root, stdio: 'inherit' });
   if (run.status !== 0) failed = true;
   try {
-    const results = JSON.parse(readFileSync(resolve(root, `bench/results/${name}.json`), 'utf8')) as { checks: BudgetCheck[] };
+    const results = JSON.parse(readFileSync(resolve(root, `bench/results/${name}.json`), 'utf8')) as {
+      checks: BudgetCheck[];
+    };
     rows.push(...results.checks.map((check) => ({ ...check, benchmark: name })));
   } catch {
-    rows.push({ benchmark: name, name: 'benchmark did not produce results', value: Number.NaN, budget: '-', pass: false });
+    rows.push({
+      benchmark: name,
+      name: 'benchmark did not produce results',
+      value: Number.NaN,
+      budget: '-',
+      pass: false,
+    });
     failed = true;
   }
 }
 
 console.log('\n| benchmark | budget | value | limit | result |\n|---|---|---|---|---|');
-for (const row of rows) console.log(`| ${row.benchmark} | ${row.name} | ${row.value} | ${row.budget} | ${row.pass ? 'PASS' : 'FAIL'} |`);
+for (const row of rows)
+  console.log(`| ${row.benchmark} | ${row.name} | ${row.value} | ${row.budget} | ${row.pass ? 'PASS' : 'FAIL'} |`);
 process.exitCode = failed || rows.some((row) => !row.pass) ? 1 : 0;

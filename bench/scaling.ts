@@ -7,7 +7,7 @@
  * Budget: consumed capacity at 20,000 within 10% of that at 1,000.
  */
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
-import { writeResults, type BudgetCheck } from './support/report.js';
+import { type BudgetCheck, writeResults } from './support/report.js';
 
 const SIZES = [1_000, 20_000] as const;
 
@@ -24,8 +24,18 @@ try {
   const measurements: { label: string; route: typeof list; path: string; query: Record<string, string> }[] = [
     { label: 'list status=active page 1', route: list, path: SUBSCRIPTIONS_BASE, query: { status: 'active' } },
     { label: 'list unfiltered page 1', route: list, path: SUBSCRIPTIONS_BASE, query: {} },
-    { label: 'list status=active&platform=ios page 1', route: list, path: SUBSCRIPTIONS_BASE, query: { status: 'active', platform: 'ios' } },
-    { label: '90-day revenue by week', route: revenue, path: `${SUBSCRIPTIONS_BASE}/revenue`, query: { start_date: day(89), end_date: day(0), group_by: 'week' } },
+    {
+      label: 'list status=active&platform=ios page 1',
+      route: list,
+      path: SUBSCRIPTIONS_BASE,
+      query: { status: 'active', platform: 'ios' },
+    },
+    {
+      label: '90-day revenue by week',
+      route: revenue,
+      path: `${SUBSCRIPTIONS_BASE}/revenue`,
+      query: { start_date: day(89), end_date: day(0), group_by: 'week' },
+    },
   ];
 
   const apps = [];
@@ -35,16 +45,25 @@ try {
   for (const { label, route, path, query } of measurements) {
     figures[label] = {};
     for (const app of apps) {
-      const { read, write, result } = await measureCapacity(() => invokeOk(route, { path, query, headers: { authorization: `Bearer ${app.secretKey}` } }));
+      const { read, write, result } = await measureCapacity(() =>
+        invokeOk(route, { path, query, headers: { authorization: `Bearer ${app.secretKey}` } }),
+      );
       const { data } = JSON.parse(result.body) as { data: unknown[] | { breakdown: unknown[] } };
       const items = Array.isArray(data) ? data.length : data.breakdown.length;
       figures[label][`${app.size}`] = { read_units: read, items };
       // The per-key rate limiter's write does not depend on the table size either; the budget is about reads.
-      console.log(`${label.padEnd(40)} ${String(app.size).padStart(6)} subscriptions: ${read} RCU, ${write} WCU (${items} ${Array.isArray(data) ? 'items' : 'buckets'})`);
+      console.log(
+        `${label.padEnd(40)} ${String(app.size).padStart(6)} subscriptions: ${read} RCU, ${write} WCU (${items} ${Array.isArray(data) ? 'items' : 'buckets'})`,
+      );
     }
     const [small, large] = SIZES.map((size) => figures[label]![`${size}`]!.read_units);
     const ratio = large! / small!;
-    checks.push({ name: `${label}: read capacity at ${SIZES[1]} / at ${SIZES[0]} subscriptions`, value: Number(ratio.toFixed(3)), budget: '0.9 - 1.1', pass: Math.abs(ratio - 1) <= 0.1 });
+    checks.push({
+      name: `${label}: read capacity at ${SIZES[1]} / at ${SIZES[0]} subscriptions`,
+      value: Number(ratio.toFixed(3)),
+      budget: '0.9 - 1.1',
+      pass: Math.abs(ratio - 1) <= 0.1,
+    });
   }
   writeResults('scaling', figures, checks);
   process.exitCode = checks.every((check) => check.pass) ? 0 : 1;

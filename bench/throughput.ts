@@ -15,7 +15,7 @@
  */
 import autocannon from 'autocannon';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
-import { median, writeResults, type BudgetCheck } from './support/report.js';
+import { type BudgetCheck, median, writeResults } from './support/report.js';
 
 // As in AWS: a warm function caches the key lookup, so most requests skip it.
 process.env.KEY_CACHE_TTL_SECONDS = '30';
@@ -78,7 +78,9 @@ try {
     return text;
   };
   // Subscriptions the detail requests rotate through (ids and users as listed).
-  const listed = JSON.parse(await send({ method: 'GET', path: SUBSCRIPTIONS_BASE, headers: bearer })) as { data: { id: string; user_id: string }[] };
+  const listed = JSON.parse(await send({ method: 'GET', path: SUBSCRIPTIONS_BASE, headers: bearer })) as {
+    data: { id: string; user_id: string }[];
+  };
   const pool = listed.data;
 
   const scenarios: Scenario[] = [
@@ -90,7 +92,10 @@ try {
       request: (n) => ({ method: 'GET', path: `${SUBSCRIPTIONS_BASE}/${pool[n % pool.length]!.id}`, headers: bearer }),
       fresh: (template, n) => {
         const [from, to] = [pool[template.n % pool.length]!, pool[n % pool.length]!];
-        return [[from.id, to.id], [`#${from.user_id}`, `#${to.user_id}`]];
+        return [
+          [from.id, to.id],
+          [`#${from.user_id}`, `#${to.user_id}`],
+        ];
       },
     },
     {
@@ -112,7 +117,10 @@ try {
         body: JSON.stringify({ user_id: user(n), product_id: 'premium_monthly', platform: 'ios' }),
       }),
       // The server picks the new subscription's id: each replay writes a new one.
-      fresh: (template, n) => [[(JSON.parse(template.body) as { data: { id: string } }).data.id, newSubscriptionId()], [user(template.n), user(n)]],
+      fresh: (template, n) => [
+        [(JSON.parse(template.body) as { data: { id: string } }).data.id, newSubscriptionId()],
+        [user(template.n), user(n)],
+      ],
     },
     {
       name: `POST /v2/users/report/events (${BATCH}/batch)`,
@@ -124,10 +132,20 @@ try {
         path: '/v2/users/report/events',
         headers: { ...mobileHeaders(app, user(n)), 'content-type': 'application/json' },
         body: JSON.stringify({
-          events: Array.from({ length: BATCH }, (_, i) => ({ name: 'screen_view', user: user(n), sessionId: `session:${n}:`, eventId: `batch:${n}:${i}`, extra: { screen_name: 'home', i } })),
+          events: Array.from({ length: BATCH }, (_, i) => ({
+            name: 'screen_view',
+            user: user(n),
+            sessionId: `session:${n}:`,
+            eventId: `batch:${n}:${i}`,
+            extra: { screen_name: 'home', i },
+          })),
         }),
       }),
-      fresh: (template, n) => [[`batch:${template.n}:`, `batch:${n}:`], [`session:${template.n}:`, `session:${n}:`], [user(template.n), user(n)]],
+      fresh: (template, n) => [
+        [`batch:${template.n}:`, `batch:${n}:`],
+        [`session:${template.n}:`, `session:${n}:`],
+        [user(template.n), user(n)],
+      ],
     },
   ];
 
@@ -181,12 +199,18 @@ try {
       ],
     });
     await quiet();
-    if (failure || result.errors > 0) throw new Error(`${scenario.name}: ${failure ?? `${result.errors} connection errors`}`);
+    if (failure || result.errors > 0)
+      throw new Error(`${scenario.name}: ${failure ?? `${result.errors} connection errors`}`);
     return measured.result();
   }
 
   /** The recorded operations, replayed by CONCURRENCY loops. */
-  async function raw(scenario: Scenario, plan: ReturnType<typeof stagesOf>, template: { n: number; body: string }, seconds: number): Promise<Rate> {
+  async function raw(
+    scenario: Scenario,
+    plan: ReturnType<typeof stagesOf>,
+    template: { n: number; body: string },
+    seconds: number,
+  ): Promise<Rate> {
     const measured = slice(scenario, seconds);
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -226,11 +250,16 @@ try {
       const second = rawFirst ? await viaApi(scenario, SLICE_S) : await raw(scenario, plan, template, SLICE_S);
       const [rawRate, apiRate] = rawFirst ? [first, second] : [second, first];
       pairs.push({ raw: rawRate, api: apiRate, ratio: apiRate.perSecond / rawRate.perSecond });
-      console.log(`  pair ${pair + 1}: raw ${rawRate.perSecond.toFixed(0)}, API ${apiRate.perSecond.toFixed(0)} ${scenario.unit} (${pairs.at(-1)!.ratio.toFixed(2)})`);
+      console.log(
+        `  pair ${pair + 1}: raw ${rawRate.perSecond.toFixed(0)}, API ${apiRate.perSecond.toFixed(0)} ${scenario.unit} (${pairs.at(-1)!.ratio.toFixed(2)})`,
+      );
     }
     const ratio = median(pairs.map((p) => p.ratio));
     const rates = { raw: median(pairs.map((p) => p.raw.perSecond)), api: median(pairs.map((p) => p.api.perSecond)) };
-    const cpu = { raw: median(pairs.map((p) => p.raw.cpuMsPerRequest)), api: median(pairs.map((p) => p.api.cpuMsPerRequest)) };
+    const cpu = {
+      raw: median(pairs.map((p) => p.raw.cpuMsPerRequest)),
+      api: median(pairs.map((p) => p.api.cpuMsPerRequest)),
+    };
     const line =
       `${scenario.name}: API ${rates.api.toFixed(0)} vs raw ${rates.raw.toFixed(0)} ${scenario.unit} (medians); API / raw ${ratio.toFixed(2)} (median of ${PAIRS} pairs); ` +
       `node CPU per request ${cpu.api.toFixed(2)} vs ${cpu.raw.toFixed(2)} ms`;
@@ -246,7 +275,12 @@ try {
       cpu_ms_per_request: { api: Number(cpu.api.toFixed(3)), raw: Number(cpu.raw.toFixed(3)) },
     };
     if (scenario.budget !== undefined) {
-      checks.push({ name: `${scenario.name}: API / raw DynamoDB Local ${scenario.unit}`, value: Number(ratio.toFixed(3)), budget: `>= ${scenario.budget}`, pass: ratio >= scenario.budget });
+      checks.push({
+        name: `${scenario.name}: API / raw DynamoDB Local ${scenario.unit}`,
+        value: Number(ratio.toFixed(3)),
+        budget: `>= ${scenario.budget}`,
+        pass: ratio >= scenario.budget,
+      });
     }
   }
   await gateway.close();

@@ -5,7 +5,7 @@
  * resource with cdk/constructs/acknowledge.ts) is copied with its reason into that resource's
  * template metadata (`cdk_nag.rules_to_suppress`) as an audit trail.
  */
-import { Validations, type App } from 'aws-cdk-lib';
+import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 
 export function addNagChecks(app: App): AwsSolutionsChecks {

@@ -16,7 +16,10 @@ export class SubscriptionBackendStack extends Stack {
     // Store credentials: one Secrets Manager secret per app and store, written by `admin --aws stores ... set`.
     const storeSecretsPrefix = `subscription-backend/${this.stackName}/`;
     this.api = new Api(this, 'Api', { table: this.data.table, storeSecretsPrefix });
-    new CfnOutput(this, 'StoreSecretsPrefix', { value: storeSecretsPrefix, description: 'STORE_SECRETS_PREFIX for `admin --aws stores ... set`' });
+    new CfnOutput(this, 'StoreSecretsPrefix', {
+      value: storeSecretsPrefix,
+      description: 'STORE_SECRETS_PREFIX for `admin --aws stores ... set`',
+    });
     this.notifications = new Notifications(this, 'Notifications', { table: this.data.table });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for `admin --aws`' });
   }

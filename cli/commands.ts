@@ -1,6 +1,9 @@
 /** Operator commands. Each returns a human text and one JSON document; cli.ts prints one of them. */
 import { readFile } from 'node:fs/promises';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type * as z from 'zod/mini';
+import { config } from '../lib/config.js';
+import { putAdsConfig, putSegments } from '../lib/data/app-config.js';
 import {
   createApp,
   getApp,
@@ -8,6 +11,7 @@ import {
   issueUserTokenSecret,
   listAppKeys,
   RESTORE_POLICIES,
+  type RestorePolicy,
   revokeKey,
   revokeKeyById,
   rotateKey,
@@ -15,40 +19,44 @@ import {
   setTestStore,
   setUserTokenRequired,
   UserTokenSecretExists,
-  type RestorePolicy,
 } from '../lib/data/apps.js';
-import { DEFAULT_RATE_LIMIT_TIER, isRateLimitTier, RATE_LIMIT_TIERS, type RateLimitTier } from '../lib/domain/rate-limit.js';
-import { config } from '../lib/config.js';
 import type { ApiKeyKind } from '../lib/data/keys.js';
 import { getProduct, putProducts } from '../lib/data/products.js';
+import { putExchangeRates } from '../lib/data/revenue.js';
+import { setWebhook } from '../lib/data/webhooks.js';
+import { appAccountTokenFor, isUuid } from '../lib/domain/app-account-token.js';
 import { addBillingPeriod, addDays } from '../lib/domain/billing.js';
 import {
+  DEFAULT_RATE_LIMIT_TIER,
+  isRateLimitTier,
+  RATE_LIMIT_TIERS,
+  type RateLimitTier,
+} from '../lib/domain/rate-limit.js';
+import { TRANSFERRED } from '../lib/events/schemas.js';
+import { toDetails } from '../lib/http/parse.js';
+import { adsConfigSchema } from '../lib/schemas/ads.js';
+import { appIdSchema, currencySchema, userIdSchema } from '../lib/schemas/common.js';
+import { exchangeRatesSchema } from '../lib/schemas/fx.js';
+import { productCatalogueSchema } from '../lib/schemas/product.js';
+import { segmentCatalogueSchema } from '../lib/schemas/segment.js';
+import { recentDeliveries, redeliver } from '../lib/services/webhook-delivery.js';
+import {
   appStoreSettingsSchema,
+  type ConfigurableStore,
   googlePlaySettingsSchema,
   keepTestStorePrivateKey,
   publicKeyOfKeptTestStoreKey,
   putStoreSettings,
-  testStorePrivateKey,
-  type ConfigurableStore,
   type StoreSettings,
+  testStorePrivateKey,
 } from '../lib/stores/settings.js';
 import { mintTestReceipt } from '../lib/stores/test-store.js';
-import { setWebhook } from '../lib/data/webhooks.js';
-import { TRANSFERRED } from '../lib/events/schemas.js';
-import { recentDeliveries, redeliver } from '../lib/services/webhook-delivery.js';
-import { toDetails } from '../lib/http/parse.js';
-import { appIdSchema, currencySchema, userIdSchema } from '../lib/schemas/common.js';
-import { appAccountTokenFor, isUuid } from '../lib/domain/app-account-token.js';
-import { productCatalogueSchema } from '../lib/schemas/product.js';
-import { adsConfigSchema } from '../lib/schemas/ads.js';
-import { segmentCatalogueSchema } from '../lib/schemas/segment.js';
-import { putAdsConfig, putSegments } from '../lib/data/app-config.js';
-import { putExchangeRates } from '../lib/data/revenue.js';
-import { exchangeRatesSchema } from '../lib/schemas/fx.js';
-import type * as z from 'zod/mini';
 
 export class CliError extends Error {
-  constructor(message: string, readonly code = 'USAGE') {
+  constructor(
+    message: string,
+    readonly code = 'USAGE',
+  ) {
     super(message);
   }
 }
@@ -74,7 +82,8 @@ function required(values: Record<string, unknown>, name: string): string {
 
 async function requireApp(values: Record<string, unknown>): Promise<string> {
   const appId = required(values, 'app');
-  if (!appIdSchema.safeParse(appId).success) throw new CliError(`--app ${appId} is not an app id (app_ followed by 16 hex digits)`);
+  if (!appIdSchema.safeParse(appId).success)
+    throw new CliError(`--app ${appId} is not an app id (app_ followed by 16 hex digits)`);
   if (!(await getApp(appId))) throw new CliError(`app ${appId} does not exist`, 'NOT_FOUND');
   return appId;
 }
@@ -97,12 +106,15 @@ function tierOf(values: Record<string, unknown>): RateLimitTier | undefined {
 function accountTokenOption(appId: string, values: Record<string, unknown>): string | undefined {
   const forUser = values['for-user'];
   const token = values['app-account-token'];
-  if (forUser !== undefined && token !== undefined) throw new CliError('give --for-user or --app-account-token, not both');
+  if (forUser !== undefined && token !== undefined)
+    throw new CliError('give --for-user or --app-account-token, not both');
   if (typeof forUser === 'string') {
-    if (!userIdSchema.safeParse(forUser).success) throw new CliError('--for-user must be a user id of 1-256 characters');
+    if (!userIdSchema.safeParse(forUser).success)
+      throw new CliError('--for-user must be a user id of 1-256 characters');
     return appAccountTokenFor(appId, forUser);
   }
-  if (typeof token === 'string' && !isUuid(token)) throw new CliError('--app-account-token must be a UUID (StoreKit sets appAccountToken to one)');
+  if (typeof token === 'string' && !isUuid(token))
+    throw new CliError('--app-account-token must be a UUID (StoreKit sets appAccountToken to one)');
   return typeof token === 'string' ? token : undefined;
 }
 
@@ -111,7 +123,12 @@ const describeTier = (tier: RateLimitTier) => `${tier} tier, ${config.rateLimits
 const COMMANDS: Record<string, Command> = {
   'apps create': {
     usage: `apps create --name N [--test-store] [--currency USD] [--tier ${RATE_LIMIT_TIERS.join('|')}]`,
-    options: { name: { type: 'string' }, 'test-store': { type: 'boolean', default: false }, currency: { type: 'string', default: 'USD' }, tier: { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      'test-store': { type: 'boolean', default: false },
+      currency: { type: 'string', default: 'USD' },
+      tier: { type: 'string' },
+    },
     async run(values) {
       const name = required(values, 'name');
       if (name.length > 200) throw new CliError('--name must be at most 200 characters');
@@ -139,15 +156,24 @@ const COMMANDS: Record<string, Command> = {
   },
   'apps update': {
     usage: 'apps update --app A [--restore-policy block|transfer] [--require-user-token on|off] [--test-store on|off]',
-    options: { app: { type: 'string' }, 'restore-policy': { type: 'string' }, 'require-user-token': { type: 'string' }, 'test-store': { type: 'string' } },
+    options: {
+      app: { type: 'string' },
+      'restore-policy': { type: 'string' },
+      'require-user-token': { type: 'string' },
+      'test-store': { type: 'string' },
+    },
     async run(values) {
       const policy = values['restore-policy'];
       const userToken = values['require-user-token'];
       const testStore = values['test-store'];
-      if (policy === undefined && userToken === undefined && testStore === undefined) throw new CliError('give --restore-policy, --require-user-token and/or --test-store');
-      if (testStore !== undefined && testStore !== 'on' && testStore !== 'off') throw new CliError('--test-store must be on or off');
-      if (policy !== undefined && !(RESTORE_POLICIES as readonly string[]).includes(policy as string)) throw new CliError(`--restore-policy must be one of ${RESTORE_POLICIES.join(', ')}`);
-      if (userToken !== undefined && userToken !== 'on' && userToken !== 'off') throw new CliError('--require-user-token must be on or off');
+      if (policy === undefined && userToken === undefined && testStore === undefined)
+        throw new CliError('give --restore-policy, --require-user-token and/or --test-store');
+      if (testStore !== undefined && testStore !== 'on' && testStore !== 'off')
+        throw new CliError('--test-store must be on or off');
+      if (policy !== undefined && !(RESTORE_POLICIES as readonly string[]).includes(policy as string))
+        throw new CliError(`--restore-policy must be one of ${RESTORE_POLICIES.join(', ')}`);
+      if (userToken !== undefined && userToken !== 'on' && userToken !== 'off')
+        throw new CliError('--require-user-token must be on or off');
       const appId = await requireApp(values);
       const json: Record<string, unknown> = { app_id: appId };
       const text: string[] = [];
@@ -168,11 +194,16 @@ const COMMANDS: Record<string, Command> = {
           setting.require_user_token
             ? `${appId}: mobile requests acting on a user now need X-USER-TOKEN signed with the app's user-token secret.`
             : `${appId}: mobile requests no longer need X-USER-TOKEN (the secret is kept for turning it on again).`,
-          ...(setting.issued_secret ? [`User-token secret (for the app's server; shown only now): ${setting.issued_secret}`] : []),
+          ...(setting.issued_secret
+            ? [`User-token secret (for the app's server; shown only now): ${setting.issued_secret}`]
+            : []),
         );
       }
       if (testStore !== undefined) {
-        const setting = await setTestStore(appId, testStore === 'on', { keepTestStoreKey: keepTestStorePrivateKey, publicKeyOfKept: publicKeyOfKeptTestStoreKey });
+        const setting = await setTestStore(appId, testStore === 'on', {
+          keepTestStoreKey: keepTestStorePrivateKey,
+          publicKeyOfKept: publicKeyOfKeptTestStoreKey,
+        });
         json.test_store = setting.test_store;
         text.push(
           setting.test_store
@@ -190,7 +221,10 @@ const COMMANDS: Record<string, Command> = {
       const appId = await requireApp(values);
       const setting = await issueUserTokenSecret(appId, values.rotate === true).catch((error: unknown) => {
         if (!(error instanceof UserTokenSecretExists)) throw error;
-        throw new CliError(`${error.message}; --rotate replaces it (tokens signed with the old one are refused at once)`, 'SECRET_EXISTS');
+        throw new CliError(
+          `${error.message}; --rotate replaces it (tokens signed with the old one are refused at once)`,
+          'SECRET_EXISTS',
+        );
       });
       return {
         json: { app_id: appId, secret: setting.issued_secret, require_user_token: setting.require_user_token },
@@ -212,19 +246,34 @@ const COMMANDS: Record<string, Command> = {
       const issued = await issueKey(appId, kind, tierOf(values));
       return {
         json: { app_id: appId, kind, key: issued.key, key_id: issued.key_id, tier: issued.tier },
-        text: [`New ${kind} key for ${appId}: ${issued.key}`, `(key id ${issued.key_id}, ${describeTier(issued.tier)}; shown only now)`].join('\n'),
+        text: [
+          `New ${kind} key for ${appId}: ${issued.key}`,
+          `(key id ${issued.key_id}, ${describeTier(issued.tier)}; shown only now)`,
+        ].join('\n'),
       };
     },
   },
   'keys rotate': {
     usage: `keys rotate --app A --kind secret|sdk [--keep-old] [--tier ${RATE_LIMIT_TIERS.join('|')}]`,
-    options: { app: { type: 'string' }, kind: { type: 'string' }, 'keep-old': { type: 'boolean', default: false }, tier: { type: 'string' } },
+    options: {
+      app: { type: 'string' },
+      kind: { type: 'string' },
+      'keep-old': { type: 'boolean', default: false },
+      tier: { type: 'string' },
+    },
     async run(values) {
       const appId = await requireApp(values);
       const kind = kindOf(values);
       const { issued, revoked } = await rotateKey(appId, kind, values['keep-old'] === true, tierOf(values));
       return {
-        json: { app_id: appId, kind, key: issued.key, key_id: issued.key_id, tier: issued.tier, revoked_key_ids: revoked },
+        json: {
+          app_id: appId,
+          kind,
+          key: issued.key,
+          key_id: issued.key_id,
+          tier: issued.tier,
+          revoked_key_ids: revoked,
+        },
         text: [
           `New ${kind} key for ${appId}: ${issued.key}`,
           `(key id ${issued.key_id}, ${describeTier(issued.tier)}; shown only now)`,
@@ -238,10 +287,18 @@ const COMMANDS: Record<string, Command> = {
     options: { key: { type: 'string' }, app: { type: 'string' }, 'key-id': { type: 'string' } },
     async run(values) {
       const byId = typeof values['key-id'] === 'string';
-      const record = byId ? await revokeKeyById(await requireApp(values), required(values, 'key-id')) : await revokeKey(required(values, 'key'));
+      const record = byId
+        ? await revokeKeyById(await requireApp(values), required(values, 'key-id'))
+        : await revokeKey(required(values, 'key'));
       if (!record) throw new CliError('no such key', 'NOT_FOUND');
       return {
-        json: { app_id: record.app_id, key_id: record.key_id, kind: record.kind, status: record.status, revoked_at: record.revoked_at },
+        json: {
+          app_id: record.app_id,
+          key_id: record.key_id,
+          kind: record.kind,
+          status: record.status,
+          revoked_at: record.revoked_at,
+        },
         text: `Revoked ${record.kind} key ${record.key_id} of ${record.app_id}.`,
       };
     },
@@ -262,7 +319,10 @@ const COMMANDS: Record<string, Command> = {
       return {
         json: { app_id: appId, keys: listed },
         text: listed
-          .map((k) => `${k.key_id}  ${k.kind.padEnd(6)}  ${k.status.padEnd(7)}  ${k.tier.padEnd(8)}  created ${k.created_at}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`)
+          .map(
+            (k) =>
+              `${k.key_id}  ${k.kind.padEnd(6)}  ${k.status.padEnd(7)}  ${k.tier.padEnd(8)}  created ${k.created_at}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`,
+          )
           .join('\n'),
       };
     },
@@ -281,7 +341,7 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'segments put': {
-    usage: 'segments put --app A --file F   (F: JSON array of segments; replaces the app\'s rule segments)',
+    usage: "segments put --app A --file F   (F: JSON array of segments; replaces the app's rule segments)",
     options: { app: { type: 'string' }, file: { type: 'string' } },
     async run(values) {
       const appId = await requireApp(values);
@@ -301,7 +361,10 @@ const COMMANDS: Record<string, Command> = {
       const config = await readValidatedFile(required(values, 'file'), adsConfigSchema, 'ad configuration');
       await putAdsConfig(appId, config);
       const count = (config.ios?.networks.length ?? 0) + (config.android?.networks.length ?? 0);
-      return { json: { app_id: appId, platforms: Object.keys(config), networks: count }, text: `Stored the ad configuration of ${appId} (${count} network entries).` };
+      return {
+        json: { app_id: appId, platforms: Object.keys(config), networks: count },
+        text: `Stored the ad configuration of ${appId} (${count} network entries).`,
+      };
     },
   },
   'fx put': {
@@ -333,17 +396,28 @@ const COMMANDS: Record<string, Command> = {
       const appAccountToken = accountTokenOption(appId, values);
       const app = (await getApp(appId))!;
       const privateKeyPem = app.test_store ? await testStorePrivateKey(app) : undefined;
-      if (!privateKeyPem) throw new CliError(`app ${appId} has no test store: \`apps update --app ${appId} --test-store on\` turns it on`, 'NOT_TEST_STORE');
+      if (!privateKeyPem)
+        throw new CliError(
+          `app ${appId} has no test store: \`apps update --app ${appId} --test-store on\` turns it on`,
+          'NOT_TEST_STORE',
+        );
       const platform = required(values, 'platform');
       if (platform !== 'ios' && platform !== 'android') throw new CliError('--platform must be ios or android');
       const product = await getProduct(appId, required(values, 'product'));
-      if (!product) throw new CliError(`product ${String(values.product)} is not in the catalogue of ${appId}`, 'NOT_FOUND');
+      if (!product)
+        throw new CliError(`product ${String(values.product)} is not in the catalogue of ${appId}`, 'NOT_FOUND');
       const trial = values.trial === true;
       if (trial && product.trial_period_days === 0) throw new CliError(`product ${product.id} has no trial period`);
       const now = new Date();
-      const defaultEnd = trial ? addDays(now, product.trial_period_days) : addBillingPeriod(now, product.billing_period);
-      const expiresIn = values['expires-in'] === undefined ? Math.round((defaultEnd.getTime() - now.getTime()) / 1000) : Number(values['expires-in']);
-      if (!Number.isInteger(expiresIn)) throw new CliError('--expires-in must be a whole number of seconds (negative mints an expired purchase)');
+      const defaultEnd = trial
+        ? addDays(now, product.trial_period_days)
+        : addBillingPeriod(now, product.billing_period);
+      const expiresIn =
+        values['expires-in'] === undefined
+          ? Math.round((defaultEnd.getTime() - now.getTime()) / 1000)
+          : Number(values['expires-in']);
+      if (!Number.isInteger(expiresIn))
+        throw new CliError('--expires-in must be a whole number of seconds (negative mints an expired purchase)');
       const minted = mintTestReceipt({
         appId,
         privateKeyPem,
@@ -357,7 +431,10 @@ const COMMANDS: Record<string, Command> = {
         // The store refunding a transaction: the same ids with a revocation date.
         revokes:
           typeof values.revokes === 'string'
-            ? { transactionId: values.revokes, originalTransactionId: typeof values.original === 'string' ? values.original : values.revokes }
+            ? {
+                transactionId: values.revokes,
+                originalTransactionId: typeof values.original === 'string' ? values.original : values.revokes,
+              }
             : undefined,
         appAccountToken,
         now,
@@ -372,7 +449,8 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'stores apple set': {
-    usage: 'stores apple set --app A --bundle-id B --environment Sandbox|Production [--app-apple-id N] [--issuer-id I --key-id K --key-file F.p8]',
+    usage:
+      'stores apple set --app A --bundle-id B --environment Sandbox|Production [--app-apple-id N] [--issuer-id I --key-id K --key-file F.p8]',
     options: {
       app: { type: 'string' },
       'bundle-id': { type: 'string' },
@@ -385,7 +463,8 @@ const COMMANDS: Record<string, Command> = {
     async run(values) {
       const appId = await requireApp(values);
       const apiOptions = ['issuer-id', 'key-id', 'key-file'].filter((name) => values[name] !== undefined);
-      if (apiOptions.length > 0 && apiOptions.length < 3) throw new CliError('--issuer-id, --key-id and --key-file go together (App Store Server API key)');
+      if (apiOptions.length > 0 && apiOptions.length < 3)
+        throw new CliError('--issuer-id, --key-id and --key-file go together (App Store Server API key)');
       let serverApi: Record<string, string> | undefined;
       if (apiOptions.length === 3) {
         const keyFile = required(values, 'key-file');
@@ -395,7 +474,11 @@ const COMMANDS: Record<string, Command> = {
         } catch (error) {
           throw new CliError(`cannot read ${keyFile}: ${(error as Error).message}`, 'INVALID_FILE');
         }
-        serverApi = { issuer_id: required(values, 'issuer-id'), key_id: required(values, 'key-id'), private_key: privateKey };
+        serverApi = {
+          issuer_id: required(values, 'issuer-id'),
+          key_id: required(values, 'key-id'),
+          private_key: privateKey,
+        };
       }
       const settings = parsedSettings('app_store', {
         bundle_id: required(values, 'bundle-id'),
@@ -405,14 +488,25 @@ const COMMANDS: Record<string, Command> = {
       });
       const { location } = await putStoreSettings(appId, 'app_store', settings);
       return {
-        json: { app_id: appId, store: 'app_store', bundle_id: settings.bundle_id, environment: settings.environment, server_api: settings.server_api !== undefined, stored_in: location },
+        json: {
+          app_id: appId,
+          store: 'app_store',
+          bundle_id: settings.bundle_id,
+          environment: settings.environment,
+          server_api: settings.server_api !== undefined,
+          stored_in: location,
+        },
         text: `App Store settings of ${appId} stored in ${location}: ${settings.bundle_id} (${settings.environment})${settings.server_api ? ', with an App Store Server API key' : ''}.`,
       };
     },
   },
   'stores google set': {
     usage: 'stores google set --app A --package-name P --service-account-file F.json',
-    options: { app: { type: 'string' }, 'package-name': { type: 'string' }, 'service-account-file': { type: 'string' } },
+    options: {
+      app: { type: 'string' },
+      'package-name': { type: 'string' },
+      'service-account-file': { type: 'string' },
+    },
     async run(values) {
       const appId = await requireApp(values);
       const file = required(values, 'service-account-file');
@@ -422,11 +516,20 @@ const COMMANDS: Record<string, Command> = {
       } catch (error) {
         throw new CliError(`cannot read ${file} as JSON: ${(error as Error).message}`, 'INVALID_FILE');
       }
-      const settings = parsedSettings('google_play', { package_name: required(values, 'package-name'), service_account: serviceAccount });
+      const settings = parsedSettings('google_play', {
+        package_name: required(values, 'package-name'),
+        service_account: serviceAccount,
+      });
       const { location } = await putStoreSettings(appId, 'google_play', settings);
       // The private key is never printed back.
       return {
-        json: { app_id: appId, store: 'google_play', package_name: settings.package_name, client_email: settings.service_account.client_email, stored_in: location },
+        json: {
+          app_id: appId,
+          store: 'google_play',
+          package_name: settings.package_name,
+          client_email: settings.service_account.client_email,
+          stored_in: location,
+        },
         text: `Google Play settings of ${appId} stored in ${location}: ${settings.package_name} as ${settings.service_account.client_email}.`,
       };
     },
@@ -440,7 +543,10 @@ const COMMANDS: Record<string, Command> = {
       const endpoint = await setWebhook(appId, url);
       return {
         json: { app_id: appId, url, secret: endpoint.secret },
-        text: [`Webhook endpoint of ${appId}: ${url}`, `Signing secret (Standard Webhooks; shown only now): ${endpoint.secret}`].join('\n'),
+        text: [
+          `Webhook endpoint of ${appId}: ${url}`,
+          `Signing secret (Standard Webhooks; shown only now): ${endpoint.secret}`,
+        ].join('\n'),
       };
     },
   },
@@ -455,8 +561,14 @@ const COMMANDS: Record<string, Command> = {
         event_id: d.event_id,
         event: d.payload.event,
         ...(d.payload.event === TRANSFERRED
-          ? { subscription_id: d.payload.data.to_subscription_id, change: `transferred from ${d.payload.data.from_subscription_id}` }
-          : { subscription_id: d.payload.data.subscription_id, change: `${d.payload.data.old_status}->${d.payload.data.new_status}` }),
+          ? {
+              subscription_id: d.payload.data.to_subscription_id,
+              change: `transferred from ${d.payload.data.from_subscription_id}`,
+            }
+          : {
+              subscription_id: d.payload.data.subscription_id,
+              change: `${d.payload.data.old_status}->${d.payload.data.new_status}`,
+            }),
         status: d.status,
         attempts: d.attempts,
         next_attempt_at: d.next_attempt_at,
@@ -470,7 +582,10 @@ const COMMANDS: Record<string, Command> = {
           deliveries.length === 0
             ? `No deliveries for ${appId}.`
             : deliveries
-                .map((d) => `${d.event_id}  ${d.status.padEnd(17)} attempts ${String(d.attempts).padStart(2)}  ${d.change.padEnd(28)} ${d.next_attempt_at ? `next ${d.next_attempt_at}` : ''}${d.last_error ? `  (${d.last_error})` : d.last_status_code ? `  (HTTP ${d.last_status_code})` : ''}`)
+                .map(
+                  (d) =>
+                    `${d.event_id}  ${d.status.padEnd(17)} attempts ${String(d.attempts).padStart(2)}  ${d.change.padEnd(28)} ${d.next_attempt_at ? `next ${d.next_attempt_at}` : ''}${d.last_error ? `  (${d.last_error})` : d.last_status_code ? `  (HTTP ${d.last_status_code})` : ''}`,
+                )
                 .join('\n'),
       };
     },
@@ -484,7 +599,14 @@ const COMMANDS: Record<string, Command> = {
       if (!delivery) throw new CliError(`no delivery of event ${eventId}`, 'NOT_FOUND');
       const last = delivery.attempt_log.at(-1);
       return {
-        json: { event_id: eventId, status: delivery.status, attempts: delivery.attempts, next_attempt_at: delivery.next_attempt_at, last_status_code: last?.status_code ?? null, last_error: last?.error ?? null },
+        json: {
+          event_id: eventId,
+          status: delivery.status,
+          attempts: delivery.attempts,
+          next_attempt_at: delivery.next_attempt_at,
+          last_status_code: last?.status_code ?? null,
+          last_error: last?.error ?? null,
+        },
         text: `Event ${eventId}: ${delivery.status} after ${delivery.attempts} attempt(s)${last?.status_code ? ` (HTTP ${last.status_code})` : last?.error ? ` (${last.error})` : ''}`,
       };
     },
@@ -501,7 +623,9 @@ async function readValidatedFile<T>(file: string, schema: z.ZodMiniType<T>, what
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const problems = toDetails('body', parsed.error).map((d) => `${d.path.replace(/^body\.?/, '[')}${d.path === 'body' ? '' : ']'} ${d.message}`);
+    const problems = toDetails('body', parsed.error).map(
+      (d) => `${d.path.replace(/^body\.?/, '[')}${d.path === 'body' ? '' : ']'} ${d.message}`,
+    );
     throw new CliError(`${file} is not a valid ${what}:\n  ${problems.join('\n  ')}`, 'INVALID_FILE');
   }
   return parsed.data;
@@ -512,7 +636,9 @@ function parsedSettings<S extends ConfigurableStore>(store: S, raw: unknown): St
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     // Paths and messages only: never echo the values (they may hold a private key).
-    throw new CliError(`invalid ${store} settings: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(settings)'} ${i.message}`).join('; ')}`);
+    throw new CliError(
+      `invalid ${store} settings: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(settings)'} ${i.message}`).join('; ')}`,
+    );
   }
   return parsed.data as StoreSettings[S];
 }
@@ -526,12 +652,17 @@ function webhookUrl(raw: string): string {
     throw new CliError(`--url ${raw} is not a URL`);
   }
   const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local)) throw new CliError('--url must be https (http only for localhost)');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local))
+    throw new CliError('--url must be https (http only for localhost)');
   return url.toString();
 }
 
 function helpText(): string {
-  return ['Usage: npm run --silent admin -- <command> [--json] [--aws]', '', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+  return [
+    'Usage: npm run --silent admin -- <command> [--json] [--aws]',
+    '',
+    ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
+  ].join('\n');
 }
 
 /** The command the leading words name (names have two or three words: `apps create`, `stores apple set`). */
@@ -564,16 +695,26 @@ export async function runCommand(args: string[]): Promise<CommandResult> {
   const name = commandNamed(args);
   const command = name === undefined ? undefined : COMMANDS[name];
   if (!name || !command) {
-    if (args.length === 0 || args[0] === 'help' || args[0] === '--help') return { text: helpText(), json: { commands: Object.values(COMMANDS).map((c) => c.usage) } };
-    throw new CliError(`unknown command "${args.filter((arg) => !arg.startsWith('-')).slice(0, 3).join(' ')}"\n${helpText()}`);
+    if (args.length === 0 || args[0] === 'help' || args[0] === '--help')
+      return { text: helpText(), json: { commands: Object.values(COMMANDS).map((c) => c.usage) } };
+    throw new CliError(
+      `unknown command "${args
+        .filter((arg) => !arg.startsWith('-'))
+        .slice(0, 3)
+        .join(' ')}"\n${helpText()}`,
+    );
   }
   let values: ReturnType<typeof parseArgs>['values'];
   try {
-    ({ values } = parseArgs({ args: withNegativeValues(args.slice(name.split(' ').length), command.options), options: command.options, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: withNegativeValues(args.slice(name.split(' ').length), command.options),
+      options: command.options,
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (error) {
     throw new CliError(`${(error as Error).message}\nusage: ${command.usage}`);
   }
   // No option is declared `multiple`, so no value is an array.
   return command.run(values as Record<string, string | boolean | undefined>);
 }
-

@@ -1,6 +1,6 @@
 import { DEFAULT_TABLE_NAME } from './defaults.js';
-import { retryScheduleFrom } from './domain/webhook-retry.js';
 import { DEFAULT_RATE_LIMITS, RATE_LIMIT_TIERS, type RateLimitTier } from './domain/rate-limit.js';
+import { retryScheduleFrom } from './domain/webhook-retry.js';
 
 /**
  * Runtime configuration, read once from the environment when a module first imports it.
@@ -42,7 +42,6 @@ export interface Config {
 /** The environment variable that sets a tier's limit, e.g. RATE_LIMIT_PREMIUM_PER_MINUTE. */
 export const rateLimitVariable = (tier: RateLimitTier): string => `RATE_LIMIT_${tier.toUpperCase()}_PER_MINUTE`;
 
-
 function readNonNegativeInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -73,7 +72,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storeTimeoutMs: readNonNegativeInt(env, 'STORE_TIMEOUT_MS', 10_000),
     eventRetentionDays: readNonNegativeInt(env, 'EVENT_RETENTION_DAYS', 90),
     rateLimits: Object.fromEntries(
-      RATE_LIMIT_TIERS.map((tier) => [tier, readNonNegativeInt(env, rateLimitVariable(tier), DEFAULT_RATE_LIMITS[tier])]),
+      RATE_LIMIT_TIERS.map((tier) => [
+        tier,
+        readNonNegativeInt(env, rateLimitVariable(tier), DEFAULT_RATE_LIMITS[tier]),
+      ]),
     ) as Record<RateLimitTier, number>,
   };
 }

@@ -24,14 +24,21 @@ export const ERRORS = {
   // Ours (spec: "not shown")
   API_KEY_MISSING: { status: 401, code: 'MISSING_REQUIRED_HEADER', message: 'API key is missing' },
   /** Only for apps that require signed user tokens (README: Mobile trust model). */
-  USER_TOKEN_MISSING: { status: 401, code: 'MISSING_REQUIRED_HEADER', message: 'Missing required header X-USER-TOKEN (this app requires signed user tokens)' },
+  USER_TOKEN_MISSING: {
+    status: 401,
+    code: 'MISSING_REQUIRED_HEADER',
+    message: 'Missing required header X-USER-TOKEN (this app requires signed user tokens)',
+  },
   INVALID_USER_TOKEN: { status: 401, message: 'X-USER-TOKEN is not a valid token for this user' },
   FORBIDDEN: { status: 403, message: 'Insufficient permission' },
   INVALID_STATUS_TRANSITION: { status: 409, message: 'Status transition is not allowed' },
   CONCURRENT_MODIFICATION: { status: 409, message: 'Subscription was modified concurrently; retry' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such endpoint' },
   /** The path is an endpoint's, the method is not one it serves: the Allow header lists those. */
-  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed on this path; the Allow header lists the allowed ones' },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    message: 'Method not allowed on this path; the Allow header lists the allowed ones',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
   RATE_LIMITED: { status: 429, message: 'Rate limit exceeded; retry after Retry-After seconds' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable; retry' },

@@ -26,7 +26,12 @@ export class Logger {
   #threshold: number;
   readonly #keys: Record<string, unknown> = {};
 
-  constructor(private readonly service: string, level: LogLevel = levelFrom(process.env.AWS_LAMBDA_LOG_LEVEL) ?? levelFrom(process.env.POWERTOOLS_LOG_LEVEL) ?? 'INFO') {
+  constructor(
+    private readonly service: string,
+    level: LogLevel = levelFrom(process.env.AWS_LAMBDA_LOG_LEVEL) ??
+      levelFrom(process.env.POWERTOOLS_LOG_LEVEL) ??
+      'INFO',
+  ) {
     this.#threshold = LOG_LEVELS.indexOf(level);
   }
 
@@ -62,9 +67,19 @@ export class Logger {
   #write(level: LogLevel, message: string, fields: Record<string, unknown> | undefined): void {
     if (LOG_LEVELS.indexOf(level) < this.#threshold) return;
     const trace = traceId();
-    const entry = { level, message, timestamp: new Date().toISOString(), service: this.service, ...(trace ? { xray_trace_id: trace } : {}), ...this.#keys, ...fields };
+    const entry = {
+      level,
+      message,
+      timestamp: new Date().toISOString(),
+      service: this.service,
+      ...(trace ? { xray_trace_id: trace } : {}),
+      ...this.#keys,
+      ...fields,
+    };
     // Warnings and errors on stderr, like console.warn/console.error (Lambda sends both to CloudWatch).
-    (LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf('WARN') ? process.stderr : process.stdout).write(`${JSON.stringify(entry, redactLogValue)}\n`);
+    (LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf('WARN') ? process.stderr : process.stdout).write(
+      `${JSON.stringify(entry, redactLogValue)}\n`,
+    );
   }
 }
 

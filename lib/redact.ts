@@ -7,9 +7,26 @@
 /** Fields whose whole value is sensitive, whatever it looks like (compared lower-cased, without - and _). */
 const SENSITIVE_FIELDS = new Set(
   [
-    'authorization', 'x-api-key', 'api_key', 'secret', 'secret_key', 'sdk_key', 'key', 'password', 'token', 'purchase_token',
-    'receipt', 'receipt_data', 'signed_payload', 'signed_transaction', 'private_key', 'email', 'webhook_secret',
-    'x-user-token', 'user_token', 'user_token_secret',
+    'authorization',
+    'x-api-key',
+    'api_key',
+    'secret',
+    'secret_key',
+    'sdk_key',
+    'key',
+    'password',
+    'token',
+    'purchase_token',
+    'receipt',
+    'receipt_data',
+    'signed_payload',
+    'signed_transaction',
+    'private_key',
+    'email',
+    'webhook_secret',
+    'x-user-token',
+    'user_token',
+    'user_token_secret',
   ].map((name) => name.replace(/[-_]/g, '')),
 );
 

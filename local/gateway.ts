@@ -5,16 +5,17 @@
  * back. Literal path segments win over `{params}`, as in API Gateway, so /v1/subscriptions/products
  * is never taken for a subscription id.
  */
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Handler } from 'aws-lambda';
+
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Handler } from 'aws-lambda';
 import { AppError } from '../lib/errors.js';
-import { errorResponse, type ApiName } from '../lib/http/envelopes.js';
-import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, SUBSCRIPTIONS_BASE, type Route } from '../lib/routes.js';
+import { type ApiName, errorResponse } from '../lib/http/envelopes.js';
 import { redactText } from '../lib/redact.js';
+import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, type Route, SUBSCRIPTIONS_BASE } from '../lib/routes.js';
 import { lambdaContext } from './lambda-context.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,7 +52,10 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoute[] {
  * afterwards, so PUT /v1/subscriptions/verify is the verify resource's (405), never an update of
  * subscription "verify".
  */
-function matchResource(compiled: CompiledRoute[], path: string): { routes: Route[]; pathParameters: Record<string, string> } | undefined {
+function matchResource(
+  compiled: CompiledRoute[],
+  path: string,
+): { routes: Route[]; pathParameters: Record<string, string> } | undefined {
   const requestSegments = splitPath(path);
   let best: { segments: string[]; routes: Route[]; pathParameters: Record<string, string> } | undefined;
   for (const candidate of compiled) {
@@ -61,7 +65,11 @@ function matchResource(compiled: CompiledRoute[], path: string): { routes: Route
       const actual = requestSegments[i]!;
       if (segment.startsWith('{')) {
         let decoded: string;
-        try { decoded = decodeURIComponent(actual); } catch { return false; }
+        try {
+          decoded = decodeURIComponent(actual);
+        } catch {
+          return false;
+        }
         pathParameters[segment.slice(1, -1)] = decoded;
         return true;
       }
@@ -91,7 +99,11 @@ function moreSpecific(a: string[], b: string[]): boolean {
  * The route serving this method and path; or, when the path is an endpoint's but the method is
  * not one it serves, the methods it does serve; undefined for a path that is no endpoint's.
  */
-export function resolveRoute(compiled: CompiledRoute[], method: string, path: string): RouteMatch | MethodNotAllowed | undefined {
+export function resolveRoute(
+  compiled: CompiledRoute[],
+  method: string,
+  path: string,
+): RouteMatch | MethodNotAllowed | undefined {
   const resource = matchResource(compiled, path);
   if (!resource) return undefined;
   const route = resource.routes.find((r) => r.method === method);
@@ -179,7 +191,6 @@ export function toProxyEvent(
   };
 }
 
-
 export type ProxyHandler = Handler<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
 const handlers = new Map<string, Promise<ProxyHandler>>();
@@ -188,7 +199,9 @@ const handlers = new Map<string, Promise<ProxyHandler>>();
 export function importHandler(route: Route): Promise<ProxyHandler> {
   let loaded = handlers.get(route.handler);
   if (!loaded) {
-    loaded = import(pathToFileURL(resolve(REPO_ROOT, route.handler)).href).then((module: { handler: ProxyHandler }) => module.handler);
+    loaded = import(pathToFileURL(resolve(REPO_ROOT, route.handler)).href).then(
+      (module: { handler: ProxyHandler }) => module.handler,
+    );
     handlers.set(route.handler, loaded);
   }
   return loaded;
@@ -213,7 +226,10 @@ export interface LocalGateway {
  * Gateway answers when Lambda stops a function at its timeout. In this process the handler cannot
  * be stopped; it runs on, and its late result is dropped.
  */
-async function invokeWithTimeout(invoke: () => Promise<APIGatewayProxyResult>, timeoutMs: number): Promise<APIGatewayProxyResult | 'timed_out'> {
+async function invokeWithTimeout(
+  invoke: () => Promise<APIGatewayProxyResult>,
+  timeoutMs: number,
+): Promise<APIGatewayProxyResult | 'timed_out'> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timed_out'>((resolveTimeout) => {
     timer = setTimeout(() => resolveTimeout('timed_out'), timeoutMs);
@@ -243,12 +259,26 @@ export async function startGateway(options: {
       const match = resolveRoute(compiled, request.method ?? 'GET', url.pathname);
       const body = await readBody(request);
       if (!match) {
-        writeResult(response, errorResponse(api, new AppError('ROUTE_NOT_FOUND', `No endpoint ${request.method} ${url.pathname}`), requestId));
+        writeResult(
+          response,
+          errorResponse(
+            api,
+            new AppError('ROUTE_NOT_FOUND', `No endpoint ${request.method} ${url.pathname}`),
+            requestId,
+          ),
+        );
         return;
       }
       if (!('route' in match)) {
         const allow = match.allow.join(', ');
-        writeResult(response, errorResponse(match.api, new AppError('METHOD_NOT_ALLOWED', undefined, { headers: { Allow: allow } }), requestId));
+        writeResult(
+          response,
+          errorResponse(
+            match.api,
+            new AppError('METHOD_NOT_ALLOWED', undefined, { headers: { Allow: allow } }),
+            requestId,
+          ),
+        );
         return;
       }
       if (body === 'too_large') {
@@ -258,16 +288,32 @@ export async function startGateway(options: {
       const handler = await importHandler(match.route);
       const event = toProxyEvent(request, url, match, body, requestId);
       const context = lambdaContext(match.route.name, requestId, functionTimeoutMs);
-      const result = await invokeWithTimeout(async () => (await handler(event, context, () => undefined)) as APIGatewayProxyResult, functionTimeoutMs);
+      const result = await invokeWithTimeout(
+        async () => (await handler(event, context, () => undefined)) as APIGatewayProxyResult,
+        functionTimeoutMs,
+      );
       if (result === 'timed_out') {
-        console.error(JSON.stringify({ level: 'ERROR', message: `gateway: ${match.route.name} timed out after ${functionTimeoutMs} ms`, request_id: requestId }));
+        console.error(
+          JSON.stringify({
+            level: 'ERROR',
+            message: `gateway: ${match.route.name} timed out after ${functionTimeoutMs} ms`,
+            request_id: requestId,
+          }),
+        );
         writeResult(response, errorResponse(match.route.api, new AppError('FUNCTION_TIMED_OUT'), requestId));
         return;
       }
       writeResult(response, result);
     } catch (error) {
       // Handlers map their own errors; reaching here is a bug in a handler or in this gateway.
-      console.error(JSON.stringify({ level: 'ERROR', message: 'gateway: handler threw', request_id: requestId, error: redactText(String(error)) }));
+      console.error(
+        JSON.stringify({
+          level: 'ERROR',
+          message: 'gateway: handler threw',
+          request_id: requestId,
+          error: redactText(String(error)),
+        }),
+      );
       if (!response.headersSent) writeResult(response, errorResponse(api, new AppError('INTERNAL_ERROR'), requestId));
       else response.destroy();
     }

@@ -4,11 +4,12 @@
  * deliverer) and the scheduler (expiry sweeper, webhook retries). `npm start` and the end-to-end
  * tests both start it this way, against whatever DynamoDB the environment names.
  */
-import { useLocalBus } from '../lib/events/bus.js';
+
 import { dynamodb } from '../lib/data/client.js';
+import { useLocalBus } from '../lib/events/bus.js';
 import { logger } from '../lib/logger.js';
 import { dispatchToRuleTargets } from './event-bus.js';
-import { startGateway, type LocalGateway } from './gateway.js';
+import { type LocalGateway, startGateway } from './gateway.js';
 import { startScheduler } from './scheduler.js';
 import { startStreamPoller } from './stream-poller.js';
 
@@ -17,11 +18,16 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
-export async function startLocalRuntime(options: { port: number; host?: string; sweepIntervalSeconds: number }): Promise<LocalRuntime> {
+export async function startLocalRuntime(options: {
+  port: number;
+  host?: string;
+  sweepIntervalSeconds: number;
+}): Promise<LocalRuntime> {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('the local runtime needs DYNAMODB_ENDPOINT');
   useLocalBus(dispatchToRuleTargets);
-  const report = (what: string) => (error: unknown) => logger.error(`${what} failed`, { error: (error as Error).message });
+  const report = (what: string) => (error: unknown) =>
+    logger.error(`${what} failed`, { error: (error as Error).message });
   const gateway = await startGateway({ port: options.port, ...(options.host ? { host: options.host } : {}) });
   const poller = await startStreamPoller({ client: dynamodb, endpoint, onError: report('stream poller') });
   const scheduler = startScheduler(options.sweepIntervalSeconds, report('scheduled job'));

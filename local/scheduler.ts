@@ -9,7 +9,10 @@ export interface Scheduler {
   stop(): Promise<void>;
 }
 
-export function startScheduler(intervalSeconds: number, onError: (error: unknown) => void = () => undefined): Scheduler {
+export function startScheduler(
+  intervalSeconds: number,
+  onError: (error: unknown) => void = () => undefined,
+): Scheduler {
   let running = true;
   let wake: (() => void) | undefined;
   const loop = (async () => {

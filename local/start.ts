@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_PORT, DEFAULT_TABLE_NAME } from '../lib/defaults.js';
-import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from './dynamodb.js';
+import { ensureTable, type LocalDynamoDb, localClient, startDynamoDbLocal } from './dynamodb.js';
 
 const { values: flags } = parseArgs({ options: { 'in-memory': { type: 'boolean', default: false } } });
 
@@ -29,7 +29,9 @@ process.env.KEY_CACHE_TTL_SECONDS ??= '0';
 let dynamo: LocalDynamoDb | undefined;
 if (!process.env.DYNAMODB_ENDPOINT) {
   const started = Date.now();
-  console.log(`Starting DynamoDB Local on port ${dynamodbPort} (${flags['in-memory'] ? 'in memory' : `data in ${dataDir}`})...`);
+  console.log(
+    `Starting DynamoDB Local on port ${dynamodbPort} (${flags['in-memory'] ? 'in memory' : `data in ${dataDir}`})...`,
+  );
   try {
     dynamo = await startDynamoDbLocal({ port: dynamodbPort, dataDir: flags['in-memory'] ? undefined : dataDir });
   } catch (error) {
@@ -58,7 +60,9 @@ let runtime: Awaited<ReturnType<typeof startLocalRuntime>>;
 try {
   runtime = await startLocalRuntime({ port, host: process.env.HOST || '127.0.0.1', sweepIntervalSeconds });
 } catch (error) {
-  console.error(`Could not start: ${(error as Error).message}${(error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (set PORT to use another port)' : ''}`);
+  console.error(
+    `Could not start: ${(error as Error).message}${(error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (set PORT to use another port)' : ''}`,
+  );
   await dynamo?.stop();
   process.exit(1);
 }
@@ -67,7 +71,9 @@ const { gateway } = runtime;
 console.log(`DynamoDB          ${endpoint} (table "${process.env.TABLE_NAME}" ${tableState})`);
 console.log(`Subscription API  ${gateway.url}${SUBSCRIPTIONS_BASE}`);
 console.log(`Mobile API        ${gateway.url}/`);
-console.log(`Jobs              expiry sweeper and webhook retries every ${sweepIntervalSeconds} s; outbox stream -> webhooks`);
+console.log(
+  `Jobs              expiry sweeper and webhook retries every ${sweepIntervalSeconds} s; outbox stream -> webhooks`,
+);
 console.log('Create an app:    npm run --silent admin -- apps create --name demo --test-store   (README: Quick start)');
 console.log('Press Ctrl-C to stop.');
 

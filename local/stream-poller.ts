@@ -15,10 +15,10 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { handler as publishStatusChanges } from '../functions/events/publish-status-changes.js';
 import { ddb, tableName } from '../lib/data/client.js';
 import { keys } from '../lib/data/keys.js';
 import { isOutboxInsert } from '../lib/events/outbox.js';
-import { handler as publishStatusChanges } from '../functions/events/publish-status-changes.js';
 
 const CHECKPOINT = keys.checkpoint('stream-poller');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,16 +39,30 @@ async function loadCheckpoint(streamArn: string): Promise<Record<string, string>
 }
 
 async function saveCheckpoint(streamArn: string, shards: Record<string, string>): Promise<void> {
-  await ddb.send(new PutCommand({ TableName: tableName, Item: { ...CHECKPOINT, type: 'checkpoint', stream_arn: streamArn, shards, updated_at: new Date().toISOString() } }));
+  await ddb.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...CHECKPOINT, type: 'checkpoint', stream_arn: streamArn, shards, updated_at: new Date().toISOString() },
+    }),
+  );
 }
 
 const toLambdaRecord = (record: StreamRecord): DynamoDBRecord => record as unknown as DynamoDBRecord;
 
-export async function startStreamPoller(options: { client: DynamoDBClient; endpoint: string; intervalMs?: number; onError?: (error: unknown) => void }): Promise<StreamPoller> {
+export async function startStreamPoller(options: {
+  client: DynamoDBClient;
+  endpoint: string;
+  intervalMs?: number;
+  onError?: (error: unknown) => void;
+}): Promise<StreamPoller> {
   const { Table } = await options.client.send(new DescribeTableCommand({ TableName: tableName }));
   const streamArn = Table?.LatestStreamArn;
   if (!streamArn) throw new Error(`table ${tableName} has no stream`);
-  const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const streams = new DynamoDBStreamsClient({
+    endpoint: options.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   const positions = await loadCheckpoint(streamArn);
   const shards = new Map<string, ShardState>();
   let running = true;
@@ -63,7 +77,9 @@ export async function startStreamPoller(options: { client: DynamoDBClient; endpo
         new GetShardIteratorCommand({
           StreamArn: streamArn,
           ShardId: shardId,
-          ...(position ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: position } : { ShardIteratorType: 'TRIM_HORIZON' }),
+          ...(position
+            ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: position }
+            : { ShardIteratorType: 'TRIM_HORIZON' }),
         }),
       );
       shards.set(shardId, { iterator: ShardIterator, closed: false });
@@ -75,7 +91,9 @@ export async function startStreamPoller(options: { client: DynamoDBClient; endpo
       state.closed = true;
       return;
     }
-    const { Records = [], NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: 100 }));
+    const { Records = [], NextShardIterator } = await streams.send(
+      new GetRecordsCommand({ ShardIterator: state.iterator, Limit: 100 }),
+    );
     if (Records.length > 0) {
       const lambdaRecords = Records.map(toLambdaRecord);
       const outbox = lambdaRecords.filter(isOutboxInsert);
@@ -84,12 +102,19 @@ export async function startStreamPoller(options: { client: DynamoDBClient; endpo
         if (batchItemFailures.length > 0) {
           // Like the Lambda event source: retry from the failed record with the lowest sequence
           // number (the list comes in any order), keep what came before.
-          const firstFailed = batchItemFailures.map((f) => f.itemIdentifier).reduce((a, b) => (BigInt(b) < BigInt(a) ? b : a));
+          const firstFailed = batchItemFailures
+            .map((f) => f.itemIdentifier)
+            .reduce((a, b) => (BigInt(b) < BigInt(a) ? b : a));
           const before = Records.filter((r) => BigInt(r.dynamodb!.SequenceNumber!) < BigInt(firstFailed)).at(-1);
           if (before) positions[shardId] = before.dynamodb!.SequenceNumber!;
           await saveCheckpoint(streamArn!, positions);
           const { ShardIterator } = await streams.send(
-            new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: firstFailed }),
+            new GetShardIteratorCommand({
+              StreamArn: streamArn,
+              ShardId: shardId,
+              ShardIteratorType: 'AT_SEQUENCE_NUMBER',
+              SequenceNumber: firstFailed,
+            }),
           );
           state.iterator = ShardIterator;
           return;

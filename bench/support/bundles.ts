@@ -3,9 +3,10 @@
  * such as the V1 and V2 paths of a mobile endpoint, deploy identical bundles) plus the event and
  * job functions of the notifications construct, built with the stack's own esbuild settings.
  */
-import { build, type Metafile } from 'esbuild';
+
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { build, type Metafile } from 'esbuild';
 import { NOTIFICATION_FUNCTIONS } from '../../cdk/constructs/notifications.js';
 import { esbuildOptions } from '../../cdk/constructs/service-function.js';
 import { ROUTES } from '../../lib/routes.js';

@@ -10,7 +10,12 @@
  * DynamoDB's published rule, 2 write units per started KB of each item, the larger of its sizes
  * before and after, from the items as stored; its index units are DynamoDB Local's.
  */
-import { BatchGetItemCommand, type AttributeValue, type ConsumedCapacity, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  BatchGetItemCommand,
+  type ConsumedCapacity,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../../lib/config.js';
@@ -27,7 +32,13 @@ export interface Capacity {
   reported: number;
 }
 
-const READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand', 'TransactGetItemsCommand']);
+const READS = new Set([
+  'GetItemCommand',
+  'BatchGetItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'TransactGetItemsCommand',
+]);
 
 const total: Capacity = { read: 0, write: 0, reported: 0 };
 let measuring = 0;
@@ -40,7 +51,11 @@ type Key = Record<string, unknown>;
 
 function keyOf(item: TransactItem): { table: string; key: Key } {
   const { Put, Update, Delete, ConditionCheck } = item;
-  if (Put) return { table: Put.TableName!, key: { [TABLE.partitionKey]: Put.Item![TABLE.partitionKey], [TABLE.sortKey]: Put.Item![TABLE.sortKey] } };
+  if (Put)
+    return {
+      table: Put.TableName!,
+      key: { [TABLE.partitionKey]: Put.Item![TABLE.partitionKey], [TABLE.sortKey]: Put.Item![TABLE.sortKey] },
+    };
   const target = Update ?? Delete ?? ConditionCheck;
   if (!target) throw new Error('transaction item without an action');
   return { table: target.TableName!, key: target.Key! };
@@ -50,14 +65,16 @@ function keyOf(item: TransactItem): { table: string; key: Key } {
 async function storedSizes(items: { table: string; key: Key }[]): Promise<number[]> {
   imageClient ??= localClient(config.dynamodbEndpoint!);
   const table = items[0]!.table;
-  if (items.some((item) => item.table !== table)) throw new Error('the capacity meter reads images of one table per transaction');
+  if (items.some((item) => item.table !== table))
+    throw new Error('the capacity meter reads images of one table per transaction');
   const found = new Map<string, number>();
   let pending: Record<string, AttributeValue>[] = items.map(({ key }) => marshall(key));
   while (pending.length > 0) {
     const { Responses = {}, UnprocessedKeys = {} } = await imageClient.send(
       new BatchGetItemCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
     );
-    for (const item of Responses[table] ?? []) found.set(`${item[TABLE.partitionKey]!.S}|${item[TABLE.sortKey]!.S}`, itemSize(item));
+    for (const item of Responses[table] ?? [])
+      found.set(`${item[TABLE.partitionKey]!.S}|${item[TABLE.sortKey]!.S}`, itemSize(item));
     pending = UnprocessedKeys[table]?.Keys ?? [];
   }
   return items.map(({ key }) => found.get(`${String(key[TABLE.partitionKey])}|${String(key[TABLE.sortKey])}`) ?? 0);
@@ -69,7 +86,12 @@ export function itemSize(item: Record<string, AttributeValue>): number {
 }
 
 function numberSize(text: string): number {
-  const digits = text.replace(/^-/, '').replace(/[eE].*$/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+  const digits = text
+    .replace(/^-/, '')
+    .replace(/[eE].*$/, '')
+    .replace('.', '')
+    .replace(/^0+/, '')
+    .replace(/0+$/, '');
   return Math.ceil(Math.max(digits.length, 1) / 2) + 1;
 }
 
@@ -81,7 +103,14 @@ function valueSize(value: AttributeValue): number {
   if (value.NS !== undefined) return value.NS.reduce((size, n) => size + numberSize(n), 0);
   if (value.BS !== undefined) return value.BS.reduce((size, b) => size + b.length, 0);
   if (value.L !== undefined) return 3 + value.L.reduce((size, element) => size + 1 + valueSize(element), 0);
-  if (value.M !== undefined) return 3 + Object.entries(value.M).reduce((size, [name, element]) => size + 1 + Buffer.byteLength(name) + valueSize(element), 0);
+  if (value.M !== undefined)
+    return (
+      3 +
+      Object.entries(value.M).reduce(
+        (size, [name, element]) => size + 1 + Buffer.byteLength(name) + valueSize(element),
+        0,
+      )
+    );
   return 1; // BOOL, NULL
 }
 
@@ -91,7 +120,10 @@ ddb.middlewareStack.add(
   (next, context) => async (args) => {
     const input = args.input as { ReturnConsumedCapacity?: string; TransactItems?: TransactItem[] };
     input.ReturnConsumedCapacity = 'INDEXES';
-    const transaction = measuring > 0 && context.commandName === 'TransactWriteItemsCommand' ? input.TransactItems!.map(keyOf) : undefined;
+    const transaction =
+      measuring > 0 && context.commandName === 'TransactWriteItemsCommand'
+        ? input.TransactItems!.map(keyOf)
+        : undefined;
     const before = transaction && (await storedSizes(transaction));
     const result = await next(args);
     const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
@@ -102,7 +134,9 @@ ddb.middlewareStack.add(
     else if (transaction) {
       const after = await storedSizes(transaction);
       const tableUnits = before!.reduce((sum, size, i) => sum + transactionalUnits(Math.max(size, after[i]!)), 0);
-      const indexUnits = entries.flatMap((entry) => Object.values(entry.GlobalSecondaryIndexes ?? {})).reduce((sum, index) => sum + (index.CapacityUnits ?? 0), 0);
+      const indexUnits = entries
+        .flatMap((entry) => Object.values(entry.GlobalSecondaryIndexes ?? {}))
+        .reduce((sum, index) => sum + (index.CapacityUnits ?? 0), 0);
       total.write += tableUnits + indexUnits;
     } else total.write += reported;
     return result;

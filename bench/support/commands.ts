@@ -24,7 +24,12 @@ let busySince = 0;
 // The document client shares this stack; at the build step its input is already marshalled.
 dynamodb.middlewareStack.add(
   (next, context) => async (args) => {
-    const entry: RecordedCommand | undefined = recording && { name: context.commandName ?? 'unknown', input: structuredClone(args.input), startedAt: performance.now(), endedAt: Number.NaN };
+    const entry: RecordedCommand | undefined = recording && {
+      name: context.commandName ?? 'unknown',
+      input: structuredClone(args.input),
+      startedAt: performance.now(),
+      endedAt: Number.NaN,
+    };
     if (entry) recording!.push(entry);
     if (inFlight++ === 0) busySince = performance.now();
     try {
@@ -85,7 +90,9 @@ function substitute(value: unknown, substitutions: Substitutions): unknown {
   if (typeof value === 'string') return substitutions.reduce((text, [from, to]) => text.replaceAll(from, to), value);
   if (Array.isArray(value)) return value.map((element) => substitute(element, substitutions));
   if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
-    return Object.fromEntries(Object.entries(value).map(([name, element]) => [name, substitute(element, substitutions)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([name, element]) => [name, substitute(element, substitutions)]),
+    );
   }
   return value;
 }

@@ -7,9 +7,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 
 // DYNAMODB_ENDPOINT is set for DynamoDB Local only, as in lib/config.ts.
-const ddb = DynamoDBDocumentClient.from(new DynamoDBClient(process.env.DYNAMODB_ENDPOINT ? { endpoint: process.env.DYNAMODB_ENDPOINT } : {}));
+const ddb = DynamoDBDocumentClient.from(
+  new DynamoDBClient(process.env.DYNAMODB_ENDPOINT ? { endpoint: process.env.DYNAMODB_ENDPOINT } : {}),
+);
 
 export const handler = async (event: { pk: string; sk: string }) => {
-  const { Item } = await ddb.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk: event.pk, sk: event.sk } }));
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk: event.pk, sk: event.sk } }),
+  );
   return { found: Item !== undefined };
 };

@@ -2,7 +2,7 @@
  * A private in-memory DynamoDB Local for one benchmark run. Call before importing lib/ modules:
  * it sets DYNAMODB_ENDPOINT and TABLE_NAME, which the data layer reads once at import.
  */
-import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from '../../local/dynamodb.js';
+import { ensureTable, type LocalDynamoDb, localClient, startDynamoDbLocal } from '../../local/dynamodb.js';
 import { freePort } from '../../test/support/ports.js';
 
 export async function startBenchDynamoDb(tableName = 'bench'): Promise<LocalDynamoDb> {

@@ -25,7 +25,8 @@ export const PRICES = {
   lambdaRequest: {
     usd: perMillion(0.2),
     unit: 'Lambda invocation',
-    source: 'https://aws.amazon.com/lambda/pricing/ ($0.20 per million requests, x86 and Arm alike; cloudchipr.com "AWS Lambda Pricing Breakdown: Ultimate Guide 2024")',
+    source:
+      'https://aws.amazon.com/lambda/pricing/ ($0.20 per million requests, x86 and Arm alike; cloudchipr.com "AWS Lambda Pricing Breakdown: Ultimate Guide 2024")',
     date: '2024',
   },
   lambdaArmGbSecond: {
@@ -52,7 +53,8 @@ export const PRICES = {
   eventBridgeCustomEvent: {
     usd: perMillion(1),
     unit: 'EventBridge custom event published (each 64 KB chunk of payload)',
-    source: 'https://aws.amazon.com/eventbridge/pricing/ ($1.00 per million custom events; cloudburn.io "Amazon EventBridge Pricing", prices as of March 2026)',
+    source:
+      'https://aws.amazon.com/eventbridge/pricing/ ($1.00 per million custom events; cloudburn.io "Amazon EventBridge Pricing", prices as of March 2026)',
     date: '2026-03-13',
   },
 } as const satisfies Record<string, Price>;

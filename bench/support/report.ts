@@ -19,7 +19,11 @@ export function writeResults(name: string, figures: Record<string, unknown>, che
   const dir = resolve(import.meta.dirname, '../results');
   mkdirSync(dir, { recursive: true });
   const file = resolve(dir, `${name}.json`);
-  writeFileSync(file, `${JSON.stringify({ benchmark: name, measured_at: new Date().toISOString(), node: process.version, figures, checks }, null, 2)}\n`);
-  for (const check of checks) console.log(`${check.pass ? 'PASS' : 'FAIL'}  ${check.name}: ${check.value} (budget ${check.budget})`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ benchmark: name, measured_at: new Date().toISOString(), node: process.version, figures, checks }, null, 2)}\n`,
+  );
+  for (const check of checks)
+    console.log(`${check.pass ? 'PASS' : 'FAIL'}  ${check.name}: ${check.value} (budget ${check.budget})`);
   console.log(`results written to ${file}`);
 }

@@ -27,7 +27,9 @@ const context = {
   getRemainingTimeInMillis: () => 10_000,
 };
 // BUNDLE_REQUEST_PROFILE=<file>: a V8 CPU profile of the first request alone (after the import).
-const session = process.env.BUNDLE_REQUEST_PROFILE ? new (await import('node:inspector/promises')).Session() : undefined;
+const session = process.env.BUNDLE_REQUEST_PROFILE
+  ? new (await import('node:inspector/promises')).Session()
+  : undefined;
 if (session) {
   session.connect();
   await session.post('Profiler.setSamplingInterval', { interval: 100 });
@@ -36,7 +38,8 @@ if (session) {
 }
 const result = await handler(JSON.parse(process.env.BUNDLE_EVENT ?? '{}'), context);
 const served = performance.now();
-if (session) writeFileSync(process.env.BUNDLE_REQUEST_PROFILE, JSON.stringify((await session.post('Profiler.stop')).profile));
+if (session)
+  writeFileSync(process.env.BUNDLE_REQUEST_PROFILE, JSON.stringify((await session.post('Profiler.stop')).profile));
 const cpu = { started: cpuStarted, imported: cpuImported, served: cpuMs() };
 writeFileSync(process.env.BUNDLE_RESULT, JSON.stringify({ started, imported, served, cpu, result }));
 // Exit at once: the SDK's keep-alive sockets must not hold the process (Lambda would freeze it here).

@@ -5,15 +5,22 @@
  * the receiver exactly once, correctly signed. Import it only once the data layer's environment
  * (DYNAMODB_ENDPOINT, TABLE_NAME) is set.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+
 import { isDeepStrictEqual } from 'node:util';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { listCounterKey, type FacetValues } from '../../lib/data/keys.js';
+import { type FacetValues, listCounterKey } from '../../lib/data/keys.js';
 import { facetCombinations } from '../../lib/data/table.js';
 import type { SubscriptionStatus } from '../../lib/domain/subscription-state.js';
 import type { StatusChangedPayload } from '../../lib/events/schemas.js';
 import type { ReceivedWebhook } from '../../test/support/webhook-receiver.js';
-import { acknowledgedAtRisk, type OutageRecord, type SoakLedger, type Timing, type TrackedSubscription } from './soak-traffic.js';
+import {
+  acknowledgedAtRisk,
+  type OutageRecord,
+  type SoakLedger,
+  type Timing,
+  type TrackedSubscription,
+} from './soak-traffic.js';
 
 type Item = Record<string, any>;
 
@@ -62,8 +69,16 @@ export const lapseGraceMs = (sweepIntervalSeconds: number) => 3 * sweepIntervalS
 export async function readTable(appId: string): Promise<TableSnapshot> {
   const started = Date.now();
   const snapshot: TableSnapshot = {
-    events: new Map(), sessions: new Map(), totalSessions: new Map(), subscriptions: new Map(), paymentTransactions: new Map(),
-    outbox: new Map(), deliveries: new Map(), counters: new Map(), items: 0, readMs: 0,
+    events: new Map(),
+    sessions: new Map(),
+    totalSessions: new Map(),
+    subscriptions: new Map(),
+    paymentTransactions: new Map(),
+    outbox: new Map(),
+    deliveries: new Map(),
+    counters: new Map(),
+    items: 0,
+    readMs: 0,
   };
   const addTo = (map: Map<string, Set<string>>, key: string, value: string) => {
     const set = map.get(key) ?? new Set<string>();
@@ -75,7 +90,13 @@ export async function readTable(appId: string): Promise<TableSnapshot> {
       let startKey: Item | undefined;
       do {
         const page = await ddb.send(
-          new ScanCommand({ TableName: tableName, ConsistentRead: true, Segment: segment, TotalSegments: segments, ExclusiveStartKey: startKey }),
+          new ScanCommand({
+            TableName: tableName,
+            ConsistentRead: true,
+            Segment: segment,
+            TotalSegments: segments,
+            ExclusiveStartKey: startKey,
+          }),
         );
         for (const item of page.Items ?? []) {
           snapshot.items += 1;
@@ -83,12 +104,20 @@ export async function readTable(appId: string): Promise<TableSnapshot> {
           const owner = rest.join('#');
           if (kind === 'EVENTS') addTo(snapshot.events, owner, String(item.sk).replace(/^EVT#id:/, ''));
           else if (kind === 'SESSIONS') addTo(snapshot.sessions, owner, String(item.sk));
-          else if (kind === 'USER' && item.sk === 'PROFILE') snapshot.totalSessions.set(owner, Number(item.total_sessions ?? 0));
+          else if (kind === 'USER' && item.sk === 'PROFILE')
+            snapshot.totalSessions.set(owner, Number(item.total_sessions ?? 0));
           else if (kind === 'SUB' && item.sk === 'SUB') snapshot.subscriptions.set(item.id, item);
-          else if (kind === 'SUB' && item.sk === 'PAYMENT') snapshot.paymentTransactions.set(owner, item.transaction_id ?? null);
-          else if (kind === 'OUTBOX') snapshot.outbox.set(item.event_id, { subscriptionId: item.payload.data.subscription_id, payload: item.payload });
-          else if (kind === 'DELIVERY') snapshot.deliveries.set(item.event_id, { status: item.status, attempts: item.attempts });
-          else if (kind === 'COUNT' && String(item.pk) === `COUNT#${appId}`) snapshot.counters.set(item.sk, Number(item.count ?? 0));
+          else if (kind === 'SUB' && item.sk === 'PAYMENT')
+            snapshot.paymentTransactions.set(owner, item.transaction_id ?? null);
+          else if (kind === 'OUTBOX')
+            snapshot.outbox.set(item.event_id, {
+              subscriptionId: item.payload.data.subscription_id,
+              payload: item.payload,
+            });
+          else if (kind === 'DELIVERY')
+            snapshot.deliveries.set(item.event_id, { status: item.status, attempts: item.attempts });
+          else if (kind === 'COUNT' && String(item.pk) === `COUNT#${appId}`)
+            snapshot.counters.set(item.sk, Number(item.count ?? 0));
         }
         startKey = page.LastEvaluatedKey;
       } while (startKey);
@@ -108,7 +137,13 @@ const acceptedById = (webhooks: readonly ReceivedWebhook[]) => {
 };
 
 /** What the notification pipeline and the sweeper still owe: the drain waits until this is empty. */
-export function outstandingWork(snapshot: TableSnapshot, ledger: SoakLedger, webhooks: readonly ReceivedWebhook[], now: number, sweepIntervalSeconds: number): string[] {
+export function outstandingWork(
+  snapshot: TableSnapshot,
+  ledger: SoakLedger,
+  webhooks: readonly ReceivedWebhook[],
+  now: number,
+  sweepIntervalSeconds: number,
+): string[] {
   const accepted = acceptedById(webhooks);
   const owed: string[] = [];
   for (const eventId of snapshot.outbox.keys()) {
@@ -116,7 +151,11 @@ export function outstandingWork(snapshot: TableSnapshot, ledger: SoakLedger, web
     else if (snapshot.deliveries.get(eventId)?.status !== 'delivered') owed.push(`delivery record ${eventId}`);
   }
   for (const sub of ledger.subscriptions) {
-    if (sub.lapsesAt && Date.parse(sub.lapsesAt) + lapseGraceMs(sweepIntervalSeconds) < now && snapshot.subscriptions.get(sub.id)?.status !== 'expired') {
+    if (
+      sub.lapsesAt &&
+      Date.parse(sub.lapsesAt) + lapseGraceMs(sweepIntervalSeconds) < now &&
+      snapshot.subscriptions.get(sub.id)?.status !== 'expired'
+    ) {
       owed.push(`expiry of ${sub.id}`);
     }
   }
@@ -135,12 +174,14 @@ function chainOf(events: StatusChangedPayload[]): SubscriptionStatus[] | null {
   return chain;
 }
 
-const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((value, i) => value === b[i]);
+const same = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((value, i) => value === b[i]);
 
 /** Statuses a tracked subscription may be in now: its last acknowledged one, or where an unanswered change led. */
 function allowedStatuses(sub: TrackedSubscription, now: number, sweepIntervalSeconds: number): SubscriptionStatus[] {
   const last = sub.statuses.at(-1)!;
-  if (sub.lapsesAt) return Date.parse(sub.lapsesAt) + lapseGraceMs(sweepIntervalSeconds) < now ? ['expired'] : [last, 'expired'];
+  if (sub.lapsesAt)
+    return Date.parse(sub.lapsesAt) + lapseGraceMs(sweepIntervalSeconds) < now ? ['expired'] : [last, 'expired'];
   return sub.pendingStatus ? [last, sub.pendingStatus] : [last];
 }
 
@@ -152,8 +193,16 @@ function checkSubscriptions(
   now: number,
   sweepIntervalSeconds: number,
 ): [ReconciliationCheck, ReconciliationCheck] {
-  const state: ReconciliationCheck = { name: 'acknowledged subscriptions exist in their last acknowledged state (status, version, updated_at)', checked: 0, mismatches: [] };
-  const chains: ReconciliationCheck = { name: "each subscription's outbox items form one chain of status changes ending at its status", checked: 0, mismatches: [] };
+  const state: ReconciliationCheck = {
+    name: 'acknowledged subscriptions exist in their last acknowledged state (status, version, updated_at)',
+    checked: 0,
+    mismatches: [],
+  };
+  const chains: ReconciliationCheck = {
+    name: "each subscription's outbox items form one chain of status changes ending at its status",
+    checked: 0,
+    mismatches: [],
+  };
   const tracked = new Map(ledger.subscriptions.map((sub) => [sub.id, sub]));
   for (const sub of ledger.subscriptions) {
     state.checked += 1;
@@ -172,18 +221,29 @@ function checkSubscriptions(
       if (!allowed.includes(stored.status)) found.push(`status ${stored.status}, expected ${allowed.join(' or ')}`);
       const chain = chainOf(byId.get(sub.id) ?? []);
       if (sub.lostAtKill === 'change') {
-        losses.atKill.push(`${sub.id}: an acknowledged change was gone after the restart (now ${stored.status}, version ${stored.version})`);
+        losses.atKill.push(
+          `${sub.id}: an acknowledged change was gone after the restart (now ${stored.status}, version ${stored.version})`,
+        );
       } else if (sub.lapsesAt) {
         // Recorded and activated in one write, then expired by the sweeper (or activated already lapsed): a write per status change.
-        if (chain && stored.version !== chain.length - 1) found.push(`version ${stored.version} after ${chain.length - 1} status changes`);
+        if (chain && stored.version !== chain.length - 1)
+          found.push(`version ${stored.version} after ${chain.length - 1} status changes`);
       } else if (sub.unansweredWrites === 0) {
-        if (stored.version !== sub.acknowledgedWrites) found.push(`version ${stored.version}, ${sub.acknowledgedWrites} writes acknowledged`);
-        if (chain && !same(chain, sub.statuses)) found.push(`notified ${chain.join('->')}, acknowledged ${sub.statuses.join('->')}`);
-      } else if (stored.version < sub.acknowledgedWrites || stored.version > sub.acknowledgedWrites + sub.unansweredWrites) {
-        found.push(`version ${stored.version}, ${sub.acknowledgedWrites} writes acknowledged and ${sub.unansweredWrites} unanswered`);
+        if (stored.version !== sub.acknowledgedWrites)
+          found.push(`version ${stored.version}, ${sub.acknowledgedWrites} writes acknowledged`);
+        if (chain && !same(chain, sub.statuses))
+          found.push(`notified ${chain.join('->')}, acknowledged ${sub.statuses.join('->')}`);
+      } else if (
+        stored.version < sub.acknowledgedWrites ||
+        stored.version > sub.acknowledgedWrites + sub.unansweredWrites
+      ) {
+        found.push(
+          `version ${stored.version}, ${sub.acknowledgedWrites} writes acknowledged and ${sub.unansweredWrites} unanswered`,
+        );
       }
       // The worker's last acknowledged detail is the last write unless a change went unanswered after it.
-      if (sub.updatedAt && sub.pendingStatus === null && stored.updated_at !== sub.updatedAt) found.push(`updated_at ${stored.updated_at}, last acknowledged ${sub.updatedAt}`);
+      if (sub.updatedAt && sub.pendingStatus === null && stored.updated_at !== sub.updatedAt)
+        found.push(`updated_at ${stored.updated_at}, last acknowledged ${sub.updatedAt}`);
     }
     if (found.length === 0) continue;
     // Never read again after the restart, with its last acknowledgement at risk: DynamoDB Local may have lost that write.
@@ -193,27 +253,39 @@ function checkSubscriptions(
   for (const [id, stored] of snapshot.subscriptions) {
     chains.checked += 1;
     const chain = chainOf(byId.get(id) ?? []);
-    if (!chain) chains.mismatches.push(`${id}: outbox items ${JSON.stringify((byId.get(id) ?? []).map((e) => `${e.data.old_status}->${e.data.new_status}`))} are not one chain from pending_verification`);
-    else if (chain.at(-1) !== stored.status) chains.mismatches.push(`${id}: notified ${chain.join('->')}, stored status ${stored.status}`);
+    if (!chain)
+      chains.mismatches.push(
+        `${id}: outbox items ${JSON.stringify((byId.get(id) ?? []).map((e) => `${e.data.old_status}->${e.data.new_status}`))} are not one chain from pending_verification`,
+      );
+    else if (chain.at(-1) !== stored.status)
+      chains.mismatches.push(`${id}: notified ${chain.join('->')}, stored status ${stored.status}`);
     if (tracked.has(id)) continue;
     // Not acknowledged to anyone: must come from a create or verify whose answer was an error.
     const transactionId = snapshot.paymentTransactions.get(id);
-    if (!transactionId || !ledger.unacknowledgedPurchases.has(transactionId)) state.mismatches.push(`${id}: in the table, but no client created it`);
+    if (!transactionId || !ledger.unacknowledgedPurchases.has(transactionId))
+      state.mismatches.push(`${id}: in the table, but no client created it`);
   }
   return [state, chains];
 }
 
-function checkReports(name: string, ledgers: SoakLedger['events'], stored: Map<string, Set<string>>, losses: Losses): ReconciliationCheck {
+function checkReports(
+  name: string,
+  ledgers: SoakLedger['events'],
+  stored: Map<string, Set<string>>,
+  losses: Losses,
+): ReconciliationCheck {
   const check: ReconciliationCheck = { name, checked: 0, mismatches: [] };
   for (const [user, { sent, acknowledged }] of ledgers) {
     const found = stored.get(user) ?? new Set<string>();
     check.checked += acknowledged.size;
     for (const [id, ack] of acknowledged) {
-      if (!found.has(id) && !losses.excuse(ack, `${user}/${id}: acknowledged, not stored`)) check.mismatches.push(`${user}/${id}: acknowledged, not stored`);
+      if (!found.has(id) && !losses.excuse(ack, `${user}/${id}: acknowledged, not stored`))
+        check.mismatches.push(`${user}/${id}: acknowledged, not stored`);
     }
     for (const id of found) if (!sent.has(id)) check.mismatches.push(`${user}/${id}: stored, never sent`);
   }
-  for (const user of stored.keys()) if (!ledgers.has(user)) check.mismatches.push(`${user}: reports stored for a user no client reported for`);
+  for (const user of stored.keys())
+    if (!ledgers.has(user)) check.mismatches.push(`${user}: reports stored for a user no client reported for`);
   return check;
 }
 
@@ -227,33 +299,64 @@ export function reconcile(
   sweepIntervalSeconds: number,
 ): ReconciliationCheck[] {
   const losses = new Losses(outage);
-  const events = checkReports('acknowledged events stored (once: keyed by eventId), none that was never sent', ledger.events, snapshot.events, losses);
-  const sessions = checkReports('acknowledged sessions stored, none that was never sent', ledger.sessions, snapshot.sessions, losses);
-  const sessionCounts: ReconciliationCheck = { name: "each user's total_sessions counts every stored session once", checked: 0, mismatches: [] };
+  const events = checkReports(
+    'acknowledged events stored (once: keyed by eventId), none that was never sent',
+    ledger.events,
+    snapshot.events,
+    losses,
+  );
+  const sessions = checkReports(
+    'acknowledged sessions stored, none that was never sent',
+    ledger.sessions,
+    snapshot.sessions,
+    losses,
+  );
+  const sessionCounts: ReconciliationCheck = {
+    name: "each user's total_sessions counts every stored session once",
+    checked: 0,
+    mismatches: [],
+  };
   for (const [user, ids] of snapshot.sessions) {
     sessionCounts.checked += 1;
     const counted = snapshot.totalSessions.get(user) ?? 0;
-    if (counted !== ids.size) sessionCounts.mismatches.push(`${user}: total_sessions ${counted}, ${ids.size} sessions stored`);
+    if (counted !== ids.size)
+      sessionCounts.mismatches.push(`${user}: total_sessions ${counted}, ${ids.size} sessions stored`);
   }
 
   const byId = new Map<string, StatusChangedPayload[]>();
-  for (const { subscriptionId, payload } of snapshot.outbox.values()) byId.set(subscriptionId, [...(byId.get(subscriptionId) ?? []), payload]);
+  for (const { subscriptionId, payload } of snapshot.outbox.values())
+    byId.set(subscriptionId, [...(byId.get(subscriptionId) ?? []), payload]);
   const [subscriptions, chains] = checkSubscriptions(snapshot, ledger, byId, losses, now, sweepIntervalSeconds);
 
   const accepted = acceptedById(webhooks);
-  const notifications: ReconciliationCheck = { name: 'every outbox item delivered exactly once (by webhook-id), signed, as stored; delivery recorded', checked: 0, mismatches: [] };
+  const notifications: ReconciliationCheck = {
+    name: 'every outbox item delivered exactly once (by webhook-id), signed, as stored; delivery recorded',
+    checked: 0,
+    mismatches: [],
+  };
   for (const [eventId, { payload }] of snapshot.outbox) {
     notifications.checked += 1;
     const deliveries = accepted.get(eventId) ?? [];
-    if (deliveries.length !== 1) notifications.mismatches.push(`${eventId}: ${deliveries.length} successful deliveries`);
-    else if (!isDeepStrictEqual(deliveries[0]!.payload, payload)) notifications.mismatches.push(`${eventId}: delivered body differs from the outbox item`);
+    if (deliveries.length !== 1)
+      notifications.mismatches.push(`${eventId}: ${deliveries.length} successful deliveries`);
+    else if (!isDeepStrictEqual(deliveries[0]!.payload, payload))
+      notifications.mismatches.push(`${eventId}: delivered body differs from the outbox item`);
     const record = snapshot.deliveries.get(eventId);
-    if (record?.status !== 'delivered') notifications.mismatches.push(`${eventId}: delivery record ${record ? `${record.status} after ${record.attempts} attempts` : 'missing'}`);
+    if (record?.status !== 'delivered')
+      notifications.mismatches.push(
+        `${eventId}: delivery record ${record ? `${record.status} after ${record.attempts} attempts` : 'missing'}`,
+      );
   }
-  for (const id of accepted.keys()) if (!snapshot.outbox.has(id)) notifications.mismatches.push(`${id}: delivered, but no outbox item has this id`);
-  for (const webhook of webhooks) if (!webhook.verified) notifications.mismatches.push(`${webhook.id}: signature did not verify`);
+  for (const id of accepted.keys())
+    if (!snapshot.outbox.has(id)) notifications.mismatches.push(`${id}: delivered, but no outbox item has this id`);
+  for (const webhook of webhooks)
+    if (!webhook.verified) notifications.mismatches.push(`${webhook.id}: signature did not verify`);
 
-  const counters: ReconciliationCheck = { name: 'list counters equal the subscriptions they count', checked: 0, mismatches: [] };
+  const counters: ReconciliationCheck = {
+    name: 'list counters equal the subscriptions they count',
+    checked: 0,
+    mismatches: [],
+  };
   const expected = new Map<string, number>();
   for (const stored of snapshot.subscriptions.values()) {
     const values: FacetValues = { status: stored.status, product_id: stored.product_id, platform: stored.platform };

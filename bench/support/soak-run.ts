@@ -10,12 +10,22 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from '../../local/dynamodb.js';
+import { ensureTable, type LocalDynamoDb, localClient, startDynamoDbLocal } from '../../local/dynamodb.js';
 import { freePort } from '../../test/support/ports.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test/support/webhook-receiver.js';
 import type { BudgetCheck } from './report.js';
 import type { ReconciliationCheck } from './soak-reconcile.js';
-import { isWrite, REQUEST_TYPES, runTraffic, type Outcome, type OutageRecord, type RequestSample, type RequestType, type SoakLedger, type TrafficResult } from './soak-traffic.js';
+import {
+  isWrite,
+  type OutageRecord,
+  type Outcome,
+  REQUEST_TYPES,
+  type RequestSample,
+  type RequestType,
+  runTraffic,
+  type SoakLedger,
+  type TrafficResult,
+} from './soak-traffic.js';
 
 export interface SoakOptions {
   /**
@@ -52,9 +62,22 @@ export interface SoakOutcome {
   outcomes: Partial<Record<Outcome, number>>;
   /** 2xx answers without the rate limiter's RateLimit header: the limiter did not count them. */
   acknowledgedWithoutRateLimit: number;
-  outage: (OutageRecord & { retryableDuring: number; retryableOutside: number; writesAcknowledgedWhileDown: number; writesAcknowledgedAfterRestart: number }) | null;
+  outage:
+    | (OutageRecord & {
+        retryableDuring: number;
+        retryableOutside: number;
+        writesAcknowledgedWhileDown: number;
+        writesAcknowledgedAfterRestart: number;
+      })
+    | null;
   unexpected: TrafficResult['unexpected'];
-  acknowledged: { event_batches_events: number; sessions: number; subscriptions: number; unacknowledged_purchases: number; unanswered_lifecycle_changes: number };
+  acknowledged: {
+    event_batches_events: number;
+    sessions: number;
+    subscriptions: number;
+    unacknowledged_purchases: number;
+    unanswered_lifecycle_changes: number;
+  };
   webhooks: { received: number; accepted: number; distinct_ids: number };
   drain: { ms: number; completed: boolean; outstanding: string[] };
   table: { items: number; read_ms: number; outbox_items: number; subscriptions: number };
@@ -76,7 +99,12 @@ function percentile(sorted: readonly number[], p: number): number {
 function summarize(samples: readonly RequestSample[]): LatencySummary {
   const latencies = samples.map((s) => s.end - s.start).sort((a, b) => a - b);
   const round = (ms: number) => Math.round(ms * 10) / 10;
-  return { requests: samples.length, ok: samples.filter((s) => s.outcome === 'ok').length, p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)) };
+  return {
+    requests: samples.length,
+    ok: samples.filter((s) => s.outcome === 'ok').length,
+    p50_ms: round(percentile(latencies, 50)),
+    p99_ms: round(percentile(latencies, 99)),
+  };
 }
 
 const countBy = <T>(items: readonly T[], key: (item: T) => string) => {
@@ -89,7 +117,10 @@ const countBy = <T>(items: readonly T[], key: (item: T) => string) => {
 function summarizeAnswers(
   samples: readonly RequestSample[],
   outage: OutageRecord | null,
-): Pick<SoakOutcome, 'requests' | 'byType' | 'overall' | 'statuses' | 'outcomes' | 'acknowledgedWithoutRateLimit' | 'outage'> {
+): Pick<
+  SoakOutcome,
+  'requests' | 'byType' | 'overall' | 'statuses' | 'outcomes' | 'acknowledgedWithoutRateLimit' | 'outage'
+> {
   const byType = Object.fromEntries(
     REQUEST_TYPES.map((type) => {
       const ofType = samples.filter((s) => s.type === type);
@@ -98,7 +129,8 @@ function summarizeAnswers(
   ) as SoakOutcome['byType'];
   const acknowledgedWrites = samples.filter((s) => s.outcome === 'ok' && isWrite(s.type));
   const retryable = samples.filter((s) => s.outcome === 'retryable');
-  const during = (s: RequestSample) => outage !== null && s.end >= outage.killedAt && s.end <= outage.restoredAt + OUTAGE_TAIL_MS;
+  const during = (s: RequestSample) =>
+    outage !== null && s.end >= outage.killedAt && s.end <= outage.restoredAt + OUTAGE_TAIL_MS;
   return {
     requests: samples.length,
     byType,
@@ -110,7 +142,9 @@ function summarizeAnswers(
       ...outage,
       retryableDuring: retryable.filter(during).length,
       retryableOutside: retryable.filter((s) => !during(s)).length,
-      writesAcknowledgedWhileDown: acknowledgedWrites.filter((s) => s.start > outage.killedAt && s.end < outage.restoredAt).length,
+      writesAcknowledgedWhileDown: acknowledgedWrites.filter(
+        (s) => s.start > outage.killedAt && s.end < outage.restoredAt,
+      ).length,
       writesAcknowledgedAfterRestart: acknowledgedWrites.filter((s) => s.start > outage.restoredAt).length,
     },
   };
@@ -149,7 +183,13 @@ async function drain(appId: string, ledger: SoakLedger, receiver: WebhookReceive
   }
   for (;;) {
     const lookedAt = Date.now();
-    const owed = outstandingWork(await readTable(appId), ledger, receiver.received, lookedAt, options.sweepIntervalSeconds);
+    const owed = outstandingWork(
+      await readTable(appId),
+      ledger,
+      receiver.received,
+      lookedAt,
+      options.sweepIntervalSeconds,
+    );
     if (owed.length === 0 || left() <= 0) return { ms: Date.now() - started, owed, lookedAt };
     await sleep(Math.min(2000, left()));
   }
@@ -181,7 +221,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
     receiver.setSecret((await setWebhook(app.appId, receiver.url)).secret);
     const privateKeyPem = (await getApp(app.appId))!.test_store_private_key!;
     const mintReceipt = (expiresInSeconds: number) =>
-      mintTestReceipt({ appId: app.appId, privateKeyPem, productId: 'premium_monthly', platform: 'ios', price: 9.99, currency: 'USD', expiresInSeconds, trial: false });
+      mintTestReceipt({
+        appId: app.appId,
+        privateKeyPem,
+        productId: 'premium_monthly',
+        platform: 'ios',
+        price: 9.99,
+        currency: 'USD',
+        expiresInSeconds,
+        trial: false,
+      });
     const runtime = await startLocalRuntime({ port: 0, sweepIntervalSeconds: options.sweepIntervalSeconds });
     stopRuntime = () => runtime.stop();
     log(`gateway on ${runtime.gateway.url}; ${options.clients} clients for ${options.durationMs / 1000} s`);
@@ -204,17 +253,27 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
       await sleep(options.outage.downMs);
       dynamo = await startDynamoDbLocal({ port, dataDir });
       outage = { killedAt, restoredAt: Math.round(clock()) };
-      log(`${(outage.restoredAt / 1000).toFixed(1)} s: DynamoDB Local answers again on the same port (down ${((outage.restoredAt - killedAt) / 1000).toFixed(1)} s)`);
+      log(
+        `${(outage.restoredAt / 1000).toFixed(1)} s: DynamoDB Local answers again on the same port (down ${((outage.restoredAt - killedAt) / 1000).toFixed(1)} s)`,
+      );
     })();
 
     const progress = setInterval(() => {
-      const counts = Object.entries(answered).map(([outcome, n]) => `${outcome} ${n}`).join(', ');
-      log(`${(clock() / 1000).toFixed(0)} s: ${counts || 'no answers yet'}; ${receiver.received.length} webhooks received`);
+      const counts = Object.entries(answered)
+        .map(([outcome, n]) => `${outcome} ${n}`)
+        .join(', ');
+      log(
+        `${(clock() / 1000).toFixed(0)} s: ${counts || 'no answers yet'}; ${receiver.received.length} webhooks received`,
+      );
     }, 10_000);
     let traffic: TrafficResult;
     try {
       traffic = await runTraffic({
-        baseUrl: runtime.gateway.url, app, clients: options.clients, mintReceipt, clock,
+        baseUrl: runtime.gateway.url,
+        app,
+        clients: options.clients,
+        mintReceipt,
+        clock,
         // The clients see the service recover before they stop (unless that takes far too long).
         endsAt: () => {
           const recovered = !options.outage || (outage !== null && acknowledgedWritesAfterRestart > 0);
@@ -226,7 +285,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
           answered[sample.outcome] = (answered[sample.outcome] ?? 0) + 1;
           if (sample.outcome !== 'ok' || !isWrite(sample.type)) return;
           acknowledgedWrites += 1;
-          if (outage !== null && sample.start > (outage as OutageRecord).restoredAt) acknowledgedWritesAfterRestart += 1;
+          if (outage !== null && sample.start > (outage as OutageRecord).restoredAt)
+            acknowledgedWritesAfterRestart += 1;
         },
       });
     } finally {
@@ -240,18 +300,35 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
     log(`traffic stopped after ${(trafficMs / 1000).toFixed(1)} s: ${traffic.samples.length} requests; draining`);
 
     const drained = await drain(app.appId, traffic.ledger, receiver, options);
-    log(`drain ${drained.owed.length === 0 ? 'complete' : `incomplete (${drained.owed.length} outstanding)`} after ${(drained.ms / 1000).toFixed(1)} s`);
+    log(
+      `drain ${drained.owed.length === 0 ? 'complete' : `incomplete (${drained.owed.length} outstanding)`} after ${(drained.ms / 1000).toFixed(1)} s`,
+    );
 
     // The final state: nothing runs any more while the table is read.
     await runtime.stop();
     stopRuntime = undefined;
     const snapshot = await readTable(app.appId);
-    const reconciliation = reconcile(snapshot, traffic.ledger, receiver.received, app.appId, finalOutage, drained.lookedAt, options.sweepIntervalSeconds);
+    const reconciliation = reconcile(
+      snapshot,
+      traffic.ledger,
+      receiver.received,
+      app.appId,
+      finalOutage,
+      drained.lookedAt,
+      options.sweepIntervalSeconds,
+    );
 
     const { samples, ledger } = traffic;
-    const count = (map: typeof ledger.events) => [...map.values()].reduce((sum, entry) => sum + entry.acknowledged.size, 0);
+    const count = (map: typeof ledger.events) =>
+      [...map.values()].reduce((sum, entry) => sum + entry.acknowledged.size, 0);
     return {
-      options: { durationMs: options.durationMs, clients: options.clients, outage: options.outage, sweepIntervalSeconds: options.sweepIntervalSeconds, drainTimeoutMs: options.drainTimeoutMs },
+      options: {
+        durationMs: options.durationMs,
+        clients: options.clients,
+        outage: options.outage,
+        sweepIntervalSeconds: options.sweepIntervalSeconds,
+        drainTimeoutMs: options.drainTimeoutMs,
+      },
       trafficMs,
       ...summarizeAnswers(samples, finalOutage),
       unexpected: traffic.unexpected,
@@ -268,7 +345,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
         distinct_ids: new Set(receiver.accepted().map((w) => w.id)).size,
       },
       drain: { ms: drained.ms, completed: drained.owed.length === 0, outstanding: drained.owed.slice(0, 20) },
-      table: { items: snapshot.items, read_ms: snapshot.readMs, outbox_items: snapshot.outbox.size, subscriptions: snapshot.subscriptions.size },
+      table: {
+        items: snapshot.items,
+        read_ms: snapshot.readMs,
+        outbox_items: snapshot.outbox.size,
+        subscriptions: snapshot.subscriptions.size,
+      },
       reconciliation,
     };
   } finally {
@@ -283,18 +365,58 @@ export async function runSoak(options: SoakOptions): Promise<SoakOutcome> {
 export function soakChecks(outcome: SoakOutcome): BudgetCheck[] {
   const answered = (kind: Outcome) => outcome.outcomes[kind] ?? 0;
   const checks: BudgetCheck[] = [
-    { name: 'responses 5xx other than a retryable 503 (retryable: true, Retry-After)', value: answered('server_error'), budget: '0', pass: answered('server_error') === 0 },
-    { name: 'responses 4xx (every request of the mix is valid)', value: answered('client_error'), budget: '0', pass: answered('client_error') === 0 },
-    { name: 'requests the gateway did not answer', value: answered('network_error'), budget: '0', pass: answered('network_error') === 0 },
-    { name: '2xx answers without a RateLimit header (the limiter counts every request)', value: outcome.acknowledgedWithoutRateLimit, budget: '0', pass: outcome.acknowledgedWithoutRateLimit === 0 },
+    {
+      name: 'responses 5xx other than a retryable 503 (retryable: true, Retry-After)',
+      value: answered('server_error'),
+      budget: '0',
+      pass: answered('server_error') === 0,
+    },
+    {
+      name: 'responses 4xx (every request of the mix is valid)',
+      value: answered('client_error'),
+      budget: '0',
+      pass: answered('client_error') === 0,
+    },
+    {
+      name: 'requests the gateway did not answer',
+      value: answered('network_error'),
+      budget: '0',
+      pass: answered('network_error') === 0,
+    },
+    {
+      name: '2xx answers without a RateLimit header (the limiter counts every request)',
+      value: outcome.acknowledgedWithoutRateLimit,
+      budget: '0',
+      pass: outcome.acknowledgedWithoutRateLimit === 0,
+    },
   ];
   if (outcome.options.outage) {
     const outage = outcome.outage;
     checks.push(
-      { name: 'retryable 503s while DynamoDB Local was down', value: outage?.retryableDuring ?? 0, budget: '> 0', pass: (outage?.retryableDuring ?? 0) > 0 },
-      { name: 'retryable 503s outside the outage', value: outage?.retryableOutside ?? 0, budget: '0', pass: outage !== null && outage.retryableOutside === 0 },
-      { name: 'writes acknowledged while DynamoDB Local was down', value: outage?.writesAcknowledgedWhileDown ?? 0, budget: '0', pass: outage !== null && outage.writesAcknowledgedWhileDown === 0 },
-      { name: 'writes acknowledged after the restart', value: outage?.writesAcknowledgedAfterRestart ?? 0, budget: '> 0', pass: (outage?.writesAcknowledgedAfterRestart ?? 0) > 0 },
+      {
+        name: 'retryable 503s while DynamoDB Local was down',
+        value: outage?.retryableDuring ?? 0,
+        budget: '> 0',
+        pass: (outage?.retryableDuring ?? 0) > 0,
+      },
+      {
+        name: 'retryable 503s outside the outage',
+        value: outage?.retryableOutside ?? 0,
+        budget: '0',
+        pass: outage !== null && outage.retryableOutside === 0,
+      },
+      {
+        name: 'writes acknowledged while DynamoDB Local was down',
+        value: outage?.writesAcknowledgedWhileDown ?? 0,
+        budget: '0',
+        pass: outage !== null && outage.writesAcknowledgedWhileDown === 0,
+      },
+      {
+        name: 'writes acknowledged after the restart',
+        value: outage?.writesAcknowledgedAfterRestart ?? 0,
+        budget: '> 0',
+        pass: (outage?.writesAcknowledgedAfterRestart ?? 0) > 0,
+      },
     );
   }
   checks.push({
@@ -305,7 +427,12 @@ export function soakChecks(outcome: SoakOutcome): BudgetCheck[] {
   });
   for (const check of outcome.reconciliation) {
     const tolerated = check.tolerated ?? 0;
-    checks.push({ name: `${check.name} (mismatches of ${check.checked})`, value: check.mismatches.length, budget: tolerated > 0 ? `<= ${tolerated}` : '0', pass: check.mismatches.length <= tolerated });
+    checks.push({
+      name: `${check.name} (mismatches of ${check.checked})`,
+      value: check.mismatches.length,
+      budget: tolerated > 0 ? `<= ${tolerated}` : '0',
+      pass: check.mismatches.length <= tolerated,
+    });
   }
   return checks;
 }

@@ -21,7 +21,19 @@ import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import type { TestApp } from '../../test/support/fixtures.js';
 import { mobileHeaders } from '../../test/support/mobile.js';
 
-export const REQUEST_TYPES = ['events', 'session', 'create', 'verify', 'activate', 'renew', 'pause', 'resume', 'cancel', 'get', 'list'] as const;
+export const REQUEST_TYPES = [
+  'events',
+  'session',
+  'create',
+  'verify',
+  'activate',
+  'renew',
+  'pause',
+  'resume',
+  'cancel',
+  'get',
+  'list',
+] as const;
 export type RequestType = (typeof REQUEST_TYPES)[number];
 
 /** Lifecycle changes of a subscription the workers own (none is idempotent). */
@@ -186,7 +198,13 @@ interface LifecycleChange {
 function validChanges(sub: TrackedSubscription): LifecycleChange[] {
   if (sub.lostAtKill === 'gone') return [];
   const path = `${SUBSCRIPTIONS_BASE}/${sub.id}`;
-  const cancel = (body: unknown, leadsTo: SubscriptionStatus): LifecycleChange => ({ type: 'cancel', method: 'POST', path: `${path}/cancel`, body, leadsTo });
+  const cancel = (body: unknown, leadsTo: SubscriptionStatus): LifecycleChange => ({
+    type: 'cancel',
+    method: 'POST',
+    path: `${path}/cancel`,
+    body,
+    leadsTo,
+  });
   switch (sub.statuses.at(-1)!) {
     case 'pending_verification':
       return [{ type: 'activate', method: 'PUT', path, body: { status: 'active' }, leadsTo: 'active' }];
@@ -194,8 +212,20 @@ function validChanges(sub: TrackedSubscription): LifecycleChange[] {
       return [
         { type: 'renew', method: 'POST', path: `${path}/renew`, body: {}, leadsTo: 'active' },
         { type: 'renew', method: 'POST', path: `${path}/renew`, body: {}, leadsTo: 'active' },
-        { type: 'pause', method: 'POST', path: `${path}/pause`, body: { pause_duration: 1, unit: 'days', reason: 'soak' }, leadsTo: 'paused' },
-        { type: 'pause', method: 'POST', path: `${path}/pause`, body: { pause_duration: 2, unit: 'weeks' }, leadsTo: 'paused' },
+        {
+          type: 'pause',
+          method: 'POST',
+          path: `${path}/pause`,
+          body: { pause_duration: 1, unit: 'days', reason: 'soak' },
+          leadsTo: 'paused',
+        },
+        {
+          type: 'pause',
+          method: 'POST',
+          path: `${path}/pause`,
+          body: { pause_duration: 2, unit: 'weeks' },
+          leadsTo: 'paused',
+        },
         // Cancelling at the period end changes nothing when it is already scheduled: only when it is not.
         ...(sub.cancelAtPeriodEnd ? [] : [cancel({ reason: 'soak' }, 'active')]),
         ...(Math.random() < 0.15 ? [cancel({ immediate: true }, 'cancelled')] : []),
@@ -216,7 +246,12 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
   const { app, clock } = options;
   const samples: RequestSample[] = [];
   const unexpected: UnexpectedResponse[] = [];
-  const ledger: SoakLedger = { events: new Map(), sessions: new Map(), subscriptions: [], unacknowledgedPurchases: new Set() };
+  const ledger: SoakLedger = {
+    events: new Map(),
+    sessions: new Map(),
+    subscriptions: [],
+    unacknowledgedPurchases: new Set(),
+  };
   const timeLeft = () => options.endsAt() - clock();
 
   async function send(
@@ -250,10 +285,18 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
     } catch {
       body = undefined;
     }
-    const retryable = status === 503 && retryAfter !== null && (body?.retryable === true || body?.error?.retryable === true);
+    const retryable =
+      status === 503 && retryAfter !== null && (body?.retryable === true || body?.error?.retryable === true);
     const answered = (status >= 200 && status < 300) || (status === 404 && init.notFoundIsAnswer === true);
-    const outcome: Outcome =
-      answered ? 'ok' : retryable ? 'retryable' : status === 0 ? 'network_error' : status < 500 ? 'client_error' : 'server_error';
+    const outcome: Outcome = answered
+      ? 'ok'
+      : retryable
+        ? 'retryable'
+        : status === 0
+          ? 'network_error'
+          : status < 500
+            ? 'client_error'
+            : 'server_error';
     const sample: RequestSample = { type, start, end, status, outcome, rateLimitHeader };
     samples.push(sample);
     options.onSample?.(sample);
@@ -293,9 +336,17 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
       const events = Array.from({ length: EVENTS_PER_BATCH }, (_, i) => {
         const eventId = nextId('e');
         entry.sent.add(eventId);
-        return { name: i === 0 ? 'feature_used' : 'screen_view', user, sessionId, eventId, extra: { screen: 'home', feature_name: `f${i % 3}` } };
+        return {
+          name: i === 0 ? 'feature_used' : 'screen_view',
+          user,
+          sessionId,
+          eventId,
+          extra: { screen: 'home', feature_name: `f${i % 3}` },
+        };
       });
-      const answer = await untilAnswered(() => send('events', 'POST', '/v2/users/report/events', { headers: mobileHeaders(app, user), body: { events } }));
+      const answer = await untilAnswered(() =>
+        send('events', 'POST', '/v2/users/report/events', { headers: mobileHeaders(app, user), body: { events } }),
+      );
       if (answer.outcome === 'ok') for (const { eventId } of events) entry.acknowledged.set(eventId, answer);
     };
 
@@ -305,18 +356,36 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
       const sessionId = nextId('session');
       entry.sent.add(sessionId);
       const body = { sessionId, startTime: Date.now() - 60_000, duration: 30 + Math.floor(Math.random() * 600) };
-      const answer = await untilAnswered(() => send('session', 'POST', '/v2/sessions/report', { headers: mobileHeaders(app, user), body }));
+      const answer = await untilAnswered(() =>
+        send('session', 'POST', '/v2/sessions/report', { headers: mobileHeaders(app, user), body }),
+      );
       if (answer.outcome === 'ok') entry.acknowledged.set(sessionId, answer);
     };
 
-    const tracked = (fields: Pick<TrackedSubscription, 'id' | 'user_id' | 'origin' | 'lapsesAt' | 'statuses' | 'acknowledgedWrites' | 'lastAcknowledged'>): TrackedSubscription => ({
-      ...fields, unansweredWrites: 0, pendingStatus: null, cancelAtPeriodEnd: false, updatedAt: null, confirmedAfterRestart: false, lostAtKill: null,
+    const tracked = (
+      fields: Pick<
+        TrackedSubscription,
+        'id' | 'user_id' | 'origin' | 'lapsesAt' | 'statuses' | 'acknowledgedWrites' | 'lastAcknowledged'
+      >,
+    ): TrackedSubscription => ({
+      ...fields,
+      unansweredWrites: 0,
+      pendingStatus: null,
+      cancelAtPeriodEnd: false,
+      updatedAt: null,
+      confirmedAfterRestart: false,
+      lostAtKill: null,
     });
 
     const create = async () => {
       const transactionId = nextId('txn');
       const user = pick(users);
-      const body = { user_id: user, product_id: 'premium_monthly', platform: pick(['ios', 'android', 'web'] as const), transaction_id: transactionId };
+      const body = {
+        user_id: user,
+        product_id: 'premium_monthly',
+        platform: pick(['ios', 'android', 'web'] as const),
+        transaction_id: transactionId,
+      };
       // A transaction id makes the create idempotent: a retry answers the record the first attempt made.
       const answer = await untilAnswered(() => send('create', 'POST', SUBSCRIPTIONS_BASE, { headers: bearer, body }));
       if (answer.outcome !== 'ok') {
@@ -324,7 +393,15 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
         return;
       }
       const data = answer.body.data as { id: string; status: SubscriptionStatus };
-      const sub = tracked({ id: data.id, user_id: user, origin: 'create', lapsesAt: null, statuses: [data.status], acknowledgedWrites: 1, lastAcknowledged: answer });
+      const sub = tracked({
+        id: data.id,
+        user_id: user,
+        origin: 'create',
+        lapsesAt: null,
+        statuses: [data.status],
+        acknowledgedWrites: 1,
+        lastAcknowledged: answer,
+      });
       owned.push(sub);
       ledger.subscriptions.push(sub);
     };
@@ -336,7 +413,10 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
       const user = pick(users);
       // Verifying the same receipt again for the same user answers the same result: safe to retry.
       const answer = await untilAnswered(() =>
-        send('verify', 'POST', `${SUBSCRIPTIONS_BASE}/verify`, { headers: bearer, body: { platform: 'ios', receipt_data, user_id: user, transaction_id } }),
+        send('verify', 'POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+          headers: bearer,
+          body: { platform: 'ios', receipt_data, user_id: user, transaction_id },
+        }),
       );
       if (answer.outcome !== 'ok') {
         ledger.unacknowledgedPurchases.add(transaction_id);
@@ -345,15 +425,23 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
       const data = answer.body.data as { subscription_id: string; expires_at: string };
       // The purchase is recorded as pending_verification and activated in one write: one status change.
       const sub = tracked({
-        id: data.subscription_id, user_id: user, origin: 'verify', lapsesAt: lapses ? data.expires_at : null,
-        statuses: ['pending_verification', 'active'], acknowledgedWrites: 1, lastAcknowledged: answer,
+        id: data.subscription_id,
+        user_id: user,
+        origin: 'verify',
+        lapsesAt: lapses ? data.expires_at : null,
+        statuses: ['pending_verification', 'active'],
+        acknowledgedWrites: 1,
+        lastAcknowledged: answer,
       });
       ledger.subscriptions.push(sub);
       if (!lapses) owned.push(sub);
     };
 
     /** What an acknowledged detail says about a subscription this worker owns. */
-    const learn = (sub: TrackedSubscription, detail: { status: SubscriptionStatus; cancel_at_period_end: boolean; updated_at: string }) => {
+    const learn = (
+      sub: TrackedSubscription,
+      detail: { status: SubscriptionStatus; cancel_at_period_end: boolean; updated_at: string },
+    ) => {
       if (sub.statuses.at(-1) !== detail.status) sub.statuses.push(detail.status);
       sub.cancelAtPeriodEnd = detail.cancel_at_period_end;
       sub.updatedAt = detail.updated_at;
@@ -361,12 +449,15 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
 
     /** Whether the subscription must be read before it is relied on: a change went unanswered, or its last acknowledgement was at risk. */
     const needsReading = (sub: TrackedSubscription) =>
-      sub.pendingStatus !== null || (!sub.confirmedAfterRestart && acknowledgedAtRisk(sub.lastAcknowledged, options.outage()));
+      sub.pendingStatus !== null ||
+      (!sub.confirmedAfterRestart && acknowledgedAtRisk(sub.lastAcknowledged, options.outage()));
 
     /** Reads the subscription until answered and takes what the table says as its state. */
     const readAgain = async (sub: TrackedSubscription): Promise<void> => {
       const atRisk = !sub.confirmedAfterRestart && acknowledgedAtRisk(sub.lastAcknowledged, options.outage());
-      const answer = await untilAnswered(() => send('get', 'GET', `${SUBSCRIPTIONS_BASE}/${sub.id}`, { headers: bearer, notFoundIsAnswer: atRisk }));
+      const answer = await untilAnswered(() =>
+        send('get', 'GET', `${SUBSCRIPTIONS_BASE}/${sub.id}`, { headers: bearer, notFoundIsAnswer: atRisk }),
+      );
       if (answer.outcome !== 'ok') return;
       if (atRisk) {
         sub.confirmedAfterRestart = true;

@@ -41,6 +41,10 @@ export async function startStubEndpoints(): Promise<StubEndpoints> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     counts,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

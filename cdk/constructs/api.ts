@@ -3,18 +3,28 @@
  * perform exactly the DynamoDB actions its route declares, on the table and its indexes.
  */
 import { CfnOutput, Duration } from 'aws-cdk-lib';
-import { AccessLogFormat, ContentHandling, LambdaIntegration, LogGroupLogDestination, MethodLoggingLevel, MockIntegration, PassthroughBehavior, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  AccessLogFormat,
+  ContentHandling,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  MockIntegration,
+  PassthroughBehavior,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, type Route } from '../../lib/routes.js';
-import { acknowledge } from './acknowledge.js';
 import { config, rateLimitVariable } from '../../lib/config.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
-import { ServiceFunction } from './service-function.js';
 import { AppError } from '../../lib/errors.js';
 import { errorBody } from '../../lib/http/envelopes.js';
+import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, type Route } from '../../lib/routes.js';
+import { acknowledge } from './acknowledge.js';
+import { ServiceFunction } from './service-function.js';
 
 /**
  * Errors API Gateway answers itself (before any function runs: unknown route, throttling, a
@@ -45,13 +55,23 @@ const STAGE_NAME = 'prod';
  * other content type is refused by API Gateway with 415 (DEFAULT_4XX). No Content-Type counts as
  * application/json.
  */
-export const METHOD_NOT_ALLOWED_CONTENT_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/octet-stream'];
+export const METHOD_NOT_ALLOWED_CONTENT_TYPES = [
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'application/octet-stream',
+];
 
 export class Api extends Construct {
   readonly restApi: RestApi;
   readonly functions: Map<string, ServiceFunction> = new Map();
 
-  constructor(scope: Construct, id: string, props: { table: Table; storeSecretsPrefix: string; routes?: readonly Route[] }) {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { table: Table; storeSecretsPrefix: string; routes?: readonly Route[] },
+  ) {
     super(scope, id);
     // API Gateway writes access and execution logs with one role per account and region (its
     // account settings). Creating it here (an AWS::ApiGateway::Account, retained) would replace the
@@ -72,7 +92,9 @@ export class Api extends Construct {
         // in the handlers); size it for all apps together: -c apiThrottleRate=… -c apiThrottleBurst=…
         throttlingRateLimit: Number(this.node.tryGetContext('apiThrottleRate') ?? 100),
         throttlingBurstLimit: Number(this.node.tryGetContext('apiThrottleBurst') ?? 200),
-        accessLogDestination: new LogGroupLogDestination(new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH })),
+        accessLogDestination: new LogGroupLogDestination(
+          new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH }),
+        ),
         accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
         // Execution logs of failed requests only. Never data tracing: it logs whole requests
         // and responses, i.e. API keys, receipts and emails.
@@ -82,17 +104,22 @@ export class Api extends Construct {
     });
     // API Gateway would create the execution log group itself, without a retention: create it first.
     const stage = this.restApi.deploymentStage;
-    const executionLogs = new LogGroup(this, 'ExecutionLogs', { logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${STAGE_NAME}`, retention: RetentionDays.ONE_MONTH });
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${STAGE_NAME}`,
+      retention: RetentionDays.ONE_MONTH,
+    });
     stage.node.addDependency(executionLogs);
     if (cloudWatchRole) {
       acknowledge(this.restApi.node.findChild('CloudWatchRole'), {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason: "API Gateway's account-wide logging role (needed for access and execution logs); AWS documents this managed policy for it.",
+        reason:
+          "API Gateway's account-wide logging role (needed for access and execution logs); AWS documents this managed policy for it.",
       });
     }
     acknowledge(this.restApi, {
       id: 'AwsSolutions-APIG2',
-      reason: "Every handler validates path, query and body with the zod schemas in lib/schemas and answers in its API's envelope with field paths; a gateway validator would duplicate them with a different error body.",
+      reason:
+        "Every handler validates path, query and body with the zod schemas in lib/schemas and answers in its API's envelope with field paths; a gateway validator would duplicate them with a different error body.",
     });
     // WAF is opt-in: an operator's web ACL (REGIONAL) with -c webAclArn=…. Not by default, as a web
     // ACL has a monthly fee and the AWS managed common rule set blocks bodies over 8 KB (event batches may be 1 MB).
@@ -102,7 +129,8 @@ export class Api extends Construct {
     } else {
       acknowledge(stage, {
         id: 'AwsSolutions-APIG3',
-        reason: 'No web ACL given (-c webAclArn=...): floods meet the stage throttle, every request needs a valid API key, and each key has its rate limit.',
+        reason:
+          'No web ACL given (-c webAclArn=...): floods meet the stage throttle, every request needs a valid API key, and each key has its rate limit.',
       });
     }
 
@@ -129,7 +157,9 @@ export class Api extends Construct {
 
     // Per-key limits of each tier, as configured where `cdk deploy` runs (the same variables
     // and defaults the local gateway reads), so AWS and `npm start` enforce the same numbers.
-    const rateLimitEnvironment = Object.fromEntries(RATE_LIMIT_TIERS.map((tier) => [rateLimitVariable(tier), String(config.rateLimits[tier])]));
+    const rateLimitEnvironment = Object.fromEntries(
+      RATE_LIMIT_TIERS.map((tier) => [rateLimitVariable(tier), String(config.rateLimits[tier])]),
+    );
     for (const route of props.routes ?? ROUTES) {
       const fn = new ServiceFunction(this, route.name, {
         handlerModule: route.handler,
@@ -151,13 +181,18 @@ export class Api extends Construct {
     const byPath = new Map<string, Route[]>();
     for (const route of props.routes ?? ROUTES) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
     for (const [path, routes] of byPath) {
-      const allow = routes.map((r) => r.method).sort().join(', ');
+      const allow = routes
+        .map((r) => r.method)
+        .sort()
+        .join(', ');
       const body = JSON.stringify(errorBody(routes[0]!.api, new AppError('METHOD_NOT_ALLOWED'), ''));
       const integration = new MockIntegration({
         // The body may be binary (binaryMediaTypes */*): as text, the template applies to it.
         contentHandling: ContentHandling.CONVERT_TO_TEXT,
         passthroughBehavior: PassthroughBehavior.NEVER,
-        requestTemplates: Object.fromEntries(METHOD_NOT_ALLOWED_CONTENT_TYPES.map((type) => [type, '{"statusCode": 405}'])),
+        requestTemplates: Object.fromEntries(
+          METHOD_NOT_ALLOWED_CONTENT_TYPES.map((type) => [type, '{"statusCode": 405}']),
+        ),
         integrationResponses: [
           {
             statusCode: '405',
@@ -174,7 +209,11 @@ export class Api extends Construct {
         methodResponses: [
           {
             statusCode: '405',
-            responseParameters: { 'method.response.header.Allow': true, 'method.response.header.Content-Type': true, 'method.response.header.X-Request-Id': true },
+            responseParameters: {
+              'method.response.header.Allow': true,
+              'method.response.header.Content-Type': true,
+              'method.response.header.X-Request-Id': true,
+            },
           },
         ],
       });

@@ -10,7 +10,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { FilterCriteria, StartingPosition, type IEventSourceDlq } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, type IEventSourceDlq, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -31,8 +31,15 @@ export const NOTIFICATION_FUNCTIONS = {
 
 /** A dead-letter queue and an alarm on its first message: anything in a dead-letter queue needs a person. */
 function deadLetterQueue(scope: Construct, id: string, holds: string, alarmTopic: Topic): Queue {
-  const queue = new Queue(scope, id, { retentionPeriod: Duration.days(14), encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
-  acknowledge(queue, { id: 'AwsSolutions-SQS3', reason: `It is itself a dead-letter queue (${holds}), watched by an alarm; nothing consumes it automatically.` });
+  const queue = new Queue(scope, id, {
+    retentionPeriod: Duration.days(14),
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+  });
+  acknowledge(queue, {
+    id: 'AwsSolutions-SQS3',
+    reason: `It is itself a dead-letter queue (${holds}), watched by an alarm; nothing consumes it automatically.`,
+  });
   new Alarm(scope, `${id}Alarm`, {
     alarmDescription: holds,
     metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
@@ -65,11 +72,28 @@ export class Notifications extends Construct {
   constructor(scope: Construct, id: string, props: { table: Table }) {
     super(scope, id);
     const { table } = props;
-    this.bus = new EventBus(this, 'Bus', { description: 'subscription.status_changed and subscription.transferred events of the subscription backend' });
+    this.bus = new EventBus(this, 'Bus', {
+      description: 'subscription.status_changed and subscription.transferred events of the subscription backend',
+    });
     this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'Subscription backend alarms', enforceSSL: true });
-    this.webhookDeadLetters = deadLetterQueue(this, 'WebhookDeadLetters', 'webhook events undeliverable after every retry', this.alarmTopic);
-    const streamFailures = deadLetterQueue(this, 'StreamFailures', 'outbox stream batches the publisher could not put on the bus', this.alarmTopic);
-    const ruleFailures = deadLetterQueue(this, 'RuleTargetFailures', 'events the webhook deliverer could not process', this.alarmTopic);
+    this.webhookDeadLetters = deadLetterQueue(
+      this,
+      'WebhookDeadLetters',
+      'webhook events undeliverable after every retry',
+      this.alarmTopic,
+    );
+    const streamFailures = deadLetterQueue(
+      this,
+      'StreamFailures',
+      'outbox stream batches the publisher could not put on the bus',
+      this.alarmTopic,
+    );
+    const ruleFailures = deadLetterQueue(
+      this,
+      'RuleTargetFailures',
+      'events the webhook deliverer could not process',
+      this.alarmTopic,
+    );
 
     // Stream -> bus. Only outbox inserts reach the function (the same filter the local poller applies).
     this.publisher = new ServiceFunction(this, 'PublishStatusChanges', {
@@ -101,9 +125,16 @@ export class Notifications extends Construct {
     }).useTable(table, ['GetItem', 'PutItem', 'UpdateItem']);
     new Rule(this, 'StatusChangedToWebhooks', {
       eventBus: this.bus,
-      description: 'Delivers every event kind (subscription.status_changed, subscription.transferred) to the app webhook',
+      description:
+        'Delivers every event kind (subscription.status_changed, subscription.transferred) to the app webhook',
       eventPattern: { source: [EVENT_SOURCE], detailType: [...EVENT_KINDS] },
-      targets: [new LambdaFunction(this.deliverer, { retryAttempts: 8, maxEventAge: Duration.hours(6), deadLetterQueue: ruleFailures })],
+      targets: [
+        new LambdaFunction(this.deliverer, {
+          retryAttempts: 8,
+          maxEventAge: Duration.hours(6),
+          deadLetterQueue: ruleFailures,
+        }),
+      ],
     });
 
     // Every minute: webhook retries that are due, and subscriptions the clock has made due.
@@ -118,13 +149,25 @@ export class Notifications extends Construct {
       description: 'every minute: expiries and pause ends that are due',
       timeout: Duration.minutes(5),
     }).useTable(table, ['GetItem', 'Query', 'PutItem', 'UpdateItem']);
-    for (const [name, job] of [['RetryWebhooksEveryMinute', this.retryJob], ['ExpireSubscriptionsEveryMinute', this.expiryJob]] as const) {
-      new Rule(this, name, { schedule: Schedule.rate(Duration.minutes(1)), targets: [new LambdaFunction(job, { retryAttempts: 0 })] });
+    for (const [name, job] of [
+      ['RetryWebhooksEveryMinute', this.retryJob],
+      ['ExpireSubscriptionsEveryMinute', this.expiryJob],
+    ] as const) {
+      new Rule(this, name, {
+        schedule: Schedule.rate(Duration.minutes(1)),
+        targets: [new LambdaFunction(job, { retryAttempts: 0 })],
+      });
     }
     for (const fn of [this.deliverer, this.retryJob]) fn.sendsTo(this.webhookDeadLetters);
 
-    new CfnOutput(scope, 'EventBusName', { value: this.bus.eventBusName, description: 'attach your own rules to this bus' });
-    new CfnOutput(scope, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'subscribe to be told about dead letters' });
+    new CfnOutput(scope, 'EventBusName', {
+      value: this.bus.eventBusName,
+      description: 'attach your own rules to this bus',
+    });
+    new CfnOutput(scope, 'AlarmTopicArn', {
+      value: this.alarmTopic.topicArn,
+      description: 'subscribe to be told about dead letters',
+    });
     new CfnOutput(scope, 'WebhookDeadLetterQueueUrl', { value: this.webhookDeadLetters.queueUrl });
   }
 }

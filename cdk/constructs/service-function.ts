@@ -4,20 +4,21 @@
  * role of its own that starts with nothing but writing that log group (no AWS managed policy).
  * Every function of the stack is one of these, so the defaults cannot drift between functions.
  */
+
+import { resolve } from 'node:path';
 import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { BuildOptions } from 'esbuild';
 import { TABLE } from '../../lib/data/table.js';
 import type { TableAction } from '../../lib/routes.js';
-import { secretResourceNameOf, STORE_CREDENTIAL_SECRETS } from '../../lib/stores/secret-names.js';
+import { STORE_CREDENTIAL_SECRETS, secretResourceNameOf } from '../../lib/stores/secret-names.js';
 import { acknowledge } from './acknowledge.js';
-import { resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 
@@ -37,11 +38,15 @@ export const ESBUILD_SETTINGS = {
   // ESM builds of dependencies are smaller: ~340 KB instead of ~510 KB for the DynamoDB client.
   mainFields: ['module', 'main'],
   // Some CommonJS dependencies call require(); give ESM bundles one.
-  banner: "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);",
+  banner:
+    "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);",
 } as const;
 
 /** The same settings for esbuild's JS API (bundle tests, cold-start benchmark): one entry, one output file. */
-export function esbuildOptions(entry: string, outfile: string): BuildOptions & { entryPoints: string[]; outfile: string } {
+export function esbuildOptions(
+  entry: string,
+  outfile: string,
+): BuildOptions & { entryPoints: string[]; outfile: string } {
   return {
     ...ESBUILD_SETTINGS,
     mainFields: [...ESBUILD_SETTINGS.mainFields],
@@ -56,7 +61,8 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions & {
 /** Environment every function gets (the cold-start benchmark starts its processes with it too). */
 export const FUNCTION_ENVIRONMENT = { NODE_OPTIONS: '--enable-source-maps' } as const;
 
-export interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'bundling'> {
+export interface ServiceFunctionProps
+  extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'bundling'> {
   /** Handler module, relative to the repository root (as in lib/routes.ts). */
   handlerModule: string;
 }
@@ -71,7 +77,9 @@ export class ServiceFunction extends NodejsFunction {
    */
   useTable(table: ITable, actions: readonly TableAction[]): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
-    this.addToRolePolicy(new PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [table.tableArn] }));
+    this.addToRolePolicy(
+      new PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [table.tableArn] }),
+    );
     if (actions.includes('Query')) {
       const indexes = Object.keys(TABLE.indexes).map((name) => `${table.tableArn}/index/${name}`);
       this.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexes }));
@@ -86,12 +94,20 @@ export class ServiceFunction extends NodejsFunction {
   useStoreSecrets(prefix: string): this {
     this.addEnvironment('STORE_SECRETS_PREFIX', prefix);
     const names = STORE_CREDENTIAL_SECRETS.map((store) => secretResourceNameOf(prefix, store));
-    const secrets = names.map((resourceName) => Stack.of(this).formatArn({ service: 'secretsmanager', resource: 'secret', resourceName, arnFormat: ArnFormat.COLON_RESOURCE_NAME }));
+    const secrets = names.map((resourceName) =>
+      Stack.of(this).formatArn({
+        service: 'secretsmanager',
+        resource: 'secret',
+        resourceName,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      }),
+    );
     this.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets }));
     for (const name of names) {
       acknowledge(this.role!.node.findChild('DefaultPolicy'), {
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${name}]`,
-        reason: 'Store secrets are created per app at run time (admin stores ... set) and Secrets Manager suffixes every ARN randomly: only a wildcard over the app id and suffix, scoped to this stack and store, can name them.',
+        reason:
+          'Store secrets are created per app at run time (admin stores ... set) and Secrets Manager suffixes every ARN randomly: only a wildcard over the app id and suffix, scoped to this stack and store, can name them.',
       });
     }
     return this;
@@ -105,9 +121,15 @@ export class ServiceFunction extends NodejsFunction {
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     const { handlerModule, environment, ...rest } = props;
-    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     // Instead of AWSLambdaBasicExecutionRole (create any log group, write any log stream): its own log group only.
-    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: `${id} function` });
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${id} function`,
+    });
     logGroup.grantWrite(role);
     acknowledge(role.node.findChild('DefaultPolicy'), {
       id: 'AwsSolutions-IAM5[Resource::*]',

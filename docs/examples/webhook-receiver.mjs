@@ -3,7 +3,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 
-if (!process.env.WEBHOOK_SECRET?.startsWith('whsec_')) throw new Error('set WEBHOOK_SECRET to the secret `webhooks set` printed');
+if (!process.env.WEBHOOK_SECRET?.startsWith('whsec_'))
+  throw new Error('set WEBHOOK_SECRET to the secret `webhooks set` printed');
 const key = Buffer.from(process.env.WEBHOOK_SECRET.slice('whsec_'.length), 'base64');
 const port = Number(process.env.WEBHOOK_RECEIVER_PORT || 4000);
 
@@ -14,7 +15,10 @@ createServer(async (req, res) => {
   const timestamp = req.headers['webhook-timestamp'];
   // The signature is over "id.timestamp.body"; the header may list several ("v1,<base64>" each).
   const expected = Buffer.from(`v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`);
-  const signed = String(req.headers['webhook-signature'] ?? '').split(' ').map((s) => Buffer.from(s)).some((s) => s.length === expected.length && timingSafeEqual(s, expected));
+  const signed = String(req.headers['webhook-signature'] ?? '')
+    .split(' ')
+    .map((s) => Buffer.from(s))
+    .some((s) => s.length === expected.length && timingSafeEqual(s, expected));
   // A recent timestamp keeps a captured webhook from being replayed later.
   const recent = Math.abs(Date.now() / 1000 - Number(timestamp)) <= 300;
   if (!signed || !recent) {

@@ -6,5 +6,8 @@ import { adsInfo } from '../../lib/services/audience.js';
 /** GET /adsinfo/{platform}/{app_id}/{store_id}: the user's attribution and the app's ad networks for the platform. */
 export const handler = mobileEndpoint({ params: adsInfoParams }, async ({ caller, params }) => {
   if (params.app_id !== caller.appId) throw new AppError('FORBIDDEN', 'app_id is not the app of this API key');
-  return { message: 'Ad-network information', data: await adsInfo(caller.appId, caller.userId, params.platform, params.store_id) };
+  return {
+    message: 'Ad-network information',
+    data: await adsInfo(caller.appId, caller.userId, params.platform, params.store_id),
+  };
 });

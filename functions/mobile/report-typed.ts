@@ -3,7 +3,10 @@ import { freeFormReportBody, reportTypeParams } from '../../lib/schemas/mobile.j
 import { reportTyped } from '../../lib/services/reporting.js';
 
 /** POST /report/{type} and /v2/report/{type} (device_info, app_info, ...) */
-export const handler = mobileEndpoint({ params: reportTypeParams, body: freeFormReportBody }, async ({ caller, params, body }) => {
-  await reportTyped(caller, params.type, body);
-  return { message: `${params.type} report recorded` };
-});
+export const handler = mobileEndpoint(
+  { params: reportTypeParams, body: freeFormReportBody },
+  async ({ caller, params, body }) => {
+    await reportTyped(caller, params.type, body);
+    return { message: `${params.type} report recorded` };
+  },
+);

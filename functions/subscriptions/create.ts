@@ -1,6 +1,6 @@
 import { subscriptionsEndpoint } from '../../lib/http/endpoint.js';
-import { createSubscription } from '../../lib/services/subscriptions.js';
 import { createSubscriptionBody } from '../../lib/schemas/subscription.js';
+import { createSubscription } from '../../lib/services/subscriptions.js';
 
 /** POST /v1/subscriptions: 201 when created, 200 when the transaction id was already recorded. */
 export const handler = subscriptionsEndpoint({ body: createSubscriptionBody }, async ({ caller, body }) => {

@@ -1,6 +1,6 @@
 import { subscriptionsEndpoint } from '../../lib/http/endpoint.js';
-import { getSubscriptionDetail } from '../../lib/services/subscriptions.js';
 import { subscriptionIdParams } from '../../lib/schemas/subscription.js';
+import { getSubscriptionDetail } from '../../lib/services/subscriptions.js';
 
 /** GET /v1/subscriptions/{subscription_id} */
 export const handler = subscriptionsEndpoint(

@@ -1,6 +1,6 @@
 import { subscriptionsEndpoint } from '../../lib/http/endpoint.js';
-import { listSubscriptionPage } from '../../lib/services/subscriptions.js';
 import { listSubscriptionsQuery } from '../../lib/schemas/subscription.js';
+import { listSubscriptionPage } from '../../lib/services/subscriptions.js';
 
 /** GET /v1/subscriptions */
 export const handler = subscriptionsEndpoint({ query: listSubscriptionsQuery }, async ({ caller, query }) => ({

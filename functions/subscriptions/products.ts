@@ -2,4 +2,6 @@ import { subscriptionsEndpoint } from '../../lib/http/endpoint.js';
 import { listAppProducts } from '../../lib/services/subscriptions.js';
 
 /** GET /v1/subscriptions/products */
-export const handler = subscriptionsEndpoint({}, async ({ caller }) => ({ body: { data: await listAppProducts(caller.appId) } }));
+export const handler = subscriptionsEndpoint({}, async ({ caller }) => ({
+  body: { data: await listAppProducts(caller.appId) },
+}));

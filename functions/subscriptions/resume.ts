@@ -1,6 +1,6 @@
 import { subscriptionsEndpoint } from '../../lib/http/endpoint.js';
-import { resumeSubscription } from '../../lib/services/subscriptions.js';
 import { resumeSubscriptionBody, subscriptionIdParams } from '../../lib/schemas/subscription.js';
+import { resumeSubscription } from '../../lib/services/subscriptions.js';
 
 /** POST /v1/subscriptions/{subscription_id}/resume */
 export const handler = subscriptionsEndpoint(

@@ -6,7 +6,12 @@ import { ddb, tableName } from './client.js';
 import { keys } from './keys.js';
 
 export async function putSegments(appId: string, segments: Segment[]): Promise<void> {
-  await ddb.send(new PutCommand({ TableName: tableName, Item: { ...keys.segments(appId), type: 'segments', segments, updated_at: new Date().toISOString() } }));
+  await ddb.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...keys.segments(appId), type: 'segments', segments, updated_at: new Date().toISOString() },
+    }),
+  );
 }
 
 export async function getSegments(appId: string): Promise<Segment[]> {
@@ -15,7 +20,12 @@ export async function getSegments(appId: string): Promise<Segment[]> {
 }
 
 export async function putAdsConfig(appId: string, config: AdsConfig): Promise<void> {
-  await ddb.send(new PutCommand({ TableName: tableName, Item: { ...keys.adsConfig(appId), type: 'ads_config', config, updated_at: new Date().toISOString() } }));
+  await ddb.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...keys.adsConfig(appId), type: 'ads_config', config, updated_at: new Date().toISOString() },
+    }),
+  );
 }
 
 export async function getAdsConfig(appId: string): Promise<AdsConfig | undefined> {

@@ -1,12 +1,12 @@
 /** Apps and their API keys. An API key maps to exactly one app and one kind. */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
 import { apiKeyId, newApiKey, newAppId, newUserTokenSecret, sha256Hex } from '../ids.js';
 import { newTestStoreKeys } from '../stores/test-store.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { cancellationReasonsOf } from './unavailable.js';
-import { keys, type ApiKeyKind } from './keys.js';
+import { type ApiKeyKind, keys } from './keys.js';
 import { queryAll } from './query.js';
-import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
+import { cancellationReasonsOf } from './unavailable.js';
 
 export interface AppRecord {
   app_id: string;
@@ -76,7 +76,9 @@ export interface IssuedKey {
 
 /** What the lookup item of a key of this kind carries of the app's user-token setting. */
 function userTokenCopy(app: AppRecord | undefined, kind: ApiKeyKind): { user_token_secret?: string } {
-  return kind === 'sdk' && app?.require_user_token && app.user_token_secret ? { user_token_secret: app.user_token_secret } : {};
+  return kind === 'sdk' && app?.require_user_token && app.user_token_secret
+    ? { user_token_secret: app.user_token_secret }
+    : {};
 }
 
 function keyItems(
@@ -88,7 +90,15 @@ function keyItems(
 ): { issued: IssuedKey; items: Record<string, unknown>[] } {
   const key = newApiKey(kind);
   const hash = sha256Hex(key);
-  const record: ApiKeyRecord = { app_id: appId, kind, key_id: apiKeyId(kind, hash), status: 'active', tier, created_at: now, revoked_at: null };
+  const record: ApiKeyRecord = {
+    app_id: appId,
+    kind,
+    key_id: apiKeyId(kind, hash),
+    status: 'active',
+    tier,
+    created_at: now,
+    revoked_at: null,
+  };
   return {
     issued: { key, key_id: record.key_id, kind, tier },
     items: [
@@ -115,7 +125,10 @@ export async function createApp(input: {
   const appId = newAppId();
   const testStoreKeys = input.testStore ? newTestStoreKeys() : undefined;
   // Kept before the app exists, so that no app ever names a key that is not there.
-  const keySecret = testStoreKeys && input.keepTestStoreKey ? await input.keepTestStoreKey(appId, testStoreKeys.privateKeyPem) : undefined;
+  const keySecret =
+    testStoreKeys && input.keepTestStoreKey
+      ? await input.keepTestStoreKey(appId, testStoreKeys.privateKeyPem)
+      : undefined;
   const app: AppRecord = {
     app_id: appId,
     name: input.name,
@@ -123,7 +136,9 @@ export async function createApp(input: {
     test_store: input.testStore,
     ...(testStoreKeys
       ? {
-          ...(keySecret ? { test_store_private_key_secret: keySecret } : { test_store_private_key: testStoreKeys.privateKeyPem }),
+          ...(keySecret
+            ? { test_store_private_key_secret: keySecret }
+            : { test_store_private_key: testStoreKeys.privateKeyPem }),
           test_store_public_key: testStoreKeys.publicKeyPem,
         }
       : {}),
@@ -181,7 +196,11 @@ export async function setTestStore(
         Key: keys.app(appId),
         UpdateExpression: `SET test_store = :on, test_store_public_key = :public, ${keySecret ? 'test_store_private_key_secret' : 'test_store_private_key'} = :private`,
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(test_store_public_key)',
-        ExpressionAttributeValues: { ':on': true, ':public': pair.publicKeyPem, ':private': keySecret ?? pair.privateKeyPem },
+        ExpressionAttributeValues: {
+          ':on': true,
+          ':public': pair.publicKeyPem,
+          ':private': keySecret ?? pair.privateKeyPem,
+        },
       }),
     );
     return { test_store: true, generated_key: true };
@@ -205,7 +224,9 @@ export async function setTestStore(
 }
 
 export async function getApp(appId: string, consistent = false): Promise<AppRecord | undefined> {
-  const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.app(appId), ...(consistent ? { ConsistentRead: true } : {}) }));
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName, Key: keys.app(appId), ...(consistent ? { ConsistentRead: true } : {}) }),
+  );
   return Item as AppRecord | undefined;
 }
 
@@ -260,8 +281,13 @@ function bumpKeysVersion(appId: string, read: AppRecord | undefined, appChange?:
       Key: keys.app(appId),
       // One transaction may touch an item once: the app's own change goes into this update.
       UpdateExpression: `ADD keys_version :one${appChange ? ` SET ${appChange.set}` : ''}`,
-      ConditionExpression: version === undefined ? 'attribute_exists(pk) AND attribute_not_exists(keys_version)' : 'keys_version = :read',
-      ExpressionAttributeValues: { ':one': 1, ...(version === undefined ? {} : { ':read': version }), ...appChange?.values },
+      ConditionExpression:
+        version === undefined ? 'attribute_exists(pk) AND attribute_not_exists(keys_version)' : 'keys_version = :read',
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ...(version === undefined ? {} : { ':read': version }),
+        ...appChange?.values,
+      },
     },
   };
 }
@@ -272,7 +298,8 @@ interface AppChange {
   values: Record<string, unknown>;
 }
 
-const cancelledByCondition = (error: unknown): boolean => cancellationReasonsOf(error).includes('ConditionalCheckFailed');
+const cancelledByCondition = (error: unknown): boolean =>
+  cancellationReasonsOf(error).includes('ConditionalCheckFailed');
 
 const KEYS_VERSION_ATTEMPTS = 5;
 
@@ -297,7 +324,11 @@ async function underKeysVersion<T>(
 }
 
 /** Issues one more key of this kind for the app; its other keys keep working. */
-export async function issueKey(appId: string, kind: ApiKeyKind, tier: RateLimitTier = DEFAULT_RATE_LIMIT_TIER): Promise<IssuedKey> {
+export async function issueKey(
+  appId: string,
+  kind: ApiKeyKind,
+  tier: RateLimitTier = DEFAULT_RATE_LIMIT_TIER,
+): Promise<IssuedKey> {
   return underKeysVersion(appId, async (app) => {
     const fresh = keyItems(appId, kind, tier, new Date().toISOString(), userTokenCopy(app, kind));
     return { items: fresh.items.map(putNew), result: fresh.issued };
@@ -310,11 +341,24 @@ export async function issueKey(appId: string, kind: ApiKeyKind, tier: RateLimitT
  * new key keeps the tier of the newest active key it replaces unless one is given, so a rotation
  * never silently changes what a client may send.
  */
-export async function rotateKey(appId: string, kind: ApiKeyKind, keepOld: boolean, tier?: RateLimitTier): Promise<{ issued: IssuedKey; revoked: string[] }> {
+export async function rotateKey(
+  appId: string,
+  kind: ApiKeyKind,
+  keepOld: boolean,
+  tier?: RateLimitTier,
+): Promise<{ issued: IssuedKey; revoked: string[] }> {
   return underKeysVersion(appId, async (app) => {
     const now = new Date().toISOString();
-    const active = (await listAppKeys(appId, kind, true)).filter((k) => k.status === 'active').sort((a, b) => b.created_at.localeCompare(a.created_at));
-    const fresh = keyItems(appId, kind, tier ?? active[0]?.tier ?? DEFAULT_RATE_LIMIT_TIER, now, userTokenCopy(app, kind));
+    const active = (await listAppKeys(appId, kind, true))
+      .filter((k) => k.status === 'active')
+      .sort((a, b) => b.created_at.localeCompare(a.created_at));
+    const fresh = keyItems(
+      appId,
+      kind,
+      tier ?? active[0]?.tier ?? DEFAULT_RATE_LIMIT_TIER,
+      now,
+      userTokenCopy(app, kind),
+    );
     const previous = keepOld ? [] : active;
     return {
       items: [...fresh.items.map(putNew), ...previous.flatMap((k) => revokeItems(appId, kind, k.hash, now))],
@@ -357,14 +401,20 @@ const MAX_SDK_KEYS_FOR_USER_TOKENS = 99;
  * every active sdk key's lookup item (the secret while required, nothing otherwise). The next
  * request with any of those keys sees the change; a rotated secret refuses tokens of the old one.
  */
-async function changeUserToken(appId: string, change: (app: AppRecord) => { required: boolean; newSecret?: string }): Promise<UserTokenSetting> {
+async function changeUserToken(
+  appId: string,
+  change: (app: AppRecord) => { required: boolean; newSecret?: string },
+): Promise<UserTokenSetting> {
   return underKeysVersion(appId, async (app) => {
     if (!app) throw new Error(`app ${appId} does not exist`);
     const { required, newSecret } = change(app);
     const secret = newSecret ?? app.user_token_secret;
     if (required && !secret) throw new Error('a required user token needs a secret');
     const active = (await listAppKeys(appId, 'sdk', true)).filter((k) => k.status === 'active');
-    if (active.length > MAX_SDK_KEYS_FOR_USER_TOKENS) throw new Error(`app ${appId} has ${active.length} active sdk keys; revoke some first (at most ${MAX_SDK_KEYS_FOR_USER_TOKENS})`);
+    if (active.length > MAX_SDK_KEYS_FOR_USER_TOKENS)
+      throw new Error(
+        `app ${appId} has ${active.length} active sdk keys; revoke some first (at most ${MAX_SDK_KEYS_FOR_USER_TOKENS})`,
+      );
     const appChange: AppChange = {
       set: `require_user_token = :required${newSecret ? ', user_token_secret = :secret' : ''}`,
       values: { ':required': required, ...(newSecret ? { ':secret': newSecret } : {}) },
@@ -379,13 +429,20 @@ async function changeUserToken(appId: string, change: (app: AppRecord) => { requ
           : { UpdateExpression: 'REMOVE user_token_secret' }),
       },
     }));
-    return { appChange, items: keyUpdates, result: { app_id: appId, require_user_token: required, ...(newSecret ? { issued_secret: newSecret } : {}) } };
+    return {
+      appChange,
+      items: keyUpdates,
+      result: { app_id: appId, require_user_token: required, ...(newSecret ? { issued_secret: newSecret } : {}) },
+    };
   });
 }
 
 /** Turns the requirement on (issuing a secret if the app has none) or off (the secret is kept for turning it on again). */
 export const setUserTokenRequired = (appId: string, required: boolean): Promise<UserTokenSetting> =>
-  changeUserToken(appId, (app) => ({ required, newSecret: required && !app.user_token_secret ? newUserTokenSecret() : undefined }));
+  changeUserToken(appId, (app) => ({
+    required,
+    newSecret: required && !app.user_token_secret ? newUserTokenSecret() : undefined,
+  }));
 
 export class UserTokenSecretExists extends Error {
   constructor(appId: string) {
@@ -398,7 +455,10 @@ export class UserTokenSecretExists extends Error {
  * Issues a new secret; with `replace`, in place of the app's current one (tokens signed with the
  * old one are refused from the next request), else only if it has none (UserTokenSecretExists).
  */
-export const issueUserTokenSecret = (appId: string, replace: boolean): Promise<UserTokenSetting & { issued_secret: string }> =>
+export const issueUserTokenSecret = (
+  appId: string,
+  replace: boolean,
+): Promise<UserTokenSetting & { issued_secret: string }> =>
   changeUserToken(appId, (app) => {
     if (app.user_token_secret && !replace) throw new UserTokenSecretExists(appId);
     return { required: app.require_user_token === true, newSecret: newUserTokenSecret() };

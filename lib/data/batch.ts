@@ -1,5 +1,5 @@
 /** Batch operations: many items in one request. */
-import { BatchGetCommand, BatchWriteCommand, GetCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, type BatchWriteCommandInput, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
 import type { TableKey } from './keys.js';
 

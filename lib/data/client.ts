@@ -24,4 +24,5 @@ if (!config.tableName) throw new Error('TABLE_NAME is not set');
 export const tableName: string = config.tableName;
 
 /** A conditional write whose condition did not hold (the item was not as expected): not a failure of the store. */
-export const isConditionFailure = (error: unknown): boolean => (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
+export const isConditionFailure = (error: unknown): boolean =>
+  (error as Error | undefined)?.name === 'ConditionalCheckFailedException';

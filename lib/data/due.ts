@@ -5,7 +5,7 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { duePartition, keys, type DueKind } from './keys.js';
+import { type DueKind, duePartition, keys } from './keys.js';
 import { queryAll } from './query.js';
 import { TABLE } from './table.js';
 
@@ -21,24 +21,28 @@ export interface DueDay {
 }
 
 async function checkpointDay(kind: DueKind, now: Date): Promise<string> {
-  const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.checkpoint(`due-${kind}`), ConsistentRead: true }));
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName, Key: keys.checkpoint(`due-${kind}`), ConsistentRead: true }),
+  );
   return (Item?.day as string | undefined) ?? dayOf(new Date(now.getTime() - FIRST_RUN_LOOKBACK_DAYS * DAY_MS));
 }
 
 /** Records that every day before `day` has been fully processed. */
 export async function advanceCheckpoint(kind: DueKind, day: string): Promise<void> {
-  await ddb.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: { ...keys.checkpoint(`due-${kind}`), type: 'checkpoint', day, updated_at: new Date().toISOString() },
-      // Never move backwards (two overlapping runs).
-      ConditionExpression: 'attribute_not_exists(#day) OR #day <= :day',
-      ExpressionAttributeNames: { '#day': 'day' },
-      ExpressionAttributeValues: { ':day': day },
-    }),
-  ).catch((error: unknown) => {
-    if (!isConditionFailure(error)) throw error;
-  });
+  await ddb
+    .send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...keys.checkpoint(`due-${kind}`), type: 'checkpoint', day, updated_at: new Date().toISOString() },
+        // Never move backwards (two overlapping runs).
+        ConditionExpression: 'attribute_not_exists(#day) OR #day <= :day',
+        ExpressionAttributeNames: { '#day': 'day' },
+        ExpressionAttributeValues: { ':day': day },
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
 }
 
 /** Items of this kind due at or before `now`, day by day from the checkpoint, at most `limit`. */
@@ -47,7 +51,11 @@ export async function findDueItems(kind: DueKind, now: Date, limit: number): Pro
   const today = dayOf(now);
   const days: DueDay[] = [];
   let remaining = limit;
-  for (let day = await checkpointDay(kind, now); day <= today && remaining > 0; day = dayOf(new Date(Date.parse(day) + DAY_MS))) {
+  for (
+    let day = await checkpointDay(kind, now);
+    day <= today && remaining > 0;
+    day = dayOf(new Date(Date.parse(day) + DAY_MS))
+  ) {
     const items = await queryAll(
       {
         IndexName: 'dueByDay',

@@ -30,7 +30,7 @@
  * | webhook delivery  | DELIVERY#<event>            | DELIVERY                            |
  * | job checkpoint    | CHECKPOINT#<job>            | CHECKPOINT                          |
  */
-import { LIST_FACETS, listIndexName, type ListFacet } from './table.js';
+import { LIST_FACETS, type ListFacet, listIndexName } from './table.js';
 
 export type ApiKeyKind = 'secret' | 'sdk';
 
@@ -43,8 +43,14 @@ const ANY = '*';
 
 export const keys = {
   app: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'APP' }),
-  appKeyPrefix: (appId: string, kind?: ApiKeyKind) => ({ pk: `APP#${appId}`, skPrefix: kind ? `KEY#${kind}#` : 'KEY#' }),
-  appKey: (appId: string, kind: ApiKeyKind, hash: string): TableKey => ({ pk: `APP#${appId}`, sk: `KEY#${kind}#${hash}` }),
+  appKeyPrefix: (appId: string, kind?: ApiKeyKind) => ({
+    pk: `APP#${appId}`,
+    skPrefix: kind ? `KEY#${kind}#` : 'KEY#',
+  }),
+  appKey: (appId: string, kind: ApiKeyKind, hash: string): TableKey => ({
+    pk: `APP#${appId}`,
+    sk: `KEY#${kind}#${hash}`,
+  }),
   apiKey: (hash: string): TableKey => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' }),
   product: (appId: string, productId: string): TableKey => ({ pk: `APP#${appId}`, sk: `PRODUCT#${productId}` }),
   productPrefix: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'PRODUCT#' }),
@@ -67,8 +73,14 @@ export const keys = {
     pk: `OWNER#${appId}#${store}#${originalTransactionId}`,
     sk: 'OWNER',
   }),
-  reportedEvent: (appId: string, userId: string, eventKey: string): TableKey => ({ pk: `EVENTS#${appId}#${userId}`, sk: `EVT#${eventKey}` }),
-  reportedSession: (appId: string, userId: string, sessionId: string): TableKey => ({ pk: `SESSIONS#${appId}#${userId}`, sk: sessionId }),
+  reportedEvent: (appId: string, userId: string, eventKey: string): TableKey => ({
+    pk: `EVENTS#${appId}#${userId}`,
+    sk: `EVT#${eventKey}`,
+  }),
+  reportedSession: (appId: string, userId: string, sessionId: string): TableKey => ({
+    pk: `SESSIONS#${appId}#${userId}`,
+    sk: sessionId,
+  }),
   reportedOrder: (appId: string, orderId: string): TableKey => ({ pk: `ORDER#${appId}#${orderId}`, sk: 'ORDER' }),
   reportHistory: (appId: string, userId: string, kind: string, receivedAt: string, id: string): TableKey => ({
     pk: `REPORTS#${appId}#${userId}`,
@@ -79,7 +91,10 @@ export const keys = {
     sk: `${day}#${productId}#${currency}`,
   }),
   revenueMonth: (appId: string, month: string) => `REV#${appId}#${month}`,
-  fxRate: (toCurrency: string, day: string, fromCurrency: string): TableKey => ({ pk: `FX#${toCurrency}#${day.slice(0, 7)}`, sk: `${day}#${fromCurrency}` }),
+  fxRate: (toCurrency: string, day: string, fromCurrency: string): TableKey => ({
+    pk: `FX#${toCurrency}#${day.slice(0, 7)}`,
+    sk: `${day}#${fromCurrency}`,
+  }),
   fxMonth: (toCurrency: string, month: string) => `FX#${toCurrency}#${month}`,
   outbox: (eventId: string): TableKey => ({ pk: `OUTBOX#${eventId}`, sk: 'OUTBOX' }),
   webhook: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'WEBHOOK' }),
@@ -90,7 +105,10 @@ export const keys = {
   checkpoint: (job: string): TableKey => ({ pk: `CHECKPOINT#${job}`, sk: 'CHECKPOINT' }),
   userProfile: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'PROFILE' }),
   /** The latest body a user reported to /report/{type}, next to the profile. */
-  latestReport: (appId: string, userId: string, type: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: `REPORT#${type}` }),
+  latestReport: (appId: string, userId: string, type: string): TableKey => ({
+    pk: `USER#${appId}#${userId}`,
+    sk: `REPORT#${type}`,
+  }),
   /** Partition of the subscriptionsByUser index. */
   userSubscriptions: (appId: string, userId: string): string => `${appId}#${userId}`,
 };
@@ -125,7 +143,12 @@ export type DueKind = 'SUB' | 'DLV';
  * the due time. An item due in the past is filed under the day it was written, so a sweeper that
  * has processed every day before today never needs to look back at them again.
  */
-export function dueAttributes(kind: DueKind, dueAt: string, writtenAt: string, id: string): { due_pk: string; due_sk: string } {
+export function dueAttributes(
+  kind: DueKind,
+  dueAt: string,
+  writtenAt: string,
+  id: string,
+): { due_pk: string; due_sk: string } {
   const day = (dueAt > writtenAt ? dueAt : writtenAt).slice(0, 10);
   return { due_pk: duePartition(kind, day), due_sk: `${dueAt}#${id}` };
 }

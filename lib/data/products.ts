@@ -7,8 +7,16 @@ import { keys } from './keys.js';
 import { queryPrefix } from './query.js';
 
 const PRODUCT_FIELDS = [
-  'id', 'name', 'description', 'price', 'currency', 'billing_period',
-  'trial_period_days', 'features', 'platforms', 'active',
+  'id',
+  'name',
+  'description',
+  'price',
+  'currency',
+  'billing_period',
+  'trial_period_days',
+  'features',
+  'platforms',
+  'active',
 ] as const satisfies readonly (keyof Product)[];
 
 export function toProduct(item: Record<string, unknown>): Product {
@@ -19,7 +27,9 @@ export function toProduct(item: Record<string, unknown>): Product {
 export async function putProducts(appId: string, products: Product[]): Promise<void> {
   const now = new Date().toISOString();
   await batchWriteAll(
-    products.map((product) => putRequest({ ...keys.product(appId, product.id), type: 'product', app_id: appId, ...product, updated_at: now })),
+    products.map((product) =>
+      putRequest({ ...keys.product(appId, product.id), type: 'product', app_id: appId, ...product, updated_at: now }),
+    ),
   );
 }
 
@@ -32,4 +42,3 @@ export async function getProduct(appId: string, productId: string): Promise<Prod
   const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.product(appId, productId) }));
   return Item ? toProduct(Item) : undefined;
 }
-

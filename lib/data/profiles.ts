@@ -38,9 +38,16 @@ const MAX_PROFILE_ATTEMPTS = 3;
  * Changes the profile's attribute maps through `merge`, conditioned on the version read (a
  * concurrent change is retried on a fresh read). Creates the profile when the user is new.
  */
-export async function mergeProfileMaps(appId: string, userId: string, merge: (current: ProfileMaps) => ProfileMaps, now: Date): Promise<ProfileMaps> {
+export async function mergeProfileMaps(
+  appId: string,
+  userId: string,
+  merge: (current: ProfileMaps) => ProfileMaps,
+  now: Date,
+): Promise<ProfileMaps> {
   for (let attempt = 1; attempt <= MAX_PROFILE_ATTEMPTS; attempt++) {
-    const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.userProfile(appId, userId), ConsistentRead: true }));
+    const { Item } = await ddb.send(
+      new GetCommand({ TableName: tableName, Key: keys.userProfile(appId, userId), ConsistentRead: true }),
+    );
     const version = Number(Item?.maps_version ?? 0);
     const next = merge({
       attributes: (Item?.attributes as Record<string, unknown> | undefined) ?? {},
@@ -72,5 +79,7 @@ export async function mergeProfileMaps(appId: string, userId: string, merge: (cu
       if (!isConditionFailure(error)) throw error;
     }
   }
-  throw new AppError('CONCURRENT_MODIFICATION', 'The user profile is being changed concurrently; retry', { retryable: true });
+  throw new AppError('CONCURRENT_MODIFICATION', 'The user profile is being changed concurrently; retry', {
+    retryable: true,
+  });
 }

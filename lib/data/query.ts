@@ -3,7 +3,10 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
 
 /** Every item the query matches, across DynamoDB's pages, stopping once `max` items are read. */
-export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>, max = Number.POSITIVE_INFINITY): Promise<Record<string, unknown>[]> {
+export async function queryAll(
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+  max = Number.POSITIVE_INFINITY,
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -23,4 +26,7 @@ export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'Exc
 }
 
 export const queryPrefix = (pk: string, skPrefix: string): Promise<Record<string, unknown>[]> =>
-  queryAll({ KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix } });
+  queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+  });

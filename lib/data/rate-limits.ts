@@ -30,7 +30,11 @@ type Attempt = { outcome: 'counted'; counted: CountedKey } | { outcome: 'no_such
  * One conditional write of the counter on the key's item. When the condition fails, the item it
  * failed on tells which way: no item, no such key (and nothing was written); else the window.
  */
-async function countIf(keyHash: string, nowMs: number, write: { UpdateExpression: string; ConditionExpression: string }): Promise<Attempt> {
+async function countIf(
+  keyHash: string,
+  nowMs: number,
+  write: { UpdateExpression: string; ConditionExpression: string },
+): Promise<Attempt> {
   try {
     const { Attributes } = await ddb.send(
       new UpdateCommand({

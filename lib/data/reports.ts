@@ -2,14 +2,15 @@
  * What mobile SDKs report: events (idempotent by key), sessions (counted once per session id), and
  * the user profile they keep current (first/last seen, sessions, distinct features used).
  */
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import { randomBytes } from 'node:crypto';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import type { NormalizedEvent } from '../domain/events.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { cancellationReasonsOf } from './unavailable.js';
 import { keys } from './keys.js';
+import { cancellationReasonsOf } from './unavailable.js';
 
 const expiry = (now: Date) => Math.floor(now.getTime() / 1000) + config.eventRetentionDays * 86_400;
 
@@ -61,10 +62,22 @@ export async function storeEvents(context: ReportContext, events: NormalizedEven
 export const MAX_FEATURES_PER_USER = 500;
 
 /** first_seen once, last_seen now, and any newly used features (a set: adding one again changes nothing). */
-async function touchProfile(appId: string, userId: string, now: Date, features: Set<string> = new Set()): Promise<void> {
+async function touchProfile(
+  appId: string,
+  userId: string,
+  now: Date,
+  features: Set<string> = new Set(),
+): Promise<void> {
   if (features.size > 0) {
     try {
-      await ddb.send(new UpdateCommand(profileUpdate(appId, userId, now, { add: { features }, boundedSet: { name: 'features', max: MAX_FEATURES_PER_USER } })));
+      await ddb.send(
+        new UpdateCommand(
+          profileUpdate(appId, userId, now, {
+            add: { features },
+            boundedSet: { name: 'features', max: MAX_FEATURES_PER_USER },
+          }),
+        ),
+      );
       return;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
@@ -81,7 +94,12 @@ export interface ReportedSession {
 }
 
 /** Stores a session once: the first report of a session id counts it on the profile, repeats change nothing. */
-export async function storeSession(context: ReportContext, userId: string, session: ReportedSession, now: Date): Promise<{ counted: boolean }> {
+export async function storeSession(
+  context: ReportContext,
+  userId: string,
+  session: ReportedSession,
+  now: Date,
+): Promise<{ counted: boolean }> {
   const counted = await putOnce(
     {
       ...keys.reportedSession(context.appId, userId, session.sessionId),
@@ -108,7 +126,10 @@ async function putOnce(item: Record<string, unknown>, profile: ReturnType<typeof
   try {
     await ddb.send(
       new TransactWriteCommand({
-        TransactItems: [{ Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }, { Update: profile }],
+        TransactItems: [
+          { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Update: profile },
+        ],
       }),
     );
     return true;
@@ -193,7 +214,22 @@ export async function appendReport(
         },
         // The latest of a kind is an item of its own, not a profile attribute: an app may report
         // any number of kinds, and the profile item must stay within 400 KB.
-        ...(options.keepLatestOfType !== undefined ? [{ Put: { TableName: tableName, Item: { ...keys.latestReport(context.appId, userId, options.keepLatestOfType), type: 'latest_report', app_id: context.appId, user_id: userId, ...report } } }] : []),
+        ...(options.keepLatestOfType !== undefined
+          ? [
+              {
+                Put: {
+                  TableName: tableName,
+                  Item: {
+                    ...keys.latestReport(context.appId, userId, options.keepLatestOfType),
+                    type: 'latest_report',
+                    app_id: context.appId,
+                    user_id: userId,
+                    ...report,
+                  },
+                },
+              },
+            ]
+          : []),
         { Update: profileUpdate(context.appId, userId, now, change) },
       ],
     }),
@@ -208,7 +244,12 @@ export interface ReportedOrder {
 }
 
 /** Stores an order once per order id (a repeat changes nothing) and counts it on the buyer's profile. */
-export async function storeOrder(context: ReportContext, userId: string, order: ReportedOrder, now: Date): Promise<{ recorded: boolean }> {
+export async function storeOrder(
+  context: ReportContext,
+  userId: string,
+  order: ReportedOrder,
+  now: Date,
+): Promise<{ recorded: boolean }> {
   const recorded = await putOnce(
     {
       ...keys.reportedOrder(context.appId, order.orderId),

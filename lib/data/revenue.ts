@@ -26,11 +26,16 @@ const monthsBetween = (start: string, end: string): string[] => {
 };
 
 const queryMonth = (pk: string, from: string, to: string) =>
-  queryAll({ KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to', ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': `${to}~` } });
+  queryAll({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': `${to}~` },
+  });
 
 /** The counters of every day from `start` to `end`: one query per month, whatever the app's size. */
 export async function readRevenueCounters(appId: string, start: string, end: string): Promise<RevenueCounter[]> {
-  const months = await Promise.all(monthsBetween(start, end).map((month) => queryMonth(keys.revenueMonth(appId, month), start, end)));
+  const months = await Promise.all(
+    monthsBetween(start, end).map((month) => queryMonth(keys.revenueMonth(appId, month), start, end)),
+  );
   return months.flat().map((item) => ({
     day: item.day as string,
     product_id: item.product_id as string,
@@ -57,7 +62,9 @@ export async function putExchangeRates(rates: ExchangeRate[]): Promise<void> {
 
 /** Rates into `to` for the days of the period, as day -> currency -> rate. */
 export async function readExchangeRates(to: string, start: string, end: string): Promise<RateTable> {
-  const items = (await Promise.all(monthsBetween(start, end).map((month) => queryMonth(keys.fxMonth(to, month), start, end)))).flat();
+  const items = (
+    await Promise.all(monthsBetween(start, end).map((month) => queryMonth(keys.fxMonth(to, month), start, end)))
+  ).flat();
   const table = new Map<string, Map<string, number>>();
   for (const item of items) {
     const day = item.date as string;
@@ -66,4 +73,3 @@ export async function readExchangeRates(to: string, start: string, end: string):
   }
   return table;
 }
-

@@ -4,17 +4,31 @@
  * is kept out of the indexes). Counters per filter combination make list totals O(1).
  */
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetConsistent, batchWriteAll, putRequest } from './batch.js';
-import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type StatusChange, type SubscriptionState, type SubscriptionStatus } from '../domain/subscription-state.js';
-import { outboxItem, transferOutboxItem } from '../events/outbox.js';
 import type { RevenueDelta } from '../domain/revenue.js';
+import {
+  INITIAL_LIFECYCLE,
+  nextTimeTransitionAt,
+  type StatusChange,
+  type SubscriptionState,
+  type SubscriptionStatus,
+} from '../domain/subscription-state.js';
+import { outboxItem, transferOutboxItem } from '../events/outbox.js';
 import type { Platform } from '../schemas/common.js';
 import type { Product } from '../schemas/product.js';
+import { batchGetConsistent, batchWriteAll, putRequest } from './batch.js';
 import { ddb, tableName } from './client.js';
-import { cancellationReasonsOf } from './unavailable.js';
-import { dueAttributes, keys, listCounterKey, listPartition, listSortKey, type FacetValues, type TableKey } from './keys.js';
+import {
+  dueAttributes,
+  type FacetValues,
+  keys,
+  listCounterKey,
+  listPartition,
+  listSortKey,
+  type TableKey,
+} from './keys.js';
 import { toProduct } from './products.js';
 import { facetCombinations, TABLE, withoutKeys } from './table.js';
+import { cancellationReasonsOf } from './unavailable.js';
 
 export interface SubscriptionRecord extends SubscriptionState {
   app_id: string;
@@ -80,13 +94,21 @@ const paymentItem = (record: SubscriptionRecord, payment: PaymentRecord) => ({
 });
 
 /** Adds a change to the revenue counters of (day, product, currency): in the same transaction as the change. */
-function revenueUpdate(record: Pick<SubscriptionRecord, 'app_id' | 'product_id' | 'currency'>, day: string, delta: RevenueDelta) {
+function revenueUpdate(
+  record: Pick<SubscriptionRecord, 'app_id' | 'product_id' | 'currency'>,
+  day: string,
+  delta: RevenueDelta,
+) {
   const fields = Object.entries(delta);
   return {
     TableName: tableName,
     Key: keys.revenue(record.app_id, day, record.product_id, record.currency),
     UpdateExpression: `SET #type = :type, #day = :day, product_id = :product, currency = :currency ADD ${fields.map((_, i) => `#f${i} :f${i}`).join(', ')}`,
-    ExpressionAttributeNames: { '#type': 'type', '#day': 'day', ...Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])) },
+    ExpressionAttributeNames: {
+      '#type': 'type',
+      '#day': 'day',
+      ...Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
+    },
     ExpressionAttributeValues: {
       ':type': 'revenue_counter',
       ':day': day,
@@ -149,7 +171,10 @@ const bindTransactionPut = (record: SubscriptionRecord, transactionId: string, t
       product_id: record.product_id,
     } satisfies Record<string, unknown> & TransactionBinding,
     ...(takeOver
-      ? { ConditionExpression: 'attribute_not_exists(pk) OR subscription_id = :from', ExpressionAttributeValues: { ':from': takeOver.fromSubscriptionId } }
+      ? {
+          ConditionExpression: 'attribute_not_exists(pk) OR subscription_id = :from',
+          ExpressionAttributeValues: { ':from': takeOver.fromSubscriptionId },
+        }
       : { ConditionExpression: 'attribute_not_exists(pk)' }),
   },
 });
@@ -189,7 +214,12 @@ export interface TransferRecord {
  * A takeover's record on both subscriptions and its notification: written in the transaction that
  * moves the purchase, so a transfer is never without them.
  */
-function transferItems(record: SubscriptionRecord, owner: PurchaseOwner, takeOver: TakeOver, now: Date): TransactItem[] {
+function transferItems(
+  record: SubscriptionRecord,
+  owner: PurchaseOwner,
+  takeOver: TakeOver,
+  now: Date,
+): TransactItem[] {
   const outbox = transferOutboxItem(
     record.app_id,
     {
@@ -213,7 +243,14 @@ function transferItems(record: SubscriptionRecord, owner: PurchaseOwner, takeOve
   };
   return [
     ...[record.id, takeOver.fromSubscriptionId].map((subscriptionId) => ({
-      Put: { TableName: tableName, Item: { ...keys.subscriptionTransfer(record.app_id, subscriptionId, transfer.transferred_at, transfer.event_id), type: 'subscription_transfer', ...transfer } },
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...keys.subscriptionTransfer(record.app_id, subscriptionId, transfer.transferred_at, transfer.event_id),
+          type: 'subscription_transfer',
+          ...transfer,
+        },
+      },
     })),
     { Put: { TableName: tableName, Item: outbox, ConditionExpression: 'attribute_not_exists(pk)' } },
   ];
@@ -236,10 +273,17 @@ export type InsertOutcome =
 export async function insertSubscription(
   record: SubscriptionRecord,
   payment: PaymentRecord,
-  options: { owner?: PurchaseOwner | undefined; takeOver?: TakeOver | undefined; statusChange?: StatusChange | null | undefined; revenue?: RevenueDelta | null | undefined } = {},
+  options: {
+    owner?: PurchaseOwner | undefined;
+    takeOver?: TakeOver | undefined;
+    statusChange?: StatusChange | null | undefined;
+    revenue?: RevenueDelta | null | undefined;
+  } = {},
 ): Promise<InsertOutcome> {
   const now = new Date(record.updated_at);
-  const transactionItem = payment.transaction_id ? bindTransactionPut(record, payment.transaction_id, options.takeOver) : undefined;
+  const transactionItem = payment.transaction_id
+    ? bindTransactionPut(record, payment.transaction_id, options.takeOver)
+    : undefined;
   const ownerItem = options.owner ? bindOwnerPut(record, options.owner, options.takeOver) : undefined;
   const items: TransactItem[] = [
     { Put: { TableName: tableName, Item: subscriptionItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
@@ -248,7 +292,17 @@ export async function insertSubscription(
     ...(ownerItem ? [ownerItem] : []),
     ...counterUpdates(record.app_id, facetValuesOf(record), 1, false),
     ...(options.revenue ? [{ Update: revenueUpdate(record, record.updated_at.slice(0, 10), options.revenue) }] : []),
-    ...(options.statusChange ? [{ Put: { TableName: tableName, Item: outboxItem(record, record, options.statusChange, now), ConditionExpression: 'attribute_not_exists(pk)' } }] : []),
+    ...(options.statusChange
+      ? [
+          {
+            Put: {
+              TableName: tableName,
+              Item: outboxItem(record, record, options.statusChange, now),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ]
+      : []),
     ...(options.owner && options.takeOver ? transferItems(record, options.owner, options.takeOver, now) : []),
   ];
   try {
@@ -271,7 +325,10 @@ export interface OwnedPurchase {
   subscription_id: string;
 }
 
-const toOwnedPurchase = (item: Record<string, unknown>): OwnedPurchase => ({ user_id: item.user_id as string, subscription_id: item.subscription_id as string });
+const toOwnedPurchase = (item: Record<string, unknown>): OwnedPurchase => ({
+  user_id: item.user_id as string,
+  subscription_id: item.subscription_id as string,
+});
 
 const toTransactionBinding = (item: Record<string, unknown>): TransactionBinding => ({
   subscription_id: item.subscription_id as string,
@@ -279,7 +336,10 @@ const toTransactionBinding = (item: Record<string, unknown>): TransactionBinding
   product_id: item.product_id as string,
 });
 
-export async function getTransactionBinding(appId: string, transactionId: string): Promise<TransactionBinding | undefined> {
+export async function getTransactionBinding(
+  appId: string,
+  transactionId: string,
+): Promise<TransactionBinding | undefined> {
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName, Key: keys.transaction(appId, transactionId), ConsistentRead: true }),
   );
@@ -311,7 +371,10 @@ export const purchaseLookupKeys = (appId: string, purchase: PurchaseQuery): Tabl
 ];
 
 /** The lookup from the items of purchaseLookupKeys, in their order. */
-export const purchaseLookupOf = ([product, owned, binding]: (Record<string, unknown> | undefined)[]): PurchaseLookup => ({
+export const purchaseLookupOf = ([product, owned, binding]: (
+  | Record<string, unknown>
+  | undefined
+)[]): PurchaseLookup => ({
   product: product && toProduct(product),
   owned: owned && toOwnedPurchase(owned),
   binding: binding && toTransactionBinding(binding),
@@ -331,7 +394,9 @@ export async function lookUpPurchase(appId: string, purchase: PurchaseQuery): Pr
  * from another provider): unlike insertSubscription it is not transactional and binds no
  * transaction ids, so it must not race with live traffic on the same app.
  */
-export async function bulkInsertSubscriptions(entries: { record: SubscriptionRecord; payment: PaymentRecord }[]): Promise<void> {
+export async function bulkInsertSubscriptions(
+  entries: { record: SubscriptionRecord; payment: PaymentRecord }[],
+): Promise<void> {
   await batchWriteAll(
     entries.flatMap(({ record, payment }) => [
       putRequest(subscriptionItem(record)),
@@ -358,12 +423,25 @@ export async function bulkInsertSubscriptions(entries: { record: SubscriptionRec
     active.set(id, entry);
   }
   for (const { record, day, count } of active.values()) {
-    await ddb.send(new UpdateCommand(revenueUpdate(record, day, { amount_micros: 0, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: count })));
+    await ddb.send(
+      new UpdateCommand(
+        revenueUpdate(record, day, {
+          amount_micros: 0,
+          new_subscriptions: 0,
+          renewals: 0,
+          refunds: 0,
+          net_active: count,
+        }),
+      ),
+    );
   }
 }
 
 /** A stored subscription; records written before a lifecycle field existed read it as its initial value. */
-const toRecord = (item: Record<string, unknown>): SubscriptionRecord => ({ ...INITIAL_LIFECYCLE, ...withoutKeys<SubscriptionRecord>(item) });
+const toRecord = (item: Record<string, unknown>): SubscriptionRecord => ({
+  ...INITIAL_LIFECYCLE,
+  ...withoutKeys<SubscriptionRecord>(item),
+});
 
 /** A subscription's items: its state, its payment, and the transfers of its purchase to or from it (oldest first). */
 export interface StoredSubscription {
@@ -391,11 +469,16 @@ export async function getSubscription(appId: string, subscriptionId: string): Pr
       ? withoutKeys<PaymentRecord>(payment)
       : { transaction_id: null, receipt_data: null, payment_method: 'unknown', last_payment: null },
     // The query answers in sort-key order: TRANSFER#<time> sorts the transfers by time.
-    transfers: Items.filter((item) => String(item.sk).startsWith('TRANSFER#')).map((item) => withoutKeys<TransferRecord>(item)),
+    transfers: Items.filter((item) => String(item.sk).startsWith('TRANSFER#')).map((item) =>
+      withoutKeys<TransferRecord>(item),
+    ),
   };
 }
 
-export async function getSubscriptionRecord(appId: string, subscriptionId: string): Promise<SubscriptionRecord | undefined> {
+export async function getSubscriptionRecord(
+  appId: string,
+  subscriptionId: string,
+): Promise<SubscriptionRecord | undefined> {
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName, Key: keys.subscription(appId, subscriptionId), ConsistentRead: true }),
   );
@@ -456,7 +539,11 @@ export async function saveSubscriptionState(
   };
   const transactionItem = options.bindTransaction ? bindTransactionPut(current, options.bindTransaction) : undefined;
   const ownerItem = options.bindOwner ? bindOwnerPut(current, options.bindOwner) : undefined;
-  const items: TransactItem[] = [stateItem, ...(transactionItem ? [transactionItem] : []), ...(ownerItem ? [ownerItem] : [])];
+  const items: TransactItem[] = [
+    stateItem,
+    ...(transactionItem ? [transactionItem] : []),
+    ...(ownerItem ? [ownerItem] : []),
+  ];
   if (paymentFields.length > 0) {
     items.push({
       Update: {
@@ -557,7 +644,9 @@ async function queryIndex(
         KeyConditionExpression: '#pk = :pk',
         ExpressionAttributeNames: { '#pk': index.partitionKey, ...plan.filter?.names },
         ExpressionAttributeValues: { ':pk': plan.pkValue, ...plan.filter?.values },
-        ...(plan.filter ? { FilterExpression: plan.filter.expression } : { Limit: Math.min(wanted - items.length, MAX_QUERY_LIMIT) }),
+        ...(plan.filter
+          ? { FilterExpression: plan.filter.expression }
+          : { Limit: Math.min(wanted - items.length, MAX_QUERY_LIMIT) }),
         ScanIndexForward: false,
         ExclusiveStartKey: startKey,
       }),
@@ -572,7 +661,11 @@ export async function countMatching(appId: string, filters: ListFilters): Promis
   const { Item } = await ddb.send(
     new GetCommand({
       TableName: tableName,
-      Key: listCounterKey(appId, { status: filters.status, product_id: filters.product_id, platform: filters.platform }),
+      Key: listCounterKey(appId, {
+        status: filters.status,
+        product_id: filters.product_id,
+        platform: filters.platform,
+      }),
     }),
   );
   return Number(Item?.count ?? 0);
@@ -583,13 +676,15 @@ export async function countMatching(appId: string, filters: ListFilters): Promis
  * the page, whatever the app's size; with a cursor, only the page. With user_id, the user's own
  * subscriptions are read (and counted) in full.
  */
-export async function listSubscriptions(appId: string, filters: ListFilters, position: ListPosition): Promise<ListResult> {
+export async function listSubscriptions(
+  appId: string,
+  filters: ListFilters,
+  position: ListPosition,
+): Promise<ListResult> {
   const plan = planListQuery(appId, filters);
   if (plan.indexName === 'subscriptionsByUser') {
     const items = await queryIndex(appId, plan, Number.MAX_SAFE_INTEGER, undefined);
-    const startAt = position.after
-      ? items.findIndex((item) => item.id === position.after!.id) + 1
-      : position.skip;
+    const startAt = position.after ? items.findIndex((item) => item.id === position.after!.id) + 1 : position.skip;
     return { items: items.slice(startAt, startAt + position.limit), total: items.length };
   }
   const wanted = position.after ? position.limit : position.skip + position.limit;
@@ -599,4 +694,3 @@ export async function listSubscriptions(appId: string, filters: ListFilters, pos
   ]);
   return { items: position.after ? items : items.slice(position.skip), total };
 }
-

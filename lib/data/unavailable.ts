@@ -15,7 +15,11 @@ const UNAVAILABLE_ERROR_NAMES = new Set([
 /** Socket errors of an endpoint that is down or went away mid-request. */
 const UNAVAILABLE_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 /** A transaction cancelled for one of these reasons may commit when tried again. */
-const RETRYABLE_CANCELLATION_REASONS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'TransactionConflict']);
+const RETRYABLE_CANCELLATION_REASONS = new Set([
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'TransactionConflict',
+]);
 
 /** Why each item of a cancelled TransactWriteItems failed, in the transaction's order (empty for any other error). */
 export const cancellationReasonsOf = (error: unknown): (string | undefined)[] =>

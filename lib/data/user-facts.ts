@@ -33,6 +33,10 @@ export async function loadUserFacts(appId: string, userId: string): Promise<User
     attribution_network: (latest?.network as string | undefined) ?? null,
     attribution_first: (profile?.attribution_first as Record<string, unknown> | undefined) ?? null,
     attribution_latest: latest,
-    subscriptions: subscriptions.map((s) => ({ status: s.status, trial_period: s.trial_period, trial_expires_at: s.trial_expires_at })),
+    subscriptions: subscriptions.map((s) => ({
+      status: s.status,
+      trial_period: s.trial_period,
+      trial_expires_at: s.trial_expires_at,
+    })),
   };
 }

@@ -18,8 +18,17 @@ export interface WebhookEndpoint {
 
 /** Sets the app's endpoint with a new signing secret (and re-enables it). */
 export async function setWebhook(appId: string, url: string): Promise<WebhookEndpoint> {
-  const endpoint: WebhookEndpoint = { app_id: appId, url, secret: newWebhookSecret(), enabled: true, disabled_reason: null, updated_at: new Date().toISOString() };
-  await ddb.send(new PutCommand({ TableName: tableName, Item: { ...keys.webhook(appId), type: 'webhook', ...endpoint } }));
+  const endpoint: WebhookEndpoint = {
+    app_id: appId,
+    url,
+    secret: newWebhookSecret(),
+    enabled: true,
+    disabled_reason: null,
+    updated_at: new Date().toISOString(),
+  };
+  await ddb.send(
+    new PutCommand({ TableName: tableName, Item: { ...keys.webhook(appId), type: 'webhook', ...endpoint } }),
+  );
   return endpoint;
 }
 
@@ -94,7 +103,13 @@ export async function createDelivery(detail: BusEventDetail, now: Date): Promise
     updated_at: now.toISOString(),
   };
   try {
-    await ddb.send(new PutCommand({ TableName: tableName, Item: deliveryItem(record), ConditionExpression: 'attribute_not_exists(pk)' }));
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: deliveryItem(record),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
     return record;
   } catch (error) {
     if (isConditionFailure(error)) return false;
@@ -103,7 +118,9 @@ export async function createDelivery(detail: BusEventDetail, now: Date): Promise
 }
 
 export async function getDelivery(eventId: string): Promise<DeliveryRecord | undefined> {
-  const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.delivery(eventId), ConsistentRead: true }));
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName, Key: keys.delivery(eventId), ConsistentRead: true }),
+  );
   return Item ? toDelivery(Item) : undefined;
 }
 
@@ -121,7 +138,10 @@ export async function replaceDelivery(next: DeliveryRecord, expectedAttempts: nu
         ConditionExpression: force ? 'attribute_exists(pk)' : 'attempts = :attempts AND #status = :pending',
         ...(force
           ? {}
-          : { ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':attempts': expectedAttempts, ':pending': 'pending' } }),
+          : {
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':attempts': expectedAttempts, ':pending': 'pending' },
+            }),
       }),
     );
     return true;

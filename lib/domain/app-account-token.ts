@@ -26,7 +26,10 @@ export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
 /** UUIDv5 (RFC 9562 section 5.5): SHA-1 of the namespace's 16 bytes and the name, version and variant set. */
 export function uuidV5(name: string, namespace: string): string {
   if (!isUuid(namespace)) throw new Error(`namespace ${namespace} is not a UUID`);
-  const hash = createHash('sha1').update(Buffer.from(namespace.replaceAll('-', ''), 'hex')).update(name, 'utf8').digest();
+  const hash = createHash('sha1')
+    .update(Buffer.from(namespace.replaceAll('-', ''), 'hex'))
+    .update(name, 'utf8')
+    .digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');
@@ -34,7 +37,8 @@ export function uuidV5(name: string, namespace: string): string {
 }
 
 /** The appAccountToken (and obfuscatedExternalAccountId) of a user of an app. */
-export const appAccountTokenFor = (appId: string, userId: string): string => uuidV5(`${appId}:${userId}`, APP_ACCOUNT_TOKEN_NAMESPACE);
+export const appAccountTokenFor = (appId: string, userId: string): string =>
+  uuidV5(`${appId}:${userId}`, APP_ACCOUNT_TOKEN_NAMESPACE);
 
 /**
  * Whether a purchase whose transactions carry `token` (null: none) may be bound to this user.

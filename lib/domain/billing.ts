@@ -1,7 +1,12 @@
 /** Calendar arithmetic of billing periods (pure). */
 import type { BillingPeriod } from '../schemas/product.js';
 
-const MONTHS: Record<Exclude<BillingPeriod, 'weekly'>, number> = { monthly: 1, quarterly: 3, semiannual: 6, yearly: 12 };
+const MONTHS: Record<Exclude<BillingPeriod, 'weekly'>, number> = {
+  monthly: 1,
+  quarterly: 3,
+  semiannual: 6,
+  yearly: 12,
+};
 
 const DAY_MS = 86_400_000;
 

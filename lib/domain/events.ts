@@ -38,25 +38,33 @@ function fail(kind: ErrorKind, index: number, message: string): never {
   throw new AppError(kind, `events[${index}]: ${message}`, { details: [{ path: `body.events.${index}`, message }] });
 }
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value : undefined;
 
 /** Seconds or milliseconds since the epoch (SDKs send both), as milliseconds. */
 export const epochMillis = (value: number): number => (value < 1e11 ? value * 1000 : value);
 
 /** A time a client reports (event, session start): from 2000 to a day ahead of us (clock skew), never beyond what a Date holds. */
-export const isReportedTime = (ms: number, now: Date): boolean => Number.isFinite(ms) && ms >= Date.UTC(2000, 0, 1) && ms <= now.getTime() + 86_400_000;
+export const isReportedTime = (ms: number, now: Date): boolean =>
+  Number.isFinite(ms) && ms >= Date.UTC(2000, 0, 1) && ms <= now.getTime() + 86_400_000;
 
 function timestampOf(value: unknown, index: number, now: Date): string {
   if (value === undefined || value === null) return now.toISOString();
   // Epoch seconds or milliseconds, or an ISO 8601 string.
-  const ms = typeof value === 'number' ? epochMillis(value) : typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  const ms =
+    typeof value === 'number' ? epochMillis(value) : typeof value === 'string' ? Date.parse(value) : Number.NaN;
   if (!isReportedTime(ms, now)) {
     fail('INVALID_PARAMETER', index, 'timestamp must be epoch milliseconds (or an ISO 8601 time) between 2000 and now');
   }
   return new Date(ms).toISOString();
 }
 
-function normalizeOne(raw: unknown, index: number, defaultUser: string, now: Date): Omit<NormalizedEvent, 'key'> & { clientId?: string } {
+function normalizeOne(
+  raw: unknown,
+  index: number,
+  defaultUser: string,
+  now: Date,
+): Omit<NormalizedEvent, 'key'> & { clientId?: string } {
   if (!isPlainObject(raw)) fail('INVALID_PARAMETER', index, 'an event must be an object');
   if (Buffer.byteLength(JSON.stringify(raw)) > EVENT_LIMITS.maxEventBytes) {
     fail('INVALID_PARAMETER', index, `an event must be at most ${EVENT_LIMITS.maxEventBytes} bytes (32 KB) as JSON`);
@@ -64,20 +72,29 @@ function normalizeOne(raw: unknown, index: number, defaultUser: string, now: Dat
   const shapeB = 'eventName' in raw;
   const name = text(shapeB ? raw.eventName : raw.name);
   if (name === undefined) fail('EVENT_NAME_REQUIRED', index, shapeB ? 'eventName is required' : 'name is required');
-  if (name.length > EVENT_LIMITS.maxNameLength) fail('INVALID_PARAMETER', index, `name must be at most ${EVENT_LIMITS.maxNameLength} characters`);
+  if (name.length > EVENT_LIMITS.maxNameLength)
+    fail('INVALID_PARAMETER', index, `name must be at most ${EVENT_LIMITS.maxNameLength} characters`);
   const user = text(raw.user) ?? (shapeB ? defaultUser : undefined);
   if (user === undefined) fail('USER_REQUIRED', index, 'user is required');
   const sessionId = text(raw.sessionId);
   if (sessionId === undefined && !shapeB) fail('SESSION_ID_REQUIRED', index, 'sessionId is required');
-  for (const [field, value] of [['user', user], ['sessionId', sessionId]] as const) {
-    if (value !== undefined && value.length > EVENT_LIMITS.maxIdLength) fail('INVALID_PARAMETER', index, `${field} must be at most ${EVENT_LIMITS.maxIdLength} characters`);
+  for (const [field, value] of [
+    ['user', user],
+    ['sessionId', sessionId],
+  ] as const) {
+    if (value !== undefined && value.length > EVENT_LIMITS.maxIdLength)
+      fail('INVALID_PARAMETER', index, `${field} must be at most ${EVENT_LIMITS.maxIdLength} characters`);
   }
   const extra = shapeB ? raw.properties : raw.extra;
-  if (extra !== undefined && extra !== null && !isPlainObject(extra)) fail('INVALID_PARAMETER', index, `${shapeB ? 'properties' : 'extra'} must be an object`);
+  if (extra !== undefined && extra !== null && !isPlainObject(extra))
+    fail('INVALID_PARAMETER', index, `${shapeB ? 'properties' : 'extra'} must be an object`);
   const unstorable = unstorablePlace(extra, [shapeB ? 'properties' : 'extra']);
   if (unstorable) fail('INVALID_PARAMETER', index, `${unstorable.path.join('.')}: ${unstorable.message}`);
   const clientId = raw.eventId ?? raw.insert_id;
-  if (clientId !== undefined && (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > EVENT_LIMITS.maxIdLength)) {
+  if (
+    clientId !== undefined &&
+    (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > EVENT_LIMITS.maxIdLength)
+  ) {
     fail('INVALID_PARAMETER', index, `eventId must be a string of 1-${EVENT_LIMITS.maxIdLength} characters`);
   }
   return {
@@ -95,18 +112,30 @@ function normalizeOne(raw: unknown, index: number, defaultUser: string, now: Dat
  * index) so that nothing of an invalid batch is stored.
  */
 export function normalizeEvents(events: unknown, defaultUser: string, now: Date): NormalizedEvent[] {
-  if (!Array.isArray(events)) throw new AppError('INVALID_PARAMETER', 'events must be an array', { details: [{ path: 'body.events', message: 'must be an array' }] });
-  if (events.length === 0) throw new AppError('INVALID_PARAMETER', 'events must not be empty', { details: [{ path: 'body.events', message: 'must not be empty' }] });
+  if (!Array.isArray(events))
+    throw new AppError('INVALID_PARAMETER', 'events must be an array', {
+      details: [{ path: 'body.events', message: 'must be an array' }],
+    });
+  if (events.length === 0)
+    throw new AppError('INVALID_PARAMETER', 'events must not be empty', {
+      details: [{ path: 'body.events', message: 'must not be empty' }],
+    });
   if (events.length > EVENT_LIMITS.maxEvents) {
-    throw new AppError('INVALID_PARAMETER', `at most ${EVENT_LIMITS.maxEvents} events per request`, { details: [{ path: 'body.events', message: `at most ${EVENT_LIMITS.maxEvents}` }] });
+    throw new AppError('INVALID_PARAMETER', `at most ${EVENT_LIMITS.maxEvents} events per request`, {
+      details: [{ path: 'body.events', message: `at most ${EVENT_LIMITS.maxEvents}` }],
+    });
   }
   return events.map((raw, index) => {
     const { clientId, ...event } = normalizeOne(raw, index, defaultUser, now);
     // Without a client id, the same event at the same place of a resent batch gets the same key;
     // the receive time is left out, so a retry minutes later still matches.
-    const key = clientId !== undefined
-      ? `id:${clientId}`
-      : `h:${createHash('sha256').update(JSON.stringify([index, raw])).digest('base64url').slice(0, 32)}`;
+    const key =
+      clientId !== undefined
+        ? `id:${clientId}`
+        : `h:${createHash('sha256')
+            .update(JSON.stringify([index, raw]))
+            .digest('base64url')
+            .slice(0, 32)}`;
     return { key, ...event };
   });
 }

@@ -29,12 +29,20 @@ export interface CursorPosition {
 
 const fingerprint = (filters: Record<string, unknown>): string =>
   createHash('sha256')
-    .update(JSON.stringify(Object.entries(filters).filter(([, v]) => v !== undefined).sort()))
+    .update(
+      JSON.stringify(
+        Object.entries(filters)
+          .filter(([, v]) => v !== undefined)
+          .sort(),
+      ),
+    )
     .digest('base64url')
     .slice(0, 16);
 
 export function encodeCursor(position: CursorPosition, filters: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify({ p: position.page, s: position.list_sk, i: position.id, f: fingerprint(filters) })).toString('base64url');
+  return Buffer.from(
+    JSON.stringify({ p: position.page, s: position.list_sk, i: position.id, f: fingerprint(filters) }),
+  ).toString('base64url');
 }
 
 /** Throws INVALID_PARAMETER for a cursor that is malformed or was issued for other filters. */
@@ -48,10 +56,16 @@ export function decodeCursor(cursor: string, filters: Record<string, unknown>): 
   const c = decoded as { p?: unknown; s?: unknown; i?: unknown; f?: unknown } | undefined;
   if (
     !c ||
-    typeof c.p !== 'number' || !Number.isInteger(c.p) || c.p < 2 ||
-    typeof c.s !== 'string' || typeof c.i !== 'string' || !/^sub_[0-9a-f]{24}$/.test(c.i)
+    typeof c.p !== 'number' ||
+    !Number.isInteger(c.p) ||
+    c.p < 2 ||
+    typeof c.s !== 'string' ||
+    typeof c.i !== 'string' ||
+    !/^sub_[0-9a-f]{24}$/.test(c.i)
   ) {
-    throw new AppError('INVALID_PARAMETER', 'cursor is not valid', { details: [{ path: 'query.cursor', message: 'is not a cursor issued by this API' }] });
+    throw new AppError('INVALID_PARAMETER', 'cursor is not valid', {
+      details: [{ path: 'query.cursor', message: 'is not a cursor issued by this API' }],
+    });
   }
   if (c.f !== fingerprint(filters)) {
     throw new AppError('INVALID_PARAMETER', 'cursor was issued for other filters', {

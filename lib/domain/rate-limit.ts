@@ -36,7 +36,12 @@ export interface RateLimitDecision {
   resetSeconds: number;
 }
 
-export function decideRateLimit(tier: RateLimitTier, limit: number, window: WindowCount, nowMs: number): RateLimitDecision {
+export function decideRateLimit(
+  tier: RateLimitTier,
+  limit: number,
+  window: WindowCount,
+  nowMs: number,
+): RateLimitDecision {
   const resetSeconds = Math.max(1, Math.ceil((window.windowEndsAt - nowMs) / 1000));
   return { allowed: window.count <= limit, tier, limit, remaining: Math.max(0, limit - window.count), resetSeconds };
 }
@@ -51,4 +56,5 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
   };
 }
 
-export const isRateLimitTier = (value: unknown): value is RateLimitTier => (RATE_LIMIT_TIERS as readonly unknown[]).includes(value);
+export const isRateLimitTier = (value: unknown): value is RateLimitTier =>
+  (RATE_LIMIT_TIERS as readonly unknown[]).includes(value);

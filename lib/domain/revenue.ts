@@ -29,16 +29,25 @@ export function isCalendarDate(value: string): boolean {
 
 /** Checks a query period: real dates, start not after end, at most three years. */
 export function validatePeriod(start: string, end: string): void {
-  for (const [name, value] of [['start_date', start], ['end_date', end]] as const) {
+  for (const [name, value] of [
+    ['start_date', start],
+    ['end_date', end],
+  ] as const) {
     if (!isCalendarDate(value)) {
-      throw new AppError('INVALID_PARAMETER', `${name} must be a date as YYYY-MM-DD`, { details: [{ path: `query.${name}`, message: 'must be a date as YYYY-MM-DD' }] });
+      throw new AppError('INVALID_PARAMETER', `${name} must be a date as YYYY-MM-DD`, {
+        details: [{ path: `query.${name}`, message: 'must be a date as YYYY-MM-DD' }],
+      });
     }
   }
   if (start > end) {
-    throw new AppError('INVALID_PARAMETER', 'start_date must not be after end_date', { details: [{ path: 'query.start_date', message: 'must not be after end_date' }] });
+    throw new AppError('INVALID_PARAMETER', 'start_date must not be after end_date', {
+      details: [{ path: 'query.start_date', message: 'must not be after end_date' }],
+    });
   }
   if (dayNumber(end) - dayNumber(start) + 1 > MAX_PERIOD_DAYS) {
-    throw new AppError('INVALID_PARAMETER', 'the period may cover at most 3 years', { details: [{ path: 'query.end_date', message: 'at most 3 years after start_date' }] });
+    throw new AppError('INVALID_PARAMETER', 'the period may cover at most 3 years', {
+      details: [{ path: 'query.end_date', message: 'at most 3 years after start_date' }],
+    });
   }
 }
 
@@ -81,7 +90,13 @@ export type RateTable = ReadonlyMap<string, ReadonlyMap<string, number>>;
  * An amount in the reporting currency, or null when no rate for that currency and day is known
  * (the caller reports it as unconverted, so nothing silently disappears).
  */
-export function convertMicros(micros: number, currency: string, day: string, reportingCurrency: string, rates: RateTable): number | null {
+export function convertMicros(
+  micros: number,
+  currency: string,
+  day: string,
+  reportingCurrency: string,
+  rates: RateTable,
+): number | null {
   if (currency === reportingCurrency) return micros;
   const rate = rates.get(day)?.get(currency);
   return rate === undefined ? null : Math.round(micros * rate);
@@ -97,7 +112,9 @@ export function percentages(values: number[]): number[] {
   const hundredths = values.map((value) => (value / total) * 10_000);
   const floors = hundredths.map(Math.floor);
   let remaining = 10_000 - floors.reduce((sum, value) => sum + value, 0);
-  const order = hundredths.map((value, i) => ({ i, remainder: value - floors[i]! })).sort((a, b) => b.remainder - a.remainder);
+  const order = hundredths
+    .map((value, i) => ({ i, remainder: value - floors[i]! }))
+    .sort((a, b) => b.remainder - a.remainder);
   for (const { i } of order) {
     if (remaining <= 0) break;
     floors[i]! += 1;

@@ -2,8 +2,9 @@
  * Segment membership (pure), evaluated on read from what is known about a user: built-in segments
  * from activity and subscriptions, and the app's rule segments.
  */
-import type { SubscriptionStatus } from './subscription-state.js';
+
 import { BUILT_IN_SEGMENTS, type Segment, type SegmentCondition } from '../schemas/segment.js';
+import type { SubscriptionStatus } from './subscription-state.js';
 
 export interface UserFacts {
   first_seen: string | null;
@@ -27,12 +28,24 @@ const BUILT_IN: Record<(typeof BUILT_IN_SEGMENTS)[number], (facts: UserFacts, no
   /** Known, but not seen for more than 30 days. */
   dormant_30d: (f, now) => (daysSince(f.last_seen, now) ?? 0) > 30,
   /** An active subscription still in its free trial. */
-  trialing: (f, now) => f.subscriptions.some((s) => s.status === 'active' && s.trial_period && s.trial_expires_at !== null && Date.parse(s.trial_expires_at) > now.getTime()),
+  trialing: (f, now) =>
+    f.subscriptions.some(
+      (s) =>
+        s.status === 'active' &&
+        s.trial_period &&
+        s.trial_expires_at !== null &&
+        Date.parse(s.trial_expires_at) > now.getTime(),
+    ),
   /** An active or paused subscription past any trial. */
   paying: (f, now) =>
-    f.subscriptions.some((s) => (s.status === 'active' || s.status === 'paused') && !(s.trial_period && s.trial_expires_at !== null && Date.parse(s.trial_expires_at) > now.getTime())),
+    f.subscriptions.some(
+      (s) =>
+        (s.status === 'active' || s.status === 'paused') &&
+        !(s.trial_period && s.trial_expires_at !== null && Date.parse(s.trial_expires_at) > now.getTime()),
+    ),
   /** Had subscriptions, all of them ended (expired or cancelled). */
-  churned: (f) => f.subscriptions.length > 0 && f.subscriptions.every((s) => s.status === 'expired' || s.status === 'cancelled'),
+  churned: (f) =>
+    f.subscriptions.length > 0 && f.subscriptions.every((s) => s.status === 'expired' || s.status === 'cancelled'),
   /** Never had a subscription. */
   never_subscribed: (f) => f.subscriptions.length === 0,
 };
@@ -79,7 +92,11 @@ export function conditionHolds(condition: SegmentCondition, facts: UserFacts, no
     case 'in':
       return Array.isArray(expected) && values.some((v) => expected.includes(v as never));
     case 'contains':
-      return values.some((v) => (typeof v === 'string' && typeof expected === 'string' ? v.includes(expected) : Array.isArray(v) && v.includes(expected)));
+      return values.some((v) =>
+        typeof v === 'string' && typeof expected === 'string'
+          ? v.includes(expected)
+          : Array.isArray(v) && v.includes(expected),
+      );
     case 'gt':
       return values.some((v) => typeof v === 'number' && v > (expected as number));
     case 'gte':

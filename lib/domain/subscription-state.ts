@@ -62,7 +62,10 @@ export type SubscriptionCommand =
   /** The sweeper: apply whatever transition the clock has made due (expiry, end of a pause). */
   | { type: 'time_passes' };
 
-export type Operation = Exclude<SubscriptionCommand['type'], 'update' | 'cancel'> | 'cancel_immediate' | 'cancel_at_period_end';
+export type Operation =
+  | Exclude<SubscriptionCommand['type'], 'update' | 'cancel'>
+  | 'cancel_immediate'
+  | 'cancel_at_period_end';
 
 export interface StatusChange {
   from: SubscriptionStatus;
@@ -80,7 +83,14 @@ export interface TransitionResult {
 }
 
 type Rule =
-  | { kind: 'apply'; effect: (state: SubscriptionState, command: SubscriptionCommand, now: Date) => Partial<SubscriptionState> & Partial<Pick<TransitionResult, 'renewal' | 'refund'>> }
+  | {
+      kind: 'apply';
+      effect: (
+        state: SubscriptionState,
+        command: SubscriptionCommand,
+        now: Date,
+      ) => Partial<SubscriptionState> & Partial<Pick<TransitionResult, 'renewal' | 'refund'>>;
+    }
   /** Not possible from this status: 409 INVALID_STATUS_TRANSITION naming the status. */
   | { kind: 'conflict' }
   /** Any operation on an expired subscription: SUBSCRIPTION_EXPIRED. */
@@ -142,7 +152,9 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     // The store's dates win; a purchase the store says has already lapsed is expired at once.
     activate: apply((_state, command, now) => {
       const expiresAt = (command as { expires_at: string }).expires_at;
-      return Date.parse(expiresAt) > now.getTime() ? { status: 'active', expires_at: expiresAt } : { status: 'expired', expires_at: expiresAt, auto_renew: false };
+      return Date.parse(expiresAt) > now.getTime()
+        ? { status: 'active', expires_at: expiresAt }
+        : { status: 'expired', expires_at: expiresAt, auto_renew: false };
     }),
     time_passes: stays,
   },
@@ -150,16 +162,25 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     renew: apply((state, command) => {
       const expiresAt = (command as { expires_at: string }).expires_at;
       if (Date.parse(expiresAt) <= Date.parse(state.expires_at)) {
-        throw new AppError('INVALID_PARAMETER', `expires_at must be later than the current expires_at ${state.expires_at}`, {
-          details: [{ path: 'body.expires_at', message: 'must be later than the current expires_at' }],
-        });
+        throw new AppError(
+          'INVALID_PARAMETER',
+          `expires_at must be later than the current expires_at ${state.expires_at}`,
+          {
+            details: [{ path: 'body.expires_at', message: 'must be later than the current expires_at' }],
+          },
+        );
       }
       // A paid renewal continues the subscription: a scheduled cancellation is void.
       return { expires_at: expiresAt, ...withdrawScheduledCancel(state), auto_renew: true, renewal: true };
     }),
     pause: apply((_state, command, now) => {
       const { duration, unit, reason } = command as Extract<SubscriptionCommand, { type: 'pause' }>;
-      return { status: 'paused', paused_at: iso(now), paused_until: iso(pauseEnd(now, duration, unit)), pause_reason: reason ?? null };
+      return {
+        status: 'paused',
+        paused_at: iso(now),
+        paused_until: iso(pauseEnd(now, duration, unit)),
+        pause_reason: reason ?? null,
+      };
     }),
     resume: conflict,
     cancel_immediate: cancelNow,
@@ -233,9 +254,15 @@ function invalidTransition(from: SubscriptionStatus, what: string): AppError {
   return new AppError('INVALID_STATUS_TRANSITION', `Cannot ${what}: subscription status is ${from}`);
 }
 
-const subscriptionExpired = () => new AppError('SUBSCRIPTION_EXPIRED', 'Subscription has expired and can no longer be changed');
+const subscriptionExpired = () =>
+  new AppError('SUBSCRIPTION_EXPIRED', 'Subscription has expired and can no longer be changed');
 
-function manualStatusChange(current: SubscriptionState, to: SubscriptionStatus, cancellationDate: string | undefined, now: Date): Partial<SubscriptionState> {
+function manualStatusChange(
+  current: SubscriptionState,
+  to: SubscriptionStatus,
+  cancellationDate: string | undefined,
+  now: Date,
+): Partial<SubscriptionState> {
   switch (to) {
     case 'active':
       return current.status === 'paused' ? resumed(current, now) : { status: 'active' };
@@ -249,13 +276,22 @@ function manualStatusChange(current: SubscriptionState, to: SubscriptionStatus, 
         cancelled_at: cancellationDate ?? iso(now),
       };
     case 'expired':
-      return { status: 'expired', auto_renew: false, cancel_at_period_end: false, expires_at: endsNow(current.expires_at, now) };
+      return {
+        status: 'expired',
+        auto_renew: false,
+        cancel_at_period_end: false,
+        expires_at: endsNow(current.expires_at, now),
+      };
     default:
       return { status: to };
   }
 }
 
-function applyUpdate(current: SubscriptionState, command: Extract<SubscriptionCommand, { type: 'update' }>, now: Date): Partial<SubscriptionState> {
+function applyUpdate(
+  current: SubscriptionState,
+  command: Extract<SubscriptionCommand, { type: 'update' }>,
+  now: Date,
+): Partial<SubscriptionState> {
   if (current.status === 'expired') throw subscriptionExpired();
   let next: Partial<SubscriptionState> = {};
   if (command.status !== undefined && command.status !== current.status) {

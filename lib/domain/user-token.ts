@@ -29,7 +29,8 @@ function signature(secret: string, appId: string, userId: string, exp: string): 
 
 /** The token the app's server gives its user (what the README's example computes). */
 export function signUserToken(secret: string, appId: string, userId: string, expSeconds: number): string {
-  if (!Number.isInteger(expSeconds) || expSeconds < 1 || expSeconds > MAX_USER_TOKEN_EXP) throw new RangeError('exp must be whole seconds in 1..999999999999');
+  if (!Number.isInteger(expSeconds) || expSeconds < 1 || expSeconds > MAX_USER_TOKEN_EXP)
+    throw new RangeError('exp must be whole seconds in 1..999999999999');
   return `v1.${expSeconds}.${signature(secret, appId, userId, String(expSeconds))}`;
 }
 
@@ -41,7 +42,11 @@ export type UserTokenCheck = 'valid' | 'malformed' | 'wrong_signature' | 'expire
  * the server computes (non-zero trailing bits) is refused rather than decoded to the same bytes.
  * Expiry is judged only for a genuine token, so "expired" reveals nothing about forgeries.
  */
-export function checkUserToken(token: string, expected: { secret: string; appId: string; userId: string }, nowMs: number): UserTokenCheck {
+export function checkUserToken(
+  token: string,
+  expected: { secret: string; appId: string; userId: string },
+  nowMs: number,
+): UserTokenCheck {
   const match = TOKEN.exec(token);
   if (!match) return 'malformed';
   const [, exp, given] = match as unknown as [string, string, string];

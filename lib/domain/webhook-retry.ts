@@ -17,14 +17,15 @@ export type AttemptOutcome =
   | { kind: 'response'; status: number; retryAfterSeconds?: number | undefined }
   | { kind: 'error'; message: string };
 
-export type Decision =
-  | { kind: 'delivered' }
-  | { kind: 'disable' }
-  | { kind: 'retry'; at: Date }
-  | { kind: 'dead' };
+export type Decision = { kind: 'delivered' } | { kind: 'disable' } | { kind: 'retry'; at: Date } | { kind: 'dead' };
 
 /** `attempts` counts this attempt too (1 after the first). */
-export function decideAfterAttempt(outcome: AttemptOutcome, attempts: number, now: Date, schedule: readonly number[] = DEFAULT_RETRY_SCHEDULE_SECONDS): Decision {
+export function decideAfterAttempt(
+  outcome: AttemptOutcome,
+  attempts: number,
+  now: Date,
+  schedule: readonly number[] = DEFAULT_RETRY_SCHEDULE_SECONDS,
+): Decision {
   if (outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300) return { kind: 'delivered' };
   if (outcome.kind === 'response' && outcome.status === 410) return { kind: 'disable' };
   const delay = schedule[attempts - 1];
@@ -45,6 +46,7 @@ export function parseRetryAfter(header: string | null, now: Date): number | unde
 export function retryScheduleFrom(value: string | undefined): readonly number[] {
   if (!value) return DEFAULT_RETRY_SCHEDULE_SECONDS;
   const delays = value.split(',').map((part) => Number(part.trim()));
-  if (delays.some((d) => !Number.isFinite(d) || d < 0)) throw new Error(`WEBHOOK_RETRY_SCHEDULE_SECONDS must be a comma-separated list of seconds, got "${value}"`);
+  if (delays.some((d) => !Number.isFinite(d) || d < 0))
+    throw new Error(`WEBHOOK_RETRY_SCHEDULE_SECONDS must be a comma-separated list of seconds, got "${value}"`);
   return delays;
 }

@@ -5,7 +5,7 @@
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { config } from '../config.js';
-import { EVENT_SOURCE, type BusEventDetail } from './schemas.js';
+import { type BusEventDetail, EVENT_SOURCE } from './schemas.js';
 
 /** Returns the indexes of the events that were not accepted. */
 export type BusDispatcher = (events: BusEventDetail[]) => Promise<number[]>;

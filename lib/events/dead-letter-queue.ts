@@ -9,7 +9,9 @@ export async function sendMessage(queueUrl: string, body: string, attributes: Re
     new SendMessageCommand({
       QueueUrl: queueUrl,
       MessageBody: body,
-      MessageAttributes: Object.fromEntries(Object.entries(attributes).map(([name, value]) => [name, { DataType: 'String', StringValue: value }])),
+      MessageAttributes: Object.fromEntries(
+        Object.entries(attributes).map(([name, value]) => [name, { DataType: 'String', StringValue: value }]),
+      ),
     }),
   );
 }

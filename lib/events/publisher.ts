@@ -8,7 +8,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { logger } from '../logger.js';
 import { putEvents } from './bus.js';
 import { isOutboxInsert } from './outbox.js';
-import { busEventDetail, type BusEventDetail } from './schemas.js';
+import { type BusEventDetail, busEventDetail } from './schemas.js';
 
 export async function publishOutboxRecords(records: DynamoDBRecord[]): Promise<DynamoDBBatchResponse> {
   const events: { detail: BusEventDetail; sequenceNumber: string }[] = [];
@@ -24,6 +24,7 @@ export async function publishOutboxRecords(records: DynamoDBRecord[]): Promise<D
   }
   if (events.length === 0) return { batchItemFailures: [] };
   const failed = await putEvents(events.map((e) => e.detail));
-  if (failed.length > 0) logger.warn('some events were not accepted by the bus', { failed: failed.length, of: events.length });
+  if (failed.length > 0)
+    logger.warn('some events were not accepted by the bus', { failed: failed.length, of: events.length });
   return { batchItemFailures: failed.map((i) => ({ itemIdentifier: events[i]!.sequenceNumber })) };
 }

@@ -3,9 +3,10 @@
  * purchase transferred to another user), and the EventBridge detail that carries them on the
  * stack's bus (what operators' own rules match; its detail-type is the payload's `event`).
  */
-import { subscriptionStatusSchema } from '../schemas/subscription.js';
+
 import * as z from 'zod/mini';
 import { define } from '../schemas/define.js';
+import { subscriptionStatusSchema } from '../schemas/subscription.js';
 
 export const STATUS_CHANGED = 'subscription.status_changed';
 /** Ours, beyond the spec: a restore moved a purchase from one user to another (restore policy `transfer`). */
@@ -55,7 +56,9 @@ export const transferredPayload = /* @__PURE__ */ define(() =>
 export type TransferredPayload = z.infer<typeof transferredPayload>;
 
 /** A webhook body: one of the event kinds, told apart by `event`. */
-export const eventPayload = /* @__PURE__ */ define(() => z.discriminatedUnion('event', [statusChangedPayload, transferredPayload]));
+export const eventPayload = /* @__PURE__ */ define(() =>
+  z.discriminatedUnion('event', [statusChangedPayload, transferredPayload]),
+);
 export type EventPayload = z.infer<typeof eventPayload>;
 
 /** EventBridge detail (detail-type: the payload's `event`): which app, which event, the payload. */

@@ -21,5 +21,8 @@ export function signWebhook(secret: string, eventId: string, payload: unknown, a
   const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
   if (key.length === 0) throw new Error('webhook secret is empty');
   const signature = createHmac('sha256', key).update(`${eventId}.${timestamp}.${body}`).digest('base64');
-  return { headers: { 'webhook-id': eventId, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` }, body };
+  return {
+    headers: { 'webhook-id': eventId, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` },
+    body,
+  };
 }

@@ -5,13 +5,14 @@
  * next request. A key this instance found unknown is refused without I/O for
  * KEY_CACHE_TTL_SECONDS (a flood of made-up keys costs one failed conditional write per key).
  */
-import { countKeyRequest } from '../data/rate-limits.js';
+
+import { config } from '../config.js';
 import type { ApiKeyRecord } from '../data/apps.js';
 import type { ApiKeyKind } from '../data/keys.js';
-import { config } from '../config.js';
-import { AppError } from '../errors.js';
+import { countKeyRequest } from '../data/rate-limits.js';
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
 import { checkUserToken, type UserTokenCheck } from '../domain/user-token.js';
+import { AppError } from '../errors.js';
 import { sha256Hex } from '../ids.js';
 import { limitRequest, refuseIfExhausted } from './rate-limit.js';
 
@@ -28,12 +29,20 @@ const MAX_REMEMBERED_UNKNOWN = 1000;
 const unknownKeys = new Map<string, number>();
 
 const invalidKey = (kind: ApiKeyKind) =>
-  new AppError('INVALID_API_KEY', kind === 'secret' ? 'API key is invalid, revoked, or not a secret key' : 'API key is invalid or revoked');
+  new AppError(
+    'INVALID_API_KEY',
+    kind === 'secret' ? 'API key is invalid, revoked, or not a secret key' : 'API key is invalid or revoked',
+  );
 
 /** The caller behind an active key of the expected kind, or INVALID_API_KEY (401). */
 function callerOf(record: ApiKeyRecord, kind: ApiKeyKind): Caller {
   if (record.status !== 'active' || record.kind !== kind) throw invalidKey(kind);
-  return { appId: record.app_id, keyId: record.key_id, kind: record.kind, tier: record.tier ?? DEFAULT_RATE_LIMIT_TIER };
+  return {
+    appId: record.app_id,
+    keyId: record.key_id,
+    kind: record.kind,
+    tier: record.tier ?? DEFAULT_RATE_LIMIT_TIER,
+  };
 }
 
 export interface Authenticated {
@@ -48,7 +57,11 @@ export interface Authenticated {
  * counted against the key's rate limit (past it, 429 RATE_LIMITED) and the RateLimit headers
  * every response to it carries.
  */
-export async function authenticateAndLimit(rawKey: string, kind: ApiKeyKind, nowMs: number = Date.now()): Promise<Authenticated> {
+export async function authenticateAndLimit(
+  rawKey: string,
+  kind: ApiKeyKind,
+  nowMs: number = Date.now(),
+): Promise<Authenticated> {
   // Cheap rejection of obviously wrong input before any I/O (and of oversized headers).
   if (rawKey.length > 200) throw invalidKey(kind);
   const keyHash = sha256Hex(rawKey);
@@ -63,7 +76,11 @@ export async function authenticateAndLimit(rawKey: string, kind: ApiKeyKind, now
     throw invalidKey(kind);
   }
   const caller = callerOf(counted.key, kind);
-  return { caller, headers: limitRequest(keyHash, caller, counted.window, nowMs), userTokenSecret: counted.key.user_token_secret };
+  return {
+    caller,
+    headers: limitRequest(keyHash, caller, counted.window, nowMs),
+    userTokenSecret: counted.key.user_token_secret,
+  };
 }
 
 const USER_TOKEN_REFUSALS: Record<Exclude<UserTokenCheck, 'valid'>, string> = {
@@ -76,7 +93,11 @@ const USER_TOKEN_REFUSALS: Record<Exclude<UserTokenCheck, 'valid'>, string> = {
  * For an app that requires signed user tokens: X-USER-TOKEN must be the app server's token for
  * this user (absent: 401 MISSING_REQUIRED_HEADER; otherwise not valid: 401 INVALID_USER_TOKEN).
  */
-export function requireUserToken(token: string | undefined, expected: { secret: string; appId: string; userId: string }, nowMs: number = Date.now()): void {
+export function requireUserToken(
+  token: string | undefined,
+  expected: { secret: string; appId: string; userId: string },
+  nowMs: number = Date.now(),
+): void {
   const value = token?.trim();
   if (!value) throw new AppError('USER_TOKEN_MISSING');
   const check = checkUserToken(value, expected, nowMs);

@@ -7,14 +7,20 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { isDataStoreUnavailable } from '../data/unavailable.js';
-import { AppError, isAppError, type ErrorKind } from '../errors.js';
-import { logger } from '../logger.js';
-import { authenticateAndLimit as authenticateAndCount, bearerToken, requireUserToken, type Authenticated, type Caller } from './auth.js';
-import { errorResponse, jsonResponse, type ApiName } from './envelopes.js';
-import { readMobileHeaders, type MobileContext } from './mobile-headers.js';
 import type { ApiKeyKind } from '../data/keys.js';
+import { isDataStoreUnavailable } from '../data/unavailable.js';
+import { AppError, type ErrorKind, isAppError } from '../errors.js';
+import { logger } from '../logger.js';
 import { routeOf } from '../routes.js';
+import {
+  type Authenticated,
+  authenticateAndLimit as authenticateAndCount,
+  bearerToken,
+  type Caller,
+  requireUserToken,
+} from './auth.js';
+import { type ApiName, errorResponse, jsonResponse } from './envelopes.js';
+import { type MobileContext, readMobileHeaders } from './mobile-headers.js';
 import { parseJsonBody, parsePart } from './parse.js';
 
 type Parsed<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
@@ -52,7 +58,11 @@ export const MAX_BODY_BYTES = 1_048_576;
 function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
   if (isDataStoreUnavailable(error)) {
-    return new AppError('SERVICE_UNAVAILABLE', undefined, { retryable: true, headers: { 'Retry-After': '1' }, cause: error });
+    return new AppError('SERVICE_UNAVAILABLE', undefined, {
+      retryable: true,
+      headers: { 'Retry-After': '1' },
+      cause: error,
+    });
   }
   return new AppError('INTERNAL_ERROR', undefined, { cause: error });
 }
@@ -77,7 +87,8 @@ function envelopeMiddleware(api: ApiName): MiddlewareObj<APIGatewayProxyEvent, A
         logger.error('request failed', {
           request_id: requestId,
           code: appError.code,
-          error: cause instanceof Error ? { name: cause.name, message: cause.message, stack: cause.stack } : String(cause),
+          error:
+            cause instanceof Error ? { name: cause.name, message: cause.message, stack: cause.stack } : String(cause),
         });
       }
       logger.removeKeys(['request_id', 'route']);
@@ -95,7 +106,9 @@ function readQuery(event: APIGatewayProxyEvent): Record<string, string> {
       });
     }
   }
-  return Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  return Object.fromEntries(
+    Object.entries(event.queryStringParameters ?? {}).filter(([, v]) => v !== undefined),
+  ) as Record<string, string>;
 }
 
 function readBody(event: APIGatewayProxyEvent, api: ApiName): unknown {
@@ -103,7 +116,10 @@ function readBody(event: APIGatewayProxyEvent, api: ApiName): unknown {
   const bytes = event.isBase64Encoded ? Buffer.byteLength(event.body, 'base64') : Buffer.byteLength(event.body);
   if (bytes > MAX_BODY_BYTES) {
     // The mobile API states its limits as parameter rules (400); the subscription API says 413.
-    throw new AppError(api === 'mobile' ? 'INVALID_PARAMETER' : 'PAYLOAD_TOO_LARGE', `Request body exceeds the limit of ${MAX_BODY_BYTES} bytes (1 MB)`);
+    throw new AppError(
+      api === 'mobile' ? 'INVALID_PARAMETER' : 'PAYLOAD_TOO_LARGE',
+      `Request body exceeds the limit of ${MAX_BODY_BYTES} bytes (1 MB)`,
+    );
   }
   const contentType = event.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(contentType)) {
@@ -114,7 +130,11 @@ function readBody(event: APIGatewayProxyEvent, api: ApiName): unknown {
   return parseJsonBody(event.body, event.isBase64Encoded);
 }
 
-function parseRequest<B extends Schema, Q extends Schema, P extends Schema>(spec: EndpointSpec<B, Q, P>, event: APIGatewayProxyEvent, api: ApiName) {
+function parseRequest<B extends Schema, Q extends Schema, P extends Schema>(
+  spec: EndpointSpec<B, Q, P>,
+  event: APIGatewayProxyEvent,
+  api: ApiName,
+) {
   let params: unknown;
   if (spec.params) {
     try {
@@ -142,7 +162,11 @@ function parseRequest<B extends Schema, Q extends Schema, P extends Schema>(spec
  */
 function buildEndpoint(
   api: ApiName,
-  handle: (event: APIGatewayProxyEvent, requestId: string, responseHeaders: Record<string, string>) => Promise<APIGatewayProxyResult>,
+  handle: (
+    event: APIGatewayProxyEvent,
+    requestId: string,
+    responseHeaders: Record<string, string>,
+  ) => Promise<APIGatewayProxyResult>,
 ) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(httpHeaderNormalizer())
@@ -159,21 +183,29 @@ function buildEndpoint(
 }
 
 /** Authenticates the key and counts the request against its rate limit (429 past it). */
-async function authenticateAndLimit(rawKey: string, kind: ApiKeyKind, responseHeaders: Record<string, string>): Promise<Omit<Authenticated, 'headers'>> {
+async function authenticateAndLimit(
+  rawKey: string,
+  kind: ApiKeyKind,
+  responseHeaders: Record<string, string>,
+): Promise<Omit<Authenticated, 'headers'>> {
   const { headers, ...authenticated } = await authenticateAndCount(rawKey, kind);
   Object.assign(responseHeaders, headers);
   return authenticated;
 }
 
 /** An endpoint of the subscription management API (Bearer secret key, `{error: {...}}` envelope). */
-export function subscriptionsEndpoint<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined>(
-  spec: EndpointSpec<B, Q, P>,
-  run: (request: EndpointRequest<B, Q, P>) => Promise<EndpointReply>,
-) {
+export function subscriptionsEndpoint<
+  B extends Schema = undefined,
+  Q extends Schema = undefined,
+  P extends Schema = undefined,
+>(spec: EndpointSpec<B, Q, P>, run: (request: EndpointRequest<B, Q, P>) => Promise<EndpointReply>) {
   return buildEndpoint('subscriptions', async (event, requestId, responseHeaders) => {
     const { caller } = await authenticateAndLimit(bearerToken(event.headers.authorization), 'secret', responseHeaders);
     const reply = await run({ caller, requestId, ...parseRequest(spec, event, 'subscriptions') });
-    return jsonResponse(reply.status ?? spec.status ?? 200, reply.body, { ...reply.headers, 'X-Request-Id': requestId });
+    return jsonResponse(reply.status ?? spec.status ?? 200, reply.body, {
+      ...reply.headers,
+      'X-Request-Id': requestId,
+    });
   });
 }
 
@@ -191,7 +223,11 @@ export interface MobileReply {
  * (lib/routes.ts), X-APP-ID must be the key's app (403), a signed X-USER-TOKEN on routes acting
  * on the user when the app requires one (401), and `{status, message, data?}` bodies.
  */
-export function mobileEndpoint<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined>(
+export function mobileEndpoint<
+  B extends Schema = undefined,
+  Q extends Schema = undefined,
+  P extends Schema = undefined,
+>(
   spec: EndpointSpec<B, Q, P>,
   run: (request: Omit<EndpointRequest<B, Q, P>, 'caller'> & { caller: MobileCaller }) => Promise<MobileReply>,
 ) {
@@ -200,14 +236,26 @@ export function mobileEndpoint<B extends Schema = undefined, Q extends Schema = 
     if (!apiKey) throw new AppError('API_KEY_MISSING', 'Missing required header X-API-KEY');
     const { caller: key, userTokenSecret } = await authenticateAndLimit(apiKey, 'sdk', responseHeaders);
     const route = routeOf(event.httpMethod, event.resource);
-    const context = readMobileHeaders(event.headers, route?.mobileHeaders ?? 'common', event.body !== null && event.body !== '');
+    const context = readMobileHeaders(
+      event.headers,
+      route?.mobileHeaders ?? 'common',
+      event.body !== null && event.body !== '',
+    );
     if (context.appIdHeader !== key.appId) throw new AppError('FORBIDDEN', 'X-APP-ID is not the app of this API key');
     // A request no route row describes is treated as acting on the user (fail closed).
     if (userTokenSecret !== undefined && route?.actsOnUser !== false) {
-      requireUserToken(event.headers['x-user-token'], { secret: userTokenSecret, appId: key.appId, userId: context.userId });
+      requireUserToken(event.headers['x-user-token'], {
+        secret: userTokenSecret,
+        appId: key.appId,
+        userId: context.userId,
+      });
     }
     const reply = await run({ caller: { ...key, ...context }, requestId, ...parseRequest(spec, event, 'mobile') });
-    const body = { status: 'success', message: reply.message ?? 'OK', ...(reply.data !== undefined ? { data: reply.data } : {}) };
+    const body = {
+      status: 'success',
+      message: reply.message ?? 'OK',
+      ...(reply.data !== undefined ? { data: reply.data } : {}),
+    };
     return jsonResponse(200, body, { 'X-Request-Id': requestId });
   });
 }

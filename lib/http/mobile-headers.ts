@@ -33,7 +33,11 @@ export interface MobileContext {
 }
 
 /** Checks the rule's headers (names the first one missing) and reads the caller's identity from them. */
-export function readMobileHeaders(headers: Record<string, string | undefined>, rule: MobileHeaderRule, hasBody: boolean): MobileContext {
+export function readMobileHeaders(
+  headers: Record<string, string | undefined>,
+  rule: MobileHeaderRule,
+  hasBody: boolean,
+): MobileContext {
   const required: string[] = [...MOBILE_HEADER_RULES[rule], ...(hasBody ? ['content-type'] : [])];
   for (const name of required) {
     if (!headers[name]?.trim()) {
@@ -43,10 +47,16 @@ export function readMobileHeaders(headers: Record<string, string | undefined>, r
   const rawPlatform = headers['x-platform']?.trim().toLowerCase();
   let platform: Platform | undefined;
   if (rawPlatform !== undefined) {
-    if (rawPlatform !== 'ios' && rawPlatform !== 'android') throw new AppError('INVALID_PARAMETER', 'X-PLATFORM must be iOS or Android');
+    if (rawPlatform !== 'ios' && rawPlatform !== 'android')
+      throw new AppError('INVALID_PARAMETER', 'X-PLATFORM must be iOS or Android');
     platform = rawPlatform;
   }
   const userId = headers['x-user-id']!.trim();
   if (userId.length > 256) throw new AppError('INVALID_PARAMETER', 'X-USER-ID must be at most 256 characters');
-  return { userId, appIdHeader: headers['x-app-id']!.trim(), platform, sdkVersion: headers['x-version']?.trim().slice(0, 64) };
+  return {
+    userId,
+    appIdHeader: headers['x-app-id']!.trim(),
+    platform,
+    sdkVersion: headers['x-version']?.trim().slice(0, 64),
+  };
 }

@@ -26,7 +26,8 @@ export function parsePart<S extends z.ZodMiniType>(part: RequestPart, schema: S,
  */
 export const MAX_JSON_DEPTH = 20;
 
-const invalidBody = (message: string) => new AppError('INVALID_PARAMETER', `body ${message}`, { details: [{ path: 'body', message }] });
+const invalidBody = (message: string) =>
+  new AppError('INVALID_PARAMETER', `body ${message}`, { details: [{ path: 'body', message }] });
 
 /** Whether the JSON text nests deeper than MAX_JSON_DEPTH: one pass over the text, before any parser recurses into it. */
 function nestsTooDeep(text: string): boolean {
@@ -35,7 +36,8 @@ function nestsTooDeep(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {

@@ -5,7 +5,13 @@
  */
 import { config } from '../config.js';
 import type { ApiKeyKind } from '../data/keys.js';
-import { decideRateLimit, rateLimitHeaders, type RateLimitDecision, type RateLimitTier, type WindowCount } from '../domain/rate-limit.js';
+import {
+  decideRateLimit,
+  type RateLimitDecision,
+  type RateLimitTier,
+  rateLimitHeaders,
+  type WindowCount,
+} from '../domain/rate-limit.js';
 import { AppError } from '../errors.js';
 
 /**
@@ -18,10 +24,14 @@ const exhausted = new Map<string, { window: WindowCount; tier: RateLimitTier; ki
 const MAX_REMEMBERED = 1000;
 
 function refuse(decision: RateLimitDecision): never {
-  throw new AppError('RATE_LIMITED', `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s`, {
-    headers: rateLimitHeaders(decision),
-    retryable: true,
-  });
+  throw new AppError(
+    'RATE_LIMITED',
+    `Rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s`,
+    {
+      headers: rateLimitHeaders(decision),
+      retryable: true,
+    },
+  );
 }
 
 /** Refuses, without any I/O, a request with a key whose window this instance knows is exhausted. */
@@ -33,7 +43,12 @@ export function refuseIfExhausted(keyHash: string, kind: ApiKeyKind, nowMs: numb
 }
 
 /** Allows the counted request (its RateLimit headers) or refuses it with 429. */
-export function limitRequest(keyHash: string, caller: { tier: RateLimitTier; kind: ApiKeyKind }, window: WindowCount, nowMs: number): Record<string, string> {
+export function limitRequest(
+  keyHash: string,
+  caller: { tier: RateLimitTier; kind: ApiKeyKind },
+  window: WindowCount,
+  nowMs: number,
+): Record<string, string> {
   const decision = decideRateLimit(caller.tier, config.rateLimits[caller.tier], window, nowMs);
   if (!decision.allowed) {
     if (exhausted.size >= MAX_REMEMBERED) exhausted.clear();

@@ -7,11 +7,21 @@ const networkConfig = /* @__PURE__ */ define(() =>
     name: z.string().check(z.regex(/^[A-Za-z0-9_. -]{1,64}$/)),
     enabled: z._default(z.boolean(), true),
     /** Network-specific identifiers (app id, ad unit ids, placement ids...), all public values. */
-    settings: z._default(z.record(z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/)), z.union([z.string().check(z.maxLength(512)), z.number(), z.boolean()])), {}),
+    settings: z._default(
+      z.record(
+        z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/)),
+        z.union([z.string().check(z.maxLength(512)), z.number(), z.boolean()]),
+      ),
+      {},
+    ),
   }),
 );
 
-const platformConfig = /* @__PURE__ */ define(() => z.strictObject({ networks: z.array(networkConfig).check(z.maxLength(50)) }));
+const platformConfig = /* @__PURE__ */ define(() =>
+  z.strictObject({ networks: z.array(networkConfig).check(z.maxLength(50)) }),
+);
 
-export const adsConfigSchema = /* @__PURE__ */ define(() => z.strictObject({ ios: z.optional(platformConfig), android: z.optional(platformConfig) }));
+export const adsConfigSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({ ios: z.optional(platformConfig), android: z.optional(platformConfig) }),
+);
 export type AdsConfig = z.infer<typeof adsConfigSchema>;

@@ -7,12 +7,20 @@ export const platformSchema = /* @__PURE__ */ define(() => z.enum(PLATFORMS));
 export type Platform = z.infer<typeof platformSchema>;
 
 /** Ids that become part of table keys never contain '#', so key components cannot collide. */
-export const productIdSchema = /* @__PURE__ */ define(() => z.string().check(z.regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of letters, digits, . _ : -')));
+export const productIdSchema = /* @__PURE__ */ define(() =>
+  z.string().check(z.regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of letters, digits, . _ : -')),
+);
 
-export const userIdSchema = /* @__PURE__ */ define(() => z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(256, 'must be at most 256 characters')));
+export const userIdSchema = /* @__PURE__ */ define(() =>
+  z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(256, 'must be at most 256 characters')),
+);
 
-export const subscriptionIdSchema = /* @__PURE__ */ define(() => z.string().check(z.regex(/^sub_[0-9a-f]{24}$/, 'is not a subscription id')));
-export const appIdSchema = /* @__PURE__ */ define(() => z.string().check(z.regex(/^app_[0-9a-f]{16}$/, 'is not an app id')));
+export const subscriptionIdSchema = /* @__PURE__ */ define(() =>
+  z.string().check(z.regex(/^sub_[0-9a-f]{24}$/, 'is not a subscription id')),
+);
+export const appIdSchema = /* @__PURE__ */ define(() =>
+  z.string().check(z.regex(/^app_[0-9a-f]{16}$/, 'is not an app id')),
+);
 
 /** ISO 4217 alphabetic code; lower case is accepted and normalised to upper case. */
 export const currencySchema = /* @__PURE__ */ define(() =>
@@ -33,7 +41,13 @@ const STORABLE_NUMBER_RULE = `must be 0 or of magnitude 1e-130 to ${Number.MAX_S
 
 /** zod numbers are finite: Infinity and NaN fail as not numbers. */
 export const priceSchema = /* @__PURE__ */ define(() =>
-  z.number().check(z.nonnegative(), z.lte(1_000_000, 'must be at most 1000000'), z.refine(isStorableNumber, STORABLE_NUMBER_RULE)),
+  z
+    .number()
+    .check(
+      z.nonnegative(),
+      z.lte(1_000_000, 'must be at most 1000000'),
+      z.refine(isStorableNumber, STORABLE_NUMBER_RULE),
+    ),
 );
 
 /** ISO 8601 with a time zone; normalised to UTC `...Z` with milliseconds. */
@@ -59,12 +73,18 @@ export const receiptToVerifySchema = /* @__PURE__ */ define(() =>
 export const receiptDataSchema = /* @__PURE__ */ define(() =>
   z
     .string()
-    .check(z.minLength(1, 'must not be empty'), z.maxLength(200_000, 'must be at most 200000 characters'), z.regex(RECEIPT_CHARACTERS, 'must be base64 or a JWS')),
+    .check(
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(200_000, 'must be at most 200000 characters'),
+      z.regex(RECEIPT_CHARACTERS, 'must be base64 or a JWS'),
+    ),
 );
 
 export const transactionIdSchema = /* @__PURE__ */ define(() => z.string().check(z.minLength(1), z.maxLength(256)));
 
-export const storableNumberSchema = /* @__PURE__ */ define(() => z.number().check(z.refine(isStorableNumber, STORABLE_NUMBER_RULE)));
+export const storableNumberSchema = /* @__PURE__ */ define(() =>
+  z.number().check(z.refine(isStorableNumber, STORABLE_NUMBER_RULE)),
+);
 
 /**
  * Keys that change an object's prototype when assigned (`__proto__`), or would if merged naively:

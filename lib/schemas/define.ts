@@ -16,8 +16,9 @@
  *   nobody imports is dropped from the bundle. (esbuild honours a pure mark at the call site, not zod's
  *   `@__NO_SIDE_EFFECTS__` on functions in another module.)
  */
-import { config } from 'zod/mini';
+
 import { en } from 'zod/locales';
+import { config } from 'zod/mini';
 
 config(en());
 

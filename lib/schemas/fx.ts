@@ -1,7 +1,8 @@
 /** Operator-supplied daily exchange rates (`admin fx put --file F`). */
+
+import * as z from 'zod/mini';
 import { isCalendarDate } from '../domain/revenue.js';
 import { currencySchema } from './common.js';
-import * as z from 'zod/mini';
 import { define } from './define.js';
 
 export const exchangeRatesSchema = /* @__PURE__ */ define(() =>

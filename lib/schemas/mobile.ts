@@ -1,10 +1,21 @@
 /** Request schemas of the mobile reporting API; types are inferred from them. */
-import { epochMillis, isReportedTime } from '../domain/events.js';
-import { currencySchema, FORBIDDEN_KEYS, priceSchema, productIdSchema, receiptToVerifySchema, storableNumberSchema, unstorablePlace } from './common.js';
+
 import * as z from 'zod/mini';
+import { epochMillis, isReportedTime } from '../domain/events.js';
+import {
+  currencySchema,
+  FORBIDDEN_KEYS,
+  priceSchema,
+  productIdSchema,
+  receiptToVerifySchema,
+  storableNumberSchema,
+  unstorablePlace,
+} from './common.js';
 import { define } from './define.js';
 
-export const verifyFirstReceiptBody = /* @__PURE__ */ define(() => z.strictObject({ receipt: receiptToVerifySchema, productId: productIdSchema }));
+export const verifyFirstReceiptBody = /* @__PURE__ */ define(() =>
+  z.strictObject({ receipt: receiptToVerifySchema, productId: productIdSchema }),
+);
 export const recoverReceiptBody = /* @__PURE__ */ define(() => z.strictObject({ receipt: receiptToVerifySchema }));
 
 /** The batch itself is checked event by event (codes and indexes) in lib/domain/events.ts. */
@@ -16,7 +27,12 @@ export const reportSessionBody = /* @__PURE__ */ define(() =>
   z.strictObject({
     sessionId: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(256)),
     /** Epoch milliseconds (seconds are accepted too), between 2000 and now. */
-    startTime: epoch().check(z.refine((t) => isReportedTime(epochMillis(t), new Date()), 'must be epoch milliseconds (or seconds) between 2000 and now')),
+    startTime: epoch().check(
+      z.refine(
+        (t) => isReportedTime(epochMillis(t), new Date()),
+        'must be epoch milliseconds (or seconds) between 2000 and now',
+      ),
+    ),
     /** Seconds. */
     duration: epoch().check(z.lte(7 * 86_400, 'must be at most a week (seconds)')),
   }),
@@ -42,7 +58,9 @@ export const reportConversionBody = /* @__PURE__ */ define(() =>
 export type ReportConversionBody = z.infer<typeof reportConversionBody>;
 
 export const REPORT_TYPE_PATTERN = /^[a-z0-9_]{1,64}$/;
-export const reportTypeParams = /* @__PURE__ */ define(() => z.object({ type: z.string().check(z.regex(REPORT_TYPE_PATTERN, 'must match ^[a-z0-9_]{1,64}$')) }));
+export const reportTypeParams = /* @__PURE__ */ define(() =>
+  z.object({ type: z.string().check(z.regex(REPORT_TYPE_PATTERN, 'must match ^[a-z0-9_]{1,64}$')) }),
+);
 
 export const MAX_REPORT_BYTES = 32 * 1024;
 
@@ -50,7 +68,8 @@ export const MAX_REPORT_BYTES = 32 * 1024;
 export const freeFormReportBody = /* @__PURE__ */ define(() =>
   z.record(z.string(), z.unknown()).check(
     z.superRefine((body, ctx) => {
-      if (Buffer.byteLength(JSON.stringify(body)) > MAX_REPORT_BYTES) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_REPORT_BYTES} bytes (32 KB)` });
+      if (Buffer.byteLength(JSON.stringify(body)) > MAX_REPORT_BYTES)
+        ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_REPORT_BYTES} bytes (32 KB)` });
       const unstorable = unstorablePlace(body);
       if (unstorable) ctx.addIssue({ code: 'custom', path: unstorable.path, message: unstorable.message });
     }),
@@ -59,22 +78,34 @@ export const freeFormReportBody = /* @__PURE__ */ define(() =>
 
 export const CUSTOM_PROPERTY_LIMITS = { perRequest: 50, perUser: 100, valueLength: 512 } as const;
 const customPropertyName = /* @__PURE__ */ define(() =>
-  z
-    .string()
-    .check(
-      z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'property names are 1-64 letters, digits and _, not starting with a digit'),
-      z.refine((key) => !FORBIDDEN_KEYS.has(key), 'is not an allowed property name'),
+  z.string().check(
+    z.regex(
+      /^[A-Za-z_][A-Za-z0-9_]{0,63}$/,
+      'property names are 1-64 letters, digits and _, not starting with a digit',
     ),
+    z.refine((key) => !FORBIDDEN_KEYS.has(key), 'is not an allowed property name'),
+  ),
 );
 
 export const customPropertiesBody = /* @__PURE__ */ define(() =>
   z.strictObject({
     /** null deletes a property. */
     properties: z
-      .record(customPropertyName, z.union([z.string().check(z.maxLength(CUSTOM_PROPERTY_LIMITS.valueLength)), storableNumberSchema, z.boolean(), z.null()]))
+      .record(
+        customPropertyName,
+        z.union([
+          z.string().check(z.maxLength(CUSTOM_PROPERTY_LIMITS.valueLength)),
+          storableNumberSchema,
+          z.boolean(),
+          z.null(),
+        ]),
+      )
       .check(
         z.refine((props) => Object.keys(props).length >= 1, 'must set at least one property'),
-        z.refine((props) => Object.keys(props).length <= CUSTOM_PROPERTY_LIMITS.perRequest, `at most ${CUSTOM_PROPERTY_LIMITS.perRequest} properties per request`),
+        z.refine(
+          (props) => Object.keys(props).length <= CUSTOM_PROPERTY_LIMITS.perRequest,
+          `at most ${CUSTOM_PROPERTY_LIMITS.perRequest} properties per request`,
+        ),
       ),
   }),
 );
@@ -83,7 +114,8 @@ export type CustomPropertiesBody = z.infer<typeof customPropertiesBody>;
 export const GENDERS = ['female', 'male', 'non_binary', 'other', 'undisclosed'] as const;
 
 /** A text attribute; null clears it. */
-const attribute = (...checks: Parameters<ReturnType<typeof z.string>['check']>) => z.nullable(z.string().check(...checks));
+const attribute = (...checks: Parameters<ReturnType<typeof z.string>['check']>) =>
+  z.nullable(z.string().check(...checks));
 
 /** Standard user attributes; null clears one. */
 export const userAttributesBody = /* @__PURE__ */ define(() =>
@@ -99,7 +131,10 @@ export const userAttributesBody = /* @__PURE__ */ define(() =>
         country: attribute(z.regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code, e.g. US')),
         gender: z.nullable(z.enum(GENDERS)),
         birthday: z.nullable(z.iso.date('must be YYYY-MM-DD')),
-        timezone: attribute(z.regex(/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/, 'must be an IANA zone, e.g. Europe/Paris'), z.maxLength(64)),
+        timezone: attribute(
+          z.regex(/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/, 'must be an IANA zone, e.g. Europe/Paris'),
+          z.maxLength(64),
+        ),
       }),
     )
     .check(z.refine((body) => Object.keys(body).length > 0, 'must set at least one attribute')),
@@ -118,7 +153,10 @@ export type AttributionReportBody = z.infer<typeof attributionReportBody>;
 export const searchAdsReportBody = /* @__PURE__ */ define(() =>
   z.strictObject({
     attribution: z
-      .record(z.string().check(z.regex(/^Version\d+(\.\d+)*$/, 'keys are versions such as Version3.1')), z.record(z.string(), z.string().check(z.maxLength(1024))))
+      .record(
+        z.string().check(z.regex(/^Version\d+(\.\d+)*$/, 'keys are versions such as Version3.1')),
+        z.record(z.string(), z.string().check(z.maxLength(1024))),
+      )
       .check(
         z.refine((versions) => Object.keys(versions).length === 1, 'must hold exactly one version key'),
         // Entry names are free-form: the same storability rule as other free-form bodies (no
@@ -135,7 +173,10 @@ export type SearchAdsReportBody = z.infer<typeof searchAdsReportBody>;
 export const adsInfoParams = /* @__PURE__ */ define(() =>
   z.object({
     platform: z.pipe(
-      z.pipe(z.string(), z.transform((p: string) => p.toLowerCase())),
+      z.pipe(
+        z.string(),
+        z.transform((p: string) => p.toLowerCase()),
+      ),
       z.enum(['ios', 'android'], 'must be ios or android'),
     ),
     app_id: z.string().check(z.minLength(1), z.maxLength(64)),

@@ -1,6 +1,7 @@
 /** Spec: Product. The operator CLI validates catalogue files with it; the API returns it as stored. */
-import { currencySchema, platformSchema, priceSchema, productIdSchema } from './common.js';
+
 import * as z from 'zod/mini';
+import { currencySchema, platformSchema, priceSchema, productIdSchema } from './common.js';
 import { define } from './define.js';
 
 /** monthly and yearly are the spec's; the others are what stores sell too. */
@@ -33,7 +34,8 @@ export const productCatalogueSchema = /* @__PURE__ */ define(() =>
     z.superRefine((products, ctx) => {
       const seen = new Set<string>();
       products.forEach((product, index) => {
-        if (seen.has(product.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate product id ${product.id}` });
+        if (seen.has(product.id))
+          ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate product id ${product.id}` });
         seen.add(product.id);
       });
     }),

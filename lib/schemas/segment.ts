@@ -2,7 +2,18 @@
 import * as z from 'zod/mini';
 import { define } from './define.js';
 
-export const SEGMENT_OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'exists', 'not_exists'] as const;
+export const SEGMENT_OPERATORS = [
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'in',
+  'contains',
+  'exists',
+  'not_exists',
+] as const;
 
 /** Fields a condition can read; see lib/domain/segments.ts for their meaning. */
 export const SEGMENT_FIELD_PATTERN =
@@ -20,8 +31,10 @@ export const segmentConditionSchema = /* @__PURE__ */ define(() =>
     .check(
       z.superRefine((condition, ctx) => {
         const needsValue = !['exists', 'not_exists'].includes(condition.op);
-        if (needsValue && condition.value === undefined) ctx.addIssue({ code: 'custom', path: ['value'], message: `op ${condition.op} needs a value` });
-        if (condition.op === 'in' && !Array.isArray(condition.value)) ctx.addIssue({ code: 'custom', path: ['value'], message: 'op in needs an array' });
+        if (needsValue && condition.value === undefined)
+          ctx.addIssue({ code: 'custom', path: ['value'], message: `op ${condition.op} needs a value` });
+        if (condition.op === 'in' && !Array.isArray(condition.value))
+          ctx.addIssue({ code: 'custom', path: ['value'], message: 'op in needs an array' });
         if (['gt', 'gte', 'lt', 'lte'].includes(condition.op) && typeof condition.value !== 'number') {
           ctx.addIssue({ code: 'custom', path: ['value'], message: `op ${condition.op} needs a number` });
         }
@@ -30,7 +43,15 @@ export const segmentConditionSchema = /* @__PURE__ */ define(() =>
 );
 export type SegmentCondition = z.infer<typeof segmentConditionSchema>;
 
-export const BUILT_IN_SEGMENTS = ['new_user', 'active_7d', 'dormant_30d', 'trialing', 'paying', 'churned', 'never_subscribed'] as const;
+export const BUILT_IN_SEGMENTS = [
+  'new_user',
+  'active_7d',
+  'dormant_30d',
+  'trialing',
+  'paying',
+  'churned',
+  'never_subscribed',
+] as const;
 
 export const segmentSchema = /* @__PURE__ */ define(() =>
   z
@@ -41,7 +62,12 @@ export const segmentSchema = /* @__PURE__ */ define(() =>
       match: z._default(z.enum(['all', 'any']), 'all'),
       conditions: z.array(segmentConditionSchema).check(z.minLength(1), z.maxLength(20)),
     })
-    .check(z.refine((segment) => !(BUILT_IN_SEGMENTS as readonly string[]).includes(segment.id), { path: ['id'], message: 'is the id of a built-in segment' })),
+    .check(
+      z.refine((segment) => !(BUILT_IN_SEGMENTS as readonly string[]).includes(segment.id), {
+        path: ['id'],
+        message: 'is the id of a built-in segment',
+      }),
+    ),
 );
 export type Segment = z.infer<typeof segmentSchema>;
 
@@ -51,7 +77,8 @@ export const segmentCatalogueSchema = /* @__PURE__ */ define(() =>
     z.superRefine((segments, ctx) => {
       const seen = new Set<string>();
       segments.forEach((segment, i) => {
-        if (seen.has(segment.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate segment id ${segment.id}` });
+        if (seen.has(segment.id))
+          ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate segment id ${segment.id}` });
         seen.add(segment.id);
       });
     }),

@@ -1,5 +1,7 @@
 /** Request and response schemas of the subscription records API; types are inferred from them. */
-import { PAUSE_UNITS, SUBSCRIPTION_STATUSES, type PauseUnit } from '../domain/subscription-state.js';
+
+import * as z from 'zod/mini';
+import { PAUSE_UNITS, type PauseUnit, SUBSCRIPTION_STATUSES } from '../domain/subscription-state.js';
 import {
   currencySchema,
   platformSchema,
@@ -12,7 +14,6 @@ import {
   transactionIdSchema,
   userIdSchema,
 } from './common.js';
-import * as z from 'zod/mini';
 import { define } from './define.js';
 
 export const subscriptionStatusSchema = /* @__PURE__ */ define(() => z.enum(SUBSCRIPTION_STATUSES));
@@ -31,12 +32,22 @@ export const DEFAULT_PAGE_SIZE = 20;
 
 /** Query strings arrive as strings: an integer parameter must be all digits, then meet `bounds`. */
 const integerParam = (name: string, ...bounds: Parameters<ReturnType<typeof z.number>['check']>) =>
-  z.pipe(z.pipe(z.string().check(z.regex(/^\d{1,9}$/, `${name} must be a positive integer`)), z.transform(Number)), z.number().check(...bounds));
+  z.pipe(
+    z.pipe(z.string().check(z.regex(/^\d{1,9}$/, `${name} must be a positive integer`)), z.transform(Number)),
+    z.number().check(...bounds),
+  );
 
 export const listSubscriptionsQuery = /* @__PURE__ */ define(() =>
   z.strictObject({
     page: z.optional(integerParam('page', z.gte(1, 'page must be at least 1'))),
-    limit: z._default(integerParam('limit', z.gte(1, 'limit must be at least 1'), z.lte(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)), DEFAULT_PAGE_SIZE),
+    limit: z._default(
+      integerParam(
+        'limit',
+        z.gte(1, 'limit must be at least 1'),
+        z.lte(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`),
+      ),
+      DEFAULT_PAGE_SIZE,
+    ),
     user_id: z.optional(userIdSchema),
     status: z.optional(listStatusFilterSchema),
     product_id: z.optional(productIdSchema),
@@ -99,14 +110,20 @@ const MAX_PAUSE: Record<PauseUnit, number> = { days: 365, weeks: 52, months: 12 
 export const pauseSubscriptionBody = /* @__PURE__ */ define(() =>
   z
     .strictObject({
-      pause_duration: z.number().check(z.int('pause_duration must be a whole number'), z.gte(1, 'pause_duration must be at least 1')),
+      pause_duration: z
+        .number()
+        .check(z.int('pause_duration must be a whole number'), z.gte(1, 'pause_duration must be at least 1')),
       unit: z._default(z.enum(PAUSE_UNITS), 'days'),
       reason: z.optional(reasonSchema),
     })
     .check(
       z.superRefine((body, ctx) => {
         if (body.pause_duration > MAX_PAUSE[body.unit]) {
-          ctx.addIssue({ code: 'custom', path: ['pause_duration'], message: `pause_duration must be at most ${MAX_PAUSE[body.unit]} ${body.unit}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['pause_duration'],
+            message: `pause_duration must be at most ${MAX_PAUSE[body.unit]} ${body.unit}`,
+          });
         }
       }),
     ),
@@ -122,7 +139,12 @@ export const cancelSubscriptionBody = /* @__PURE__ */ define(() =>
       /** Record a refund of the current period; only with immediate: true. */
       refund: z._default(z.boolean(), false),
     })
-    .check(z.refine((body) => !body.refund || body.immediate, { path: ['refund'], message: 'refund requires immediate: true' })),
+    .check(
+      z.refine((body) => !body.refund || body.immediate, {
+        path: ['refund'],
+        message: 'refund requires immediate: true',
+      }),
+    ),
 );
 export type CancelSubscriptionBody = z.infer<typeof cancelSubscriptionBody>;
 

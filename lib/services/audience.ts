@@ -27,7 +27,9 @@ export async function segmentInfo(appId: string, userId: string, now = new Date(
     user_id: userId,
     segments: [
       ...builtInSegments(facts, now).map((id) => ({ id, name: BUILT_IN_NAMES[id]!, type: 'built_in' as const })),
-      ...segments.filter((segment) => inSegment(segment, facts, now)).map((segment) => ({ id: segment.id, name: segment.name, type: 'custom' as const })),
+      ...segments
+        .filter((segment) => inSegment(segment, facts, now))
+        .map((segment) => ({ id: segment.id, name: segment.name, type: 'custom' as const })),
     ],
   };
 }
@@ -36,17 +38,28 @@ export interface AdsInfo {
   platform: Platform;
   app_id: string;
   store_id: string;
-  user: { user_id: string; attribution: { first: Record<string, unknown> | null; latest: Record<string, unknown> | null } };
+  user: {
+    user_id: string;
+    attribution: { first: Record<string, unknown> | null; latest: Record<string, unknown> | null };
+  };
   networks: { name: string; enabled: boolean; settings: Record<string, unknown> }[];
 }
 
-export async function adsInfo(appId: string, userId: string, platform: 'ios' | 'android', storeId: string): Promise<AdsInfo> {
+export async function adsInfo(
+  appId: string,
+  userId: string,
+  platform: 'ios' | 'android',
+  storeId: string,
+): Promise<AdsInfo> {
   const [facts, config] = await Promise.all([loadUserFacts(appId, userId), getAdsConfig(appId)]);
   return {
     platform,
     app_id: appId,
     store_id: storeId,
-    user: { user_id: userId, attribution: { first: facts?.attribution_first ?? null, latest: facts?.attribution_latest ?? null } },
+    user: {
+      user_id: userId,
+      attribution: { first: facts?.attribution_first ?? null, latest: facts?.attribution_latest ?? null },
+    },
     networks: config?.[platform]?.networks ?? [],
   };
 }

@@ -18,12 +18,17 @@ const MAX_PER_RUN = 1000;
 
 export async function expireDueSubscriptions(now = new Date()): Promise<SweepResult> {
   let changed = 0;
-  const { examined, failed } = await processDueWork('SUB', now, { limit: MAX_PER_RUN, concurrency: 8 }, async (item) => {
-    try {
-      if (await advanceSubscriptionClock(item.app_id as string, item.id as string)) changed += 1;
-    } catch (error) {
-      if (!(isAppError(error) && error.kind === 'SUBSCRIPTION_NOT_FOUND')) throw error;
-    }
-  });
+  const { examined, failed } = await processDueWork(
+    'SUB',
+    now,
+    { limit: MAX_PER_RUN, concurrency: 8 },
+    async (item) => {
+      try {
+        if (await advanceSubscriptionClock(item.app_id as string, item.id as string)) changed += 1;
+      } catch (error) {
+        if (!(isAppError(error) && error.kind === 'SUBSCRIPTION_NOT_FOUND')) throw error;
+      }
+    },
+  );
   return { examined, changed, failed };
 }

@@ -1,21 +1,26 @@
 /** Use cases of the mobile reporting API: what SDKs report, stored per app and user. */
-import { epochMillis, normalizeEvents } from '../domain/events.js';
+
 import { mergeProfileMaps } from '../data/profiles.js';
-import { appendReport, storeEvents, storeOrder, storeSession, type ReportContext } from '../data/reports.js';
+import { appendReport, type ReportContext, storeEvents, storeOrder, storeSession } from '../data/reports.js';
+import { epochMillis, normalizeEvents } from '../domain/events.js';
 import { AppError } from '../errors.js';
 import type { MobileCaller } from '../http/endpoint.js';
 import {
-  CUSTOM_PROPERTY_LIMITS,
   type AttributionReportBody,
+  CUSTOM_PROPERTY_LIMITS,
   type CustomPropertiesBody,
-  type SearchAdsReportBody,
   type ReportConversionBody,
   type ReportOrderBody,
   type ReportSessionBody,
+  type SearchAdsReportBody,
   type UserAttributesBody,
 } from '../schemas/mobile.js';
 
-const contextOf = (caller: MobileCaller): ReportContext => ({ appId: caller.appId, platform: caller.platform, sdkVersion: caller.sdkVersion });
+const contextOf = (caller: MobileCaller): ReportContext => ({
+  appId: caller.appId,
+  platform: caller.platform,
+  sdkVersion: caller.sdkVersion,
+});
 
 export async function reportEvents(caller: MobileCaller, events: unknown): Promise<{ accepted: number }> {
   const now = new Date();
@@ -26,7 +31,12 @@ export async function reportEvents(caller: MobileCaller, events: unknown): Promi
 }
 
 export async function reportSession(caller: MobileCaller, body: ReportSessionBody): Promise<{ counted: boolean }> {
-  return storeSession(contextOf(caller), caller.userId, { sessionId: body.sessionId, startTime: epochMillis(body.startTime), duration: body.duration }, new Date());
+  return storeSession(
+    contextOf(caller),
+    caller.userId,
+    { sessionId: body.sessionId, startTime: epochMillis(body.startTime), duration: body.duration },
+    new Date(),
+  );
 }
 
 export async function reportOrder(caller: MobileCaller, body: ReportOrderBody): Promise<{ recorded: boolean }> {
@@ -34,20 +44,39 @@ export async function reportOrder(caller: MobileCaller, body: ReportOrderBody): 
 }
 
 export async function reportConversion(caller: MobileCaller, body: ReportConversionBody): Promise<void> {
-  await appendReport(contextOf(caller), caller.userId, 'conversion', body, { add: { conversion_count: 1 } }, new Date());
+  await appendReport(
+    contextOf(caller),
+    caller.userId,
+    'conversion',
+    body,
+    { add: { conversion_count: 1 } },
+    new Date(),
+  );
 }
 
 /** The latest report of each type is kept (an item per type and user); every report in the history. */
 export async function reportTyped(caller: MobileCaller, type: string, body: Record<string, unknown>): Promise<void> {
-  await appendReport(contextOf(caller), caller.userId, `report:${type}`, body, {}, new Date(), { keepLatestOfType: type });
+  await appendReport(contextOf(caller), caller.userId, `report:${type}`, body, {}, new Date(), {
+    keepLatestOfType: type,
+  });
 }
 
 export async function reportGlobalSwitch(caller: MobileCaller, body: Record<string, unknown>): Promise<void> {
-  await appendReport(contextOf(caller), caller.userId, 'global_switch', body, { set: { global_switch: body } }, new Date());
+  await appendReport(
+    contextOf(caller),
+    caller.userId,
+    'global_switch',
+    body,
+    { set: { global_switch: body } },
+    new Date(),
+  );
 }
 
 /** Merges into the user's custom properties (null deletes one); the user may hold at most 100. */
-export async function setCustomProperties(caller: MobileCaller, body: CustomPropertiesBody): Promise<{ properties: number }> {
+export async function setCustomProperties(
+  caller: MobileCaller,
+  body: CustomPropertiesBody,
+): Promise<{ properties: number }> {
   const merged = await mergeProfileMaps(
     caller.appId,
     caller.userId,
@@ -58,9 +87,13 @@ export async function setCustomProperties(caller: MobileCaller, body: CustomProp
         else custom[name] = value;
       }
       if (Object.keys(custom).length > CUSTOM_PROPERTY_LIMITS.perUser) {
-        throw new AppError('INVALID_PARAMETER', `a user may have at most ${CUSTOM_PROPERTY_LIMITS.perUser} custom properties`, {
-          details: [{ path: 'body.properties', message: `at most ${CUSTOM_PROPERTY_LIMITS.perUser} per user` }],
-        });
+        throw new AppError(
+          'INVALID_PARAMETER',
+          `a user may have at most ${CUSTOM_PROPERTY_LIMITS.perUser} custom properties`,
+          {
+            details: [{ path: 'body.properties', message: `at most ${CUSTOM_PROPERTY_LIMITS.perUser} per user` }],
+          },
+        );
       }
       return { ...current, custom_properties: custom };
     },
@@ -97,40 +130,57 @@ export interface Attribution {
 }
 
 async function recordAttribution(caller: MobileCaller, attribution: Attribution, now: Date): Promise<void> {
-  await appendReport(contextOf(caller), caller.userId, 'attribution', attribution as unknown as Record<string, unknown>, {
-    set: { attribution_latest: attribution },
-    setIfAbsent: { attribution_first: attribution },
-  }, now);
+  await appendReport(
+    contextOf(caller),
+    caller.userId,
+    'attribution',
+    attribution as unknown as Record<string, unknown>,
+    {
+      set: { attribution_latest: attribution },
+      setIfAbsent: { attribution_first: attribution },
+    },
+    now,
+  );
 }
 
 const stringField = (data: Record<string, unknown>, ...names: string[]): string | null => {
-  for (const name of names) if (typeof data[name] === 'string' || typeof data[name] === 'number') return String(data[name]);
+  for (const name of names)
+    if (typeof data[name] === 'string' || typeof data[name] === 'number') return String(data[name]);
   return null;
 };
 
 export async function reportAttribution(caller: MobileCaller, body: AttributionReportBody): Promise<void> {
   const now = new Date();
-  await recordAttribution(caller, {
-    network: body.network,
-    campaign_id: stringField(body.data, 'campaign_id', 'campaignId', 'campaign'),
-    campaign_name: stringField(body.data, 'campaign_name', 'campaignName'),
-    attributed: true,
-    data: body.data,
-    reported_at: now.toISOString(),
-  }, now);
+  await recordAttribution(
+    caller,
+    {
+      network: body.network,
+      campaign_id: stringField(body.data, 'campaign_id', 'campaignId', 'campaign'),
+      campaign_name: stringField(body.data, 'campaign_name', 'campaignName'),
+      attributed: true,
+      data: body.data,
+      reported_at: now.toISOString(),
+    },
+    now,
+  );
 }
 
 /** Apple Search Ads (iOS only): the one version object, read for campaign id, name and the attribution flag. */
 export async function reportSearchAds(caller: MobileCaller, body: SearchAdsReportBody): Promise<void> {
-  if (caller.platform !== 'ios') throw new AppError('INVALID_PARAMETER', 'Search Ads attribution is reported by iOS apps only (X-PLATFORM: iOS)');
+  if (caller.platform !== 'ios')
+    throw new AppError('INVALID_PARAMETER', 'Search Ads attribution is reported by iOS apps only (X-PLATFORM: iOS)');
   const [version, fields] = Object.entries(body.attribution)[0]!;
   const now = new Date();
-  await recordAttribution(caller, {
-    network: 'apple_search_ads',
-    campaign_id: fields['iad-campaign-id'] ?? null,
-    campaign_name: fields['iad-campaign-name'] ?? null,
-    attributed: fields['iad-attribution'] === 'true',
-    data: { version, ...fields },
-    reported_at: now.toISOString(),
-  }, now);
+  await recordAttribution(
+    caller,
+    {
+      network: 'apple_search_ads',
+      campaign_id: fields['iad-campaign-id'] ?? null,
+      campaign_name: fields['iad-campaign-name'] ?? null,
+      attributed: fields['iad-attribution'] === 'true',
+      data: { version, ...fields },
+      reported_at: now.toISOString(),
+    },
+    now,
+  );
 }

@@ -28,7 +28,11 @@ export interface RevenueStatistics {
   unconverted: { currency: string; amount: number }[];
 }
 
-export async function revenueStatistics(appId: string, query: RevenueQuery, now = new Date()): Promise<RevenueStatistics> {
+export async function revenueStatistics(
+  appId: string,
+  query: RevenueQuery,
+  now = new Date(),
+): Promise<RevenueStatistics> {
   validatePeriod(query.start_date, query.end_date);
   if (query.product_id && !(await getProduct(appId, query.product_id))) {
     throw new AppError('PRODUCT_NOT_FOUND', `Product ${query.product_id} not found`);
@@ -66,12 +70,15 @@ export async function revenueStatistics(appId: string, query: RevenueQuery, now 
   }
 
   // Active at the end of day D = active now - every net change recorded after D.
-  const changesAfter = (day: string) => [...byDay].filter(([d]) => d > day).reduce((sum, [, v]) => sum + v.netActive, 0);
+  const changesAfter = (day: string) =>
+    [...byDay].filter(([d]) => d > day).reduce((sum, [, v]) => sum + v.netActive, 0);
   const breakdown = bucketsOf(query.start_date, query.end_date, query.group_by).map(({ date, days }) => {
     const totals = days.reduce(
       (acc, d) => {
         const v = byDay.get(d);
-        return v ? { revenue: acc.revenue + v.revenue, newSubs: acc.newSubs + v.newSubs, renewals: acc.renewals + v.renewals } : acc;
+        return v
+          ? { revenue: acc.revenue + v.revenue, newSubs: acc.newSubs + v.newSubs, renewals: acc.renewals + v.renewals }
+          : acc;
       },
       { revenue: 0, newSubs: 0, renewals: 0 },
     );
@@ -93,7 +100,13 @@ export async function revenueStatistics(appId: string, query: RevenueQuery, now 
     currency,
     period: { start: query.start_date, end: query.end_date },
     breakdown,
-    products: ranked.map(([product_id, micros], i) => ({ product_id, revenue: fromMicros(micros), percentage: shares[i]! })),
-    unconverted: [...unconverted].filter(([, micros]) => micros !== 0).map(([code, micros]) => ({ currency: code, amount: fromMicros(micros) })),
+    products: ranked.map(([product_id, micros], i) => ({
+      product_id,
+      revenue: fromMicros(micros),
+      percentage: shares[i]!,
+    })),
+    unconverted: [...unconverted]
+      .filter(([, micros]) => micros !== 0)
+      .map(([code, micros]) => ({ currency: code, amount: fromMicros(micros) })),
   };
 }

@@ -2,10 +2,7 @@
  * Use cases of the subscription records API. Handlers call these; these call the pure domain
  * and the repositories. Every function takes the caller's app id first: nothing crosses apps.
  */
-import { addBillingPeriod, addDays } from '../domain/billing.js';
-import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../domain/pagination.js';
-import { revenueDelta } from '../domain/revenue.js';
-import { applyCommand, INITIAL_LIFECYCLE, type StatusChange, type SubscriptionCommand, type SubscriptionState } from '../domain/subscription-state.js';
+
 import { listSortKey } from '../data/keys.js';
 import { getProduct, listProducts } from '../data/products.js';
 import { getUsageStats } from '../data/profiles.js';
@@ -15,27 +12,37 @@ import {
   getTransactionBinding,
   insertSubscription,
   listSubscriptions,
-  saveSubscriptionState,
   type PaymentRecord,
   type PurchaseOwner,
   type SubscriptionRecord,
+  saveSubscriptionState,
   type TransferRecord,
 } from '../data/subscriptions.js';
+import { addBillingPeriod, addDays } from '../domain/billing.js';
+import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../domain/pagination.js';
+import { revenueDelta } from '../domain/revenue.js';
+import {
+  applyCommand,
+  INITIAL_LIFECYCLE,
+  type StatusChange,
+  type SubscriptionCommand,
+  type SubscriptionState,
+} from '../domain/subscription-state.js';
 import { AppError } from '../errors.js';
 import { newSubscriptionId } from '../ids.js';
 import type { Platform } from '../schemas/common.js';
 import type { Product } from '../schemas/product.js';
 import {
-  DEFAULT_PAGE_SIZE,
+  type CancelSubscriptionBody,
   type CreatedSubscription,
   type CreateSubscriptionBody,
+  DEFAULT_PAGE_SIZE,
   type ListSubscriptionsQuery,
   type Pagination,
-  type SubscriptionDetail,
-  type SubscriptionListItem,
-  type CancelSubscriptionBody,
   type PauseSubscriptionBody,
   type RenewSubscriptionBody,
+  type SubscriptionDetail,
+  type SubscriptionListItem,
   type UpdateSubscriptionBody,
 } from '../schemas/subscription.js';
 
@@ -72,8 +79,15 @@ export async function getSubscriptionDetail(appId: string, subscriptionId: strin
 }
 
 /** The detail of a subscription whose items are at hand: joins the product and the user's usage. */
-async function subscriptionDetailOf(record: SubscriptionRecord, payment: PaymentRecord, transfers: TransferRecord[]): Promise<SubscriptionDetail> {
-  const [product, usage] = await Promise.all([getProduct(record.app_id, record.product_id), getUsageStats(record.app_id, record.user_id)]);
+async function subscriptionDetailOf(
+  record: SubscriptionRecord,
+  payment: PaymentRecord,
+  transfers: TransferRecord[],
+): Promise<SubscriptionDetail> {
+  const [product, usage] = await Promise.all([
+    getProduct(record.app_id, record.product_id),
+    getUsageStats(record.app_id, record.user_id),
+  ]);
   const renews = record.auto_renew && (record.status === 'active' || record.status === 'pending_verification');
   return {
     ...toListItem(record),
@@ -107,14 +121,23 @@ export async function listSubscriptionPage(
   query: ListSubscriptionsQuery,
 ): Promise<{ data: SubscriptionListItem[]; pagination: Pagination }> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const filters = { user_id: query.user_id, status: query.status, product_id: query.product_id, platform: query.platform };
+  const filters = {
+    user_id: query.user_id,
+    status: query.status,
+    product_id: query.product_id,
+    platform: query.platform,
+  };
   // The cursor is bound to the filters and the page size that produced it.
   const cursorScope = { ...filters, limit };
   const after = query.cursor ? decodeCursor(query.cursor, cursorScope) : undefined;
   if (after && query.page !== undefined && query.page !== after.page) {
-    throw new AppError('INVALID_PARAMETER', `page ${query.page} does not match the cursor, which leads to page ${after.page}`, {
-      details: [{ path: 'query.page', message: 'omit page when passing a cursor' }],
-    });
+    throw new AppError(
+      'INVALID_PARAMETER',
+      `page ${query.page} does not match the cursor, which leads to page ${after.page}`,
+      {
+        details: [{ path: 'query.page', message: 'omit page when passing a cursor' }],
+      },
+    );
   }
   const page = after?.page ?? query.page ?? 1;
   const { items, total } = await listSubscriptions(appId, filters, { after, skip: (page - 1) * limit, limit });
@@ -132,12 +155,25 @@ export type CreateOutcome = { created: boolean; subscription: CreatedSubscriptio
 /** What a caller decides about a new subscription; ids, status, lifecycle and timestamps are set here. */
 export type NewSubscription = Pick<
   SubscriptionRecord,
-  'user_id' | 'product_id' | 'platform' | 'price' | 'currency' | 'started_at' | 'expires_at' | 'auto_renew' | 'trial_period' | 'trial_expires_at'
+  | 'user_id'
+  | 'product_id'
+  | 'platform'
+  | 'price'
+  | 'currency'
+  | 'started_at'
+  | 'expires_at'
+  | 'auto_renew'
+  | 'trial_period'
+  | 'trial_expires_at'
 > &
   Pick<PaymentRecord, 'transaction_id' | 'receipt_data'>;
 
 /** A new record in pending_verification, and its payment item; every subscription starts so. */
-export function pendingSubscription(appId: string, fields: NewSubscription, now: Date): { record: SubscriptionRecord; payment: PaymentRecord } {
+export function pendingSubscription(
+  appId: string,
+  fields: NewSubscription,
+  now: Date,
+): { record: SubscriptionRecord; payment: PaymentRecord } {
   const { transaction_id, receipt_data, ...state } = fields;
   return {
     record: {
@@ -155,9 +191,15 @@ export function pendingSubscription(appId: string, fields: NewSubscription, now:
 }
 
 /** The money and active count a command moves, for the revenue counters. */
-function revenueOfChange(current: SubscriptionRecord, next: SubscriptionState, command: SubscriptionCommand, refund: boolean) {
+function revenueOfChange(
+  current: SubscriptionRecord,
+  next: SubscriptionState,
+  command: SubscriptionCommand,
+  refund: boolean,
+) {
   return revenueDelta({
-    operation: command.type === 'activate' || command.type === 'renew' || command.type === 'cancel' ? command.type : 'other',
+    operation:
+      command.type === 'activate' || command.type === 'renew' || command.type === 'cancel' ? command.type : 'other',
     refund,
     statusBefore: current.status,
     statusAfter: next.status,
@@ -190,7 +232,11 @@ export function verifiedSubscription(appId: string, fields: NewSubscription, pai
  * default to the catalogue's. A transaction id names one purchase: creating it again for the same
  * user and product returns the first record (a safe retry); for anyone else it is RECEIPT_ALREADY_USED.
  */
-export async function createSubscription(appId: string, body: CreateSubscriptionBody, now = new Date()): Promise<CreateOutcome> {
+export async function createSubscription(
+  appId: string,
+  body: CreateSubscriptionBody,
+  now = new Date(),
+): Promise<CreateOutcome> {
   const product = await requireProduct(appId, body.product_id);
   if (!product.active) {
     throw new AppError('INVALID_PARAMETER', `Product ${product.id} is not active`, {
@@ -208,21 +254,25 @@ export async function createSubscription(appId: string, body: CreateSubscription
     });
   }
   const trialExpiresAt = body.trial_period ? addDays(now, product.trial_period_days).toISOString() : null;
-  const { record, payment } = pendingSubscription(appId, {
-    user_id: body.user_id,
-    product_id: product.id,
-    platform: body.platform,
-    price: body.price ?? product.price,
-    currency: body.currency ?? product.currency,
-    started_at: now.toISOString(),
-    // A trial ends before the first paid period; verification replaces these with the store's dates.
-    expires_at: trialExpiresAt ?? addBillingPeriod(now, product.billing_period).toISOString(),
-    auto_renew: body.auto_renew,
-    trial_period: body.trial_period,
-    trial_expires_at: trialExpiresAt,
-    transaction_id: body.transaction_id ?? null,
-    receipt_data: body.receipt_data ?? null,
-  }, now);
+  const { record, payment } = pendingSubscription(
+    appId,
+    {
+      user_id: body.user_id,
+      product_id: product.id,
+      platform: body.platform,
+      price: body.price ?? product.price,
+      currency: body.currency ?? product.currency,
+      started_at: now.toISOString(),
+      // A trial ends before the first paid period; verification replaces these with the store's dates.
+      expires_at: trialExpiresAt ?? addBillingPeriod(now, product.billing_period).toISOString(),
+      auto_renew: body.auto_renew,
+      trial_period: body.trial_period,
+      trial_expires_at: trialExpiresAt,
+      transaction_id: body.transaction_id ?? null,
+      receipt_data: body.receipt_data ?? null,
+    },
+    now,
+  );
   const outcome = await insertSubscription(record, payment);
   if (outcome.inserted) return { created: true, subscription: createdView(record) };
   if (outcome.reason !== 'transaction_bound') throw new Error(`unexpected insert outcome ${outcome.reason}`);
@@ -266,7 +316,10 @@ export interface CommittedChange {
  * Decides the change to make to the subscription as it is, or null when, as it is, it needs none
  * (e.g. a concurrent request already made it): commitChange then answers with it unchanged.
  */
-export type ChangePlan = (current: SubscriptionRecord, now: Date) => PlannedChange | null | Promise<PlannedChange | null>;
+export type ChangePlan = (
+  current: SubscriptionRecord,
+  now: Date,
+) => PlannedChange | null | Promise<PlannedChange | null>;
 
 export type CommitOptions =
   /** Read the payment item (and the transfers) along with the state, to answer with them. */
@@ -307,20 +360,43 @@ export async function commitChange(
     if (!planned) return { statusChange: null, record: current, payment: currentPayment, transfers };
     const { command, payment, bindTransaction, bindOwner } = planned;
     const { next, statusChange, refund } = applyCommand(current, command, now);
-    const unchanged = !statusChange && !payment && (Object.keys(next) as (keyof typeof next)[]).every((field) => next[field] === current[field]);
+    const unchanged =
+      !statusChange &&
+      !payment &&
+      (Object.keys(next) as (keyof typeof next)[]).every((field) => next[field] === current[field]);
     if (unchanged) return { statusChange: null, record: current, payment: currentPayment, transfers };
     const revenue = revenueOfChange(current, next, command, refund);
-    const outcome = await saveSubscriptionState(current, next, now, { statusChange, payment, bindTransaction, bindOwner, revenue });
+    const outcome = await saveSubscriptionState(current, next, now, {
+      statusChange,
+      payment,
+      bindTransaction,
+      bindOwner,
+      revenue,
+    });
     // The payment item as the same transaction left it.
-    if (outcome.saved) return { statusChange, record: outcome.record, payment: currentPayment && { ...currentPayment, ...payment }, transfers };
-    if (outcome.reason === 'owned_by_another_user') throw new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
-    if (outcome.reason === 'transaction_bound' && (await requireTransactionFree(appId, subscriptionId, bindTransaction!)) === 'already_applied') {
+    if (outcome.saved)
+      return {
+        statusChange,
+        record: outcome.record,
+        payment: currentPayment && { ...currentPayment, ...payment },
+        transfers,
+      };
+    if (outcome.reason === 'owned_by_another_user')
+      throw new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
+    if (
+      outcome.reason === 'transaction_bound' &&
+      (await requireTransactionFree(appId, subscriptionId, bindTransaction!)) === 'already_applied'
+    ) {
       return { statusChange: null, record: current, payment: currentPayment, transfers };
     }
   }
-  throw new AppError('CONCURRENT_MODIFICATION', `Subscription ${subscriptionId} is being changed by another request; retry`, {
-    retryable: true,
-  });
+  throw new AppError(
+    'CONCURRENT_MODIFICATION',
+    `Subscription ${subscriptionId} is being changed by another request; retry`,
+    {
+      retryable: true,
+    },
+  );
 }
 
 /**
@@ -340,7 +416,11 @@ async function changeSubscription(
  * A transaction id pays for one subscription. Bound to another one: RECEIPT_ALREADY_USED. Bound to
  * this one already: returns 'already_applied' (the request is a retry and must change nothing).
  */
-async function requireTransactionFree(appId: string, subscriptionId: string, transactionId: string): Promise<'free' | 'already_applied'> {
+async function requireTransactionFree(
+  appId: string,
+  subscriptionId: string,
+  transactionId: string,
+): Promise<'free' | 'already_applied'> {
   const binding = await getTransactionBinding(appId, transactionId);
   if (!binding) return 'free';
   if (binding.subscription_id === subscriptionId) return 'already_applied';
@@ -356,13 +436,24 @@ export async function advanceSubscriptionClock(appId: string, subscriptionId: st
   return statusChange !== null;
 }
 
-export function updateSubscription(appId: string, subscriptionId: string, body: UpdateSubscriptionBody): Promise<SubscriptionDetail> {
+export function updateSubscription(
+  appId: string,
+  subscriptionId: string,
+  body: UpdateSubscriptionBody,
+): Promise<SubscriptionDetail> {
   return changeSubscription(appId, subscriptionId, () => ({ command: { type: 'update', ...body } }));
 }
 
 /** A paid renewal. Without expires_at the period is extended by the product's billing period. */
-export async function renewSubscription(appId: string, subscriptionId: string, body: RenewSubscriptionBody): Promise<SubscriptionDetail> {
-  if (body.transaction_id && (await requireTransactionFree(appId, subscriptionId, body.transaction_id)) === 'already_applied') {
+export async function renewSubscription(
+  appId: string,
+  subscriptionId: string,
+  body: RenewSubscriptionBody,
+): Promise<SubscriptionDetail> {
+  if (
+    body.transaction_id &&
+    (await requireTransactionFree(appId, subscriptionId, body.transaction_id)) === 'already_applied'
+  ) {
     return getSubscriptionDetail(appId, subscriptionId);
   }
   return changeSubscription(appId, subscriptionId, async (current, now) => {
@@ -383,7 +474,11 @@ export async function renewSubscription(appId: string, subscriptionId: string, b
   });
 }
 
-export function pauseSubscription(appId: string, subscriptionId: string, body: PauseSubscriptionBody): Promise<SubscriptionDetail> {
+export function pauseSubscription(
+  appId: string,
+  subscriptionId: string,
+  body: PauseSubscriptionBody,
+): Promise<SubscriptionDetail> {
   return changeSubscription(appId, subscriptionId, () => ({
     command: { type: 'pause', duration: body.pause_duration, unit: body.unit, reason: body.reason },
   }));
@@ -393,7 +488,11 @@ export function resumeSubscription(appId: string, subscriptionId: string): Promi
   return changeSubscription(appId, subscriptionId, () => ({ command: { type: 'resume' } }));
 }
 
-export function cancelSubscription(appId: string, subscriptionId: string, body: CancelSubscriptionBody): Promise<SubscriptionDetail> {
+export function cancelSubscription(
+  appId: string,
+  subscriptionId: string,
+  body: CancelSubscriptionBody,
+): Promise<SubscriptionDetail> {
   return changeSubscription(appId, subscriptionId, () => ({
     command: { type: 'cancel', immediate: body.immediate, refund: body.refund, reason: body.reason },
   }));

@@ -20,10 +20,10 @@ import {
   getTransactionBinding,
   insertSubscription,
   lookUpPurchase,
-  purchaseLookupKeys,
-  purchaseLookupOf,
   type PurchaseOwner,
   type PurchaseQuery,
+  purchaseLookupKeys,
+  purchaseLookupOf,
   type SubscriptionRecord,
   type TakeOver,
 } from '../data/subscriptions.js';
@@ -34,9 +34,9 @@ import { RECEIPT_CHARACTERS } from '../schemas/common.js';
 import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
 import { appStoreVerifier, requireAppReceiptShape } from '../stores/app-store.js';
 import { googlePlayVerifier } from '../stores/google-play.js';
-import { getAppWithStoreSettings, type ConfigurableStore, type StoreSettings } from '../stores/settings.js';
+import { type ConfigurableStore, getAppWithStoreSettings, type StoreSettings } from '../stores/settings.js';
 import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
-import { jwsOf, statedTransaction, type StoreVerifier, type VerifiedTransaction } from '../stores/types.js';
+import { jwsOf, type StoreVerifier, statedTransaction, type VerifiedTransaction } from '../stores/types.js';
 import { commitChange, verifiedSubscription } from './subscriptions.js';
 
 /** The store whose settings verifying a receipt of this platform needs: none for the test store. */
@@ -45,19 +45,34 @@ function storeOf(platform: VerifyPurchaseBody['platform'], testStore: boolean): 
   return platform === 'ios' ? 'app_store' : platform === 'android' ? 'google_play' : undefined;
 }
 
-function verifierFor(app: AppRecord, platform: VerifyPurchaseBody['platform'], testStore: boolean, settings: StoreSettings[ConfigurableStore] | undefined): StoreVerifier {
+function verifierFor(
+  app: AppRecord,
+  platform: VerifyPurchaseBody['platform'],
+  testStore: boolean,
+  settings: StoreSettings[ConfigurableStore] | undefined,
+): StoreVerifier {
   if (testStore) {
     if (!app.test_store || !app.test_store_public_key) {
-      throw new AppError('INVALID_RECEIPT', 'test-store receipts are accepted only by apps with the test store on (admin apps update --test-store on)');
+      throw new AppError(
+        'INVALID_RECEIPT',
+        'test-store receipts are accepted only by apps with the test store on (admin apps update --test-store on)',
+      );
     }
     return testStoreVerifier(app.app_id, app.test_store_public_key);
   }
   const missing = (store: string, command: string) =>
-    new AppError('VERIFICATION_FAILED', `${store} credentials are not configured for this app (admin ${command})`, { retryable: true });
+    new AppError('VERIFICATION_FAILED', `${store} credentials are not configured for this app (admin ${command})`, {
+      retryable: true,
+    });
   if (platform === 'ios') {
     if (!settings) throw missing('App Store', 'stores apple set');
     const apple = settings as StoreSettings['app_store'];
-    return appStoreVerifier({ bundleId: apple.bundle_id, environment: apple.environment, appAppleId: apple.app_apple_id, serverApi: apple.server_api });
+    return appStoreVerifier({
+      bundleId: apple.bundle_id,
+      environment: apple.environment,
+      appAppleId: apple.app_apple_id,
+      serverApi: apple.server_api,
+    });
   }
   if (platform === 'android') {
     if (!settings) throw missing('Google Play', 'stores google set');
@@ -86,11 +101,18 @@ async function requireRecord(appId: string, subscriptionId: string): Promise<Sub
 }
 
 /** Ends a subscription now (the previous owner's after a transfer, or one the store refunded); one already ended stays as it is. */
-async function cancelUnlessEnded(appId: string, subscriptionId: string, refund: boolean, reason: string): Promise<void> {
+async function cancelUnlessEnded(
+  appId: string,
+  subscriptionId: string,
+  refund: boolean,
+  reason: string,
+): Promise<void> {
   try {
     await commitChange(appId, subscriptionId, () => ({ command: { type: 'cancel', immediate: true, refund, reason } }));
   } catch (error) {
-    const ended = error instanceof AppError && (error.kind === 'INVALID_STATUS_TRANSITION' || error.kind === 'SUBSCRIPTION_EXPIRED');
+    const ended =
+      error instanceof AppError &&
+      (error.kind === 'INVALID_STATUS_TRANSITION' || error.kind === 'SUBSCRIPTION_EXPIRED');
     if (!ended) throw error;
   }
 }
@@ -101,7 +123,8 @@ async function cancelUnlessEnded(appId: string, subscriptionId: string, refund: 
  */
 async function recordStoreRefund(appId: string, userId: string, transaction: VerifiedTransaction): Promise<void> {
   const bound = await getTransactionBinding(appId, transaction.transaction_id);
-  if (bound && bound.user_id === userId) await cancelUnlessEnded(appId, bound.subscription_id, true, 'refunded_by_store');
+  if (bound && bound.user_id === userId)
+    await cancelUnlessEnded(appId, bound.subscription_id, true, 'refunded_by_store');
 }
 
 /** Running subscriptions take renewals; ended ones are replaced by a new subscription. */
@@ -117,8 +140,13 @@ export interface VerifyOptions {
   restore?: boolean;
 }
 
-export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, options: VerifyOptions = {}): Promise<VerificationResult> {
-  if (!RECEIPT_CHARACTERS.test(body.receipt_data)) throw new AppError('INVALID_RECEIPT', 'the receipt is neither base64 nor a JWS');
+export async function verifyPurchase(
+  appId: string,
+  body: VerifyPurchaseBody,
+  options: VerifyOptions = {},
+): Promise<VerificationResult> {
+  if (!RECEIPT_CHARACTERS.test(body.receipt_data))
+    throw new AppError('INVALID_RECEIPT', 'the receipt is neither base64 nor a JWS');
   const testStore = isTestStoreReceipt(body.receipt_data);
   const store = storeOf(body.platform, testStore);
   // Refuse what cannot be an App Store receipt before asking whether we could verify one.
@@ -146,17 +174,30 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
     await recordStoreRefund(appId, body.user_id, transaction);
     throw new AppError('INVALID_RECEIPT', 'the store has revoked or refunded this purchase');
   }
-  if (body.transaction_id && body.transaction_id !== transaction.transaction_id && body.transaction_id !== transaction.original_transaction_id) {
+  if (
+    body.transaction_id &&
+    body.transaction_id !== transaction.transaction_id &&
+    body.transaction_id !== transaction.original_transaction_id
+  ) {
     throw new AppError('INVALID_RECEIPT', 'transaction_id is not a transaction of this receipt');
   }
   if (options.expectedProductId !== undefined && options.expectedProductId !== transaction.product_id) {
-    throw new AppError('INVALID_RECEIPT', `the receipt is for product ${transaction.product_id}, not ${options.expectedProductId}`);
+    throw new AppError(
+      'INVALID_RECEIPT',
+      `the receipt is for product ${transaction.product_id}, not ${options.expectedProductId}`,
+    );
   }
   if (!accountTokenAllows(transaction.app_account_token, appId, body.user_id)) {
-    throw new AppError('RECEIPT_ALREADY_USED', 'This purchase was made for another user (the app account token it carries)');
+    throw new AppError(
+      'RECEIPT_ALREADY_USED',
+      'This purchase was made for another user (the app account token it carries)',
+    );
   }
   const transfers = options.restore === true && app.restore_policy === 'transfer';
-  const owner: PurchaseOwner = { store: transaction.store, original_transaction_id: transaction.original_transaction_id };
+  const owner: PurchaseOwner = {
+    store: transaction.store,
+    original_transaction_id: transaction.original_transaction_id,
+  };
   const alreadyUsed = () => new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
   const paid = transaction.trial ? {} : { last_payment: transaction.purchase_date };
 
@@ -172,7 +213,11 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     // Everything the decision rests on, in one read, afresh on every later attempt.
     const { product, owned, binding } = attempt === 1 && readWithApp ? readWithApp : await lookUpPurchase(appId, query);
-    if (!product) throw new AppError('INVALID_RECEIPT', `product ${transaction.product_id} of the receipt is not in this app's catalogue`);
+    if (!product)
+      throw new AppError(
+        'INVALID_RECEIPT',
+        `product ${transaction.product_id} of the receipt is not in this app's catalogue`,
+      );
     let takeOver: TakeOver | undefined;
     if (owned && owned.user_id !== body.user_id) {
       if (!transfers) throw alreadyUsed();
@@ -189,7 +234,8 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
       if (RUNNING.has(current.status)) {
         // A later transaction of a running purchase: a renewal (an older one changes nothing).
         // Decided on the latest record: a concurrent verification of this renewal may have made it.
-        const renews = (record: SubscriptionRecord) => record.status === 'active' && Date.parse(transaction.expires_at) > Date.parse(record.expires_at);
+        const renews = (record: SubscriptionRecord) =>
+          record.status === 'active' && Date.parse(transaction.expires_at) > Date.parse(record.expires_at);
         if (!renews(current)) return result(current, transaction);
         const renewed = await commitChange(
           appId,
@@ -233,7 +279,12 @@ export async function verifyPurchase(appId: string, body: VerifyPurchaseBody, op
         paid,
         new Date(),
       );
-      const inserted = await insertSubscription(record, payment, { owner, takeOver, statusChange, revenue: takeOver ? transferredRevenue(revenue) : revenue });
+      const inserted = await insertSubscription(record, payment, {
+        owner,
+        takeOver,
+        statusChange,
+        revenue: takeOver ? transferredRevenue(revenue) : revenue,
+      });
       if (!inserted.inserted) {
         if (inserted.reason === 'owned_by_another_user') throw alreadyUsed();
         continue; // someone bound this transaction meanwhile: look again

@@ -7,18 +7,18 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { config } from '../config.js';
+import { isDataStoreUnavailable } from '../data/unavailable.js';
 import {
+  type AttemptLog,
   createDelivery,
+  type DeliveryRecord,
   disableWebhook,
   getDelivery,
   getWebhook,
   listDeliveries,
   replaceDelivery,
-  type AttemptLog,
-  type DeliveryRecord,
 } from '../data/webhooks.js';
-import { isDataStoreUnavailable } from '../data/unavailable.js';
-import { decideAfterAttempt, parseRetryAfter, type AttemptOutcome } from '../domain/webhook-retry.js';
+import { type AttemptOutcome, decideAfterAttempt, parseRetryAfter } from '../domain/webhook-retry.js';
 import { sendToDeadLetterQueue } from '../events/dead-letter.js';
 import type { BusEventDetail } from '../events/schemas.js';
 import { signWebhook } from '../events/signing.js';
@@ -34,18 +34,29 @@ const ATTEMPT_LEASE_MS = 2 * 60_000;
  * is a failed attempt); the timeout covers the exchange up to the response head, whose body is
  * never read.
  */
-function postOnce(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; retryAfter: string | null }> {
+function postOnce(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; retryAfter: string | null }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const send = target.protocol === 'https:' ? httpsRequest : target.protocol === 'http:' ? httpRequest : undefined;
     if (!send) return reject(new Error(`unsupported URL protocol ${target.protocol}`));
     const request = send(
       target,
-      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, signal: AbortSignal.timeout(config.webhookTimeoutMs) },
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        signal: AbortSignal.timeout(config.webhookTimeoutMs),
+      },
       (response) => {
         response.resume();
         const retryAfter = response.headers['retry-after'];
-        resolve({ status: response.statusCode ?? 0, retryAfter: (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) ?? null });
+        resolve({
+          status: response.statusCode ?? 0,
+          retryAfter: (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) ?? null,
+        });
       },
     );
     request.on('error', reject);
@@ -80,19 +91,35 @@ async function recordOutcome(next: DeliveryRecord, claimedAttempts: number, reco
       return;
     } catch (error) {
       if (!isDataStoreUnavailable(error) || Date.now() + pauseMs > recordUntil) throw error;
-      logger.warn('webhook sent, its outcome not yet recorded: DynamoDB unavailable', { event_id: next.event_id, error: (error as Error).message });
+      logger.warn('webhook sent, its outcome not yet recorded: DynamoDB unavailable', {
+        event_id: next.event_id,
+        error: (error as Error).message,
+      });
       await sleep(pauseMs);
     }
   }
 }
 
-async function post(url: string, eventId: string, secret: string, payload: unknown, now: Date): Promise<AttemptOutcome> {
+async function post(
+  url: string,
+  eventId: string,
+  secret: string,
+  payload: unknown,
+  now: Date,
+): Promise<AttemptOutcome> {
   const { headers, body } = signWebhook(secret, eventId, payload, now);
   try {
-    const response = await postOnce(url, { 'content-type': 'application/json', 'user-agent': 'subscription-backend-webhooks/1', ...headers }, body);
+    const response = await postOnce(
+      url,
+      { 'content-type': 'application/json', 'user-agent': 'subscription-backend-webhooks/1', ...headers },
+      body,
+    );
     return { kind: 'response', status: response.status, retryAfterSeconds: parseRetryAfter(response.retryAfter, now) };
   } catch (error) {
-    return { kind: 'error', message: isTimeout(error) ? `timed out after ${config.webhookTimeoutMs} ms` : (error as Error).message };
+    return {
+      kind: 'error',
+      message: isTimeout(error) ? `timed out after ${config.webhookTimeoutMs} ms` : (error as Error).message,
+    };
   }
 }
 
@@ -104,7 +131,12 @@ async function attempt(delivery: DeliveryRecord, recordUntil: number): Promise<D
   const now = new Date();
   const endpoint = await getWebhook(delivery.app_id);
   if (!endpoint?.enabled) {
-    const final: DeliveryRecord = { ...delivery, status: endpoint ? 'endpoint_disabled' : 'no_endpoint', next_attempt_at: null, updated_at: now.toISOString() };
+    const final: DeliveryRecord = {
+      ...delivery,
+      status: endpoint ? 'endpoint_disabled' : 'no_endpoint',
+      next_attempt_at: null,
+      updated_at: now.toISOString(),
+    };
     await replaceDelivery(final, delivery.attempts);
     return final;
   }
@@ -130,7 +162,14 @@ async function attempt(delivery: DeliveryRecord, recordUntil: number): Promise<D
     ...claimed,
     attempt_log: [...claimed.attempt_log, log],
     updated_at: finished.toISOString(),
-    status: decision.kind === 'delivered' ? 'delivered' : decision.kind === 'dead' ? 'dead' : decision.kind === 'disable' ? 'endpoint_disabled' : 'pending',
+    status:
+      decision.kind === 'delivered'
+        ? 'delivered'
+        : decision.kind === 'dead'
+          ? 'dead'
+          : decision.kind === 'disable'
+            ? 'endpoint_disabled'
+            : 'pending',
     next_attempt_at: decision.kind === 'retry' ? decision.at.toISOString() : null,
   };
   await recordOutcome(next, claimed.attempts, recordUntil);
@@ -140,13 +179,20 @@ async function attempt(delivery: DeliveryRecord, recordUntil: number): Promise<D
   }
   if (decision.kind === 'dead') {
     await sendToDeadLetterQueue(delivery, `no 2xx after ${next.attempts} attempts`);
-    logger.error('webhook delivery dead-lettered', { app_id: delivery.app_id, event_id: delivery.event_id, attempts: next.attempts });
+    logger.error('webhook delivery dead-lettered', {
+      app_id: delivery.app_id,
+      event_id: delivery.event_id,
+      attempts: next.attempts,
+    });
   }
   return next;
 }
 
 /** A status change arriving from the bus: record it once (the bus may repeat it) and try at once. */
-export async function deliverStatusChange(detail: BusEventDetail, options: AttemptOptions = {}): Promise<DeliveryRecord> {
+export async function deliverStatusChange(
+  detail: BusEventDetail,
+  options: AttemptOptions = {},
+): Promise<DeliveryRecord> {
   const created = await createDelivery(detail, new Date());
   if (!created) {
     const existing = await getDelivery(detail.event_id);
@@ -168,7 +214,8 @@ export async function retryDueDeliveries(now = new Date(), options: AttemptOptio
   let delivered = 0;
   const { failed } = await processDueWork('DLV', now, { limit: 500, concurrency: 4 }, async (item) => {
     const delivery = await getDelivery(item.event_id as string);
-    if (delivery?.status !== 'pending' || !delivery.next_attempt_at || delivery.next_attempt_at > now.toISOString()) return;
+    if (delivery?.status !== 'pending' || !delivery.next_attempt_at || delivery.next_attempt_at > now.toISOString())
+      return;
     attempted += 1;
     if ((await attempt(delivery, recordingDeadline(options))).status === 'delivered') delivered += 1;
   });
@@ -179,7 +226,13 @@ export async function retryDueDeliveries(now = new Date(), options: AttemptOptio
 export async function redeliver(eventId: string): Promise<DeliveryRecord | undefined> {
   const delivery = await getDelivery(eventId);
   if (!delivery) return undefined;
-  const reset: DeliveryRecord = { ...delivery, status: 'pending', attempts: 0, next_attempt_at: new Date().toISOString(), updated_at: new Date().toISOString() };
+  const reset: DeliveryRecord = {
+    ...delivery,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: new Date().toISOString(),
+    updated_at: new Date().toISOString(),
+  };
   await replaceDelivery(reset, delivery.attempts, true);
   return attempt(reset, recordingDeadline({}));
 }

@@ -20,9 +20,17 @@
  *
  * Which app the receipt is for (attribute 2, the bundle id) is the caller's check.
  */
-import { createHash, verify as verifySignature, X509Certificate, constants } from 'node:crypto';
+import { constants, createHash, verify as verifySignature, X509Certificate } from 'node:crypto';
 import { isValidAt } from './certificates.js';
-import { childrenOf, contentsOf, encodeOid, hasExtension, octetStringContents, readElement, type Element } from './der.js';
+import {
+  childrenOf,
+  contentsOf,
+  type Element,
+  encodeOid,
+  hasExtension,
+  octetStringContents,
+  readElement,
+} from './der.js';
 
 /** Why a receipt was refused; `chain` and `certificate` mean it is not Apple's. */
 export type AppReceiptRejection = 'malformed' | 'signature' | 'chain' | 'certificate';
@@ -67,9 +75,27 @@ const OID = {
   intermediate: '1.2.840.113635.100.6.2.1',
 } as const;
 
-const TAG = { integer: 0x02, octetString: 0x04, null: 0x05, oid: 0x06, utf8String: 0x0c, ia5String: 0x16, sequence: 0x30, set: 0x31, explicit0: 0xa0 } as const;
+const TAG = {
+  integer: 0x02,
+  octetString: 0x04,
+  null: 0x05,
+  oid: 0x06,
+  utf8String: 0x0c,
+  ia5String: 0x16,
+  sequence: 0x30,
+  set: 0x31,
+  explicit0: 0xa0,
+} as const;
 
-const ATTRIBUTE = { bundleId: 2, creationDate: 12, inAppPurchase: 17, productId: 1702, transactionId: 1703, originalTransactionId: 1705, expiresDate: 1708 } as const;
+const ATTRIBUTE = {
+  bundleId: 2,
+  creationDate: 12,
+  inAppPurchase: 17,
+  productId: 1702,
+  transactionId: 1703,
+  originalTransactionId: 1705,
+  expiresDate: 1708,
+} as const;
 
 const reject = (rejection: AppReceiptRejection, cause?: unknown): never => {
   throw new AppReceiptError(rejection, cause === undefined ? undefined : { cause });
@@ -100,16 +126,18 @@ function expectTag(node: Node | undefined, tag: number): Node {
 }
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
-const isOid = (buffer: Uint8Array, node: Node | undefined, dotted: string) => node?.tag === TAG.oid && sameBytes(contentsOf(buffer, node), encodeOid(dotted));
+const isOid = (buffer: Uint8Array, node: Node | undefined, dotted: string) =>
+  node?.tag === TAG.oid && sameBytes(contentsOf(buffer, node), encodeOid(dotted));
 
 /** The OID of an AlgorithmIdentifier whose parameters are absent or NULL. */
 function algorithm(buffer: Uint8Array, node: Node | undefined, allowed: readonly string[]): string {
   const [id, parameters, ...rest] = nodesOf(buffer, expectTag(node, TAG.sequence));
   const found = allowed.find((dotted) => isOid(buffer, id, dotted));
-  const plain = rest.length === 0 && (parameters === undefined || (parameters.tag === TAG.null && parameters.end === parameters.start));
+  const plain =
+    rest.length === 0 &&
+    (parameters === undefined || (parameters.tag === TAG.null && parameters.end === parameters.start));
   return found !== undefined && plain ? found : reject('signature');
 }
-
 
 /** TBSCertificate's serialNumber and issuer (encodings), which a SignerInfo's sid names. */
 function serialAndIssuer(certificate: Uint8Array): [Uint8Array, Uint8Array] {
@@ -191,7 +219,8 @@ function signedReceiptOf(der: Uint8Array): SignedReceipt {
 
   const digest = algorithm(der, digestAlgorithm, [OID.sha1, OID.sha256]) === OID.sha1 ? 'sha1' : 'sha256';
   const signatureOid = algorithm(der, signatureAlgorithm, [OID.rsaEncryption, OID.sha1WithRsa, OID.sha256WithRsa]);
-  if (signatureOid !== OID.rsaEncryption && signatureOid !== (digest === 'sha1' ? OID.sha1WithRsa : OID.sha256WithRsa)) reject('signature');
+  if (signatureOid !== OID.rsaEncryption && signatureOid !== (digest === 'sha1' ? OID.sha1WithRsa : OID.sha256WithRsa))
+    reject('signature');
   const signature = contentsOf(der, expectTag(signatureValue, TAG.octetString));
   const signedBytes = signedAttrs ? signedAttributes(der, signedAttrs, content, digest) : content;
   return { content, certificates, signer, digest, signedBytes, signature };
@@ -201,7 +230,12 @@ function signedReceiptOf(der: Uint8Array): SignedReceipt {
  * Signed attributes (RFC 5652 5.4): exactly one content type, id-data, and one message digest,
  * the content's; the signature covers their DER encoding as a SET.
  */
-function signedAttributes(der: Uint8Array, attributes: Node, content: Uint8Array, digest: 'sha1' | 'sha256'): Uint8Array {
+function signedAttributes(
+  der: Uint8Array,
+  attributes: Node,
+  content: Uint8Array,
+  digest: 'sha1' | 'sha256',
+): Uint8Array {
   if (der[attributes.start - 1] === 0x80) reject('malformed'); // BER's indefinite length: not the DER that was signed
   const values = (oid: string) =>
     nodesOf(der, attributes)
@@ -210,7 +244,8 @@ function signedAttributes(der: Uint8Array, attributes: Node, content: Uint8Array
       .map(([, set]) => nodesOf(der, expectTag(set, TAG.set)));
   const [contentTypes, ...otherContentTypes] = values(OID.contentType);
   const [digests, ...otherDigests] = values(OID.messageDigest);
-  if (contentTypes?.length !== 1 || digests?.length !== 1 || otherContentTypes.length > 0 || otherDigests.length > 0) return reject('signature');
+  if (contentTypes?.length !== 1 || digests?.length !== 1 || otherContentTypes.length > 0 || otherDigests.length > 0)
+    return reject('signature');
   if (!isOid(der, contentTypes[0], OID.data)) reject('signature');
   const messageDigest = contentsOf(der, expectTag(digests[0], TAG.octetString));
   if (!sameBytes(messageDigest, createHash(digest).update(content).digest())) reject('signature');
@@ -223,7 +258,10 @@ function attributesOf(buffer: Uint8Array): [number, Uint8Array][] {
   if (set.tag !== TAG.set || set.next !== buffer.length) reject('malformed');
   return nodesOf(buffer, set).map((attribute) => {
     const [type, , value] = nodesOf(buffer, expectTag(attribute, TAG.sequence));
-    return [contentsOf(buffer, expectTag(type, TAG.integer)).reduce((n, byte) => n * 256 + byte, 0), contentsOf(buffer, expectTag(value, TAG.octetString))];
+    return [
+      contentsOf(buffer, expectTag(type, TAG.integer)).reduce((n, byte) => n * 256 + byte, 0),
+      contentsOf(buffer, expectTag(value, TAG.octetString)),
+    ];
   });
 }
 
@@ -258,11 +296,19 @@ export function verifyAppReceipt(receiptData: string, roots: readonly X509Certif
 }
 
 /** Signature first, then the chain; what the content says is read once its signer is Apple's. */
-function verified({ content, certificates, signer, digest, signedBytes, signature }: SignedReceipt, roots: readonly X509Certificate[]): AppReceipt {
+function verified(
+  { content, certificates, signer, digest, signedBytes, signature }: SignedReceipt,
+  roots: readonly X509Certificate[],
+): AppReceipt {
   if (signer.publicKey.asymmetricKeyType !== 'rsa') reject('signature');
   let valid: boolean;
   try {
-    valid = verifySignature(digest, signedBytes, { key: signer.publicKey, padding: constants.RSA_PKCS1_PADDING }, signature);
+    valid = verifySignature(
+      digest,
+      signedBytes,
+      { key: signer.publicKey, padding: constants.RSA_PKCS1_PADDING },
+      signature,
+    );
   } catch (error) {
     return reject('signature', error);
   }
@@ -271,9 +317,17 @@ function verified({ content, certificates, signer, digest, signedBytes, signatur
   // The root whose dates count is the last trusted one that issued the intermediate.
   let root: X509Certificate | undefined;
   const intermediate = certificates.find((candidate) => {
-    if (candidate === signer || candidate.subject !== signer.issuer || !candidate.ca || !hasExtension(candidate.raw, OID.intermediate)) return false;
+    if (
+      candidate === signer ||
+      candidate.subject !== signer.issuer ||
+      !candidate.ca ||
+      !hasExtension(candidate.raw, OID.intermediate)
+    )
+      return false;
     if (!signer.verify(candidate.publicKey)) return false;
-    root = roots.filter((trusted) => candidate.issuer === trusted.subject && candidate.verify(trusted.publicKey)).at(-1);
+    root = roots
+      .filter((trusted) => candidate.issuer === trusted.subject && candidate.verify(trusted.publicKey))
+      .at(-1);
     return root !== undefined;
   });
   if (!intermediate || !root || !hasExtension(signer.raw, OID.leaf)) return reject('chain');

@@ -24,16 +24,28 @@ export interface ServerApiCredentials {
   private_key: string;
 }
 
-const BASE_URLS = { Production: 'https://api.storekit.apple.com', Sandbox: 'https://api.storekit-sandbox.apple.com' } as const;
+const BASE_URLS = {
+  Production: 'https://api.storekit.apple.com',
+  Sandbox: 'https://api.storekit-sandbox.apple.com',
+} as const;
 const TOKEN_LIFETIME_SECONDS = 300;
 
-const transactionInfoResponse = /* @__PURE__ */ define(() => z.object({ signedTransactionInfo: z.optional(z.string()) }));
+const transactionInfoResponse = /* @__PURE__ */ define(() =>
+  z.object({ signedTransactionInfo: z.optional(z.string()) }),
+);
 const statusResponse = /* @__PURE__ */ define(() =>
   z.object({
     data: z.optional(
       z.array(
         z.object({
-          lastTransactions: z.optional(z.array(z.object({ originalTransactionId: z.optional(z.string()), signedTransactionInfo: z.optional(z.string()) }))),
+          lastTransactions: z.optional(
+            z.array(
+              z.object({
+                originalTransactionId: z.optional(z.string()),
+                signedTransactionInfo: z.optional(z.string()),
+              }),
+            ),
+          ),
         }),
       ),
     ),
@@ -48,7 +60,11 @@ function appStoreBearerToken(credentials: ServerApiCredentials, bundleId: string
   try {
     key = createPrivateKey(credentials.private_key);
   } catch (error) {
-    throw new AppError('VERIFICATION_FAILED', 'the App Store Server API key is not a valid .p8 private key (stores apple set --key-file)', { retryable: true, cause: error });
+    throw new AppError(
+      'VERIFICATION_FAILED',
+      'the App Store Server API key is not a valid .p8 private key (stores apple set --key-file)',
+      { retryable: true, cause: error },
+    );
   }
   const iat = Math.floor(now / 1000);
   const input = `${base64url({ alg: 'ES256', typ: 'JWT', kid: credentials.key_id })}.${base64url({ bid: bundleId, iat, exp: iat + TOKEN_LIFETIME_SECONDS, aud: 'appstoreconnect-v1', iss: credentials.issuer_id })}`;
@@ -69,15 +85,30 @@ function mapApiError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof AppStoreApiError) {
     if (error.httpStatus === 404 || error.httpStatus === 400) {
-      return new AppError('INVALID_RECEIPT', `the App Store does not know this receipt's transaction (${error.httpStatus})`, { cause: error });
+      return new AppError(
+        'INVALID_RECEIPT',
+        `the App Store does not know this receipt's transaction (${error.httpStatus})`,
+        { cause: error },
+      );
     }
     if (error.httpStatus === 401) {
-      return new AppError('VERIFICATION_FAILED', 'the App Store Server API refused our credentials (stores apple set --issuer-id --key-id --key-file)', { retryable: true, cause: error });
+      return new AppError(
+        'VERIFICATION_FAILED',
+        'the App Store Server API refused our credentials (stores apple set --issuer-id --key-id --key-file)',
+        { retryable: true, cause: error },
+      );
     }
-    return new AppError('VERIFICATION_FAILED', `the App Store Server API answered ${error.httpStatus}; retry`, { retryable: true, cause: error });
+    return new AppError('VERIFICATION_FAILED', `the App Store Server API answered ${error.httpStatus}; retry`, {
+      retryable: true,
+      cause: error,
+    });
   }
   const timedOut = (error as Error).name === 'TimeoutError';
-  return new AppError('VERIFICATION_FAILED', `the App Store Server API did not answer (${timedOut ? 'timeout' : (error as Error).message}); retry`, { retryable: true, cause: error });
+  return new AppError(
+    'VERIFICATION_FAILED',
+    `the App Store Server API did not answer (${timedOut ? 'timeout' : (error as Error).message}); retry`,
+    { retryable: true, cause: error },
+  );
 }
 
 function appStoreApi(credentials: ServerApiCredentials, bundleId: string, environment: keyof typeof BASE_URLS) {
@@ -112,12 +143,14 @@ export async function fetchSignedTransactions(
   const id = encodeURIComponent(transactionId);
   try {
     const { signedTransactionInfo } = await get(`/inApps/v1/transactions/${id}`, transactionInfoResponse);
-    if (!signedTransactionInfo) throw new AppError('INVALID_RECEIPT', 'the App Store returned no transaction for this receipt');
+    if (!signedTransactionInfo)
+      throw new AppError('INVALID_RECEIPT', 'the App Store returned no transaction for this receipt');
     const { originalTransactionId } = await decode(signedTransactionInfo);
     const statuses = await get(`/inApps/v1/subscriptions/${id}`, statusResponse);
     for (const group of statuses.data ?? []) {
       for (const last of group.lastTransactions ?? []) {
-        if (last.originalTransactionId === originalTransactionId && last.signedTransactionInfo) return last.signedTransactionInfo;
+        if (last.originalTransactionId === originalTransactionId && last.signedTransactionInfo)
+          return last.signedTransactionInfo;
       }
     }
     return signedTransactionInfo;

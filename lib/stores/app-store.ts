@@ -14,17 +14,25 @@ import { X509Certificate } from 'node:crypto';
 import * as z from 'zod/mini';
 import { AppError } from '../errors.js';
 import { define } from '../schemas/define.js';
-import { AppleSignedDataError, verifyAppleSignedData, type AppleRejection } from './apple-signed-data.js';
+import {
+  type AppReceipt,
+  AppReceiptError,
+  type AppReceiptRejection,
+  purchaseToAsk,
+  readSignedReceipt,
+  verifyAppReceipt,
+} from './app-receipt.js';
+import { fetchSignedTransactions, type ServerApiCredentials } from './app-store-server-api.js';
 import { APPLE_INC_ROOT_PEM } from './apple-inc-root.js';
 import { APPLE_ROOT_CA_G3_PEM } from './apple-root-ca-g3.js';
-import { AppReceiptError, purchaseToAsk, readSignedReceipt, verifyAppReceipt, type AppReceipt, type AppReceiptRejection } from './app-receipt.js';
-import { fetchSignedTransactions, type ServerApiCredentials } from './app-store-server-api.js';
+import { type AppleRejection, AppleSignedDataError, verifyAppleSignedData } from './apple-signed-data.js';
 import { jwsOf, type StoreVerifier, type VerifiedTransaction } from './types.js';
 
 export const APPLE_ROOT_CA_G3 = new X509Certificate(APPLE_ROOT_CA_G3_PEM);
 let appleIncRoot: X509Certificate | undefined;
 /** Apple Inc. Root, parsed when a legacy receipt first needs it (StoreKit 2 transactions never do): not at every cold start. */
-export const appleIncRootCertificate = (): X509Certificate => (appleIncRoot ??= new X509Certificate(APPLE_INC_ROOT_PEM));
+export const appleIncRootCertificate = (): X509Certificate =>
+  (appleIncRoot ??= new X509Certificate(APPLE_INC_ROOT_PEM));
 
 export const APP_STORE_ENVIRONMENTS = ['Production', 'Sandbox'] as const;
 export type AppStoreEnvironment = (typeof APP_STORE_ENVIRONMENTS)[number];
@@ -70,7 +78,11 @@ const isFreeTrial = (payload: AppStoreTransactionPayload) =>
  * Apple's verification of one signed transaction (chain, signature), then whether it is for this
  * app (bundle id) and environment. Throws INVALID_RECEIPT, saying why.
  */
-export function decodeAppStoreTransaction(jws: string, app: Pick<AppStoreSettings, 'bundleId' | 'environment'>, rootCertificates: readonly X509Certificate[]): AppStoreTransactionPayload {
+export function decodeAppStoreTransaction(
+  jws: string,
+  app: Pick<AppStoreSettings, 'bundleId' | 'environment'>,
+  rootCertificates: readonly X509Certificate[],
+): AppStoreTransactionPayload {
   try {
     const payload = verifyAppleSignedData(jws, rootCertificates, transactionPayload);
     if (payload.bundleId !== app.bundleId) throw new AppleSignedDataError('app');
@@ -78,7 +90,9 @@ export function decodeAppStoreTransaction(jws: string, app: Pick<AppStoreSetting
     return payload;
   } catch (error) {
     if (!(error instanceof AppleSignedDataError)) throw error;
-    throw new AppError('INVALID_RECEIPT', `App Store transaction rejected: ${APPLE_REJECTIONS[error.rejection]}`, { cause: error });
+    throw new AppError('INVALID_RECEIPT', `App Store transaction rejected: ${APPLE_REJECTIONS[error.rejection]}`, {
+      cause: error,
+    });
   }
 }
 
@@ -95,21 +109,29 @@ export function requireAppReceiptShape(receiptData: string): void {
  * A legacy app receipt, once its signature chains to one of `receiptRoots` (Apple Inc. Root) and
  * it is this app's (bundle id). Throws INVALID_RECEIPT, saying why.
  */
-export function decodeAppReceipt(receiptData: string, app: Pick<AppStoreSettings, 'bundleId'>, receiptRoots: readonly X509Certificate[]): AppReceipt {
+export function decodeAppReceipt(
+  receiptData: string,
+  app: Pick<AppStoreSettings, 'bundleId'>,
+  receiptRoots: readonly X509Certificate[],
+): AppReceipt {
   let receipt: AppReceipt;
   try {
     receipt = verifyAppReceipt(receiptData, receiptRoots);
   } catch (error) {
     throw receiptRejected(error);
   }
-  if (receipt.bundleId !== app.bundleId) throw new AppError('INVALID_RECEIPT', `app receipt rejected: ${APPLE_REJECTIONS.app}`);
-  if (receipt.purchases.length === 0) throw new AppError('INVALID_RECEIPT', 'app receipt rejected: it lists no in-app purchase');
+  if (receipt.bundleId !== app.bundleId)
+    throw new AppError('INVALID_RECEIPT', `app receipt rejected: ${APPLE_REJECTIONS.app}`);
+  if (receipt.purchases.length === 0)
+    throw new AppError('INVALID_RECEIPT', 'app receipt rejected: it lists no in-app purchase');
   return receipt;
 }
 
 function receiptRejected(error: unknown): unknown {
   if (!(error instanceof AppReceiptError)) return error;
-  return new AppError('INVALID_RECEIPT', `app receipt rejected: ${RECEIPT_REJECTIONS[error.rejection]}`, { cause: error });
+  return new AppError('INVALID_RECEIPT', `app receipt rejected: ${RECEIPT_REJECTIONS[error.rejection]}`, {
+    cause: error,
+  });
 }
 
 export function appStoreVerifier(
@@ -131,9 +153,19 @@ export function appStoreVerifier(
         // transactions for the purchase it lists.
         const receipt = decodeAppReceipt(receiptData, settings, receiptRootCertificates ?? [appleIncRootCertificate()]);
         if (!settings.serverApi) {
-          throw new AppError('VERIFICATION_FAILED', 'legacy app receipts need App Store Server API credentials (stores apple set --issuer-id --key-id --key-file)', { retryable: true });
+          throw new AppError(
+            'VERIFICATION_FAILED',
+            'legacy app receipts need App Store Server API credentials (stores apple set --issuer-id --key-id --key-file)',
+            { retryable: true },
+          );
         }
-        jws = await fetchSignedTransactions(settings.serverApi, settings.bundleId, settings.environment, purchaseToAsk(receipt.purchases)!.transactionId, decode);
+        jws = await fetchSignedTransactions(
+          settings.serverApi,
+          settings.bundleId,
+          settings.environment,
+          purchaseToAsk(receipt.purchases)!.transactionId,
+          decode,
+        );
         payload = await decode(jws);
         // Only a purchase the receipt lists (or a later renewal of it) can be claimed with it.
         if (!receipt.purchases.some((purchase) => purchase.originalTransactionId === payload.originalTransactionId)) {
@@ -143,7 +175,8 @@ export function appStoreVerifier(
       if (!payload.transactionId || !payload.originalTransactionId || !payload.productId || !payload.purchaseDate) {
         throw new AppError('INVALID_RECEIPT', 'App Store transaction lacks its ids or purchase date');
       }
-      if (!payload.expiresDate) throw new AppError('INVALID_RECEIPT', 'App Store transaction is not an auto-renewable subscription');
+      if (!payload.expiresDate)
+        throw new AppError('INVALID_RECEIPT', 'App Store transaction is not an auto-renewable subscription');
       return {
         store: 'app_store',
         platform: 'ios',

@@ -33,7 +33,14 @@ import { isValidAt } from './certificates.js';
 import { hasExtension } from './der.js';
 
 /** Why signed data was refused; `chain` and `certificate` mean it is not Apple's. */
-export type AppleRejection = 'malformed' | 'chain_length' | 'certificate' | 'chain' | 'signature' | 'app' | 'environment';
+export type AppleRejection =
+  | 'malformed'
+  | 'chain_length'
+  | 'certificate'
+  | 'chain'
+  | 'signature'
+  | 'app'
+  | 'environment';
 
 export class AppleSignedDataError extends Error {
   constructor(
@@ -59,7 +66,9 @@ function decodePart(part: string | undefined): Record<string, unknown> {
   } catch (error) {
     return reject('malformed', error);
   }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : reject('malformed');
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : reject('malformed');
 }
 
 function checkDates(certificate: X509Certificate, at: number): void {
@@ -67,7 +76,8 @@ function checkDates(certificate: X509Certificate, at: number): void {
 }
 
 /** ES256 is ECDSA on P-256: a key of another type or curve would verify SHA-256 signatures of its own kind. */
-const isP256 = (key: KeyObject) => key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
+const isP256 = (key: KeyObject) =>
+  key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
 
 /**
  * The key that signed the data, once its chain leads to one of `roots` through Apple's
@@ -86,7 +96,9 @@ function appleSigningKey(x5c: unknown, roots: readonly X509Certificate[], at: nu
     return reject('certificate', error);
   }
   // As in Apple's library, the last root that issued the intermediate is the one whose dates count.
-  const root = roots.filter((candidate) => intermediate.issuer === candidate.subject && intermediate.verify(candidate.publicKey)).at(-1);
+  const root = roots
+    .filter((candidate) => intermediate.issuer === candidate.subject && intermediate.verify(candidate.publicKey))
+    .at(-1);
   const chained =
     root !== undefined &&
     leaf.issuer === intermediate.subject &&
@@ -104,7 +116,11 @@ function appleSigningKey(x5c: unknown, roots: readonly X509Certificate[], at: nu
  * optional numeric signedDate is the moment the chain is judged at); throws AppleSignedDataError.
  * Which app and environment it is for is the caller's check (see lib/stores/app-store.ts).
  */
-export function verifyAppleSignedData<T extends { signedDate?: number | undefined }>(jws: string, roots: readonly X509Certificate[], schema: z.ZodMiniType<T>): T {
+export function verifyAppleSignedData<T extends { signedDate?: number | undefined }>(
+  jws: string,
+  roots: readonly X509Certificate[],
+  schema: z.ZodMiniType<T>,
+): T {
   const parts = jws.split('.');
   if (parts.length !== 3) return reject('malformed');
   const [encodedHeader, encodedPayload, encodedSignature] = parts as [string, string, string];
@@ -117,7 +133,12 @@ export function verifyAppleSignedData<T extends { signedDate?: number | undefine
   if (header.alg !== 'ES256' || !isP256(key)) return reject('signature');
   let valid: boolean;
   try {
-    valid = verifySignature('sha256', Buffer.from(`${encodedHeader}.${encodedPayload}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(encodedSignature, 'base64url'));
+    valid = verifySignature(
+      'sha256',
+      Buffer.from(`${encodedHeader}.${encodedPayload}`),
+      { key, dsaEncoding: 'ieee-p1363' },
+      Buffer.from(encodedSignature, 'base64url'),
+    );
   } catch (error) {
     return reject('signature', error);
   }

@@ -86,7 +86,8 @@ export function elementAt(buffer: Uint8Array, path: readonly number[]): Element 
   return element;
 }
 
-export const contentsOf = (buffer: Uint8Array, element: Element): Uint8Array => buffer.subarray(element.start, element.end);
+export const contentsOf = (buffer: Uint8Array, element: Element): Uint8Array =>
+  buffer.subarray(element.start, element.end);
 
 /**
  * The payload of an OCTET STRING, also when BER splits it into chunks, themselves OCTET STRINGs
@@ -111,7 +112,8 @@ export function encodeOid(dotted: string): Uint8Array {
   const bytes: number[] = [];
   const base128 = (value: number) => {
     const groups = [value & 0x7f];
-    for (let rest = Math.floor(value / 128); rest > 0; rest = Math.floor(rest / 128)) groups.unshift((rest & 0x7f) | 0x80);
+    for (let rest = Math.floor(value / 128); rest > 0; rest = Math.floor(rest / 128))
+      groups.unshift((rest & 0x7f) | 0x80);
     bytes.push(...groups);
   };
   base128(arcs[0]! * 40 + arcs[1]!);

@@ -49,18 +49,24 @@ function purchaseReference(receiptData: string): PurchaseReference {
     // not a purchase object: a bare token
   }
   // A signed transaction (App Store, test store) is no purchase token: Google is not asked about it.
-  if (isSignedTransaction(trimmed)) throw new AppError('INVALID_RECEIPT', 'receipt_data is a signed App Store transaction, not a Google Play purchase');
-  if (!/^[A-Za-z0-9._:-]{10,2000}$/.test(trimmed)) throw new AppError('INVALID_RECEIPT', 'receipt_data is neither a Google Play purchase token nor a purchase object');
+  if (isSignedTransaction(trimmed))
+    throw new AppError('INVALID_RECEIPT', 'receipt_data is a signed App Store transaction, not a Google Play purchase');
+  if (!/^[A-Za-z0-9._:-]{10,2000}$/.test(trimmed))
+    throw new AppError('INVALID_RECEIPT', 'receipt_data is neither a Google Play purchase token nor a purchase object');
   return { purchaseToken: trimmed };
 }
 
-const unavailable = (message: string, cause?: unknown) => new AppError('VERIFICATION_FAILED', message, { retryable: true, cause });
+const unavailable = (message: string, cause?: unknown) =>
+  new AppError('VERIFICATION_FAILED', message, { retryable: true, cause });
 
 async function call(url: string, init: RequestInit): Promise<Response> {
   try {
     return await fetch(url, { ...init, signal: AbortSignal.timeout(config.storeTimeoutMs) });
   } catch (error) {
-    throw unavailable(`Google Play did not answer (${(error as Error).name === 'TimeoutError' ? 'timeout' : (error as Error).message}); retry`, error);
+    throw unavailable(
+      `Google Play did not answer (${(error as Error).name === 'TimeoutError' ? 'timeout' : (error as Error).message}); retry`,
+      error,
+    );
   }
 }
 
@@ -72,7 +78,10 @@ export interface GoogleEndpoints {
   apiBaseUrl: string;
 }
 
-const configuredEndpoints = (): GoogleEndpoints => ({ tokenUrl: config.googleOAuthTokenUrl, apiBaseUrl: config.googlePlayApiBaseUrl });
+const configuredEndpoints = (): GoogleEndpoints => ({
+  tokenUrl: config.googleOAuthTokenUrl,
+  apiBaseUrl: config.googlePlayApiBaseUrl,
+});
 
 async function accessToken(settings: GooglePlaySettings, endpoints: GoogleEndpoints): Promise<string> {
   const account = settings.service_account;
@@ -85,18 +94,31 @@ async function accessToken(settings: GooglePlaySettings, endpoints: GoogleEndpoi
   try {
     assertion = `${input}.${sign('sha256', Buffer.from(input), createPrivateKey(account.private_key)).toString('base64url')}`;
   } catch (error) {
-    throw new AppError('VERIFICATION_FAILED', 'the Google service account private key cannot sign (stores google set)', { cause: error });
+    throw new AppError(
+      'VERIFICATION_FAILED',
+      'the Google service account private key cannot sign (stores google set)',
+      { cause: error },
+    );
   }
   const response = await call(endpoints.tokenUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
   });
-  const body = (await response.json().catch(() => ({}))) as { access_token?: string; expires_in?: number; error?: string };
+  const body = (await response.json().catch(() => ({}))) as {
+    access_token?: string;
+    expires_in?: number;
+    error?: string;
+  };
   if (!response.ok || !body.access_token) {
-    throw unavailable(`Google refused the service account sign-in (${response.status}${body.error ? ` ${body.error}` : ''}); check stores google set`);
+    throw unavailable(
+      `Google refused the service account sign-in (${response.status}${body.error ? ` ${body.error}` : ''}); check stores google set`,
+    );
   }
-  tokens.set(account.client_email, { token: body.access_token, until: Date.now() + Math.max(0, (body.expires_in ?? 3600) - 60) * 1000 });
+  tokens.set(account.client_email, {
+    token: body.access_token,
+    until: Date.now() + Math.max(0, (body.expires_in ?? 3600) - 60) * 1000,
+  });
   return body.access_token;
 }
 
@@ -105,8 +127,10 @@ const purchasesUrl = (endpoints: GoogleEndpoints, packageName: string) =>
 
 function toTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string): VerifiedTransaction {
   const item = purchase.lineItems?.[0];
-  if (purchase.subscriptionState === 'SUBSCRIPTION_STATE_PENDING') throw new AppError('INVALID_RECEIPT', 'the Google Play purchase is not paid yet (pending)');
-  if (!item?.productId || !item.expiryTime || !purchase.startTime) throw new AppError('INVALID_RECEIPT', 'the Google Play purchase has no subscription line item');
+  if (purchase.subscriptionState === 'SUBSCRIPTION_STATE_PENDING')
+    throw new AppError('INVALID_RECEIPT', 'the Google Play purchase is not paid yet (pending)');
+  if (!item?.productId || !item.expiryTime || !purchase.startTime)
+    throw new AppError('INVALID_RECEIPT', 'the Google Play purchase has no subscription line item');
   return {
     store: 'google_play',
     platform: 'android',
@@ -121,12 +145,18 @@ function toTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string):
     price: null,
     currency: null,
     revoked: false,
-    app_account_token: typeof purchase.externalAccountIdentifiers?.obfuscatedExternalAccountId === 'string' ? purchase.externalAccountIdentifiers.obfuscatedExternalAccountId : null,
+    app_account_token:
+      typeof purchase.externalAccountIdentifiers?.obfuscatedExternalAccountId === 'string'
+        ? purchase.externalAccountIdentifiers.obfuscatedExternalAccountId
+        : null,
   };
 }
 
 /** `endpoints` default to the configured (real) Google URLs; tests pass a stand-in's. */
-export function googlePlayVerifier(settings: GooglePlaySettings, endpoints: GoogleEndpoints = configuredEndpoints()): StoreVerifier {
+export function googlePlayVerifier(
+  settings: GooglePlaySettings,
+  endpoints: GoogleEndpoints = configuredEndpoints(),
+): StoreVerifier {
   return {
     async verify(receiptData: string): Promise<VerifiedTransaction> {
       const { purchaseToken, packageName } = purchaseReference(receiptData);
@@ -134,15 +164,20 @@ export function googlePlayVerifier(settings: GooglePlaySettings, endpoints: Goog
         throw new AppError('INVALID_RECEIPT', `the purchase belongs to another app (package ${packageName})`);
       }
       const token = await accessToken(settings, endpoints);
-      const response = await call(`${purchasesUrl(endpoints, settings.package_name)}/subscriptionsv2/tokens/${encodeURIComponent(purchaseToken)}`, {
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-      });
+      const response = await call(
+        `${purchasesUrl(endpoints, settings.package_name)}/subscriptionsv2/tokens/${encodeURIComponent(purchaseToken)}`,
+        {
+          headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+        },
+      );
       if (response.status === 400 || response.status === 404 || response.status === 410) {
         throw new AppError('INVALID_RECEIPT', `Google Play does not know this purchase token (${response.status})`);
       }
       if (response.status === 401 || response.status === 403) {
         tokens.delete(settings.service_account.client_email);
-        throw unavailable(`Google Play refused the service account (${response.status}); check its Play Console permissions`);
+        throw unavailable(
+          `Google Play refused the service account (${response.status}); check its Play Console permissions`,
+        );
       }
       if (!response.ok) throw unavailable(`Google Play answered ${response.status}; retry`);
       let purchase: SubscriptionPurchaseV2;
@@ -153,11 +188,14 @@ export function googlePlayVerifier(settings: GooglePlaySettings, endpoints: Goog
       }
       const transaction = toTransaction(purchase, purchaseToken);
       if (purchase.acknowledgementState === 'ACKNOWLEDGEMENT_STATE_PENDING') {
-        const ack = await call(`${purchasesUrl(endpoints, settings.package_name)}/subscriptions/${encodeURIComponent(transaction.product_id)}/tokens/${encodeURIComponent(purchaseToken)}:acknowledge`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: '{}',
-        });
+        const ack = await call(
+          `${purchasesUrl(endpoints, settings.package_name)}/subscriptions/${encodeURIComponent(transaction.product_id)}/tokens/${encodeURIComponent(purchaseToken)}:acknowledge`,
+          {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: '{}',
+          },
+        );
         if (!ack.ok) throw unavailable(`Google Play did not accept the acknowledgement (${ack.status}); retry`);
       }
       return transaction;

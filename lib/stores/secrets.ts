@@ -7,9 +7,10 @@
  * endpoint follows AWS_ENDPOINT_URL_SECRETS_MANAGER as the SDK's does. Writing secrets is the
  * operator CLI's, with the SDK client (lib/stores/settings.ts).
  */
-import { SignatureV4 } from '@smithy/signature-v4';
+
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { config } from '../config.js';
 import { dynamodb } from '../data/client.js';
 
@@ -31,12 +32,18 @@ let signer: SignatureV4 | undefined;
 function post(endpoint: URL, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const send = endpoint.protocol === 'https:' ? httpsRequest : httpRequest;
-    const request = send(endpoint, { method: 'POST', headers, signal: AbortSignal.timeout(config.storeTimeoutMs) }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
+    const request = send(
+      endpoint,
+      { method: 'POST', headers, signal: AbortSignal.timeout(config.storeTimeoutMs) },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -44,8 +51,15 @@ function post(endpoint: URL, headers: Record<string, string>, body: string): Pro
 
 /** The secret's SecretString, or undefined when no secret has that name. */
 export async function getSecretString(name: string): Promise<string | undefined> {
-  const endpoint = new URL(process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER || `https://secretsmanager.${config.region}.amazonaws.com`);
-  signer ??= new SignatureV4({ service: 'secretsmanager', region: config.region, credentials: dynamodb.config.credentials, sha256: dynamodb.config.sha256 });
+  const endpoint = new URL(
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER || `https://secretsmanager.${config.region}.amazonaws.com`,
+  );
+  signer ??= new SignatureV4({
+    service: 'secretsmanager',
+    region: config.region,
+    credentials: dynamodb.config.credentials,
+    sha256: dynamodb.config.sha256,
+  });
   const body = JSON.stringify({ SecretId: name });
   const signed = await signer.sign({
     method: 'POST',
@@ -54,7 +68,12 @@ export async function getSecretString(name: string): Promise<string | undefined>
     ...(endpoint.port ? { port: Number(endpoint.port) } : {}),
     path: '/',
     query: {},
-    headers: { host: endpoint.host, 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': TARGET, 'content-length': String(Buffer.byteLength(body)) },
+    headers: {
+      host: endpoint.host,
+      'content-type': 'application/x-amz-json-1.1',
+      'x-amz-target': TARGET,
+      'content-length': String(Buffer.byteLength(body)),
+    },
     body,
   });
   const { status, text } = await post(endpoint, signed.headers, body);

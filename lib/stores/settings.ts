@@ -8,18 +8,24 @@
  * app in one request and never calls Secrets Manager. Credentials are never logged, never
  * returned by an API.
  */
-import { CreateSecretCommand, PutSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+
 import { createPublicKey } from 'node:crypto';
+import {
+  CreateSecretCommand,
+  PutSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import { config } from '../config.js';
 import type { AppRecord } from '../data/apps.js';
 import { batchGetConsistent } from '../data/batch.js';
 import { ddb, tableName } from '../data/client.js';
 import { keys, type TableKey } from '../data/keys.js';
-import * as z from 'zod/mini';
 import { define } from '../schemas/define.js';
 import { APP_STORE_ENVIRONMENTS } from './app-store.js';
-import { secretNameOf, TEST_STORE_KEY_SECRET, type SecretKind } from './secret-names.js';
+import { type SecretKind, secretNameOf, TEST_STORE_KEY_SECRET } from './secret-names.js';
 import { getSecretString } from './secrets.js';
 
 export const appStoreSettingsSchema = /* @__PURE__ */ define(() =>
@@ -49,7 +55,9 @@ export type AppStoreSettings = z.infer<typeof appStoreSettingsSchema>;
 
 export const googlePlaySettingsSchema = /* @__PURE__ */ define(() =>
   z.strictObject({
-    package_name: z.string().check(z.regex(/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/, 'must be an Android package name')),
+    package_name: z
+      .string()
+      .check(z.regex(/^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/, 'must be an Android package name')),
     /** The service account's key file (JSON): client_email, private_key, token_uri. */
     service_account: z.looseObject({
       client_email: z.string().check(z.email()),
@@ -126,7 +134,10 @@ async function settingsOf<S extends ConfigurableStore>(
     raw = await readSecret(secretName(appId, store));
   }
   if (!raw) return undefined;
-  const credentials = withCredentials && typeof item?.credentials_secret === 'string' ? await readSecret(item.credentials_secret) : undefined;
+  const credentials =
+    withCredentials && typeof item?.credentials_secret === 'string'
+      ? await readSecret(item.credentials_secret)
+      : undefined;
   const merged: Record<string, unknown> = { ...raw, ...credentials };
   if (!withCredentials) for (const field of CREDENTIALS[store]) delete merged[field as string];
   return schemas[store].parse(merged);
@@ -140,9 +151,17 @@ export async function getAppWithStoreSettings<S extends ConfigurableStore>(
   appId: string,
   store: S | undefined,
   options: { withCredentials: boolean; alsoRead?: TableKey[] },
-): Promise<{ app: AppRecord | undefined; settings: StoreSettings[S] | undefined; alsoRead: (Record<string, unknown> | undefined)[] }> {
+): Promise<{
+  app: AppRecord | undefined;
+  settings: StoreSettings[S] | undefined;
+  alsoRead: (Record<string, unknown> | undefined)[];
+}> {
   const alsoRead = options.alsoRead ?? [];
-  const [app, ...rest] = await batchGetConsistent([keys.app(appId), ...alsoRead, ...(store ? [keys.storeSettings(appId, store)] : [])]);
+  const [app, ...rest] = await batchGetConsistent([
+    keys.app(appId),
+    ...alsoRead,
+    ...(store ? [keys.storeSettings(appId, store)] : []),
+  ]);
   return {
     app: app as AppRecord | undefined,
     settings: store ? await settingsOf(appId, store, rest[alsoRead.length], options.withCredentials) : undefined,
@@ -150,9 +169,17 @@ export async function getAppWithStoreSettings<S extends ConfigurableStore>(
   };
 }
 
-export async function putStoreSettings<S extends ConfigurableStore>(appId: string, store: S, settings: StoreSettings[S]): Promise<{ location: string }> {
+export async function putStoreSettings<S extends ConfigurableStore>(
+  appId: string,
+  store: S,
+  settings: StoreSettings[S],
+): Promise<{ location: string }> {
   const value = schemas[store].parse(settings) as Record<string, unknown>;
-  const credentials = Object.fromEntries(CREDENTIALS[store].filter((field) => value[field as string] !== undefined).map((field) => [field, value[field as string]]));
+  const credentials = Object.fromEntries(
+    CREDENTIALS[store]
+      .filter((field) => value[field as string] !== undefined)
+      .map((field) => [field, value[field as string]]),
+  );
   const identifiers = Object.fromEntries(Object.entries(value).filter(([field]) => !(field in credentials)));
   let credentialsSecret: string | undefined;
   if (config.storeSecretsPrefix && Object.keys(credentials).length > 0) {
@@ -172,7 +199,11 @@ export async function putStoreSettings<S extends ConfigurableStore>(appId: strin
       },
     }),
   );
-  return { location: credentialsSecret ? `table ${tableName}, credentials in Secrets Manager secret ${credentialsSecret}` : `table ${tableName}` };
+  return {
+    location: credentialsSecret
+      ? `table ${tableName}, credentials in Secrets Manager secret ${credentialsSecret}`
+      : `table ${tableName}`,
+  };
 }
 
 /**

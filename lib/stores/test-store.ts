@@ -90,7 +90,10 @@ export function mintTestReceipt(request: MintRequest): { receipt_data: string; t
     ...(request.appAccountToken !== undefined ? { appAccountToken: request.appAccountToken } : {}),
   };
   const signingInput = `${b64url({ alg: 'ES256', typ: 'JWT', kid: keyIdOf(request.appId) })}.${b64url(payload)}`;
-  const signature = sign('sha256', Buffer.from(signingInput), { key: createPrivateKey(request.privateKeyPem), dsaEncoding: 'ieee-p1363' });
+  const signature = sign('sha256', Buffer.from(signingInput), {
+    key: createPrivateKey(request.privateKeyPem),
+    dsaEncoding: 'ieee-p1363',
+  });
   const jws = `${signingInput}.${signature.toString('base64url')}`;
   return { receipt_data: Buffer.from(jws).toString('base64'), transaction_id: transactionId };
 }
@@ -121,13 +124,26 @@ export function testStoreVerifier(appId: string, publicKeyPem: string): StoreVer
       if (header?.alg !== 'ES256' || header.kid !== keyIdOf(appId)) {
         throw new AppError('INVALID_RECEIPT', 'test-store receipt was minted for another app');
       }
-      const genuine = verify('sha256', Buffer.from(`${headerPart}.${payloadPart}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signaturePart, 'base64url'));
+      const genuine = verify(
+        'sha256',
+        Buffer.from(`${headerPart}.${payloadPart}`),
+        { key: publicKey, dsaEncoding: 'ieee-p1363' },
+        Buffer.from(signaturePart, 'base64url'),
+      );
       const payload = genuine ? (parseJson(payloadPart) as Partial<TestTransactionPayload> | undefined) : undefined;
       if (!payload) throw new AppError('INVALID_RECEIPT', 'test-store receipt signature does not verify');
-      if (payload.bundleId !== appId || payload.environment !== TEST_ENVIRONMENT) throw new AppError('INVALID_RECEIPT', 'test-store receipt belongs to another app');
+      if (payload.bundleId !== appId || payload.environment !== TEST_ENVIRONMENT)
+        throw new AppError('INVALID_RECEIPT', 'test-store receipt belongs to another app');
       const { transactionId, originalTransactionId, productId, purchaseDate, expiresDate, storefront } = payload;
-      if (storefront !== 'ios' && storefront !== 'android') throw new AppError('INVALID_RECEIPT', 'test-store receipt names no platform');
-      if (!transactionId || !originalTransactionId || !productId || !Number.isFinite(purchaseDate) || !Number.isFinite(expiresDate)) {
+      if (storefront !== 'ios' && storefront !== 'android')
+        throw new AppError('INVALID_RECEIPT', 'test-store receipt names no platform');
+      if (
+        !transactionId ||
+        !originalTransactionId ||
+        !productId ||
+        !Number.isFinite(purchaseDate) ||
+        !Number.isFinite(expiresDate)
+      ) {
         throw new AppError('INVALID_RECEIPT', 'test-store receipt lacks its ids or dates');
       }
       return {

@@ -53,7 +53,9 @@ export function jwsHeaderOf(receiptData: string): Record<string, unknown> | unde
   if (header === undefined) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -93,4 +95,5 @@ export function statedTransaction(receiptData: string): StatedTransaction | unde
  * longer than DynamoDB allows would fail the read (store ids are far shorter).
  */
 const MAX_STATED_ID_BYTES = 256;
-const isStatedId = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && Buffer.byteLength(value) <= MAX_STATED_ID_BYTES;
+const isStatedId = (value: unknown): value is string =>
+  typeof value === 'string' && value.length > 0 && Buffer.byteLength(value) <= MAX_STATED_ID_BYTES;

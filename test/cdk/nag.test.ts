@@ -18,7 +18,10 @@ function synth(context: Record<string, string> = {}) {
   // With cdk.json's feature flags, as `cdk synth` runs the pack.
   // No esbuild: the template is what is checked (npm run synth bundles and checks for real). No
   // built-in CloudFormation schema validation either (~10 s): stack.test.ts's synthesis runs it.
-  const app = new App({ builtinCloudFormationValidation: false, context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = new App({
+    builtinCloudFormationValidation: false,
+    context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context },
+  });
   const stack = new SubscriptionBackendStack(app, 'Test');
   const pack = addNagChecks(app);
   // Synthesis runs the registered pack: an unacknowledged error would throw here, with the report.
@@ -28,7 +31,9 @@ function synth(context: Record<string, string> = {}) {
 
 /** One line per finding and resource, so that a failure prints what to fix. */
 const findings = (report: Report): string[] =>
-  report.violations.flatMap((v) => v.violatingResources.map((r) => `${v.severity} ${v.ruleName} at ${r.constructPath}: ${v.description}`));
+  report.violations.flatMap((v) =>
+    v.violatingResources.map((r) => `${v.severity} ${v.ruleName} at ${r.constructPath}: ${v.description}`),
+  );
 
 /** What the pack finds when acknowledgements are ignored (it has no switch for that, so its private check is replaced). */
 function unacknowledgedFindings(pack: AwsSolutionsChecks, app: App): Report {
@@ -76,7 +81,14 @@ describe('cdk-nag AwsSolutions checks', () => {
 
     const raw = unacknowledgedFindings(pack, app).violations;
     const stale = acks.filter(
-      (ack) => !raw.some((v) => v.ruleName === ack.id && v.violatingResources.some((r) => r.constructPath === ack.path || r.constructPath?.startsWith(`${ack.path}/`))),
+      (ack) =>
+        !raw.some(
+          (v) =>
+            v.ruleName === ack.id &&
+            v.violatingResources.some(
+              (r) => r.constructPath === ack.path || r.constructPath?.startsWith(`${ack.path}/`),
+            ),
+        ),
     );
     expect(stale.map((a) => `${a.id} at ${a.path}`)).toEqual([]);
   });
@@ -112,7 +124,10 @@ describe("API Gateway's CloudWatch role (-c apiGatewayCloudWatchRole=true)", () 
     const { app, pack } = synth({ apiGatewayCloudWatchRole: 'true' });
     const iam4 = acknowledgements(app).filter((a) => a.id.startsWith('AwsSolutions-IAM4'));
     expect(iam4.map((a) => [a.id, a.path])).toEqual([
-      ['AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]', 'Test/Api/RestApi/CloudWatchRole/Resource'],
+      [
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        'Test/Api/RestApi/CloudWatchRole/Resource',
+      ],
     ]);
     expect(findings(pack.validateScope(app))).toEqual([]);
   });

@@ -2,12 +2,12 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
+import { config, rateLimitVariable } from '../../lib/config.js';
 import { TABLE } from '../../lib/data/table.js';
-import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, SUBSCRIPTIONS_BASE, type TableAction } from '../../lib/routes.js';
+import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { ERRORS } from '../../lib/errors.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
-import { config, rateLimitVariable } from '../../lib/config.js';
-import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
+import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, SUBSCRIPTIONS_BASE, type TableAction } from '../../lib/routes.js';
 import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -17,7 +17,12 @@ let resources: Record<string, Resource>;
 
 /** The stack as `cdk synth` makes it (cdk.json's feature flags), without esbuild (the synth script bundles for real): the template is what is asserted. */
 const synthesize = (context: Record<string, unknown> = {}) =>
-  Template.fromStack(new SubscriptionBackendStack(new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } }), 'Test'));
+  Template.fromStack(
+    new SubscriptionBackendStack(
+      new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } }),
+      'Test',
+    ),
+  );
 
 beforeAll(() => {
   template = synthesize();
@@ -25,11 +30,15 @@ beforeAll(() => {
 });
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
-const refOf = (value: unknown): string | undefined => (value as { Ref?: string; 'Fn::GetAtt'?: [string, string] })?.Ref ?? (value as { 'Fn::GetAtt'?: [string] })?.['Fn::GetAtt']?.[0];
+const refOf = (value: unknown): string | undefined =>
+  (value as { Ref?: string; 'Fn::GetAtt'?: [string, string] })?.Ref ??
+  (value as { 'Fn::GetAtt'?: [string] })?.['Fn::GetAtt']?.[0];
 
 /** The Lambda function of a route: found by the description the api construct gives it. */
 function functionOf(route: (typeof ROUTES)[number]): [string, Resource] {
-  const found = ofType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Description === `${route.method} ${route.path}`);
+  const found = ofType('AWS::Lambda::Function').filter(
+    ([, r]) => r.Properties.Description === `${route.method} ${route.path}`,
+  );
   expect(found, `${route.method} ${route.path}`).toHaveLength(1);
   return found[0]!;
 }
@@ -63,18 +72,24 @@ function permissionsOf(functionId: string): string[] {
     // Plain allow statements only: no Deny, NotAction, NotResource or Condition to reason about.
     expect(Object.keys(s).sort(), functionId).toEqual(['Action', 'Effect', 'Resource']);
     expect(s.Effect).toBe('Allow');
-    return [s.Action].flat().flatMap((action) => [s.Resource].flat().map((resource) => `${action} on ${render(resource)}`));
+    return [s.Action]
+      .flat()
+      .flatMap((action) => [s.Resource].flat().map((resource) => `${action} on ${render(resource)}`));
   });
 }
 
 describe('the CDK stack', () => {
   it('has one function per route, each behind an API Gateway method with a Lambda proxy integration', () => {
-    const routeFunctions = ofType('AWS::Lambda::Function').filter(([, r]) => ROUTES.some((route) => r.Properties.Description === `${route.method} ${route.path}`));
+    const routeFunctions = ofType('AWS::Lambda::Function').filter(([, r]) =>
+      ROUTES.some((route) => r.Properties.Description === `${route.method} ${route.path}`),
+    );
     expect(routeFunctions).toHaveLength(ROUTES.length);
     for (const route of ROUTES) {
       const [functionId] = functionOf(route);
       const methods = ofType('AWS::ApiGateway::Method').filter(
-        ([, m]) => m.Properties.HttpMethod === route.method && JSON.stringify(m.Properties.Integration?.Uri ?? '').includes(functionId),
+        ([, m]) =>
+          m.Properties.HttpMethod === route.method &&
+          JSON.stringify(m.Properties.Integration?.Uri ?? '').includes(functionId),
       );
       expect(methods, `${route.method} ${route.path}`).toHaveLength(1);
       expect(methods[0]![1].Properties.Integration.Type).toBe('AWS_PROXY');
@@ -95,17 +110,45 @@ describe('the CDK stack', () => {
     const paths = [...new Set(ROUTES.map((r) => r.path))];
     expect([...anyMethods.keys()].sort()).toEqual(paths.sort());
     const expectations: [string, string, unknown][] = [
-      [`${SUBSCRIPTIONS_BASE}/verify`, "'POST'", { error: { code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message } }],
-      [`${SUBSCRIPTIONS_BASE}/products`, "'GET'", { error: { code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message } }],
-      [`${SUBSCRIPTIONS_BASE}/revenue`, "'GET'", { error: { code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message } }],
-      [`${SUBSCRIPTIONS_BASE}/{subscription_id}`, "'GET, PUT'", { error: { code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message } }],
-      ['/report/global_switch', "'POST'", { status: 'error', code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message }],
-      ['/segment/info', "'GET'", { status: 'error', code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message }],
+      [
+        `${SUBSCRIPTIONS_BASE}/verify`,
+        "'POST'",
+        { error: { code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message } },
+      ],
+      [
+        `${SUBSCRIPTIONS_BASE}/products`,
+        "'GET'",
+        { error: { code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message } },
+      ],
+      [
+        `${SUBSCRIPTIONS_BASE}/revenue`,
+        "'GET'",
+        { error: { code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message } },
+      ],
+      [
+        `${SUBSCRIPTIONS_BASE}/{subscription_id}`,
+        "'GET, PUT'",
+        { error: { code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message } },
+      ],
+      [
+        '/report/global_switch',
+        "'POST'",
+        { status: 'error', code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message },
+      ],
+      [
+        '/segment/info',
+        "'GET'",
+        { status: 'error', code: 'METHOD_NOT_ALLOWED', message: ERRORS.METHOD_NOT_ALLOWED.message },
+      ],
     ];
     for (const [path, allow, body] of expectations) {
       const method = anyMethods.get(path)!;
       expect(method, path).toBeDefined();
-      expect(method.Integration).toMatchObject({ Type: 'MOCK', PassthroughBehavior: 'NEVER', ContentHandling: 'CONVERT_TO_TEXT' });
+      expect(method.Integration).toMatchObject({
+        Type: 'MOCK',
+        PassthroughBehavior: 'NEVER',
+        ContentHandling: 'CONVERT_TO_TEXT',
+      });
       expect(method.Integration.RequestTemplates['application/json']).toBe('{"statusCode": 405}');
       const [response] = method.Integration.IntegrationResponses;
       expect(response.StatusCode).toBe('405');
@@ -117,13 +160,21 @@ describe('the CDK stack', () => {
       });
       expect(JSON.parse(response.ResponseTemplates['application/json']), path).toEqual(body);
       expect(method.MethodResponses).toEqual([
-        { StatusCode: '405', ResponseParameters: { 'method.response.header.Allow': true, 'method.response.header.Content-Type': true, 'method.response.header.X-Request-Id': true } },
+        {
+          StatusCode: '405',
+          ResponseParameters: {
+            'method.response.header.Allow': true,
+            'method.response.header.Content-Type': true,
+            'method.response.header.X-Request-Id': true,
+          },
+        },
       ]);
     }
   });
 
   it("gives every route's function the one endpoint timeout the local gateway enforces", () => {
-    for (const route of ROUTES) expect(functionOf(route)[1].Properties.Timeout, route.name).toBe(ENDPOINT_TIMEOUT_SECONDS);
+    for (const route of ROUTES)
+      expect(functionOf(route)[1].Properties.Timeout, route.name).toBe(ENDPOINT_TIMEOUT_SECONDS);
   });
 
   it('passes every request body to the functions as bytes (base64), so they, not API Gateway, judge its UTF-8', () => {
@@ -146,14 +197,19 @@ describe('the CDK stack', () => {
   it("gives every route's function the per-tier rate limits of the configuration, as the local gateway enforces them", () => {
     for (const route of ROUTES) {
       const [, fn] = functionOf(route);
-      for (const tier of RATE_LIMIT_TIERS) expect(fn.Properties.Environment.Variables[rateLimitVariable(tier)], route.name).toBe(String(config.rateLimits[tier]));
+      for (const tier of RATE_LIMIT_TIERS)
+        expect(fn.Properties.Environment.Variables[rateLimitVariable(tier)], route.name).toBe(
+          String(config.rateLimits[tier]),
+        );
       expect(actionsOf(functionOf(route)[0])).toContain('dynamodb:UpdateItem');
     }
   });
 
   it('names the table to every function that may touch it', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
-      const touchesTable = actionsOf(id).some((a) => ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'].includes(a));
+      const touchesTable = actionsOf(id).some((a) =>
+        ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'].includes(a),
+      );
       if (touchesTable) expect(fn.Properties.Environment.Variables.TABLE_NAME, id).toBeDefined();
     }
   });
@@ -171,10 +227,17 @@ describe('the CDK stack', () => {
       DeletionProtectionEnabled: true,
     });
     const [, table] = ofType('AWS::DynamoDB::Table')[0]!;
-    const indexes = table.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: { AttributeName: string }[]; Projection: { ProjectionType: string } }[];
+    const indexes = table.Properties.GlobalSecondaryIndexes as {
+      IndexName: string;
+      KeySchema: { AttributeName: string }[];
+      Projection: { ProjectionType: string };
+    }[];
     expect(indexes.map((i) => i.IndexName).sort()).toEqual(Object.keys(TABLE.indexes).sort());
     for (const index of indexes) {
-      expect(index.KeySchema.map((k) => k.AttributeName)).toEqual([TABLE.indexes[index.IndexName]!.partitionKey, TABLE.indexes[index.IndexName]!.sortKey]);
+      expect(index.KeySchema.map((k) => k.AttributeName)).toEqual([
+        TABLE.indexes[index.IndexName]!.partitionKey,
+        TABLE.indexes[index.IndexName]!.sortKey,
+      ]);
       expect(index.Projection.ProjectionType).toBe('ALL');
     }
   });
@@ -192,26 +255,59 @@ describe('the CDK stack', () => {
   });
 
   it('answers gateway-level errors with JSON envelopes (404 unknown route, 401, 429 throttled)', () => {
-    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'MISSING_AUTHENTICATION_TOKEN', StatusCode: '404' });
-    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'UNAUTHORIZED', StatusCode: '401' });
-    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'THROTTLED', StatusCode: '429' });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
+      StatusCode: '404',
+    });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'UNAUTHORIZED',
+      StatusCode: '401',
+    });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'THROTTLED',
+      StatusCode: '429',
+    });
   });
 
   it('gives every gateway error a body that is valid JSON once API Gateway substitutes it, in both envelopes', () => {
     const bodies = new Map(
-      ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => [r.Properties.ResponseType as string, r.Properties.ResponseTemplates['application/json'] as string]),
+      ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => [
+        r.Properties.ResponseType as string,
+        r.Properties.ResponseTemplates['application/json'] as string,
+      ]),
     );
-    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX', 'UNAUTHORIZED', 'THROTTLED', 'ACCESS_DENIED', 'MISSING_AUTHENTICATION_TOKEN']) {
+    for (const type of [
+      'DEFAULT_4XX',
+      'DEFAULT_5XX',
+      'UNAUTHORIZED',
+      'THROTTLED',
+      'ACCESS_DENIED',
+      'MISSING_AUTHENTICATION_TOKEN',
+    ]) {
       expect([...bodies.keys()]).toContain(type);
     }
     for (const [type, body] of bodies) {
       // What API Gateway does: $context.error.messageString becomes a quoted string, $context.requestId a bare id.
-      const substituted = body.replaceAll('$context.error.messageString', JSON.stringify('Too Many Requests')).replaceAll('$context.requestId', 'req-1');
-      const parsed = JSON.parse(substituted) as { error: { code: string; message: string }; status: string; code: string; message: string };
+      const substituted = body
+        .replaceAll('$context.error.messageString', JSON.stringify('Too Many Requests'))
+        .replaceAll('$context.requestId', 'req-1');
+      const parsed = JSON.parse(substituted) as {
+        error: { code: string; message: string };
+        status: string;
+        code: string;
+        message: string;
+      };
       expect(parsed.error, type).toMatchObject({ code: expect.any(String), message: 'Too Many Requests' });
       expect(parsed, type).toMatchObject({ status: 'error', code: parsed.error.code, message: 'Too Many Requests' });
     }
-    expect(JSON.parse(bodies.get('DEFAULT_5XX')!.replaceAll('$context.error.messageString', '"x"').replaceAll('$context.requestId', 'req-1'))).toMatchObject({
+    expect(
+      JSON.parse(
+        bodies
+          .get('DEFAULT_5XX')!
+          .replaceAll('$context.error.messageString', '"x"')
+          .replaceAll('$context.requestId', 'req-1'),
+      ),
+    ).toMatchObject({
       code: 'INTERNAL_ERROR',
       request_id: 'req-1',
       error: { code: 'INTERNAL_ERROR', request_id: 'req-1' },
@@ -220,14 +316,18 @@ describe('the CDK stack', () => {
 
   it('keeps the status API Gateway gives unmatched 4xx/5xx errors (only their body is replaced)', () => {
     for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
-      const [[, response]] = ofType('AWS::ApiGateway::GatewayResponse').filter(([, r]) => r.Properties.ResponseType === type) as [[string, Resource]];
+      const [[, response]] = ofType('AWS::ApiGateway::GatewayResponse').filter(
+        ([, r]) => r.Properties.ResponseType === type,
+      ) as [[string, Resource]];
       expect(response.Properties.StatusCode, type).toBeUndefined();
     }
   });
 
   it('logs failed requests at the stage, never whole requests (data tracing), into a log group it creates with a retention', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
-      MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false })],
+      MethodSettings: [
+        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false }),
+      ],
     });
     const [apiId] = ofType('AWS::ApiGateway::RestApi')[0]!;
     template.hasResourceProperties('AWS::Logs::LogGroup', {
@@ -253,10 +353,15 @@ describe('the notification path in the stack', () => {
   it('has its own event bus and a rule for subscription.status_changed and subscription.transferred targeting the webhook deliverer, with a DLQ', () => {
     template.resourceCountIs('AWS::Events::EventBus', 1);
     const [delivererId] = functionByDescription('EventBridge rule target: Standard Webhooks delivery');
-    const rules = ofType('AWS::Events::Rule').filter(([, r]) => r.Properties.EventPattern?.['detail-type']?.[0] === 'subscription.status_changed');
+    const rules = ofType('AWS::Events::Rule').filter(
+      ([, r]) => r.Properties.EventPattern?.['detail-type']?.[0] === 'subscription.status_changed',
+    );
     expect(rules).toHaveLength(1);
     const rule = rules[0]![1].Properties;
-    expect(rule.EventPattern).toEqual({ source: ['subscription-backend'], 'detail-type': ['subscription.status_changed', 'subscription.transferred'] });
+    expect(rule.EventPattern).toEqual({
+      source: ['subscription-backend'],
+      'detail-type': ['subscription.status_changed', 'subscription.transferred'],
+    });
     expect(refOf(rule.EventBusName)).toBeDefined();
     expect(JSON.stringify(rule.Targets[0].Arn)).toContain(delivererId);
     expect(rule.Targets[0].DeadLetterConfig).toBeDefined();
@@ -275,15 +380,24 @@ describe('the notification path in the stack', () => {
     });
     expect(actionsOf(publisherId)).toContain('events:PutEvents');
     // Only the stream (granted by the event source), nothing on the table itself.
-    expect([...tableActions(publisherId)].sort()).toEqual(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams']);
+    expect([...tableActions(publisherId)].sort()).toEqual([
+      'dynamodb:DescribeStream',
+      'dynamodb:GetRecords',
+      'dynamodb:GetShardIterator',
+      'dynamodb:ListStreams',
+    ]);
     expect(resources[publisherId]!.Properties.Environment.Variables.EVENT_BUS_NAME).toBeDefined();
   });
 
   it('runs the expiry sweeper and the webhook retries every minute', () => {
-    for (const description of ['every minute: expiries and pause ends that are due', 'every minute: webhook deliveries whose next try is due']) {
+    for (const description of [
+      'every minute: expiries and pause ends that are due',
+      'every minute: webhook deliveries whose next try is due',
+    ]) {
       const [jobId] = functionByDescription(description);
       const schedules = ofType('AWS::Events::Rule').filter(
-        ([, r]) => r.Properties.ScheduleExpression === 'rate(1 minute)' && JSON.stringify(r.Properties.Targets).includes(jobId),
+        ([, r]) =>
+          r.Properties.ScheduleExpression === 'rate(1 minute)' && JSON.stringify(r.Properties.Targets).includes(jobId),
       );
       expect(schedules, description).toHaveLength(1);
     }
@@ -295,9 +409,15 @@ describe('the notification path in the stack', () => {
     const queueId = refOf(queueUrl)!;
     expect(resources[queueId]!.Type).toBe('AWS::SQS::Queue');
     expect(actionsOf(delivererId)).toContain('sqs:SendMessage');
-    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([, a]) => JSON.stringify(a.Properties.Dimensions).includes(queueId));
+    const alarms = ofType('AWS::CloudWatch::Alarm').filter(([, a]) =>
+      JSON.stringify(a.Properties.Dimensions).includes(queueId),
+    );
     expect(alarms).toHaveLength(1);
-    expect(alarms[0]![1].Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, AlarmActions: [expect.anything()] });
+    expect(alarms[0]![1].Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+      AlarmActions: [expect.anything()],
+    });
   });
 
   it('outputs the bus name for operators to attach their own rules', () => {
@@ -307,7 +427,9 @@ describe('the notification path in the stack', () => {
 
 describe('store credentials in the stack', () => {
   it('only the verifying functions may read store secrets, only under the stack prefix, and only read them', () => {
-    const readers = ofType('AWS::Lambda::Function').filter(([id]) => actionsOf(id).some((a) => a.startsWith('secretsmanager:')));
+    const readers = ofType('AWS::Lambda::Function').filter(([id]) =>
+      actionsOf(id).some((a) => a.startsWith('secretsmanager:')),
+    );
     const verifying = ROUTES.filter((route) => route.storeSecrets).map((route) => `${route.method} ${route.path}`);
     expect(verifying).toContain('POST /v1/subscriptions/verify');
     expect(readers.map(([, r]) => r.Properties.Description).sort()).toEqual(verifying.sort());
@@ -340,7 +462,8 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
    * run time; only the two stores' secrets, never the test store's signing key (`.../test_store`).
    */
   const STORE_SECRETS = ['app_store', 'google_play'].map(
-    (store) => `arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:subscription-backend/Test/*/${store}-??????`,
+    (store) =>
+      `arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:subscription-backend/Test/*/${store}-??????`,
   );
 
   interface Needs {
@@ -356,12 +479,21 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
   /** The functions of cdk/constructs/notifications.ts, by description; routes declare theirs in lib/routes.ts. */
   const WORKERS: Record<string, Needs> = {
     'table stream (outbox) -> EventBridge': { streamRead: true, putEvents: true, sendsTo: 'StreamFailures' },
-    'EventBridge rule target: Standard Webhooks delivery': { table: ['GetItem', 'PutItem', 'UpdateItem'], sendsTo: 'WebhookDeadLetters' },
-    'every minute: webhook deliveries whose next try is due': { table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'], sendsTo: 'WebhookDeadLetters' },
+    'EventBridge rule target: Standard Webhooks delivery': {
+      table: ['GetItem', 'PutItem', 'UpdateItem'],
+      sendsTo: 'WebhookDeadLetters',
+    },
+    'every minute: webhook deliveries whose next try is due': {
+      table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
+      sendsTo: 'WebhookDeadLetters',
+    },
     'every minute: expiries and pause ends that are due': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'] },
   };
   const needsOf = new Map<string, Needs>([
-    ...ROUTES.map((route): [string, Needs] => [`${route.method} ${route.path}`, { table: route.table, storeSecrets: route.storeSecrets ?? false }]),
+    ...ROUTES.map((route): [string, Needs] => [
+      `${route.method} ${route.path}`,
+      { table: route.table, storeSecrets: route.storeSecrets ?? false },
+    ]),
     ...Object.entries(WORKERS),
   ]);
 
@@ -381,13 +513,22 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
       `logs:CreateLogStream on <${logGroup}.Arn>`,
       `logs:PutLogEvents on <${logGroup}.Arn>`,
       ...(needs.table ?? []).map((action) => `dynamodb:${action} on <${table}.Arn>`),
-      ...(needs.table?.includes('Query') ? Object.keys(TABLE.indexes).map((index) => `dynamodb:Query on <${table}.Arn>/index/${index}`) : []),
+      ...(needs.table?.includes('Query')
+        ? Object.keys(TABLE.indexes).map((index) => `dynamodb:Query on <${table}.Arn>/index/${index}`)
+        : []),
       ...(needs.storeSecrets ? STORE_SECRETS.map((secrets) => `secretsmanager:GetSecretValue on ${secrets}`) : []),
       ...(needs.putEvents ? [`events:PutEvents on <${onlyId('AWS::Events::EventBus', 'NotificationsBus')}.Arn>`] : []),
       ...(needs.streamRead
-        ? [...['DescribeStream', 'GetRecords', 'GetShardIterator'].map((action) => `dynamodb:${action} on <${table}.StreamArn>`), 'dynamodb:ListStreams on *']
+        ? [
+            ...['DescribeStream', 'GetRecords', 'GetShardIterator'].map(
+              (action) => `dynamodb:${action} on <${table}.StreamArn>`,
+            ),
+            'dynamodb:ListStreams on *',
+          ]
         : []),
-      ...(needs.sendsTo ? [`sqs:SendMessage on <${onlyId('AWS::SQS::Queue', `Notifications${needs.sendsTo}`)}.Arn>`] : []),
+      ...(needs.sendsTo
+        ? [`sqs:SendMessage on <${onlyId('AWS::SQS::Queue', `Notifications${needs.sendsTo}`)}.Arn>`]
+        : []),
     ];
   }
 
@@ -398,7 +539,9 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
       const needs = needsOf.get(fn.Properties.Description as string);
       expect(needs, `${id} (${fn.Properties.Description}) declares nothing`).toBeDefined();
       // Declarations may repeat an action (AUTH and TRANSACT both have UpdateItem): compared as sets.
-      expect(permissionsOf(id).sort(), fn.Properties.Description).toEqual([...new Set(expectedPermissions(id, needs!))].sort());
+      expect(permissionsOf(id).sort(), fn.Properties.Description).toEqual(
+        [...new Set(expectedPermissions(id, needs!))].sort(),
+      );
     }
   });
 
@@ -409,7 +552,11 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
           expect(action, id).not.toContain('*');
           for (const resource of [statement.Resource].flat().map(render)) {
             if (resource === '*') expect(Object.keys(ANY_RESOURCE), `${action} on * in ${id}`).toContain(action);
-            else if (resource.includes('*')) expect(STORE_SECRETS.map((secrets) => `secretsmanager:GetSecretValue on ${secrets}`), id).toContain(`${action} on ${resource}`);
+            else if (resource.includes('*'))
+              expect(
+                STORE_SECRETS.map((secrets) => `secretsmanager:GetSecretValue on ${secrets}`),
+                id,
+              ).toContain(`${action} on ${resource}`);
           }
         }
       }
@@ -421,7 +568,9 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
     const others = ofType('AWS::IAM::Role').filter(([id]) => !functionRoles.has(id));
     for (const id of functionRoles) {
       const role = resources[id!]!.Properties;
-      expect(role.AssumeRolePolicyDocument.Statement, id).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }]);
+      expect(role.AssumeRolePolicyDocument.Statement, id).toEqual([
+        { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } },
+      ]);
       expect(role.ManagedPolicyArns, id).toBeUndefined();
       expect(role.Policies, id).toBeUndefined();
     }
@@ -440,12 +589,20 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
   it("with -c apiGatewayCloudWatchRole=true, sets the account's API Gateway logging role (retained), and that is the only other role", () => {
     const withRole = synthesize({ apiGatewayCloudWatchRole: 'true' });
     const all = withRole.toJSON().Resources as Record<string, Resource & { DeletionPolicy?: string }>;
-    const functionRoles = new Set(Object.values(all).filter((r) => r.Type === 'AWS::Lambda::Function').map((fn) => refOf(fn.Properties.Role)));
+    const functionRoles = new Set(
+      Object.values(all)
+        .filter((r) => r.Type === 'AWS::Lambda::Function')
+        .map((fn) => refOf(fn.Properties.Role)),
+    );
     const others = Object.entries(all).filter(([id, r]) => r.Type === 'AWS::IAM::Role' && !functionRoles.has(id));
     expect(others).toHaveLength(1);
     const [roleId, role] = others[0]!;
-    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' } }]);
-    expect(role.Properties.ManagedPolicyArns.map(render)).toEqual(['arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']);
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'apigateway.amazonaws.com' } },
+    ]);
+    expect(role.Properties.ManagedPolicyArns.map(render)).toEqual([
+      'arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs',
+    ]);
     const accounts = Object.values(all).filter((r) => r.Type === 'AWS::ApiGateway::Account');
     expect(accounts).toHaveLength(1);
     expect(accounts[0]!.Properties).toEqual({ CloudWatchRoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] } });
@@ -465,7 +622,8 @@ describe('secrets in the stack', () => {
     ...RATE_LIMIT_TIERS.map(rateLimitVariable),
   ]);
   /** Our key formats (sk_, pk_, whsec_), PEM keys, a CloudFormation secret reference, long base64. */
-  const looksSecret = (text: string): boolean => /whsec_|\b(sk|pk)_[A-Za-z0-9]|PRIVATE KEY|\{\{resolve:|[A-Za-z0-9+/]{32,}={0,2}/.test(text);
+  const looksSecret = (text: string): boolean =>
+    /whsec_|\b(sk|pk)_[A-Za-z0-9]|PRIVATE KEY|\{\{resolve:|[A-Za-z0-9+/]{32,}={0,2}/.test(text);
 
   /** The literal strings of a CloudFormation value; a reference must not name a Secrets Manager secret. */
   function literals(value: unknown): string[] {
@@ -482,10 +640,24 @@ describe('secrets in the stack', () => {
   }
 
   it('recognises what a secret looks like', () => {
-    for (const secret of ['sk_live_4eC39HqLyjWDarjtT1zdp7dc', 'pk_x1', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', '-----BEGIN PRIVATE KEY-----', '{{resolve:secretsmanager:x}}', 'dGhpcyBpcyBhIHZlcnkgbG9uZyBzZWNyZXQgdmFsdWU=']) {
+    for (const secret of [
+      'sk_live_4eC39HqLyjWDarjtT1zdp7dc',
+      'pk_x1',
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      '-----BEGIN PRIVATE KEY-----',
+      '{{resolve:secretsmanager:x}}',
+      'dGhpcyBpcyBhIHZlcnkgbG9uZyBzZWNyZXQgdmFsdWU=',
+    ]) {
       expect(looksSecret(secret), secret).toBe(true);
     }
-    for (const plain of ['--enable-source-maps', 'subscription-backend/Test/', '200', 'https://sqs.eu-west-1.amazonaws.com/1/q', 'task_queue']) expect(looksSecret(plain), plain).toBe(false);
+    for (const plain of [
+      '--enable-source-maps',
+      'subscription-backend/Test/',
+      '200',
+      'https://sqs.eu-west-1.amazonaws.com/1/q',
+      'task_queue',
+    ])
+      expect(looksSecret(plain), plain).toBe(false);
   });
 
   it('keeps secrets out of every environment variable: allowed names only, no secret-looking value, no secret reference', () => {

@@ -59,7 +59,9 @@ describe('subscription API authentication', () => {
   });
 
   it('an unknown path answers 404 ROUTE_NOT_FOUND in the subscription envelope', async () => {
-    const res = await request('POST', `${SUBSCRIPTIONS_BASE}/sub_0123456789abcdef01234567/refund`, { bearer: app.secretKey });
+    const res = await request('POST', `${SUBSCRIPTIONS_BASE}/sub_0123456789abcdef01234567/refund`, {
+      bearer: app.secretKey,
+    });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('ROUTE_NOT_FOUND');
   });

@@ -15,11 +15,11 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `cli-commands-e2e-${process.pid}`;
 });
 
-import { startLocalRuntime, type LocalRuntime } from '../../local/runtime.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
 import { createOwnTable } from '../support/own-table.js';
 import { admin, type RunResult } from '../support/processes.js';
-import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
 /** What the commands before it printed, for the commands that name earlier results. */
 interface Context {
@@ -67,7 +67,11 @@ const CASES: Case[] = [
     args: () => ['apps', 'create', '--name', 'every command', '--test-store'],
     prints: ['app_id', 'secret_key', 'sdk_key'],
     then: (output, ctx) => {
-      expect(output).toEqual({ app_id: expect.stringMatching(/^app_[0-9a-f]{16}$/), secret_key: expect.stringMatching(/^sk_/), sdk_key: expect.stringMatching(/^pk_/) });
+      expect(output).toEqual({
+        app_id: expect.stringMatching(/^app_[0-9a-f]{16}$/),
+        secret_key: expect.stringMatching(/^sk_/),
+        sdk_key: expect.stringMatching(/^pk_/),
+      });
       ctx.app = output;
     },
   },
@@ -81,7 +85,8 @@ const CASES: Case[] = [
     command: 'apps user-token-secret',
     args: (ctx) => ['apps', 'user-token-secret', '--app', appOf(ctx)],
     prints: ['app_id', 'secret', 'require_user_token'],
-    then: (output) => expect(output).toMatchObject({ secret: expect.stringMatching(/^ust_/), require_user_token: false }),
+    then: (output) =>
+      expect(output).toMatchObject({ secret: expect.stringMatching(/^ust_/), require_user_token: false }),
   },
   {
     command: 'keys create',
@@ -112,7 +117,14 @@ const CASES: Case[] = [
   },
   {
     command: 'products put',
-    args: async (ctx) => ['products', 'put', '--app', appOf(ctx), '--file', await file(ctx, 'products.json', [PRODUCT])],
+    args: async (ctx) => [
+      'products',
+      'put',
+      '--app',
+      appOf(ctx),
+      '--file',
+      await file(ctx, 'products.json', [PRODUCT]),
+    ],
     prints: ['app_id', 'products'],
     then: (output) => expect(output.products).toEqual(['premium_monthly']),
   },
@@ -124,18 +136,36 @@ const CASES: Case[] = [
       '--app',
       appOf(ctx),
       '--file',
-      await file(ctx, 'segments.json', [{ id: 'german_speakers', name: 'German speakers', conditions: [{ field: 'attributes.language', op: 'eq', value: 'de' }] }]),
+      await file(ctx, 'segments.json', [
+        {
+          id: 'german_speakers',
+          name: 'German speakers',
+          conditions: [{ field: 'attributes.language', op: 'eq', value: 'de' }],
+        },
+      ]),
     ],
     prints: ['app_id', 'segments'],
   },
   {
     command: 'ads put',
-    args: async (ctx) => ['ads', 'put', '--app', appOf(ctx), '--file', await file(ctx, 'ads.json', { ios: { networks: [{ name: 'admob', enabled: true, settings: {} }] } })],
+    args: async (ctx) => [
+      'ads',
+      'put',
+      '--app',
+      appOf(ctx),
+      '--file',
+      await file(ctx, 'ads.json', { ios: { networks: [{ name: 'admob', enabled: true, settings: {} }] } }),
+    ],
     prints: ['app_id', 'platforms', 'networks'],
   },
   {
     command: 'fx put',
-    args: async (ctx) => ['fx', 'put', '--file', await file(ctx, 'fx.json', [{ date: '2026-11-24', from: 'EUR', to: 'USD', rate: 1.08 }])],
+    args: async (ctx) => [
+      'fx',
+      'put',
+      '--file',
+      await file(ctx, 'fx.json', [{ date: '2026-11-24', from: 'EUR', to: 'USD', rate: 1.08 }]),
+    ],
     prints: ['rates'],
     then: (output) => expect(output.rates).toBe(1),
   },
@@ -156,25 +186,69 @@ const CASES: Case[] = [
   {
     command: 'stores apple set',
     args: async (ctx) => {
-      const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-      return ['stores', 'apple', 'set', '--app', appOf(ctx), '--bundle-id', 'com.example.app', '--environment', 'Sandbox', '--issuer-id', 'issuer', '--key-id', 'KEY123', '--key-file', await file(ctx, 'key.p8', key)];
+      const key = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString();
+      return [
+        'stores',
+        'apple',
+        'set',
+        '--app',
+        appOf(ctx),
+        '--bundle-id',
+        'com.example.app',
+        '--environment',
+        'Sandbox',
+        '--issuer-id',
+        'issuer',
+        '--key-id',
+        'KEY123',
+        '--key-file',
+        await file(ctx, 'key.p8', key),
+      ];
     },
     prints: ['app_id', 'store', 'bundle_id', 'environment', 'server_api', 'stored_in'],
     then: (output) => {
-      expect(output).toMatchObject({ store: 'app_store', bundle_id: 'com.example.app', environment: 'Sandbox', server_api: true });
+      expect(output).toMatchObject({
+        store: 'app_store',
+        bundle_id: 'com.example.app',
+        environment: 'Sandbox',
+        server_api: true,
+      });
       expect(JSON.stringify(output)).not.toContain('PRIVATE KEY');
     },
   },
   {
     command: 'stores google set',
     args: async (ctx) => {
-      const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-      const account = { type: 'service_account', client_email: 'verifier@example.iam.gserviceaccount.com', private_key: privateKey, token_uri: 'https://oauth2.googleapis.com/token' };
-      return ['stores', 'google', 'set', '--app', appOf(ctx), '--package-name', 'com.example.app', '--service-account-file', await file(ctx, 'account.json', account)];
+      const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString();
+      const account = {
+        type: 'service_account',
+        client_email: 'verifier@example.iam.gserviceaccount.com',
+        private_key: privateKey,
+        token_uri: 'https://oauth2.googleapis.com/token',
+      };
+      return [
+        'stores',
+        'google',
+        'set',
+        '--app',
+        appOf(ctx),
+        '--package-name',
+        'com.example.app',
+        '--service-account-file',
+        await file(ctx, 'account.json', account),
+      ];
     },
     prints: ['app_id', 'store', 'package_name', 'client_email', 'stored_in'],
     then: (output) => {
-      expect(output).toMatchObject({ store: 'google_play', package_name: 'com.example.app', client_email: 'verifier@example.iam.gserviceaccount.com' });
+      expect(output).toMatchObject({
+        store: 'google_play',
+        package_name: 'com.example.app',
+        client_email: 'verifier@example.iam.gserviceaccount.com',
+      });
       expect(JSON.stringify(output)).not.toContain('PRIVATE KEY');
     },
   },
@@ -186,7 +260,21 @@ const CASES: Case[] = [
       expect(output.secret).toMatch(/^whsec_/);
       ctx.receiver.setSecret(output.secret);
       // A status change once the endpoint is set: a second purchase.
-      const minted = JSON.parse((await admin('receipts', 'mint', '--app', appOf(ctx), '--platform', 'ios', '--product', 'premium_monthly', '--json')).stdout);
+      const minted = JSON.parse(
+        (
+          await admin(
+            'receipts',
+            'mint',
+            '--app',
+            appOf(ctx),
+            '--platform',
+            'ios',
+            '--product',
+            'premium_monthly',
+            '--json',
+          )
+        ).stdout,
+      );
       await fetch(`${ctx.runtime.gateway.url}${SUBSCRIPTIONS_BASE}/verify`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ctx.app!.secret_key}`, 'content-type': 'application/json' },
@@ -200,7 +288,11 @@ const CASES: Case[] = [
     args: (ctx) => ['webhooks', 'deliveries', '--app', appOf(ctx), '--limit', '10'],
     prints: ['app_id', 'deliveries'],
     then: (output, ctx) => {
-      expect(output.deliveries[0]).toMatchObject({ event_id: expect.stringMatching(/^evt_/), status: 'delivered', attempts: 1 });
+      expect(output.deliveries[0]).toMatchObject({
+        event_id: expect.stringMatching(/^evt_/),
+        status: 'delivered',
+        attempts: 1,
+      });
       ctx.eventId = output.deliveries[0].event_id;
     },
   },
@@ -256,23 +348,45 @@ describe('every command of the operator CLI, run as a process', () => {
     expect(notFound.code).toBe(1);
     expect(json(notFound).error.code).toBe('NOT_FOUND');
     const noTestStore = json(await admin('apps', 'create', '--name', 'no test store', '--json'));
-    const notTestStore = await admin('receipts', 'mint', '--app', noTestStore.app_id, '--platform', 'ios', '--product', 'premium_monthly', '--json');
+    const notTestStore = await admin(
+      'receipts',
+      'mint',
+      '--app',
+      noTestStore.app_id,
+      '--platform',
+      'ios',
+      '--product',
+      'premium_monthly',
+      '--json',
+    );
     expect(notTestStore.code).toBe(1);
     expect(json(notTestStore).error.code).toBe('NOT_TEST_STORE');
   });
 
   it('apps update --test-store on|off: an app created without the test store gets it (and a key pair) later; off refuses its receipts', async () => {
     const app = json(await admin('apps', 'create', '--name', 'test store later', '--json'));
-    await admin('products', 'put', '--app', app.app_id, '--file', await file(ctx, 'later-products.json', [PRODUCT]), '--json');
+    await admin(
+      'products',
+      'put',
+      '--app',
+      app.app_id,
+      '--file',
+      await file(ctx, 'later-products.json', [PRODUCT]),
+      '--json',
+    );
     const verify = (receipt: string, user: string) =>
       fetch(`${ctx.runtime.gateway.url}${SUBSCRIPTIONS_BASE}/verify`, {
         method: 'POST',
         headers: { authorization: `Bearer ${app.secret_key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ platform: 'ios', receipt_data: receipt, user_id: user }),
       });
-    const mint = () => admin('receipts', 'mint', '--app', app.app_id, '--platform', 'ios', '--product', 'premium_monthly', '--json');
+    const mint = () =>
+      admin('receipts', 'mint', '--app', app.app_id, '--platform', 'ios', '--product', 'premium_monthly', '--json');
     const before = await mint();
-    expect(json(before).error).toMatchObject({ code: 'NOT_TEST_STORE', message: expect.stringContaining(`apps update --app ${app.app_id} --test-store on`) });
+    expect(json(before).error).toMatchObject({
+      code: 'NOT_TEST_STORE',
+      message: expect.stringContaining(`apps update --app ${app.app_id} --test-store on`),
+    });
 
     const on = await admin('apps', 'update', '--app', app.app_id, '--test-store', 'on', '--json');
     expect(on.code, on.stdout).toBe(0);
@@ -280,7 +394,10 @@ describe('every command of the operator CLI, run as a process', () => {
     const minted = json(await mint());
     expect((await verify(minted.receipt_data, 'later-buyer')).status).toBe(200);
 
-    expect(json(await admin('apps', 'update', '--app', app.app_id, '--test-store', 'off', '--json'))).toEqual({ app_id: app.app_id, test_store: false });
+    expect(json(await admin('apps', 'update', '--app', app.app_id, '--test-store', 'off', '--json'))).toEqual({
+      app_id: app.app_id,
+      test_store: false,
+    });
     const refused = await verify(minted.receipt_data, 'later-buyer');
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as any).error.code).toBe('INVALID_RECEIPT');
@@ -297,9 +414,25 @@ describe('every command of the operator CLI, run as a process', () => {
 
   it('receipts mint --expires-in takes a negative number both as "-60" and as "=-60" (an expired purchase)', async () => {
     for (const spelling of [['--expires-in', '-60'], ['--expires-in=-60']]) {
-      const result = await admin('receipts', 'mint', '--app', appOf(ctx), '--platform', 'ios', '--product', 'premium_monthly', ...spelling, '--json');
+      const result = await admin(
+        'receipts',
+        'mint',
+        '--app',
+        appOf(ctx),
+        '--platform',
+        'ios',
+        '--product',
+        'premium_monthly',
+        ...spelling,
+        '--json',
+      );
       expect(result.code, result.stdout).toBe(0);
-      const payload = JSON.parse(Buffer.from(Buffer.from(json(result).receipt_data, 'base64').toString('utf8').split('.')[1]!, 'base64url').toString('utf8'));
+      const payload = JSON.parse(
+        Buffer.from(
+          Buffer.from(json(result).receipt_data, 'base64').toString('utf8').split('.')[1]!,
+          'base64url',
+        ).toString('utf8'),
+      );
       expect(payload.expiresDate - payload.purchaseDate).toBe(-60_000);
     }
   });

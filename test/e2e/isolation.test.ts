@@ -19,15 +19,15 @@ import { ddb, tableName } from '../../lib/data/client.js';
 import { keys, listCounterKey, type TableKey } from '../../lib/data/keys.js';
 import { setWebhook } from '../../lib/data/webhooks.js';
 import { sha256Hex } from '../../lib/ids.js';
-import { withoutRequestCounter } from '../support/table-snapshot.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import type { Product } from '../../lib/schemas/product.js';
 import { putStoreSettings } from '../../lib/stores/settings.js';
 import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY, RETIRED, type TestApp } from '../support/fixtures.js';
-import { mintReceipt, type MintOptions } from '../support/receipts.js';
-import { useGateway, type HttpResult, type RequestOptions } from '../support/http.js';
+import { type HttpResult, type RequestOptions, useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
 import { createOwnTable } from '../support/own-table.js';
+import { type MintOptions, mintReceipt } from '../support/receipts.js';
+import { withoutRequestCounter } from '../support/table-snapshot.js';
 
 const { request } = useGateway();
 
@@ -38,7 +38,11 @@ const TODAY = { start_date: today, end_date: today };
 const APPLE_RECEIPT = Buffer.from(
   readFileSync(new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url), 'utf8').trim(),
 ).toString('base64');
-const APPLE_PRODUCT: Product = { ...PREMIUM_MONTHLY, id: 'com.app.qysmat.premium.child.individual.subscription', platforms: ['ios'] };
+const APPLE_PRODUCT: Product = {
+  ...PREMIUM_MONTHLY,
+  id: 'com.app.qysmat.premium.child.individual.subscription',
+  platforms: ['ios'],
+};
 
 /** Sold by app A only. */
 const A_ONLY: Product = { ...PRO_YEARLY, id: 'a_only_plan', price: 19.99, currency: 'USD' };
@@ -63,7 +67,8 @@ type Item = Record<string, unknown>;
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v instanceof Set) return { $set: [...v].map(String).sort() };
-    if (v && typeof v === 'object' && !Array.isArray(v)) return Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+    if (v && typeof v === 'object' && !Array.isArray(v))
+      return Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
     return v;
   });
 }
@@ -105,7 +110,9 @@ function ownerOf(item: Item): unknown {
 }
 
 const itemsOf = (snapshot: Snapshot, appId: string): Record<string, string> =>
-  Object.fromEntries([...snapshot].filter(([, { item }]) => ownerOf(item) === appId).map(([key, { json }]) => [key, json]));
+  Object.fromEntries(
+    [...snapshot].filter(([, { item }]) => ownerOf(item) === appId).map(([key, { json }]) => [key, json]),
+  );
 
 /** Items added, removed or changed between two snapshots that do not belong to `appId` (before and after). */
 function changedOutside(before: Snapshot, after: Snapshot, appId: string | null): string[] {
@@ -164,7 +171,10 @@ function expectSubscriptionError(res: HttpResult, status: number, code: string):
 }
 
 function expectMobileError(res: HttpResult, status: number, code: string): void {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { status: 'error', code, message: expect.any(String) } });
+  expect({ status: res.status, body: res.body }).toEqual({
+    status,
+    body: { status: 'error', code, message: expect.any(String) },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -191,7 +201,8 @@ const A_RENEW_TXN = 'a-renew-txn';
 const A_SESSIONS = ['a-session-1', 'a-session-2'];
 const A_ORDERS = ['a-order-1', 'a-order-2'];
 
-const mint = (app: TestApp, product: Product, options: Omit<MintOptions, 'product'> = {}) => mintReceipt(app, { ...options, product });
+const mint = (app: TestApp, product: Product, options: Omit<MintOptions, 'product'> = {}) =>
+  mintReceipt(app, { ...options, product });
 
 async function ok<T = any>(res: Promise<HttpResult<T>>, status = 200): Promise<HttpResult<T>> {
   const done = await res;
@@ -202,11 +213,13 @@ async function ok<T = any>(res: Promise<HttpResult<T>>, status = 200): Promise<H
 const secret = (app: TestApp) => ({ bearer: app.secretKey });
 
 async function createSub(app: TestApp, body: Record<string, unknown>): Promise<string> {
-  return (await ok(call('CreateSubscription', { ...secret(app), body: { platform: 'ios', ...body } }), 201)).body.data.id as string;
+  return (await ok(call('CreateSubscription', { ...secret(app), body: { platform: 'ios', ...body } }), 201)).body.data
+    .id as string;
 }
 
 async function verifySub(app: TestApp, user: string, receipt_data: string): Promise<string> {
-  return (await ok(call('VerifyPurchase', { ...secret(app), body: { platform: 'ios', receipt_data, user_id: user } }))).body.data.subscription_id as string;
+  return (await ok(call('VerifyPurchase', { ...secret(app), body: { platform: 'ios', receipt_data, user_id: user } })))
+    .body.data.subscription_id as string;
 }
 
 /** Through the mobile API, as A's SDK would. */
@@ -218,10 +231,22 @@ async function setUpAppA(): Promise<void> {
   await setWebhook(a.appId, 'https://a.example.com/webhooks');
   await putStoreSettings(a.appId, 'app_store', { bundle_id: 'com.app.qysmat', environment: 'Sandbox' });
   await putSegments(a.appId, [
-    { id: 'a_german_speakers', name: 'German speakers', match: 'all', conditions: [{ field: 'attributes.language', op: 'eq', value: 'de' }] },
-    { id: 'a_gold', name: 'Gold', match: 'all', conditions: [{ field: 'custom_properties.plan_tier', op: 'eq', value: 'gold' }] },
+    {
+      id: 'a_german_speakers',
+      name: 'German speakers',
+      match: 'all',
+      conditions: [{ field: 'attributes.language', op: 'eq', value: 'de' }],
+    },
+    {
+      id: 'a_gold',
+      name: 'Gold',
+      match: 'all',
+      conditions: [{ field: 'custom_properties.plan_tier', op: 'eq', value: 'gold' }],
+    },
   ]);
-  await putAdsConfig(a.appId, { ios: { networks: [{ name: 'a_network', enabled: true, settings: { unit: 'a-secret-unit' } }] } });
+  await putAdsConfig(a.appId, {
+    ios: { networks: [{ name: 'a_network', enabled: true, settings: { unit: 'a-secret-unit' } }] },
+  });
 
   // Subscriptions in every state, and money: a verified purchase and its renewal, an API renewal.
   aVerifiedReceipt = await mint(a, PREMIUM_MONTHLY, { expiresIn: 86_400 });
@@ -231,58 +256,113 @@ async function setUpAppA(): Promise<void> {
   aSubs.segment = await verifySub(a, A_SEGMENT, (await mint(a, A_ONLY)).receipt_data);
   aSubs.apple = await verifySub(a, 'a-apple-user', APPLE_RECEIPT); // expired since 2023
   aUnusedReceipt = await mint(a, PREMIUM_MONTHLY);
-  aSubs.pending = await createSub(a, { user_id: A_QUIET, product_id: 'premium_monthly', transaction_id: A_PENDING_TXN });
+  aSubs.pending = await createSub(a, {
+    user_id: A_QUIET,
+    product_id: 'premium_monthly',
+    transaction_id: A_PENDING_TXN,
+  });
   for (const state of ['active', 'cancelled', 'paused'] as const) {
     const id = await createSub(a, { user_id: A_QUIET, product_id: 'pro_yearly' });
     await ok(call('UpdateSubscription', { ...secret(a), params: { subscription_id: id }, body: { status: 'active' } }));
-    if (state === 'cancelled') await ok(call('CancelSubscription', { ...secret(a), params: { subscription_id: id }, body: { immediate: true } }));
-    if (state === 'paused') await ok(call('PauseSubscription', { ...secret(a), params: { subscription_id: id }, body: { pause_duration: 7 } }));
+    if (state === 'cancelled')
+      await ok(
+        call('CancelSubscription', { ...secret(a), params: { subscription_id: id }, body: { immediate: true } }),
+      );
+    if (state === 'paused')
+      await ok(
+        call('PauseSubscription', { ...secret(a), params: { subscription_id: id }, body: { pause_duration: 7 } }),
+      );
     aSubs[state] = id;
   }
-  await ok(call('RenewSubscription', { ...secret(a), params: { subscription_id: aSubs.active }, body: { transaction_id: A_RENEW_TXN } }));
+  await ok(
+    call('RenewSubscription', {
+      ...secret(a),
+      params: { subscription_id: aSubs.active },
+      body: { transaction_id: A_RENEW_TXN },
+    }),
+  );
 
   // A full profile for A_BUYER: sessions, events, orders, conversions, typed reports, properties, attributes, attribution.
-  for (const sessionId of A_SESSIONS) await reportAsA('ReportSession', A_BUYER, { body: { sessionId, startTime: Date.now() - 60_000, duration: 60 } });
+  for (const sessionId of A_SESSIONS)
+    await reportAsA('ReportSession', A_BUYER, { body: { sessionId, startTime: Date.now() - 60_000, duration: 60 } });
   await reportAsA('ReportEvents', A_BUYER, {
-    body: { events: ['sync', 'export'].map((feature) => ({ name: 'feature_used', user: A_BUYER, sessionId: A_SESSIONS[0], extra: { feature_name: feature } })) },
+    body: {
+      events: ['sync', 'export'].map((feature) => ({
+        name: 'feature_used',
+        user: A_BUYER,
+        sessionId: A_SESSIONS[0],
+        extra: { feature_name: feature },
+      })),
+    },
   });
-  for (const orderId of A_ORDERS) await reportAsA('ReportOrder', A_BUYER, { body: { orderId, productId: 'premium_monthly', price: 9.99, currency: 'USD' } });
+  for (const orderId of A_ORDERS)
+    await reportAsA('ReportOrder', A_BUYER, {
+      body: { orderId, productId: 'premium_monthly', price: 9.99, currency: 'USD' },
+    });
   await reportAsA('ReportConversion', A_BUYER, { body: { conversionType: 'trial_started', value: 1 } });
   await reportAsA('ReportTyped', A_BUYER, { params: { type: 'device_info' }, body: { model: 'iPhone16,1' } });
   await reportAsA('ReportGlobalSwitch', A_BUYER, { body: { enabled: true } });
-  await reportAsA('SetCustomProperties', A_BUYER, { body: { properties: { plan_tier: 'gold', level: 3, beta: true } } });
-  await reportAsA('UpdateUserAttributes', A_BUYER, { body: { language: 'de', country: 'DE', email: 'buyer@a.example.com' } });
+  await reportAsA('SetCustomProperties', A_BUYER, {
+    body: { properties: { plan_tier: 'gold', level: 3, beta: true } },
+  });
+  await reportAsA('UpdateUserAttributes', A_BUYER, {
+    body: { language: 'de', country: 'DE', email: 'buyer@a.example.com' },
+  });
   await reportAsA('ReportAttribution', A_BUYER, { body: { network: 'appsflyer', data: { campaign: 'a_campaign' } } });
-  await reportAsA('ReportSearchAds', A_BUYER, { body: { attribution: { 'Version3.1': { 'iad-attribution': 'true', 'iad-campaign-id': 'a-123' } } } });
+  await reportAsA('ReportSearchAds', A_BUYER, {
+    body: { attribution: { 'Version3.1': { 'iad-attribution': 'true', 'iad-campaign-id': 'a-123' } } },
+  });
   // A_SEGMENT exists only in A: attributes, properties and attribution that B must never see.
   await reportAsA('UpdateUserAttributes', A_SEGMENT, { body: { language: 'de' } });
   await reportAsA('SetCustomProperties', A_SEGMENT, { body: { properties: { plan_tier: 'gold' } } });
-  await reportAsA('ReportAttribution', A_SEGMENT, { body: { network: 'a_network', data: { campaign_id: 'a_segment_campaign' } } });
+  await reportAsA('ReportAttribution', A_SEGMENT, {
+    body: { network: 'a_network', data: { campaign_id: 'a_segment_campaign' } },
+  });
 }
 
 async function setUpAppB(): Promise<void> {
   b = await createTestApp([B_PREMIUM, B_ONLY]);
   await setWebhook(b.appId, 'https://b.example.com/webhooks');
-  await putSegments(b.appId, [{ id: 'b_everyone', name: 'Everyone of B', match: 'all', conditions: [{ field: 'counters.total_sessions', op: 'gte', value: 0 }] }]);
-  await putAdsConfig(b.appId, { ios: { networks: [{ name: 'b_network', enabled: true, settings: { unit: 'b-unit' } }] } });
+  await putSegments(b.appId, [
+    {
+      id: 'b_everyone',
+      name: 'Everyone of B',
+      match: 'all',
+      conditions: [{ field: 'counters.total_sessions', op: 'gte', value: 0 }],
+    },
+  ]);
+  await putAdsConfig(b.appId, {
+    ios: { networks: [{ name: 'b_network', enabled: true, settings: { unit: 'b-unit' } }] },
+  });
   bActive = await verifySub(b, B_USER, (await mint(b, B_PREMIUM)).receipt_data);
   bSubs.add(bActive);
   bSubs.add(await createSub(b, { user_id: B_USER, product_id: 'b_only_plan' }));
-  await ok(call('ReportSession', { headers: mobileHeaders(b, B_USER), body: { sessionId: 'b-session', startTime: Date.now(), duration: 5 } }));
+  await ok(
+    call('ReportSession', {
+      headers: mobileHeaders(b, B_USER),
+      body: { sessionId: 'b-session', startTime: Date.now(), duration: 5 },
+    }),
+  );
 }
 
 /** What app A sees of itself through its own keys: must be the same after all of B's probes. */
 async function viewOfA() {
-  const get = (name: string, options: Parameters<typeof call>[1]) => call(name, options).then((res) => ({ status: res.status, body: res.body }));
+  const get = (name: string, options: Parameters<typeof call>[1]) =>
+    call(name, options).then((res) => ({ status: res.status, body: res.body }));
   return {
-    details: await Promise.all(aIds().map((id) => get('GetSubscription', { ...secret(a), params: { subscription_id: id } }))),
+    details: await Promise.all(
+      aIds().map((id) => get('GetSubscription', { ...secret(a), params: { subscription_id: id } })),
+    ),
     list: await get('ListSubscriptions', { ...secret(a), query: { limit: 100 } }),
     quiet: await get('ListSubscriptions', { ...secret(a), query: { user_id: A_QUIET } }),
     active: await get('ListSubscriptions', { ...secret(a), query: { status: 'active' } }),
     revenue: await get('RevenueStatistics', { ...secret(a), query: TODAY }),
     products: await get('ListProducts', secret(a)),
     segments: await get('SegmentInfo', { headers: mobileHeaders(a, A_SEGMENT) }),
-    ads: await get('AdsInfo', { params: { platform: 'ios', app_id: a.appId, store_id: '1234567' }, headers: mobileHeaders(a, A_BUYER) }),
+    ads: await get('AdsInfo', {
+      params: { platform: 'ios', app_id: a.appId, store_id: '1234567' },
+      headers: mobileHeaders(a, A_BUYER),
+    }),
   };
 }
 
@@ -304,7 +384,12 @@ function lifecycleCase(name: string, verb: string, body: Record<string, unknown>
   return {
     does: `app B's secret key cannot ${verb} any of app A's subscriptions (404 SUBSCRIPTION_NOT_FOUND, A's record unchanged)`,
     run: async () => {
-      for (const id of aIds()) expectSubscriptionError(await call(name, { ...secret(b), params: { subscription_id: id }, body }), 404, 'SUBSCRIPTION_NOT_FOUND');
+      for (const id of aIds())
+        expectSubscriptionError(
+          await call(name, { ...secret(b), params: { subscription_id: id }, body }),
+          404,
+          'SUBSCRIPTION_NOT_FOUND',
+        );
     },
   };
 }
@@ -319,11 +404,20 @@ interface MobileSample {
  * it succeeds and lands in B's partitions (the wrapper proves A's profile, events and usage_stats
  * unchanged; here, that B now knows the user). `check` reads the answer for signs of A's data.
  */
-function mobileWriteCase(name: string, what: string, sample: MobileSample, check?: (res: HttpResult) => void): IsolationCase {
+function mobileWriteCase(
+  name: string,
+  what: string,
+  sample: MobileSample,
+  check?: (res: HttpResult) => void,
+): IsolationCase {
   return {
     does: `app B's sdk key cannot ${what} into app A (403), and A's user ids under B's X-APP-ID land only in B's partitions`,
     run: async () => {
-      expectMobileError(await call(name, { ...sample, headers: mobileHeaders(b, A_BUYER, { 'x-app-id': a.appId }) }), 403, 'FORBIDDEN');
+      expectMobileError(
+        await call(name, { ...sample, headers: mobileHeaders(b, A_BUYER, { 'x-app-id': a.appId }) }),
+        403,
+        'FORBIDDEN',
+      );
       const own = await ok(call(name, { ...sample, headers: mobileHeaders(b, A_BUYER) }));
       expect(own.body.status).toBe('success');
       check?.(own);
@@ -343,10 +437,18 @@ function mobileReceiptCase(name: string, bodyOf: (receipt: string) => Record<str
     does: `app B's sdk key cannot verify app A's receipts: 403 naming A, INVALID_RECEIPT in B, A's ownership unchanged`,
     run: async () => {
       const body = bodyOf(aVerifiedReceipt.receipt_data);
-      expectMobileError(await call(name, { body, headers: mobileHeaders(b, A_BUYER, { 'x-app-id': a.appId }) }), 403, 'FORBIDDEN');
+      expectMobileError(
+        await call(name, { body, headers: mobileHeaders(b, A_BUYER, { 'x-app-id': a.appId }) }),
+        403,
+        'FORBIDDEN',
+      );
       for (const receipt of [aVerifiedReceipt, aUnusedReceipt]) {
         for (const user of [A_BUYER, B_USER]) {
-          expectMobileError(await call(name, { body: bodyOf(receipt.receipt_data), headers: mobileHeaders(b, user) }), 400, 'INVALID_RECEIPT');
+          expectMobileError(
+            await call(name, { body: bodyOf(receipt.receipt_data), headers: mobileHeaders(b, user) }),
+            400,
+            'INVALID_RECEIPT',
+          );
         }
       }
       // A's purchase is still A_BUYER's: another user of A is refused it.
@@ -364,15 +466,27 @@ const CASES: Record<string, IsolationCase> = {
       const ids: string[] = all.body.data.map((s: { id: string }) => s.id);
       expect(new Set(ids)).toEqual(bSubs);
       expect(all.body.pagination).toMatchObject({ total: bSubs.size });
-      const filters: Record<string, string>[] = [{ user_id: A_QUIET }, { user_id: A_SEGMENT }, { product_id: A_ONLY.id }, { status: 'paused' }, { status: 'cancelled' }, { status: 'expired' }];
+      const filters: Record<string, string>[] = [
+        { user_id: A_QUIET },
+        { user_id: A_SEGMENT },
+        { product_id: A_ONLY.id },
+        { status: 'paused' },
+        { status: 'cancelled' },
+        { status: 'expired' },
+      ];
       for (const query of filters) {
         const res = await ok(call('ListSubscriptions', { ...secret(b), query }));
-        expect(res.body, JSON.stringify(query)).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0, pages: 0, next_cursor: null } });
+        expect(res.body, JSON.stringify(query)).toEqual({
+          data: [],
+          pagination: { page: 1, limit: 20, total: 0, pages: 0, next_cursor: null },
+        });
       }
       // A cursor issued to A, replayed by B: at most B's own subscriptions.
       const aPage = await ok(call('ListSubscriptions', { ...secret(a), query: { limit: 2 } }));
       expect(aPage.body.pagination.next_cursor).toEqual(expect.any(String));
-      const replayed = await ok(call('ListSubscriptions', { ...secret(b), query: { limit: 2, cursor: aPage.body.pagination.next_cursor } }));
+      const replayed = await ok(
+        call('ListSubscriptions', { ...secret(b), query: { limit: 2, cursor: aPage.body.pagination.next_cursor } }),
+      );
       for (const s of replayed.body.data) expect(bSubs).toContain(s.id);
       expect(replayed.body.pagination.total).toBe(bSubs.size);
     },
@@ -381,29 +495,58 @@ const CASES: Record<string, IsolationCase> = {
     does: "app B's secret key creates only in B's catalogue: A's product is unknown, a shared product id takes B's price, A's transaction id binds nothing of A's",
     run: async () => {
       const body = { user_id: A_BUYER, platform: 'ios' };
-      expectSubscriptionError(await call('CreateSubscription', { ...secret(b), body: { ...body, product_id: A_ONLY.id } }), 404, 'PRODUCT_NOT_FOUND');
+      expectSubscriptionError(
+        await call('CreateSubscription', { ...secret(b), body: { ...body, product_id: A_ONLY.id } }),
+        404,
+        'PRODUCT_NOT_FOUND',
+      );
       // A's pending transaction id: in A it would answer A's record (200) or RECEIPT_ALREADY_USED.
-      const created = await ok(call('CreateSubscription', { ...secret(b), body: { ...body, product_id: 'premium_monthly', transaction_id: A_PENDING_TXN } }), 201);
+      const created = await ok(
+        call('CreateSubscription', {
+          ...secret(b),
+          body: { ...body, product_id: 'premium_monthly', transaction_id: A_PENDING_TXN },
+        }),
+        201,
+      );
       expect(aIds()).not.toContain(created.body.data.id);
       bSubs.add(created.body.data.id);
-      const detail = await ok(call('GetSubscription', { ...secret(b), params: { subscription_id: created.body.data.id } }));
-      expect(detail.body.data).toMatchObject({ price: B_PREMIUM.price, product_info: { name: B_PREMIUM.name }, usage_stats: { total_sessions: 0, features_used: 0 } });
+      const detail = await ok(
+        call('GetSubscription', { ...secret(b), params: { subscription_id: created.body.data.id } }),
+      );
+      expect(detail.body.data).toMatchObject({
+        price: B_PREMIUM.price,
+        product_info: { name: B_PREMIUM.name },
+        usage_stats: { total_sessions: 0, features_used: 0 },
+      });
     },
   },
   VerifyPurchase: {
     does: "app B's secret key cannot verify app A's receipts (test store or App Store), and A's purchases stay A's",
     run: async () => {
       for (const receipt of [aVerifiedReceipt, aUnusedReceipt]) {
-        for (const body of [{ user_id: A_BUYER }, { user_id: B_USER }, { user_id: A_BUYER, transaction_id: receipt.transaction_id }]) {
-          const res = await call('VerifyPurchase', { ...secret(b), body: { platform: 'ios', receipt_data: receipt.receipt_data, ...body } });
+        for (const body of [
+          { user_id: A_BUYER },
+          { user_id: B_USER },
+          { user_id: A_BUYER, transaction_id: receipt.transaction_id },
+        ]) {
+          const res = await call('VerifyPurchase', {
+            ...secret(b),
+            body: { platform: 'ios', receipt_data: receipt.receipt_data, ...body },
+          });
           expectSubscriptionError(res, 400, 'INVALID_RECEIPT');
         }
       }
       // A's App Store settings are A's: B has none, so the Apple transaction A verified cannot be verified by B.
-      const apple = await call('VerifyPurchase', { ...secret(b), body: { platform: 'ios', receipt_data: APPLE_RECEIPT, user_id: A_BUYER } });
+      const apple = await call('VerifyPurchase', {
+        ...secret(b),
+        body: { platform: 'ios', receipt_data: APPLE_RECEIPT, user_id: A_BUYER },
+      });
       expectSubscriptionError(apple, 400, 'VERIFICATION_FAILED');
       expect(apple.body.error.message).toContain('not configured');
-      const stolen = await call('VerifyPurchase', { ...secret(a), body: { platform: 'ios', receipt_data: aVerifiedReceipt.receipt_data, user_id: 'a-thief' } });
+      const stolen = await call('VerifyPurchase', {
+        ...secret(a),
+        body: { platform: 'ios', receipt_data: aVerifiedReceipt.receipt_data, user_id: 'a-thief' },
+      });
       expectSubscriptionError(stolen, 400, 'RECEIPT_ALREADY_USED');
     },
   },
@@ -417,11 +560,17 @@ const CASES: Record<string, IsolationCase> = {
         currency: 'USD',
         period: { start: today, end: today },
         // B's one active subscription and one new purchase (A has three active ones and several purchases).
-        breakdown: [{ date: today, revenue: bMoney.total, subscriptions: 1, new_subscriptions: 1, renewals: bMoney.renewals }],
+        breakdown: [
+          { date: today, revenue: bMoney.total, subscriptions: 1, new_subscriptions: 1, renewals: bMoney.renewals },
+        ],
         products: [{ product_id: 'premium_monthly', revenue: bMoney.total, percentage: 100 }],
         unconverted: [],
       });
-      expectSubscriptionError(await call('RevenueStatistics', { ...secret(b), query: { ...TODAY, product_id: A_ONLY.id } }), 404, 'PRODUCT_NOT_FOUND');
+      expectSubscriptionError(
+        await call('RevenueStatistics', { ...secret(b), query: { ...TODAY, product_id: A_ONLY.id } }),
+        404,
+        'PRODUCT_NOT_FOUND',
+      );
     },
   },
   ListProducts: {
@@ -438,12 +587,21 @@ const CASES: Record<string, IsolationCase> = {
       for (const id of aIds()) {
         const res = await call('GetSubscription', { ...secret(b), params: { subscription_id: id } });
         expectSubscriptionError(res, 404, 'SUBSCRIPTION_NOT_FOUND');
-        for (const secretOfA of [A_BUYER, A_QUIET, A_SEGMENT, a.appId, aVerifiedReceipt.transaction_id]) expect(JSON.stringify(res.body)).not.toContain(secretOfA);
+        for (const secretOfA of [A_BUYER, A_QUIET, A_SEGMENT, a.appId, aVerifiedReceipt.transaction_id])
+          expect(JSON.stringify(res.body)).not.toContain(secretOfA);
       }
     },
   },
-  UpdateSubscription: lifecycleCase('UpdateSubscription', 'change', { status: 'cancelled', auto_renew: false, cancellation_reason: 'b_was_here' }),
-  CancelSubscription: lifecycleCase('CancelSubscription', 'cancel', { immediate: true, refund: true, reason: 'b_was_here' }),
+  UpdateSubscription: lifecycleCase('UpdateSubscription', 'change', {
+    status: 'cancelled',
+    auto_renew: false,
+    cancellation_reason: 'b_was_here',
+  }),
+  CancelSubscription: lifecycleCase('CancelSubscription', 'cancel', {
+    immediate: true,
+    refund: true,
+    reason: 'b_was_here',
+  }),
   PauseSubscription: lifecycleCase('PauseSubscription', 'pause', { pause_duration: 3 }),
   ResumeSubscription: lifecycleCase('ResumeSubscription', 'resume', undefined),
   RenewSubscription: {
@@ -451,7 +609,13 @@ const CASES: Record<string, IsolationCase> = {
     run: async () => {
       await lifecycleCase('RenewSubscription', 'renew', { transaction_id: 'b-renewal' }).run();
       // In A this transaction id already pays for a subscription (RECEIPT_ALREADY_USED there); B's namespace is its own.
-      const renewed = await ok(call('RenewSubscription', { ...secret(b), params: { subscription_id: bActive }, body: { transaction_id: A_RENEW_TXN } }));
+      const renewed = await ok(
+        call('RenewSubscription', {
+          ...secret(b),
+          params: { subscription_id: bActive },
+          body: { transaction_id: A_RENEW_TXN },
+        }),
+      );
       expect(renewed.body.data.payment_info.transaction_id).toBe(A_RENEW_TXN);
       bMoney.total = Math.round((bMoney.total + B_PREMIUM.price) * 100) / 100;
       bMoney.renewals += 1;
@@ -462,33 +626,74 @@ const CASES: Record<string, IsolationCase> = {
   VerifyFirstReceipt: mobileReceiptCase('VerifyFirstReceipt', (receipt) => ({ receipt, productId: 'premium_monthly' })),
   RecoverReceipt: mobileReceiptCase('RecoverReceipt', (receipt) => ({ receipt })),
   ...bothVersions('ReportEvents', (name, i) =>
-    mobileWriteCase(name, 'report events', { body: { events: [{ name: 'feature_used', user: A_BUYER, sessionId: A_SESSIONS[i], extra: { feature_name: `b_feature_${i}` } }] } }, (res) =>
-      expect(res.body.data).toEqual({ accepted: 1 }),
+    mobileWriteCase(
+      name,
+      'report events',
+      {
+        body: {
+          events: [
+            {
+              name: 'feature_used',
+              user: A_BUYER,
+              sessionId: A_SESSIONS[i],
+              extra: { feature_name: `b_feature_${i}` },
+            },
+          ],
+        },
+      },
+      (res) => expect(res.body.data).toEqual({ accepted: 1 }),
     ),
   ),
   // A's own session and order ids: "already recorded" would reveal that A has them.
   ...bothVersions('ReportSession', (name, i) =>
-    mobileWriteCase(name, 'report sessions', { body: { sessionId: A_SESSIONS[i], startTime: Date.now(), duration: 5 } }, (res) => expect(res.body.message).toBe('Session recorded')),
-  ),
-  ...bothVersions('ReportOrder', (name, i) =>
-    mobileWriteCase(name, 'report orders', { body: { orderId: A_ORDERS[i], productId: 'premium_monthly', price: 1, currency: 'USD' } }, (res) =>
-      expect(res.body.message).toBe('Order recorded'),
+    mobileWriteCase(
+      name,
+      'report sessions',
+      { body: { sessionId: A_SESSIONS[i], startTime: Date.now(), duration: 5 } },
+      (res) => expect(res.body.message).toBe('Session recorded'),
     ),
   ),
-  ...bothVersions('ReportConversion', (name) => mobileWriteCase(name, 'report conversions', { body: { conversionType: 'b_conversion', value: 2 } })),
-  ...bothVersions('ReportGlobalSwitch', (name) => mobileWriteCase(name, 'set the global switch', { body: { enabled: false, reason: 'b' } })),
-  ...bothVersions('ReportTyped', (name) => mobileWriteCase(name, 'send typed reports', { params: { type: 'device_info' }, body: { model: 'b-phone' } })),
-  ...bothVersions('UpdateUserAttributes', (name) => mobileWriteCase(name, 'update user attributes', { body: { language: 'fr', email: null } })),
-  ReportAttribution: mobileWriteCase('ReportAttribution', 'report attribution', { body: { network: 'b_network', data: { campaign: 'b_campaign' } } }),
-  ReportSearchAds: mobileWriteCase('ReportSearchAds', 'report Search Ads attribution', { body: { attribution: { 'Version3.1': { 'iad-attribution': 'false' } } } }),
+  ...bothVersions('ReportOrder', (name, i) =>
+    mobileWriteCase(
+      name,
+      'report orders',
+      { body: { orderId: A_ORDERS[i], productId: 'premium_monthly', price: 1, currency: 'USD' } },
+      (res) => expect(res.body.message).toBe('Order recorded'),
+    ),
+  ),
+  ...bothVersions('ReportConversion', (name) =>
+    mobileWriteCase(name, 'report conversions', { body: { conversionType: 'b_conversion', value: 2 } }),
+  ),
+  ...bothVersions('ReportGlobalSwitch', (name) =>
+    mobileWriteCase(name, 'set the global switch', { body: { enabled: false, reason: 'b' } }),
+  ),
+  ...bothVersions('ReportTyped', (name) =>
+    mobileWriteCase(name, 'send typed reports', { params: { type: 'device_info' }, body: { model: 'b-phone' } }),
+  ),
+  ...bothVersions('UpdateUserAttributes', (name) =>
+    mobileWriteCase(name, 'update user attributes', { body: { language: 'fr', email: null } }),
+  ),
+  ReportAttribution: mobileWriteCase('ReportAttribution', 'report attribution', {
+    body: { network: 'b_network', data: { campaign: 'b_campaign' } },
+  }),
+  ReportSearchAds: mobileWriteCase('ReportSearchAds', 'report Search Ads attribution', {
+    body: { attribution: { 'Version3.1': { 'iad-attribution': 'false' } } },
+  }),
   // A_BUYER has three custom properties in A; B's count must see only the one B set.
-  SetCustomProperties: mobileWriteCase('SetCustomProperties', 'set custom properties', { body: { properties: { plan_tier: 'b_tier' } } }, (res) =>
-    expect(res.body.data).toEqual({ properties: 1 }),
+  SetCustomProperties: mobileWriteCase(
+    'SetCustomProperties',
+    'set custom properties',
+    { body: { properties: { plan_tier: 'b_tier' } } },
+    (res) => expect(res.body.data).toEqual({ properties: 1 }),
   ),
   SegmentInfo: {
     does: "app B's sdk key cannot read app A's users or segments: 403 naming A, 404 USER_NOT_FOUND for a user only A knows, B's segments only",
     run: async () => {
-      expectMobileError(await call('SegmentInfo', { headers: mobileHeaders(b, A_SEGMENT, { 'x-app-id': a.appId }) }), 403, 'FORBIDDEN');
+      expectMobileError(
+        await call('SegmentInfo', { headers: mobileHeaders(b, A_SEGMENT, { 'x-app-id': a.appId }) }),
+        403,
+        'FORBIDDEN',
+      );
       expectMobileError(await call('SegmentInfo', { headers: mobileHeaders(b, A_SEGMENT) }), 404, 'USER_NOT_FOUND');
       const own = await ok(call('SegmentInfo', { headers: mobileHeaders(b, B_USER) }));
       const ids: string[] = own.body.data.segments.map((s: { id: string }) => s.id);
@@ -501,9 +706,19 @@ const CASES: Record<string, IsolationCase> = {
     does: "app B's sdk key never gets app A's ad configuration or A's users' attribution: A's app id is a 403 in the header or the path",
     run: async () => {
       const forA = { platform: 'ios', app_id: a.appId, store_id: '1234567' };
-      expectMobileError(await call('AdsInfo', { params: forA, headers: mobileHeaders(b, A_SEGMENT, { 'x-app-id': a.appId }) }), 403, 'FORBIDDEN');
-      expectMobileError(await call('AdsInfo', { params: forA, headers: mobileHeaders(b, A_SEGMENT) }), 403, 'FORBIDDEN');
-      const own = await ok(call('AdsInfo', { params: { ...forA, app_id: b.appId }, headers: mobileHeaders(b, A_SEGMENT) }));
+      expectMobileError(
+        await call('AdsInfo', { params: forA, headers: mobileHeaders(b, A_SEGMENT, { 'x-app-id': a.appId }) }),
+        403,
+        'FORBIDDEN',
+      );
+      expectMobileError(
+        await call('AdsInfo', { params: forA, headers: mobileHeaders(b, A_SEGMENT) }),
+        403,
+        'FORBIDDEN',
+      );
+      const own = await ok(
+        call('AdsInfo', { params: { ...forA, app_id: b.appId }, headers: mobileHeaders(b, A_SEGMENT) }),
+      );
       expect(own.body.data).toEqual({
         platform: 'ios',
         app_id: b.appId,
@@ -517,8 +732,15 @@ const CASES: Record<string, IsolationCase> = {
 
 /** Path parameters for any route, by parameter name: A's ids wherever an id goes. */
 function anyParams(route: Route, appId: string): Record<string, string> {
-  const values: Record<string, string> = { subscription_id: aSubs.active, type: 'device_info', platform: 'ios', app_id: appId, store_id: '1234567' };
-  for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) if (!(name! in values)) throw new Error(`no sample value for path parameter ${name} of ${route.name}`);
+  const values: Record<string, string> = {
+    subscription_id: aSubs.active,
+    type: 'device_info',
+    platform: 'ios',
+    app_id: appId,
+    store_id: '1234567',
+  };
+  for (const [, name] of route.path.matchAll(/\{(\w+)\}/g))
+    if (!(name! in values)) throw new Error(`no sample value for path parameter ${name} of ${route.name}`);
   return values;
 }
 
@@ -556,7 +778,15 @@ describe("tenant isolation: app B's keys against app A's data", () => {
     const partitions = Object.keys(aItemsBefore).map((key) => key.split(' | ')[0]);
     expect(partitions).toContain(keys.reportedEvent(a.appId, A_BUYER, 'x').pk);
     expect(partitions).toContain(keys.reportHistory(a.appId, A_BUYER, 'conversion', '', '').pk);
-    expect(aViewBefore.details.map((d) => d.body.data.status).sort()).toEqual(['active', 'active', 'active', 'cancelled', 'expired', 'paused', 'pending_verification']);
+    expect(aViewBefore.details.map((d) => d.body.data.status).sort()).toEqual([
+      'active',
+      'active',
+      'active',
+      'cancelled',
+      'expired',
+      'paused',
+      'pending_verification',
+    ]);
     expect(aViewBefore.revenue.body.data.total_revenue).toBeGreaterThan(0);
   });
 
@@ -578,7 +808,11 @@ describe("tenant isolation: app B's keys against app A's data", () => {
     const routes = ROUTES.filter((route) => route.api === 'subscriptions');
     await expectWritesConfinedTo(null, async () => {
       for (const route of routes) {
-        const res = await call(route.name, { bearer: b.sdkKey, params: anyParams(route, a.appId), body: route.method === 'GET' ? undefined : {} });
+        const res = await call(route.name, {
+          bearer: b.sdkKey,
+          params: anyParams(route, a.appId),
+          body: route.method === 'GET' ? undefined : {},
+        });
         expectSubscriptionError(res, 401, 'INVALID_API_KEY');
       }
     });
@@ -613,14 +847,22 @@ describe("tenant isolation: app B's keys against app A's data", () => {
     expect(before.every((window) => window?.request_count !== undefined)).toBe(true); // A's keys were used in setup
     const bBefore = await windowOf(b.secretKey);
     for (let i = 0; i < 5; i++) {
-      expectSubscriptionError(await call('GetSubscription', { ...secret(b), params: { subscription_id: aSubs.verified } }), 404, 'SUBSCRIPTION_NOT_FOUND');
-      expectMobileError(await call('SegmentInfo', { headers: mobileHeaders(b, A_BUYER, { 'x-app-id': a.appId }) }), 403, 'FORBIDDEN');
+      expectSubscriptionError(
+        await call('GetSubscription', { ...secret(b), params: { subscription_id: aSubs.verified } }),
+        404,
+        'SUBSCRIPTION_NOT_FOUND',
+      );
+      expectMobileError(
+        await call('SegmentInfo', { headers: mobileHeaders(b, A_BUYER, { 'x-app-id': a.appId }) }),
+        403,
+        'FORBIDDEN',
+      );
     }
     expect(await windowsOfA()).toEqual(before);
     expect(await windowOf(b.secretKey)).not.toEqual(bBefore);
   });
 
-  it("after every probe, each item of app A is exactly as it was (full-table scan, rate-limit counters aside)", async () => {
+  it('after every probe, each item of app A is exactly as it was (full-table scan, rate-limit counters aside)', async () => {
     expect(itemsOf(await scanTable(), a.appId)).toEqual(aItemsBefore);
   });
 
@@ -632,22 +874,49 @@ describe("tenant isolation: app B's keys against app A's data", () => {
     it("app A's secret key cannot read, list, count or change app B's subscriptions", async () => {
       await expectWritesConfinedTo(a.appId, async () => {
         for (const id of bSubs) {
-          expectSubscriptionError(await call('GetSubscription', { ...secret(a), params: { subscription_id: id } }), 404, 'SUBSCRIPTION_NOT_FOUND');
-          expectSubscriptionError(await call('CancelSubscription', { ...secret(a), params: { subscription_id: id }, body: { immediate: true } }), 404, 'SUBSCRIPTION_NOT_FOUND');
+          expectSubscriptionError(
+            await call('GetSubscription', { ...secret(a), params: { subscription_id: id } }),
+            404,
+            'SUBSCRIPTION_NOT_FOUND',
+          );
+          expectSubscriptionError(
+            await call('CancelSubscription', {
+              ...secret(a),
+              params: { subscription_id: id },
+              body: { immediate: true },
+            }),
+            404,
+            'SUBSCRIPTION_NOT_FOUND',
+          );
         }
         const listed = await ok(call('ListSubscriptions', { ...secret(a), query: { user_id: B_USER } }));
         expect(listed.body.pagination.total).toBe(0);
-        expectSubscriptionError(await call('RevenueStatistics', { ...secret(a), query: { ...TODAY, product_id: B_ONLY.id } }), 404, 'PRODUCT_NOT_FOUND');
+        expectSubscriptionError(
+          await call('RevenueStatistics', { ...secret(a), query: { ...TODAY, product_id: B_ONLY.id } }),
+          404,
+          'PRODUCT_NOT_FOUND',
+        );
       });
     });
 
     it("app A's sdk key cannot read app B's users or ad configuration", async () => {
       await expectWritesConfinedTo(a.appId, async () => {
-        expectMobileError(await call('SegmentInfo', { headers: mobileHeaders(a, B_USER, { 'x-app-id': b.appId }) }), 403, 'FORBIDDEN');
+        expectMobileError(
+          await call('SegmentInfo', { headers: mobileHeaders(a, B_USER, { 'x-app-id': b.appId }) }),
+          403,
+          'FORBIDDEN',
+        );
         expectMobileError(await call('SegmentInfo', { headers: mobileHeaders(a, B_USER) }), 404, 'USER_NOT_FOUND');
         const forB = { platform: 'ios', app_id: b.appId, store_id: '1' };
         expectMobileError(await call('AdsInfo', { params: forB, headers: mobileHeaders(a, B_USER) }), 403, 'FORBIDDEN');
-        expectMobileError(await call('ReportSession', { headers: mobileHeaders(a, B_USER, { 'x-app-id': b.appId }), body: { sessionId: 'x', startTime: 1, duration: 1 } }), 403, 'FORBIDDEN');
+        expectMobileError(
+          await call('ReportSession', {
+            headers: mobileHeaders(a, B_USER, { 'x-app-id': b.appId }),
+            body: { sessionId: 'x', startTime: 1, duration: 1 },
+          }),
+          403,
+          'FORBIDDEN',
+        );
       });
     });
   });

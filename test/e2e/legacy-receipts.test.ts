@@ -11,17 +11,24 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signedAppReceipt, unsignedAppReceipt } from '../support/app-receipts.js';
-import { appStoreTransaction, startAppStoreStandIn, type AppStoreStandIn } from '../support/app-store-standin.js';
+import { type AppStoreStandIn, appStoreTransaction, startAppStoreStandIn } from '../support/app-store-standin.js';
 import type { TestApp } from '../support/fixtures.js';
 import { mobileHeaders } from '../support/mobile.js';
 
 vi.mock('../../lib/stores/apple-root-ca-g3.js', async () => {
   const { readFileSync } = await import('node:fs');
-  return { APPLE_ROOT_CA_G3_PEM: readFileSync(new URL('../fixtures/app-store-standin/root.pem', import.meta.url), 'utf8') };
+  return {
+    APPLE_ROOT_CA_G3_PEM: readFileSync(new URL('../fixtures/app-store-standin/root.pem', import.meta.url), 'utf8'),
+  };
 });
 vi.mock('../../lib/stores/apple-inc-root.js', async () => {
   const { readFileSync } = await import('node:fs');
-  return { APPLE_INC_ROOT_PEM: readFileSync(new URL('../fixtures/app-store-standin/receipt-chain/root.pem', import.meta.url), 'utf8') };
+  return {
+    APPLE_INC_ROOT_PEM: readFileSync(
+      new URL('../fixtures/app-store-standin/receipt-chain/root.pem', import.meta.url),
+      'utf8',
+    ),
+  };
 });
 
 const BUNDLE = 'com.example.subs';
@@ -46,7 +53,11 @@ describe('legacy app receipts over HTTP (App Store Server API stand-in, receipts
 
   async function appleApp(): Promise<TestApp> {
     const app = await (await import('../support/fixtures.js')).createTestApp();
-    await (await import('../../lib/stores/settings.js')).putStoreSettings(app.appId, 'app_store', { bundle_id: BUNDLE, environment: 'Sandbox', server_api: standIn.credentials });
+    await (await import('../../lib/stores/settings.js')).putStoreSettings(app.appId, 'app_store', {
+      bundle_id: BUNDLE,
+      environment: 'Sandbox',
+      server_api: standIn.credentials,
+    });
     return app;
   }
   /** A purchase the App Store knows, and the genuine receipt its buyer's device holds. */
@@ -54,33 +65,60 @@ describe('legacy app receipts over HTTP (App Store Server API stand-in, receipts
     const transaction = appStoreTransaction(BUNDLE);
     const id = String(transaction.transactionId);
     standIn.transactions.set(id, transaction);
-    return { id, receipt: signedAppReceipt({ bundleId: BUNDLE, purchases: [{ transactionId: id, productId: 'premium_monthly' }] }) };
+    return {
+      id,
+      receipt: signedAppReceipt({ bundleId: BUNDLE, purchases: [{ transactionId: id, productId: 'premium_monthly' }] }),
+    };
   }
-  const request = async (method: string, path: string, options: { headers?: Record<string, string>; bearer?: string; body?: unknown }) => {
+  const request = async (
+    method: string,
+    path: string,
+    options: { headers?: Record<string, string>; bearer?: string; body?: unknown },
+  ) => {
     const response = await fetch(`${gateway.url}${path}`, {
       method,
-      headers: { ...options.headers, ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}), ...(options.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...options.headers,
+        ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}),
+        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
     });
     return { status: response.status, body: (await response.json()) as any };
   };
-  const first = (app: TestApp, user: string, receipt: string) => request('POST', '/receipt/verify/first', { headers: mobileHeaders(app, user), body: { receipt, productId: 'premium_monthly' } });
-  const recover = (app: TestApp, user: string, receipt: string) => request('POST', '/receipt/verify/recover', { headers: mobileHeaders(app, user), body: { receipt } });
+  const first = (app: TestApp, user: string, receipt: string) =>
+    request('POST', '/receipt/verify/first', {
+      headers: mobileHeaders(app, user),
+      body: { receipt, productId: 'premium_monthly' },
+    });
+  const recover = (app: TestApp, user: string, receipt: string) =>
+    request('POST', '/receipt/verify/recover', { headers: mobileHeaders(app, user), body: { receipt } });
   const detail = (app: TestApp, id: string) => request('GET', `${SUBSCRIPTIONS_BASE}/${id}`, { bearer: app.secretKey });
 
-  it("a genuine receipt verifies through both APIs and binds the purchase to its buyer", async () => {
+  it('a genuine receipt verifies through both APIs and binds the purchase to its buyer', async () => {
     const app = await appleApp();
     const bought = purchase();
     const res = await first(app, 'buyer', bought.receipt);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ verification_status: 'valid', product_id: 'premium_monthly', original_transaction_id: bought.id });
-    expect((await detail(app, res.body.data.subscription_id)).body.data).toMatchObject({ user_id: 'buyer', status: 'active', platform: 'ios' });
-    const again = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, { bearer: app.secretKey, body: { platform: 'ios', receipt_data: bought.receipt, user_id: 'buyer' } });
+    expect(res.body.data).toMatchObject({
+      verification_status: 'valid',
+      product_id: 'premium_monthly',
+      original_transaction_id: bought.id,
+    });
+    expect((await detail(app, res.body.data.subscription_id)).body.data).toMatchObject({
+      user_id: 'buyer',
+      status: 'active',
+      platform: 'ios',
+    });
+    const again = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+      bearer: app.secretKey,
+      body: { platform: 'ios', receipt_data: bought.receipt, user_id: 'buyer' },
+    });
     expect(again.status).toBe(200);
     expect(again.body.data.subscription_id).toBe(res.body.data.subscription_id);
   });
 
-  it('front-running: an unsigned shell naming the victim\'s transaction claims nothing, and the buyer\'s genuine receipt then verifies', async () => {
+  it("front-running: an unsigned shell naming the victim's transaction claims nothing, and the buyer's genuine receipt then verifies", async () => {
     const app = await appleApp();
     const victim = purchase();
     const attack = await first(app, 'attacker', unsignedAppReceipt(BUNDLE, victim.id));
@@ -88,19 +126,29 @@ describe('legacy app receipts over HTTP (App Store Server API stand-in, receipts
     expect(attack.body).toMatchObject({ status: 'error', code: 'INVALID_RECEIPT' });
     const genuine = await first(app, 'buyer', victim.receipt);
     expect(genuine.status).toBe(200);
-    expect((await detail(app, genuine.body.data.subscription_id)).body.data).toMatchObject({ user_id: 'buyer', status: 'active' });
+    expect((await detail(app, genuine.body.data.subscription_id)).body.data).toMatchObject({
+      user_id: 'buyer',
+      status: 'active',
+    });
   });
 
   it('front-running through the management API (POST /v1/subscriptions/verify) is refused the same way', async () => {
     const app = await appleApp();
     const victim = purchase();
-    const verify = (user: string, receipt: string) => request('POST', `${SUBSCRIPTIONS_BASE}/verify`, { bearer: app.secretKey, body: { platform: 'ios', receipt_data: receipt, user_id: user, transaction_id: victim.id } });
+    const verify = (user: string, receipt: string) =>
+      request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+        bearer: app.secretKey,
+        body: { platform: 'ios', receipt_data: receipt, user_id: user, transaction_id: victim.id },
+      });
     const attack = await verify('attacker', unsignedAppReceipt(BUNDLE, victim.id));
     expect(attack.status).toBe(400);
     expect(attack.body.error.code).toBe('INVALID_RECEIPT');
     const genuine = await verify('buyer', victim.receipt);
     expect(genuine.status).toBe(200);
-    expect((await detail(app, genuine.body.data.subscription_id)).body.data).toMatchObject({ user_id: 'buyer', status: 'active' });
+    expect((await detail(app, genuine.body.data.subscription_id)).body.data).toMatchObject({
+      user_id: 'buyer',
+      status: 'active',
+    });
   });
 
   it("takeover: under the transfer policy, a restore with an unsigned shell naming the victim's original transaction moves nothing", async () => {
@@ -112,9 +160,14 @@ describe('legacy app receipts over HTTP (App Store Server API stand-in, receipts
     const attack = await recover(app, 'attacker', unsignedAppReceipt(BUNDLE, victim.id));
     expect(attack.status).toBe(400);
     expect(attack.body).toMatchObject({ status: 'error', code: 'INVALID_RECEIPT' });
-    expect((await detail(app, bought.body.data.subscription_id)).body.data).toMatchObject({ user_id: 'victim', status: 'active' });
+    expect((await detail(app, bought.body.data.subscription_id)).body.data).toMatchObject({
+      user_id: 'victim',
+      status: 'active',
+    });
     // The genuine receipt still restores, for its owner.
-    expect((await recover(app, 'victim', victim.receipt)).body.data.subscription_id).toBe(bought.body.data.subscription_id);
+    expect((await recover(app, 'victim', victim.receipt)).body.data.subscription_id).toBe(
+      bought.body.data.subscription_id,
+    );
   });
 
   it('a genuine receipt of another app is refused', async () => {

@@ -35,9 +35,15 @@ describe('subscription lifecycle through HTTP', () => {
     app = await createTestApp();
   });
   const path = (id: string, operation = '') => `${SUBSCRIPTIONS_BASE}/${id}${operation ? `/${operation}` : ''}`;
-  const post = (id: string, operation: string, body?: unknown) => request('POST', path(id, operation), { bearer: app.secretKey, body });
-  async function subscription(status: 'pending_verification' | 'active' | 'paused' | 'cancelled' | 'expired' = 'active'): Promise<string> {
-    const created = await request('POST', SUBSCRIPTIONS_BASE, { bearer: app.secretKey, body: { user_id: 'u-life', product_id: 'premium_monthly', platform: 'ios' } });
+  const post = (id: string, operation: string, body?: unknown) =>
+    request('POST', path(id, operation), { bearer: app.secretKey, body });
+  async function subscription(
+    status: 'pending_verification' | 'active' | 'paused' | 'cancelled' | 'expired' = 'active',
+  ): Promise<string> {
+    const created = await request('POST', SUBSCRIPTIONS_BASE, {
+      bearer: app.secretKey,
+      body: { user_id: 'u-life', product_id: 'premium_monthly', platform: 'ios' },
+    });
     const id = created.body.data.id as string;
     if (status === 'pending_verification') return id;
     await request('PUT', path(id), { bearer: app.secretKey, body: { status: 'active' } });
@@ -73,7 +79,9 @@ describe('subscription lifecycle through HTTP', () => {
     expect(again.status).toBe(200);
     expect(again.body.data.expires_at).toBe(first.body.data.expires_at);
     const other = await subscription();
-    expect((await post(other, 'renew', { transaction_id: 'renewal-once' })).body.error.code).toBe('RECEIPT_ALREADY_USED');
+    expect((await post(other, 'renew', { transaction_id: 'renewal-once' })).body.error.code).toBe(
+      'RECEIPT_ALREADY_USED',
+    );
   });
 
   it('pause sets paused_until and resume pushes expires_at back by the time paused', async () => {
@@ -87,14 +95,23 @@ describe('subscription lifecycle through HTTP', () => {
     expect(resumed.body.data).toMatchObject({ status: 'active', paused_at: null, paused_until: null });
     expect(Date.parse(resumed.body.data.expires_at)).toBeGreaterThanOrEqual(Date.parse(before.expires_at));
     const events = (await outboxOf(id)).map((o) => statusChangedPayload.parse(o.payload).data);
-    expect(events.map((e) => `${e.old_status}->${e.new_status}`)).toEqual(['pending_verification->active', 'active->paused', 'paused->active']);
+    expect(events.map((e) => `${e.old_status}->${e.new_status}`)).toEqual([
+      'pending_verification->active',
+      'active->paused',
+      'paused->active',
+    ]);
   });
 
   it('cancel without immediate keeps access until expires_at with auto_renew off', async () => {
     const id = await subscription();
     const res = await post(id, 'cancel', { reason: 'too_expensive' });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ status: 'active', auto_renew: false, cancel_at_period_end: true, cancellation_reason: 'too_expensive' });
+    expect(res.body.data).toMatchObject({
+      status: 'active',
+      auto_renew: false,
+      cancel_at_period_end: true,
+      cancellation_reason: 'too_expensive',
+    });
     expect(res.body.data.payment_info.next_billing).toBeNull();
     expect(await outboxOf(id)).toHaveLength(1);
   });
@@ -109,7 +126,14 @@ describe('subscription lifecycle through HTTP', () => {
     expect(payload).toEqual({
       event: 'subscription.status_changed',
       timestamp: expect.any(String),
-      data: { subscription_id: id, user_id: 'u-life', old_status: 'active', new_status: 'cancelled', expires_at: res.body.data.expires_at, auto_renew: false },
+      data: {
+        subscription_id: id,
+        user_id: 'u-life',
+        old_status: 'active',
+        new_status: 'cancelled',
+        expires_at: res.body.data.expires_at,
+        auto_renew: false,
+      },
     });
     expect(outbox[1]!.app_id).toBe(app.appId);
   });
@@ -137,7 +161,10 @@ describe('subscription lifecycle through HTTP', () => {
     const id = await subscription(status);
     const res = await post(id, operation, body);
     expect(res.status).toBe(409);
-    expect(res.body.error).toMatchObject({ code: 'INVALID_STATUS_TRANSITION', message: expect.stringContaining(status) });
+    expect(res.body.error).toMatchObject({
+      code: 'INVALID_STATUS_TRANSITION',
+      message: expect.stringContaining(status),
+    });
   });
 
   it.each([

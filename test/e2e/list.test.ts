@@ -30,19 +30,25 @@ async function seed(app: TestApp): Promise<Seeded[]> {
     if (i % 5 === 0) status = 'cancelled';
     else if (i % 3 === 0) status = 'active';
     if (status !== 'pending_verification') {
-      const updated = await request('PUT', `${SUBSCRIPTIONS_BASE}/${created.body.data.id}`, { bearer: app.secretKey, body: { status } });
+      const updated = await request('PUT', `${SUBSCRIPTIONS_BASE}/${created.body.data.id}`, {
+        bearer: app.secretKey,
+        body: { status },
+      });
       expect(updated.status).toBe(200);
     }
     seeded.push({ ...body, id: created.body.data.id, status, created_at: created.body.data.created_at });
   }
   // Newest first: created_at descending, ties by id descending (the index sort key).
-  return seeded.sort((a, b) => (a.created_at === b.created_at ? b.id.localeCompare(a.id) : b.created_at.localeCompare(a.created_at)));
+  return seeded.sort((a, b) =>
+    a.created_at === b.created_at ? b.id.localeCompare(a.id) : b.created_at.localeCompare(a.created_at),
+  );
 }
 
 describe('GET /v1/subscriptions', () => {
   let app: TestApp;
   let all: Seeded[];
-  const list = (query: Record<string, string | number> = {}, bearer = app.secretKey) => request('GET', SUBSCRIPTIONS_BASE, { bearer, query });
+  const list = (query: Record<string, string | number> = {}, bearer = app.secretKey) =>
+    request('GET', SUBSCRIPTIONS_BASE, { bearer, query });
 
   beforeAll(async () => {
     app = await createTestApp();
@@ -98,31 +104,56 @@ describe('GET /v1/subscriptions', () => {
     ['user_id', { user_id: 'user-1' }, (s) => s.user_id === 'user-1'],
     ['status=active', { status: 'active' }, (s) => s.status === 'active'],
     ['status=cancelled', { status: 'cancelled' }, (s) => s.status === 'cancelled'],
-    ['status=pending (alias of pending_verification)', { status: 'pending' }, (s) => s.status === 'pending_verification'],
+    [
+      'status=pending (alias of pending_verification)',
+      { status: 'pending' },
+      (s) => s.status === 'pending_verification',
+    ],
     ['status=expired (none)', { status: 'expired' }, () => false],
     ['product_id', { product_id: 'pro_yearly' }, (s) => s.product_id === 'pro_yearly'],
     ['platform', { platform: 'android' }, (s) => s.platform === 'android'],
-    ['status + platform', { status: 'pending', platform: 'ios' }, (s) => s.status === 'pending_verification' && s.platform === 'ios'],
-    ['product + platform', { product_id: 'premium_monthly', platform: 'web' }, (s) => s.product_id === 'premium_monthly' && s.platform === 'web'],
-    ['status + product + platform', { status: 'cancelled', product_id: 'premium_monthly', platform: 'ios' }, (s) => s.status === 'cancelled' && s.product_id === 'premium_monthly' && s.platform === 'ios'],
+    [
+      'status + platform',
+      { status: 'pending', platform: 'ios' },
+      (s) => s.status === 'pending_verification' && s.platform === 'ios',
+    ],
+    [
+      'product + platform',
+      { product_id: 'premium_monthly', platform: 'web' },
+      (s) => s.product_id === 'premium_monthly' && s.platform === 'web',
+    ],
+    [
+      'status + product + platform',
+      { status: 'cancelled', product_id: 'premium_monthly', platform: 'ios' },
+      (s) => s.status === 'cancelled' && s.product_id === 'premium_monthly' && s.platform === 'ios',
+    ],
     ['user + status', { user_id: 'user-0', status: 'active' }, (s) => s.user_id === 'user-0' && s.status === 'active'],
-    ['user + product + platform', { user_id: 'user-2', product_id: 'pro_yearly', platform: 'ios' }, (s) => s.user_id === 'user-2' && s.product_id === 'pro_yearly' && s.platform === 'ios'],
+    [
+      'user + product + platform',
+      { user_id: 'user-2', product_id: 'pro_yearly', platform: 'ios' },
+      (s) => s.user_id === 'user-2' && s.product_id === 'pro_yearly' && s.platform === 'ios',
+    ],
   ];
 
-  it.each(filterCases)('filter %s returns exactly the matching items with the right total', async (_name, query, predicate) => {
-    const expected = all.filter(predicate).map((s) => s.id);
-    const res = await list({ ...query, limit: 100 });
-    expect(res.status).toBe(200);
-    expect(res.body.data.map((s: Seeded) => s.id)).toEqual(expected);
-    expect(res.body.pagination).toMatchObject({ total: expected.length, pages: Math.ceil(expected.length / 100) });
-  });
+  it.each(filterCases)(
+    'filter %s returns exactly the matching items with the right total',
+    async (_name, query, predicate) => {
+      const expected = all.filter(predicate).map((s) => s.id);
+      const res = await list({ ...query, limit: 100 });
+      expect(res.status).toBe(200);
+      expect(res.body.data.map((s: Seeded) => s.id)).toEqual(expected);
+      expect(res.body.pagination).toMatchObject({ total: expected.length, pages: Math.ceil(expected.length / 100) });
+    },
+  );
 
   it('a filtered list pages correctly too (user filter, limit 3)', async () => {
     const expected = all.filter((s) => s.user_id === 'user-1').map((s) => s.id);
     const first = await list({ user_id: 'user-1', limit: 3 });
     const second = await list({ user_id: 'user-1', limit: 3, cursor: first.body.pagination.next_cursor });
     const third = await list({ user_id: 'user-1', limit: 3, page: 3 });
-    expect([...first.body.data, ...second.body.data, ...third.body.data].map((s: Seeded) => s.id)).toEqual(expected.slice(0, 9));
+    expect([...first.body.data, ...second.body.data, ...third.body.data].map((s: Seeded) => s.id)).toEqual(
+      expected.slice(0, 9),
+    );
     expect(first.body.pagination).toMatchObject({ total: expected.length, pages: Math.ceil(expected.length / 3) });
   });
 
@@ -148,15 +179,26 @@ describe('GET /v1/subscriptions', () => {
     expect(res.status).toBe(400);
   });
 
-  it.each(['__proto__=x', 'constructor=1&constructor=2', 'toString=y'])('a query parameter named like an Object property (%s) is a 400 naming it, not a 500', async (query) => {
-    const res = await request('GET', `${SUBSCRIPTIONS_BASE}?${query}`, { bearer: app.secretKey });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining(query.split('=')[0]!) });
-  });
+  it.each(['__proto__=x', 'constructor=1&constructor=2', 'toString=y'])(
+    'a query parameter named like an Object property (%s) is a 400 naming it, not a 500',
+    async (query) => {
+      const res = await request('GET', `${SUBSCRIPTIONS_BASE}?${query}`, { bearer: app.secretKey });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({
+        code: 'INVALID_PARAMETER',
+        message: expect.stringContaining(query.split('=')[0]!),
+      });
+    },
+  );
 
   it("another app sees none of this app's subscriptions, with any filter", async () => {
     const other = await createTestApp();
-    for (const query of [{}, { user_id: 'user-1' }, { status: 'active' }, { product_id: 'premium_monthly', platform: 'ios' }] as Record<string, string>[]) {
+    for (const query of [
+      {},
+      { user_id: 'user-1' },
+      { status: 'active' },
+      { product_id: 'premium_monthly', platform: 'ios' },
+    ] as Record<string, string>[]) {
       const res = await list(query, other.secretKey);
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual([]);

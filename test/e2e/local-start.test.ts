@@ -2,19 +2,25 @@ import { mkdtemp } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../support/ports.js';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../support/ports.js';
 import { startTs } from '../support/processes.js';
-
 
 const portOpen = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 
-async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
+async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: () => string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
@@ -27,7 +33,11 @@ async function startService(env: Record<string, string | undefined>, args: strin
   const dynamodbPort = await freePort();
   const started = Date.now();
   const service = startTs('local/start.ts', args, { PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), ...env });
-  await waitFor(() => service.output().includes('Mobile API'), 45_000, () => `npm start to print its URLs:\n${service.output()}`);
+  await waitFor(
+    () => service.output().includes('Mobile API'),
+    45_000,
+    () => `npm start to print its URLs:\n${service.output()}`,
+  );
   const stop = async () => {
     const exited = new Promise((resolve) => service.child.once('exit', resolve));
     service.child.kill('SIGINT');
@@ -48,7 +58,11 @@ describe('npm start', () => {
 
     await service.stop();
     // The Java process is gone: nothing listens on its port any more.
-    await waitFor(async () => !(await portOpen(service.dynamodbPort)), 10_000, () => 'DynamoDB Local to stop');
+    await waitFor(
+      async () => !(await portOpen(service.dynamodbPort)),
+      10_000,
+      () => 'DynamoDB Local to stop',
+    );
   }, 90_000);
 
   it('keeps data under DATA_DIR across restarts', async () => {
@@ -65,7 +79,9 @@ describe('npm start', () => {
 
     const second = await startService(env);
     expect(second.output()).toContain('"persist-test" exists');
-    const res = await fetch(`http://127.0.0.1:${second.port}/v1/subscriptions`, { headers: { authorization: `Bearer ${secret_key}` } });
+    const res = await fetch(`http://127.0.0.1:${second.port}/v1/subscriptions`, {
+      headers: { authorization: `Bearer ${secret_key}` },
+    });
     expect(res.status).toBe(200);
     await second.stop();
   }, 120_000);

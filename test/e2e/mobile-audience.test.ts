@@ -26,22 +26,45 @@ describe('mobile API: attribution, segments, ad-network info', () => {
 
   it('attribution keeps the first touch and the latest; Search Ads is read from its version object', async () => {
     const user = 'attributed';
-    await request('POST', '/attribution/report', { headers: common(app, user), body: { network: 'appsflyer', data: { campaign: 'spring_sale', media_source: 'facebook' } } });
+    await request('POST', '/attribution/report', {
+      headers: common(app, user),
+      body: { network: 'appsflyer', data: { campaign: 'spring_sale', media_source: 'facebook' } },
+    });
     const searchAds = await request('POST', '/searchads/report', {
       headers: common(app, user),
-      body: { attribution: { 'Version3.1': { 'iad-attribution': 'true', 'iad-campaign-id': '1234567890', 'iad-campaign-name': 'Brand', 'iad-keyword': 'todo app' } } },
+      body: {
+        attribution: {
+          'Version3.1': {
+            'iad-attribution': 'true',
+            'iad-campaign-id': '1234567890',
+            'iad-campaign-name': 'Brand',
+            'iad-keyword': 'todo app',
+          },
+        },
+      },
     });
     expect(searchAds.body).toEqual({ status: 'success', message: 'Search Ads attribution recorded' });
     const info = await request('GET', `/adsinfo/ios/${app.appId}/1234567`, { headers: common(app, user) });
     expect(info.status).toBe(200);
     expect(info.body.data.user.attribution.first).toMatchObject({ network: 'appsflyer', campaign_id: 'spring_sale' });
-    expect(info.body.data.user.attribution.latest).toMatchObject({ network: 'apple_search_ads', campaign_id: '1234567890', campaign_name: 'Brand', attributed: true });
+    expect(info.body.data.user.attribution.latest).toMatchObject({
+      network: 'apple_search_ads',
+      campaign_id: '1234567890',
+      campaign_name: 'Brand',
+      attributed: true,
+    });
   });
 
   it('Search Ads from an Android app, or without a version object, is INVALID_PARAMETER', async () => {
-    const android = await request('POST', '/searchads/report', { headers: common(app, 'a', 'Android'), body: { attribution: { 'Version3.1': { 'iad-attribution': 'true' } } } });
+    const android = await request('POST', '/searchads/report', {
+      headers: common(app, 'a', 'Android'),
+      body: { attribution: { 'Version3.1': { 'iad-attribution': 'true' } } },
+    });
     expect(android.body).toMatchObject({ status: 'error', code: 'INVALID_PARAMETER' });
-    const shapeless = await request('POST', '/searchads/report', { headers: common(app, 'a'), body: { attribution: { campaign: 'x' } } });
+    const shapeless = await request('POST', '/searchads/report', {
+      headers: common(app, 'a'),
+      body: { attribution: { campaign: 'x' } },
+    });
     expect(shapeless.body.code).toBe('INVALID_PARAMETER');
   });
 
@@ -50,7 +73,10 @@ describe('mobile API: attribution, segments, ad-network info', () => {
     // (`__proto__` never gets this far: parsing the record drops it.)
     for (const key of ['constructor', '']) {
       const entry = JSON.stringify({ 'iad-campaign-name': 'Spring', [key]: 'x' });
-      const res = await request('POST', '/searchads/report', { headers: { ...common(app, 'a'), 'content-type': 'application/json' }, rawBody: `{"attribution":{"Version3.1":${entry}}}` });
+      const res = await request('POST', '/searchads/report', {
+        headers: { ...common(app, 'a'), 'content-type': 'application/json' },
+        rawBody: `{"attribution":{"Version3.1":${entry}}}`,
+      });
       expect(res.status, key).toBe(400);
       expect(res.body).toMatchObject({ status: 'error', code: 'INVALID_PARAMETER' });
     }
@@ -58,33 +84,84 @@ describe('mobile API: attribution, segments, ad-network info', () => {
 
   it('segment/info lists built-in and rule segments, needing only X-API-KEY, X-USER-ID and X-APP-ID', async () => {
     const segmentsFile = await file([
-      { id: 'german_speakers', name: 'German speakers', conditions: [{ field: 'attributes.language', op: 'in', value: ['de', 'de-AT'] }] },
-      { id: 'power_users', name: 'Power users', conditions: [{ field: 'counters.total_sessions', op: 'gte', value: 2 }, { field: 'custom_properties.plan_tier', op: 'eq', value: 'gold' }] },
-      { id: 'paid_subscribers', name: 'Active subscribers', conditions: [{ field: 'subscription.status', op: 'eq', value: 'active' }] },
+      {
+        id: 'german_speakers',
+        name: 'German speakers',
+        conditions: [{ field: 'attributes.language', op: 'in', value: ['de', 'de-AT'] }],
+      },
+      {
+        id: 'power_users',
+        name: 'Power users',
+        conditions: [
+          { field: 'counters.total_sessions', op: 'gte', value: 2 },
+          { field: 'custom_properties.plan_tier', op: 'eq', value: 'gold' },
+        ],
+      },
+      {
+        id: 'paid_subscribers',
+        name: 'Active subscribers',
+        conditions: [{ field: 'subscription.status', op: 'eq', value: 'active' }],
+      },
     ]);
     const put = await admin('segments', 'put', '--app', app.appId, '--file', segmentsFile, '--json');
-    expect(JSON.parse(put.stdout)).toEqual({ app_id: app.appId, segments: ['german_speakers', 'power_users', 'paid_subscribers'] });
+    expect(JSON.parse(put.stdout)).toEqual({
+      app_id: app.appId,
+      segments: ['german_speakers', 'power_users', 'paid_subscribers'],
+    });
 
     const user = 'segmented';
     await request('PUT', '/users/attribute/update', { headers: common(app, user), body: { language: 'de' } });
-    await request('POST', '/users/custom_properties/set', { headers: common(app, user), body: { properties: { plan_tier: 'gold' } } });
-    for (const sessionId of ['a', 'b']) await request('POST', '/sessions/report', { headers: common(app, user), body: { sessionId, startTime: Date.now(), duration: 5 } });
-    const created = await request('POST', SUBSCRIPTIONS_BASE, { bearer: app.secretKey, body: { user_id: user, product_id: 'premium_monthly', platform: 'ios' } });
-    await request('PUT', `${SUBSCRIPTIONS_BASE}/${created.body.data.id}`, { bearer: app.secretKey, body: { status: 'active' } });
+    await request('POST', '/users/custom_properties/set', {
+      headers: common(app, user),
+      body: { properties: { plan_tier: 'gold' } },
+    });
+    for (const sessionId of ['a', 'b'])
+      await request('POST', '/sessions/report', {
+        headers: common(app, user),
+        body: { sessionId, startTime: Date.now(), duration: 5 },
+      });
+    const created = await request('POST', SUBSCRIPTIONS_BASE, {
+      bearer: app.secretKey,
+      body: { user_id: user, product_id: 'premium_monthly', platform: 'ios' },
+    });
+    await request('PUT', `${SUBSCRIPTIONS_BASE}/${created.body.data.id}`, {
+      bearer: app.secretKey,
+      body: { status: 'active' },
+    });
 
-    const res = await request('GET', '/segment/info', { headers: { 'x-api-key': app.sdkKey, 'x-user-id': user, 'x-app-id': app.appId } });
+    const res = await request('GET', '/segment/info', {
+      headers: { 'x-api-key': app.sdkKey, 'x-user-id': user, 'x-app-id': app.appId },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.user_id).toBe(user);
-    expect(res.body.data.segments.map((s: { id: string }) => s.id)).toEqual(['new_user', 'active_7d', 'paying', 'german_speakers', 'power_users', 'paid_subscribers']);
-    expect(res.body.data.segments.find((s: { id: string }) => s.id === 'power_users')).toEqual({ id: 'power_users', name: 'Power users', type: 'custom' });
+    expect(res.body.data.segments.map((s: { id: string }) => s.id)).toEqual([
+      'new_user',
+      'active_7d',
+      'paying',
+      'german_speakers',
+      'power_users',
+      'paid_subscribers',
+    ]);
+    expect(res.body.data.segments.find((s: { id: string }) => s.id === 'power_users')).toEqual({
+      id: 'power_users',
+      name: 'Power users',
+      type: 'custom',
+    });
   });
 
   it('segment/info for a user never seen is 404 USER_NOT_FOUND; without X-USER-ID it is MISSING_REQUIRED_HEADER', async () => {
-    const unknown = await request('GET', '/segment/info', { headers: { 'x-api-key': app.sdkKey, 'x-user-id': 'nobody-ever', 'x-app-id': app.appId } });
+    const unknown = await request('GET', '/segment/info', {
+      headers: { 'x-api-key': app.sdkKey, 'x-user-id': 'nobody-ever', 'x-app-id': app.appId },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toMatchObject({ status: 'error', code: 'USER_NOT_FOUND' });
-    const noUser = await request('GET', '/segment/info', { headers: { 'x-api-key': app.sdkKey, 'x-app-id': app.appId } });
-    expect(noUser.body).toMatchObject({ code: 'MISSING_REQUIRED_HEADER', message: expect.stringContaining('X-USER-ID') });
+    const noUser = await request('GET', '/segment/info', {
+      headers: { 'x-api-key': app.sdkKey, 'x-app-id': app.appId },
+    });
+    expect(noUser.body).toMatchObject({
+      code: 'MISSING_REQUIRED_HEADER',
+      message: expect.stringContaining('X-USER-ID'),
+    });
   });
 
   it("adsinfo answers the app's ad networks for the platform, and refuses another app id (403) or platform (400)", async () => {
@@ -99,11 +176,19 @@ describe('mobile API: attribution, segments, ad-network info', () => {
       app_id: app.appId,
       store_id: '1234567',
       user: { user_id: 'ads-user', attribution: { first: null, latest: null } },
-      networks: [{ name: 'admob', enabled: true, settings: { app_id: 'ca-app-pub-1~2', banner_unit: 'ca-app-pub-1/3' } }],
+      networks: [
+        { name: 'admob', enabled: true, settings: { app_id: 'ca-app-pub-1~2', banner_unit: 'ca-app-pub-1/3' } },
+      ],
     });
-    const android = await request('GET', `/adsinfo/Android/${app.appId}/-`, { headers: common(app, 'ads-user', 'Android') });
+    const android = await request('GET', `/adsinfo/Android/${app.appId}/-`, {
+      headers: common(app, 'ads-user', 'Android'),
+    });
     expect(android.body.data.networks).toEqual([{ name: 'admob', enabled: false, settings: {} }]);
-    expect((await request('GET', `/adsinfo/ios/app_0000000000000000/1`, { headers: common(app, 'u') })).status).toBe(403);
-    expect((await request('GET', `/adsinfo/windows/${app.appId}/1`, { headers: common(app, 'u') })).body.code).toBe('INVALID_PARAMETER');
+    expect((await request('GET', `/adsinfo/ios/app_0000000000000000/1`, { headers: common(app, 'u') })).status).toBe(
+      403,
+    );
+    expect((await request('GET', `/adsinfo/windows/${app.appId}/1`, { headers: common(app, 'u') })).body.code).toBe(
+      'INVALID_PARAMETER',
+    );
   });
 });

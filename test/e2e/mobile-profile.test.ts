@@ -12,17 +12,27 @@ const { request } = useGateway();
 const headersFor = (app: TestApp, user: string) => mobileHeaders(app, user);
 
 const profileOf = async (appId: string, userId: string) =>
-  (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.userProfile(appId, userId), ConsistentRead: true }))).Item ?? {};
+  (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.userProfile(appId, userId), ConsistentRead: true })))
+    .Item ?? {};
 
 const historyOf = async (appId: string, userId: string) =>
-  (await ddb.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `REPORTS#${appId}#${userId}` } }))).Items ?? [];
+  (
+    await ddb.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `REPORTS#${appId}#${userId}` },
+      }),
+    )
+  ).Items ?? [];
 
 describe('mobile reporting: orders, conversions, typed reports, user data', () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await createTestApp();
   });
-  const send = (method: string, path: string, user: string, body: unknown) => request(method, path, { headers: headersFor(app, user), body });
+  const send = (method: string, path: string, user: string, body: unknown) =>
+    request(method, path, { headers: headersFor(app, user), body });
 
   it.each(['', '/v2'])('%s/order/report records an order once per orderId', async (version) => {
     const user = `buyer${version.replace('/', '-')}`;
@@ -32,30 +42,45 @@ describe('mobile reporting: orders, conversions, typed reports, user data', () =
     expect(first.body).toEqual({ status: 'success', message: 'Order recorded' });
     expect(again.body).toEqual({ status: 'success', message: 'Order already recorded' });
     expect((await profileOf(app.appId, user)).order_count).toBe(1);
-    const stored = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.reportedOrder(app.appId, order.orderId) }));
+    const stored = await ddb.send(
+      new GetCommand({ TableName: tableName, Key: keys.reportedOrder(app.appId, order.orderId) }),
+    );
     expect(stored.Item).toMatchObject({ product_id: 'premium_monthly', price: 9.99, currency: 'USD', user_id: user });
   });
 
   it.each(['', '/v2'])('%s/conversion/report appends a conversion and counts it', async (version) => {
     const user = `converter${version.replace('/', '-')}`;
-    expect((await send('POST', `${version}/conversion/report`, user, { conversionType: 'trial_started', value: 1 })).status).toBe(200);
+    expect(
+      (await send('POST', `${version}/conversion/report`, user, { conversionType: 'trial_started', value: 1 })).status,
+    ).toBe(200);
     expect((await profileOf(app.appId, user)).conversion_count).toBe(1);
     expect((await historyOf(app.appId, user)).map((h) => h.kind)).toEqual(['conversion']);
   });
 
   const latestOf = async (appId: string, userId: string, type: string) =>
-    (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.latestReport(appId, userId, type), ConsistentRead: true }))).Item;
+    (
+      await ddb.send(
+        new GetCommand({ TableName: tableName, Key: keys.latestReport(appId, userId, type), ConsistentRead: true }),
+      )
+    ).Item;
 
-  it.each(['', '/v2'])('%s/report/{type} keeps the latest body per type and every report in history', async (version) => {
-    const user = `reporter${version.replace('/', '-')}`;
-    await send('POST', `${version}/report/device_info`, user, { model: 'iPhone15,2', os: '17.0' });
-    await send('POST', `${version}/report/device_info`, user, { model: 'iPhone16,1', os: '18.1' });
-    await send('POST', `${version}/report/app_info`, user, { build: 42 });
-    expect((await latestOf(app.appId, user, 'device_info'))?.payload).toEqual({ model: 'iPhone16,1', os: '18.1' });
-    expect((await latestOf(app.appId, user, 'app_info'))?.payload).toEqual({ build: 42 });
-    expect((await profileOf(app.appId, user)).last_seen).toEqual(expect.any(String));
-    expect((await historyOf(app.appId, user)).map((h) => h.kind).sort()).toEqual(['report:app_info', 'report:device_info', 'report:device_info']);
-  });
+  it.each(['', '/v2'])(
+    '%s/report/{type} keeps the latest body per type and every report in history',
+    async (version) => {
+      const user = `reporter${version.replace('/', '-')}`;
+      await send('POST', `${version}/report/device_info`, user, { model: 'iPhone15,2', os: '17.0' });
+      await send('POST', `${version}/report/device_info`, user, { model: 'iPhone16,1', os: '18.1' });
+      await send('POST', `${version}/report/app_info`, user, { build: 42 });
+      expect((await latestOf(app.appId, user, 'device_info'))?.payload).toEqual({ model: 'iPhone16,1', os: '18.1' });
+      expect((await latestOf(app.appId, user, 'app_info'))?.payload).toEqual({ build: 42 });
+      expect((await profileOf(app.appId, user)).last_seen).toEqual(expect.any(String));
+      expect((await historyOf(app.appId, user)).map((h) => h.kind).sort()).toEqual([
+        'report:app_info',
+        'report:device_info',
+        'report:device_info',
+      ]);
+    },
+  );
 
   it('any number of report types, each near the 32 KB limit, never outgrow the profile item (400 KB)', async () => {
     const user = 'many-types';
@@ -72,14 +97,21 @@ describe('mobile reporting: orders, conversions, typed reports, user data', () =
     const user = 'feature-collector';
     const feature = (i: number) => `feature_${i}_${'f'.repeat(180)}`;
     for (let start = 0; start < MAX_FEATURES_PER_USER + 100; start += 100) {
-      const events = Array.from({ length: 100 }, (_, i) => ({ name: 'feature_used', user, sessionId: 's', extra: { feature_name: feature(start + i) } }));
+      const events = Array.from({ length: 100 }, (_, i) => ({
+        name: 'feature_used',
+        user,
+        sessionId: 's',
+        extra: { feature_name: feature(start + i) },
+      }));
       const res = await send('POST', '/v2/users/report/events', user, { events });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     }
     const before = await profileOf(app.appId, user);
     expect((before.features as Set<string>).size).toBe(MAX_FEATURES_PER_USER);
     await new Promise((r) => setTimeout(r, 5));
-    const res = await send('POST', '/v2/users/report/events', user, { events: [{ name: 'feature_used', user, sessionId: 's', extra: { feature_name: 'one_more' } }] });
+    const res = await send('POST', '/v2/users/report/events', user, {
+      events: [{ name: 'feature_used', user, sessionId: 's', extra: { feature_name: 'one_more' } }],
+    });
     expect(res.status).toBe(200);
     const after = await profileOf(app.appId, user);
     expect((after.features as Set<string>).has('one_more')).toBe(false);
@@ -107,19 +139,29 @@ describe('mobile reporting: orders, conversions, typed reports, user data', () =
 
   it('custom properties merge, null deletes, and limits hold', async () => {
     const user = 'props-user';
-    await send('POST', '/users/custom_properties/set', user, { properties: { plan_tier: 'gold', level: 3, beta: true } });
+    await send('POST', '/users/custom_properties/set', user, {
+      properties: { plan_tier: 'gold', level: 3, beta: true },
+    });
     const res = await send('POST', '/users/custom_properties/set', user, { properties: { level: 4, beta: null } });
     expect(res.body).toEqual({ status: 'success', message: 'Custom properties updated', data: { properties: 2 } });
     expect((await profileOf(app.appId, user)).custom_properties).toEqual({ plan_tier: 'gold', level: 4 });
 
-    for (const properties of [{ '1abc': 1 }, { 'with space': 1 }, { ok: { nested: true } }, { ok: 'x'.repeat(513) }, {}]) {
+    for (const properties of [
+      { '1abc': 1 },
+      { 'with space': 1 },
+      { ok: { nested: true } },
+      { ok: 'x'.repeat(513) },
+      {},
+    ]) {
       const bad = await send('POST', '/users/custom_properties/set', user, { properties });
       expect(bad.status).toBe(400);
       expect(bad.body.code).toBe('INVALID_PARAMETER');
     }
     const many = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`p${i}`, i]));
     await send('POST', '/users/custom_properties/set', user, { properties: many });
-    const tooMany = await send('POST', '/users/custom_properties/set', user, { properties: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`q${i}`, i])) });
+    const tooMany = await send('POST', '/users/custom_properties/set', user, {
+      properties: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`q${i}`, i])),
+    });
     expect(tooMany.body).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('100') });
   });
 
@@ -136,10 +178,27 @@ describe('mobile reporting: orders, conversions, typed reports, user data', () =
 
   it.each(['', '/v2'])('PUT %s/users/attribute/update sets standard attributes; null clears one', async (version) => {
     const user = `attributes${version.replace('/', '-')}`;
-    const first = await send('PUT', `${version}/users/attribute/update`, user, { email: 'ada@example.com', name: 'Ada', country: 'GB', language: 'en-GB', gender: 'female', birthday: '1990-12-10', phone: '+442071234567', timezone: 'Europe/London' });
+    const first = await send('PUT', `${version}/users/attribute/update`, user, {
+      email: 'ada@example.com',
+      name: 'Ada',
+      country: 'GB',
+      language: 'en-GB',
+      gender: 'female',
+      birthday: '1990-12-10',
+      phone: '+442071234567',
+      timezone: 'Europe/London',
+    });
     expect(first.body).toEqual({ status: 'success', message: 'Attributes updated' });
     await send('PUT', `${version}/users/attribute/update`, user, { phone: null, name: 'Ada L.' });
-    expect((await profileOf(app.appId, user)).attributes).toEqual({ email: 'ada@example.com', name: 'Ada L.', country: 'GB', language: 'en-GB', gender: 'female', birthday: '1990-12-10', timezone: 'Europe/London' });
+    expect((await profileOf(app.appId, user)).attributes).toEqual({
+      email: 'ada@example.com',
+      name: 'Ada L.',
+      country: 'GB',
+      language: 'en-GB',
+      gender: 'female',
+      birthday: '1990-12-10',
+      timezone: 'Europe/London',
+    });
   });
 
   it.each([

@@ -8,14 +8,22 @@ import { mobileHeaders } from '../support/mobile.js';
 
 const { request, send } = useGateway();
 
-const headersFor = (app: TestApp, user: string) => mobileHeaders(app, user, { 'x-platform': 'Android', 'x-version': '2.1.0' });
+const headersFor = (app: TestApp, user: string) =>
+  mobileHeaders(app, user, { 'x-platform': 'Android', 'x-version': '2.1.0' });
 
 /** Events stored for a user (test-only read of the table). */
 async function storedEvents(appId: string, userId: string): Promise<Record<string, any>[]> {
   const items: Record<string, any>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const page = await ddb.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENTS#${appId}#${userId}` }, ExclusiveStartKey }));
+    const page = await ddb.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `EVENTS#${appId}#${userId}` },
+        ExclusiveStartKey,
+      }),
+    );
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
@@ -27,26 +35,41 @@ describe('mobile reporting: events and sessions', () => {
   beforeAll(async () => {
     app = await createTestApp();
   });
-  const post = (path: string, user: string, body: unknown) => request('POST', path, { headers: headersFor(app, user), body });
+  const post = (path: string, user: string, body: unknown) =>
+    request('POST', path, { headers: headersFor(app, user), body });
 
-  it.each(['/users/report/events', '/v2/users/report/events'])('%s stores a batch of Shape A and Shape B events', async (path) => {
-    const user = `events-${path.length}`;
-    const res = await post(path, user, {
-      events: [
-        { name: 'app_opened', user, sessionId: 's-1', extra: { source: 'push' } },
-        { eventName: 'screen_view', timestamp: Date.now() - 1000, properties: { screen_name: 'paywall' } },
-      ],
-    });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'success', message: '2 event(s) recorded', data: { accepted: 2 } });
-    const stored = await storedEvents(app.appId, user);
-    expect(stored.map((e) => e.name).sort()).toEqual(['app_opened', 'screen_view']);
-    expect(stored.find((e) => e.name === 'screen_view')).toMatchObject({ user, extra: { screen_name: 'paywall' }, platform: 'android', sdk_version: '2.1.0', ttl: expect.any(Number) });
-  });
+  it.each(['/users/report/events', '/v2/users/report/events'])(
+    '%s stores a batch of Shape A and Shape B events',
+    async (path) => {
+      const user = `events-${path.length}`;
+      const res = await post(path, user, {
+        events: [
+          { name: 'app_opened', user, sessionId: 's-1', extra: { source: 'push' } },
+          { eventName: 'screen_view', timestamp: Date.now() - 1000, properties: { screen_name: 'paywall' } },
+        ],
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: 'success', message: '2 event(s) recorded', data: { accepted: 2 } });
+      const stored = await storedEvents(app.appId, user);
+      expect(stored.map((e) => e.name).sort()).toEqual(['app_opened', 'screen_view']);
+      expect(stored.find((e) => e.name === 'screen_view')).toMatchObject({
+        user,
+        extra: { screen_name: 'paywall' },
+        platform: 'android',
+        sdk_version: '2.1.0',
+        ttl: expect.any(Number),
+      });
+    },
+  );
 
   it('a 1,000-event batch is stored completely, and sending it again stores it once', async () => {
     const user = 'bulk-user';
-    const events = Array.from({ length: 1000 }, (_, i) => ({ name: 'button_click', user, sessionId: `s-${i % 7}`, extra: { button_name: `b-${i}` } }));
+    const events = Array.from({ length: 1000 }, (_, i) => ({
+      name: 'button_click',
+      user,
+      sessionId: `s-${i % 7}`,
+      extra: { button_name: `b-${i}` },
+    }));
     expect((await post('/v2/users/report/events', user, { events })).status).toBe(200);
     expect((await post('/v2/users/report/events', user, { events })).status).toBe(200);
     expect(await storedEvents(app.appId, user)).toHaveLength(1000);
@@ -68,32 +91,55 @@ describe('mobile reporting: events and sessions', () => {
 
   it('an invalid event anywhere in the batch stores none of it (all or nothing)', async () => {
     const user = 'all-or-nothing';
-    const events = [...Array.from({ length: 5 }, () => ({ name: 'ok', user, sessionId: 's' })), { name: 'broken', user }];
+    const events = [
+      ...Array.from({ length: 5 }, () => ({ name: 'ok', user, sessionId: 's' })),
+      { name: 'broken', user },
+    ];
     const res = await post('/users/report/events', user, { events });
     expect(res.body).toMatchObject({ code: 'SESSION_ID_REQUIRED', message: expect.stringContaining('events[5]') });
     expect(await storedEvents(app.appId, user)).toHaveLength(0);
   });
 
   it('over 1,000 events or over 1 MB is a 400 naming the limit', async () => {
-    const tooMany = await post('/users/report/events', 'u', { events: Array(1001).fill({ name: 'x', user: 'u', sessionId: 's' }) });
-    expect(tooMany.body).toMatchObject({ status: 'error', code: 'INVALID_PARAMETER', message: expect.stringContaining('1000') });
-    const tooBig = await post('/users/report/events', 'u', { events: Array(40).fill({ name: 'x', user: 'u', sessionId: 's', extra: { blob: 'x'.repeat(30_000) } }) });
+    const tooMany = await post('/users/report/events', 'u', {
+      events: Array(1001).fill({ name: 'x', user: 'u', sessionId: 's' }),
+    });
+    expect(tooMany.body).toMatchObject({
+      status: 'error',
+      code: 'INVALID_PARAMETER',
+      message: expect.stringContaining('1000'),
+    });
+    const tooBig = await post('/users/report/events', 'u', {
+      events: Array(40).fill({ name: 'x', user: 'u', sessionId: 's', extra: { blob: 'x'.repeat(30_000) } }),
+    });
     expect(tooBig.status).toBe(400);
     expect(tooBig.body).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('1 MB') });
   });
 
   it('sessions and feature_used events show in the subscription detail usage_stats; a repeated session counts once', async () => {
     const user = 'usage-user';
-    const created = await request('POST', SUBSCRIPTIONS_BASE, { bearer: app.secretKey, body: { user_id: user, product_id: 'premium_monthly', platform: 'android' } });
+    const created = await request('POST', SUBSCRIPTIONS_BASE, {
+      bearer: app.secretKey,
+      body: { user_id: user, product_id: 'premium_monthly', platform: 'android' },
+    });
     for (const sessionId of ['s-1', 's-2', 's-2']) {
       const res = await post('/v2/sessions/report', user, { sessionId, startTime: Date.now() - 60_000, duration: 60 });
       expect(res.status).toBe(200);
     }
     await post('/users/report/events', user, {
-      events: ['sync', 'export', 'sync'].map((feature) => ({ name: 'feature_used', user, sessionId: 's-1', extra: { feature_name: feature } })),
+      events: ['sync', 'export', 'sync'].map((feature) => ({
+        name: 'feature_used',
+        user,
+        sessionId: 's-1',
+        extra: { feature_name: feature },
+      })),
     });
     const detail = await request('GET', `${SUBSCRIPTIONS_BASE}/${created.body.data.id}`, { bearer: app.secretKey });
-    expect(detail.body.data.usage_stats).toEqual({ features_used: 2, last_activity: expect.any(String), total_sessions: 2 });
+    expect(detail.body.data.usage_stats).toEqual({
+      features_used: 2,
+      last_activity: expect.any(String),
+      total_sessions: 2,
+    });
     expect(Date.now() - Date.parse(detail.body.data.usage_stats.last_activity)).toBeLessThan(60_000);
   });
 
@@ -103,7 +149,12 @@ describe('mobile reporting: events and sessions', () => {
   });
 
   it('/sessions/report validates its body', async () => {
-    for (const body of [{ sessionId: 's' }, { sessionId: '', startTime: 1, duration: 1 }, { sessionId: 's', startTime: 'now', duration: 1 }, { sessionId: 's', startTime: 1, duration: -5 }]) {
+    for (const body of [
+      { sessionId: 's' },
+      { sessionId: '', startTime: 1, duration: 1 },
+      { sessionId: 's', startTime: 'now', duration: 1 },
+      { sessionId: 's', startTime: 1, duration: -5 },
+    ]) {
       const res = await post('/sessions/report', 'u', body);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('INVALID_PARAMETER');
@@ -113,10 +164,20 @@ describe('mobile reporting: events and sessions', () => {
   it('a body that is not UTF-8, or nests 100,000 levels deep, is a 400 and stores nothing', async () => {
     const user = 'hostile-bytes';
     const valid = Buffer.from(JSON.stringify({ events: [{ name: 'x', user, sessionId: 's' }] }));
-    for (const body of [Buffer.concat([valid.subarray(0, 20), Buffer.from([0xc0, 0xaf]), valid.subarray(20)]), Buffer.from(`{"events":${'['.repeat(100_000)}`)]) {
-      const res = await send('POST', '/users/report/events', { headers: { ...headersFor(app, user), 'content-type': 'application/json' }, body });
+    for (const body of [
+      Buffer.concat([valid.subarray(0, 20), Buffer.from([0xc0, 0xaf]), valid.subarray(20)]),
+      Buffer.from(`{"events":${'['.repeat(100_000)}`),
+    ]) {
+      const res = await send('POST', '/users/report/events', {
+        headers: { ...headersFor(app, user), 'content-type': 'application/json' },
+        body,
+      });
       expect(res.status).toBe(400);
-      expect(JSON.parse(res.text)).toMatchObject({ status: 'error', code: 'INVALID_PARAMETER', message: expect.stringMatching(/^body (is not valid UTF-8|nests deeper than)/) });
+      expect(JSON.parse(res.text)).toMatchObject({
+        status: 'error',
+        code: 'INVALID_PARAMETER',
+        message: expect.stringMatching(/^body (is not valid UTF-8|nests deeper than)/),
+      });
     }
     expect(await storedEvents(app.appId, user)).toHaveLength(0);
   });
@@ -126,19 +187,32 @@ describe('mobile reporting: events and sessions', () => {
     ['a number below 1e-130', '{"n":1e-200}'],
     ['an empty key', '{"a":{"":1}}'],
     ['a nested __proto__ key', '{"a":{"__proto__":{"admin":true}}}'],
-  ])('an event or a report holding %s (which DynamoDB cannot store as sent) is a 400, not a 500', async (_name, extra) => {
-    const user = 'unstorable';
-    const events = await request('POST', '/users/report/events', { headers: headersFor(app, user), rawBody: `{"events":[{"name":"x","user":"${user}","sessionId":"s","extra":${extra}}]}` });
-    const report = await request('POST', '/report/device_info', { headers: { ...headersFor(app, user), 'content-type': 'application/json' }, rawBody: extra });
-    for (const res of [events, report]) {
-      expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ status: 'error', code: 'INVALID_PARAMETER' });
-    }
-    expect(await storedEvents(app.appId, user)).toHaveLength(0);
-  });
+  ])(
+    'an event or a report holding %s (which DynamoDB cannot store as sent) is a 400, not a 500',
+    async (_name, extra) => {
+      const user = 'unstorable';
+      const events = await request('POST', '/users/report/events', {
+        headers: headersFor(app, user),
+        rawBody: `{"events":[{"name":"x","user":"${user}","sessionId":"s","extra":${extra}}]}`,
+      });
+      const report = await request('POST', '/report/device_info', {
+        headers: { ...headersFor(app, user), 'content-type': 'application/json' },
+        rawBody: extra,
+      });
+      for (const res of [events, report]) {
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ status: 'error', code: 'INVALID_PARAMETER' });
+      }
+      expect(await storedEvents(app.appId, user)).toHaveLength(0);
+    },
+  );
 
   it('a session starting at 2^53 ms (beyond any date) is a 400, not a 500', async () => {
-    const res = await post('/sessions/report', 'far-future', { sessionId: 's', startTime: Number.MAX_SAFE_INTEGER, duration: 1 });
+    const res = await post('/sessions/report', 'far-future', {
+      sessionId: 's',
+      startTime: Number.MAX_SAFE_INTEGER,
+      duration: 1,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('startTime') });
   });

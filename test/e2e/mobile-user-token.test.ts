@@ -13,10 +13,10 @@ vi.hoisted(() => {
 
 import { issueKey, issueUserTokenSecret, setUserTokenRequired } from '../../lib/data/apps.js';
 import { signUserToken } from '../../lib/domain/user-token.js';
-import { ROUTES, SUBSCRIPTIONS_BASE, type Route } from '../../lib/routes.js';
+import { ROUTES, type Route, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
-import { useGateway, type HttpResult } from '../support/http.js';
+import { type HttpResult, useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
 import { createOwnTable } from '../support/own-table.js';
 import { mintReceipt } from '../support/receipts.js';
@@ -34,24 +34,57 @@ interface Call {
 
 /** A request each route accepts, for `app` (receipts are minted fresh: a first purchase verifies once). */
 const VALID: Record<string, (app: TestApp) => Promise<Call> | Call> = {
-  VerifyFirstReceipt: async (app) => ({ path: '/receipt/verify/first', body: { receipt: (await mintReceipt(app)).receipt_data, productId: 'premium_monthly' } }),
-  RecoverReceipt: async (app) => ({ path: '/receipt/verify/recover', body: { receipt: (await mintReceipt(app)).receipt_data } }),
+  VerifyFirstReceipt: async (app) => ({
+    path: '/receipt/verify/first',
+    body: { receipt: (await mintReceipt(app)).receipt_data, productId: 'premium_monthly' },
+  }),
+  RecoverReceipt: async (app) => ({
+    path: '/receipt/verify/recover',
+    body: { receipt: (await mintReceipt(app)).receipt_data },
+  }),
   ...Object.fromEntries(
     (['', 'V2'] as const).flatMap((v) => {
       const prefix = v ? '/v2' : '';
       return [
-        [`ReportEvents${v}`, () => ({ path: `${prefix}/users/report/events`, body: { events: [{ name: 'app_opened', user: USER, sessionId: 's-1' }] } })],
-        [`ReportSession${v}`, () => ({ path: `${prefix}/sessions/report`, body: { sessionId: `s-${v}`, startTime: Date.now() - 60_000, duration: 60 } })],
-        [`ReportOrder${v}`, () => ({ path: `${prefix}/order/report`, body: { orderId: `order-${v}`, productId: 'premium_monthly', price: 9.99, currency: 'USD' } })],
-        [`ReportConversion${v}`, () => ({ path: `${prefix}/conversion/report`, body: { conversionType: 'trial_started', value: 1 } })],
+        [
+          `ReportEvents${v}`,
+          () => ({
+            path: `${prefix}/users/report/events`,
+            body: { events: [{ name: 'app_opened', user: USER, sessionId: 's-1' }] },
+          }),
+        ],
+        [
+          `ReportSession${v}`,
+          () => ({
+            path: `${prefix}/sessions/report`,
+            body: { sessionId: `s-${v}`, startTime: Date.now() - 60_000, duration: 60 },
+          }),
+        ],
+        [
+          `ReportOrder${v}`,
+          () => ({
+            path: `${prefix}/order/report`,
+            body: { orderId: `order-${v}`, productId: 'premium_monthly', price: 9.99, currency: 'USD' },
+          }),
+        ],
+        [
+          `ReportConversion${v}`,
+          () => ({ path: `${prefix}/conversion/report`, body: { conversionType: 'trial_started', value: 1 } }),
+        ],
         [`ReportGlobalSwitch${v}`, () => ({ path: `${prefix}/report/global_switch`, body: { enabled: true } })],
         [`ReportTyped${v}`, () => ({ path: `${prefix}/report/device_info`, body: { model: 'iPhone15,2' } })],
         [`UpdateUserAttributes${v}`, () => ({ path: `${prefix}/users/attribute/update`, body: { name: 'Ada' } })],
       ];
     }),
   ),
-  ReportAttribution: () => ({ path: '/attribution/report', body: { network: 'appsflyer', data: { campaign_id: 'c-1' } } }),
-  ReportSearchAds: () => ({ path: '/searchads/report', body: { attribution: { 'Version3.1': { 'iad-campaign-id': '1', 'iad-attribution': 'true' } } } }),
+  ReportAttribution: () => ({
+    path: '/attribution/report',
+    body: { network: 'appsflyer', data: { campaign_id: 'c-1' } },
+  }),
+  ReportSearchAds: () => ({
+    path: '/searchads/report',
+    body: { attribution: { 'Version3.1': { 'iad-campaign-id': '1', 'iad-attribution': 'true' } } },
+  }),
   SegmentInfo: () => ({ path: '/segment/info' }),
   AdsInfo: (app) => ({ path: `/adsinfo/ios/${app.appId}/1234567` }),
   SetCustomProperties: () => ({ path: '/users/custom_properties/set', body: { properties: { plan: 'gold' } } }),
@@ -60,7 +93,12 @@ const VALID: Record<string, (app: TestApp) => Promise<Call> | Call> = {
 const MOBILE = ROUTES.filter((route) => route.api === 'mobile');
 const ACTING_ON_USER = MOBILE.filter((route) => route.actsOnUser === true);
 
-async function send(route: Route, app: TestApp, user: string, headers: Record<string, string | undefined> = {}): Promise<HttpResult> {
+async function send(
+  route: Route,
+  app: TestApp,
+  user: string,
+  headers: Record<string, string | undefined> = {},
+): Promise<HttpResult> {
   const { path, body } = await VALID[route.name]!(app);
   return request(route.method, path, { headers: mobileHeaders(app, user, headers), body });
 }
@@ -93,9 +131,17 @@ describe('mobile routes of an app that requires signed user tokens', () => {
       const before = await snapshotTable();
       const refusals: [Record<string, string>, string, RegExp][] = [
         [{}, 'MISSING_REQUIRED_HEADER', /X-USER-TOKEN/],
-        [{ 'x-user-token': tokenFor(secret, app, 'someone-else') }, 'INVALID_USER_TOKEN', /not issued for this X-USER-ID/],
+        [
+          { 'x-user-token': tokenFor(secret, app, 'someone-else') },
+          'INVALID_USER_TOKEN',
+          /not issued for this X-USER-ID/,
+        ],
         [{ 'x-user-token': 'v1.123.abc' }, 'INVALID_USER_TOKEN', /not a v1 user token/],
-        [{ 'x-user-token': signUserToken(secret, app.appId, USER, Math.floor(Date.now() / 1000) - 1) }, 'INVALID_USER_TOKEN', /expired/],
+        [
+          { 'x-user-token': signUserToken(secret, app.appId, USER, Math.floor(Date.now() / 1000) - 1) },
+          'INVALID_USER_TOKEN',
+          /expired/,
+        ],
       ];
       for (const [headers, code, message] of refusals) {
         const refused = await send(route, app, USER, headers);
@@ -113,7 +159,9 @@ describe('mobile routes of an app that requires signed user tokens', () => {
   );
 
   it('the subscription API (secret key) does not ask for user tokens', async () => {
-    expect((await request('GET', SUBSCRIPTIONS_BASE, { bearer: app.secretKey, query: { user_id: USER } })).status).toBe(200);
+    expect((await request('GET', SUBSCRIPTIONS_BASE, { bearer: app.secretKey, query: { user_id: USER } })).status).toBe(
+      200,
+    );
     expect((await request('GET', `${SUBSCRIPTIONS_BASE}/products`, { bearer: app.secretKey })).status).toBe(200);
   });
 
@@ -127,7 +175,9 @@ describe('mobile routes of an app that requires signed user tokens', () => {
   it('costs no DynamoDB call more than a request of an app without the setting', async () => {
     const plain = await createTestApp([]);
     const route = ROUTES.find((r) => r.name === 'UpdateUserAttributes')!;
-    const withToken = await dynamoDbRoundTrips(() => send(route, app, USER, { 'x-user-token': tokenFor(secret, app, USER) }));
+    const withToken = await dynamoDbRoundTrips(() =>
+      send(route, app, USER, { 'x-user-token': tokenFor(secret, app, USER) }),
+    );
     const without = await dynamoDbRoundTrips(() => send(route, plain, USER));
     expect(withToken).toEqual(without);
     expect(withToken[0]).toEqual(['UpdateItem']);
@@ -154,7 +204,9 @@ describe('rotation and turning the setting off', () => {
     expect(rotated.issued_secret).not.toBe(old);
     const refused = await send(route, app, USER, { 'x-user-token': oldToken });
     expect([refused.status, refused.body.code]).toEqual([401, 'INVALID_USER_TOKEN']);
-    expect((await send(route, app, USER, { 'x-user-token': tokenFor(rotated.issued_secret, app, USER) })).status).toBe(200);
+    expect((await send(route, app, USER, { 'x-user-token': tokenFor(rotated.issued_secret, app, USER) })).status).toBe(
+      200,
+    );
   });
 
   it('turned off, requests without a token are served again; turned on again, the same secret holds', async () => {
@@ -171,16 +223,22 @@ describe('rotation and turning the setting off', () => {
   });
 });
 
-describe('mobile routes of an app without the setting (the spec\'s behaviour)', () => {
+describe("mobile routes of an app without the setting (the spec's behaviour)", () => {
   let app: TestApp;
   beforeAll(async () => {
     await createOwnTable();
     app = await createTestApp();
-    await request('POST', '/sessions/report', { headers: mobileHeaders(app, USER), body: { sessionId: 'seed', startTime: Date.now() - 60_000, duration: 1 } });
+    await request('POST', '/sessions/report', {
+      headers: mobileHeaders(app, USER),
+      body: { sessionId: 'seed', startTime: Date.now() - 60_000, duration: 1 },
+    });
   });
 
-  it.each(MOBILE.map((route) => [`${route.method} ${route.path}`, route] as const))('%s is served without X-USER-TOKEN, and with any', async (_, route) => {
-    expect((await send(route, app, USER)).status).toBe(200);
-    expect((await send(route, app, USER, { 'x-user-token': 'v1.1.not-a-token' })).status).toBe(200);
-  });
+  it.each(MOBILE.map((route) => [`${route.method} ${route.path}`, route] as const))(
+    '%s is served without X-USER-TOKEN, and with any',
+    async (_, route) => {
+      expect((await send(route, app, USER)).status).toBe(200);
+      expect((await send(route, app, USER, { 'x-user-token': 'v1.1.not-a-token' })).status).toBe(200);
+    },
+  );
 });

@@ -11,8 +11,7 @@ import { updateSubscription } from '../../lib/services/subscriptions.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
 import { startTs } from '../support/processes.js';
-import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '../support/webhook-receiver.js';
-
+import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
 describe('npm start killed between a state write and its delivery', () => {
   let receiver: WebhookReceiver;

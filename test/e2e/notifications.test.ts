@@ -5,13 +5,18 @@ vi.hoisted(() => {
 });
 
 import { setWebhook } from '../../lib/data/webhooks.js';
-import { startLocalRuntime, type LocalRuntime } from '../../local/runtime.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
 import { admin } from '../support/processes.js';
 import { seedSubscription } from '../support/subscriptions.js';
-import { startWebhookReceiver, waitUntil, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.js';
+import {
+  type ReceivedWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+  waitUntil,
+} from '../support/webhook-receiver.js';
 
 const SWEEP_INTERVAL_SECONDS = 1;
 
@@ -22,7 +27,10 @@ describe('status-change notifications end to end (gateway -> table -> stream -> 
   const request = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${runtime.gateway.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${app.secretKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${app.secretKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as any };
@@ -44,7 +52,10 @@ describe('status-change notifications end to end (gateway -> table -> stream -> 
   });
 
   it('a subscription whose expires_at passes is expired within two sweep intervals and its signed webhook arrives', async () => {
-    const sub = await seedSubscription(app.appId, { expires_at: new Date(Date.now() + 500).toISOString(), user_id: 'u-expiring' });
+    const sub = await seedSubscription(app.appId, {
+      expires_at: new Date(Date.now() + 500).toISOString(),
+      user_id: 'u-expiring',
+    });
     await waitUntil(() => webhooksOf(sub.id).length > 0, 15_000, 'the expiry webhook');
     const status = (await request('GET', `${SUBSCRIPTIONS_BASE}/${sub.id}`)).body.data.status;
     expect(status).toBe('expired');
@@ -57,15 +68,26 @@ describe('status-change notifications end to end (gateway -> table -> stream -> 
     expect(webhook!.payload).toEqual({
       event: 'subscription.status_changed',
       timestamp: expect.any(String),
-      data: { subscription_id: sub.id, user_id: 'u-expiring', old_status: 'active', new_status: 'expired', expires_at: sub.expires_at, auto_renew: false },
+      data: {
+        subscription_id: sub.id,
+        user_id: 'u-expiring',
+        old_status: 'active',
+        new_status: 'expired',
+        expires_at: sub.expires_at,
+        auto_renew: false,
+      },
     });
   });
 
   it('a subscription cancelled at period end turns cancelled at expires_at, with one webhook per change', async () => {
     const sub = await seedSubscription(app.appId, { expires_at: new Date(Date.now() + 1500).toISOString() });
-    expect((await request('POST', `${SUBSCRIPTIONS_BASE}/${sub.id}/cancel`, { reason: 'moving_on' })).body.data).toMatchObject({ status: 'active', cancel_at_period_end: true });
+    expect(
+      (await request('POST', `${SUBSCRIPTIONS_BASE}/${sub.id}/cancel`, { reason: 'moving_on' })).body.data,
+    ).toMatchObject({ status: 'active', cancel_at_period_end: true });
     await waitUntil(() => webhooksOf(sub.id).length > 0, 15_000, 'the cancellation webhook');
-    expect(webhooksOf(sub.id).map((w) => `${w.payload.data.old_status}->${w.payload.data.new_status}`)).toEqual(['active->cancelled']);
+    expect(webhooksOf(sub.id).map((w) => `${w.payload.data.old_status}->${w.payload.data.new_status}`)).toEqual([
+      'active->cancelled',
+    ]);
   });
 
   it('an immediate cancel after a scheduled one ends access now, in the detail and in the webhook', async () => {
@@ -85,23 +107,46 @@ describe('status-change notifications end to end (gateway -> table -> stream -> 
 
     await waitUntil(() => webhooksOf(sub.id).length > 0, 15_000, 'the cancellation webhook');
     expect(webhooksOf(sub.id).map((w) => w.payload.data)).toEqual([
-      { subscription_id: sub.id, user_id: 'u-cancel-twice', old_status: 'active', new_status: 'cancelled', expires_at: detail.expires_at, auto_renew: false },
+      {
+        subscription_id: sub.id,
+        user_id: 'u-cancel-twice',
+        old_status: 'active',
+        new_status: 'cancelled',
+        expires_at: detail.expires_at,
+        auto_renew: false,
+      },
     ]);
   });
 
   it('50 parallel cancel/renew/pause/resume requests: no lost update, one webhook per committed status change', async () => {
-    const created = await request('POST', SUBSCRIPTIONS_BASE, { user_id: 'u-race', product_id: 'premium_monthly', platform: 'android' });
+    const created = await request('POST', SUBSCRIPTIONS_BASE, {
+      user_id: 'u-race',
+      product_id: 'premium_monthly',
+      platform: 'android',
+    });
     const id = created.body.data.id as string;
     await request('PUT', `${SUBSCRIPTIONS_BASE}/${id}`, { status: 'active' });
     const operations = Array.from({ length: 50 }, (_, i) => ['pause', 'resume', 'renew', 'cancel'][i % 4]!);
-    const bodies: Record<string, unknown> = { pause: { pause_duration: 1 }, resume: undefined, renew: {}, cancel: { immediate: false } };
-    const results = await Promise.all(operations.map(async (op) => ({ op, ...(await request('POST', `${SUBSCRIPTIONS_BASE}/${id}/${op}`, bodies[op])) })));
+    const bodies: Record<string, unknown> = {
+      pause: { pause_duration: 1 },
+      resume: undefined,
+      renew: {},
+      cancel: { immediate: false },
+    };
+    const results = await Promise.all(
+      operations.map(async (op) => ({
+        op,
+        ...(await request('POST', `${SUBSCRIPTIONS_BASE}/${id}/${op}`, bodies[op])),
+      })),
+    );
 
     for (const result of results) expect([200, 409]).toContain(result.status);
     // pause and resume always change the status; cancel (at period end) does when it meets a paused
     // subscription, which it cancels at once; renew never does.
     const statusChanges = results.filter(
-      (r) => r.status === 200 && (r.op === 'pause' || r.op === 'resume' || (r.op === 'cancel' && r.body.data.status === 'cancelled')),
+      (r) =>
+        r.status === 200 &&
+        (r.op === 'pause' || r.op === 'resume' || (r.op === 'cancel' && r.body.data.status === 'cancelled')),
     ).length;
     expect(statusChanges).toBeGreaterThan(0);
 
@@ -113,7 +158,9 @@ describe('status-change notifications end to end (gateway -> table -> stream -> 
     expect(new Set(webhooksOf(id).map((w) => w.id)).size).toBe(events.length);
 
     // The events form one unbroken chain from pending_verification to the final state: no update was lost.
-    const remaining = [...webhooksOf(id)].sort((a, b) => a.payload.timestamp.localeCompare(b.payload.timestamp)).map((w) => w.payload.data);
+    const remaining = [...webhooksOf(id)]
+      .sort((a, b) => a.payload.timestamp.localeCompare(b.payload.timestamp))
+      .map((w) => w.payload.data);
     let status = 'pending_verification';
     while (remaining.length > 0) {
       const next = remaining.findIndex((e) => e.old_status === status);
@@ -128,6 +175,11 @@ describe('status-change notifications end to end (gateway -> table -> stream -> 
     expect(result.code).toBe(0);
     const { deliveries } = JSON.parse(result.stdout);
     expect(deliveries.length).toBeGreaterThan(3);
-    expect(deliveries[0]).toMatchObject({ event_id: expect.stringMatching(/^evt_/), status: 'delivered', attempts: 1, last_status_code: 204 });
+    expect(deliveries[0]).toMatchObject({
+      event_id: expect.stringMatching(/^evt_/),
+      status: 'delivered',
+      attempts: 1,
+      last_status_code: 204,
+    });
   });
 });

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getApp } from '../../lib/data/apps.js';
+import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { signUserToken } from '../../lib/domain/user-token.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
-import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { createTestApp, PREMIUM_MONTHLY } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
@@ -52,7 +52,13 @@ describe('operator CLI (npm run --silent admin -- ...)', () => {
     const { app_id } = json((await admin('apps', 'create', '--name', 'bad catalogue', '--json')).stdout);
     const dir = await mkdtemp(join(tmpdir(), 'catalogue-'));
     const file = join(dir, 'products.json');
-    await writeFile(file, JSON.stringify([{ ...PREMIUM_MONTHLY, price: 'free' }, { ...PREMIUM_MONTHLY, billing_period: 'daily' }]));
+    await writeFile(
+      file,
+      JSON.stringify([
+        { ...PREMIUM_MONTHLY, price: 'free' },
+        { ...PREMIUM_MONTHLY, billing_period: 'daily' },
+      ]),
+    );
     const result = await admin('products', 'put', '--app', app_id, '--file', file, '--json');
     expect(result.code).not.toBe(0);
     const error = json(result.stdout).error;
@@ -63,25 +69,85 @@ describe('operator CLI (npm run --silent admin -- ...)', () => {
 
   it('receipts mint --for-user mints a purchase made for that user (its app account token): only that user can verify it', async () => {
     const app = await createTestApp();
-    const minted = await admin('receipts', 'mint', '--app', app.appId, '--platform', 'ios', '--product', 'premium_monthly', '--for-user', 'alice', '--json');
+    const minted = await admin(
+      'receipts',
+      'mint',
+      '--app',
+      app.appId,
+      '--platform',
+      'ios',
+      '--product',
+      'premium_monthly',
+      '--for-user',
+      'alice',
+      '--json',
+    );
     expect(minted.code).toBe(0);
     const { receipt_data, app_account_token } = json(minted.stdout);
     expect(app_account_token).toBe(appAccountTokenFor(app.appId, 'alice'));
-    const verify = (user_id: string, receipt: string) => request('POST', `${SUBSCRIPTIONS_BASE}/verify`, { bearer: app.secretKey, body: { platform: 'ios', receipt_data: receipt, user_id } });
+    const verify = (user_id: string, receipt: string) =>
+      request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+        bearer: app.secretKey,
+        body: { platform: 'ios', receipt_data: receipt, user_id },
+      });
     expect((await verify('bob', receipt_data)).body.error.code).toBe('RECEIPT_ALREADY_USED');
     expect((await verify('alice', receipt_data)).status).toBe(200);
 
     // --app-account-token takes the UUID as given (here Swift's upper case); it must be a UUID, and not with --for-user.
     const given = appAccountTokenFor(app.appId, 'carol').toUpperCase();
-    const explicit = json((await admin('receipts', 'mint', '--app', app.appId, '--platform', 'ios', '--product', 'premium_monthly', '--app-account-token', given, '--json')).stdout);
+    const explicit = json(
+      (
+        await admin(
+          'receipts',
+          'mint',
+          '--app',
+          app.appId,
+          '--platform',
+          'ios',
+          '--product',
+          'premium_monthly',
+          '--app-account-token',
+          given,
+          '--json',
+        )
+      ).stdout,
+    );
     expect(explicit.app_account_token).toBe(given);
     expect((await verify('carol', explicit.receipt_data)).status).toBe(200);
-    const notUuid = await admin('receipts', 'mint', '--app', app.appId, '--platform', 'ios', '--product', 'premium_monthly', '--app-account-token', 'carol', '--json');
+    const notUuid = await admin(
+      'receipts',
+      'mint',
+      '--app',
+      app.appId,
+      '--platform',
+      'ios',
+      '--product',
+      'premium_monthly',
+      '--app-account-token',
+      'carol',
+      '--json',
+    );
     expect(notUuid.code).toBe(2);
     expect(json(notUuid.stdout).error.message).toContain('must be a UUID');
-    const both = await admin('receipts', 'mint', '--app', app.appId, '--platform', 'ios', '--product', 'premium_monthly', '--for-user', 'a', '--app-account-token', given, '--json');
+    const both = await admin(
+      'receipts',
+      'mint',
+      '--app',
+      app.appId,
+      '--platform',
+      'ios',
+      '--product',
+      'premium_monthly',
+      '--for-user',
+      'a',
+      '--app-account-token',
+      given,
+      '--json',
+    );
     expect(json(both.stdout).error.message).toContain('not both');
-    expect(json((await admin('--help', '--json')).stdout).commands).toContainEqual(expect.stringContaining('[--for-user USER | --app-account-token UUID]'));
+    expect(json((await admin('--help', '--json')).stdout).commands).toContainEqual(
+      expect.stringContaining('[--for-user USER | --app-account-token UUID]'),
+    );
   });
 
   it('usage errors exit non-zero with a JSON error and name the problem', async () => {
@@ -102,17 +168,26 @@ describe('operator CLI (npm run --silent admin -- ...)', () => {
   });
 
   it('apps update --require-user-token and apps user-token-secret turn signed user tokens on, rotate their secret, and off', async () => {
-    const { app_id, sdk_key, secret_key } = json((await admin('apps', 'create', '--name', 'user tokens', '--json')).stdout);
+    const { app_id, sdk_key, secret_key } = json(
+      (await admin('apps', 'create', '--name', 'user tokens', '--json')).stdout,
+    );
     const app = { appId: app_id, sdkKey: sdk_key, secretKey: secret_key };
     const setProperties = (token?: string) =>
-      request('POST', '/users/custom_properties/set', { headers: mobileHeaders(app, 'u-1', { 'x-user-token': token }), body: { properties: { plan: 'gold' } } });
+      request('POST', '/users/custom_properties/set', {
+        headers: mobileHeaders(app, 'u-1', { 'x-user-token': token }),
+        body: { properties: { plan: 'gold' } },
+      });
     const tokenOf = (secret: string) => signUserToken(secret, app_id, 'u-1', Math.floor(Date.now() / 1000) + 3600);
     expect((await setProperties()).status).toBe(200);
 
     const on = await admin('apps', 'update', '--app', app_id, '--require-user-token', 'on', '--json');
     expect(on.code).toBe(0);
     const turnedOn = json(on.stdout);
-    expect(turnedOn).toEqual({ app_id, require_user_token: true, user_token_secret: expect.stringMatching(/^ust_[A-Za-z0-9_-]{43}$/) });
+    expect(turnedOn).toEqual({
+      app_id,
+      require_user_token: true,
+      user_token_secret: expect.stringMatching(/^ust_[A-Za-z0-9_-]{43}$/),
+    });
     expect((await setProperties()).status).toBe(401);
     expect((await setProperties(tokenOf(turnedOn.user_token_secret))).status).toBe(200);
 
@@ -129,7 +204,17 @@ describe('operator CLI (npm run --silent admin -- ...)', () => {
     expect((await setProperties(tokenOf(turnedOn.user_token_secret))).body.code).toBe('INVALID_USER_TOKEN');
     expect((await setProperties(tokenOf(fresh.secret))).status).toBe(200);
 
-    const off = await admin('apps', 'update', '--app', app_id, '--require-user-token', 'off', '--restore-policy', 'transfer', '--json');
+    const off = await admin(
+      'apps',
+      'update',
+      '--app',
+      app_id,
+      '--require-user-token',
+      'off',
+      '--restore-policy',
+      'transfer',
+      '--json',
+    );
     expect(json(off.stdout)).toEqual({ app_id, restore_policy: 'transfer', require_user_token: false });
     expect((await setProperties()).status).toBe(200);
   });
@@ -137,7 +222,10 @@ describe('operator CLI (npm run --silent admin -- ...)', () => {
   it('apps update names what is wrong with its options; without --json the secret is shown once, for people', async () => {
     const { app_id } = json((await admin('apps', 'create', '--name', 'user token usage', '--json')).stdout);
     const nothing = await admin('apps', 'update', '--app', app_id, '--json');
-    expect([nothing.code, json(nothing.stdout).error.message]).toEqual([2, expect.stringContaining('--require-user-token')]);
+    expect([nothing.code, json(nothing.stdout).error.message]).toEqual([
+      2,
+      expect.stringContaining('--require-user-token'),
+    ]);
     const badValue = await admin('apps', 'update', '--app', app_id, '--require-user-token', 'yes', '--json');
     expect([badValue.code, json(badValue.stdout).error.message]).toEqual([2, '--require-user-token must be on or off']);
     const unknownApp = await admin('apps', 'user-token-secret', '--app', 'app_0000000000000000', '--json');

@@ -8,7 +8,9 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.mock('../../lib/stores/apple-root-ca-g3.js', async () => {
   const { readFileSync } = await import('node:fs');
-  return { APPLE_ROOT_CA_G3_PEM: readFileSync(new URL('../fixtures/app-store-standin/root.pem', import.meta.url), 'utf8') };
+  return {
+    APPLE_ROOT_CA_G3_PEM: readFileSync(new URL('../fixtures/app-store-standin/root.pem', import.meta.url), 'utf8'),
+  };
 });
 
 import { setRestorePolicy } from '../../lib/data/apps.js';
@@ -30,17 +32,27 @@ describe('purchases made for an account (appAccountToken) belong to its user onl
     app = await createTestApp();
   });
   const verify = (target: TestApp, receipt_data: string, user_id: string) =>
-    request('POST', `${SUBSCRIPTIONS_BASE}/verify`, { bearer: target.secretKey, body: { platform: 'ios', receipt_data, user_id } });
-  const recover = (target: TestApp, user: string, receipt: string) => request('POST', '/receipt/verify/recover', { headers: mobileHeaders(target, user), body: { receipt } });
+    request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+      bearer: target.secretKey,
+      body: { platform: 'ios', receipt_data, user_id },
+    });
+  const recover = (target: TestApp, user: string, receipt: string) =>
+    request('POST', '/receipt/verify/recover', { headers: mobileHeaders(target, user), body: { receipt } });
   const subscriptionsOf = async (target: TestApp, user_id: string) =>
-    (await request('GET', SUBSCRIPTIONS_BASE, { bearer: target.secretKey, query: { user_id } })).body.data as { id: string }[];
-  const detail = async (target: TestApp, id: string) => (await request('GET', `${SUBSCRIPTIONS_BASE}/${id}`, { bearer: target.secretKey })).body.data;
+    (await request('GET', SUBSCRIPTIONS_BASE, { bearer: target.secretKey, query: { user_id } })).body.data as {
+      id: string;
+    }[];
+  const detail = async (target: TestApp, id: string) =>
+    (await request('GET', `${SUBSCRIPTIONS_BASE}/${id}`, { bearer: target.secretKey })).body.data;
 
   it('test store: another user verifying first is RECEIPT_ALREADY_USED and gets nothing; the account’s user then verifies it', async () => {
     const { receipt_data } = await mintReceipt(app, { appAccountToken: appAccountTokenFor(app.appId, 'alice') });
     const stolen = await verify(app, receipt_data, 'mallory');
     expect(stolen.status).toBe(400);
-    expect(stolen.body.error).toMatchObject({ code: 'RECEIPT_ALREADY_USED', message: expect.stringContaining('app account token') });
+    expect(stolen.body.error).toMatchObject({
+      code: 'RECEIPT_ALREADY_USED',
+      message: expect.stringContaining('app account token'),
+    });
     expect(await subscriptionsOf(app, 'mallory')).toEqual([]);
     const own = await verify(app, receipt_data, 'alice');
     expect(own.status).toBe(200);
@@ -49,15 +61,23 @@ describe('purchases made for an account (appAccountToken) belong to its user onl
   });
 
   it('test store: the token is compared as a UUID, whatever its letter case', async () => {
-    const { receipt_data } = await mintReceipt(app, { appAccountToken: appAccountTokenFor(app.appId, 'ada').toUpperCase() });
+    const { receipt_data } = await mintReceipt(app, {
+      appAccountToken: appAccountTokenFor(app.appId, 'ada').toUpperCase(),
+    });
     expect((await verify(app, receipt_data, 'ada')).status).toBe(200);
   });
 
   it('test store: under the transfer policy a restore by another user is still refused, and the owner’s subscription is untouched', async () => {
     const own = await createTestApp();
     await setRestorePolicy(own.appId, 'transfer');
-    const first = await mintReceipt(own, { appAccountToken: appAccountTokenFor(own.appId, 'alice'), expiresIn: 86_400 });
-    const bought = await request('POST', '/receipt/verify/first', { headers: mobileHeaders(own, 'alice'), body: { receipt: first.receipt_data, productId: 'premium_monthly' } });
+    const first = await mintReceipt(own, {
+      appAccountToken: appAccountTokenFor(own.appId, 'alice'),
+      expiresIn: 86_400,
+    });
+    const bought = await request('POST', '/receipt/verify/first', {
+      headers: mobileHeaders(own, 'alice'),
+      body: { receipt: first.receipt_data, productId: 'premium_monthly' },
+    });
     expect(bought.status).toBe(200);
     const before = await detail(own, bought.body.data.subscription_id);
 
@@ -65,14 +85,20 @@ describe('purchases made for an account (appAccountToken) belong to its user onl
     expect(taken.status).toBe(400);
     expect(taken.body).toMatchObject({ status: 'error', code: 'RECEIPT_ALREADY_USED' });
     // A renewal of the purchase carries the token too.
-    const renewal = await mintReceipt(own, { appAccountToken: appAccountTokenFor(own.appId, 'alice'), renews: first.transaction_id, expiresIn: 40 * 86_400 });
+    const renewal = await mintReceipt(own, {
+      appAccountToken: appAccountTokenFor(own.appId, 'alice'),
+      renews: first.transaction_id,
+      expiresIn: 40 * 86_400,
+    });
     expect((await recover(own, 'mallory', renewal.receipt_data)).body.code).toBe('RECEIPT_ALREADY_USED');
 
     expect(await detail(own, bought.body.data.subscription_id)).toEqual(before);
     expect(before).toMatchObject({ user_id: 'alice', status: 'active', transfers: [] });
     expect(await subscriptionsOf(own, 'mallory')).toEqual([]);
     // Alice restoring her own purchase is fine.
-    expect((await recover(own, 'alice', renewal.receipt_data)).body.data.subscription_id).toBe(bought.body.data.subscription_id);
+    expect((await recover(own, 'alice', renewal.receipt_data)).body.data.subscription_id).toBe(
+      bought.body.data.subscription_id,
+    );
   });
 
   it('App Store: a StoreKit 2 transaction carrying appAccountToken is refused to another user, under either policy, and verifies for its user', async () => {
@@ -80,7 +106,9 @@ describe('purchases made for an account (appAccountToken) belong to its user onl
     await putStoreSettings(apple.appId, 'app_store', { bundle_id: BUNDLE, environment: 'Sandbox' });
     await setRestorePolicy(apple.appId, 'transfer');
     // StoreKit's UUID prints in upper case.
-    const jws = signedByStandIn(appStoreTransaction(BUNDLE, { appAccountToken: appAccountTokenFor(apple.appId, 'alice').toUpperCase() }));
+    const jws = signedByStandIn(
+      appStoreTransaction(BUNDLE, { appAccountToken: appAccountTokenFor(apple.appId, 'alice').toUpperCase() }),
+    );
 
     const stolen = await verify(apple, jws, 'mallory');
     expect(stolen.status).toBe(400);

@@ -4,8 +4,7 @@
  * operator CLI through `npm run`, the example webhook receiver, curl to the running API). Only
  * the ports are changed, to free ones, so the test cannot collide with a running `npm start`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,12 +17,19 @@ import { waitUntil } from '../support/webhook-receiver.js';
 /** The fenced `sh` blocks of the README's Quick start section. */
 async function quickStartBlocks(): Promise<string[]> {
   const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Quick start'), readme.indexOf('\n### ', readme.indexOf('## Quick start')));
+  const section = readme.slice(
+    readme.indexOf('## Quick start'),
+    readme.indexOf('\n### ', readme.indexOf('## Quick start')),
+  );
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
 }
 
 /** A process group of its own, so that stopping it stops what it started (the receiver, DynamoDB Local). */
-function start(command: string, args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function start(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(command, args, { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
@@ -74,25 +80,51 @@ describe('the README quick start, run as written', () => {
     const [port, dynamodbPort, receiverPort] = [await freePort(), await freePort(), await freePort()];
     // A user's environment: none of the test run's table settings.
     const env: NodeJS.ProcessEnv = { ...process.env, DYNAMODB_PORT: String(dynamodbPort) };
-    for (const name of ['DYNAMODB_ENDPOINT', 'TABLE_NAME', 'POWERTOOLS_LOG_LEVEL', 'WEBHOOK_RETRY_SCHEDULE_SECONDS', 'WEBHOOK_TIMEOUT_MS']) delete env[name];
+    for (const name of [
+      'DYNAMODB_ENDPOINT',
+      'TABLE_NAME',
+      'POWERTOOLS_LOG_LEVEL',
+      'WEBHOOK_RETRY_SCHEDULE_SECONDS',
+      'WEBHOOK_TIMEOUT_MS',
+    ])
+      delete env[name];
     const dataDir = await mkdtemp(join(tmpdir(), 'quick-start-'));
     service = start('npm', ['start'], { ...env, PORT: String(port), DATA_DIR: dataDir });
-    await waitUntil(() => service!.output().includes('Mobile API'), 60_000, `npm start to print its URLs:\n${service.output()}`);
+    await waitUntil(
+      () => service!.output().includes('Mobile API'),
+      60_000,
+      `npm start to print its URLs:\n${service.output()}`,
+    );
 
-    const script = purchaseBlock!.replaceAll('127.0.0.1:3000', `127.0.0.1:${port}`).replaceAll('127.0.0.1:4000', `127.0.0.1:${receiverPort}`);
+    const script = purchaseBlock!
+      .replaceAll('127.0.0.1:3000', `127.0.0.1:${port}`)
+      .replaceAll('127.0.0.1:4000', `127.0.0.1:${receiverPort}`);
     block = start('bash', ['-e', '-c', script], { ...env, WEBHOOK_RECEIVER_PORT: String(receiverPort) });
     const code = await block.exited;
     expect(code, block.output()).toBe(0);
 
     const output = block.output();
     const verified = JSON.parse(output.split('\n').find((line) => line.includes('"verification_status"'))!);
-    expect(verified.data).toMatchObject({ verification_status: 'valid', product_id: 'premium_monthly', subscription_id: expect.stringMatching(/^sub_/) });
-    const listed = JSON.parse(output.split('\n').find((line) => line.startsWith('{"data":[') || line.startsWith('{"data": ['))!);
+    expect(verified.data).toMatchObject({
+      verification_status: 'valid',
+      product_id: 'premium_monthly',
+      subscription_id: expect.stringMatching(/^sub_/),
+    });
+    const listed = JSON.parse(
+      output.split('\n').find((line) => line.startsWith('{"data":[') || line.startsWith('{"data": ['))!,
+    );
     expect(listed.data.map((s: { id: string }) => s.id)).toContain(verified.data.subscription_id);
 
     // The receiver (still running in the background) prints the activation's webhook once its signature verified.
-    await waitUntil(() => block!.output().includes('subscription.status_changed'), 20_000, `the webhook:\n${block.output()}`);
-    const line = block.output().split('\n').find((l) => l.includes('subscription.status_changed'))!;
+    await waitUntil(
+      () => block!.output().includes('subscription.status_changed'),
+      20_000,
+      `the webhook:\n${block.output()}`,
+    );
+    const line = block
+      .output()
+      .split('\n')
+      .find((l) => l.includes('subscription.status_changed'))!;
     expect(line).toMatch(/^webhook evt_\S+ \(signature verified\): subscription\.status_changed /);
     expect(JSON.parse(line.slice(line.indexOf('{')))).toMatchObject({
       subscription_id: verified.data.subscription_id,
@@ -102,7 +134,11 @@ describe('the README quick start, run as written', () => {
     });
 
     // It refuses what is not signed with the app's secret.
-    const body = JSON.stringify({ event: 'subscription.status_changed', timestamp: new Date().toISOString(), data: {} });
+    const body = JSON.stringify({
+      event: 'subscription.status_changed',
+      timestamp: new Date().toISOString(),
+      data: {},
+    });
     const timestamp = String(Math.floor(Date.now() / 1000));
     const forged = `v1,${createHmac('sha256', Buffer.alloc(32)).update(`evt_x.${timestamp}.${body}`).digest('base64')}`;
     const refused = await fetch(`http://127.0.0.1:${receiverPort}/`, {
@@ -111,7 +147,11 @@ describe('the README quick start, run as written', () => {
       body,
     });
     expect(refused.status).toBe(400);
-    await waitUntil(() => block!.output().includes('refused a webhook: signature does not verify'), 5_000, 'the refusal');
+    await waitUntil(
+      () => block!.output().includes('refused a webhook: signature does not verify'),
+      5_000,
+      'the refusal',
+    );
 
     // Nothing was written into the clone (the example files are shipped, the data is in DATA_DIR).
     expect(untracked()).toEqual(before);

@@ -34,7 +34,9 @@ describe('per-key rate limit (defaults: 200 requests per minute, standard tier)'
     expect(statuses.slice(200).every((s) => s === 429)).toBe(true);
 
     // The refusal: the subscription API's envelope, Retry-After in seconds equal to the reset.
-    expect(last!.body).toEqual({ error: { code: 'RATE_LIMITED', message: expect.stringContaining('200 requests per minute'), retryable: true } });
+    expect(last!.body).toEqual({
+      error: { code: 'RATE_LIMITED', message: expect.stringContaining('200 requests per minute'), retryable: true },
+    });
     const retryAfter = Number(last!.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
@@ -57,30 +59,55 @@ describe('per-key rate limit (defaults: 200 requests per minute, standard tier)'
     expect(responses.filter((r) => r.status === 200)).toHaveLength(200);
     const refused = responses.filter((r) => r.status === 429);
     expect(refused).toHaveLength(30);
-    expect(refused[0]!.body).toEqual({ status: 'error', code: 'RATE_LIMITED', message: expect.any(String), retryable: true });
+    expect(refused[0]!.body).toEqual({
+      status: 'error',
+      code: 'RATE_LIMITED',
+      message: expect.any(String),
+      retryable: true,
+    });
     expect(refused[0]!.headers.get('retry-after')).toMatch(/^\d+$/);
     for (const response of responses) expect(response.headers.get('ratelimit-policy')).toBe('"standard";q=200;w=60');
   });
 
   it('puts the RateLimit fields on error responses of an authenticated request too', async () => {
     const app = await createTestApp([]);
-    const notFound = await request('GET', `${SUBSCRIPTIONS_BASE}/sub_0123456789abcdef01234567`, { bearer: app.secretKey });
+    const notFound = await request('GET', `${SUBSCRIPTIONS_BASE}/sub_0123456789abcdef01234567`, {
+      bearer: app.secretKey,
+    });
     expect(notFound.status).toBe(404);
     expect(notFound.headers.get('ratelimit')).toMatch(/^"standard";r=199;t=\d+$/);
     const invalid = await request('GET', SUBSCRIPTIONS_BASE, { bearer: app.secretKey, query: { limit: 1000 } });
     expect(invalid.status).toBe(400);
     expect(invalid.headers.get('ratelimit')).toMatch(/^"standard";r=198;t=\d+$/);
-    const missingHeader = await request('POST', '/v2/sessions/report', { headers: mobileHeaders(app, 'u', { 'x-version': undefined }), body: {} });
+    const missingHeader = await request('POST', '/v2/sessions/report', {
+      headers: mobileHeaders(app, 'u', { 'x-version': undefined }),
+      body: {},
+    });
     expect(missingHeader.status).toBe(400);
     expect(missingHeader.headers.get('ratelimit-policy')).toBe('"standard";q=200;w=60');
   });
 
   it('gives a key created with `keys create --tier premium` the premium limit', async () => {
     const app = await createTestApp([]);
-    const created = await admin('keys', 'create', '--app', app.appId, '--kind', 'secret', '--tier', 'premium', '--json');
+    const created = await admin(
+      'keys',
+      'create',
+      '--app',
+      app.appId,
+      '--kind',
+      'secret',
+      '--tier',
+      'premium',
+      '--json',
+    );
     expect(created.code).toBe(0);
     const issued = JSON.parse(created.stdout);
-    expect(issued).toMatchObject({ app_id: app.appId, kind: 'secret', tier: 'premium', key: expect.stringMatching(/^sk_/) });
+    expect(issued).toMatchObject({
+      app_id: app.appId,
+      kind: 'secret',
+      tier: 'premium',
+      key: expect.stringMatching(/^sk_/),
+    });
     const res = await request('GET', SUBSCRIPTIONS_BASE, { bearer: issued.key });
     expect(res.status).toBe(200);
     expect(res.headers.get('ratelimit-policy')).toBe('"premium";q=2000;w=60');

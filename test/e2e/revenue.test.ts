@@ -6,24 +6,34 @@ import { createApp } from '../../lib/data/apps.js';
 import { putProducts } from '../../lib/data/products.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY, type TestApp } from '../support/fixtures.js';
-import { mintReceipt } from '../support/receipts.js';
 import { useGateway } from '../support/http.js';
 import { admin } from '../support/processes.js';
+import { mintReceipt } from '../support/receipts.js';
 
 const { request } = useGateway();
 const today = new Date().toISOString().slice(0, 10);
-const daysFrom = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+const daysFrom = (day: string, n: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
-async function buy(app: TestApp, user: string, product: typeof PREMIUM_MONTHLY, options: { trial?: boolean; renews?: string; expiresIn?: number; revokes?: string } = {}) {
+async function buy(
+  app: TestApp,
+  user: string,
+  product: typeof PREMIUM_MONTHLY,
+  options: { trial?: boolean; renews?: string; expiresIn?: number; revokes?: string } = {},
+) {
   const minted = await mintReceipt(app, { ...options, product });
-  const res = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, { bearer: app.secretKey, body: { platform: 'ios', receipt_data: minted.receipt_data, user_id: user } });
+  const res = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+    bearer: app.secretKey,
+    body: { platform: 'ios', receipt_data: minted.receipt_data, user_id: user },
+  });
   expect(res.status).toBe(options.revokes ? 400 : 200);
   return { ...minted, subscriptionId: res.body.data?.subscription_id as string, error: res.body.error };
 }
 
 describe('GET /v1/subscriptions/revenue (write-time counters)', () => {
   let app: TestApp;
-  const revenue = (query: Record<string, string>, target = app) => request('GET', `${SUBSCRIPTIONS_BASE}/revenue`, { bearer: target.secretKey, query });
+  const revenue = (query: Record<string, string>, target = app) =>
+    request('GET', `${SUBSCRIPTIONS_BASE}/revenue`, { bearer: target.secretKey, query });
 
   beforeAll(async () => {
     app = await createTestApp();
@@ -37,10 +47,16 @@ describe('GET /v1/subscriptions/revenue (write-time counters)', () => {
     await buy(app, 'trial-c', PREMIUM_MONTHLY, { renews: c.transaction_id, expiresIn: 37 * 86_400 }); // converts: new, 9.99
     await buy(app, 'buyer-a', PREMIUM_MONTHLY, { renews: a.transaction_id, expiresIn: 31 * 86_400 }); // renewal: 9.99
     const d = await buy(app, 'refunded-d', PREMIUM_MONTHLY); // new: 9.99 ...
-    const refund = await request('POST', `${SUBSCRIPTIONS_BASE}/${d.subscriptionId}/cancel`, { bearer: app.secretKey, body: { immediate: true, refund: true } });
+    const refund = await request('POST', `${SUBSCRIPTIONS_BASE}/${d.subscriptionId}/cancel`, {
+      bearer: app.secretKey,
+      body: { immediate: true, refund: true },
+    });
     expect(refund.status).toBe(200); // ... refunded: -9.99
     // Verifying a purchase again records nothing twice.
-    await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, { bearer: app.secretKey, body: { platform: 'ios', receipt_data: a.receipt_data, user_id: 'buyer-a' } });
+    await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+      bearer: app.secretKey,
+      body: { platform: 'ios', receipt_data: a.receipt_data, user_id: 'buyer-a' },
+    });
   }, 120_000);
 
   it('sums purchases, trial conversions, renewals and refunds exactly, in the reporting currency', async () => {
@@ -61,7 +77,10 @@ describe('GET /v1/subscriptions/revenue (write-time counters)', () => {
 
   it('filters by product; an unknown product is 404 PRODUCT_NOT_FOUND', async () => {
     const premium = await revenue({ start_date: today, end_date: today, product_id: 'premium_monthly' });
-    expect(premium.body.data).toMatchObject({ total_revenue: 29.97, products: [{ product_id: 'premium_monthly', revenue: 29.97, percentage: 100 }] });
+    expect(premium.body.data).toMatchObject({
+      total_revenue: 29.97,
+      products: [{ product_id: 'premium_monthly', revenue: 29.97, percentage: 100 }],
+    });
     expect(premium.body.data.breakdown[0]).toMatchObject({ subscriptions: 2, new_subscriptions: 3, renewals: 1 });
     const unknown = await revenue({ start_date: today, end_date: today, product_id: 'nope' });
     expect(unknown.status).toBe(404);
@@ -90,7 +109,12 @@ describe('GET /v1/subscriptions/revenue (write-time counters)', () => {
     await buy(swiss, 'usd-buyer', PREMIUM_MONTHLY);
     const res = await revenue({ start_date: today, end_date: today }, swiss);
     expect(res.body.data).toMatchObject({ total_revenue: 0, currency: 'CHF', products: [] });
-    expect(res.body.data.unconverted).toEqual(expect.arrayContaining([{ currency: 'EUR', amount: 59.99 }, { currency: 'USD', amount: 9.99 }]));
+    expect(res.body.data.unconverted).toEqual(
+      expect.arrayContaining([
+        { currency: 'EUR', amount: 59.99 },
+        { currency: 'USD', amount: 9.99 },
+      ]),
+    );
     expect(res.body.data.breakdown[0]).toMatchObject({ subscriptions: 2, new_subscriptions: 2 });
   });
 
@@ -115,12 +139,23 @@ describe('GET /v1/subscriptions/revenue (write-time counters)', () => {
     const revoked = await buy(own, 'refunded-by-store', PREMIUM_MONTHLY, { revokes: bought.transaction_id });
     expect(revoked.error).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('revoked') });
     const detail = await request('GET', `${SUBSCRIPTIONS_BASE}/${bought.subscriptionId}`, { bearer: own.secretKey });
-    expect(detail.body.data).toMatchObject({ status: 'cancelled', cancellation_reason: 'refunded_by_store', refunded_at: expect.any(String) });
-    expect((await revenue({ start_date: today, end_date: today }, own)).body.data).toMatchObject({ total_revenue: 0, breakdown: [{ subscriptions: 0, new_subscriptions: 1 }] });
+    expect(detail.body.data).toMatchObject({
+      status: 'cancelled',
+      cancellation_reason: 'refunded_by_store',
+      refunded_at: expect.any(String),
+    });
+    expect((await revenue({ start_date: today, end_date: today }, own)).body.data).toMatchObject({
+      total_revenue: 0,
+      breakdown: [{ subscriptions: 0, new_subscriptions: 1 }],
+    });
   });
 
   it("one app's revenue is invisible to another", async () => {
     const stranger = await createTestApp();
-    expect((await revenue({ start_date: today, end_date: today }, stranger)).body.data).toMatchObject({ total_revenue: 0, products: [], breakdown: [{ subscriptions: 0, new_subscriptions: 0 }] });
+    expect((await revenue({ start_date: today, end_date: today }, stranger)).body.data).toMatchObject({
+      total_revenue: 0,
+      products: [],
+      breakdown: [{ subscriptions: 0, new_subscriptions: 0 }],
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startGateway, type LocalGateway } from '../../local/gateway.js';
-import { SUBSCRIPTIONS_BASE, type Route } from '../../lib/routes.js';
+import { type Route, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { type LocalGateway, startGateway } from '../../local/gateway.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 
@@ -20,7 +20,10 @@ describe('routing as API Gateway does it', () => {
     ['DELETE', `${SUBSCRIPTIONS_BASE}/sub_0123456789abcdef01234567`, 'GET, PUT'],
     ['PATCH', SUBSCRIPTIONS_BASE, 'GET, POST'],
   ])('%s %s is 405 METHOD_NOT_ALLOWED in the subscription envelope, Allow: %s', async (method, path, allow) => {
-    const res = await request(method, path, { bearer: app.secretKey, ...(method === 'PUT' ? { body: { status: 'active' } } : {}) });
+    const res = await request(method, path, {
+      bearer: app.secretKey,
+      ...(method === 'PUT' ? { body: { status: 'active' } } : {}),
+    });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe(allow);
     expect(res.headers.get('x-request-id')).toMatch(/.+/);
@@ -35,16 +38,25 @@ describe('routing as API Gateway does it', () => {
     ['POST', '/users/attribute/update', 'PUT'],
     ['PUT', '/segment/info', 'GET'],
   ])('%s %s is 405 METHOD_NOT_ALLOWED in the mobile envelope, Allow: %s', async (method, path, allow) => {
-    const res = await request(method, path, { headers: { 'X-API-KEY': app.sdkKey }, ...(method === 'GET' ? {} : { body: {} }) });
+    const res = await request(method, path, {
+      headers: { 'X-API-KEY': app.sdkKey },
+      ...(method === 'GET' ? {} : { body: {} }),
+    });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe(allow);
-    expect(res.body).toEqual({ status: 'error', code: 'METHOD_NOT_ALLOWED', message: expect.stringContaining('Allow') });
+    expect(res.body).toEqual({
+      status: 'error',
+      code: 'METHOD_NOT_ALLOWED',
+      message: expect.stringContaining('Allow'),
+    });
   });
 
   it('the served methods of those paths still reach their handlers, and ids still reach theirs', async () => {
     expect((await request('GET', `${SUBSCRIPTIONS_BASE}/products`, { bearer: app.secretKey })).status).toBe(200);
     // The revenue handler itself answers (its query parameters are required).
-    expect((await request('GET', `${SUBSCRIPTIONS_BASE}/revenue`, { bearer: app.secretKey })).body.error.code).toBe('INVALID_PARAMETER');
+    expect((await request('GET', `${SUBSCRIPTIONS_BASE}/revenue`, { bearer: app.secretKey })).body.error.code).toBe(
+      'INVALID_PARAMETER',
+    );
     const byId = await request('GET', `${SUBSCRIPTIONS_BASE}/sub_0123456789abcdef01234567`, { bearer: app.secretKey });
     expect(byId.status).toBe(404);
     expect(byId.body.error.code).toBe('SUBSCRIPTION_NOT_FOUND');
@@ -63,8 +75,23 @@ describe('routing as API Gateway does it', () => {
 
 describe('function timeout in the local gateway', () => {
   const slow: Route[] = [
-    { name: 'SlowSubscriptions', api: 'subscriptions', method: 'GET', path: `${SUBSCRIPTIONS_BASE}/slow`, handler: 'test/support/slow-handler.ts', table: [] },
-    { name: 'SlowMobile', api: 'mobile', method: 'GET', path: '/slow', handler: 'test/support/slow-handler.ts', table: [], actsOnUser: false },
+    {
+      name: 'SlowSubscriptions',
+      api: 'subscriptions',
+      method: 'GET',
+      path: `${SUBSCRIPTIONS_BASE}/slow`,
+      handler: 'test/support/slow-handler.ts',
+      table: [],
+    },
+    {
+      name: 'SlowMobile',
+      api: 'mobile',
+      method: 'GET',
+      path: '/slow',
+      handler: 'test/support/slow-handler.ts',
+      table: [],
+      actsOnUser: false,
+    },
   ];
   let gateway: LocalGateway;
   beforeAll(async () => {
@@ -95,10 +122,16 @@ describe('function timeout in the local gateway', () => {
     expect(elapsed).toBeGreaterThanOrEqual(190);
     expect(elapsed).toBeLessThan(2500);
     const requestId = sub.headers.get('x-request-id');
-    expect(await sub.json()).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'Internal server error', request_id: requestId } });
+    expect(await sub.json()).toEqual({
+      error: { code: 'INTERNAL_ERROR', message: 'Internal server error', request_id: requestId },
+    });
     const mobile = await fetch(`${gateway.url}/slow?delay_ms=3000`);
     expect(mobile.status).toBe(502);
-    expect(await mobile.json()).toMatchObject({ status: 'error', code: 'INTERNAL_ERROR', message: 'Internal server error' });
+    expect(await mobile.json()).toMatchObject({
+      status: 'error',
+      code: 'INTERNAL_ERROR',
+      message: 'Internal server error',
+    });
     // Each timeout is logged once, as an error naming the function.
     const logged = lines.map((line) => JSON.parse(line) as { level: string; message: string });
     expect(logged).toEqual([

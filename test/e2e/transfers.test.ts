@@ -6,15 +6,15 @@ vi.hoisted(() => {
 
 import { setRestorePolicy } from '../../lib/data/apps.js';
 import { setWebhook } from '../../lib/data/webhooks.js';
-import { startLocalRuntime, type LocalRuntime } from '../../local/runtime.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { subscriptionDetail } from '../../lib/schemas/subscription.js';
+import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { mobileHeaders } from '../support/mobile.js';
 import { createOwnTable } from '../support/own-table.js';
 import { admin } from '../support/processes.js';
 import { mintReceipt } from '../support/receipts.js';
-import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
 describe('a restore that transfers a purchase is never silent (gateway -> table -> stream -> bus -> webhook)', () => {
   let runtime: LocalRuntime;
@@ -28,7 +28,10 @@ describe('a restore that transfers a purchase is never silent (gateway -> table 
     });
     return { status: response.status, body: (await response.json()) as any };
   };
-  const detail = async (id: string) => subscriptionDetail.parse((await call(`${SUBSCRIPTIONS_BASE}/${id}`, { headers: { authorization: `Bearer ${app.secretKey}` } })).body.data);
+  const detail = async (id: string) =>
+    subscriptionDetail.parse(
+      (await call(`${SUBSCRIPTIONS_BASE}/${id}`, { headers: { authorization: `Bearer ${app.secretKey}` } })).body.data,
+    );
 
   beforeAll(async () => {
     await createOwnTable();
@@ -46,13 +49,22 @@ describe('a restore that transfers a purchase is never silent (gateway -> table 
 
   it('sends a signed subscription.transferred webhook naming both users, besides both status changes, and lists the transfer on both subscriptions', async () => {
     const { receipt_data, transaction_id } = await mintReceipt(app);
-    const bought = await call('/receipt/verify/first', { headers: mobileHeaders(app, 'first-owner'), body: { receipt: receipt_data, productId: 'premium_monthly' } });
-    const moved = await call('/receipt/verify/recover', { headers: mobileHeaders(app, 'second-owner'), body: { receipt: receipt_data } });
+    const bought = await call('/receipt/verify/first', {
+      headers: mobileHeaders(app, 'first-owner'),
+      body: { receipt: receipt_data, productId: 'premium_monthly' },
+    });
+    const moved = await call('/receipt/verify/recover', {
+      headers: mobileHeaders(app, 'second-owner'),
+      body: { receipt: receipt_data },
+    });
     expect(moved.status).toBe(200);
     const from = bought.body.data.subscription_id as string;
     const to = moved.body.data.subscription_id as string;
 
-    const transferredOf = () => receiver.accepted().filter((w) => w.payload.event === 'subscription.transferred' && w.payload.data.to_subscription_id === to);
+    const transferredOf = () =>
+      receiver
+        .accepted()
+        .filter((w) => w.payload.event === 'subscription.transferred' && w.payload.data.to_subscription_id === to);
     await waitUntil(() => transferredOf().length > 0, 15_000, 'the transfer webhook');
     const [webhook] = transferredOf();
     expect(webhook!.verified).toBe(true);
@@ -75,8 +87,15 @@ describe('a restore that transfers a purchase is never silent (gateway -> table 
         .accepted()
         .filter((w) => w.payload.event === 'subscription.status_changed' && w.payload.data.subscription_id === id)
         .map((w) => `${w.payload.data.user_id}: ${w.payload.data.old_status}->${w.payload.data.new_status}`);
-    await waitUntil(() => changesOf(from).length === 2 && changesOf(to).length === 1, 15_000, 'the status-change webhooks');
-    expect(changesOf(from).sort()).toEqual(['first-owner: active->cancelled', 'first-owner: pending_verification->active']);
+    await waitUntil(
+      () => changesOf(from).length === 2 && changesOf(to).length === 1,
+      15_000,
+      'the status-change webhooks',
+    );
+    expect(changesOf(from).sort()).toEqual([
+      'first-owner: active->cancelled',
+      'first-owner: pending_verification->active',
+    ]);
     expect(changesOf(to)).toEqual(['second-owner: pending_verification->active']);
 
     // Both subscriptions list the transfer; its event id is the webhook's id.
@@ -89,26 +108,48 @@ describe('a restore that transfers a purchase is never silent (gateway -> table 
       transferred_at: webhook!.payload.timestamp,
       event_id: webhook!.id,
     };
-    expect(await detail(from)).toMatchObject({ user_id: 'first-owner', status: 'cancelled', cancellation_reason: 'transferred_to_another_user', transfers: [transfer] });
+    expect(await detail(from)).toMatchObject({
+      user_id: 'first-owner',
+      status: 'cancelled',
+      cancellation_reason: 'transferred_to_another_user',
+      transfers: [transfer],
+    });
     expect(await detail(to)).toMatchObject({ user_id: 'second-owner', status: 'active', transfers: [transfer] });
 
     // The previous owner restoring takes it back: a second transfer, listed on both of its subscriptions too.
-    const back = await call('/receipt/verify/recover', { headers: mobileHeaders(app, 'first-owner'), body: { receipt: receipt_data } });
+    const back = await call('/receipt/verify/recover', {
+      headers: mobileHeaders(app, 'first-owner'),
+      body: { receipt: receipt_data },
+    });
     expect(back.status).toBe(200);
     const returned = (await detail(back.body.data.subscription_id)).transfers;
-    expect(returned).toEqual([expect.objectContaining({ from_user_id: 'second-owner', to_user_id: 'first-owner', from_subscription_id: to })]);
+    expect(returned).toEqual([
+      expect.objectContaining({ from_user_id: 'second-owner', to_user_id: 'first-owner', from_subscription_id: to }),
+    ]);
     expect((await detail(to)).transfers).toEqual([transfer, returned[0]]);
 
     // The money was paid once: two transfers add nothing to revenue.
     const today = new Date().toISOString().slice(0, 10);
-    const revenue = await call(`${SUBSCRIPTIONS_BASE}/revenue?start_date=${today}&end_date=${today}`, { headers: { authorization: `Bearer ${app.secretKey}` } });
+    const revenue = await call(`${SUBSCRIPTIONS_BASE}/revenue?start_date=${today}&end_date=${today}`, {
+      headers: { authorization: `Bearer ${app.secretKey}` },
+    });
     expect(revenue.body.data.total_revenue).toBe(9.99);
 
     // The operator's delivery list shows it as a transfer.
-    await waitUntil(() => receiver.accepted().some((w) => w.id === returned[0]!.event_id), 15_000, 'the second transfer webhook');
+    await waitUntil(
+      () => receiver.accepted().some((w) => w.id === returned[0]!.event_id),
+      15_000,
+      'the second transfer webhook',
+    );
     const { deliveries } = JSON.parse((await admin('webhooks', 'deliveries', '--app', app.appId, '--json')).stdout);
     expect(deliveries).toContainEqual(
-      expect.objectContaining({ event_id: webhook!.id, event: 'subscription.transferred', subscription_id: to, change: `transferred from ${from}`, status: 'delivered' }),
+      expect.objectContaining({
+        event_id: webhook!.id,
+        event: 'subscription.transferred',
+        subscription_id: to,
+        change: `transferred from ${from}`,
+        status: 'delivered',
+      }),
     );
   });
 });

@@ -13,8 +13,14 @@ describe('PUT /v1/subscriptions/{id}', () => {
     app = await createTestApp();
   });
   const create = async (user = 'u') =>
-    (await request('POST', SUBSCRIPTIONS_BASE, { bearer: app.secretKey, body: { user_id: user, product_id: 'premium_monthly', platform: 'ios' } })).body.data.id as string;
-  const put = (id: string, body: unknown, bearer = app.secretKey) => request('PUT', `${SUBSCRIPTIONS_BASE}/${id}`, { bearer, body });
+    (
+      await request('POST', SUBSCRIPTIONS_BASE, {
+        bearer: app.secretKey,
+        body: { user_id: user, product_id: 'premium_monthly', platform: 'ios' },
+      })
+    ).body.data.id as string;
+  const put = (id: string, body: unknown, bearer = app.secretKey) =>
+    request('PUT', `${SUBSCRIPTIONS_BASE}/${id}`, { bearer, body });
 
   it('an operator activates a pending_verification subscription and gets the full detail back', async () => {
     const id = await create();
@@ -34,15 +40,30 @@ describe('PUT /v1/subscriptions/{id}', () => {
 
   it('cancelling records the cancellation date given and stops renewal', async () => {
     const id = await create();
-    const res = await put(id, { status: 'cancelled', cancellation_reason: 'too_expensive', cancellation_date: '2026-01-02T03:04:05+02:00' });
+    const res = await put(id, {
+      status: 'cancelled',
+      cancellation_reason: 'too_expensive',
+      cancellation_date: '2026-01-02T03:04:05+02:00',
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ status: 'cancelled', auto_renew: false, cancellation_reason: 'too_expensive', cancelled_at: '2026-01-02T01:04:05.000Z' });
+    expect(res.body.data).toMatchObject({
+      status: 'cancelled',
+      auto_renew: false,
+      cancellation_reason: 'too_expensive',
+      cancelled_at: '2026-01-02T01:04:05.000Z',
+    });
   });
 
   it('a status change moves the list counts', async () => {
     const own = await createTestApp();
-    const id = (await request('POST', SUBSCRIPTIONS_BASE, { bearer: own.secretKey, body: { user_id: 'u', product_id: 'premium_monthly', platform: 'ios' } })).body.data.id;
-    const total = async (status: string) => (await request('GET', SUBSCRIPTIONS_BASE, { bearer: own.secretKey, query: { status } })).body.pagination.total;
+    const id = (
+      await request('POST', SUBSCRIPTIONS_BASE, {
+        bearer: own.secretKey,
+        body: { user_id: 'u', product_id: 'premium_monthly', platform: 'ios' },
+      })
+    ).body.data.id;
+    const total = async (status: string) =>
+      (await request('GET', SUBSCRIPTIONS_BASE, { bearer: own.secretKey, query: { status } })).body.pagination.total;
     expect([await total('pending'), await total('active')]).toEqual([1, 0]);
     await put(id, { status: 'active' }, own.secretKey);
     expect([await total('pending'), await total('active')]).toEqual([0, 1]);
@@ -53,7 +74,10 @@ describe('PUT /v1/subscriptions/{id}', () => {
     await put(id, { status: 'cancelled' });
     const res = await put(id, { status: 'active' });
     expect(res.status).toBe(409);
-    expect(res.body.error).toMatchObject({ code: 'INVALID_STATUS_TRANSITION', message: expect.stringContaining('cancelled') });
+    expect(res.body.error).toMatchObject({
+      code: 'INVALID_STATUS_TRANSITION',
+      message: expect.stringContaining('cancelled'),
+    });
   });
 
   it('an expired subscription cannot be changed: SUBSCRIPTION_EXPIRED', async () => {
@@ -121,7 +145,15 @@ describe('GET /v1/subscriptions/products', () => {
   it("one app's catalogue is invisible to another", async () => {
     const a = await createTestApp([{ ...PREMIUM_MONTHLY, id: 'a_only' }]);
     const b = await createTestApp([{ ...PREMIUM_MONTHLY, id: 'b_only' }]);
-    expect((await request('GET', `${SUBSCRIPTIONS_BASE}/products`, { bearer: a.secretKey })).body.data.map((p: { id: string }) => p.id)).toEqual(['a_only']);
-    expect((await request('GET', `${SUBSCRIPTIONS_BASE}/products`, { bearer: b.secretKey })).body.data.map((p: { id: string }) => p.id)).toEqual(['b_only']);
+    expect(
+      (await request('GET', `${SUBSCRIPTIONS_BASE}/products`, { bearer: a.secretKey })).body.data.map(
+        (p: { id: string }) => p.id,
+      ),
+    ).toEqual(['a_only']);
+    expect(
+      (await request('GET', `${SUBSCRIPTIONS_BASE}/products`, { bearer: b.secretKey })).body.data.map(
+        (p: { id: string }) => p.id,
+      ),
+    ).toEqual(['b_only']);
   });
 });

@@ -5,11 +5,14 @@ import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { verificationResult } from '../../lib/schemas/subscription.js';
 import { putStoreSettings } from '../../lib/stores/settings.js';
 import { createTestApp, PREMIUM_MONTHLY, type TestApp } from '../support/fixtures.js';
-import { mintReceipt } from '../support/receipts.js';
 import { useGateway } from '../support/http.js';
+import { mintReceipt } from '../support/receipts.js';
 
 const { request } = useGateway();
-const APPLE_TRANSACTION = readFileSync(new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url), 'utf8').trim();
+const APPLE_TRANSACTION = readFileSync(
+  new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url),
+  'utf8',
+).trim();
 
 const mint = mintReceipt;
 
@@ -18,15 +21,23 @@ describe('POST /v1/subscriptions/verify', () => {
   beforeAll(async () => {
     app = await createTestApp();
   });
-  const verify = (body: Record<string, unknown>, bearer = app.secretKey) => request('POST', `${SUBSCRIPTIONS_BASE}/verify`, { bearer, body: { platform: 'ios', ...body } });
-  const detail = async (id: string) => (await request('GET', `${SUBSCRIPTIONS_BASE}/${id}`, { bearer: app.secretKey })).body.data;
+  const verify = (body: Record<string, unknown>, bearer = app.secretKey) =>
+    request('POST', `${SUBSCRIPTIONS_BASE}/verify`, { bearer, body: { platform: 'ios', ...body } });
+  const detail = async (id: string) =>
+    (await request('GET', `${SUBSCRIPTIONS_BASE}/${id}`, { bearer: app.secretKey })).body.data;
 
   it('a valid test-store purchase creates an active subscription and answers the spec verification result', async () => {
     const { receipt_data, transaction_id } = await mint(app);
     const res = await verify({ receipt_data, user_id: 'buyer-1', transaction_id });
     expect(res.status).toBe(200);
     const result = verificationResult.parse(res.body.data);
-    expect(result).toMatchObject({ verification_status: 'valid', product_id: 'premium_monthly', trial_period: false, auto_renew: true, original_transaction_id: transaction_id });
+    expect(result).toMatchObject({
+      verification_status: 'valid',
+      product_id: 'premium_monthly',
+      trial_period: false,
+      auto_renew: true,
+      original_transaction_id: transaction_id,
+    });
     expect(await detail(result.subscription_id)).toMatchObject({
       status: 'active',
       user_id: 'buyer-1',
@@ -42,7 +53,10 @@ describe('POST /v1/subscriptions/verify', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('INVALID_RECEIPT');
       expect(res.body.error.message).toContain(`issued for ios, not ${platform}`);
-      const list = await request('GET', SUBSCRIPTIONS_BASE, { bearer: app.secretKey, query: { user_id: `wrong-platform-${platform}` } });
+      const list = await request('GET', SUBSCRIPTIONS_BASE, {
+        bearer: app.secretKey,
+        query: { user_id: `wrong-platform-${platform}` },
+      });
       expect(list.body.pagination.total).toBe(0);
     }
     // The same receipt still verifies for its own platform.
@@ -75,7 +89,9 @@ describe('POST /v1/subscriptions/verify', () => {
     expect(Date.parse(renewed.body.data.expires_at)).toBeGreaterThan(Date.parse(bought.expires_at));
     expect((await detail(bought.subscription_id)).payment_info.transaction_id).toBe(renewal.transaction_id);
     // Another user cannot take over the purchase with its renewal either.
-    expect((await verify({ receipt_data: renewal.receipt_data, user_id: 'thief' })).body.error.code).toBe('RECEIPT_ALREADY_USED');
+    expect((await verify({ receipt_data: renewal.receipt_data, user_id: 'thief' })).body.error.code).toBe(
+      'RECEIPT_ALREADY_USED',
+    );
   });
 
   it('an expired purchase verifies as valid, and its subscription is expired', async () => {
@@ -89,7 +105,7 @@ describe('POST /v1/subscriptions/verify', () => {
     const { receipt_data } = await mint(app, { trial: true, expiresIn: 7 * 86_400 });
     const res = await verify({ receipt_data, user_id: 'trialist' });
     expect(res.body.data.trial_period).toBe(true);
-    expect((await detail(res.body.data.subscription_id))).toMatchObject({ trial_period: true, status: 'active' });
+    expect(await detail(res.body.data.subscription_id)).toMatchObject({ trial_period: true, status: 'active' });
   });
 
   it('activates the pending_verification record created earlier with the same transaction id', async () => {
@@ -116,17 +132,23 @@ describe('POST /v1/subscriptions/verify', () => {
     ['not base64', 'not base64!'],
     ['with spaces', 'ab cd'],
     ['non-ASCII', 'réçu'],
-  ])('receipt_data %s cannot be read: INVALID_RECEIPT, as on the mobile receipt endpoints', async (_name, receipt_data) => {
-    const res = await verify({ receipt_data, user_id: 'u' });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('base64') });
-  });
+  ])(
+    'receipt_data %s cannot be read: INVALID_RECEIPT, as on the mobile receipt endpoints',
+    async (_name, receipt_data) => {
+      const res = await verify({ receipt_data, user_id: 'u' });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('base64') });
+    },
+  );
 
   it('a missing or mistyped receipt_data stays INVALID_PARAMETER naming the field', async () => {
     for (const receipt_data of [undefined, 42, '']) {
       const res = await verify({ receipt_data, user_id: 'u' });
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 'INVALID_PARAMETER', details: [expect.objectContaining({ path: 'body.receipt_data' })] });
+      expect(res.body.error).toMatchObject({
+        code: 'INVALID_PARAMETER',
+        details: [expect.objectContaining({ path: 'body.receipt_data' })],
+      });
     }
   });
 
@@ -147,9 +169,13 @@ describe('POST /v1/subscriptions/verify', () => {
 
   it('a receipt for a product not in the catalogue, or with a foreign transaction_id, is INVALID_RECEIPT', async () => {
     const unknown = await mint(app, { product: 'not_in_catalogue' });
-    expect((await verify({ receipt_data: unknown.receipt_data, user_id: 'u' })).body.error.message).toContain('not_in_catalogue');
+    expect((await verify({ receipt_data: unknown.receipt_data, user_id: 'u' })).body.error.message).toContain(
+      'not_in_catalogue',
+    );
     const { receipt_data } = await mint(app);
-    expect((await verify({ receipt_data, user_id: 'u', transaction_id: 'someone-elses' })).body.error.code).toBe('INVALID_RECEIPT');
+    expect((await verify({ receipt_data, user_id: 'u', transaction_id: 'someone-elses' })).body.error.code).toBe(
+      'INVALID_RECEIPT',
+    );
   });
 
   it('an App Store receipt for an app without App Store settings is VERIFICATION_FAILED, retryable', async () => {
@@ -161,11 +187,18 @@ describe('POST /v1/subscriptions/verify', () => {
 
 describe('POST /v1/subscriptions/verify with the real Apple-signed sandbox transaction', () => {
   it('verifies for com.app.qysmat / Sandbox; the 2023 purchase is valid and its subscription expired', async () => {
-    const app = await createTestApp([{ ...PREMIUM_MONTHLY, id: 'com.app.qysmat.premium.child.individual.subscription', platforms: ['ios'] }]);
+    const app = await createTestApp([
+      { ...PREMIUM_MONTHLY, id: 'com.app.qysmat.premium.child.individual.subscription', platforms: ['ios'] },
+    ]);
     await putStoreSettings(app.appId, 'app_store', { bundle_id: 'com.app.qysmat', environment: 'Sandbox' });
     const res = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
       bearer: app.secretKey,
-      body: { platform: 'ios', receipt_data: Buffer.from(APPLE_TRANSACTION).toString('base64'), user_id: 'apple-user', transaction_id: '2000000302596403' },
+      body: {
+        platform: 'ios',
+        receipt_data: Buffer.from(APPLE_TRANSACTION).toString('base64'),
+        user_id: 'apple-user',
+        transaction_id: '2000000302596403',
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
@@ -178,12 +211,16 @@ describe('POST /v1/subscriptions/verify with the real Apple-signed sandbox trans
       original_transaction_id: '2000000302178785',
       purchase_date: new Date(1679899642000).toISOString(),
     });
-    const detail = await request('GET', `${SUBSCRIPTIONS_BASE}/${res.body.data.subscription_id}`, { bearer: app.secretKey });
+    const detail = await request('GET', `${SUBSCRIPTIONS_BASE}/${res.body.data.subscription_id}`, {
+      bearer: app.secretKey,
+    });
     expect(detail.body.data.status).toBe('expired');
   });
 
   it('rejects it for an app whose bundle id differs', async () => {
-    const app = await createTestApp([{ ...PREMIUM_MONTHLY, id: 'com.app.qysmat.premium.child.individual.subscription', platforms: ['ios'] }]);
+    const app = await createTestApp([
+      { ...PREMIUM_MONTHLY, id: 'com.app.qysmat.premium.child.individual.subscription', platforms: ['ios'] },
+    ]);
     await putStoreSettings(app.appId, 'app_store', { bundle_id: 'com.example.other', environment: 'Sandbox' });
     const res = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
       bearer: app.secretKey,

@@ -1,11 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appErrorOf } from '../support/assertions.js';
 import { flipByte, RECEIPT_ROOT, signedAppReceipt, unsignedAppReceipt } from '../support/app-receipts.js';
-import { appStoreTransaction, signedByStandIn, startAppStoreStandIn, STAND_IN_ROOT, type AppStoreStandIn } from '../support/app-store-standin.js';
+import {
+  type AppStoreStandIn,
+  appStoreTransaction,
+  STAND_IN_ROOT,
+  signedByStandIn,
+  startAppStoreStandIn,
+} from '../support/app-store-standin.js';
+import { appErrorOf } from '../support/assertions.js';
 
 const BUNDLE = 'com.example.subs';
 /** A receipt of this app listing these transactions, signed by the stand-in's receipt chain. */
-const appReceipt = (...transactionIds: string[]) => signedAppReceipt({ bundleId: BUNDLE, purchases: transactionIds.map((transactionId) => ({ transactionId })) });
+const appReceipt = (...transactionIds: string[]) =>
+  signedAppReceipt({ bundleId: BUNDLE, purchases: transactionIds.map((transactionId) => ({ transactionId })) });
 
 describe('legacy app receipts through the App Store Server API (local stand-in over HTTP)', () => {
   let standIn: AppStoreStandIn;
@@ -16,13 +23,23 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     // The API base URL is configuration read once: lib/ is imported after it points at the stand-in.
     process.env.APP_STORE_SERVER_API_BASE_URL = standIn.url;
     ({ appStoreVerifier } = await import('../../lib/stores/app-store.js'));
-    verifier = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: standIn.credentials }, [STAND_IN_ROOT], [RECEIPT_ROOT]);
+    verifier = appStoreVerifier(
+      { bundleId: BUNDLE, environment: 'Sandbox', serverApi: standIn.credentials },
+      [STAND_IN_ROOT],
+      [RECEIPT_ROOT],
+    );
   });
   afterAll(() => standIn?.close());
 
   it('verifies the receipt, asks the API with a signed bearer token, and returns the latest renewal', async () => {
-    const first = appStoreTransaction(BUNDLE, { purchaseDate: Date.now() - 40 * 86_400_000, expiresDate: Date.now() - 10 * 86_400_000 });
-    const renewal = appStoreTransaction(BUNDLE, { originalTransactionId: first.originalTransactionId, purchaseDate: Date.now() - 86_400_000 });
+    const first = appStoreTransaction(BUNDLE, {
+      purchaseDate: Date.now() - 40 * 86_400_000,
+      expiresDate: Date.now() - 10 * 86_400_000,
+    });
+    const renewal = appStoreTransaction(BUNDLE, {
+      originalTransactionId: first.originalTransactionId,
+      purchaseDate: Date.now() - 86_400_000,
+    });
     standIn.transactions.set(String(first.transactionId), first);
     standIn.transactions.set(String(renewal.transactionId), renewal);
     const result = await verifier.verify(appReceipt(String(first.transactionId)));
@@ -39,7 +56,10 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
   });
 
   it("asks about the receipt's latest subscription, not a consumable or an older subscription listed first", async () => {
-    const old = appStoreTransaction(BUNDLE, { purchaseDate: Date.now() - 400 * 86_400_000, expiresDate: Date.now() - 300 * 86_400_000 });
+    const old = appStoreTransaction(BUNDLE, {
+      purchaseDate: Date.now() - 400 * 86_400_000,
+      expiresDate: Date.now() - 300 * 86_400_000,
+    });
     const current = appStoreTransaction(BUNDLE, { purchaseDate: Date.now() - 86_400_000 });
     standIn.transactions.set(String(old.transactionId), old);
     standIn.transactions.set(String(current.transactionId), current);
@@ -64,7 +84,11 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     const tx = appStoreTransaction(BUNDLE);
     standIn.transactions.set(String(tx.transactionId), tx);
     const receipt = appReceipt(String(tx.transactionId));
-    const wrongKey = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: { ...standIn.credentials, key_id: 'OTHERKEY' } }, [STAND_IN_ROOT], [RECEIPT_ROOT]);
+    const wrongKey = appStoreVerifier(
+      { bundleId: BUNDLE, environment: 'Sandbox', serverApi: { ...standIn.credentials, key_id: 'OTHERKEY' } },
+      [STAND_IN_ROOT],
+      [RECEIPT_ROOT],
+    );
     expect(await appErrorOf(wrongKey.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
     standIn.failNext(String(tx.transactionId), 500);
     expect(await appErrorOf(verifier.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
@@ -90,19 +114,39 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     const tx = appStoreTransaction(BUNDLE);
     standIn.transactions.set(String(tx.transactionId), tx);
     const before = standIn.requests.length;
-    for (const receipt of [unsignedAppReceipt(BUNDLE, String(tx.transactionId)), signedAppReceipt({ bundleId: BUNDLE, purchases: [{ transactionId: String(tx.transactionId) }] }, { tamperContent: (content) => flipByte(content) })]) {
-      expect(await appErrorOf(verifier.verify(receipt))).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('app receipt rejected') });
+    for (const receipt of [
+      unsignedAppReceipt(BUNDLE, String(tx.transactionId)),
+      signedAppReceipt(
+        { bundleId: BUNDLE, purchases: [{ transactionId: String(tx.transactionId) }] },
+        { tamperContent: (content) => flipByte(content) },
+      ),
+    ]) {
+      expect(await appErrorOf(verifier.verify(receipt))).toMatchObject({
+        code: 'INVALID_RECEIPT',
+        message: expect.stringContaining('app receipt rejected'),
+      });
     }
     expect(standIn.requests.length).toBe(before);
   });
 
-  it("a genuine receipt under a root we do not trust, or of another app, is INVALID_RECEIPT", async () => {
+  it('a genuine receipt under a root we do not trust, or of another app, is INVALID_RECEIPT', async () => {
     const tx = appStoreTransaction(BUNDLE);
     standIn.transactions.set(String(tx.transactionId), tx);
-    const appleOnly = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: standIn.credentials }, [STAND_IN_ROOT]);
-    expect(await appErrorOf(appleOnly.verify(appReceipt(String(tx.transactionId))))).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining("not signed by Apple's") });
-    const otherApp = signedAppReceipt({ bundleId: 'com.example.other', purchases: [{ transactionId: String(tx.transactionId) }] });
-    expect(await appErrorOf(verifier.verify(otherApp))).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('another app') });
+    const appleOnly = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: standIn.credentials }, [
+      STAND_IN_ROOT,
+    ]);
+    expect(await appErrorOf(appleOnly.verify(appReceipt(String(tx.transactionId))))).toMatchObject({
+      code: 'INVALID_RECEIPT',
+      message: expect.stringContaining("not signed by Apple's"),
+    });
+    const otherApp = signedAppReceipt({
+      bundleId: 'com.example.other',
+      purchases: [{ transactionId: String(tx.transactionId) }],
+    });
+    expect(await appErrorOf(verifier.verify(otherApp))).toMatchObject({
+      code: 'INVALID_RECEIPT',
+      message: expect.stringContaining('another app'),
+    });
   });
 
   it('only a purchase the receipt lists can be claimed with it: an answer for another original transaction is INVALID_RECEIPT', async () => {
@@ -110,11 +154,17 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     const listed = appStoreTransaction(BUNDLE);
     standIn.transactions.set(String(listed.transactionId), { ...listed, originalTransactionId: '2000000000000777' });
     const error = await appErrorOf(verifier.verify(appReceipt(String(listed.transactionId))));
-    expect(error).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('not a purchase this receipt lists') });
+    expect(error).toMatchObject({
+      code: 'INVALID_RECEIPT',
+      message: expect.stringContaining('not a purchase this receipt lists'),
+    });
   });
 
   it('a receipt that lists no in-app purchase is INVALID_RECEIPT', async () => {
-    expect(await appErrorOf(verifier.verify(appReceipt()))).toMatchObject({ code: 'INVALID_RECEIPT', message: expect.stringContaining('no in-app purchase') });
+    expect(await appErrorOf(verifier.verify(appReceipt()))).toMatchObject({
+      code: 'INVALID_RECEIPT',
+      message: expect.stringContaining('no in-app purchase'),
+    });
   });
 
   it('something that is neither a JWS nor an app receipt is INVALID_RECEIPT', async () => {

@@ -1,3 +1,4 @@
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
   createApp,
@@ -12,18 +13,29 @@ import {
   setUserTokenRequired,
   UserTokenSecretExists,
 } from '../../lib/data/apps.js';
-import { sha256Hex } from '../../lib/ids.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { sha256Hex } from '../../lib/ids.js';
 
 /** The secret each of the app's keys carries on its lookup item (what authentication reads), by key id. */
-async function secretsOnKeys(appId: string): Promise<Record<string, { status: string; kind: string; secret: unknown; listed: unknown }>> {
+async function secretsOnKeys(
+  appId: string,
+): Promise<Record<string, { status: string; kind: string; secret: unknown; listed: unknown }>> {
   const listed = await listAppKeys(appId, undefined, true);
   const entries = await Promise.all(
     listed.map(async (k) => {
-      const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(k.hash), ConsistentRead: true }));
-      return [k.key_id, { status: k.status, kind: k.kind, secret: Item?.user_token_secret, listed: (k as unknown as Record<string, unknown>).user_token_secret }] as const;
+      const { Item } = await ddb.send(
+        new GetCommand({ TableName: tableName, Key: keys.apiKey(k.hash), ConsistentRead: true }),
+      );
+      return [
+        k.key_id,
+        {
+          status: k.status,
+          kind: k.kind,
+          secret: Item?.user_token_secret,
+          listed: (k as unknown as Record<string, unknown>).user_token_secret,
+        },
+      ] as const;
     }),
   );
   return Object.fromEntries(entries);
@@ -82,8 +94,12 @@ describe('apps and API keys (DynamoDB Local)', () => {
     expect(await revokeKey('sk_unknown')).toBeUndefined();
   });
 
-  it('requiring user tokens puts the secret on every active sdk key\'s lookup item only; off takes it away, the app keeps it', async () => {
-    const { app, secretKey, sdkKey } = await createApp({ name: 'user tokens', reportingCurrency: 'USD', testStore: false });
+  it("requiring user tokens puts the secret on every active sdk key's lookup item only; off takes it away, the app keeps it", async () => {
+    const { app, secretKey, sdkKey } = await createApp({
+      name: 'user tokens',
+      reportingCurrency: 'USD',
+      testStore: false,
+    });
     const spare = await issueKey(app.app_id, 'sdk');
     await revokeKeyById(app.app_id, spare.key_id);
     const on = await setUserTokenRequired(app.app_id, true);
@@ -105,7 +121,14 @@ describe('apps and API keys (DynamoDB Local)', () => {
     expect(carried[newSecretKey.issued.key_id]!.secret).toBeUndefined();
 
     expect(await setUserTokenRequired(app.app_id, false)).toEqual({ app_id: app.app_id, require_user_token: false });
-    expect(Object.values(await secretsOnKeys(app.app_id)).map((k) => k.secret)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect(Object.values(await secretsOnKeys(app.app_id)).map((k) => k.secret)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(await getApp(app.app_id)).toMatchObject({ require_user_token: false, user_token_secret: on.issued_secret });
     // On again: the kept secret, nothing new to show.
     expect(await setUserTokenRequired(app.app_id, true)).toEqual({ app_id: app.app_id, require_user_token: true });
@@ -121,20 +144,31 @@ describe('apps and API keys (DynamoDB Local)', () => {
     expect((await getApp(app.app_id))?.user_token_secret).toBe(first.issued_secret);
     await setUserTokenRequired(app.app_id, true);
     const second = await issueUserTokenSecret(app.app_id, true);
-    expect(second).toEqual({ app_id: app.app_id, require_user_token: true, issued_secret: expect.stringMatching(/^ust_/) });
+    expect(second).toEqual({
+      app_id: app.app_id,
+      require_user_token: true,
+      issued_secret: expect.stringMatching(/^ust_/),
+    });
     expect(second.issued_secret).not.toBe(first.issued_secret);
     expect((await secretsOnKeys(app.app_id))[sdkKey.key_id]!.secret).toBe(second.issued_secret);
   });
 
-  it('keys issued while the setting changes never miss it: every active sdk key ends with the app\'s setting', async () => {
+  it("keys issued while the setting changes never miss it: every active sdk key ends with the app's setting", async () => {
     const { app } = await createApp({ name: 'racing', reportingCurrency: 'USD', testStore: false });
     await issueUserTokenSecret(app.app_id, false);
     for (const required of [true, false, true]) {
       // Issues and the change race; a loser may give up after its retries, but no interleaving may stick.
-      await Promise.allSettled([issueKey(app.app_id, 'sdk'), setUserTokenRequired(app.app_id, required), issueKey(app.app_id, 'sdk'), rotateKey(app.app_id, 'sdk', true)]);
+      await Promise.allSettled([
+        issueKey(app.app_id, 'sdk'),
+        setUserTokenRequired(app.app_id, required),
+        issueKey(app.app_id, 'sdk'),
+        rotateKey(app.app_id, 'sdk', true),
+      ]);
       const stored = (await getApp(app.app_id, true))!;
       const expected = stored.require_user_token ? stored.user_token_secret : undefined;
-      const sdkKeys = Object.values(await secretsOnKeys(app.app_id)).filter((k) => k.kind === 'sdk' && k.status === 'active');
+      const sdkKeys = Object.values(await secretsOnKeys(app.app_id)).filter(
+        (k) => k.kind === 'sdk' && k.status === 'active',
+      );
       expect(sdkKeys.map((k) => k.secret)).toEqual(sdkKeys.map(() => expected));
     }
   });

@@ -3,7 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBundle, deployedFunctions, FLOOR_HANDLER, SIZE_MARGIN_BYTES, type Bundle } from '../../bench/support/bundles.js';
+import {
+  type Bundle,
+  buildBundle,
+  deployedFunctions,
+  FLOOR_HANDLER,
+  SIZE_MARGIN_BYTES,
+} from '../../bench/support/bundles.js';
 import { REPO_ROOT } from '../../cdk/constructs/service-function.js';
 
 /**

@@ -1,7 +1,7 @@
-import { build } from 'esbuild';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions } from '../../cdk/constructs/service-function.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
@@ -36,6 +36,10 @@ describe('a bundled function', () => {
     expect(result.stderr).toBe('');
     const response = JSON.parse(result.stdout);
     expect(response.statusCode).toBe(200);
-    expect(JSON.parse(response.body).data.map((p: { id: string }) => p.id).sort()).toEqual(['premium_monthly', 'pro_yearly', 'retired_plan']);
+    expect(
+      JSON.parse(response.body)
+        .data.map((p: { id: string }) => p.id)
+        .sort(),
+    ).toEqual(['premium_monthly', 'pro_yearly', 'retired_plan']);
   });
 });

@@ -55,7 +55,9 @@ describe('unexpected failures', () => {
     vi.restoreAllMocks();
 
     expect(response.statusCode).toBe(500);
-    expect(JSON.parse(response.body)).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'Internal error', request_id: 'req-500' } });
+    expect(JSON.parse(response.body)).toEqual({
+      error: { code: 'INTERNAL_ERROR', message: 'Internal error', request_id: 'req-500' },
+    });
     expect(response.body).not.toContain('secret internals');
     const logLine = lines.map((line) => JSON.parse(line)).find((entry) => entry.request_id === 'req-500');
     expect(logLine).toMatchObject({ level: 'ERROR', code: 'INTERNAL_ERROR', error: { name: 'TypeError' } });
@@ -67,7 +69,9 @@ describe('unexpected failures', () => {
     const receipt = Buffer.from('a test-store receipt that must never be logged, '.repeat(4)).toString('base64');
     const jws = 'eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMTAwMCJ9.c2lnbmF0dXJlLWJ5dGVz';
     const handler = subscriptionsEndpoint({}, async () => {
-      throw new Error(`store rejected ${receipt} / ${jws} for jane.doe@example.com with key ${app.secretKey} and ${app.sdkKey}`);
+      throw new Error(
+        `store rejected ${receipt} / ${jws} for jane.doe@example.com with key ${app.secretKey} and ${app.sdkKey}`,
+      );
     });
     const response = (await handler(event(app.secretKey, 'req-redact'), context)) as APIGatewayProxyResult;
     vi.restoreAllMocks();
@@ -75,7 +79,8 @@ describe('unexpected failures', () => {
     expect(response.statusCode).toBe(500);
     const logged = lines.join('');
     expect(logged).toContain('req-redact');
-    for (const secret of [app.secretKey, app.sdkKey, receipt, jws, 'jane.doe@example.com']) expect(logged).not.toContain(secret);
+    for (const secret of [app.secretKey, app.sdkKey, receipt, jws, 'jane.doe@example.com'])
+      expect(logged).not.toContain(secret);
     expect(logged).toContain('[REDACTED BASE64]');
     expect(logged).toContain('[REDACTED EMAIL]');
   });
@@ -91,7 +96,11 @@ describe('unexpected failures', () => {
       const response = (await handler(event(app.secretKey, 'req-503'), context)) as APIGatewayProxyResult;
       expect(response.statusCode).toBe(503);
       expect(response.headers?.['Retry-After']).toBe('1');
-      expect(JSON.parse(response.body).error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryable: true, request_id: 'req-503' });
+      expect(JSON.parse(response.body).error).toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        retryable: true,
+        request_id: 'req-503',
+      });
     }
   });
 });

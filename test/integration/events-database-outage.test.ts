@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable, localClient, startDynamoDbLocal, type LocalDynamoDb } from '../../local/dynamodb.js';
+import { ensureTable, type LocalDynamoDb, localClient, startDynamoDbLocal } from '../../local/dynamodb.js';
 import type { LocalGateway } from '../../local/gateway.js';
 import type { TestApp } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
@@ -41,7 +41,16 @@ describe('event ingestion when DynamoDB goes away mid-batch', () => {
   const send = (events: unknown[]) =>
     fetch(`${gateway.url}/v2/users/report/events`, {
       method: 'POST',
-      headers: { 'x-api-key': app.sdkKey, 'x-user-id': 'outage-user', 'user-agent': 't', 'x-app-id': app.appId, 'x-platform': 'iOS', 'x-version': '1', accept: 'application/json', 'content-type': 'application/json' },
+      headers: {
+        'x-api-key': app.sdkKey,
+        'x-user-id': 'outage-user',
+        'user-agent': 't',
+        'x-app-id': app.appId,
+        'x-platform': 'iOS',
+        'x-version': '1',
+        accept: 'application/json',
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ events }),
     });
 
@@ -50,7 +59,13 @@ describe('event ingestion when DynamoDB goes away mid-batch', () => {
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await data.ddb.send(
-        new QueryCommand({ TableName: data.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `EVENTS#${app.appId}#outage-user` }, Select: 'COUNT', ExclusiveStartKey }),
+        new QueryCommand({
+          TableName: data.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': `EVENTS#${app.appId}#outage-user` },
+          Select: 'COUNT',
+          ExclusiveStartKey,
+        }),
       );
       count += page.Count ?? 0;
       ExclusiveStartKey = page.LastEvaluatedKey;
@@ -59,7 +74,12 @@ describe('event ingestion when DynamoDB goes away mid-batch', () => {
   }
 
   it('the request fails with a retryable error, and the retried batch is stored exactly once after the restart', async () => {
-    const events = Array.from({ length: 1000 }, (_, i) => ({ name: 'screen_view', user: 'outage-user', sessionId: 's', extra: { i } }));
+    const events = Array.from({ length: 1000 }, (_, i) => ({
+      name: 'screen_view',
+      user: 'outage-user',
+      sessionId: 's',
+      extra: { i },
+    }));
     let answered = false;
     const inFlight = send(events).finally(() => (answered = true));
     // Stop DynamoDB once the batch is partly written (not after a fixed delay: on a loaded machine

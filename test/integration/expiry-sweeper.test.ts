@@ -15,7 +15,11 @@ describe('expiry sweeper (dueByDay index, DynamoDB Local)', () => {
 
   it('applies every due time transition and leaves the rest alone, idempotently', async () => {
     const expiring = await seedSubscription(appId, { expires_at: ago(60_000) });
-    const endingAtPeriodEnd = await seedSubscription(appId, { expires_at: ago(1_000), auto_renew: false, cancel_at_period_end: true });
+    const endingAtPeriodEnd = await seedSubscription(appId, {
+      expires_at: ago(1_000),
+      auto_renew: false,
+      cancel_at_period_end: true,
+    });
     const pauseOver = await seedSubscription(appId, {
       status: 'paused',
       expires_at: ahead(10 * 86_400_000),
@@ -42,9 +46,13 @@ describe('expiry sweeper (dueByDay index, DynamoDB Local)', () => {
     expect(Date.parse(resumed!.expires_at)).toBe(Date.parse(pauseOver.expires_at) + pausedMs);
 
     // Nothing is due any more: a second run changes none of them.
-    const versions = await Promise.all([expiring, endingAtPeriodEnd, pauseOver].map(async (s) => (await getSubscriptionRecord(appId, s.id))!.version));
+    const versions = await Promise.all(
+      [expiring, endingAtPeriodEnd, pauseOver].map(async (s) => (await getSubscriptionRecord(appId, s.id))!.version),
+    );
     await expireDueSubscriptions();
-    const again = await Promise.all([expiring, endingAtPeriodEnd, pauseOver].map(async (s) => (await getSubscriptionRecord(appId, s.id))!.version));
+    const again = await Promise.all(
+      [expiring, endingAtPeriodEnd, pauseOver].map(async (s) => (await getSubscriptionRecord(appId, s.id))!.version),
+    );
     expect(again).toEqual(versions);
   });
 });

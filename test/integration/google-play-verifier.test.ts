@@ -1,17 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appErrorOf } from '../support/assertions.js';
 import { googlePlayVerifier } from '../../lib/stores/google-play.js';
-import { startGooglePlayStandIn, subscriptionPurchase, type StandIn } from '../support/google-play-standin.js';
+import { appErrorOf } from '../support/assertions.js';
+import { type StandIn, startGooglePlayStandIn, subscriptionPurchase } from '../support/google-play-standin.js';
 
 const PACKAGE = 'com.example.subs';
-
 
 describe('Google Play verification over HTTP (local stand-in of the token endpoint and the Play API)', () => {
   let standIn: StandIn;
   let verifier: ReturnType<typeof googlePlayVerifier>;
   beforeAll(async () => {
     standIn = await startGooglePlayStandIn(PACKAGE);
-    verifier = googlePlayVerifier({ package_name: PACKAGE, service_account: standIn.serviceAccount }, { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url });
+    verifier = googlePlayVerifier(
+      { package_name: PACKAGE, service_account: standIn.serviceAccount },
+      { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
+    );
   });
   afterAll(() => standIn.close());
 
@@ -39,24 +41,45 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
 
   it("reads the account the app named at purchase (externalAccountIdentifiers.obfuscatedExternalAccountId) as the transaction's account token", async () => {
     const token = 'b1011b47-a5c7-5dd0-a3ea-fde09a0c181a';
-    standIn.purchases.set('token-account-000001', subscriptionPurchase('premium_monthly', 86_400_000, { externalAccountIdentifiers: { obfuscatedExternalAccountId: token } }));
+    standIn.purchases.set(
+      'token-account-000001',
+      subscriptionPurchase('premium_monthly', 86_400_000, {
+        externalAccountIdentifiers: { obfuscatedExternalAccountId: token },
+      }),
+    );
     expect((await verifier.verify('token-account-000001')).app_account_token).toBe(token);
     // The profile id is not the account.
-    standIn.purchases.set('token-profile-000001', subscriptionPurchase('premium_monthly', 86_400_000, { externalAccountIdentifiers: { obfuscatedExternalProfileId: token } }));
+    standIn.purchases.set(
+      'token-profile-000001',
+      subscriptionPurchase('premium_monthly', 86_400_000, {
+        externalAccountIdentifiers: { obfuscatedExternalProfileId: token },
+      }),
+    );
     expect((await verifier.verify('token-profile-000001')).app_account_token).toBeNull();
   });
 
   it('reuses the access token until it expires', async () => {
     const before = standIn.tokenRequests;
-    standIn.purchases.set('token-reuse-00000001', subscriptionPurchase('premium_monthly', 86_400_000, { acknowledgementState: 'ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED' }));
+    standIn.purchases.set(
+      'token-reuse-00000001',
+      subscriptionPurchase('premium_monthly', 86_400_000, {
+        acknowledgementState: 'ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED',
+      }),
+    );
     await verifier.verify('token-reuse-00000001');
     await verifier.verify('token-reuse-00000001');
     expect(standIn.tokenRequests).toBe(before);
   });
 
   it('accepts a base64 purchase object, and refuses one of another package', async () => {
-    standIn.purchases.set('token-object-0000001', subscriptionPurchase('premium_monthly', 86_400_000, { offerPhase: undefined }));
-    const object = (packageName: string) => Buffer.from(JSON.stringify({ packageName, productId: 'premium_monthly', purchaseToken: 'token-object-0000001' })).toString('base64');
+    standIn.purchases.set(
+      'token-object-0000001',
+      subscriptionPurchase('premium_monthly', 86_400_000, { offerPhase: undefined }),
+    );
+    const object = (packageName: string) =>
+      Buffer.from(
+        JSON.stringify({ packageName, productId: 'premium_monthly', purchaseToken: 'token-object-0000001' }),
+      ).toString('base64');
     expect((await verifier.verify(object(PACKAGE))).original_transaction_id).toBe('token-object-0000001');
     expect((await appErrorOf(verifier.verify(object('com.evil.app')))).code).toBe('INVALID_RECEIPT');
   });
@@ -70,16 +93,25 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
 
   it('an unknown token is INVALID_RECEIPT; a pending payment too', async () => {
     expect((await appErrorOf(verifier.verify('token-unknown-000001'))).code).toBe('INVALID_RECEIPT');
-    standIn.purchases.set('token-pending-000001', subscriptionPurchase('premium_monthly', 86_400_000, { subscriptionState: 'SUBSCRIPTION_STATE_PENDING' }));
+    standIn.purchases.set(
+      'token-pending-000001',
+      subscriptionPurchase('premium_monthly', 86_400_000, { subscriptionState: 'SUBSCRIPTION_STATE_PENDING' }),
+    );
     expect((await appErrorOf(verifier.verify('token-pending-000001'))).message).toContain('pending');
   });
 
   it('Google failing (5xx), refusing the credentials, or timing out is VERIFICATION_FAILED, retryable', async () => {
     standIn.purchases.set('token-flaky-00000001', subscriptionPurchase('premium_monthly', 86_400_000));
     standIn.failNext('token-flaky-00000001', 503);
-    expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      retryable: true,
+    });
     standIn.failNext('token-flaky-00000001', 403);
-    expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      retryable: true,
+    });
     standIn.failNext('token-flaky-00000001', 'hang');
     const timedOut = await appErrorOf(verifier.verify('token-flaky-00000001'));
     expect(timedOut).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
@@ -90,7 +122,13 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
 
   it('a service account Google does not accept is VERIFICATION_FAILED', async () => {
     const other = await startGooglePlayStandIn(PACKAGE);
-    const wrongKey = googlePlayVerifier({ package_name: PACKAGE, service_account: { ...other.serviceAccount, client_email: 'wrong@example.iam.gserviceaccount.com' } }, { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url });
+    const wrongKey = googlePlayVerifier(
+      {
+        package_name: PACKAGE,
+        service_account: { ...other.serviceAccount, client_email: 'wrong@example.iam.gserviceaccount.com' },
+      },
+      { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
+    );
     expect(await appErrorOf(wrongKey.verify('token-active-0000001'))).toMatchObject({ code: 'VERIFICATION_FAILED' });
     await other.close();
   });
@@ -98,7 +136,10 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
   it('an acknowledgement Google refuses fails the verification (retryable), so it is retried', async () => {
     standIn.purchases.set('token-noack-00000001', subscriptionPurchase('premium_monthly', 86_400_000));
     standIn.failNext(':acknowledge', 500);
-    expect(await appErrorOf(verifier.verify('token-noack-00000001'))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect(await appErrorOf(verifier.verify('token-noack-00000001'))).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      retryable: true,
+    });
     await verifier.verify('token-noack-00000001');
     expect(standIn.acknowledged).toContain('token-noack-00000001');
   });

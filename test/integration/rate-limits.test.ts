@@ -17,13 +17,16 @@ const newKey = async () => {
   const { secretKey, appId } = await createTestApp([]);
   return { raw: secretKey, hash: sha256Hex(secretKey), appId };
 };
-const storedKey = async (hash: string) => (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(hash), ConsistentRead: true }))).Item;
+const storedKey = async (hash: string) =>
+  (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.apiKey(hash), ConsistentRead: true }))).Item;
 
 describe('the shared rate-limit counter on the API key item (DynamoDB Local)', () => {
   it('counts concurrent requests of one key exactly once each, across the window opening, and returns the key', async () => {
     const { hash, appId } = await newKey();
     const counts = await Promise.all(Array.from({ length: 40 }, () => countKeyRequest(hash, NOW)));
-    expect(counts.map((c) => c!.window.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(counts.map((c) => c!.window.count).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 40 }, (_, i) => i + 1),
+    );
     expect(new Set(counts.map((c) => c!.window.windowEndsAt))).toEqual(new Set([NOW + 60_000]));
     expect(counts[0]!.key).toMatchObject({ app_id: appId, kind: 'secret', status: 'active' });
   });
@@ -32,7 +35,10 @@ describe('the shared rate-limit counter on the API key item (DynamoDB Local)', (
     const { hash } = await newKey();
     expect(await dynamoDbRoundTrips(() => countKeyRequest(hash, NOW))).toEqual([['UpdateItem']]);
     expect(await dynamoDbRoundTrips(() => countKeyRequest(hash, NOW + 1000))).toEqual([['UpdateItem']]);
-    expect(await dynamoDbRoundTrips(() => countKeyRequest(hash, NOW + 60_000))).toEqual([['UpdateItem'], ['UpdateItem']]);
+    expect(await dynamoDbRoundTrips(() => countKeyRequest(hash, NOW + 60_000))).toEqual([
+      ['UpdateItem'],
+      ['UpdateItem'],
+    ]);
     expect((await storedKey(hash))?.request_count).toBe(1);
   });
 
@@ -74,13 +80,22 @@ describe('authenticateAndLimit', () => {
       expect(refused.code).toBe('RATE_LIMITED');
       expect(refused.status).toBe(429);
       expect(refused.retryable).toBe(true);
-      expect(refused.headers).toEqual({ 'RateLimit-Policy': '"standard";q=50;w=60', RateLimit: '"standard";r=0;t=59', 'Retry-After': '59' });
+      expect(refused.headers).toEqual({
+        'RateLimit-Policy': '"standard";q=50;w=60',
+        RateLimit: '"standard";r=0;t=59',
+        'Retry-After': '59',
+      });
       expect((await storedKey(hash))?.request_count).toBe(51);
       // Refused again without another write: the instance remembers the exhausted window.
-      expect((await appErrorOf(authenticateAndLimit(raw, 'secret', NOW + 2_000))).headers).toMatchObject({ 'Retry-After': '58' });
+      expect((await appErrorOf(authenticateAndLimit(raw, 'secret', NOW + 2_000))).headers).toMatchObject({
+        'Retry-After': '58',
+      });
       expect((await storedKey(hash))?.request_count).toBe(51);
       // A new window: allowed again.
-      expect((await authenticateAndLimit(raw, 'secret', NOW + 60_000)).headers).toEqual({ 'RateLimit-Policy': '"standard";q=50;w=60', RateLimit: '"standard";r=49;t=60' });
+      expect((await authenticateAndLimit(raw, 'secret', NOW + 60_000)).headers).toEqual({
+        'RateLimit-Policy': '"standard";q=50;w=60',
+        RateLimit: '"standard";r=49;t=60',
+      });
     } finally {
       config.rateLimits.standard = configured;
     }

@@ -25,7 +25,10 @@ describe('soak (short): mixed traffic with DynamoDB Local killed and restarted',
       drainTimeoutMs: 30_000,
     });
     const failed = soakChecks(outcome).filter((check) => !check.pass);
-    expect(failed, JSON.stringify({ failed, reconciliation: outcome.reconciliation, unexpected: outcome.unexpected }, null, 2)).toEqual([]);
+    expect(
+      failed,
+      JSON.stringify({ failed, reconciliation: outcome.reconciliation, unexpected: outcome.unexpected }, null, 2),
+    ).toEqual([]);
     expect(outcome.outage?.retryableDuring).toBeGreaterThan(0);
     for (const line of logged) {
       expect(JSON.parse(line), line).toMatchObject({
@@ -33,7 +36,9 @@ describe('soak (short): mixed traffic with DynamoDB Local killed and restarted',
         message: 'local bus: webhook deliverer failed',
         event_id: expect.stringMatching(/^evt_/),
         // DynamoDB Local down or going away (lib/data/unavailable.ts's errors, as String(error) gives them).
-        error: expect.stringMatching(/ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|socket hang up|TimeoutError|ServiceUnavailable|InternalServerError/),
+        error: expect.stringMatching(
+          /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|socket hang up|TimeoutError|ServiceUnavailable|InternalServerError/,
+        ),
       });
     }
   }, 180_000);

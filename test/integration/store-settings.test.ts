@@ -1,4 +1,9 @@
-import { CreateSecretCommand, PutSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  CreateSecretCommand,
+  PutSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -9,21 +14,34 @@ vi.hoisted(() => {
   process.env.STORE_SECRETS_PREFIX = 'subscription-backend/test/';
 });
 
+import { type AppRecord, createApp, getApp, setTestStore } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { createApp, getApp, setTestStore, type AppRecord } from '../../lib/data/apps.js';
-import { getAppWithStoreSettings, keepTestStorePrivateKey, publicKeyOfKeptTestStoreKey, putStoreSettings, testStorePrivateKey } from '../../lib/stores/settings.js';
+import {
+  getAppWithStoreSettings,
+  keepTestStorePrivateKey,
+  publicKeyOfKeptTestStoreKey,
+  putStoreSettings,
+  testStorePrivateKey,
+} from '../../lib/stores/settings.js';
 import { mintTestReceipt, testStoreVerifier } from '../../lib/stores/test-store.js';
 
-const settingsOf = async (appId: string) => (await getAppWithStoreSettings(appId, 'app_store', { withCredentials: true })).settings;
+const settingsOf = async (appId: string) =>
+  (await getAppWithStoreSettings(appId, 'app_store', { withCredentials: true })).settings;
+
 import { createTestApp } from '../support/fixtures.js';
+import { type SecretsManagerStandIn, startSecretsManagerStandIn } from '../support/secrets-manager-standin.js';
 import { waitUntil } from '../support/webhook-receiver.js';
-import { startSecretsManagerStandIn, type SecretsManagerStandIn } from '../support/secrets-manager-standin.js';
 
 const secrets = mockClient(SecretsManagerClient);
 const notFound = () => new ResourceNotFoundException({ message: 'not found', $metadata: {} });
-const SERVER_API = { issuer_id: 'issuer', key_id: 'KEY123', private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n' };
-const storedItem = async (appId: string, store: string) => (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.storeSettings(appId, store) }))).Item;
+const SERVER_API = {
+  issuer_id: 'issuer',
+  key_id: 'KEY123',
+  private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n',
+};
+const storedItem = async (appId: string, store: string) =>
+  (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.storeSettings(appId, store) }))).Item;
 
 describe('store settings in AWS: identifiers in the table, credentials in Secrets Manager', () => {
   let standIn: SecretsManagerStandIn;
@@ -43,22 +61,36 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     secrets.on(PutSecretValueCommand).rejectsOnce(notFound()).resolves({});
     secrets.on(CreateSecretCommand).resolves({});
     const name = `subscription-backend/test/${appId}/app_store`;
-    const first = await putStoreSettings(appId, 'app_store', { bundle_id: 'com.example', environment: 'Sandbox', server_api: SERVER_API });
+    const first = await putStoreSettings(appId, 'app_store', {
+      bundle_id: 'com.example',
+      environment: 'Sandbox',
+      server_api: SERVER_API,
+    });
     expect(first.location).toBe(`table ${tableName}, credentials in Secrets Manager secret ${name}`);
     const created = secrets.commandCalls(CreateSecretCommand)[0]!.args[0].input;
     expect(created.Name).toBe(name);
     expect(JSON.parse(created.SecretString!)).toEqual({ server_api: SERVER_API });
-    expect(await storedItem(appId, 'app_store')).toMatchObject({ settings: { bundle_id: 'com.example', environment: 'Sandbox' }, credentials_secret: name });
+    expect(await storedItem(appId, 'app_store')).toMatchObject({
+      settings: { bundle_id: 'com.example', environment: 'Sandbox' },
+      credentials_secret: name,
+    });
     expect(JSON.stringify(await storedItem(appId, 'app_store'))).not.toContain('PRIVATE KEY');
 
-    await putStoreSettings(appId, 'app_store', { bundle_id: 'com.example', environment: 'Production', app_apple_id: 42, server_api: SERVER_API });
+    await putStoreSettings(appId, 'app_store', {
+      bundle_id: 'com.example',
+      environment: 'Production',
+      app_apple_id: 42,
+      server_api: SERVER_API,
+    });
     expect(secrets.commandCalls(CreateSecretCommand)).toHaveLength(1);
     expect(secrets.commandCalls(PutSecretValueCommand)).toHaveLength(2);
   });
 
   it('writes no secret for settings without credentials', async () => {
     const { appId } = await createTestApp();
-    expect((await putStoreSettings(appId, 'app_store', { bundle_id: 'com.example', environment: 'Sandbox' })).location).toBe(`table ${tableName}`);
+    expect(
+      (await putStoreSettings(appId, 'app_store', { bundle_id: 'com.example', environment: 'Sandbox' })).location,
+    ).toBe(`table ${tableName}`);
     expect(secrets.calls()).toHaveLength(0);
     expect(await settingsOf(appId)).toEqual({ bundle_id: 'com.example', environment: 'Sandbox' });
     expect(secrets.calls()).toHaveLength(0);
@@ -67,23 +99,37 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
   it('reads the app and its identifiers in one request without Secrets Manager, and the credentials only when asked', async () => {
     const { appId } = await createTestApp();
     secrets.on(PutSecretValueCommand).resolves({});
-    await putStoreSettings(appId, 'app_store', { bundle_id: 'com.example', environment: 'Sandbox', server_api: SERVER_API });
+    await putStoreSettings(appId, 'app_store', {
+      bundle_id: 'com.example',
+      environment: 'Sandbox',
+      server_api: SERVER_API,
+    });
     const name = `subscription-backend/test/${appId}/app_store`;
     standIn.secrets.set(name, JSON.stringify({ server_api: SERVER_API }));
     const plain = await getAppWithStoreSettings(appId, 'app_store', { withCredentials: false });
     expect(plain.app?.app_id).toBe(appId);
     expect(plain.settings).toEqual({ bundle_id: 'com.example', environment: 'Sandbox' });
     expect(standIn.requests).not.toContain(name);
-    expect((await getAppWithStoreSettings(appId, 'app_store', { withCredentials: true })).settings).toEqual({ bundle_id: 'com.example', environment: 'Sandbox', server_api: SERVER_API });
+    expect((await getAppWithStoreSettings(appId, 'app_store', { withCredentials: true })).settings).toEqual({
+      bundle_id: 'com.example',
+      environment: 'Sandbox',
+      server_api: SERVER_API,
+    });
     expect(standIn.requests.filter((asked) => asked === name)).toHaveLength(1);
   });
 
   it('still reads settings stored whole in a secret by an earlier version; no settings at all means "not configured"', async () => {
     const { appId: earlier } = await createTestApp();
     const { appId: none } = await createTestApp();
-    standIn.secrets.set(`subscription-backend/test/${earlier}/app_store`, JSON.stringify({ bundle_id: 'com.a', environment: 'Sandbox' }));
+    standIn.secrets.set(
+      `subscription-backend/test/${earlier}/app_store`,
+      JSON.stringify({ bundle_id: 'com.a', environment: 'Sandbox' }),
+    );
     expect(await settingsOf(earlier)).toEqual({ bundle_id: 'com.a', environment: 'Sandbox' });
-    expect((await getAppWithStoreSettings(earlier, 'app_store', { withCredentials: false })).settings).toEqual({ bundle_id: 'com.a', environment: 'Sandbox' });
+    expect((await getAppWithStoreSettings(earlier, 'app_store', { withCredentials: false })).settings).toEqual({
+      bundle_id: 'com.a',
+      environment: 'Sandbox',
+    });
     expect(await settingsOf(none)).toBeUndefined();
     expect(standIn.requests).toContain(`subscription-backend/test/${none}/app_store`);
   });
@@ -106,27 +152,52 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
   it("keeps a test-store app's signing key in a secret of its own, never in the table item, and mints with it", async () => {
     secrets.on(PutSecretValueCommand).rejects(notFound());
     secrets.on(CreateSecretCommand).resolves({});
-    const { app } = await createApp({ name: 'test store in AWS', reportingCurrency: 'USD', testStore: true, keepTestStoreKey: keepTestStorePrivateKey });
+    const { app } = await createApp({
+      name: 'test store in AWS',
+      reportingCurrency: 'USD',
+      testStore: true,
+      keepTestStoreKey: keepTestStorePrivateKey,
+    });
     const name = `subscription-backend/test/${app.app_id}/test_store`;
     const created = secrets.commandCalls(CreateSecretCommand)[0]!.args[0].input;
     expect(created.Name).toBe(name);
     expect(created.SecretString).toContain('BEGIN PRIVATE KEY');
 
     const item = (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.app(app.app_id) }))).Item!;
-    expect(item).toMatchObject({ test_store: true, test_store_private_key_secret: name, test_store_public_key: expect.stringContaining('PUBLIC KEY') });
+    expect(item).toMatchObject({
+      test_store: true,
+      test_store_private_key_secret: name,
+      test_store_public_key: expect.stringContaining('PUBLIC KEY'),
+    });
     expect(JSON.stringify(item)).not.toContain('PRIVATE KEY');
 
     // receipts mint reads the key from the secret; the receipt verifies with the public key in the item.
     standIn.secrets.set(name, created.SecretString!);
     const privateKeyPem = await testStorePrivateKey(item as AppRecord);
     expect(privateKeyPem).toBe(created.SecretString);
-    const minted = mintTestReceipt({ appId: app.app_id, privateKeyPem: privateKeyPem!, productId: 'p', platform: 'ios', price: 1, currency: 'USD', expiresInSeconds: 60, trial: false });
-    const verified = await testStoreVerifier(app.app_id, item.test_store_public_key as string).verify(minted.receipt_data);
+    const minted = mintTestReceipt({
+      appId: app.app_id,
+      privateKeyPem: privateKeyPem!,
+      productId: 'p',
+      platform: 'ios',
+      price: 1,
+      currency: 'USD',
+      expiresInSeconds: 60,
+      trial: false,
+    });
+    const verified = await testStoreVerifier(app.app_id, item.test_store_public_key as string).verify(
+      minted.receipt_data,
+    );
     expect(verified.transaction_id).toBe(minted.transaction_id);
   });
 
   it('turning the test store on later keeps the key in the secret too; two commands racing leave the secret and the public key a pair', async () => {
-    const { app } = await createApp({ name: 'test store later in AWS', reportingCurrency: 'USD', testStore: false, keepTestStoreKey: keepTestStorePrivateKey });
+    const { app } = await createApp({
+      name: 'test store later in AWS',
+      reportingCurrency: 'USD',
+      testStore: false,
+      keepTestStoreKey: keepTestStorePrivateKey,
+    });
     // The mocked writes land in the stand-in the reads go to, as they would in Secrets Manager. The
     // race is made the worst one: both commands generate a key pair, the first writes the app, and
     // the second's key is the one left in the secret.
@@ -139,7 +210,11 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
         await secondPutStarted;
       } else {
         firstPut();
-        await waitUntil(async () => (await getApp(app.app_id, true))?.test_store_public_key !== undefined, 10_000, 'the first key pair in the app');
+        await waitUntil(
+          async () => (await getApp(app.app_id, true))?.test_store_public_key !== undefined,
+          10_000,
+          'the first key pair in the app',
+        );
       }
       return {};
     });
@@ -148,13 +223,26 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     expect(results.filter((r) => r.generated_key)).toHaveLength(1);
     expect(secrets.commandCalls(PutSecretValueCommand)).toHaveLength(2);
 
-    const item = (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.app(app.app_id), ConsistentRead: true }))).Item!;
+    const item = (
+      await ddb.send(new GetCommand({ TableName: tableName, Key: keys.app(app.app_id), ConsistentRead: true }))
+    ).Item!;
     const name = `subscription-backend/test/${app.app_id}/test_store`;
     expect(item).toMatchObject({ test_store: true, test_store_private_key_secret: name });
     expect(JSON.stringify(item)).not.toContain('PRIVATE KEY');
     const privateKeyPem = await testStorePrivateKey(item as AppRecord);
-    const minted = mintTestReceipt({ appId: app.app_id, privateKeyPem: privateKeyPem!, productId: 'p', platform: 'ios', price: 1, currency: 'USD', expiresInSeconds: 60, trial: false });
-    const verified = await testStoreVerifier(app.app_id, item.test_store_public_key as string).verify(minted.receipt_data);
+    const minted = mintTestReceipt({
+      appId: app.app_id,
+      privateKeyPem: privateKeyPem!,
+      productId: 'p',
+      platform: 'ios',
+      price: 1,
+      currency: 'USD',
+      expiresInSeconds: 60,
+      trial: false,
+    });
+    const verified = await testStoreVerifier(app.app_id, item.test_store_public_key as string).verify(
+      minted.receipt_data,
+    );
     expect(verified.transaction_id).toBe(minted.transaction_id);
   });
 
@@ -163,7 +251,12 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     const prefix = config.storeSecretsPrefix;
     (config as { storeSecretsPrefix: string | undefined }).storeSecretsPrefix = undefined;
     try {
-      const { app } = await createApp({ name: 'test store locally', reportingCurrency: 'USD', testStore: true, keepTestStoreKey: keepTestStorePrivateKey });
+      const { app } = await createApp({
+        name: 'test store locally',
+        reportingCurrency: 'USD',
+        testStore: true,
+        keepTestStoreKey: keepTestStorePrivateKey,
+      });
       expect(app.test_store_private_key).toContain('BEGIN PRIVATE KEY');
       expect(app.test_store_private_key_secret).toBeUndefined();
       expect(await testStorePrivateKey(app)).toBe(app.test_store_private_key);
@@ -174,7 +267,9 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
   });
 
   it('refuses settings that could not work (Production without the app Apple id)', async () => {
-    await expect(putStoreSettings('app_0123456789abcdef', 'app_store', { bundle_id: 'com.example', environment: 'Production' })).rejects.toThrow(/app Apple id/);
+    await expect(
+      putStoreSettings('app_0123456789abcdef', 'app_store', { bundle_id: 'com.example', environment: 'Production' }),
+    ).rejects.toThrow(/app Apple id/);
     expect(secrets.calls()).toHaveLength(0);
   });
 });

@@ -10,16 +10,30 @@ import { ddb, dynamodb, tableName } from '../../lib/data/client.js';
 import { INITIAL_LIFECYCLE, type SubscriptionState } from '../../lib/domain/subscription-state.js';
 import { useLocalBus } from '../../lib/events/bus.js';
 import { outboxItem } from '../../lib/events/outbox.js';
-import { startStreamPoller, type StreamPoller } from '../../local/stream-poller.js';
+import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.js';
 import { createOwnTable } from '../support/own-table.js';
 import { waitUntil } from '../support/webhook-receiver.js';
 
-const state: SubscriptionState = { status: 'expired', expires_at: new Date().toISOString(), auto_renew: false, ...INITIAL_LIFECYCLE };
+const state: SubscriptionState = {
+  status: 'expired',
+  expires_at: new Date().toISOString(),
+  auto_renew: false,
+  ...INITIAL_LIFECYCLE,
+};
 
 /** Writes `count` outbox items in one transaction, so that they reach the stream in one batch. */
 async function writeOutboxItems(count: number): Promise<string[]> {
-  const items = Array.from({ length: count }, (_, i) => outboxItem({ app_id: 'app_poller', id: `sub_${i}`, user_id: 'u' }, state, { from: 'active', to: 'expired' }, new Date()));
-  await ddb.send(new TransactWriteCommand({ TransactItems: items.map((Item) => ({ Put: { TableName: tableName, Item } })) }));
+  const items = Array.from({ length: count }, (_, i) =>
+    outboxItem(
+      { app_id: 'app_poller', id: `sub_${i}`, user_id: 'u' },
+      state,
+      { from: 'active', to: 'expired' },
+      new Date(),
+    ),
+  );
+  await ddb.send(
+    new TransactWriteCommand({ TransactItems: items.map((Item) => ({ Put: { TableName: tableName, Item } })) }),
+  );
   return items.map((item) => item.event_id);
 }
 

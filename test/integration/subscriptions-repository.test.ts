@@ -1,8 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { busEventDetail } from '../../lib/events/schemas.js';
 import type { PurchaseOwner } from '../../lib/data/subscriptions.js';
 import {
   bulkInsertSubscriptions,
@@ -11,19 +10,26 @@ import {
   insertSubscription,
   listSubscriptions,
   lookUpPurchase,
-  saveSubscriptionState,
   type SubscriptionRecord,
+  saveSubscriptionState,
 } from '../../lib/data/subscriptions.js';
+import { busEventDetail } from '../../lib/events/schemas.js';
 import { createTestApp, PREMIUM_MONTHLY } from '../support/fixtures.js';
 import { buildSubscription } from '../support/subscriptions.js';
 
 const record = (appId: string, overrides: Partial<SubscriptionRecord> = {}) =>
   buildSubscription(appId, { expires_at: '2030-01-01T00:00:00.000Z', user_id: 'user-1', ...overrides });
 
-const payment = (transactionId: string | null = null) => ({ transaction_id: transactionId, receipt_data: 'cmVjZWlwdA==', payment_method: 'app_store', last_payment: null });
+const payment = (transactionId: string | null = null) => ({
+  transaction_id: transactionId,
+  receipt_data: 'cmVjZWlwdA==',
+  payment_method: 'app_store',
+  last_payment: null,
+});
 const page = { skip: 0, limit: 100 };
 /** Who owns a store purchase, as verification reads it. */
-const ownerOf = async (appId: string, owner: PurchaseOwner) => (await lookUpPurchase(appId, { productId: 'any', owner, transactionId: 'any' })).owned;
+const ownerOf = async (appId: string, owner: PurchaseOwner) =>
+  (await lookUpPurchase(appId, { productId: 'any', owner, transactionId: 'any' })).owned;
 
 describe('subscription repository (DynamoDB Local)', () => {
   let appId: string;
@@ -53,7 +59,11 @@ describe('subscription repository (DynamoDB Local)', () => {
     await insertSubscription(first, payment('txn-dup'));
     const second = record(app, { user_id: 'user-2' });
     const outcome = await insertSubscription(second, payment('txn-dup'));
-    expect(outcome).toEqual({ inserted: false, reason: 'transaction_bound', existing: { subscription_id: first.id, user_id: 'user-1', product_id: 'premium_monthly' } });
+    expect(outcome).toEqual({
+      inserted: false,
+      reason: 'transaction_bound',
+      existing: { subscription_id: first.id, user_id: 'user-1', product_id: 'premium_monthly' },
+    });
     expect(await getSubscription(app, second.id)).toBeUndefined();
     expect((await listSubscriptions(app, {}, page)).total).toBe(1);
     expect(await getTransactionBinding(app, 'txn-dup')).toMatchObject({ subscription_id: first.id });
@@ -63,10 +73,16 @@ describe('subscription repository (DynamoDB Local)', () => {
     const sub = record(appId);
     await insertSubscription(sub, payment());
     const now = new Date();
-    const first = await saveSubscriptionState(sub, { ...sub, status: 'cancelled' }, now, { statusChange: { from: 'active', to: 'cancelled' } });
+    const first = await saveSubscriptionState(sub, { ...sub, status: 'cancelled' }, now, {
+      statusChange: { from: 'active', to: 'cancelled' },
+    });
     expect(first).toMatchObject({ saved: true, record: { status: 'cancelled', version: 2 } });
     // A second writer that also read version 1 loses.
-    expect(await saveSubscriptionState(sub, { ...sub, status: 'expired' }, now, { statusChange: { from: 'active', to: 'expired' } })).toEqual({
+    expect(
+      await saveSubscriptionState(sub, { ...sub, status: 'expired' }, now, {
+        statusChange: { from: 'active', to: 'expired' },
+      }),
+    ).toEqual({
       saved: false,
       reason: 'version_conflict',
     });
@@ -79,7 +95,8 @@ describe('subscription repository (DynamoDB Local)', () => {
     const b = record(app, { platform: 'android', product_id: 'p1' });
     const c = record(app, { platform: 'android', product_id: 'p2', status: 'pending_verification' });
     for (const sub of [a, b, c]) await insertSubscription(sub, payment());
-    const total = async (filters: Parameters<typeof listSubscriptions>[1]) => (await listSubscriptions(app, filters, page)).total;
+    const total = async (filters: Parameters<typeof listSubscriptions>[1]) =>
+      (await listSubscriptions(app, filters, page)).total;
 
     expect(await total({})).toBe(3);
     expect(await total({ status: 'active' })).toBe(2);
@@ -87,7 +104,9 @@ describe('subscription repository (DynamoDB Local)', () => {
     expect(await total({ status: 'active', platform: 'android', product_id: 'p1' })).toBe(1);
     expect(await total({ product_id: 'p2', status: 'active' })).toBe(0);
 
-    await saveSubscriptionState(b, { ...b, status: 'cancelled' }, new Date(), { statusChange: { from: 'active', to: 'cancelled' } });
+    await saveSubscriptionState(b, { ...b, status: 'cancelled' }, new Date(), {
+      statusChange: { from: 'active', to: 'cancelled' },
+    });
     expect(await total({})).toBe(3);
     expect(await total({ status: 'active' })).toBe(1);
     expect(await total({ status: 'cancelled', platform: 'android' })).toBe(1);
@@ -98,14 +117,25 @@ describe('subscription repository (DynamoDB Local)', () => {
   it('bulk insertion counts every subscription once in every counter', async () => {
     const { appId: app } = await createTestApp([]);
     const records = Array.from({ length: 30 }, (_, i) =>
-      record(app, { status: i % 3 === 0 ? 'expired' : 'active', platform: i % 2 ? 'ios' : 'android', created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() }),
+      record(app, {
+        status: i % 3 === 0 ? 'expired' : 'active',
+        platform: i % 2 ? 'ios' : 'android',
+        created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+      }),
     );
     await bulkInsertSubscriptions(records.map((r) => ({ record: r, payment: payment() })));
     expect((await listSubscriptions(app, {}, page)).total).toBe(30);
     expect((await listSubscriptions(app, { status: 'expired' }, page)).total).toBe(10);
-    expect((await listSubscriptions(app, { status: 'active', platform: 'ios' }, page)).total).toBe(records.filter((r) => r.status === 'active' && r.platform === 'ios').length);
+    expect((await listSubscriptions(app, { status: 'active', platform: 'ios' }, page)).total).toBe(
+      records.filter((r) => r.status === 'active' && r.platform === 'ios').length,
+    );
     const firstPage = await listSubscriptions(app, {}, { skip: 0, limit: 5 });
-    expect(firstPage.items.map((s) => s.id)).toEqual(records.slice(-5).reverse().map((r) => r.id));
+    expect(firstPage.items.map((s) => s.id)).toEqual(
+      records
+        .slice(-5)
+        .reverse()
+        .map((r) => r.id),
+    );
   });
 
   it('a store purchase belongs to one user: another user cannot bind it, a take-over from the owner can', async () => {
@@ -116,7 +146,10 @@ describe('subscription repository (DynamoDB Local)', () => {
     expect(await ownerOf(app, owner)).toEqual({ user_id: 'alice', subscription_id: first.id });
 
     const intruder = record(app, { user_id: 'mallory' });
-    expect(await insertSubscription(intruder, payment('tx-778'), { owner })).toEqual({ inserted: false, reason: 'owned_by_another_user' });
+    expect(await insertSubscription(intruder, payment('tx-778'), { owner })).toEqual({
+      inserted: false,
+      reason: 'owned_by_another_user',
+    });
     expect(await getSubscription(app, intruder.id)).toBeUndefined();
     expect(await getTransactionBinding(app, 'tx-778')).toBeUndefined();
 
@@ -139,18 +172,32 @@ describe('subscription repository (DynamoDB Local)', () => {
     const [listed] = (await getSubscription(app, heir.id))!.transfers;
     expect(listed).toEqual(transfer);
     expect((await getSubscription(app, first.id))!.transfers).toEqual([listed]);
-    const { Item: outbox } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.outbox(listed!.event_id) }));
-    expect(busEventDetail.parse({ app_id: outbox!.app_id, event_id: outbox!.event_id, payload: outbox!.payload })).toEqual({
+    const { Item: outbox } = await ddb.send(
+      new GetCommand({ TableName: tableName, Key: keys.outbox(listed!.event_id) }),
+    );
+    expect(
+      busEventDetail.parse({ app_id: outbox!.app_id, event_id: outbox!.event_id, payload: outbox!.payload }),
+    ).toEqual({
       app_id: app,
       event_id: listed!.event_id,
       payload: {
         event: 'subscription.transferred',
         timestamp: heir.updated_at,
-        data: { original_transaction_id: owner.original_transaction_id, product_id: heir.product_id, from_user_id: 'alice', to_user_id: 'bob', from_subscription_id: first.id, to_subscription_id: heir.id },
+        data: {
+          original_transaction_id: owner.original_transaction_id,
+          product_id: heir.product_id,
+          from_user_id: 'alice',
+          to_user_id: 'bob',
+          from_subscription_id: first.id,
+          to_subscription_id: heir.id,
+        },
       },
     });
     // A stale take-over (alice no longer owns it) is refused, and writes no transfer.
-    expect(await insertSubscription(record(app, { user_id: 'carol' }), payment(), { owner, takeOver })).toEqual({ inserted: false, reason: 'owned_by_another_user' });
+    expect(await insertSubscription(record(app, { user_id: 'carol' }), payment(), { owner, takeOver })).toEqual({
+      inserted: false,
+      reason: 'owned_by_another_user',
+    });
     expect((await getSubscription(app, first.id))!.transfers).toEqual([listed]);
   });
 
@@ -164,8 +211,16 @@ describe('subscription repository (DynamoDB Local)', () => {
       owned: { user_id: 'dana', subscription_id: sub.id },
       binding: { subscription_id: sub.id, user_id: 'dana', product_id: 'premium_monthly' },
     };
-    expect(await lookUpPurchase(app, { productId: 'premium_monthly', owner, transactionId: 'tx-888' })).toEqual(expected);
-    expect(await lookUpPurchase(app, { productId: 'unknown', owner: { ...owner, original_transaction_id: 'other' }, transactionId: 'tx-other' })).toEqual({
+    expect(await lookUpPurchase(app, { productId: 'premium_monthly', owner, transactionId: 'tx-888' })).toEqual(
+      expected,
+    );
+    expect(
+      await lookUpPurchase(app, {
+        productId: 'unknown',
+        owner: { ...owner, original_transaction_id: 'other' },
+        transactionId: 'tx-other',
+      }),
+    ).toEqual({
       product: undefined,
       owned: undefined,
       binding: undefined,
@@ -177,7 +232,10 @@ describe('subscription repository (DynamoDB Local)', () => {
       (next, context) => async (args) => {
         operations.push(context.commandName!);
         const response = await next(args);
-        const output = response.output as { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys: unknown[] }> };
+        const output = response.output as {
+          Responses?: Record<string, Record<string, unknown>[]>;
+          UnprocessedKeys?: Record<string, { Keys: unknown[] }>;
+        };
         if (context.commandName === 'BatchGetItemCommand') {
           const request = (args.input as { RequestItems: Record<string, { Keys: unknown[] }> }).RequestItems;
           const [table, { Keys }] = Object.entries(request)[0]!;
@@ -191,7 +249,9 @@ describe('subscription repository (DynamoDB Local)', () => {
       { step: 'initialize', name: 'leaveKeysUnprocessed' },
     );
     try {
-      expect(await lookUpPurchase(app, { productId: 'premium_monthly', owner, transactionId: 'tx-888' })).toEqual(expected);
+      expect(await lookUpPurchase(app, { productId: 'premium_monthly', owner, transactionId: 'tx-888' })).toEqual(
+        expected,
+      );
     } finally {
       ddb.middlewareStack.remove('leaveKeysUnprocessed');
     }

@@ -31,7 +31,8 @@ describe('purchase verification flow (DynamoDB Local)', () => {
   beforeAll(async () => {
     app = await createTestApp();
   });
-  const verify = (receipt_data: string, user_id: string) => verifyPurchase(app.appId, { platform: 'ios', receipt_data, user_id });
+  const verify = (receipt_data: string, user_id: string) =>
+    verifyPurchase(app.appId, { platform: 'ios', receipt_data, user_id });
 
   it('a new purchase takes 2 DynamoDB calls, its repeat 2 reads, every one granted to the verifying functions', async () => {
     const { receipt_data } = await mintReceipt(app);
@@ -45,16 +46,25 @@ describe('purchase verification flow (DynamoDB Local)', () => {
 
     // A transaction needs the actions of its items (puts and updates), not an action of its own.
     const reads = new Set([...purchase, ...repeat].flat().filter((operation) => operation !== 'TransactWriteItems'));
-    for (const route of ROUTES.filter((r) => ['VerifyPurchase', 'VerifyFirstReceipt', 'RecoverReceipt'].includes(r.name))) {
+    for (const route of ROUTES.filter((r) =>
+      ['VerifyPurchase', 'VerifyFirstReceipt', 'RecoverReceipt'].includes(r.name),
+    )) {
       expect(route.table, route.name).toEqual(expect.arrayContaining([...reads]));
     }
   });
 
   it('a real StoreKit 2 transaction is read with the app, its App Store settings and its purchase in one request, and no credential', async () => {
-    const apple = await createTestApp([{ ...PREMIUM_MONTHLY, id: 'com.app.qysmat.premium.child.individual.subscription', platforms: ['ios'] }]);
+    const apple = await createTestApp([
+      { ...PREMIUM_MONTHLY, id: 'com.app.qysmat.premium.child.individual.subscription', platforms: ['ios'] },
+    ]);
     await putStoreSettings(apple.appId, 'app_store', { bundle_id: 'com.app.qysmat', environment: 'Sandbox' });
-    const jws = readFileSync(new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url), 'utf8').trim();
-    const calls = await dynamoDbRoundTrips(() => verifyPurchase(apple.appId, { platform: 'ios', receipt_data: jws, user_id: 'apple-counted' }));
+    const jws = readFileSync(
+      new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url),
+      'utf8',
+    ).trim();
+    const calls = await dynamoDbRoundTrips(() =>
+      verifyPurchase(apple.appId, { platform: 'ios', receipt_data: jws, user_id: 'apple-counted' }),
+    );
     expect(calls).toEqual([['BatchGetItem'], ['TransactWriteItems']]);
   });
 
@@ -80,7 +90,9 @@ describe('purchase verification flow (DynamoDB Local)', () => {
   it('several users verifying one new receipt at once: one owns it, the others get RECEIPT_ALREADY_USED', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const { receipt_data } = await mintReceipt(app);
-      const results = await outcomes(Array.from({ length: CONCURRENT }, (_, i) => verify(receipt_data, `rival-${round}-${i}`)));
+      const results = await outcomes(
+        Array.from({ length: CONCURRENT }, (_, i) => verify(receipt_data, `rival-${round}-${i}`)),
+      );
       expect(results.filter((r) => r === 'ok')).toHaveLength(1);
       expect(results.filter((r) => r !== 'ok')).toEqual(Array(CONCURRENT - 1).fill('RECEIPT_ALREADY_USED'));
     }
@@ -97,7 +109,11 @@ describe('purchase verification flow (DynamoDB Local)', () => {
       expect(results[0]).toMatchObject({ subscription_id: bought.subscription_id });
       expect(Date.parse(results[0]!.expires_at)).toBeGreaterThan(Date.parse(bought.expires_at));
       const detail = await getSubscriptionDetail(app.appId, bought.subscription_id);
-      expect(detail).toMatchObject({ status: 'active', expires_at: results[0]!.expires_at, payment_info: { transaction_id: renewal.transaction_id } });
+      expect(detail).toMatchObject({
+        status: 'active',
+        expires_at: results[0]!.expires_at,
+        payment_info: { transaction_id: renewal.transaction_id },
+      });
     }
   });
 
@@ -143,8 +159,14 @@ describe('purchase verification flow (DynamoDB Local)', () => {
       },
       now,
     );
-    expect(await insertSubscription(record, payment, { owner: { store: 'test_store', original_transaction_id: transaction_id } })).toEqual({ inserted: true });
-    const { items: [pending] } = await listSubscriptions(app.appId, { user_id: 'crashed' }, { skip: 0, limit: 10 });
+    expect(
+      await insertSubscription(record, payment, {
+        owner: { store: 'test_store', original_transaction_id: transaction_id },
+      }),
+    ).toEqual({ inserted: true });
+    const {
+      items: [pending],
+    } = await listSubscriptions(app.appId, { user_id: 'crashed' }, { skip: 0, limit: 10 });
     expect(pending).toMatchObject({ status: 'pending_verification' });
 
     const repaired = await verify(receipt_data, 'crashed');

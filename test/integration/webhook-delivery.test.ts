@@ -9,11 +9,16 @@ vi.hoisted(() => {
 
 import { ddb } from '../../lib/data/client.js';
 import { getDelivery, getWebhook, setWebhook } from '../../lib/data/webhooks.js';
-import { newEventId } from '../../lib/ids.js';
 import type { BusEventDetail } from '../../lib/events/schemas.js';
-import { deliverStatusChange, recentDeliveries, redeliver, retryDueDeliveries } from '../../lib/services/webhook-delivery.js';
+import { newEventId } from '../../lib/ids.js';
+import {
+  deliverStatusChange,
+  recentDeliveries,
+  redeliver,
+  retryDueDeliveries,
+} from '../../lib/services/webhook-delivery.js';
 import { createTestApp } from '../support/fixtures.js';
-import { startWebhookReceiver, waitUntil, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
 const sqs = mockClient(SQSClient);
 
@@ -24,7 +29,14 @@ function statusChange(appId: string): BusEventDetail {
     payload: {
       event: 'subscription.status_changed',
       timestamp: new Date().toISOString(),
-      data: { subscription_id: 'sub_0123456789abcdef01234567', user_id: 'u', old_status: 'active', new_status: 'expired', expires_at: new Date().toISOString(), auto_renew: false },
+      data: {
+        subscription_id: 'sub_0123456789abcdef01234567',
+        user_id: 'u',
+        old_status: 'active',
+        new_status: 'expired',
+        expires_at: new Date().toISOString(),
+        auto_renew: false,
+      },
     },
   };
 }
@@ -95,7 +107,11 @@ describe('webhook delivery (Standard Webhooks, DynamoDB Local, local receiver)',
     const sent = sqs.commandCalls(SendMessageCommand);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.args[0].input.QueueUrl).toBe(process.env.DEAD_LETTER_QUEUE_URL);
-    expect(JSON.parse(sent[0]!.args[0].input.MessageBody!)).toMatchObject({ event_id: detail.event_id, app_id: appId, payload: detail.payload });
+    expect(JSON.parse(sent[0]!.args[0].input.MessageBody!)).toMatchObject({
+      event_id: detail.event_id,
+      app_id: appId,
+      payload: detail.payload,
+    });
   });
 
   it('redelivering a dead event sends it again with the same webhook-id', async () => {
@@ -184,7 +200,9 @@ describe('webhook delivery (Standard Webhooks, DynamoDB Local, local receiver)',
     const detail = statusChange(appId);
     const outage = refuseOutcomeWrites(detail.event_id, 100);
     try {
-      await expect(deliverStatusChange(detail, { recordUntil: Date.now() + 600 })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      await expect(deliverStatusChange(detail, { recordUntil: Date.now() + 600 })).rejects.toMatchObject({
+        code: 'ECONNREFUSED',
+      });
     } finally {
       outage.restore();
     }

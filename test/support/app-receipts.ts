@@ -5,10 +5,11 @@
  * (test/fixtures/app-store-standin/receipt-chain, "Test only, not Apple"), which verifiers trust
  * when given RECEIPT_ROOT. Every part can be changed, so that tests can break one rule at a time.
  */
-import { createHash, createPrivateKey, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, type KeyObject, sign, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/app-store-standin/receipt-chain/${name}`, import.meta.url));
+const fixture = (name: string) =>
+  readFileSync(new URL(`../fixtures/app-store-standin/receipt-chain/${name}`, import.meta.url));
 export const receiptChainCertificate = (name: string) => new X509Certificate(fixture(name));
 export const receiptChainKey = (name: string) => createPrivateKey(fixture(name));
 export const RECEIPT_ROOT = receiptChainCertificate('root.pem');
@@ -18,7 +19,14 @@ const LEAF_KEY = receiptChainKey('leaf.p8');
 export function der(tag: number, ...content: Uint8Array[]): Buffer {
   const body = Buffer.concat(content);
   const n = body.length;
-  const length = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : n < 0x10000 ? [0x82, n >> 8, n & 0xff] : [0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
+  const length =
+    n < 0x80
+      ? [n]
+      : n < 0x100
+        ? [0x81, n]
+        : n < 0x10000
+          ? [0x82, n >> 8, n & 0xff]
+          : [0x83, n >> 16, (n >> 8) & 0xff, n & 0xff];
   return Buffer.concat([Buffer.from([tag, ...length]), body]);
 }
 export const integer = (n: number) => {
@@ -31,7 +39,8 @@ export function oid(dotted: string): Buffer {
   const bytes: number[] = [];
   for (const arc of [a! * 40 + b!, ...rest]) {
     const groups = [arc & 0x7f];
-    for (let left = Math.floor(arc / 128); left > 0; left = Math.floor(left / 128)) groups.unshift((left & 0x7f) | 0x80);
+    for (let left = Math.floor(arc / 128); left > 0; left = Math.floor(left / 128))
+      groups.unshift((left & 0x7f) | 0x80);
     bytes.push(...groups);
   }
   return der(0x06, Buffer.from(bytes));
@@ -73,17 +82,18 @@ export interface ReceiptContent {
 
 /** The receipt payload: the SET of receipt attributes, in-app purchases as nested SETs. */
 export function receiptPayload({ bundleId, purchases, createdAt = new Date() }: ReceiptContent): Buffer {
-  const inApps = purchases.map(({ transactionId, originalTransactionId = transactionId, productId = 'premium_monthly', expiresAt }) =>
-    attribute(
-      17,
-      der(
-        0x31,
-        attribute(1702, utf8(productId)),
-        attribute(1703, utf8(transactionId)),
-        attribute(1705, utf8(originalTransactionId)),
-        attribute(1708, ia5(expiresAt ? expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') : '')),
+  const inApps = purchases.map(
+    ({ transactionId, originalTransactionId = transactionId, productId = 'premium_monthly', expiresAt }) =>
+      attribute(
+        17,
+        der(
+          0x31,
+          attribute(1702, utf8(productId)),
+          attribute(1703, utf8(transactionId)),
+          attribute(1705, utf8(originalTransactionId)),
+          attribute(1708, ia5(expiresAt ? expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') : '')),
+        ),
       ),
-    ),
   );
   return der(
     0x31,
@@ -122,11 +132,18 @@ export function signReceipt(payload: Buffer, options: SignOptions = {}): string 
   const digestOid = options.digestOid ?? (digest === 'sha1' ? OIDS.sha1 : OIDS.sha256);
   const names = options.certificates ?? ['leaf.pem', 'intermediate.pem', 'root.pem'];
   const certificates = names.map(receiptChainCertificate);
-  const signerCertificate = options.signerCertificate ? receiptChainCertificate(options.signerCertificate) : certificates[0] ?? receiptChainCertificate('leaf.pem');
+  const signerCertificate = options.signerCertificate
+    ? receiptChainCertificate(options.signerCertificate)
+    : (certificates[0] ?? receiptChainCertificate('leaf.pem'));
   let signedAttrs: Buffer | undefined;
   if (options.signedAttributes) {
-    const { contentType = OIDS.data, messageDigest = createHash(digest).update(payload).digest() } = options.signedAttributes;
-    signedAttrs = der(0x31, der(0x30, oid(OIDS.contentType), der(0x31, oid(contentType))), der(0x30, oid(OIDS.messageDigest), der(0x31, der(0x04, messageDigest))));
+    const { contentType = OIDS.data, messageDigest = createHash(digest).update(payload).digest() } =
+      options.signedAttributes;
+    signedAttrs = der(
+      0x31,
+      der(0x30, oid(OIDS.contentType), der(0x31, oid(contentType))),
+      der(0x30, oid(OIDS.messageDigest), der(0x31, der(0x04, messageDigest))),
+    );
   }
   let signature: Buffer = sign(digest, signedAttrs ?? payload, options.key ?? LEAF_KEY);
   if (options.tamperSignature) signature = options.tamperSignature(signature);
@@ -161,7 +178,8 @@ export function flipByte(bytes: Buffer, at = -1): Buffer {
 }
 
 /** A receipt signed by the stand-in receipt chain, as Apple signs one. */
-export const signedAppReceipt = (content: ReceiptContent, options?: SignOptions) => signReceipt(receiptPayload(content), options);
+export const signedAppReceipt = (content: ReceiptContent, options?: SignOptions) =>
+  signReceipt(receiptPayload(content), options);
 
 /**
  * A receipt's shape without a signature (no certificates, no signer): what an attacker who knows
@@ -169,7 +187,13 @@ export const signedAppReceipt = (content: ReceiptContent, options?: SignOptions)
  */
 export function unsignedAppReceipt(bundleId: string, transactionId: string): string {
   const payload = receiptPayload({ bundleId, purchases: [{ transactionId }] });
-  const signedData = der(0x30, integer(1), der(0x31), der(0x30, oid(OIDS.data), der(0xa0, der(0x04, payload))), der(0x31));
+  const signedData = der(
+    0x30,
+    integer(1),
+    der(0x31),
+    der(0x30, oid(OIDS.data), der(0xa0, der(0x04, payload))),
+    der(0x31),
+  );
   return der(0x30, oid(OIDS.signedData), der(0xa0, signedData)).toString('base64');
 }
 

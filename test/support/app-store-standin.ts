@@ -12,7 +12,9 @@ import type { AddressInfo } from 'node:net';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/app-store-standin/${name}`, import.meta.url));
 export const STAND_IN_ROOT = new X509Certificate(fixture('root.pem'));
-const chain = ['leaf.pem', 'intermediate.pem', 'root.pem'].map((name) => new X509Certificate(fixture(name)).raw.toString('base64'));
+const chain = ['leaf.pem', 'intermediate.pem', 'root.pem'].map((name) =>
+  new X509Certificate(fixture(name)).raw.toString('base64'),
+);
 const leafKey = createPrivateKey(fixture('leaf.p8'));
 export const API_KEY_PEM = fixture('api-key.p8').toString();
 const apiPublicKey = createPublicKey(createPrivateKey(API_KEY_PEM));
@@ -35,11 +37,16 @@ export interface AppStoreStandIn {
 }
 
 export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<AppStoreStandIn> {
-  const credentials = { issuer_id: '57246542-96fe-1a63-e053-0824d011072a', key_id: 'STANDIN01', private_key: API_KEY_PEM };
+  const credentials = {
+    issuer_id: '57246542-96fe-1a63-e053-0824d011072a',
+    key_id: 'STANDIN01',
+    private_key: API_KEY_PEM,
+  };
   const failures: { fragment: string; status: number | 'hang' }[] = [];
   const server: Server = createServer((request, response) => {
     const path = request.url ?? '';
-    const send = (status: number, body: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const send = (status: number, body: unknown) =>
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     standIn.requests.push(path);
     const failure = failures.findIndex((f) => path.includes(f.fragment));
     if (failure >= 0) {
@@ -49,17 +56,27 @@ export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<
     }
     const [header, claims, signature] = (request.headers.authorization ?? '').replace(/^Bearer /, '').split('.');
     const valid =
-      header && claims && signature &&
-      verify('sha256', Buffer.from(`${header}.${claims}`), { key: apiPublicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url')) &&
+      header &&
+      claims &&
+      signature &&
+      verify(
+        'sha256',
+        Buffer.from(`${header}.${claims}`),
+        { key: apiPublicKey, dsaEncoding: 'ieee-p1363' },
+        Buffer.from(signature, 'base64url'),
+      ) &&
       JSON.parse(Buffer.from(header, 'base64url').toString()).kid === credentials.key_id &&
-      (({ iss, aud, bid, exp }) => iss === credentials.issuer_id && aud === 'appstoreconnect-v1' && bid === bundleId && exp * 1000 > Date.now())(
+      (({ iss, aud, bid, exp }) =>
+        iss === credentials.issuer_id && aud === 'appstoreconnect-v1' && bid === bundleId && exp * 1000 > Date.now())(
         JSON.parse(Buffer.from(claims, 'base64url').toString()),
       );
     if (!valid) return send(401, { errorCode: 4010000, errorMessage: 'Unauthenticated' });
     const transaction = path.match(/^\/inApps\/v1\/transactions\/([^/?]+)/);
     if (transaction) {
       const payload = standIn.transactions.get(decodeURIComponent(transaction[1]!));
-      return payload ? send(200, { signedTransactionInfo: signedByStandIn(payload) }) : send(404, { errorCode: 4040010, errorMessage: 'Transaction id not found.' });
+      return payload
+        ? send(200, { signedTransactionInfo: signedByStandIn(payload) })
+        : send(404, { errorCode: 4040010, errorMessage: 'Transaction id not found.' });
     }
     const statuses = path.match(/^\/inApps\/v1\/subscriptions\/([^/?]+)/);
     if (statuses) {
@@ -72,7 +89,18 @@ export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<
       return send(200, {
         environment: known.environment,
         bundleId,
-        data: [{ subscriptionGroupIdentifier: '21289261', lastTransactions: [{ originalTransactionId: known.originalTransactionId, status: 1, signedTransactionInfo: signedByStandIn(latest) }] }],
+        data: [
+          {
+            subscriptionGroupIdentifier: '21289261',
+            lastTransactions: [
+              {
+                originalTransactionId: known.originalTransactionId,
+                status: 1,
+                signedTransactionInfo: signedByStandIn(latest),
+              },
+            ],
+          },
+        ],
       });
     }
     return send(404, { errorCode: 4040000, errorMessage: 'Not found' });
@@ -84,12 +112,19 @@ export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<
     transactions: new Map(),
     requests: [],
     failNext: (fragment, status) => failures.push({ fragment, status }),
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   return standIn;
 }
 
-export function appStoreTransaction(bundleId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function appStoreTransaction(
+  bundleId: string,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   const id = String(2_000_000_000_000_000n + BigInt(`0x${randomBytes(4).toString('hex')}`));
   const now = Date.now();
   return {
@@ -112,14 +147,18 @@ export function appStoreTransaction(bundleId: string, overrides: Record<string, 
 /** DER of one element (definite lengths). */
 function der(tag: number, content: Buffer): Buffer {
   const length = content.length;
-  const lengthBytes = length < 0x80 ? Buffer.from([length]) : (() => {
-    const bytes = Buffer.from(length.toString(16).padStart(length > 0xff ? 4 : 2, '0'), 'hex');
-    return Buffer.concat([Buffer.from([0x80 | bytes.length]), bytes]);
-  })();
+  const lengthBytes =
+    length < 0x80
+      ? Buffer.from([length])
+      : (() => {
+          const bytes = Buffer.from(length.toString(16).padStart(length > 0xff ? 4 : 2, '0'), 'hex');
+          return Buffer.concat([Buffer.from([0x80 | bytes.length]), bytes]);
+        })();
   return Buffer.concat([Buffer.from([tag]), lengthBytes, content]);
 }
 const integer = (n: number) => der(0x02, Buffer.from(n.toString(16).padStart(n > 0xff ? 4 : 2, '0'), 'hex'));
-const attribute = (type: number, value: Buffer) => der(0x30, Buffer.concat([integer(type), integer(1), der(0x04, value)]));
+const attribute = (type: number, value: Buffer) =>
+  der(0x30, Buffer.concat([integer(type), integer(1), der(0x04, value)]));
 
 /**
  * A legacy app receipt's structure (PKCS#7 signedData whose content is the receipt attribute set,

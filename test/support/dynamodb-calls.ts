@@ -21,7 +21,11 @@ export async function dynamoDbRoundTrips(work: () => Promise<unknown>): Promise<
   // The build step runs in the low-level client, where the command name is DynamoDB's operation name.
   ddb.middlewareStack.add(
     (next, context) => async (args) => {
-      const call: Call = { operation: (context.commandName ?? 'unknown').replace(/Command$/, ''), started: ++clock, ended: Number.POSITIVE_INFINITY };
+      const call: Call = {
+        operation: (context.commandName ?? 'unknown').replace(/Command$/, ''),
+        started: ++clock,
+        ended: Number.POSITIVE_INFINITY,
+      };
       calls.push(call);
       try {
         return await next(args);

@@ -1,10 +1,9 @@
 /** Starts one in-memory DynamoDB Local for the whole test run and creates the table in it. */
 import type { TestProject } from 'vitest/node';
-import { freePort } from './ports.js';
 import { ensureTable, localClient, startDynamoDbLocal } from '../../local/dynamodb.js';
+import { freePort } from './ports.js';
 
 export const TEST_TABLE = 'subscriptions-test';
-
 
 declare module 'vitest' {
   export interface ProvidedContext {

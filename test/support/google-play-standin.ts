@@ -30,7 +30,9 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
     request.on('end', () => {
       const path = request.url ?? '';
       const send = (status: number, payload?: unknown) => {
-        response.writeHead(status, { 'content-type': 'application/json' }).end(payload === undefined ? '' : JSON.stringify(payload));
+        response
+          .writeHead(status, { 'content-type': 'application/json' })
+          .end(payload === undefined ? '' : JSON.stringify(payload));
       };
       const failure = failures.findIndex((f) => path.includes(f.fragment));
       if (failure >= 0) {
@@ -43,9 +45,18 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
         const form = new URLSearchParams(body);
         const assertion = form.get('assertion') ?? '';
         const [header, claims, signature] = assertion.split('.');
-        const signed = header && claims && signature && verify('sha256', Buffer.from(`${header}.${claims}`), publicKey, Buffer.from(signature, 'base64url'));
+        const signed =
+          header &&
+          claims &&
+          signature &&
+          verify('sha256', Buffer.from(`${header}.${claims}`), publicKey, Buffer.from(signature, 'base64url'));
         const parsed = claims ? JSON.parse(Buffer.from(claims, 'base64url').toString()) : {};
-        if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer' || !signed || parsed.aud !== standIn.tokenUrl || !String(parsed.scope).includes('androidpublisher')) {
+        if (
+          form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer' ||
+          !signed ||
+          parsed.aud !== standIn.tokenUrl ||
+          !String(parsed.scope).includes('androidpublisher')
+        ) {
           return send(400, { error: 'invalid_grant' });
         }
         const token = `ya29.standin-${randomBytes(8).toString('hex')}`;
@@ -53,14 +64,18 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
         return send(200, { access_token: token, expires_in: 3599, token_type: 'Bearer' });
       }
       const bearer = request.headers.authorization?.replace(/^Bearer /, '') ?? '';
-      if (!issued.has(bearer)) return send(401, { error: { code: 401, message: 'Request had invalid authentication credentials.' } });
+      if (!issued.has(bearer))
+        return send(401, { error: { code: 401, message: 'Request had invalid authentication credentials.' } });
       const prefix = `/androidpublisher/v3/applications/${packageName}/purchases/`;
-      if (!path.startsWith(prefix)) return send(404, { error: { code: 404, message: 'No application was found for the given package name.' } });
+      if (!path.startsWith(prefix))
+        return send(404, { error: { code: 404, message: 'No application was found for the given package name.' } });
       const rest = path.slice(prefix.length);
       const get = rest.match(/^subscriptionsv2\/tokens\/([^/]+)$/);
       if (request.method === 'GET' && get) {
         const purchase = standIn.purchases.get(decodeURIComponent(get[1]!));
-        return purchase ? send(200, purchase) : send(404, { error: { code: 404, message: 'The purchase token was not found.' } });
+        return purchase
+          ? send(200, purchase)
+          : send(404, { error: { code: 404, message: 'The purchase token was not found.' } });
       }
       const ack = rest.match(/^subscriptions\/([^/]+)\/tokens\/([^/:]+):acknowledge$/);
       if (request.method === 'POST' && ack) {
@@ -88,13 +103,21 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
     acknowledged: [],
     tokenRequests: 0,
     failNext: (fragment, status) => failures.push({ fragment, status }),
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   return standIn;
 }
 
 /** A SubscriptionPurchaseV2 as Google returns it for an active, unacknowledged purchase. */
-export function subscriptionPurchase(productId: string, expiresInMs: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function subscriptionPurchase(
+  productId: string,
+  expiresInMs: number,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     kind: 'androidpublisher#subscriptionPurchaseV2',
     regionCode: 'US',
@@ -102,7 +125,14 @@ export function subscriptionPurchase(productId: string, expiresInMs: number, ove
     subscriptionState: 'SUBSCRIPTION_STATE_ACTIVE',
     latestOrderId: `GPA.3345-${randomBytes(2).toString('hex')}-${randomBytes(2).toString('hex')}-00000`,
     acknowledgementState: 'ACKNOWLEDGEMENT_STATE_PENDING',
-    lineItems: [{ productId, expiryTime: new Date(Date.now() + expiresInMs).toISOString(), autoRenewingPlan: { autoRenewEnabled: true }, offerDetails: { basePlanId: 'monthly' } }],
+    lineItems: [
+      {
+        productId,
+        expiryTime: new Date(Date.now() + expiresInMs).toISOString(),
+        autoRenewingPlan: { autoRenewEnabled: true },
+        offerDetails: { basePlanId: 'monthly' },
+      },
+    ],
     ...overrides,
   };
 }

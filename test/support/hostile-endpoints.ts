@@ -8,22 +8,25 @@
  *
  * Import it after setting TABLE_NAME (vi.hoisted): it imports lib/.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionRecord } from '../../lib/data/subscriptions.js';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../lib/domain/subscription-state.js';
-import type { ApiName } from '../../lib/http/envelopes.js';
 import { MAX_BODY_BYTES } from '../../lib/http/endpoint.js';
-import { apiOfPath } from '../../local/gateway.js';
+import type { ApiName } from '../../lib/http/envelopes.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
+import { apiOfPath } from '../../local/gateway.js';
 import { createTestApp, type TestApp } from './fixtures.js';
-import { mintReceipt } from './receipts.js';
 import {
+  type Alternatives,
+  type Answer,
   alternativesFor,
   answerProblems,
   CONTENT_TYPES,
   encodeJson,
+  type Hostile,
   headerName,
   headerValue,
   hostileBody,
@@ -31,20 +34,17 @@ import {
   pathSegment,
   queryName,
   queryValue,
-  type Alternatives,
-  type Answer,
-  type Hostile,
 } from './hostile-input.js';
+import { recordTally } from './hostile-tally.js';
 import { useGateway } from './http.js';
 import { mobileHeaders } from './mobile.js';
 import { createOwnTable } from './own-table.js';
+import { mintReceipt } from './receipts.js';
 import { seedSubscription } from './subscriptions.js';
-import { recordTally } from './hostile-tally.js';
 import { diffSnapshots, isEmptyDiff, restoreSnapshot, snapshotTable, type TableSnapshot } from './table-snapshot.js';
 
 /** Replay a failure with FUZZ_SEED=<the seed fast-check prints>; FUZZ_RUNS overrides the cases per route. */
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
-
 
 interface Fixture {
   app: TestApp;
@@ -75,7 +75,13 @@ const DAY = 86_400_000;
 
 /** Values that pass validation but mean something else, by field, query or path parameter name. */
 function alternativesOf(f: Fixture): Alternatives {
-  const receipts = [f.receipts.owned, f.receipts.ofOtherApp, f.receipts.ofOtherProduct, f.receipts.expired, f.receipts.verify.receipt_data];
+  const receipts = [
+    f.receipts.owned,
+    f.receipts.ofOtherApp,
+    f.receipts.ofOtherProduct,
+    f.receipts.expired,
+    f.receipts.verify.receipt_data,
+  ];
   const products = ['pro_yearly', 'retired_plan', 'no_such_product'];
   const iso = (offset: number) => new Date(Date.now() + offset).toISOString();
   return {
@@ -113,34 +119,119 @@ function alternativesOf(f: Fixture): Alternatives {
 
 /** One valid request per route (as in the e2e tests): the seed that mutations start from. */
 const VALID: Record<string, (f: Fixture) => ValidRequest> = {
-  ListSubscriptions: () => ({ query: { limit: '10', status: 'active', platform: 'ios', product_id: 'premium_monthly' } }),
-  CreateSubscription: () => ({
-    body: { user_id: USER, product_id: 'premium_monthly', platform: 'ios', price: 4.99, currency: 'usd', transaction_id: 'tx-fuzz', receipt_data: 'cmVjZWlwdA==', auto_renew: true, trial_period: false },
+  ListSubscriptions: () => ({
+    query: { limit: '10', status: 'active', platform: 'ios', product_id: 'premium_monthly' },
   }),
-  VerifyPurchase: (f) => ({ body: { platform: 'ios', receipt_data: f.receipts.verify.receipt_data, user_id: USER, transaction_id: f.receipts.verify.transaction_id } }),
-  RevenueStatistics: () => ({ query: { start_date: '2025-01-01', end_date: '2025-03-31', group_by: 'week', product_id: 'premium_monthly' } }),
+  CreateSubscription: () => ({
+    body: {
+      user_id: USER,
+      product_id: 'premium_monthly',
+      platform: 'ios',
+      price: 4.99,
+      currency: 'usd',
+      transaction_id: 'tx-fuzz',
+      receipt_data: 'cmVjZWlwdA==',
+      auto_renew: true,
+      trial_period: false,
+    },
+  }),
+  VerifyPurchase: (f) => ({
+    body: {
+      platform: 'ios',
+      receipt_data: f.receipts.verify.receipt_data,
+      user_id: USER,
+      transaction_id: f.receipts.verify.transaction_id,
+    },
+  }),
+  RevenueStatistics: () => ({
+    query: { start_date: '2025-01-01', end_date: '2025-03-31', group_by: 'week', product_id: 'premium_monthly' },
+  }),
   ListProducts: () => ({}),
   GetSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active } }),
-  UpdateSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active }, body: { auto_renew: false, cancellation_reason: 'too expensive' } }),
-  CancelSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active }, body: { reason: 'too expensive', immediate: true, refund: true } }),
-  RenewSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active }, body: { transaction_id: 'tx-renewal', receipt_data: 'cmVuZXdhbA==', expires_at: new Date(Date.now() + 60 * 86_400_000).toISOString() } }),
-  PauseSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active }, body: { pause_duration: 2, unit: 'weeks', reason: 'holiday' } }),
+  UpdateSubscription: (f) => ({
+    params: { subscription_id: f.subscriptions.active },
+    body: { auto_renew: false, cancellation_reason: 'too expensive' },
+  }),
+  CancelSubscription: (f) => ({
+    params: { subscription_id: f.subscriptions.active },
+    body: { reason: 'too expensive', immediate: true, refund: true },
+  }),
+  RenewSubscription: (f) => ({
+    params: { subscription_id: f.subscriptions.active },
+    body: {
+      transaction_id: 'tx-renewal',
+      receipt_data: 'cmVuZXdhbA==',
+      expires_at: new Date(Date.now() + 60 * 86_400_000).toISOString(),
+    },
+  }),
+  PauseSubscription: (f) => ({
+    params: { subscription_id: f.subscriptions.active },
+    body: { pause_duration: 2, unit: 'weeks', reason: 'holiday' },
+  }),
   ResumeSubscription: (f) => ({ params: { subscription_id: f.subscriptions.paused }, body: {} }),
   VerifyFirstReceipt: (f) => ({ body: { receipt: f.receipts.first, productId: 'premium_monthly' } }),
   RecoverReceipt: (f) => ({ body: { receipt: f.receipts.recover } }),
   ...Object.fromEntries(
     (['', 'V2'] as const).flatMap((v) => [
-      [`ReportEvents${v}`, () => ({ body: { events: [{ name: 'app_opened', user: USER, sessionId: 's-1', extra: { source: 'push', nested: { depth: [1, 2] } } }, { eventName: 'screen_view', timestamp: Date.now() - 1000, properties: { screen_name: 'paywall' } }] } })],
+      [
+        `ReportEvents${v}`,
+        () => ({
+          body: {
+            events: [
+              {
+                name: 'app_opened',
+                user: USER,
+                sessionId: 's-1',
+                extra: { source: 'push', nested: { depth: [1, 2] } },
+              },
+              { eventName: 'screen_view', timestamp: Date.now() - 1000, properties: { screen_name: 'paywall' } },
+            ],
+          },
+        }),
+      ],
       [`ReportSession${v}`, () => ({ body: { sessionId: 's-1', startTime: Date.now() - 60_000, duration: 60 } })],
-      [`ReportOrder${v}`, () => ({ body: { orderId: 'order-1', productId: 'premium_monthly', price: 9.99, currency: 'USD' } })],
+      [
+        `ReportOrder${v}`,
+        () => ({ body: { orderId: 'order-1', productId: 'premium_monthly', price: 9.99, currency: 'USD' } }),
+      ],
       [`ReportConversion${v}`, () => ({ body: { conversionType: 'trial_started', value: 1.5 } })],
       [`ReportGlobalSwitch${v}`, () => ({ body: { enabled: true, features: { paywall: 'b', limits: [1, 2, 3] } } })],
-      [`ReportTyped${v}`, () => ({ params: { type: 'device_info' }, body: { model: 'iPhone15,2', os: '18.1', screen: { w: 1179, h: 2556 } } })],
-      [`UpdateUserAttributes${v}`, () => ({ body: { email: 'ada@example.com', name: 'Ada', first_name: 'Ada', last_name: 'Lovelace', phone: '+14155550123', language: 'en', country: 'GB', gender: 'female', birthday: '1990-12-10', timezone: 'Europe/London' } })],
+      [
+        `ReportTyped${v}`,
+        () => ({
+          params: { type: 'device_info' },
+          body: { model: 'iPhone15,2', os: '18.1', screen: { w: 1179, h: 2556 } },
+        }),
+      ],
+      [
+        `UpdateUserAttributes${v}`,
+        () => ({
+          body: {
+            email: 'ada@example.com',
+            name: 'Ada',
+            first_name: 'Ada',
+            last_name: 'Lovelace',
+            phone: '+14155550123',
+            language: 'en',
+            country: 'GB',
+            gender: 'female',
+            birthday: '1990-12-10',
+            timezone: 'Europe/London',
+          },
+        }),
+      ],
     ]),
   ),
-  ReportAttribution: () => ({ body: { network: 'appsflyer', data: { campaign_id: 'c-1', campaign_name: 'Spring', cost: 0.25 } } }),
-  ReportSearchAds: () => ({ body: { attribution: { 'Version3.1': { 'iad-campaign-id': '123', 'iad-campaign-name': 'Spring', 'iad-attribution': 'true' } } } }),
+  ReportAttribution: () => ({
+    body: { network: 'appsflyer', data: { campaign_id: 'c-1', campaign_name: 'Spring', cost: 0.25 } },
+  }),
+  ReportSearchAds: () => ({
+    body: {
+      attribution: {
+        'Version3.1': { 'iad-campaign-id': '123', 'iad-campaign-name': 'Spring', 'iad-attribution': 'true' },
+      },
+    },
+  }),
   SegmentInfo: () => ({}),
   AdsInfo: (f) => ({ params: { platform: 'ios', app_id: f.app.appId, store_id: '1234567' } }),
   SetCustomProperties: () => ({ body: { properties: { plan: 'gold', level: 3, beta: true, legacy: null } } }),
@@ -159,7 +250,8 @@ interface FuzzCase {
 /** fast-check prints counterexamples with this (2 MB of bytes would be unreadable). */
 const printable = (c: Omit<FuzzCase, typeof fc.toStringMethod>): FuzzCase =>
   Object.assign(c, {
-    [fc.toStringMethod]: () => `${c.method} ${c.path.slice(0, 300)} (${c.description}) headers=${JSON.stringify(c.headers).slice(0, 500)} body=${c.body ? JSON.stringify(c.body.subarray(0, 300).toString('latin1')) : '-'}${c.body && c.body.length > 300 ? `... (${c.body.length} bytes)` : ''}`,
+    [fc.toStringMethod]: () =>
+      `${c.method} ${c.path.slice(0, 300)} (${c.description}) headers=${JSON.stringify(c.headers).slice(0, 500)} body=${c.body ? JSON.stringify(c.body.subarray(0, 300).toString('latin1')) : '-'}${c.body && c.body.length > 300 ? `... (${c.body.length} bytes)` : ''}`,
   });
 
 /** Request line and headers kept within what Node's HTTP server (16 KiB) and API Gateway (10 KiB) accept. */
@@ -174,11 +266,38 @@ function authHeaders(route: Route, f: Fixture): Record<string, string> {
 function authVariants(api: ApiName, f: Fixture): fc.Arbitrary<Record<string, string | undefined>> {
   if (api === 'subscriptions') {
     return fc
-      .constantFrom(undefined, '', 'Bearer', 'Bearer ', `Bearer ${f.app.sdkKey}`, `Basic ${f.app.secretKey}`, `bearer ${f.app.secretKey}`, `Bearer ${f.app.secretKey}x`, `Bearer  ${f.app.secretKey}  `, `Bearer ${f.app.secretKey} ${f.app.secretKey}`, `Bearer ${'k'.repeat(3000)}`, `Bearer ${f.other.secretKey}`, 'Bearer sk_', `Token ${f.app.secretKey}`)
+      .constantFrom(
+        undefined,
+        '',
+        'Bearer',
+        'Bearer ',
+        `Bearer ${f.app.sdkKey}`,
+        `Basic ${f.app.secretKey}`,
+        `bearer ${f.app.secretKey}`,
+        `Bearer ${f.app.secretKey}x`,
+        `Bearer  ${f.app.secretKey}  `,
+        `Bearer ${f.app.secretKey} ${f.app.secretKey}`,
+        `Bearer ${'k'.repeat(3000)}`,
+        `Bearer ${f.other.secretKey}`,
+        'Bearer sk_',
+        `Token ${f.app.secretKey}`,
+      )
       .map((authorization) => ({ authorization }));
   }
   return fc.oneof(
-    fc.constantFrom(undefined, '', ' ', f.app.secretKey, f.other.sdkKey, `${f.app.sdkKey} `, `${f.app.sdkKey}x`, 'pk_', 'k'.repeat(3000)).map((key) => ({ 'x-api-key': key })),
+    fc
+      .constantFrom(
+        undefined,
+        '',
+        ' ',
+        f.app.secretKey,
+        f.other.sdkKey,
+        `${f.app.sdkKey} `,
+        `${f.app.sdkKey}x`,
+        'pk_',
+        'k'.repeat(3000),
+      )
+      .map((key) => ({ 'x-api-key': key })),
     fc.constantFrom(f.other.appId, '', 'app_0000000000000000', '__proto__').map((appId) => ({ 'x-app-id': appId })),
   );
 }
@@ -209,68 +328,127 @@ function casesFor(route: Route, f: Fixture): fc.Arbitrary<FuzzCase> {
     });
   const withHeaders = (changes: Record<string, string | undefined>, description: string) => {
     const merged: Record<string, string | undefined> = { ...base({ description }).headers, ...changes };
-    return base({ description, headers: Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined)) as Record<string, string> });
+    return base({
+      description,
+      headers: Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined)) as Record<string, string>,
+    });
   };
 
   const alternatives = alternativesOf(f);
   const bodies = hostileBody(valid.body ?? {}, alternatives).map((body) =>
-    base({ body: body.bytes, description: body.description, refuse: body.refuse, headers: { ...headers, 'content-type': 'application/json' } }),
+    base({
+      body: body.bytes,
+      description: body.description,
+      refuse: body.refuse,
+      headers: { ...headers, 'content-type': 'application/json' },
+    }),
   );
   const headerCases = fc.oneof(
     authVariants(route.api, f).map((changes) => withHeaders(changes, `auth ${JSON.stringify(changes).slice(0, 80)}`)),
-    fc.tuple(fc.constantFrom(...Object.keys(headers)), headerValue).map(([name, value]) => withHeaders({ [name]: value }, `header ${name} replaced`)),
-    fc.constantFrom(...Object.keys(headers)).map((name) => withHeaders({ [name]: undefined }, `header ${name} dropped`)),
-    fc.constantFrom(...CONTENT_TYPES).map((type) => withHeaders({ 'content-type': type }, `content-type ${JSON.stringify(type)}`)),
+    fc
+      .tuple(fc.constantFrom(...Object.keys(headers)), headerValue)
+      .map(([name, value]) => withHeaders({ [name]: value }, `header ${name} replaced`)),
+    fc
+      .constantFrom(...Object.keys(headers))
+      .map((name) => withHeaders({ [name]: undefined }, `header ${name} dropped`)),
+    fc
+      .constantFrom(...CONTENT_TYPES)
+      .map((type) => withHeaders({ 'content-type': type }, `content-type ${JSON.stringify(type)}`)),
     fc.tuple(headerName, headerValue).map(([name, value]) => withHeaders({ [name]: value }, `extra header ${name}`)),
   );
   const queryCases = fc
     .oneof(
-      fc.tuple(fc.nat(), queryValue).map(([i, value]): [string, string][] =>
-        validQuery.length === 0 ? [['x', value]] : validQuery.map(([k, v], j) => [k, j === i % validQuery.length ? value : v]),
-      ),
+      fc
+        .tuple(fc.nat(), queryValue)
+        .map(([i, value]): [string, string][] =>
+          validQuery.length === 0
+            ? [['x', value]]
+            : validQuery.map(([k, v], j) => [k, j === i % validQuery.length ? value : v]),
+        ),
       fc.nat().map((i): [string, string][] => validQuery.filter((_, j) => j !== i % Math.max(1, validQuery.length))),
       fc.tuple(queryName, queryValue).map(([name, value]): [string, string][] => [...validQuery, [name, value]]),
-      fc.nat().map((i): [string, string][] => (validQuery.length === 0 ? [['page', '1'], ['page', '2']] : [...validQuery, validQuery[i % validQuery.length]!])),
+      fc.nat().map((i): [string, string][] =>
+        validQuery.length === 0
+          ? [
+              ['page', '1'],
+              ['page', '2'],
+            ]
+          : [...validQuery, validQuery[i % validQuery.length]!],
+      ),
       fc.tuple(fc.nat(), fc.nat()).map(([i, pick]): [string, string][] => {
         // A valid-looking value that means something else (another status, page, date range...).
         if (validQuery.length === 0) return [['page', '1']];
         const [name] = validQuery[i % validQuery.length]!;
         const options = alternativesFor(alternatives, name);
-        return validQuery.map(([k, v]) => [k, k === name && options.length > 0 ? String(options[pick % options.length]) : v]);
+        return validQuery.map(([k, v]) => [
+          k,
+          k === name && options.length > 0 ? String(options[pick % options.length]) : v,
+        ]);
       }),
     )
-    .map((entries) => base({ path: `${path}${queryString(entries)}`, description: `query ${JSON.stringify(entries).slice(0, 120)}` }));
+    .map((entries) =>
+      base({ path: `${path}${queryString(entries)}`, description: `query ${JSON.stringify(entries).slice(0, 120)}` }),
+    );
   const rawQueries = fc
-    .constantFrom('?%zz=1', '?a=%', '?&&&', '?=x', '?a', '?%00=%00', '?__proto__[polluted]=yes', '?constructor=1&constructor=2', `?${'q'.repeat(3000)}=1`)
+    .constantFrom(
+      '?%zz=1',
+      '?a=%',
+      '?&&&',
+      '?=x',
+      '?a',
+      '?%00=%00',
+      '?__proto__[polluted]=yes',
+      '?constructor=1&constructor=2',
+      `?${'q'.repeat(3000)}=1`,
+    )
     .map((query) => base({ path: `${path}${query}`, description: `raw query ${query.slice(0, 40)}` }));
   const paramNames = Object.keys(params);
   const pathCases = fc.oneof(
     ...(paramNames.length > 0
       ? [
-          fc.tuple(fc.constantFrom(...paramNames), pathSegment).map(([name, segment]) => base({ path: pathOf(route, { ...params, [name]: segment }), description: `path parameter ${name}=${segment.slice(0, 60)}` })),
+          fc.tuple(fc.constantFrom(...paramNames), pathSegment).map(([name, segment]) =>
+            base({
+              path: pathOf(route, { ...params, [name]: segment }),
+              description: `path parameter ${name}=${segment.slice(0, 60)}`,
+            }),
+          ),
           fc.tuple(fc.constantFrom(...paramNames), fc.nat()).map(([name, pick]) => {
             const options = alternativesFor(alternatives, name);
-            const value = options.length > 0 ? encodeURIComponent(String(options[pick % options.length])) : params[name]!;
-            return base({ path: pathOf(route, { ...params, [name]: value }), description: `path parameter ${name}=${value.slice(0, 60)} (valid form)` });
+            const value =
+              options.length > 0 ? encodeURIComponent(String(options[pick % options.length])) : params[name]!;
+            return base({
+              path: pathOf(route, { ...params, [name]: value }),
+              description: `path parameter ${name}=${value.slice(0, 60)} (valid form)`,
+            });
           }),
         ]
       : []),
-    fc.constantFrom('/', '//', '/extra', '/..', '/%2e%2e', '/%00').map((suffix) => base({ path: `${path}${suffix}`, description: `path suffix ${suffix}` })),
+    fc
+      .constantFrom('/', '//', '/extra', '/..', '/%2e%2e', '/%00')
+      .map((suffix) => base({ path: `${path}${suffix}`, description: `path suffix ${suffix}` })),
   );
-  const methodCases = fc.constantFrom(...OTHER_METHODS.filter((m) => m !== route.method)).map((method) => base({ method, description: `method ${method}` }));
+  const methodCases = fc
+    .constantFrom(...OTHER_METHODS.filter((m) => m !== route.method))
+    .map((method) => base({ method, description: `method ${method}` }));
 
   const readsQuery = validQuery.length > 0;
-  return fc
-    .oneof(
-      { weight: route.method === 'GET' ? 3 : 12, arbitrary: bodies },
-      { weight: 2, arbitrary: headerCases },
-      { weight: readsQuery ? 6 : 1, arbitrary: queryCases },
-      { weight: 1, arbitrary: rawQueries },
-      { weight: paramNames.length > 0 ? 3 : 1, arbitrary: pathCases },
-      { weight: 1, arbitrary: methodCases },
-    )
-    // Longer request lines and headers never reach a handler: Node answers 431 and API Gateway its own error.
-    .filter((c) => Buffer.byteLength(c.path) + Object.entries(c.headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0) <= MAX_REQUEST_HEAD_BYTES);
+  return (
+    fc
+      .oneof(
+        { weight: route.method === 'GET' ? 3 : 12, arbitrary: bodies },
+        { weight: 2, arbitrary: headerCases },
+        { weight: readsQuery ? 6 : 1, arbitrary: queryCases },
+        { weight: 1, arbitrary: rawQueries },
+        { weight: paramNames.length > 0 ? 3 : 1, arbitrary: pathCases },
+        { weight: 1, arbitrary: methodCases },
+      )
+      // Longer request lines and headers never reach a handler: Node answers 431 and API Gateway its own error.
+      .filter(
+        (c) =>
+          Buffer.byteLength(c.path) + Object.entries(c.headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0) <=
+          MAX_REQUEST_HEAD_BYTES,
+      )
+  );
 }
 
 /** `200`, or `400 INVALID_PARAMETER`: status and error code of an answer. */
@@ -307,14 +485,17 @@ export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
     // A path that leaves the route (e.g. /v1/subscriptions/..) is answered by whichever API the normalised path names.
     const problems = answerProblems(apiOfPath(new URL(c.path, 'http://localhost').pathname), answer);
     if (c.refuse && answer.status !== 400) problems.push(`expected a 400 for ${c.description}, got ${answer.status}`);
-    if (prototypeKeys() !== PROTOTYPE_KEYS || ({} as Record<string, unknown>).polluted !== undefined) problems.push('Object.prototype was polluted');
+    if (prototypeKeys() !== PROTOTYPE_KEYS || ({} as Record<string, unknown>).polluted !== undefined)
+      problems.push('Object.prototype was polluted');
     const after = await snapshotTable();
     const diff = diffSnapshots(baseline, after);
     if (!isEmptyDiff(diff)) {
-      if (answer.status < 200 || answer.status >= 300) problems.push(`refused with ${answer.status} but wrote ${JSON.stringify(diff)}`);
+      if (answer.status < 200 || answer.status >= 300)
+        problems.push(`refused with ${answer.status} but wrote ${JSON.stringify(diff)}`);
       await restoreSnapshot(baseline, after);
     }
-    if (problems.length > 0) throw new Error(`${problems.join('\n')}\nanswer ${answer.status}: ${answer.text.slice(0, 500)}`);
+    if (problems.length > 0)
+      throw new Error(`${problems.join('\n')}\nanswer ${answer.status}: ${answer.text.slice(0, 500)}`);
     return answer;
   }
 
@@ -333,9 +514,15 @@ export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
         other,
         subscriptions: {
           active: await seed('active'),
-          paused: await seed('paused', app, { paused_at: new Date(now).toISOString(), paused_until: new Date(now + 7 * DAY).toISOString() }),
+          paused: await seed('paused', app, {
+            paused_at: new Date(now).toISOString(),
+            paused_until: new Date(now + 7 * DAY).toISOString(),
+          }),
           expired: await seed('expired', app, { expires_at: new Date(now - DAY).toISOString() }),
-          cancelled: await seed('cancelled', app, { cancelled_at: new Date(now).toISOString(), expires_at: new Date(now).toISOString() }),
+          cancelled: await seed('cancelled', app, {
+            cancelled_at: new Date(now).toISOString(),
+            expires_at: new Date(now).toISOString(),
+          }),
           pending: await seed('pending_verification'),
           ofOtherApp: await seed('active', other),
         },
@@ -354,7 +541,9 @@ export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
 
     afterAll(async () => {
       const byCount = [...outcomes].sort(([, a], [, b]) => b - a).map(([outcome, n]) => `${outcome}: ${n}`);
-      console.log(`hostile input: ${cases} cases against the ${api} API (seed ${SEED}); answers: ${byCount.join(', ')}`);
+      console.log(
+        `hostile input: ${cases} cases against the ${api} API (seed ${SEED}); answers: ${byCount.join(', ')}`,
+      );
       await recordTally(api, cases, SEED);
     });
 
@@ -362,7 +551,9 @@ export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
       expect(Object.keys(VALID).sort()).toEqual(ROUTES.map((route) => route.name).sort());
     });
 
-    it.each(ROUTES.filter((route) => route.api === api).map((route) => [`${route.method} ${route.path}`, route] as const))(
+    it.each(
+      ROUTES.filter((route) => route.api === api).map((route) => [`${route.method} ${route.path}`, route] as const),
+    )(
       '%s: never a 5xx, always the envelope, and a refusal writes nothing',
       async (_name, route) => {
         await fc.assert(
@@ -388,7 +579,16 @@ export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
       ];
       for (const [i, body] of bodies.entries()) {
         const headers = { ...authHeaders(route, fixture), 'content-type': 'application/json' };
-        const answer = await check(printable({ method: route.method, path: route.path, headers, body, description: `large body ${i}`, refuse: false }));
+        const answer = await check(
+          printable({
+            method: route.method,
+            path: route.path,
+            headers,
+            body,
+            description: `large body ${i}`,
+            refuse: false,
+          }),
+        );
         // The mobile API states its limits as parameter rules (400); the subscription API says 413.
         expect(answer.status, `large body ${i}`).toBe(api === 'mobile' ? 400 : 413);
       }

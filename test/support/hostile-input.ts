@@ -63,7 +63,8 @@ export function encodeJson(value: Hostile): Buffer {
   return Buffer.concat(parts);
 }
 
-const raw = (text: string | Buffer, label: string) => new RawJson(Buffer.isBuffer(text) ? text : Buffer.from(text), label);
+const raw = (text: string | Buffer, label: string) =>
+  new RawJson(Buffer.isBuffer(text) ? text : Buffer.from(text), label);
 
 // ---------------------------------------------------------------------------------------------
 // Values
@@ -87,7 +88,12 @@ const INVALID_UTF8: readonly number[][] = [
 /** A JSON string holding bytes that are not UTF-8. */
 const invalidUtf8String: fc.Arbitrary<RawJson> = fc
   .tuple(fc.constantFrom(...INVALID_UTF8), fc.string({ maxLength: 8, unit: 'grapheme-ascii' }))
-  .map(([bytes, text]) => raw(Buffer.concat([Buffer.from(`"${text.replace(/["\\]/g, '')}`), Buffer.from(bytes), Buffer.from('"')]), `invalid UTF-8 ${Buffer.from(bytes).toString('hex')}`));
+  .map(([bytes, text]) =>
+    raw(
+      Buffer.concat([Buffer.from(`"${text.replace(/["\\]/g, '')}`), Buffer.from(bytes), Buffer.from('"')]),
+      `invalid UTF-8 ${Buffer.from(bytes).toString('hex')}`,
+    ),
+  );
 
 /** Far deeper than any body may nest: must be refused before anything recursive touches it. */
 const DEEP_LEVELS = [5_000, 20_000, 100_000] as const;
@@ -109,39 +115,152 @@ const moderatelyDeep: fc.Arbitrary<RawJson> = fc
 
 /** Numbers at the edges of JSON, JavaScript (2^53, 8.64e15 ms) and DynamoDB (1e-130..1e126, 38 digits). */
 const EDGE_NUMBERS: Hostile[] = [
-  0, -1, 1, 0.5, -0.5, 1e308, -1e308, 1.7976931348623157e308, 5e-324, -5e-324, 1e-200, 2 ** 31, 2 ** 32, 2 ** 53,
-  Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, -Number.MAX_SAFE_INTEGER - 2, 1e21, 8.64e15, 1e11, 0.1 + 0.2,
-  Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY,
+  0,
+  -1,
+  1,
+  0.5,
+  -0.5,
+  1e308,
+  -1e308,
+  1.7976931348623157e308,
+  5e-324,
+  -5e-324,
+  1e-200,
+  2 ** 31,
+  2 ** 32,
+  2 ** 53,
+  Number.MAX_SAFE_INTEGER,
+  Number.MAX_SAFE_INTEGER + 2,
+  -Number.MAX_SAFE_INTEGER - 2,
+  1e21,
+  8.64e15,
+  1e11,
+  0.1 + 0.2,
+  Number.POSITIVE_INFINITY,
+  Number.NEGATIVE_INFINITY,
 ];
 
 const edgeNumbers: fc.Arbitrary<Hostile> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...EDGE_NUMBERS) },
-  fc.constantFrom('-0', '1e999', '-1e999', '1e-400', '123456789012345678901234567890', '0.0000000000000000000000000001', '1E+2', '-0.0e-0').map((text) => raw(text, `number ${text}`)),
+  fc
+    .constantFrom(
+      '-0',
+      '1e999',
+      '-1e999',
+      '1e-400',
+      '123456789012345678901234567890',
+      '0.0000000000000000000000000001',
+      '1E+2',
+      '-0.0e-0',
+    )
+    .map((text) => raw(text, `number ${text}`)),
   fc.double({ noNaN: true }),
   fc.integer(),
   fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }).map((n) => raw(n.toString(), `integer ${n}`)),
 );
 
-const nanishStrings = fc.constantFrom('NaN', 'Infinity', '-Infinity', '1e999', '0x1F', '1_000', '١٢٣', ' 42 ', '4.2e1', '', ' ', 'null', 'undefined', 'true', '[]', '{}', '-0', '+1');
+const nanishStrings = fc.constantFrom(
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e999',
+  '0x1F',
+  '1_000',
+  '١٢٣',
+  ' 42 ',
+  '4.2e1',
+  '',
+  ' ',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+  '-0',
+  '+1',
+);
 
 /** Lengths at and just past the limits the schemas state. */
 const boundaryStrings = fc
-  .tuple(fc.constantFrom(1, 3, 63, 64, 65, 127, 128, 129, 199, 200, 201, 255, 256, 257, 499, 500, 501, 511, 512, 513, 1024, 1025, 2048, 2049), fc.constantFrom('a', 'Z', '9', '_', 'é', '😀', ' '))
+  .tuple(
+    fc.constantFrom(
+      1,
+      3,
+      63,
+      64,
+      65,
+      127,
+      128,
+      129,
+      199,
+      200,
+      201,
+      255,
+      256,
+      257,
+      499,
+      500,
+      501,
+      511,
+      512,
+      513,
+      1024,
+      1025,
+      2048,
+      2049,
+    ),
+    fc.constantFrom('a', 'Z', '9', '_', 'é', '😀', ' '),
+  )
   .map(([length, char]) => char.repeat(length));
 
 /** About 100k characters (up to 400 KB of UTF-8). */
-const hugeStrings = fc.constantFrom('x', 'é', '😀', '\u0000', '\\', '"', '%00', '<script>', 'A1+/=').map((unit) => unit.repeat(Math.ceil(100_000 / unit.length)));
+const hugeStrings = fc
+  .constantFrom('x', 'é', '😀', '\u0000', '\\', '"', '%00', '<script>', 'A1+/=')
+  .map((unit) => unit.repeat(Math.ceil(100_000 / unit.length)));
 
 const oddStrings = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
-  fc.constantFrom('\u202Eevil', '\uFEFFbom', '\u0000', 'a\u0000b', '\ud800', '\udfff', 'Ω≈ç√', '𝕏', '../../etc/passwd', "' OR '1'='1", '${jndi:ldap://x}', '{{7*7}}', '#', 'a#b', 'APP#x', 'sub_000000000000000000000000', '<img src=x>'),
+  fc.constantFrom(
+    '\u202Eevil',
+    '\uFEFFbom',
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    '\udfff',
+    'Ω≈ç√',
+    '𝕏',
+    '../../etc/passwd',
+    "' OR '1'='1",
+    '${jndi:ldap://x}',
+    '{{7*7}}',
+    '#',
+    'a#b',
+    'APP#x',
+    'sub_000000000000000000000000',
+    '<img src=x>',
+  ),
 );
 
 const timestamps = fc.constantFrom(
-  '2024-02-30T00:00:00Z', '9999-12-31T23:59:59Z', '+275760-09-13T00:00:00.000Z', '0000-01-01T00:00:00Z', '1970-01-01T00:00:00Z',
-  '2025-01-01', '2025-13-01T00:00:00Z', '2025-01-01T25:61:61Z', 'now', 'yesterday', '2025-01-01T00:00:00', '2025-01-01T00:00:00+25:00',
-  '2024-02-30', '0000-00-00', '9999-99-99', '275760-09-13', '1900-01-01', '2025-1-1',
+  '2024-02-30T00:00:00Z',
+  '9999-12-31T23:59:59Z',
+  '+275760-09-13T00:00:00.000Z',
+  '0000-01-01T00:00:00Z',
+  '1970-01-01T00:00:00Z',
+  '2025-01-01',
+  '2025-13-01T00:00:00Z',
+  '2025-01-01T25:61:61Z',
+  'now',
+  'yesterday',
+  '2025-01-01T00:00:00',
+  '2025-01-01T00:00:00+25:00',
+  '2024-02-30',
+  '0000-00-00',
+  '9999-99-99',
+  '275760-09-13',
+  '1900-01-01',
+  '2025-1-1',
 );
 
 /** Objects that pollute a prototype if merged or assigned naively. */
@@ -150,17 +269,55 @@ const pollution: fc.Arbitrary<Hostile> = fc.constantFrom(
   objectOf([['constructor', objectOf([['prototype', objectOf([['polluted', 'yes']])]])]]),
   objectOf([['prototype', objectOf([['polluted', 'yes']])]]),
   objectOf([['__proto__', null]]),
-  objectOf([['toString', 'x'], ['valueOf', 1], ['hasOwnProperty', true]]),
+  objectOf([
+    ['toString', 'x'],
+    ['valueOf', 1],
+    ['hasOwnProperty', true],
+  ]),
 );
 
 const hostileKey = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__') },
-  { weight: 2, arbitrary: fc.constantFrom('', ' ', 'a'.repeat(65), 'k'.repeat(300), '#', 'pk', 'sk', 'type', 'app_id', 'user_id', '$where', 'x.y', 'a#b', '\u0000', '😀', 'Version3.1') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '__proto__',
+      'constructor',
+      'prototype',
+      'toString',
+      'hasOwnProperty',
+      'valueOf',
+      '__defineGetter__',
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      'a'.repeat(65),
+      'k'.repeat(300),
+      '#',
+      'pk',
+      'sk',
+      'type',
+      'app_id',
+      'user_id',
+      '$where',
+      'x.y',
+      'a#b',
+      '\u0000',
+      '😀',
+      'Version3.1',
+    ),
+  },
   { weight: 1, arbitrary: fc.string({ maxLength: 10 }) },
 );
 
 const hostileValue: fc.Arbitrary<Hostile> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom<Hostile>(null, true, false, 0, 1, -1, '', ' ', 'true', [], {}, [null], [[]], [{}]) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom<Hostile>(null, true, false, 0, 1, -1, '', ' ', 'true', [], {}, [null], [[]], [{}]),
+  },
   { weight: 5, arbitrary: edgeNumbers },
   { weight: 2, arbitrary: nanishStrings },
   { weight: 2, arbitrary: boundaryStrings },
@@ -185,8 +342,8 @@ function pathsOf(value: Hostile, prefix: Path = []): Path[] {
     value.forEach((item, i) => {
       paths.push(...pathsOf(item, [...prefix, i]));
     });
-  }
-  else if (isObject(value)) for (const [key, item] of Object.entries(value)) paths.push(...pathsOf(item, [...prefix, key]));
+  } else if (isObject(value))
+    for (const [key, item] of Object.entries(value)) paths.push(...pathsOf(item, [...prefix, key]));
   return paths;
 }
 
@@ -220,7 +377,10 @@ const perturbation: fc.Arbitrary<Mutation> = fc.record({
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('replace' as const), at: fc.nat(), value: hostileValue }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('addKey' as const), at: fc.nat(), key: hostileKey, value: hostileValue }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('addKey' as const), at: fc.nat(), key: hostileKey, value: hostileValue }),
+  },
   { weight: 2, arbitrary: perturbation },
 );
 
@@ -229,7 +389,12 @@ export const alternativesFor = (alternatives: Alternatives, key: string | number
   typeof key === 'string' && Object.hasOwn(alternatives, key) ? alternatives[key]! : [];
 
 /** Another value of the same type for the field at `path`: one of its alternatives if it has any. */
-function perturbed(current: Hostile, key: string | number | undefined, m: Extract<Mutation, { kind: 'perturb' }>, alternatives: Alternatives): Hostile {
+function perturbed(
+  current: Hostile,
+  key: string | number | undefined,
+  m: Extract<Mutation, { kind: 'perturb' }>,
+  alternatives: Alternatives,
+): Hostile {
   const options = alternativesFor(alternatives, key);
   if (options.length > 0) return clone(options[m.pick % options.length]!);
   if (typeof current === 'string') return m.text;
@@ -244,10 +409,16 @@ function mutate(valid: Hostile, mutations: Mutation[], alternatives: Alternative
   for (const generated of mutations) {
     if (root === undefined) root = {};
     // Generated values may be shared constants: insert copies, so later mutations never change them.
-    const m = generated.kind === 'drop' || generated.kind === 'perturb' ? generated : { ...generated, value: clone(generated.value) };
+    const m =
+      generated.kind === 'drop' || generated.kind === 'perturb'
+        ? generated
+        : { ...generated, value: clone(generated.value) };
     const paths = pathsOf(root);
     const path = paths[m.at % paths.length]!;
-    const parent = path.length === 0 ? undefined : path.slice(0, -1).reduce<Hostile>((node, key) => (node as Record<string, Hostile>)[key as string]!, root);
+    const parent =
+      path.length === 0
+        ? undefined
+        : path.slice(0, -1).reduce<Hostile>((node, key) => (node as Record<string, Hostile>)[key as string]!, root);
     const last = path[path.length - 1];
     const set = (value: Hostile) => {
       if (parent === undefined) root = value;
@@ -300,28 +471,74 @@ const fromValue = (value: Hostile | undefined, description: string): GeneratedBo
 
 /** Bodies for a route whose valid body is `valid`: mostly mutations of it, some random JSON, text and bytes. */
 export function hostileBody(valid: Hostile, alternatives: Alternatives = {}): fc.Arbitrary<GeneratedBody> {
-  const withInvalidUtf8 = fc
-    .tuple(fc.nat(), fc.constantFrom(...INVALID_UTF8))
-    .map(([at, bytes]) => {
-      // Inside a string of the valid body: the text is otherwise valid JSON.
-      const text = encodeJson(valid);
-      const quotes = [...text.entries()].filter(([, b]) => b === 0x22).map(([i]) => i);
-      const cut = quotes.length > 0 ? quotes[at % quotes.length]! + 1 : 0;
-      return { bytes: Buffer.concat([text.subarray(0, cut), Buffer.from(bytes), text.subarray(cut)]), description: `valid body with invalid UTF-8 ${Buffer.from(bytes).toString('hex')}`, refuse: true };
-    });
+  const withInvalidUtf8 = fc.tuple(fc.nat(), fc.constantFrom(...INVALID_UTF8)).map(([at, bytes]) => {
+    // Inside a string of the valid body: the text is otherwise valid JSON.
+    const text = encodeJson(valid);
+    const quotes = [...text.entries()].filter(([, b]) => b === 0x22).map(([i]) => i);
+    const cut = quotes.length > 0 ? quotes[at % quotes.length]! + 1 : 0;
+    return {
+      bytes: Buffer.concat([text.subarray(0, cut), Buffer.from(bytes), text.subarray(cut)]),
+      description: `valid body with invalid UTF-8 ${Buffer.from(bytes).toString('hex')}`,
+      refuse: true,
+    };
+  });
   return fc.oneof(
-    { weight: 12, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }).map((ms) => fromValue(mutate(valid, ms, alternatives), `mutated: ${ms.map((m) => m.kind).join(', ')}`)) },
+    {
+      weight: 12,
+      arbitrary: fc
+        .array(mutation, { minLength: 1, maxLength: 3 })
+        .map((ms) => fromValue(mutate(valid, ms, alternatives), `mutated: ${ms.map((m) => m.kind).join(', ')}`)),
+    },
     // Valid in form only: these get past validation to the business rules.
-    { weight: 5, arbitrary: fc.array(perturbation, { minLength: 1, maxLength: 2 }).map((ms) => fromValue(mutate(valid, ms, alternatives), 'perturbed')) },
+    {
+      weight: 5,
+      arbitrary: fc
+        .array(perturbation, { minLength: 1, maxLength: 2 })
+        .map((ms) => fromValue(mutate(valid, ms, alternatives), 'perturbed')),
+    },
     { weight: 2, arbitrary: fc.jsonValue().map((value) => fromValue(value as Hostile, 'random JSON')) },
-    { weight: 1, arbitrary: fc.object({ key: hostileKey, maxDepth: 2 }).map((value) => fromValue(JSON.parse(JSON.stringify(value)) as Hostile, 'random object')) },
     {
       weight: 1,
       arbitrary: fc
-        .oneof(fc.string({ maxLength: 60 }), fc.constantFrom('', 'null', '{', '}', '[]', '"', 'undefined', 'NaN', '{"a":1,}', "{'a':1}", '{"a":1}{"b":2}', ' ', '\u0000', '\uFEFF{}', '{"a":1}\u0000', '/*x*/{}'))
-        .map((text) => ({ bytes: Buffer.from(text), description: `text ${JSON.stringify(text.slice(0, 60))}`, refuse: false })),
+        .object({ key: hostileKey, maxDepth: 2 })
+        .map((value) => fromValue(JSON.parse(JSON.stringify(value)) as Hostile, 'random object')),
     },
-    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 256 }).map((bytes) => ({ bytes: Buffer.from(bytes), description: `${bytes.length} random bytes`, refuse: false })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .oneof(
+          fc.string({ maxLength: 60 }),
+          fc.constantFrom(
+            '',
+            'null',
+            '{',
+            '}',
+            '[]',
+            '"',
+            'undefined',
+            'NaN',
+            '{"a":1,}',
+            "{'a':1}",
+            '{"a":1}{"b":2}',
+            ' ',
+            '\u0000',
+            '\uFEFF{}',
+            '{"a":1}\u0000',
+            '/*x*/{}',
+          ),
+        )
+        .map((text) => ({
+          bytes: Buffer.from(text),
+          description: `text ${JSON.stringify(text.slice(0, 60))}`,
+          refuse: false,
+        })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .uint8Array({ maxLength: 256 })
+        .map((bytes) => ({ bytes: Buffer.from(bytes), description: `${bytes.length} random bytes`, refuse: false })),
+    },
     { weight: 2, arbitrary: withInvalidUtf8 },
     { weight: 1, arbitrary: deepNesting.map((deep) => fromValue(deep, 'whole body')) },
   );
@@ -333,24 +550,90 @@ export function hostileBody(valid: Hostile, alternatives: Alternatives = {}): fc
 /** What Node's HTTP client lets through in a header value (no CR, LF or NUL), printable mostly. */
 export const headerValue = fc.oneof(
   fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 40 }),
-  fc.string({ unit: fc.integer({ min: 0x80, max: 0xff }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 8 }),
-  fc.constantFrom('', ' ', '\t', 'null', 'undefined', '__proto__', 'a'.repeat(257), 'k'.repeat(4000), 'iOS ', ' android', 'IOS', 'web', 'Windows'),
+  fc.string({
+    unit: fc.integer({ min: 0x80, max: 0xff }).map((c) => String.fromCharCode(c)),
+    minLength: 1,
+    maxLength: 8,
+  }),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\t',
+    'null',
+    'undefined',
+    '__proto__',
+    'a'.repeat(257),
+    'k'.repeat(4000),
+    'iOS ',
+    ' android',
+    'IOS',
+    'web',
+    'Windows',
+  ),
 );
 
 export const headerName = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'x-http-method-override', 'x-forwarded-for', 'x-amzn-requestid', 'transfer-encoding-x'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    'x-http-method-override',
+    'x-forwarded-for',
+    'x-amzn-requestid',
+    'transfer-encoding-x',
+  ),
   fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/),
 );
 
-export const CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp', 'application/json-patch+json', 'APPLICATION/JSON', 'application/json; charset=utf-16', 'application/json;charset=latin1', '*/*', ''] as const;
+export const CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/jsonp',
+  'application/json-patch+json',
+  'APPLICATION/JSON',
+  'application/json; charset=utf-16',
+  'application/json;charset=latin1',
+  '*/*',
+  '',
+] as const;
 
-export const queryValue = fc.oneof(fc.string({ maxLength: 30 }), nanishStrings, boundaryStrings, timestamps, fc.constantFrom('k'.repeat(3000), '%', '%zz', '&', '=', '#', '__proto__'));
-export const queryName = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'page', 'limit', 'cursor', 'status', '', 'a[b]', 'a.b'), fc.string({ maxLength: 10 }));
+export const queryValue = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  nanishStrings,
+  boundaryStrings,
+  timestamps,
+  fc.constantFrom('k'.repeat(3000), '%', '%zz', '&', '=', '#', '__proto__'),
+);
+export const queryName = fc.oneof(
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    'page',
+    'limit',
+    'cursor',
+    'status',
+    '',
+    'a[b]',
+    'a.b',
+  ),
+  fc.string({ maxLength: 10 }),
+);
 
 /** A path segment as sent: percent-encoded hostile text, or raw sequences that are not valid percent-encoding. */
 export const pathSegment = fc.oneof(
   fc
-    .oneof(oddStrings, nanishStrings, boundaryStrings, fc.constantFrom('__proto__', 'constructor', 'prototype', '..', '.', 'k'.repeat(3000)))
+    .oneof(
+      oddStrings,
+      nanishStrings,
+      boundaryStrings,
+      fc.constantFrom('__proto__', 'constructor', 'prototype', '..', '.', 'k'.repeat(3000)),
+    )
     // toWellFormed: a lone surrogate has no UTF-8, hence no percent-encoding (it is sent as U+FFFD).
     .map((s) => encodeURIComponent(s.toWellFormed())),
   fc.constantFrom('%', '%zz', '%E0%A4%A', '%C0%AF', '%00', '%2F', '%2e%2e', '%FF', '%ED%A0%80', 'a%20b', '%25'),
@@ -392,8 +675,10 @@ export interface Answer {
 export function answerProblems(api: ApiName, answer: Answer): string[] {
   const problems: string[] = [];
   if (answer.status >= 500) problems.push(`status ${answer.status}`);
-  for (const leak of LEAKS) if (leak.test(answer.text)) problems.push(`body leaks internals (${leak}): ${answer.text.slice(0, 300)}`);
-  if (!String(answer.headers['content-type'] ?? '').startsWith('application/json')) problems.push(`content-type ${answer.headers['content-type']}`);
+  for (const leak of LEAKS)
+    if (leak.test(answer.text)) problems.push(`body leaks internals (${leak}): ${answer.text.slice(0, 300)}`);
+  if (!String(answer.headers['content-type'] ?? '').startsWith('application/json'))
+    problems.push(`content-type ${answer.headers['content-type']}`);
   let body: unknown;
   try {
     body = JSON.parse(answer.text);
@@ -408,7 +693,8 @@ export function answerProblems(api: ApiName, answer: Answer): string[] {
   const checkCode = (code: unknown) => {
     const statuses = typeof code === 'string' ? PUBLIC_CODES.get(code) : undefined;
     if (!statuses) problems.push(`code ${JSON.stringify(code)} is not in lib/errors.ts`);
-    else if (!statuses.has(answer.status)) problems.push(`code ${code} with status ${answer.status} (expected ${[...statuses].join(' or ')})`);
+    else if (!statuses.has(answer.status))
+      problems.push(`code ${code} with status ${answer.status} (expected ${[...statuses].join(' or ')})`);
   };
   const success = answer.status >= 200 && answer.status < 300;
   if (!record(body)) return [...problems, `body is not an object: ${answer.text.slice(0, 200)}`];
@@ -421,15 +707,20 @@ export function answerProblems(api: ApiName, answer: Answer): string[] {
       if (!record(error)) return [...problems, `no error object: ${answer.text.slice(0, 200)}`];
       onlyKeys(error, ['code', 'message', 'details', 'retryable'], 'error');
       checkCode(error.code);
-      if (typeof error.message !== 'string' || error.message === '') problems.push('error.message is not a non-empty string');
+      if (typeof error.message !== 'string' || error.message === '')
+        problems.push('error.message is not a non-empty string');
       if (error.details !== undefined) {
-        const valid = Array.isArray(error.details) && error.details.every((d) => record(d) && typeof d.path === 'string' && typeof d.message === 'string');
-        if (!valid) problems.push(`error.details is not [{path, message}]: ${JSON.stringify(error.details).slice(0, 200)}`);
+        const valid =
+          Array.isArray(error.details) &&
+          error.details.every((d) => record(d) && typeof d.path === 'string' && typeof d.message === 'string');
+        if (!valid)
+          problems.push(`error.details is not [{path, message}]: ${JSON.stringify(error.details).slice(0, 200)}`);
       }
     }
   } else if (success) {
     onlyKeys(body, ['status', 'message', 'data'], 'body');
-    if (body.status !== 'success' || typeof body.message !== 'string') problems.push(`success envelope: ${answer.text.slice(0, 200)}`);
+    if (body.status !== 'success' || typeof body.message !== 'string')
+      problems.push(`success envelope: ${answer.text.slice(0, 200)}`);
   } else {
     onlyKeys(body, ['status', 'code', 'message', 'retryable'], 'body');
     if (body.status !== 'error') problems.push(`status is ${JSON.stringify(body.status)}, not "error"`);

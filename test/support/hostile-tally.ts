@@ -23,9 +23,13 @@ export default async function setup() {
   await rm(DIR, { recursive: true, force: true });
   return async () => {
     const files = await readdir(DIR).catch(() => [] as string[]);
-    const tallies = await Promise.all(files.map(async (file) => JSON.parse(await readFile(resolve(DIR, file), 'utf8')) as Tally));
+    const tallies = await Promise.all(
+      files.map(async (file) => JSON.parse(await readFile(resolve(DIR, file), 'utf8')) as Tally),
+    );
     if (tallies.length === 0) return;
     const total = tallies.reduce((sum, t) => sum + t.cases, 0);
-    console.log(`hostile input: ${tallies.map((t) => `${t.cases} cases against the ${t.api} API (seed ${t.seed})`).join(', ')}; ${total} in all`);
+    console.log(
+      `hostile input: ${tallies.map((t) => `${t.cases} cases against the ${t.api} API (seed ${t.seed})`).join(', ')}; ${total} in all`,
+    );
   };
 }

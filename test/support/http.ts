@@ -1,7 +1,7 @@
 /** Starts the local gateway in the test worker and speaks HTTP to it, as a client would. */
 import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
-import { startGateway, type LocalGateway } from '../../local/gateway.js';
+import { type LocalGateway, startGateway } from '../../local/gateway.js';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -51,12 +51,21 @@ export function useGateway() {
     // Node frames a GET body only when told its length (it never sends GET chunked).
     const length = options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) };
     return new Promise((resolve, reject) => {
-      const outgoing = httpRequest({ agent, hostname, port, method, path, headers: { ...options.headers, ...length } }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
-        response.on('error', reject);
-      });
+      const outgoing = httpRequest(
+        { agent, hostname, port, method, path, headers: { ...options.headers, ...length } },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              text: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
+          response.on('error', reject);
+        },
+      );
       outgoing.on('error', reject);
       outgoing.end(options.body);
     });

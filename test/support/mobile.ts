@@ -1,7 +1,11 @@
 /** The headers a mobile SDK sends (every common header of the spec), with any of them changed. */
 import type { TestApp } from './fixtures.js';
 
-export function mobileHeaders(app: TestApp, user: string, overrides: Record<string, string | undefined> = {}): Record<string, string> {
+export function mobileHeaders(
+  app: TestApp,
+  user: string,
+  overrides: Record<string, string | undefined> = {},
+): Record<string, string> {
   const headers: Record<string, string | undefined> = {
     'x-api-key': app.sdkKey,
     'x-user-id': user,

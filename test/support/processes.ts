@@ -1,5 +1,5 @@
 /** Runs the project's own commands (operator CLI, npm start) as a user would, under the test's Node 24. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
@@ -28,7 +28,8 @@ function runToEnd(child: ChildProcess): Promise<RunResult> {
 }
 
 /** Runs a plain JavaScript file with this Node (no TypeScript loader), from `cwd`. */
-export const runNode = (script: string, env: Record<string, string | undefined>, cwd: string) => runToEnd(spawnNode([script], env, cwd));
+export const runNode = (script: string, env: Record<string, string | undefined>, cwd: string) =>
+  runToEnd(spawnNode([script], env, cwd));
 
 /** Runs one of the project's TypeScript entry points to completion. */
 export const runTs = (script: string, args: string[], env: Record<string, string | undefined> = {}) =>
@@ -38,7 +39,11 @@ export const runTs = (script: string, args: string[], env: Record<string, string
 export const admin = (...args: string[]) => runTs('cli/cli.ts', args);
 
 /** Starts a long-running entry point (npm start); `output` is everything it printed so far. */
-export function startTs(script: string, args: string[], env: Record<string, string | undefined>): { child: ChildProcess; output: () => string } {
+export function startTs(
+  script: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+): { child: ChildProcess; output: () => string } {
   const child = spawnNode([...WITH_TSX, script, ...args], env, REPO_ROOT);
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));

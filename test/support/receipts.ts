@@ -18,7 +18,10 @@ export interface MintOptions {
   appAccountToken?: string;
 }
 
-export async function mintReceipt(app: TestApp, options: MintOptions = {}): Promise<{ receipt_data: string; transaction_id: string }> {
+export async function mintReceipt(
+  app: TestApp,
+  options: MintOptions = {},
+): Promise<{ receipt_data: string; transaction_id: string }> {
   const product = options.product ?? 'premium_monthly';
   const priced = typeof product === 'string' ? { id: product, price: 9.99, currency: 'USD' } : product;
   return mintTestReceipt({

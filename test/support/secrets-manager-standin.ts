@@ -3,10 +3,11 @@
  * request's SigV4 signature by signing it again with the credentials it expects, and answers as
  * Secrets Manager does: the secret, or 400 ResourceNotFoundException, or 400 for a bad signature.
  */
-import { SignatureV4 } from '@smithy/signature-v4';
+
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SignatureV4 } from '@smithy/signature-v4';
 
 export interface SecretsManagerStandIn {
   url: string;
@@ -17,7 +18,11 @@ export interface SecretsManagerStandIn {
 }
 
 const bytes = (data: string | ArrayBuffer | ArrayBufferView): string | Uint8Array =>
-  typeof data === 'string' ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  typeof data === 'string'
+    ? data
+    : data instanceof ArrayBuffer
+      ? new Uint8Array(data)
+      : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 
 /** SHA-256 (keyed: HMAC) in the shape the SigV4 signer takes. */
 class Sha256 {
@@ -36,7 +41,10 @@ class Sha256 {
 
 const single = (value: IncomingHttpHeaders[string]) => (Array.isArray(value) ? value[0] : value) ?? '';
 
-export async function startSecretsManagerStandIn(credentials: { accessKeyId: string; secretAccessKey: string }, region: string): Promise<SecretsManagerStandIn> {
+export async function startSecretsManagerStandIn(
+  credentials: { accessKeyId: string; secretAccessKey: string },
+  region: string,
+): Promise<SecretsManagerStandIn> {
   const signer = new SignatureV4({ service: 'secretsmanager', region, credentials, sha256: Sha256 });
   const secrets = new Map<string, string>();
   const requests: string[] = [];
@@ -58,20 +66,35 @@ export async function startSecretsManagerStandIn(credentials: { accessKeyId: str
           hostname: '127.0.0.1',
           path: request.url ?? '/',
           query: {},
-          headers: Object.fromEntries(signedHeaders.filter((name) => name !== 'x-amz-date').map((name) => [name, single(request.headers[name])])),
+          headers: Object.fromEntries(
+            signedHeaders.filter((name) => name !== 'x-amz-date').map((name) => [name, single(request.headers[name])]),
+          ),
           body,
         },
         { signingDate },
       );
       if (!authorization || resigned.headers.authorization !== authorization) {
-        return answer(400, { __type: 'InvalidSignatureException', message: 'The request signature we calculated does not match the signature you provided.' });
+        return answer(400, {
+          __type: 'InvalidSignatureException',
+          message: 'The request signature we calculated does not match the signature you provided.',
+        });
       }
-      if (single(request.headers['x-amz-target']) !== 'secretsmanager.GetSecretValue') return answer(400, { __type: 'UnknownOperationException' });
+      if (single(request.headers['x-amz-target']) !== 'secretsmanager.GetSecretValue')
+        return answer(400, { __type: 'UnknownOperationException' });
       const { SecretId } = JSON.parse(body) as { SecretId: string };
       requests.push(SecretId);
       const secret = secrets.get(SecretId);
-      if (secret === undefined) return answer(400, { __type: 'com.amazonaws.secretsmanager#ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." });
-      answer(200, { ARN: `arn:aws:secretsmanager:${region}:000000000000:secret:${SecretId}`, Name: SecretId, SecretString: secret, VersionStages: ['AWSCURRENT'] });
+      if (secret === undefined)
+        return answer(400, {
+          __type: 'com.amazonaws.secretsmanager#ResourceNotFoundException',
+          message: "Secrets Manager can't find the specified secret.",
+        });
+      answer(200, {
+        ARN: `arn:aws:secretsmanager:${region}:000000000000:secret:${SecretId}`,
+        Name: SecretId,
+        SecretString: secret,
+        VersionStages: ['AWSCURRENT'],
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -79,6 +102,10 @@ export async function startSecretsManagerStandIn(credentials: { accessKeyId: str
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     secrets,
     requests,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

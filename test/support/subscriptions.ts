@@ -1,6 +1,7 @@
 /** Writes subscriptions directly (bypassing the API) in states the API cannot produce quickly, e.g. expiring now. */
-import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
+
 import { insertSubscription, type SubscriptionRecord } from '../../lib/data/subscriptions.js';
+import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
 import { newSubscriptionId } from '../../lib/ids.js';
 
 /** A complete active subscription record, with these fields changed. */
@@ -28,8 +29,16 @@ export function buildSubscription(appId: string, overrides: Partial<Subscription
   };
 }
 
-export async function seedSubscription(appId: string, overrides: Partial<SubscriptionRecord> = {}): Promise<SubscriptionRecord> {
+export async function seedSubscription(
+  appId: string,
+  overrides: Partial<SubscriptionRecord> = {},
+): Promise<SubscriptionRecord> {
   const record = buildSubscription(appId, overrides);
-  await insertSubscription(record, { transaction_id: null, receipt_data: null, payment_method: 'app_store', last_payment: null });
+  await insertSubscription(record, {
+    transaction_id: null,
+    receipt_data: null,
+    payment_method: 'app_store',
+    last_payment: null,
+  });
   return record;
 }

@@ -3,7 +3,7 @@
  * wrote nothing" is a comparison of two snapshots, and a table can be put back to a snapshot.
  * Items are kept raw (AttributeValue maps), so sets and numbers compare exactly as stored.
  */
-import { BatchWriteItemCommand, ScanCommand, type AttributeValue, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, BatchWriteItemCommand, ScanCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { dynamodb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import { REQUEST_COUNTER_ATTRIBUTES } from '../../lib/data/rate-limits.js';
@@ -34,7 +34,9 @@ export function withoutRequestCounter<T extends Record<string, unknown>>(item: T
 const canonical = (value: unknown): string =>
   JSON.stringify(value, (_key, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : v instanceof Uint8Array
         ? Buffer.from(v).toString('base64')
         : v,
@@ -46,7 +48,9 @@ export async function snapshotTable(options: SnapshotOptions = {}): Promise<Tabl
   const snapshot: TableSnapshot = new Map();
   let ExclusiveStartKey: RawItem | undefined;
   do {
-    const page = await dynamodb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }));
+    const page = await dynamodb.send(
+      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }),
+    );
     for (const item of page.Items ?? []) {
       if (options.ignore?.(item.pk?.S ?? '')) continue;
       const kept = withoutRequestCounter(item, item.pk?.S ?? '');
@@ -66,11 +70,14 @@ export interface SnapshotDiff {
 export function diffSnapshots(before: TableSnapshot, after: TableSnapshot): SnapshotDiff {
   const added = [...after.keys()].filter((key) => !before.has(key));
   const removed = [...before.keys()].filter((key) => !after.has(key));
-  const changed = [...before.keys()].filter((key) => after.has(key) && after.get(key)!.canonical !== before.get(key)!.canonical);
+  const changed = [...before.keys()].filter(
+    (key) => after.has(key) && after.get(key)!.canonical !== before.get(key)!.canonical,
+  );
   return { added, removed, changed };
 }
 
-export const isEmptyDiff = (diff: SnapshotDiff): boolean => diff.added.length + diff.removed.length + diff.changed.length === 0;
+export const isEmptyDiff = (diff: SnapshotDiff): boolean =>
+  diff.added.length + diff.removed.length + diff.changed.length === 0;
 
 /** Puts the table back to `target`: deletes what was added, rewrites what changed or went missing (batched, 25 per call). */
 export async function restoreSnapshot(target: TableSnapshot, current: TableSnapshot): Promise<void> {

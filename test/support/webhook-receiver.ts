@@ -22,7 +22,10 @@ export interface WebhookReceiver {
   accepted(): ReceivedWebhook[];
   setSecret(secret: string): void;
   /** Status to answer for the nth request (0-based) of one webhook-id; default 204. */
-  respond: (attemptOfId: number, id: string) => number | { status: number; headers?: Record<string, string>; delayMs?: number };
+  respond: (
+    attemptOfId: number,
+    id: string,
+  ) => number | { status: number; headers?: Record<string, string>; delayMs?: number };
   close(): Promise<void>;
 }
 
@@ -37,7 +40,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       verifier = new Webhook(secret);
     },
     respond: () => 204,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server: Server = createServer((request, response) => {
     let body = '';
@@ -65,7 +72,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   return receiver;
 }
 
-export async function waitUntil(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+export async function waitUntil(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

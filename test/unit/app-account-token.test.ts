@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { v5 as uuidV5Oracle } from 'uuid';
 import { describe, expect, it } from 'vitest';
-import { accountTokenAllows, APP_ACCOUNT_TOKEN_NAMESPACE, appAccountTokenFor, uuidV5 } from '../../lib/domain/app-account-token.js';
+import {
+  APP_ACCOUNT_TOKEN_NAMESPACE,
+  accountTokenAllows,
+  appAccountTokenFor,
+  uuidV5,
+} from '../../lib/domain/app-account-token.js';
 
 const APP = 'app_0123456789abcdef';
 
@@ -12,21 +17,33 @@ describe('app account tokens (UUIDv5 of <app_id>:<user_id>)', () => {
 
   it('the namespace is UUIDv5 of https://subscription-backend/app-account-token in the URL namespace', () => {
     expect(APP_ACCOUNT_TOKEN_NAMESPACE).toBe('2f694459-cded-58fc-83f6-fffbcdd41979');
-    expect(uuidV5('https://subscription-backend/app-account-token', uuidV5Oracle.URL)).toBe(APP_ACCOUNT_TOKEN_NAMESPACE);
-    expect(uuidV5Oracle('https://subscription-backend/app-account-token', uuidV5Oracle.URL)).toBe(APP_ACCOUNT_TOKEN_NAMESPACE);
+    expect(uuidV5('https://subscription-backend/app-account-token', uuidV5Oracle.URL)).toBe(
+      APP_ACCOUNT_TOKEN_NAMESPACE,
+    );
+    expect(uuidV5Oracle('https://subscription-backend/app-account-token', uuidV5Oracle.URL)).toBe(
+      APP_ACCOUNT_TOKEN_NAMESPACE,
+    );
   });
 
   it('equals the uuid package’s v5 for any app and user id (non-ASCII included)', () => {
     fc.assert(
-      fc.property(fc.stringMatching(/^app_[0-9a-f]{16}$/), fc.string({ minLength: 1, maxLength: 256, unit: 'grapheme' }), (appId, userId) => {
-        expect(appAccountTokenFor(appId, userId)).toBe(uuidV5Oracle(`${appId}:${userId}`, APP_ACCOUNT_TOKEN_NAMESPACE));
-      }),
+      fc.property(
+        fc.stringMatching(/^app_[0-9a-f]{16}$/),
+        fc.string({ minLength: 1, maxLength: 256, unit: 'grapheme' }),
+        (appId, userId) => {
+          expect(appAccountTokenFor(appId, userId)).toBe(
+            uuidV5Oracle(`${appId}:${userId}`, APP_ACCOUNT_TOKEN_NAMESPACE),
+          );
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('is a version 5, RFC 9562 variant, lowercase UUID', () => {
-    expect(appAccountTokenFor(APP, 'anyone')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(appAccountTokenFor(APP, 'anyone')).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
   });
 
   const alice = appAccountTokenFor(APP, 'alice');
@@ -34,9 +51,19 @@ describe('app account tokens (UUIDv5 of <app_id>:<user_id>)', () => {
     ['without a token, anyone may bind the purchase', null, 'alice', true],
     ['without a token, anyone else too', null, 'mallory', true],
     ["with the user's own token, the user may", alice, 'alice', true],
-    ["with the user's own token in upper case (Swift's UUID.uuidString), the user may", alice.toUpperCase(), 'alice', true],
+    [
+      "with the user's own token in upper case (Swift's UUID.uuidString), the user may",
+      alice.toUpperCase(),
+      'alice',
+      true,
+    ],
     ["with another user's token, the user may not", alice, 'mallory', false],
-    ['with the token of the same user id in another app, the user may not', appAccountTokenFor('app_fedcba9876543210', 'alice'), 'alice', false],
+    [
+      'with the token of the same user id in another app, the user may not',
+      appAccountTokenFor('app_fedcba9876543210', 'alice'),
+      'alice',
+      false,
+    ],
     ['with a token that is not a UUID (the user id itself), the user may not', 'alice', 'alice', false],
     ['with an empty token, nobody may', '', 'alice', false],
   ])('%s', (_case, token, user, allowed) => {

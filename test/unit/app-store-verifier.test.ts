@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { appErrorOf } from '../support/assertions.js';
 import { APPLE_ROOT_CA_G3, appStoreVerifier } from '../../lib/stores/app-store.js';
 import { statedTransaction } from '../../lib/stores/types.js';
-import { appStoreTransaction, signedByStandIn, STAND_IN_ROOT } from '../support/app-store-standin.js';
+import { appStoreTransaction, STAND_IN_ROOT, signedByStandIn } from '../support/app-store-standin.js';
+import { appErrorOf } from '../support/assertions.js';
 
 /** Real Apple-signed sandbox data (see test/fixtures/apple/README.md). */
-const TRANSACTION = readFileSync(new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url), 'utf8').trim();
+const TRANSACTION = readFileSync(
+  new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url),
+  'utf8',
+).trim();
 const sandbox = appStoreVerifier({ bundleId: 'com.app.qysmat', environment: 'Sandbox' });
-
 
 /** The same JWS with one character of its payload changed. */
 function tampered(jws: string, at: number): string {
@@ -46,8 +48,13 @@ describe('App Store verification against the real Apple root (offline)', () => {
   it("reads a transaction's appAccountToken as its account token (signed by the stand-in chain, with its root trusted)", async () => {
     const verifier = appStoreVerifier({ bundleId: 'com.example.subs', environment: 'Sandbox' }, [STAND_IN_ROOT]);
     const token = 'B1011B47-A5C7-5DD0-A3EA-FDE09A0C181A';
-    expect((await verifier.verify(signedByStandIn(appStoreTransaction('com.example.subs', { appAccountToken: token })))).app_account_token).toBe(token);
-    expect((await verifier.verify(signedByStandIn(appStoreTransaction('com.example.subs')))).app_account_token).toBeNull();
+    expect(
+      (await verifier.verify(signedByStandIn(appStoreTransaction('com.example.subs', { appAccountToken: token }))))
+        .app_account_token,
+    ).toBe(token);
+    expect(
+      (await verifier.verify(signedByStandIn(appStoreTransaction('com.example.subs')))).app_account_token,
+    ).toBeNull();
     // Apple types it as a string: another type makes the transaction invalid, as in Apple's library.
     const mistyped = signedByStandIn(appStoreTransaction('com.example.subs', { appAccountToken: 42 }));
     expect((await appErrorOf(verifier.verify(mistyped))).code).toBe('INVALID_RECEIPT');
@@ -67,31 +74,56 @@ describe('App Store verification against the real Apple root (offline)', () => {
   });
 
   it('rejects it for an app with another bundle id', async () => {
-    const error = await appErrorOf(appStoreVerifier({ bundleId: 'com.example.other', environment: 'Sandbox' }).verify(TRANSACTION));
+    const error = await appErrorOf(
+      appStoreVerifier({ bundleId: 'com.example.other', environment: 'Sandbox' }).verify(TRANSACTION),
+    );
     expect(error.code).toBe('INVALID_RECEIPT');
     expect(error.message).toContain('another app');
   });
 
   it('rejects a sandbox transaction for an app configured for Production', async () => {
-    const error = await appErrorOf(appStoreVerifier({ bundleId: 'com.app.qysmat', environment: 'Production', appAppleId: 1234567890 }).verify(TRANSACTION));
+    const error = await appErrorOf(
+      appStoreVerifier({ bundleId: 'com.app.qysmat', environment: 'Production', appAppleId: 1234567890 }).verify(
+        TRANSACTION,
+      ),
+    );
     expect(error.code).toBe('INVALID_RECEIPT');
     expect(error.message).toContain('another environment');
   });
 
   it('rejects garbage and a signature from another chain', async () => {
-    for (const receipt of ['not a receipt', Buffer.from('{"a":1}').toString('base64'), 'eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMSJ9.c2ln']) {
+    for (const receipt of [
+      'not a receipt',
+      Buffer.from('{"a":1}').toString('base64'),
+      'eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMSJ9.c2ln',
+    ]) {
       expect((await appErrorOf(sandbox.verify(receipt))).code).toBe('INVALID_RECEIPT');
     }
   });
 
   it('reads the ids a transaction states before verifying it (to choose what to read), raw or base64; nothing from anything else', () => {
-    const stated = { transaction_id: '2000000302596403', original_transaction_id: '2000000302178785', product_id: 'com.app.qysmat.premium.child.individual.subscription' };
+    const stated = {
+      transaction_id: '2000000302596403',
+      original_transaction_id: '2000000302178785',
+      product_id: 'com.app.qysmat.premium.child.individual.subscription',
+    };
     expect(statedTransaction(TRANSACTION)).toEqual(stated);
     expect(statedTransaction(Buffer.from(TRANSACTION).toString('base64'))).toEqual(stated);
-    for (const other of ['not a receipt', 'eyJhbGciOiJFUzI1NiJ9.bnVsbA.c2ln', 'eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoxfQ.c2ln', 'a.!!.b']) expect(statedTransaction(other)).toBeUndefined();
+    for (const other of [
+      'not a receipt',
+      'eyJhbGciOiJFUzI1NiJ9.bnVsbA.c2ln',
+      'eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoxfQ.c2ln',
+      'a.!!.b',
+    ])
+      expect(statedTransaction(other)).toBeUndefined();
     // Ids no store issues (empty, or longer than a table key may be) are not read by.
-    const stating = (productId: string) => `eyJhbGciOiJFUzI1NiJ9.${Buffer.from(JSON.stringify({ transactionId: '1', originalTransactionId: '1', productId })).toString('base64url')}.c2ln`;
-    expect(statedTransaction(stating('premium'))).toEqual({ transaction_id: '1', original_transaction_id: '1', product_id: 'premium' });
+    const stating = (productId: string) =>
+      `eyJhbGciOiJFUzI1NiJ9.${Buffer.from(JSON.stringify({ transactionId: '1', originalTransactionId: '1', productId })).toString('base64url')}.c2ln`;
+    expect(statedTransaction(stating('premium'))).toEqual({
+      transaction_id: '1',
+      original_transaction_id: '1',
+      product_id: 'premium',
+    });
     expect(statedTransaction(stating(''))).toBeUndefined();
     expect(statedTransaction(stating('p'.repeat(3000)))).toBeUndefined();
     expect(statedTransaction(stating('🍎'.repeat(100)))).toBeUndefined(); // 400 bytes

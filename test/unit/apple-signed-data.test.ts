@@ -7,14 +7,20 @@
  * Where ours is deliberately stricter (certificate dates, algorithms other than ES256), each
  * case is tested on its own, with what Apple's library answers.
  */
-import { Environment, SignedDataVerifier, VerificationException, VerificationStatus } from '@apple/app-store-server-library';
-import fc from 'fast-check';
-import { createPrivateKey, sign, type KeyObject, X509Certificate } from 'node:crypto';
+
+import { createPrivateKey, type KeyObject, sign, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import {
+  Environment,
+  SignedDataVerifier,
+  VerificationException,
+  VerificationStatus,
+} from '@apple/app-store-server-library';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors.js';
-import { AppleSignedDataError, type AppleRejection } from '../../lib/stores/apple-signed-data.js';
 import { APPLE_ROOT_CA_G3, decodeAppStoreTransaction } from '../../lib/stores/app-store.js';
+import { type AppleRejection, AppleSignedDataError } from '../../lib/stores/apple-signed-data.js';
 import { encodeOid, hasExtension } from '../../lib/stores/der.js';
 
 const read = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url));
@@ -43,7 +49,12 @@ const OUR_REASON: Record<AppleRejection, string> = {
   malformed: 'malformed',
 };
 
-async function apple(jws: string, roots: X509Certificate[], bundleId: string, environment: 'Sandbox' | 'Production'): Promise<Outcome> {
+async function apple(
+  jws: string,
+  roots: X509Certificate[],
+  bundleId: string,
+  environment: 'Sandbox' | 'Production',
+): Promise<Outcome> {
   const verifier = new SignedDataVerifier(
     roots.map((root) => root.raw),
     false,
@@ -59,7 +70,12 @@ async function apple(jws: string, roots: X509Certificate[], bundleId: string, en
   }
 }
 
-function ours(jws: string, roots: X509Certificate[], bundleId: string, environment: 'Sandbox' | 'Production'): Outcome & { rejection?: AppleRejection } {
+function ours(
+  jws: string,
+  roots: X509Certificate[],
+  bundleId: string,
+  environment: 'Sandbox' | 'Production',
+): Outcome & { rejection?: AppleRejection } {
   try {
     return { accepted: true, payload: decodeAppStoreTransaction(jws, { bundleId, environment }, roots) };
   } catch (error) {
@@ -81,7 +97,7 @@ describe("App Store signed data: ours against Apple's library on Apple's real sa
     expect(ours(TRANSACTION, [APPLE_ROOT_CA_G3], 'com.app.qysmat', 'Sandbox')).toEqual(theirs);
   });
 
-  it('both refuse it for another app, another environment, or without Apple\'s root, for the same reason', async () => {
+  it("both refuse it for another app, another environment, or without Apple's root, for the same reason", async () => {
     const other = certificate('app-store-standin/root.pem');
     for (const [roots, bundle, environment] of [
       [[APPLE_ROOT_CA_G3], 'com.example.other', 'Sandbox'],
@@ -91,7 +107,10 @@ describe("App Store signed data: ours against Apple's library on Apple's real sa
     ] as const) {
       const theirs = await apple(TRANSACTION, [...roots], bundle, environment);
       expect(theirs.accepted).toBe(false);
-      expect({ ...ours(TRANSACTION, [...roots], bundle, environment), rejection: undefined }).toEqual({ ...theirs, rejection: undefined });
+      expect({ ...ours(TRANSACTION, [...roots], bundle, environment), rejection: undefined }).toEqual({
+        ...theirs,
+        rejection: undefined,
+      });
     }
   });
 
@@ -101,8 +120,10 @@ describe("App Store signed data: ours against Apple's library on Apple's real sa
     expect(ours(RENEWAL_INFO, [APPLE_ROOT_CA_G3], 'com.app.qysmat', 'Sandbox')).toMatchObject(theirs);
   });
 
-  it('reads Apple\'s OIDs from the real certificates, and no others', () => {
-    const [leaf, intermediate] = (JSON.parse(Buffer.from(TRANSACTION.split('.')[0]!, 'base64url').toString()).x5c as string[]).map((der) => Buffer.from(der, 'base64'));
+  it("reads Apple's OIDs from the real certificates, and no others", () => {
+    const [leaf, intermediate] = (
+      JSON.parse(Buffer.from(TRANSACTION.split('.')[0]!, 'base64url').toString()).x5c as string[]
+    ).map((der) => Buffer.from(der, 'base64'));
     expect(hasExtension(leaf!, '1.2.840.113635.100.6.11.1')).toBe(true);
     expect(hasExtension(leaf!, '1.2.840.113635.100.6.2.1')).toBe(false);
     expect(hasExtension(intermediate!, '1.2.840.113635.100.6.2.1')).toBe(true);
@@ -120,13 +141,38 @@ describe("App Store signed data: the chain rules on the test chains of Apple's l
   // Apple's tests judge these chains in October 2025; their signatures are not ours to make, so
   // a chain that passes is refused at the signature: `signature` means the chain itself held.
   const payload = { bundleId: 'com.example', environment: 'Production', signedDate: 1761962975000 };
-  const jwsWith = (leaf: string, intermediate: string, root: string) => `${part({ alg: 'ES256', x5c: [chains[leaf], chains[intermediate], chains[root]] })}.${part(payload)}.${Buffer.alloc(64, 1).toString('base64url')}`;
+  const jwsWith = (leaf: string, intermediate: string, root: string) =>
+    `${part({ alg: 'ES256', x5c: [chains[leaf], chains[intermediate], chains[root]] })}.${part(payload)}.${Buffer.alloc(64, 1).toString('base64url')}`;
 
   it.each([
-    ['a valid test chain', 'signature', 'LEAF_CERT_BASE64_ENCODED', 'INTERMEDIATE_CA_BASE64_ENCODED', 'ROOT_CA_BASE64_ENCODED'],
-    ['an intermediate without the WWDR OID', 'chain', 'LEAF_CERT_FOR_INTERMEDIATE_CA_INVALID_OID_BASE64_ENCODED', 'INTERMEDIATE_CA_INVALID_OID_BASE64_ENCODED', 'ROOT_CA_BASE64_ENCODED'],
-    ['a leaf without the receipt-signing OID', 'chain', 'LEAF_CERT_INVALID_OID_BASE64_ENCODED', 'INTERMEDIATE_CA_BASE64_ENCODED', 'ROOT_CA_BASE64_ENCODED'],
-    ['the real Apple chain of 2025', 'signature', 'REAL_APPLE_SIGNING_CERTIFICATE_BASE64_ENCODED', 'REAL_APPLE_INTERMEDIATE_BASE64_ENCODED', 'REAL_APPLE_ROOT_BASE64_ENCODED'],
+    [
+      'a valid test chain',
+      'signature',
+      'LEAF_CERT_BASE64_ENCODED',
+      'INTERMEDIATE_CA_BASE64_ENCODED',
+      'ROOT_CA_BASE64_ENCODED',
+    ],
+    [
+      'an intermediate without the WWDR OID',
+      'chain',
+      'LEAF_CERT_FOR_INTERMEDIATE_CA_INVALID_OID_BASE64_ENCODED',
+      'INTERMEDIATE_CA_INVALID_OID_BASE64_ENCODED',
+      'ROOT_CA_BASE64_ENCODED',
+    ],
+    [
+      'a leaf without the receipt-signing OID',
+      'chain',
+      'LEAF_CERT_INVALID_OID_BASE64_ENCODED',
+      'INTERMEDIATE_CA_BASE64_ENCODED',
+      'ROOT_CA_BASE64_ENCODED',
+    ],
+    [
+      'the real Apple chain of 2025',
+      'signature',
+      'REAL_APPLE_SIGNING_CERTIFICATE_BASE64_ENCODED',
+      'REAL_APPLE_INTERMEDIATE_BASE64_ENCODED',
+      'REAL_APPLE_ROOT_BASE64_ENCODED',
+    ],
   ])('%s: refused as Apple refuses it, at the %s', async (_, where, leaf, intermediate, root) => {
     const jws = jwsWith(leaf, intermediate, root);
     const roots = [cert(root)];
@@ -157,9 +203,17 @@ const underGoodIntermediate = (leaf: string) => chainOf(`negative/${leaf}.pem`, 
 const CHAINS: Record<string, unknown> = {
   good: GOOD_CHAIN,
   'intermediate not a CA': chainOf('negative/leaf-under-not-ca.pem', 'negative/intermediate-not-ca.pem', 'root.pem'),
-  'intermediate without OID': chainOf('negative/leaf-under-intermediate-without-oid.pem', 'negative/intermediate-without-oid.pem', 'root.pem'),
+  'intermediate without OID': chainOf(
+    'negative/leaf-under-intermediate-without-oid.pem',
+    'negative/intermediate-without-oid.pem',
+    'root.pem',
+  ),
   'leaf without OID': chainOf('negative/leaf-without-oid.pem', 'intermediate.pem', 'root.pem'),
-  'untrusted root': chainOf('negative/leaf-under-untrusted-root.pem', 'negative/intermediate-under-untrusted-root.pem', 'negative/untrusted-root.pem'),
+  'untrusted root': chainOf(
+    'negative/leaf-under-untrusted-root.pem',
+    'negative/intermediate-under-untrusted-root.pem',
+    'negative/untrusted-root.pem',
+  ),
   'leaf and intermediate swapped': chainOf('intermediate.pem', 'leaf.pem', 'root.pem'),
   'two certificates': GOOD_CHAIN.slice(0, 2),
   'four certificates': [...GOOD_CHAIN, GOOD_CHAIN[2]],
@@ -207,8 +261,8 @@ type Jws = { payload: Record<string, unknown>; chain: string; alg: string; signa
 const BREAKS: Record<string, (jws: Jws) => void> = {
   'another bundle id': (j) => void (j.payload.bundleId = 'com.example.other'),
   'no bundle id': (j) => void delete j.payload.bundleId,
-  'Production': (j) => void (j.payload.environment = 'Production'),
-  'Xcode': (j) => void (j.payload.environment = 'Xcode'),
+  Production: (j) => void (j.payload.environment = 'Production'),
+  Xcode: (j) => void (j.payload.environment = 'Xcode'),
   'signed before the certificates': (j) => void (j.payload.signedDate = validFrom - 90_000),
   'signed within the skew before them': (j) => void (j.payload.signedDate = validFrom - 30_000),
   'signed after them': (j) => void (j.payload.signedDate = validTo + 90_000),
@@ -216,13 +270,28 @@ const BREAKS: Record<string, (jws: Jws) => void> = {
   'transactionId a number': (j) => void (j.payload.transactionId = 2000000000000001),
   'price a string': (j) => void (j.payload.price = '9.99'),
   'expiresDate a string': (j) => void (j.payload.expiresDate = 'tomorrow'),
-  ...Object.fromEntries(Object.keys(CHAINS).filter((c) => c !== 'good').map((chain) => [chain, (j: Jws) => void (j.chain = chain)])),
+  ...Object.fromEntries(
+    Object.keys(CHAINS)
+      .filter((c) => c !== 'good')
+      .map((chain) => [chain, (j: Jws) => void (j.chain = chain)]),
+  ),
   ...Object.fromEntries(['ES384', 'HS256', 'none'].map((alg) => [`alg ${alg}`, (j: Jws) => void (j.alg = alg)])),
-  ...Object.fromEntries(['one bit flipped', 'by another key', 'DER-encoded', 'truncated', 'empty'].map((signature) => [`signature ${signature}`, (j: Jws) => void (j.signature = signature)])),
+  ...Object.fromEntries(
+    ['one bit flipped', 'by another key', 'DER-encoded', 'truncated', 'empty'].map((signature) => [
+      `signature ${signature}`,
+      (j: Jws) => void (j.signature = signature),
+    ]),
+  ),
 };
 
 const jwsArbitrary = fc
-  .tuple(validTransaction, fc.oneof({ weight: 1, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: fc.uniqueArray(fc.constantFrom(...Object.keys(BREAKS)), { minLength: 1, maxLength: 2 }) }))
+  .tuple(
+    validTransaction,
+    fc.oneof(
+      { weight: 1, arbitrary: fc.constant([]) },
+      { weight: 3, arbitrary: fc.uniqueArray(fc.constantFrom(...Object.keys(BREAKS)), { minLength: 1, maxLength: 2 }) },
+    ),
+  )
   .map(([payload, breaks]) => {
     const jws: Jws = { payload: { ...payload }, chain: 'good', alg: 'ES256', signature: 'valid' };
     for (const name of breaks) BREAKS[name]!(jws);
@@ -235,7 +304,8 @@ const signWith = (key: KeyObject, input: string, dsaEncoding: 'ieee-p1363' | 'de
 
 function makeJws({ payload, chain, alg, signature }: Jws): string {
   const input = `${part({ alg, x5c: CHAINS[chain] })}.${part(payload)}`;
-  const signed = (key = LEAF_KEYS[chain] ?? leafKey, dsaEncoding: 'ieee-p1363' | 'der' = 'ieee-p1363') => signWith(key, input, dsaEncoding);
+  const signed = (key = LEAF_KEYS[chain] ?? leafKey, dsaEncoding: 'ieee-p1363' | 'der' = 'ieee-p1363') =>
+    signWith(key, input, dsaEncoding);
   const bytes = {
     valid: () => signed(),
     'one bit flipped': () => {
@@ -257,7 +327,10 @@ describe('App Store signed data: the signing key and the certificate dates, case
     const input = `${part({ alg, x5c })}.${part({ bundleId: BUNDLE, environment: 'Sandbox', transactionId: '2000000000000001', signedDate: validFrom + 86_400_000 })}`;
     return `${input}.${signWith(key, input, 'ieee-p1363', hash).toString('base64url')}`;
   };
-  const judge = async (jws: string) => ({ theirs: await apple(jws, [ROOT], BUNDLE, 'Sandbox'), mine: ours(jws, [ROOT], BUNDLE, 'Sandbox') });
+  const judge = async (jws: string) => ({
+    theirs: await apple(jws, [ROOT], BUNDLE, 'Sandbox'),
+    mine: ours(jws, [ROOT], BUNDLE, 'Sandbox'),
+  });
 
   it.each([
     ['an RSA leaf, signing RSA-SHA256 under alg ES256', 'RSA leaf', 'ES256'],
@@ -322,11 +395,23 @@ describe("App Store signed data: generated transactions, ours against Apple's li
     );
     console.log(`App Store differential: ${JSON.stringify(Object.fromEntries(tally))}`);
     // The generator reaches every outcome, so the agreement means something.
-    expect([...tally.keys()].sort()).toEqual(['accepted', 'app', 'certificate', 'chain or signature', 'environment', 'malformed']);
+    expect([...tally.keys()].sort()).toEqual([
+      'accepted',
+      'app',
+      'certificate',
+      'chain or signature',
+      'environment',
+      'malformed',
+    ]);
   }, 60_000);
 
   it("refuses a signedDate no Date can hold (Apple's library then skips the certificate dates)", async () => {
-    const jws = makeJws({ payload: { bundleId: BUNDLE, environment: 'Sandbox', signedDate: 1e20 }, chain: 'good', alg: 'ES256', signature: 'valid' });
+    const jws = makeJws({
+      payload: { bundleId: BUNDLE, environment: 'Sandbox', signedDate: 1e20 },
+      chain: 'good',
+      alg: 'ES256',
+      signature: 'valid',
+    });
     expect((await apple(jws, [ROOT], BUNDLE, 'Sandbox')).accepted).toBe(true);
     expect(ours(jws, [ROOT], BUNDLE, 'Sandbox')).toMatchObject({ accepted: false, rejection: 'certificate' });
   });

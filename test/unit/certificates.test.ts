@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { isValidAt } from '../../lib/stores/certificates.js';
 import { RECEIPT_ROOT } from '../support/app-receipts.js';
 
-const negative = (name: string) => new X509Certificate(readFileSync(new URL(`../fixtures/app-store-standin/negative/${name}`, import.meta.url)));
+const negative = (name: string) =>
+  new X509Certificate(readFileSync(new URL(`../fixtures/app-store-standin/negative/${name}`, import.meta.url)));
 
 describe('certificate dates fail closed (App Store JWS chains and legacy receipt chains alike)', () => {
   it('a certificate is valid between its dates, with the skew given, and not outside them', () => {

@@ -8,7 +8,15 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { childrenOf, DerError, elementAt, MAX_DEPTH, octetStringContents, readElement, type Element } from '../../lib/stores/der.js';
+import {
+  childrenOf,
+  DerError,
+  type Element,
+  elementAt,
+  MAX_DEPTH,
+  octetStringContents,
+  readElement,
+} from '../../lib/stores/der.js';
 
 const OCTET_STRING = 0x04;
 const CONSTRUCTED_OCTET_STRING = 0x24;
@@ -82,14 +90,17 @@ afterEach(() => vi.restoreAllMocks());
 // --- Regressions ------------------------------------------------------------------------------
 
 describe('DER reader: nesting is bounded however the nesting is reached', () => {
-  it.each([2_000, 5_000])('%i nested constructed OCTET STRINGs throw DerError("nested too deep"), reading a bounded number of bytes', (levels) => {
-    const { buffer, reads } = counting(nestedOctetStrings(levels, Buffer.from('chunk')));
-    const error = thrown(() => octetStringContents(buffer, readElement(buffer, 0)));
-    expect(error).toBeInstanceOf(DerError);
-    expect((error as Error).message).toBe('nested too deep');
-    // Not the input's size: the reader stops at MAX_DEPTH, whatever lies below.
-    expect(reads()).toBeLessThan(40 * (MAX_DEPTH + 2));
-  });
+  it.each([2_000, 5_000])(
+    '%i nested constructed OCTET STRINGs throw DerError("nested too deep"), reading a bounded number of bytes',
+    (levels) => {
+      const { buffer, reads } = counting(nestedOctetStrings(levels, Buffer.from('chunk')));
+      const error = thrown(() => octetStringContents(buffer, readElement(buffer, 0)));
+      expect(error).toBeInstanceOf(DerError);
+      expect((error as Error).message).toBe('nested too deep');
+      // Not the input's size: the reader stops at MAX_DEPTH, whatever lies below.
+      expect(reads()).toBeLessThan(40 * (MAX_DEPTH + 2));
+    },
+  );
 
   it('children read by childrenOf and elementAt are one level deeper than their parent, down to MAX_DEPTH', () => {
     let der = tlv(0x02, Buffer.from([1]));
@@ -119,8 +130,20 @@ describe('DER reader: nesting is bounded however the nesting is reached', () => 
     expect(elementAt(mixed, Array(MAX_DEPTH).fill(0)).depth).toBe(MAX_DEPTH);
     expectDerError(() => elementAt(mixed, Array(MAX_DEPTH + 1).fill(0)), 'nested too deep');
     // All indefinite: reading the outermost element reads them all, so it fails at once.
-    expect(elementAt(chain(MAX_DEPTH, () => true), Array(MAX_DEPTH).fill(0)).tag).toBe(0x02);
-    expectDerError(() => readElement(chain(MAX_DEPTH + 1, () => true), 0), 'nested too deep');
+    expect(
+      elementAt(
+        chain(MAX_DEPTH, () => true),
+        Array(MAX_DEPTH).fill(0),
+      ).tag,
+    ).toBe(0x02);
+    expectDerError(
+      () =>
+        readElement(
+          chain(MAX_DEPTH + 1, () => true),
+          0,
+        ),
+      'nested too deep',
+    );
   });
 });
 
@@ -139,7 +162,8 @@ describe('DER reader: a chunked OCTET STRING is copied once', () => {
     const tiny = tlv(OCTET_STRING, Buffer.from([7]));
     let der = tlv(CONSTRUCTED_OCTET_STRING, Buffer.concat(Array(1_000).fill(tiny)), true);
     // MAX_DEPTH levels of constructed strings, so the innermost chunks lie at MAX_DEPTH.
-    for (let level = 1; level < MAX_DEPTH; level++) der = tlv(CONSTRUCTED_OCTET_STRING, Buffer.concat([tiny, der, tiny]), true);
+    for (let level = 1; level < MAX_DEPTH; level++)
+      der = tlv(CONSTRUCTED_OCTET_STRING, Buffer.concat([tiny, der, tiny]), true);
     const { buffer, reads } = counting(der);
     const element = readElement(buffer, 0);
     const before = reads();
@@ -155,7 +179,10 @@ describe('DER reader: a chunked OCTET STRING is copied once', () => {
   });
 
   it('refuses a chunk that is not an OCTET STRING', () => {
-    const der = tlv(CONSTRUCTED_OCTET_STRING, Buffer.concat([tlv(OCTET_STRING, Buffer.from('a')), tlv(0x0c, Buffer.from('b'))]));
+    const der = tlv(
+      CONSTRUCTED_OCTET_STRING,
+      Buffer.concat([tlv(OCTET_STRING, Buffer.from('a')), tlv(0x0c, Buffer.from('b'))]),
+    );
     expectDerError(() => octetStringContents(der, readElement(der, 0)), 'not an OCTET STRING');
   });
 });
@@ -173,7 +200,13 @@ describe('DER reader: the end-of-contents of an indefinite length lies within it
   });
 
   it('reads an end-of-contents that ends exactly at the limit', () => {
-    expect(readElement(Buffer.from([0x30, 0x80, 0x00, 0x00]), 0, 4)).toEqual({ tag: 0x30, start: 2, end: 2, next: 4, depth: 0 });
+    expect(readElement(Buffer.from([0x30, 0x80, 0x00, 0x00]), 0, 4)).toEqual({
+      tag: 0x30,
+      start: 2,
+      end: 2,
+      next: 4,
+      depth: 0,
+    });
   });
 });
 
@@ -252,7 +285,9 @@ function walkWithinBounds(bytes: Uint8Array): number | DerError {
 }
 
 /** A BER tree, as the generators make it. */
-type Tree = { kind: 'primitive'; tag: number; bytes: Uint8Array } | { kind: 'constructed'; tag: number; indefinite: boolean; children: Tree[] };
+type Tree =
+  | { kind: 'primitive'; tag: number; bytes: Uint8Array }
+  | { kind: 'constructed'; tag: number; indefinite: boolean; children: Tree[] };
 
 function encode(tree: Tree): Buffer {
   if (tree.kind === 'primitive') return tlv(tree.tag, tree.bytes);
@@ -268,7 +303,12 @@ const { tree: treeArbitrary } = fc.letrec<{ tree: Tree }>((tie) => ({
   tree: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.record({ kind: fc.constant('primitive' as const), tag: primitiveTags, bytes: payload }),
-    fc.record({ kind: fc.constant('constructed' as const), tag: constructedTags, indefinite: fc.boolean(), children: fc.array(tie('tree'), { maxLength: 5 }) }),
+    fc.record({
+      kind: fc.constant('constructed' as const),
+      tag: constructedTags,
+      indefinite: fc.boolean(),
+      children: fc.array(tie('tree'), { maxLength: 5 }),
+    }),
   ),
 }));
 
@@ -277,41 +317,63 @@ const { chunked: chunkedArbitrary } = fc.letrec<{ chunked: Tree }>((tie) => ({
   chunked: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.record({ kind: fc.constant('primitive' as const), tag: fc.constant(OCTET_STRING), bytes: payload }),
-    fc.record({ kind: fc.constant('constructed' as const), tag: fc.constant(CONSTRUCTED_OCTET_STRING), indefinite: fc.boolean(), children: fc.array(tie('chunked'), { maxLength: 6 }) }),
+    fc.record({
+      kind: fc.constant('constructed' as const),
+      tag: fc.constant(CONSTRUCTED_OCTET_STRING),
+      indefinite: fc.boolean(),
+      children: fc.array(tie('chunked'), { maxLength: 6 }),
+    }),
   ),
 }));
 
 const leaves = (tree: Tree): Uint8Array[] => (tree.kind === 'primitive' ? [tree.bytes] : tree.children.flatMap(leaves));
-const depthOf = (tree: Tree): number => (tree.kind === 'primitive' ? 0 : 1 + Math.max(0, ...tree.children.map(depthOf)));
-const count = (tree: Tree): number => (tree.kind === 'primitive' ? 1 : 1 + tree.children.reduce((sum, child) => sum + count(child), 0));
+const depthOf = (tree: Tree): number =>
+  tree.kind === 'primitive' ? 0 : 1 + Math.max(0, ...tree.children.map(depthOf));
+const count = (tree: Tree): number =>
+  tree.kind === 'primitive' ? 1 : 1 + tree.children.reduce((sum, child) => sum + count(child), 0);
 
 /** A chain `levels` deep, each level definite or indefinite. */
-const deepArbitrary = fc.array(fc.tuple(constructedTags, fc.boolean()), { minLength: 1, maxLength: MAX_DEPTH + 12 }).map((levels): Tree =>
-  levels.reduceRight<Tree>((inner, [tag, indefinite]) => ({ kind: 'constructed', tag, indefinite, children: [inner] }), { kind: 'primitive', tag: 0x02, bytes: Uint8Array.of(1) }),
-);
+const deepArbitrary = fc
+  .array(fc.tuple(constructedTags, fc.boolean()), { minLength: 1, maxLength: MAX_DEPTH + 12 })
+  .map(
+    (levels): Tree =>
+      levels.reduceRight<Tree>(
+        (inner, [tag, indefinite]) => ({ kind: 'constructed', tag, indefinite, children: [inner] }),
+        { kind: 'primitive', tag: 0x02, bytes: Uint8Array.of(1) },
+      ),
+  );
 
 /** An encoding damaged as a transfer or an attacker would: cut, a byte changed, bytes added. */
 const damaged = (encoded: fc.Arbitrary<Buffer>) =>
   encoded.chain((bytes) =>
     fc.oneof(
       fc.integer({ min: 0, max: bytes.length }).map((cut) => bytes.subarray(0, cut)),
-      fc.tuple(fc.integer({ min: 0, max: Math.max(0, bytes.length - 1) }), fc.integer({ min: 0, max: 255 })).map(([at, value]) => {
-        const copy = Buffer.from(bytes);
-        if (copy.length > 0) copy[at] = value;
-        return copy;
-      }),
+      fc
+        .tuple(fc.integer({ min: 0, max: Math.max(0, bytes.length - 1) }), fc.integer({ min: 0, max: 255 }))
+        .map(([at, value]) => {
+          const copy = Buffer.from(bytes);
+          if (copy.length > 0) copy[at] = value;
+          return copy;
+        }),
       fc.uint8Array({ minLength: 1, maxLength: 8 }).map((extra) => Buffer.concat([bytes, extra])),
     ),
   );
 
 describe('DER reader: fuzzed input answers or throws DerError, in linear work', () => {
   it('arbitrary bytes', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 600 }), (bytes) => void walkWithinBounds(bytes)), { numRuns: RUNS });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 600 }), (bytes) => void walkWithinBounds(bytes)),
+      { numRuns: RUNS },
+    );
   });
 
   it('arbitrary bytes behind a plausible header (a constructed tag, an indefinite length)', () => {
     fc.assert(
-      fc.property(fc.constantFrom(0x30, 0x24, 0xa0), fc.uint8Array({ maxLength: 600 }), (tag, rest) => void walkWithinBounds(Buffer.concat([Buffer.from([tag, 0x80]), rest]))),
+      fc.property(
+        fc.constantFrom(0x30, 0x24, 0xa0),
+        fc.uint8Array({ maxLength: 600 }),
+        (tag, rest) => void walkWithinBounds(Buffer.concat([Buffer.from([tag, 0x80]), rest])),
+      ),
       { numRuns: RUNS },
     );
   });
@@ -327,7 +389,10 @@ describe('DER reader: fuzzed input answers or throws DerError, in linear work', 
   });
 
   it('damaged trees', () => {
-    fc.assert(fc.property(damaged(treeArbitrary.map(encode)), (bytes) => void walkWithinBounds(bytes)), { numRuns: RUNS });
+    fc.assert(
+      fc.property(damaged(treeArbitrary.map(encode)), (bytes) => void walkWithinBounds(bytes)),
+      { numRuns: RUNS },
+    );
   });
 
   it('deep chains: read to MAX_DEPTH, refused as "nested too deep" below it', () => {
@@ -376,4 +441,3 @@ describe('DER reader: fuzzed input answers or throws DerError, in linear work', 
     );
   });
 });
-

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { AppError, ERRORS } from '../../lib/errors.js';
+import { bearerToken } from '../../lib/http/auth.js';
 import { errorBody, errorResponse } from '../../lib/http/envelopes.js';
 import { MAX_JSON_DEPTH, parseJsonBody, parsePart } from '../../lib/http/parse.js';
 import { appErrorThrownBy } from '../support/assertions.js';
-import { bearerToken } from '../../lib/http/auth.js';
 
 describe('error table and envelopes', () => {
   it('every error kind has an HTTP status and a message', () => {
@@ -15,8 +15,17 @@ describe('error table and envelopes', () => {
   });
 
   it('the spec statuses of the subscription API codes hold', () => {
-    const expected = { SUBSCRIPTION_NOT_FOUND: 404, INVALID_RECEIPT: 400, RECEIPT_ALREADY_USED: 400, PRODUCT_NOT_FOUND: 404, SUBSCRIPTION_EXPIRED: 400, VERIFICATION_FAILED: 400, INVALID_API_KEY: 401 };
-    for (const [kind, status] of Object.entries(expected)) expect(new AppError(kind as keyof typeof ERRORS).status).toBe(status);
+    const expected = {
+      SUBSCRIPTION_NOT_FOUND: 404,
+      INVALID_RECEIPT: 400,
+      RECEIPT_ALREADY_USED: 400,
+      PRODUCT_NOT_FOUND: 404,
+      SUBSCRIPTION_EXPIRED: 400,
+      VERIFICATION_FAILED: 400,
+      INVALID_API_KEY: 401,
+    };
+    for (const [kind, status] of Object.entries(expected))
+      expect(new AppError(kind as keyof typeof ERRORS).status).toBe(status);
   });
 
   it('a missing API key is a 401 with the public code MISSING_REQUIRED_HEADER', () => {
@@ -26,21 +35,37 @@ describe('error table and envelopes', () => {
   });
 
   it('the subscription API nests errors under "error" with details', () => {
-    const error = new AppError('INVALID_PARAMETER', 'bad', { details: [{ path: 'body.price', message: 'must be a number' }] });
+    const error = new AppError('INVALID_PARAMETER', 'bad', {
+      details: [{ path: 'body.price', message: 'must be a number' }],
+    });
     expect(errorBody('subscriptions', error, 'req-1')).toEqual({
-      error: { code: 'INVALID_PARAMETER', message: 'bad', details: [{ path: 'body.price', message: 'must be a number' }] },
+      error: {
+        code: 'INVALID_PARAMETER',
+        message: 'bad',
+        details: [{ path: 'body.price', message: 'must be a number' }],
+      },
     });
   });
 
   it('the mobile API uses {status: "error", code, message}', () => {
-    expect(errorBody('mobile', new AppError('INVALID_API_KEY'), 'req-1')).toEqual({ status: 'error', code: 'INVALID_API_KEY', message: 'API key is invalid' });
+    expect(errorBody('mobile', new AppError('INVALID_API_KEY'), 'req-1')).toEqual({
+      status: 'error',
+      code: 'INVALID_API_KEY',
+      message: 'API key is invalid',
+    });
   });
 
   it('a 500 carries the request id in the body and header but no internals', () => {
-    const response = errorResponse('subscriptions', new AppError('INTERNAL_ERROR', undefined, { cause: new Error('secret stack') }), 'req-9');
+    const response = errorResponse(
+      'subscriptions',
+      new AppError('INTERNAL_ERROR', undefined, { cause: new Error('secret stack') }),
+      'req-9',
+    );
     expect(response.statusCode).toBe(500);
     expect(response.headers?.['X-Request-Id']).toBe('req-9');
-    expect(JSON.parse(response.body)).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'Internal error', request_id: 'req-9' } });
+    expect(JSON.parse(response.body)).toEqual({
+      error: { code: 'INTERNAL_ERROR', message: 'Internal error', request_id: 'req-9' },
+    });
     expect(response.body).not.toContain('secret stack');
   });
 });
@@ -53,9 +78,17 @@ describe('request parsing', () => {
   it(`a body nested deeper than ${MAX_JSON_DEPTH} levels is INVALID_PARAMETER, even 100,000 levels (no stack overflow)`, () => {
     const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
     expect(parseJsonBody(nested(MAX_JSON_DEPTH), false)).toBeInstanceOf(Array);
-    for (const body of [nested(MAX_JSON_DEPTH + 1), nested(100_000), '{"a":'.repeat(100_000), `{"a":${nested(MAX_JSON_DEPTH)}}`]) {
+    for (const body of [
+      nested(MAX_JSON_DEPTH + 1),
+      nested(100_000),
+      '{"a":'.repeat(100_000),
+      `{"a":${nested(MAX_JSON_DEPTH)}}`,
+    ]) {
       const error = appErrorThrownBy(() => parseJsonBody(body, false));
-      expect(error).toMatchObject({ kind: 'INVALID_PARAMETER', message: `body nests deeper than ${MAX_JSON_DEPTH} levels` });
+      expect(error).toMatchObject({
+        kind: 'INVALID_PARAMETER',
+        message: `body nests deeper than ${MAX_JSON_DEPTH} levels`,
+      });
     }
   });
 
@@ -65,11 +98,16 @@ describe('request parsing', () => {
   });
 
   it('a base64 body (as API Gateway passes it) that is not UTF-8 is INVALID_PARAMETER, not decoded with U+FFFD', () => {
-    const base64 = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => Buffer.from(p as string))).toString('base64');
+    const base64 = (...parts: (string | number[])[]) =>
+      Buffer.concat(parts.map((p) => Buffer.from(p as string))).toString('base64');
     expect(parseJsonBody(base64('{"name":"Zoë 😀"}'), true)).toEqual({ name: 'Zoë 😀' });
     for (const bad of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
       const error = appErrorThrownBy(() => parseJsonBody(base64('{"name":"', bad, '"}'), true));
-      expect(error).toMatchObject({ kind: 'INVALID_PARAMETER', message: 'body is not valid UTF-8', details: [{ path: 'body', message: 'is not valid UTF-8' }] });
+      expect(error).toMatchObject({
+        kind: 'INVALID_PARAMETER',
+        message: 'body is not valid UTF-8',
+        details: [{ path: 'body', message: 'is not valid UTF-8' }],
+      });
     }
   });
 

@@ -4,7 +4,14 @@ import { busEventDetail, EVENT_KINDS, eventPayload } from '../../lib/events/sche
 const statusChanged = {
   event: 'subscription.status_changed',
   timestamp: '2026-01-01T00:00:00.000Z',
-  data: { subscription_id: 'sub_0123456789abcdef01234567', user_id: 'u-1', old_status: 'active', new_status: 'cancelled', expires_at: '2026-02-01T00:00:00.000Z', auto_renew: false },
+  data: {
+    subscription_id: 'sub_0123456789abcdef01234567',
+    user_id: 'u-1',
+    old_status: 'active',
+    new_status: 'cancelled',
+    expires_at: '2026-02-01T00:00:00.000Z',
+    auto_renew: false,
+  },
 };
 const transferred = {
   event: 'subscription.transferred',
@@ -27,14 +34,29 @@ describe('event schemas (webhook bodies and the bus detail)', () => {
   it('accepts either kind, each with exactly its fields', () => {
     expect(eventPayload.parse(statusChanged)).toEqual(statusChanged);
     expect(eventPayload.parse(transferred)).toEqual(transferred);
-    expect(busEventDetail.parse({ app_id: 'app_0123456789abcdef', event_id: 'evt_0123456789abcdef01234567', payload: transferred }).payload).toEqual(transferred);
+    expect(
+      busEventDetail.parse({
+        app_id: 'app_0123456789abcdef',
+        event_id: 'evt_0123456789abcdef01234567',
+        payload: transferred,
+      }).payload,
+    ).toEqual(transferred);
   });
 
   it.each([
-    ['a transfer without its previous owner', { ...transferred, data: { ...transferred.data, from_user_id: undefined } }],
+    [
+      'a transfer without its previous owner',
+      { ...transferred, data: { ...transferred.data, from_user_id: undefined } },
+    ],
     ['a transfer with a field beyond its own', { ...transferred, data: { ...transferred.data, old_status: 'active' } }],
-    ["a transfer shaped as a status change (the kinds' fields do not mix)", { ...transferred, data: statusChanged.data }],
-    ['a status change with a field beyond the spec', { ...statusChanged, data: { ...statusChanged.data, from_user_id: 'u-0' } }],
+    [
+      "a transfer shaped as a status change (the kinds' fields do not mix)",
+      { ...transferred, data: statusChanged.data },
+    ],
+    [
+      'a status change with a field beyond the spec',
+      { ...statusChanged, data: { ...statusChanged.data, from_user_id: 'u-0' } },
+    ],
     ['an event of another kind', { ...transferred, event: 'subscription.deleted' }],
     ['a transfer without a timestamp', { event: transferred.event, data: transferred.data }],
   ])('refuses %s', (_case, payload) => {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { compileRoutes, matchRoute, resolveRoute, toProxyEvent } from '../../local/gateway.js';
 import { ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { compileRoutes, matchRoute, resolveRoute, toProxyEvent } from '../../local/gateway.js';
 
 const compiled = compileRoutes(ROUTES);
 
@@ -58,7 +58,9 @@ describe('local gateway routing', () => {
   });
 
   it('path parameters are URL-decoded', () => {
-    expect(matchRoute(compiled, 'GET', `${SUBSCRIPTIONS_BASE}/a%20b`)?.pathParameters).toEqual({ subscription_id: 'a b' });
+    expect(matchRoute(compiled, 'GET', `${SUBSCRIPTIONS_BASE}/a%20b`)?.pathParameters).toEqual({
+      subscription_id: 'a b',
+    });
   });
 
   it('unknown paths and methods match nothing', () => {
@@ -90,18 +92,37 @@ describe('local gateway routing', () => {
     const url = new URL('http://localhost/v1/subscriptions?__proto__=x&constructor=1&constructor=2&toString=y');
     const event = toProxyEvent(request, url, matchRoute(compiled, 'GET', url.pathname)!, Buffer.alloc(0), 'req-1');
     expect(Object.getPrototypeOf(event.queryStringParameters)).toBe(Object.prototype);
-    expect(Object.entries(event.queryStringParameters!)).toEqual([['__proto__', 'x'], ['constructor', '2'], ['toString', 'y']]);
-    expect(Object.entries(event.multiValueQueryStringParameters!)).toEqual([['__proto__', ['x']], ['constructor', ['1', '2']], ['toString', ['y']]]);
-    expect(Object.entries(event.multiValueHeaders)).toEqual([['__proto__', ['a']], ['constructor', ['b', 'c']]]);
+    expect(Object.entries(event.queryStringParameters!)).toEqual([
+      ['__proto__', 'x'],
+      ['constructor', '2'],
+      ['toString', 'y'],
+    ]);
+    expect(Object.entries(event.multiValueQueryStringParameters!)).toEqual([
+      ['__proto__', ['x']],
+      ['constructor', ['1', '2']],
+      ['toString', ['y']],
+    ]);
+    expect(Object.entries(event.multiValueHeaders)).toEqual([
+      ['__proto__', ['a']],
+      ['constructor', ['b', 'c']],
+    ]);
     expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
 
   it('passes the body as its bytes, base64-encoded, as API Gateway does for binary media types', () => {
-    const request = { method: 'POST', httpVersion: '1.1', headers: {}, socket: {}, rawHeaders: [] } as unknown as IncomingMessage;
+    const request = {
+      method: 'POST',
+      httpVersion: '1.1',
+      headers: {},
+      socket: {},
+      rawHeaders: [],
+    } as unknown as IncomingMessage;
     const url = new URL(`http://localhost${SUBSCRIPTIONS_BASE}`);
     const bytes = Buffer.from([0x7b, 0xff, 0x7d]);
     const event = toProxyEvent(request, url, matchRoute(compiled, 'POST', url.pathname)!, bytes, 'req-2');
     expect(event).toMatchObject({ isBase64Encoded: true, body: bytes.toString('base64') });
-    expect(toProxyEvent(request, url, matchRoute(compiled, 'POST', url.pathname)!, Buffer.alloc(0), 'req-3')).toMatchObject({ isBase64Encoded: false, body: null });
+    expect(
+      toProxyEvent(request, url, matchRoute(compiled, 'POST', url.pathname)!, Buffer.alloc(0), 'req-3'),
+    ).toMatchObject({ isBase64Encoded: false, body: null });
   });
 });

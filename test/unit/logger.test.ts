@@ -27,7 +27,14 @@ describe('logger', () => {
     logger.removeKeys(['request_id']);
     logger.info('bye');
     expect(lines.stdout).toEqual([
-      { level: 'INFO', message: 'hello', timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), service: 'svc', request_id: 'r-1', count: 2 },
+      {
+        level: 'INFO',
+        message: 'hello',
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        service: 'svc',
+        request_id: 'r-1',
+        count: 2,
+      },
       { level: 'INFO', message: 'bye', timestamp: expect.any(String), service: 'svc' },
     ]);
   });
@@ -53,12 +60,21 @@ describe('logger', () => {
     logger.info('no');
     logger.error('yes');
     vi.unstubAllEnvs();
-    expect(lines.stderr).toEqual([expect.objectContaining({ message: 'yes', xray_trace_id: '1-5759e988-bd862e3fe1be46a994272793' })]);
+    expect(lines.stderr).toEqual([
+      expect.objectContaining({ message: 'yes', xray_trace_id: '1-5759e988-bd862e3fe1be46a994272793' }),
+    ]);
   });
 
   it('redacts what reaches a line anyway', () => {
     const lines = capture();
-    new Logger('svc', 'INFO').info('key sk_abcdefghijklmnopqrstuvwxyz0123456789', { receipt_data: 'abc', note: 'jane@example.com' });
-    expect(lines.stdout[0]).toMatchObject({ message: 'key sk_[REDACTED]', receipt_data: '[REDACTED]', note: '[REDACTED EMAIL]' });
+    new Logger('svc', 'INFO').info('key sk_abcdefghijklmnopqrstuvwxyz0123456789', {
+      receipt_data: 'abc',
+      note: 'jane@example.com',
+    });
+    expect(lines.stdout[0]).toMatchObject({
+      message: 'key sk_[REDACTED]',
+      receipt_data: '[REDACTED]',
+      note: '[REDACTED EMAIL]',
+    });
   });
 });

@@ -20,11 +20,17 @@ describe('page arithmetic', () => {
 });
 
 describe('list cursor', () => {
-  const position = { page: 3, list_sk: '2026-01-01T00:00:00.000Z#sub_0123456789abcdef01234567', id: 'sub_0123456789abcdef01234567' };
+  const position = {
+    page: 3,
+    list_sk: '2026-01-01T00:00:00.000Z#sub_0123456789abcdef01234567',
+    id: 'sub_0123456789abcdef01234567',
+  };
   const filters = { status: 'active', limit: 10 };
 
   it('round-trips the position for the same filters', () => {
-    expect(decodeCursor(encodeCursor(position, filters), { limit: 10, status: 'active', user_id: undefined })).toEqual(position);
+    expect(decodeCursor(encodeCursor(position, filters), { limit: 10, status: 'active', user_id: undefined })).toEqual(
+      position,
+    );
   });
 
   it('is rejected for other filters', () => {
@@ -34,7 +40,11 @@ describe('list cursor', () => {
   });
 
   it('rejects garbage and tampered cursors with INVALID_PARAMETER', () => {
-    for (const bad of ['garbage', Buffer.from('{"p":1}').toString('base64url'), Buffer.from('{"p":2,"s":"x","i":"sub_../x","f":"y"}').toString('base64url')]) {
+    for (const bad of [
+      'garbage',
+      Buffer.from('{"p":1}').toString('base64url'),
+      Buffer.from('{"p":2,"s":"x","i":"sub_../x","f":"y"}').toString('base64url'),
+    ]) {
       try {
         decodeCursor(bad, filters);
         expect.unreachable();

@@ -8,24 +8,37 @@ vi.hoisted(() => {
   process.env.EVENT_BUS_NAME = 'subscription-events';
 });
 
-import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
-import { outboxItem, OUTBOX_STREAM_FILTER, transferOutboxItem } from '../../lib/events/outbox.js';
-import { EVENT_SOURCE, STATUS_CHANGED, TRANSFERRED } from '../../lib/events/schemas.js';
 import { handler } from '../../functions/events/publish-status-changes.js';
+import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
+import { OUTBOX_STREAM_FILTER, outboxItem, transferOutboxItem } from '../../lib/events/outbox.js';
+import { EVENT_SOURCE, STATUS_CHANGED, TRANSFERRED } from '../../lib/events/schemas.js';
 
 const eventBridge = mockClient(EventBridgeClient);
 
 let sequence = 100;
-function streamRecord(item: Record<string, unknown>, eventName: 'INSERT' | 'MODIFY' | 'REMOVE' = 'INSERT'): DynamoDBRecord {
+function streamRecord(
+  item: Record<string, unknown>,
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE' = 'INSERT',
+): DynamoDBRecord {
   return {
     eventName,
-    dynamodb: { NewImage: marshall(item, { removeUndefinedValues: true }) as never, SequenceNumber: String(sequence++), Keys: {} },
+    dynamodb: {
+      NewImage: marshall(item, { removeUndefinedValues: true }) as never,
+      SequenceNumber: String(sequence++),
+      Keys: {},
+    },
   } as DynamoDBRecord;
 }
 
-const state = { ...INITIAL_LIFECYCLE, status: 'expired' as const, expires_at: '2026-01-01T00:00:00.000Z', auto_renew: false };
+const state = {
+  ...INITIAL_LIFECYCLE,
+  status: 'expired' as const,
+  expires_at: '2026-01-01T00:00:00.000Z',
+  auto_renew: false,
+};
 const subject = { app_id: 'app_0123456789abcdef', id: 'sub_0123456789abcdef01234567', user_id: 'u-1' };
-const outbox = () => outboxItem(subject, state, { from: 'active', to: 'expired' }, new Date('2026-01-01T00:00:01.000Z'));
+const outbox = () =>
+  outboxItem(subject, state, { from: 'active', to: 'expired' }, new Date('2026-01-01T00:00:01.000Z'));
 
 describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local EventBridge exists)', () => {
   beforeEach(() => eventBridge.reset());
@@ -37,14 +50,25 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
     expect(result).toEqual({ batchItemFailures: [] });
     const [call] = eventBridge.commandCalls(PutEventsCommand);
     const entry = call!.args[0].input.Entries![0]!;
-    expect(entry).toMatchObject({ EventBusName: 'subscription-events', Source: EVENT_SOURCE, DetailType: STATUS_CHANGED });
+    expect(entry).toMatchObject({
+      EventBusName: 'subscription-events',
+      Source: EVENT_SOURCE,
+      DetailType: STATUS_CHANGED,
+    });
     expect(JSON.parse(entry.Detail!)).toEqual({
       app_id: subject.app_id,
       event_id: item.event_id,
       payload: {
         event: 'subscription.status_changed',
         timestamp: '2026-01-01T00:00:01.000Z',
-        data: { subscription_id: subject.id, user_id: 'u-1', old_status: 'active', new_status: 'expired', expires_at: state.expires_at, auto_renew: false },
+        data: {
+          subscription_id: subject.id,
+          user_id: 'u-1',
+          old_status: 'active',
+          new_status: 'expired',
+          expires_at: state.expires_at,
+          auto_renew: false,
+        },
       },
     });
   });
@@ -72,7 +96,11 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
 
   it('ignores every other stream record (state items, modifications, removals)', async () => {
     const result = await handler({
-      Records: [streamRecord({ pk: 'SUB#a#b', sk: 'SUB', type: 'subscription' }), streamRecord(outbox(), 'MODIFY'), streamRecord(outbox(), 'REMOVE')],
+      Records: [
+        streamRecord({ pk: 'SUB#a#b', sk: 'SUB', type: 'subscription' }),
+        streamRecord(outbox(), 'MODIFY'),
+        streamRecord(outbox(), 'REMOVE'),
+      ],
     });
     expect(result).toEqual({ batchItemFailures: [] });
     expect(eventBridge.commandCalls(PutEventsCommand)).toHaveLength(0);
@@ -82,7 +110,10 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
     const records = Array.from({ length: 12 }, () => streamRecord(outbox()));
     eventBridge
       .on(PutEventsCommand)
-      .resolvesOnce({ FailedEntryCount: 1, Entries: [...Array.from({ length: 9 }, () => ({ EventId: 'x' })), { ErrorCode: 'ThrottlingException' }] })
+      .resolvesOnce({
+        FailedEntryCount: 1,
+        Entries: [...Array.from({ length: 9 }, () => ({ EventId: 'x' })), { ErrorCode: 'ThrottlingException' }],
+      })
       .resolvesOnce({ FailedEntryCount: 0, Entries: [{ EventId: 'y' }, { EventId: 'z' }] });
     const result = await handler({ Records: records });
     expect(eventBridge.commandCalls(PutEventsCommand).map((c) => c.args[0].input.Entries!.length)).toEqual([10, 2]);
@@ -90,6 +121,9 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
   });
 
   it('the stream filter matches exactly outbox inserts', () => {
-    expect(OUTBOX_STREAM_FILTER).toEqual({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['outbox'] } } } });
+    expect(OUTBOX_STREAM_FILTER).toEqual({
+      eventName: ['INSERT'],
+      dynamodb: { NewImage: { type: { S: ['outbox'] } } },
+    });
   });
 });

@@ -1,19 +1,36 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../lib/config.js';
-import { decideRateLimit, DEFAULT_RATE_LIMITS, rateLimitHeaders, RATE_LIMIT_WINDOW_SECONDS } from '../../lib/domain/rate-limit.js';
+import {
+  DEFAULT_RATE_LIMITS,
+  decideRateLimit,
+  RATE_LIMIT_WINDOW_SECONDS,
+  rateLimitHeaders,
+} from '../../lib/domain/rate-limit.js';
 
 const NOW = Date.parse('2026-11-23T10:00:00Z');
 
 describe('rate-limit decisions', () => {
   it('allows the limit-th request of a window and refuses the next one', () => {
     const window = { windowEndsAt: NOW + 30_000 };
-    expect(decideRateLimit('standard', 200, { ...window, count: 200 }, NOW)).toEqual({ allowed: true, tier: 'standard', limit: 200, remaining: 0, resetSeconds: 30 });
-    expect(decideRateLimit('standard', 200, { ...window, count: 201 }, NOW)).toMatchObject({ allowed: false, remaining: 0 });
+    expect(decideRateLimit('standard', 200, { ...window, count: 200 }, NOW)).toEqual({
+      allowed: true,
+      tier: 'standard',
+      limit: 200,
+      remaining: 0,
+      resetSeconds: 30,
+    });
+    expect(decideRateLimit('standard', 200, { ...window, count: 201 }, NOW)).toMatchObject({
+      allowed: false,
+      remaining: 0,
+    });
   });
 
   it('counts the remaining requests down from the limit', () => {
-    expect(decideRateLimit('premium', 2000, { count: 1, windowEndsAt: NOW + 60_000 }, NOW)).toMatchObject({ remaining: 1999, resetSeconds: 60 });
+    expect(decideRateLimit('premium', 2000, { count: 1, windowEndsAt: NOW + 60_000 }, NOW)).toMatchObject({
+      remaining: 1999,
+      resetSeconds: 60,
+    });
   });
 
   it('rounds the reset up to whole seconds and never says 0 while the window is open', () => {
@@ -23,14 +40,19 @@ describe('rate-limit decisions', () => {
 
   it('keeps remaining within 0..limit and reset within 1..window for any count and time', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 1, max: 60_000 }), (limit, count, left) => {
-        const decision = decideRateLimit('standard', limit, { count, windowEndsAt: NOW + left }, NOW);
-        expect(decision.allowed).toBe(count <= limit);
-        expect(decision.remaining).toBeGreaterThanOrEqual(0);
-        expect(decision.remaining).toBeLessThanOrEqual(limit);
-        expect(decision.resetSeconds).toBeGreaterThanOrEqual(1);
-        expect(decision.resetSeconds).toBeLessThanOrEqual(RATE_LIMIT_WINDOW_SECONDS);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.integer({ min: 1, max: 60_000 }),
+        (limit, count, left) => {
+          const decision = decideRateLimit('standard', limit, { count, windowEndsAt: NOW + left }, NOW);
+          expect(decision.allowed).toBe(count <= limit);
+          expect(decision.remaining).toBeGreaterThanOrEqual(0);
+          expect(decision.remaining).toBeLessThanOrEqual(limit);
+          expect(decision.resetSeconds).toBeGreaterThanOrEqual(1);
+          expect(decision.resetSeconds).toBeLessThanOrEqual(RATE_LIMIT_WINDOW_SECONDS);
+        },
+      ),
     );
   });
 });
@@ -43,7 +65,11 @@ describe('RateLimit header fields', () => {
 
   it('add Retry-After, equal to the reset, when the request is refused', () => {
     const headers = rateLimitHeaders(decideRateLimit('premium', 10, { count: 11, windowEndsAt: NOW + 7_000 }, NOW));
-    expect(headers).toEqual({ 'RateLimit-Policy': '"premium";q=10;w=60', RateLimit: '"premium";r=0;t=7', 'Retry-After': '7' });
+    expect(headers).toEqual({
+      'RateLimit-Policy': '"premium";q=10;w=60',
+      RateLimit: '"premium";r=0;t=7',
+      'Retry-After': '7',
+    });
   });
 });
 

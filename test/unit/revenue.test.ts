@@ -1,6 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bucketOf, bucketsOf, convertMicros, fromMicros, isCalendarDate, percentages, revenueDelta, toMicros, transferredRevenue, validatePeriod } from '../../lib/domain/revenue.js';
+import {
+  bucketOf,
+  bucketsOf,
+  convertMicros,
+  fromMicros,
+  isCalendarDate,
+  percentages,
+  revenueDelta,
+  toMicros,
+  transferredRevenue,
+  validatePeriod,
+} from '../../lib/domain/revenue.js';
 import { appErrorThrownBy } from '../support/assertions.js';
 
 describe('revenue buckets', () => {
@@ -17,11 +28,22 @@ describe('revenue buckets', () => {
   it('cross year boundaries: the ISO week of 2026-12-31 starts 2026-12-28 and holds 2027-01-03', () => {
     const weeks = bucketsOf('2026-12-28', '2027-01-10', 'week');
     expect(weeks.map((w) => w.date)).toEqual(['2026-12-28', '2027-01-04']);
-    expect(weeks[0]!.days).toEqual(['2026-12-28', '2026-12-29', '2026-12-30', '2026-12-31', '2027-01-01', '2027-01-02', '2027-01-03']);
+    expect(weeks[0]!.days).toEqual([
+      '2026-12-28',
+      '2026-12-29',
+      '2026-12-30',
+      '2026-12-31',
+      '2027-01-01',
+      '2027-01-02',
+      '2027-01-03',
+    ]);
   });
 
   it('leap years: February 2028 has 29 days, 2026 has 28', () => {
-    expect(bucketsOf('2028-02-01', '2028-03-01', 'month').map((m) => [m.date, m.days.length])).toEqual([['2028-02-01', 29], ['2028-03-01', 1]]);
+    expect(bucketsOf('2028-02-01', '2028-03-01', 'month').map((m) => [m.date, m.days.length])).toEqual([
+      ['2028-02-01', 29],
+      ['2028-03-01', 1],
+    ]);
     expect(bucketsOf('2026-02-01', '2026-02-28', 'month')[0]!.days).toHaveLength(28);
     expect(isCalendarDate('2028-02-29')).toBe(true);
     expect(isCalendarDate('2026-02-29')).toBe(false);
@@ -29,17 +51,22 @@ describe('revenue buckets', () => {
 
   it('every day of the period is in exactly one bucket, in order (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 400 }), fc.constantFrom('day', 'week', 'month') as fc.Arbitrary<'day' | 'week' | 'month'>, (offset, length, groupBy) => {
-        const start = new Date(Date.UTC(2024, 0, 1) + offset * 86_400_000).toISOString().slice(0, 10);
-        const end = new Date(Date.UTC(2024, 0, 1) + (offset + length) * 86_400_000).toISOString().slice(0, 10);
-        const buckets = bucketsOf(start, end, groupBy);
-        const days = buckets.flatMap((b) => b.days);
-        expect(days).toHaveLength(length + 1);
-        expect(days[0]).toBe(start);
-        expect(days.at(-1)).toBe(end);
-        expect(new Set(days).size).toBe(days.length);
-        for (const bucket of buckets) expect(bucket.date).toBe(bucket.days[0]);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 3000 }),
+        fc.integer({ min: 0, max: 400 }),
+        fc.constantFrom('day', 'week', 'month') as fc.Arbitrary<'day' | 'week' | 'month'>,
+        (offset, length, groupBy) => {
+          const start = new Date(Date.UTC(2024, 0, 1) + offset * 86_400_000).toISOString().slice(0, 10);
+          const end = new Date(Date.UTC(2024, 0, 1) + (offset + length) * 86_400_000).toISOString().slice(0, 10);
+          const buckets = bucketsOf(start, end, groupBy);
+          const days = buckets.flatMap((b) => b.days);
+          expect(days).toHaveLength(length + 1);
+          expect(days[0]).toBe(start);
+          expect(days.at(-1)).toBe(end);
+          expect(new Set(days).size).toBe(days.length);
+          for (const bucket of buckets) expect(bucket.date).toBe(bucket.days[0]);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -64,7 +91,15 @@ describe('revenue periods', () => {
 });
 
 describe('currency conversion', () => {
-  const rates = new Map([['2026-06-01', new Map([['EUR', 1.08], ['JPY', 0.0064]])]]);
+  const rates = new Map([
+    [
+      '2026-06-01',
+      new Map([
+        ['EUR', 1.08],
+        ['JPY', 0.0064],
+      ]),
+    ],
+  ]);
 
   it('converts with the rate of the day, and leaves amounts without a rate unconverted', () => {
     expect(convertMicros(toMicros(10), 'EUR', '2026-06-01', 'USD', rates)).toBe(toMicros(10.8));
@@ -75,7 +110,9 @@ describe('currency conversion', () => {
   });
 
   it('micro-units keep sums exact where floats drift', () => {
-    const micros = Array(10).fill(toMicros(0.1)).reduce((a: number, b: number) => a + b, 0);
+    const micros = Array(10)
+      .fill(toMicros(0.1))
+      .reduce((a: number, b: number) => a + b, 0);
     expect(fromMicros(micros)).toBe(1);
   });
 });
@@ -83,11 +120,16 @@ describe('currency conversion', () => {
 describe('product percentages', () => {
   it('add up to exactly 100 with two decimals (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 10 ** 9 }), { minLength: 1, maxLength: 30 }).filter((v) => v.some((x) => x > 0)), (values) => {
-        const shares = percentages(values);
-        expect(Math.round(shares.reduce((a, b) => a + b, 0) * 100)).toBe(10_000);
-        for (const share of shares) expect(Number(share.toFixed(2))).toBe(share);
-      }),
+      fc.property(
+        fc
+          .array(fc.integer({ min: 0, max: 10 ** 9 }), { minLength: 1, maxLength: 30 })
+          .filter((v) => v.some((x) => x > 0)),
+        (values) => {
+          const shares = percentages(values);
+          expect(Math.round(shares.reduce((a, b) => a + b, 0) * 100)).toBe(10_000);
+          for (const share of shares) expect(Number(share.toFixed(2))).toBe(share);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -99,33 +141,69 @@ describe('product percentages', () => {
 });
 
 describe('where money moves (revenueDelta)', () => {
-  const base = { refund: false, price: 9.99, trial: false, trialExpiresAt: null, expiresAtBefore: '2026-07-01T00:00:00.000Z' };
+  const base = {
+    refund: false,
+    price: 9.99,
+    trial: false,
+    trialExpiresAt: null,
+    expiresAtBefore: '2026-07-01T00:00:00.000Z',
+  };
 
   it('a store-verified purchase is a new subscription with its price; a trial records no money', () => {
-    expect(revenueDelta({ ...base, operation: 'activate', statusBefore: 'pending_verification', statusAfter: 'active' })).toEqual({ amount_micros: 9_990_000, new_subscriptions: 1, renewals: 0, refunds: 0, net_active: 1 });
-    expect(revenueDelta({ ...base, trial: true, trialExpiresAt: '2026-07-01T00:00:00.000Z', operation: 'activate', statusBefore: 'pending_verification', statusAfter: 'active' })).toEqual({ amount_micros: 0, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 1 });
+    expect(
+      revenueDelta({ ...base, operation: 'activate', statusBefore: 'pending_verification', statusAfter: 'active' }),
+    ).toEqual({ amount_micros: 9_990_000, new_subscriptions: 1, renewals: 0, refunds: 0, net_active: 1 });
+    expect(
+      revenueDelta({
+        ...base,
+        trial: true,
+        trialExpiresAt: '2026-07-01T00:00:00.000Z',
+        operation: 'activate',
+        statusBefore: 'pending_verification',
+        statusAfter: 'active',
+      }),
+    ).toEqual({ amount_micros: 0, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 1 });
   });
 
   it('an already-expired purchase moves nothing', () => {
-    expect(revenueDelta({ ...base, operation: 'activate', statusBefore: 'pending_verification', statusAfter: 'expired' })).toBeNull();
+    expect(
+      revenueDelta({ ...base, operation: 'activate', statusBefore: 'pending_verification', statusAfter: 'expired' }),
+    ).toBeNull();
   });
 
   it('the first renewal after a trial is the conversion (new), later ones are renewals', () => {
-    const trial = { ...base, trial: true, trialExpiresAt: '2026-07-01T00:00:00.000Z', operation: 'renew' as const, statusBefore: 'active', statusAfter: 'active' };
+    const trial = {
+      ...base,
+      trial: true,
+      trialExpiresAt: '2026-07-01T00:00:00.000Z',
+      operation: 'renew' as const,
+      statusBefore: 'active',
+      statusAfter: 'active',
+    };
     expect(revenueDelta(trial)).toMatchObject({ amount_micros: 9_990_000, new_subscriptions: 1, renewals: 0 });
-    expect(revenueDelta({ ...trial, expiresAtBefore: '2026-08-01T00:00:00.000Z' })).toMatchObject({ new_subscriptions: 0, renewals: 1 });
+    expect(revenueDelta({ ...trial, expiresAtBefore: '2026-08-01T00:00:00.000Z' })).toMatchObject({
+      new_subscriptions: 0,
+      renewals: 1,
+    });
   });
 
   it('a refund takes the price back; leaving active counts down', () => {
-    expect(revenueDelta({ ...base, operation: 'cancel', refund: true, statusBefore: 'active', statusAfter: 'cancelled' })).toEqual({ amount_micros: -9_990_000, new_subscriptions: 0, renewals: 0, refunds: 1, net_active: -1 });
-    expect(revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'paused' })).toMatchObject({ amount_micros: 0, net_active: -1 });
+    expect(
+      revenueDelta({ ...base, operation: 'cancel', refund: true, statusBefore: 'active', statusAfter: 'cancelled' }),
+    ).toEqual({ amount_micros: -9_990_000, new_subscriptions: 0, renewals: 0, refunds: 1, net_active: -1 });
+    expect(revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'paused' })).toMatchObject({
+      amount_micros: 0,
+      net_active: -1,
+    });
     expect(revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'active' })).toBeNull();
   });
 });
 
 describe('a purchase handed to another user', () => {
   it('moves no money, only the active count', () => {
-    expect(transferredRevenue({ amount_micros: 9_990_000, new_subscriptions: 1, renewals: 0, refunds: 0, net_active: 1 })).toEqual({
+    expect(
+      transferredRevenue({ amount_micros: 9_990_000, new_subscriptions: 1, renewals: 0, refunds: 0, net_active: 1 }),
+    ).toEqual({
       amount_micros: 0,
       new_subscriptions: 0,
       renewals: 0,
@@ -135,7 +213,9 @@ describe('a purchase handed to another user', () => {
   });
 
   it('moves nothing when the handed-over purchase is not active (an expired one)', () => {
-    expect(transferredRevenue({ amount_micros: 0, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 0 })).toBeNull();
+    expect(
+      transferredRevenue({ amount_micros: 0, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 0 }),
+    ).toBeNull();
     expect(transferredRevenue(null)).toBeNull();
   });
 });

@@ -5,17 +5,21 @@ import { signWebhook } from '../../lib/events/signing.js';
 import { newEventId, newWebhookSecret } from '../../lib/ids.js';
 
 describe('webhook signatures', () => {
-  it('are exactly the reference library\'s, and verify with it, for any payload and time', () => {
+  it("are exactly the reference library's, and verify with it, for any payload and time", () => {
     fc.assert(
-      fc.property(fc.jsonValue(), fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }), (payload, at) => {
-        const secret = newWebhookSecret();
-        const eventId = newEventId();
-        const { headers, body } = signWebhook(secret, eventId, payload, at);
-        const reference = new Webhook(secret);
-        expect(headers['webhook-signature']).toBe(reference.sign(eventId, at, body));
-        expect(headers['webhook-timestamp']).toBe(String(Math.floor(at.getTime() / 1000)));
-        expect(body).toBe(JSON.stringify(payload));
-      }),
+      fc.property(
+        fc.jsonValue(),
+        fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }),
+        (payload, at) => {
+          const secret = newWebhookSecret();
+          const eventId = newEventId();
+          const { headers, body } = signWebhook(secret, eventId, payload, at);
+          const reference = new Webhook(secret);
+          expect(headers['webhook-signature']).toBe(reference.sign(eventId, at, body));
+          expect(headers['webhook-timestamp']).toBe(String(Math.floor(at.getTime() / 1000)));
+          expect(body).toBe(JSON.stringify(payload));
+        },
+      ),
       { numRuns: 200 },
     );
   });

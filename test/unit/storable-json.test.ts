@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeEvents } from '../../lib/domain/events.js';
 import { isStorableNumber, priceSchema, unstorablePlace } from '../../lib/schemas/common.js';
-import { attributionReportBody, customPropertiesBody, freeFormReportBody, reportConversionBody } from '../../lib/schemas/mobile.js';
+import {
+  attributionReportBody,
+  customPropertiesBody,
+  freeFormReportBody,
+  reportConversionBody,
+} from '../../lib/schemas/mobile.js';
 import { appErrorThrownBy } from '../support/assertions.js';
 
 /** Free-form JSON whose stored form would fail the write (a 500 before these rules): each is refused with where. */
@@ -10,14 +15,20 @@ const UNSTORABLE: [string, unknown, (string | number)[]][] = [
   ['1e308', { a: [1, -1e308] }, ['a', 1]],
   ['a magnitude below 1e-130 (DynamoDB underflow)', { a: 5e-324 }, ['a']],
   ['an empty key (DynamoDB: empty attribute name)', { a: { '': 1 } }, ['a']],
-  ['a nested own __proto__ key (marshalling would make it a prototype)', JSON.parse('{"a":{"__proto__":{"x":1}}}'), ['a', '__proto__']],
+  [
+    'a nested own __proto__ key (marshalling would make it a prototype)',
+    JSON.parse('{"a":{"__proto__":{"x":1}}}'),
+    ['a', '__proto__'],
+  ],
   ['a nested constructor key', { a: [{ constructor: 1 }] }, ['a', 0, 'constructor']],
 ];
 
 describe('free-form JSON is stored as sent, or refused', () => {
   it('storable numbers: 0 and magnitudes from 1e-130 to 2^53 - 1', () => {
-    for (const n of [0, -0, 1, -1, 0.1 + 0.2, 1e-130, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER]) expect(isStorableNumber(n), String(n)).toBe(true);
-    for (const n of [Number.MAX_SAFE_INTEGER + 1, 1e308, 5e-324, 1e-131, Number.NaN, Number.POSITIVE_INFINITY]) expect(isStorableNumber(n), String(n)).toBe(false);
+    for (const n of [0, -0, 1, -1, 0.1 + 0.2, 1e-130, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER])
+      expect(isStorableNumber(n), String(n)).toBe(true);
+    for (const n of [Number.MAX_SAFE_INTEGER + 1, 1e308, 5e-324, 1e-131, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(isStorableNumber(n), String(n)).toBe(false);
   });
 
   it.each(UNSTORABLE)('%s is found, with its path', (_name, value, path) => {
@@ -36,8 +47,13 @@ describe('free-form JSON is stored as sent, or refused', () => {
   });
 
   it.each(UNSTORABLE)('an event whose extra or properties hold %s is refused with its index', (_name, value) => {
-    for (const event of [{ name: 'e', user: 'u', sessionId: 's', extra: value }, { eventName: 'e', properties: value }]) {
-      const error = appErrorThrownBy(() => normalizeEvents([{ name: 'ok', user: 'u', sessionId: 's' }, event], 'u', new Date()));
+    for (const event of [
+      { name: 'e', user: 'u', sessionId: 's', extra: value },
+      { eventName: 'e', properties: value },
+    ]) {
+      const error = appErrorThrownBy(() =>
+        normalizeEvents([{ name: 'ok', user: 'u', sessionId: 's' }, event], 'u', new Date()),
+      );
       expect(error).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('events[1]') });
     }
   });

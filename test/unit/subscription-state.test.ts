@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { appErrorThrownBy } from '../support/assertions.js';
 import {
   applyCommand,
   INITIAL_LIFECYCLE,
@@ -10,6 +9,7 @@ import {
   type SubscriptionState,
   type SubscriptionStatus,
 } from '../../lib/domain/subscription-state.js';
+import { appErrorThrownBy } from '../support/assertions.js';
 
 const NOW = new Date('2026-03-10T12:00:00.000Z');
 
@@ -25,14 +25,15 @@ function state(status: SubscriptionStatus, overrides: Partial<SubscriptionState>
   };
 }
 
-
 describe('PUT status: every current status x every target status', () => {
   for (const from of SUBSCRIPTION_STATUSES) {
     for (const to of SUBSCRIPTION_STATUSES) {
       const allowed = MANUAL_STATUS_CHANGES[from].includes(to);
       if (from === 'expired') {
         it(`expired -> ${to} is SUBSCRIPTION_EXPIRED`, () => {
-          expect(appErrorThrownBy(() => applyCommand(state(from), { type: 'update', status: to }, NOW)).code).toBe('SUBSCRIPTION_EXPIRED');
+          expect(appErrorThrownBy(() => applyCommand(state(from), { type: 'update', status: to }, NOW)).code).toBe(
+            'SUBSCRIPTION_EXPIRED',
+          );
         });
       } else if (from === to) {
         it(`${from} -> ${to} is a no-op without a status change`, () => {
@@ -67,7 +68,12 @@ describe('effects of status changes', () => {
   it('cancelling with a cancellation_date and reason keeps both', () => {
     const { next } = applyCommand(
       state('active'),
-      { type: 'update', status: 'cancelled', cancellation_date: '2026-03-09T00:00:00.000Z', cancellation_reason: 'too_expensive' },
+      {
+        type: 'update',
+        status: 'cancelled',
+        cancellation_date: '2026-03-09T00:00:00.000Z',
+        cancellation_reason: 'too_expensive',
+      },
       NOW,
     );
     expect(next).toMatchObject({ cancelled_at: '2026-03-09T00:00:00.000Z', cancellation_reason: 'too_expensive' });
@@ -92,13 +98,19 @@ describe('effects of status changes', () => {
 
 describe('configuration updates without a status', () => {
   it('turning auto_renew off on an active subscription changes no status', () => {
-    const result = applyCommand(state('active'), { type: 'update', auto_renew: false, cancellation_reason: 'user_request' }, NOW);
+    const result = applyCommand(
+      state('active'),
+      { type: 'update', auto_renew: false, cancellation_reason: 'user_request' },
+      NOW,
+    );
     expect(result.statusChange).toBeNull();
     expect(result.next).toMatchObject({ status: 'active', auto_renew: false, cancellation_reason: 'user_request' });
   });
 
   it('auto_renew cannot be turned back on for a cancelled subscription', () => {
-    const error = appErrorThrownBy(() => applyCommand(state('cancelled', { auto_renew: false }), { type: 'update', auto_renew: true }, NOW));
+    const error = appErrorThrownBy(() =>
+      applyCommand(state('cancelled', { auto_renew: false }), { type: 'update', auto_renew: true }, NOW),
+    );
     expect(error.code).toBe('INVALID_STATUS_TRANSITION');
   });
 
@@ -108,7 +120,9 @@ describe('configuration updates without a status', () => {
   });
 
   it('an expired subscription accepts no change at all', () => {
-    expect(appErrorThrownBy(() => applyCommand(state('expired'), { type: 'update', auto_renew: false }, NOW)).code).toBe('SUBSCRIPTION_EXPIRED');
+    expect(
+      appErrorThrownBy(() => applyCommand(state('expired'), { type: 'update', auto_renew: false }, NOW)).code,
+    ).toBe('SUBSCRIPTION_EXPIRED');
   });
 
   it('the input state is never mutated', () => {
@@ -135,11 +149,51 @@ const OPERATIONS: Record<string, SubscriptionCommand> = {
 };
 
 const EXPECTED: Record<SubscriptionStatus, Record<string, SubscriptionStatus | 409 | 'EXPIRED'>> = {
-  pending_verification: { renew: 409, pause: 409, resume: 409, 'cancel immediate': 'cancelled', 'cancel at period end': 'cancelled', 'time passes': 'pending_verification', 'store activates': 'active' },
-  active: { renew: 'active', pause: 'paused', resume: 409, 'cancel immediate': 'cancelled', 'cancel at period end': 'active', 'time passes': 'expired', 'store activates': 409 },
-  paused: { renew: 409, pause: 409, resume: 'active', 'cancel immediate': 'cancelled', 'cancel at period end': 'cancelled', 'time passes': 'active', 'store activates': 409 },
-  cancelled: { renew: 409, pause: 409, resume: 409, 'cancel immediate': 409, 'cancel at period end': 409, 'time passes': 'cancelled', 'store activates': 409 },
-  expired: { renew: 'EXPIRED', pause: 'EXPIRED', resume: 'EXPIRED', 'cancel immediate': 'EXPIRED', 'cancel at period end': 'EXPIRED', 'time passes': 'expired', 'store activates': 'EXPIRED' },
+  pending_verification: {
+    renew: 409,
+    pause: 409,
+    resume: 409,
+    'cancel immediate': 'cancelled',
+    'cancel at period end': 'cancelled',
+    'time passes': 'pending_verification',
+    'store activates': 'active',
+  },
+  active: {
+    renew: 'active',
+    pause: 'paused',
+    resume: 409,
+    'cancel immediate': 'cancelled',
+    'cancel at period end': 'active',
+    'time passes': 'expired',
+    'store activates': 409,
+  },
+  paused: {
+    renew: 409,
+    pause: 409,
+    resume: 'active',
+    'cancel immediate': 'cancelled',
+    'cancel at period end': 'cancelled',
+    'time passes': 'active',
+    'store activates': 409,
+  },
+  cancelled: {
+    renew: 409,
+    pause: 409,
+    resume: 409,
+    'cancel immediate': 409,
+    'cancel at period end': 409,
+    'time passes': 'cancelled',
+    'store activates': 409,
+  },
+  expired: {
+    renew: 'EXPIRED',
+    pause: 'EXPIRED',
+    resume: 'EXPIRED',
+    'cancel immediate': 'EXPIRED',
+    'cancel at period end': 'EXPIRED',
+    'time passes': 'expired',
+    'store activates': 'EXPIRED',
+  },
 };
 
 /** Late enough that an active subscription has expired and a pause has ended. */
@@ -170,11 +224,17 @@ describe('lifecycle effects', () => {
     const current = state('active', { auto_renew: false, cancel_at_period_end: true });
     const result = applyCommand(current, { type: 'renew', expires_at: '2026-05-01T00:00:00.000Z' }, NOW);
     expect(result).toMatchObject({ renewal: true, refund: false, statusChange: null });
-    expect(result.next).toMatchObject({ expires_at: '2026-05-01T00:00:00.000Z', auto_renew: true, cancel_at_period_end: false });
+    expect(result.next).toMatchObject({
+      expires_at: '2026-05-01T00:00:00.000Z',
+      auto_renew: true,
+      cancel_at_period_end: false,
+    });
   });
 
   it('renew to an expires_at that is not later is a 400 naming the field', () => {
-    const error = appErrorThrownBy(() => applyCommand(state('active'), { type: 'renew', expires_at: '2026-04-01T00:00:00.000Z' }, NOW));
+    const error = appErrorThrownBy(() =>
+      applyCommand(state('active'), { type: 'renew', expires_at: '2026-04-01T00:00:00.000Z' }, NOW),
+    );
     expect(error.code).toBe('INVALID_PARAMETER');
     expect(error.details?.[0]?.path).toBe('body.expires_at');
   });
@@ -185,12 +245,27 @@ describe('lifecycle effects', () => {
     ['months', 1, '2026-04-10T12:00:00.000Z'],
   ] as const)('pause for %s sets paused_until = now + %i %s', (unit, duration, until) => {
     const { next } = applyCommand(state('active'), { type: 'pause', duration, unit, reason: 'travel' }, NOW);
-    expect(next).toMatchObject({ status: 'paused', paused_at: NOW.toISOString(), paused_until: until, pause_reason: 'travel' });
+    expect(next).toMatchObject({
+      status: 'paused',
+      paused_at: NOW.toISOString(),
+      paused_until: until,
+      pause_reason: 'travel',
+    });
   });
 
   it('cancel at period end keeps access until expires_at, then the clock cancels it', () => {
-    const scheduled = applyCommand(state('active'), { type: 'cancel', immediate: false, refund: false, reason: 'price' }, NOW).next;
-    expect(scheduled).toMatchObject({ status: 'active', auto_renew: false, cancel_at_period_end: true, cancellation_reason: 'price', cancelled_at: NOW.toISOString() });
+    const scheduled = applyCommand(
+      state('active'),
+      { type: 'cancel', immediate: false, refund: false, reason: 'price' },
+      NOW,
+    ).next;
+    expect(scheduled).toMatchObject({
+      status: 'active',
+      auto_renew: false,
+      cancel_at_period_end: true,
+      cancellation_reason: 'price',
+      cancelled_at: NOW.toISOString(),
+    });
     // Before expiry nothing happens.
     expect(applyCommand(scheduled, { type: 'time_passes' }, NOW).statusChange).toBeNull();
     const atEnd = applyCommand(scheduled, { type: 'time_passes' }, LATER);
@@ -206,11 +281,19 @@ describe('lifecycle effects', () => {
   it('an immediate cancel with refund records the refund', () => {
     const result = applyCommand(state('active'), { type: 'cancel', immediate: true, refund: true }, NOW);
     expect(result).toMatchObject({ refund: true, renewal: false, statusChange: { from: 'active', to: 'cancelled' } });
-    expect(result.next).toMatchObject({ auto_renew: false, cancelled_at: NOW.toISOString(), refunded_at: NOW.toISOString() });
+    expect(result.next).toMatchObject({
+      auto_renew: false,
+      cancelled_at: NOW.toISOString(),
+      refunded_at: NOW.toISOString(),
+    });
   });
 
   it('the store activating a pending purchase that has already lapsed expires it at once', () => {
-    const result = applyCommand(state('pending_verification'), { type: 'activate', expires_at: '2026-03-01T00:00:00.000Z' }, NOW);
+    const result = applyCommand(
+      state('pending_verification'),
+      { type: 'activate', expires_at: '2026-03-01T00:00:00.000Z' },
+      NOW,
+    );
     expect(result.statusChange).toEqual({ from: 'pending_verification', to: 'expired' });
     expect(result.next.expires_at).toBe('2026-03-01T00:00:00.000Z');
   });
@@ -234,6 +317,7 @@ describe('lifecycle effects', () => {
   it('the sweeper looks at active subscriptions at expires_at and paused ones at paused_until only', () => {
     expect(nextTimeTransitionAt(state('active'))).toBe('2026-04-01T00:00:00.000Z');
     expect(nextTimeTransitionAt(state('paused'))).toBe('2026-03-20T12:00:00.000Z');
-    for (const status of ['pending_verification', 'cancelled', 'expired'] as const) expect(nextTimeTransitionAt(state(status))).toBeNull();
+    for (const status of ['pending_verification', 'cancelled', 'expired'] as const)
+      expect(nextTimeTransitionAt(state(status))).toBeNull();
   });
 });

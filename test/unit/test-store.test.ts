@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import {
+  isTestStoreReceipt,
+  mintTestReceipt,
+  newTestStoreKeys,
+  testStoreVerifier,
+} from '../../lib/stores/test-store.js';
 import { appErrorOf } from '../support/assertions.js';
-import { isTestStoreReceipt, mintTestReceipt, newTestStoreKeys, testStoreVerifier } from '../../lib/stores/test-store.js';
 
 const APP = 'app_00000000000000aa';
 const OTHER = 'app_00000000000000bb';
@@ -8,8 +13,18 @@ const keys = newTestStoreKeys();
 const otherKeys = newTestStoreKeys();
 const NOW = new Date('2026-05-01T10:00:00.000Z');
 const mint = (overrides: Partial<Parameters<typeof mintTestReceipt>[0]> = {}) =>
-  mintTestReceipt({ appId: APP, privateKeyPem: keys.privateKeyPem, productId: 'premium_monthly', platform: 'ios', price: 9.99, currency: 'USD', expiresInSeconds: 3600, trial: false, now: NOW, ...overrides });
-
+  mintTestReceipt({
+    appId: APP,
+    privateKeyPem: keys.privateKeyPem,
+    productId: 'premium_monthly',
+    platform: 'ios',
+    price: 9.99,
+    currency: 'USD',
+    expiresInSeconds: 3600,
+    trial: false,
+    now: NOW,
+    ...overrides,
+  });
 
 describe('test store', () => {
   const verifier = testStoreVerifier(APP, keys.publicKeyPem);
@@ -53,7 +68,7 @@ describe('test store', () => {
     expect(Date.parse(result.expires_at)).toBeLessThan(NOW.getTime());
   });
 
-  it("is refused by any other app, even one with the test store on", async () => {
+  it('is refused by any other app, even one with the test store on', async () => {
     const error = await appErrorOf(testStoreVerifier(OTHER, otherKeys.publicKeyPem).verify(mint().receipt_data));
     expect(error.code).toBe('INVALID_RECEIPT');
     expect(error.message).toContain('another app');

@@ -28,25 +28,38 @@ describe('signed user tokens (v1)', () => {
     expect(signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, EXAMPLE.exp)).toBe(EXAMPLE.token);
     expect(checkUserToken(EXAMPLE.token, expected, BEFORE_EXP)).toBe('valid');
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    for (const value of [EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, String(EXAMPLE.exp), EXAMPLE.token]) expect(readme).toContain(value);
+    for (const value of [EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, String(EXAMPLE.exp), EXAMPLE.token])
+      expect(readme).toContain(value);
   });
 
   it('is refused for another user, another app, or another secret', () => {
     expect(checkUserToken(EXAMPLE.token, { ...expected, userId: 'user-43' }, BEFORE_EXP)).toBe('wrong_signature');
-    expect(checkUserToken(EXAMPLE.token, { ...expected, appId: 'app_0123456789abcdee' }, BEFORE_EXP)).toBe('wrong_signature');
-    expect(checkUserToken(EXAMPLE.token, { ...expected, secret: newUserTokenSecret() }, BEFORE_EXP)).toBe('wrong_signature');
+    expect(checkUserToken(EXAMPLE.token, { ...expected, appId: 'app_0123456789abcdee' }, BEFORE_EXP)).toBe(
+      'wrong_signature',
+    );
+    expect(checkUserToken(EXAMPLE.token, { ...expected, secret: newUserTokenSecret() }, BEFORE_EXP)).toBe(
+      'wrong_signature',
+    );
   });
 
   it('user and app ids are compared exactly: case and surrounding text matter', () => {
     for (const userId of ['User-42', 'USER-42', 'user-42 ', ' user-42', 'user-4', 'user-420', '']) {
-      expect(checkUserToken(EXAMPLE.token, { ...expected, userId }, BEFORE_EXP), JSON.stringify(userId)).toBe('wrong_signature');
+      expect(checkUserToken(EXAMPLE.token, { ...expected, userId }, BEFORE_EXP), JSON.stringify(userId)).toBe(
+        'wrong_signature',
+      );
     }
-    expect(checkUserToken(EXAMPLE.token, { ...expected, appId: EXAMPLE.appId.toUpperCase() }, BEFORE_EXP)).toBe('wrong_signature');
+    expect(checkUserToken(EXAMPLE.token, { ...expected, appId: EXAMPLE.appId.toUpperCase() }, BEFORE_EXP)).toBe(
+      'wrong_signature',
+    );
   });
 
   it('a changed exp or signature is refused', () => {
-    expect(checkUserToken(EXAMPLE.token.replace('1893456000', '1893456001'), expected, BEFORE_EXP)).toBe('wrong_signature');
-    expect(checkUserToken(EXAMPLE.token.replace('1893456000', '9893456000'), expected, BEFORE_EXP)).toBe('wrong_signature');
+    expect(checkUserToken(EXAMPLE.token.replace('1893456000', '1893456001'), expected, BEFORE_EXP)).toBe(
+      'wrong_signature',
+    );
+    expect(checkUserToken(EXAMPLE.token.replace('1893456000', '9893456000'), expected, BEFORE_EXP)).toBe(
+      'wrong_signature',
+    );
     expect(checkUserToken(withSignatureChar(EXAMPLE.token, 0, 'D'), expected, BEFORE_EXP)).toBe('wrong_signature');
     // The last character carries 4 bits; 'h' decodes to the same bytes as 'g' but is not the server's spelling.
     expect(checkUserToken(withSignatureChar(EXAMPLE.token, 42, 'h'), expected, BEFORE_EXP)).toBe('wrong_signature');
@@ -56,7 +69,9 @@ describe('signed user tokens (v1)', () => {
     expect(checkUserToken(EXAMPLE.token, expected, EXAMPLE.exp * 1000 - 1)).toBe('valid');
     expect(checkUserToken(EXAMPLE.token, expected, EXAMPLE.exp * 1000)).toBe('expired');
     // Only a genuine token is said to be expired.
-    expect(checkUserToken(EXAMPLE.token, { ...expected, userId: 'user-43' }, EXAMPLE.exp * 1000)).toBe('wrong_signature');
+    expect(checkUserToken(EXAMPLE.token, { ...expected, userId: 'user-43' }, EXAMPLE.exp * 1000)).toBe(
+      'wrong_signature',
+    );
   });
 
   it('anything but the exact v1 spelling is malformed', () => {
@@ -118,13 +133,18 @@ describe('signed user tokens (v1)', () => {
   });
 
   it('signing refuses an exp the format cannot carry', () => {
-    for (const exp of [0, -1, 1.5, 1e12, Number.NaN]) expect(() => signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, exp), String(exp)).toThrow(RangeError);
+    for (const exp of [0, -1, 1.5, 1e12, Number.NaN])
+      expect(() => signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, exp), String(exp)).toThrow(RangeError);
   });
 
   it('requireUserToken: absent is 401 MISSING_REQUIRED_HEADER, anything not valid 401 INVALID_USER_TOKEN saying why', () => {
     for (const token of [undefined, '', '  ']) {
       const missing = appErrorThrownBy(() => requireUserToken(token, expected, BEFORE_EXP));
-      expect([missing.kind, missing.status, missing.code]).toEqual(['USER_TOKEN_MISSING', 401, 'MISSING_REQUIRED_HEADER']);
+      expect([missing.kind, missing.status, missing.code]).toEqual([
+        'USER_TOKEN_MISSING',
+        401,
+        'MISSING_REQUIRED_HEADER',
+      ]);
       expect(missing.message).toContain('X-USER-TOKEN');
     }
     const cases: [string, number, string][] = [

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decideAfterAttempt, DEFAULT_RETRY_SCHEDULE_SECONDS, parseRetryAfter, retryScheduleFrom } from '../../lib/domain/webhook-retry.js';
+import {
+  DEFAULT_RETRY_SCHEDULE_SECONDS,
+  decideAfterAttempt,
+  parseRetryAfter,
+  retryScheduleFrom,
+} from '../../lib/domain/webhook-retry.js';
 
 const NOW = new Date('2026-06-01T00:00:00.000Z');
 const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
@@ -7,7 +12,8 @@ const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
 describe('webhook retry decisions', () => {
   it('only a 2xx counts as delivered', () => {
     expect(decideAfterAttempt({ kind: 'response', status: 204 }, 1, NOW)).toEqual({ kind: 'delivered' });
-    for (const status of [100, 301, 400, 404, 429, 500, 503]) expect(decideAfterAttempt({ kind: 'response', status }, 1, NOW).kind).toBe('retry');
+    for (const status of [100, 301, 400, 404, 429, 500, 503])
+      expect(decideAfterAttempt({ kind: 'response', status }, 1, NOW).kind).toBe('retry');
   });
 
   it('410 Gone disables the endpoint', () => {
@@ -22,13 +28,24 @@ describe('webhook retry decisions', () => {
     });
     expect(delays).toEqual([5, 300, 1800, 7200, 18000, 36000, 86400]);
     expect(delays.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(86_400);
-    expect(decideAfterAttempt({ kind: 'error', message: 'timeout' }, DEFAULT_RETRY_SCHEDULE_SECONDS.length + 1, NOW)).toEqual({ kind: 'dead' });
+    expect(
+      decideAfterAttempt({ kind: 'error', message: 'timeout' }, DEFAULT_RETRY_SCHEDULE_SECONDS.length + 1, NOW),
+    ).toEqual({ kind: 'dead' });
   });
 
   it('honours a Retry-After longer than the schedule, up to 24 hours', () => {
-    expect(decideAfterAttempt({ kind: 'response', status: 503, retryAfterSeconds: 600 }, 1, NOW)).toEqual({ kind: 'retry', at: later(600) });
-    expect(decideAfterAttempt({ kind: 'response', status: 429, retryAfterSeconds: 1 }, 2, NOW)).toEqual({ kind: 'retry', at: later(300) });
-    expect(decideAfterAttempt({ kind: 'response', status: 429, retryAfterSeconds: 10 ** 9 }, 1, NOW)).toEqual({ kind: 'retry', at: later(86_400) });
+    expect(decideAfterAttempt({ kind: 'response', status: 503, retryAfterSeconds: 600 }, 1, NOW)).toEqual({
+      kind: 'retry',
+      at: later(600),
+    });
+    expect(decideAfterAttempt({ kind: 'response', status: 429, retryAfterSeconds: 1 }, 2, NOW)).toEqual({
+      kind: 'retry',
+      at: later(300),
+    });
+    expect(decideAfterAttempt({ kind: 'response', status: 429, retryAfterSeconds: 10 ** 9 }, 1, NOW)).toEqual({
+      kind: 'retry',
+      at: later(86_400),
+    });
   });
 
   it('parses Retry-After as seconds or as an HTTP date', () => {
