@@ -25,22 +25,24 @@
  * caller decides again with the record read.
  */
 import type { ErrorKind } from '../errors.js';
+import type { VerifiedTransaction } from '../stores/types.js';
 import { accountTokenAllows } from './app-account-token.js';
 import type { SubscriptionStatus } from './subscription-state.js';
 
 /** The transaction as its store vouches for it (a verified receipt, or a signed store notification). */
-export interface StoreTransaction {
-  platform: string;
-  transaction_id: string;
-  original_transaction_id: string;
-  product_id: string;
-  expires_at: string;
-  trial: boolean;
-  price: number | null;
-  currency: string | null;
-  revoked: boolean;
-  app_account_token: string | null;
-}
+export type StoreTransaction = Pick<
+  VerifiedTransaction,
+  | 'platform'
+  | 'transaction_id'
+  | 'original_transaction_id'
+  | 'product_id'
+  | 'expires_at'
+  | 'trial'
+  | 'price'
+  | 'currency'
+  | 'revoked'
+  | 'app_account_token'
+>;
 
 /** Who asks to have the transaction bound, and what they claim about it. */
 export interface PurchaseClaim {
