@@ -1,18 +1,17 @@
 /**
- * Purchase verification: a receipt is verified by its store, then bound to the app and user.
+ * Purchase verification: a receipt is verified by its store, then bound to the app and user, in
+ * four steps: prefetch (the app, its store settings and, for a signed transaction, what is stored
+ * about its purchase, in one request), verify (the store), decide (lib/domain/purchase-decision.ts:
+ * every rule of ownership, restore policy, account tokens, renewal and resubscription, one row
+ * each), apply (the writes).
  *
- * - A store purchase (original transaction / purchase token) belongs to one user of one app;
- *   another user presenting it gets RECEIPT_ALREADY_USED.
- * - A purchase the app made for an account (appAccountToken, obfuscatedExternalAccountId) is
- *   that account's user's only, even before anyone has verified it and whatever the restore policy.
- * - A transaction pays once: verifying it again returns the same result and changes nothing.
  * - A new purchase is recorded active in one write: the pending_verification record every
  *   subscription starts as, activated through the lifecycle table (which gives the status change
  *   and its notification), bound to the transaction and its owner. A record still pending (made
  *   by POST /subscriptions, or left by an older version between its two writes) is activated by
  *   the next verification of its receipt.
- * - A later transaction of an owned purchase whose subscription is running is a renewal; one
- *   whose subscription has ended is a resubscription: a new subscription.
+ * - Concurrent verifications of one transaction are settled by the table's conditions: a lost
+ *   race is decided again on a fresh read.
  */
 import type { AppRecord } from '../data/apps.js';
 import {
@@ -20,14 +19,21 @@ import {
   getTransactionBinding,
   insertSubscription,
   lookUpPurchase,
+  type PurchaseLookup,
   type PurchaseOwner,
   type PurchaseQuery,
   purchaseLookupKeys,
   purchaseLookupOf,
   type SubscriptionRecord,
-  type TakeOver,
 } from '../data/subscriptions.js';
-import { accountTokenAllows } from '../domain/app-account-token.js';
+import {
+  decidePurchase,
+  ownedByAnotherUser,
+  type PurchaseClaim,
+  type PurchaseDecision,
+  type StoredPurchase,
+  screenTransaction,
+} from '../domain/purchase-decision.js';
 import { transferredRevenue } from '../domain/revenue.js';
 import { AppError } from '../errors.js';
 import { RECEIPT_CHARACTERS } from '../schemas/common.js';
@@ -37,7 +43,7 @@ import { googlePlayVerifier } from '../stores/google-play.js';
 import { type ConfigurableStore, getAppWithStoreSettings, type StoreSettings } from '../stores/settings.js';
 import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
 import { jwsOf, type StoreVerifier, statedTransaction, type VerifiedTransaction } from '../stores/types.js';
-import { commitChange, verifiedSubscription } from './subscriptions.js';
+import { commitChange, type PlannedChange, verifiedSubscription } from './subscriptions.js';
 
 /** The store whose settings verifying a receipt of this platform needs: none for the test store. */
 function storeOf(platform: VerifyPurchaseBody['platform'], testStore: boolean): ConfigurableStore | undefined {
@@ -127,9 +133,6 @@ async function recordStoreRefund(appId: string, userId: string, transaction: Ver
     await cancelUnlessEnded(appId, bound.subscription_id, true, 'refunded_by_store');
 }
 
-/** Running subscriptions take renewals; ended ones are replaced by a new subscription. */
-const RUNNING = new Set(['active', 'paused', 'pending_verification']);
-
 /** Binding races (two verifications of one new receipt at once) are settled by re-reading. */
 const MAX_ATTEMPTS = 3;
 
@@ -140,11 +143,12 @@ export interface VerifyOptions {
   restore?: boolean;
 }
 
-export async function verifyPurchase(
-  appId: string,
-  body: VerifyPurchaseBody,
-  options: VerifyOptions = {},
-): Promise<VerificationResult> {
+/**
+ * What verifying a receipt starts from, in one request: the app, its settings at the receipt's
+ * store and, when the receipt is a signed transaction, what is stored about the purchase it names
+ * (read while its signature is yet to be checked, and deciding nothing until it is).
+ */
+async function prefetch(appId: string, body: VerifyPurchaseBody) {
   if (!RECEIPT_CHARACTERS.test(body.receipt_data))
     throw new AppError('INVALID_RECEIPT', 'the receipt is neither base64 nor a JWS');
   const testStore = isTestStoreReceipt(body.receipt_data);
@@ -152,8 +156,6 @@ export async function verifyPurchase(
   // Refuse what cannot be an App Store receipt before asking whether we could verify one.
   const jws = store === 'app_store' ? jwsOf(body.receipt_data) : undefined;
   if (store === 'app_store' && !jws) requireAppReceiptShape(body.receipt_data);
-  // A signed transaction names its purchase: what the decision rests on is read with the app, in
-  // one request, while the signature is yet to be checked (and decides nothing until it is).
   const stated = jws || testStore ? statedTransaction(body.receipt_data) : undefined;
   const statedQuery: PurchaseQuery | undefined = stated && {
     productId: stated.product_id,
@@ -166,149 +168,157 @@ export async function verifyPurchase(
     alsoRead: statedQuery ? purchaseLookupKeys(appId, statedQuery) : [],
   });
   if (!app) throw new Error(`app ${appId} of an authenticated key does not exist`);
-  const transaction = await verifierFor(app, body.platform, testStore, settings).verify(body.receipt_data);
-  if (transaction.platform !== body.platform) {
-    throw new AppError('INVALID_RECEIPT', `the receipt was issued for ${transaction.platform}, not ${body.platform}`);
+  return {
+    app,
+    verifier: verifierFor(app, body.platform, testStore, settings),
+    /** The purchase as read with the app, if it is the one verified (the signature covers the stated bytes; compared anyway). */
+    lookedUp: (query: PurchaseQuery): PurchaseLookup | undefined =>
+      statedQuery !== undefined &&
+      statedQuery.productId === query.productId &&
+      statedQuery.transactionId === query.transactionId &&
+      statedQuery.owner.store === query.owner.store &&
+      statedQuery.owner.original_transaction_id === query.owner.original_transaction_id
+        ? purchaseLookupOf(alsoRead)
+        : undefined,
+  };
+}
+
+export async function verifyPurchase(
+  appId: string,
+  body: VerifyPurchaseBody,
+  options: VerifyOptions = {},
+): Promise<VerificationResult> {
+  const { app, verifier, lookedUp } = await prefetch(appId, body);
+  const transaction = await verifier.verify(body.receipt_data);
+  const claim: PurchaseClaim = {
+    appId,
+    userId: body.user_id,
+    platform: body.platform,
+    transactionId: body.transaction_id,
+    expectedProductId: options.expectedProductId,
+    transfers: options.restore === true && app.restore_policy === 'transfer',
+  };
+  // A transaction refused for what it is costs no further read.
+  const refused = screenTransaction(transaction, claim);
+  if (refused) return refuse(appId, transaction, claim, refused);
+  const query: PurchaseQuery = {
+    productId: transaction.product_id,
+    owner: { store: transaction.store, original_transaction_id: transaction.original_transaction_id },
+    transactionId: transaction.transaction_id,
+  };
+  let stored: Stored | undefined = lookedUp(query);
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    // Everything the decision rests on, in one read, afresh on every later attempt.
+    stored ??= await lookUpPurchase(appId, query);
+    let decision = decidePurchase(transaction, claim, stored);
+    if (decision.kind === 'read_subscription') {
+      stored = { ...stored, subscription: await requireRecord(appId, decision.subscriptionId) };
+      decision = decidePurchase(transaction, claim, stored);
+    }
+    const record = await apply(appId, body.receipt_data, transaction, claim, stored, decision);
+    if (record) return result(record, transaction);
+    stored = undefined; // someone bound this transaction meanwhile: look again
   }
-  if (transaction.revoked) {
-    await recordStoreRefund(appId, body.user_id, transaction);
-    throw new AppError('INVALID_RECEIPT', 'the store has revoked or refunded this purchase');
+  throw new AppError('VERIFICATION_FAILED', 'this purchase is being verified concurrently; retry', { retryable: true });
+}
+
+type Decision = PurchaseDecision<SubscriptionRecord>;
+type Stored = StoredPurchase<SubscriptionRecord>;
+
+async function refuse(
+  appId: string,
+  transaction: VerifiedTransaction,
+  claim: PurchaseClaim,
+  decision: Extract<Decision, { kind: 'reject' | 'refund' }>,
+): Promise<never> {
+  if (decision.kind === 'refund') await recordStoreRefund(appId, claim.userId, transaction);
+  throw new AppError(decision.code, decision.message);
+}
+
+/** Carries out a decision: the subscription the transaction pays for, or undefined when it must be decided again on a fresh read. */
+async function apply(
+  appId: string,
+  receiptData: string,
+  transaction: VerifiedTransaction,
+  claim: PurchaseClaim,
+  stored: Stored,
+  decision: Decision,
+): Promise<SubscriptionRecord | undefined> {
+  if (decision.kind === 'reject' || decision.kind === 'refund') return refuse(appId, transaction, claim, decision);
+  if (decision.kind === 'read_subscription') throw new Error('decided without the subscription it rests on');
+  // Restore with the transfer policy: the previous owner's subscription ends (their status change
+  // is notified), and the purchase continues as this user's.
+  if (decision.kind !== 'renew' && decision.takeOver) {
+    await cancelUnlessEnded(appId, decision.takeOver.fromSubscriptionId, false, 'transferred_to_another_user');
   }
-  if (
-    body.transaction_id &&
-    body.transaction_id !== transaction.transaction_id &&
-    body.transaction_id !== transaction.original_transaction_id
-  ) {
-    throw new AppError('INVALID_RECEIPT', 'transaction_id is not a transaction of this receipt');
-  }
-  if (options.expectedProductId !== undefined && options.expectedProductId !== transaction.product_id) {
-    throw new AppError(
-      'INVALID_RECEIPT',
-      `the receipt is for product ${transaction.product_id}, not ${options.expectedProductId}`,
-    );
-  }
-  if (!accountTokenAllows(transaction.app_account_token, appId, body.user_id)) {
-    throw new AppError(
-      'RECEIPT_ALREADY_USED',
-      'This purchase was made for another user (the app account token it carries)',
-    );
-  }
-  const transfers = options.restore === true && app.restore_policy === 'transfer';
   const owner: PurchaseOwner = {
     store: transaction.store,
     original_transaction_id: transaction.original_transaction_id,
   };
-  const alreadyUsed = () => new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
   const paid = transaction.trial ? {} : { last_payment: transaction.purchase_date };
-
-  const query: PurchaseQuery = { productId: transaction.product_id, owner, transactionId: transaction.transaction_id };
-  // The verified transaction is the one stated (the signature covers those bytes); compared anyway.
-  const asStated =
-    statedQuery !== undefined &&
-    statedQuery.productId === query.productId &&
-    statedQuery.transactionId === query.transactionId &&
-    statedQuery.owner.store === owner.store &&
-    statedQuery.owner.original_transaction_id === owner.original_transaction_id;
-  const readWithApp = asStated ? purchaseLookupOf(alsoRead) : undefined;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    // Everything the decision rests on, in one read, afresh on every later attempt.
-    const { product, owned, binding } = attempt === 1 && readWithApp ? readWithApp : await lookUpPurchase(appId, query);
-    if (!product)
-      throw new AppError(
-        'INVALID_RECEIPT',
-        `product ${transaction.product_id} of the receipt is not in this app's catalogue`,
+  // Decided again on the latest record: a concurrent verification of this transaction may have made the change.
+  const commitDecided = async (subscription: SubscriptionRecord, plan: (again: Decision) => PlannedChange | null) =>
+    (
+      await commitChange(
+        appId,
+        subscription.id,
+        (latest) => plan(decidePurchase(transaction, claim, { ...stored, subscription: latest })),
+        { current: subscription },
+      )
+    ).record;
+  switch (decision.kind) {
+    case 'answer':
+      return decision.subscription;
+    case 'renew':
+      return commitDecided(decision.subscription, (again) =>
+        again.kind === 'renew'
+          ? {
+              command: { type: 'renew', expires_at: again.expiresAt },
+              payment: { ...paid, transaction_id: transaction.transaction_id, receipt_data: receiptData },
+              bindTransaction: transaction.transaction_id,
+            }
+          : null,
       );
-    let takeOver: TakeOver | undefined;
-    if (owned && owned.user_id !== body.user_id) {
-      if (!transfers) throw alreadyUsed();
-      // Restore with the transfer policy: the previous owner's subscription ends (their status
-      // change is notified), and the purchase continues as a new subscription of this user.
-      await cancelUnlessEnded(appId, owned.subscription_id, false, 'transferred_to_another_user');
-      takeOver = { fromUserId: owned.user_id, fromSubscriptionId: owned.subscription_id };
-    }
-    const bound = takeOver && binding?.subscription_id === takeOver.fromSubscriptionId ? undefined : binding;
-    if (bound && bound.user_id !== body.user_id) throw alreadyUsed();
-
-    if (!bound && owned && !takeOver) {
-      const current = await requireRecord(appId, owned.subscription_id);
-      if (RUNNING.has(current.status)) {
-        // A later transaction of a running purchase: a renewal (an older one changes nothing).
-        // Decided on the latest record: a concurrent verification of this renewal may have made it.
-        const renews = (record: SubscriptionRecord) =>
-          record.status === 'active' && Date.parse(transaction.expires_at) > Date.parse(record.expires_at);
-        if (!renews(current)) return result(current, transaction);
-        const renewed = await commitChange(
-          appId,
-          current.id,
-          (latest) =>
-            renews(latest)
-              ? {
-                  command: { type: 'renew', expires_at: transaction.expires_at },
-                  payment: { ...paid, transaction_id: transaction.transaction_id, receipt_data: body.receipt_data },
-                  bindTransaction: transaction.transaction_id,
-                }
-              : null,
-          { current },
-        );
-        return result(renewed.record, transaction);
-      }
-    }
-
-    // The subscription this transaction pays for, as just read or written.
-    let current: SubscriptionRecord;
-    if (bound) {
-      current = await requireRecord(appId, bound.subscription_id);
-    } else {
+    case 'activate':
+      return commitDecided(decision.subscription, (again) =>
+        again.kind === 'activate'
+          ? {
+              command: { type: 'activate', expires_at: again.expiresAt },
+              payment: paid,
+              bindOwner: again.bindOwner ? owner : undefined,
+            }
+          : null,
+      );
+    case 'insert': {
       // A new purchase: recorded and activated in one write.
       const { record, payment, statusChange, revenue } = verifiedSubscription(
         appId,
         {
-          user_id: body.user_id,
-          product_id: product.id,
-          platform: body.platform,
-          price: transaction.trial ? product.price : (transaction.price ?? product.price),
-          currency: transaction.trial ? product.currency : (transaction.currency ?? product.currency),
+          user_id: claim.userId,
+          product_id: decision.productId,
+          platform: transaction.platform,
+          price: decision.price,
+          currency: decision.currency,
           started_at: transaction.purchase_date,
           expires_at: transaction.expires_at,
           auto_renew: Date.parse(transaction.expires_at) > Date.now(),
           trial_period: transaction.trial,
           trial_expires_at: transaction.trial ? transaction.expires_at : null,
           transaction_id: transaction.transaction_id,
-          receipt_data: body.receipt_data,
+          receipt_data: receiptData,
         },
         paid,
         new Date(),
       );
       const inserted = await insertSubscription(record, payment, {
         owner,
-        takeOver,
+        takeOver: decision.takeOver,
         statusChange,
-        revenue: takeOver ? transferredRevenue(revenue) : revenue,
+        revenue: decision.revenue === 'transferred' ? transferredRevenue(revenue) : revenue,
       });
-      if (!inserted.inserted) {
-        if (inserted.reason === 'owned_by_another_user') throw alreadyUsed();
-        continue; // someone bound this transaction meanwhile: look again
-      }
-      return result(record, transaction);
+      if (inserted.inserted) return record;
+      if (inserted.reason === 'owned_by_another_user') return refuse(appId, transaction, claim, ownedByAnotherUser());
+      return undefined;
     }
-
-    if (current.status !== 'pending_verification') return result(current, transaction);
-    // A concurrent verification of this receipt may have activated it meanwhile: then it stays as that left it.
-    const activated = await commitChange(
-      appId,
-      current.id,
-      (latest) =>
-        latest.status === 'pending_verification'
-          ? {
-              command: { type: 'activate', expires_at: transaction.expires_at },
-              payment: paid,
-              // A record created by POST /subscriptions is not yet known as this purchase's.
-              bindOwner: latest.user_id === body.user_id ? owner : undefined,
-            }
-          : null,
-      { current },
-    );
-    return result(activated.record, transaction);
   }
-  throw new AppError('VERIFICATION_FAILED', 'this purchase is being verified concurrently; retry', { retryable: true });
 }

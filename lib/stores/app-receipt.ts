@@ -158,12 +158,21 @@ interface SignedReceipt {
 }
 
 /**
+ * The last receipt read (nothing reads it but its judges): a verification checks a receipt's
+ * shape before it fetches the store credentials, then verifies it, and reads it once.
+ */
+let lastRead: { receiptData: string; signed: SignedReceipt } | undefined;
+
+/**
  * The CMS structure of a base64 receipt, read but not yet judged: throws AppReceiptError
  * ('malformed' for what is not a signed receipt, 'signature' for an algorithm we do not accept).
  */
 export function readSignedReceipt(receiptData: string): SignedReceipt {
+  if (lastRead?.receiptData === receiptData) return lastRead.signed;
   try {
-    return signedReceiptOf(Buffer.from(receiptData.trim(), 'base64'));
+    const signed = signedReceiptOf(Buffer.from(receiptData.trim(), 'base64'));
+    lastRead = { receiptData, signed };
+    return signed;
   } catch (error) {
     if (error instanceof AppReceiptError) throw error;
     return reject('malformed', error);

@@ -126,3 +126,34 @@ describe('purchases made for an account (appAccountToken) belong to its user onl
     expect((await recover(apple, 'mallory', untagged)).status).toBe(200);
   });
 });
+
+describe('a restore under the transfer policy takes a purchase only when it can have it', () => {
+  it("a transaction paying for a third user's subscription is refused, and the owner's subscription is untouched", async () => {
+    const app = await createTestApp();
+    await setRestorePolicy(app.appId, 'transfer');
+    const first = await mintReceipt(app);
+    const renewal = await mintReceipt(app, { renews: first.transaction_id, expiresIn: 40 * 86_400 });
+    // Bob's record of the renewal (POST /subscriptions binds the transaction to it, not the purchase).
+    const bobs = await request('POST', SUBSCRIPTIONS_BASE, {
+      bearer: app.secretKey,
+      body: { user_id: 'bob', product_id: 'premium_monthly', platform: 'ios', transaction_id: renewal.transaction_id },
+    });
+    expect(bobs.status).toBe(201);
+    const alices = await request('POST', '/receipt/verify/first', {
+      headers: mobileHeaders(app, 'alice'),
+      body: { receipt: first.receipt_data, productId: 'premium_monthly' },
+    });
+    expect(alices.status).toBe(200);
+    const aliceId = alices.body.data.subscription_id as string;
+    const before = (await request('GET', `${SUBSCRIPTIONS_BASE}/${aliceId}`, { bearer: app.secretKey })).body.data;
+
+    const taken = await request('POST', '/receipt/verify/recover', {
+      headers: mobileHeaders(app, 'mallory'),
+      body: { receipt: renewal.receipt_data },
+    });
+    expect(taken.body).toMatchObject({ status: 'error', code: 'RECEIPT_ALREADY_USED' });
+    const after = (await request('GET', `${SUBSCRIPTIONS_BASE}/${aliceId}`, { bearer: app.secretKey })).body.data;
+    expect(after).toEqual(before);
+    expect(after).toMatchObject({ user_id: 'alice', status: 'active' });
+  });
+});

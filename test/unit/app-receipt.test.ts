@@ -22,6 +22,7 @@ import {
   AppReceiptError,
   type AppReceiptRejection,
   purchaseToAsk,
+  readSignedReceipt,
   verifyAppReceipt,
 } from '../../lib/stores/app-receipt.js';
 import {
@@ -483,6 +484,16 @@ describe('legacy app receipts: generated receipts of the stand-in receipt chain,
       });
       expect(ours(receipt, [STAND_IN_ROOT])).toEqual({ accepted: false, rejection: 'signature' });
     }
+  });
+
+  it('a receipt is read once: the shape check and the verification that follows share the reading', () => {
+    const sandbox = readSignedReceipt(SANDBOX_2016);
+    expect(readSignedReceipt(SANDBOX_2016)).toBe(sandbox);
+    // Another receipt is read afresh, and so is the first one after it: only the last is remembered.
+    expect(readSignedReceipt(PRODUCTION_2024)).not.toBe(sandbox);
+    const reread = readSignedReceipt(SANDBOX_2016);
+    expect(reread).not.toBe(sandbox);
+    expect(reread).toEqual(sandbox);
   });
 
   it('an unsigned receipt (what anyone can make from a transaction id) is refused whatever roots are trusted', async () => {
