@@ -1,11 +1,13 @@
 /**
  * `npm run bench`: runs every benchmark, one after another (they share the machine's two cores),
- * then prints one table of every budget with PASS/FAIL from bench/results/*.json.
+ * then prints one table of every budget with PASS/FAIL from bench/results/*.json and rewrites
+ * docs/benchmarks.md from them.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { BudgetCheck } from './support/report.js';
+import { writeBenchmarksMarkdown } from './support/report-markdown.js';
 
 const BENCHMARKS = ['throughput', 'cost-model', 'scaling', 'cold-start', 'hot-path'];
 const root = resolve(import.meta.dirname, '..');
@@ -36,4 +38,5 @@ for (const name of BENCHMARKS) {
 console.log('\n| benchmark | budget | value | limit | result |\n|---|---|---|---|---|');
 for (const row of rows)
   console.log(`| ${row.benchmark} | ${row.name} | ${row.value} | ${row.budget} | ${row.pass ? 'PASS' : 'FAIL'} |`);
+console.log(`\nwritten: ${writeBenchmarksMarkdown()}`);
 process.exitCode = failed || rows.some((row) => !row.pass) ? 1 : 0;

@@ -23,7 +23,7 @@ export const ERRORS = {
   SESSION_ID_REQUIRED: { status: 400, message: 'Event sessionId is required' },
   // Ours (spec: "not shown")
   API_KEY_MISSING: { status: 401, code: 'MISSING_REQUIRED_HEADER', message: 'API key is missing' },
-  /** Only for apps that require signed user tokens (README: Mobile trust model). */
+  /** Only for apps that require signed user tokens (docs/security.md: Mobile trust model). */
   USER_TOKEN_MISSING: {
     status: 401,
     code: 'MISSING_REQUIRED_HEADER',

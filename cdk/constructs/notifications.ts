@@ -2,7 +2,7 @@
  * The status-change notification path: table stream (outbox inserts only) -> publisher ->
  * the stack's EventBridge bus -> rule -> webhook deliverer, with the retry job, a dead-letter
  * queue for events whose retries are exhausted, and alarms an operator can subscribe to.
- * Operators attach their own rules and targets to `bus` (see the README).
+ * Operators attach their own rules and targets to `bus` (docs/notifications.md).
  */
 import { CfnOutput, Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';

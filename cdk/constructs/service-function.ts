@@ -35,7 +35,7 @@ export const ESBUILD_SETTINGS = {
   // Maps name the original file and line (NODE_OPTIONS=--enable-source-maps reads them at cold
   // start); without a copy of every source they are a third of the size, and read faster.
   sourcesContent: false,
-  // ESM builds of dependencies are smaller: ~340 KB instead of ~510 KB for the DynamoDB client.
+  // ESM builds of dependencies tree-shake better than their CommonJS ones (docs/decisions/bundling.md).
   mainFields: ['module', 'main'],
   // Some CommonJS dependencies call require(); give ESM bundles one.
   banner:

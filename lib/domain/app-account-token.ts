@@ -8,7 +8,7 @@
  * The token of a user is UUIDv5 (RFC 9562, SHA-1) of the UTF-8 name `<app_id>:<user_id>` in the
  * namespace APP_ACCOUNT_TOKEN_NAMESPACE, written as a lowercase UUID string; the same string is
  * the user's obfuscatedExternalAccountId on Google Play. Apps compute it the same way (any UUIDv5
- * library, or the README's worked example to check theirs).
+ * library, or the worked example of docs/store-verification.md to check theirs).
  */
 import { createHash } from 'node:crypto';
 

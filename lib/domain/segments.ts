@@ -19,7 +19,7 @@ export interface UserFacts {
 const DAY_MS = 86_400_000;
 const daysSince = (iso: string | null, now: Date) => (iso ? (now.getTime() - Date.parse(iso)) / DAY_MS : null);
 
-/** Why each built-in segment holds (the README lists the same definitions). */
+/** Why each built-in segment holds (docs/api.md lists the same definitions). */
 const BUILT_IN: Record<(typeof BUILT_IN_SEGMENTS)[number], (facts: UserFacts, now: Date) => boolean> = {
   /** First seen in the last 7 days. */
   new_user: (f, now) => (daysSince(f.first_seen, now) ?? Infinity) <= 7,

@@ -27,7 +27,7 @@ function signature(secret: string, appId: string, userId: string, exp: string): 
   return createHmac('sha256', secret).update(`v1.${appId}.${exp}.${userId}`, 'utf8').digest('base64url');
 }
 
-/** The token the app's server gives its user (what the README's example computes). */
+/** The token the app's server gives its user (what the example of docs/security.md computes). */
 export function signUserToken(secret: string, appId: string, userId: string, expSeconds: number): string {
   if (!Number.isInteger(expSeconds) || expSeconds < 1 || expSeconds > MAX_USER_TOKEN_EXP)
     throw new RangeError('exp must be whole seconds in 1..999999999999');

@@ -1,8 +1,8 @@
 /**
  * Standard Webhooks signatures (https://www.standardwebhooks.com): `v1,` + base64 of the
  * HMAC-SHA256 of `id.timestamp.body`, keyed with the secret's bytes (the base64 after `whsec_`).
- * Signed with node:crypto rather than the reference library, which brought 12 KB of JavaScript
- * SHA-256 and base64 into every delivering function; the tests verify every delivery, and these
+ * Signed with node:crypto rather than the reference library, which bundles its own JavaScript
+ * SHA-256 and base64 (docs/decisions/webhook-signing.md); the tests verify every delivery, and these
  * signatures, with the reference library (test/unit/signing.test.ts, test/support/webhook-receiver.ts).
  */
 import { createHmac } from 'node:crypto';

@@ -24,7 +24,7 @@ const scalar = /* @__PURE__ */ define(() => z.union([z.string().check(z.maxLengt
 export const segmentConditionSchema = /* @__PURE__ */ define(() =>
   z
     .strictObject({
-      field: z.string().check(z.regex(SEGMENT_FIELD_PATTERN, 'is not a segment field (see the README)')),
+      field: z.string().check(z.regex(SEGMENT_FIELD_PATTERN, 'is not a segment field (see docs/api.md)')),
       op: z.enum(SEGMENT_OPERATORS),
       value: z.optional(z.union([scalar, z.array(scalar).check(z.maxLength(100))])),
     })

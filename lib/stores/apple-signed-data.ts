@@ -23,9 +23,9 @@
  * - only ES256 counts: the library lets jsonwebtoken take the algorithm from the header and
  *   the leaf's key, so an RSA leaf under RS256 or a P-384 leaf under ES384 would pass it.
  *
- * Why not the library itself: it brings jsrsasign, jsonwebtoken, node-fetch and whatwg-url, about
- * 750 KB of bundle and 55 ms of CPU at every cold start of the three verifying functions, which
- * no other part of a function comes near (README, Cold start).
+ * Why not the library itself: it brings jsrsasign, jsonwebtoken, node-fetch and whatwg-url, which
+ * would weigh on every cold start of the three verifying functions more than all the rest of
+ * them (docs/decisions/app-store-verifier.md).
  */
 import { type KeyObject, verify as verifySignature, X509Certificate } from 'node:crypto';
 import type * as z from 'zod/mini';

@@ -1,9 +1,8 @@
 /**
- * Every command the operator CLI's help text lists, run as a process the way the README shows it
+ * Every command the operator CLI's help text lists, run as a process the way docs/operations.md shows it
  * (`npm run --silent admin -- ... --json`), against DynamoDB Local, with its documented output.
- * The table must name exactly the commands of the help text, so a documented command can never
- * again be unreachable (the dispatcher once matched only two words, and `stores apple set`
- * answered "unknown command").
+ * The table must name exactly the commands of the help text, so every documented command is
+ * reachable, three-word ones such as `stores apple set` included.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -36,7 +35,7 @@ interface Case {
   /** The command, as the help text names it. */
   command: string;
   args: (ctx: Context) => Promise<string[]> | string[];
-  /** The documented fields of its JSON output (README, Operator CLI). */
+  /** The documented fields of its JSON output (docs/operations.md, Operator CLI). */
   prints: string[];
   then?: (output: any, ctx: Context) => Promise<void> | void;
 }

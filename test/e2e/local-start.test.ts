@@ -86,10 +86,12 @@ describe('npm start', () => {
     await second.stop();
   }, 120_000);
 
-  it('uses an external DynamoDB when DYNAMODB_ENDPOINT is set, starting no Java', async () => {
-    const service = await startService({});
+  it('uses an external DynamoDB when DYNAMODB_ENDPOINT is set, starting no Java; HOST sets the address', async () => {
+    const service = await startService({ HOST: 'localhost' });
     expect(service.output()).not.toContain('Starting DynamoDB Local');
     expect(service.output()).toContain(`DynamoDB          ${process.env.DYNAMODB_ENDPOINT}`);
+    expect(service.output()).toContain(`Subscription API  http://localhost:${service.port}/v1/subscriptions`);
+    expect((await fetch(`http://localhost:${service.port}/v1/subscriptions`)).status).toBe(401);
     expect(await portOpen(service.dynamodbPort)).toBe(false);
     await service.stop();
   }, 60_000);

@@ -52,6 +52,10 @@ describe('mobile reporting: events and sessions', () => {
       expect(res.body).toEqual({ status: 'success', message: '2 event(s) recorded', data: { accepted: 2 } });
       const stored = await storedEvents(app.appId, user);
       expect(stored.map((e) => e.name).sort()).toEqual(['app_opened', 'screen_view']);
+      // Kept for EVENT_RETENTION_DAYS (default 90), then deleted by TTL.
+      const retention = 90 * 86_400;
+      for (const event of stored)
+        expect(Math.abs((event.ttl as number) - (Date.now() / 1000 + retention))).toBeLessThan(600);
       expect(stored.find((e) => e.name === 'screen_view')).toMatchObject({
         user,
         extra: { screen_name: 'paywall' },

@@ -17,10 +17,10 @@ import { waitUntil } from '../support/webhook-receiver.js';
 /** The fenced `sh` blocks of the README's Quick start section. */
 async function quickStartBlocks(): Promise<string[]> {
   const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(
-    readme.indexOf('## Quick start'),
-    readme.indexOf('\n### ', readme.indexOf('## Quick start')),
-  );
+  const start = readme.indexOf('## Quick start');
+  // Up to the next heading: the section's own blocks only (the Deploy block after it must not run).
+  const end = readme.slice(start + 1).search(/\n#{2,3} /) + start + 1;
+  const section = readme.slice(start, end);
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
 }
 
@@ -62,7 +62,9 @@ describe('the README quick start, run as written', () => {
   });
 
   it('npm start, then the first purchase: test-store app, product, receiver, mint, verify, signed webhook', async () => {
-    const [startBlock, purchaseBlock] = await quickStartBlocks();
+    const blocks = await quickStartBlocks();
+    expect(blocks).toHaveLength(2);
+    const [startBlock, purchaseBlock] = blocks;
     expect(startBlock).toContain('npm install && npm start');
     // The commands a first purchase needs are all in the block that is run below.
     for (const command of [

@@ -11,7 +11,7 @@ import {
 const APP = 'app_0123456789abcdef';
 
 describe('app account tokens (UUIDv5 of <app_id>:<user_id>)', () => {
-  it("the README's worked example, literally", () => {
+  it('the worked example of docs/store-verification.md, literally', () => {
     expect(appAccountTokenFor('app_0123456789abcdef', 'user-42')).toBe('b1011b47-a5c7-5dd0-a3ea-fde09a0c181a');
   });
 

@@ -20,7 +20,7 @@ describe('certificate dates fail closed (App Store JWS chains and legacy receipt
   });
 
   it.each([
-    // OpenSSL prints "Bad time value"; Date.parse of that is NaN, which the old check let through.
+    // OpenSSL prints "Bad time value"; Date.parse of that is NaN, which a check by Date.parse lets through.
     ['leaf-valid-from-month-13.pem', Date.parse('2027-01-01T00:00:00Z')],
     ['leaf-valid-to-february-30.pem', Date.parse('2027-01-01T00:00:00Z')],
     // Date.parse of OpenSSL's text reads the year 0030 as 2030.
@@ -34,8 +34,8 @@ describe('certificate dates fail closed (App Store JWS chains and legacy receipt
   });
 
   it('a date OpenSSL cannot read fails closed even when node reads it as a real date', () => {
-    // Node's validToDate for "Bad time value" comes from memory it did not fill: in a loop of
-    // 200,000 reads about 1 in 700 was a real date, some far in the future. Modelled here exactly.
+    // Node's validToDate for "Bad time value" comes from memory it did not fill, so now and then it
+    // is a real date, some far in the future (docs/decisions/app-store-verifier.md). Modelled here exactly.
     const certificate = negative('leaf-valid-to-february-30.pem');
     expect(certificate.validTo).toBe('Bad time value');
     const farFuture = new Date('2500-01-01T00:00:00Z');

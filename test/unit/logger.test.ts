@@ -65,6 +65,19 @@ describe('logger', () => {
     ]);
   });
 
+  it("Lambda's log-level control wins over POWERTOOLS_LOG_LEVEL, its FATAL read as CRITICAL", () => {
+    const lines = capture();
+    vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'debug');
+    vi.stubEnv('AWS_LAMBDA_LOG_LEVEL', 'WARN');
+    const warnings = new Logger('svc');
+    warnings.info('no');
+    warnings.warn('yes');
+    vi.stubEnv('AWS_LAMBDA_LOG_LEVEL', 'FATAL');
+    new Logger('svc').error('no: below CRITICAL');
+    vi.unstubAllEnvs();
+    expect([...lines.stdout, ...lines.stderr].map((line) => line.message)).toEqual(['yes']);
+  });
+
   it('redacts what reaches a line anyway', () => {
     const lines = capture();
     new Logger('svc', 'INFO').info('key sk_abcdefghijklmnopqrstuvwxyz0123456789', {

@@ -6,7 +6,7 @@ import { requireUserToken } from '../../lib/http/auth.js';
 import { newUserTokenSecret } from '../../lib/ids.js';
 import { appErrorThrownBy } from '../support/assertions.js';
 
-/** The README's worked example (section "Mobile trust model"), literally. */
+/** The worked example of docs/security.md (section "Mobile trust model"), literally. */
 const EXAMPLE = {
   secret: 'ust_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8',
   appId: 'app_0123456789abcdef',
@@ -24,12 +24,12 @@ const withSignatureChar = (token: string, index: number, char: string) => {
 };
 
 describe('signed user tokens (v1)', () => {
-  it('the worked example of the README gives exactly its token, and the README shows both', () => {
+  it('the worked example of docs/security.md gives exactly its token, and the page shows both', () => {
     expect(signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, EXAMPLE.exp)).toBe(EXAMPLE.token);
     expect(checkUserToken(EXAMPLE.token, expected, BEFORE_EXP)).toBe('valid');
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const page = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
     for (const value of [EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, String(EXAMPLE.exp), EXAMPLE.token])
-      expect(readme).toContain(value);
+      expect(page).toContain(value);
   });
 
   it('is refused for another user, another app, or another secret', () => {

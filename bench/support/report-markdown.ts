@@ -1,0 +1,415 @@
+/**
+ * docs/benchmarks.md, rendered from bench/results/*.json: every figure in it comes from a results
+ * file, and the prose around the figures (what each benchmark measures, its budget) lives here.
+ * `npm run bench` writes it after its runs; `npm run bench:report` rewrites it from the results
+ * as they are; test/unit/benchmarks-doc.test.ts checks the committed page equals this output.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type BudgetCheck, median } from './report.js';
+
+export interface Results {
+  benchmark: string;
+  measured_at: string;
+  node: string;
+  figures: any;
+  checks: BudgetCheck[];
+}
+
+export const RESULTS_DIR = resolve(import.meta.dirname, '../results');
+export const BENCHMARKS_MARKDOWN = resolve(import.meta.dirname, '../../docs/benchmarks.md');
+
+/** Every results file of `dir`, by benchmark name. */
+export function loadResults(dir = RESULTS_DIR): Record<string, Results> {
+  const results: Record<string, Results> = {};
+  for (const file of readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort())
+    results[file.slice(0, -'.json'.length)] = JSON.parse(readFileSync(resolve(dir, file), 'utf8')) as Results;
+  return results;
+}
+
+/** Renders the page from `results` and writes it to `out`; returns the path. */
+export function writeBenchmarksMarkdown(out = BENCHMARKS_MARKDOWN, results = loadResults()): string {
+  writeFileSync(out, renderBenchmarks(results));
+  return out;
+}
+
+/** A number with thousands separators (no locale data involved, so every machine renders alike). */
+const num = (value: number, digits?: number): string => {
+  const text = digits === undefined ? String(value) : value.toFixed(digits);
+  const [whole, fraction] = text.split('.');
+  const grouped = whole!.replace(/\B(?=(\d{3})+$)/g, ',');
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+};
+const kb = (bytes: number) => num(Math.round(bytes / 1024));
+const usd = (value: number) => value.toFixed(2);
+const range = ([low, high]: number[]) => `${num(low!)}–${num(high!)}`;
+const code = (text: string) => `\`${text}\``;
+/** A table row; a `|` inside a cell is escaped so it stays one cell. */
+const row = (cells: (string | number)[]) =>
+  `| ${cells.map((cell) => String(cell).replaceAll('|', '\\|')).join(' | ')} |`;
+const table = (head: string[], rows: (string | number)[][], align?: string[]) =>
+  [row(head), row(align ?? head.map(() => '---')), ...rows.map(row)].join('\n');
+const when = (results: Results) => `Measured ${results.measured_at.slice(0, 10)} on Node ${results.node}.`;
+
+interface Section {
+  name: string;
+  title: string;
+  command: string;
+  /** What the benchmark measures and how, and its budget: prose, no figures. */
+  about: string;
+  render: (results: Results) => string;
+}
+
+const SECTIONS: Section[] = [
+  {
+    name: 'cold-start',
+    title: 'Cold start',
+    command: 'npm run bench:cold-start',
+    about: `Every deployed function (the route handlers of \`lib/routes.ts\`, the event and job functions) is
+built as the stack builds it (esbuild, minified ESM, AWS SDK inside) next to a floor bundle that only
+creates a DynamoDBDocumentClient and does one GetItem. Each bundle runs in a fresh Node 24 process
+with Lambda's environment: it is imported and serves one realistic request against a seeded DynamoDB
+Local, alternately with the floor, several times; medians are compared.
+
+**Budgets**: every bundle within the floor + 120 KB (\`test/integration/bundle-sizes.test.ts\` checks it
+in \`npm test\` too), and init plus the first request within 1.3× the floor's **CPU time**. CPU time,
+because wall time on shared two-core machines mostly measures waiting for a core and swings between
+runs of the same bundle; wall time is shown beside it. Lambda cannot be measured here: the expected
+init on Lambda is our init ratio (process start to bundle imported) times the published lambda-perf
+references. \`COLD_START_ONLY=<function names>\` and \`COLD_START_RUNS\` run a subset.`,
+    render: (results) => {
+      const f = results.figures;
+      const functions = [...f.functions].sort((a: any, b: any) => b.ratio - a.ratio);
+      return [
+        `${when(results)} ${f.runs} runs per bundle, load average ${f.load_average}.`,
+        '',
+        `Floor: ${kb(f.floor.bytes)} KB, ${num(f.floor.cpu.total)} ms of CPU to import and serve one GetItem ` +
+          `(wall ${num(f.floor.wall.total)} ms). Init plus the first request, against the floor: median function ` +
+          `${f.init_plus_first_request_ratio.median}×, worst ${f.init_plus_first_request_ratio.worst}× ` +
+          `(${f.init_plus_first_request_ratio.worst_function}).`,
+        '',
+        `Expected init on Lambda (arm64): the median function's init is ${f.expected_lambda_init_ms.median_init_ratio}× ` +
+          `the floor's, so about ${range(f.expected_lambda_init_ms.median.hello_world)} ms by the hello-world ` +
+          `reference (${range(f.lambda_references_ms.hello_world)} ms) or ${range(f.expected_lambda_init_ms.median.bundled_sdk_client)} ms ` +
+          `by the bundled-SDK reference (${range(f.lambda_references_ms.bundled_sdk_client)} ms); the worst ` +
+          `(${f.expected_lambda_init_ms.worst_function}, ${f.expected_lambda_init_ms.worst_init_ratio}×) ` +
+          `${range(f.expected_lambda_init_ms.worst.hello_world)} or ${range(f.expected_lambda_init_ms.worst.bundled_sdk_client)} ms.`,
+        '',
+        table(
+          [
+            'function',
+            'bundle KB',
+            'over floor KB',
+            'CPU ms (init + first request)',
+            'ratio (CPU)',
+            'ratio (wall)',
+            'init ratio',
+          ],
+          functions.map((fn: any) => [
+            fn.names.join(', '),
+            kb(fn.bytes),
+            kb(fn.over_floor_bytes),
+            num(fn.cpu.total),
+            fn.ratio,
+            fn.wall_ratio,
+            fn.init_ratio,
+          ]),
+          ['---', '---:', '---:', '---:', '---:', '---:', '---:'],
+        ),
+      ].join('\n');
+    },
+  },
+  {
+    name: 'hot-path',
+    title: 'Hot path',
+    command: 'npm run bench:hot-path',
+    about: `In one warm process, the handler (middy, header normalisation, zod, authentication and the rate
+limit, the response envelope) against the \`lib/\` calls it makes with the same DynamoDB work,
+alternating in pairs; the overhead is the median of the pair differences. **Budget**: ≤ 300 µs of
+wall time for the detail read and a 10-event batch. The limiter's own logic is measured as
+\`authenticateAndLimit\` against its counting write alone.`,
+    render: (results) => {
+      const f = results.figures;
+      const scenarios = Object.entries(f).filter(([, value]) => typeof value === 'object') as [string, any][];
+      return [
+        `${when(results)} ${num(f.pairs)} alternating pairs.`,
+        '',
+        table(
+          ['scenario', 'handler µs (wall / CPU)', 'direct µs (wall / CPU)', 'overhead µs (wall / CPU)'],
+          scenarios.map(([name, s]) => [
+            name,
+            `${num(s.handler_us.wall)} / ${num(s.handler_us.cpu)}`,
+            `${num(s.direct_us.wall)} / ${num(s.direct_us.cpu)}`,
+            `**${num(s.overhead_us.wall)}** / ${num(s.overhead_us.cpu)}`,
+          ]),
+          ['---', '---:', '---:', '---:'],
+        ),
+      ].join('\n');
+    },
+  },
+  {
+    name: 'throughput',
+    title: 'Throughput',
+    command: 'npm run bench:throughput',
+    about: `Requests through the local gateway (autocannon) against a replay of the DynamoDB Local
+operations recorded during one request of the same endpoint (the counting write included), in
+alternating pairs of short slices; the median of the pair ratios. **Budgets**: API / raw ≥ 0.7 for
+reads (detail, list), ≥ 0.8 for event ingestion (100-event batches, in events/s); create is
+measured without a budget.`,
+    render: (results) => {
+      const f = results.figures;
+      const scenarios = Object.entries(f).filter(([, value]) => typeof value === 'object') as [string, any][];
+      return [
+        `${when(results)} ${f.concurrency} clients, ${f.pairs} pairs of ${f.slice_s} s slices.`,
+        '',
+        table(
+          [
+            'endpoint',
+            'DynamoDB operations',
+            'API (median)',
+            'raw (median)',
+            'ratio',
+            'CPU ms per request (API / raw)',
+          ],
+          scenarios.map(([name, s]) => [
+            name,
+            s.operations,
+            `${num(median(s.api_per_s))} ${s.unit}`,
+            `${num(median(s.raw_per_s))} ${s.unit}`,
+            `**${s.ratio}**`,
+            `${s.cpu_ms_per_request.api} / ${s.cpu_ms_per_request.raw}`,
+          ]),
+          ['---', '---', '---:', '---:', '---:', '---:'],
+        ),
+      ].join('\n');
+    },
+  },
+  {
+    name: 'scaling',
+    title: 'Scaling',
+    command: 'npm run bench:scaling',
+    about: `Consumed read capacity of the same queries for an app with few and an app with many
+subscriptions, through the real handlers: list page 1 (unfiltered and filtered; counters give the
+total) and 90 days of revenue by week (per-day counters, never the subscriptions). **Budget**: the
+larger app's capacity within 10% of the smaller's. Each request also makes the one write that
+authenticates and counts it.`,
+    render: (results) => {
+      const f = results.figures;
+      const queries = Object.entries(f) as [string, Record<string, { read_units: number; items: number }>][];
+      const sizes = Object.keys(queries[0]![1]);
+      return [
+        when(results),
+        '',
+        table(
+          ['query', ...sizes.map((size) => `read units at ${num(Number(size))} subscriptions`)],
+          queries.map(([name, bySize]) => [name, ...sizes.map((size) => num(bySize[size]!.read_units))]),
+          ['---', ...sizes.map(() => '---:')],
+        ),
+      ].join('\n');
+    },
+  },
+  {
+    name: 'cost-model',
+    title: 'Cost per endpoint',
+    command: 'npm run bench:cost',
+    about: `Dollars per million requests of every route, US East (N. Virginia), on-demand, first pricing
+tier, no free tier. Each handler is called in-process, warm, with one realistic request; consumed
+capacity comes from \`ReturnConsumedCapacity\`, with \`TransactWriteItems\` table units recomputed by
+AWS's rule (2 write units per started KB per item) because DynamoDB Local under-counts them. The
+Lambda duration is measured against DynamoDB Local, far slower than DynamoDB, so it is an upper
+bound (the part spent waiting on DynamoDB Local is in brackets). A status change adds one
+EventBridge event, a stream-publisher invocation (one per event: the worst case) and the webhook
+deliverer's invocation and units. V1 and V2 paths share a handler and a row. DynamoDB Local counts
+a \`BatchGetItem\` only for the items it finds, so rows that read by batch are slightly low.
+**Budget**: every route of \`lib/routes.ts\` is priced. Prices live in one module,
+\`bench/support/prices.ts\`.`,
+    render: (results) => {
+      const f = results.figures;
+      const prices = Object.values(f.prices) as { usd: number; unit: string; source: string; date: string }[];
+      return [
+        `${when(results)} Lambda billed at ${f.lambda_memory_gb} GB; duration the median of ${f.runs_per_handler} invocations.`,
+        '',
+        table(
+          [
+            'endpoint',
+            'RRU',
+            'WRU',
+            'handler ms (waiting on DynamoDB Local)',
+            'heap Δ KB',
+            'status changes',
+            'API Gateway',
+            'Lambda',
+            'DynamoDB',
+            'notifications',
+            '**$ / million**',
+          ],
+          f.endpoints.map((e: any) => [
+            code(e.endpoint),
+            num(e.read_units),
+            num(e.write_units),
+            `${num(e.handler_ms)} (${num(e.waiting_on_dynamodb_ms)})`,
+            num(e.heap_delta_kb),
+            e.status_changes,
+            usd(e.usd_per_million_requests.api_gateway),
+            usd(e.usd_per_million_requests.lambda),
+            usd(e.usd_per_million_requests.dynamodb),
+            usd(e.usd_per_million_requests.notifications),
+            `**${usd(e.usd_per_million_requests.total)}**`,
+          ]),
+          ['---', ...Array(10).fill('---:')],
+        ),
+        '',
+        `Per status change: $${usd(f.per_status_change.usd)} per million (the deliverer ${num(f.per_status_change.deliverer_ms)} ms, ` +
+          `${num(f.per_status_change.deliverer_read_units)} RRU, ${num(f.per_status_change.deliverer_write_units)} WRU). ` +
+          `The benchmark process peaked at ${num(f.process_rss_mb)} MB RSS.`,
+        '',
+        `**Not included**: ${f.excluded.join('; ')}.`,
+        '',
+        'Prices:',
+        '',
+        table(
+          ['item', 'USD per million', 'source', 'date'],
+          prices.map((price) => [
+            price.unit,
+            String(Number((price.usd * 1e6).toPrecision(6))),
+            price.source,
+            price.date,
+          ]),
+          ['---', '---:', '---', '---'],
+        ),
+      ].join('\n');
+    },
+  },
+  {
+    name: 'soak',
+    title: 'Soak',
+    command: 'npm run soak',
+    about: `Mixed traffic from concurrent clients over HTTP at the local runtime of \`npm start\` (gateway,
+stream poller, bus, webhook deliverer, sweeper), with DynamoDB Local killed (SIGKILL) and restarted
+midway; then the whole table and the webhooks received are reconciled against what the clients
+were told (see [security.md](security.md#load-and-faults)). Separate from \`npm test\`
+(\`test/integration/soak-smoke.test.ts\` runs a short version there). \`SOAK_SECONDS\`,
+\`SOAK_CLIENTS\` and \`SOAK_OUTAGE_SECONDS\` size it. It reads for correctness, not capacity: these
+machines are shared. **Budgets**: only retryable 503s, and only during the outage; every
+reconciliation without a mismatch.`,
+    render: (results) => {
+      const f = results.figures;
+      return [
+        `${when(results)} ${num(f.seconds)} s, ${f.clients} clients, ${num(f.requests)} requests ` +
+          `(${num(f.requests_per_s)}/s): ${num(f.outcomes.ok)} 2xx and ${num(f.outcomes.retryable)} retryable 503s; ` +
+          `p50 ${num(f.overall.p50_ms)} ms, p99 ${num(f.overall.p99_ms)} ms. Outage: ` +
+          `${num((f.outage.restoredAt - f.outage.killedAt) / 1000, 1)} s, ${num(f.outage.writesAcknowledgedWhileDown)} writes ` +
+          `acknowledged while down, ${num(f.outage.writesAcknowledgedAfterRestart)} after the restart. ` +
+          `${num(f.webhooks.distinct_ids)} distinct webhooks received; notifications drained ` +
+          `${num(f.drain.ms / 1000, 1)} s after the traffic stopped.`,
+        '',
+        table(
+          ['request type', 'requests', '2xx', 'p50 ms', 'p99 ms', 'statuses'],
+          Object.entries(f.by_type).map(([name, t]: [string, any]) => [
+            name,
+            num(t.requests),
+            num(t.ok),
+            num(t.p50_ms),
+            num(t.p99_ms),
+            Object.entries(t.statuses)
+              .map(([status, count]) => `${status}: ${num(count as number)}`)
+              .join(', '),
+          ]),
+          ['---', '---:', '---:', '---:', '---:', '---'],
+        ),
+        '',
+        table(
+          ['reconciliation', 'checked', 'mismatches'],
+          f.reconciliation.map((r: any) => [
+            r.name,
+            num(r.checked),
+            `${r.mismatches.length}${r.tolerated ? ` (tolerated: ${r.tolerated})` : ''}`,
+          ]),
+          ['---', '---:', '---:'],
+        ),
+      ].join('\n');
+    },
+  },
+  {
+    name: 'dynamodb-local-sigkill',
+    title: 'DynamoDB Local under SIGKILL',
+    command: 'node --import tsx bench/dynamodb-local-sigkill.ts',
+    about: `What DynamoDB Local itself loses when killed with SIGKILL, with no service in between: writers
+send \`PutItem\` or \`TransactWriteItems\` straight to it, it is killed mid-stream and restarted on
+the same data, and every acknowledged write is read back. It acknowledges a transaction a few
+milliseconds before it is durable, so a kill can lose the last one; the soak tolerates exactly that
+(DynamoDB does not do this). No budget: it documents the engine the tests run on.`,
+    render: (results) => {
+      const f = results.figures;
+      return [
+        `${when(results)} ${f.writers} writers, ${num(f.write_ms / 1000)} s of writes per round.`,
+        '',
+        table(
+          ['round', 'write', 'acknowledged', 'lost (ms from acknowledgement to kill)', 'torn'],
+          f.rounds.map((r: any, index: number) => [
+            index + 1,
+            code(r.kind),
+            num(r.acknowledged),
+            r.lost.length === 0
+              ? '0'
+              : `${r.lost.length} (${r.lost.map((lost: any) => num(-lost.acknowledged_ms_from_kill)).join(', ')})`,
+            num(r.torn),
+          ]),
+          ['---:', '---', '---:', '---', '---:'],
+        ),
+      ].join('\n');
+    },
+  },
+];
+
+export function renderBenchmarks(results: Record<string, Results>): string {
+  const known = new Set(SECTIONS.map((section) => section.name));
+  const unknown = Object.keys(results).filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new Error(`no section renders bench/results/${unknown.join('.json, ')}.json`);
+  const budgets = SECTIONS.flatMap((section) =>
+    (results[section.name]?.checks ?? []).map((check) => [
+      section.title,
+      check.name,
+      num(check.value),
+      check.budget,
+      check.pass ? 'PASS' : '**FAIL**',
+    ]),
+  );
+  const failing = budgets.filter((budget) => budget[4] !== 'PASS').length;
+  return `${[
+    '# Benchmarks',
+    '',
+    '<!-- Generated by `npm run bench:report` from bench/results/*.json (bench/support/report-markdown.ts). Do not edit. -->',
+    '',
+    `\`npm run bench\` runs the cold-start, hot-path, throughput, scaling and cost benchmarks one after another
+(several minutes), prints every budget with PASS or FAIL, and rewrites this page; each also runs
+alone (the command under its heading) and writes \`bench/results/<name>.json\`, after which
+\`npm run bench:report\` rewrites this page from the results as they are. Every figure below comes
+from those files. The machines are shared and noisy, so performance is measured as ratios against
+a reference run side by side in the same run (the floor bundle, raw DynamoDB Local operations);
+reruns move a ratio by a few hundredths, more under load.`,
+    '',
+    '## Budgets',
+    '',
+    `${budgets.length} budgets, ${failing === 0 ? 'all PASS' : `${failing} FAIL`} in the committed results.`,
+    '',
+    table(['benchmark', 'check', 'value', 'budget', 'result'], budgets, ['---', '---', '---:', '---', '---']),
+    ...SECTIONS.flatMap((section) => {
+      const sectionResults = results[section.name];
+      return [
+        '',
+        `## ${section.title}`,
+        '',
+        `\`${section.command}\``,
+        '',
+        section.about,
+        '',
+        sectionResults
+          ? section.render(sectionResults)
+          : `Not measured yet: no \`bench/results/${section.name}.json\`.`,
+      ];
+    }),
+  ].join('\n')}\n`;
+}
