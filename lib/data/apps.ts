@@ -3,7 +3,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
 import { apiKeyId, newApiKey, newAppId, newUserTokenSecret, sha256Hex } from '../ids.js';
 import { newTestStoreKeys } from '../stores/test-store.js';
-import { ddb, isConditionFailure, tableName } from './client.js';
+import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
 import { type ApiKeyKind, keys } from './keys.js';
 import { queryAll } from './query.js';
 import { cancellationReasonsOf } from './unavailable.js';
@@ -263,8 +263,6 @@ function revokeItems(appId: string, kind: ApiKeyKind, hash: string, now: string)
   });
   return [update(keys.apiKey(hash)), update(keys.appKey(appId, kind, hash))];
 }
-
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
 /**
  * The app item's `keys_version`, bumped on condition that it is still what was read. Every

@@ -16,17 +16,17 @@
  */
 import type { AppRecord } from '../data/apps.js';
 import {
-  getSubscriptionRecord,
   getTransactionBinding,
-  insertSubscription,
   lookUpPurchase,
   type PurchaseOwner,
   type PurchaseQuery,
   purchaseLookupKeys,
   purchaseLookupOf,
-  type SubscriptionRecord,
   type TakeOver,
-} from '../data/subscriptions.js';
+} from '../data/purchase-ownership.js';
+import type { SubscriptionRecord } from '../data/subscription-items.js';
+import { getSubscriptionRecord } from '../data/subscription-queries.js';
+import { insertSubscription } from '../data/subscription-writes.js';
 import { accountTokenAllows } from '../domain/app-account-token.js';
 import { transferredRevenue } from '../domain/revenue.js';
 import { AppError } from '../errors.js';
