@@ -3,6 +3,7 @@ import type { RevenueDelta } from '../domain/revenue.js';
 import { tableName } from './client.js';
 import { keys } from './keys.js';
 import type { SubscriptionRecord } from './subscription-items.js';
+import { updateExpression } from './update-expression.js';
 
 /** Adds a change to the revenue counters of (day, product, currency): in the same transaction as the change. */
 export function revenueUpdate(
@@ -10,22 +11,12 @@ export function revenueUpdate(
   day: string,
   delta: RevenueDelta,
 ) {
-  const fields = Object.entries(delta);
   return {
     TableName: tableName,
     Key: keys.revenue(record.app_id, day, record.product_id, record.currency),
-    UpdateExpression: `SET #type = :type, #day = :day, product_id = :product, currency = :currency ADD ${fields.map((_, i) => `#f${i} :f${i}`).join(', ')}`,
-    ExpressionAttributeNames: {
-      '#type': 'type',
-      '#day': 'day',
-      ...Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
-    },
-    ExpressionAttributeValues: {
-      ':type': 'revenue_counter',
-      ':day': day,
-      ':product': record.product_id,
-      ':currency': record.currency,
-      ...Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])),
-    },
+    ...updateExpression({
+      set: { type: 'revenue_counter', day, product_id: record.product_id, currency: record.currency },
+      add: { ...delta },
+    }),
   };
 }

@@ -10,6 +10,7 @@ import { type FacetValues, keys, listCounterKey, listPartition } from './keys.js
 import type { TransferRecord } from './purchase-ownership.js';
 import { type PaymentRecord, type SubscriptionRecord, toRecord } from './subscription-items.js';
 import { TABLE, withoutKeys } from './table.js';
+import { allEqual } from './update-expression.js';
 
 /** A subscription's items: its state, its payment, and the transfers of its purchase to or from it (oldest first). */
 export interface StoredSubscription {
@@ -91,15 +92,7 @@ function planListQuery(appId: string, filters: ListFilters): QueryPlan {
   return {
     indexName: 'subscriptionsByUser',
     pkValue: keys.userSubscriptions(appId, filters.user_id),
-    ...(present.length > 0
-      ? {
-          filter: {
-            expression: present.map((_, i) => `#f${i} = :f${i}`).join(' AND '),
-            names: Object.fromEntries(present.map(([name], i) => [`#f${i}`, name])),
-            values: Object.fromEntries(present.map(([, value], i) => [`:f${i}`, value])),
-          },
-        }
-      : {}),
+    ...(present.length > 0 ? { filter: allEqual(Object.fromEntries(present)) } : {}),
   };
 }
 

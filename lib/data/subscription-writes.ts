@@ -28,6 +28,7 @@ import {
   subscriptionItem,
 } from './subscription-items.js';
 import { cancellationReasonsOf } from './unavailable.js';
+import { updateExpression } from './update-expression.js';
 
 export type InsertOutcome =
   | { inserted: true }
@@ -184,7 +185,6 @@ export async function saveSubscriptionState(
   const nowIso = now.toISOString();
   const updated: SubscriptionRecord = { ...current, ...next, updated_at: nowIso, version: current.version + 1 };
   const outbox = options.statusChange ? outboxItem(updated, updated, options.statusChange, now) : null;
-  const paymentFields = Object.entries(options.payment ?? {});
   const stateItem: TransactItem = {
     Put: {
       TableName: tableName,
@@ -200,14 +200,12 @@ export async function saveSubscriptionState(
     ...(transactionItem ? [transactionItem] : []),
     ...(ownerItem ? [ownerItem] : []),
   ];
-  if (paymentFields.length > 0) {
+  if (options.payment && Object.keys(options.payment).length > 0) {
     items.push({
       Update: {
         TableName: tableName,
         Key: keys.subscriptionPayment(current.app_id, current.id),
-        UpdateExpression: `SET ${paymentFields.map((_, i) => `#p${i} = :p${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(paymentFields.map(([name], i) => [`#p${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(paymentFields.map(([, value], i) => [`:p${i}`, value])),
+        ...updateExpression({ set: options.payment }),
       },
     });
   }
