@@ -2,11 +2,10 @@
  * Who a store purchase belongs to: the binding of each transaction id to the one subscription it
  * pays for, the owner of each original transaction, and the transfers of a purchase between users.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { transferOutboxItem } from '../events/outbox.js';
 import type { Product } from '../schemas/product.js';
-import { batchGetConsistent } from './batch.js';
-import { ddb, type TransactItem, tableName } from './client.js';
+import { batchGetConsistent, getConsistent } from './batch.js';
+import { type TransactItem, tableName } from './client.js';
 import { keys, type TableKey } from './keys.js';
 import { toProduct } from './products.js';
 import type { SubscriptionRecord } from './subscription-items.js';
@@ -151,10 +150,8 @@ export async function getTransactionBinding(
   appId: string,
   transactionId: string,
 ): Promise<TransactionBinding | undefined> {
-  const { Item } = await ddb.send(
-    new GetCommand({ TableName: tableName, Key: keys.transaction(appId, transactionId), ConsistentRead: true }),
-  );
-  return Item ? toTransactionBinding(Item) : undefined;
+  const item = await getConsistent(keys.transaction(appId, transactionId));
+  return item && toTransactionBinding(item);
 }
 
 /** What a store transaction is, as far as this app knows: see lookUpPurchase. */

@@ -5,6 +5,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SubscriptionStatus } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
+import { getConsistent } from './batch.js';
 import { ddb, tableName } from './client.js';
 import { type FacetValues, keys, listCounterKey, listPartition } from './keys.js';
 import type { TransferRecord } from './purchase-ownership.js';
@@ -48,10 +49,8 @@ export async function getSubscriptionRecord(
   appId: string,
   subscriptionId: string,
 ): Promise<SubscriptionRecord | undefined> {
-  const { Item } = await ddb.send(
-    new GetCommand({ TableName: tableName, Key: keys.subscription(appId, subscriptionId), ConsistentRead: true }),
-  );
-  return Item ? toRecord(Item) : undefined;
+  const item = await getConsistent(keys.subscription(appId, subscriptionId));
+  return item && toRecord(item);
 }
 
 export interface ListFilters {
