@@ -3,10 +3,11 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
 import { apiKeyId, newApiKey, newAppId, newUserTokenSecret, sha256Hex } from '../ids.js';
 import { newTestStoreKeys } from '../stores/test-store.js';
-import { ddb, isConditionFailure, tableName } from './client.js';
+import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
 import { type ApiKeyKind, keys } from './keys.js';
 import { queryAll } from './query.js';
 import { cancellationReasonsOf } from './unavailable.js';
+import { updateExpression } from './update-expression.js';
 
 export interface AppRecord {
   app_id: string;
@@ -194,13 +195,16 @@ export async function setTestStore(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.app(appId),
-        UpdateExpression: `SET test_store = :on, test_store_public_key = :public, ${keySecret ? 'test_store_private_key_secret' : 'test_store_private_key'} = :private`,
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(test_store_public_key)',
-        ExpressionAttributeValues: {
-          ':on': true,
-          ':public': pair.publicKeyPem,
-          ':private': keySecret ?? pair.privateKeyPem,
-        },
+        ...updateExpression({
+          set: {
+            test_store: true,
+            test_store_public_key: pair.publicKeyPem,
+            ...(keySecret
+              ? { test_store_private_key_secret: keySecret }
+              : { test_store_private_key: pair.privateKeyPem }),
+          },
+          condition: { expression: 'attribute_exists(pk) AND attribute_not_exists(test_store_public_key)' },
+        }),
       }),
     );
     return { test_store: true, generated_key: true };
@@ -264,8 +268,6 @@ function revokeItems(appId: string, kind: ApiKeyKind, hash: string, now: string)
   return [update(keys.apiKey(hash)), update(keys.appKey(appId, kind, hash))];
 }
 
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
-
 /**
  * The app item's `keys_version`, bumped on condition that it is still what was read. Every
  * transaction that issues keys or changes the user-token setting carries it, so the two never
@@ -280,23 +282,20 @@ function bumpKeysVersion(appId: string, read: AppRecord | undefined, appChange?:
       TableName: tableName,
       Key: keys.app(appId),
       // One transaction may touch an item once: the app's own change goes into this update.
-      UpdateExpression: `ADD keys_version :one${appChange ? ` SET ${appChange.set}` : ''}`,
-      ConditionExpression:
-        version === undefined ? 'attribute_exists(pk) AND attribute_not_exists(keys_version)' : 'keys_version = :read',
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ...(version === undefined ? {} : { ':read': version }),
-        ...appChange?.values,
-      },
+      ...updateExpression({
+        add: { keys_version: 1 },
+        set: appChange,
+        condition:
+          version === undefined
+            ? { expression: 'attribute_exists(pk) AND attribute_not_exists(keys_version)' }
+            : { expression: 'keys_version = :read', values: { ':read': version } },
+      }),
     },
   };
 }
 
-/** A SET clause on the app item (its placeholders must not clash with :one and :read). */
-interface AppChange {
-  set: string;
-  values: Record<string, unknown>;
-}
+/** Fields set on the app item by a change to its keys or user-token setting. */
+type AppChange = Partial<AppRecord>;
 
 const cancelledByCondition = (error: unknown): boolean =>
   cancellationReasonsOf(error).includes('ConditionalCheckFailed');
@@ -416,17 +415,17 @@ async function changeUserToken(
         `app ${appId} has ${active.length} active sdk keys; revoke some first (at most ${MAX_SDK_KEYS_FOR_USER_TOKENS})`,
       );
     const appChange: AppChange = {
-      set: `require_user_token = :required${newSecret ? ', user_token_secret = :secret' : ''}`,
-      values: { ':required': required, ...(newSecret ? { ':secret': newSecret } : {}) },
+      require_user_token: required,
+      ...(newSecret ? { user_token_secret: newSecret } : {}),
     };
     const keyUpdates: TransactItem[] = active.map((k) => ({
       Update: {
         TableName: tableName,
         Key: keys.apiKey(k.hash),
-        ConditionExpression: 'attribute_exists(pk)',
-        ...(required
-          ? { UpdateExpression: 'SET user_token_secret = :secret', ExpressionAttributeValues: { ':secret': secret } }
-          : { UpdateExpression: 'REMOVE user_token_secret' }),
+        ...updateExpression({
+          ...(required ? { set: { user_token_secret: secret } } : { remove: ['user_token_secret'] }),
+          condition: { expression: 'attribute_exists(pk)' },
+        }),
       },
     }));
     return {

@@ -1,4 +1,4 @@
-/** Batch operations: many items in one request. */
+/** Reads and writes by key: many items in one request, or one item strongly consistently. */
 import { BatchGetCommand, BatchWriteCommand, type BatchWriteCommandInput, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
 import type { TableKey } from './keys.js';
@@ -40,8 +40,14 @@ export async function batchGetConsistent(keys: TableKey[]): Promise<(Record<stri
   );
   const found = new Map((Responses?.[tableName] ?? []).map((item) => [keyId(item), item]));
   for (const key of UnprocessedKeys?.[tableName]?.Keys ?? []) {
-    const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
-    if (Item) found.set(keyId(key), Item);
+    const item = await getConsistent(key as TableKey);
+    if (item) found.set(keyId(key), item);
   }
   return keys.map((key) => found.get(keyId(key)));
+}
+
+/** One item by key in a strongly consistent GetItem; undefined when there is none. */
+export async function getConsistent(key: TableKey): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+  return Item;
 }

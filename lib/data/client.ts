@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 
 /** DynamoDB Local accepts any credentials; give it some when the environment has none. */
@@ -26,3 +26,6 @@ export const tableName: string = config.tableName;
 /** A conditional write whose condition did not hold (the item was not as expected): not a failure of the store. */
 export const isConditionFailure = (error: unknown): boolean =>
   (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
+
+/** One item of a TransactWriteItems request. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

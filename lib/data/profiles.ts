@@ -3,12 +3,19 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError } from '../errors.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys } from './keys.js';
+import { updateExpression } from './update-expression.js';
 
 export interface UsageStats {
   features_used: number;
   last_activity: string | null;
   total_sessions: number;
 }
+
+/** What every write to a profile sets: it creates the profile of a new user, and the user was seen now. */
+export const profileTouch = (appId: string, userId: string, now: Date) => ({
+  set: { type: 'user_profile', app_id: appId, user_id: userId, last_seen: now.toISOString() },
+  setIfAbsent: { first_seen: now.toISOString() },
+});
 
 export async function getUsageStats(appId: string, userId: string): Promise<UsageStats> {
   const { Item } = await ddb.send(
@@ -53,25 +60,25 @@ export async function mergeProfileMaps(
       attributes: (Item?.attributes as Record<string, unknown> | undefined) ?? {},
       custom_properties: (Item?.custom_properties as Record<string, unknown> | undefined) ?? {},
     });
+    const touch = profileTouch(appId, userId, now);
     try {
       await ddb.send(
         new UpdateCommand({
           TableName: tableName,
           Key: keys.userProfile(appId, userId),
-          UpdateExpression:
-            'SET #type = :type, app_id = :app, user_id = :user, first_seen = if_not_exists(first_seen, :now), last_seen = :now, attributes = :attributes, custom_properties = :custom, maps_version = :next',
-          ConditionExpression: 'attribute_not_exists(maps_version) OR maps_version = :version',
-          ExpressionAttributeNames: { '#type': 'type' },
-          ExpressionAttributeValues: {
-            ':type': 'user_profile',
-            ':app': appId,
-            ':user': userId,
-            ':now': now.toISOString(),
-            ':attributes': next.attributes,
-            ':custom': next.custom_properties,
-            ':version': version,
-            ':next': version + 1,
-          },
+          ...updateExpression({
+            set: {
+              ...touch.set,
+              attributes: next.attributes,
+              custom_properties: next.custom_properties,
+              maps_version: version + 1,
+            },
+            setIfAbsent: touch.setIfAbsent,
+            condition: {
+              expression: 'attribute_not_exists(maps_version) OR maps_version = :version',
+              values: { ':version': version },
+            },
+          }),
         }),
       );
       return next;

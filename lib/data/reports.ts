@@ -10,7 +10,9 @@ import type { NormalizedEvent } from '../domain/events.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys } from './keys.js';
+import { profileTouch } from './profiles.js';
 import { cancellationReasonsOf } from './unavailable.js';
+import { updateExpression } from './update-expression.js';
 
 const expiry = (now: Date) => Math.floor(now.getTime() / 1000) + config.eventRetentionDays * 86_400;
 
@@ -150,36 +152,21 @@ export interface ProfileChange {
 }
 
 function profileUpdate(appId: string, userId: string, now: Date, change: ProfileChange) {
-  const adds = Object.entries(change.add ?? {});
-  const sets = Object.entries(change.set ?? {});
-  const firsts = Object.entries(change.setIfAbsent ?? {});
+  const touch = profileTouch(appId, userId, now);
   const bounded = change.boundedSet;
   return {
     TableName: tableName,
     Key: keys.userProfile(appId, userId),
-    ...(bounded ? { ConditionExpression: 'attribute_not_exists(#bounded) OR size(#bounded) < :bound' } : {}),
-    UpdateExpression:
-      `SET #type = :type, app_id = :app, user_id = :user, first_seen = if_not_exists(first_seen, :now), last_seen = :now` +
-      sets.map((_, i) => `, #s${i} = :s${i}`).join('') +
-      firsts.map((_, i) => `, #f${i} = if_not_exists(#f${i}, :f${i})`).join('') +
-      (adds.length > 0 ? ` ADD ${adds.map((_, i) => `#a${i} :a${i}`).join(', ')}` : ''),
-    ExpressionAttributeNames: {
-      '#type': 'type',
-      ...Object.fromEntries(sets.map(([name], i) => [`#s${i}`, name])),
-      ...Object.fromEntries(firsts.map(([name], i) => [`#f${i}`, name])),
-      ...Object.fromEntries(adds.map(([name], i) => [`#a${i}`, name])),
-      ...(bounded ? { '#bounded': bounded.name } : {}),
-    },
-    ExpressionAttributeValues: {
-      ':type': 'user_profile',
-      ':app': appId,
-      ':user': userId,
-      ':now': now.toISOString(),
-      ...Object.fromEntries(sets.map(([, value], i) => [`:s${i}`, value])),
-      ...Object.fromEntries(firsts.map(([, value], i) => [`:f${i}`, value])),
-      ...Object.fromEntries(adds.map(([, value], i) => [`:a${i}`, value])),
-      ...(bounded ? { ':bound': bounded.max } : {}),
-    },
+    ...updateExpression({
+      set: { ...touch.set, ...change.set },
+      setIfAbsent: { ...touch.setIfAbsent, ...change.setIfAbsent },
+      add: change.add,
+      condition: bounded && {
+        expression: 'attribute_not_exists(#bounded) OR size(#bounded) < :bound',
+        names: { '#bounded': bounded.name },
+        values: { ':bound': bounded.max },
+      },
+    }),
   };
 }
 

@@ -1,4 +1,4 @@
-/** Revenue counters (written with each state change, see subscriptions.ts) and exchange rates, read by month. */
+/** Revenue counters (written with each state change, see revenue-counters.ts) and exchange rates, read by month. */
 import type { RateTable } from '../domain/revenue.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { keys } from './keys.js';

@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserFacts } from '../domain/segments.js';
 import { ddb, tableName } from './client.js';
 import { keys } from './keys.js';
-import { listSubscriptions } from './subscriptions.js';
+import { listSubscriptions } from './subscription-queries.js';
 
 export interface UserProfileView extends UserFacts {
   attribution_first: Record<string, unknown> | null;

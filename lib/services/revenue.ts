@@ -13,7 +13,7 @@
 import { getApp } from '../data/apps.js';
 import { getProduct } from '../data/products.js';
 import { readExchangeRates, readRevenueCounters } from '../data/revenue.js';
-import { countMatching } from '../data/subscriptions.js';
+import { countMatching } from '../data/subscription-queries.js';
 import { bucketsOf, convertMicros, fromMicros, percentages, validatePeriod } from '../domain/revenue.js';
 import { AppError } from '../errors.js';
 import type { RevenueQuery } from '../schemas/subscription.js';

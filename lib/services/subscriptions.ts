@@ -6,18 +6,10 @@
 import { listSortKey } from '../data/keys.js';
 import { getProduct, listProducts } from '../data/products.js';
 import { getUsageStats } from '../data/profiles.js';
-import {
-  getSubscription,
-  getSubscriptionRecord,
-  getTransactionBinding,
-  insertSubscription,
-  listSubscriptions,
-  type PaymentRecord,
-  type PurchaseOwner,
-  type SubscriptionRecord,
-  saveSubscriptionState,
-  type TransferRecord,
-} from '../data/subscriptions.js';
+import { getTransactionBinding, type PurchaseOwner, type TransferRecord } from '../data/purchase-ownership.js';
+import type { PaymentRecord, SubscriptionRecord } from '../data/subscription-items.js';
+import { getSubscription, getSubscriptionRecord, listSubscriptions } from '../data/subscription-queries.js';
+import { insertSubscription, saveSubscriptionState } from '../data/subscription-writes.js';
 import { addBillingPeriod, addDays } from '../domain/billing.js';
 import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../domain/pagination.js';
 import { revenueDelta } from '../domain/revenue.js';

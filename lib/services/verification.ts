@@ -15,17 +15,17 @@
  */
 import type { AppRecord } from '../data/apps.js';
 import {
-  getSubscriptionRecord,
   getTransactionBinding,
-  insertSubscription,
   lookUpPurchase,
   type PurchaseLookup,
   type PurchaseOwner,
   type PurchaseQuery,
   purchaseLookupKeys,
   purchaseLookupOf,
-  type SubscriptionRecord,
-} from '../data/subscriptions.js';
+} from '../data/purchase-ownership.js';
+import type { SubscriptionRecord } from '../data/subscription-items.js';
+import { getSubscriptionRecord } from '../data/subscription-queries.js';
+import { insertSubscription } from '../data/subscription-writes.js';
 import {
   decidePurchase,
   ownedByAnotherUser,

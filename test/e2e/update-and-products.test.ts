@@ -121,7 +121,9 @@ describe('PUT /v1/subscriptions/{id}', () => {
     for (const res of results) expect([200, 409]).toContain(res.status);
     const committed = results.filter((r) => r.status === 200).length;
     expect(committed).toBeGreaterThan(0);
-    const version = await import('../../lib/data/subscriptions.js').then((m) => m.getSubscriptionRecord(app.appId, id));
+    const version = await import('../../lib/data/subscription-queries.js').then((m) =>
+      m.getSubscriptionRecord(app.appId, id),
+    );
     // version 1 at creation, +1 for activation, +1 per committed update.
     expect(version?.version).toBe(2 + committed);
   });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getSubscriptionRecord } from '../../lib/data/subscriptions.js';
+import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
 import { expireDueSubscriptions } from '../../lib/services/expiry.js';
 import { createTestApp } from '../support/fixtures.js';
 import { seedSubscription } from '../support/subscriptions.js';

@@ -2,17 +2,14 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import type { PurchaseOwner } from '../../lib/data/subscriptions.js';
+import { getTransactionBinding, lookUpPurchase, type PurchaseOwner } from '../../lib/data/purchase-ownership.js';
+import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
+import { getSubscription, listSubscriptions } from '../../lib/data/subscription-queries.js';
 import {
   bulkInsertSubscriptions,
-  getSubscription,
-  getTransactionBinding,
   insertSubscription,
-  listSubscriptions,
-  lookUpPurchase,
-  type SubscriptionRecord,
   saveSubscriptionState,
-} from '../../lib/data/subscriptions.js';
+} from '../../lib/data/subscription-writes.js';
 import { busEventDetail } from '../../lib/events/schemas.js';
 import { createTestApp, PREMIUM_MONTHLY } from '../support/fixtures.js';
 import { buildSubscription } from '../support/subscriptions.js';

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb } from '../../lib/data/client.js';
-import { insertSubscription, listSubscriptions } from '../../lib/data/subscriptions.js';
+import { listSubscriptions } from '../../lib/data/subscription-queries.js';
+import { insertSubscription } from '../../lib/data/subscription-writes.js';
 import { ROUTES } from '../../lib/routes.js';
 import { getSubscriptionDetail, pendingSubscription } from '../../lib/services/subscriptions.js';
 import { verifyPurchase } from '../../lib/services/verification.js';

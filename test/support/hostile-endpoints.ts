@@ -11,7 +11,7 @@
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SubscriptionRecord } from '../../lib/data/subscriptions.js';
+import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../lib/domain/subscription-state.js';
 import { MAX_BODY_BYTES } from '../../lib/http/endpoint.js';
 import type { ApiName } from '../../lib/http/envelopes.js';

@@ -1,6 +1,7 @@
 /** Writes subscriptions directly (bypassing the API) in states the API cannot produce quickly, e.g. expiring now. */
 
-import { insertSubscription, type SubscriptionRecord } from '../../lib/data/subscriptions.js';
+import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
+import { insertSubscription } from '../../lib/data/subscription-writes.js';
 import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
 import { newSubscriptionId } from '../../lib/ids.js';
 

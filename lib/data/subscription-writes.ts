@@ -1,0 +1,230 @@
+/**
+ * Writes of subscriptions: inserting one (or many, to seed an app) and saving a state change, each
+ * in one transaction with its list counters, revenue counters, purchase bindings and outbox item.
+ */
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RevenueDelta } from '../domain/revenue.js';
+import type { StatusChange, SubscriptionState } from '../domain/subscription-state.js';
+import { outboxItem } from '../events/outbox.js';
+import { batchWriteAll, putRequest } from './batch.js';
+import { ddb, type TransactItem, tableName } from './client.js';
+import { keys, type TableKey } from './keys.js';
+import { addToCounter, counterKeys, counterUpdates } from './list-counters.js';
+import {
+  bindOwnerPut,
+  bindTransactionPut,
+  getTransactionBinding,
+  type PurchaseOwner,
+  type TakeOver,
+  type TransactionBinding,
+  transferItems,
+} from './purchase-ownership.js';
+import { revenueUpdate } from './revenue-counters.js';
+import {
+  facetValuesOf,
+  type PaymentRecord,
+  paymentItem,
+  type SubscriptionRecord,
+  subscriptionItem,
+} from './subscription-items.js';
+import { cancellationReasonsOf } from './unavailable.js';
+import { updateExpression } from './update-expression.js';
+
+export type InsertOutcome =
+  | { inserted: true }
+  /** The transaction id already pays for a subscription: nothing was written. */
+  | { inserted: false; reason: 'transaction_bound'; existing: TransactionBinding }
+  /** The purchase belongs to another user: nothing was written. */
+  | { inserted: false; reason: 'owned_by_another_user' };
+
+/**
+ * Inserts a new subscription with its payment item and counters. A transaction id can pay for
+ * one subscription only, and a store purchase belongs to one user: when either is taken, nothing
+ * is written and the outcome says which. A subscription inserted already past its first status
+ * (a verified purchase, active at once) carries that status change: its notification and revenue
+ * are written in the same transaction; so are a takeover's transfer records and notification.
+ */
+export async function insertSubscription(
+  record: SubscriptionRecord,
+  payment: PaymentRecord,
+  options: {
+    owner?: PurchaseOwner | undefined;
+    takeOver?: TakeOver | undefined;
+    statusChange?: StatusChange | null | undefined;
+    revenue?: RevenueDelta | null | undefined;
+  } = {},
+): Promise<InsertOutcome> {
+  const now = new Date(record.updated_at);
+  const transactionItem = payment.transaction_id
+    ? bindTransactionPut(record, payment.transaction_id, options.takeOver)
+    : undefined;
+  const ownerItem = options.owner ? bindOwnerPut(record, options.owner, options.takeOver) : undefined;
+  const items: TransactItem[] = [
+    { Put: { TableName: tableName, Item: subscriptionItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: tableName, Item: paymentItem(record, payment) } },
+    ...(transactionItem ? [transactionItem] : []),
+    ...(ownerItem ? [ownerItem] : []),
+    ...counterUpdates(record.app_id, facetValuesOf(record), 1, false),
+    ...(options.revenue ? [{ Update: revenueUpdate(record, record.updated_at.slice(0, 10), options.revenue) }] : []),
+    ...(options.statusChange
+      ? [
+          {
+            Put: {
+              TableName: tableName,
+              Item: outboxItem(record, record, options.statusChange, now),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ]
+      : []),
+    ...(options.owner && options.takeOver ? transferItems(record, options.owner, options.takeOver, now) : []),
+  ];
+  try {
+    await ddb.send(new TransactWriteCommand({ TransactItems: items }));
+    return { inserted: true };
+  } catch (error) {
+    const failed = failedItems(error, items);
+    if (transactionItem && failed.includes(transactionItem)) {
+      const existing = await getTransactionBinding(record.app_id, payment.transaction_id!);
+      if (existing) return { inserted: false, reason: 'transaction_bound', existing };
+    }
+    if (ownerItem && failed.includes(ownerItem)) return { inserted: false, reason: 'owned_by_another_user' };
+    throw error;
+  }
+}
+
+/**
+ * Loads many new subscriptions of one app with batch writes, then adds them to the list counters
+ * (one update per counter, not per subscription). For seeding an empty app (benchmarks, imports
+ * from another provider): unlike insertSubscription it is not transactional and binds no
+ * transaction ids, so it must not race with live traffic on the same app.
+ */
+export async function bulkInsertSubscriptions(
+  entries: { record: SubscriptionRecord; payment: PaymentRecord }[],
+): Promise<void> {
+  await batchWriteAll(
+    entries.flatMap(({ record, payment }) => [
+      putRequest(subscriptionItem(record)),
+      putRequest(paymentItem(record, payment)),
+    ]),
+  );
+  const totals = new Map<string, { key: TableKey; count: number }>();
+  for (const { record } of entries) {
+    for (const key of counterKeys(record.app_id, facetValuesOf(record), false)) {
+      const id = `${key.pk}|${key.sk}`;
+      const entry = totals.get(id) ?? { key, count: 0 };
+      entry.count += 1;
+      totals.set(id, entry);
+    }
+  }
+  for (const { key, count } of totals.values()) await ddb.send(new UpdateCommand(addToCounter(key, count)));
+  // Keep the revenue counters' active-count history consistent with the list counters.
+  const active = new Map<string, { record: SubscriptionRecord; day: string; count: number }>();
+  for (const { record } of entries.filter((e) => e.record.status === 'active')) {
+    const day = record.created_at.slice(0, 10);
+    const id = `${day}#${record.product_id}#${record.currency}`;
+    const entry = active.get(id) ?? { record, day, count: 0 };
+    entry.count += 1;
+    active.set(id, entry);
+  }
+  for (const { record, day, count } of active.values()) {
+    await ddb.send(
+      new UpdateCommand(
+        revenueUpdate(record, day, {
+          amount_micros: 0,
+          new_subscriptions: 0,
+          renewals: 0,
+          refunds: 0,
+          net_active: count,
+        }),
+      ),
+    );
+  }
+}
+
+/** The items of a cancelled transaction whose condition failed. */
+const failedItems = <T>(error: unknown, items: T[]): T[] => {
+  const reasons = cancellationReasonsOf(error);
+  if (reasons.length === 0) return [];
+  return items.filter((_, i) => reasons[i] === 'ConditionalCheckFailed');
+};
+
+export interface SaveOptions {
+  /** Set when the status changed: an outbox item with the notification is written too. */
+  statusChange: StatusChange | null;
+  /** Payment fields to update (a renewal records its transaction and payment time). */
+  payment?: Partial<PaymentRecord> | undefined;
+  /** Bind this transaction id to the subscription; refused if bound to anything already. */
+  bindTransaction?: string | undefined;
+  /** Record the store purchase as this subscription's (same user only). */
+  bindOwner?: PurchaseOwner | undefined;
+  /** Money and active-count change of this write, added to today's revenue counters. */
+  revenue?: RevenueDelta | null | undefined;
+}
+
+export type SaveOutcome =
+  | { saved: true; record: SubscriptionRecord; eventId: string | null }
+  /** Someone changed the subscription since it was read: re-read and retry. */
+  | { saved: false; reason: 'version_conflict' }
+  /** bindTransaction is already bound (to this or another subscription). */
+  | { saved: false; reason: 'transaction_bound' }
+  /** bindOwner belongs to another user. */
+  | { saved: false; reason: 'owned_by_another_user' };
+
+/**
+ * Writes `next` over `current` in one transaction, if nobody changed the subscription since it was
+ * read (same version): the state, the list counters when the status changes, the outbox item of
+ * the status change, and optionally the payment item and a transaction binding.
+ */
+export async function saveSubscriptionState(
+  current: SubscriptionRecord,
+  next: SubscriptionState,
+  now: Date,
+  options: SaveOptions = { statusChange: null },
+): Promise<SaveOutcome> {
+  const nowIso = now.toISOString();
+  const updated: SubscriptionRecord = { ...current, ...next, updated_at: nowIso, version: current.version + 1 };
+  const outbox = options.statusChange ? outboxItem(updated, updated, options.statusChange, now) : null;
+  const stateItem: TransactItem = {
+    Put: {
+      TableName: tableName,
+      Item: subscriptionItem(updated),
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeValues: { ':version': current.version },
+    },
+  };
+  const transactionItem = options.bindTransaction ? bindTransactionPut(current, options.bindTransaction) : undefined;
+  const ownerItem = options.bindOwner ? bindOwnerPut(current, options.bindOwner) : undefined;
+  const items: TransactItem[] = [
+    stateItem,
+    ...(transactionItem ? [transactionItem] : []),
+    ...(ownerItem ? [ownerItem] : []),
+  ];
+  if (options.payment && Object.keys(options.payment).length > 0) {
+    items.push({
+      Update: {
+        TableName: tableName,
+        Key: keys.subscriptionPayment(current.app_id, current.id),
+        ...updateExpression({ set: options.payment }),
+      },
+    });
+  }
+  if (options.revenue) items.push({ Update: revenueUpdate(updated, nowIso.slice(0, 10), options.revenue) });
+  if (options.statusChange) {
+    items.push(
+      ...counterUpdates(current.app_id, facetValuesOf(current), -1, true),
+      ...counterUpdates(current.app_id, facetValuesOf(updated), 1, true),
+      { Put: { TableName: tableName, Item: outbox!, ConditionExpression: 'attribute_not_exists(pk)' } },
+    );
+  }
+  try {
+    await ddb.send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    const failed = failedItems(error, items);
+    if (failed.includes(stateItem)) return { saved: false, reason: 'version_conflict' };
+    if (transactionItem && failed.includes(transactionItem)) return { saved: false, reason: 'transaction_bound' };
+    if (ownerItem && failed.includes(ownerItem)) return { saved: false, reason: 'owned_by_another_user' };
+    throw error;
+  }
+  return { saved: true, record: updated, eventId: outbox?.event_id ?? null };
+}
