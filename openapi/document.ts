@@ -402,7 +402,9 @@ export function buildDocument(): OpenApiDocument {
             required: bodyRequired(operation.body),
             content: {
               'application/json': {
-                schema: ref(nameOf(inputs, operation.body, `${route.name.replace(/V2$/, '')}Request`)),
+                schema: ref(
+                  nameOf(inputs, operation.bodyDocumented ?? operation.body, `${route.name.replace(/V2$/, '')}Request`),
+                ),
                 ...(operation.bodyExample !== undefined ? { example: operation.bodyExample } : {}),
               },
             },

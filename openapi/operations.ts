@@ -4,6 +4,7 @@
  * to check), its success response, the error kinds only it can answer, and examples.
  */
 import * as z from 'zod/mini';
+import { EVENT_LIMITS } from '../lib/domain/events.js';
 import type { ErrorKind } from '../lib/errors.js';
 import {
   adsInfoParams,
@@ -61,6 +62,8 @@ export interface Operation {
   params?: z.ZodMiniType;
   query?: z.ZodMiniType;
   body?: z.ZodMiniType;
+  /** What the document shows for a body the handler checks beyond its schema (events, in lib/domain/events.ts). */
+  bodyDocumented?: z.ZodMiniType;
   bodyExample?: unknown;
   success: SuccessResponse[];
   /** Error kinds this route answers besides those every route of its API can (openapi/document.ts). */
@@ -68,6 +71,38 @@ export interface Operation {
 }
 
 const data = (schema: z.ZodMiniType) => z.strictObject({ data: schema });
+
+const text = (max: number) => z.string().check(z.minLength(1), z.maxLength(max));
+const eventCommon = {
+  /** The client's id of the event: a resent batch stores it once (`insert_id` is accepted too). */
+  eventId: z.optional(text(EVENT_LIMITS.maxIdLength)),
+  /** Epoch milliseconds (or seconds), or ISO 8601, between 2000 and now; default: when received. */
+  timestamp: z.optional(z.union([z.number(), z.string()])),
+};
+/** lib/domain/events.ts checks events one by one (not with zod): this is what it accepts. Other fields are ignored. */
+const reportEventsDocumented = z.strictObject({
+  events: z
+    .array(
+      z.union([
+        z.object({
+          name: text(EVENT_LIMITS.maxNameLength),
+          user: text(EVENT_LIMITS.maxIdLength),
+          sessionId: text(EVENT_LIMITS.maxIdLength),
+          extra: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
+          ...eventCommon,
+        }),
+        z.object({
+          eventName: text(EVENT_LIMITS.maxNameLength),
+          /** Default: X-USER-ID. */
+          user: z.optional(text(EVENT_LIMITS.maxIdLength)),
+          sessionId: z.optional(text(EVENT_LIMITS.maxIdLength)),
+          properties: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
+          ...eventCommon,
+        }),
+      ]),
+    )
+    .check(z.minLength(1), z.maxLength(EVENT_LIMITS.maxEvents)),
+});
 
 /** Every command on one subscription reads it first, and may find it gone, in the wrong state or changed meanwhile. */
 const CHANGE_ERRORS: ErrorKind[] = [
@@ -266,10 +301,11 @@ export const OPERATIONS: Record<string, Operation> = {
   ReportEvents: {
     summary: 'Report events',
     description:
-      'A batch of events, each `{name, user, sessionId, extra?}` or `{eventName, timestamp, properties?}`. ' +
-      'The first invalid event names the code: EVENT_NAME_REQUIRED, USER_REQUIRED, SESSION_ID_REQUIRED or ' +
-      'INVALID_PARAMETER.',
+      'A batch of up to 1,000 events, each `{name, user, sessionId, extra?}` or `{eventName, timestamp?, ' +
+      'properties?}` (at most 32 KB each). The batch is stored whole or not at all; the first invalid event ' +
+      'names the code: EVENT_NAME_REQUIRED, USER_REQUIRED, SESSION_ID_REQUIRED or INVALID_PARAMETER.',
     body: reportEventsBody,
+    bodyDocumented: reportEventsDocumented,
     bodyExample: ex.eventsRequest,
     success: [
       {
@@ -350,7 +386,6 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   SegmentInfo: {
     summary: "The user's segments",
-    description: 'Needs only X-API-KEY, X-USER-ID and X-APP-ID.',
     success: [
       {
         status: 200,
