@@ -86,9 +86,11 @@ function gatewayAnswerProblems(method: string, path: string, answer: Answer): st
   const api = resolved ? resolved.api : apiOfPath(path);
   const [status, code] = resolved ? [405, 'METHOD_NOT_ALLOWED'] : [404, 'ROUTE_NOT_FOUND'];
   const problems = bodyProblems(ENVELOPES[api], answer.text);
+  if (problems.length === 0) {
+    const body = JSON.parse(answer.text) as Json;
+    if ((body.error?.code ?? body.code) !== code) problems.push(`code is not ${code}`);
+  }
   if (answer.status !== status) problems.push(`status ${answer.status}, expected ${status} ${code}`);
-  const body = JSON.parse(answer.text || 'null') as Json | null;
-  if ((body?.error?.code ?? body?.code) !== code) problems.push(`code is not ${code}`);
   if (resolved && answer.header('allow') !== resolved.allow.join(', ')) problems.push('Allow header is wrong');
   return problems;
 }
