@@ -225,12 +225,18 @@ function convertInline(schema: z.ZodMiniType): ConvertedParts {
 function parametersOf(where: 'path' | 'query', schema: z.ZodMiniType | undefined): Json[] {
   if (!schema) return [];
   const { properties, required } = convertInline(schema);
-  return Object.entries(properties).map(([name, property]) => ({
-    name,
-    in: where,
-    required: where === 'path' || required.includes(name),
-    schema: property,
-  }));
+  const shape = (schema._zod.def as { shape?: Record<string, z.ZodMiniType> }).shape ?? {};
+  return Object.entries(properties).map(([name, property]) => {
+    // A default behind a transform (limit: digits, then a number) is lost in the conversion: its parse says it.
+    const parsed = shape[name]?.safeParse(undefined);
+    const fallback = parsed?.success && parsed.data !== undefined && !('default' in property) ? parsed.data : undefined;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.includes(name),
+      schema: fallback === undefined ? property : { ...property, default: String(fallback) },
+    };
+  });
 }
 
 /** The mobile route's header rule as header parameters (X-API-KEY and X-USER-TOKEN are security schemes). */
