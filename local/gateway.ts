@@ -16,6 +16,7 @@ import { AppError } from '../lib/errors.js';
 import { type ApiName, errorResponse } from '../lib/http/envelopes.js';
 import { redactText } from '../lib/redact.js';
 import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, type Route, SUBSCRIPTIONS_BASE } from '../lib/routes.js';
+import { apiReference } from './api-reference.js';
 import { lambdaContext } from './lambda-context.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -247,6 +248,8 @@ export async function startGateway(options: {
   routes?: readonly Route[];
   /** Each function's timeout; tests shorten it, everyone else gets the deployed one. */
   functionTimeoutMs?: number;
+  /** Also serve the API reference (/openapi.json, /docs): `npm start` does, API Gateway does not. */
+  apiReference?: boolean;
 }): Promise<LocalGateway> {
   const compiled = compileRoutes(options.routes ?? ROUTES);
   const functionTimeoutMs = options.functionTimeoutMs ?? ENDPOINT_TIMEOUT_SECONDS * 1000;
@@ -256,6 +259,13 @@ export async function startGateway(options: {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const api = apiOfPath(url.pathname);
     try {
+      const reference = options.apiReference ? await apiReference(request.method ?? 'GET', url.pathname) : undefined;
+      if (reference) {
+        request.resume();
+        response.writeHead(200, { 'Content-Type': reference.contentType, 'X-Request-Id': requestId });
+        response.end(reference.body);
+        return;
+      }
       const match = resolveRoute(compiled, request.method ?? 'GET', url.pathname);
       const body = await readBody(request);
       if (!match) {

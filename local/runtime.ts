@@ -22,13 +22,19 @@ export async function startLocalRuntime(options: {
   port: number;
   host?: string;
   sweepIntervalSeconds: number;
+  /** Serve the API reference (/openapi.json, /docs) beside the APIs. */
+  apiReference?: boolean;
 }): Promise<LocalRuntime> {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('the local runtime needs DYNAMODB_ENDPOINT');
   useLocalBus(dispatchToRuleTargets);
   const report = (what: string) => (error: unknown) =>
     logger.error(`${what} failed`, { error: (error as Error).message });
-  const gateway = await startGateway({ port: options.port, ...(options.host ? { host: options.host } : {}) });
+  const gateway = await startGateway({
+    port: options.port,
+    ...(options.host ? { host: options.host } : {}),
+    apiReference: options.apiReference ?? false,
+  });
   const poller = await startStreamPoller({ client: dynamodb, endpoint, onError: report('stream poller') });
   const scheduler = startScheduler(options.sweepIntervalSeconds, report('scheduled job'));
   return {

@@ -58,7 +58,12 @@ const { startLocalRuntime } = await import('./runtime.js');
 const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
 let runtime: Awaited<ReturnType<typeof startLocalRuntime>>;
 try {
-  runtime = await startLocalRuntime({ port, host: process.env.HOST || '127.0.0.1', sweepIntervalSeconds });
+  runtime = await startLocalRuntime({
+    port,
+    host: process.env.HOST || '127.0.0.1',
+    sweepIntervalSeconds,
+    apiReference: true,
+  });
 } catch (error) {
   console.error(
     `Could not start: ${(error as Error).message}${(error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (set PORT to use another port)' : ''}`,
@@ -71,6 +76,7 @@ const { gateway } = runtime;
 console.log(`DynamoDB          ${endpoint} (table "${process.env.TABLE_NAME}" ${tableState})`);
 console.log(`Subscription API  ${gateway.url}${SUBSCRIPTIONS_BASE}`);
 console.log(`Mobile API        ${gateway.url}/`);
+console.log(`API reference     ${gateway.url}/docs (OpenAPI document: ${gateway.url}/openapi.json)`);
 console.log(
   `Jobs              expiry sweeper and webhook retries every ${sweepIntervalSeconds} s; outbox stream -> webhooks`,
 );

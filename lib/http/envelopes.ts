@@ -5,6 +5,7 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { AppError } from '../errors.js';
+import type { MobileErrorBody, SubscriptionsErrorBody } from '../schemas/responses.js';
 
 export type ApiName = 'subscriptions' | 'mobile';
 
@@ -18,10 +19,10 @@ export function jsonResponse(
   return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
 }
 
-export function errorBody(api: ApiName, error: AppError, requestId: string): Record<string, unknown> {
+export function errorBody(api: ApiName, error: AppError, requestId: string): SubscriptionsErrorBody | MobileErrorBody {
   // Only a 500 carries the request id in the body; every response has it in X-Request-Id.
   const requestRef = error.status >= 500 ? { request_id: requestId } : {};
-  const retry = error.retryable ? { retryable: true } : {};
+  const retry = error.retryable ? { retryable: true as const } : {};
   if (api === 'mobile') {
     return { status: 'error', code: error.code, message: error.message, ...retry, ...requestRef };
   }

@@ -3,12 +3,7 @@ import { getAdsConfig, getSegments } from '../data/app-config.js';
 import { loadUserFacts } from '../data/user-facts.js';
 import { builtInSegments, inSegment } from '../domain/segments.js';
 import { AppError } from '../errors.js';
-import type { Platform } from '../schemas/common.js';
-
-export interface SegmentInfo {
-  user_id: string;
-  segments: { id: string; name: string; type: 'built_in' | 'custom' }[];
-}
+import type { AdsInfo, Attribution, SegmentInfo } from '../schemas/responses.js';
 
 const BUILT_IN_NAMES: Record<string, string> = {
   new_user: 'New user (first seen in the last 7 days)',
@@ -34,17 +29,6 @@ export async function segmentInfo(appId: string, userId: string, now = new Date(
   };
 }
 
-export interface AdsInfo {
-  platform: Platform;
-  app_id: string;
-  store_id: string;
-  user: {
-    user_id: string;
-    attribution: { first: Record<string, unknown> | null; latest: Record<string, unknown> | null };
-  };
-  networks: { name: string; enabled: boolean; settings: Record<string, unknown> }[];
-}
-
 export async function adsInfo(
   appId: string,
   userId: string,
@@ -58,7 +42,11 @@ export async function adsInfo(
     store_id: storeId,
     user: {
       user_id: userId,
-      attribution: { first: facts?.attribution_first ?? null, latest: facts?.attribution_latest ?? null },
+      // The profile holds what reporting recorded there (lib/services/reporting.ts recordAttribution).
+      attribution: {
+        first: (facts?.attribution_first as Attribution | null | undefined) ?? null,
+        latest: (facts?.attribution_latest as Attribution | null | undefined) ?? null,
+      },
     },
     networks: config?.[platform]?.networks ?? [],
   };

@@ -15,6 +15,7 @@ import {
   type SearchAdsReportBody,
   type UserAttributesBody,
 } from '../schemas/mobile.js';
+import type { Attribution } from '../schemas/responses.js';
 
 const contextOf = (caller: MobileCaller): ReportContext => ({
   appId: caller.appId,
@@ -117,16 +118,6 @@ export async function updateUserAttributes(caller: MobileCaller, body: UserAttri
     },
     new Date(),
   );
-}
-
-/** What the profile keeps of an attribution: first touch (never overwritten) and the latest. */
-export interface Attribution {
-  network: string;
-  campaign_id: string | null;
-  campaign_name: string | null;
-  attributed: boolean;
-  data: Record<string, unknown>;
-  reported_at: string;
 }
 
 async function recordAttribution(caller: MobileCaller, attribution: Attribution, now: Date): Promise<void> {

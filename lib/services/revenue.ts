@@ -16,17 +16,8 @@ import { readExchangeRates, readRevenueCounters } from '../data/revenue.js';
 import { countMatching } from '../data/subscription-queries.js';
 import { bucketsOf, convertMicros, fromMicros, percentages, validatePeriod } from '../domain/revenue.js';
 import { AppError } from '../errors.js';
+import type { RevenueStatistics } from '../schemas/responses.js';
 import type { RevenueQuery } from '../schemas/subscription.js';
-
-export interface RevenueStatistics {
-  total_revenue: number;
-  currency: string;
-  period: { start: string; end: string };
-  breakdown: { date: string; revenue: number; subscriptions: number; new_subscriptions: number; renewals: number }[];
-  products: { product_id: string; revenue: number; percentage: number }[];
-  /** Ours: amounts for which no exchange rate into `currency` was supplied (`admin fx put`). */
-  unconverted: { currency: string; amount: number }[];
-}
 
 export async function revenueStatistics(
   appId: string,

@@ -16,6 +16,7 @@ vi.hoisted(() => {
 
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
+import { contractFetch } from '../support/contract.js';
 import { createOwnTable } from '../support/own-table.js';
 import { admin, type RunResult } from '../support/processes.js';
 import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
@@ -174,7 +175,7 @@ const CASES: Case[] = [
     prints: ['receipt_data', 'transaction_id', 'app_account_token'],
     then: async (output, ctx) => {
       // The minted purchase verifies, and its activation is notified (for the webhook commands below).
-      const verified = await fetch(`${ctx.runtime.gateway.url}${SUBSCRIPTIONS_BASE}/verify`, {
+      const verified = await contractFetch(`${ctx.runtime.gateway.url}${SUBSCRIPTIONS_BASE}/verify`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ctx.app!.secret_key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ platform: 'ios', receipt_data: output.receipt_data, user_id: 'cli-buyer' }),
@@ -274,7 +275,7 @@ const CASES: Case[] = [
           )
         ).stdout,
       );
-      await fetch(`${ctx.runtime.gateway.url}${SUBSCRIPTIONS_BASE}/verify`, {
+      await contractFetch(`${ctx.runtime.gateway.url}${SUBSCRIPTIONS_BASE}/verify`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ctx.app!.secret_key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ platform: 'ios', receipt_data: minted.receipt_data, user_id: 'cli-buyer-2' }),
@@ -374,7 +375,7 @@ describe('every command of the operator CLI, run as a process', () => {
       '--json',
     );
     const verify = (receipt: string, user: string) =>
-      fetch(`${ctx.runtime.gateway.url}${SUBSCRIPTIONS_BASE}/verify`, {
+      contractFetch(`${ctx.runtime.gateway.url}${SUBSCRIPTIONS_BASE}/verify`, {
         method: 'POST',
         headers: { authorization: `Bearer ${app.secret_key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ platform: 'ios', receipt_data: receipt, user_id: user }),

@@ -12,6 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signedAppReceipt, unsignedAppReceipt } from '../support/app-receipts.js';
 import { type AppStoreStandIn, appStoreTransaction, startAppStoreStandIn } from '../support/app-store-standin.js';
+import { contractFetch } from '../support/contract.js';
 import type { TestApp } from '../support/fixtures.js';
 import { mobileHeaders } from '../support/mobile.js';
 
@@ -75,7 +76,7 @@ describe('legacy app receipts over HTTP (App Store Server API stand-in, receipts
     path: string,
     options: { headers?: Record<string, string>; bearer?: string; body?: unknown },
   ) => {
-    const response = await fetch(`${gateway.url}${path}`, {
+    const response = await contractFetch(`${gateway.url}${path}`, {
       method,
       headers: {
         ...options.headers,

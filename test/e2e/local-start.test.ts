@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../support/ports.js';
 import { startTs } from '../support/processes.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
 
 const portOpen = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -85,6 +88,36 @@ describe('npm start', () => {
     expect(res.status).toBe(200);
     await second.stop();
   }, 120_000);
+
+  it('serves the OpenAPI document at /openapi.json and a reference at /docs that loads only local assets', async () => {
+    const service = await startService({});
+    const base = `http://127.0.0.1:${service.port}`;
+    expect(service.output()).toContain(`API reference     ${base}/docs (OpenAPI document: ${base}/openapi.json)`);
+    try {
+      const document = await fetch(`${base}/openapi.json`);
+      expect(document.status).toBe(200);
+      expect(document.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await document.json()).toEqual(JSON.parse(readFileSync(join(ROOT, 'docs/openapi.json'), 'utf8')));
+
+      const page = await fetch(`${base}/docs`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await page.text();
+      const references = [...html.matchAll(/\b(?:src|href|spec-url)="([^"]*)"/g)].map((m) => m[1]!);
+      expect(references.sort()).toEqual(['/docs/redoc.standalone.js', '/openapi.json']);
+      // Every asset is this server's: an absolute path, never another host.
+      for (const reference of references) {
+        expect(reference).toMatch(/^\/[^/]/);
+        const asset = await fetch(`${base}${reference}`);
+        expect(asset.status).toBe(200);
+      }
+      const script = await fetch(`${base}/docs/redoc.standalone.js`);
+      expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+      expect((await script.text()).length).toBeGreaterThan(500_000);
+    } finally {
+      await service.stop();
+    }
+  }, 60_000);
 
   it('uses an external DynamoDB when DYNAMODB_ENDPOINT is set, starting no Java; HOST sets the address', async () => {
     const service = await startService({ HOST: 'localhost' });

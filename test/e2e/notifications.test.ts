@@ -7,6 +7,7 @@ vi.hoisted(() => {
 import { setWebhook } from '../../lib/data/webhooks.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
+import { contractFetch } from '../support/contract.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
 import { admin } from '../support/processes.js';
@@ -25,7 +26,7 @@ describe('status-change notifications end to end (gateway -> table -> stream -> 
   let receiver: WebhookReceiver;
   let app: TestApp;
   const request = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${runtime.gateway.url}${path}`, {
+    const response = await contractFetch(`${runtime.gateway.url}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${app.secretKey}`,

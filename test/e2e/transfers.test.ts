@@ -9,6 +9,7 @@ import { setWebhook } from '../../lib/data/webhooks.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { subscriptionDetail } from '../../lib/schemas/subscription.js';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
+import { contractFetch } from '../support/contract.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { mobileHeaders } from '../support/mobile.js';
 import { createOwnTable } from '../support/own-table.js';
@@ -21,7 +22,7 @@ describe('a restore that transfers a purchase is never silent (gateway -> table 
   let receiver: WebhookReceiver;
   let app: TestApp;
   const call = async (path: string, init: { headers: Record<string, string>; body?: unknown }) => {
-    const response = await fetch(`${runtime.gateway.url}${path}`, {
+    const response = await contractFetch(`${runtime.gateway.url}${path}`, {
       method: init.body === undefined ? 'GET' : 'POST',
       headers: { ...init.headers, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import type { LocalGateway } from '../../local/gateway.js';
+import { contractFetch } from '../support/contract.js';
 import type { TestApp } from '../support/fixtures.js';
 import { type StandIn, startGooglePlayStandIn, subscriptionPurchase } from '../support/google-play-standin.js';
 import { mobileHeaders } from '../support/mobile.js';
@@ -34,7 +35,7 @@ describe('POST /v1/subscriptions/verify for Google Play (stand-in of Google over
     path: string,
     options: { bearer?: string; headers?: Record<string, string>; body?: unknown },
   ) => {
-    const response = await fetch(`${gateway.url}${path}`, {
+    const response = await contractFetch(`${gateway.url}${path}`, {
       method,
       headers: {
         ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}),

@@ -5,6 +5,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable, type LocalDynamoDb, localClient, startDynamoDbLocal } from '../../local/dynamodb.js';
 import type { LocalGateway } from '../../local/gateway.js';
+import { contractFetch } from '../support/contract.js';
 import type { TestApp } from '../support/fixtures.js';
 import { freePort } from '../support/ports.js';
 
@@ -39,7 +40,7 @@ describe('event ingestion when DynamoDB goes away mid-batch', () => {
   });
 
   const send = (events: unknown[]) =>
-    fetch(`${gateway.url}/v2/users/report/events`, {
+    contractFetch(`${gateway.url}/v2/users/report/events`, {
       method: 'POST',
       headers: {
         'x-api-key': app.sdkKey,

@@ -1,7 +1,14 @@
-/** Starts the local gateway in the test worker and speaks HTTP to it, as a client would. */
+/**
+ * Starts the local gateway in the test worker and speaks HTTP to it, as a client would. Every
+ * answer is checked against the OpenAPI document (test/support/contract.ts).
+ */
 import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
 import { type LocalGateway, startGateway } from '../../local/gateway.js';
+import { assertContract, contractFetch } from './contract.js';
+
+const headerValue = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value.join(', ') : value;
 
 export interface HttpResult<T = any> {
   status: number;
@@ -56,13 +63,19 @@ export function useGateway() {
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () =>
-            resolve({
+          response.on('end', () => {
+            const result = {
               status: response.statusCode ?? 0,
               headers: response.headers,
               text: Buffer.concat(chunks).toString('utf8'),
-            }),
-          );
+            };
+            try {
+              assertContract(method, path, { ...result, header: (name) => headerValue(response.headers[name]) });
+              resolve(result);
+            } catch (error) {
+              reject(error);
+            }
+          });
           response.on('error', reject);
         },
       );
@@ -81,7 +94,7 @@ export function useGateway() {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(url, { method, headers, body });
+    const response = await contractFetch(url, { method, headers, body });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
   }

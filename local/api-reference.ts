@@ -1,0 +1,54 @@
+/**
+ * The API reference `npm start` serves beside the APIs: the OpenAPI document (docs/openapi.json,
+ * written by `npm run openapi`) at /openapi.json, and at /docs a page that renders it with Redoc's
+ * standalone bundle, served from node_modules: the page loads nothing from other hosts.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const DOCUMENT = resolve(REPO_ROOT, 'docs/openapi.json');
+const REDOC_BUNDLE = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+
+export const API_REFERENCE_PATHS = {
+  document: '/openapi.json',
+  page: '/docs',
+  script: '/docs/redoc.standalone.js',
+} as const;
+
+const PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>Subscription backend API reference</title>
+    <style>body { margin: 0; }</style>
+  </head>
+  <body>
+    <redoc spec-url="${API_REFERENCE_PATHS.document}"></redoc>
+    <script src="${API_REFERENCE_PATHS.script}"></script>
+  </body>
+</html>
+`;
+
+export interface StaticAnswer {
+  contentType: string;
+  body: string | Buffer;
+}
+
+/** The reference's answer to GET `path`, or undefined when the path is not one of its own. */
+export async function apiReference(method: string, path: string): Promise<StaticAnswer | undefined> {
+  if (method !== 'GET') return undefined;
+  switch (path) {
+    case API_REFERENCE_PATHS.document:
+      return { contentType: 'application/json; charset=utf-8', body: await readFile(DOCUMENT) };
+    case API_REFERENCE_PATHS.page:
+      return { contentType: 'text/html; charset=utf-8', body: PAGE };
+    case API_REFERENCE_PATHS.script:
+      return { contentType: 'text/javascript; charset=utf-8', body: await readFile(REDOC_BUNDLE) };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,532 @@
+/**
+ * Builds the OpenAPI 3.1 document of both APIs from lib/routes.ts (paths, methods, header rules,
+ * who acts on a user), the zod schemas the handlers parse requests with and the response schemas
+ * (openapi/operations.ts), and the error table (lib/errors.ts). `npm run openapi` writes it to
+ * docs/openapi.json; test/unit/openapi.test.ts checks that file is what this builds.
+ */
+import { fileURLToPath } from 'node:url';
+import * as z from 'zod/mini';
+import { registry, toJSONSchema } from 'zod/v4/core';
+import { ERRORS, type ErrorKind } from '../lib/errors.js';
+import type { ApiName } from '../lib/http/envelopes.js';
+import { MOBILE_HEADER_RULES } from '../lib/http/mobile-headers.js';
+import { ROUTES, type Route } from '../lib/routes.js';
+import { freeFormReportBody } from '../lib/schemas/mobile.js';
+import { productSchema } from '../lib/schemas/product.js';
+import {
+  adsInfoSchema,
+  attributionSchema,
+  errorDetailSchema,
+  mobileErrorSchema,
+  mobileSuccessSchema,
+  revenueStatisticsSchema,
+  segmentInfoSchema,
+  subscriptionsErrorSchema,
+} from '../lib/schemas/responses.js';
+import {
+  createdSubscription,
+  paginationSchema,
+  subscriptionDetail,
+  subscriptionListItem,
+  verificationResult,
+} from '../lib/schemas/subscription.js';
+import { type Operation, operationOf, type SuccessResponse } from './operations.js';
+
+type Json = Record<string, unknown>;
+
+const SCHEMAS = '#/components/schemas/';
+const ref = (name: string) => ({ $ref: `${SCHEMAS}${name}` });
+
+/** Schemas every response may name: components, referenced wherever they appear. */
+const NAMED_OUTPUT: [z.ZodMiniType, string][] = [
+  [subscriptionListItem, 'SubscriptionListItem'],
+  [subscriptionDetail, 'SubscriptionDetail'],
+  [createdSubscription, 'CreatedSubscription'],
+  [verificationResult, 'VerificationResult'],
+  [paginationSchema, 'Pagination'],
+  [productSchema, 'Product'],
+  [revenueStatisticsSchema, 'RevenueStatistics'],
+  [segmentInfoSchema, 'SegmentInfo'],
+  [attributionSchema, 'Attribution'],
+  [adsInfoSchema, 'AdsInfo'],
+  [errorDetailSchema, 'ErrorDetail'],
+  [mobileSuccessSchema, 'MobileSuccess'],
+];
+/** Request bodies shared by several operations get one name. */
+const NAMED_INPUT: [z.ZodMiniType, string][] = [[freeFormReportBody, 'FreeFormReport']];
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  400: 'Bad request',
+  401: 'Not authenticated',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  413: 'Payload too large',
+  429: 'Rate limit exceeded',
+  500: 'Internal error',
+  502: 'Function failed or timed out',
+  503: 'Service unavailable',
+};
+
+/** Statuses API Gateway may answer itself on any operation (throttling, oversize body, a failed function). */
+const GATEWAY_STATUSES = new Set([413, 429, 500, 502]);
+
+/** Error kinds every route of an API can answer, before the route's own (openapi/operations.ts). */
+function commonErrors(route: Route): ErrorKind[] {
+  const all: ErrorKind[] = [
+    'INVALID_PARAMETER',
+    'API_KEY_MISSING',
+    'INVALID_API_KEY',
+    'PAYLOAD_TOO_LARGE',
+    'RATE_LIMITED',
+    'INTERNAL_ERROR',
+    'FUNCTION_TIMED_OUT',
+    'SERVICE_UNAVAILABLE',
+  ];
+  if (route.api === 'subscriptions') return all;
+  return [
+    ...all,
+    'MISSING_REQUIRED_HEADER',
+    'FORBIDDEN',
+    ...(route.actsOnUser === false ? [] : (['USER_TOKEN_MISSING', 'INVALID_USER_TOKEN'] as ErrorKind[])),
+  ];
+}
+
+const codeOf = (kind: ErrorKind): string => {
+  const entry = ERRORS[kind];
+  return 'code' in entry ? entry.code : kind;
+};
+
+function errorExample(api: ApiName, kind: ErrorKind): Json {
+  const { status, message } = ERRORS[kind];
+  const code = codeOf(kind);
+  const retryable = ['RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'CONCURRENT_MODIFICATION'].includes(kind)
+    ? { retryable: true }
+    : {};
+  const requestId = status >= 500 ? { request_id: 'c0a8012e-5b1d-4c3a-9f2e-6d7b8a9c0d1e' } : {};
+  const details =
+    kind === 'INVALID_PARAMETER' && api === 'subscriptions'
+      ? { details: [{ path: 'body.price', message: 'must be at most 1000000' }] }
+      : {};
+  return api === 'mobile'
+    ? { status: 'error', code, message, ...retryable, ...requestId }
+    : { error: { code, message, ...details, ...retryable, ...requestId } };
+}
+
+const stringHeader = (description: string, required: boolean, example?: string): Json => ({
+  description,
+  required,
+  schema: { type: 'string', ...(example ? { examples: [example] } : {}) },
+});
+
+const HEADERS: Record<string, Json> = {
+  XRequestId: stringHeader('Id of this request in the logs.', true, 'c0a8012e-5b1d-4c3a-9f2e-6d7b8a9c0d1e'),
+  XRequestIdUnlessGateway: stringHeader(
+    'Id of this request in the logs (absent when API Gateway answers itself, e.g. when it throttles the stage).',
+    false,
+  ),
+  RateLimit: stringHeader(
+    "The key's remaining requests and seconds until the window resets.",
+    true,
+    '"standard";r=199;t=42',
+  ),
+  RateLimitPolicy: stringHeader("The key's rate limit: requests per window of seconds.", true, '"standard";q=200;w=60'),
+  RateLimitIfAuthenticated: stringHeader('As on a success, once the key was authenticated.', false),
+  RateLimitPolicyIfAuthenticated: stringHeader('As on a success, once the key was authenticated.', false),
+  RetryAfter: stringHeader('Seconds to wait before retrying.', false, '42'),
+  WWWAuthenticate: stringHeader('`Bearer`, when the Authorization header is missing or malformed.', false, 'Bearer'),
+};
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+function responseHeaders(status: number, api: ApiName): Json {
+  const success = status < 300;
+  return {
+    'X-Request-Id': header(GATEWAY_STATUSES.has(status) ? 'XRequestIdUnlessGateway' : 'XRequestId'),
+    RateLimit: header(success ? 'RateLimit' : 'RateLimitIfAuthenticated'),
+    'RateLimit-Policy': header(success ? 'RateLimitPolicy' : 'RateLimitPolicyIfAuthenticated'),
+    ...(status === 429 || status === 503 ? { 'Retry-After': header('RetryAfter') } : {}),
+    ...(status === 401 && api === 'subscriptions' ? { 'WWW-Authenticate': header('WWWAuthenticate') } : {}),
+  };
+}
+
+/**
+ * The error responses of a route, one per status, each listing the codes it may carry. Identical
+ * responses are one component: named after the API and status when only the API's common kinds
+ * reach it, else after the first route answering it.
+ */
+function errorResponses(
+  route: Route,
+  operation: Operation,
+  shared: Map<string, { name: string; response: Json }>,
+): Json {
+  const kinds = [...new Set([...commonErrors(route), ...(operation.errors ?? [])])];
+  const byStatus = new Map<number, ErrorKind[]>();
+  for (const kind of kinds) byStatus.set(ERRORS[kind].status, [...(byStatus.get(ERRORS[kind].status) ?? []), kind]);
+  const responses: Json = {};
+  for (const [status, statusKinds] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const codes = [...new Set(statusKinds.map(codeOf))];
+    const ofApi = envelopeWithCodes(route.api, codes);
+    const schema = GATEWAY_STATUSES.has(status) ? { anyOf: [ofApi, ref('GatewayError')] } : ofApi;
+    const response = {
+      description: `${STATUS_TEXT[status]}: ${codes.join(', ')}.`,
+      headers: responseHeaders(status, route.api),
+      content: {
+        'application/json': {
+          schema,
+          examples: Object.fromEntries(
+            statusKinds.map((kind) => [kind, { summary: ERRORS[kind].message, value: errorExample(route.api, kind) }]),
+          ),
+        },
+      },
+    };
+    const key = JSON.stringify(response);
+    let entry = shared.get(key);
+    if (!entry) {
+      const common = statusKinds.every((kind) => commonErrors(route).includes(kind));
+      const api = route.api === 'mobile' ? 'Mobile' : 'Subscriptions';
+      const name = common ? `${api}Error${status}` : `${route.name.replace(/V2$/, '')}Error${status}`;
+      entry = { name, response };
+      shared.set(key, entry);
+    }
+    responses[String(status)] = { $ref: `#/components/responses/${entry.name}` };
+  }
+  return responses;
+}
+
+/** The API's error envelope with `code` limited to `codes` (a copy, not an allOf: tools render and check it plainly). */
+function envelopeWithCodes(api: ApiName, codes: string[]): Json {
+  const envelope = toJSONSchema(api === 'mobile' ? mobileErrorSchema : subscriptionsErrorSchema, {
+    target: 'draft-2020-12',
+    io: 'output',
+  }) as Json & { properties: Record<string, Json & { properties: Record<string, Json> }> };
+  const { $schema: _schema, ...schema } = envelope;
+  const fields = api === 'mobile' ? schema.properties : schema.properties.error!.properties;
+  fields.code = { type: 'string', enum: codes };
+  if (api === 'subscriptions') schema.properties.error!.properties.details!.items = ref('ErrorDetail');
+  return schema;
+}
+
+interface ConvertedParts {
+  properties: Record<string, Json>;
+  required: string[];
+}
+
+function convertInline(schema: z.ZodMiniType): ConvertedParts {
+  const json = toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any', io: 'input' }) as Json;
+  return {
+    properties: (json.properties ?? {}) as Record<string, Json>,
+    required: (json.required ?? []) as string[],
+  };
+}
+
+function parametersOf(where: 'path' | 'query', schema: z.ZodMiniType | undefined): Json[] {
+  if (!schema) return [];
+  const { properties, required } = convertInline(schema);
+  const shape = (schema._zod.def as { shape?: Record<string, z.ZodMiniType> }).shape ?? {};
+  return Object.entries(properties).map(([name, property]) => {
+    // A default behind a transform (limit: digits, then a number) is lost in the conversion: its parse says it.
+    const parsed = shape[name]?.safeParse(undefined);
+    const fallback = parsed?.success && parsed.data !== undefined && !('default' in property) ? parsed.data : undefined;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.includes(name),
+      schema: fallback === undefined ? property : { ...property, default: String(fallback) },
+    };
+  });
+}
+
+/** The mobile route's header rule as header parameters (X-API-KEY and X-USER-TOKEN are security schemes). */
+function mobileHeaderParameters(route: Route): Json[] {
+  const rule = MOBILE_HEADER_RULES[route.mobileHeaders ?? 'common'] as readonly string[];
+  const parameters: Json[] = [];
+  const add = (name: string, key: string) => {
+    const required = rule.includes(name);
+    // X-PLATFORM is read whenever it is sent; the others of the common rule are only required.
+    if (required || name === 'x-platform') parameters.push({ $ref: `#/components/parameters/${key}` });
+  };
+  add('x-user-id', 'XUserId');
+  add('user-agent', 'UserAgent');
+  add('x-app-id', 'XAppId');
+  add('x-platform', rule.includes('x-platform') ? 'XPlatform' : 'XPlatformOptional');
+  add('x-version', 'XVersion');
+  return parameters;
+}
+
+const PARAMETERS: Record<string, Json> = {
+  XUserId: {
+    name: 'X-USER-ID',
+    in: 'header',
+    required: true,
+    description: 'The current user of the app (at most 256 characters).',
+    schema: { type: 'string', minLength: 1, maxLength: 256 },
+    example: 'user_123',
+  },
+  UserAgent: {
+    name: 'User-Agent',
+    in: 'header',
+    required: true,
+    schema: { type: 'string', minLength: 1 },
+    example: 'MyApp/2.1 (iPhone; iOS 18.1)',
+  },
+  XAppId: {
+    name: 'X-APP-ID',
+    in: 'header',
+    required: true,
+    description: 'The app of the API key (403 FORBIDDEN otherwise).',
+    schema: { type: 'string', minLength: 1 },
+    example: 'app_0123456789abcdef',
+  },
+  XPlatform: {
+    name: 'X-PLATFORM',
+    in: 'header',
+    required: true,
+    description: '`iOS` or `Android`, in any case.',
+    schema: { type: 'string', pattern: '^([iI][oO][sS]|[aA][nN][dD][rR][oO][iI][dD])$' },
+    example: 'iOS',
+  },
+  XPlatformOptional: {
+    name: 'X-PLATFORM',
+    in: 'header',
+    required: false,
+    description: '`iOS` or `Android`, in any case; checked when sent.',
+    schema: { type: 'string', pattern: '^([iI][oO][sS]|[aA][nN][dD][rR][oO][iI][dD])$' },
+    example: 'iOS',
+  },
+  XVersion: {
+    name: 'X-VERSION',
+    in: 'header',
+    required: true,
+    description: 'SDK version.',
+    schema: { type: 'string', minLength: 1 },
+    example: '1.0.0',
+  },
+};
+
+/** Whether a request body is required: its schema has required fields (an absent body is validated as `{}`). */
+const bodyRequired = (schema: z.ZodMiniType): boolean => convertInline(schema).required.length > 0;
+
+function tagOf(route: Route): string {
+  return route.api === 'mobile' ? 'Mobile reporting' : 'Subscriptions';
+}
+
+function securityOf(route: Route): Json[] {
+  if (route.api === 'subscriptions') return [{ secretKey: [] }];
+  return route.actsOnUser === false ? [{ sdkKey: [] }] : [{ sdkKey: [] }, { sdkKey: [], userToken: [] }];
+}
+
+function mobileDescription(route: Route, operation: Operation): string {
+  const rule =
+    route.mobileHeaders === 'identity'
+      ? 'Headers: X-API-KEY, X-USER-ID and X-APP-ID (X-PLATFORM is checked when sent).'
+      : 'Headers: X-API-KEY and every common header (X-USER-ID, User-Agent, X-APP-ID, X-PLATFORM, X-VERSION, ' +
+        'Accept, and Content-Type: application/json with a body); the first one missing is a 400 ' +
+        'MISSING_REQUIRED_HEADER.';
+  const token =
+    route.actsOnUser === false
+      ? ''
+      : ' An app that requires signed user tokens also needs X-USER-TOKEN (401 MISSING_REQUIRED_HEADER or ' +
+        'INVALID_USER_TOKEN without a valid one).';
+  return [operation.description, `${rule}${token}`].filter(Boolean).join('\n\n');
+}
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: Json;
+  paths: Record<string, Record<string, Json>>;
+  components: Json & { schemas: Record<string, Json> };
+  [key: string]: unknown;
+}
+
+/** The schemas a registry holds as OpenAPI components, referencing one another. */
+function componentSchemas(entries: [z.ZodMiniType, string][], io: 'input' | 'output'): Record<string, Json> {
+  const named = registry<{ id: string }>();
+  for (const [schema, id] of entries) named.add(schema, { id });
+  const { schemas } = toJSONSchema(named, {
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+    io,
+    uri: (id) => `${SCHEMAS}${id}`,
+  }) as { schemas: Record<string, Json> };
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, { $schema: _schema, $id: _id, ...schema }]) => [id, schema]),
+  );
+}
+
+export function buildDocument(): OpenApiDocument {
+  const outputs: [z.ZodMiniType, string][] = [...NAMED_OUTPUT];
+  const inputs: [z.ZodMiniType, string][] = [...NAMED_INPUT];
+  const nameOf = (list: [z.ZodMiniType, string][], schema: z.ZodMiniType, fallback: string): string => {
+    const found = list.find(([s]) => s === schema);
+    if (found) return found[1];
+    list.push([schema, fallback]);
+    return fallback;
+  };
+
+  /** A V2 route answers as its V1 route: one schema, one name. */
+  const successSchemas = new Map<string, z.ZodMiniType>();
+  const successSchemaName = (route: Route, success: SuccessResponse): string => {
+    const base = route.name.replace(/V2$/, '');
+    const suffix = success.status === 201 ? 'Created' : '';
+    const key = `${base}${suffix}Response`;
+    let schema = successSchemas.get(key);
+    if (!schema) {
+      if (route.api === 'subscriptions') schema = success.schema!;
+      else schema = success.schema ? z.extend(mobileSuccessSchema, { data: success.schema }) : mobileSuccessSchema;
+      successSchemas.set(key, schema);
+    }
+    return nameOf(outputs, schema, key);
+  };
+
+  const sharedResponses = new Map<string, { name: string; response: Json }>();
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of ROUTES) {
+    const operation = operationOf(route.name);
+    if (!operation) throw new Error(`openapi/operations.ts describes no operation for route ${route.name}`);
+    const responses: Json = {};
+    for (const success of operation.success) {
+      const schema = ref(successSchemaName(route, success));
+      responses[String(success.status)] = {
+        description: success.description,
+        headers: responseHeaders(success.status, route.api),
+        content: { 'application/json': { schema, example: success.example } },
+      };
+    }
+    Object.assign(responses, errorResponses(route, operation, sharedResponses));
+
+    const parameters = [
+      ...parametersOf('path', operation.params),
+      ...parametersOf('query', operation.query),
+      ...(route.api === 'mobile' ? mobileHeaderParameters(route) : []),
+    ];
+    const body = operation.body
+      ? {
+          requestBody: {
+            required: bodyRequired(operation.body),
+            content: {
+              'application/json': {
+                schema: ref(
+                  nameOf(inputs, operation.bodyDocumented ?? operation.body, `${route.name.replace(/V2$/, '')}Request`),
+                ),
+                ...(operation.bodyExample !== undefined ? { example: operation.bodyExample } : {}),
+              },
+            },
+          },
+        }
+      : {};
+    const v2 = route.name.endsWith('V2') ? ' (V2)' : '';
+    paths[route.path] ??= {};
+    paths[route.path]![route.method.toLowerCase()] = {
+      operationId: route.name,
+      summary: `${operation.summary}${v2}`,
+      ...(route.api === 'mobile'
+        ? { description: mobileDescription(route, operation) }
+        : operation.description
+          ? { description: operation.description }
+          : {}),
+      tags: [tagOf(route)],
+      security: securityOf(route),
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...body,
+      responses,
+    };
+  }
+
+  const inputNames = new Set(inputs.map(([, name]) => name));
+  const outputSchemas = componentSchemas(outputs, 'output');
+  const inputSchemas = componentSchemas(inputs, 'input');
+  for (const name of Object.keys(inputSchemas)) {
+    if (!inputNames.has(name)) throw new Error(`request schema ${name} would share a name with a response schema`);
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Subscription backend',
+      version: '1.0.0',
+      summary: 'Subscription management API (Bearer secret key) and mobile reporting API (X-API-KEY sdk key).',
+      description: INFO_DESCRIPTION,
+    },
+    servers: [
+      {
+        url: '{base_url}',
+        description: 'The API Gateway stage (`ApiUrl` output of `cdk deploy`), or `npm start` on this machine.',
+        variables: { base_url: { default: 'http://127.0.0.1:3000' } },
+      },
+    ],
+    tags: [
+      { name: 'Subscriptions', description: 'Subscription management API under `/v1/subscriptions`.' },
+      { name: 'Mobile reporting', description: 'Mobile reporting API, called by app SDKs.' },
+    ],
+    paths,
+    components: {
+      securitySchemes: {
+        secretKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A secret key of the app (`admin keys create --kind secret`), as `Authorization: Bearer <key>`.',
+        },
+        sdkKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-KEY',
+          description:
+            'An sdk key of the app; absent: 401 MISSING_REQUIRED_HEADER, unknown or revoked: 401 INVALID_API_KEY.',
+        },
+        userToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-USER-TOKEN',
+          description:
+            "The app server's signed token for X-USER-ID (`v1.<exp>.<signature>`), required only by apps that " +
+            'require signed user tokens.',
+        },
+      },
+      parameters: PARAMETERS,
+      headers: HEADERS,
+      responses: Object.fromEntries(
+        [...sharedResponses.values()]
+          .sort((a, b) => a.name.localeCompare(b.name))
+          .map(({ name, response }) => [name, response]),
+      ),
+      schemas: {
+        ...outputSchemas,
+        ...inputSchemas,
+        GatewayError: {
+          description:
+            "API Gateway's own answer (throttling, an oversize body, a failed function): one body carrying both " +
+            'envelopes, so either client reads its own keys.',
+          type: 'object',
+          properties: {
+            error: {
+              type: 'object',
+              properties: { code: { type: 'string' }, message: { type: 'string' }, request_id: { type: 'string' } },
+              required: ['code', 'message'],
+            },
+            status: { const: 'error' },
+            code: { type: 'string' },
+            message: { type: 'string' },
+            request_id: { type: 'string' },
+          },
+          required: ['error', 'status', 'code', 'message'],
+        },
+      },
+    },
+  };
+}
+
+const INFO_DESCRIPTION = `Both APIs of the self-hosted subscription backend, generated from \`lib/routes.ts\` and the zod schemas the handlers validate with (\`npm run openapi\`).
+
+- **Subscription management API** (\`/v1/subscriptions...\`): \`Authorization: Bearer <secret key>\`. Successes wrap their payload in \`data\`; errors are \`{"error": {"code", "message", "details"?}}\`.
+- **Mobile reporting API** (every other path): \`X-API-KEY\` and the common headers. Successes are \`{"status": "success", "message", "data"?}\`; errors are \`{"status": "error", "code", "message"}\`.
+
+Errors carry \`retryable: true\` when the same request may succeed later (429, 503, some 409s), and a \`request_id\` on 5xx answers. A path that is no endpoint's is answered 404 \`ROUTE_NOT_FOUND\`, and a method a path does not serve 405 \`METHOD_NOT_ALLOWED\` with an \`Allow\` header, both in the envelope of the API the path belongs to. Every authenticated answer carries the key's \`RateLimit\` and \`RateLimit-Policy\` headers.`;
+
+/** Where `npm run openapi` writes the document; `npm start` serves it from there. */
+export const DOCUMENT_PATH = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));
+
+/** The committed file's exact text: two-space JSON and a final newline. */
+export const serializeDocument = (document: OpenApiDocument): string => `${JSON.stringify(document, null, 2)}\n`;

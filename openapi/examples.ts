@@ -1,0 +1,129 @@
+/** Examples of the OpenAPI document; test/unit/openapi.test.ts checks each against its schema. */
+
+const SUBSCRIPTION_ID = 'sub_5f2b9c0d1e3a4b6c7d8e9f01';
+export const RECEIPT = 'MIIT0gYJKoZIhvcNAQcCoIITwzCCE78CAQExDzANBglghkgBZQMEAgEFADCCAwgGCSqGSIb3DQEHAaCCAvkEggL1';
+
+export const subscriptionListItem = {
+  id: SUBSCRIPTION_ID,
+  user_id: 'user_123',
+  product_id: 'pro_monthly',
+  platform: 'ios',
+  status: 'active',
+  price: 9.99,
+  currency: 'USD',
+  started_at: '2026-11-01T10:00:00.000Z',
+  expires_at: '2026-12-01T10:00:00.000Z',
+  auto_renew: true,
+  trial_period: false,
+  created_at: '2026-11-01T10:00:00.000Z',
+};
+
+export const subscriptionDetail = {
+  ...subscriptionListItem,
+  trial_expires_at: null,
+  updated_at: '2026-11-01T10:00:05.000Z',
+  product_info: { name: 'Pro (monthly)', description: 'Every Pro feature', features: ['sync', 'export'] },
+  payment_info: {
+    transaction_id: '2000000123456789',
+    receipt_data: null,
+    payment_method: 'app_store',
+    last_payment: '2026-11-01T10:00:00.000Z',
+    next_billing: '2026-12-01T10:00:00.000Z',
+  },
+  usage_stats: { features_used: 3, last_activity: '2026-11-20T08:30:00.000Z', total_sessions: 12 },
+  paused_at: null,
+  paused_until: null,
+  pause_reason: null,
+  cancel_at_period_end: false,
+  cancelled_at: null,
+  cancellation_reason: null,
+  refunded_at: null,
+  transfers: [],
+};
+
+export const pagination = { page: 1, limit: 20, total: 1, pages: 1, next_cursor: null };
+
+export const createRequest = {
+  user_id: 'user_123',
+  product_id: 'pro_monthly',
+  platform: 'ios',
+  transaction_id: '2000000123456789',
+};
+
+export const createdSubscription = {
+  id: SUBSCRIPTION_ID,
+  user_id: 'user_123',
+  product_id: 'pro_monthly',
+  status: 'pending_verification',
+  created_at: '2026-11-01T10:00:00.000Z',
+};
+
+export const verifyRequest = { platform: 'ios', receipt_data: RECEIPT, user_id: 'user_123' };
+
+export const verificationResult = {
+  verification_status: 'valid',
+  subscription_id: SUBSCRIPTION_ID,
+  product_id: 'pro_monthly',
+  expires_at: '2026-12-01T10:00:00.000Z',
+  auto_renew: true,
+  trial_period: false,
+  original_transaction_id: '2000000123456789',
+  purchase_date: '2026-11-01T10:00:00.000Z',
+};
+
+export const product = {
+  id: 'pro_monthly',
+  name: 'Pro (monthly)',
+  description: 'Every Pro feature',
+  price: 9.99,
+  currency: 'USD',
+  billing_period: 'monthly',
+  trial_period_days: 7,
+  features: ['sync', 'export'],
+  platforms: ['ios', 'android'],
+  active: true,
+};
+
+export const revenueStatistics = {
+  total_revenue: 29.97,
+  currency: 'USD',
+  period: { start: '2026-11-01', end: '2026-11-02' },
+  breakdown: [
+    { date: '2026-11-01', revenue: 19.98, subscriptions: 2, new_subscriptions: 2, renewals: 0 },
+    { date: '2026-11-02', revenue: 9.99, subscriptions: 3, new_subscriptions: 1, renewals: 0 },
+  ],
+  products: [{ product_id: 'pro_monthly', revenue: 29.97, percentage: 100 }],
+  unconverted: [],
+};
+
+export const eventsRequest = {
+  events: [
+    { name: 'app_opened', user: 'user_123', sessionId: 'sess_8c1f', extra: { source: 'push' } },
+    { name: 'screen_view', user: 'user_123', sessionId: 'sess_8c1f', extra: { screen_name: 'paywall' } },
+  ],
+};
+
+export const segmentInfo = {
+  user_id: 'user_123',
+  segments: [
+    { id: 'active_7d', name: 'Active in the last 7 days', type: 'built_in' },
+    { id: 'power_users', name: 'Power users', type: 'custom' },
+  ],
+};
+
+const attribution = {
+  network: 'appsflyer',
+  campaign_id: 'cmp_42',
+  campaign_name: 'spring',
+  attributed: true,
+  data: { campaign_id: 'cmp_42', campaign_name: 'spring' },
+  reported_at: '2026-11-01T09:58:00.000Z',
+};
+
+export const adsInfo = {
+  platform: 'ios',
+  app_id: 'app_0123456789abcdef',
+  store_id: '1234567890',
+  user: { user_id: 'user_123', attribution: { first: attribution, latest: attribution } },
+  networks: [{ name: 'admob', enabled: true, settings: { app_id: 'ca-app-pub-123~456' } }],
+};

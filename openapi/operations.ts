@@ -1,0 +1,430 @@
+/**
+ * What the OpenAPI document says about each route of lib/routes.ts beyond the route row: the zod
+ * schemas its handler parses (the same ones: test/unit/openapi.test.ts reads each handler's source
+ * to check), its success response, the error kinds only it can answer, and examples.
+ */
+import * as z from 'zod/mini';
+import { EVENT_LIMITS } from '../lib/domain/events.js';
+import type { ErrorKind } from '../lib/errors.js';
+import {
+  adsInfoParams,
+  attributionReportBody,
+  customPropertiesBody,
+  freeFormReportBody,
+  recoverReceiptBody,
+  reportConversionBody,
+  reportEventsBody,
+  reportOrderBody,
+  reportSessionBody,
+  reportTypeParams,
+  searchAdsReportBody,
+  userAttributesBody,
+  verifyFirstReceiptBody,
+} from '../lib/schemas/mobile.js';
+import { productSchema } from '../lib/schemas/product.js';
+import {
+  adsInfoSchema,
+  customPropertiesResultSchema,
+  reportedEventsSchema,
+  revenueStatisticsSchema,
+  segmentInfoSchema,
+} from '../lib/schemas/responses.js';
+import {
+  cancelSubscriptionBody,
+  createdSubscription,
+  createSubscriptionBody,
+  listSubscriptionsQuery,
+  paginationSchema,
+  pauseSubscriptionBody,
+  renewSubscriptionBody,
+  resumeSubscriptionBody,
+  revenueQuery,
+  subscriptionDetail,
+  subscriptionIdParams,
+  subscriptionListItem,
+  updateSubscriptionBody,
+  verificationResult,
+  verifyPurchaseBody,
+} from '../lib/schemas/subscription.js';
+import * as ex from './examples.js';
+
+export interface SuccessResponse {
+  status: number;
+  description: string;
+  /** The whole body for the subscription API; for the mobile API, what goes under `data` (none: no `data`). */
+  schema?: z.ZodMiniType;
+  example: unknown;
+}
+
+export interface Operation {
+  summary: string;
+  description?: string;
+  params?: z.ZodMiniType;
+  query?: z.ZodMiniType;
+  body?: z.ZodMiniType;
+  /** What the document shows for a body the handler checks beyond its schema (events, in lib/domain/events.ts). */
+  bodyDocumented?: z.ZodMiniType;
+  bodyExample?: unknown;
+  success: SuccessResponse[];
+  /** Error kinds this route answers besides those every route of its API can (openapi/document.ts). */
+  errors?: ErrorKind[];
+}
+
+const data = (schema: z.ZodMiniType) => z.strictObject({ data: schema });
+
+const text = (max: number) => z.string().check(z.minLength(1), z.maxLength(max));
+const eventCommon = {
+  /** The client's id of the event: a resent batch stores it once (`insert_id` is accepted too). */
+  eventId: z.optional(text(EVENT_LIMITS.maxIdLength)),
+  /** Epoch milliseconds (or seconds), or ISO 8601, between 2000 and now; default: when received. */
+  timestamp: z.optional(z.union([z.number(), z.string()])),
+};
+/** lib/domain/events.ts checks events one by one (not with zod): this is what it accepts. Other fields are ignored. */
+const reportEventsDocumented = z.strictObject({
+  events: z
+    .array(
+      z.union([
+        z.object({
+          name: text(EVENT_LIMITS.maxNameLength),
+          user: text(EVENT_LIMITS.maxIdLength),
+          sessionId: text(EVENT_LIMITS.maxIdLength),
+          extra: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
+          ...eventCommon,
+        }),
+        z.object({
+          eventName: text(EVENT_LIMITS.maxNameLength),
+          /** Default: X-USER-ID. */
+          user: z.optional(text(EVENT_LIMITS.maxIdLength)),
+          sessionId: z.optional(text(EVENT_LIMITS.maxIdLength)),
+          properties: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
+          ...eventCommon,
+        }),
+      ]),
+    )
+    .check(z.minLength(1), z.maxLength(EVENT_LIMITS.maxEvents)),
+});
+
+/** Every command on one subscription reads it first, and may find it gone, in the wrong state or changed meanwhile. */
+const CHANGE_ERRORS: ErrorKind[] = [
+  'SUBSCRIPTION_NOT_FOUND',
+  'SUBSCRIPTION_EXPIRED',
+  'INVALID_STATUS_TRANSITION',
+  'CONCURRENT_MODIFICATION',
+];
+const VERIFY_ERRORS: ErrorKind[] = [
+  'INVALID_RECEIPT',
+  'RECEIPT_ALREADY_USED',
+  'VERIFICATION_FAILED',
+  'SUBSCRIPTION_EXPIRED',
+  'INVALID_STATUS_TRANSITION',
+  'CONCURRENT_MODIFICATION',
+];
+/** Reports update the user's profile with a conditional write that a concurrent report can beat. */
+const REPORT_ERRORS: ErrorKind[] = ['CONCURRENT_MODIFICATION'];
+
+const detail = (status: number, description: string): SuccessResponse => ({
+  status,
+  description,
+  schema: data(subscriptionDetail),
+  example: { data: ex.subscriptionDetail },
+});
+
+const recorded = (message: string): SuccessResponse[] => [
+  { status: 200, description: 'Recorded.', example: { status: 'success', message } },
+];
+
+/** Keyed by route name (lib/routes.ts); V2 routes share their V1 route's entry. */
+export const OPERATIONS: Record<string, Operation> = {
+  ListSubscriptions: {
+    summary: 'List subscriptions',
+    description:
+      'Subscriptions of the app, newest first, filtered by any of the query parameters. `page` numbers pages; ' +
+      '`cursor` (from `pagination.next_cursor`) reads the next page at constant cost.',
+    query: listSubscriptionsQuery,
+    success: [
+      {
+        status: 200,
+        description: 'One page of subscriptions.',
+        schema: z.strictObject({ data: z.array(subscriptionListItem), pagination: paginationSchema }),
+        example: { data: [ex.subscriptionListItem], pagination: ex.pagination },
+      },
+    ],
+  },
+  CreateSubscription: {
+    summary: 'Create a subscription record',
+    description:
+      'Records a subscription in `pending_verification`. With a `transaction_id` already recorded for the same ' +
+      'user, answers 200 with that record instead of creating another.',
+    body: createSubscriptionBody,
+    bodyExample: ex.createRequest,
+    success: [
+      {
+        status: 201,
+        description: 'Created.',
+        schema: data(createdSubscription),
+        example: { data: ex.createdSubscription },
+      },
+      {
+        status: 200,
+        description: 'The transaction was already recorded: the existing record.',
+        schema: data(createdSubscription),
+        example: { data: ex.createdSubscription },
+      },
+    ],
+    errors: ['PRODUCT_NOT_FOUND', 'RECEIPT_ALREADY_USED', 'CONCURRENT_MODIFICATION'],
+  },
+  VerifyPurchase: {
+    summary: 'Verify a store purchase',
+    description:
+      "Verifies the receipt with the platform's store and activates (or renews) the user's subscription to the " +
+      'purchased product.',
+    body: verifyPurchaseBody,
+    bodyExample: ex.verifyRequest,
+    success: [
+      {
+        status: 200,
+        description: 'The purchase is valid.',
+        schema: data(verificationResult),
+        example: { data: ex.verificationResult },
+      },
+    ],
+    errors: VERIFY_ERRORS,
+  },
+  RevenueStatistics: {
+    summary: 'Revenue statistics',
+    description:
+      "Revenue, active subscriptions, new subscriptions and renewals per day, week or month, in the app's " +
+      'reporting currency.',
+    query: revenueQuery,
+    success: [
+      {
+        status: 200,
+        description: 'Statistics of the period.',
+        schema: data(revenueStatisticsSchema),
+        example: { data: ex.revenueStatistics },
+      },
+    ],
+    errors: ['PRODUCT_NOT_FOUND'],
+  },
+  ListProducts: {
+    summary: 'List products',
+    success: [
+      {
+        status: 200,
+        description: "The app's product catalogue.",
+        schema: data(z.array(productSchema)),
+        example: { data: [ex.product] },
+      },
+    ],
+  },
+  GetSubscription: {
+    summary: 'Get a subscription',
+    params: subscriptionIdParams,
+    success: [detail(200, 'The subscription.')],
+    errors: ['SUBSCRIPTION_NOT_FOUND'],
+  },
+  UpdateSubscription: {
+    summary: 'Update status or configuration',
+    params: subscriptionIdParams,
+    body: updateSubscriptionBody,
+    bodyExample: { auto_renew: false },
+    success: [detail(200, 'The subscription as updated.')],
+    errors: CHANGE_ERRORS,
+  },
+  CancelSubscription: {
+    summary: 'Cancel',
+    description:
+      'At the end of the paid period (default), or now with `immediate: true` (and a refund of the current ' +
+      'period with `refund: true`).',
+    params: subscriptionIdParams,
+    body: cancelSubscriptionBody,
+    bodyExample: { reason: 'too_expensive', immediate: false },
+    success: [detail(200, 'The subscription as cancelled.')],
+    errors: CHANGE_ERRORS,
+  },
+  RenewSubscription: {
+    summary: 'Renew',
+    description: 'Extends the period to `expires_at`, by default one billing period of the product.',
+    params: subscriptionIdParams,
+    body: renewSubscriptionBody,
+    bodyExample: { transaction_id: '2000000123456790' },
+    success: [detail(200, 'The subscription as renewed.')],
+    errors: [...CHANGE_ERRORS, 'RECEIPT_ALREADY_USED', 'PRODUCT_NOT_FOUND'],
+  },
+  PauseSubscription: {
+    summary: 'Pause',
+    params: subscriptionIdParams,
+    body: pauseSubscriptionBody,
+    bodyExample: { pause_duration: 14, unit: 'days', reason: 'travelling' },
+    success: [detail(200, 'The subscription as paused.')],
+    errors: CHANGE_ERRORS,
+  },
+  ResumeSubscription: {
+    summary: 'Resume',
+    description: 'Takes no body (`{}` is accepted too).',
+    params: subscriptionIdParams,
+    body: resumeSubscriptionBody,
+    success: [detail(200, 'The subscription as resumed.')],
+    errors: CHANGE_ERRORS,
+  },
+  VerifyFirstReceipt: {
+    summary: 'Verify the first purchase',
+    description: 'Verifies the receipt in the store X-PLATFORM names, for the X-USER-ID user.',
+    body: verifyFirstReceiptBody,
+    bodyExample: { receipt: ex.RECEIPT, productId: 'pro_monthly' },
+    success: [
+      {
+        status: 200,
+        description: 'Verified.',
+        schema: verificationResult,
+        example: { status: 'success', message: 'Receipt verified', data: ex.verificationResult },
+      },
+    ],
+    errors: VERIFY_ERRORS,
+  },
+  RecoverReceipt: {
+    summary: 'Restore purchases',
+    description:
+      "Restores the receipt's purchases onto X-USER-ID; the app's restore policy decides about other users'.",
+    body: recoverReceiptBody,
+    bodyExample: { receipt: ex.RECEIPT },
+    success: [
+      {
+        status: 200,
+        description: 'Restored.',
+        schema: verificationResult,
+        example: { status: 'success', message: 'Purchases restored', data: ex.verificationResult },
+      },
+    ],
+    errors: VERIFY_ERRORS,
+  },
+  ReportEvents: {
+    summary: 'Report events',
+    description:
+      'A batch of up to 1,000 events, each `{name, user, sessionId, extra?}` or `{eventName, timestamp?, ' +
+      'properties?}` (at most 32 KB each). The batch is stored whole or not at all; the first invalid event ' +
+      'names the code: EVENT_NAME_REQUIRED, USER_REQUIRED, SESSION_ID_REQUIRED or INVALID_PARAMETER.',
+    body: reportEventsBody,
+    bodyDocumented: reportEventsDocumented,
+    bodyExample: ex.eventsRequest,
+    success: [
+      {
+        status: 200,
+        description: 'Recorded.',
+        schema: reportedEventsSchema,
+        example: { status: 'success', message: '2 event(s) recorded', data: { accepted: 2 } },
+      },
+    ],
+    errors: ['EVENT_NAME_REQUIRED', 'USER_REQUIRED', 'SESSION_ID_REQUIRED', ...REPORT_ERRORS],
+  },
+  ReportSession: {
+    summary: 'Report a session',
+    description: 'A repeated report of one session counts once.',
+    body: reportSessionBody,
+    bodyExample: { sessionId: 'sess_8c1f', startTime: 1767225600000, duration: 320 },
+    success: recorded('Session recorded'),
+    errors: REPORT_ERRORS,
+  },
+  ReportOrder: {
+    summary: 'Report an order',
+    description: 'Idempotent on `orderId`.',
+    body: reportOrderBody,
+    bodyExample: { orderId: 'GPA.3301-1122', productId: 'pro_monthly', price: 9.99, currency: 'USD' },
+    success: recorded('Order recorded'),
+    errors: REPORT_ERRORS,
+  },
+  ReportConversion: {
+    summary: 'Report a conversion',
+    body: reportConversionBody,
+    bodyExample: { conversionType: 'trial_started', value: 1 },
+    success: recorded('Conversion recorded'),
+    errors: REPORT_ERRORS,
+  },
+  ReportGlobalSwitch: {
+    summary: 'Report the global switch state',
+    description: 'Any JSON object up to 32 KB.',
+    body: freeFormReportBody,
+    bodyExample: { enabled: false, reason: 'maintenance' },
+    success: recorded('Global switch state recorded'),
+    errors: REPORT_ERRORS,
+  },
+  ReportTyped: {
+    summary: 'Report typed data',
+    description: 'Any JSON object up to 32 KB, stored under its type (device_info, app_info, ...).',
+    params: reportTypeParams,
+    body: freeFormReportBody,
+    bodyExample: { model: 'iPhone16,1', os: '18.1' },
+    success: recorded('device_info report recorded'),
+    errors: REPORT_ERRORS,
+  },
+  UpdateUserAttributes: {
+    summary: 'Update standard attributes',
+    description: '`null` clears an attribute.',
+    body: userAttributesBody,
+    bodyExample: { email: 'ada@example.com', name: 'Ada', language: 'en' },
+    success: recorded('Attributes updated'),
+    errors: REPORT_ERRORS,
+  },
+  ReportAttribution: {
+    summary: 'Report attribution',
+    body: attributionReportBody,
+    bodyExample: { network: 'appsflyer', data: { campaign_id: 'cmp_42', campaign_name: 'spring' } },
+    success: recorded('Attribution recorded'),
+    errors: REPORT_ERRORS,
+  },
+  ReportSearchAds: {
+    summary: 'Report Apple Search Ads attribution',
+    description: 'iOS apps only (X-PLATFORM: iOS).',
+    body: searchAdsReportBody,
+    bodyExample: {
+      attribution: {
+        'Version3.1': { 'iad-campaign-id': '1234567', 'iad-campaign-name': 'spring', 'iad-attribution': 'true' },
+      },
+    },
+    success: recorded('Search Ads attribution recorded'),
+    errors: REPORT_ERRORS,
+  },
+  SegmentInfo: {
+    summary: "The user's segments",
+    success: [
+      {
+        status: 200,
+        description: 'Built-in and rule segments the user is in.',
+        schema: segmentInfoSchema,
+        example: { status: 'success', message: 'Segments of the user', data: ex.segmentInfo },
+      },
+    ],
+    errors: ['USER_NOT_FOUND'],
+  },
+  AdsInfo: {
+    summary: 'Ad-network information',
+    description: "The user's attribution and the app's ad networks for the platform; `app_id` must be the key's app.",
+    params: adsInfoParams,
+    success: [
+      {
+        status: 200,
+        description: 'Ad-network information.',
+        schema: adsInfoSchema,
+        example: { status: 'success', message: 'Ad-network information', data: ex.adsInfo },
+      },
+    ],
+  },
+  SetCustomProperties: {
+    summary: 'Set custom properties',
+    description: 'Merged into the profile; `null` deletes a property. A user holds at most 100.',
+    body: customPropertiesBody,
+    bodyExample: { properties: { level: 4, beta: true, nickname: null } },
+    success: [
+      {
+        status: 200,
+        description: 'Updated: how many custom properties the user has now.',
+        schema: customPropertiesResultSchema,
+        example: { status: 'success', message: 'Custom properties updated', data: { properties: 2 } },
+      },
+    ],
+    errors: REPORT_ERRORS,
+  },
+};
+
+/** The entry of a route (a V2 route shares its V1 route's). */
+export const operationOf = (routeName: string): Operation | undefined => OPERATIONS[routeName.replace(/V2$/, '')];

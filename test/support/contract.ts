@@ -1,0 +1,145 @@
+/**
+ * Checks answers of the local gateway against the OpenAPI document (openapi/document.ts, the
+ * document docs/openapi.json holds): the operation is found by method and path as the gateway
+ * routes them, and its documented responses must include the status, every required header it
+ * names (and each named header that is present must match its schema) and a body matching the
+ * schema. A path that is no endpoint's must be a 404 ROUTE_NOT_FOUND, a method the path does not
+ * serve a 405 METHOD_NOT_ALLOWED with Allow, each in its API's error envelope.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { toJSONSchema } from 'zod/v4/core';
+import { ROUTES } from '../../lib/routes.js';
+import { mobileErrorSchema, subscriptionsErrorSchema } from '../../lib/schemas/responses.js';
+import { apiOfPath, compileRoutes, resolveRoute } from '../../local/gateway.js';
+import { buildDocument } from '../../openapi/document.js';
+
+type Json = Record<string, any>;
+
+const DOCUMENT_ID = 'https://contract.test/openapi.json';
+const document = buildDocument();
+const compiled = compileRoutes(ROUTES);
+
+// ajv-formats is CommonJS: its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as typeof import('ajv-formats').default;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+// Schemas refer to '#/components/...' of the document: they are compiled against it.
+ajv.addSchema({ $id: DOCUMENT_ID, components: document.components });
+
+const rebase = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(rebase);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${DOCUMENT_ID}${v}` : rebase(v),
+      ]),
+    );
+  }
+  return value;
+};
+
+const validators = new Map<unknown, ValidateFunction>();
+function validatorOf(schema: unknown): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(rebase(schema) as Json);
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+const resolve = (object: Json): Json => {
+  if (typeof object.$ref !== 'string') return object;
+  const [, kind, name] = /^#\/components\/(\w+)\/(.+)$/.exec(object.$ref)!;
+  return (document.components as Json)[kind!][name!];
+};
+
+const ENVELOPES = {
+  subscriptions: toJSONSchema(subscriptionsErrorSchema, { target: 'draft-2020-12', io: 'output' }),
+  mobile: toJSONSchema(mobileErrorSchema, { target: 'draft-2020-12', io: 'output' }),
+};
+
+export interface Answer {
+  status: number;
+  /** Header value by lower-case name, undefined when absent. */
+  header: (name: string) => string | undefined;
+  text: string;
+}
+
+function bodyProblems(schema: unknown, text: string): string[] {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return [`body is not JSON: ${text.slice(0, 200)}`];
+  }
+  const validate = validatorOf(schema);
+  if (validate(body)) return [];
+  return (validate.errors ?? []).map((e) => `body${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+}
+
+function gatewayAnswerProblems(method: string, path: string, answer: Answer): string[] | undefined {
+  const resolved = resolveRoute(compiled, method, path);
+  if (resolved && 'route' in resolved) return undefined;
+  const api = resolved ? resolved.api : apiOfPath(path);
+  const [status, code] = resolved ? [405, 'METHOD_NOT_ALLOWED'] : [404, 'ROUTE_NOT_FOUND'];
+  const problems = bodyProblems(ENVELOPES[api], answer.text);
+  if (problems.length === 0) {
+    const body = JSON.parse(answer.text) as Json;
+    if ((body.error?.code ?? body.code) !== code) problems.push(`code is not ${code}`);
+  }
+  if (answer.status !== status) problems.push(`status ${answer.status}, expected ${status} ${code}`);
+  if (resolved && answer.header('allow') !== resolved.allow.join(', ')) problems.push('Allow header is wrong');
+  return problems;
+}
+
+/** What in the answer to METHOD PATH the document does not describe (empty: all of it matches). */
+export function contractProblems(method: string, rawPath: string, answer: Answer): string[] {
+  const path = new URL(rawPath, 'http://localhost').pathname;
+  const verb = method.toUpperCase();
+  const unrouted = gatewayAnswerProblems(verb, path, answer);
+  if (unrouted) return unrouted;
+  const route = (resolveRoute(compiled, verb, path) as { route: { path: string } }).route;
+  const operation = document.paths[route.path]![verb.toLowerCase()] as Json;
+  const documented = operation.responses[String(answer.status)] as Json | undefined;
+  if (!documented) return [`status ${answer.status} is not documented for ${operation.operationId}`];
+  const response = resolve(documented);
+  const problems: string[] = [];
+  for (const [name, ref] of Object.entries((response.headers ?? {}) as Record<string, Json>)) {
+    const spec = resolve(ref);
+    const value = answer.header(name.toLowerCase());
+    if (value === undefined) {
+      if (spec.required) problems.push(`header ${name} is missing`);
+    } else if (!validatorOf(spec.schema)(value)) problems.push(`header ${name}: ${value} does not match its schema`);
+  }
+  const contentType = answer.header('content-type') ?? '';
+  if (!contentType.startsWith('application/json')) problems.push(`content-type ${contentType}`);
+  if (verb !== 'HEAD') problems.push(...bodyProblems(response.content['application/json'].schema, answer.text));
+  return problems.map((p) => `${operation.operationId} ${answer.status}: ${p}`);
+}
+
+/** Throws when the answer is not what the document says. */
+export function assertContract(method: string, path: string, answer: Answer): void {
+  const problems = contractProblems(method, path, answer);
+  if (problems.length > 0) {
+    throw new Error(
+      `the answer to ${method} ${path} does not match docs/openapi.json:\n${problems.join('\n')}\n` +
+        `answer ${answer.status}: ${answer.text.slice(0, 500)}`,
+    );
+  }
+}
+
+/** fetch, with the answer checked against the document. */
+export async function contractFetch(url: string | URL, init: RequestInit = {}): Promise<Response> {
+  const response = await fetch(url, init);
+  const text = await response.clone().text();
+  const { pathname } = new URL(url);
+  assertContract(init.method ?? 'GET', pathname, {
+    status: response.status,
+    header: (name) => response.headers.get(name) ?? undefined,
+    text,
+  });
+  return response;
+}

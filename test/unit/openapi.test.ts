@@ -1,0 +1,107 @@
+/** The OpenAPI document: committed up to date, one operation per route, built from the handlers' own schemas. */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROUTES } from '../../lib/routes.js';
+import * as mobileSchemas from '../../lib/schemas/mobile.js';
+import * as subscriptionSchemas from '../../lib/schemas/subscription.js';
+import { buildDocument, DOCUMENT_PATH, serializeDocument } from '../../openapi/document.js';
+import { OPERATIONS, operationOf } from '../../openapi/operations.js';
+import { contractProblems } from '../support/contract.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const document = buildDocument();
+
+describe('docs/openapi.json', () => {
+  it('is what `npm run openapi` builds now (run it after changing a route or a schema)', () => {
+    expect(readFileSync(DOCUMENT_PATH, 'utf8')).toBe(serializeDocument(document));
+  });
+
+  it('has one operation per route of lib/routes.ts, and openapi/operations.ts describes no other', () => {
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
+    );
+    expect(operations.sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path} ${r.name}`).sort());
+    const described = new Set(ROUTES.map((r) => r.name.replace(/V2$/, '')));
+    expect(Object.keys(OPERATIONS).filter((name) => !described.has(name))).toEqual([]);
+  });
+
+  it('describes each request with the schemas its handler parses', () => {
+    const names = new Map<unknown, string>(
+      Object.entries({ ...subscriptionSchemas, ...mobileSchemas }).map(([name, value]) => [value, name]),
+    );
+    for (const route of ROUTES) {
+      // The endpoint spec: the first argument of subscriptionsEndpoint(...) / mobileEndpoint(...).
+      const source = /Endpoint\(\s*(\{[^}]*\})/.exec(readFileSync(resolve(ROOT, route.handler), 'utf8'))![1]!;
+      const operation = operationOf(route.name)!;
+      for (const part of ['body', 'query', 'params'] as const) {
+        const used = new RegExp(`\\b${part}: (\\w+)`).exec(source)?.[1];
+        expect({ route: route.name, part, schema: names.get(operation[part]) }).toEqual({
+          route: route.name,
+          part,
+          schema: used,
+        });
+      }
+    }
+  });
+});
+
+describe('the contract check of e2e answers (test/support/contract.ts)', () => {
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+    const all: Record<string, string> = {
+      'content-type': 'application/json; charset=utf-8',
+      'x-request-id': 'r1',
+      ratelimit: '"standard";r=1;t=1',
+      'ratelimit-policy': '"standard";q=200;w=60',
+      ...headers,
+    };
+    return { status, header: (name: string) => all[name], text: JSON.stringify(body) };
+  };
+  const product = {
+    id: 'pro',
+    name: 'Pro',
+    description: '',
+    price: 1,
+    currency: 'USD',
+    billing_period: 'monthly',
+    trial_period_days: 0,
+    features: [],
+    platforms: ['ios'],
+    active: true,
+  };
+
+  it('accepts a documented answer', () => {
+    expect(contractProblems('GET', '/v1/subscriptions/products', json(200, { data: [product] }))).toEqual([]);
+    const notFound = { error: { code: 'SUBSCRIPTION_NOT_FOUND', message: 'Subscription not found' } };
+    expect(contractProblems('GET', '/v1/subscriptions/sub_x', json(404, notFound))).toEqual([]);
+  });
+
+  it('refuses an undocumented status, a body off its schema, a code the status does not list, a missing header', () => {
+    expect(
+      contractProblems('GET', '/v1/subscriptions/products', json(409, { error: { code: 'X', message: 'm' } })),
+    ).toEqual(['status 409 is not documented for ListProducts']);
+    expect(
+      contractProblems('GET', '/v1/subscriptions/products', json(200, { data: [{ ...product, extra: 1 }] })),
+    ).not.toEqual([]);
+    expect(
+      contractProblems(
+        'GET',
+        '/v1/subscriptions/products',
+        json(404, { error: { code: 'PRODUCT_NOT_FOUND', message: 'm' } }),
+      ),
+    ).not.toEqual([]);
+    const missing = json(200, { data: [product] });
+    expect(contractProblems('GET', '/v1/subscriptions/products', { ...missing, header: () => undefined })).toContain(
+      'ListProducts 200: header X-Request-Id is missing',
+    );
+  });
+
+  it('expects 404 ROUTE_NOT_FOUND off the routes and 405 with Allow for a method a path does not serve', () => {
+    const notFound = { status: 'error', code: 'ROUTE_NOT_FOUND', message: 'No endpoint' };
+    expect(contractProblems('GET', '/nowhere', json(404, notFound))).toEqual([]);
+    expect(contractProblems('GET', '/nowhere', json(200, notFound))).not.toEqual([]);
+    const notAllowed = { error: { code: 'METHOD_NOT_ALLOWED', message: 'm' } };
+    expect(contractProblems('DELETE', '/v1/subscriptions', json(405, notAllowed, { allow: 'GET, POST' }))).toEqual([]);
+    expect(contractProblems('DELETE', '/v1/subscriptions', json(405, notAllowed))).toEqual(['Allow header is wrong']);
+  });
+});
