@@ -1,14 +1,23 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // Synthesise as `cdk deploy` does without the variables set: the deployed defaults, not the
+  // test environment's (test/support/env.ts raises both limits for the other suites).
+  delete process.env.RATE_LIMIT_STANDARD_PER_MINUTE;
+  delete process.env.RATE_LIMIT_PREMIUM_PER_MINUTE;
+});
+
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
-import { config, rateLimitVariable } from '../../lib/config.js';
+import { rateLimitVariable } from '../../lib/config.js';
 import { TABLE } from '../../lib/data/table.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { ERRORS } from '../../lib/errors.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
-import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, SUBSCRIPTIONS_BASE, type TableAction } from '../../lib/routes.js';
+import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
+import { type Grants, ROUTE_GRANTS, WORKER_GRANTS } from '../support/grants.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
@@ -194,14 +203,14 @@ describe('the CDK stack', () => {
     });
   });
 
-  it("gives every route's function the per-tier rate limits of the configuration, as the local gateway enforces them", () => {
+  it("gives every route's function the deployed per-key rate limits: 200 a minute standard, 2,000 premium (README, Rate limits)", () => {
     for (const route of ROUTES) {
-      const [, fn] = functionOf(route);
-      for (const tier of RATE_LIMIT_TIERS)
-        expect(fn.Properties.Environment.Variables[rateLimitVariable(tier)], route.name).toBe(
-          String(config.rateLimits[tier]),
-        );
-      expect(actionsOf(functionOf(route)[0])).toContain('dynamodb:UpdateItem');
+      const [functionId, fn] = functionOf(route);
+      const variables = fn.Properties.Environment.Variables;
+      expect(variables.RATE_LIMIT_STANDARD_PER_MINUTE, route.name).toBe('200');
+      expect(variables.RATE_LIMIT_PREMIUM_PER_MINUTE, route.name).toBe('2000');
+      // The limiter counts in the key's item.
+      expect(actionsOf(functionId)).toContain('dynamodb:UpdateItem');
     }
   });
 
@@ -246,11 +255,14 @@ describe('the CDK stack', () => {
     template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
   });
 
-  it("grants each route's function exactly the DynamoDB actions its route declares", () => {
+  it("grants each route's function exactly the DynamoDB actions of the written-out table (test/support/grants.ts)", () => {
+    expect(ROUTES.map((route) => route.name).sort()).toEqual(Object.keys(ROUTE_GRANTS).sort());
     for (const route of ROUTES) {
       const [functionId] = functionOf(route);
       const dynamoActions = actionsOf(functionId).filter((a) => a.startsWith('dynamodb:'));
-      expect(new Set(dynamoActions), route.name).toEqual(new Set(route.table.map((a) => `dynamodb:${a}`)));
+      expect(new Set(dynamoActions), route.name).toEqual(
+        new Set((ROUTE_GRANTS[route.name]!.table ?? []).map((a) => `dynamodb:${a}`)),
+      );
     }
   });
 
@@ -430,8 +442,14 @@ describe('store credentials in the stack', () => {
     const readers = ofType('AWS::Lambda::Function').filter(([id]) =>
       actionsOf(id).some((a) => a.startsWith('secretsmanager:')),
     );
-    const verifying = ROUTES.filter((route) => route.storeSecrets).map((route) => `${route.method} ${route.path}`);
-    expect(verifying).toContain('POST /v1/subscriptions/verify');
+    const verifying = ROUTES.filter((route) => ROUTE_GRANTS[route.name]?.storeSecrets).map(
+      (route) => `${route.method} ${route.path}`,
+    );
+    expect(verifying.sort()).toEqual([
+      'POST /receipt/verify/first',
+      'POST /receipt/verify/recover',
+      'POST /v1/subscriptions/verify',
+    ]);
     expect(readers.map(([, r]) => r.Properties.Description).sort()).toEqual(verifying.sort());
     for (const [id, fn] of readers) {
       expect(actionsOf(id).filter((a) => a.startsWith('secretsmanager:'))).toEqual(['secretsmanager:GetSecretValue']);
@@ -466,35 +484,10 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
       `arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:subscription-backend/Test/*/${store}-??????`,
   );
 
-  interface Needs {
-    table?: readonly TableAction[];
-    storeSecrets?: boolean;
-    /** events:PutEvents on the stack's bus. */
-    putEvents?: boolean;
-    /** Reads the table stream (event source). */
-    streamRead?: boolean;
-    /** sqs:SendMessage on this dead-letter queue (construct id in cdk/constructs/notifications.ts). */
-    sendsTo?: string;
-  }
-  /** The functions of cdk/constructs/notifications.ts, by description; routes declare theirs in lib/routes.ts. */
-  const WORKERS: Record<string, Needs> = {
-    'table stream (outbox) -> EventBridge': { streamRead: true, putEvents: true, sendsTo: 'StreamFailures' },
-    'EventBridge rule target: Standard Webhooks delivery': {
-      table: ['GetItem', 'PutItem', 'UpdateItem'],
-      sendsTo: 'WebhookDeadLetters',
-    },
-    'every minute: webhook deliveries whose next try is due': {
-      table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
-      sendsTo: 'WebhookDeadLetters',
-    },
-    'every minute: expiries and pause ends that are due': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'] },
-  };
-  const needsOf = new Map<string, Needs>([
-    ...ROUTES.map((route): [string, Needs] => [
-      `${route.method} ${route.path}`,
-      { table: route.table, storeSecrets: route.storeSecrets ?? false },
-    ]),
-    ...Object.entries(WORKERS),
+  /** Every function by its description: routes by `METHOD path`, workers by their own. */
+  const needsOf = new Map<string, Grants>([
+    ...ROUTES.map((route): [string, Grants] => [`${route.method} ${route.path}`, ROUTE_GRANTS[route.name] ?? {}]),
+    ...Object.entries(WORKER_GRANTS),
   ]);
 
   const onlyId = (type: string, prefix: string): string => {
@@ -503,7 +496,7 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
     return found[0]![0];
   };
 
-  function expectedPermissions(functionId: string, needs: Needs): string[] {
+  function expectedPermissions(functionId: string, needs: Grants): string[] {
     const table = onlyId('AWS::DynamoDB::Table', 'Data');
     const logGroup = refOf(resources[functionId]!.Properties.LoggingConfig.LogGroup)!;
     return [

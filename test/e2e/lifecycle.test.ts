@@ -93,7 +93,11 @@ describe('subscription lifecycle through HTTP', () => {
     expect(Date.parse(paused.body.data.paused_until) - Date.parse(paused.body.data.paused_at)).toBe(14 * 86_400_000);
     const resumed = await post(id, 'resume');
     expect(resumed.body.data).toMatchObject({ status: 'active', paused_at: null, paused_until: null });
-    expect(Date.parse(resumed.body.data.expires_at)).toBeGreaterThanOrEqual(Date.parse(before.expires_at));
+    // Pausing leaves expires_at; resuming adds exactly the time paused: from paused_at to the
+    // resume (the updated_at of the change).
+    expect(paused.body.data.expires_at).toBe(before.expires_at);
+    const pausedMs = Date.parse(resumed.body.data.updated_at) - Date.parse(paused.body.data.paused_at);
+    expect(resumed.body.data.expires_at).toBe(new Date(Date.parse(before.expires_at) + pausedMs).toISOString());
     const events = (await outboxOf(id)).map((o) => statusChangedPayload.parse(o.payload).data);
     expect(events.map((e) => `${e.old_status}->${e.new_status}`)).toEqual([
       'pending_verification->active',

@@ -166,7 +166,19 @@ describe('mobile receipt endpoints', () => {
       user_id: 'new-owner',
       status: 'active',
     });
-    // The purchase now belongs to the new owner: the old one can no longer use it.
-    expect((await recover(own, 'old-owner', { receipt: receipt_data })).status).toBe(200);
+    // Under the transfer policy whoever restores last holds the purchase: the old owner restoring
+    // takes it back, in a second transfer that ends the new owner's subscription.
+    const back = await recover(own, 'old-owner', { receipt: receipt_data });
+    expect(back.status).toBe(200);
+    expect(back.body.data.subscription_id).not.toBe(moved.body.data.subscription_id);
+    expect((await detail(moved.body.data.subscription_id)).body.data).toMatchObject({
+      user_id: 'new-owner',
+      status: 'cancelled',
+      cancellation_reason: 'transferred_to_another_user',
+    });
+    expect((await detail(back.body.data.subscription_id)).body.data).toMatchObject({
+      user_id: 'old-owner',
+      status: 'active',
+    });
   });
 });

@@ -119,13 +119,25 @@ describe('POST /v1/subscriptions/verify', () => {
     expect((await detail(created.body.data.id)).status).toBe('active');
   });
 
-  it.each([
-    ['garbage', 'bm90IGEgcmVjZWlwdA=='],
-    ['a JWS that is no receipt', Buffer.from('eyJhbGciOiJub25lIn0.e30.').toString('base64')],
-  ])('%s is INVALID_RECEIPT', async (_name, receipt_data) => {
-    const res = await verify({ receipt_data, user_id: 'u', platform: 'ios' });
+  it('bytes that are no receipt of any store are INVALID_RECEIPT, whatever the app has configured', async () => {
+    const res = await verify({ receipt_data: 'bm90IGEgcmVjZWlwdA==', user_id: 'u', platform: 'ios' });
     expect(res.status).toBe(400);
-    expect(['INVALID_RECEIPT', 'VERIFICATION_FAILED']).toContain(res.body.error.code);
+    expect(res.body.error.code).toBe('INVALID_RECEIPT');
+    expect(res.body.error).not.toHaveProperty('retryable');
+  });
+
+  it('an unsigned JWS (alg none) is INVALID_RECEIPT for an app that verifies App Store receipts', async () => {
+    // Without App Store settings nothing of the App Store's is checked: that is VERIFICATION_FAILED
+    // (below). With them, the JWS is read and refused as no App Store transaction.
+    const apple = await createTestApp();
+    await putStoreSettings(apple.appId, 'app_store', { bundle_id: 'com.example.app', environment: 'Sandbox' });
+    const res = await verify(
+      { receipt_data: Buffer.from('eyJhbGciOiJub25lIn0.e30.').toString('base64'), user_id: 'u', platform: 'ios' },
+      apple.secretKey,
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('INVALID_RECEIPT');
+    expect(res.body.error).not.toHaveProperty('retryable');
   });
 
   it.each([

@@ -85,10 +85,21 @@ describe('unexpected failures', () => {
     expect(logged).toContain('[REDACTED EMAIL]');
   });
 
-  it('a throttled or unreachable database is a retryable 503 with Retry-After, not a 500', async () => {
+  /** A TransactWriteItems cancelled for these reasons, one per item, as the SDK reports it. */
+  const cancelled = (...codes: string[]) =>
+    Object.assign(new Error('Transaction cancelled'), {
+      name: 'TransactionCanceledException',
+      CancellationReasons: codes.map((Code) => ({ Code })),
+    });
+
+  it('a throttled, unreachable or conflicting database is a retryable 503 with Retry-After, not a 500', async () => {
     for (const failure of [
       Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' }),
       Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' }),
+      // Another transaction held an item: the same request may commit when sent again.
+      Object.assign(new Error('conflict'), { name: 'TransactionConflictException' }),
+      cancelled('None', 'TransactionConflict'),
+      cancelled('ThrottlingError', 'None'),
     ]) {
       const handler = subscriptionsEndpoint({}, async () => {
         throw failure;
@@ -102,5 +113,15 @@ describe('unexpected failures', () => {
         request_id: 'req-503',
       });
     }
+  });
+
+  it('a transaction cancelled by a failed condition is no outage: a 500, not a retryable 503', async () => {
+    const handler = subscriptionsEndpoint({}, async () => {
+      throw cancelled('None', 'ConditionalCheckFailed');
+    });
+    const response = (await handler(event(app.secretKey, 'req-condition'), context)) as APIGatewayProxyResult;
+    expect(response.statusCode).toBe(500);
+    expect(response.headers?.['Retry-After']).toBeUndefined();
+    expect(JSON.parse(response.body).error).toMatchObject({ code: 'INTERNAL_ERROR', request_id: 'req-condition' });
   });
 });

@@ -49,3 +49,38 @@ export async function dynamoDbRoundTrips(work: () => Promise<unknown>): Promise<
   }
   return roundTrips;
 }
+
+/** IAM actions of a transaction's items: a TransactWriteItems needs the action of each item, none of its own. */
+const TRANSACT_ITEM_ACTIONS: Record<string, string> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+  Get: 'GetItem',
+};
+
+/** The IAM actions (without `dynamodb:`) that the DynamoDB requests of a piece of work need. */
+export async function dynamoDbActions(work: () => Promise<unknown>): Promise<Set<string>> {
+  const actions = new Set<string>();
+  const name = `recordDynamoDbActions${++recordings}`;
+  ddb.middlewareStack.add(
+    (next, context) => async (args) => {
+      const operation = (context.commandName ?? 'unknown').replace(/Command$/, '');
+      const items = (args.input as { TransactItems?: Record<string, unknown>[] }).TransactItems;
+      if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
+        for (const item of items ?? [])
+          for (const kind of Object.keys(item)) actions.add(TRANSACT_ITEM_ACTIONS[kind] ?? `unknown ${kind}`);
+      } else {
+        actions.add(operation);
+      }
+      return next(args);
+    },
+    { step: 'build', name },
+  );
+  try {
+    await work();
+  } finally {
+    ddb.middlewareStack.remove(name);
+  }
+  return actions;
+}

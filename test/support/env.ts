@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
 process.env.TABLE_NAME = inject('tableName');
 process.env.AWS_REGION = 'us-east-1';
-// Revocation must take effect at once in tests; the cache has its own unit test.
+// Revocation must take effect at once in tests; test/integration/unknown-key-cache.test.ts tests the cache.
 process.env.KEY_CACHE_TTL_SECONDS = '0';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 // Webhook retries in seconds, not hours: 4 retries one second apart, then the dead letter.

@@ -46,7 +46,7 @@ import { diffSnapshots, isEmptyDiff, restoreSnapshot, snapshotTable, type TableS
 /** Replay a failure with FUZZ_SEED=<the seed fast-check prints>; FUZZ_RUNS overrides the cases per route. */
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
-interface Fixture {
+export interface Fixture {
   app: TestApp;
   other: TestApp;
   /** Subscription ids of the app in every status, and one of the other app. */
@@ -63,7 +63,7 @@ interface Fixture {
   };
 }
 
-interface ValidRequest {
+export interface ValidRequest {
   params?: Record<string, string>;
   query?: Record<string, string>;
   body?: Hostile;
@@ -118,7 +118,7 @@ function alternativesOf(f: Fixture): Alternatives {
 }
 
 /** One valid request per route (as in the e2e tests): the seed that mutations start from. */
-const VALID: Record<string, (f: Fixture) => ValidRequest> = {
+export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   ListSubscriptions: () => ({
     query: { limit: '10', status: 'active', platform: 'ios', product_id: 'premium_monthly' },
   }),
@@ -259,7 +259,7 @@ const MAX_REQUEST_HEAD_BYTES = 8 * 1024;
 
 const OTHER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
-function authHeaders(route: Route, f: Fixture): Record<string, string> {
+export function authHeaders(route: Route, f: Fixture): Record<string, string> {
   return route.api === 'subscriptions' ? { authorization: `Bearer ${f.app.secretKey}` } : mobileHeaders(f.app, USER);
 }
 
@@ -468,6 +468,44 @@ const PROTOTYPE_KEYS = prototypeKeys();
  * Fuzzes every route of `api` (runsPerRoute cases each, FUZZ_RUNS overrides), plus a few 2 MB
  * bodies, and records the number of cases for the run's tally (test/support/hostile-tally.ts).
  */
+/** Apps, subscriptions in every status and receipts the valid requests of VALID refer to. */
+export async function buildFixture(): Promise<Fixture> {
+  const [app, other] = [await createTestApp(), await createTestApp([])];
+  const mint = mintReceipt;
+  const seed = async (status: SubscriptionStatus, owner = app, overrides: Partial<SubscriptionRecord> = {}) =>
+    (await seedSubscription(owner.appId, { user_id: USER, status, ...overrides })).id;
+  const now = Date.now();
+  const owned = (await mint(app)).receipt_data;
+  await verifyPurchase(app.appId, { platform: 'ios', receipt_data: owned, user_id: OWNER });
+  return {
+    app,
+    other,
+    subscriptions: {
+      active: await seed('active'),
+      paused: await seed('paused', app, {
+        paused_at: new Date(now).toISOString(),
+        paused_until: new Date(now + 7 * DAY).toISOString(),
+      }),
+      expired: await seed('expired', app, { expires_at: new Date(now - DAY).toISOString() }),
+      cancelled: await seed('cancelled', app, {
+        cancelled_at: new Date(now).toISOString(),
+        expires_at: new Date(now).toISOString(),
+      }),
+      pending: await seed('pending_verification'),
+      ofOtherApp: await seed('active', other),
+    },
+    receipts: {
+      verify: await mint(app),
+      first: (await mint(app)).receipt_data,
+      recover: (await mint(app)).receipt_data,
+      owned,
+      ofOtherApp: (await mint(other)).receipt_data,
+      ofOtherProduct: (await mint(app, { product: 'pro_yearly' })).receipt_data,
+      expired: (await mint(app, { expiresIn: -3600 })).receipt_data,
+    },
+  };
+}
+
 export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
   const { send } = useGateway();
   const runs = Number(process.env.FUZZ_RUNS ?? runsPerRoute);
@@ -502,40 +540,7 @@ export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
   describe(`hostile input to every endpoint of the ${api} API`, () => {
     beforeAll(async () => {
       await createOwnTable();
-      const [app, other] = [await createTestApp(), await createTestApp([])];
-      const mint = mintReceipt;
-      const seed = async (status: SubscriptionStatus, owner = app, overrides: Partial<SubscriptionRecord> = {}) =>
-        (await seedSubscription(owner.appId, { user_id: USER, status, ...overrides })).id;
-      const now = Date.now();
-      const owned = (await mint(app)).receipt_data;
-      await verifyPurchase(app.appId, { platform: 'ios', receipt_data: owned, user_id: OWNER });
-      fixture = {
-        app,
-        other,
-        subscriptions: {
-          active: await seed('active'),
-          paused: await seed('paused', app, {
-            paused_at: new Date(now).toISOString(),
-            paused_until: new Date(now + 7 * DAY).toISOString(),
-          }),
-          expired: await seed('expired', app, { expires_at: new Date(now - DAY).toISOString() }),
-          cancelled: await seed('cancelled', app, {
-            cancelled_at: new Date(now).toISOString(),
-            expires_at: new Date(now).toISOString(),
-          }),
-          pending: await seed('pending_verification'),
-          ofOtherApp: await seed('active', other),
-        },
-        receipts: {
-          verify: await mint(app),
-          first: (await mint(app)).receipt_data,
-          recover: (await mint(app)).receipt_data,
-          owned,
-          ofOtherApp: (await mint(other)).receipt_data,
-          ofOtherProduct: (await mint(app, { product: 'pro_yearly' })).receipt_data,
-          expired: (await mint(app, { expiresIn: -3600 })).receipt_data,
-        },
-      };
+      fixture = await buildFixture();
       baseline = await snapshotTable();
     });
 

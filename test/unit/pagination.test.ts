@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../../lib/domain/pagination.js';
-import { AppError } from '../../lib/errors.js';
+import { appErrorThrownBy } from '../support/assertions.js';
 
 describe('page arithmetic', () => {
   it('25 items at 10 per page make 3 pages', () => {
@@ -35,8 +35,14 @@ describe('list cursor', () => {
 
   it('is rejected for other filters', () => {
     const cursor = encodeCursor(position, filters);
-    expect(() => decodeCursor(cursor, { status: 'expired', limit: 10 })).toThrow(AppError);
-    expect(() => decodeCursor(cursor, { status: 'active', limit: 20 })).toThrow(/other filters/);
+    for (const other of [
+      { status: 'expired', limit: 10 },
+      { status: 'active', limit: 20 },
+    ]) {
+      const error = appErrorThrownBy(() => decodeCursor(cursor, other));
+      expect(error.code, JSON.stringify(other)).toBe('INVALID_PARAMETER');
+      expect(error.message).toMatch(/other filters/);
+    }
   });
 
   it('rejects garbage and tampered cursors with INVALID_PARAMETER', () => {
@@ -45,12 +51,7 @@ describe('list cursor', () => {
       Buffer.from('{"p":1}').toString('base64url'),
       Buffer.from('{"p":2,"s":"x","i":"sub_../x","f":"y"}').toString('base64url'),
     ]) {
-      try {
-        decodeCursor(bad, filters);
-        expect.unreachable();
-      } catch (error) {
-        expect((error as AppError).code).toBe('INVALID_PARAMETER');
-      }
+      expect(appErrorThrownBy(() => decodeCursor(bad, filters)).code, bad).toBe('INVALID_PARAMETER');
     }
   });
 });

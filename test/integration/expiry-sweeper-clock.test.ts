@@ -1,0 +1,127 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // Its own table: the sweeper's checkpoint is one item per kind, which the shared table's other
+  // sweeps (at the real time) would move.
+  process.env.TABLE_NAME = `sweeper-clock-${process.pid}`;
+});
+
+import { ddb, tableName } from '../../lib/data/client.js';
+import { findDueItems } from '../../lib/data/due.js';
+import { keys } from '../../lib/data/keys.js';
+import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
+import { processDueWork } from '../../lib/services/due-work.js';
+import { expireDueSubscriptions } from '../../lib/services/expiry.js';
+import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
+import { createTestApp } from '../support/fixtures.js';
+import { createOwnTable } from '../support/own-table.js';
+import { seedSubscription } from '../support/subscriptions.js';
+
+/**
+ * The clock is injected by faking Date alone (timers stay real): every `new Date()` in lib/ (the
+ * state machine's now, the records' updated_at, the day a due item is filed under) reads it, so
+ * "midnight" is a value of the test, not a moment to wait for, and a run crossing the real UTC
+ * midnight changes nothing.
+ */
+const clockAt = (iso: string) => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(new Date(iso));
+};
+
+const checkpoint = async (): Promise<string | undefined> =>
+  (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.checkpoint('due-SUB'), ConsistentRead: true }))).Item
+    ?.day as string | undefined;
+
+const statusOf = async (appId: string, id: string) => (await getSubscriptionRecord(appId, id))?.status;
+
+describe('expiry sweeper across midnight, with its checkpoint (injected clock, own table)', () => {
+  let appId: string;
+  beforeAll(async () => {
+    await createOwnTable();
+    ({ appId } = await createTestApp());
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('a subscription due at 23:59:30 expires at the first run after midnight, and the checkpoint moves to the new day', async () => {
+    clockAt('2026-03-09T12:00:00.000Z');
+    // First run ever: looks back a week, finds nothing, and records that every day before today is done.
+    expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 0, changed: 0, failed: 0 });
+    expect(await checkpoint()).toBe('2026-03-09');
+
+    clockAt('2026-03-10T23:59:00.000Z');
+    const late = await seedSubscription(appId, { expires_at: '2026-03-10T23:59:30.000Z' });
+    // Not due yet at 23:59:10.
+    clockAt('2026-03-10T23:59:10.000Z');
+    expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 0, changed: 0, failed: 0 });
+    expect(await statusOf(appId, late.id)).toBe('active');
+    expect(await checkpoint()).toBe('2026-03-10');
+
+    // The first run of the next day reads yesterday's partition too.
+    clockAt('2026-03-11T00:00:30.000Z');
+    expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 1, changed: 1, failed: 0 });
+    expect(await statusOf(appId, late.id)).toBe('expired');
+    expect(await checkpoint()).toBe('2026-03-11');
+  });
+
+  it('after days without a run, the backlog of every day since the checkpoint is applied; the next run reads today only', async () => {
+    clockAt('2026-03-11T09:00:00.000Z');
+    const dueThatDay = await seedSubscription(appId, { expires_at: '2026-03-11T22:00:00.000Z' });
+    clockAt('2026-03-12T09:00:00.000Z');
+    const dueNextDay = await seedSubscription(appId, { expires_at: '2026-03-12T10:00:00.000Z' });
+    const pauseEnds = await seedSubscription(appId, {
+      status: 'paused',
+      expires_at: '2026-04-01T00:00:00.000Z',
+      paused_at: '2026-03-12T09:00:00.000Z',
+      paused_until: '2026-03-13T09:00:00.000Z',
+    });
+    const notYet = await seedSubscription(appId, { expires_at: '2026-03-14T11:00:00.000Z' });
+
+    // No run for three days (the checkpoint is still 2026-03-11).
+    clockAt('2026-03-14T10:00:00.000Z');
+    expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 3, changed: 3, failed: 0 });
+    expect(await statusOf(appId, dueThatDay.id)).toBe('expired');
+    expect(await statusOf(appId, dueNextDay.id)).toBe('expired');
+    expect(await getSubscriptionRecord(appId, pauseEnds.id)).toMatchObject({
+      status: 'active',
+      // Resumed at paused_until: the one day paused is added, not the time until this run.
+      expires_at: '2026-04-02T00:00:00.000Z',
+    });
+    expect(await statusOf(appId, notYet.id)).toBe('active');
+    expect(await checkpoint()).toBe('2026-03-14');
+
+    // The checkpoint GetItem and one Query, for today's partition: earlier days are never read again.
+    expect(await dynamoDbRoundTrips(() => findDueItems('SUB', new Date(), 1000))).toEqual([['GetItem'], ['Query']]);
+
+    clockAt('2026-03-14T11:00:00.000Z');
+    expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 1, changed: 1, failed: 0 });
+    expect(await statusOf(appId, notYet.id)).toBe('expired');
+  });
+
+  it('a day with a failed item stops the checkpoint at that day, so the next run reads it again', async () => {
+    clockAt('2026-03-15T08:00:00.000Z');
+    const failing = await seedSubscription(appId, { expires_at: '2026-03-15T09:00:00.000Z' });
+    clockAt('2026-03-16T08:00:00.000Z');
+    const later = await seedSubscription(appId, { expires_at: '2026-03-16T09:00:00.000Z' });
+    clockAt('2026-03-17T08:00:00.000Z');
+    expect(await checkpoint()).toBe('2026-03-14');
+
+    const seen: string[] = [];
+    const failed = await processDueWork('SUB', new Date(), { limit: 1000, concurrency: 1 }, async (item) => {
+      seen.push(item.id as string);
+      if (item.id === failing.id) throw new Error('injected failure');
+    });
+    // The failed day ends the run: the next day is not started; the checkpoint moves past the
+    // (empty) 14th but not past the 15th.
+    expect(failed).toEqual({ examined: 1, failed: 1 });
+    expect(seen).toEqual([failing.id]);
+    expect(await checkpoint()).toBe('2026-03-15');
+
+    expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 2, changed: 2, failed: 0 });
+    expect(await statusOf(appId, failing.id)).toBe('expired');
+    expect(await statusOf(appId, later.id)).toBe('expired');
+    expect(await checkpoint()).toBe('2026-03-17');
+  });
+});

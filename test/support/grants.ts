@@ -1,0 +1,80 @@
+/**
+ * What each function of the stack may do, written out per function, not read from lib/routes.ts:
+ * the CDK test asserts the template grants exactly this, and test/e2e/handler-grants.test.ts that
+ * every DynamoDB operation a route's handler sends is in it.
+ */
+import type { TableAction } from '../../lib/routes.js';
+
+export interface Grants {
+  table?: readonly TableAction[];
+  /** secretsmanager:GetSecretValue on the app_store and google_play secrets under the stack prefix. */
+  storeSecrets?: boolean;
+  /** events:PutEvents on the stack's bus. */
+  putEvents?: boolean;
+  /** Reads the table stream (event source). */
+  streamRead?: boolean;
+  /** sqs:SendMessage on this dead-letter queue (construct id in cdk/constructs/notifications.ts). */
+  sendsTo?: string;
+}
+
+/** Every route authenticates (GetItem of the key on a cache miss) and counts the request (UpdateItem). */
+const AUTH = ['GetItem', 'UpdateItem'] as const;
+/** A subscription change: TransactWriteItems of puts and updates, after reading the subscription (Query). */
+const CHANGE = [...AUTH, 'Query', 'PutItem'] as const;
+/** Purchase verification: one BatchGetItem of app, product, owner and binding, then the transaction. */
+const VERIFY = { table: [...AUTH, 'BatchGetItem', 'PutItem'], storeSecrets: true } as const;
+/** A mobile report: the history item and the profile in one transaction. */
+const REPORT = { table: [...AUTH, 'PutItem'] } as const;
+/** A read of the app's data by key or partition. */
+const READ = { table: [...AUTH, 'Query'] } as const;
+
+/** By route name (lib/routes.ts `name`, the function's construct id). */
+export const ROUTE_GRANTS: Record<string, Grants> = {
+  ListSubscriptions: READ,
+  CreateSubscription: { table: [...AUTH, 'PutItem'] },
+  VerifyPurchase: VERIFY,
+  RevenueStatistics: READ,
+  ListProducts: READ,
+  GetSubscription: READ,
+  UpdateSubscription: { table: CHANGE },
+  CancelSubscription: { table: CHANGE },
+  RenewSubscription: { table: CHANGE },
+  PauseSubscription: { table: CHANGE },
+  ResumeSubscription: { table: CHANGE },
+  VerifyFirstReceipt: VERIFY,
+  RecoverReceipt: VERIFY,
+  // A batch of events is written with BatchWriteItem.
+  ReportEvents: { table: [...AUTH, 'BatchWriteItem'] },
+  ReportEventsV2: { table: [...AUTH, 'BatchWriteItem'] },
+  ReportSession: REPORT,
+  ReportSessionV2: REPORT,
+  ReportOrder: REPORT,
+  ReportOrderV2: REPORT,
+  ReportConversion: REPORT,
+  ReportConversionV2: REPORT,
+  ReportGlobalSwitch: REPORT,
+  ReportGlobalSwitchV2: REPORT,
+  ReportTyped: REPORT,
+  ReportTypedV2: REPORT,
+  UpdateUserAttributes: REPORT,
+  UpdateUserAttributesV2: REPORT,
+  SetCustomProperties: REPORT,
+  ReportAttribution: REPORT,
+  ReportSearchAds: REPORT,
+  SegmentInfo: READ,
+  AdsInfo: READ,
+};
+
+/** The functions of cdk/constructs/notifications.ts, by description. */
+export const WORKER_GRANTS: Record<string, Grants> = {
+  'table stream (outbox) -> EventBridge': { streamRead: true, putEvents: true, sendsTo: 'StreamFailures' },
+  'EventBridge rule target: Standard Webhooks delivery': {
+    table: ['GetItem', 'PutItem', 'UpdateItem'],
+    sendsTo: 'WebhookDeadLetters',
+  },
+  'every minute: webhook deliveries whose next try is due': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
+    sendsTo: 'WebhookDeadLetters',
+  },
+  'every minute: expiries and pause ends that are due': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'] },
+};
