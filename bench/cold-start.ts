@@ -56,7 +56,7 @@ try {
   const { setWebhook } = await import('../lib/data/webhooks.js');
   const { outboxItem } = await import('../lib/events/outbox.js');
   const { EVENT_SOURCE, STATUS_CHANGED } = await import('../lib/events/schemas.js');
-  const { sha256Hex } = await import('../lib/ids.js');
+  const { sha256Hex } = await import('../lib/core/ids.js');
   const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
   const { pauseSubscription } = await import('../lib/services/subscriptions.js');
   const { putStoreSettings } = await import('../lib/stores/settings.js');

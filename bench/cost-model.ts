@@ -59,7 +59,7 @@ try {
   const { useLocalBus } = await import('../lib/events/bus.js');
   const { OUTBOX_ITEM_TYPE } = await import('../lib/events/outbox.js');
   const { STATUS_CHANGED } = await import('../lib/events/schemas.js');
-  const { newEventId } = await import('../lib/ids.js');
+  const { newEventId } = await import('../lib/core/ids.js');
   const { pauseSubscription } = await import('../lib/services/subscriptions.js');
   const { verifyPurchase } = await import('../lib/services/verification.js');
   const { mintTestReceipt } = await import('../lib/stores/test-store.js');

@@ -30,7 +30,7 @@ try {
   const { findApiKey } = await import('../lib/data/apps.js');
   const { countKeyRequest } = await import('../lib/data/rate-limits.js');
   const { authenticateAndLimit } = await import('../lib/http/auth.js');
-  const { sha256Hex } = await import('../lib/ids.js');
+  const { sha256Hex } = await import('../lib/core/ids.js');
   const { reportEvents } = await import('../lib/services/reporting.js');
   const { getSubscriptionDetail } = await import('../lib/services/subscriptions.js');
   const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');

@@ -60,7 +60,7 @@ try {
   const { seedApp } = await import('./support/seed.js');
   const { startGateway } = await import('../local/gateway.js');
   const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
-  const { newSubscriptionId } = await import('../lib/ids.js');
+  const { newSubscriptionId } = await import('../lib/core/ids.js');
   const { mobileHeaders } = await import('../test/support/mobile.js');
 
   const app = await seedApp(1_000);

@@ -3,7 +3,7 @@
  * (default: the DynamoDB Local of `npm start`) or, with --aws, to the deployed table (TABLE_NAME).
  * With --json every command prints exactly one JSON document on stdout (errors too, as {"error": ...}).
  */
-import { DEFAULT_DYNAMODB_PORT } from '../lib/defaults.js';
+import { DEFAULT_DYNAMODB_PORT } from '../lib/core/defaults.js';
 
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');

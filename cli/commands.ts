@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type * as z from 'zod/mini';
-import { config } from '../lib/config.js';
+import { config } from '../lib/core/config.js';
 import { putAdsConfig, putSegments } from '../lib/data/app-config.js';
 import {
   createApp,

@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { handler as deliverWebhook } from '../functions/events/deliver-webhook.js';
+import { redactText } from '../lib/core/redact.js';
 import { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } from '../lib/domain/webhook-retry.js';
 import type { BusDispatcher } from '../lib/events/bus.js';
 import { type BusEventDetail, EVENT_SOURCE, type EventKind } from '../lib/events/schemas.js';
-import { redactText } from '../lib/redact.js';
 import { lambdaContext } from './lambda-context.js';
 
 export const dispatchToRuleTargets: BusDispatcher = async (events) => {

@@ -5,9 +5,9 @@
  * tests both start it this way, against whatever DynamoDB the environment names.
  */
 
+import { logger } from '../lib/core/logger.js';
 import { dynamodb } from '../lib/data/client.js';
 import { useLocalBus } from '../lib/events/bus.js';
-import { logger } from '../lib/logger.js';
 import { dispatchToRuleTargets } from './event-bus.js';
 import { type LocalGateway, startGateway } from './gateway.js';
 import { startScheduler } from './scheduler.js';

@@ -4,7 +4,7 @@
  * and prints the base URLs. Ctrl-C stops the gateway and DynamoDB Local.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_DYNAMODB_PORT, DEFAULT_PORT, DEFAULT_TABLE_NAME } from '../lib/defaults.js';
+import { DEFAULT_DYNAMODB_PORT, DEFAULT_PORT, DEFAULT_TABLE_NAME } from '../lib/core/defaults.js';
 import { ensureTable, type LocalDynamoDb, localClient, startDynamoDbLocal } from './dynamodb.js';
 
 const { values: flags } = parseArgs({ options: { 'in-memory': { type: 'boolean', default: false } } });

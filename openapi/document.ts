@@ -1,13 +1,13 @@
 /**
  * Builds the OpenAPI 3.1 document of both APIs from lib/routes.ts (paths, methods, header rules,
  * who acts on a user), the zod schemas the handlers parse requests with and the response schemas
- * (openapi/operations.ts), and the error table (lib/errors.ts). `npm run openapi` writes it to
+ * (openapi/operations.ts), and the error table (lib/core/errors.ts). `npm run openapi` writes it to
  * docs/openapi.json; test/unit/openapi.test.ts checks that file is what this builds.
  */
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod/mini';
 import { registry, toJSONSchema } from 'zod/v4/core';
-import { ERRORS, type ErrorKind } from '../lib/errors.js';
+import { ERRORS, type ErrorKind } from '../lib/core/errors.js';
 import type { ApiName } from '../lib/http/envelopes.js';
 import { MOBILE_HEADER_RULES } from '../lib/http/mobile-headers.js';
 import { ROUTES, type Route } from '../lib/routes.js';

@@ -4,8 +4,8 @@
  * to check), its success response, the error kinds only it can answer, and examples.
  */
 import * as z from 'zod/mini';
+import type { ErrorKind } from '../lib/core/errors.js';
 import { EVENT_LIMITS } from '../lib/domain/events.js';
-import type { ErrorKind } from '../lib/errors.js';
 import {
   adsInfoParams,
   attributionReportBody,

@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { config } from '../../lib/config.js';
+import { config } from '../../lib/core/config.js';
 import { ddb } from '../../lib/data/client.js';
 import { TABLE } from '../../lib/data/table.js';
 import { localClient } from '../../local/dynamodb.js';

@@ -6,7 +6,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 
-// DYNAMODB_ENDPOINT is set for DynamoDB Local only, as in lib/config.ts.
+// DYNAMODB_ENDPOINT is set for DynamoDB Local only, as in lib/core/config.ts.
 const ddb = DynamoDBDocumentClient.from(
   new DynamoDBClient(process.env.DYNAMODB_ENDPOINT ? { endpoint: process.env.DYNAMODB_ENDPOINT } : {}),
 );

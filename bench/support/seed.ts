@@ -1,7 +1,8 @@
 /** Seeds an app with many subscriptions through bulk writes (DynamoDB Local takes a few hundred writes/s). */
+
+import { newSubscriptionId } from '../../lib/core/ids.js';
 import { bulkInsertSubscriptions } from '../../lib/data/subscription-writes.js';
 import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
-import { newSubscriptionId } from '../../lib/ids.js';
 import { createTestApp, type TestApp } from '../../test/support/fixtures.js';
 
 const STATUSES = ['active', 'active', 'active', 'expired', 'cancelled'] as const;

@@ -1,4 +1,4 @@
-import { logger } from '../../lib/logger.js';
+import { logger } from '../../lib/core/logger.js';
 import { expireDueSubscriptions } from '../../lib/services/expiry.js';
 
 /** Scheduled every minute (EventBridge Scheduler in AWS; the local scheduler loop in `npm start`). */

@@ -1,4 +1,4 @@
-import { logger } from '../../lib/logger.js';
+import { logger } from '../../lib/core/logger.js';
 import { retryDueDeliveries } from '../../lib/services/webhook-delivery.js';
 
 /** Scheduled every minute: webhook deliveries whose next try is due. */

@@ -1,4 +1,4 @@
-import { AppError } from '../../lib/errors.js';
+import { AppError } from '../../lib/core/errors.js';
 import { mobileEndpoint } from '../../lib/http/endpoint.js';
 import { adsInfoParams } from '../../lib/schemas/mobile.js';
 import { adsInfo } from '../../lib/services/audience.js';

@@ -1,7 +1,7 @@
 /** Apps and their API keys. An API key maps to exactly one app and one kind. */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { apiKeyId, newApiKey, newAppId, newUserTokenSecret, sha256Hex } from '../core/ids.js';
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
-import { apiKeyId, newApiKey, newAppId, newUserTokenSecret, sha256Hex } from '../ids.js';
 import { newTestStoreKeys } from '../stores/test-store.js';
 import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
 import { type ApiKeyKind, keys } from './keys.js';

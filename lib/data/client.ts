@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config.js';
+import { config } from '../core/config.js';
 
 /** DynamoDB Local accepts any credentials; give it some when the environment has none. */
 const localCredentials =

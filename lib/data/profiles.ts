@@ -1,6 +1,6 @@
 /** User profiles (written by the mobile reporting API); the subscription detail reads usage from them. */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AppError } from '../errors.js';
+import { AppError } from '../core/errors.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys } from './keys.js';
 import { updateExpression } from './update-expression.js';

@@ -1,7 +1,7 @@
 /** Webhook endpoints of apps and the record of every delivery (attempts, outcome, next try). */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { newWebhookSecret } from '../core/ids.js';
 import type { BusEventDetail } from '../events/schemas.js';
-import { newWebhookSecret } from '../ids.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import { dueAttributes, keys } from './keys.js';
 import { withoutKeys } from './table.js';

@@ -8,7 +8,7 @@
  * Either may carry `eventId` (or `insert_id`) and `timestamp` (epoch ms, or ISO 8601).
  */
 import { createHash } from 'node:crypto';
-import { AppError, type ErrorKind } from '../errors.js';
+import { AppError, type ErrorKind } from '../core/errors.js';
 import { unstorablePlace } from '../schemas/common.js';
 
 export const EVENT_LIMITS = {

@@ -3,7 +3,7 @@
  * filters produced it, so the next page is read from there at constant cost.
  */
 import { createHash } from 'node:crypto';
-import { AppError } from '../errors.js';
+import { AppError } from '../core/errors.js';
 
 export interface PageInfo {
   page: number;

@@ -24,7 +24,7 @@
  * Rows about a subscription need its record: without it the decision is read_subscription, and the
  * caller decides again with the record read.
  */
-import type { ErrorKind } from '../errors.js';
+import type { ErrorKind } from '../core/errors.js';
 import type { VerifiedTransaction } from '../stores/types.js';
 import { accountTokenAllows } from './app-account-token.js';
 import type { SubscriptionStatus } from './subscription-state.js';

@@ -3,7 +3,7 @@
  * reporting currency, and product shares. Amounts are integer micro-units (1 USD = 1,000,000) so
  * that sums are exact; they become decimals only in responses.
  */
-import { AppError } from '../errors.js';
+import { AppError } from '../core/errors.js';
 
 export const GROUP_BY = ['day', 'week', 'month'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];

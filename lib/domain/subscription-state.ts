@@ -6,7 +6,7 @@
  * LIFECYCLE is the whole table, one row per status and one column per operation; a reader finds
  * every transition, its guard and its effect there.
  */
-import { AppError } from '../errors.js';
+import { AppError } from '../core/errors.js';
 import { addDays, addMonths } from './billing.js';
 
 export const SUBSCRIPTION_STATUSES = ['pending_verification', 'active', 'paused', 'cancelled', 'expired'] as const;

@@ -4,7 +4,7 @@
  * rule's target (the webhook deliverer) the way the rule would.
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { config } from '../config.js';
+import { config } from '../core/config.js';
 import { type BusEventDetail, EVENT_SOURCE } from './schemas.js';
 
 /** Returns the indexes of the events that were not accepted. */

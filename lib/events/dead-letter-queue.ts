@@ -1,6 +1,6 @@
 /** The SQS side of lib/events/dead-letter.ts, imported only when a dead letter is sent. */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { config } from '../config.js';
+import { config } from '../core/config.js';
 
 const sqs = new SQSClient({ region: config.region });
 

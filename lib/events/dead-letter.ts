@@ -1,5 +1,5 @@
 /** Webhook events whose retries are exhausted go to an SQS dead-letter queue (an alarm watches its depth). */
-import { config } from '../config.js';
+import { config } from '../core/config.js';
 import type { BusEventDetail } from './schemas.js';
 
 /** Locally (no queue configured) the delivery record's `dead` status is the dead letter. */

@@ -4,9 +4,9 @@
  * stream carries its INSERT to the publisher (functions/events/publish-status-changes.ts), which puts it on EventBridge.
  */
 import type { DynamoDBRecord } from 'aws-lambda';
+import { newEventId } from '../core/ids.js';
 import { keys } from '../data/keys.js';
 import type { StatusChange, SubscriptionState } from '../domain/subscription-state.js';
-import { newEventId } from '../ids.js';
 import { type BusEventDetail, STATUS_CHANGED, TRANSFERRED, type TransferredPayload } from './schemas.js';
 
 /** Outbox items are deleted by TTL once the stream has long carried them (streams keep 24 h). */

@@ -5,7 +5,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
-import { logger } from '../logger.js';
+import { logger } from '../core/logger.js';
 import { putEvents } from './bus.js';
 import { isOutboxInsert } from './outbox.js';
 import { type BusEventDetail, busEventDetail } from './schemas.js';

@@ -6,14 +6,14 @@
  * KEY_CACHE_TTL_SECONDS (a flood of made-up keys costs one failed conditional write per key).
  */
 
-import { config } from '../config.js';
+import { config } from '../core/config.js';
+import { AppError } from '../core/errors.js';
+import { sha256Hex } from '../core/ids.js';
 import type { ApiKeyRecord } from '../data/apps.js';
 import type { ApiKeyKind } from '../data/keys.js';
 import { countKeyRequest } from '../data/rate-limits.js';
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
 import { checkUserToken, type UserTokenCheck } from '../domain/user-token.js';
-import { AppError } from '../errors.js';
-import { sha256Hex } from '../ids.js';
 import { limitRequest, refuseIfExhausted } from './rate-limit.js';
 
 export interface Caller {

@@ -7,10 +7,10 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import { AppError, type ErrorKind, isAppError } from '../core/errors.js';
+import { logger } from '../core/logger.js';
 import type { ApiKeyKind } from '../data/keys.js';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
-import { AppError, type ErrorKind, isAppError } from '../errors.js';
-import { logger } from '../logger.js';
 import { routeOf } from '../routes.js';
 import {
   type Authenticated,

@@ -4,7 +4,7 @@
  * `{status: "error", code, message}`.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { AppError } from '../errors.js';
+import type { AppError } from '../core/errors.js';
 import type { MobileErrorBody, SubscriptionsErrorBody } from '../schemas/responses.js';
 
 export type ApiName = 'subscriptions' | 'mobile';

@@ -2,7 +2,7 @@
  * Header rules of the mobile reporting API. Each mobile route names its rule in lib/routes.ts;
  * the mobile endpoint middleware applies it, so handlers never check headers themselves.
  */
-import { AppError } from '../errors.js';
+import { AppError } from '../core/errors.js';
 import type { Platform } from '../schemas/common.js';
 
 /** Lower-case names (headers are normalised). Content-Type is required only with a body. */

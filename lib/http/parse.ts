@@ -1,6 +1,6 @@
 /** zod parsing of request parts into typed values, or an INVALID_PARAMETER AppError with field paths. */
 import type * as z from 'zod/mini';
-import { AppError, type ErrorDetail } from '../errors.js';
+import { AppError, type ErrorDetail } from '../core/errors.js';
 
 export type RequestPart = 'body' | 'query' | 'params';
 

@@ -3,7 +3,8 @@
  * (lib/http/auth.ts): 429 RATE_LIMITED past the tier's limit, and the RateLimit headers that
  * every response to an authenticated request carries.
  */
-import { config } from '../config.js';
+import { config } from '../core/config.js';
+import { AppError } from '../core/errors.js';
 import type { ApiKeyKind } from '../data/keys.js';
 import {
   decideRateLimit,
@@ -12,7 +13,6 @@ import {
   rateLimitHeaders,
   type WindowCount,
 } from '../domain/rate-limit.js';
-import { AppError } from '../errors.js';
 
 /**
  * Windows this instance has seen exhausted, by key hash: until they close, further requests with

@@ -1,8 +1,9 @@
 /** Reads about a user for the mobile API: segment membership and ad-network information. */
+
+import { AppError } from '../core/errors.js';
 import { getAdsConfig, getSegments } from '../data/app-config.js';
 import { loadUserFacts } from '../data/user-facts.js';
 import { builtInSegments, inSegment } from '../domain/segments.js';
-import { AppError } from '../errors.js';
 import type { AdsInfo, Attribution, SegmentInfo } from '../schemas/responses.js';
 
 const BUILT_IN_NAMES: Record<string, string> = {

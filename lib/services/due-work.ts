@@ -2,9 +2,10 @@
  * Runs a job over the work the clock has made due (one kind of the dueByDay index), day by day
  * from the checkpoint, and moves the checkpoint past every earlier day it finished without error.
  */
+
+import { logger } from '../core/logger.js';
 import { advanceCheckpoint, findDueItems } from '../data/due.js';
 import type { DueKind } from '../data/keys.js';
-import { logger } from '../logger.js';
 
 export interface DueWorkResult {
   examined: number;

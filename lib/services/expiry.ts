@@ -3,7 +3,7 @@
  * clock has made due (active past expires_at, paused past paused_until). Idempotent: a
  * subscription that is no longer due, or was changed meanwhile, is left to the state machine.
  */
-import { isAppError } from '../errors.js';
+import { isAppError } from '../core/errors.js';
 import { processDueWork } from './due-work.js';
 import { advanceSubscriptionClock } from './subscriptions.js';
 

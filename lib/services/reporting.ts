@@ -1,9 +1,9 @@
 /** Use cases of the mobile reporting API: what SDKs report, stored per app and user. */
 
+import { AppError } from '../core/errors.js';
 import { mergeProfileMaps } from '../data/profiles.js';
 import { appendReport, type ReportContext, storeEvents, storeOrder, storeSession } from '../data/reports.js';
 import { epochMillis, normalizeEvents } from '../domain/events.js';
-import { AppError } from '../errors.js';
 import type { MobileCaller } from '../http/endpoint.js';
 import {
   type AttributionReportBody,

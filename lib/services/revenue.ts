@@ -10,12 +10,13 @@
  * - new_subscriptions: first payments (a purchase without trial, or a trial converting).
  * - renewals: later payments of the same subscription.
  */
+
+import { AppError } from '../core/errors.js';
 import { getApp } from '../data/apps.js';
 import { getProduct } from '../data/products.js';
 import { readExchangeRates, readRevenueCounters } from '../data/revenue.js';
 import { countMatching } from '../data/subscription-queries.js';
 import { bucketsOf, convertMicros, fromMicros, percentages, validatePeriod } from '../domain/revenue.js';
-import { AppError } from '../errors.js';
 import type { RevenueStatistics } from '../schemas/responses.js';
 import type { RevenueQuery } from '../schemas/subscription.js';
 

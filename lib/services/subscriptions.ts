@@ -3,6 +3,8 @@
  * and the repositories. Every function takes the caller's app id first: nothing crosses apps.
  */
 
+import { AppError } from '../core/errors.js';
+import { newSubscriptionId } from '../core/ids.js';
 import { listSortKey } from '../data/keys.js';
 import { getProduct, listProducts } from '../data/products.js';
 import { getUsageStats } from '../data/profiles.js';
@@ -20,8 +22,6 @@ import {
   type SubscriptionCommand,
   type SubscriptionState,
 } from '../domain/subscription-state.js';
-import { AppError } from '../errors.js';
-import { newSubscriptionId } from '../ids.js';
 import type { Platform } from '../schemas/common.js';
 import type { Product } from '../schemas/product.js';
 import {

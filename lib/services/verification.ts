@@ -13,6 +13,8 @@
  * - Concurrent verifications of one transaction are settled by the table's conditions: a lost
  *   race is decided again on a fresh read.
  */
+
+import { AppError } from '../core/errors.js';
 import type { AppRecord } from '../data/apps.js';
 import {
   getTransactionBinding,
@@ -35,7 +37,6 @@ import {
   screenTransaction,
 } from '../domain/purchase-decision.js';
 import { transferredRevenue } from '../domain/revenue.js';
-import { AppError } from '../errors.js';
 import { RECEIPT_CHARACTERS } from '../schemas/common.js';
 import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
 import { appStoreVerifier, requireAppReceiptShape } from '../stores/app-store.js';

@@ -6,7 +6,8 @@
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { config } from '../config.js';
+import { config } from '../core/config.js';
+import { logger } from '../core/logger.js';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
 import {
   type AttemptLog,
@@ -22,7 +23,6 @@ import { type AttemptOutcome, decideAfterAttempt, parseRetryAfter } from '../dom
 import { sendToDeadLetterQueue } from '../events/dead-letter.js';
 import type { BusEventDetail } from '../events/schemas.js';
 import { signWebhook } from '../events/signing.js';
-import { logger } from '../logger.js';
 import { processDueWork } from './due-work.js';
 
 /** While an attempt is in flight its next try is this far ahead: a crashed attempt is retried after it. */

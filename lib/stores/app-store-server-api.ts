@@ -13,8 +13,8 @@
  */
 import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import * as z from 'zod/mini';
-import { config } from '../config.js';
-import { AppError } from '../errors.js';
+import { config } from '../core/config.js';
+import { AppError } from '../core/errors.js';
 import { define } from '../schemas/define.js';
 
 export interface ServerApiCredentials {

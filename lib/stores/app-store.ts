@@ -12,7 +12,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import * as z from 'zod/mini';
-import { AppError } from '../errors.js';
+import { AppError } from '../core/errors.js';
 import { define } from '../schemas/define.js';
 import {
   type AppReceipt,

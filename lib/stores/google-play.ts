@@ -6,8 +6,8 @@
  * The token and API base URLs are configuration, so tests run these HTTP calls against a stand-in.
  */
 import { createPrivateKey, sign } from 'node:crypto';
-import { config } from '../config.js';
-import { AppError } from '../errors.js';
+import { config } from '../core/config.js';
+import { AppError } from '../core/errors.js';
 import type { GooglePlaySettings } from './settings.js';
 import { isSignedTransaction, type StoreVerifier, type VerifiedTransaction } from './types.js';
 

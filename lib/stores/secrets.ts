@@ -11,7 +11,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { config } from '../config.js';
+import { config } from '../core/config.js';
 import { dynamodb } from '../data/client.js';
 
 const TARGET = 'secretsmanager.GetSecretValue';

@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { config } from '../config.js';
+import { config } from '../core/config.js';
 import type { AppRecord } from '../data/apps.js';
 import { batchGetConsistent } from '../data/batch.js';
 import { ddb, tableName } from '../data/client.js';

@@ -5,7 +5,7 @@
  * the app's private key, and only that app's public key verifies it, so no other app accepts it.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
-import { AppError } from '../errors.js';
+import { AppError } from '../core/errors.js';
 import { jwsHeaderOf, jwsOf, type StoreVerifier, type VerifiedTransaction } from './types.js';
 
 export interface TestStoreKeys {

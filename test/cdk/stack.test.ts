@@ -10,10 +10,10 @@ vi.hoisted(() => {
 });
 
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
-import { rateLimitVariable } from '../../lib/config.js';
+import { rateLimitVariable } from '../../lib/core/config.js';
+import { ERRORS } from '../../lib/core/errors.js';
 import { TABLE } from '../../lib/data/table.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
-import { ERRORS } from '../../lib/errors.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
 import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';

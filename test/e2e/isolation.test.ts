@@ -14,11 +14,11 @@ vi.hoisted(() => {
 
 import { readFileSync } from 'node:fs';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { sha256Hex } from '../../lib/core/ids.js';
 import { putAdsConfig, putSegments } from '../../lib/data/app-config.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys, listCounterKey, type TableKey } from '../../lib/data/keys.js';
 import { setWebhook } from '../../lib/data/webhooks.js';
-import { sha256Hex } from '../../lib/ids.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import type { Product } from '../../lib/schemas/product.js';
 import { putStoreSettings } from '../../lib/stores/settings.js';

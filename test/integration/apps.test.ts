@@ -1,5 +1,6 @@
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../lib/core/ids.js';
 import {
   createApp,
   findApiKey,
@@ -15,7 +16,6 @@ import {
 } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { sha256Hex } from '../../lib/ids.js';
 
 /** The secret each of the app's keys carries on its lookup item (what authentication reads), by key id. */
 async function secretsOnKeys(

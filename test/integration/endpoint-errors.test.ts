@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { logger } from '../../lib/core/logger.js';
 import { subscriptionsEndpoint } from '../../lib/http/endpoint.js';
-import { logger } from '../../lib/logger.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 
 function event(secretKey: string, requestId: string): APIGatewayProxyEvent {

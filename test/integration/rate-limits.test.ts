@@ -1,12 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { config } from '../../lib/config.js';
+import { config } from '../../lib/core/config.js';
+import { sha256Hex } from '../../lib/core/ids.js';
 import { revokeKey } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import { countKeyRequest } from '../../lib/data/rate-limits.js';
 import { authenticateAndLimit } from '../../lib/http/auth.js';
-import { sha256Hex } from '../../lib/ids.js';
 import { appErrorOf } from '../support/assertions.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp } from '../support/fixtures.js';

@@ -247,7 +247,7 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
   });
 
   it('keeps the key in the table item where there is no Secrets Manager (no STORE_SECRETS_PREFIX)', async () => {
-    const { config } = await import('../../lib/config.js');
+    const { config } = await import('../../lib/core/config.js');
     const prefix = config.storeSecretsPrefix;
     (config as { storeSecretsPrefix: string | undefined }).storeSecretsPrefix = undefined;
     try {

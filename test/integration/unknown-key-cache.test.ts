@@ -6,11 +6,11 @@ vi.hoisted(() => {
   process.env.KEY_CACHE_TTL_SECONDS = '30';
 });
 
+import { AppError } from '../../lib/core/errors.js';
+import { sha256Hex } from '../../lib/core/ids.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { AppError } from '../../lib/errors.js';
 import { authenticateAndLimit } from '../../lib/http/auth.js';
-import { sha256Hex } from '../../lib/ids.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 

@@ -5,10 +5,10 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `webhook-claim-${process.pid}`;
 });
 
+import { newEventId } from '../../lib/core/ids.js';
 import { ddb } from '../../lib/data/client.js';
 import { createDelivery, getDelivery, replaceDelivery, setWebhook } from '../../lib/data/webhooks.js';
 import type { BusEventDetail } from '../../lib/events/schemas.js';
-import { newEventId } from '../../lib/ids.js';
 import { retryDueDeliveries } from '../../lib/services/webhook-delivery.js';
 import { createTestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';

@@ -3,14 +3,14 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
-  // Read once by lib/config.ts: this file exercises the AWS dead-letter path against a mocked SQS.
+  // Read once by lib/core/config.ts: this file exercises the AWS dead-letter path against a mocked SQS.
   process.env.DEAD_LETTER_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/webhook-dead-letters';
 });
 
+import { newEventId } from '../../lib/core/ids.js';
 import { ddb } from '../../lib/data/client.js';
 import { getDelivery, getWebhook, setWebhook } from '../../lib/data/webhooks.js';
 import type { BusEventDetail } from '../../lib/events/schemas.js';
-import { newEventId } from '../../lib/ids.js';
 import {
   deliverStatusChange,
   recentDeliveries,

@@ -1,5 +1,5 @@
 /** The AppError a promise rejects with (fails the test when it resolves or rejects otherwise). */
-import { AppError } from '../../lib/errors.js';
+import { AppError } from '../../lib/core/errors.js';
 
 export async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {
   try {

@@ -2,7 +2,7 @@
  * Issue #7, "Hostile input": the fuzzing of every route of one API, shared by the two test files
  * (one per API, so that they run in parallel, each with its own table). Requests are
  * authenticated with the app's real keys so that fuzzed input reaches validation and business
- * logic. For every answer: never a 5xx, the API's envelope with a code of lib/errors.ts, no trace
+ * logic. For every answer: never a 5xx, the API's envelope with a code of lib/core/errors.ts, no trace
  * of internals, no prototype pollution in the (in-process) handlers, and a refused request writes
  * nothing: the table is scanned before and after each request.
  *

@@ -8,7 +8,7 @@
  * cannot write: invalid UTF-8, 100,000 levels of nesting, `1e999`, an own `__proto__` key.
  */
 import fc from 'fast-check';
-import { ERRORS } from '../../lib/errors.js';
+import { ERRORS } from '../../lib/core/errors.js';
 import type { ApiName } from '../../lib/http/envelopes.js';
 import type { Route } from '../../lib/routes.js';
 
@@ -692,7 +692,7 @@ export function answerProblems(api: ApiName, answer: Answer): string[] {
   };
   const checkCode = (code: unknown) => {
     const statuses = typeof code === 'string' ? PUBLIC_CODES.get(code) : undefined;
-    if (!statuses) problems.push(`code ${JSON.stringify(code)} is not in lib/errors.ts`);
+    if (!statuses) problems.push(`code ${JSON.stringify(code)} is not in lib/core/errors.ts`);
     else if (!statuses.has(answer.status))
       problems.push(`code ${code} with status ${answer.status} (expected ${[...statuses].join(' or ')})`);
   };

@@ -1,9 +1,9 @@
 /** Writes subscriptions directly (bypassing the API) in states the API cannot produce quickly, e.g. expiring now. */
 
+import { newSubscriptionId } from '../../lib/core/ids.js';
 import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
 import { insertSubscription } from '../../lib/data/subscription-writes.js';
 import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
-import { newSubscriptionId } from '../../lib/ids.js';
 
 /** A complete active subscription record, with these fields changed. */
 export function buildSubscription(appId: string, overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord {

@@ -16,7 +16,7 @@ import * as asn1js from 'asn1js';
 import fc from 'fast-check';
 import * as pkijs from 'pkijs';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../lib/errors.js';
+import { AppError } from '../../lib/core/errors.js';
 import {
   type AppReceipt,
   AppReceiptError,

@@ -18,7 +18,7 @@ import {
 } from '@apple/app-store-server-library';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../lib/errors.js';
+import { AppError } from '../../lib/core/errors.js';
 import { APPLE_ROOT_CA_G3, decodeAppStoreTransaction } from '../../lib/stores/app-store.js';
 import { type AppleRejection, AppleSignedDataError } from '../../lib/stores/apple-signed-data.js';
 import { encodeOid, hasExtension } from '../../lib/stores/der.js';

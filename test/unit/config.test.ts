@@ -1,6 +1,6 @@
 /** Settings read from the environment (docs/operations.md, `npm start`). */
 import { describe, expect, it } from 'vitest';
-import { readConfig } from '../../lib/config.js';
+import { readConfig } from '../../lib/core/config.js';
 
 describe('configuration', () => {
   it('EVENT_RETENTION_DAYS: 90 by default, a non-negative integer when set', () => {

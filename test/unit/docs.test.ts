@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERRORS } from '../../lib/errors.js';
+import { ERRORS } from '../../lib/core/errors.js';
 import { admin, REPO_ROOT } from '../support/processes.js';
 
 const markdownUnder = (dir: string): string[] =>

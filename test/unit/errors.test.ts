@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { AppError, ERRORS } from '../../lib/errors.js';
+import { AppError, ERRORS } from '../../lib/core/errors.js';
 import { bearerToken } from '../../lib/http/auth.js';
 import { errorBody, errorResponse } from '../../lib/http/envelopes.js';
 import { MAX_JSON_DEPTH, parseJsonBody, parsePart } from '../../lib/http/parse.js';

@@ -5,13 +5,13 @@
  * rules below, written down here rather than read from the production table.
  */
 import { describe, expect, it } from 'vitest';
+import { AppError } from '../../lib/core/errors.js';
 import {
   applyCommand,
   INITIAL_LIFECYCLE,
   type SubscriptionCommand,
   type SubscriptionState,
 } from '../../lib/domain/subscription-state.js';
-import { AppError } from '../../lib/errors.js';
 
 const NOW = new Date('2026-03-10T12:00:00.000Z');
 const FUTURE = '2026-04-01T00:00:00.000Z';

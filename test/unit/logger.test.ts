@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Logger } from '../../lib/logger.js';
+import { Logger } from '../../lib/core/logger.js';
 
 /** What the logger wrote, by stream, as parsed JSON lines. */
 function capture() {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readConfig } from '../../lib/config.js';
+import { readConfig } from '../../lib/core/config.js';
 import {
   DEFAULT_RATE_LIMITS,
   decideRateLimit,

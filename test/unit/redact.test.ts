@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newApiKey } from '../../lib/ids.js';
-import { redactLogValue, redactText } from '../../lib/redact.js';
+import { newApiKey } from '../../lib/core/ids.js';
+import { redactLogValue, redactText } from '../../lib/core/redact.js';
 
 describe('log redaction', () => {
   it('removes both kinds of API key, bearer tokens and webhook secrets from text', () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { newEventId, newWebhookSecret } from '../../lib/core/ids.js';
 import { signWebhook } from '../../lib/events/signing.js';
-import { newEventId, newWebhookSecret } from '../../lib/ids.js';
 
 describe('webhook signatures', () => {
   it("are exactly the reference library's, and verify with it, for any payload and time", () => {

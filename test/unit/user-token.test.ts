@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { newUserTokenSecret } from '../../lib/core/ids.js';
 import { checkUserToken, signUserToken } from '../../lib/domain/user-token.js';
 import { requireUserToken } from '../../lib/http/auth.js';
-import { newUserTokenSecret } from '../../lib/ids.js';
 import { appErrorThrownBy } from '../support/assertions.js';
 
 /** The worked example of docs/security.md (section "Mobile trust model"), literally. */

@@ -1,6 +1,6 @@
+import { DEFAULT_RATE_LIMITS, RATE_LIMIT_TIERS, type RateLimitTier } from '../domain/rate-limit.js';
+import { retryScheduleFrom } from '../domain/webhook-retry.js';
 import { DEFAULT_TABLE_NAME } from './defaults.js';
-import { DEFAULT_RATE_LIMITS, RATE_LIMIT_TIERS, type RateLimitTier } from './domain/rate-limit.js';
-import { retryScheduleFrom } from './domain/webhook-retry.js';
 
 /**
  * Runtime configuration, read once from the environment when a module first imports it.

@@ -1,6 +1,6 @@
 /** Identifiers and secrets. Keys are random (256 bits), shown once, and stored only as SHA-256. */
 import { createHash, randomBytes } from 'node:crypto';
-import type { ApiKeyKind } from './data/keys.js';
+import type { ApiKeyKind } from '../data/keys.js';
 
 export const newAppId = (): string => `app_${randomBytes(8).toString('hex')}`;
 export const newSubscriptionId = (): string => `sub_${randomBytes(12).toString('hex')}`;

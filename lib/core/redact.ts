@@ -1,7 +1,7 @@
 /**
  * Redaction of secrets and personal data from log output: API keys, bearer tokens, webhook
  * secrets, user-token secrets and tokens, receipts (base64, JWS), private keys and email addresses. Every log line goes through
- * it (lib/logger.ts), so an error message that happens to echo a request cannot leak one.
+ * it (lib/core/logger.ts), so an error message that happens to echo a request cannot leak one.
  */
 
 /** Fields whose whole value is sensitive, whatever it looks like (compared lower-cased, without - and _). */

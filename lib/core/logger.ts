@@ -6,7 +6,7 @@
  * without its weight in every bundle (docs/decisions/logger.md).
  *
  * Never log headers, keys, receipts or bodies on purpose; and whatever reaches a log line anyway
- * (an error message echoing input) is redacted by lib/redact.ts on the way out.
+ * (an error message echoing input) is redacted by lib/core/redact.ts on the way out.
  */
 import { redactLogValue } from './redact.js';
 
