@@ -5,33 +5,12 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `webhook-claim-${process.pid}`;
 });
 
-import { newEventId } from '../../lib/core/ids.js';
 import { ddb } from '../../lib/data/client.js';
 import { createDelivery, getDelivery, replaceDelivery, setWebhook } from '../../lib/data/webhooks.js';
-import type { BusEventDetail } from '../../lib/events/schemas.js';
 import { retryDueDeliveries } from '../../lib/services/webhook-delivery.js';
-import { createTestApp } from '../support/fixtures.js';
+import { createTestApp, statusChange } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
-
-function statusChange(appId: string): BusEventDetail {
-  return {
-    app_id: appId,
-    event_id: newEventId(),
-    payload: {
-      event: 'subscription.status_changed',
-      timestamp: new Date().toISOString(),
-      data: {
-        subscription_id: 'sub_0123456789abcdef01234567',
-        user_id: 'u',
-        old_status: 'active',
-        new_status: 'expired',
-        expires_at: new Date().toISOString(),
-        auto_renew: false,
-      },
-    },
-  };
-}
 
 /**
  * Holds the first PutItem on this event's delivery until a second one arrives, then lets both go

@@ -7,39 +7,18 @@ vi.hoisted(() => {
   process.env.DEAD_LETTER_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/webhook-dead-letters';
 });
 
-import { newEventId } from '../../lib/core/ids.js';
 import { ddb } from '../../lib/data/client.js';
 import { getDelivery, getWebhook, setWebhook } from '../../lib/data/webhooks.js';
-import type { BusEventDetail } from '../../lib/events/schemas.js';
 import {
   deliverStatusChange,
   recentDeliveries,
   redeliver,
   retryDueDeliveries,
 } from '../../lib/services/webhook-delivery.js';
-import { createTestApp } from '../support/fixtures.js';
+import { createTestApp, statusChange } from '../support/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
 const sqs = mockClient(SQSClient);
-
-function statusChange(appId: string): BusEventDetail {
-  return {
-    app_id: appId,
-    event_id: newEventId(),
-    payload: {
-      event: 'subscription.status_changed',
-      timestamp: new Date().toISOString(),
-      data: {
-        subscription_id: 'sub_0123456789abcdef01234567',
-        user_id: 'u',
-        old_status: 'active',
-        new_status: 'expired',
-        expires_at: new Date().toISOString(),
-        auto_renew: false,
-      },
-    },
-  };
-}
 
 /** Runs the retry job until the delivery settles (the test schedule retries every second). */
 async function settle(appId: string, eventId: string) {

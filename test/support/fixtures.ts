@@ -1,6 +1,9 @@
 /** Typed fixtures: a fresh app (own keys, own data) per test file keeps tests independent on one table. */
+
+import { newEventId } from '../../lib/core/ids.js';
 import { createApp } from '../../lib/data/apps.js';
 import { putProducts } from '../../lib/data/products.js';
+import type { BusEventDetail } from '../../lib/events/schemas.js';
 import type { Product } from '../../lib/schemas/product.js';
 
 export const PREMIUM_MONTHLY: Product = {
@@ -41,4 +44,24 @@ export async function createTestApp(products: Product[] = [PREMIUM_MONTHLY, PRO_
   const { app, secretKey, sdkKey } = await createApp({ name: 'test app', reportingCurrency: 'USD', testStore: true });
   if (products.length > 0) await putProducts(app.app_id, products);
   return { appId: app.app_id, secretKey: secretKey.key, sdkKey: sdkKey.key };
+}
+
+/** A status-change event as the publisher hands it to webhook delivery: a fresh event id each call. */
+export function statusChange(appId: string): BusEventDetail {
+  return {
+    app_id: appId,
+    event_id: newEventId(),
+    payload: {
+      event: 'subscription.status_changed',
+      timestamp: new Date().toISOString(),
+      data: {
+        subscription_id: 'sub_0123456789abcdef01234567',
+        user_id: 'u',
+        old_status: 'active',
+        new_status: 'expired',
+        expires_at: new Date().toISOString(),
+        auto_renew: false,
+      },
+    },
+  };
 }
