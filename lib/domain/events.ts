@@ -103,6 +103,7 @@ function normalizeOne(
     session_id: sessionId ?? null,
     timestamp: timestampOf(raw.timestamp, index, now),
     extra: (extra as Record<string, unknown> | undefined) ?? {},
+    // Stryker disable next-line ConditionalExpression: the caller destructures clientId away; undefined = absent
     ...(clientId !== undefined ? { clientId: clientId as string } : {}),
   };
 }

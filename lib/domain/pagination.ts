@@ -51,7 +51,7 @@ export function decodeCursor(cursor: string, filters: Record<string, unknown>): 
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    decoded = undefined;
+    // Not base64url JSON: decoded stays undefined and is refused below.
   }
   const c = decoded as { p?: unknown; s?: unknown; i?: unknown; f?: unknown } | undefined;
   if (

@@ -37,7 +37,8 @@ export function decideAfterAttempt(
 /** Retry-After is seconds or an HTTP date. */
 export function parseRetryAfter(header: string | null, now: Date): number | undefined {
   if (!header) return undefined;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim());
+  // Number() ignores surrounding whitespace as trim() does.
+  if (/^\d+$/.test(header.trim())) return Number(header);
   const at = Date.parse(header);
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now.getTime()) / 1000));
 }
@@ -45,7 +46,8 @@ export function parseRetryAfter(header: string | null, now: Date): number | unde
 /** WEBHOOK_RETRY_SCHEDULE_SECONDS="1,1,2" shortens the schedule (tests, local experiments). */
 export function retryScheduleFrom(value: string | undefined): readonly number[] {
   if (!value) return DEFAULT_RETRY_SCHEDULE_SECONDS;
-  const delays = value.split(',').map((part) => Number(part.trim()));
+  // Number() ignores the whitespace around each delay.
+  const delays = value.split(',').map((part) => Number(part));
   if (delays.some((d) => !Number.isFinite(d) || d < 0))
     throw new Error(`WEBHOOK_RETRY_SCHEDULE_SECONDS must be a comma-separated list of seconds, got "${value}"`);
   return delays;

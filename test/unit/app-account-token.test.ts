@@ -5,6 +5,7 @@ import {
   APP_ACCOUNT_TOKEN_NAMESPACE,
   accountTokenAllows,
   appAccountTokenFor,
+  isUuid,
   uuidV5,
 } from '../../lib/domain/app-account-token.js';
 
@@ -68,5 +69,23 @@ describe('app account tokens (UUIDv5 of <app_id>:<user_id>)', () => {
     ['with an empty token, nobody may', '', 'alice', false],
   ])('%s', (_case, token, user, allowed) => {
     expect(accountTokenAllows(token, APP, user)).toBe(allowed);
+  });
+
+  it.each([
+    ['2f694459-cded-58fc-83f6-fffbcdd41979', true],
+    ['2F694459-CDED-58FC-83F6-FFFBCDD41979', true],
+    ['x2f694459-cded-58fc-83f6-fffbcdd41979', false],
+    ['2f694459-cded-58fc-83f6-fffbcdd41979x', false],
+    ['2f694459cded58fc83f6fffbcdd41979', false],
+    ['2f694459-cded-58fc-83f6-fffbcdd4197g', false],
+  ])('isUuid(%o) is %s', (value, expected) => {
+    expect(isUuid(value)).toBe(expected);
+  });
+
+  it('uuidV5 refuses a namespace that is not a UUID, naming it', () => {
+    expect(() => uuidV5('name', 'not-a-uuid')).toThrow(new Error('namespace not-a-uuid is not a UUID'));
+    expect(() => uuidV5('name', `${APP_ACCOUNT_TOKEN_NAMESPACE}0`)).toThrow(
+      new Error('namespace 2f694459-cded-58fc-83f6-fffbcdd419790 is not a UUID'),
+    );
   });
 });

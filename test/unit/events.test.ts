@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_LIMITS, normalizeEvents } from '../../lib/domain/events.js';
+import { EVENT_LIMITS, epochMillis, isReportedTime, normalizeEvents } from '../../lib/domain/events.js';
 import { reportSessionBody } from '../../lib/schemas/mobile.js';
 import { appErrorThrownBy } from '../support/assertions.js';
 
@@ -109,5 +109,209 @@ describe('reported events', () => {
     expect(session(Math.floor(Date.now() / 1000))).toBe(true);
     for (const startTime of [Number.MAX_SAFE_INTEGER, 8.64e15, Date.now() + 2 * 86_400_000, 1, 946_684_799])
       expect(session(startTime), String(startTime)).toBe(false);
+  });
+});
+
+/** The error normalizeEvents throws, as clients see it in the body. */
+const refusal = (events: unknown, now: Date = NOW) => {
+  const error = appErrorThrownBy(() => normalizeEvents(events, 'h', now));
+  return { code: error.code, message: error.message, details: error.details };
+};
+
+const A = { name: 'x', user: 'u', sessionId: 's' };
+
+describe('reported events: what each refusal says', () => {
+  it.each([
+    ['not an array', { name: 'x' }, 'events must be an array', 'must be an array'],
+    ['empty', [], 'events must not be empty', 'must not be empty'],
+    ['1,001 events', Array(1001).fill(A), 'at most 1000 events per request', 'at most 1000'],
+  ])('a batch that is %s: INVALID_PARAMETER at body.events', (_, events, message, detail) => {
+    expect(refusal(events)).toEqual({
+      code: 'INVALID_PARAMETER',
+      message,
+      details: [{ path: 'body.events', message: detail }],
+    });
+  });
+
+  // [event, code, message after "events[1]: "]; the refused event is the second, so the index shows.
+  it.each([
+    ['a string', 'not an event', 'INVALID_PARAMETER', 'an event must be an object'],
+    ['an array', [A], 'INVALID_PARAMETER', 'an event must be an object'],
+    ['null', null, 'INVALID_PARAMETER', 'an event must be an object'],
+    ['without a name', { user: 'u', sessionId: 's' }, 'EVENT_NAME_REQUIRED', 'name is required'],
+    ['with a blank name', { ...A, name: ' \t ' }, 'EVENT_NAME_REQUIRED', 'name is required'],
+    ['Shape B with a blank eventName', { eventName: '  ' }, 'EVENT_NAME_REQUIRED', 'eventName is required'],
+    [
+      'with a 129-character name',
+      { ...A, name: 'n'.repeat(129) },
+      'INVALID_PARAMETER',
+      'name must be at most 128 characters',
+    ],
+    ['without a user', { name: 'x', sessionId: 's' }, 'USER_REQUIRED', 'user is required'],
+    ['with a blank user', { ...A, user: '   ' }, 'USER_REQUIRED', 'user is required'],
+    [
+      'with a 257-character user',
+      { ...A, user: 'u'.repeat(257) },
+      'INVALID_PARAMETER',
+      'user must be at most 256 characters',
+    ],
+    ['without a sessionId', { name: 'x', user: 'u' }, 'SESSION_ID_REQUIRED', 'sessionId is required'],
+    ['with a blank sessionId', { ...A, sessionId: ' ' }, 'SESSION_ID_REQUIRED', 'sessionId is required'],
+    [
+      'with a 257-character sessionId',
+      { ...A, sessionId: 's'.repeat(257) },
+      'INVALID_PARAMETER',
+      'sessionId must be at most 256 characters',
+    ],
+    ['with extra a string', { ...A, extra: 'abc' }, 'INVALID_PARAMETER', 'extra must be an object'],
+    ['with extra a number', { ...A, extra: 7 }, 'INVALID_PARAMETER', 'extra must be an object'],
+    ['with extra an array', { ...A, extra: [1] }, 'INVALID_PARAMETER', 'extra must be an object'],
+    [
+      'Shape B with properties a string',
+      { eventName: 'x', properties: 'abc' },
+      'INVALID_PARAMETER',
+      'properties must be an object',
+    ],
+    [
+      'with a number DynamoDB cannot store in extra',
+      { ...A, extra: { n: 1e-200 } },
+      'INVALID_PARAMETER',
+      'extra.n: must be 0 or of magnitude 1e-130 to 9007199254740991',
+    ],
+    [
+      'Shape B with a number DynamoDB cannot store in properties',
+      { eventName: 'x', properties: { deep: { n: Number.POSITIVE_INFINITY } } },
+      'INVALID_PARAMETER',
+      'properties.deep.n: must be 0 or of magnitude 1e-130 to 9007199254740991',
+    ],
+    [
+      'with an empty eventId',
+      { ...A, eventId: '' },
+      'INVALID_PARAMETER',
+      'eventId must be a string of 1-256 characters',
+    ],
+    [
+      'with a numeric eventId',
+      { ...A, eventId: 42 },
+      'INVALID_PARAMETER',
+      'eventId must be a string of 1-256 characters',
+    ],
+    [
+      'with a 257-character eventId',
+      { ...A, eventId: 'e'.repeat(257) },
+      'INVALID_PARAMETER',
+      'eventId must be a string of 1-256 characters',
+    ],
+    [
+      'with a 257-character insert_id',
+      { eventName: 'x', insert_id: 'i'.repeat(257) },
+      'INVALID_PARAMETER',
+      'eventId must be a string of 1-256 characters',
+    ],
+    [
+      'with a timestamp that is no time',
+      { ...A, timestamp: 'yesterday' },
+      'INVALID_PARAMETER',
+      'timestamp must be epoch milliseconds (or an ISO 8601 time) between 2000 and now',
+    ],
+    [
+      'with a boolean timestamp',
+      { ...A, timestamp: true },
+      'INVALID_PARAMETER',
+      'timestamp must be epoch milliseconds (or an ISO 8601 time) between 2000 and now',
+    ],
+    [
+      'of 32,769 bytes as JSON',
+      { ...A, extra: { blob: 'b'.repeat(32_710) } },
+      'INVALID_PARAMETER',
+      'an event must be at most 32768 bytes (32 KB) as JSON',
+    ],
+  ])('an event %s', (_, event, code, message) => {
+    expect(refusal([A, event])).toEqual({
+      code,
+      message: `events[1]: ${message}`,
+      details: [{ path: 'body.events.1', message }],
+    });
+  });
+});
+
+describe('reported events: the limits are inclusive', () => {
+  it('accepts a name of 128, a user, sessionId and eventId of 256 characters, and 32,768 bytes as JSON', () => {
+    const atLimits = {
+      name: 'n'.repeat(128),
+      user: 'u'.repeat(256),
+      sessionId: 's'.repeat(256),
+      eventId: 'e'.repeat(256),
+    };
+    const [event] = normalizeEvents([atLimits], 'h', NOW);
+    expect(event).toMatchObject({ name: 'n'.repeat(128), user: 'u'.repeat(256), session_id: 's'.repeat(256) });
+    expect(event!.key).toBe(`id:${'e'.repeat(256)}`);
+
+    const largest = { ...A, extra: { blob: 'b'.repeat(32_709) } };
+    expect(Buffer.byteLength(JSON.stringify(largest))).toBe(32_768);
+    expect(normalizeEvents([largest], 'h', NOW)[0]!.extra).toEqual({ blob: 'b'.repeat(32_709) });
+  });
+
+  it('takes a null extra or properties as none, and a null timestamp as the receive time', () => {
+    const [a, b] = normalizeEvents(
+      [
+        { ...A, extra: null, timestamp: null },
+        { eventName: 'y', properties: null },
+      ],
+      'h',
+      NOW,
+    );
+    expect(a).toMatchObject({ extra: {}, timestamp: '2026-06-01T12:00:00.000Z' });
+    expect(b).toMatchObject({ extra: {}, timestamp: '2026-06-01T12:00:00.000Z' });
+  });
+});
+
+describe('reported events: timestamps', () => {
+  // NOW is 2026-06-01T12:00:00Z; a day ahead is 2026-06-02T12:00:00Z = 1_780_401_600_000 ms.
+  it.each([
+    ['2000-01-01T00:00:00.000Z in ms', 946_684_800_000, '2000-01-01T00:00:00.000Z'],
+    ['2000-01-01T00:00:00Z in seconds', 946_684_800, '2000-01-01T00:00:00.000Z'],
+    ['2000-01-01 as ISO 8601', '2000-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z'],
+    ['a day ahead of now, in ms', 1_780_401_600_000, '2026-06-02T12:00:00.000Z'],
+    ['a day ahead of now, in seconds', 1_780_401_600, '2026-06-02T12:00:00.000Z'],
+    ['a day ahead of now as ISO 8601', '2026-06-02T12:00:00.000Z', '2026-06-02T12:00:00.000Z'],
+  ])('accepts %s', (_, timestamp, expected) => {
+    expect(normalizeEvents([{ ...A, timestamp }], 'h', NOW)[0]!.timestamp).toBe(expected);
+  });
+
+  it.each([
+    ['1999-12-31T23:59:59.999Z in ms', 946_684_799_999],
+    ['1999-12-31T23:59:59Z in seconds', 946_684_799],
+    ['1999-12-31T23:59:59.999Z as ISO 8601', '1999-12-31T23:59:59.999Z'],
+    ['a day and 1 ms ahead of now', 1_780_401_600_001],
+    ['a day and 1 s ahead of now, in seconds', 1_780_401_601],
+    ['a day and 1 ms ahead of now as ISO 8601', '2026-06-02T12:00:00.001Z'],
+    ['1e11 (taken as ms: 1973-03-03)', 1e11],
+    ['2^53 ms, beyond any Date', 2 ** 53],
+    ['NaN', Number.NaN],
+  ])('refuses %s', (_, timestamp) => {
+    expect(refusal([{ ...A, timestamp }]).code).toBe('INVALID_PARAMETER');
+  });
+
+  it('epochMillis reads values below 1e11 as seconds and from 1e11 on as milliseconds', () => {
+    expect(epochMillis(99_999_999_999)).toBe(99_999_999_999_000);
+    expect(epochMillis(1e11)).toBe(100_000_000_000);
+    expect(epochMillis(1_780_000_000)).toBe(1_780_000_000_000);
+    expect(epochMillis(1_780_000_000_000)).toBe(1_780_000_000_000);
+  });
+
+  it('isReportedTime: from 2000-01-01T00:00:00.000Z to exactly a day after now, both included', () => {
+    expect(isReportedTime(946_684_800_000, NOW)).toBe(true);
+    expect(isReportedTime(946_684_799_999, NOW)).toBe(false);
+    expect(isReportedTime(1_780_401_600_000, NOW)).toBe(true);
+    expect(isReportedTime(1_780_401_600_001, NOW)).toBe(false);
+    expect(isReportedTime(Number.POSITIVE_INFINITY, NOW)).toBe(false);
+  });
+});
+
+describe('reported events: keys', () => {
+  it('derives the key of an event without an id from its place and content (stored keys: the format is fixed)', () => {
+    // A change of this derivation would store a batch resent across a deploy twice.
+    expect(normalizeEvents([A], 'h', NOW)[0]!.key).toBe('h:fJ5EwfmWHd9fzrJVvhW2IiydF9tFChxE');
   });
 });

@@ -55,3 +55,50 @@ describe('list cursor', () => {
     }
   });
 });
+
+describe('list cursor: what is accepted and what each refusal says', () => {
+  const id = 'sub_0123456789abcdef01234567';
+  const position = (page: number, at = id) => ({ page, list_sk: `2026-01-01T00:00:00.000Z#${at}`, id: at });
+  const filters = { status: 'active', limit: 10 };
+  const notACursor = {
+    code: 'INVALID_PARAMETER',
+    message: 'cursor is not valid',
+    details: [{ path: 'query.cursor', message: 'is not a cursor issued by this API' }],
+  };
+  const refusal = (cursor: string, with_ = filters) => {
+    const error = appErrorThrownBy(() => decodeCursor(cursor, with_));
+    return { code: error.code, message: error.message, details: error.details };
+  };
+
+  it('keeps its format, so a cursor a client holds across a deploy stays valid', () => {
+    const issued =
+      'eyJwIjozLCJzIjoiMjAyNi0wMS0wMVQwMDowMDowMC4wMDBaI3N1Yl8wMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1NjciLCJpIjoic3ViXzAxMjM0NTY3ODlhYmNkZWYwMTIzNDU2NyIsImYiOiJlRDB3c1RVS1I0czBwVTV1In0';
+    expect(encodeCursor(position(3), filters)).toBe(issued);
+    expect(decodeCursor(issued, filters)).toEqual(position(3));
+  });
+
+  it('leads to page 2 or later: a cursor for page 2 is accepted, one for page 1 or 0 is not', () => {
+    expect(decodeCursor(encodeCursor(position(2), filters), filters)).toEqual(position(2));
+    expect(refusal(encodeCursor(position(1), filters))).toEqual(notACursor);
+    expect(refusal(encodeCursor(position(0), filters))).toEqual(notACursor);
+  });
+
+  it.each([
+    ['not base64url JSON', 'garbage'],
+    ['JSON null', Buffer.from('null').toString('base64url')],
+    ['a fractional page', encodeCursor(position(2.5), filters)],
+    ['an id with a prefix', encodeCursor(position(2, `x${id}`), filters)],
+    ['an id with a suffix', encodeCursor(position(2, `${id}0`), filters)],
+    ['an id in capitals', encodeCursor(position(2, 'sub_0123456789ABCDEF01234567'), filters)],
+  ])('refuses %s as not a cursor of this API', (_, cursor) => {
+    expect(refusal(cursor)).toEqual(notACursor);
+  });
+
+  it('refuses a cursor of other filters, saying so', () => {
+    expect(refusal(encodeCursor(position(2), filters), { status: 'expired', limit: 10 })).toEqual({
+      code: 'INVALID_PARAMETER',
+      message: 'cursor was issued for other filters',
+      details: [{ path: 'query.cursor', message: 'use the cursor with the same filters as the page it came from' }],
+    });
+  });
+});

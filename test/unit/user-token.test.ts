@@ -132,6 +132,21 @@ describe('signed user tokens (v1)', () => {
     );
   });
 
+  it.each([
+    [1, 'v1.1.LXB-yoHJSbmYoahIv2f5VUILlgDC3NCFbEE-JWy0Tiw'],
+    [999_999_999_999, 'v1.999999999999.S0gPwCONQobBqyHB8mYblq6CcjrFjihoUYE0b2asMKA'],
+  ])('signing takes exp %i, an end of the range the format carries', (exp, token) => {
+    expect(signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, exp)).toBe(token);
+  });
+
+  it('signing refuses an exp out of range saying which range it takes', () => {
+    for (const exp of [0, 1e12]) {
+      const sign = () => signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, exp);
+      expect(sign, String(exp)).toThrow(RangeError);
+      expect(sign, String(exp)).toThrow(new RangeError('exp must be whole seconds in 1..999999999999'));
+    }
+  });
+
   it('signing refuses an exp the format cannot carry', () => {
     for (const exp of [0, -1, 1.5, 1e12, Number.NaN])
       expect(() => signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, exp), String(exp)).toThrow(RangeError);

@@ -61,3 +61,33 @@ describe('webhook retry decisions', () => {
     expect(() => retryScheduleFrom('1,x')).toThrow(/WEBHOOK_RETRY_SCHEDULE_SECONDS/);
   });
 });
+
+describe('webhook retry decisions at the edges', () => {
+  it.each([
+    [199, 'retry'],
+    [200, 'delivered'],
+    [299, 'delivered'],
+    [300, 'retry'],
+  ])('status %i: %s', (status, kind) => {
+    expect(decideAfterAttempt({ kind: 'response', status }, 1, NOW).kind).toBe(kind);
+  });
+
+  it.each([
+    [' 120 ', 120],
+    ['\t45\n', 45],
+    ['0', 0],
+    ['x120', undefined],
+    ['120x', undefined],
+    ['12 0', undefined],
+    ['', undefined],
+  ])('Retry-After %o is %o seconds', (header, seconds) => {
+    expect(parseRetryAfter(header, NOW)).toBe(seconds);
+  });
+
+  it('takes a schedule with 0-second delays and spaces, and refuses a negative delay, naming the value', () => {
+    expect(retryScheduleFrom('0, 0 ,1')).toEqual([0, 0, 1]);
+    expect(() => retryScheduleFrom('1,-1')).toThrow(
+      new Error('WEBHOOK_RETRY_SCHEDULE_SECONDS must be a comma-separated list of seconds, got "1,-1"'),
+    );
+  });
+});
