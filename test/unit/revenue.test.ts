@@ -88,6 +88,63 @@ describe('revenue periods', () => {
   it('three years is allowed', () => {
     expect(() => validatePeriod('2024-01-01', '2026-12-31')).not.toThrow();
   });
+
+  it.each([
+    ['one day', '2026-05-01', '2026-05-01'],
+    ['exactly 1098 days (3 x 366)', '2024-01-01', '2027-01-02'],
+  ])('%s is allowed (%s .. %s)', (_, start, end) => {
+    expect(() => validatePeriod(start, end)).not.toThrow();
+  });
+
+  it.each([
+    [
+      '2026-13-01',
+      '2026-12-31',
+      'start_date must be a date as YYYY-MM-DD',
+      { path: 'query.start_date', message: 'must be a date as YYYY-MM-DD' },
+    ],
+    [
+      '2026-01-01',
+      '2026-02-30',
+      'end_date must be a date as YYYY-MM-DD',
+      { path: 'query.end_date', message: 'must be a date as YYYY-MM-DD' },
+    ],
+    [
+      '2026-05-02',
+      '2026-05-01',
+      'start_date must not be after end_date',
+      { path: 'query.start_date', message: 'must not be after end_date' },
+    ],
+    [
+      '2024-01-01',
+      '2027-01-03',
+      'the period may cover at most 3 years',
+      { path: 'query.end_date', message: 'at most 3 years after start_date' },
+    ],
+  ])('%s .. %s is refused with "%s"', (start, end, message, detail) => {
+    const error = appErrorThrownBy(() => validatePeriod(start, end));
+    expect(error.code).toBe('INVALID_PARAMETER');
+    expect(error.message).toBe(message);
+    expect(error.details).toEqual([detail]);
+  });
+});
+
+describe('calendar dates', () => {
+  it.each([
+    ['2026-06-01', true],
+    ['2028-02-29', true],
+    ['0001-01-01', true],
+    ['2026-02-29', false],
+    ['2026-04-31', false],
+    ['2026-6-01', false],
+    ['2026-06-01T00:00:00Z', false],
+    [' 2026-06-01', false],
+    // Date.parse accepts ISO extended years; these round-trip through toISOString but are not YYYY-MM-DD.
+    ['+012026-01', false],
+    ['-000001-01', false],
+  ])('%s -> %s', (value, expected) => {
+    expect(isCalendarDate(value)).toBe(expected);
+  });
 });
 
 describe('currency conversion', () => {
@@ -138,6 +195,34 @@ describe('product percentages', () => {
     expect(percentages([1, 1, 1])).toEqual([33.34, 33.33, 33.33]);
     expect(percentages([0, 0])).toEqual([0, 0]);
   });
+
+  it.each([
+    // 33.333.. and 66.666..: the larger remainder (the second) gets the spare hundredth.
+    [
+      [1, 2],
+      [33.33, 66.67],
+    ],
+    [
+      [2, 1],
+      [66.67, 33.33],
+    ],
+    // 14.2857.. x3 and 57.1428..: two spare hundredths go to the first two of the three equal remainders (.57),
+    // not to the largest share (remainder .28).
+    [
+      [1, 1, 1, 4],
+      [14.29, 14.29, 14.28, 57.14],
+    ],
+    [
+      [4, 1, 1, 1],
+      [57.14, 14.29, 14.29, 14.28],
+    ],
+    [
+      [1, 0],
+      [100, 0],
+    ],
+  ])('the largest remainders get the spare hundredths: %o -> %o', (values, expected) => {
+    expect(percentages(values)).toEqual(expected);
+  });
 });
 
 describe('where money moves (revenueDelta)', () => {
@@ -185,6 +270,20 @@ describe('where money moves (revenueDelta)', () => {
       new_subscriptions: 0,
       renewals: 1,
     });
+  });
+
+  it('a renewal of a subscription that was not a trial is a renewal, whatever its trial end says', () => {
+    expect(
+      revenueDelta({
+        ...base,
+        trial: false,
+        trialExpiresAt: '2026-07-01T00:00:00.000Z',
+        expiresAtBefore: '2026-07-01T00:00:00.000Z',
+        operation: 'renew',
+        statusBefore: 'active',
+        statusAfter: 'active',
+      }),
+    ).toEqual({ amount_micros: 9_990_000, new_subscriptions: 0, renewals: 1, refunds: 0, net_active: 0 });
   });
 
   it('a refund takes the price back; leaving active counts down', () => {
