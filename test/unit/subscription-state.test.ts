@@ -369,3 +369,168 @@ describe('lifecycle effects', () => {
       expect(nextTimeTransitionAt(state(status))).toBeNull();
   });
 });
+
+describe('boundaries: a moment exactly at now', () => {
+  it('the store activating a purchase that lapses exactly now expires it', () => {
+    const result = applyCommand(
+      state('pending_verification'),
+      { type: 'activate', expires_at: '2026-03-10T12:00:00.000Z' },
+      NOW,
+    );
+    expect(result.next).toMatchObject({ status: 'expired', expires_at: '2026-03-10T12:00:00.000Z', auto_renew: false });
+  });
+
+  it('an active subscription whose expires_at is exactly now expires when the clock passes', () => {
+    const result = applyCommand(
+      state('active', { expires_at: '2026-03-10T12:00:00.000Z' }),
+      { type: 'time_passes' },
+      NOW,
+    );
+    expect(result.next).toMatchObject({ status: 'expired', auto_renew: false });
+    expect(result.statusChange).toEqual({ from: 'active', to: 'expired' });
+  });
+
+  it('a pause whose paused_until is exactly now ends when the clock passes', () => {
+    const current = state('paused', { paused_until: '2026-03-10T12:00:00.000Z' });
+    const result = applyCommand(current, { type: 'time_passes' }, NOW);
+    expect(result.next).toMatchObject({ status: 'active', paused_at: null, paused_until: null });
+  });
+
+  it('a pause that has not ended yet stays paused when the clock passes', () => {
+    const result = applyCommand(state('paused'), { type: 'time_passes' }, NOW);
+    expect(result.next).toEqual(state('paused'));
+    expect(result.statusChange).toBeNull();
+  });
+});
+
+describe('cancel: what is kept and what is recorded', () => {
+  const scheduled = state('active', {
+    auto_renew: false,
+    cancel_at_period_end: true,
+    cancelled_at: '2026-03-05T00:00:00.000Z',
+    cancellation_reason: 'too_expensive',
+  });
+
+  it('an immediate cancel without a reason keeps the reason already recorded', () => {
+    const { next } = applyCommand(scheduled, { type: 'cancel', immediate: true, refund: false }, NOW);
+    expect(next.cancellation_reason).toBe('too_expensive');
+  });
+
+  it('an immediate cancel with a reason replaces the one recorded', () => {
+    const { next } = applyCommand(scheduled, { type: 'cancel', immediate: true, refund: false, reason: 'moved' }, NOW);
+    expect(next.cancellation_reason).toBe('moved');
+  });
+
+  it('a cancel without refund records no refund', () => {
+    const result = applyCommand(state('active'), { type: 'cancel', immediate: true, refund: false }, NOW);
+    expect(result.refund).toBe(false);
+    expect(result.next.refunded_at).toBeNull();
+  });
+});
+
+describe('refusals: code, message and details', () => {
+  it('renew to an expires_at that is not later names the current expires_at', () => {
+    const error = appErrorThrownBy(() =>
+      applyCommand(state('active'), { type: 'renew', expires_at: '2026-03-15T00:00:00.000Z' }, NOW),
+    );
+    expect(error.code).toBe('INVALID_PARAMETER');
+    expect(error.message).toBe('expires_at must be later than the current expires_at 2026-04-01T00:00:00.000Z');
+    expect(error.details).toEqual([{ path: 'body.expires_at', message: 'must be later than the current expires_at' }]);
+  });
+
+  it('any operation on an expired subscription says it has expired', () => {
+    for (const command of [{ type: 'resume' }, { type: 'update', auto_renew: false }] as const) {
+      const error = appErrorThrownBy(() => applyCommand(state('expired'), command, NOW));
+      expect(error.code).toBe('SUBSCRIPTION_EXPIRED');
+      expect(error.message).toBe('Subscription has expired and can no longer be changed');
+      expect(error.details).toBeUndefined();
+    }
+  });
+
+  it('a status change not allowed by hand names the target and the current status', () => {
+    const error = appErrorThrownBy(() => applyCommand(state('active'), { type: 'update', status: 'paused' }, NOW));
+    expect(error.code).toBe('INVALID_STATUS_TRANSITION');
+    expect(error.message).toBe('Cannot change status to paused: subscription status is active');
+  });
+
+  it('turning auto_renew on for a cancelled subscription says so', () => {
+    const error = appErrorThrownBy(() => applyCommand(state('cancelled'), { type: 'update', auto_renew: true }, NOW));
+    expect(error.code).toBe('INVALID_STATUS_TRANSITION');
+    expect(error.message).toBe('Cannot turn auto_renew on: subscription status is cancelled');
+  });
+
+  it.each([
+    [
+      'paused',
+      { type: 'renew', expires_at: '2026-05-01T00:00:00.000Z' },
+      'Cannot renew: subscription status is paused',
+    ],
+    ['paused', { type: 'pause', duration: 1, unit: 'days' }, 'Cannot pause: subscription status is paused'],
+    ['active', { type: 'resume' }, 'Cannot resume: subscription status is active'],
+    [
+      'cancelled',
+      { type: 'cancel', immediate: true, refund: false },
+      'Cannot cancel: subscription status is cancelled',
+    ],
+    [
+      'cancelled',
+      { type: 'cancel', immediate: false, refund: false },
+      'Cannot cancel: subscription status is cancelled',
+    ],
+    [
+      'active',
+      { type: 'activate', expires_at: '2026-05-01T00:00:00.000Z' },
+      'Cannot activate: subscription status is active',
+    ],
+  ] as const)('a %s subscription refuses %o with its message', (from, command, message) => {
+    const error = appErrorThrownBy(() => applyCommand(state(from), command, NOW));
+    expect(error.code).toBe('INVALID_STATUS_TRANSITION');
+    expect(error.message).toBe(message);
+  });
+});
+
+describe('PUT effects on the scheduled cancellation and cancelled_at', () => {
+  const scheduled = state('active', {
+    auto_renew: false,
+    cancel_at_period_end: true,
+    cancelled_at: '2026-03-05T00:00:00.000Z',
+    cancellation_reason: 'too_expensive',
+  });
+
+  it('cancelling by hand supersedes a cancellation scheduled for the period end', () => {
+    const { next } = applyCommand(scheduled, { type: 'update', status: 'cancelled' }, NOW);
+    expect(next).toMatchObject({ status: 'cancelled', cancel_at_period_end: false });
+  });
+
+  it('turning auto_renew off leaves a scheduled cancellation in place', () => {
+    const { next } = applyCommand(scheduled, { type: 'update', auto_renew: false }, NOW);
+    expect(next).toMatchObject({
+      auto_renew: false,
+      cancel_at_period_end: true,
+      cancelled_at: '2026-03-05T00:00:00.000Z',
+      cancellation_reason: 'too_expensive',
+    });
+  });
+
+  it('turning auto_renew on withdraws a scheduled cancellation', () => {
+    const { next } = applyCommand(scheduled, { type: 'update', auto_renew: true }, NOW);
+    expect(next).toMatchObject({
+      auto_renew: true,
+      cancel_at_period_end: false,
+      cancelled_at: null,
+      cancellation_reason: null,
+    });
+  });
+
+  it('a cancellation_date without a status change sets cancelled_at', () => {
+    const current = state('cancelled', { cancelled_at: '2026-03-01T00:00:00.000Z' });
+    const { next } = applyCommand(current, { type: 'update', cancellation_date: '2026-03-02T00:00:00.000Z' }, NOW);
+    expect(next.cancelled_at).toBe('2026-03-02T00:00:00.000Z');
+  });
+
+  it('an update without a cancellation_date leaves cancelled_at as it was', () => {
+    const current = state('cancelled', { cancelled_at: '2026-03-01T00:00:00.000Z' });
+    const { next } = applyCommand(current, { type: 'update', cancellation_reason: 'moved' }, NOW);
+    expect(next.cancelled_at).toBe('2026-03-01T00:00:00.000Z');
+  });
+});
