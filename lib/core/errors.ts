@@ -33,6 +33,8 @@ export const ERRORS = {
   FORBIDDEN: { status: 403, message: 'Insufficient permission' },
   INVALID_STATUS_TRANSITION: { status: 409, message: 'Status transition is not allowed' },
   CONCURRENT_MODIFICATION: { status: 409, message: 'Subscription was modified concurrently; retry' },
+  /** A store notification that is not genuine, not for this app, or malformed: nothing changes (docs/notifications.md). */
+  INVALID_NOTIFICATION: { status: 400, message: 'Store notification is not valid' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such endpoint' },
   /** The path is an endpoint's, the method is not one it serves: the Allow header lists those. */
   METHOD_NOT_ALLOWED: {

@@ -180,7 +180,7 @@ export function appStoreVerifier(
       return {
         store: 'app_store',
         platform: 'ios',
-        environment: String(payload.environment),
+        environment: payload.environment as AppStoreEnvironment,
         transaction_id: payload.transactionId,
         original_transaction_id: payload.originalTransactionId,
         product_id: payload.productId,

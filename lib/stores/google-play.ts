@@ -134,7 +134,7 @@ function toTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string):
   return {
     store: 'google_play',
     platform: 'android',
-    environment: purchase.testPurchase ? 'Test' : 'Production',
+    environment: purchase.testPurchase ? 'Sandbox' : 'Production',
     // Each renewal has its own order id (GPA.x..0, ..1); the token identifies the purchase throughout.
     transaction_id: purchase.latestOrderId ?? `${purchaseToken}:${item.expiryTime}`,
     original_transaction_id: purchaseToken,

@@ -5,12 +5,17 @@
  */
 export type StoreName = 'app_store' | 'google_play' | 'test_store';
 
+/**
+ * Where the purchase was made: real money (Production), a store's test accounts (Sandbox: App
+ * Store sandbox, Google Play test purchases; kept out of revenue), or the test store (Test).
+ */
+export type StoreEnvironment = 'Production' | 'Sandbox' | 'Test';
+
 export interface VerifiedTransaction {
   store: StoreName;
   /** The platform whose store issued it: a receipt is valid only for the platform it was bought on. */
   platform: 'ios' | 'android';
-  /** Production, Sandbox (App Store), or Test (test store). */
-  environment: string;
+  environment: StoreEnvironment;
   transaction_id: string;
   /** Every renewal of one purchase shares it (Google: the purchase token's linked chain root). */
   original_transaction_id: string;
@@ -30,6 +35,53 @@ export interface VerifiedTransaction {
    * obfuscatedExternalAccountId); null when it named none. See lib/domain/app-account-token.ts.
    */
   app_account_token: string | null;
+}
+
+/**
+ * What the store says about a purchase's renewal, beyond its latest transaction: notifications and
+ * the stores' status APIs carry it, a receipt does not.
+ */
+export interface StoreRenewalState {
+  /** The store will charge the next period at expires_at (Apple autoRenewStatus, Google autoRenewEnabled). */
+  auto_renew: boolean;
+  /** The product the next period is for, when the subscriber changed plan; null: the same product. */
+  renewal_product_id: string | null;
+  /** The store failed to charge the renewal and is retrying (Apple billing retry, Google on hold / grace). */
+  billing_issue: boolean;
+  /** While the store retries, access continues until then (the grace period); null: no grace period. */
+  grace_period_expires_at: string | null;
+}
+
+/**
+ * The store's truth about one purchase at one moment: its latest transaction, and (from a
+ * notification or a status query) its renewal. Verification, notifications and the sweeper all
+ * bring one of these to the same function (lib/services/store-truth.ts).
+ */
+export interface StorePurchaseState extends VerifiedTransaction {
+  renewal: StoreRenewalState | null;
+  /**
+   * The store's own time of what it says (Apple signedDate, Google eventTimeMillis or the time it
+   * was read): a state older than the one applied already never moves a subscription back.
+   */
+  as_of: string;
+}
+
+/** A store notification, verified: what it says happened, and the purchase's state it brings. */
+export interface StoreNotification {
+  store: StoreName;
+  /** Every delivery of one notification carries it (Apple notificationUUID, Pub/Sub messageId). */
+  notification_id: string;
+  /** The store's own type and subtype, as sent (recorded; unknown future types included). */
+  type: string;
+  subtype: string | null;
+  environment: StoreEnvironment;
+  /** When the store signed or published it. */
+  sent_at: string;
+  /**
+   * The purchase's state after what happened; null when the notification changes no purchase
+   * (TEST, CONSUMPTION_REQUEST, a type this version does not know): it is recorded and answered 200.
+   */
+  state: StorePurchaseState | null;
 }
 
 export interface StoreVerifier {

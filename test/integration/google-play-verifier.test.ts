@@ -88,7 +88,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     const trial = subscriptionPurchase('premium_monthly', 86_400_000, { testPurchase: {} });
     (trial.lineItems as Record<string, unknown>[])[0]!.offerPhase = { freeTrial: {} };
     standIn.purchases.set('token-trial-00000001', trial);
-    expect(await verifier.verify('token-trial-00000001')).toMatchObject({ trial: true, environment: 'Test' });
+    expect(await verifier.verify('token-trial-00000001')).toMatchObject({ trial: true, environment: 'Sandbox' });
   });
 
   it('an unknown token is INVALID_RECEIPT; a pending payment too', async () => {
