@@ -362,6 +362,38 @@ milliseconds before it is durable, so a kill can lose the last one; the soak tol
       ].join('\n');
     },
   },
+  {
+    name: 'mutation',
+    title: 'Mutation testing',
+    command: 'npm run mutate',
+    about: `StrykerJS makes one-line changes (mutants) to \`lib/\` and runs the tests that cover each; the score
+is the share of mutants some test detects. One scope per folder, each against the tests meant to hold
+it (\`bench/support/mutation-scopes.ts\`). Goals: 85% in \`lib/domain\` and \`lib/http\`, 75% elsewhere.
+\`npm run bench\` does not run it (it takes minutes per folder); it reads the last report. Every
+surviving mutant, and every one ignored as equivalent with its reason: [mutation.md](mutation.md).`,
+    render: (results) => {
+      const scopes = Object.entries(results.figures.scopes as Record<string, any>);
+      return [
+        `${when(results)}`,
+        '',
+        table(
+          ['folder', 'score', 'goal', 'mutants', 'killed', 'timed out', 'survived', 'no coverage', 'ignored'],
+          scopes.map(([name, r]) => [
+            code(`lib/${name}`),
+            `${num(r.score)}%`,
+            `${r.goal}%`,
+            num(r.mutants),
+            num(r.killed),
+            num(r.timed_out),
+            num(r.survived),
+            num(r.no_coverage),
+            num(r.ignored),
+          ]),
+          ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
+        ),
+      ].join('\n');
+    },
+  },
 ];
 
 export function renderBenchmarks(results: Record<string, Results>): string {

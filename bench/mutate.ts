@@ -1,0 +1,73 @@
+/**
+ * `npm run mutate [-- scope ...]`: StrykerJS over lib/, one scope at a time (bench/support/
+ * mutation-scopes.ts), each against the tests that hold it. Writes Stryker's JSON and HTML reports
+ * to reports/mutation/ (with the incremental files that let a rerun test only what changed), the
+ * scores to bench/results/mutation.json (read by `npm run bench`'s table and docs/benchmarks.md) and
+ * docs/mutation.md: the score per folder and every mutant that survives or is ignored, with why.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type MutationScopeResult, mutationMarkdown, scopeResult } from './support/mutation-report.js';
+import { MUTATION_SCOPES } from './support/mutation-scopes.js';
+import { writeResults } from './support/report.js';
+import { writeBenchmarksMarkdown } from './support/report-markdown.js';
+
+const root = resolve(import.meta.dirname, '..');
+const resultsFile = resolve(root, 'bench/results/mutation.json');
+
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !(name in MUTATION_SCOPES));
+if (unknown.length > 0) {
+  console.error(`unknown scope ${unknown.join(', ')}; scopes: ${Object.keys(MUTATION_SCOPES).join(', ')}`);
+  process.exit(2);
+}
+const scopes = requested.length > 0 ? requested : Object.keys(MUTATION_SCOPES);
+
+// Scopes not run this time keep their last figures.
+const previous: Record<string, MutationScopeResult> = existsSync(resultsFile)
+  ? JSON.parse(readFileSync(resultsFile, 'utf8')).figures.scopes
+  : {};
+const results: Record<string, MutationScopeResult> = { ...previous };
+
+let failed = false;
+for (const name of scopes) {
+  console.log(`\n=== mutation testing: lib/${name} (${MUTATION_SCOPES[name]!.tests.length} test globs)`);
+  const started = Date.now();
+  const run = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      resolve(root, 'node_modules/@stryker-mutator/core/bin/stryker.js'),
+      'run',
+      'stryker.config.mjs',
+    ],
+    { cwd: root, stdio: 'inherit', env: { ...process.env, MUTATE_SCOPE: name } },
+  );
+  if (run.status !== 0) {
+    console.error(`Stryker failed on scope ${name} (exit ${run.status})`);
+    failed = true;
+    continue;
+  }
+  const report = JSON.parse(readFileSync(resolve(root, `reports/mutation/${name}.json`), 'utf8'));
+  results[name] = scopeResult(report, MUTATION_SCOPES[name]!.goal, Math.round((Date.now() - started) / 1000));
+}
+
+const ordered = Object.keys(MUTATION_SCOPES).filter((name) => results[name]);
+writeResults(
+  'mutation',
+  { scopes: Object.fromEntries(ordered.map((name) => [name, results[name]])) },
+  ordered.map((name) => {
+    const result = results[name]!;
+    return {
+      name: `lib/${name} mutation score (%)`,
+      value: result.score,
+      budget: `>= ${result.goal}`,
+      pass: result.score >= result.goal,
+    };
+  }),
+);
+writeFileSync(resolve(root, 'docs/mutation.md'), mutationMarkdown(results, ordered));
+console.log(`docs/mutation.md written; ${writeBenchmarksMarkdown()} rewritten`);
+if (failed) process.exitCode = 1;

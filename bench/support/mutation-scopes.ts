@@ -1,0 +1,61 @@
+/**
+ * What `npm run mutate` mutates, scope by scope, the tests that hold each scope and the score it
+ * must reach (issue #18: 85% where decisions and the HTTP edge live, 75% elsewhere in lib/).
+ */
+
+const UNIT = 'test/unit/**/*.test.ts';
+
+export interface MutationScope {
+  /** Globs of the files mutated. */
+  mutate: string[];
+  /** Globs of the test files run against each mutant. */
+  tests: string[];
+  /** The mutation score (%) the scope must reach. */
+  goal: number;
+}
+
+export const MUTATION_SCOPES: Record<string, MutationScope> = {
+  domain: { mutate: ['lib/domain/**/*.ts'], tests: [UNIT], goal: 85 },
+  http: {
+    mutate: ['lib/http/**/*.ts'],
+    tests: [
+      UNIT,
+      'test/integration/endpoint-errors.test.ts',
+      'test/e2e/auth.test.ts',
+      'test/e2e/mobile-headers.test.ts',
+      'test/e2e/mobile-user-token.test.ts',
+      'test/e2e/rate-limit.test.ts',
+      'test/e2e/routing.test.ts',
+      'test/e2e/isolation.test.ts',
+    ],
+    goal: 85,
+  },
+  stores: {
+    mutate: ['lib/stores/**/*.ts'],
+    tests: [
+      UNIT,
+      'test/integration/app-store-server-api.test.ts',
+      'test/integration/google-play-verifier.test.ts',
+      'test/integration/store-settings.test.ts',
+      'test/e2e/legacy-receipts.test.ts',
+      'test/e2e/verify*.test.ts',
+    ],
+    goal: 75,
+  },
+  events: {
+    mutate: ['lib/events/**/*.ts'],
+    tests: [
+      UNIT,
+      'test/integration/webhook-delivery.test.ts',
+      'test/integration/events-database-outage.test.ts',
+      'test/integration/stream-poller.test.ts',
+      'test/e2e/notifications.test.ts',
+    ],
+    goal: 75,
+  },
+  data: {
+    mutate: ['lib/data/**/*.ts'],
+    tests: [UNIT, 'test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+    goal: 75,
+  },
+};

@@ -1,0 +1,32 @@
+// @ts-check
+/**
+ * Mutation testing, one scope at a time (MUTATE_SCOPE=domain|http|stores|events|data). Run it as
+ * `npm run mutate`, which loads tsx so this file can import the scopes. Each scope runs only the
+ * tests meant to hold that code: pure decisions are held by their unit tables, the data layer by
+ * DynamoDB Local, so a mutant is tried against few tests.
+ */
+import { MUTATION_SCOPES } from './bench/support/mutation-scopes.js';
+
+const name = process.env.MUTATE_SCOPE ?? 'domain';
+const scope = MUTATION_SCOPES[name];
+if (!scope) throw new Error(`MUTATE_SCOPE must be one of ${Object.keys(MUTATION_SCOPES).join(', ')}`);
+process.env.MUTATION_TESTS = JSON.stringify(scope.tests);
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts', related: true },
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.json',
+  coverageAnalysis: 'perTest',
+  mutate: scope.mutate,
+  incremental: true,
+  incrementalFile: `reports/mutation/${name}.incremental.json`,
+  reporters: ['progress-append-only', 'json', 'html'],
+  jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  htmlReporter: { fileName: `reports/mutation/${name}.html` },
+  concurrency: 2,
+  timeoutMS: 30_000,
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+};
