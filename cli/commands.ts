@@ -32,7 +32,7 @@ import {
   RATE_LIMIT_TIERS,
   type RateLimitTier,
 } from '../lib/domain/rate-limit.js';
-import { TRANSFERRED } from '../lib/events/schemas.js';
+import type { EventPayload } from '../lib/events/schemas.js';
 import { toDetails } from '../lib/http/parse.js';
 import { adsConfigSchema } from '../lib/schemas/ads.js';
 import { appIdSchema, currencySchema, userIdSchema } from '../lib/schemas/common.js';
@@ -119,6 +119,38 @@ function accountTokenOption(appId: string, values: Record<string, unknown>): str
 }
 
 const describeTier = (tier: RateLimitTier) => `${tier} tier, ${config.rateLimits[tier]} requests/minute`;
+
+/** The subscription an event is about, and what happened to it, in a few words. */
+function deliveredChange(payload: EventPayload): { subscription_id: string; change: string } {
+  switch (payload.event) {
+    case 'subscription.transferred':
+      return {
+        subscription_id: payload.data.to_subscription_id,
+        change: `transferred from ${payload.data.from_subscription_id}`,
+      };
+    case 'subscription.status_changed':
+      return {
+        subscription_id: payload.data.subscription_id,
+        change: `${payload.data.old_status}->${payload.data.new_status}`,
+      };
+    case 'subscription.renewed':
+      return { subscription_id: payload.data.subscription_id, change: `renewed to ${payload.data.expires_at}` };
+    case 'subscription.auto_renew_changed':
+      return {
+        subscription_id: payload.data.subscription_id,
+        change: `auto_renew ${payload.data.auto_renew ? 'on' : 'off'}`,
+      };
+    case 'subscription.billing_issue':
+      return { subscription_id: payload.data.subscription_id, change: 'billing issue' };
+    case 'subscription.refunded':
+      return { subscription_id: payload.data.subscription_id, change: 'refunded' };
+    case 'subscription.product_changed':
+      return {
+        subscription_id: payload.data.subscription_id,
+        change: `${payload.data.previous_product_id}->${payload.data.product_id}`,
+      };
+  }
+}
 
 const COMMANDS: Record<string, Command> = {
   'apps create': {
@@ -560,15 +592,7 @@ const COMMANDS: Record<string, Command> = {
       const deliveries = (await recentDeliveries(appId, limit)).map((d) => ({
         event_id: d.event_id,
         event: d.payload.event,
-        ...(d.payload.event === TRANSFERRED
-          ? {
-              subscription_id: d.payload.data.to_subscription_id,
-              change: `transferred from ${d.payload.data.from_subscription_id}`,
-            }
-          : {
-              subscription_id: d.payload.data.subscription_id,
-              change: `${d.payload.data.old_status}->${d.payload.data.new_status}`,
-            }),
+        ...deliveredChange(d.payload),
         status: d.status,
         attempts: d.attempts,
         next_attempt_at: d.next_attempt_at,

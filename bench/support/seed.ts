@@ -1,6 +1,7 @@
 /** Seeds an app with many subscriptions through bulk writes (DynamoDB Local takes a few hundred writes/s). */
 
 import { newSubscriptionId } from '../../lib/core/ids.js';
+import { RECORD_DEFAULTS } from '../../lib/data/subscription-items.js';
 import { bulkInsertSubscriptions } from '../../lib/data/subscription-writes.js';
 import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
 import { createTestApp, type TestApp } from '../../test/support/fixtures.js';
@@ -32,6 +33,7 @@ export async function seedApp(size: number, spreadDays = 90): Promise<TestApp> {
         auto_renew: true,
         trial_period: false,
         trial_expires_at: null,
+        ...RECORD_DEFAULTS,
         ...INITIAL_LIFECYCLE,
         created_at: at,
         updated_at: at,

@@ -33,6 +33,11 @@ export interface Config {
   appStoreServerApiBaseUrl: string | undefined;
   /** Timeout of one call to a store API. */
   storeTimeoutMs: number;
+  /**
+   * A store subscription that renews by itself is expired this long after its period ends unless
+   * the store said otherwise (a notification, or the sweeper asking the store).
+   */
+  storeExpiryMarginSeconds: number;
   /** Reported events, sessions and reports are deleted (TTL) this many days after they arrive. */
   eventRetentionDays: number;
   /** Requests per minute per API key, by the key's tier (RATE_LIMIT_<TIER>_PER_MINUTE). */
@@ -70,6 +75,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     googlePlayApiBaseUrl: env.GOOGLE_PLAY_API_BASE_URL || 'https://androidpublisher.googleapis.com',
     appStoreServerApiBaseUrl: env.APP_STORE_SERVER_API_BASE_URL || undefined,
     storeTimeoutMs: readNonNegativeInt(env, 'STORE_TIMEOUT_MS', 10_000),
+    storeExpiryMarginSeconds: readNonNegativeInt(env, 'STORE_EXPIRY_MARGIN_SECONDS', 3600),
     eventRetentionDays: readNonNegativeInt(env, 'EVENT_RETENTION_DAYS', 90),
     rateLimits: Object.fromEntries(
       RATE_LIMIT_TIERS.map((tier) => [

@@ -13,7 +13,8 @@
  * | its transfers     | SUB#<app>#<sub>             | TRANSFER#<at>#<event> (both subs)   |
  * | list counters     | COUNT#<app>                 | LIST#<status|*>#<product|*>#<platform|*> |
  * | transaction bind  | TXN#<app>#<transaction>     | TXN        (-> subscription id)     |
- * | purchase owner    | OWNER#<app>#<store>#<orig>  | OWNER      (-> user, subscription)  |
+ * | purchase owner    | OWNER#<app>#<store>#<orig>  | OWNER  (-> user, subscription; store state) |
+ * | store notification| NOTIFICATION#<app>#<store>#<id> | NOTIFICATION (TTL; id = dedupe) |
  * | user profile      | USER#<app>#<user>           | PROFILE                             |
  * | reported event    | EVENTS#<app>#<user>         | EVT#<event key> (TTL; key = dedupe) |
  * | reported session  | SESSIONS#<app>#<user>       | <session id> (TTL)                  |
@@ -72,6 +73,11 @@ export const keys = {
   purchaseOwner: (appId: string, store: string, originalTransactionId: string): TableKey => ({
     pk: `OWNER#${appId}#${store}#${originalTransactionId}`,
     sk: 'OWNER',
+  }),
+  /** A store notification received (Apple notificationUUID, Pub/Sub messageId): each is applied once. */
+  storeNotification: (appId: string, store: string, notificationId: string): TableKey => ({
+    pk: `NOTIFICATION#${appId}#${store}#${notificationId}`,
+    sk: 'NOTIFICATION',
   }),
   reportedEvent: (appId: string, userId: string, eventKey: string): TableKey => ({
     pk: `EVENTS#${appId}#${userId}`,

@@ -25,3 +25,24 @@ export const addToCounter = (key: TableKey, delta: number) => ({
 export function counterUpdates(appId: string, values: FacetValues, delta: 1 | -1, onlyWithStatus: boolean) {
   return counterKeys(appId, values, onlyWithStatus).map((key) => ({ Update: addToCounter(key, delta) }));
 }
+
+/**
+ * Counter updates for a subscription whose facet values change: -1 where it leaves, +1 where it
+ * enters, nothing for the counters that count it before and after (one operation per item).
+ */
+export function counterMoves(appId: string, before: FacetValues, after: FacetValues) {
+  const deltas = new Map<string, { key: TableKey; delta: number }>();
+  const move = (values: FacetValues, delta: number) => {
+    for (const key of counterKeys(appId, values, false)) {
+      const id = `${key.pk}\n${key.sk}`;
+      const entry = deltas.get(id) ?? { key, delta: 0 };
+      entry.delta += delta;
+      deltas.set(id, entry);
+    }
+  };
+  move(before, -1);
+  move(after, 1);
+  return [...deltas.values()]
+    .filter(({ delta }) => delta !== 0)
+    .map(({ key, delta }) => ({ Update: addToCounter(key, delta) }));
+}

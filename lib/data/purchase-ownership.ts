@@ -4,11 +4,13 @@
  */
 import { transferOutboxItem } from '../events/outbox.js';
 import type { Product } from '../schemas/product.js';
+import type { StorePurchaseState } from '../stores/types.js';
 import { batchGetConsistent, getConsistent } from './batch.js';
 import { type TransactItem, tableName } from './client.js';
 import { keys, type TableKey } from './keys.js';
 import { toProduct } from './products.js';
 import type { SubscriptionRecord } from './subscription-items.js';
+import { updateExpression } from './update-expression.js';
 
 export interface TransactionBinding {
   subscription_id: string;
@@ -52,21 +54,70 @@ export const bindTransactionPut = (
   },
 });
 
-/** The purchase belongs to this user (now served by this subscription); refused if another user owns it. */
-export const bindOwnerPut = (record: SubscriptionRecord, owner: PurchaseOwner, takeOver?: TakeOver): TransactItem => ({
-  Put: {
-    TableName: tableName,
-    Item: {
-      ...keys.purchaseOwner(record.app_id, owner.store, owner.original_transaction_id),
-      type: 'purchase_owner',
-      ...owner,
-      user_id: record.user_id,
-      subscription_id: record.id,
-    },
-    ConditionExpression: 'attribute_not_exists(pk) OR user_id = :user',
-    ExpressionAttributeValues: { ':user': takeOver?.fromUserId ?? record.user_id },
-  },
+const PURCHASE_ITEM_TYPE = 'purchase_owner';
+
+/** The store state a purchase item holds, refused when it holds one the store stated later (or at the same time). */
+const storeStateFields = (state: StorePurchaseState) => ({
+  set: { store_state: state, store_as_of: state.as_of },
+  condition: 'attribute_not_exists(store_as_of) OR store_as_of < :asOf',
+  values: { ':asOf': state.as_of },
 });
+
+/**
+ * The purchase belongs to this user (now served by this subscription); refused if another user
+ * owns it. The store state a notification left on a purchase nobody owned yet stays; `state`
+ * replaces it (on the same condition as purchaseStateUpdate's).
+ */
+export const bindOwnerPut = (
+  record: SubscriptionRecord,
+  owner: PurchaseOwner,
+  takeOver?: TakeOver,
+  state?: StorePurchaseState,
+): TransactItem => {
+  const withState = state && storeStateFields(state);
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.purchaseOwner(record.app_id, owner.store, owner.original_transaction_id),
+      ...updateExpression({
+        set: {
+          type: PURCHASE_ITEM_TYPE,
+          ...owner,
+          user_id: record.user_id,
+          subscription_id: record.id,
+          ...withState?.set,
+        },
+        condition: {
+          expression: `(attribute_not_exists(user_id) OR user_id = :user)${withState ? ` AND (${withState.condition})` : ''}`,
+          values: { ':user': takeOver?.fromUserId ?? record.user_id, ...withState?.values },
+        },
+      }),
+    },
+  };
+};
+
+/**
+ * The store's latest word on the purchase, kept on its item (with or without an owner): refused
+ * when the item already holds a state the store stated later or at the same time.
+ */
+export const purchaseStateUpdate = (appId: string, state: StorePurchaseState): TransactItem => {
+  const fields = storeStateFields(state);
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.purchaseOwner(appId, state.store, state.original_transaction_id),
+      ...updateExpression({
+        set: {
+          type: PURCHASE_ITEM_TYPE,
+          store: state.store,
+          original_transaction_id: state.original_transaction_id,
+          ...fields.set,
+        },
+        condition: { expression: fields.condition, values: fields.values },
+      }),
+    },
+  };
+};
 
 /**
  * A restore that moved a purchase to another user, as listed on both subscriptions: the one
@@ -135,10 +186,11 @@ export interface OwnedPurchase {
   subscription_id: string;
 }
 
-const toOwnedPurchase = (item: Record<string, unknown>): OwnedPurchase => ({
-  user_id: item.user_id as string,
-  subscription_id: item.subscription_id as string,
-});
+/** A purchase item that only a store notification has written so far has no owner. */
+const toOwnedPurchase = (item: Record<string, unknown>): OwnedPurchase | undefined =>
+  typeof item.user_id === 'string'
+    ? { user_id: item.user_id, subscription_id: item.subscription_id as string }
+    : undefined;
 
 const toTransactionBinding = (item: Record<string, unknown>): TransactionBinding => ({
   subscription_id: item.subscription_id as string,
@@ -162,6 +214,8 @@ export interface PurchaseLookup {
   owned: OwnedPurchase | undefined;
   /** The subscription the transaction already pays for. */
   binding: TransactionBinding | undefined;
+  /** The store's latest state of the purchase, as a notification or status query left it. */
+  storeState: StorePurchaseState | undefined;
 }
 
 /** What lookUpPurchase is asked about: a transaction of a store purchase, for a product. */
@@ -186,6 +240,7 @@ export const purchaseLookupOf = ([product, owned, binding]: (
   product: product && toProduct(product),
   owned: owned && toOwnedPurchase(owned),
   binding: binding && toTransactionBinding(binding),
+  storeState: owned?.store_state as StorePurchaseState | undefined,
 });
 
 /**

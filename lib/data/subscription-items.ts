@@ -3,8 +3,11 @@
  * (SUB, the one the listing indexes project) and its payment item (PAYMENT, which carries the
  * receipt and is kept out of the indexes).
  */
+import { config } from '../core/config.js';
+import type { SubscriptionEnvironment } from '../domain/store-sync.js';
 import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type SubscriptionState } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
+import type { StoreName } from '../stores/types.js';
 import { dueAttributes, type FacetValues, keys, listPartition, listSortKey } from './keys.js';
 import { facetCombinations, TABLE, withoutKeys } from './table.js';
 
@@ -19,6 +22,10 @@ export interface SubscriptionRecord extends SubscriptionState {
   started_at: string;
   trial_period: boolean;
   trial_expires_at: string | null;
+  /** The store that sells it and its purchase there (original transaction id); null: recorded through the API. */
+  store: StoreName | null;
+  original_transaction_id: string | null;
+  environment: SubscriptionEnvironment;
   created_at: string;
   updated_at: string;
   /** Optimistic-concurrency version: every write is conditioned on the one it read. */
@@ -44,7 +51,7 @@ function indexAttributes(record: SubscriptionRecord): Record<string, string> {
     [TABLE.indexes.subscriptionsByUser!.partitionKey]: keys.userSubscriptions(record.app_id, record.user_id),
     list_sk: listSortKey(record.created_at, record.id),
   };
-  const dueAt = nextTimeTransitionAt(record);
+  const dueAt = nextTimeTransitionAt(record, storeMarginMs(record));
   if (dueAt) Object.assign(attributes, dueAttributes('SUB', dueAt, record.updated_at, `${record.app_id}#${record.id}`));
   const values = facetValuesOf(record);
   for (const facets of facetCombinations()) {
@@ -71,8 +78,19 @@ export const paymentItem = (record: SubscriptionRecord, payment: PaymentRecord) 
   ...payment,
 });
 
-/** A stored subscription; records written before a lifecycle field existed read it as its initial value. */
+/**
+ * How long after its period a subscription that its store renews by itself may wait for the
+ * store's word before the clock expires it (STORE_EXPIRY_MARGIN_SECONDS): none for others.
+ */
+export const storeMarginMs = (record: Pick<SubscriptionRecord, 'store'>): number =>
+  record.store === null ? 0 : config.storeExpiryMarginSeconds * 1000;
+
+/** Fields of records written before they existed. */
+export const RECORD_DEFAULTS = { store: null, original_transaction_id: null, environment: 'production' } as const;
+
+/** A stored subscription; records written before a field existed read it as its initial value. */
 export const toRecord = (item: Record<string, unknown>): SubscriptionRecord => ({
+  ...RECORD_DEFAULTS,
   ...INITIAL_LIFECYCLE,
   ...withoutKeys<SubscriptionRecord>(item),
 });

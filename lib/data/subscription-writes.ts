@@ -4,12 +4,14 @@
  */
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RevenueDelta } from '../domain/revenue.js';
+import type { StoreEventKind } from '../domain/store-sync.js';
 import type { StatusChange, SubscriptionState } from '../domain/subscription-state.js';
-import { outboxItem } from '../events/outbox.js';
+import { outboxItem, storeEventOutboxItem } from '../events/outbox.js';
+import type { StorePurchaseState } from '../stores/types.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { ddb, type TransactItem, tableName } from './client.js';
 import { keys, type TableKey } from './keys.js';
-import { addToCounter, counterKeys, counterUpdates } from './list-counters.js';
+import { addToCounter, counterKeys, counterMoves, counterUpdates } from './list-counters.js';
 import {
   bindOwnerPut,
   bindTransactionPut,
@@ -35,7 +37,9 @@ export type InsertOutcome =
   /** The transaction id already pays for a subscription: nothing was written. */
   | { inserted: false; reason: 'transaction_bound'; existing: TransactionBinding }
   /** The purchase belongs to another user: nothing was written. */
-  | { inserted: false; reason: 'owned_by_another_user' };
+  | { inserted: false; reason: 'owned_by_another_user' }
+  /** The condition of an alsoWrite item failed: nothing was written. */
+  | { inserted: false; reason: 'also_write_refused' };
 
 /**
  * Inserts a new subscription with its payment item and counters. A transaction id can pay for
@@ -49,16 +53,22 @@ export async function insertSubscription(
   payment: PaymentRecord,
   options: {
     owner?: PurchaseOwner | undefined;
+    /** The store state the purchase item keeps with its owner (a notification's). */
+    ownerState?: StorePurchaseState | undefined;
     takeOver?: TakeOver | undefined;
     statusChange?: StatusChange | null | undefined;
     revenue?: RevenueDelta | null | undefined;
+    /** More conditional writes of the same change (the purchase's store state, a notification's record). */
+    alsoWrite?: readonly TransactItem[] | undefined;
   } = {},
 ): Promise<InsertOutcome> {
   const now = new Date(record.updated_at);
   const transactionItem = payment.transaction_id
     ? bindTransactionPut(record, payment.transaction_id, options.takeOver)
     : undefined;
-  const ownerItem = options.owner ? bindOwnerPut(record, options.owner, options.takeOver) : undefined;
+  const ownerItem = options.owner
+    ? bindOwnerPut(record, options.owner, options.takeOver, options.ownerState)
+    : undefined;
   const items: TransactItem[] = [
     { Put: { TableName: tableName, Item: subscriptionItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
     { Put: { TableName: tableName, Item: paymentItem(record, payment) } },
@@ -78,6 +88,7 @@ export async function insertSubscription(
         ]
       : []),
     ...(options.owner && options.takeOver ? transferItems(record, options.owner, options.takeOver, now) : []),
+    ...(options.alsoWrite ?? []),
   ];
   try {
     await ddb.send(new TransactWriteCommand({ TransactItems: items }));
@@ -89,6 +100,8 @@ export async function insertSubscription(
       if (existing) return { inserted: false, reason: 'transaction_bound', existing };
     }
     if (ownerItem && failed.includes(ownerItem)) return { inserted: false, reason: 'owned_by_another_user' };
+    if (options.alsoWrite?.some((item) => failed.includes(item)))
+      return { inserted: false, reason: 'also_write_refused' };
     throw error;
   }
 }
@@ -160,6 +173,12 @@ export interface SaveOptions {
   bindOwner?: PurchaseOwner | undefined;
   /** Money and active-count change of this write, added to today's revenue counters. */
   revenue?: RevenueDelta | null | undefined;
+  /** Record fields a store changed besides the lifecycle: the product, the price paid. */
+  recordPatch?: Partial<Pick<SubscriptionRecord, 'product_id' | 'price' | 'currency'>> | undefined;
+  /** Store-driven events (renewed, refunded, ...) announced with this write; transactionId: the store's. */
+  storeEvents?: { kinds: readonly StoreEventKind[]; transactionId: string | null } | undefined;
+  /** More conditional writes of the same change (the purchase's store state, the notification's record). */
+  alsoWrite?: readonly TransactItem[] | undefined;
 }
 
 export type SaveOutcome =
@@ -169,7 +188,9 @@ export type SaveOutcome =
   /** bindTransaction is already bound (to this or another subscription). */
   | { saved: false; reason: 'transaction_bound' }
   /** bindOwner belongs to another user. */
-  | { saved: false; reason: 'owned_by_another_user' };
+  | { saved: false; reason: 'owned_by_another_user' }
+  /** The condition of an alsoWrite item failed. */
+  | { saved: false; reason: 'also_write_refused'; item: TransactItem };
 
 /**
  * Writes `next` over `current` in one transaction, if nobody changed the subscription since it was
@@ -183,7 +204,13 @@ export async function saveSubscriptionState(
   options: SaveOptions = { statusChange: null },
 ): Promise<SaveOutcome> {
   const nowIso = now.toISOString();
-  const updated: SubscriptionRecord = { ...current, ...next, updated_at: nowIso, version: current.version + 1 };
+  const updated: SubscriptionRecord = {
+    ...current,
+    ...next,
+    ...options.recordPatch,
+    updated_at: nowIso,
+    version: current.version + 1,
+  };
   const outbox = options.statusChange ? outboxItem(updated, updated, options.statusChange, now) : null;
   const stateItem: TransactItem = {
     Put: {
@@ -210,13 +237,16 @@ export async function saveSubscriptionState(
     });
   }
   if (options.revenue) items.push({ Update: revenueUpdate(updated, nowIso.slice(0, 10), options.revenue) });
-  if (options.statusChange) {
-    items.push(
-      ...counterUpdates(current.app_id, facetValuesOf(current), -1, true),
-      ...counterUpdates(current.app_id, facetValuesOf(updated), 1, true),
-      { Put: { TableName: tableName, Item: outbox!, ConditionExpression: 'attribute_not_exists(pk)' } },
-    );
+  items.push(...counterMoves(current.app_id, facetValuesOf(current), facetValuesOf(updated)));
+  if (outbox) {
+    items.push({ Put: { TableName: tableName, Item: outbox, ConditionExpression: 'attribute_not_exists(pk)' } });
   }
+  for (const kind of options.storeEvents?.kinds ?? []) {
+    const item = storeEventOutboxItem(kind, current, updated, options.storeEvents!.transactionId, now);
+    items.push({ Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
+  }
+  const alsoWrite = options.alsoWrite ?? [];
+  items.push(...alsoWrite);
   try {
     await ddb.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (error) {
@@ -224,7 +254,24 @@ export async function saveSubscriptionState(
     if (failed.includes(stateItem)) return { saved: false, reason: 'version_conflict' };
     if (transactionItem && failed.includes(transactionItem)) return { saved: false, reason: 'transaction_bound' };
     if (ownerItem && failed.includes(ownerItem)) return { saved: false, reason: 'owned_by_another_user' };
+    const refused = alsoWrite.find((item) => failed.includes(item));
+    if (refused) return { saved: false, reason: 'also_write_refused', item: refused };
     throw error;
   }
   return { saved: true, record: updated, eventId: outbox?.event_id ?? null };
+}
+
+/**
+ * Writes these items in one transaction: undefined when written, or the first item whose
+ * condition did not hold (then nothing was written).
+ */
+export async function writeTogether(items: readonly TransactItem[]): Promise<TransactItem | undefined> {
+  try {
+    await ddb.send(new TransactWriteCommand({ TransactItems: [...items] }));
+    return undefined;
+  } catch (error) {
+    const refused = failedItems(error, [...items])[0];
+    if (refused) return refused;
+    throw error;
+  }
 }

@@ -25,8 +25,12 @@ export interface SubscriptionState {
   cancelled_at: string | null;
   cancellation_reason: string | null;
   pause_reason: string | null;
-  /** When the current period was refunded (cancel with refund). */
+  /** When the current period was refunded (cancel with refund, or by the store). */
   refunded_at: string | null;
+  /** Since when the store has failed to charge the renewal (billing retry); null: no billing issue. */
+  billing_issue_at: string | null;
+  /** While the store retries, access continues until then (a store's grace period). */
+  grace_period_expires_at: string | null;
 }
 
 /** The lifecycle fields of a subscription nothing has happened to yet. */
@@ -38,7 +42,24 @@ export const INITIAL_LIFECYCLE = {
   cancellation_reason: null,
   pause_reason: null,
   refunded_at: null,
+  billing_issue_at: null,
+  grace_period_expires_at: null,
 } as const satisfies Partial<SubscriptionState>;
+
+/**
+ * What a store says about a purchase, as the state machine needs it (lib/domain/store-sync.ts
+ * derives it from the store's state): the store's dates win over ours.
+ */
+export interface StoreFacts {
+  /** The end of the period the store's latest transaction paid for. */
+  expires_at: string;
+  /** Whether the store will renew; null when it did not say (a receipt). */
+  auto_renew: boolean | null;
+  billing_issue: boolean;
+  grace_period_expires_at: string | null;
+  /** The store refunded (revoked) the purchase. */
+  revoked: boolean;
+}
 
 export const PAUSE_UNITS = ['days', 'weeks', 'months'] as const;
 export type PauseUnit = (typeof PAUSE_UNITS)[number];
@@ -59,8 +80,14 @@ export type SubscriptionCommand =
   | { type: 'cancel'; immediate: boolean; refund: boolean; reason?: string | undefined }
   /** The store confirmed the purchase of a pending_verification record: its period ends at expires_at. */
   | { type: 'activate'; expires_at: string }
-  /** The sweeper: apply whatever transition the clock has made due (expiry, end of a pause). */
-  | { type: 'time_passes' };
+  /** The store's truth about the purchase (a notification, a status query, a verified receipt). */
+  | { type: 'sync'; facts: StoreFacts }
+  /**
+   * The sweeper: apply whatever transition the clock has made due (expiry, end of a pause).
+   * storeMarginMs: a store subscription that renews by itself is expired only that long after its
+   * period ends, to give the store's renewal notification time to arrive.
+   */
+  | { type: 'time_passes'; storeMarginMs?: number | undefined };
 
 export type Operation =
   | Exclude<SubscriptionCommand['type'], 'update' | 'cancel'>
@@ -121,7 +148,9 @@ const withdrawScheduledCancel = (state: SubscriptionState): Partial<Subscription
  * Cancelled now: access ends (expires_at is the cancellation time, so a consumer granting access
  * by expires_at stops too), renewal stops, and a cancellation scheduled for later is superseded.
  */
-const cancelNow = apply((state, command, now) => ({
+type Effect = Extract<Rule, { kind: 'apply' }>['effect'];
+
+const cancelledNow: Effect = (state, command, now) => ({
   status: 'cancelled',
   auto_renew: false,
   ...NOT_PAUSED,
@@ -130,12 +159,49 @@ const cancelNow = apply((state, command, now) => ({
   cancelled_at: iso(now),
   cancellation_reason: reasonOf(command) ?? state.cancellation_reason,
   ...(command.type === 'cancel' && command.refund ? { refunded_at: iso(now), refund: true } : {}),
-}));
+});
+const cancelNow = apply(cancelledNow);
 
 /** Resumed: the subscriber keeps the time they had left when the pause began. */
 function resumed(state: SubscriptionState, at: Date): Partial<SubscriptionState> {
   const pausedMs = state.paused_at ? Math.max(0, at.getTime() - Date.parse(state.paused_at)) : 0;
   return { status: 'active', ...NOT_PAUSED, expires_at: iso(new Date(Date.parse(state.expires_at) + pausedMs)) };
+}
+
+/** When access ends: the period's end, or the end of the store's grace period when that is later. */
+export function accessEndsAt(state: Pick<SubscriptionState, 'expires_at' | 'grace_period_expires_at'>): string {
+  const grace = state.grace_period_expires_at;
+  return grace !== null && Date.parse(grace) > Date.parse(state.expires_at) ? grace : state.expires_at;
+}
+
+const factsOf = (command: SubscriptionCommand) => (command as Extract<SubscriptionCommand, { type: 'sync' }>).facts;
+
+/** The store took the money back: access ends now, with a refund (of a running or an ended subscription). */
+const refundedByStore = (state: SubscriptionState, now: Date) =>
+  state.refunded_at === null ? { refunded_at: iso(now), refund: true, cancellation_reason: 'refunded_by_store' } : {};
+
+/**
+ * The store's truth over a running subscription: its period is the store's (the caller never
+ * brings a state older than one applied: lib/domain/store-sync.ts), renewal follows the store, and
+ * access lasts to the end of the period or of the grace period. Access already over is an expiry.
+ */
+function syncedWithStore(state: SubscriptionState, facts: StoreFacts, now: Date): ReturnType<Effect> {
+  // A later period than the one recorded was paid for: a renewal.
+  const renewal = Date.parse(facts.expires_at) > Date.parse(state.expires_at);
+  const autoRenew = facts.auto_renew ?? (renewal ? true : state.auto_renew);
+  const billing = facts.billing_issue
+    ? { billing_issue_at: state.billing_issue_at ?? iso(now), grace_period_expires_at: facts.grace_period_expires_at }
+    : { billing_issue_at: null, grace_period_expires_at: null };
+  const next = { expires_at: facts.expires_at, ...billing };
+  const ends = Date.parse(accessEndsAt(next));
+  return {
+    ...next,
+    auto_renew: autoRenew,
+    ...(autoRenew ? withdrawScheduledCancel(state) : {}),
+    ...(ends > now.getTime()
+      ? { status: 'active' as const, renewal }
+      : { status: 'expired' as const, auto_renew: false, cancel_at_period_end: false }),
+  };
 }
 
 export function pauseEnd(now: Date, duration: number, unit: PauseUnit): Date {
@@ -156,6 +222,18 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
       return Date.parse(expiresAt) > now.getTime()
         ? { status: 'active', expires_at: expiresAt }
         : { status: 'expired', expires_at: expiresAt, auto_renew: false };
+    }),
+    // The store's first word on a purchase recorded before it was verified.
+    sync: apply((state, command, now) => {
+      const facts = factsOf(command);
+      if (facts.revoked) return cancelledNow(state, command, now);
+      // Its dates are ours until the store's replace them: the activation is the payment, not a renewal.
+      const { renewal: _activation, ...synced } = syncedWithStore(
+        { ...state, expires_at: new Date(0).toISOString() },
+        facts,
+        now,
+      );
+      return synced;
     }),
     time_passes: stays,
   },
@@ -192,8 +270,14 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
       cancelled_at: state.cancelled_at ?? iso(now),
       cancellation_reason: reasonOf(command) ?? state.cancellation_reason,
     })),
-    time_passes: apply((state, _command, now) => {
-      if (Date.parse(state.expires_at) > now.getTime()) return {};
+    sync: apply((state, command, now) => {
+      const facts = factsOf(command);
+      if (facts.revoked) return { ...cancelledNow(state, command, now), ...refundedByStore(state, now) };
+      return syncedWithStore(state, facts, now);
+    }),
+    time_passes: apply((state, command, now) => {
+      const margin = state.auto_renew ? ((command as { storeMarginMs?: number }).storeMarginMs ?? 0) : 0;
+      if (Date.parse(accessEndsAt(state)) + margin > now.getTime()) return {};
       return state.cancel_at_period_end
         ? { status: 'cancelled', auto_renew: false }
         : { status: 'expired', auto_renew: false };
@@ -206,6 +290,10 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     cancel_immediate: cancelNow,
     cancel_at_period_end: cancelNow, // a paused subscription has no running period to finish
     activate: conflict,
+    // Paused by the app, not the store: only a refund changes it.
+    sync: apply((state, command, now) =>
+      factsOf(command).revoked ? { ...cancelledNow(state, command, now), ...refundedByStore(state, now) } : {},
+    ),
     time_passes: apply((state, _command, now) => {
       if (!state.paused_until || Date.parse(state.paused_until) > now.getTime()) return {};
       // Resumes at paused_until, not at the (later) moment the sweeper runs.
@@ -219,6 +307,7 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     cancel_immediate: conflict,
     cancel_at_period_end: conflict,
     activate: conflict,
+    sync: apply((state, command, now) => (factsOf(command).revoked ? refundedByStore(state, now) : {})),
     time_passes: stays,
   },
   expired: {
@@ -228,6 +317,15 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     cancel_immediate: expired,
     cancel_at_period_end: expired,
     activate: expired,
+    // A refund after the end still takes the money back; a store that charged after all (billing
+    // recovery) renews the same subscription: a recovery is never a new subscription.
+    sync: apply((state, command, now) => {
+      const facts = factsOf(command);
+      if (facts.revoked) return refundedByStore(state, now);
+      if (state.billing_issue_at === null || facts.billing_issue) return {};
+      const synced = syncedWithStore(state, facts, now);
+      return synced.status === 'active' && synced.renewal ? synced : {};
+    }),
     time_passes: stays,
   },
 };
@@ -327,6 +425,7 @@ const operationLabel: Record<Operation, string> = {
   cancel_immediate: 'cancel',
   cancel_at_period_end: 'cancel',
   activate: 'activate',
+  sync: 'apply the store state to',
   // Stryker disable next-line StringLiteral: unreachable, time_passes is never a conflict in LIFECYCLE
   time_passes: 'expire',
 };
@@ -358,9 +457,15 @@ export function applyCommand(current: SubscriptionState, command: SubscriptionCo
   return { next, statusChange, renewal, refund };
 }
 
-/** When the sweeper must next look at this subscription, or null when time alone changes nothing. */
-export function nextTimeTransitionAt(state: SubscriptionState): string | null {
-  if (state.status === 'active') return state.expires_at;
+/**
+ * When the sweeper must next look at this subscription, or null when time alone changes nothing.
+ * storeMarginMs: as time_passes's, for a store subscription.
+ */
+export function nextTimeTransitionAt(state: SubscriptionState, storeMarginMs = 0): string | null {
+  if (state.status === 'active') {
+    const margin = state.auto_renew ? storeMarginMs : 0;
+    return new Date(Date.parse(accessEndsAt(state)) + margin).toISOString();
+  }
   // Stryker disable next-line ConditionalExpression: paused_until is null outside paused (lifecycle-stale-fields)
   if (state.status === 'paused') return state.paused_until;
   return null;

@@ -6,8 +6,17 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { newEventId } from '../core/ids.js';
 import { keys } from '../data/keys.js';
+import type { SubscriptionRecord } from '../data/subscription-items.js';
+import type { StoreEventKind } from '../domain/store-sync.js';
 import type { StatusChange, SubscriptionState } from '../domain/subscription-state.js';
-import { type BusEventDetail, STATUS_CHANGED, TRANSFERRED, type TransferredPayload } from './schemas.js';
+import {
+  type BusEventDetail,
+  STATUS_CHANGED,
+  STORE_EVENTS,
+  type StoreEventPayload,
+  TRANSFERRED,
+  type TransferredPayload,
+} from './schemas.js';
 
 /** Outbox items are deleted by TTL once the stream has long carried them (streams keep 24 h). */
 export const OUTBOX_TTL_SECONDS = 7 * 86_400;
@@ -66,4 +75,57 @@ export function outboxItem(subject: Subject, after: SubscriptionState, change: S
 /** The outbox item announcing that a purchase moved to another user's subscription. */
 export function transferOutboxItem(appId: string, transfer: TransferredPayload['data'], now: Date) {
   return outboxEntry(appId, { event: TRANSFERRED, timestamp: now.toISOString(), data: transfer }, now);
+}
+
+/** The data of a store-driven event: the subscription as the change left it, and the kind's own fields. */
+function storeEventData(
+  kind: StoreEventKind,
+  before: SubscriptionRecord,
+  after: SubscriptionRecord,
+  transactionId: string | null,
+) {
+  const base = {
+    subscription_id: after.id,
+    user_id: after.user_id,
+    product_id: after.product_id,
+    price: after.price,
+    currency: after.currency,
+    store: after.store,
+    environment: after.environment,
+    status: after.status,
+    expires_at: after.expires_at,
+    auto_renew: after.auto_renew,
+  };
+  switch (kind) {
+    case 'renewed':
+      return { ...base, transaction_id: transactionId };
+    case 'billing_issue':
+      return {
+        ...base,
+        billing_issue_at: after.billing_issue_at!,
+        grace_period_expires_at: after.grace_period_expires_at,
+      };
+    case 'refunded':
+      return { ...base, refunded_at: after.refunded_at! };
+    case 'product_changed':
+      return { ...base, previous_product_id: before.product_id };
+    case 'auto_renew_changed':
+      return base;
+  }
+}
+
+/** The outbox item announcing one store-driven change of a subscription (renewed, refunded, ...). */
+export function storeEventOutboxItem(
+  kind: StoreEventKind,
+  before: SubscriptionRecord,
+  after: SubscriptionRecord,
+  transactionId: string | null,
+  now: Date,
+) {
+  const payload = {
+    event: STORE_EVENTS[kind],
+    timestamp: now.toISOString(),
+    data: storeEventData(kind, before, after, transactionId),
+  } as StoreEventPayload;
+  return outboxEntry(after.app_id, payload, now);
 }

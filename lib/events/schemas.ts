@@ -5,14 +5,38 @@
  */
 
 import * as z from 'zod/mini';
+import { type StoreEventKind, SUBSCRIPTION_ENVIRONMENTS } from '../domain/store-sync.js';
 import { define } from '../schemas/define.js';
 import { subscriptionStatusSchema } from '../schemas/subscription.js';
+import { STORE_NAMES } from '../stores/types.js';
 
 export const STATUS_CHANGED = 'subscription.status_changed';
 /** Ours, beyond the spec: a restore moved a purchase from one user to another (restore policy `transfer`). */
 export const TRANSFERRED = 'subscription.transferred';
+/** Ours, beyond the spec: what the stores report (docs/notifications.md, "Event kinds"). */
+export const RENEWED = 'subscription.renewed';
+export const AUTO_RENEW_CHANGED = 'subscription.auto_renew_changed';
+export const BILLING_ISSUE = 'subscription.billing_issue';
+export const REFUNDED = 'subscription.refunded';
+export const PRODUCT_CHANGED = 'subscription.product_changed';
+/** The event of each store-driven change (lib/domain/store-sync.ts). */
+export const STORE_EVENTS = {
+  renewed: RENEWED,
+  auto_renew_changed: AUTO_RENEW_CHANGED,
+  billing_issue: BILLING_ISSUE,
+  refunded: REFUNDED,
+  product_changed: PRODUCT_CHANGED,
+} as const satisfies Record<StoreEventKind, string>;
 /** Every event kind (EventBridge detail-type) the service publishes. */
-export const EVENT_KINDS = [STATUS_CHANGED, TRANSFERRED] as const;
+export const EVENT_KINDS = [
+  STATUS_CHANGED,
+  TRANSFERRED,
+  RENEWED,
+  AUTO_RENEW_CHANGED,
+  BILLING_ISSUE,
+  REFUNDED,
+  PRODUCT_CHANGED,
+] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 /** EventBridge `source` of every event this service puts on its bus. */
 export const EVENT_SOURCE = 'subscription-backend';
@@ -55,9 +79,64 @@ export const transferredPayload = /* @__PURE__ */ define(() =>
 );
 export type TransferredPayload = z.infer<typeof transferredPayload>;
 
+/** What every store-driven event says about the subscription, as the change left it. */
+const storeEventData = /* @__PURE__ */ define(() => ({
+  subscription_id: z.string(),
+  user_id: z.string(),
+  product_id: z.string(),
+  /** The price of the subscription's latest period, as the store reported it. */
+  price: z.number(),
+  currency: z.string(),
+  store: z.nullable(z.enum(STORE_NAMES)),
+  environment: z.enum(SUBSCRIPTION_ENVIRONMENTS),
+  status: subscriptionStatusSchema,
+  expires_at: z.iso.datetime(),
+  auto_renew: z.boolean(),
+}));
+const storeEvent = <K extends string, E extends z.core.$ZodLooseShape>(event: K, extra: E) =>
+  z.strictObject({
+    event: z.literal(event),
+    timestamp: z.iso.datetime(),
+    data: z.strictObject({ ...storeEventData, ...extra }),
+  });
+
+/** The store charged the next period (a renewal, or a recovery from a billing issue). */
+export const renewedPayload = /* @__PURE__ */ define(() =>
+  storeEvent(RENEWED, { transaction_id: z.nullable(z.string()) }),
+);
+/** The subscriber turned renewal off (cancelled in the store's settings) or back on. */
+export const autoRenewChangedPayload = /* @__PURE__ */ define(() => storeEvent(AUTO_RENEW_CHANGED, {}));
+/** The store could not charge the renewal; with a grace period, access lasts until it ends. */
+export const billingIssuePayload = /* @__PURE__ */ define(() =>
+  storeEvent(BILLING_ISSUE, {
+    billing_issue_at: z.iso.datetime(),
+    grace_period_expires_at: z.nullable(z.iso.datetime()),
+  }),
+);
+/** The store refunded (revoked) the purchase; the amount is `price` in `currency`. */
+export const refundedPayload = /* @__PURE__ */ define(() => storeEvent(REFUNDED, { refunded_at: z.iso.datetime() }));
+/** The subscriber moved to another product (an upgrade, a downgrade taking effect). */
+export const productChangedPayload = /* @__PURE__ */ define(() =>
+  storeEvent(PRODUCT_CHANGED, { previous_product_id: z.string() }),
+);
+export type StoreEventPayload =
+  | z.infer<typeof renewedPayload>
+  | z.infer<typeof autoRenewChangedPayload>
+  | z.infer<typeof billingIssuePayload>
+  | z.infer<typeof refundedPayload>
+  | z.infer<typeof productChangedPayload>;
+
 /** A webhook body: one of the event kinds, told apart by `event`. */
 export const eventPayload = /* @__PURE__ */ define(() =>
-  z.discriminatedUnion('event', [statusChangedPayload, transferredPayload]),
+  z.discriminatedUnion('event', [
+    statusChangedPayload,
+    transferredPayload,
+    renewedPayload,
+    autoRenewChangedPayload,
+    billingIssuePayload,
+    refundedPayload,
+    productChangedPayload,
+  ]),
 );
 export type EventPayload = z.infer<typeof eventPayload>;
 

@@ -12,6 +12,7 @@ import { logger } from '../core/logger.js';
 import type { ApiKeyKind } from '../data/keys.js';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
 import { routeOf } from '../routes.js';
+import { appIdSchema } from '../schemas/common.js';
 import {
   type Authenticated,
   authenticateAndLimit as authenticateAndCount,
@@ -81,7 +82,18 @@ function envelopeMiddleware(api: ApiName): MiddlewareObj<APIGatewayProxyEvent, A
     },
     onError: (request) => {
       const requestId = requestIdOf(request.event, request.context);
-      const appError = toAppError(request.error);
+      let appError = toAppError(request.error);
+      // A store retries a delivery only on a 5xx: what may succeed later (a store API, the table) is one.
+      if (api === 'notifications' && appError.retryable && appError.status < 500) {
+        appError = new AppError('SERVICE_UNAVAILABLE', appError.message, { retryable: true, cause: appError });
+      }
+      if (api === 'notifications' && appError.status < 500) {
+        logger.warn('store notification refused', {
+          request_id: requestId,
+          code: appError.code,
+          reason: appError.message,
+        });
+      }
       if (appError.status >= 500) {
         const cause = appError.cause ?? request.error;
         logger.error('request failed', {
@@ -257,5 +269,50 @@ export function mobileEndpoint<
       ...(reply.data !== undefined ? { data: reply.data } : {}),
     };
     return jsonResponse(200, body, { 'X-Request-Id': requestId });
+  });
+}
+
+/** Largest accepted store notification (Apple's are a few KB, Pub/Sub pushes smaller). */
+export const MAX_NOTIFICATION_BYTES = 65_536;
+
+export interface NotificationRequest {
+  /** The app of the path, checked to exist. */
+  appId: string;
+  /** The parsed JSON body, not yet verified: the handler's store decoder verifies it. */
+  body: unknown;
+  headers: Record<string, string | undefined>;
+  requestId: string;
+}
+
+/**
+ * An endpoint receiving a store's notifications: no API key (the store cannot send one); the
+ * notification itself is signed (App Store, test store) or the push carries a Google-signed token
+ * (Google Play), which the handler's decoder verifies. A body over 64 KB is refused unread;
+ * a notification that fails verification is a 400 INVALID_NOTIFICATION (logged); what may succeed
+ * later is a 503 so the store retries. Success: 200 `{data: {notification_id, outcome}}`.
+ */
+export function notificationEndpoint(
+  run: (request: NotificationRequest) => Promise<{ notification_id: string; outcome: string }>,
+) {
+  return buildEndpoint('notifications', async (event, requestId) => {
+    const appId = event.pathParameters?.app_id ?? '';
+    if (!appIdSchema.safeParse(appId).success) throw new AppError('INVALID_NOTIFICATION', 'the path names no app');
+    if (event.body === null || event.body === '') throw new AppError('INVALID_NOTIFICATION', 'the body is empty');
+    const bytes = event.isBase64Encoded ? Buffer.byteLength(event.body, 'base64') : Buffer.byteLength(event.body);
+    if (bytes > MAX_NOTIFICATION_BYTES) {
+      throw new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `a store notification is at most ${MAX_NOTIFICATION_BYTES} bytes (64 KB)`,
+      );
+    }
+    let body: unknown;
+    try {
+      body = parseJsonBody(event.body, event.isBase64Encoded);
+    } catch {
+      throw new AppError('INVALID_NOTIFICATION', 'the body is not JSON');
+    }
+    const data = await run({ appId, body, headers: event.headers, requestId });
+    logger.info('store notification', { app_id: appId, ...data });
+    return jsonResponse(200, { data }, { 'X-Request-Id': requestId });
   });
 }

@@ -7,7 +7,8 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { AppError } from '../core/errors.js';
 import type { MobileErrorBody, SubscriptionsErrorBody } from '../schemas/responses.js';
 
-export type ApiName = 'subscriptions' | 'mobile';
+/** The store notification routes answer with the subscription API's envelopes. */
+export type ApiName = 'subscriptions' | 'mobile' | 'notifications';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' };
 

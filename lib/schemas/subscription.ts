@@ -1,7 +1,9 @@
 /** Request and response schemas of the subscription records API; types are inferred from them. */
 
 import * as z from 'zod/mini';
+import { SUBSCRIPTION_ENVIRONMENTS } from '../domain/store-sync.js';
 import { PAUSE_UNITS, type PauseUnit, SUBSCRIPTION_STATUSES } from '../domain/subscription-state.js';
+import { STORE_NAMES } from '../stores/types.js';
 import {
   currencySchema,
   platformSchema,
@@ -210,6 +212,14 @@ export const subscriptionDetail = /* @__PURE__ */ define(() =>
     cancelled_at: z.nullable(isoTimestamp),
     cancellation_reason: z.nullable(z.string()),
     refunded_at: z.nullable(isoTimestamp),
+    /** The store failed to charge the renewal since then (it retries); null: no billing issue. */
+    billing_issue_at: z.nullable(isoTimestamp),
+    /** While the store retries, the subscriber keeps access until then (the store's grace period). */
+    grace_period_expires_at: z.nullable(isoTimestamp),
+    /** Which store sells it (null: recorded through this API, no store behind it). */
+    store: z.nullable(z.enum(STORE_NAMES)),
+    /** Real money (production), a store's test accounts (sandbox: no revenue), or the test store. */
+    environment: z.enum(SUBSCRIPTION_ENVIRONMENTS),
     /**
      * Restores that moved this subscription's purchase to another user (restore policy
      * `transfer`), listed on both subscriptions, oldest first; `event_id` is the

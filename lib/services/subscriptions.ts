@@ -5,20 +5,23 @@
 
 import { AppError } from '../core/errors.js';
 import { newSubscriptionId } from '../core/ids.js';
+import type { TransactItem } from '../data/client.js';
 import { listSortKey } from '../data/keys.js';
 import { getProduct, listProducts } from '../data/products.js';
 import { getUsageStats } from '../data/profiles.js';
 import { getTransactionBinding, type PurchaseOwner, type TransferRecord } from '../data/purchase-ownership.js';
-import type { PaymentRecord, SubscriptionRecord } from '../data/subscription-items.js';
+import { type PaymentRecord, type SubscriptionRecord, storeMarginMs } from '../data/subscription-items.js';
 import { getSubscription, getSubscriptionRecord, listSubscriptions } from '../data/subscription-queries.js';
-import { insertSubscription, saveSubscriptionState } from '../data/subscription-writes.js';
+import { insertSubscription, saveSubscriptionState, writeTogether } from '../data/subscription-writes.js';
 import { addBillingPeriod, addDays } from '../domain/billing.js';
 import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../domain/pagination.js';
-import { revenueDelta } from '../domain/revenue.js';
+import { type MoneyFacts, revenueDelta } from '../domain/revenue.js';
+import { countsAsRevenue, storeEventsOf, storeRecordPatch } from '../domain/store-sync.js';
 import {
   applyCommand,
   INITIAL_LIFECYCLE,
   type StatusChange,
+  type StoreFacts,
   type SubscriptionCommand,
   type SubscriptionState,
 } from '../domain/subscription-state.js';
@@ -37,6 +40,7 @@ import {
   type SubscriptionListItem,
   type UpdateSubscriptionBody,
 } from '../schemas/subscription.js';
+import type { StorePurchaseState } from '../stores/types.js';
 
 /** Payment method by platform (the spec leaves the value set open). */
 const PAYMENT_METHOD: Record<Platform, string> = { ios: 'app_store', android: 'google_play', web: 'external' };
@@ -104,6 +108,10 @@ async function subscriptionDetailOf(
     cancelled_at: record.cancelled_at,
     cancellation_reason: record.cancellation_reason,
     refunded_at: record.refunded_at,
+    billing_issue_at: record.billing_issue_at,
+    grace_period_expires_at: record.grace_period_expires_at,
+    store: record.store,
+    environment: record.environment,
     transfers,
   };
 }
@@ -158,6 +166,7 @@ export type NewSubscription = Pick<
   | 'trial_period'
   | 'trial_expires_at'
 > &
+  Partial<Pick<SubscriptionRecord, 'store' | 'original_transaction_id' | 'environment'>> &
   Pick<PaymentRecord, 'transaction_id' | 'receipt_data'>;
 
 /** A new record in pending_verification, and its payment item; every subscription starts so. */
@@ -166,11 +175,21 @@ export function pendingSubscription(
   fields: NewSubscription,
   now: Date,
 ): { record: SubscriptionRecord; payment: PaymentRecord } {
-  const { transaction_id, receipt_data, ...state } = fields;
+  const {
+    transaction_id,
+    receipt_data,
+    store = null,
+    original_transaction_id = null,
+    environment = 'production',
+    ...state
+  } = fields;
   return {
     record: {
       app_id: appId,
       id: newSubscriptionId(),
+      store,
+      original_transaction_id,
+      environment,
       ...state,
       status: 'pending_verification',
       ...INITIAL_LIFECYCLE,
@@ -182,20 +201,34 @@ export function pendingSubscription(
   };
 }
 
-/** The money and active count a command moves, for the revenue counters. */
+/** The revenue operation a command is: a store's sync is an activation, a renewal, or neither. */
+function moneyOperation(
+  current: SubscriptionState,
+  next: SubscriptionState,
+  command: SubscriptionCommand,
+  renewal: boolean,
+): MoneyFacts['operation'] {
+  if (command.type === 'activate' || command.type === 'renew' || command.type === 'cancel') return command.type;
+  if (command.type !== 'sync') return 'other';
+  if (current.status === 'pending_verification' && next.status === 'active') return 'activate';
+  return renewal ? 'renew' : 'other';
+}
+
+/** The money and active count a command moves, for the revenue counters; none for a store's test accounts. */
 function revenueOfChange(
   current: SubscriptionRecord,
   next: SubscriptionState,
   command: SubscriptionCommand,
-  refund: boolean,
+  { refund, renewal }: { refund: boolean; renewal: boolean },
+  price = current.price,
 ) {
+  if (!countsAsRevenue(current.environment)) return null;
   return revenueDelta({
-    operation:
-      command.type === 'activate' || command.type === 'renew' || command.type === 'cancel' ? command.type : 'other',
+    operation: moneyOperation(current, next, command, renewal),
     refund,
     statusBefore: current.status,
     statusAfter: next.status,
-    price: current.price,
+    price,
     trial: current.trial_period,
     trialExpiresAt: current.trial_expires_at,
     expiresAtBefore: current.expires_at,
@@ -207,15 +240,24 @@ function revenueOfChange(
  * subscription starts as, with its activation already applied (the same state, status change,
  * notification and revenue as activating it afterwards, without a window in between).
  */
-export function verifiedSubscription(appId: string, fields: NewSubscription, paid: Partial<PaymentRecord>, now: Date) {
+export function verifiedSubscription(
+  appId: string,
+  fields: NewSubscription,
+  paid: Partial<PaymentRecord>,
+  now: Date,
+  /** The store's renewal state, when it said (a notification): applied with the activation. */
+  facts?: StoreFacts,
+) {
   const { record: pending, payment } = pendingSubscription(appId, fields, now);
-  const command = { type: 'activate', expires_at: fields.expires_at } as const;
-  const { next, statusChange, refund } = applyCommand(pending, command, now);
+  const command: SubscriptionCommand = facts
+    ? { type: 'sync', facts }
+    : { type: 'activate', expires_at: fields.expires_at };
+  const { next, statusChange, refund, renewal } = applyCommand(pending, command, now);
   return {
     record: { ...pending, ...next },
     payment: { ...payment, ...paid },
     statusChange,
-    revenue: revenueOfChange(pending, next, command, refund),
+    revenue: revenueOfChange(pending, next, command, { refund, renewal }),
   };
 }
 
@@ -294,11 +336,21 @@ export interface PlannedChange {
   payment?: Partial<PaymentRecord>;
   bindTransaction?: string | undefined;
   bindOwner?: PurchaseOwner | undefined;
+  /**
+   * With a `sync` command: the store's state it comes from. Its product and price follow the
+   * store's and its store-driven events are announced; a renewal is paid (money, `renewed`) only
+   * with a transaction it binds (bindTransaction), a new one.
+   */
+  storeState?: StorePurchaseState | undefined;
+  /** More conditional writes of the same change, written even when the subscription does not change. */
+  alsoWrite?: readonly TransactItem[] | undefined;
 }
 
 /** What commitChange leaves: the subscription as it now is (and its other items, when asked to read them). */
 export interface CommittedChange {
   statusChange: StatusChange | null;
+  /** An alsoWrite item whose condition did not hold: nothing of the change was written. */
+  refused?: TransactItem | undefined;
   record: SubscriptionRecord;
   payment?: PaymentRecord | undefined;
   transfers?: TransferRecord[] | undefined;
@@ -350,20 +402,35 @@ export async function commitChange(
     const now = new Date();
     const planned = await plan(current, now);
     if (!planned) return { statusChange: null, record: current, payment: currentPayment, transfers };
-    const { command, payment, bindTransaction, bindOwner } = planned;
-    const { next, statusChange, refund } = applyCommand(current, command, now);
+    const { command, payment, bindOwner, storeState, alsoWrite } = planned;
+    const { next, statusChange, refund, renewal } = applyCommand(current, command, now);
+    const { bindTransaction } = planned;
+    // A later period of a transaction already recorded (the store extended it) is no payment.
+    const paidRenewal = renewal && (!storeState || bindTransaction !== undefined);
+    const recordPatch = storeState ? storeRecordPatch(current, storeState, paidRenewal) : {};
     const unchanged =
       !statusChange &&
       !payment &&
+      Object.keys(recordPatch).length === 0 &&
       (Object.keys(next) as (keyof typeof next)[]).every((field) => next[field] === current[field]);
-    if (unchanged) return { statusChange: null, record: current, payment: currentPayment, transfers };
-    const revenue = revenueOfChange(current, next, command, refund);
+    if (unchanged) {
+      const refused = alsoWrite?.length ? await writeTogether(alsoWrite) : undefined;
+      return { statusChange: null, refused, record: current, payment: currentPayment, transfers };
+    }
+    const updated = { ...current, ...next, ...recordPatch };
+    const revenue = revenueOfChange(current, next, command, { refund, renewal: paidRenewal }, updated.price);
     const outcome = await saveSubscriptionState(current, next, now, {
       statusChange,
       payment,
       bindTransaction,
       bindOwner,
       revenue,
+      recordPatch,
+      storeEvents: storeState && {
+        kinds: storeEventsOf(current, updated, { renewal: paidRenewal, refund }),
+        transactionId: storeState.transaction_id,
+      },
+      alsoWrite,
     });
     // The payment item as the same transaction left it.
     if (outcome.saved)
@@ -375,6 +442,8 @@ export async function commitChange(
       };
     if (outcome.reason === 'owned_by_another_user')
       throw new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
+    if (outcome.reason === 'also_write_refused')
+      return { statusChange: null, refused: outcome.item, record: current, payment: currentPayment, transfers };
     if (
       outcome.reason === 'transaction_bound' &&
       (await requireTransactionFree(appId, subscriptionId, bindTransaction!)) === 'already_applied'
@@ -424,7 +493,9 @@ async function requireTransactionFree(
  * pause). Returns true when the status changed.
  */
 export async function advanceSubscriptionClock(appId: string, subscriptionId: string): Promise<boolean> {
-  const { statusChange } = await commitChange(appId, subscriptionId, () => ({ command: { type: 'time_passes' } }));
+  const { statusChange } = await commitChange(appId, subscriptionId, (current) => ({
+    command: { type: 'time_passes', storeMarginMs: storeMarginMs(current) },
+  }));
   return statusChange !== null;
 }
 

@@ -37,13 +37,20 @@ import {
   screenTransaction,
 } from '../domain/purchase-decision.js';
 import { transferredRevenue } from '../domain/revenue.js';
+import { environmentOf, storeFacts } from '../domain/store-sync.js';
 import { RECEIPT_CHARACTERS } from '../schemas/common.js';
 import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
 import { appStoreVerifier, requireAppReceiptShape } from '../stores/app-store.js';
 import { googlePlayVerifier } from '../stores/google-play.js';
 import { type ConfigurableStore, getAppWithStoreSettings, type StoreSettings } from '../stores/settings.js';
 import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
-import { jwsOf, type StoreVerifier, statedTransaction, type VerifiedTransaction } from '../stores/types.js';
+import {
+  jwsOf,
+  type StorePurchaseState,
+  type StoreVerifier,
+  statedTransaction,
+  type VerifiedTransaction,
+} from '../stores/types.js';
 import { commitChange, type PlannedChange, verifiedSubscription } from './subscriptions.js';
 
 /** The store whose settings verifying a receipt of this platform needs: none for the test store. */
@@ -224,7 +231,18 @@ export async function verifyPurchase(
 }
 
 type Decision = PurchaseDecision<SubscriptionRecord>;
-type Stored = StoredPurchase<SubscriptionRecord>;
+
+const REFUNDED = {
+  kind: 'refund',
+  code: 'INVALID_RECEIPT',
+  message: 'the store has revoked or refunded this purchase',
+} as const;
+
+/** The state the store reported for the purchase after the receipt's transaction, if any. */
+const laterStoreState = (state: StorePurchaseState | undefined, transaction: VerifiedTransaction) =>
+  state && Date.parse(state.as_of) > Date.parse(transaction.purchase_date) ? state : undefined;
+/** What is stored about the purchase, with the store state a notification left on it. */
+type Stored = StoredPurchase<SubscriptionRecord> & { storeState?: StorePurchaseState | undefined };
 
 async function refuse(
   appId: string,
@@ -270,16 +288,20 @@ async function apply(
   switch (decision.kind) {
     case 'answer':
       return decision.subscription;
-    case 'renew':
+    case 'renew': {
+      // The store's truth as the receipt tells it: the same path as a store notification's.
+      const receiptState: StorePurchaseState = { ...transaction, renewal: null, as_of: transaction.purchase_date };
       return commitDecided(decision.subscription, (again) =>
         again.kind === 'renew'
           ? {
-              command: { type: 'renew', expires_at: again.expiresAt },
+              command: { type: 'sync', facts: storeFacts(receiptState) },
+              storeState: receiptState,
               payment: { ...paid, transaction_id: transaction.transaction_id, receipt_data: receiptData },
               bindTransaction: transaction.transaction_id,
             }
           : null,
       );
+    }
     case 'activate':
       return commitDecided(decision.subscription, (again) =>
         again.kind === 'activate'
@@ -291,25 +313,33 @@ async function apply(
           : null,
       );
     case 'insert': {
-      // A new purchase: recorded and activated in one write.
+      // A new purchase: recorded and activated in one write, from the store's latest word on it
+      // (a notification that arrived before the app verified the purchase) when there is one.
+      const latest = laterStoreState(stored.storeState, transaction);
+      if (latest?.revoked) return refuse(appId, transaction, claim, REFUNDED);
+      const period = latest ?? transaction;
       const { record, payment, statusChange, revenue } = verifiedSubscription(
         appId,
         {
           user_id: claim.userId,
           product_id: decision.productId,
           platform: transaction.platform,
-          price: decision.price,
-          currency: decision.currency,
+          price: latest && !latest.trial && latest.price !== null ? latest.price : decision.price,
+          currency: latest && !latest.trial && latest.currency !== null ? latest.currency : decision.currency,
           started_at: transaction.purchase_date,
-          expires_at: transaction.expires_at,
-          auto_renew: Date.parse(transaction.expires_at) > Date.now(),
-          trial_period: transaction.trial,
-          trial_expires_at: transaction.trial ? transaction.expires_at : null,
+          expires_at: period.expires_at,
+          auto_renew: latest?.renewal?.auto_renew ?? Date.parse(period.expires_at) > Date.now(),
+          trial_period: period.trial,
+          trial_expires_at: period.trial ? period.expires_at : null,
           transaction_id: transaction.transaction_id,
           receipt_data: receiptData,
+          store: transaction.store,
+          original_transaction_id: transaction.original_transaction_id,
+          environment: environmentOf(transaction.environment),
         },
         paid,
         new Date(),
+        latest && storeFacts(latest),
       );
       const inserted = await insertSubscription(record, payment, {
         owner,

@@ -3,7 +3,8 @@
  * (or an AppError: INVALID_RECEIPT when the receipt is not genuine or not for this app,
  * VERIFICATION_FAILED, retryable, when the store could not be asked).
  */
-export type StoreName = 'app_store' | 'google_play' | 'test_store';
+export const STORE_NAMES = ['app_store', 'google_play', 'test_store'] as const;
+export type StoreName = (typeof STORE_NAMES)[number];
 
 /**
  * Where the purchase was made: real money (Production), a store's test accounts (Sandbox: App

@@ -362,7 +362,7 @@ describe('the notification path in the stack', () => {
   };
   const tableActions = (functionId: string) => new Set(actionsOf(functionId).filter((a) => a.startsWith('dynamodb:')));
 
-  it('has its own event bus and a rule for subscription.status_changed and subscription.transferred targeting the webhook deliverer, with a DLQ', () => {
+  it('has its own event bus and a rule for every event kind targeting the webhook deliverer, with a DLQ', () => {
     template.resourceCountIs('AWS::Events::EventBus', 1);
     const [delivererId] = functionByDescription('EventBridge rule target: Standard Webhooks delivery');
     const rules = ofType('AWS::Events::Rule').filter(
@@ -372,7 +372,15 @@ describe('the notification path in the stack', () => {
     const rule = rules[0]![1].Properties;
     expect(rule.EventPattern).toEqual({
       source: ['subscription-backend'],
-      'detail-type': ['subscription.status_changed', 'subscription.transferred'],
+      'detail-type': [
+        'subscription.status_changed',
+        'subscription.transferred',
+        'subscription.renewed',
+        'subscription.auto_renew_changed',
+        'subscription.billing_issue',
+        'subscription.refunded',
+        'subscription.product_changed',
+      ],
     });
     expect(refOf(rule.EventBusName)).toBeDefined();
     expect(JSON.stringify(rule.Targets[0].Arn)).toContain(delivererId);

@@ -56,8 +56,10 @@ const resolve = (object: Json): Json => {
   return (document.components as Json)[kind!][name!];
 };
 
+const subscriptionsEnvelope = toJSONSchema(subscriptionsErrorSchema, { target: 'draft-2020-12', io: 'output' });
 const ENVELOPES = {
-  subscriptions: toJSONSchema(subscriptionsErrorSchema, { target: 'draft-2020-12', io: 'output' }),
+  subscriptions: subscriptionsEnvelope,
+  notifications: subscriptionsEnvelope,
   mobile: toJSONSchema(mobileErrorSchema, { target: 'draft-2020-12', io: 'output' }),
 };
 

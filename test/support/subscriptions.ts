@@ -1,7 +1,7 @@
 /** Writes subscriptions directly (bypassing the API) in states the API cannot produce quickly, e.g. expiring now. */
 
 import { newSubscriptionId } from '../../lib/core/ids.js';
-import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
+import { RECORD_DEFAULTS, type SubscriptionRecord } from '../../lib/data/subscription-items.js';
 import { insertSubscription } from '../../lib/data/subscription-writes.js';
 import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
 
@@ -22,6 +22,7 @@ export function buildSubscription(appId: string, overrides: Partial<Subscription
     auto_renew: true,
     trial_period: false,
     trial_expires_at: null,
+    ...RECORD_DEFAULTS,
     ...INITIAL_LIFECYCLE,
     created_at: now,
     updated_at: now,

@@ -27,8 +27,16 @@ const transferred = {
 };
 
 describe('event schemas (webhook bodies and the bus detail)', () => {
-  it('the service publishes exactly two event kinds', () => {
-    expect(EVENT_KINDS).toEqual(['subscription.status_changed', 'subscription.transferred']);
+  it("the service publishes the spec's status change, the transfer and the five store-driven kinds", () => {
+    expect(EVENT_KINDS).toEqual([
+      'subscription.status_changed',
+      'subscription.transferred',
+      'subscription.renewed',
+      'subscription.auto_renew_changed',
+      'subscription.billing_issue',
+      'subscription.refunded',
+      'subscription.product_changed',
+    ]);
   });
 
   it('accepts either kind, each with exactly its fields', () => {

@@ -1,0 +1,157 @@
+/**
+ * What the store's truth about a purchase does to this app's subscriptions (pure). Notifications,
+ * status queries and verified receipts all bring a StorePurchaseState; this decides which
+ * subscription it is about and what happens to it; the lifecycle table's `sync` column
+ * (subscription-state.ts) decides the state that follows.
+ *
+ * | facts                                                                | decision                 |
+ * | -------------------------------------------------------------------- | ------------------------ |
+ * | the purchase already holds a state the store stated later (or same) | stale: nothing changes   |
+ * | nobody owns the purchase yet                                         | keep it on the purchase  |
+ * | the owner's purchase refuses it (another product, another account)   | keep it on the purchase  |
+ * | its transaction pays for, or its purchase serves, a subscription     | sync that subscription   |
+ * | that subscription has ended, the store now grants access, no billing | insert: a resubscription |
+ * |   issue was pending (one was: it is a recovery, sync the same one)   |                          |
+ *
+ * Which subscription a transaction is about is decidePurchase's rule, asked for the purchase's owner.
+ */
+import type { StoreEnvironment, StorePurchaseState } from '../stores/types.js';
+import { type DecidedSubscription, decidePurchase, type StoredPurchase } from './purchase-decision.js';
+import type { StoreFacts, SubscriptionState } from './subscription-state.js';
+
+export const SUBSCRIPTION_ENVIRONMENTS = ['production', 'sandbox', 'test'] as const;
+export type SubscriptionEnvironment = (typeof SUBSCRIPTION_ENVIRONMENTS)[number];
+
+const ENVIRONMENTS: Record<StoreEnvironment, SubscriptionEnvironment> = {
+  Production: 'production',
+  Sandbox: 'sandbox',
+  Test: 'test',
+};
+export const environmentOf = (environment: StoreEnvironment): SubscriptionEnvironment => ENVIRONMENTS[environment];
+
+/** A store's test accounts pay no money: their purchases stay out of revenue statistics. */
+export const countsAsRevenue = (environment: SubscriptionEnvironment): boolean => environment !== 'sandbox';
+
+/** What the lifecycle needs of the store's state. */
+export function storeFacts(state: StorePurchaseState): StoreFacts {
+  return {
+    expires_at: state.expires_at,
+    auto_renew: state.renewal?.auto_renew ?? null,
+    billing_issue: state.renewal?.billing_issue ?? false,
+    grace_period_expires_at: state.renewal?.billing_issue ? state.renewal.grace_period_expires_at : null,
+    revoked: state.revoked,
+  };
+}
+
+/** The store grants access now: not refunded, and its period (or grace period) runs. */
+export function grantsAccess(state: StorePurchaseState, now: Date): boolean {
+  const grace = state.renewal?.billing_issue ? state.renewal.grace_period_expires_at : null;
+  const ends = Math.max(Date.parse(state.expires_at), grace === null ? 0 : Date.parse(grace));
+  return !state.revoked && ends > now.getTime();
+}
+
+/** A subscription as the store decision needs it. */
+export interface SyncedSubscription extends DecidedSubscription {
+  billing_issue_at: string | null;
+}
+
+export interface StoredStorePurchase<S extends SyncedSubscription> extends StoredPurchase<S> {
+  /** The state the purchase holds (the latest applied). */
+  storeState: StorePurchaseState | undefined;
+}
+
+export type StoreStateDecision<S extends SyncedSubscription> =
+  | { kind: 'stale' }
+  | { kind: 'keep'; reason: string }
+  | { kind: 'read_subscription'; subscriptionId: string }
+  | { kind: 'sync'; subscription: S }
+  | { kind: 'insert'; userId: string; productId: string; price: number; currency: string };
+
+export function decideStoreState<S extends SyncedSubscription>(
+  appId: string,
+  state: StorePurchaseState,
+  stored: StoredStorePurchase<S>,
+  now: Date,
+): StoreStateDecision<S> {
+  if (stored.storeState && Date.parse(stored.storeState.as_of) >= Date.parse(state.as_of)) return { kind: 'stale' };
+  if (!stored.owned) return { kind: 'keep', reason: 'nobody has verified this purchase yet' };
+  // Which subscription the transaction is about does not depend on a refund: decided as if none.
+  const decision = decidePurchase(
+    { ...state, revoked: false },
+    { appId, userId: stored.owned.user_id, transfers: false },
+    stored,
+  );
+  switch (decision.kind) {
+    case 'reject':
+    case 'refund':
+      return { kind: 'keep', reason: decision.message };
+    case 'read_subscription':
+      return { kind: 'read_subscription', subscriptionId: decision.subscriptionId };
+    case 'answer':
+    case 'renew':
+    case 'activate':
+      return { kind: 'sync', subscription: decision.subscription };
+    case 'insert': {
+      const ended = stored.subscription;
+      const recovers = ended?.status === 'expired' && ended.billing_issue_at !== null;
+      if (ended && (recovers || !grantsAccess(state, now))) return { kind: 'sync', subscription: ended };
+      if (!grantsAccess(state, now)) return { kind: 'keep', reason: 'the purchase grants no access' };
+      const { productId, price, currency } = decision;
+      return { kind: 'insert', userId: stored.owned.user_id, productId, price, currency };
+    }
+  }
+}
+
+/** The record fields besides the lifecycle that the store's state sets: the product, the price paid. */
+export interface PricedProduct {
+  product_id: string;
+  price: number;
+  currency: string;
+}
+
+/**
+ * A plan change (the store's latest transaction is for another product) moves the subscription to
+ * that product; a renewal or plan change charges the price the store reports for that transaction.
+ */
+export function storeRecordPatch(
+  record: PricedProduct,
+  state: StorePurchaseState,
+  renewal: boolean,
+): Partial<PricedProduct> {
+  const productChanged = state.product_id !== record.product_id;
+  const patch: Partial<PricedProduct> = productChanged ? { product_id: state.product_id } : {};
+  if ((renewal || productChanged) && !state.trial && state.price !== null && state.currency !== null) {
+    if (state.price !== record.price) patch.price = state.price;
+    if (state.currency !== record.currency) patch.currency = state.currency;
+  }
+  return patch;
+}
+
+/** Events beyond the status change that a store-driven change sends (EVENT_KINDS in lib/events/schemas.ts). */
+export const STORE_EVENT_KINDS = [
+  'renewed',
+  'auto_renew_changed',
+  'billing_issue',
+  'refunded',
+  'product_changed',
+] as const;
+export type StoreEventKind = (typeof STORE_EVENT_KINDS)[number];
+
+type EventSide = Pick<SubscriptionState, 'status' | 'auto_renew' | 'billing_issue_at'> & { product_id: string };
+
+/** The events a change the store made sends, in this order; the status change is announced on its own. */
+export function storeEventsOf(
+  before: EventSide,
+  after: EventSide,
+  result: { renewal: boolean; refund: boolean },
+): StoreEventKind[] {
+  const events: StoreEventKind[] = [];
+  if (result.renewal) events.push('renewed');
+  if (result.refund) events.push('refunded');
+  if (after.product_id !== before.product_id) events.push('product_changed');
+  // Renewal turned off or on while the subscription runs; an end turns it off, and says so itself.
+  const running = after.status === 'active' || after.status === 'paused';
+  if (running && after.auto_renew !== before.auto_renew) events.push('auto_renew_changed');
+  if (after.billing_issue_at !== null && before.billing_issue_at === null) events.push('billing_issue');
+  return events;
+}

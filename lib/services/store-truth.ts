@@ -1,0 +1,154 @@
+/**
+ * The one path for the store's truth: a store notification, a status the sweeper asked the store
+ * for, each brings a StorePurchaseState of one purchase; this decides what it does
+ * (lib/domain/store-sync.ts) and applies it in one transaction: the subscription's new state
+ * (through the lifecycle table's `sync` column), its revenue, its events in the outbox, the state
+ * kept on the purchase, and the notification's record.
+ *
+ * - Idempotent: a notification is applied once (its record is written on condition it is new);
+ *   a redelivery changes nothing and sends no webhook.
+ * - Ordered: a state the store stated before the one the purchase holds changes nothing, so
+ *   notifications arriving out of order never move a subscription back.
+ * - A purchase nobody has verified yet keeps the state; verifying it later starts from it.
+ * - One read of the purchase (with the notification's record, the product and the transaction's
+ *   binding) and one of its subscription; one transaction.
+ */
+import { AppError } from '../core/errors.js';
+import { logger } from '../core/logger.js';
+import { batchGetConsistent } from '../data/batch.js';
+import type { TransactItem } from '../data/client.js';
+import {
+  type PurchaseQuery,
+  purchaseLookupKeys,
+  purchaseLookupOf,
+  purchaseStateUpdate,
+} from '../data/purchase-ownership.js';
+import {
+  type NotificationOutcome,
+  notificationKey,
+  notificationRecordPut,
+  recordNotification,
+} from '../data/store-notifications.js';
+import type { SubscriptionRecord } from '../data/subscription-items.js';
+import { getSubscriptionRecord } from '../data/subscription-queries.js';
+import { insertSubscription, writeTogether } from '../data/subscription-writes.js';
+import { decideStoreState, environmentOf, type StoredStorePurchase, storeFacts } from '../domain/store-sync.js';
+import type { StoreNotification, StorePurchaseState } from '../stores/types.js';
+import { commitChange, verifiedSubscription } from './subscriptions.js';
+
+/** What applying the store's word did; `duplicate`: the notification was applied before. */
+export type StoreTruthOutcome = NotificationOutcome | 'duplicate';
+
+/** Lost races (a concurrent notification of the same purchase) are decided again on a fresh read. */
+const MAX_ATTEMPTS = 4;
+
+export async function applyStoreNotification(
+  appId: string,
+  notification: StoreNotification,
+  now = new Date(),
+): Promise<StoreTruthOutcome> {
+  if (!notification.state) {
+    return (await recordNotification(appId, notification, 'recorded', now)) ? 'recorded' : 'duplicate';
+  }
+  return applyStoreState(appId, notification.state, notification, now);
+}
+
+export async function applyStoreState(
+  appId: string,
+  state: StorePurchaseState,
+  notification?: StoreNotification,
+  now = new Date(),
+): Promise<StoreTruthOutcome> {
+  const query: PurchaseQuery = {
+    productId: state.product_id,
+    owner: { store: state.store, original_transaction_id: state.original_transaction_id },
+    transactionId: state.transaction_id,
+  };
+  const recorded = (outcome: NotificationOutcome): TransactItem[] =>
+    notification ? [notificationRecordPut(appId, notification, outcome, now)] : [];
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const items = await batchGetConsistent([
+      ...purchaseLookupKeys(appId, query),
+      ...(notification ? [notificationKey(appId, notification)] : []),
+    ]);
+    if (notification && items[3]) return 'duplicate';
+    let stored: StoredStorePurchase<SubscriptionRecord> = purchaseLookupOf(items);
+    let decision = decideStoreState(appId, state, stored, now);
+    if (decision.kind === 'read_subscription') {
+      const subscription = await getSubscriptionRecord(appId, decision.subscriptionId);
+      if (!subscription) throw new Error(`purchase points at missing subscription ${decision.subscriptionId}`);
+      stored = { ...stored, subscription };
+      decision = decideStoreState(appId, state, stored, now);
+    }
+    let refused: TransactItem | undefined;
+    switch (decision.kind) {
+      case 'read_subscription':
+        throw new Error('decided without the subscription it rests on');
+      case 'stale':
+        if (!notification) return 'stale';
+        return (await recordNotification(appId, notification, 'stale', now)) ? 'stale' : 'duplicate';
+      case 'keep':
+        logger.info('store state kept on the purchase', {
+          store: state.store,
+          original_transaction_id: state.original_transaction_id,
+          reason: decision.reason,
+        });
+        refused = await writeTogether([purchaseStateUpdate(appId, state), ...recorded('kept')]);
+        if (!refused) return 'kept';
+        break;
+      case 'sync': {
+        const committed = await commitChange(
+          appId,
+          decision.subscription.id,
+          () => ({
+            command: { type: 'sync', facts: storeFacts(state) },
+            storeState: state,
+            // A transaction not yet recorded is this subscription's from now on.
+            bindTransaction: stored.binding ? undefined : state.transaction_id,
+            alsoWrite: [purchaseStateUpdate(appId, state), ...recorded('applied')],
+          }),
+          { current: decision.subscription },
+        );
+        refused = committed.refused;
+        if (!refused) return 'applied';
+        break;
+      }
+      case 'insert': {
+        // The owner subscribes again to the purchase (a resubscription): a new subscription.
+        const { record, payment, statusChange, revenue } = verifiedSubscription(
+          appId,
+          {
+            user_id: decision.userId,
+            product_id: decision.productId,
+            platform: state.platform,
+            price: decision.price,
+            currency: decision.currency,
+            started_at: state.purchase_date,
+            expires_at: state.expires_at,
+            auto_renew: state.renewal?.auto_renew ?? true,
+            trial_period: state.trial,
+            trial_expires_at: state.trial ? state.expires_at : null,
+            transaction_id: state.transaction_id,
+            receipt_data: null,
+            store: state.store,
+            original_transaction_id: state.original_transaction_id,
+            environment: environmentOf(state.environment),
+          },
+          state.trial ? {} : { last_payment: state.purchase_date },
+          now,
+          storeFacts(state),
+        );
+        const inserted = await insertSubscription(record, payment, {
+          owner: query.owner,
+          ownerState: state,
+          statusChange,
+          revenue,
+          alsoWrite: recorded('applied'),
+        });
+        if (inserted.inserted) return 'applied';
+        break;
+      }
+    }
+  }
+  throw new AppError('SERVICE_UNAVAILABLE', 'the purchase is being changed concurrently; retry', { retryable: true });
+}

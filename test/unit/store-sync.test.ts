@@ -1,0 +1,467 @@
+/**
+ * The store's truth, pure: the lifecycle's `sync` column, grace periods and the store margin of the
+ * clock, which subscription a store state is about, and the events and record fields it changes.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  countsAsRevenue,
+  decideStoreState,
+  environmentOf,
+  grantsAccess,
+  type StoredStorePurchase,
+  type SyncedSubscription,
+  storeEventsOf,
+  storeFacts,
+  storeRecordPatch,
+} from '../../lib/domain/store-sync.js';
+import {
+  applyCommand,
+  INITIAL_LIFECYCLE,
+  nextTimeTransitionAt,
+  type StoreFacts,
+  type SubscriptionState,
+  type SubscriptionStatus,
+} from '../../lib/domain/subscription-state.js';
+import type { StorePurchaseState } from '../../lib/stores/types.js';
+
+const NOW = new Date('2026-03-10T12:00:00.000Z');
+const HOUR = 3_600_000;
+const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs).toISOString();
+
+function state(status: SubscriptionStatus, overrides: Partial<SubscriptionState> = {}): SubscriptionState {
+  return { ...INITIAL_LIFECYCLE, status, expires_at: at(24 * HOUR), auto_renew: true, ...overrides };
+}
+
+const facts = (overrides: Partial<StoreFacts> = {}): StoreFacts => ({
+  expires_at: at(24 * HOUR),
+  auto_renew: true,
+  billing_issue: false,
+  grace_period_expires_at: null,
+  revoked: false,
+  ...overrides,
+});
+
+const sync = (from: SubscriptionState, storeSays: StoreFacts) =>
+  applyCommand(from, { type: 'sync', facts: storeSays }, NOW);
+
+/**
+ * The sync column: what the store's word does to each status. A row: the subscription, what the
+ * store says, then the status after, whether it was a renewal, a refund, and fields to check.
+ */
+const SYNC: [
+  string,
+  SubscriptionState,
+  StoreFacts,
+  SubscriptionStatus,
+  { renewal: boolean; refund: boolean },
+  Partial<SubscriptionState>,
+][] = [
+  [
+    'active, the store charged a later period: renewal',
+    state('active'),
+    facts({ expires_at: at(31 * 24 * HOUR) }),
+    'active',
+    { renewal: true, refund: false },
+    { expires_at: at(31 * 24 * HOUR), auto_renew: true, billing_issue_at: null },
+  ],
+  [
+    'active, the same period again: nothing',
+    state('active'),
+    facts(),
+    'active',
+    { renewal: false, refund: false },
+    { expires_at: at(24 * HOUR) },
+  ],
+  [
+    'active, the store says the period ended already (the renewal failed, no grace): it ends',
+    state('active'),
+    facts({ expires_at: at(-24 * HOUR) }),
+    'expired',
+    { renewal: false, refund: false },
+    { expires_at: at(-24 * HOUR), auto_renew: false },
+  ],
+  [
+    'active, renewal turned off in the store',
+    state('active'),
+    facts({ auto_renew: false }),
+    'active',
+    { renewal: false, refund: false },
+    { auto_renew: false },
+  ],
+  [
+    'active, renewal turned back on withdraws a cancellation scheduled for the period end',
+    state('active', { auto_renew: false, cancel_at_period_end: true, cancelled_at: at(-HOUR) }),
+    facts({ auto_renew: true }),
+    'active',
+    { renewal: false, refund: false },
+    { auto_renew: true, cancel_at_period_end: false, cancelled_at: null },
+  ],
+  [
+    'active, period over, billing issue in a grace period: still active',
+    state('active', { expires_at: at(-HOUR) }),
+    facts({ expires_at: at(-HOUR), billing_issue: true, grace_period_expires_at: at(6 * 24 * HOUR) }),
+    'active',
+    { renewal: false, refund: false },
+    { billing_issue_at: NOW.toISOString(), grace_period_expires_at: at(6 * 24 * HOUR) },
+  ],
+  [
+    'active, period over, billing issue without grace: access ends',
+    state('active', { expires_at: at(-HOUR) }),
+    facts({ expires_at: at(-HOUR), billing_issue: true }),
+    'expired',
+    { renewal: false, refund: false },
+    { billing_issue_at: NOW.toISOString(), auto_renew: false },
+  ],
+  [
+    'active in grace, the store recovered the payment: renewal, billing issue cleared',
+    state('active', {
+      expires_at: at(-HOUR),
+      billing_issue_at: at(-2 * HOUR),
+      grace_period_expires_at: at(24 * HOUR),
+    }),
+    facts({ expires_at: at(30 * 24 * HOUR) }),
+    'active',
+    { renewal: true, refund: false },
+    { billing_issue_at: null, grace_period_expires_at: null, expires_at: at(30 * 24 * HOUR) },
+  ],
+  [
+    'active, refunded by the store: cancelled now, refund',
+    state('active'),
+    facts({ revoked: true }),
+    'cancelled',
+    { renewal: false, refund: true },
+    { expires_at: NOW.toISOString(), refunded_at: NOW.toISOString(), cancellation_reason: 'refunded_by_store' },
+  ],
+  [
+    'pending_verification, the store confirms: active on its dates, no renewal',
+    state('pending_verification', { expires_at: at(30 * 24 * HOUR) }),
+    facts({ expires_at: at(7 * 24 * HOUR), auto_renew: false }),
+    'active',
+    { renewal: false, refund: false },
+    { expires_at: at(7 * 24 * HOUR), auto_renew: false },
+  ],
+  [
+    'pending_verification, refunded: cancelled, nothing to refund',
+    state('pending_verification'),
+    facts({ revoked: true }),
+    'cancelled',
+    { renewal: false, refund: false },
+    { refunded_at: null },
+  ],
+  [
+    'paused by the app: the store renewing changes nothing',
+    state('paused', { paused_at: at(-HOUR), paused_until: at(HOUR) }),
+    facts({ expires_at: at(60 * 24 * HOUR) }),
+    'paused',
+    { renewal: false, refund: false },
+    { expires_at: at(24 * HOUR) },
+  ],
+  [
+    'paused, refunded: cancelled with a refund',
+    state('paused', { paused_at: at(-HOUR), paused_until: at(HOUR) }),
+    facts({ revoked: true }),
+    'cancelled',
+    { renewal: false, refund: true },
+    { paused_until: null, refunded_at: NOW.toISOString() },
+  ],
+  [
+    'cancelled, refunded later: the refund is recorded once',
+    state('cancelled', { expires_at: at(-HOUR) }),
+    facts({ revoked: true }),
+    'cancelled',
+    { renewal: false, refund: true },
+    { refunded_at: NOW.toISOString() },
+  ],
+  [
+    'cancelled, refunded again: nothing more',
+    state('cancelled', { refunded_at: at(-HOUR) }),
+    facts({ revoked: true }),
+    'cancelled',
+    { renewal: false, refund: false },
+    { refunded_at: at(-HOUR) },
+  ],
+  [
+    'cancelled, the store renews: stays cancelled',
+    state('cancelled'),
+    facts({ expires_at: at(60 * 24 * HOUR) }),
+    'cancelled',
+    { renewal: false, refund: false },
+    {},
+  ],
+  [
+    'expired after a billing issue, the store recovered: the same subscription is active again',
+    state('expired', { expires_at: at(-48 * HOUR), auto_renew: false, billing_issue_at: at(-50 * HOUR) }),
+    facts({ expires_at: at(29 * 24 * HOUR) }),
+    'active',
+    { renewal: true, refund: false },
+    { billing_issue_at: null, auto_renew: true, expires_at: at(29 * 24 * HOUR) },
+  ],
+  [
+    'expired after a billing issue, the store still fails: stays expired',
+    state('expired', { expires_at: at(-48 * HOUR), auto_renew: false, billing_issue_at: at(-50 * HOUR) }),
+    facts({ expires_at: at(-48 * HOUR), billing_issue: true }),
+    'expired',
+    { renewal: false, refund: false },
+    { billing_issue_at: at(-50 * HOUR) },
+  ],
+  [
+    'expired voluntarily, a new period: not a recovery (a resubscription is a new subscription)',
+    state('expired', { expires_at: at(-48 * HOUR), auto_renew: false }),
+    facts({ expires_at: at(30 * 24 * HOUR) }),
+    'expired',
+    { renewal: false, refund: false },
+    { expires_at: at(-48 * HOUR) },
+  ],
+  [
+    'expired, refunded afterwards: the money is taken back',
+    state('expired', { expires_at: at(-48 * HOUR), auto_renew: false }),
+    facts({ revoked: true }),
+    'expired',
+    { renewal: false, refund: true },
+    { refunded_at: NOW.toISOString() },
+  ],
+];
+
+describe('lifecycle: what the store says (sync), per status', () => {
+  for (const [name, from, storeSays, status, money, fields] of SYNC) {
+    it(name, () => {
+      const result = sync(from, storeSays);
+      expect(result.next.status).toBe(status);
+      expect({ renewal: result.renewal, refund: result.refund }).toEqual(money);
+      expect(result.next).toMatchObject(fields);
+      expect(result.statusChange).toEqual(status === from.status ? null : { from: from.status, to: status });
+    });
+  }
+});
+
+describe('the clock: grace periods and the store margin', () => {
+  const passes = (from: SubscriptionState, now: Date, storeMarginMs?: number) =>
+    applyCommand(from, { type: 'time_passes', storeMarginMs }, now).next.status;
+
+  it('a subscription in a grace period expires when the grace period ends, not at expires_at', () => {
+    const inGrace = state('active', { expires_at: at(-HOUR), grace_period_expires_at: at(HOUR) });
+    expect(passes(inGrace, NOW)).toBe('active');
+    expect(passes(inGrace, new Date(NOW.getTime() + HOUR))).toBe('expired');
+    expect(nextTimeTransitionAt(inGrace)).toBe(at(HOUR));
+  });
+
+  it('a store subscription that renews by itself waits the margin; one not renewing does not', () => {
+    const renewing = state('active', { expires_at: at(-HOUR) });
+    expect(passes(renewing, NOW, 2 * HOUR)).toBe('active');
+    expect(passes(renewing, new Date(NOW.getTime() + HOUR), 2 * HOUR)).toBe('expired');
+    expect(nextTimeTransitionAt(renewing, 2 * HOUR)).toBe(at(HOUR));
+    const notRenewing = state('active', { expires_at: at(-HOUR), auto_renew: false });
+    expect(passes(notRenewing, NOW, 2 * HOUR)).toBe('expired');
+    expect(nextTimeTransitionAt(notRenewing, 2 * HOUR)).toBe(at(-HOUR));
+  });
+});
+
+const storeState = (overrides: Partial<StorePurchaseState> = {}): StorePurchaseState => ({
+  store: 'app_store',
+  platform: 'ios',
+  environment: 'Production',
+  transaction_id: 't2',
+  original_transaction_id: 'o1',
+  product_id: 'premium_monthly',
+  purchase_date: at(-HOUR),
+  expires_at: at(30 * 24 * HOUR),
+  trial: false,
+  price: 4.99,
+  currency: 'EUR',
+  revoked: false,
+  app_account_token: null,
+  renewal: { auto_renew: true, renewal_product_id: null, billing_issue: false, grace_period_expires_at: null },
+  as_of: NOW.toISOString(),
+  ...overrides,
+});
+
+describe('store facts, access and environments', () => {
+  it('facts: renewal as the store says it; no renewal info leaves auto_renew to the subscription', () => {
+    expect(storeFacts(storeState())).toEqual({
+      expires_at: at(30 * 24 * HOUR),
+      auto_renew: true,
+      billing_issue: false,
+      grace_period_expires_at: null,
+      revoked: false,
+    });
+    expect(storeFacts(storeState({ renewal: null }))).toMatchObject({ auto_renew: null, billing_issue: false });
+    const grace = {
+      auto_renew: true,
+      renewal_product_id: null,
+      billing_issue: true,
+      grace_period_expires_at: at(HOUR),
+    };
+    expect(storeFacts(storeState({ renewal: grace }))).toMatchObject({
+      billing_issue: true,
+      grace_period_expires_at: at(HOUR),
+    });
+  });
+
+  it('access: a running period or grace period, never a refunded purchase', () => {
+    expect(grantsAccess(storeState(), NOW)).toBe(true);
+    expect(grantsAccess(storeState({ expires_at: at(-HOUR) }), NOW)).toBe(false);
+    expect(grantsAccess(storeState({ revoked: true }), NOW)).toBe(false);
+    const grace = {
+      auto_renew: true,
+      renewal_product_id: null,
+      billing_issue: true,
+      grace_period_expires_at: at(HOUR),
+    };
+    expect(grantsAccess(storeState({ expires_at: at(-HOUR), renewal: grace }), NOW)).toBe(true);
+  });
+
+  it('environments: sandbox money is not revenue; the test store and production are', () => {
+    expect(['Production', 'Sandbox', 'Test'].map((e) => environmentOf(e as 'Production'))).toEqual([
+      'production',
+      'sandbox',
+      'test',
+    ]);
+    expect([countsAsRevenue('production'), countsAsRevenue('sandbox'), countsAsRevenue('test')]).toEqual([
+      true,
+      false,
+      true,
+    ]);
+  });
+});
+
+type Sub = SyncedSubscription;
+const subscription = (overrides: Partial<Sub> = {}): Sub => ({
+  id: 'sub_1',
+  user_id: 'u1',
+  status: 'active',
+  expires_at: at(HOUR),
+  billing_issue_at: null,
+  ...overrides,
+});
+const product = { id: 'premium_monthly', price: 9.99, currency: 'USD' };
+const stored = (overrides: Partial<StoredStorePurchase<Sub>> = {}): StoredStorePurchase<Sub> => ({
+  product,
+  owned: { user_id: 'u1', subscription_id: 'sub_1' },
+  binding: undefined,
+  storeState: undefined,
+  ...overrides,
+});
+
+describe('which subscription a store state is about (decideStoreState)', () => {
+  const decide = (s: StorePurchaseState, st: StoredStorePurchase<Sub>) => decideStoreState('app_1', s, st, NOW);
+
+  const rows: [string, StorePurchaseState, StoredStorePurchase<Sub>, ReturnType<typeof decide>][] = [
+    [
+      'the purchase holds a later state: stale',
+      storeState(),
+      stored({ storeState: storeState({ as_of: at(HOUR) }) }),
+      { kind: 'stale' },
+    ],
+    [
+      'the purchase holds the same state (a redelivery under another id): stale',
+      storeState(),
+      stored({ storeState: storeState() }),
+      { kind: 'stale' },
+    ],
+    [
+      'nobody owns the purchase: kept on it',
+      storeState(),
+      stored({ owned: undefined }),
+      { kind: 'keep', reason: 'nobody has verified this purchase yet' },
+    ],
+    [
+      'the owner subscription is not read yet',
+      storeState(),
+      stored(),
+      { kind: 'read_subscription', subscriptionId: 'sub_1' },
+    ],
+    [
+      'a later transaction of the running subscription: sync it',
+      storeState(),
+      stored({ subscription: subscription() }),
+      { kind: 'sync', subscription: subscription() },
+    ],
+    [
+      'the transaction the subscription was paid by (renewal turned off): sync it',
+      storeState({ renewal: null }),
+      stored({
+        binding: { user_id: 'u1', subscription_id: 'sub_1' },
+        subscription: subscription(),
+      }),
+      { kind: 'sync', subscription: subscription() },
+    ],
+    [
+      'refunded: the subscription it is about, decided as if not refunded',
+      storeState({ revoked: true }),
+      stored({ subscription: subscription() }),
+      { kind: 'sync', subscription: subscription() },
+    ],
+    [
+      'its product left the catalogue: kept on the purchase',
+      storeState(),
+      stored({ product: undefined }),
+      { kind: 'keep', reason: "product premium_monthly of the receipt is not in this app's catalogue" },
+    ],
+    [
+      'the subscription expired voluntarily, the store grants a new period: a resubscription',
+      storeState(),
+      stored({ subscription: subscription({ status: 'expired', expires_at: at(-HOUR) }) }),
+      { kind: 'insert', userId: 'u1', productId: 'premium_monthly', price: 4.99, currency: 'EUR' },
+    ],
+    [
+      'the subscription expired in billing retry, the store charged: a recovery of the same one',
+      storeState(),
+      stored({ subscription: subscription({ status: 'expired', billing_issue_at: at(-HOUR) }) }),
+      { kind: 'sync', subscription: subscription({ status: 'expired', billing_issue_at: at(-HOUR) }) },
+    ],
+    [
+      'the subscription ended and the store grants nothing (a late EXPIRED): sync the ended one',
+      storeState({ expires_at: at(-HOUR) }),
+      stored({ subscription: subscription({ status: 'expired' }) }),
+      { kind: 'sync', subscription: subscription({ status: 'expired' }) },
+    ],
+  ];
+  for (const [name, s, st, expected] of rows) {
+    it(name, () => expect(decide(s, st)).toEqual(expected));
+  }
+});
+
+describe('record fields and events of a store-driven change', () => {
+  const record = { product_id: 'premium_monthly', price: 9.99, currency: 'USD' };
+
+  it('a renewal charges the price the store reports; a plan change moves the product', () => {
+    expect(storeRecordPatch(record, storeState(), true)).toEqual({ price: 4.99, currency: 'EUR' });
+    expect(storeRecordPatch(record, storeState(), false)).toEqual({});
+    expect(storeRecordPatch(record, storeState({ product_id: 'pro_yearly', price: 59.99 }), false)).toEqual({
+      product_id: 'pro_yearly',
+      price: 59.99,
+      currency: 'EUR',
+    });
+    expect(storeRecordPatch(record, storeState({ price: null, currency: null }), true)).toEqual({});
+    expect(storeRecordPatch(record, storeState({ trial: true, price: 0 }), true)).toEqual({});
+  });
+
+  const side = (overrides: Partial<Parameters<typeof storeEventsOf>[0]> = {}) => ({
+    status: 'active' as SubscriptionStatus,
+    auto_renew: true,
+    billing_issue_at: null,
+    product_id: 'premium_monthly',
+    ...overrides,
+  });
+  const none = { renewal: false, refund: false };
+
+  it('each change announces its kind, in a fixed order', () => {
+    expect(storeEventsOf(side(), side(), none)).toEqual([]);
+    expect(storeEventsOf(side(), side(), { renewal: true, refund: false })).toEqual(['renewed']);
+    expect(storeEventsOf(side(), side({ status: 'cancelled' }), { renewal: false, refund: true })).toEqual([
+      'refunded',
+    ]);
+    expect(storeEventsOf(side(), side({ auto_renew: false }), none)).toEqual(['auto_renew_changed']);
+    expect(storeEventsOf(side(), side({ billing_issue_at: NOW.toISOString() }), none)).toEqual(['billing_issue']);
+    expect(storeEventsOf(side(), side({ product_id: 'pro_yearly' }), { renewal: true, refund: false })).toEqual([
+      'renewed',
+      'product_changed',
+    ]);
+  });
+
+  it('an end turns renewal off without an auto_renew_changed; a continuing billing issue is not announced again', () => {
+    expect(storeEventsOf(side(), side({ status: 'expired', auto_renew: false }), none)).toEqual([]);
+    const inIssue = side({ billing_issue_at: NOW.toISOString() });
+    expect(storeEventsOf(inIssue, inIssue, none)).toEqual([]);
+  });
+});
