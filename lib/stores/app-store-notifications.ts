@@ -129,7 +129,7 @@ export function decodeAppStoreNotification(
   roots: readonly X509Certificate[] = [APPLE_ROOT_CA_G3],
 ): StoreNotification {
   const signedPayload = signedPayloadOf(body);
-  const payload = verified('its signed payload', () => {
+  const payload = verifiedAs('notification', 'its signed payload', () => {
     const decoded = verifyAppleSignedData(signedPayload, roots, notificationPayload);
     const { appAppleId, bundleId, environment } = appOf(decoded);
     const appleIdRequired =
@@ -166,15 +166,17 @@ export function decodeAppStoreNotification(
  * The purchase's state from its signed transaction and renewal info, both of exactly this bundle
  * and environment (the notification's, or the one the App Store Server API was asked in), as of
  * `asOf` (ms). Null for a purchase that is not an auto-renewable subscription. `ended`: the store
- * says it will not renew at expires_at. Throws INVALID_NOTIFICATION.
+ * says it will not renew at expires_at; `source`: what brought them, for messages. Throws
+ * INVALID_NOTIFICATION.
  */
 export function decodeAppStorePurchaseState(
   signed: SignedPurchaseState,
   app: { bundleId: string; environment: AppStoreEnvironment },
   asOf: number,
   roots: readonly X509Certificate[] = [APPLE_ROOT_CA_G3],
-  { ended = false }: { ended?: boolean } = {},
+  { ended = false, source = 'notification' }: { ended?: boolean; source?: string } = {},
 ): StorePurchaseState | null {
+  const verified = <T>(what: string, verify: () => T) => verifiedAs(source, what, verify);
   const transaction = verified('its signed transaction', () => {
     const decoded = verifyAppleSignedData(signed.signedTransactionInfo, roots, appStoreTransactionPayload);
     if (decoded.bundleId !== app.bundleId) throw new AppleSignedDataError('app');
@@ -252,7 +254,7 @@ export async function readAppStorePurchaseState(
         readAt,
         roots,
         // The API's status 2: the subscription expired and will not renew.
-        { ended: signed.status === 2 },
+        { ended: signed.status === 2, source: 'subscription status' },
       ),
   );
   if (!state) throw new AppError('INVALID_RECEIPT', 'the App Store lists this purchase, but not as a subscription');
@@ -292,18 +294,18 @@ function appOf(payload: NotificationPayload) {
   return payload.data ?? payload.summary ?? {};
 }
 
-/** Runs a verification of `what`, turning Apple's rejections into INVALID_NOTIFICATION. */
-function verified<T>(what: string, verify: () => T): T {
+/** Runs a verification of `what` (part of `source`), turning Apple's rejections into INVALID_NOTIFICATION. */
+function verifiedAs<T>(source: string, what: string, verify: () => T): T {
   try {
     return verify();
   } catch (error) {
     if (!(error instanceof AppleSignedDataError)) throw error;
-    throw invalid(`${what}: ${REJECTIONS[error.rejection]}`, error);
+    throw invalid(`${what}: ${REJECTIONS[error.rejection]}`, error, source);
   }
 }
 
-const invalid = (why: string, cause?: unknown) =>
-  new AppError('INVALID_NOTIFICATION', `App Store notification rejected: ${why}`, cause ? { cause } : {});
+const invalid = (why: string, cause?: unknown, source = 'notification') =>
+  new AppError('INVALID_NOTIFICATION', `App Store ${source} rejected: ${why}`, cause ? { cause } : {});
 
 /** A date Apple sent; one no Date can hold is not Apple's. */
 function isoOf(ms: number): string {
