@@ -56,8 +56,10 @@ const notificationPayload = /* @__PURE__ */ define(() =>
         status: z.optional(z.number()),
       }),
     ),
-    // RENEWAL_EXTENSION SUMMARY carries a summary instead of data; EXTERNAL_PURCHASE_TOKEN, a token.
+    // RENEWAL_EXTENSION SUMMARY carries a summary instead of data; EXTERNAL_PURCHASE_TOKEN, a token;
+    // RESCIND_CONSENT, appData.
     summary: z.optional(z.looseObject(appIdentity())),
+    appData: z.optional(z.looseObject(appIdentity())),
     externalPurchaseToken: z.optional(
       z.looseObject({
         appAppleId: z.optional(z.number()),
@@ -283,15 +285,17 @@ function signedPayloadOf(body: unknown): string {
 }
 
 /** The app and environment the payload is for, wherever Apple put them (as Apple's library reads them). */
-function appOf(payload: NotificationPayload) {
+function appOf(payload: NotificationPayload): { appAppleId?: number; bundleId?: string; environment?: string } {
+  if (payload.data) return payload.data;
+  if (payload.summary) return payload.summary;
   const token = payload.externalPurchaseToken;
-  if (!payload.data && !payload.summary && token)
+  if (token)
     return {
       appAppleId: token.appAppleId,
       bundleId: token.bundleId,
       environment: token.externalPurchaseId?.startsWith('SANDBOX') ? 'Sandbox' : 'Production',
     };
-  return payload.data ?? payload.summary ?? {};
+  return payload.appData ?? {};
 }
 
 /** Runs a verification of `what` (part of `source`), turning Apple's rejections into INVALID_NOTIFICATION. */

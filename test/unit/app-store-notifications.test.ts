@@ -6,6 +6,12 @@
  */
 import { createPrivateKey, sign, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import {
+  Environment,
+  SignedDataVerifier,
+  VerificationException,
+  VerificationStatus,
+} from '@apple/app-store-server-library';
 import { describe, expect, it } from 'vitest';
 import { APPLE_ROOT_CA_G3 } from '../../lib/stores/app-store.js';
 import {
@@ -330,7 +336,12 @@ const ROWS: Row[] = [
   ['METADATA_UPDATE', undefined, { transaction: transaction(), renewal: renewalInfo() }, STATE],
   ['MIGRATION', undefined, { transaction: transaction(), renewal: renewalInfo() }, STATE],
   ['PRICE_CHANGE', undefined, { transaction: transaction(), renewal: renewalInfo() }, STATE],
-  ['RESCIND_CONSENT', undefined, {}, null],
+  [
+    'RESCIND_CONSENT',
+    undefined,
+    { data: undefined, extra: { appData: { bundleId: NOTIFY_BUNDLE, environment: 'Sandbox' } } },
+    null,
+  ],
   // A type Apple adds later: recorded as sent, nothing guessed.
   ['SOMETHING_NEW', 'SOMEHOW', { transaction: transaction(), renewal: renewalInfo() }, null],
 ];
@@ -600,6 +611,156 @@ describe('App Store notifications: refusals (INVALID_NOTIFICATION, saying why)',
     expect(near.signedPayload.length).toBeGreaterThan(60 * 1024);
     expect(near.signedPayload.length).toBeLessThanOrEqual(MAX_APP_STORE_NOTIFICATION_BYTES);
     expect(decodeAppStoreNotification(near, SANDBOX_APP, ROOTS).type).toBe('DID_RENEW');
+  });
+});
+
+describe("App Store notifications: the signed payload, ours against Apple's library (verifyAndDecodeNotification)", () => {
+  type Outcome = { accepted: true } | { accepted: false; reason: string };
+  type App = { bundleId: string; environment: 'Sandbox' | 'Production'; appAppleId?: number };
+  async function apple(signedPayload: string, app: App): Promise<Outcome> {
+    const verifier = new SignedDataVerifier(
+      [STAND_IN_ROOT.raw],
+      false,
+      app.environment === 'Sandbox' ? Environment.SANDBOX : Environment.PRODUCTION,
+      app.bundleId,
+      app.appAppleId,
+    );
+    try {
+      await verifier.verifyAndDecodeNotification(signedPayload);
+      return { accepted: true };
+    } catch (error) {
+      if (!(error instanceof VerificationException)) throw error;
+      const reasons: Partial<Record<VerificationStatus, string>> = {
+        [VerificationStatus.VERIFICATION_FAILURE]: 'chain or signature',
+        [VerificationStatus.INVALID_APP_IDENTIFIER]: 'app',
+        [VerificationStatus.INVALID_ENVIRONMENT]: 'environment',
+        [VerificationStatus.INVALID_CERTIFICATE]: 'certificate',
+      };
+      return { accepted: false, reason: reasons[error.status] ?? `status ${error.status}` };
+    }
+  }
+  function ours(signedPayload: string, app: App): Outcome {
+    try {
+      decodeAppStoreNotification({ signedPayload }, app, ROOTS);
+      return { accepted: true };
+    } catch (error) {
+      const message = (error as Error).message;
+      const reason = [
+        ['the signature or certificate chain does not verify', 'chain or signature'],
+        ['another app', 'app'],
+        ['another environment', 'environment'],
+        ["not Apple's", 'certificate'],
+      ].find(
+        ([text]) =>
+          message.startsWith('App Store notification rejected: its signed payload:') && message.includes(text!),
+      )?.[1];
+      return { accepted: false, reason: reason ?? message };
+    }
+  }
+  const production = { type: 'TEST', environment: 'Production' } as const;
+  const CASES: [string, NotificationParts, App, Outcome][] = [
+    ['a sandbox TEST', { type: 'TEST' }, SANDBOX_APP, { accepted: true }],
+    [
+      'a sandbox DID_RENEW',
+      { type: 'DID_RENEW', transaction: transaction(), renewal: renewalInfo() },
+      SANDBOX_APP,
+      { accepted: true },
+    ],
+    ['a production TEST', production, PRODUCTION_APP, { accepted: true }],
+    [
+      'another bundle',
+      { type: 'TEST', bundleId: 'com.example.other' },
+      SANDBOX_APP,
+      { accepted: false, reason: 'app' },
+    ],
+    [
+      'another app Apple id',
+      { ...production, appAppleId: 987654321 },
+      PRODUCTION_APP,
+      { accepted: false, reason: 'app' },
+    ],
+    [
+      'no app Apple id in Production',
+      { ...production, appAppleId: undefined },
+      PRODUCTION_APP,
+      { accepted: false, reason: 'app' },
+    ],
+    ['Production for a Sandbox app', production, SANDBOX_APP, { accepted: false, reason: 'environment' }],
+    [
+      'Xcode for a Sandbox app',
+      { type: 'TEST', environment: 'Xcode' },
+      SANDBOX_APP,
+      { accepted: false, reason: 'environment' },
+    ],
+    [
+      'a renewal extension summary',
+      {
+        type: 'RENEWAL_EXTENSION',
+        subtype: 'SUMMARY',
+        data: undefined,
+        extra: { summary: { bundleId: NOTIFY_BUNDLE, environment: 'Sandbox' } },
+      },
+      SANDBOX_APP,
+      { accepted: true },
+    ],
+    [
+      'a sandbox external purchase token',
+      {
+        type: 'EXTERNAL_PURCHASE_TOKEN',
+        data: undefined,
+        extra: { externalPurchaseToken: { bundleId: NOTIFY_BUNDLE, externalPurchaseId: 'SANDBOX_1' } },
+      },
+      SANDBOX_APP,
+      { accepted: true },
+    ],
+    [
+      'a production external purchase token for a Sandbox app',
+      {
+        type: 'EXTERNAL_PURCHASE_TOKEN',
+        data: undefined,
+        extra: { externalPurchaseToken: { bundleId: NOTIFY_BUNDLE, externalPurchaseId: 'b2f4' } },
+      },
+      SANDBOX_APP,
+      { accepted: false, reason: 'environment' },
+    ],
+    [
+      'app data (RESCIND_CONSENT)',
+      {
+        type: 'RESCIND_CONSENT',
+        data: undefined,
+        extra: { appData: { bundleId: NOTIFY_BUNDLE, environment: 'Sandbox' } },
+      },
+      SANDBOX_APP,
+      { accepted: true },
+    ],
+    [
+      'a chain to another root',
+      { type: 'TEST', sign: signedUntrusted },
+      SANDBOX_APP,
+      { accepted: false, reason: 'chain or signature' },
+    ],
+    [
+      'signed before the certificates were valid',
+      { type: 'TEST', signedDate: Date.parse('2026-11-01T00:00:00Z') },
+      SANDBOX_APP,
+      { accepted: false, reason: 'certificate' },
+    ],
+  ];
+
+  it.each(CASES)('%s: both judge it alike', async (_name, parts, app, expected) => {
+    const { signedPayload } = appStoreNotificationBody({ signedDate: SENT, ...parts });
+    expect(await apple(signedPayload, app)).toEqual(expected);
+    expect(ours(signedPayload, app)).toEqual(expected);
+  });
+
+  it('both refuse a changed byte; only ours takes a sandbox notification in a Production app (App Review)', async () => {
+    const { signedPayload } = appStoreNotificationBody({ type: 'TEST', signedDate: SENT });
+    const changed = tampered(signedPayload, 'TEST', 'TESU');
+    expect(await apple(changed, SANDBOX_APP)).toEqual({ accepted: false, reason: 'chain or signature' });
+    expect(ours(changed, SANDBOX_APP)).toEqual({ accepted: false, reason: 'chain or signature' });
+    // Apple's verifier is for one environment: a server follows both with two of them, as ours does in one.
+    expect(await apple(signedPayload, PRODUCTION_APP)).toEqual({ accepted: false, reason: 'app' });
+    expect(ours(signedPayload, PRODUCTION_APP)).toEqual({ accepted: true });
   });
 });
 
