@@ -42,7 +42,9 @@ const statusResponse = /* @__PURE__ */ define(() =>
             z.array(
               z.object({
                 originalTransactionId: z.optional(z.string()),
+                status: z.optional(z.number()),
                 signedTransactionInfo: z.optional(z.string()),
+                signedRenewalInfo: z.optional(z.string()),
               }),
             ),
           ),
@@ -81,15 +83,13 @@ class AppStoreApiError extends Error {
   }
 }
 
-function mapApiError(error: unknown): AppError {
+function mapApiError(error: unknown, unknownTo = "this receipt's transaction"): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof AppStoreApiError) {
     if (error.httpStatus === 404 || error.httpStatus === 400) {
-      return new AppError(
-        'INVALID_RECEIPT',
-        `the App Store does not know this receipt's transaction (${error.httpStatus})`,
-        { cause: error },
-      );
+      return new AppError('INVALID_RECEIPT', `the App Store does not know ${unknownTo} (${error.httpStatus})`, {
+        cause: error,
+      });
     }
     if (error.httpStatus === 401) {
       return new AppError(
@@ -156,5 +156,40 @@ export async function fetchSignedTransactions(
     return signedTransactionInfo;
   } catch (error) {
     throw mapApiError(error);
+  }
+}
+
+/** One purchase's entry of Get All Subscription Statuses: its latest transaction and renewal, signed. */
+export interface SignedPurchaseState {
+  signedTransactionInfo: string;
+  signedRenewalInfo?: string | undefined;
+  /** 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked. */
+  status?: number | undefined;
+}
+
+/**
+ * The App Store's state of one purchase now (Get All Subscription Statuses, the entry of this
+ * original transaction), as `decode` verifies and reads it with the time it was read (ms).
+ */
+export async function fetchAppStorePurchaseState<T>(
+  credentials: ServerApiCredentials,
+  bundleId: string,
+  environment: keyof typeof BASE_URLS,
+  originalTransactionId: string,
+  decode: (signed: SignedPurchaseState, readAt: number) => T,
+): Promise<T> {
+  const get = appStoreApi(credentials, bundleId, environment);
+  try {
+    const statuses = await get(`/inApps/v1/subscriptions/${encodeURIComponent(originalTransactionId)}`, statusResponse);
+    const readAt = Date.now();
+    for (const group of statuses.data ?? []) {
+      for (const last of group.lastTransactions ?? []) {
+        if (last.originalTransactionId === originalTransactionId && last.signedTransactionInfo)
+          return decode({ ...last, signedTransactionInfo: last.signedTransactionInfo }, readAt);
+      }
+    }
+    throw new AppError('INVALID_RECEIPT', 'the App Store lists no subscription status for this purchase');
+  } catch (error) {
+    throw mapApiError(error, 'this purchase');
   }
 }

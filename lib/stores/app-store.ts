@@ -50,7 +50,7 @@ export interface AppStoreSettings {
  * The JWSTransaction fields we read, typed as Apple documents them (a field of another type makes
  * Apple's library refuse the transaction, and so does this); other fields pass through.
  */
-const transactionPayload = /* @__PURE__ */ define(() =>
+export const appStoreTransactionPayload = /* @__PURE__ */ define(() =>
   z.looseObject({
     transactionId: z.optional(z.string()),
     originalTransactionId: z.optional(z.string()),
@@ -68,15 +68,24 @@ const transactionPayload = /* @__PURE__ */ define(() =>
     appAccountToken: z.optional(z.string()),
   }),
 );
-export type AppStoreTransactionPayload = z.infer<typeof transactionPayload>;
+export type AppStoreTransactionPayload = z.infer<typeof appStoreTransactionPayload>;
 
 /** Introductory offers of type 1 are free trials (Apple's offerType / offerDiscountType FREE_TRIAL). */
 const isFreeTrial = (payload: AppStoreTransactionPayload) =>
   payload.offerDiscountType === 'FREE_TRIAL' || (payload.offerType === 1 && payload.offerDiscountType === undefined);
 
 /**
+ * Whether an app configured for `configured` takes data signed for `stated`: an app in Production
+ * takes Sandbox too, as Apple documents (App Review buys with sandbox accounts against the
+ * production build); an app in Sandbox takes Sandbox only. The environment is kept with the
+ * purchase, so sandbox money never counts as revenue.
+ */
+export const acceptsEnvironment = (configured: AppStoreEnvironment, stated: unknown): stated is AppStoreEnvironment =>
+  stated === configured || (configured === 'Production' && stated === 'Sandbox');
+
+/**
  * Apple's verification of one signed transaction (chain, signature), then whether it is for this
- * app (bundle id) and environment. Throws INVALID_RECEIPT, saying why.
+ * app (bundle id) and an environment it takes (acceptsEnvironment). Throws INVALID_RECEIPT, saying why.
  */
 export function decodeAppStoreTransaction(
   jws: string,
@@ -84,9 +93,9 @@ export function decodeAppStoreTransaction(
   rootCertificates: readonly X509Certificate[],
 ): AppStoreTransactionPayload {
   try {
-    const payload = verifyAppleSignedData(jws, rootCertificates, transactionPayload);
+    const payload = verifyAppleSignedData(jws, rootCertificates, appStoreTransactionPayload);
     if (payload.bundleId !== app.bundleId) throw new AppleSignedDataError('app');
-    if (payload.environment !== app.environment) throw new AppleSignedDataError('environment');
+    if (!acceptsEnvironment(app.environment, payload.environment)) throw new AppleSignedDataError('environment');
     return payload;
   } catch (error) {
     if (!(error instanceof AppleSignedDataError)) throw error;
@@ -94,6 +103,37 @@ export function decodeAppStoreTransaction(
       cause: error,
     });
   }
+}
+
+/**
+ * A verified transaction of an auto-renewable subscription, normalised; throws `kind` when it
+ * lacks its ids or purchase date, or is not a subscription (no expiresDate). Its environment is
+ * the one it states, which its verification checked.
+ */
+export function transactionFromPayload(
+  payload: AppStoreTransactionPayload,
+  kind: 'INVALID_RECEIPT' | 'INVALID_NOTIFICATION' = 'INVALID_RECEIPT',
+): VerifiedTransaction {
+  if (!payload.transactionId || !payload.originalTransactionId || !payload.productId || !payload.purchaseDate) {
+    throw new AppError(kind, 'App Store transaction lacks its ids or purchase date');
+  }
+  if (!payload.expiresDate) throw new AppError(kind, 'App Store transaction is not an auto-renewable subscription');
+  return {
+    store: 'app_store',
+    platform: 'ios',
+    environment: payload.environment as AppStoreEnvironment,
+    transaction_id: payload.transactionId,
+    original_transaction_id: payload.originalTransactionId,
+    product_id: payload.productId,
+    purchase_date: new Date(payload.purchaseDate).toISOString(),
+    expires_at: new Date(payload.expiresDate).toISOString(),
+    trial: isFreeTrial(payload),
+    // Apple reports prices in milli-units of the storefront currency.
+    price: typeof payload.price === 'number' ? payload.price / 1000 : null,
+    currency: payload.currency ?? null,
+    revoked: payload.revocationDate !== undefined,
+    app_account_token: payload.appAccountToken ?? null,
+  };
 }
 
 /** Refuses, as INVALID_RECEIPT, what is not shaped as a signed app receipt (nothing is judged yet). */
@@ -172,27 +212,7 @@ export function appStoreVerifier(
           throw new AppError('INVALID_RECEIPT', "the App Store's transaction is not a purchase this receipt lists");
         }
       }
-      if (!payload.transactionId || !payload.originalTransactionId || !payload.productId || !payload.purchaseDate) {
-        throw new AppError('INVALID_RECEIPT', 'App Store transaction lacks its ids or purchase date');
-      }
-      if (!payload.expiresDate)
-        throw new AppError('INVALID_RECEIPT', 'App Store transaction is not an auto-renewable subscription');
-      return {
-        store: 'app_store',
-        platform: 'ios',
-        environment: payload.environment as AppStoreEnvironment,
-        transaction_id: payload.transactionId,
-        original_transaction_id: payload.originalTransactionId,
-        product_id: payload.productId,
-        purchase_date: new Date(payload.purchaseDate).toISOString(),
-        expires_at: new Date(payload.expiresDate).toISOString(),
-        trial: isFreeTrial(payload),
-        // Apple reports prices in milli-units of the storefront currency.
-        price: typeof payload.price === 'number' ? payload.price / 1000 : null,
-        currency: payload.currency ?? null,
-        revoked: payload.revocationDate !== undefined,
-        app_account_token: payload.appAccountToken ?? null,
-      };
+      return transactionFromPayload(payload);
     },
   };
 }

@@ -31,6 +31,10 @@ export interface AppStoreStandIn {
   credentials: { issuer_id: string; key_id: string; private_key: string };
   /** JWSTransaction payloads by transaction id. */
   transactions: Map<string, Record<string, unknown>>;
+  /** JWSRenewalInfo payloads by original transaction id: Get All Subscription Statuses signs them too. */
+  renewals: Map<string, Record<string, unknown>>;
+  /** Subscription status by original transaction id (1 active, 2 expired, 3 billing retry, 4 grace, 5 revoked); default 1. */
+  statuses: Map<string, number>;
   requests: string[];
   failNext(fragment: string, status: number | 'hang'): void;
   close(): Promise<void>;
@@ -80,12 +84,16 @@ export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<
     }
     const statuses = path.match(/^\/inApps\/v1\/subscriptions\/([^/?]+)/);
     if (statuses) {
-      const known = standIn.transactions.get(decodeURIComponent(statuses[1]!));
+      // Any transaction id of the purchase will do, as at Apple.
+      const id = decodeURIComponent(statuses[1]!);
+      const known =
+        standIn.transactions.get(id) ?? [...standIn.transactions.values()].find((t) => t.originalTransactionId === id);
       if (!known) return send(404, { errorCode: 4040010, errorMessage: 'Transaction id not found.' });
       // The latest transaction of the same original purchase.
       const latest = [...standIn.transactions.values()]
         .filter((t) => t.originalTransactionId === known.originalTransactionId)
         .sort((a, b) => Number(b.purchaseDate) - Number(a.purchaseDate))[0]!;
+      const renewal = standIn.renewals.get(String(known.originalTransactionId));
       return send(200, {
         environment: known.environment,
         bundleId,
@@ -95,8 +103,9 @@ export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<
             lastTransactions: [
               {
                 originalTransactionId: known.originalTransactionId,
-                status: 1,
+                status: standIn.statuses.get(String(known.originalTransactionId)) ?? 1,
                 signedTransactionInfo: signedByStandIn(latest),
+                ...(renewal ? { signedRenewalInfo: signedByStandIn(renewal) } : {}),
               },
             ],
           },
@@ -110,6 +119,8 @@ export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     credentials,
     transactions: new Map(),
+    renewals: new Map(),
+    statuses: new Map(),
     requests: [],
     failNext: (fragment, status) => failures.push({ fragment, status }),
     close: () =>

@@ -81,14 +81,31 @@ describe('App Store verification against the real Apple root (offline)', () => {
     expect(error.message).toContain('another app');
   });
 
-  it('rejects a sandbox transaction for an app configured for Production', async () => {
-    const error = await appErrorOf(
-      appStoreVerifier({ bundleId: 'com.app.qysmat', environment: 'Production', appAppleId: 1234567890 }).verify(
-        TRANSACTION,
-      ),
-    );
-    expect(error.code).toBe('INVALID_RECEIPT');
-    expect(error.message).toContain('another environment');
+  it('accepts a sandbox transaction for an app configured for Production (App Review buys in the sandbox), marked Sandbox', async () => {
+    const production = appStoreVerifier({
+      bundleId: 'com.app.qysmat',
+      environment: 'Production',
+      appAppleId: 1234567890,
+    });
+    expect(await production.verify(TRANSACTION)).toEqual(await sandbox.verify(TRANSACTION));
+    expect((await production.verify(TRANSACTION)).environment).toBe('Sandbox');
+  });
+
+  it('takes Production transactions in a Production app, and refuses them (and any other environment) in a Sandbox app', async () => {
+    const app = (environment: 'Production' | 'Sandbox') =>
+      appStoreVerifier({ bundleId: 'com.example.subs', environment, appAppleId: 1234567890 }, [STAND_IN_ROOT]);
+    const signed = (environment: string) => signedByStandIn(appStoreTransaction('com.example.subs', { environment }));
+    expect((await app('Production').verify(signed('Production'))).environment).toBe('Production');
+    for (const [environment, configured] of [
+      ['Production', 'Sandbox'],
+      ['Xcode', 'Sandbox'],
+      ['Xcode', 'Production'],
+      ['LocalTesting', 'Production'],
+    ] as const) {
+      const error = await appErrorOf(app(configured).verify(signed(environment)));
+      expect(error.code).toBe('INVALID_RECEIPT');
+      expect(error.message).toContain('another environment');
+    }
   });
 
   it('rejects garbage and a signature from another chain', async () => {

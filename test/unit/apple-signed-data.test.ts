@@ -97,11 +97,10 @@ describe("App Store signed data: ours against Apple's library on Apple's real sa
     expect(ours(TRANSACTION, [APPLE_ROOT_CA_G3], 'com.app.qysmat', 'Sandbox')).toEqual(theirs);
   });
 
-  it("both refuse it for another app, another environment, or without Apple's root, for the same reason", async () => {
+  it("both refuse it for another app or without Apple's root, for the same reason", async () => {
     const other = certificate('app-store-standin/root.pem');
     for (const [roots, bundle, environment] of [
       [[APPLE_ROOT_CA_G3], 'com.example.other', 'Sandbox'],
-      [[APPLE_ROOT_CA_G3], 'com.app.qysmat', 'Production'],
       [[other], 'com.app.qysmat', 'Sandbox'],
       [[], 'com.app.qysmat', 'Sandbox'],
     ] as const) {
@@ -112,6 +111,18 @@ describe("App Store signed data: ours against Apple's library on Apple's real sa
         rejection: undefined,
       });
     }
+  });
+
+  it("takes the sandbox transaction in a Production app, where Apple's one-environment verifier refuses it", async () => {
+    // Apple documents that a production app gets sandbox purchases (App Review) and that the server
+    // should then verify for the sandbox: ours is that pair of verifiers in one.
+    expect(await apple(TRANSACTION, [APPLE_ROOT_CA_G3], 'com.app.qysmat', 'Production')).toEqual({
+      accepted: false,
+      reason: 'environment',
+    });
+    expect(ours(TRANSACTION, [APPLE_ROOT_CA_G3], 'com.app.qysmat', 'Production')).toEqual(
+      await apple(TRANSACTION, [APPLE_ROOT_CA_G3], 'com.app.qysmat', 'Sandbox'),
+    );
   });
 
   it('both refuse the renewal info presented as a transaction (it is signed, but names no bundle)', async () => {

@@ -1,0 +1,329 @@
+/**
+ * App Store Server Notifications V2: Apple POSTs `{"signedPayload": "<JWS>"}`; the payload, and the
+ * signedTransactionInfo and signedRenewalInfo it carries, are JWS verified like StoreKit 2
+ * transactions (lib/stores/apple-signed-data.ts, each chain judged at its own signedDate), then
+ * checked as Apple's SignedDataVerifier.verifyAndDecodeNotification checks them: the app (bundle
+ * id; app Apple id where Apple sends it) and the environment (lib/stores/app-store.ts
+ * acceptsEnvironment: a Production app takes Sandbox too). The inner transaction and renewal info
+ * must be of the notification's own app and environment.
+ *
+ * What comes out is the store's state of the purchase (StorePurchaseState): the latest
+ * transaction, mapped as a verified one is, with its renewal, as of the notification's signedDate.
+ * The same mapping serves the App Store Server API's subscription statuses (the sweeper).
+ */
+import type { X509Certificate } from 'node:crypto';
+import * as z from 'zod/mini';
+import { AppError } from '../core/errors.js';
+import { define } from '../schemas/define.js';
+import {
+  APPLE_ROOT_CA_G3,
+  type AppStoreEnvironment,
+  type AppStoreSettings,
+  type AppStoreTransactionPayload,
+  acceptsEnvironment,
+  appStoreTransactionPayload,
+  transactionFromPayload,
+} from './app-store.js';
+import { fetchAppStorePurchaseState, type SignedPurchaseState } from './app-store-server-api.js';
+import { type AppleRejection, AppleSignedDataError, verifyAppleSignedData } from './apple-signed-data.js';
+import { JWS_PATTERN, type StoreNotification, type StorePurchaseState, type StoreRenewalState } from './types.js';
+
+/** Apple's bodies are a few KB; more is not Apple's. */
+export const MAX_APP_STORE_NOTIFICATION_BYTES = 64 * 1024;
+
+/** The types and subtypes are recorded as sent: bounded, as anything stored is. */
+const recordedString = () => z.string().check(z.minLength(1), z.maxLength(128));
+const appIdentity = () => ({
+  appAppleId: z.optional(z.number()),
+  bundleId: z.optional(z.string()),
+  environment: z.optional(z.string()),
+});
+
+/** ResponseBodyV2DecodedPayload, the fields we read, typed as Apple documents them. */
+const notificationPayload = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    notificationType: recordedString(),
+    subtype: z.optional(recordedString()),
+    notificationUUID: recordedString(),
+    version: z.optional(z.string()),
+    signedDate: z.number(),
+    data: z.optional(
+      z.looseObject({
+        ...appIdentity(),
+        bundleVersion: z.optional(z.string()),
+        signedTransactionInfo: z.optional(z.string()),
+        signedRenewalInfo: z.optional(z.string()),
+        status: z.optional(z.number()),
+      }),
+    ),
+    // RENEWAL_EXTENSION SUMMARY carries a summary instead of data; EXTERNAL_PURCHASE_TOKEN, a token;
+    // RESCIND_CONSENT, appData.
+    summary: z.optional(z.looseObject(appIdentity())),
+    appData: z.optional(z.looseObject(appIdentity())),
+    externalPurchaseToken: z.optional(
+      z.looseObject({
+        appAppleId: z.optional(z.number()),
+        bundleId: z.optional(z.string()),
+        externalPurchaseId: z.optional(z.string()),
+      }),
+    ),
+  }),
+);
+type NotificationPayload = z.infer<typeof notificationPayload>;
+
+/** JWSRenewalInfoDecodedPayload, the fields we read. */
+export const appStoreRenewalPayload = /* @__PURE__ */ define(() =>
+  z.looseObject({
+    originalTransactionId: z.optional(z.string()),
+    productId: z.optional(z.string()),
+    autoRenewProductId: z.optional(z.string()),
+    autoRenewStatus: z.optional(z.number()),
+    isInBillingRetryPeriod: z.optional(z.boolean()),
+    gracePeriodExpiresDate: z.optional(z.number()),
+    expirationIntent: z.optional(z.number()),
+    environment: z.optional(z.string()),
+    signedDate: z.optional(z.number()),
+  }),
+);
+export type AppStoreRenewalPayload = z.infer<typeof appStoreRenewalPayload>;
+
+/**
+ * Types after which the subscription does not renew at expires_at: it ended (EXPIRED), or its
+ * grace period did (GRACE_PERIOD_EXPIRED: access ends; a later recovery is a DID_RENEW of its own).
+ */
+const ENDED_TYPES: ReadonlySet<string> = new Set(['EXPIRED', 'GRACE_PERIOD_EXPIRED']);
+
+/**
+ * Types whose transaction is the purchase's state. TEST and CONSUMPTION_REQUEST change nothing,
+ * and a type Apple adds later is recorded, not guessed at.
+ */
+export const APP_STORE_STATE_TYPES: ReadonlySet<string> = new Set([
+  'SUBSCRIBED',
+  'DID_RENEW',
+  'DID_CHANGE_RENEWAL_STATUS',
+  'DID_CHANGE_RENEWAL_PREF',
+  'DID_FAIL_TO_RENEW',
+  'GRACE_PERIOD_EXPIRED',
+  'EXPIRED',
+  'OFFER_REDEEMED',
+  'PRICE_INCREASE',
+  'REFUND',
+  'REFUND_DECLINED',
+  'REFUND_REVERSED',
+  'REVOKE',
+  'RENEWAL_EXTENDED',
+  'RENEWAL_EXTENSION',
+  'ONE_TIME_CHARGE',
+  'METADATA_UPDATE',
+  'MIGRATION',
+  'PRICE_CHANGE',
+]);
+
+type NotificationSettings = Pick<AppStoreSettings, 'bundleId' | 'environment' | 'appAppleId'>;
+
+/**
+ * A notification Apple POSTed, verified and read. `body`: the request's JSON, parsed or as text.
+ * Throws INVALID_NOTIFICATION, saying why (never with the payload's contents).
+ */
+export function decodeAppStoreNotification(
+  body: unknown,
+  settings: NotificationSettings,
+  roots: readonly X509Certificate[] = [APPLE_ROOT_CA_G3],
+): StoreNotification {
+  const signedPayload = signedPayloadOf(body);
+  const payload = verifiedAs('notification', 'its signed payload', () => {
+    const decoded = verifyAppleSignedData(signedPayload, roots, notificationPayload);
+    const { appAppleId, bundleId, environment } = appOf(decoded);
+    const appleIdRequired =
+      settings.appAppleId !== undefined && (environment === 'Production' || appAppleId !== undefined);
+    if (bundleId !== settings.bundleId || (appleIdRequired && appAppleId !== settings.appAppleId))
+      throw new AppleSignedDataError('app');
+    if (!acceptsEnvironment(settings.environment, environment)) throw new AppleSignedDataError('environment');
+    return { ...decoded, environment };
+  });
+  const signedAt = payload.signedDate;
+  const signed = payload.data?.signedTransactionInfo;
+  const state =
+    APP_STORE_STATE_TYPES.has(payload.notificationType) && signed !== undefined
+      ? decodeAppStorePurchaseState(
+          { signedTransactionInfo: signed, signedRenewalInfo: payload.data?.signedRenewalInfo },
+          { bundleId: settings.bundleId, environment: payload.environment },
+          signedAt,
+          roots,
+          { ended: ENDED_TYPES.has(payload.notificationType) },
+        )
+      : null;
+  return {
+    store: 'app_store',
+    notification_id: payload.notificationUUID,
+    type: payload.notificationType,
+    subtype: payload.subtype ?? null,
+    environment: payload.environment,
+    sent_at: isoOf(signedAt),
+    state,
+  };
+}
+
+/**
+ * The purchase's state from its signed transaction and renewal info, both of exactly this bundle
+ * and environment (the notification's, or the one the App Store Server API was asked in), as of
+ * `asOf` (ms). Null for a purchase that is not an auto-renewable subscription. `ended`: the store
+ * says it will not renew at expires_at; `source`: what brought them, for messages. Throws
+ * INVALID_NOTIFICATION.
+ */
+export function decodeAppStorePurchaseState(
+  signed: SignedPurchaseState,
+  app: { bundleId: string; environment: AppStoreEnvironment },
+  asOf: number,
+  roots: readonly X509Certificate[] = [APPLE_ROOT_CA_G3],
+  { ended = false, source = 'notification' }: { ended?: boolean; source?: string } = {},
+): StorePurchaseState | null {
+  const verified = <T>(what: string, verify: () => T) => verifiedAs(source, what, verify);
+  const transaction = verified('its signed transaction', () => {
+    const decoded = verifyAppleSignedData(signed.signedTransactionInfo, roots, appStoreTransactionPayload);
+    if (decoded.bundleId !== app.bundleId) throw new AppleSignedDataError('app');
+    if (decoded.environment !== app.environment) throw new AppleSignedDataError('environment');
+    return decoded;
+  });
+  const renewalJws = signed.signedRenewalInfo;
+  const renewal =
+    renewalJws === undefined
+      ? undefined
+      : verified('its signed renewal info', () => {
+          const decoded = verifyAppleSignedData(renewalJws, roots, appStoreRenewalPayload);
+          // Renewal info names no bundle: it must be of this purchase.
+          if (decoded.originalTransactionId !== transaction.originalTransactionId)
+            throw new AppleSignedDataError('app');
+          if (decoded.environment !== app.environment) throw new AppleSignedDataError('environment');
+          return decoded;
+        });
+  // A consumable, non-consumable or non-renewing purchase: recorded, nothing to follow.
+  if (transaction.expiresDate === undefined) return null;
+  return {
+    ...transactionFromPayload(transaction, 'INVALID_NOTIFICATION'),
+    renewal: renewal === undefined ? null : renewalState(transaction, renewal, asOf, ended),
+    as_of: isoOf(asOf),
+  };
+}
+
+/**
+ * What the renewal info says, read from its own fields: a billing issue is a billing retry, or a
+ * grace period still running at `asOf`.
+ */
+function renewalState(
+  transaction: AppStoreTransactionPayload,
+  renewal: AppStoreRenewalPayload,
+  asOf: number,
+  ended: boolean,
+): StoreRenewalState {
+  const grace = renewal.gracePeriodExpiresDate;
+  const nextProduct = renewal.autoRenewProductId;
+  return {
+    auto_renew: !ended && renewal.autoRenewStatus === 1,
+    renewal_product_id: nextProduct !== undefined && nextProduct !== transaction.productId ? nextProduct : null,
+    billing_issue: renewal.isInBillingRetryPeriod === true || (grace !== undefined && grace > asOf),
+    grace_period_expires_at: grace === undefined ? null : isoOf(grace),
+  };
+}
+
+/**
+ * The purchase's state now, read from the App Store Server API (Get All Subscription Statuses) in
+ * the purchase's environment (a Production app's purchase may be Sandbox): for the sweeper, before
+ * it expires a subscription the store may have renewed. Needs the app's Server API key.
+ * Unreachable API: VERIFICATION_FAILED, retryable; a purchase it does not know: INVALID_RECEIPT.
+ */
+export async function readAppStorePurchaseState(
+  settings: Pick<AppStoreSettings, 'bundleId' | 'environment' | 'serverApi'>,
+  purchaseEnvironment: AppStoreEnvironment,
+  originalTransactionId: string,
+  roots: readonly X509Certificate[] = [APPLE_ROOT_CA_G3],
+): Promise<StorePurchaseState> {
+  if (!settings.serverApi)
+    throw new AppError('VERIFICATION_FAILED', 'reading the App Store needs App Store Server API credentials', {
+      retryable: true,
+    });
+  if (!acceptsEnvironment(settings.environment, purchaseEnvironment))
+    throw new AppError('INVALID_RECEIPT', 'the purchase is of an environment this app does not take');
+  const state = await fetchAppStorePurchaseState(
+    settings.serverApi,
+    settings.bundleId,
+    purchaseEnvironment,
+    originalTransactionId,
+    (signed, readAt) =>
+      decodeAppStorePurchaseState(
+        signed,
+        { bundleId: settings.bundleId, environment: purchaseEnvironment },
+        readAt,
+        roots,
+        // The API's status 2: the subscription expired and will not renew.
+        { ended: signed.status === 2, source: 'subscription status' },
+      ),
+  );
+  if (!state) throw new AppError('INVALID_RECEIPT', 'the App Store lists this purchase, but not as a subscription');
+  return state;
+}
+
+function signedPayloadOf(body: unknown): string {
+  let value = body;
+  if (typeof body === 'string') {
+    if (Buffer.byteLength(body) > MAX_APP_STORE_NOTIFICATION_BYTES) throw invalid('the body is larger than 64 KB');
+    try {
+      value = JSON.parse(body);
+    } catch {
+      throw invalid('the body is not JSON');
+    }
+  }
+  const signedPayload =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as { signedPayload?: unknown }).signedPayload
+      : undefined;
+  if (typeof signedPayload !== 'string') throw invalid('the body is not {"signedPayload": "<JWS>"}');
+  if (Buffer.byteLength(signedPayload) > MAX_APP_STORE_NOTIFICATION_BYTES)
+    throw invalid('the body is larger than 64 KB');
+  if (!JWS_PATTERN.test(signedPayload)) throw invalid('its signed payload is not a JWS');
+  return signedPayload;
+}
+
+/** The app and environment the payload is for, wherever Apple put them (as Apple's library reads them). */
+function appOf(payload: NotificationPayload): { appAppleId?: number; bundleId?: string; environment?: string } {
+  if (payload.data) return payload.data;
+  if (payload.summary) return payload.summary;
+  const token = payload.externalPurchaseToken;
+  if (token)
+    return {
+      appAppleId: token.appAppleId,
+      bundleId: token.bundleId,
+      environment: token.externalPurchaseId?.startsWith('SANDBOX') ? 'Sandbox' : 'Production',
+    };
+  return payload.appData ?? {};
+}
+
+/** Runs a verification of `what` (part of `source`), turning Apple's rejections into INVALID_NOTIFICATION. */
+function verifiedAs<T>(source: string, what: string, verify: () => T): T {
+  try {
+    return verify();
+  } catch (error) {
+    if (!(error instanceof AppleSignedDataError)) throw error;
+    throw invalid(`${what}: ${REJECTIONS[error.rejection]}`, error, source);
+  }
+}
+
+const invalid = (why: string, cause?: unknown, source = 'notification') =>
+  new AppError('INVALID_NOTIFICATION', `App Store ${source} rejected: ${why}`, cause ? { cause } : {});
+
+/** A date Apple sent; one no Date can hold is not Apple's. */
+function isoOf(ms: number): string {
+  const date = new Date(ms);
+  if (Number.isNaN(date.getTime())) throw invalid('it carries a date out of range');
+  return date.toISOString();
+}
+
+const REJECTIONS: Record<AppleRejection, string> = {
+  malformed: 'it is not signed data of the documented format',
+  signature: 'the signature or certificate chain does not verify',
+  chain: 'the signature or certificate chain does not verify',
+  app: 'it belongs to another app (bundle id, app Apple id or purchase)',
+  environment: 'it belongs to another environment',
+  chain_length: "the certificate chain is not Apple's",
+  certificate: "the certificate chain is not Apple's",
+};
