@@ -236,7 +236,9 @@ export function decodeTestStoreNotification(body: unknown, appId: string, public
   if (!isJws(signedPayload)) throw invalid('the notification body is not {"signedPayload": "<JWS>"}');
   const publicKey = createPublicKey(publicKeyPem);
   const payload = verifiedTestStorePayload(signedPayload, appId, publicKey, refusal('signedPayload'));
-  const { notificationType, subtype, notificationUUID, signedDate, data } = payload;
+  const { notificationType, subtype, notificationUUID, signedDate } = payload;
+  // Apple's summary notifications (RENEWAL_EXTENSION SUMMARY) carry `summary` where the others carry `data`.
+  const data = payload.data ?? payload.summary;
   if (
     typeof notificationType !== 'string' ||
     notificationType === '' ||

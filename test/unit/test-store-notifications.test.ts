@@ -189,6 +189,46 @@ describe('test-store notifications: minted, then decoded as a store notification
     expect(decode(mint('refunded', { latest: trial })).state).toMatchObject({ trial: true, price: 0, revoked: true });
   });
 
+  it("Apple's rule: a failed renewal with a grace period still to come is a billing issue, retry flag or not", () => {
+    const payload = payloadOf(mint('billing_issue'));
+    const withRenewal = (notificationType: string, graceAt: number) =>
+      signed({
+        ...payload,
+        notificationType,
+        data: {
+          ...payload.data,
+          signedRenewalInfo: signTestStoreJws(APP, keys.privateKeyPem, {
+            originalTransactionId: 'test_original',
+            autoRenewProductId: 'premium_monthly',
+            autoRenewStatus: 1,
+            isInBillingRetryPeriod: false,
+            gracePeriodExpiresDate: graceAt,
+          }),
+        },
+      });
+    const billingIssue = (type: string, graceAt: number) => decode(withRenewal(type, graceAt)).state?.renewal;
+    expect(billingIssue('DID_FAIL_TO_RENEW', NOW.getTime() + 1)).toEqual({
+      ...RENEWING,
+      billing_issue: true,
+      grace_period_expires_at: '2026-05-01T10:00:00.001Z',
+    });
+    expect(billingIssue('DID_FAIL_TO_RENEW', NOW.getTime())?.billing_issue).toBe(false);
+    expect(billingIssue('DID_RENEW', NOW.getTime() + 1)?.billing_issue).toBe(false);
+  });
+
+  it('a renewal product other than the transaction product is the renewal_product_id (a downgrade)', () => {
+    const payload = payloadOf(mint('auto_renew_on'));
+    const info = signTestStoreJws(APP, keys.privateKeyPem, {
+      originalTransactionId: 'test_original',
+      autoRenewProductId: 'basic_monthly',
+      autoRenewStatus: 1,
+    });
+    expect(decode(signed({ ...payload, data: { ...payload.data, signedRenewalInfo: info } })).state?.renewal).toEqual({
+      ...RENEWING,
+      renewal_product_id: 'basic_monthly',
+    });
+  });
+
   it('takes the body parsed or as its raw JSON text', () => {
     expect(decode(JSON.stringify(mint('auto_renew_on'))).subtype).toBe('AUTO_RENEW_ENABLED');
   });
@@ -223,6 +263,19 @@ describe('test-store notifications: what changes nothing', () => {
       sent_at: AT_NOW,
       state: null,
     });
+  });
+
+  it('a summary notification (summary instead of data) of a type it does not know: no state', () => {
+    const body = signed({
+      notificationType: 'RENEWAL_EXTENSION',
+      subtype: 'SUMMARY',
+      notificationUUID: '7a1f3bc6-0000-4000-8000-000000000002',
+      signedDate: NOW.getTime(),
+      summary: { bundleId: APP, environment: 'Test', requestIdentifier: 'r1' },
+    });
+    expect(decode(body)).toMatchObject({ type: 'RENEWAL_EXTENSION', subtype: 'SUMMARY', state: null });
+    const foreign = signed({ ...payloadOf(body), summary: { bundleId: OTHER, environment: 'Test' } });
+    expect(refusalOf(() => decode(foreign)).message).toBe('signedPayload is for another app (bundleId)');
   });
 
   it('a state without signedRenewalInfo has no renewal (Apple may send none)', () => {
