@@ -22,7 +22,9 @@ import {
 } from '../lib/data/apps.js';
 import type { ApiKeyKind } from '../lib/data/keys.js';
 import { getProduct, putProducts } from '../lib/data/products.js';
+import { getPurchaseOwner, getTransactionBinding } from '../lib/data/purchase-ownership.js';
 import { putExchangeRates } from '../lib/data/revenue.js';
+import { getSubscription } from '../lib/data/subscription-queries.js';
 import { setWebhook } from '../lib/data/webhooks.js';
 import { appAccountTokenFor, isUuid } from '../lib/domain/app-account-token.js';
 import { addBillingPeriod, addDays } from '../lib/domain/billing.js';
@@ -50,7 +52,15 @@ import {
   type StoreSettings,
   testStorePrivateKey,
 } from '../lib/stores/settings.js';
-import { mintTestReceipt } from '../lib/stores/test-store.js';
+import { mintTestReceipt, type TestTransaction, testStoreVerifier } from '../lib/stores/test-store.js';
+import {
+  APPLE_TYPE_OF,
+  isTestNotificationType,
+  mintTestNotification,
+  TEST_NOTIFICATION_TYPES,
+  testStoreNotificationPath,
+} from '../lib/stores/test-store-notifications.js';
+import type { VerifiedTransaction } from '../lib/stores/types.js';
 
 export class CliError extends Error {
   constructor(
@@ -116,6 +126,69 @@ function accountTokenOption(appId: string, values: Record<string, unknown>): str
   if (typeof token === 'string' && !isUuid(token))
     throw new CliError('--app-account-token must be a UUID (StoreKit sets appAccountToken to one)');
   return typeof token === 'string' ? token : undefined;
+}
+
+/** The app's test-store signing key, or NOT_TEST_STORE when the app has no test store. */
+async function requireTestStoreKey(appId: string): Promise<{ privateKeyPem: string; publicKeyPem: string }> {
+  const app = (await getApp(appId))!;
+  const privateKeyPem = app.test_store ? await testStorePrivateKey(app) : undefined;
+  if (!privateKeyPem || !app.test_store_public_key)
+    throw new CliError(
+      `app ${appId} has no test store: \`apps update --app ${appId} --test-store on\` turns it on`,
+      'NOT_TEST_STORE',
+    );
+  return { privateKeyPem, publicKeyPem: app.test_store_public_key };
+}
+
+/**
+ * The test-store purchase a transaction id belongs to (any of its transactions, or its original
+ * transaction id), and its latest transaction as the store knows it: the ids, purchase date and
+ * account token from the subscription's receipt, the product, period and price from the
+ * subscription (what the store last said about it).
+ */
+async function testStorePurchase(
+  appId: string,
+  publicKeyPem: string,
+  transactionId: string,
+): Promise<{ subscriptionId: string; latest: TestTransaction; autoRenew: boolean }> {
+  const subscriptionId =
+    (await getTransactionBinding(appId, transactionId))?.subscription_id ??
+    (await getPurchaseOwner(appId, 'test_store', transactionId))?.subscription_id;
+  const stored = subscriptionId && (await getSubscription(appId, subscriptionId));
+  if (!subscriptionId || !stored)
+    throw new CliError(
+      `transaction ${transactionId} is no purchase of ${appId} (verify its receipt first)`,
+      'NOT_FOUND',
+    );
+  const { record, payment } = stored;
+  const receipt: VerifiedTransaction | undefined = payment.receipt_data
+    ? await testStoreVerifier(appId, publicKeyPem)
+        .verify(payment.receipt_data)
+        .catch(() => undefined)
+    : undefined;
+  if (!receipt || (record.platform !== 'ios' && record.platform !== 'android'))
+    throw new CliError(
+      `transaction ${transactionId} is not a test-store purchase of ${appId} (its subscription ${subscriptionId} has no test-store receipt)`,
+      'NOT_TEST_STORE',
+    );
+  // The receipt is the latest transaction unless a later one was recorded without one.
+  const isLatest = payment.transaction_id === null || payment.transaction_id === receipt.transaction_id;
+  return {
+    subscriptionId,
+    autoRenew: record.auto_renew,
+    latest: {
+      transactionId: payment.transaction_id ?? receipt.transaction_id,
+      originalTransactionId: receipt.original_transaction_id,
+      productId: record.product_id,
+      platform: record.platform,
+      purchaseDate: new Date(isLatest ? receipt.purchase_date : (payment.last_payment ?? record.started_at)),
+      expiresDate: new Date(record.expires_at),
+      price: record.price,
+      currency: record.currency,
+      trial: isLatest && receipt.trial,
+      appAccountToken: receipt.app_account_token ?? undefined,
+    },
+  };
 }
 
 const describeTier = (tier: RateLimitTier) => `${tier} tier, ${config.rateLimits[tier]} requests/minute`;
@@ -426,13 +499,7 @@ const COMMANDS: Record<string, Command> = {
     async run(values) {
       const appId = await requireApp(values);
       const appAccountToken = accountTokenOption(appId, values);
-      const app = (await getApp(appId))!;
-      const privateKeyPem = app.test_store ? await testStorePrivateKey(app) : undefined;
-      if (!privateKeyPem)
-        throw new CliError(
-          `app ${appId} has no test store: \`apps update --app ${appId} --test-store on\` turns it on`,
-          'NOT_TEST_STORE',
-        );
+      const { privateKeyPem } = await requireTestStoreKey(appId);
       const platform = required(values, 'platform');
       if (platform !== 'ios' && platform !== 'android') throw new CliError('--platform must be ios or android');
       const product = await getProduct(appId, required(values, 'product'));
@@ -476,6 +543,55 @@ const COMMANDS: Record<string, Command> = {
         text: [
           `Test-store receipt for ${product.id} on ${platform}, transaction ${minted.transaction_id}, expires in ${expiresIn} s${appAccountToken ? `, app account token ${appAccountToken}` : ''}:`,
           minted.receipt_data,
+        ].join('\n'),
+      };
+    },
+  },
+  'notifications mint': {
+    usage: `notifications mint --app A --transaction T --type ${TEST_NOTIFICATION_TYPES.join('|')} [--expires-in SECONDS] [--product P]`,
+    options: {
+      app: { type: 'string' },
+      transaction: { type: 'string' },
+      type: { type: 'string' },
+      'expires-in': { type: 'string' },
+      product: { type: 'string' },
+    },
+    async run(values) {
+      const type = required(values, 'type');
+      if (!isTestNotificationType(type))
+        throw new CliError(`--type must be one of ${TEST_NOTIFICATION_TYPES.join(', ')}`);
+      if (type === 'product_changed' && values.product === undefined)
+        throw new CliError('--product is required with --type product_changed (the product upgraded to)');
+      const expiresIn = values['expires-in'] === undefined ? undefined : Number(values['expires-in']);
+      if (expiresIn !== undefined && !Number.isInteger(expiresIn))
+        throw new CliError('--expires-in must be a whole number of seconds');
+      const transactionId = required(values, 'transaction');
+      const appId = await requireApp(values);
+      const { privateKeyPem, publicKeyPem } = await requireTestStoreKey(appId);
+      const purchase = await testStorePurchase(appId, publicKeyPem, transactionId);
+      let product: { productId: string; price: number; currency: string } | undefined;
+      if (type === 'product_changed') {
+        const found = await getProduct(appId, required(values, 'product'));
+        if (!found)
+          throw new CliError(`product ${String(values.product)} is not in the catalogue of ${appId}`, 'NOT_FOUND');
+        product = { productId: found.id, price: found.price, currency: found.currency };
+      }
+      const body = mintTestNotification({
+        appId,
+        privateKeyPem,
+        type,
+        latest: purchase.latest,
+        autoRenew: purchase.autoRenew,
+        expiresInSeconds: expiresIn,
+        product,
+      });
+      const path = testStoreNotificationPath(appId);
+      const apple = APPLE_TYPE_OF[type];
+      return {
+        json: { path, body },
+        text: [
+          `Test-store notification ${type} (${apple.notificationType}${apple.subtype ? ` ${apple.subtype}` : ''}) about transaction ${transactionId} of subscription ${purchase.subscriptionId}; POST the body as JSON to the path:`,
+          JSON.stringify({ path, body }),
         ].join('\n'),
       };
     },

@@ -250,3 +250,13 @@ export const purchaseLookupOf = ([product, owned, binding]: (
 export async function lookUpPurchase(appId: string, purchase: PurchaseQuery): Promise<PurchaseLookup> {
   return purchaseLookupOf(await batchGetConsistent(purchaseLookupKeys(appId, purchase)));
 }
+
+/** Whose a store purchase is, by its original transaction id; undefined when no user has it. */
+export async function getPurchaseOwner(
+  appId: string,
+  store: string,
+  originalTransactionId: string,
+): Promise<OwnedPurchase | undefined> {
+  const item = await getConsistent(keys.purchaseOwner(appId, store, originalTransactionId));
+  return item && toOwnedPurchase(item);
+}

@@ -4,8 +4,16 @@
  * ES256 key pair; `admin receipts mint` signs a JWS shaped like a StoreKit JWSTransaction with
  * the app's private key, and only that app's public key verifies it, so no other app accepts it.
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
-import { AppError } from '../core/errors.js';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+  verify,
+} from 'node:crypto';
+import { AppError, type ErrorKind } from '../core/errors.js';
 import { jwsHeaderOf, jwsOf, type StoreVerifier, type VerifiedTransaction } from './types.js';
 
 export interface TestStoreKeys {
@@ -50,6 +58,63 @@ interface TestTransactionPayload {
   appAccountToken?: string;
 }
 
+/** A transaction of the test store, as it is signed (receipts, and the transactions notifications carry). */
+export interface TestTransaction {
+  transactionId: string;
+  originalTransactionId: string;
+  productId: string;
+  platform: 'ios' | 'android';
+  purchaseDate: Date;
+  expiresDate: Date;
+  /** Major units; a trial is signed at 0. */
+  price: number;
+  currency: string;
+  trial: boolean;
+  revocationDate?: Date | undefined;
+  appAccountToken?: string | undefined;
+}
+
+/** Signs a payload as this app's test store: ES256 with the app's key, key id `test-store:<app>`. */
+export function signTestStoreJws(appId: string, privateKeyPem: string, payload: unknown): string {
+  const signingInput = `${b64url({ alg: 'ES256', typ: 'JWT', kid: keyIdOf(appId) })}.${b64url(payload)}`;
+  const signature = sign('sha256', Buffer.from(signingInput), {
+    key: createPrivateKey(privateKeyPem),
+    dsaEncoding: 'ieee-p1363',
+  });
+  return `${signingInput}.${signature.toString('base64url')}`;
+}
+
+/** A test-store transaction as a JWS (what a receipt is, base64-encoded). */
+export function signTestTransaction(
+  appId: string,
+  privateKeyPem: string,
+  transaction: TestTransaction,
+  now: Date,
+): string {
+  const payload: TestTransactionPayload = {
+    transactionId: transaction.transactionId,
+    originalTransactionId: transaction.originalTransactionId,
+    bundleId: appId,
+    productId: transaction.productId,
+    purchaseDate: transaction.purchaseDate.getTime(),
+    originalPurchaseDate: transaction.purchaseDate.getTime(),
+    expiresDate: transaction.expiresDate.getTime(),
+    type: 'Auto-Renewable Subscription',
+    ...(transaction.trial ? { offerType: 1 as const, offerDiscountType: 'FREE_TRIAL' as const } : {}),
+    price: transaction.trial ? 0 : Math.round(transaction.price * 1000),
+    currency: transaction.currency,
+    environment: TEST_ENVIRONMENT,
+    storefront: transaction.platform,
+    signedDate: now.getTime(),
+    ...(transaction.revocationDate ? { revocationDate: transaction.revocationDate.getTime() } : {}),
+    ...(transaction.appAccountToken !== undefined ? { appAccountToken: transaction.appAccountToken } : {}),
+  };
+  return signTestStoreJws(appId, privateKeyPem, payload);
+}
+
+/** A new transaction id of the test store. */
+export const newTestTransactionId = () => `test_${randomBytes(10).toString('hex')}`;
+
 export interface MintRequest {
   appId: string;
   privateKeyPem: string;
@@ -70,31 +135,25 @@ export interface MintRequest {
 
 export function mintTestReceipt(request: MintRequest): { receipt_data: string; transaction_id: string } {
   const now = request.now ?? new Date();
-  const transactionId = request.revokes?.transactionId ?? `test_${randomBytes(10).toString('hex')}`;
-  const payload: TestTransactionPayload = {
-    transactionId,
-    originalTransactionId: request.revokes?.originalTransactionId ?? request.originalTransactionId ?? transactionId,
-    bundleId: request.appId,
-    productId: request.productId,
-    purchaseDate: now.getTime(),
-    originalPurchaseDate: now.getTime(),
-    expiresDate: now.getTime() + request.expiresInSeconds * 1000,
-    type: 'Auto-Renewable Subscription',
-    ...(request.trial ? { offerType: 1 as const, offerDiscountType: 'FREE_TRIAL' as const } : {}),
-    price: request.trial ? 0 : Math.round(request.price * 1000),
-    currency: request.currency,
-    environment: TEST_ENVIRONMENT,
-    storefront: request.platform,
-    signedDate: now.getTime(),
-    ...(request.revokes ? { revocationDate: now.getTime() } : {}),
-    ...(request.appAccountToken !== undefined ? { appAccountToken: request.appAccountToken } : {}),
-  };
-  const signingInput = `${b64url({ alg: 'ES256', typ: 'JWT', kid: keyIdOf(request.appId) })}.${b64url(payload)}`;
-  const signature = sign('sha256', Buffer.from(signingInput), {
-    key: createPrivateKey(request.privateKeyPem),
-    dsaEncoding: 'ieee-p1363',
-  });
-  const jws = `${signingInput}.${signature.toString('base64url')}`;
+  const transactionId = request.revokes?.transactionId ?? newTestTransactionId();
+  const jws = signTestTransaction(
+    request.appId,
+    request.privateKeyPem,
+    {
+      transactionId,
+      originalTransactionId: request.revokes?.originalTransactionId ?? request.originalTransactionId ?? transactionId,
+      productId: request.productId,
+      platform: request.platform,
+      purchaseDate: now,
+      expiresDate: new Date(now.getTime() + request.expiresInSeconds * 1000),
+      price: request.price,
+      currency: request.currency,
+      trial: request.trial,
+      revocationDate: request.revokes ? now : undefined,
+      appAccountToken: request.appAccountToken,
+    },
+    now,
+  );
   return { receipt_data: Buffer.from(jws).toString('base64'), transaction_id: transactionId };
 }
 
@@ -113,54 +172,90 @@ export function isTestStoreReceipt(receiptData: string): boolean {
   return typeof kid === 'string' && kid.startsWith('test-store:');
 }
 
+/** How a refusal reads: its error kind, and the name of the JWS refused in its message. */
+export interface TestStoreRefusal {
+  kind: ErrorKind;
+  what: string;
+}
+
+/**
+ * The one check of a test-store JWS (receipts, notifications and what they carry): ES256, this
+ * app's key id, this app's signature. Its payload when genuine; otherwise an AppError of the
+ * refusal's kind.
+ */
+export function verifiedTestStorePayload(
+  jws: string,
+  appId: string,
+  publicKey: KeyObject,
+  refusal: TestStoreRefusal,
+): Record<string, unknown> {
+  const [headerPart, payloadPart, signaturePart] = jws.split('.') as [string, string, string];
+  const header = parseJson(headerPart);
+  if (header?.alg !== 'ES256' || header.kid !== keyIdOf(appId)) {
+    throw new AppError(refusal.kind, `${refusal.what} was minted for another app`);
+  }
+  const genuine = verify(
+    'sha256',
+    Buffer.from(`${headerPart}.${payloadPart}`),
+    { key: publicKey, dsaEncoding: 'ieee-p1363' },
+    Buffer.from(signaturePart, 'base64url'),
+  );
+  const payload = genuine ? parseJson(payloadPart) : undefined;
+  if (!payload) throw new AppError(refusal.kind, `${refusal.what} signature does not verify`);
+  return payload;
+}
+
+/** A verified test-store transaction JWS, read like a StoreKit transaction. */
+export function verifyTestTransaction(
+  jws: string,
+  appId: string,
+  publicKey: KeyObject,
+  refusal: TestStoreRefusal,
+): VerifiedTransaction {
+  const payload: Partial<TestTransactionPayload> = verifiedTestStorePayload(jws, appId, publicKey, refusal);
+  if (payload.bundleId !== appId || payload.environment !== TEST_ENVIRONMENT)
+    throw new AppError(refusal.kind, `${refusal.what} belongs to another app`);
+  const { transactionId, originalTransactionId, productId, purchaseDate, expiresDate, storefront } = payload;
+  if (storefront !== 'ios' && storefront !== 'android')
+    throw new AppError(refusal.kind, `${refusal.what} names no platform`);
+  if (
+    typeof transactionId !== 'string' ||
+    typeof originalTransactionId !== 'string' ||
+    typeof productId !== 'string' ||
+    !transactionId ||
+    !originalTransactionId ||
+    !productId ||
+    !Number.isFinite(purchaseDate) ||
+    !Number.isFinite(expiresDate)
+  ) {
+    throw new AppError(refusal.kind, `${refusal.what} lacks its ids or dates`);
+  }
+  return {
+    store: 'test_store',
+    platform: storefront,
+    environment: TEST_ENVIRONMENT,
+    transaction_id: transactionId,
+    original_transaction_id: originalTransactionId,
+    product_id: productId,
+    purchase_date: new Date(purchaseDate!).toISOString(),
+    expires_at: new Date(expiresDate!).toISOString(),
+    trial: payload.offerDiscountType === 'FREE_TRIAL',
+    price: typeof payload.price === 'number' ? payload.price / 1000 : null,
+    currency: payload.currency ?? null,
+    revoked: payload.revocationDate !== undefined,
+    app_account_token: typeof payload.appAccountToken === 'string' ? payload.appAccountToken : null,
+  };
+}
+
+const RECEIPT_REFUSAL: TestStoreRefusal = { kind: 'INVALID_RECEIPT', what: 'test-store receipt' };
+
 export function testStoreVerifier(appId: string, publicKeyPem: string): StoreVerifier {
   const publicKey = createPublicKey(publicKeyPem);
   return {
     async verify(receiptData: string): Promise<VerifiedTransaction> {
       const jws = jwsOf(receiptData);
       if (!jws) throw new AppError('INVALID_RECEIPT', 'receipt_data is not a test-store receipt');
-      const [headerPart, payloadPart, signaturePart] = jws.split('.') as [string, string, string];
-      const header = parseJson(headerPart);
-      if (header?.alg !== 'ES256' || header.kid !== keyIdOf(appId)) {
-        throw new AppError('INVALID_RECEIPT', 'test-store receipt was minted for another app');
-      }
-      const genuine = verify(
-        'sha256',
-        Buffer.from(`${headerPart}.${payloadPart}`),
-        { key: publicKey, dsaEncoding: 'ieee-p1363' },
-        Buffer.from(signaturePart, 'base64url'),
-      );
-      const payload = genuine ? (parseJson(payloadPart) as Partial<TestTransactionPayload> | undefined) : undefined;
-      if (!payload) throw new AppError('INVALID_RECEIPT', 'test-store receipt signature does not verify');
-      if (payload.bundleId !== appId || payload.environment !== TEST_ENVIRONMENT)
-        throw new AppError('INVALID_RECEIPT', 'test-store receipt belongs to another app');
-      const { transactionId, originalTransactionId, productId, purchaseDate, expiresDate, storefront } = payload;
-      if (storefront !== 'ios' && storefront !== 'android')
-        throw new AppError('INVALID_RECEIPT', 'test-store receipt names no platform');
-      if (
-        !transactionId ||
-        !originalTransactionId ||
-        !productId ||
-        !Number.isFinite(purchaseDate) ||
-        !Number.isFinite(expiresDate)
-      ) {
-        throw new AppError('INVALID_RECEIPT', 'test-store receipt lacks its ids or dates');
-      }
-      return {
-        store: 'test_store',
-        platform: storefront,
-        environment: TEST_ENVIRONMENT,
-        transaction_id: transactionId,
-        original_transaction_id: originalTransactionId,
-        product_id: productId,
-        purchase_date: new Date(purchaseDate!).toISOString(),
-        expires_at: new Date(expiresDate!).toISOString(),
-        trial: payload.offerDiscountType === 'FREE_TRIAL',
-        price: typeof payload.price === 'number' ? payload.price / 1000 : null,
-        currency: payload.currency ?? null,
-        revoked: payload.revocationDate !== undefined,
-        app_account_token: typeof payload.appAccountToken === 'string' ? payload.appAccountToken : null,
-      };
+      return verifyTestTransaction(jws, appId, publicKey, RECEIPT_REFUSAL);
     },
   };
 }

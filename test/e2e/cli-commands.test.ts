@@ -181,6 +181,25 @@ const CASES: Case[] = [
         body: JSON.stringify({ platform: 'ios', receipt_data: output.receipt_data, user_id: 'cli-buyer' }),
       });
       expect(verified.status).toBe(200);
+      ctx.transactionId = output.transaction_id;
+    },
+  },
+  {
+    command: 'notifications mint',
+    args: (ctx) => [
+      'notifications',
+      'mint',
+      '--app',
+      appOf(ctx),
+      '--transaction',
+      ctx.transactionId as string,
+      '--type',
+      'auto_renew_off',
+    ],
+    prints: ['path', 'body'],
+    then: (output, ctx) => {
+      expect(output.path).toBe(`/notifications/test-store/${appOf(ctx)}`);
+      expect(output.body.signedPayload).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     },
   },
   {

@@ -1,0 +1,295 @@
+/**
+ * Notifications of the test store, shaped like App Store Server Notifications v2 so SDK developers
+ * and CI can drive every store event without Apple: `admin notifications mint` signs a
+ * `{"signedPayload": "<JWS>"}` body with the app's test-store key (the key and key id of its
+ * receipts), whose payload carries a signedTransactionInfo (a test-store transaction, as a receipt
+ * is) and a signedRenewalInfo. Only that app's public key verifies it, through the test store's one
+ * JWS check (verifiedTestStorePayload).
+ */
+import { createPublicKey, randomUUID } from 'node:crypto';
+import { AppError } from '../core/errors.js';
+import {
+  newTestTransactionId,
+  signTestStoreJws,
+  signTestTransaction,
+  type TestStoreRefusal,
+  type TestTransaction,
+  verifiedTestStorePayload,
+  verifyTestTransaction,
+} from './test-store.js';
+import { JWS_PATTERN, type StoreNotification, type StoreRenewalState } from './types.js';
+
+/** What `admin notifications mint --type` mints. */
+export const TEST_NOTIFICATION_TYPES = [
+  'renewed',
+  'auto_renew_off',
+  'auto_renew_on',
+  'billing_issue',
+  'grace_period_expired',
+  'billing_recovered',
+  'expired',
+  'refunded',
+  'product_changed',
+] as const;
+
+export type TestNotificationType = (typeof TEST_NOTIFICATION_TYPES)[number];
+
+export const isTestNotificationType = (value: unknown): value is TestNotificationType =>
+  (TEST_NOTIFICATION_TYPES as readonly unknown[]).includes(value);
+
+/** Apple's notificationType and subtype for each: decoded, the state is what Apple's would give. */
+export const APPLE_TYPE_OF: Record<TestNotificationType, { notificationType: string; subtype?: string }> = {
+  renewed: { notificationType: 'DID_RENEW' },
+  auto_renew_off: { notificationType: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_DISABLED' },
+  auto_renew_on: { notificationType: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_ENABLED' },
+  billing_issue: { notificationType: 'DID_FAIL_TO_RENEW', subtype: 'GRACE_PERIOD' },
+  grace_period_expired: { notificationType: 'GRACE_PERIOD_EXPIRED' },
+  billing_recovered: { notificationType: 'DID_RENEW', subtype: 'BILLING_RECOVERY' },
+  expired: { notificationType: 'EXPIRED', subtype: 'VOLUNTARY' },
+  refunded: { notificationType: 'REFUND' },
+  product_changed: { notificationType: 'DID_CHANGE_RENEWAL_PREF', subtype: 'UPGRADE' },
+};
+
+const DAY_SECONDS = 86_400;
+/** A new period (renewed, billing_recovered, product_changed) when --expires-in is not given. */
+export const DEFAULT_PERIOD_SECONDS = 30 * DAY_SECONDS;
+/** billing_issue's grace period when --expires-in is not given (Apple's longest, for monthly plans). */
+export const DEFAULT_GRACE_SECONDS = 16 * DAY_SECONDS;
+
+/** Where the running API takes this app's test-store notifications (POST, the body as JSON). */
+export const testStoreNotificationPath = (appId: string) => `/notifications/test-store/${appId}`;
+
+/** Apple's bodies are a few KB; anything larger is refused before any signature is checked. */
+export const MAX_NOTIFICATION_BYTES = 64 * 1024;
+
+export interface TestNotificationRequest {
+  appId: string;
+  /** The app's test-store signing key (PKCS#8 PEM). */
+  privateKeyPem: string;
+  type: TestNotificationType;
+  /** The purchase's latest transaction, as the store knows it. */
+  latest: TestTransaction;
+  /** Whether the purchase renews now: what refunded keeps (the other types say it themselves). */
+  autoRenew: boolean;
+  /**
+   * The new period's length for renewed, billing_recovered and product_changed (default 30 days);
+   * the grace period's for billing_issue (default 16 days); unused by the other types.
+   */
+  expiresInSeconds?: number | undefined;
+  /** product_changed (required): the product the subscriber upgraded to, at its price. */
+  product?: { productId: string; price: number; currency: string } | undefined;
+  now?: Date;
+}
+
+/** Apple's JWSRenewalInfo fields the test store writes. */
+interface TestRenewalPayload {
+  originalTransactionId: string;
+  productId: string;
+  autoRenewProductId: string;
+  autoRenewStatus: 0 | 1;
+  isInBillingRetryPeriod: boolean;
+  gracePeriodExpiresDate?: number;
+  /** 1: the subscriber cancelled (Apple's expirationIntent). */
+  expirationIntent?: 1;
+  environment: 'Test';
+  signedDate: number;
+}
+
+/** Apple's subscription status of the data (1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked). */
+type AppleStatus = 1 | 2 | 3 | 4 | 5;
+
+/** The signed body of a test-store notification, for the app's test store key only. */
+export function mintTestNotification(request: TestNotificationRequest): { signedPayload: string } {
+  const now = request.now ?? new Date();
+  const { latest, type } = request;
+  const after = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+  const period = request.expiresInSeconds ?? DEFAULT_PERIOD_SECONDS;
+  /** A renewal: a new transaction of the same purchase, from now. */
+  const renewal = (product = { productId: latest.productId, price: latest.price, currency: latest.currency }) => ({
+    ...latest,
+    ...product,
+    transactionId: newTestTransactionId(),
+    purchaseDate: now,
+    expiresDate: after(period),
+    trial: false,
+    revocationDate: undefined,
+  });
+  /** The latest transaction, ended by now at the latest (access ends). */
+  const ended = { ...latest, expiresDate: new Date(Math.min(latest.expiresDate.getTime(), now.getTime())) };
+  let transaction: TestTransaction = latest;
+  let autoRenew = true;
+  let billingRetry = false;
+  let graceUntil: Date | undefined;
+  let status: AppleStatus = 1;
+  switch (type) {
+    case 'renewed':
+    case 'billing_recovered':
+      transaction = renewal();
+      break;
+    case 'auto_renew_off':
+      autoRenew = false;
+      break;
+    case 'auto_renew_on':
+      break;
+    case 'billing_issue':
+      billingRetry = true;
+      graceUntil = after(request.expiresInSeconds ?? DEFAULT_GRACE_SECONDS);
+      status = 4;
+      break;
+    case 'grace_period_expired':
+      transaction = ended;
+      billingRetry = true;
+      status = 3;
+      break;
+    case 'expired':
+      transaction = ended;
+      autoRenew = false;
+      status = 2;
+      break;
+    case 'refunded':
+      transaction = { ...latest, revocationDate: now };
+      autoRenew = request.autoRenew;
+      status = 5;
+      break;
+    case 'product_changed':
+      if (!request.product) throw new Error('product_changed needs the product changed to');
+      transaction = renewal(request.product);
+      break;
+  }
+  const renewalInfo: TestRenewalPayload = {
+    originalTransactionId: transaction.originalTransactionId,
+    productId: transaction.productId,
+    autoRenewProductId: transaction.productId,
+    autoRenewStatus: autoRenew ? 1 : 0,
+    isInBillingRetryPeriod: billingRetry,
+    ...(graceUntil ? { gracePeriodExpiresDate: graceUntil.getTime() } : {}),
+    ...(type === 'expired' ? { expirationIntent: 1 as const } : {}),
+    environment: 'Test',
+    signedDate: now.getTime(),
+  };
+  const { appId, privateKeyPem } = request;
+  const payload = {
+    ...APPLE_TYPE_OF[type],
+    notificationUUID: randomUUID(),
+    data: {
+      bundleId: appId,
+      environment: 'Test',
+      signedTransactionInfo: signTestTransaction(appId, privateKeyPem, transaction, now),
+      signedRenewalInfo: signTestStoreJws(appId, privateKeyPem, renewalInfo),
+      status,
+    },
+    version: '2.0',
+    signedDate: now.getTime(),
+  };
+  return { signedPayload: signTestStoreJws(appId, privateKeyPem, payload) };
+}
+
+/**
+ * Apple's notification types that carry a purchase's state (signedTransactionInfo). TEST and
+ * CONSUMPTION_REQUEST change nothing, and a type not listed here is one this version does not know:
+ * their state is null.
+ */
+const STATE_TYPES = new Set([
+  'SUBSCRIBED',
+  'DID_RENEW',
+  'DID_CHANGE_RENEWAL_STATUS',
+  'DID_CHANGE_RENEWAL_PREF',
+  'DID_FAIL_TO_RENEW',
+  'GRACE_PERIOD_EXPIRED',
+  'EXPIRED',
+  'REFUND',
+  'REFUND_REVERSED',
+  'REFUND_DECLINED',
+  'REVOKE',
+  'RENEWAL_EXTENDED',
+  'OFFER_REDEEMED',
+  'PRICE_INCREASE',
+]);
+
+const refusal = (what: string): TestStoreRefusal => ({ kind: 'INVALID_NOTIFICATION', what });
+const invalid = (why: string) => new AppError('INVALID_NOTIFICATION', why);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isJws = (value: unknown): value is string => typeof value === 'string' && JWS_PATTERN.test(value);
+const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/**
+ * A test-store notification body (`{"signedPayload": "<JWS>"}`, parsed or as the raw JSON text),
+ * verified for this app: its signature and every JWS it carries with the app's test-store public
+ * key, and its bundleId. AppError INVALID_NOTIFICATION when it is not genuine, another app's,
+ * malformed, or larger than 64 KB.
+ */
+export function decodeTestStoreNotification(body: unknown, appId: string, publicKeyPem: string): StoreNotification {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  if (text === undefined) throw invalid('the notification has no body');
+  if (Buffer.byteLength(text) > MAX_NOTIFICATION_BYTES)
+    throw invalid(`the notification is larger than ${MAX_NOTIFICATION_BYTES / 1024} KB`);
+  let parsed: unknown = body;
+  if (typeof body === 'string') {
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      throw invalid('the notification body is not JSON');
+    }
+  }
+  const signedPayload = isObject(parsed) ? parsed.signedPayload : undefined;
+  if (!isJws(signedPayload)) throw invalid('the notification body is not {"signedPayload": "<JWS>"}');
+  const publicKey = createPublicKey(publicKeyPem);
+  const payload = verifiedTestStorePayload(signedPayload, appId, publicKey, refusal('signedPayload'));
+  const { notificationType, subtype, notificationUUID, signedDate } = payload;
+  // Apple's summary notifications (RENEWAL_EXTENSION SUMMARY) carry `summary` where the others carry `data`.
+  const data = payload.data ?? payload.summary;
+  if (
+    typeof notificationType !== 'string' ||
+    notificationType === '' ||
+    typeof notificationUUID !== 'string' ||
+    notificationUUID === '' ||
+    !isTime(signedDate) ||
+    (subtype !== undefined && typeof subtype !== 'string') ||
+    !isObject(data)
+  ) {
+    throw invalid('signedPayload lacks its notificationType, notificationUUID, signedDate or data');
+  }
+  if (data.bundleId !== appId) throw invalid('signedPayload is for another app (bundleId)');
+  if (data.environment !== 'Test') throw invalid('signedPayload is not of the test store (environment)');
+  const sentAt = new Date(signedDate).toISOString();
+  const notification: Omit<StoreNotification, 'state'> = {
+    store: 'test_store',
+    notification_id: notificationUUID,
+    type: notificationType,
+    subtype: subtype ?? null,
+    environment: 'Test',
+    sent_at: sentAt,
+  };
+  if (!STATE_TYPES.has(notificationType)) return { ...notification, state: null };
+  if (!isJws(data.signedTransactionInfo)) throw invalid('signedPayload carries no signedTransactionInfo');
+  const transaction = verifyTestTransaction(
+    data.signedTransactionInfo,
+    appId,
+    publicKey,
+    refusal('signedTransactionInfo'),
+  );
+  let renewal: StoreRenewalState | null = null;
+  if (data.signedRenewalInfo !== undefined) {
+    if (!isJws(data.signedRenewalInfo)) throw invalid('signedRenewalInfo is not a JWS');
+    const info = verifiedTestStorePayload(data.signedRenewalInfo, appId, publicKey, refusal('signedRenewalInfo'));
+    if (info.originalTransactionId !== transaction.original_transaction_id)
+      throw invalid('signedRenewalInfo is about another purchase than signedTransactionInfo');
+    if (info.autoRenewStatus !== 0 && info.autoRenewStatus !== 1)
+      throw invalid('signedRenewalInfo lacks its autoRenewStatus');
+    const grace = info.gracePeriodExpiresDate;
+    if (grace !== undefined && !isTime(grace))
+      throw invalid('signedRenewalInfo has a malformed gracePeriodExpiresDate');
+    const renewalProduct = info.autoRenewProductId;
+    renewal = {
+      auto_renew: info.autoRenewStatus === 1,
+      renewal_product_id:
+        typeof renewalProduct === 'string' && renewalProduct !== transaction.product_id ? renewalProduct : null,
+      billing_issue:
+        info.isInBillingRetryPeriod === true ||
+        (notificationType === 'DID_FAIL_TO_RENEW' && grace !== undefined && grace > signedDate),
+      grace_period_expires_at: grace === undefined ? null : new Date(grace).toISOString(),
+    };
+  }
+  return { ...notification, state: { ...transaction, renewal, as_of: sentAt } };
+}
