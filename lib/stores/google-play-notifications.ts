@@ -150,7 +150,7 @@ export async function verifyPubSubPushToken(
     key,
     Buffer.from(signaturePart, 'base64url'),
   );
-  if (!signed) throw invalid('the push token signature does not verify with Google’s key');
+  if (!signed) throw invalid("the push token signature does not verify with Google's key");
   const claims = jsonPart(payloadPart, 'payload');
   if (!ISSUERS.has(claims.iss)) throw invalid(`the push token was not issued by Google (iss ${String(claims.iss)})`);
   if (claims.aud !== expected.audience)
@@ -163,7 +163,7 @@ export async function verifyPubSubPushToken(
   if (expected.serviceAccountEmail !== undefined) {
     if (claims.email !== expected.serviceAccountEmail)
       throw invalid(`the push token is for another service account (${String(claims.email)})`);
-    if (claims.email_verified !== true) throw invalid('the push token’s email is not verified');
+    if (claims.email_verified !== true) throw invalid("the push token's email is not verified");
   }
   return {
     iss: claims.iss as string,
@@ -416,7 +416,7 @@ export async function decodeGooglePlayNotification(
 ): Promise<GooglePlayNotification> {
   if (!settings.push_audience)
     throw invalid(
-      'this app accepts no Google Play notifications yet: set the push subscription’s audience with `admin stores google set … --push-audience URL`',
+      "this app accepts no Google Play notifications yet: set the push subscription's audience with `admin stores google set … --push-audience URL`",
     );
   await verifyPubSubPushToken(
     authorization,
@@ -433,7 +433,7 @@ export async function decodeGooglePlayNotification(
     throw invalid(`the notification is for another app (package ${notification.packageName})`);
   const eventTime = new Date(Number(notification.eventTimeMillis));
   const sentAt = Number.isNaN(eventTime.getTime()) ? push.publishTime : eventTime.toISOString();
-  const base = { store: 'google_play' as const, notification_id: push.messageId, sent_at: sentAt, voided: null };
+  const base = { store: 'google_play' as const, notification_id: push.messageId, sent_at: sentAt };
   const result = (
     type: string,
     subtype: string | null,
@@ -453,7 +453,7 @@ export async function decodeGooglePlayNotification(
     const state = await stateFromGoogle(settings, subscription.purchaseToken, endpoints, sentAt);
     if (state === undefined)
       throw invalid(
-        'Google Play does not know the purchase token of this notification (not genuine, or another app’s)',
+        "Google Play does not know the purchase token of this notification (not genuine, or another app's)",
       );
     return result(subscriptionNotificationType(subscription.notificationType), null, state);
   }
