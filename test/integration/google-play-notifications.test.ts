@@ -531,4 +531,10 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
       code: 'INVALID_RECEIPT',
     });
   });
+
+  // Last: every notification above was authenticated with the one key set fetched by the first.
+  it("all the notifications above cost one fetch of Google's keys", () => {
+    expect(messages).toBeGreaterThan(20);
+    expect(standIn.jwksRequests).toBe(1);
+  });
 });
