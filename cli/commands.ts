@@ -649,15 +649,22 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'stores google set': {
-    usage: 'stores google set --app A --package-name P --service-account-file F.json',
+    usage:
+      'stores google set --app A --package-name P --service-account-file F.json [--push-audience URL [--push-service-account EMAIL]]',
     options: {
       app: { type: 'string' },
       'package-name': { type: 'string' },
       'service-account-file': { type: 'string' },
+      'push-audience': { type: 'string' },
+      'push-service-account': { type: 'string' },
     },
     async run(values) {
       const appId = await requireApp(values);
       const file = required(values, 'service-account-file');
+      if (values['push-service-account'] !== undefined && values['push-audience'] === undefined)
+        throw new CliError(
+          '--push-service-account goes with --push-audience (the push subscription authenticates with both)',
+        );
       let serviceAccount: unknown;
       try {
         serviceAccount = JSON.parse(await readFile(file, 'utf8'));
@@ -667,6 +674,10 @@ const COMMANDS: Record<string, Command> = {
       const settings = parsedSettings('google_play', {
         package_name: required(values, 'package-name'),
         service_account: serviceAccount,
+        ...(values['push-audience'] !== undefined ? { push_audience: values['push-audience'] } : {}),
+        ...(values['push-service-account'] !== undefined
+          ? { push_service_account: values['push-service-account'] }
+          : {}),
       });
       const { location } = await putStoreSettings(appId, 'google_play', settings);
       // The private key is never printed back.
@@ -676,9 +687,16 @@ const COMMANDS: Record<string, Command> = {
           store: 'google_play',
           package_name: settings.package_name,
           client_email: settings.service_account.client_email,
+          push_audience: settings.push_audience ?? null,
+          push_service_account: settings.push_service_account ?? null,
           stored_in: location,
         },
-        text: `Google Play settings of ${appId} stored in ${location}: ${settings.package_name} as ${settings.service_account.client_email}.`,
+        text: [
+          `Google Play settings of ${appId} stored in ${location}: ${settings.package_name} as ${settings.service_account.client_email}.`,
+          settings.push_audience
+            ? `Real-time developer notifications accepted for audience ${settings.push_audience}${settings.push_service_account ? ` signed as ${settings.push_service_account}` : ''}.`
+            : 'No --push-audience: real-time developer notifications are refused.',
+        ].join('\n'),
       };
     },
   },

@@ -29,6 +29,8 @@ export interface Config {
   /** Base URLs of the store APIs: configuration, so tests can point them at local stand-ins. */
   googleOAuthTokenUrl: string;
   googlePlayApiBaseUrl: string;
+  /** Google's published OIDC keys (JWKS): they sign the tokens Pub/Sub attaches to pushes (RTDN). */
+  googleOidcJwksUrl: string;
   /** Overrides the App Store Server API URL of the app's environment (tests: a stand-in). */
   appStoreServerApiBaseUrl: string | undefined;
   /** Timeout of one call to a store API. */
@@ -73,6 +75,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storeSecretsPrefix: env.STORE_SECRETS_PREFIX || undefined,
     googleOAuthTokenUrl: env.GOOGLE_OAUTH_TOKEN_URL || 'https://oauth2.googleapis.com/token',
     googlePlayApiBaseUrl: env.GOOGLE_PLAY_API_BASE_URL || 'https://androidpublisher.googleapis.com',
+    googleOidcJwksUrl: env.GOOGLE_OIDC_JWKS_URL || 'https://www.googleapis.com/oauth2/v3/certs',
     appStoreServerApiBaseUrl: env.APP_STORE_SERVER_API_BASE_URL || undefined,
     storeTimeoutMs: readNonNegativeInt(env, 'STORE_TIMEOUT_MS', 10_000),
     storeExpiryMarginSeconds: readNonNegativeInt(env, 'STORE_EXPIRY_MARGIN_SECONDS', 3600),

@@ -9,14 +9,15 @@ import { createPrivateKey, sign } from 'node:crypto';
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import type { GooglePlaySettings } from './settings.js';
-import { isSignedTransaction, type StoreVerifier, type VerifiedTransaction } from './types.js';
+import { isSignedTransaction, type StorePurchaseState, type StoreVerifier, type VerifiedTransaction } from './types.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/androidpublisher';
 
 /** The fields of SubscriptionPurchaseV2 we read. */
-interface SubscriptionPurchaseV2 {
+export interface SubscriptionPurchaseV2 {
   startTime?: string;
   subscriptionState?: string;
+  /** Deprecated by Google for lineItems[].latestSuccessfulOrderId; still sent. */
   latestOrderId?: string;
   linkedPurchaseToken?: string;
   acknowledgementState?: string;
@@ -26,11 +27,21 @@ interface SubscriptionPurchaseV2 {
   lineItems?: {
     productId?: string;
     expiryTime?: string;
-    autoRenewingPlan?: { autoRenewEnabled?: boolean };
+    latestSuccessfulOrderId?: string;
+    autoRenewingPlan?: {
+      autoRenewEnabled?: boolean;
+      /** Money in Google's form: units (a decimal string) plus nanos (billionths). */
+      recurringPrice?: { currencyCode?: string; units?: string; nanos?: number };
+    };
     offerPhase?: { freeTrial?: object };
     offerDetails?: { offerTags?: string[] };
+    /** The product the line item becomes at its next renewal (a deferred plan change). */
+    deferredItemReplacement?: { productId?: string };
   }[];
 }
+
+/** What a Google Play purchase token looks like (bounded: it becomes a table key). */
+export const PURCHASE_TOKEN_PATTERN = /^[A-Za-z0-9._:-]{10,2000}$/;
 
 interface PurchaseReference {
   purchaseToken: string;
@@ -51,7 +62,7 @@ function purchaseReference(receiptData: string): PurchaseReference {
   // A signed transaction (App Store, test store) is no purchase token: Google is not asked about it.
   if (isSignedTransaction(trimmed))
     throw new AppError('INVALID_RECEIPT', 'receipt_data is a signed App Store transaction, not a Google Play purchase');
-  if (!/^[A-Za-z0-9._:-]{10,2000}$/.test(trimmed))
+  if (!PURCHASE_TOKEN_PATTERN.test(trimmed))
     throw new AppError('INVALID_RECEIPT', 'receipt_data is neither a Google Play purchase token nor a purchase object');
   return { purchaseToken: trimmed };
 }
@@ -76,11 +87,14 @@ const tokens = new Map<string, { token: string; until: number }>();
 export interface GoogleEndpoints {
   tokenUrl: string;
   apiBaseUrl: string;
+  /** Google's OIDC keys, for authenticating Pub/Sub pushes (google-play-notifications.ts). */
+  jwksUrl?: string;
 }
 
-const configuredEndpoints = (): GoogleEndpoints => ({
+export const configuredEndpoints = (): GoogleEndpoints => ({
   tokenUrl: config.googleOAuthTokenUrl,
   apiBaseUrl: config.googlePlayApiBaseUrl,
+  jwksUrl: config.googleOidcJwksUrl,
 });
 
 async function accessToken(settings: GooglePlaySettings, endpoints: GoogleEndpoints): Promise<string> {
@@ -125,31 +139,133 @@ async function accessToken(settings: GooglePlaySettings, endpoints: GoogleEndpoi
 const purchasesUrl = (endpoints: GoogleEndpoints, packageName: string) =>
   `${endpoints.apiBaseUrl}/androidpublisher/v3/applications/${encodeURIComponent(packageName)}/purchases`;
 
-function toTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string): VerifiedTransaction {
+/** Google's Money: `units` a decimal string of whole units, `nanos` billionths (same sign). */
+function majorUnits(money: { units?: string; nanos?: number } | undefined): number | null {
+  if (!money || (money.units === undefined && money.nanos === undefined)) return null;
+  const value = Number(money.units ?? 0) + (money.nanos ?? 0) / 1e9;
+  // Micro-units are finer than any currency; rounding drops the binary fraction's noise.
+  return Number.isFinite(value) ? Math.round(value * 1e6) / 1e6 : null;
+}
+
+/** Paid but not yet, or never: Google knows the purchase, but there is nothing to grant. */
+const UNPAID_STATES: ReadonlySet<string | undefined> = new Set([
+  'SUBSCRIPTION_STATE_PENDING',
+  'SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED',
+]);
+
+/** The purchase's latest transaction (its first line item: a subscription purchase has one). */
+function latestTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string): VerifiedTransaction {
   const item = purchase.lineItems?.[0];
-  if (purchase.subscriptionState === 'SUBSCRIPTION_STATE_PENDING')
-    throw new AppError('INVALID_RECEIPT', 'the Google Play purchase is not paid yet (pending)');
   if (!item?.productId || !item.expiryTime || !purchase.startTime)
     throw new AppError('INVALID_RECEIPT', 'the Google Play purchase has no subscription line item');
+  const recurringPrice = item.autoRenewingPlan?.recurringPrice;
+  const price = majorUnits(recurringPrice);
   return {
     store: 'google_play',
     platform: 'android',
     environment: purchase.testPurchase ? 'Sandbox' : 'Production',
     // Each renewal has its own order id (GPA.x..0, ..1); the token identifies the purchase throughout.
-    transaction_id: purchase.latestOrderId ?? `${purchaseToken}:${item.expiryTime}`,
+    transaction_id: item.latestSuccessfulOrderId ?? purchase.latestOrderId ?? `${purchaseToken}:${item.expiryTime}`,
     original_transaction_id: purchaseToken,
     product_id: item.productId,
     purchase_date: new Date(purchase.startTime).toISOString(),
     expires_at: new Date(item.expiryTime).toISOString(),
     trial: item.offerPhase?.freeTrial !== undefined,
-    price: null,
-    currency: null,
+    price,
+    currency: price !== null && recurringPrice?.currencyCode ? recurringPrice.currencyCode : null,
     revoked: false,
     app_account_token:
       typeof purchase.externalAccountIdentifiers?.obfuscatedExternalAccountId === 'string'
         ? purchase.externalAccountIdentifiers.obfuscatedExternalAccountId
         : null,
   };
+}
+
+function toTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string): VerifiedTransaction {
+  if (UNPAID_STATES.has(purchase.subscriptionState))
+    throw new AppError(
+      'INVALID_RECEIPT',
+      `the Google Play purchase is not paid (${purchase.subscriptionState === 'SUBSCRIPTION_STATE_PENDING' ? 'pending' : 'pending, then canceled'})`,
+    );
+  return latestTransaction(purchase, purchaseToken);
+}
+
+/**
+ * The store's truth about a purchase, from its SubscriptionPurchaseV2; null when there is nothing
+ * to grant (a payment still pending, or a pending purchase canceled before it was paid).
+ */
+export function purchaseStateOf(
+  purchase: SubscriptionPurchaseV2,
+  purchaseToken: string,
+  asOf: string,
+): StorePurchaseState | null {
+  if (UNPAID_STATES.has(purchase.subscriptionState)) return null;
+  const transaction = latestTransaction(purchase, purchaseToken);
+  const item = purchase.lineItems![0]!;
+  const grace = purchase.subscriptionState === 'SUBSCRIPTION_STATE_IN_GRACE_PERIOD';
+  const replacement = item.deferredItemReplacement?.productId;
+  return {
+    ...transaction,
+    renewal: {
+      auto_renew: item.autoRenewingPlan?.autoRenewEnabled === true,
+      renewal_product_id: replacement && replacement !== transaction.product_id ? replacement : null,
+      billing_issue: grace || purchase.subscriptionState === 'SUBSCRIPTION_STATE_ON_HOLD',
+      // In its grace period Google extends the line item's expiry to the grace period's end.
+      grace_period_expires_at: grace ? transaction.expires_at : null,
+    },
+    as_of: asOf,
+  };
+}
+
+/**
+ * Reads purchases.subscriptionsv2.get as the app's service account. Undefined when Google does
+ * not know the token (400, 404, 410: never issued, another app's, or expired long ago); a Google
+ * that cannot be asked is VERIFICATION_FAILED, retryable. The access token comes back for
+ * follow-up calls.
+ */
+export async function readSubscriptionPurchase(
+  settings: GooglePlaySettings,
+  purchaseToken: string,
+  endpoints: GoogleEndpoints = configuredEndpoints(),
+): Promise<{ purchase: SubscriptionPurchaseV2 | undefined; status: number; accessToken: string }> {
+  const token = await accessToken(settings, endpoints);
+  const response = await call(
+    `${purchasesUrl(endpoints, settings.package_name)}/subscriptionsv2/tokens/${encodeURIComponent(purchaseToken)}`,
+    { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } },
+  );
+  if (response.status === 400 || response.status === 404 || response.status === 410) {
+    await response.body?.cancel();
+    return { purchase: undefined, status: response.status, accessToken: token };
+  }
+  if (response.status === 401 || response.status === 403) {
+    tokens.delete(settings.service_account.client_email);
+    throw unavailable(
+      `Google Play refused the service account (${response.status}); check its Play Console permissions`,
+    );
+  }
+  if (!response.ok) throw unavailable(`Google Play answered ${response.status}; retry`);
+  try {
+    return { purchase: (await response.json()) as SubscriptionPurchaseV2, status: response.status, accessToken: token };
+  } catch (error) {
+    throw unavailable('Google Play sent an unreadable answer; retry', error);
+  }
+}
+
+/**
+ * The store's truth about a purchase now, from purchases.subscriptionsv2.get (notifications, the
+ * sweeper). Null when there is nothing to grant (see purchaseStateOf); INVALID_RECEIPT when Google
+ * does not know the token; VERIFICATION_FAILED, retryable, when Google cannot be asked.
+ * `asOf` (ISO) defaults to the time of the read.
+ */
+export async function googlePurchaseState(
+  settings: GooglePlaySettings,
+  purchaseToken: string,
+  endpoints: GoogleEndpoints = configuredEndpoints(),
+  asOf?: string,
+): Promise<StorePurchaseState | null> {
+  const { purchase, status } = await readSubscriptionPurchase(settings, purchaseToken, endpoints);
+  if (!purchase) throw new AppError('INVALID_RECEIPT', `Google Play does not know this purchase token (${status})`);
+  return purchaseStateOf(purchase, purchaseToken, asOf ?? new Date().toISOString());
 }
 
 /** `endpoints` default to the configured (real) Google URLs; tests pass a stand-in's. */
@@ -163,29 +279,12 @@ export function googlePlayVerifier(
       if (packageName && packageName !== settings.package_name) {
         throw new AppError('INVALID_RECEIPT', `the purchase belongs to another app (package ${packageName})`);
       }
-      const token = await accessToken(settings, endpoints);
-      const response = await call(
-        `${purchasesUrl(endpoints, settings.package_name)}/subscriptionsv2/tokens/${encodeURIComponent(purchaseToken)}`,
-        {
-          headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-        },
-      );
-      if (response.status === 400 || response.status === 404 || response.status === 410) {
-        throw new AppError('INVALID_RECEIPT', `Google Play does not know this purchase token (${response.status})`);
-      }
-      if (response.status === 401 || response.status === 403) {
-        tokens.delete(settings.service_account.client_email);
-        throw unavailable(
-          `Google Play refused the service account (${response.status}); check its Play Console permissions`,
-        );
-      }
-      if (!response.ok) throw unavailable(`Google Play answered ${response.status}; retry`);
-      let purchase: SubscriptionPurchaseV2;
-      try {
-        purchase = (await response.json()) as SubscriptionPurchaseV2;
-      } catch (error) {
-        throw unavailable('Google Play sent an unreadable answer; retry', error);
-      }
+      const {
+        purchase,
+        status,
+        accessToken: token,
+      } = await readSubscriptionPurchase(settings, purchaseToken, endpoints);
+      if (!purchase) throw new AppError('INVALID_RECEIPT', `Google Play does not know this purchase token (${status})`);
       const transaction = toTransaction(purchase, purchaseToken);
       if (purchase.acknowledgementState === 'ACKNOWLEDGEMENT_STATE_PENDING') {
         const ack = await call(

@@ -64,6 +64,13 @@ export const googlePlaySettingsSchema = /* @__PURE__ */ define(() =>
       private_key: z.string().check(z.includes('PRIVATE KEY', { message: 'must be a PEM private key' })),
       token_uri: z.optional(z.url()),
     }),
+    /**
+     * Real-time developer notifications: the audience the Pub/Sub push subscription puts in its
+     * OIDC token (the push is refused without it), and optionally the service account it signs as.
+     * Identifiers, not credentials: kept in the table, read with the app.
+     */
+    push_audience: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+    push_service_account: z.optional(z.string().check(z.email())),
   }),
 );
 export type GooglePlaySettings = z.infer<typeof googlePlaySettingsSchema>;

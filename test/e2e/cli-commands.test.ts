@@ -15,6 +15,7 @@ vi.hoisted(() => {
 });
 
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { getAppWithStoreSettings } from '../../lib/stores/settings.js';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
 import { contractFetch } from '../support/contract.js';
 import { createOwnTable } from '../support/own-table.js';
@@ -259,16 +260,29 @@ const CASES: Case[] = [
         'com.example.app',
         '--service-account-file',
         await file(ctx, 'account.json', account),
+        '--push-audience',
+        'https://api.example.com/notifications/google-play/app',
+        '--push-service-account',
+        'rtdn-push@example.iam.gserviceaccount.com',
       ];
     },
-    prints: ['app_id', 'store', 'package_name', 'client_email', 'stored_in'],
-    then: (output) => {
+    prints: ['app_id', 'store', 'package_name', 'client_email', 'push_audience', 'push_service_account', 'stored_in'],
+    then: async (output, ctx) => {
       expect(output).toMatchObject({
         store: 'google_play',
         package_name: 'com.example.app',
         client_email: 'verifier@example.iam.gserviceaccount.com',
+        push_audience: 'https://api.example.com/notifications/google-play/app',
+        push_service_account: 'rtdn-push@example.iam.gserviceaccount.com',
       });
       expect(JSON.stringify(output)).not.toContain('PRIVATE KEY');
+      // What the notification function reads, with the app, in one request.
+      const { settings } = await getAppWithStoreSettings(appOf(ctx), 'google_play', { withCredentials: true });
+      expect(settings).toMatchObject({
+        package_name: 'com.example.app',
+        push_audience: 'https://api.example.com/notifications/google-play/app',
+        push_service_account: 'rtdn-push@example.iam.gserviceaccount.com',
+      });
     },
   },
   {
@@ -380,6 +394,37 @@ describe('every command of the operator CLI, run as a process', () => {
     );
     expect(notTestStore.code).toBe(1);
     expect(json(notTestStore).error.code).toBe('NOT_TEST_STORE');
+  });
+
+  it('stores google set: without --push-audience notifications are refused (null), a push account alone is a usage error', async () => {
+    const account = {
+      client_email: 'verifier@example.iam.gserviceaccount.com',
+      private_key: generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString(),
+    };
+    const base = [
+      'stores',
+      'google',
+      'set',
+      '--app',
+      appOf(ctx),
+      '--package-name',
+      'com.example.app',
+      '--service-account-file',
+      await file(ctx, 'account-no-push.json', account),
+    ];
+    const plain = await admin(...base, '--json');
+    expect(plain.code, plain.stdout).toBe(0);
+    expect(json(plain)).toMatchObject({ push_audience: null, push_service_account: null });
+    const text = await admin(...base);
+    expect(text.stdout).toContain('No --push-audience: real-time developer notifications are refused.');
+    const alone = await admin(...base, '--push-service-account', 'rtdn@example.com', '--json');
+    expect(alone.code).toBe(2);
+    expect(json(alone).error.message).toContain('--push-service-account goes with --push-audience');
+    const badEmail = await admin(...base, '--push-audience', 'aud', '--push-service-account', 'not-an-email', '--json');
+    expect(badEmail.code).not.toBe(0);
+    expect(json(badEmail).error.message).toContain('push_service_account');
   });
 
   it('apps update --test-store on|off: an app created without the test store gets it (and a key pair) later; off refuses its receipts', async () => {

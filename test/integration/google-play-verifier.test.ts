@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { googlePlayVerifier } from '../../lib/stores/google-play.js';
 import { appErrorOf } from '../support/assertions.js';
-import { type StandIn, startGooglePlayStandIn, subscriptionPurchase } from '../support/google-play-standin.js';
+import {
+  type StandIn,
+  startGooglePlayStandIn,
+  subscriptionPurchase,
+  subscriptionPurchaseV2,
+} from '../support/google-play-standin.js';
 
 const PACKAGE = 'com.example.subs';
 
@@ -91,13 +96,42 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     expect(await verifier.verify('token-trial-00000001')).toMatchObject({ trial: true, environment: 'Sandbox' });
   });
 
-  it('an unknown token is INVALID_RECEIPT; a pending payment too', async () => {
+  it("takes the price and currency from the line item's recurring price, and the order id from its latest successful order", async () => {
+    const purchase = subscriptionPurchaseV2('premium_monthly', {
+      price: { currencyCode: 'JPY', units: '1200', nanos: 0 },
+      orderId: 'GPA.3345-7777-8888-00002',
+    });
+    purchase.latestOrderId = 'GPA.3345-7777-8888-00003';
+    standIn.purchases.set('token-priced-0000001', purchase);
+    expect(await verifier.verify('token-priced-0000001')).toMatchObject({
+      transaction_id: 'GPA.3345-7777-8888-00002',
+      price: 1200,
+      currency: 'JPY',
+    });
+    standIn.purchases.set(
+      'token-priced-0000002',
+      subscriptionPurchaseV2('premium_monthly', { price: { currencyCode: 'EUR', units: '4', nanos: 490_000_000 } }),
+    );
+    expect(await verifier.verify('token-priced-0000002')).toMatchObject({ price: 4.49, currency: 'EUR' });
+  });
+
+  it('an unknown token is INVALID_RECEIPT; a pending payment too, and a pending purchase canceled', async () => {
     expect((await appErrorOf(verifier.verify('token-unknown-000001'))).code).toBe('INVALID_RECEIPT');
     standIn.purchases.set(
       'token-pending-000001',
       subscriptionPurchase('premium_monthly', 86_400_000, { subscriptionState: 'SUBSCRIPTION_STATE_PENDING' }),
     );
     expect((await appErrorOf(verifier.verify('token-pending-000001'))).message).toContain('pending');
+    standIn.purchases.set(
+      'token-pending-000002',
+      subscriptionPurchase('premium_monthly', 86_400_000, {
+        subscriptionState: 'SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED',
+      }),
+    );
+    expect(await appErrorOf(verifier.verify('token-pending-000002'))).toMatchObject({
+      code: 'INVALID_RECEIPT',
+      message: 'the Google Play purchase is not paid (pending, then canceled)',
+    });
   });
 
   it('Google failing (5xx), refusing the credentials, or timing out is VERIFICATION_FAILED, retryable', async () => {

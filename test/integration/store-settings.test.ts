@@ -86,6 +86,36 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     expect(secrets.commandCalls(PutSecretValueCommand)).toHaveLength(2);
   });
 
+  it("keeps Google Play's push audience and push account in the table with the package name, the service account in the secret", async () => {
+    const { appId } = await createTestApp();
+    secrets.on(PutSecretValueCommand).resolves({});
+    const serviceAccount = {
+      client_email: 'verifier@example.iam.gserviceaccount.com',
+      private_key: SERVER_API.private_key,
+    };
+    await putStoreSettings(appId, 'google_play', {
+      package_name: 'com.example.subs',
+      service_account: serviceAccount,
+      push_audience: 'https://api.example.com/notifications/google-play/app',
+      push_service_account: 'rtdn-push@example.iam.gserviceaccount.com',
+    });
+    const name = `subscription-backend/test/${appId}/google_play`;
+    const written = secrets.commandCalls(PutSecretValueCommand)[0]!.args[0].input;
+    expect(JSON.parse(written.SecretString!)).toEqual({ service_account: serviceAccount });
+    expect((await storedItem(appId, 'google_play'))?.settings).toEqual({
+      package_name: 'com.example.subs',
+      push_audience: 'https://api.example.com/notifications/google-play/app',
+      push_service_account: 'rtdn-push@example.iam.gserviceaccount.com',
+    });
+    standIn.secrets.set(name, written.SecretString!);
+    expect((await getAppWithStoreSettings(appId, 'google_play', { withCredentials: true })).settings).toEqual({
+      package_name: 'com.example.subs',
+      service_account: serviceAccount,
+      push_audience: 'https://api.example.com/notifications/google-play/app',
+      push_service_account: 'rtdn-push@example.iam.gserviceaccount.com',
+    });
+  });
+
   it('writes no secret for settings without credentials', async () => {
     const { appId } = await createTestApp();
     expect(

@@ -1,9 +1,11 @@
 /**
  * A local stand-in for Google's OAuth token endpoint and the Play Developer API, speaking their
  * wire formats: the JWT-bearer grant (the assertion's RS256 signature is checked against the
- * service account's public key), purchases.subscriptionsv2.get and subscriptions.acknowledge.
+ * service account's public key), purchases.subscriptionsv2.get and subscriptions.acknowledge;
+ * and for real-time developer notifications, Google's OIDC key set (JWKS) with tokens signed as
+ * Pub/Sub signs its pushes, and the Pub/Sub push body.
  */
-import { generateKeyPairSync, randomBytes, verify } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -15,13 +17,50 @@ export interface StandIn {
   purchases: Map<string, Record<string, unknown>>;
   acknowledged: string[];
   tokenRequests: number;
+  /** Google's OIDC keys, as https://www.googleapis.com/oauth2/v3/certs serves them. */
+  jwksUrl: string;
+  jwksRequests: number;
+  /** The kid of the key the JWKS serves from the start (Google's current key). */
+  oidcKid: string;
+  /** A new signing key; published: served by the JWKS from now on (Google rotating its keys). */
+  newOidcKey(options?: { published?: boolean }): string;
+  /** The token Pub/Sub puts in a push's Authorization header (`Bearer` + this). */
+  pushToken(options: PushTokenOptions): string;
   /** Make the next request to a path containing this fragment answer with this status (or hang). */
   failNext(fragment: string, status: number | 'hang'): void;
   close(): Promise<void>;
 }
 
+/** The push service account Pub/Sub signs as in these tests. */
+export const PUSH_SERVICE_ACCOUNT = 'rtdn-push@example-project.iam.gserviceaccount.com';
+
+export interface PushTokenOptions {
+  audience: string;
+  /** Default PUSH_SERVICE_ACCOUNT. */
+  email?: string;
+  emailVerified?: boolean;
+  /** Default https://accounts.google.com. */
+  issuer?: string;
+  /** Seconds since the epoch; default now, and an hour after it. */
+  issuedAt?: number;
+  expiresAt?: number;
+  /** The key to sign with (default oidcKid). */
+  kid?: string;
+  /** Sign with a key of nobody's while naming `kid`: the signature does not verify. */
+  forgeSignature?: boolean;
+  alg?: string;
+}
+
 export async function startGooglePlayStandIn(packageName: string, port = 0): Promise<StandIn> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const oidcKeys = new Map<string, { privateKey: KeyObject; jwk: Record<string, unknown>; published: boolean }>();
+  const newOidcKey = ({ published = true }: { published?: boolean } = {}) => {
+    const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const kid = randomBytes(20).toString('hex');
+    const jwk = { ...pair.publicKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' };
+    oidcKeys.set(kid, { privateKey: pair.privateKey, jwk, published });
+    return kid;
+  };
   const issued = new Set<string>();
   const failures: { fragment: string; status: number | 'hang' }[] = [];
   const server: Server = createServer((request, response) => {
@@ -39,6 +78,10 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
         const { status } = failures.splice(failure, 1)[0]!;
         if (status === 'hang') return; // never answers
         return send(status, { error: { code: status, message: 'stand-in failure' } });
+      }
+      if (request.method === 'GET' && path === '/oauth2/v3/certs') {
+        standIn.jwksRequests += 1;
+        return send(200, { keys: [...oidcKeys.values()].filter((k) => k.published).map((k) => k.jwk) });
       }
       if (request.method === 'POST' && path === '/token') {
         standIn.tokenRequests += 1;
@@ -102,6 +145,29 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
     purchases: new Map(),
     acknowledged: [],
     tokenRequests: 0,
+    jwksUrl: `${url}/oauth2/v3/certs`,
+    jwksRequests: 0,
+    oidcKid: newOidcKey(),
+    newOidcKey,
+    pushToken: (options) => {
+      const kid = options.kid ?? standIn.oidcKid;
+      const key = options.forgeSignature
+        ? generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey
+        : oidcKeys.get(kid)!.privateKey;
+      const now = Math.floor(Date.now() / 1000);
+      const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const input = `${part({ alg: options.alg ?? 'RS256', kid, typ: 'JWT' })}.${part({
+        aud: options.audience,
+        azp: '112233445566778899000',
+        email: options.email ?? PUSH_SERVICE_ACCOUNT,
+        email_verified: options.emailVerified ?? true,
+        exp: options.expiresAt ?? (options.issuedAt ?? now) + 3600,
+        iat: options.issuedAt ?? now,
+        iss: options.issuer ?? 'https://accounts.google.com',
+        sub: '112233445566778899000',
+      })}`;
+      return `${input}.${sign('sha256', Buffer.from(input), key).toString('base64url')}`;
+    },
     failNext: (fragment, status) => failures.push({ fragment, status }),
     close: () =>
       new Promise((resolve) => {
@@ -134,5 +200,79 @@ export function subscriptionPurchase(
       },
     ],
     ...overrides,
+  };
+}
+
+/** Google's Money: whole units as a decimal string, and billionths. */
+export const money = (currencyCode: string, amount: number) => ({
+  currencyCode,
+  units: String(Math.trunc(amount)),
+  nanos: Math.round((amount - Math.trunc(amount)) * 1e9),
+});
+
+export interface PurchaseFixture {
+  state?: string;
+  /** From now; negative: in the past. Or a literal expiryTime. */
+  expiresInMs?: number;
+  expiryTime?: string;
+  startTime?: string;
+  price?: ReturnType<typeof money>;
+  autoRenew?: boolean;
+  testPurchase?: boolean;
+  orderId?: string;
+  /** The product a deferred plan change switches to at the next renewal. */
+  replacementProductId?: string;
+}
+
+/**
+ * A SubscriptionPurchaseV2 as Google returns it once it is acknowledged, in a given state, with
+ * the line item's recurring price and its latest successful order.
+ */
+export function subscriptionPurchaseV2(productId: string, fixture: PurchaseFixture = {}): Record<string, unknown> {
+  const orderId =
+    fixture.orderId ?? `GPA.3345-${randomBytes(2).toString('hex')}-${randomBytes(2).toString('hex')}-00003`;
+  return {
+    kind: 'androidpublisher#subscriptionPurchaseV2',
+    regionCode: 'US',
+    startTime: fixture.startTime ?? new Date(Date.now() - 90 * 86_400_000).toISOString(),
+    subscriptionState: fixture.state ?? 'SUBSCRIPTION_STATE_ACTIVE',
+    latestOrderId: orderId,
+    acknowledgementState: 'ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED',
+    ...(fixture.testPurchase ? { testPurchase: {} } : {}),
+    lineItems: [
+      {
+        productId,
+        expiryTime: fixture.expiryTime ?? new Date(Date.now() + (fixture.expiresInMs ?? 30 * 86_400_000)).toISOString(),
+        latestSuccessfulOrderId: orderId,
+        autoRenewingPlan: {
+          autoRenewEnabled: fixture.autoRenew ?? true,
+          recurringPrice: fixture.price ?? money('USD', 9.99),
+        },
+        offerDetails: { basePlanId: 'monthly' },
+        ...(fixture.replacementProductId
+          ? { deferredItemReplacement: { productId: fixture.replacementProductId } }
+          : {}),
+      },
+    ],
+  };
+}
+
+/** The body Pub/Sub POSTs to a push endpoint for one message of the RTDN topic. */
+export function pushBody(
+  developerNotification: unknown,
+  messageId: string,
+  options: { publishTime?: string; data?: string } = {},
+): Record<string, unknown> {
+  const publishTime = options.publishTime ?? new Date().toISOString();
+  return {
+    message: {
+      attributes: {},
+      data: options.data ?? Buffer.from(JSON.stringify(developerNotification)).toString('base64'),
+      messageId,
+      message_id: messageId,
+      publishTime,
+      publish_time: publishTime,
+    },
+    subscription: 'projects/example-project/subscriptions/play-rtdn-push',
   };
 }

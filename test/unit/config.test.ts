@@ -11,4 +11,11 @@ describe('configuration', () => {
       'EVENT_RETENTION_DAYS must be a non-negative integer',
     );
   });
+
+  it("GOOGLE_OIDC_JWKS_URL: Google's published OIDC keys by default (tests: the stand-in's)", () => {
+    expect(readConfig({}).googleOidcJwksUrl).toBe('https://www.googleapis.com/oauth2/v3/certs');
+    expect(readConfig({ GOOGLE_OIDC_JWKS_URL: 'http://127.0.0.1:9/oauth2/v3/certs' }).googleOidcJwksUrl).toBe(
+      'http://127.0.0.1:9/oauth2/v3/certs',
+    );
+  });
 });
