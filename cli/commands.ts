@@ -25,7 +25,7 @@ import { getProduct, putProducts } from '../lib/data/products.js';
 import { getPurchaseOwner, getTransactionBinding } from '../lib/data/purchase-ownership.js';
 import { putExchangeRates } from '../lib/data/revenue.js';
 import { getSubscription } from '../lib/data/subscription-queries.js';
-import { setWebhook } from '../lib/data/webhooks.js';
+import { getWebhook, setWebhook } from '../lib/data/webhooks.js';
 import { appAccountTokenFor, isUuid } from '../lib/domain/app-account-token.js';
 import { addBillingPeriod, addDays } from '../lib/domain/billing.js';
 import {
@@ -34,7 +34,8 @@ import {
   RATE_LIMIT_TIERS,
   type RateLimitTier,
 } from '../lib/domain/rate-limit.js';
-import type { EventPayload } from '../lib/events/schemas.js';
+import { type EventFilter, parseEventFilter } from '../lib/domain/webhook-filter.js';
+import { EVENT_KINDS, type EventPayload } from '../lib/events/schemas.js';
 import { toDetails } from '../lib/http/parse.js';
 import { adsConfigSchema } from '../lib/schemas/ads.js';
 import { appIdSchema, currencySchema, userIdSchema } from '../lib/schemas/common.js';
@@ -701,17 +702,45 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'webhooks set': {
-    usage: 'webhooks set --app A --url U   (https, or http on localhost)',
-    options: { app: { type: 'string' }, url: { type: 'string' } },
+    usage: 'webhooks set --app A --url U [--events KIND,KIND...|all]   (https, or http on localhost)',
+    options: { app: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' } },
     async run(values) {
-      const appId = await requireApp(values);
       const url = webhookUrl(required(values, 'url'));
-      const endpoint = await setWebhook(appId, url);
+      const events = eventFilterOption(values);
+      const appId = await requireApp(values);
+      const endpoint = await setWebhook(appId, url, events);
       return {
-        json: { app_id: appId, url, secret: endpoint.secret },
+        json: { app_id: appId, url, events, secret: endpoint.secret },
         text: [
           `Webhook endpoint of ${appId}: ${url}`,
+          `Receives: ${describeFilter(events)}`,
           `Signing secret (Standard Webhooks; shown only now): ${endpoint.secret}`,
+        ].join('\n'),
+      };
+    },
+  },
+  'webhooks show': {
+    usage: 'webhooks show --app A',
+    options: { app: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const endpoint = await getWebhook(appId);
+      if (!endpoint)
+        throw new CliError(
+          `app ${appId} has no webhook endpoint (\`webhooks set --app ${appId} --url U\`)`,
+          'NOT_FOUND',
+        );
+      // Never the secret: it is shown once, by `webhooks set`.
+      const { url, enabled, disabled_reason, events, updated_at } = endpoint;
+      return {
+        json: { app_id: appId, url, enabled, disabled_reason, events, updated_at },
+        text: [
+          `Webhook endpoint of ${appId}: ${url}`,
+          enabled
+            ? 'Enabled.'
+            : `Disabled: ${disabled_reason ?? 'no reason recorded'} (\`webhooks set\` enables it again).`,
+          `Receives: ${describeFilter(events)}`,
+          `Set ${updated_at}.`,
         ].join('\n'),
       };
     },
@@ -800,6 +829,18 @@ function parsedSettings<S extends ConfigurableStore>(store: S, raw: unknown): St
   }
   return parsed.data as StoreSettings[S];
 }
+
+/** `--events`: the kinds an endpoint receives; absent or `all` is every kind, later ones included. */
+function eventFilterOption(values: Record<string, unknown>): EventFilter {
+  const list = values.events;
+  if (list === undefined) return null;
+  const parsed = parseEventFilter(String(list), EVENT_KINDS);
+  if (!parsed.ok) throw new CliError(`--events ${parsed.problem}; the kinds are: all, ${EVENT_KINDS.join(', ')}`);
+  return parsed.filter;
+}
+
+const describeFilter = (events: EventFilter) =>
+  events === null ? 'every event kind (kinds added later too)' : events.join(', ');
 
 /** Webhook URLs must be https; plain http only to this machine (local development). */
 function webhookUrl(raw: string): string {

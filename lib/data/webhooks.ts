@@ -1,6 +1,7 @@
 /** Webhook endpoints of apps and the record of every delivery (attempts, outcome, next try). */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newWebhookSecret } from '../core/ids.js';
+import type { EventFilter } from '../domain/webhook-filter.js';
 import type { BusEventDetail } from '../events/schemas.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import { dueAttributes, keys } from './keys.js';
@@ -13,28 +14,37 @@ export interface WebhookEndpoint {
   secret: string;
   enabled: boolean;
   disabled_reason: string | null;
+  /** The event kinds it receives; null (stored as no attribute) for every kind, later ones included. */
+  events: EventFilter;
   updated_at: string;
 }
 
-/** Sets the app's endpoint with a new signing secret (and re-enables it). */
-export async function setWebhook(appId: string, url: string): Promise<WebhookEndpoint> {
+/** Sets the app's endpoint with a new signing secret and event filter (and re-enables it). */
+export async function setWebhook(appId: string, url: string, events: EventFilter = null): Promise<WebhookEndpoint> {
   const endpoint: WebhookEndpoint = {
     app_id: appId,
     url,
     secret: newWebhookSecret(),
     enabled: true,
     disabled_reason: null,
+    events,
     updated_at: new Date().toISOString(),
   };
   await ddb.send(
-    new PutCommand({ TableName: tableName, Item: { ...keys.webhook(appId), type: 'webhook', ...endpoint } }),
+    new PutCommand({
+      TableName: tableName,
+      // Every kind is the absence of a filter, not today's list of kinds.
+      Item: { ...keys.webhook(appId), type: 'webhook', ...endpoint, events: events ?? undefined },
+    }),
   );
   return endpoint;
 }
 
 export async function getWebhook(appId: string): Promise<WebhookEndpoint | undefined> {
   const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.webhook(appId) }));
-  return Item as WebhookEndpoint | undefined;
+  if (!Item) return undefined;
+  const { events, ...rest } = withoutKeys<Omit<WebhookEndpoint, 'events'> & { events?: string[] }>(Item);
+  return { ...rest, events: events ?? null };
 }
 
 export async function disableWebhook(appId: string, reason: string): Promise<void> {
@@ -57,7 +67,9 @@ export type DeliveryStatus =
   /** The endpoint answered 410 Gone, or was disabled earlier. */
   | 'endpoint_disabled'
   /** The app has no webhook endpoint. */
-  | 'no_endpoint';
+  | 'no_endpoint'
+  /** The endpoint does not receive this event's kind (its `--events` filter): not sent, not retried. */
+  | 'filtered';
 
 export interface AttemptLog {
   at: string;
@@ -68,6 +80,8 @@ export interface AttemptLog {
 
 export interface DeliveryRecord extends BusEventDetail {
   status: DeliveryStatus;
+  /** Set by `webhooks redeliver`: the operator asked for this event, so it is sent whatever the endpoint's filter. */
+  redelivered_at?: string;
   attempts: number;
   next_attempt_at: string | null;
   attempt_log: AttemptLog[];

@@ -1,8 +1,8 @@
 /**
- * Delivery of status-change notifications to each app's webhook endpoint: Standard Webhooks
- * signatures, a 15 s timeout per attempt, retries on a schedule of at least 24 hours (the
- * dueByDay index holds the next try), 410 Gone disabling the endpoint, and a dead-letter queue
- * once retries are exhausted. Every attempt is recorded on the delivery.
+ * Delivery of events to each app's webhook endpoint (of the kinds its filter names, or all):
+ * Standard Webhooks signatures, a 15 s timeout per attempt, retries on a schedule of at least 24
+ * hours (the dueByDay index holds the next try), 410 Gone disabling the endpoint, and a
+ * dead-letter queue once retries are exhausted. Every attempt is recorded on the delivery.
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -19,6 +19,7 @@ import {
   listDeliveries,
   replaceDelivery,
 } from '../data/webhooks.js';
+import { receivesEvent } from '../domain/webhook-filter.js';
 import { type AttemptOutcome, decideAfterAttempt, parseRetryAfter } from '../domain/webhook-retry.js';
 import { sendToDeadLetterQueue } from '../events/dead-letter.js';
 import type { BusEventDetail } from '../events/schemas.js';
@@ -140,6 +141,16 @@ async function attempt(delivery: DeliveryRecord, recordUntil: number): Promise<D
     await replaceDelivery(final, delivery.attempts);
     return final;
   }
+  if (!delivery.redelivered_at && !receivesEvent(endpoint.events, delivery.payload.event)) {
+    const final: DeliveryRecord = {
+      ...delivery,
+      status: 'filtered',
+      next_attempt_at: null,
+      updated_at: now.toISOString(),
+    };
+    await replaceDelivery(final, delivery.attempts);
+    return final;
+  }
   const claimed: DeliveryRecord = {
     ...delivery,
     attempts: delivery.attempts + 1,
@@ -222,16 +233,22 @@ export async function retryDueDeliveries(now = new Date(), options: AttemptOptio
   return { attempted, delivered, failed };
 }
 
-/** `admin webhooks redeliver`: a fresh round of attempts for one event, whatever its state. */
+/**
+ * `admin webhooks redeliver`: a fresh round of attempts for one event, whatever its state. The
+ * operator named the event, so it is sent even when the endpoint's filter leaves its kind out (its
+ * retries too).
+ */
 export async function redeliver(eventId: string): Promise<DeliveryRecord | undefined> {
   const delivery = await getDelivery(eventId);
   if (!delivery) return undefined;
+  const now = new Date().toISOString();
   const reset: DeliveryRecord = {
     ...delivery,
     status: 'pending',
     attempts: 0,
-    next_attempt_at: new Date().toISOString(),
-    updated_at: new Date().toISOString(),
+    next_attempt_at: now,
+    redelivered_at: now,
+    updated_at: now,
   };
   await replaceDelivery(reset, delivery.attempts, true);
   return attempt(reset, recordingDeadline({}));

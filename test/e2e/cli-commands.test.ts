@@ -14,6 +14,7 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `cli-commands-e2e-${process.pid}`;
 });
 
+import { EVENT_KINDS } from '../../lib/events/schemas.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { getAppWithStoreSettings } from '../../lib/stores/settings.js';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
@@ -288,9 +289,10 @@ const CASES: Case[] = [
   {
     command: 'webhooks set',
     args: (ctx) => ['webhooks', 'set', '--app', appOf(ctx), '--url', ctx.receiver.url],
-    prints: ['app_id', 'url', 'secret'],
+    prints: ['app_id', 'url', 'events', 'secret'],
     then: async (output, ctx) => {
       expect(output.secret).toMatch(/^whsec_/);
+      expect(output.events).toBeNull(); // every kind, later ones too
       ctx.receiver.setSecret(output.secret);
       // A status change once the endpoint is set: a second purchase.
       const minted = JSON.parse(
@@ -314,6 +316,22 @@ const CASES: Case[] = [
         body: JSON.stringify({ platform: 'ios', receipt_data: minted.receipt_data, user_id: 'cli-buyer-2' }),
       });
       await waitUntil(() => ctx.receiver.accepted().length > 0, 15_000, 'the webhook');
+    },
+  },
+  {
+    command: 'webhooks show',
+    args: (ctx) => ['webhooks', 'show', '--app', appOf(ctx)],
+    prints: ['app_id', 'url', 'enabled', 'disabled_reason', 'events', 'updated_at'],
+    then: (output, ctx) => {
+      expect(output).toEqual({
+        app_id: appOf(ctx),
+        url: ctx.receiver.url,
+        enabled: true,
+        disabled_reason: null,
+        events: null,
+        updated_at: expect.any(String),
+      });
+      expect(JSON.stringify(output)).not.toContain('whsec_');
     },
   },
   {
@@ -474,6 +492,101 @@ describe('every command of the operator CLI, run as a process', () => {
     const bad = await admin('apps', 'update', '--app', app.app_id, '--test-store', 'yes', '--json');
     expect(bad.code).toBe(2);
     expect(json(bad).error.message).toBe('--test-store must be on or off');
+  });
+
+  it('webhooks set --events: an unknown kind is a usage error naming the kinds; show prints the filter', async () => {
+    const bad = await admin(
+      'webhooks',
+      'set',
+      '--app',
+      appOf(ctx),
+      '--url',
+      ctx.receiver.url,
+      '--events',
+      'subscription.status_changed,subscription.renewd',
+      '--json',
+    );
+    expect(bad.code).toBe(2);
+    expect(json(bad).error).toEqual({
+      code: 'USAGE',
+      message: expect.stringContaining('"subscription.renewd" is not an event kind; the kinds are: all, '),
+    });
+    for (const kind of EVENT_KINDS) expect(json(bad).error.message).toContain(kind);
+    // Refused before anything changed: the endpoint still receives every kind.
+    expect(json(await admin('webhooks', 'show', '--app', appOf(ctx), '--json')).events).toBeNull();
+
+    const noEndpoint = json(await admin('apps', 'create', '--name', 'no endpoint', '--json'));
+    const none = await admin('webhooks', 'show', '--app', noEndpoint.app_id, '--json');
+    expect([none.code, json(none).error.code]).toEqual([1, 'NOT_FOUND']);
+
+    const text = await admin('webhooks', 'show', '--app', appOf(ctx));
+    expect(text.stdout).toContain('Receives: every event kind (kinds added later too)');
+    expect(text.stdout).not.toContain('whsec_');
+  });
+
+  it('an endpoint set to status changes only gets them; a renewal is listed as filtered, unsent, and sent when redelivered', async () => {
+    const app = json(await admin('apps', 'create', '--name', 'kinds', '--test-store', '--json'));
+    await admin('products', 'put', '--app', app.app_id, '--file', await file(ctx, 'kinds.json', [PRODUCT]), '--json');
+    const set = await admin(
+      'webhooks',
+      'set',
+      '--app',
+      app.app_id,
+      '--url',
+      ctx.receiver.url,
+      '--events',
+      'subscription.status_changed',
+      '--json',
+    );
+    expect(set.code, set.stdout).toBe(0);
+    expect(json(set)).toMatchObject({ events: ['subscription.status_changed'] });
+    ctx.receiver.setSecret(json(set).secret);
+    expect(json(await admin('webhooks', 'show', '--app', app.app_id, '--json')).events).toEqual([
+      'subscription.status_changed',
+    ]);
+    const verify = (receipt_data: string) =>
+      contractFetch(`${ctx.runtime.gateway.url}${SUBSCRIPTIONS_BASE}/verify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${app.secret_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ platform: 'ios', receipt_data, user_id: 'kinds-buyer' }),
+      });
+    const mint = async (...args: string[]) =>
+      json(
+        await admin(
+          'receipts',
+          'mint',
+          '--app',
+          app.app_id,
+          '--platform',
+          'ios',
+          '--product',
+          PRODUCT.id,
+          ...args,
+          '--json',
+        ),
+      );
+    const received = (kind: string) =>
+      ctx.receiver.accepted().filter((r) => r.payload.data.user_id === 'kinds-buyer' && r.payload.event === kind);
+
+    const bought = await mint();
+    expect((await verify(bought.receipt_data)).status).toBe(200);
+    await waitUntil(() => received('subscription.status_changed').length > 0, 15_000, 'the status change');
+    // The store renewed it: the app verifies the renewal's receipt (the path store notifications take too).
+    expect((await verify((await mint('--renews', bought.transaction_id)).receipt_data)).status).toBe(200);
+    const listed = async () =>
+      json(await admin('webhooks', 'deliveries', '--app', app.app_id, '--json')).deliveries as any[];
+    let renewal: any;
+    await waitUntil(
+      async () => (renewal = (await listed()).find((d) => d.event === 'subscription.renewed')) !== undefined,
+      15_000,
+      'the renewal in the deliveries',
+    );
+    expect(renewal).toMatchObject({ status: 'filtered', attempts: 0, next_attempt_at: null, last_status_code: null });
+    expect(ctx.receiver.received.filter((r) => r.id === renewal.event_id)).toEqual([]);
+
+    const again = await admin('webhooks', 'redeliver', '--event', renewal.event_id, '--json');
+    expect(json(again)).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(received('subscription.renewed').map((r) => r.id)).toEqual([renewal.event_id]);
   });
 
   it('receipts mint --expires-in takes a negative number both as "-60" and as "=-60" (an expired purchase)', async () => {

@@ -7,8 +7,12 @@ vi.hoisted(() => {
   process.env.DEAD_LETTER_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/webhook-dead-letters';
 });
 
-import { ddb } from '../../lib/data/client.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { newEventId } from '../../lib/core/ids.js';
+import { ddb, tableName } from '../../lib/data/client.js';
+import { keys } from '../../lib/data/keys.js';
 import { getDelivery, getWebhook, setWebhook } from '../../lib/data/webhooks.js';
+import { type BusEventDetail, RENEWED, renewedPayload, STATUS_CHANGED } from '../../lib/events/schemas.js';
 import {
   deliverStatusChange,
   recentDeliveries,
@@ -19,6 +23,32 @@ import { createTestApp, statusChange } from '../support/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
 const sqs = mockClient(SQSClient);
+
+/** A store-driven renewal, as the outbox carries it (validated by its schema). */
+function renewal(appId: string): BusEventDetail {
+  const now = new Date();
+  return {
+    app_id: appId,
+    event_id: newEventId(),
+    payload: renewedPayload.parse({
+      event: RENEWED,
+      timestamp: now.toISOString(),
+      data: {
+        subscription_id: 'sub_0123456789abcdef01234567',
+        user_id: 'u',
+        product_id: 'premium_monthly',
+        price: 9.99,
+        currency: 'USD',
+        store: 'app_store',
+        environment: 'production',
+        status: 'active',
+        expires_at: new Date(now.getTime() + 30 * 86_400_000).toISOString(),
+        auto_renew: true,
+        transaction_id: '2000000000000002',
+      },
+    }),
+  };
+}
 
 /** Runs the retry job until the delivery settles (the test schedule retries every second). */
 async function settle(appId: string, eventId: string) {
@@ -188,6 +218,78 @@ describe('webhook delivery (Standard Webhooks, DynamoDB Local, local receiver)',
     expect(await getDelivery(detail.event_id)).toMatchObject({ status: 'pending', attempts: 1 });
     await retryDueDeliveries();
     expect(receiver.received.filter((r) => r.id === detail.event_id)).toHaveLength(1);
+  });
+
+  describe('an endpoint that receives some event kinds only (webhooks set --events)', () => {
+    let filtered: string;
+    beforeAll(async () => {
+      ({ appId: filtered } = await createTestApp([]));
+    });
+    const postsOf = (eventId: string) => receiver.received.filter((r) => r.id === eventId);
+    const subscribe = async (events: string[] | null) => {
+      const endpoint = await setWebhook(filtered, receiver.url, events);
+      receiver.setSecret(endpoint.secret);
+      return endpoint;
+    };
+
+    it('subscribed to status changes only, it receives a status change and records a renewal as filtered, never POSTed nor retried', async () => {
+      await subscribe([STATUS_CHANGED]);
+      const change = statusChange(filtered);
+      expect(await deliverStatusChange(change)).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(postsOf(change.event_id).map((r) => r.verified)).toEqual([true]);
+
+      const renewed = renewal(filtered);
+      expect(await deliverStatusChange(renewed)).toMatchObject({
+        status: 'filtered',
+        attempts: 0,
+        next_attempt_at: null,
+        attempt_log: [],
+      });
+      await retryDueDeliveries(new Date(Date.now() + 10 * 60_000));
+      expect(postsOf(renewed.event_id)).toEqual([]);
+      expect((await recentDeliveries(filtered)).find((d) => d.event_id === renewed.event_id)).toMatchObject({
+        status: 'filtered',
+        payload: renewed.payload,
+      });
+    });
+
+    it('redelivering a filtered event sends it anyway (the operator asked for it), its retries too', async () => {
+      await subscribe([STATUS_CHANGED]);
+      const renewed = renewal(filtered);
+      expect((await deliverStatusChange(renewed)).status).toBe('filtered');
+      receiver.respond = (attempt) => (attempt === 0 ? 503 : 200);
+      expect(await redeliver(renewed.event_id)).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        redelivered_at: expect.any(String),
+      });
+      expect(await settle(filtered, renewed.event_id)).toMatchObject({ status: 'delivered', attempts: 2 });
+      expect(postsOf(renewed.event_id).map((r) => [r.answeredWith, r.verified, r.payload.event])).toEqual([
+        [503, true, RENEWED],
+        [200, true, RENEWED],
+      ]);
+    });
+
+    it('the filter applies at each attempt: a pending event whose kind the endpoint no longer receives is filtered at its retry', async () => {
+      await subscribe(null);
+      receiver.respond = () => 503;
+      const renewed = renewal(filtered);
+      expect((await deliverStatusChange(renewed)).status).toBe('pending');
+      await subscribe([STATUS_CHANGED]);
+      expect(await settle(filtered, renewed.event_id)).toMatchObject({ status: 'filtered', attempts: 1 });
+      expect(postsOf(renewed.event_id)).toHaveLength(1);
+    });
+
+    it('set again without --events, it receives every kind: the absence of a filter is stored, not the list of today', async () => {
+      await subscribe([STATUS_CHANGED]);
+      await subscribe(null);
+      const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.webhook(filtered) }));
+      expect(Item).not.toHaveProperty('events');
+      expect(await getWebhook(filtered)).toMatchObject({ events: null, enabled: true });
+      const renewed = renewal(filtered);
+      expect(await deliverStatusChange(renewed)).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(postsOf(renewed.event_id)[0]).toMatchObject({ verified: true, payload: renewed.payload });
+    });
   });
 
   it('a receiver slower than the timeout counts as a failed attempt', async () => {
