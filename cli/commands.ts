@@ -36,6 +36,7 @@ import {
 } from '../lib/domain/rate-limit.js';
 import type { EventPayload } from '../lib/events/schemas.js';
 import { toDetails } from '../lib/http/parse.js';
+import { notificationPath } from '../lib/routes.js';
 import { adsConfigSchema } from '../lib/schemas/ads.js';
 import { appIdSchema, currencySchema, userIdSchema } from '../lib/schemas/common.js';
 import { exchangeRatesSchema } from '../lib/schemas/fx.js';
@@ -58,7 +59,6 @@ import {
   isTestNotificationType,
   mintTestNotification,
   TEST_NOTIFICATION_TYPES,
-  testStoreNotificationPath,
 } from '../lib/stores/test-store-notifications.js';
 import type { VerifiedTransaction } from '../lib/stores/types.js';
 
@@ -585,7 +585,7 @@ const COMMANDS: Record<string, Command> = {
         expiresInSeconds: expiresIn,
         product,
       });
-      const path = testStoreNotificationPath(appId);
+      const path = notificationPath('test_store', appId);
       const apple = APPLE_TYPE_OF[type];
       return {
         json: { path, body },
