@@ -18,6 +18,7 @@ import { logger } from '../core/logger.js';
 import { batchGetConsistent } from '../data/batch.js';
 import type { TransactItem } from '../data/client.js';
 import { keys } from '../data/keys.js';
+import type { RECEIVED_OUTCOMES } from '../data/notification-outcomes.js';
 import {
   type PurchaseQuery,
   purchaseLookupKeys,
@@ -38,7 +39,7 @@ import type { StoreNotification, StorePurchaseState } from '../stores/types.js';
 import { commitChange, verifiedSubscription } from './subscriptions.js';
 
 /** What applying the store's word did; `duplicate`: the notification was applied before. */
-export type StoreTruthOutcome = NotificationOutcome | 'duplicate';
+export type StoreTruthOutcome = (typeof RECEIVED_OUTCOMES)[number];
 
 /** The notification's record, written with what it changes (none without a notification: a status query). */
 const recorded = (
