@@ -38,6 +38,7 @@ import {
 import { recordTally } from './hostile-tally.js';
 import { useGateway } from './http.js';
 import { mobileHeaders } from './mobile.js';
+import type { NotificationFixture } from './notification-requests.js';
 import { createOwnTable } from './own-table.js';
 import { mintReceipt } from './receipts.js';
 import { seedSubscription } from './subscriptions.js';
@@ -61,6 +62,8 @@ export interface Fixture {
     ofOtherProduct: string;
     expired: string;
   };
+  /** Set by the files that send the notification routes valid requests (test/support/notification-requests.ts). */
+  notifications?: NotificationFixture;
 }
 
 export interface ValidRequest {
@@ -116,6 +119,12 @@ function alternativesOf(f: Fixture): Alternatives {
     cursor: ['eyJ4IjoxfQ', 'AAAA'],
   };
 }
+
+const notificationsOf = (f: Fixture): NotificationFixture => {
+  if (!f.notifications)
+    throw new Error('the notification routes need buildNotificationFixture (notification-requests.ts)');
+  return f.notifications;
+};
 
 /** One valid request per route (as in the e2e tests): the seed that mutations start from. */
 export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
@@ -235,6 +244,12 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   SegmentInfo: () => ({}),
   AdsInfo: (f) => ({ params: { platform: 'ios', app_id: f.app.appId, store_id: '1234567' } }),
   SetCustomProperties: () => ({ body: { properties: { plan: 'gold', level: 3, beta: true, legacy: null } } }),
+  AppStoreNotification: (f) => ({ params: { app_id: f.app.appId }, body: notificationsOf(f).appStore }),
+  GooglePlayNotification: (f) => ({
+    params: { app_id: f.app.appId },
+    body: notificationsOf(f).googlePlay.body as Hostile,
+  }),
+  TestStoreNotification: (f) => ({ params: { app_id: f.app.appId }, body: notificationsOf(f).testStore }),
 };
 
 interface FuzzCase {
@@ -260,10 +275,40 @@ const MAX_REQUEST_HEAD_BYTES = 8 * 1024;
 const OTHER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 export function authHeaders(route: Route, f: Fixture): Record<string, string> {
+  if (route.api === 'notifications') {
+    // Only Google's push carries a token (Pub/Sub's OIDC); Apple's and the test store's are signed payloads.
+    return route.name === 'GooglePlayNotification'
+      ? { authorization: notificationsOf(f).googlePlay.authorization }
+      : {};
+  }
   return route.api === 'subscriptions' ? { authorization: `Bearer ${f.app.secretKey}` } : mobileHeaders(f.app, USER);
 }
 
 function authVariants(api: ApiName, f: Fixture): fc.Arbitrary<Record<string, string | undefined>> {
+  if (api === 'notifications') {
+    const { googlePlay, pushAudience, standIn } = notificationsOf(f);
+    const token = googlePlay.authorization.slice('Bearer '.length);
+    const hour = Math.floor(Date.now() / 1000) - 7200;
+    return fc
+      .constantFrom(
+        undefined,
+        '',
+        'Bearer',
+        'Bearer ',
+        `bearer ${token}`,
+        `Bearer ${token}x`,
+        `Bearer ${token} ${token}`,
+        `Basic ${token}`,
+        `Bearer ${f.app.secretKey}`,
+        `Bearer ${'k'.repeat(3000)}`,
+        `Bearer ${standIn.pushToken({ audience: `${pushAudience}/other` })}`,
+        `Bearer ${standIn.pushToken({ audience: pushAudience, email: 'someone@example.com' })}`,
+        `Bearer ${standIn.pushToken({ audience: pushAudience, issuedAt: hour, expiresAt: hour + 3600 })}`,
+        `Bearer ${standIn.pushToken({ audience: pushAudience, forgeSignature: true })}`,
+        `Bearer ${standIn.pushToken({ audience: pushAudience, alg: 'none' })}`,
+      )
+      .map((authorization) => ({ authorization }));
+  }
   if (api === 'subscriptions') {
     return fc
       .constantFrom(
@@ -572,8 +617,12 @@ export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
     );
 
     it('bodies of 2 MB (and of 1 MB + 1 byte) are refused whole, writing nothing', async () => {
-      const route = ROUTES.find((r) => r.api === api && r.method === 'POST' && !r.path.includes('{'))!;
-      const valid = encodeJson(VALID[route.name]!(fixture).body!);
+      const route = ROUTES.find(
+        (r) => r.api === api && r.method === 'POST' && (api === 'notifications' || !r.path.includes('{')),
+      )!;
+      const request = VALID[route.name]!(fixture);
+      const path = pathOf(route, request.params ?? {});
+      const valid = encodeJson(request.body!);
       const size = 2 * 1024 * 1024;
       const bodies = [
         Buffer.concat([valid.subarray(0, -1), Buffer.from(`,"padding":"${'x'.repeat(size)}"}`)]),
@@ -587,14 +636,14 @@ export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
         const answer = await check(
           printable({
             method: route.method,
-            path: route.path,
+            path,
             headers,
             body,
             description: `large body ${i}`,
             refuse: false,
           }),
         );
-        // The mobile API states its limits as parameter rules (400); the subscription API says 413.
+        // The mobile API states its limits as parameter rules (400); the subscription and notification APIs say 413.
         expect(answer.status, `large body ${i}`).toBe(api === 'mobile' ? 400 : 413);
       }
     });
