@@ -145,6 +145,7 @@ const receivedNotification = (example: unknown): SuccessResponse[] => [
   },
 ];
 const NOTIFICATION_BOUNDS =
+  'The body is read as JSON whatever its Content-Type (or none) says. ' +
   `A body over ${MAX_NOTIFICATION_BYTES / 1024} KB is a 413 PAYLOAD_TOO_LARGE; a notification that is not ` +
   "genuine, not this app's or malformed is a 400 INVALID_NOTIFICATION and changes nothing; what may succeed " +
   "later (the table, the store's API) is a 5xx, so the store delivers it again. A redelivery changes nothing.";
