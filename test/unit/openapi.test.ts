@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MAX_NOTIFICATION_BYTES } from '../../lib/http/endpoint.js';
 import { ROUTES } from '../../lib/routes.js';
 import * as mobileSchemas from '../../lib/schemas/mobile.js';
 import * as subscriptionSchemas from '../../lib/schemas/subscription.js';
@@ -45,6 +46,16 @@ describe('docs/openapi.json', () => {
           schema: used,
         });
       }
+    }
+  });
+});
+
+describe('the store notification routes', () => {
+  it("state the handler's body limit", () => {
+    for (const route of ROUTES.filter((r) => r.api === 'notifications')) {
+      expect(document.paths[route.path]!.post!.description).toContain(
+        `A body over ${MAX_NOTIFICATION_BYTES / 1024} KB is a 413`,
+      );
     }
   });
 });
