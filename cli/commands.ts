@@ -37,6 +37,7 @@ import {
 import { type EventFilter, parseEventFilter } from '../lib/domain/webhook-filter.js';
 import { EVENT_KINDS, type EventPayload } from '../lib/events/schemas.js';
 import { toDetails } from '../lib/http/parse.js';
+import { notificationPath } from '../lib/routes.js';
 import { adsConfigSchema } from '../lib/schemas/ads.js';
 import { appIdSchema, currencySchema, userIdSchema } from '../lib/schemas/common.js';
 import { exchangeRatesSchema } from '../lib/schemas/fx.js';
@@ -59,7 +60,6 @@ import {
   isTestNotificationType,
   mintTestNotification,
   TEST_NOTIFICATION_TYPES,
-  testStoreNotificationPath,
 } from '../lib/stores/test-store-notifications.js';
 import type { VerifiedTransaction } from '../lib/stores/types.js';
 
@@ -586,7 +586,7 @@ const COMMANDS: Record<string, Command> = {
         expiresInSeconds: expiresIn,
         product,
       });
-      const path = testStoreNotificationPath(appId);
+      const path = notificationPath('test_store', appId);
       const apple = APPLE_TYPE_OF[type];
       return {
         json: { path, body },

@@ -55,6 +55,18 @@ export function routeOf(method: string, resource: string): Route | undefined {
 /** Base of the subscription management API (`{subscriptions_base_url}` + `/subscriptions`). */
 export const SUBSCRIPTIONS_BASE = '/v1/subscriptions';
 
+/** Base of the store notification routes: the URLs operators give App Store Connect and Pub/Sub. */
+export const NOTIFICATIONS_BASE = '/notifications';
+/** Path segment of each store's notification route. */
+export const NOTIFICATION_STORES = {
+  app_store: 'app-store',
+  google_play: 'google-play',
+  test_store: 'test-store',
+} as const;
+/** Where a store posts an app's notifications (relative to the API's base URL). */
+export const notificationPath = (store: keyof typeof NOTIFICATION_STORES, appId: string): string =>
+  `${NOTIFICATIONS_BASE}/${NOTIFICATION_STORES[store]}/${appId}`;
+
 /**
  * Every route: authentication reads the key item (on a cache miss), and the rate limiter counts
  * the request in the key's window item (lib/data/rate-limits.ts).
@@ -64,6 +76,12 @@ const AUTH: readonly TableAction[] = ['GetItem', 'UpdateItem'];
 const REPORT: readonly TableAction[] = [...AUTH, 'PutItem'];
 /** Every subscription change is a TransactWriteItems of puts and updates. */
 const TRANSACT: readonly TableAction[] = ['PutItem', 'UpdateItem'];
+/**
+ * A store notification reads the app with its store settings, then the purchase with the
+ * notification's record (BatchGetItem) and its subscription (GetItem); records a notification that
+ * changes nothing (PutItem), or writes one transaction. No API key: no rate-limit item.
+ */
+const NOTIFY: readonly TableAction[] = ['BatchGetItem', 'GetItem', ...TRANSACT];
 /** Purchase verification reads the product, the purchase's owner and the transaction's binding in one BatchGetItem. */
 const VERIFY: readonly TableAction[] = [...AUTH, 'BatchGetItem', ...TRANSACT];
 
@@ -250,6 +268,24 @@ export const ROUTES: readonly Route[] = [
       handler: `functions/subscriptions/${operation}.ts`,
       // renew also reads the product (default period) and the transaction binding.
       table: [...AUTH, 'Query', ...TRANSACT],
+    }),
+  ),
+  ...(
+    [
+      ['AppStoreNotification', 'app_store', 'app-store'],
+      ['GooglePlayNotification', 'google_play', 'google-play'],
+      ['TestStoreNotification', 'test_store', 'test-store'],
+    ] as const
+  ).map(
+    ([name, store, module]): Route => ({
+      name,
+      api: 'notifications',
+      method: 'POST',
+      path: notificationPath(store, '{app_id}'),
+      handler: `functions/notifications/${module}.ts`,
+      table: NOTIFY,
+      // Google's notification says only that something changed: the handler asks Google.
+      ...(store === 'google_play' ? { storeSecrets: true } : {}),
     }),
   ),
 ];

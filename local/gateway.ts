@@ -15,7 +15,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Handler } from 'aws-l
 import { AppError } from '../lib/core/errors.js';
 import { redactText } from '../lib/core/redact.js';
 import { type ApiName, errorResponse } from '../lib/http/envelopes.js';
-import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, type Route, SUBSCRIPTIONS_BASE } from '../lib/routes.js';
+import { ENDPOINT_TIMEOUT_SECONDS, NOTIFICATIONS_BASE, ROUTES, type Route, SUBSCRIPTIONS_BASE } from '../lib/routes.js';
 import { apiReference } from './api-reference.js';
 import { lambdaContext } from './lambda-context.js';
 
@@ -118,8 +118,11 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
   return resolved && 'route' in resolved ? resolved : undefined;
 }
 
-/** Whose envelope answers a path that matches no route: the subscription API's prefix decides. */
-export const apiOfPath = (path: string): ApiName => (path.startsWith(SUBSCRIPTIONS_BASE) ? 'subscriptions' : 'mobile');
+/** Whose envelope answers a path that matches no route: the API's prefix decides. */
+export function apiOfPath(path: string): ApiName {
+  if (path.startsWith(SUBSCRIPTIONS_BASE)) return 'subscriptions';
+  return path.startsWith(`${NOTIFICATIONS_BASE}/`) ? 'notifications' : 'mobile';
+}
 
 function readBody(request: IncomingMessage): Promise<Buffer | 'too_large'> {
   return new Promise((resolveBody, reject) => {

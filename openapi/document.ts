@@ -1,5 +1,5 @@
 /**
- * Builds the OpenAPI 3.1 document of both APIs from lib/routes.ts (paths, methods, header rules,
+ * Builds the OpenAPI 3.1 document of the three APIs from lib/routes.ts (paths, methods, header rules,
  * who acts on a user), the zod schemas the handlers parse requests with and the response schemas
  * (openapi/operations.ts), and the error table (lib/core/errors.ts). `npm run openapi` writes it to
  * docs/openapi.json; test/unit/openapi.test.ts checks that file is what this builds.
@@ -19,6 +19,7 @@ import {
   errorDetailSchema,
   mobileErrorSchema,
   mobileSuccessSchema,
+  receivedNotificationResponseSchema,
   revenueStatisticsSchema,
   segmentInfoSchema,
   subscriptionsErrorSchema,
@@ -51,6 +52,7 @@ const NAMED_OUTPUT: [z.ZodMiniType, string][] = [
   [adsInfoSchema, 'AdsInfo'],
   [errorDetailSchema, 'ErrorDetail'],
   [mobileSuccessSchema, 'MobileSuccess'],
+  [receivedNotificationResponseSchema, 'ReceivedNotificationResponse'],
 ];
 /** Request bodies shared by several operations get one name. */
 const NAMED_INPUT: [z.ZodMiniType, string][] = [[freeFormReportBody, 'FreeFormReport']];
@@ -74,8 +76,23 @@ const STATUS_TEXT: Record<number, string> = {
 /** Statuses API Gateway may answer itself on any operation (throttling, oversize body, a failed function). */
 const GATEWAY_STATUSES = new Set([413, 429, 500, 502]);
 
+/**
+ * What every store notification route can answer: the store's notification refused (400), a body
+ * over 64 KB (413, the handler's own or the gateway's), the stage throttle (429), and what the
+ * store retries (5xx). No API key, so no key errors and no per-key rate limit.
+ */
+const NOTIFICATION_ERRORS: ErrorKind[] = [
+  'INVALID_NOTIFICATION',
+  'PAYLOAD_TOO_LARGE',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'FUNCTION_TIMED_OUT',
+  'SERVICE_UNAVAILABLE',
+];
+
 /** Error kinds every route of an API can answer, before the route's own (openapi/operations.ts). */
 function commonErrors(route: Route): ErrorKind[] {
+  if (route.api === 'notifications') return NOTIFICATION_ERRORS;
   const all: ErrorKind[] = [
     'INVALID_PARAMETER',
     'API_KEY_MISSING',
@@ -143,6 +160,13 @@ const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 function responseHeaders(status: number, api: ApiName): Json {
   const success = status < 300;
+  if (api === 'notifications') {
+    // No key, so no key's rate limit; Retry-After when the table or the gateway says when.
+    return {
+      'X-Request-Id': header(GATEWAY_STATUSES.has(status) ? 'XRequestIdUnlessGateway' : 'XRequestId'),
+      ...(status === 429 || status === 503 ? { 'Retry-After': header('RetryAfter') } : {}),
+    };
+  }
   return {
     'X-Request-Id': header(GATEWAY_STATUSES.has(status) ? 'XRequestIdUnlessGateway' : 'XRequestId'),
     RateLimit: header(success ? 'RateLimit' : 'RateLimitIfAuthenticated'),
@@ -186,7 +210,7 @@ function errorResponses(
     let entry = shared.get(key);
     if (!entry) {
       const common = statusKinds.every((kind) => commonErrors(route).includes(kind));
-      const api = route.api === 'mobile' ? 'Mobile' : 'Subscriptions';
+      const api = { mobile: 'Mobile', subscriptions: 'Subscriptions', notifications: 'Notifications' }[route.api];
       const name = common ? `${api}Error${status}` : `${route.name.replace(/V2$/, '')}Error${status}`;
       entry = { name, response };
       shared.set(key, entry);
@@ -205,7 +229,7 @@ function envelopeWithCodes(api: ApiName, codes: string[]): Json {
   const { $schema: _schema, ...schema } = envelope;
   const fields = api === 'mobile' ? schema.properties : schema.properties.error!.properties;
   fields.code = { type: 'string', enum: codes };
-  if (api === 'subscriptions') schema.properties.error!.properties.details!.items = ref('ErrorDetail');
+  if (api !== 'mobile') schema.properties.error!.properties.details!.items = ref('ErrorDetail');
   return schema;
 }
 
@@ -309,11 +333,15 @@ const PARAMETERS: Record<string, Json> = {
 /** Whether a request body is required: its schema has required fields (an absent body is validated as `{}`). */
 const bodyRequired = (schema: z.ZodMiniType): boolean => convertInline(schema).required.length > 0;
 
-function tagOf(route: Route): string {
-  return route.api === 'mobile' ? 'Mobile reporting' : 'Subscriptions';
-}
+const TAGS: Record<ApiName, string> = {
+  subscriptions: 'Subscriptions',
+  mobile: 'Mobile reporting',
+  notifications: 'Store notifications',
+};
 
 function securityOf(route: Route): Json[] {
+  // A store sends no key: each notification route authenticates what it receives (its description says how).
+  if (route.api === 'notifications') return [];
   if (route.api === 'subscriptions') return [{ secretKey: [] }];
   return route.actsOnUser === false ? [{ sdkKey: [] }] : [{ sdkKey: [] }, { sdkKey: [], userToken: [] }];
 }
@@ -374,7 +402,7 @@ export function buildDocument(): OpenApiDocument {
     const key = `${base}${suffix}Response`;
     let schema = successSchemas.get(key);
     if (!schema) {
-      if (route.api === 'subscriptions') schema = success.schema!;
+      if (route.api !== 'mobile') schema = success.schema!;
       else schema = success.schema ? z.extend(mobileSuccessSchema, { data: success.schema }) : mobileSuccessSchema;
       successSchemas.set(key, schema);
     }
@@ -402,14 +430,15 @@ export function buildDocument(): OpenApiDocument {
       ...parametersOf('query', operation.query),
       ...(route.api === 'mobile' ? mobileHeaderParameters(route) : []),
     ];
-    const body = operation.body
+    const bodySchema = operation.body ?? operation.bodyDocumented;
+    const body = bodySchema
       ? {
           requestBody: {
-            required: bodyRequired(operation.body),
+            required: bodyRequired(bodySchema),
             content: {
               'application/json': {
                 schema: ref(
-                  nameOf(inputs, operation.bodyDocumented ?? operation.body, `${route.name.replace(/V2$/, '')}Request`),
+                  nameOf(inputs, operation.bodyDocumented ?? bodySchema, `${route.name.replace(/V2$/, '')}Request`),
                 ),
                 ...(operation.bodyExample !== undefined ? { example: operation.bodyExample } : {}),
               },
@@ -427,7 +456,7 @@ export function buildDocument(): OpenApiDocument {
         : operation.description
           ? { description: operation.description }
           : {}),
-      tags: [tagOf(route)],
+      tags: [TAGS[route.api]],
       security: securityOf(route),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...body,
@@ -447,7 +476,9 @@ export function buildDocument(): OpenApiDocument {
     info: {
       title: 'Subscription backend',
       version: '1.0.0',
-      summary: 'Subscription management API (Bearer secret key) and mobile reporting API (X-API-KEY sdk key).',
+      summary:
+        'Subscription management API (Bearer secret key), mobile reporting API (X-API-KEY sdk key) and the ' +
+        "stores' notification routes (no key: the notification is verified).",
       description: INFO_DESCRIPTION,
     },
     servers: [
@@ -460,6 +491,16 @@ export function buildDocument(): OpenApiDocument {
     tags: [
       { name: 'Subscriptions', description: 'Subscription management API under `/v1/subscriptions`.' },
       { name: 'Mobile reporting', description: 'Mobile reporting API, called by app SDKs.' },
+      {
+        name: 'Store notifications',
+        description:
+          'Where the App Store, Google Play (through Pub/Sub) and the test store tell the backend what happened to ' +
+          'a purchase, under `/notifications`. No API key (a store cannot send one): the App Store and the test ' +
+          "store's notifications are signed payloads, verified before anything is read from them; Google's push " +
+          'carries a Google-signed OIDC bearer token for the audience configured for the app, and the state is ' +
+          'then read from Google. A notification that fails verification is a 400 `INVALID_NOTIFICATION` and ' +
+          'changes nothing; what may succeed later is a 5xx, so the store delivers it again.',
+      },
     ],
     paths,
     components: {
@@ -518,12 +559,13 @@ export function buildDocument(): OpenApiDocument {
   };
 }
 
-const INFO_DESCRIPTION = `Both APIs of the self-hosted subscription backend, generated from \`lib/routes.ts\` and the zod schemas the handlers validate with (\`npm run openapi\`).
+const INFO_DESCRIPTION = `The APIs of the self-hosted subscription backend, generated from \`lib/routes.ts\` and the zod schemas the handlers validate with (\`npm run openapi\`).
 
 - **Subscription management API** (\`/v1/subscriptions...\`): \`Authorization: Bearer <secret key>\`. Successes wrap their payload in \`data\`; errors are \`{"error": {"code", "message", "details"?}}\`.
 - **Mobile reporting API** (every other path): \`X-API-KEY\` and the common headers. Successes are \`{"status": "success", "message", "data"?}\`; errors are \`{"status": "error", "code", "message"}\`.
+- **Store notifications** (\`/notifications/{store}/{app_id}\`): no key; each route verifies the notification itself. Answers in the subscription API's envelopes.
 
-Errors carry \`retryable: true\` when the same request may succeed later (429, 503, some 409s), and a \`request_id\` on 5xx answers. A path that is no endpoint's is answered 404 \`ROUTE_NOT_FOUND\`, and a method a path does not serve 405 \`METHOD_NOT_ALLOWED\` with an \`Allow\` header, both in the envelope of the API the path belongs to. Every authenticated answer carries the key's \`RateLimit\` and \`RateLimit-Policy\` headers.`;
+Errors carry \`retryable: true\` when the same request may succeed later (429, 503, some 409s), and a \`request_id\` on 5xx answers. A path that is no endpoint's is answered 404 \`ROUTE_NOT_FOUND\`, and a method a path does not serve 405 \`METHOD_NOT_ALLOWED\` with an \`Allow\` header, both in the envelope of the API the path belongs to. Every answer authenticated by a key carries the key's \`RateLimit\` and \`RateLimit-Policy\` headers.`;
 
 /** Where `npm run openapi` writes the document; `npm start` serves it from there. */
 export const DOCUMENT_PATH = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));

@@ -38,6 +38,10 @@ export const subscriptionDetail = {
   cancelled_at: null,
   cancellation_reason: null,
   refunded_at: null,
+  billing_issue_at: null,
+  grace_period_expires_at: null,
+  store: 'app_store',
+  environment: 'production',
   transfers: [],
 };
 

@@ -6,6 +6,7 @@
 import * as z from 'zod/mini';
 import type { ErrorKind } from '../lib/core/errors.js';
 import { EVENT_LIMITS } from '../lib/domain/events.js';
+import { appIdSchema } from '../lib/schemas/common.js';
 import {
   adsInfoParams,
   attributionReportBody,
@@ -25,6 +26,7 @@ import { productSchema } from '../lib/schemas/product.js';
 import {
   adsInfoSchema,
   customPropertiesResultSchema,
+  receivedNotificationResponseSchema,
   reportedEventsSchema,
   revenueStatisticsSchema,
   segmentInfoSchema,
@@ -46,6 +48,7 @@ import {
   verificationResult,
   verifyPurchaseBody,
 } from '../lib/schemas/subscription.js';
+import { JWS_PATTERN } from '../lib/stores/types.js';
 import * as ex from './examples.js';
 
 export interface SuccessResponse {
@@ -103,6 +106,75 @@ const reportEventsDocumented = z.strictObject({
     )
     .check(z.minLength(1), z.maxLength(EVENT_LIMITS.maxEvents)),
 });
+
+/**
+ * The notification routes' bodies, as the stores send them. Documentation only: each store's
+ * decoder (lib/stores/*-notifications.ts) reads and verifies the body itself, refusing what is not
+ * genuine with INVALID_NOTIFICATION, and ignores fields it does not know.
+ */
+const notificationParams = z.strictObject({ app_id: appIdSchema });
+/** App Store Server Notifications V2 (and the test store's, shaped like them): the whole notification is the JWS. */
+const signedPayloadBody = z.object({ signedPayload: z.string().check(z.regex(JWS_PATTERN)) });
+/** A Pub/Sub push (Pub/Sub spells the message's ids both ways; one of each pair is enough). */
+const pubSubPushBody = z.object({
+  message: z.object({
+    /** Base64 of the DeveloperNotification (subscriptionNotification, voidedPurchaseNotification, testNotification). */
+    data: z.base64(),
+    messageId: z.optional(z.string()),
+    message_id: z.optional(z.string()),
+    publishTime: z.optional(z.iso.datetime()),
+    publish_time: z.optional(z.iso.datetime()),
+    attributes: z.optional(z.record(z.string(), z.string())),
+  }),
+  subscription: z.string(),
+});
+
+const NOTIFICATION_OUTCOMES_TEXT =
+  '`outcome`: `applied` (a subscription changed, or started), `kept` (kept on a purchase no user has verified ' +
+  'yet: the subscription starts from it when the app verifies the purchase), `stale` (the purchase already ' +
+  'reflects a later state of the store: it arrived out of order), `recorded` (nothing to change: a test, a ' +
+  'consumption request, a type this version does not know), `duplicate` (received before: nothing changes, ' +
+  'no second event).';
+const receivedNotification = (example: unknown): SuccessResponse[] => [
+  {
+    status: 200,
+    description: `Received. ${NOTIFICATION_OUTCOMES_TEXT}`,
+    schema: receivedNotificationResponseSchema,
+    example,
+  },
+];
+const NOTIFICATION_BOUNDS =
+  'The body is read as JSON whatever its Content-Type (or none) says. ' +
+  // MAX_NOTIFICATION_BYTES of lib/http/endpoint.ts (test/unit/openapi.test.ts checks), not imported: the
+  // document's importers (test/support/contract.ts) must not load lib/core/config.ts before a test sets it up.
+  'A body over 64 KB is a 413 PAYLOAD_TOO_LARGE; a notification that is not ' +
+  "genuine, not this app's or malformed is a 400 INVALID_NOTIFICATION and changes nothing; what may succeed " +
+  "later (the table, the store's API) is a 5xx, so the store delivers it again. A redelivery changes nothing.";
+const exampleJws =
+  'eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUlFTURDQ0E3YWdBd0lCQWdJUWZUbGZkMGZOdkZXdnpDMVlJQU5zWGpBS0JnZ3Foa2pPUFFRREF6QjFNVVF3UWdZRFZRUUQiXX0' +
+  '.eyJub3RpZmljYXRpb25UeXBlIjoiRElEX1JFTkVXIiwibm90aWZpY2F0aW9uVVVJRCI6IjAwMmUxNGQ1LTUxZjUtNDUwMy1iNWE4LWMzYTFhZjY4ZWIyMCJ9' +
+  '.MEUCIQDTw1BOqM3xlqXKBTQpVnBnsRxWsYJ2SyDfkIYDvb0wTAIgMsDyp2SAMKoJZRoWrd1gWxKfoGXWvn5HmgDJKwGpsgk';
+const examplePush = {
+  message: {
+    data: Buffer.from(
+      JSON.stringify({
+        version: '1.0',
+        packageName: 'com.example.subs',
+        eventTimeMillis: '1764410400000',
+        subscriptionNotification: {
+          version: '1.0',
+          notificationType: 2,
+          purchaseToken: 'kmhbjhjhbnblmjakcbfkgpjl.AO-J1OwXaQ3oRCaBd8yq',
+        },
+      }),
+    ).toString('base64'),
+    messageId: '13672493945827361',
+    message_id: '13672493945827361',
+    publishTime: '2026-11-29T10:00:00.412Z',
+    publish_time: '2026-11-29T10:00:00.412Z',
+  },
+  subscription: 'projects/my-project/subscriptions/play-rtdn-push',
+};
 
 /** Every command on one subscription reads it first, and may find it gone, in the wrong state or changed meanwhile. */
 const CHANGE_ERRORS: ErrorKind[] = [
@@ -423,6 +495,51 @@ export const OPERATIONS: Record<string, Operation> = {
       },
     ],
     errors: REPORT_ERRORS,
+  },
+  AppStoreNotification: {
+    summary: 'Receive an App Store notification',
+    description:
+      'App Store Server Notifications V2 for the app, Production and Sandbox: the URL to give App Store Connect. ' +
+      "Authenticated by the signed payload (no key): its x5c chain must lead to Apple Root CA G3 with Apple's " +
+      "OIDs, its bundle id (and app Apple id, when configured) must be the app's (`admin stores apple set`), and " +
+      'so must its signedTransactionInfo and signedRenewalInfo. ' +
+      NOTIFICATION_BOUNDS,
+    params: notificationParams,
+    bodyDocumented: signedPayloadBody,
+    bodyExample: { signedPayload: exampleJws },
+    success: receivedNotification({
+      data: { notification_id: '002e14d5-51f5-4503-b5a8-c3a1af68eb20', type: 'DID_RENEW', outcome: 'applied' },
+    }),
+  },
+  GooglePlayNotification: {
+    summary: 'Receive a Google Play notification',
+    description:
+      "A Pub/Sub push of the app's Real-Time Developer Notifications topic. Authenticated by the OIDC token Pub/Sub " +
+      'attaches (`Authorization: Bearer <JWT>`, no key): signed by Google (keys from its published JWKS), for the ' +
+      'audience configured for the app (`admin stores google set --push-audience`). The push only says that a ' +
+      'purchase changed: its state is then read from Google (purchases.subscriptionsv2.get), never taken from the ' +
+      'push; a voided subscription purchase is a refund. ' +
+      NOTIFICATION_BOUNDS,
+    params: notificationParams,
+    bodyDocumented: pubSubPushBody,
+    bodyExample: examplePush,
+    success: receivedNotification({
+      data: { notification_id: '13672493945827361', type: 'SUBSCRIPTION_RENEWED', outcome: 'applied' },
+    }),
+  },
+  TestStoreNotification: {
+    summary: 'Receive a test-store notification',
+    description:
+      "The test store's notification, shaped like an App Store one: what `admin notifications mint` prints. " +
+      "Authenticated by the signed payload (no key): signed with the app's test-store key, for this app; only an " +
+      'app with the test store on takes it. ' +
+      NOTIFICATION_BOUNDS,
+    params: notificationParams,
+    bodyDocumented: signedPayloadBody,
+    bodyExample: { signedPayload: exampleJws },
+    success: receivedNotification({
+      data: { notification_id: '6b0f6a4e-8f0e-4c55-9d1e-3a1f2b7c9d10', type: 'DID_RENEW', outcome: 'applied' },
+    }),
   },
 };
 

@@ -7,20 +7,12 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoreNotification } from '../stores/types.js';
 import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
 import { keys } from './keys.js';
+import type { NotificationOutcome } from './notification-outcomes.js';
 
 /** Apple retries for three days, Pub/Sub for seven: a redelivery arrives well within this. */
 export const NOTIFICATION_RETENTION_DAYS = 30;
 
-/** What applying a notification did. */
-export type NotificationOutcome =
-  /** It changed a subscription (or started one). */
-  | 'applied'
-  /** It was kept on a purchase nobody has verified yet. */
-  | 'kept'
-  /** The purchase already reflects a state the store stated later (it arrived out of order). */
-  | 'stale'
-  /** Nothing to change (a test, a consumption request, a type this version does not know, no news). */
-  | 'recorded';
+export type { NotificationOutcome } from './notification-outcomes.js';
 
 export const notificationKey = (appId: string, notification: StoreNotification) =>
   keys.storeNotification(appId, notification.store, notification.notification_id);

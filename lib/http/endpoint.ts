@@ -13,6 +13,7 @@ import type { ApiKeyKind } from '../data/keys.js';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
 import { routeOf } from '../routes.js';
 import { appIdSchema } from '../schemas/common.js';
+import type { ReceivedNotification } from '../schemas/responses.js';
 import {
   type Authenticated,
   authenticateAndLimit as authenticateAndCount,
@@ -289,11 +290,9 @@ export interface NotificationRequest {
  * notification itself is signed (App Store, test store) or the push carries a Google-signed token
  * (Google Play), which the handler's decoder verifies. A body over 64 KB is refused unread;
  * a notification that fails verification is a 400 INVALID_NOTIFICATION (logged); what may succeed
- * later is a 503 so the store retries. Success: 200 `{data: {notification_id, outcome}}`.
+ * later is a 503 so the store retries. Success: 200 `{data: {notification_id, type, outcome}}`.
  */
-export function notificationEndpoint(
-  run: (request: NotificationRequest) => Promise<{ notification_id: string; outcome: string }>,
-) {
+export function notificationEndpoint(run: (request: NotificationRequest) => Promise<ReceivedNotification>) {
   return buildEndpoint('notifications', async (event, requestId) => {
     const appId = event.pathParameters?.app_id ?? '';
     if (!appIdSchema.safeParse(appId).success) throw new AppError('INVALID_NOTIFICATION', 'the path names no app');

@@ -5,6 +5,7 @@
  * bundles); the OpenAPI generator (openapi/) and the tests import the schemas.
  */
 import * as z from 'zod/mini';
+import { RECEIVED_OUTCOMES } from '../data/notification-outcomes.js';
 import { define } from './define.js';
 
 const wholeNumber = /* @__PURE__ */ define(() => z.number().check(z.int()));
@@ -124,3 +125,23 @@ export const adsInfoSchema = /* @__PURE__ */ define(() =>
   }),
 );
 export type AdsInfo = z.infer<typeof adsInfoSchema>;
+
+/**
+ * POST /notifications/{store}/{app_id}: what receiving the store's notification did. A store reads
+ * only the status; the body tells an operator replaying a notification by hand.
+ */
+export const receivedNotificationSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    /** The store's id of the notification (notificationUUID, Pub/Sub messageId): a redelivery carries the same. */
+    notification_id: z.string(),
+    /** The store's type as sent (Apple's notificationType, Google's notification type by name). */
+    type: z.string(),
+    outcome: z.enum(RECEIVED_OUTCOMES),
+  }),
+);
+export type ReceivedNotification = z.infer<typeof receivedNotificationSchema>;
+
+/** The notification routes answer in the subscription API's way: the payload under `data`. */
+export const receivedNotificationResponseSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({ data: receivedNotificationSchema }),
+);

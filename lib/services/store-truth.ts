@@ -17,6 +17,8 @@ import { AppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
 import { batchGetConsistent } from '../data/batch.js';
 import type { TransactItem } from '../data/client.js';
+import { keys } from '../data/keys.js';
+import type { RECEIVED_OUTCOMES } from '../data/notification-outcomes.js';
 import {
   type PurchaseQuery,
   purchaseLookupKeys,
@@ -37,7 +39,15 @@ import type { StoreNotification, StorePurchaseState } from '../stores/types.js';
 import { commitChange, verifiedSubscription } from './subscriptions.js';
 
 /** What applying the store's word did; `duplicate`: the notification was applied before. */
-export type StoreTruthOutcome = NotificationOutcome | 'duplicate';
+export type StoreTruthOutcome = (typeof RECEIVED_OUTCOMES)[number];
+
+/** The notification's record, written with what it changes (none without a notification: a status query). */
+const recorded = (
+  appId: string,
+  notification: StoreNotification | undefined,
+  outcome: NotificationOutcome,
+  now: Date,
+): TransactItem[] => (notification ? [notificationRecordPut(appId, notification, outcome, now)] : []);
 
 /** Lost races (a concurrent notification of the same purchase) are decided again on a fresh read. */
 const MAX_ATTEMPTS = 4;
@@ -64,8 +74,7 @@ export async function applyStoreState(
     owner: { store: state.store, original_transaction_id: state.original_transaction_id },
     transactionId: state.transaction_id,
   };
-  const recorded = (outcome: NotificationOutcome): TransactItem[] =>
-    notification ? [notificationRecordPut(appId, notification, outcome, now)] : [];
+  const recordedAs = (outcome: NotificationOutcome) => recorded(appId, notification, outcome, now);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const items = await batchGetConsistent([
       ...purchaseLookupKeys(appId, query),
@@ -93,7 +102,7 @@ export async function applyStoreState(
           original_transaction_id: state.original_transaction_id,
           reason: decision.reason,
         });
-        refused = await writeTogether([purchaseStateUpdate(appId, state), ...recorded('kept')]);
+        refused = await writeTogether([purchaseStateUpdate(appId, state), ...recordedAs('kept')]);
         if (!refused) return 'kept';
         break;
       case 'sync': {
@@ -105,7 +114,7 @@ export async function applyStoreState(
             storeState: state,
             // A transaction not yet recorded is this subscription's from now on.
             bindTransaction: stored.binding ? undefined : state.transaction_id,
-            alsoWrite: [purchaseStateUpdate(appId, state), ...recorded('applied')],
+            alsoWrite: [purchaseStateUpdate(appId, state), ...recordedAs('applied')],
           }),
           { current: decision.subscription },
         );
@@ -143,7 +152,7 @@ export async function applyStoreState(
           ownerState: state,
           statusChange,
           revenue,
-          alsoWrite: recorded('applied'),
+          alsoWrite: recordedAs('applied'),
         });
         if (inserted.inserted) return 'applied';
         break;
@@ -151,4 +160,46 @@ export async function applyStoreState(
     }
   }
   throw new AppError('SERVICE_UNAVAILABLE', 'the purchase is being changed concurrently; retry', { retryable: true });
+}
+
+/**
+ * The store revoked a purchase it no longer describes (Google voids a token, then forgets it):
+ * the purchase as we know it is refunded, from the state it keeps or, without one, its
+ * subscription's own period. A purchase we do not know is recorded, nothing else.
+ */
+export async function applyStoreRevocation(
+  appId: string,
+  notification: StoreNotification,
+  originalTransactionId: string,
+  now = new Date(),
+): Promise<StoreTruthOutcome> {
+  const [purchase, recordedBefore] = await batchGetConsistent([
+    keys.purchaseOwner(appId, notification.store, originalTransactionId),
+    notificationKey(appId, notification),
+  ]);
+  if (recordedBefore) return 'duplicate';
+  const kept = purchase?.store_state as StorePurchaseState | undefined;
+  if (kept) {
+    // News whatever the dates say: a revocation is never older than the state it revokes.
+    const asOf = Math.max(Date.parse(notification.sent_at), Date.parse(kept.as_of) + 1);
+    return applyStoreState(appId, { ...kept, revoked: true, as_of: new Date(asOf).toISOString() }, notification, now);
+  }
+  const subscriptionId = typeof purchase?.user_id === 'string' ? (purchase.subscription_id as string) : undefined;
+  if (!subscriptionId) {
+    return (await recordNotification(appId, notification, 'recorded', now)) ? 'recorded' : 'duplicate';
+  }
+  const committed = await commitChange(appId, subscriptionId, (current) => ({
+    command: {
+      type: 'sync',
+      facts: {
+        expires_at: current.expires_at,
+        auto_renew: false,
+        billing_issue: false,
+        grace_period_expires_at: null,
+        revoked: true,
+      },
+    },
+    alsoWrite: recorded(appId, notification, 'applied', now),
+  }));
+  return committed.refused ? 'duplicate' : 'applied';
 }

@@ -337,8 +337,8 @@ export interface PlannedChange {
   bindTransaction?: string | undefined;
   bindOwner?: PurchaseOwner | undefined;
   /**
-   * With a `sync` command: the store's state it comes from. Its product and price follow the
-   * store's and its store-driven events are announced; a renewal is paid (money, `renewed`) only
+   * With a `sync` command (whose store-driven events are announced): the store's state it comes
+   * from, whose product and price the subscription takes. A renewal is paid (money, `renewed`) only
    * with a transaction it binds (bindTransaction), a new one.
    */
   storeState?: StorePurchaseState | undefined;
@@ -426,10 +426,13 @@ export async function commitChange(
       bindOwner,
       revenue,
       recordPatch,
-      storeEvents: storeState && {
-        kinds: storeEventsOf(current, updated, { renewal: paidRenewal, refund }),
-        transactionId: storeState.transaction_id,
-      },
+      storeEvents:
+        command.type === 'sync'
+          ? {
+              kinds: storeEventsOf(current, updated, { renewal: paidRenewal, refund }),
+              transactionId: storeState?.transaction_id ?? null,
+            }
+          : undefined,
       alsoWrite,
     });
     // The payment item as the same transaction left it.

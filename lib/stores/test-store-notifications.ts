@@ -56,9 +56,6 @@ export const DEFAULT_PERIOD_SECONDS = 30 * DAY_SECONDS;
 /** billing_issue's grace period when --expires-in is not given (Apple's longest, for monthly plans). */
 export const DEFAULT_GRACE_SECONDS = 16 * DAY_SECONDS;
 
-/** Where the running API takes this app's test-store notifications (POST, the body as JSON). */
-export const testStoreNotificationPath = (appId: string) => `/notifications/test-store/${appId}`;
-
 /** Apple's bodies are a few KB; anything larger is refused before any signature is checked. */
 export const MAX_NOTIFICATION_BYTES = 64 * 1024;
 

@@ -10,6 +10,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addNagChecks } from '../../cdk/nag.js';
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
+import { ROUTES } from '../../lib/routes.js';
 import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
 
 type Report = ReturnType<AwsSolutionsChecks['validateScope']>;
@@ -100,6 +101,17 @@ describe('cdk-nag AwsSolutions checks', () => {
       const ids = (method.Metadata.cdk_nag.rules_to_suppress as { id: string; reason: string }[]).map((r) => r.id);
       expect(ids).toEqual(expect.arrayContaining(['AwsSolutions-APIG4', 'AwsSolutions-COG4']));
     }
+    // The notification routes take no key: their reason says what authenticates them instead.
+    const reasons = methods.map(
+      (method) =>
+        (method.Metadata.cdk_nag.rules_to_suppress as { id: string; reason: string }[]).find(
+          (r) => r.id === 'AwsSolutions-APIG4',
+        )!.reason,
+    );
+    const keyless = reasons.filter((reason) => reason.includes('without a key'));
+    expect(keyless).toHaveLength(ROUTES.filter((route) => route.api === 'notifications').length);
+    for (const reason of keyless)
+      expect(reason).toMatch(/verifies the notification itself.*signature chain.*OIDC token/);
   });
 });
 

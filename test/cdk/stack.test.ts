@@ -105,6 +105,38 @@ describe('the CDK stack', () => {
     }
   });
 
+  it('takes store notifications without an API key: each notification method has its function, no authorizer, no key', () => {
+    const notifications = ROUTES.filter((route) => route.api === 'notifications');
+    expect(notifications.map((route) => `${route.method} ${route.path}`).sort()).toEqual([
+      'POST /notifications/app-store/{app_id}',
+      'POST /notifications/google-play/{app_id}',
+      'POST /notifications/test-store/{app_id}',
+    ]);
+    const methodOf = (route: (typeof ROUTES)[number]) => {
+      const [functionId, fn] = functionOf(route);
+      expect(fn.Properties.Handler).toBe('index.handler');
+      return ofType('AWS::ApiGateway::Method').filter(
+        ([, m]) =>
+          m.Properties.HttpMethod === route.method &&
+          JSON.stringify(m.Properties.Integration?.Uri ?? '').includes(functionId),
+      )[0]![1].Properties;
+    };
+    // As every other route: the handler authenticates (here the notification itself), not API Gateway.
+    for (const route of ROUTES) {
+      const method = methodOf(route);
+      expect({ route: route.name, auth: method.AuthorizationType, key: method.ApiKeyRequired ?? false }).toEqual({
+        route: route.name,
+        auth: 'NONE',
+        key: false,
+      });
+    }
+    for (const route of notifications) {
+      const [, fn] = functionOf(route);
+      expect(fn.Properties.Description).toBe(`POST ${route.path}`);
+      expect(methodOf(route).Integration.Type).toBe('AWS_PROXY');
+    }
+  });
+
   it('answers a method a route path does not serve with 405 METHOD_NOT_ALLOWED and Allow, in its API envelope, from a MOCK (no function)', () => {
     const resourcePath = (resourceId: string): string => {
       const resource = resources[resourceId];
@@ -454,6 +486,7 @@ describe('store credentials in the stack', () => {
       (route) => `${route.method} ${route.path}`,
     );
     expect(verifying.sort()).toEqual([
+      'POST /notifications/google-play/{app_id}',
       'POST /receipt/verify/first',
       'POST /receipt/verify/recover',
       'POST /v1/subscriptions/verify',

@@ -16,13 +16,16 @@ import { readFileSync } from 'node:fs';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { sha256Hex } from '../../lib/core/ids.js';
 import { putAdsConfig, putSegments } from '../../lib/data/app-config.js';
+import { getApp } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys, listCounterKey, type TableKey } from '../../lib/data/keys.js';
 import { setWebhook } from '../../lib/data/webhooks.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import type { Product } from '../../lib/schemas/product.js';
 import { putStoreSettings } from '../../lib/stores/settings.js';
+import { mintTestNotification } from '../../lib/stores/test-store-notifications.js';
 import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY, RETIRED, type TestApp } from '../support/fixtures.js';
+import { pushBody } from '../support/google-play-standin.js';
 import { type HttpResult, type RequestOptions, useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
 import { createOwnTable } from '../support/own-table.js';
@@ -458,7 +461,90 @@ function mobileReceiptCase(name: string, bodyOf: (receipt: string) => Record<str
   };
 }
 
+/** A test-store notification about A's verified purchase, signed by `app`'s test store. */
+async function testStoreNotificationOf(app: TestApp): Promise<{ signedPayload: string }> {
+  return mintTestNotification({
+    appId: app.appId,
+    privateKeyPem: (await getApp(app.appId))!.test_store_private_key!,
+    type: 'refunded',
+    latest: {
+      transactionId: aVerifiedReceipt.transaction_id,
+      originalTransactionId: aVerifiedReceipt.transaction_id,
+      productId: 'premium_monthly',
+      platform: 'ios',
+      purchaseDate: new Date(Date.now() - 60_000),
+      expiresDate: new Date(Date.now() + 86_400_000),
+      price: 9.99,
+      currency: 'USD',
+      trial: false,
+    },
+    autoRenew: true,
+  });
+}
+
+/** The notification routes take no key: the path names the app, and only that app's notifications are taken. */
+const notificationCases: Record<string, IsolationCase> = {
+  AppStoreNotification: {
+    does: "Apple-signed data posted to B's path is refused (B takes no App Store notifications), and a transaction posing as a notification on A's path too",
+    run: async () => {
+      const signedPayload = Buffer.from(APPLE_RECEIPT, 'base64').toString('utf8');
+      for (const appId of [b.appId, a.appId]) {
+        expectSubscriptionError(
+          await call('AppStoreNotification', { params: { app_id: appId }, body: { signedPayload } }),
+          400,
+          'INVALID_NOTIFICATION',
+        );
+      }
+    },
+  },
+  GooglePlayNotification: {
+    does: "a Pub/Sub push naming a purchase, posted to B's or A's path without their push settings and Google's token, is refused",
+    run: async () => {
+      const push = pushBody(
+        {
+          version: '1.0',
+          packageName: 'com.app.qysmat',
+          eventTimeMillis: String(Date.now()),
+          subscriptionNotification: { version: '1.0', notificationType: 2, purchaseToken: 'a-purchase-token-0001' },
+        },
+        '1000001',
+      );
+      for (const appId of [b.appId, a.appId]) {
+        expectSubscriptionError(
+          await call('GooglePlayNotification', {
+            params: { app_id: appId },
+            headers: { authorization: 'Bearer eyJhbGciOiJSUzI1NiJ9.eyJhdWQiOiJ4In0.c2ln' },
+            body: push,
+          }),
+          400,
+          'INVALID_NOTIFICATION',
+        );
+      }
+    },
+  },
+  TestStoreNotification: {
+    does: "A's test-store notification is refused on B's path and B's on A's; B's own about A's transaction id stays in B",
+    run: async () => {
+      const [ofA, ofB] = [await testStoreNotificationOf(a), await testStoreNotificationOf(b)];
+      for (const [appId, body] of [
+        [b.appId, ofA],
+        [a.appId, ofB],
+      ] as const) {
+        expectSubscriptionError(
+          await call('TestStoreNotification', { params: { app_id: appId }, body }),
+          400,
+          'INVALID_NOTIFICATION',
+        );
+      }
+      // B's store may say anything about an id: B has no such purchase, so it is kept, in B's partitions only.
+      const own = await ok(call('TestStoreNotification', { params: { app_id: b.appId }, body: ofB }));
+      expect(own.body.data.outcome).toBe('kept');
+    },
+  },
+};
+
 const CASES: Record<string, IsolationCase> = {
+  ...notificationCases,
   ListSubscriptions: {
     does: "app B's secret key lists and counts only app B's subscriptions, whatever filter or cursor names app A's data",
     run: async () => {

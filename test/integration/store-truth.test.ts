@@ -55,14 +55,22 @@ const notificationOf = (state: StorePurchaseState | null, id = `n-${++notificati
 
 /** The app's outbox events of one subscription, by kind. */
 async function eventsOf(appId: string, subscriptionId: string): Promise<string[]> {
-  const { Items = [] } = await ddb.send(
-    new ScanCommand({
-      TableName: tableName,
-      FilterExpression: '#type = :outbox AND app_id = :app',
-      ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: { ':outbox': 'outbox', ':app': appId },
-    }),
-  );
+  // Every page: the shared table grows past one Scan page (1 MB) in a full run, and the filter applies per page.
+  const Items: Record<string, any>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: '#type = :outbox AND app_id = :app',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':outbox': 'outbox', ':app': appId },
+        ExclusiveStartKey,
+      }),
+    );
+    Items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
   return (
     Items.filter(
       (item) =>

@@ -28,6 +28,13 @@ const REPORT = { table: [...AUTH, 'PutItem'] } as const;
 /** A read of the app's data by key or partition. */
 const READ = { table: [...AUTH, 'Query'] } as const;
 
+/**
+ * A store notification: no key, so no AUTH. The app with its store settings and the purchase's
+ * subscription (GetItem), the purchase with the notification's record (BatchGetItem), then the
+ * record alone (PutItem) or one transaction of puts and updates.
+ */
+const NOTIFY = { table: ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'] } as const;
+
 /** By route name (lib/routes.ts `name`, the function's construct id). */
 export const ROUTE_GRANTS: Record<string, Grants> = {
   ListSubscriptions: READ,
@@ -63,6 +70,10 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   ReportSearchAds: REPORT,
   SegmentInfo: READ,
   AdsInfo: READ,
+  AppStoreNotification: NOTIFY,
+  // Google's push says only that a purchase changed: the handler reads it from Google with the app's credentials.
+  GooglePlayNotification: { ...NOTIFY, storeSecrets: true },
+  TestStoreNotification: NOTIFY,
 };
 
 /** The functions of cdk/constructs/notifications.ts, by description. */

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../lib/domain/subscription-state.js';
-import { MAX_BODY_BYTES } from '../../lib/http/endpoint.js';
+import { MAX_BODY_BYTES, MAX_NOTIFICATION_BYTES } from '../../lib/http/endpoint.js';
 import type { ApiName } from '../../lib/http/envelopes.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
@@ -38,6 +38,7 @@ import {
 import { recordTally } from './hostile-tally.js';
 import { useGateway } from './http.js';
 import { mobileHeaders } from './mobile.js';
+import type { NotificationFixture } from './notification-requests.js';
 import { createOwnTable } from './own-table.js';
 import { mintReceipt } from './receipts.js';
 import { seedSubscription } from './subscriptions.js';
@@ -61,6 +62,8 @@ export interface Fixture {
     ofOtherProduct: string;
     expired: string;
   };
+  /** Set by the files that send the notification routes valid requests (test/support/notification-requests.ts). */
+  notifications?: NotificationFixture;
 }
 
 export interface ValidRequest {
@@ -116,6 +119,12 @@ function alternativesOf(f: Fixture): Alternatives {
     cursor: ['eyJ4IjoxfQ', 'AAAA'],
   };
 }
+
+const notificationsOf = (f: Fixture): NotificationFixture => {
+  if (!f.notifications)
+    throw new Error('the notification routes need buildNotificationFixture (notification-requests.ts)');
+  return f.notifications;
+};
 
 /** One valid request per route (as in the e2e tests): the seed that mutations start from. */
 export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
@@ -235,6 +244,12 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   SegmentInfo: () => ({}),
   AdsInfo: (f) => ({ params: { platform: 'ios', app_id: f.app.appId, store_id: '1234567' } }),
   SetCustomProperties: () => ({ body: { properties: { plan: 'gold', level: 3, beta: true, legacy: null } } }),
+  AppStoreNotification: (f) => ({ params: { app_id: f.app.appId }, body: notificationsOf(f).appStore }),
+  GooglePlayNotification: (f) => ({
+    params: { app_id: f.app.appId },
+    body: notificationsOf(f).googlePlay.body as Hostile,
+  }),
+  TestStoreNotification: (f) => ({ params: { app_id: f.app.appId }, body: notificationsOf(f).testStore }),
 };
 
 interface FuzzCase {
@@ -260,10 +275,40 @@ const MAX_REQUEST_HEAD_BYTES = 8 * 1024;
 const OTHER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 export function authHeaders(route: Route, f: Fixture): Record<string, string> {
+  if (route.api === 'notifications') {
+    // Only Google's push carries a token (Pub/Sub's OIDC); Apple's and the test store's are signed payloads.
+    return route.name === 'GooglePlayNotification'
+      ? { authorization: notificationsOf(f).googlePlay.authorization }
+      : {};
+  }
   return route.api === 'subscriptions' ? { authorization: `Bearer ${f.app.secretKey}` } : mobileHeaders(f.app, USER);
 }
 
 function authVariants(api: ApiName, f: Fixture): fc.Arbitrary<Record<string, string | undefined>> {
+  if (api === 'notifications') {
+    const { googlePlay, pushAudience, standIn } = notificationsOf(f);
+    const token = googlePlay.authorization.slice('Bearer '.length);
+    const hour = Math.floor(Date.now() / 1000) - 7200;
+    return fc
+      .constantFrom(
+        undefined,
+        '',
+        'Bearer',
+        'Bearer ',
+        `bearer ${token}`,
+        `Bearer ${token}x`,
+        `Bearer ${token} ${token}`,
+        `Basic ${token}`,
+        `Bearer ${f.app.secretKey}`,
+        `Bearer ${'k'.repeat(3000)}`,
+        `Bearer ${standIn.pushToken({ audience: `${pushAudience}/other` })}`,
+        `Bearer ${standIn.pushToken({ audience: pushAudience, email: 'someone@example.com' })}`,
+        `Bearer ${standIn.pushToken({ audience: pushAudience, issuedAt: hour, expiresAt: hour + 3600 })}`,
+        `Bearer ${standIn.pushToken({ audience: pushAudience, forgeSignature: true })}`,
+        `Bearer ${standIn.pushToken({ audience: pushAudience, alg: 'none' })}`,
+      )
+      .map((authorization) => ({ authorization }));
+  }
   if (api === 'subscriptions') {
     return fc
       .constantFrom(
@@ -345,12 +390,17 @@ function casesFor(route: Route, f: Fixture): fc.Arbitrary<FuzzCase> {
   );
   const headerCases = fc.oneof(
     authVariants(route.api, f).map((changes) => withHeaders(changes, `auth ${JSON.stringify(changes).slice(0, 80)}`)),
-    fc
-      .tuple(fc.constantFrom(...Object.keys(headers)), headerValue)
-      .map(([name, value]) => withHeaders({ [name]: value }, `header ${name} replaced`)),
-    fc
-      .constantFrom(...Object.keys(headers))
-      .map((name) => withHeaders({ [name]: undefined }, `header ${name} dropped`)),
+    // The App Store's and the test store's notifications come with no header of their own.
+    ...(Object.keys(headers).length > 0
+      ? [
+          fc
+            .tuple(fc.constantFrom(...Object.keys(headers)), headerValue)
+            .map(([name, value]) => withHeaders({ [name]: value }, `header ${name} replaced`)),
+          fc
+            .constantFrom(...Object.keys(headers))
+            .map((name) => withHeaders({ [name]: undefined }, `header ${name} dropped`)),
+        ]
+      : []),
     fc
       .constantFrom(...CONTENT_TYPES)
       .map((type) => withHeaders({ 'content-type': type }, `content-type ${JSON.stringify(type)}`)),
@@ -506,7 +556,12 @@ export async function buildFixture(): Promise<Fixture> {
   };
 }
 
-export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
+export function fuzzEveryRouteOf(
+  api: ApiName,
+  runsPerRoute: number,
+  /** Completes the fixture before the baseline is taken (the notification routes' stores). */
+  prepare?: (fixture: Fixture) => Promise<void>,
+): void {
   const { send } = useGateway();
   const runs = Number(process.env.FUZZ_RUNS ?? runsPerRoute);
   let cases = 0;
@@ -522,7 +577,10 @@ export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
     outcomes.set(outcomeOf(answer), (outcomes.get(outcomeOf(answer)) ?? 0) + 1);
     // A path that leaves the route (e.g. /v1/subscriptions/..) is answered by whichever API the normalised path names.
     const problems = answerProblems(apiOfPath(new URL(c.path, 'http://localhost').pathname), answer);
-    if (c.refuse && answer.status !== 400) problems.push(`expected a 400 for ${c.description}, got ${answer.status}`);
+    // A notification route refuses a body over its 64 KB unread: a 413, whatever is wrong inside.
+    const refusal = api === 'notifications' && (c.body?.length ?? 0) > MAX_NOTIFICATION_BYTES ? 413 : 400;
+    if (c.refuse && answer.status !== refusal)
+      problems.push(`expected a ${refusal} for ${c.description}, got ${answer.status}`);
     if (prototypeKeys() !== PROTOTYPE_KEYS || ({} as Record<string, unknown>).polluted !== undefined)
       problems.push('Object.prototype was polluted');
     const after = await snapshotTable();
@@ -541,6 +599,7 @@ export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
     beforeAll(async () => {
       await createOwnTable();
       fixture = await buildFixture();
+      await prepare?.(fixture);
       baseline = await snapshotTable();
     });
 
@@ -572,8 +631,12 @@ export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
     );
 
     it('bodies of 2 MB (and of 1 MB + 1 byte) are refused whole, writing nothing', async () => {
-      const route = ROUTES.find((r) => r.api === api && r.method === 'POST' && !r.path.includes('{'))!;
-      const valid = encodeJson(VALID[route.name]!(fixture).body!);
+      const route = ROUTES.find(
+        (r) => r.api === api && r.method === 'POST' && (api === 'notifications' || !r.path.includes('{')),
+      )!;
+      const request = VALID[route.name]!(fixture);
+      const path = pathOf(route, request.params ?? {});
+      const valid = encodeJson(request.body!);
       const size = 2 * 1024 * 1024;
       const bodies = [
         Buffer.concat([valid.subarray(0, -1), Buffer.from(`,"padding":"${'x'.repeat(size)}"}`)]),
@@ -587,14 +650,14 @@ export function fuzzEveryRouteOf(api: ApiName, runsPerRoute: number): void {
         const answer = await check(
           printable({
             method: route.method,
-            path: route.path,
+            path,
             headers,
             body,
             description: `large body ${i}`,
             refuse: false,
           }),
         );
-        // The mobile API states its limits as parameter rules (400); the subscription API says 413.
+        // The mobile API states its limits as parameter rules (400); the subscription and notification APIs say 413.
         expect(answer.status, `large body ${i}`).toBe(api === 'mobile' ? 400 : 413);
       }
     });

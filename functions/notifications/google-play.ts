@@ -1,0 +1,7 @@
+import { notificationEndpoint } from '../../lib/http/endpoint.js';
+import { receiveGooglePlayNotification } from '../../lib/services/store-notifications.js';
+
+/** POST /notifications/google-play/{app_id}: Real-Time Developer Notifications, a Pub/Sub push. */
+export const handler = notificationEndpoint(({ appId, body, headers }) =>
+  receiveGooglePlayNotification(appId, body, headers.authorization),
+);

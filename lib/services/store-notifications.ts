@@ -1,0 +1,93 @@
+/**
+ * Receiving a store's notification: the app and its store settings in one read, the store's
+ * verification (lib/stores/*-notifications.ts), then the one apply path (store-truth.ts).
+ * Anything not genuine or not this app's is INVALID_NOTIFICATION and changes nothing.
+ */
+import { AppError } from '../core/errors.js';
+import { getApp } from '../data/apps.js';
+import { decodeAppStoreNotification } from '../stores/app-store-notifications.js';
+import { decodeGooglePlayNotification } from '../stores/google-play-notifications.js';
+import { getAppWithStoreSettings } from '../stores/settings.js';
+import { decodeTestStoreNotification } from '../stores/test-store-notifications.js';
+import type { StoreNotification } from '../stores/types.js';
+import { applyStoreNotification, applyStoreRevocation, type StoreTruthOutcome } from './store-truth.js';
+
+export interface ReceivedNotification {
+  notification_id: string;
+  type: string;
+  outcome: StoreTruthOutcome;
+}
+
+const noApp = () => new AppError('INVALID_NOTIFICATION', 'the path names no app of this service');
+
+async function applied(appId: string, notification: StoreNotification): Promise<ReceivedNotification> {
+  return {
+    notification_id: notification.notification_id,
+    type: notification.type,
+    outcome: await applyStoreNotification(appId, notification),
+  };
+}
+
+/** POST /notifications/app-store/{app_id}: App Store Server Notifications V2. */
+export async function receiveAppStoreNotification(appId: string, body: unknown): Promise<ReceivedNotification> {
+  const { app, settings } = await getAppWithStoreSettings(appId, 'app_store', { withCredentials: false });
+  if (!app) throw noApp();
+  if (!settings) {
+    throw new AppError(
+      'INVALID_NOTIFICATION',
+      'this app takes no App Store notifications yet (admin stores apple set)',
+    );
+  }
+  const notification = decodeAppStoreNotification(body, {
+    bundleId: settings.bundle_id,
+    environment: settings.environment,
+    appAppleId: settings.app_apple_id,
+  });
+  return applied(appId, notification);
+}
+
+/**
+ * POST /notifications/google-play/{app_id}: a Pub/Sub push of the app's RTDN topic, authenticated
+ * by its Google-signed OIDC token; the purchase's state is read from Google, never taken from the
+ * push, so a forged push could at worst make us read Google again.
+ */
+export async function receiveGooglePlayNotification(
+  appId: string,
+  body: unknown,
+  authorization: string | undefined,
+): Promise<ReceivedNotification> {
+  const { app, settings } = await getAppWithStoreSettings(appId, 'google_play', { withCredentials: true });
+  if (!app) throw noApp();
+  if (!settings) {
+    throw new AppError(
+      'INVALID_NOTIFICATION',
+      'this app takes no Google Play notifications yet (admin stores google set)',
+    );
+  }
+  const notification = await decodeGooglePlayNotification(body, authorization, settings);
+  // Google no longer answers for a voided purchase's token: revoke the purchase as we know it.
+  if (notification.state === null && notification.voided?.product_type === SUBSCRIPTION_PRODUCT) {
+    return {
+      notification_id: notification.notification_id,
+      type: notification.type,
+      outcome: await applyStoreRevocation(appId, notification, notification.voided.purchase_token),
+    };
+  }
+  return applied(appId, notification);
+}
+
+/** Google's productType of a subscription in a voided purchase notification. */
+const SUBSCRIPTION_PRODUCT = 1;
+
+/** POST /notifications/test-store/{app_id}: what `admin notifications mint` prints. */
+export async function receiveTestStoreNotification(appId: string, body: unknown): Promise<ReceivedNotification> {
+  const app = await getApp(appId);
+  if (!app) throw noApp();
+  if (!app.test_store || !app.test_store_public_key) {
+    throw new AppError(
+      'INVALID_NOTIFICATION',
+      'test-store notifications are accepted only by apps with the test store on (admin apps update --test-store on)',
+    );
+  }
+  return applied(appId, decodeTestStoreNotification(body, appId, app.test_store_public_key));
+}
