@@ -92,6 +92,8 @@ interface Row {
   };
   /** A new subscription of the same user, in this state (RESUBSCRIBE). */
   started?: { status: string; expires_at: TxName };
+  /** Today's revenue statistics change by (default none): renewals counted, and money in USD. */
+  revenue?: { renewals: number; amount: number };
 }
 
 const GRACE = 'in a week';
@@ -104,13 +106,14 @@ const ENDED = { ...ACTIVE, status: 'expired', expires_at: 'first', auto_renew: f
 // biome-ignore format: a table
 const ROWS: Row[] = [
   { name: 'SUBSCRIBED INITIAL_BUY of a verified purchase: nothing new', send: { type: 'SUBSCRIBED', subtype: 'INITIAL_BUY', tx: 'first' }, outcome: 'applied', want: FIRST },
-  { name: 'SUBSCRIBED RESUBSCRIBE after the end: a new subscription of the same user', lapsed: true, before: [{ type: 'EXPIRED', subtype: 'VOLUNTARY', tx: 'first', renewal: { autoRenewStatus: 0 } }], send: { type: 'SUBSCRIBED', subtype: 'RESUBSCRIBE', tx: 'resubscribed' }, outcome: 'applied', want: ENDED, started: { status: 'active', expires_at: 'resubscribed' } },
-  { name: 'DID_RENEW: the store’s period, at the store’s price', send: { type: 'DID_RENEW', tx: 'renewal' }, outcome: 'applied', want: { ...FIRST, expires_at: 'renewal', price: 12.99 } },
-  { name: 'DID_RENEW BILLING_RECOVERY after billing retry: the same subscription active again', lapsed: true, before: [{ type: 'DID_FAIL_TO_RENEW', tx: 'first', renewal: { isInBillingRetryPeriod: true }, status: 3 }], send: { type: 'DID_RENEW', subtype: 'BILLING_RECOVERY', tx: 'renewal' }, outcome: 'applied', want: { ...FIRST, expires_at: 'renewal', price: 12.99 } },
+  { name: 'SUBSCRIBED RESUBSCRIBE after the end: a new subscription of the same user', lapsed: true, before: [{ type: 'EXPIRED', subtype: 'VOLUNTARY', tx: 'first', renewal: { autoRenewStatus: 0 } }], send: { type: 'SUBSCRIBED', subtype: 'RESUBSCRIBE', tx: 'resubscribed' }, outcome: 'applied', want: ENDED, started: { status: 'active', expires_at: 'resubscribed' }, revenue: { renewals: 0, amount: 12.99 } },
+  { name: 'DID_RENEW: the store’s period, at the store’s price', send: { type: 'DID_RENEW', tx: 'renewal' }, outcome: 'applied', want: { ...FIRST, expires_at: 'renewal', price: 12.99 }, revenue: { renewals: 1, amount: 12.99 } },
+  { name: 'DID_RENEW BILLING_RECOVERY after billing retry: the same subscription active again', lapsed: true, before: [{ type: 'DID_FAIL_TO_RENEW', tx: 'first', renewal: { isInBillingRetryPeriod: true }, status: 3 }], send: { type: 'DID_RENEW', subtype: 'BILLING_RECOVERY', tx: 'renewal' }, outcome: 'applied', want: { ...FIRST, expires_at: 'renewal', price: 12.99 }, revenue: { renewals: 1, amount: 12.99 } },
   { name: 'DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED: runs to its end', send: { type: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_DISABLED', tx: 'first', renewal: { autoRenewStatus: 0 } }, outcome: 'applied', want: { ...FIRST, auto_renew: false } },
   { name: 'DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_ENABLED: on again', before: [{ type: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_DISABLED', tx: 'first', renewal: { autoRenewStatus: 0 } }], send: { type: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_ENABLED', tx: 'first' }, outcome: 'applied', want: FIRST },
-  { name: 'DID_CHANGE_RENEWAL_PREF UPGRADE: the new transaction’s product and price', send: { type: 'DID_CHANGE_RENEWAL_PREF', subtype: 'UPGRADE', tx: 'upgrade' }, outcome: 'applied', want: { ...FIRST, expires_at: 'upgrade', product_id: 'pro_yearly', price: 59.99 } },
+  { name: 'DID_CHANGE_RENEWAL_PREF UPGRADE: the new transaction’s product and price', send: { type: 'DID_CHANGE_RENEWAL_PREF', subtype: 'UPGRADE', tx: 'upgrade' }, outcome: 'applied', want: { ...FIRST, expires_at: 'upgrade', product_id: 'pro_yearly', price: 59.99 }, revenue: { renewals: 1, amount: 59.99 } },
   { name: 'DID_CHANGE_RENEWAL_PREF DOWNGRADE: recorded, takes effect at the renewal', send: { type: 'DID_CHANGE_RENEWAL_PREF', subtype: 'DOWNGRADE', tx: 'first', renewal: { autoRenewProductId: 'pro_yearly' } }, outcome: 'applied', want: FIRST },
+  { name: 'DID_RENEW after a DOWNGRADE: the renewal brings the new product', before: [{ type: 'DID_CHANGE_RENEWAL_PREF', subtype: 'DOWNGRADE', tx: 'first', renewal: { autoRenewProductId: 'pro_yearly' } }], send: { type: 'DID_RENEW', tx: 'upgrade' }, outcome: 'applied', want: { ...FIRST, expires_at: 'upgrade', product_id: 'pro_yearly', price: 59.99 }, revenue: { renewals: 1, amount: 59.99 } },
   { name: 'DID_CHANGE_RENEWAL_PREF (none): back to the current product', send: { type: 'DID_CHANGE_RENEWAL_PREF', tx: 'first' }, outcome: 'applied', want: FIRST },
   { name: 'DID_FAIL_TO_RENEW GRACE_PERIOD: still active, billing issue and grace end shown', lapsed: true, send: { type: 'DID_FAIL_TO_RENEW', subtype: 'GRACE_PERIOD', tx: 'first', renewal: { isInBillingRetryPeriod: true, gracePeriodExpiresDate: graceEnd }, status: 4 }, outcome: 'applied', want: { ...FIRST, billing_issue: true, grace_period_expires_at: GRACE } },
   { name: 'DID_FAIL_TO_RENEW (none): billing retry without grace ends access', lapsed: true, send: { type: 'DID_FAIL_TO_RENEW', tx: 'first', renewal: { isInBillingRetryPeriod: true }, status: 3 }, outcome: 'applied', want: { ...ENDED, billing_issue: true } },
@@ -119,9 +122,9 @@ const ROWS: Row[] = [
   { name: 'EXPIRED BILLING_RETRY', lapsed: true, send: { type: 'EXPIRED', subtype: 'BILLING_RETRY', tx: 'first', status: 2 }, outcome: 'applied', want: ENDED },
   { name: 'EXPIRED PRICE_INCREASE', lapsed: true, send: { type: 'EXPIRED', subtype: 'PRICE_INCREASE', tx: 'first', renewal: { autoRenewStatus: 0, priceIncreaseStatus: 0 }, status: 2 }, outcome: 'applied', want: ENDED },
   { name: 'EXPIRED PRODUCT_NOT_FOR_SALE', lapsed: true, send: { type: 'EXPIRED', subtype: 'PRODUCT_NOT_FOR_SALE', tx: 'first', status: 2 }, outcome: 'applied', want: ENDED },
-  { name: 'REFUND: cancelled now, refunded by the store', send: { type: 'REFUND', tx: 'revoked', status: 5 }, outcome: 'applied', want: { ...ENDED, status: 'cancelled', expires_at: 'now', cancellation_reason: 'refunded_by_store' } },
+  { name: 'REFUND: cancelled now, refunded by the store', send: { type: 'REFUND', tx: 'revoked', status: 5 }, outcome: 'applied', want: { ...ENDED, status: 'cancelled', expires_at: 'now', cancellation_reason: 'refunded_by_store' }, revenue: { renewals: 0, amount: -9.99 } },
   { name: 'REFUND_REVERSED: a cancellation is final', before: [{ type: 'REFUND', tx: 'revoked', status: 5 }], send: { type: 'REFUND_REVERSED', tx: 'first' }, outcome: 'applied', want: { ...ENDED, status: 'cancelled', expires_at: 'now', cancellation_reason: 'refunded_by_store' } },
-  { name: 'REVOKE: as a refund', send: { type: 'REVOKE', tx: 'revoked', status: 5 }, outcome: 'applied', want: { ...ENDED, status: 'cancelled', expires_at: 'now', cancellation_reason: 'refunded_by_store' } },
+  { name: 'REVOKE: as a refund', send: { type: 'REVOKE', tx: 'revoked', status: 5 }, outcome: 'applied', want: { ...ENDED, status: 'cancelled', expires_at: 'now', cancellation_reason: 'refunded_by_store' }, revenue: { renewals: 0, amount: -9.99 } },
   { name: 'RENEWAL_EXTENDED: the period extends, no payment', send: { type: 'RENEWAL_EXTENDED', tx: 'extended' }, outcome: 'applied', want: { ...FIRST, expires_at: 'extended' } },
   { name: 'OFFER_REDEEMED: its state applied, no change', send: { type: 'OFFER_REDEEMED', subtype: 'UPGRADE', tx: 'first' }, outcome: 'applied', want: FIRST },
   { name: 'PRICE_INCREASE: its state applied, no change', send: { type: 'PRICE_INCREASE', subtype: 'PENDING', tx: 'first', renewal: { priceIncreaseStatus: 0 } }, outcome: 'applied', want: FIRST },
@@ -148,6 +151,14 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
     (await request('GET', SUBSCRIPTIONS_BASE, { bearer: target.secretKey, query: { user_id } })).body.data as {
       id: string;
     }[];
+  /** Today's revenue statistics of the app: money (USD) and renewals counted. */
+  const revenueToday = async () => {
+    const { body } = await request('GET', `${SUBSCRIPTIONS_BASE}/revenue`, {
+      bearer: app.secretKey,
+      query: { start_date: today(), end_date: today() },
+    });
+    return { amount: body.data.total_revenue as number, renewals: (body.data.breakdown[0]?.renewals ?? 0) as number };
+  };
   const notify = (target: TestApp, body: unknown) =>
     request('POST', `/notifications/app-store/${target.appId}`, { body });
 
@@ -210,6 +221,7 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
       expect(before.body.data.outcome).toBe('applied');
     }
     const sentAt = Date.now() - 1_000;
+    const revenueBefore = await revenueToday();
     const sent = await notify(app, bodyOf(p, row.send));
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     expect(sent.body.data).toMatchObject({ type: row.send.type, outcome: row.outcome });
@@ -226,6 +238,12 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
     });
     if (billing_issue) expect(after.billing_issue_at).toEqual(expect.any(String));
     else expect(after.billing_issue_at).toBeNull();
+
+    const revenueAfter = await revenueToday();
+    expect({
+      renewals: revenueAfter.renewals - revenueBefore.renewals,
+      amount: Math.round((revenueAfter.amount - revenueBefore.amount) * 100) / 100,
+    }).toEqual(row.revenue ?? { renewals: 0, amount: 0 });
 
     const others = (await subscriptionsOf(app, p.user)).filter((s) => s.id !== p.subscriptionId);
     if (!row.started) expect(others).toEqual([]);

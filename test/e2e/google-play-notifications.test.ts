@@ -56,6 +56,10 @@ interface Row {
     price: number;
     cancellation_reason?: string;
   };
+  /** A new subscription of the same user, active to this end (ms from the row's start). */
+  started?: number;
+  /** Today's revenue statistics change by (default none): renewals counted, and money in USD (EUR stays unconverted). */
+  revenue?: { renewals: number; amount: number };
 }
 
 // The period the verified purchase paid for, and the ones Google reports later (ms from the row's start).
@@ -80,19 +84,21 @@ const ON_HOLD = { ...PAID, state: 'SUBSCRIPTION_STATE_ON_HOLD', expiresInMs: LAP
 // biome-ignore format: a table
 const ROWS: Row[] = [
   { name: 'SUBSCRIPTION_PURCHASED of a verified purchase: nothing new', send: { code: 4, google: PAID }, type: 'SUBSCRIPTION_PURCHASED', outcome: 'applied', want: FIRST },
-  { name: 'SUBSCRIPTION_RENEWED: Google’s period at Google’s price', send: { code: 2, google: RENEWED }, type: 'SUBSCRIPTION_RENEWED', outcome: 'applied', want: { ...FIRST, expires_at: NEXT_END, price: 12.99 } },
-  { name: 'SUBSCRIPTION_RECOVERED after on hold: the same subscription active again', before: [{ code: 5, google: ON_HOLD }], send: { code: 1, google: RENEWED }, type: 'SUBSCRIPTION_RECOVERED', outcome: 'applied', want: { ...FIRST, expires_at: NEXT_END, price: 12.99 } },
+  { name: 'SUBSCRIPTION_RENEWED: Google’s period at Google’s price', send: { code: 2, google: RENEWED }, type: 'SUBSCRIPTION_RENEWED', outcome: 'applied', want: { ...FIRST, expires_at: NEXT_END, price: 12.99 }, revenue: { renewals: 1, amount: 12.99 } },
+  { name: 'SUBSCRIPTION_RECOVERED after on hold: the same subscription active again', before: [{ code: 5, google: ON_HOLD }], send: { code: 1, google: RENEWED }, type: 'SUBSCRIPTION_RECOVERED', outcome: 'applied', want: { ...FIRST, expires_at: NEXT_END, price: 12.99 }, revenue: { renewals: 1, amount: 12.99 } },
   { name: 'SUBSCRIPTION_CANCELED: auto-renew off, runs to its end', send: { code: 3, google: { ...PAID, state: 'SUBSCRIPTION_STATE_CANCELED', autoRenew: false } }, type: 'SUBSCRIPTION_CANCELED', outcome: 'applied', want: { ...FIRST, auto_renew: false } },
   { name: 'SUBSCRIPTION_RESTARTED: auto-renew on again', before: [{ code: 3, google: { ...PAID, state: 'SUBSCRIPTION_STATE_CANCELED', autoRenew: false } }], send: { code: 7, google: PAID }, type: 'SUBSCRIPTION_RESTARTED', outcome: 'applied', want: FIRST },
-  { name: 'SUBSCRIPTION_ITEMS_CHANGED: the new product and its price', send: { code: 17, google: { ...PAID, product: 'pro_yearly', orderId: '..1', expiresInMs: 365 * DAY, price: money('EUR', 59.99) } }, type: 'SUBSCRIPTION_ITEMS_CHANGED', outcome: 'applied', want: { ...FIRST, expires_at: 365 * DAY, product_id: 'pro_yearly', price: 59.99 } },
+  { name: 'SUBSCRIPTION_ITEMS_CHANGED: the new product and its price', send: { code: 17, google: { ...PAID, product: 'pro_yearly', orderId: '..1', expiresInMs: 365 * DAY, price: money('EUR', 59.99) } }, type: 'SUBSCRIPTION_ITEMS_CHANGED', outcome: 'applied', want: { ...FIRST, expires_at: 365 * DAY, product_id: 'pro_yearly', price: 59.99 }, revenue: { renewals: 1, amount: 0 } },
   { name: 'SUBSCRIPTION_DEFERRED: recorded, takes effect at the renewal', send: { code: 9, google: { ...PAID, replacementProductId: 'pro_yearly' } }, type: 'SUBSCRIPTION_DEFERRED', outcome: 'applied', want: FIRST },
+  { name: 'SUBSCRIPTION_RENEWED after SUBSCRIPTION_DEFERRED: the renewal brings the new product', before: [{ code: 9, google: { ...PAID, replacementProductId: 'pro_yearly' } }], send: { code: 2, google: { ...RENEWED, product: 'pro_yearly', price: money('USD', 59.99) } }, type: 'SUBSCRIPTION_RENEWED', outcome: 'applied', want: { ...FIRST, expires_at: NEXT_END, product_id: 'pro_yearly', price: 59.99 }, revenue: { renewals: 1, amount: 59.99 } },
   { name: 'SUBSCRIPTION_IN_GRACE_PERIOD: still active, billing issue and grace end shown', send: { code: 6, google: { ...PAID, state: 'SUBSCRIPTION_STATE_IN_GRACE_PERIOD', expiresInMs: GRACE_END } }, type: 'SUBSCRIPTION_IN_GRACE_PERIOD', outcome: 'applied', want: { ...FIRST, expires_at: GRACE_END, billing_issue: true, grace_period_expires_at: GRACE_END } },
   { name: 'SUBSCRIPTION_ON_HOLD: access ends, recoverable', send: { code: 5, google: ON_HOLD }, type: 'SUBSCRIPTION_ON_HOLD', outcome: 'applied', want: { ...ENDED, billing_issue: true } },
   { name: 'SUBSCRIPTION_EXPIRED', send: { code: 13, google: { ...PAID, state: 'SUBSCRIPTION_STATE_EXPIRED', autoRenew: false, expiresInMs: LAPSED } }, type: 'SUBSCRIPTION_EXPIRED', outcome: 'applied', want: ENDED },
   { name: 'SUBSCRIPTION_REVOKED: the state Google reports (expired)', send: { code: 12, google: { ...PAID, state: 'SUBSCRIPTION_STATE_EXPIRED', autoRenew: false, expiresInMs: LAPSED } }, type: 'SUBSCRIPTION_REVOKED', outcome: 'applied', want: ENDED },
   { name: 'SUBSCRIPTION_PAUSED: the pause ends access', send: { code: 10, google: { ...PAID, state: 'SUBSCRIPTION_STATE_PAUSED', expiresInMs: LAPSED } }, type: 'SUBSCRIPTION_PAUSED', outcome: 'applied', want: ENDED },
-  { name: 'voidedPurchaseNotification: cancelled now, refunded by the store', send: { code: 'voided', google: { ...PAID, state: 'SUBSCRIPTION_STATE_EXPIRED', autoRenew: false } }, type: 'VOIDED_PURCHASE', outcome: 'applied', want: REFUNDED },
-  { name: 'voidedPurchaseNotification of a token Google no longer knows: refunded as we know it', send: { code: 'voided', google: 'forgotten' }, type: 'VOIDED_PURCHASE', outcome: 'applied', want: REFUNDED },
+  { name: 'the period after a pause starts a new subscription', before: [{ code: 10, google: { ...PAID, state: 'SUBSCRIPTION_STATE_PAUSED', expiresInMs: LAPSED } }], send: { code: 2, google: RENEWED }, type: 'SUBSCRIPTION_RENEWED', outcome: 'applied', want: ENDED, started: NEXT_END, revenue: { renewals: 0, amount: 12.99 } },
+  { name: 'voidedPurchaseNotification: cancelled now, refunded by the store', send: { code: 'voided', google: { ...PAID, state: 'SUBSCRIPTION_STATE_EXPIRED', autoRenew: false } }, type: 'VOIDED_PURCHASE', outcome: 'applied', want: REFUNDED, revenue: { renewals: 0, amount: -9.99 } },
+  { name: 'voidedPurchaseNotification of a token Google no longer knows: refunded as we know it', send: { code: 'voided', google: 'forgotten' }, type: 'VOIDED_PURCHASE', outcome: 'applied', want: REFUNDED, revenue: { renewals: 0, amount: -9.99 } },
   { name: 'testNotification: recorded', send: { code: 'test' }, type: 'TEST_NOTIFICATION', outcome: 'recorded', want: FIRST },
 ];
 
@@ -137,6 +143,12 @@ describe('Google Play notifications through the gateway (stand-in of Google over
   const api = (method: string, path: string, body?: unknown) =>
     request(method, path, body, { authorization: `Bearer ${app.secretKey}` });
   const detail = async (id: string) => (await api('GET', `${SUBSCRIPTIONS_BASE}/${id}`)).body.data;
+  /** Today's revenue statistics of the app: money (USD) and renewals counted. */
+  const revenueToday = async () => {
+    const day = new Date().toISOString().slice(0, 10);
+    const { body } = await api('GET', `${SUBSCRIPTIONS_BASE}/revenue?start_date=${day}&end_date=${day}`);
+    return { amount: body.data.total_revenue as number, renewals: (body.data.breakdown[0]?.renewals ?? 0) as number };
+  };
   const bearer = (audience = AUDIENCE) => ({ authorization: `Bearer ${standIn.pushToken({ audience })}` });
 
   /** Google's answer for the purchase: each token's orders are its own (GPA.…-00000, then ..1 for the renewal). */
@@ -206,6 +218,7 @@ describe('Google Play notifications through the gateway (stand-in of Google over
       expect(before.body.data.outcome).toBe('applied');
     }
     const sentAt = Date.now() - 1_000;
+    const revenueBefore = await revenueToday();
     const sent = await deliver(p.token, row.send, start);
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     expect(sent.body.data).toMatchObject({ type: row.type, outcome: row.outcome });
@@ -222,8 +235,35 @@ describe('Google Play notifications through the gateway (stand-in of Google over
     });
     if (billing_issue) expect(after.billing_issue_at).toEqual(expect.any(String));
     else expect(after.billing_issue_at).toBeNull();
-    const subscriptions = (await api('GET', `${SUBSCRIPTIONS_BASE}?user_id=${p.user}`)).body.data as unknown[];
-    expect(subscriptions).toHaveLength(1);
+    const revenueAfter = await revenueToday();
+    expect({
+      renewals: revenueAfter.renewals - revenueBefore.renewals,
+      amount: Math.round((revenueAfter.amount - revenueBefore.amount) * 100) / 100,
+    }).toEqual(row.revenue ?? { renewals: 0, amount: 0 });
+
+    const others = ((await api('GET', `${SUBSCRIPTIONS_BASE}?user_id=${p.user}`)).body.data as { id: string }[]).filter(
+      (s) => s.id !== p.subscriptionId,
+    );
+    if (row.started === undefined) expect(others).toEqual([]);
+    else {
+      expect(others).toHaveLength(1);
+      expect(await detail(others[0]!.id)).toMatchObject({ status: 'active', expires_at: iso(start + row.started) });
+    }
+  });
+
+  it('SUBSCRIPTION_PURCHASED of a token nobody verified yet is kept; verifying it starts from it', async () => {
+    const start = Date.now();
+    const token = `rtdn-e2e-unverified-${String((tokens += 1)).padStart(8, '0')}`;
+    standIn.purchases.set(token, googleState(token, { ...PAID, autoRenew: false }, start));
+    const kept = await push(developerNotification(token, 4));
+    expect(kept.body.data.outcome).toBe('kept');
+    const verified = await api('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+      platform: 'android',
+      receipt_data: token,
+      user_id: 'google-later',
+    });
+    expect(verified.status).toBe(200);
+    expect(await detail(verified.body.data.subscription_id)).toMatchObject({ status: 'active', auto_renew: false });
   });
 
   it('the same push delivered twice (same messageId): duplicate, nothing changes', async () => {
