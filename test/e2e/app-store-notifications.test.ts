@@ -8,6 +8,7 @@
 
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.mock('../../lib/stores/apple-root-ca-g3.js', async () => {
@@ -17,6 +18,7 @@ vi.mock('../../lib/stores/apple-root-ca-g3.js', async () => {
   };
 });
 
+import { ddb, tableName } from '../../lib/data/client.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { applyStoreNotification } from '../../lib/services/store-truth.js';
 import { decodeAppStoreNotification } from '../../lib/stores/app-store-notifications.js';
@@ -92,6 +94,8 @@ interface Row {
   };
   /** A new subscription of the same user, in this state (RESUBSCRIBE). */
   started?: { status: string; expires_at: TxName };
+  /** Events besides status_changed that the notification sends, in kind order (default none). */
+  events?: string[];
   /** Today's revenue statistics change by (default none): renewals counted, and money in USD. */
   revenue?: { renewals: number; amount: number };
 }
@@ -103,28 +107,58 @@ const ACTIVE = { billing_issue: false, grace_period_expires_at: null, product_id
 const FIRST = { ...ACTIVE, status: 'active', expires_at: 'first', auto_renew: true } as const;
 const ENDED = { ...ACTIVE, status: 'expired', expires_at: 'first', auto_renew: false } as const;
 
+/** The app's outbox events of one subscription (kinds without `subscription.`), besides status changes. */
+async function storeEventsOf(appId: string, subscriptionId: string): Promise<string[]> {
+  const items: Record<string, any>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: '#type = :outbox AND app_id = :app',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':outbox': 'outbox', ':app': appId },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items
+    .filter((item) => item.payload.data.subscription_id === subscriptionId)
+    .map((item) => String(item.payload.event).replace(/^subscription\./, ''))
+    .filter((kind) => kind !== 'status_changed');
+}
+
+/** What `after` holds besides `before`, sorted. */
+function added(before: string[], after: string[]): string[] {
+  const rest = [...after];
+  for (const kind of before) rest.splice(rest.indexOf(kind), 1);
+  return rest.sort();
+}
+
 // biome-ignore format: a table
 const ROWS: Row[] = [
   { name: 'SUBSCRIBED INITIAL_BUY of a verified purchase: nothing new', send: { type: 'SUBSCRIBED', subtype: 'INITIAL_BUY', tx: 'first' }, outcome: 'applied', want: FIRST },
   { name: 'SUBSCRIBED RESUBSCRIBE after the end: a new subscription of the same user', lapsed: true, before: [{ type: 'EXPIRED', subtype: 'VOLUNTARY', tx: 'first', renewal: { autoRenewStatus: 0 } }], send: { type: 'SUBSCRIBED', subtype: 'RESUBSCRIBE', tx: 'resubscribed' }, outcome: 'applied', want: ENDED, started: { status: 'active', expires_at: 'resubscribed' }, revenue: { renewals: 0, amount: 12.99 } },
-  { name: 'DID_RENEW: the store’s period, at the store’s price', send: { type: 'DID_RENEW', tx: 'renewal' }, outcome: 'applied', want: { ...FIRST, expires_at: 'renewal', price: 12.99 }, revenue: { renewals: 1, amount: 12.99 } },
-  { name: 'DID_RENEW BILLING_RECOVERY after billing retry: the same subscription active again', lapsed: true, before: [{ type: 'DID_FAIL_TO_RENEW', tx: 'first', renewal: { isInBillingRetryPeriod: true }, status: 3 }], send: { type: 'DID_RENEW', subtype: 'BILLING_RECOVERY', tx: 'renewal' }, outcome: 'applied', want: { ...FIRST, expires_at: 'renewal', price: 12.99 }, revenue: { renewals: 1, amount: 12.99 } },
-  { name: 'DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED: runs to its end', send: { type: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_DISABLED', tx: 'first', renewal: { autoRenewStatus: 0 } }, outcome: 'applied', want: { ...FIRST, auto_renew: false } },
-  { name: 'DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_ENABLED: on again', before: [{ type: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_DISABLED', tx: 'first', renewal: { autoRenewStatus: 0 } }], send: { type: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_ENABLED', tx: 'first' }, outcome: 'applied', want: FIRST },
-  { name: 'DID_CHANGE_RENEWAL_PREF UPGRADE: the new transaction’s product and price', send: { type: 'DID_CHANGE_RENEWAL_PREF', subtype: 'UPGRADE', tx: 'upgrade' }, outcome: 'applied', want: { ...FIRST, expires_at: 'upgrade', product_id: 'pro_yearly', price: 59.99 }, revenue: { renewals: 1, amount: 59.99 } },
+  { name: 'DID_RENEW: the store’s period, at the store’s price', send: { type: 'DID_RENEW', tx: 'renewal' }, outcome: 'applied', want: { ...FIRST, expires_at: 'renewal', price: 12.99 }, revenue: { renewals: 1, amount: 12.99 }, events: ['renewed'] },
+  { name: 'DID_RENEW BILLING_RECOVERY after billing retry: the same subscription active again', lapsed: true, before: [{ type: 'DID_FAIL_TO_RENEW', tx: 'first', renewal: { isInBillingRetryPeriod: true }, status: 3 }], send: { type: 'DID_RENEW', subtype: 'BILLING_RECOVERY', tx: 'renewal' }, outcome: 'applied', want: { ...FIRST, expires_at: 'renewal', price: 12.99 }, revenue: { renewals: 1, amount: 12.99 }, events: ['renewed'] },
+  { name: 'DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED: runs to its end', send: { type: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_DISABLED', tx: 'first', renewal: { autoRenewStatus: 0 } }, outcome: 'applied', want: { ...FIRST, auto_renew: false }, events: ['auto_renew_changed'] },
+  { name: 'DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_ENABLED: on again', before: [{ type: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_DISABLED', tx: 'first', renewal: { autoRenewStatus: 0 } }], send: { type: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_ENABLED', tx: 'first' }, outcome: 'applied', want: FIRST, events: ['auto_renew_changed'] },
+  { name: 'DID_CHANGE_RENEWAL_PREF UPGRADE: the new transaction’s product and price', send: { type: 'DID_CHANGE_RENEWAL_PREF', subtype: 'UPGRADE', tx: 'upgrade' }, outcome: 'applied', want: { ...FIRST, expires_at: 'upgrade', product_id: 'pro_yearly', price: 59.99 }, revenue: { renewals: 1, amount: 59.99 }, events: ['product_changed', 'renewed'] },
   { name: 'DID_CHANGE_RENEWAL_PREF DOWNGRADE: recorded, takes effect at the renewal', send: { type: 'DID_CHANGE_RENEWAL_PREF', subtype: 'DOWNGRADE', tx: 'first', renewal: { autoRenewProductId: 'pro_yearly' } }, outcome: 'applied', want: FIRST },
-  { name: 'DID_RENEW after a DOWNGRADE: the renewal brings the new product', before: [{ type: 'DID_CHANGE_RENEWAL_PREF', subtype: 'DOWNGRADE', tx: 'first', renewal: { autoRenewProductId: 'pro_yearly' } }], send: { type: 'DID_RENEW', tx: 'upgrade' }, outcome: 'applied', want: { ...FIRST, expires_at: 'upgrade', product_id: 'pro_yearly', price: 59.99 }, revenue: { renewals: 1, amount: 59.99 } },
+  { name: 'DID_RENEW after a DOWNGRADE: the renewal brings the new product', before: [{ type: 'DID_CHANGE_RENEWAL_PREF', subtype: 'DOWNGRADE', tx: 'first', renewal: { autoRenewProductId: 'pro_yearly' } }], send: { type: 'DID_RENEW', tx: 'upgrade' }, outcome: 'applied', want: { ...FIRST, expires_at: 'upgrade', product_id: 'pro_yearly', price: 59.99 }, revenue: { renewals: 1, amount: 59.99 }, events: ['product_changed', 'renewed'] },
   { name: 'DID_CHANGE_RENEWAL_PREF (none): back to the current product', send: { type: 'DID_CHANGE_RENEWAL_PREF', tx: 'first' }, outcome: 'applied', want: FIRST },
-  { name: 'DID_FAIL_TO_RENEW GRACE_PERIOD: still active, billing issue and grace end shown', lapsed: true, send: { type: 'DID_FAIL_TO_RENEW', subtype: 'GRACE_PERIOD', tx: 'first', renewal: { isInBillingRetryPeriod: true, gracePeriodExpiresDate: graceEnd }, status: 4 }, outcome: 'applied', want: { ...FIRST, billing_issue: true, grace_period_expires_at: GRACE } },
-  { name: 'DID_FAIL_TO_RENEW (none): billing retry without grace ends access', lapsed: true, send: { type: 'DID_FAIL_TO_RENEW', tx: 'first', renewal: { isInBillingRetryPeriod: true }, status: 3 }, outcome: 'applied', want: { ...ENDED, billing_issue: true } },
+  { name: 'DID_FAIL_TO_RENEW GRACE_PERIOD: still active, billing issue and grace end shown', lapsed: true, send: { type: 'DID_FAIL_TO_RENEW', subtype: 'GRACE_PERIOD', tx: 'first', renewal: { isInBillingRetryPeriod: true, gracePeriodExpiresDate: graceEnd }, status: 4 }, outcome: 'applied', want: { ...FIRST, billing_issue: true, grace_period_expires_at: GRACE }, events: ['billing_issue'] },
+  { name: 'DID_FAIL_TO_RENEW (none): billing retry without grace ends access', lapsed: true, send: { type: 'DID_FAIL_TO_RENEW', tx: 'first', renewal: { isInBillingRetryPeriod: true }, status: 3 }, outcome: 'applied', want: { ...ENDED, billing_issue: true }, events: ['billing_issue'] },
   { name: 'GRACE_PERIOD_EXPIRED: access ends, recoverable', lapsed: true, before: [{ type: 'DID_FAIL_TO_RENEW', subtype: 'GRACE_PERIOD', tx: 'first', renewal: { isInBillingRetryPeriod: true, gracePeriodExpiresDate: graceEnd }, status: 4 }], send: { type: 'GRACE_PERIOD_EXPIRED', tx: 'first', renewal: { isInBillingRetryPeriod: true }, status: 3 }, outcome: 'applied', want: { ...ENDED, billing_issue: true } },
   { name: 'EXPIRED VOLUNTARY', lapsed: true, send: { type: 'EXPIRED', subtype: 'VOLUNTARY', tx: 'first', renewal: { autoRenewStatus: 0 }, status: 2 }, outcome: 'applied', want: ENDED },
   { name: 'EXPIRED BILLING_RETRY', lapsed: true, send: { type: 'EXPIRED', subtype: 'BILLING_RETRY', tx: 'first', status: 2 }, outcome: 'applied', want: ENDED },
   { name: 'EXPIRED PRICE_INCREASE', lapsed: true, send: { type: 'EXPIRED', subtype: 'PRICE_INCREASE', tx: 'first', renewal: { autoRenewStatus: 0, priceIncreaseStatus: 0 }, status: 2 }, outcome: 'applied', want: ENDED },
   { name: 'EXPIRED PRODUCT_NOT_FOR_SALE', lapsed: true, send: { type: 'EXPIRED', subtype: 'PRODUCT_NOT_FOR_SALE', tx: 'first', status: 2 }, outcome: 'applied', want: ENDED },
-  { name: 'REFUND: cancelled now, refunded by the store', send: { type: 'REFUND', tx: 'revoked', status: 5 }, outcome: 'applied', want: { ...ENDED, status: 'cancelled', expires_at: 'now', cancellation_reason: 'refunded_by_store' }, revenue: { renewals: 0, amount: -9.99 } },
+  { name: 'REFUND: cancelled now, refunded by the store', send: { type: 'REFUND', tx: 'revoked', status: 5 }, outcome: 'applied', want: { ...ENDED, status: 'cancelled', expires_at: 'now', cancellation_reason: 'refunded_by_store' }, revenue: { renewals: 0, amount: -9.99 }, events: ['refunded'] },
   { name: 'REFUND_REVERSED: a cancellation is final', before: [{ type: 'REFUND', tx: 'revoked', status: 5 }], send: { type: 'REFUND_REVERSED', tx: 'first' }, outcome: 'applied', want: { ...ENDED, status: 'cancelled', expires_at: 'now', cancellation_reason: 'refunded_by_store' } },
-  { name: 'REVOKE: as a refund', send: { type: 'REVOKE', tx: 'revoked', status: 5 }, outcome: 'applied', want: { ...ENDED, status: 'cancelled', expires_at: 'now', cancellation_reason: 'refunded_by_store' }, revenue: { renewals: 0, amount: -9.99 } },
+  { name: 'REVOKE: as a refund', send: { type: 'REVOKE', tx: 'revoked', status: 5 }, outcome: 'applied', want: { ...ENDED, status: 'cancelled', expires_at: 'now', cancellation_reason: 'refunded_by_store' }, revenue: { renewals: 0, amount: -9.99 }, events: ['refunded'] },
   { name: 'RENEWAL_EXTENDED: the period extends, no payment', send: { type: 'RENEWAL_EXTENDED', tx: 'extended' }, outcome: 'applied', want: { ...FIRST, expires_at: 'extended' } },
   { name: 'OFFER_REDEEMED: its state applied, no change', send: { type: 'OFFER_REDEEMED', subtype: 'UPGRADE', tx: 'first' }, outcome: 'applied', want: FIRST },
   { name: 'PRICE_INCREASE: its state applied, no change', send: { type: 'PRICE_INCREASE', subtype: 'PENDING', tx: 'first', renewal: { priceIncreaseStatus: 0 } }, outcome: 'applied', want: FIRST },
@@ -222,6 +256,7 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
     }
     const sentAt = Date.now() - 1_000;
     const revenueBefore = await revenueToday();
+    const eventsBefore = await storeEventsOf(app.appId, p.subscriptionId);
     const sent = await notify(app, bodyOf(p, row.send));
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     expect(sent.body.data).toMatchObject({ type: row.send.type, outcome: row.outcome });
@@ -239,6 +274,7 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
     if (billing_issue) expect(after.billing_issue_at).toEqual(expect.any(String));
     else expect(after.billing_issue_at).toBeNull();
 
+    expect(added(eventsBefore, await storeEventsOf(app.appId, p.subscriptionId))).toEqual(row.events ?? []);
     const revenueAfter = await revenueToday();
     expect({
       renewals: revenueAfter.renewals - revenueBefore.renewals,

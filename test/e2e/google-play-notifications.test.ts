@@ -58,6 +58,8 @@ interface Row {
   };
   /** A new subscription of the same user, active to this end (ms from the row's start). */
   started?: number;
+  /** Events besides status_changed that the notification sends, in kind order (default none). */
+  events?: string[];
   /** Today's revenue statistics change by (default none): renewals counted, and money in USD (EUR stays unconverted). */
   revenue?: { renewals: number; amount: number };
 }
@@ -81,24 +83,57 @@ const REFUNDED = {
 } as const;
 const ON_HOLD = { ...PAID, state: 'SUBSCRIPTION_STATE_ON_HOLD', expiresInMs: LAPSED };
 
+/** The app's outbox events of one subscription (kinds without `subscription.`), besides status changes. */
+async function storeEventsOf(appId: string, subscriptionId: string): Promise<string[]> {
+  // lib/ only once the Google URLs point at the stand-in.
+  const { ddb, tableName } = await import('../../lib/data/client.js');
+  const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+  const items: Record<string, any>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: '#type = :outbox AND app_id = :app',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':outbox': 'outbox', ':app': appId },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items
+    .filter((item) => item.payload.data.subscription_id === subscriptionId)
+    .map((item) => String(item.payload.event).replace(/^subscription\./, ''))
+    .filter((kind) => kind !== 'status_changed');
+}
+
+/** What `after` holds besides `before`, sorted. */
+function added(before: string[], after: string[]): string[] {
+  const rest = [...after];
+  for (const kind of before) rest.splice(rest.indexOf(kind), 1);
+  return rest.sort();
+}
+
 // biome-ignore format: a table
 const ROWS: Row[] = [
   { name: 'SUBSCRIPTION_PURCHASED of a verified purchase: nothing new', send: { code: 4, google: PAID }, type: 'SUBSCRIPTION_PURCHASED', outcome: 'applied', want: FIRST },
-  { name: 'SUBSCRIPTION_RENEWED: Google’s period at Google’s price', send: { code: 2, google: RENEWED }, type: 'SUBSCRIPTION_RENEWED', outcome: 'applied', want: { ...FIRST, expires_at: NEXT_END, price: 12.99 }, revenue: { renewals: 1, amount: 12.99 } },
-  { name: 'SUBSCRIPTION_RECOVERED after on hold: the same subscription active again', before: [{ code: 5, google: ON_HOLD }], send: { code: 1, google: RENEWED }, type: 'SUBSCRIPTION_RECOVERED', outcome: 'applied', want: { ...FIRST, expires_at: NEXT_END, price: 12.99 }, revenue: { renewals: 1, amount: 12.99 } },
-  { name: 'SUBSCRIPTION_CANCELED: auto-renew off, runs to its end', send: { code: 3, google: { ...PAID, state: 'SUBSCRIPTION_STATE_CANCELED', autoRenew: false } }, type: 'SUBSCRIPTION_CANCELED', outcome: 'applied', want: { ...FIRST, auto_renew: false } },
-  { name: 'SUBSCRIPTION_RESTARTED: auto-renew on again', before: [{ code: 3, google: { ...PAID, state: 'SUBSCRIPTION_STATE_CANCELED', autoRenew: false } }], send: { code: 7, google: PAID }, type: 'SUBSCRIPTION_RESTARTED', outcome: 'applied', want: FIRST },
-  { name: 'SUBSCRIPTION_ITEMS_CHANGED: the new product and its price', send: { code: 17, google: { ...PAID, product: 'pro_yearly', orderId: '..1', expiresInMs: 365 * DAY, price: money('EUR', 59.99) } }, type: 'SUBSCRIPTION_ITEMS_CHANGED', outcome: 'applied', want: { ...FIRST, expires_at: 365 * DAY, product_id: 'pro_yearly', price: 59.99 }, revenue: { renewals: 1, amount: 0 } },
+  { name: 'SUBSCRIPTION_RENEWED: Google’s period at Google’s price', send: { code: 2, google: RENEWED }, type: 'SUBSCRIPTION_RENEWED', outcome: 'applied', want: { ...FIRST, expires_at: NEXT_END, price: 12.99 }, revenue: { renewals: 1, amount: 12.99 }, events: ['renewed'] },
+  { name: 'SUBSCRIPTION_RECOVERED after on hold: the same subscription active again', before: [{ code: 5, google: ON_HOLD }], send: { code: 1, google: RENEWED }, type: 'SUBSCRIPTION_RECOVERED', outcome: 'applied', want: { ...FIRST, expires_at: NEXT_END, price: 12.99 }, revenue: { renewals: 1, amount: 12.99 }, events: ['renewed'] },
+  { name: 'SUBSCRIPTION_CANCELED: auto-renew off, runs to its end', send: { code: 3, google: { ...PAID, state: 'SUBSCRIPTION_STATE_CANCELED', autoRenew: false } }, type: 'SUBSCRIPTION_CANCELED', outcome: 'applied', want: { ...FIRST, auto_renew: false }, events: ['auto_renew_changed'] },
+  { name: 'SUBSCRIPTION_RESTARTED: auto-renew on again', before: [{ code: 3, google: { ...PAID, state: 'SUBSCRIPTION_STATE_CANCELED', autoRenew: false } }], send: { code: 7, google: PAID }, type: 'SUBSCRIPTION_RESTARTED', outcome: 'applied', want: FIRST, events: ['auto_renew_changed'] },
+  { name: 'SUBSCRIPTION_ITEMS_CHANGED: the new product and its price', send: { code: 17, google: { ...PAID, product: 'pro_yearly', orderId: '..1', expiresInMs: 365 * DAY, price: money('EUR', 59.99) } }, type: 'SUBSCRIPTION_ITEMS_CHANGED', outcome: 'applied', want: { ...FIRST, expires_at: 365 * DAY, product_id: 'pro_yearly', price: 59.99 }, revenue: { renewals: 1, amount: 0 }, events: ['product_changed', 'renewed'] },
   { name: 'SUBSCRIPTION_DEFERRED: recorded, takes effect at the renewal', send: { code: 9, google: { ...PAID, replacementProductId: 'pro_yearly' } }, type: 'SUBSCRIPTION_DEFERRED', outcome: 'applied', want: FIRST },
-  { name: 'SUBSCRIPTION_RENEWED after SUBSCRIPTION_DEFERRED: the renewal brings the new product', before: [{ code: 9, google: { ...PAID, replacementProductId: 'pro_yearly' } }], send: { code: 2, google: { ...RENEWED, product: 'pro_yearly', price: money('USD', 59.99) } }, type: 'SUBSCRIPTION_RENEWED', outcome: 'applied', want: { ...FIRST, expires_at: NEXT_END, product_id: 'pro_yearly', price: 59.99 }, revenue: { renewals: 1, amount: 59.99 } },
-  { name: 'SUBSCRIPTION_IN_GRACE_PERIOD: still active, billing issue and grace end shown', send: { code: 6, google: { ...PAID, state: 'SUBSCRIPTION_STATE_IN_GRACE_PERIOD', expiresInMs: GRACE_END } }, type: 'SUBSCRIPTION_IN_GRACE_PERIOD', outcome: 'applied', want: { ...FIRST, expires_at: GRACE_END, billing_issue: true, grace_period_expires_at: GRACE_END } },
-  { name: 'SUBSCRIPTION_ON_HOLD: access ends, recoverable', send: { code: 5, google: ON_HOLD }, type: 'SUBSCRIPTION_ON_HOLD', outcome: 'applied', want: { ...ENDED, billing_issue: true } },
+  { name: 'SUBSCRIPTION_RENEWED after SUBSCRIPTION_DEFERRED: the renewal brings the new product', before: [{ code: 9, google: { ...PAID, replacementProductId: 'pro_yearly' } }], send: { code: 2, google: { ...RENEWED, product: 'pro_yearly', price: money('USD', 59.99) } }, type: 'SUBSCRIPTION_RENEWED', outcome: 'applied', want: { ...FIRST, expires_at: NEXT_END, product_id: 'pro_yearly', price: 59.99 }, revenue: { renewals: 1, amount: 59.99 }, events: ['product_changed', 'renewed'] },
+  { name: 'SUBSCRIPTION_IN_GRACE_PERIOD: still active, billing issue and grace end shown', send: { code: 6, google: { ...PAID, state: 'SUBSCRIPTION_STATE_IN_GRACE_PERIOD', expiresInMs: GRACE_END } }, type: 'SUBSCRIPTION_IN_GRACE_PERIOD', outcome: 'applied', want: { ...FIRST, expires_at: GRACE_END, billing_issue: true, grace_period_expires_at: GRACE_END }, events: ['billing_issue'] },
+  { name: 'SUBSCRIPTION_ON_HOLD: access ends, recoverable', send: { code: 5, google: ON_HOLD }, type: 'SUBSCRIPTION_ON_HOLD', outcome: 'applied', want: { ...ENDED, billing_issue: true }, events: ['billing_issue'] },
   { name: 'SUBSCRIPTION_EXPIRED', send: { code: 13, google: { ...PAID, state: 'SUBSCRIPTION_STATE_EXPIRED', autoRenew: false, expiresInMs: LAPSED } }, type: 'SUBSCRIPTION_EXPIRED', outcome: 'applied', want: ENDED },
   { name: 'SUBSCRIPTION_REVOKED: the state Google reports (expired)', send: { code: 12, google: { ...PAID, state: 'SUBSCRIPTION_STATE_EXPIRED', autoRenew: false, expiresInMs: LAPSED } }, type: 'SUBSCRIPTION_REVOKED', outcome: 'applied', want: ENDED },
   { name: 'SUBSCRIPTION_PAUSED: the pause ends access', send: { code: 10, google: { ...PAID, state: 'SUBSCRIPTION_STATE_PAUSED', expiresInMs: LAPSED } }, type: 'SUBSCRIPTION_PAUSED', outcome: 'applied', want: ENDED },
   { name: 'the period after a pause starts a new subscription', before: [{ code: 10, google: { ...PAID, state: 'SUBSCRIPTION_STATE_PAUSED', expiresInMs: LAPSED } }], send: { code: 2, google: RENEWED }, type: 'SUBSCRIPTION_RENEWED', outcome: 'applied', want: ENDED, started: NEXT_END, revenue: { renewals: 0, amount: 12.99 } },
-  { name: 'voidedPurchaseNotification: cancelled now, refunded by the store', send: { code: 'voided', google: { ...PAID, state: 'SUBSCRIPTION_STATE_EXPIRED', autoRenew: false } }, type: 'VOIDED_PURCHASE', outcome: 'applied', want: REFUNDED, revenue: { renewals: 0, amount: -9.99 } },
-  { name: 'voidedPurchaseNotification of a token Google no longer knows: refunded as we know it', send: { code: 'voided', google: 'forgotten' }, type: 'VOIDED_PURCHASE', outcome: 'applied', want: REFUNDED, revenue: { renewals: 0, amount: -9.99 } },
+  { name: 'voidedPurchaseNotification: cancelled now, refunded by the store', send: { code: 'voided', google: { ...PAID, state: 'SUBSCRIPTION_STATE_EXPIRED', autoRenew: false } }, type: 'VOIDED_PURCHASE', outcome: 'applied', want: REFUNDED, revenue: { renewals: 0, amount: -9.99 }, events: ['refunded'] },
+  { name: 'voidedPurchaseNotification of a token Google no longer knows: refunded as we know it', send: { code: 'voided', google: 'forgotten' }, type: 'VOIDED_PURCHASE', outcome: 'applied', want: REFUNDED, revenue: { renewals: 0, amount: -9.99 }, events: ['refunded'] },
   { name: 'testNotification: recorded', send: { code: 'test' }, type: 'TEST_NOTIFICATION', outcome: 'recorded', want: FIRST },
 ];
 
@@ -219,6 +254,7 @@ describe('Google Play notifications through the gateway (stand-in of Google over
     }
     const sentAt = Date.now() - 1_000;
     const revenueBefore = await revenueToday();
+    const eventsBefore = await storeEventsOf(app.appId, p.subscriptionId);
     const sent = await deliver(p.token, row.send, start);
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     expect(sent.body.data).toMatchObject({ type: row.type, outcome: row.outcome });
@@ -235,6 +271,7 @@ describe('Google Play notifications through the gateway (stand-in of Google over
     });
     if (billing_issue) expect(after.billing_issue_at).toEqual(expect.any(String));
     else expect(after.billing_issue_at).toBeNull();
+    expect(added(eventsBefore, await storeEventsOf(app.appId, p.subscriptionId))).toEqual(row.events ?? []);
     const revenueAfter = await revenueToday();
     expect({
       renewals: revenueAfter.renewals - revenueBefore.renewals,
