@@ -162,6 +162,11 @@ const ROWS: Row[] = [
   { name: 'RENEWAL_EXTENDED: the period extends, no payment', send: { type: 'RENEWAL_EXTENDED', tx: 'extended' }, outcome: 'applied', want: { ...FIRST, expires_at: 'extended' } },
   { name: 'OFFER_REDEEMED: its state applied, no change', send: { type: 'OFFER_REDEEMED', subtype: 'UPGRADE', tx: 'first' }, outcome: 'applied', want: FIRST },
   { name: 'PRICE_INCREASE: its state applied, no change', send: { type: 'PRICE_INCREASE', subtype: 'PENDING', tx: 'first', renewal: { priceIncreaseStatus: 0 } }, outcome: 'applied', want: FIRST },
+  { name: 'REFUND after the end: the ended subscription records the refund', lapsed: true, before: [{ type: 'EXPIRED', subtype: 'VOLUNTARY', tx: 'first', renewal: { autoRenewStatus: 0 }, status: 2 }], send: { type: 'REFUND', tx: 'revoked', status: 5 }, outcome: 'applied', want: { ...ENDED, cancellation_reason: 'refunded_by_store' }, events: ['refunded'], revenue: { renewals: 0, amount: -9.99 } },
+  { name: 'REFUND_DECLINED: its state applied, no change', send: { type: 'REFUND_DECLINED', tx: 'first' }, outcome: 'applied', want: FIRST },
+  { name: 'PRICE_CHANGE: its state applied, no change', send: { type: 'PRICE_CHANGE', tx: 'first' }, outcome: 'applied', want: FIRST },
+  { name: 'METADATA_UPDATE: its state applied, no change', send: { type: 'METADATA_UPDATE', tx: 'first' }, outcome: 'applied', want: FIRST },
+  { name: 'MIGRATION: its state applied, no change', send: { type: 'MIGRATION', tx: 'first' }, outcome: 'applied', want: FIRST },
   { name: 'CONSUMPTION_REQUEST: recorded', send: { type: 'CONSUMPTION_REQUEST', tx: 'first' }, outcome: 'recorded', want: FIRST },
   { name: 'TEST: recorded', send: { type: 'TEST', renewal: false }, outcome: 'recorded', want: FIRST },
   { name: 'an unknown type: recorded', send: { type: 'SOMETHING_APPLE_ADDS_LATER', subtype: 'NEW', tx: 'first' }, outcome: 'recorded', want: FIRST },
@@ -315,6 +320,33 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
       status: 'active',
       auto_renew: false,
     });
+  });
+
+  it('RENEWAL_EXTENSION SUMMARY (a summary, no transaction): recorded', async () => {
+    const response = await notify(
+      app,
+      appStoreNotificationBody({
+        type: 'RENEWAL_EXTENSION',
+        subtype: 'SUMMARY',
+        environment: 'Production',
+        signedDate: tick(),
+        data: undefined,
+        extra: {
+          summary: {
+            requestIdentifier: 'b3f4c0de-0000-4000-8000-000000000001',
+            environment: 'Production',
+            appAppleId: NOTIFY_APP_APPLE_ID,
+            bundleId: NOTIFY_BUNDLE,
+            productId: 'premium_monthly',
+            storefrontCountryCodes: ['USA'],
+            succeededCount: 1,
+            failedCount: 0,
+          },
+        },
+      }),
+    );
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.data).toMatchObject({ type: 'RENEWAL_EXTENSION', outcome: 'recorded' });
   });
 
   it('the same notification delivered twice: duplicate, nothing changes', async () => {
