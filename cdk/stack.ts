@@ -20,7 +20,7 @@ export class SubscriptionBackendStack extends Stack {
       value: storeSecretsPrefix,
       description: 'STORE_SECRETS_PREFIX for `admin --aws stores ... set`',
     });
-    this.notifications = new Notifications(this, 'Notifications', { table: this.data.table });
+    this.notifications = new Notifications(this, 'Notifications', { table: this.data.table, storeSecretsPrefix });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for `admin --aws`' });
   }
 }

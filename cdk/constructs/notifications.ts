@@ -69,11 +69,11 @@ export class Notifications extends Construct {
   readonly retryJob: ServiceFunction;
   readonly expiryJob: ServiceFunction;
 
-  constructor(scope: Construct, id: string, props: { table: Table }) {
+  constructor(scope: Construct, id: string, props: { table: Table; storeSecretsPrefix: string }) {
     super(scope, id);
     const { table } = props;
     this.bus = new EventBus(this, 'Bus', {
-      description: 'subscription.status_changed and subscription.transferred events of the subscription backend',
+      description: 'subscription.* events of the subscription backend (status changes, transfers, store-driven changes)',
     });
     this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'Subscription backend alarms', enforceSSL: true });
     this.webhookDeadLetters = deadLetterQueue(
@@ -148,7 +148,10 @@ export class Notifications extends Construct {
       handlerModule: NOTIFICATION_FUNCTIONS.ExpireSubscriptions,
       description: 'every minute: expiries and pause ends that are due',
       timeout: Duration.minutes(5),
-    }).useTable(table, ['GetItem', 'Query', 'PutItem', 'UpdateItem']);
+      // Before expiring a store subscription that renews by itself, it asks the store (store-truth.ts).
+    })
+      .useTable(table, ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'])
+      .useStoreSecrets(props.storeSecretsPrefix);
     for (const [name, job] of [
       ['RetryWebhooksEveryMinute', this.retryJob],
       ['ExpireSubscriptionsEveryMinute', this.expiryJob],

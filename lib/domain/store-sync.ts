@@ -149,9 +149,10 @@ export function storeEventsOf(
   if (result.renewal) events.push('renewed');
   if (result.refund) events.push('refunded');
   if (after.product_id !== before.product_id) events.push('product_changed');
-  // Renewal turned off or on while the subscription runs; an end turns it off, and says so itself.
-  const running = after.status === 'active' || after.status === 'paused';
-  if (running && after.auto_renew !== before.auto_renew) events.push('auto_renew_changed');
+  // Renewal turned off or on while the subscription runs; an end turns it off and a return from
+  // the end (a recovery) on again, and the status change says so itself.
+  const running = (side: EventSide) => side.status === 'active' || side.status === 'paused';
+  if (running(before) && running(after) && after.auto_renew !== before.auto_renew) events.push('auto_renew_changed');
   if (after.billing_issue_at !== null && before.billing_issue_at === null) events.push('billing_issue');
   return events;
 }

@@ -1,10 +1,22 @@
 /**
  * The expiry sweeper: applies the lifecycle's "time passes" transition to every subscription the
- * clock has made due (active past expires_at, paused past paused_until). Idempotent: a
- * subscription that is no longer due, or was changed meanwhile, is left to the state machine.
+ * clock has made due (active past expires_at or its grace period, paused past paused_until).
+ * Idempotent: a subscription that is no longer due, or was changed meanwhile, is left to the state
+ * machine.
+ *
+ * No false expiries: a store subscription that renews by itself is due only
+ * STORE_EXPIRY_MARGIN_SECONDS after its period, time for the store's notification to arrive; if
+ * none did and the app has the store's credentials, the store is asked first and what it says is
+ * applied like a notification (a renewal found so is no expiry).
  */
 import { isAppError } from '../core/errors.js';
+import { logger } from '../core/logger.js';
+import { type SubscriptionRecord, storeMarginMs } from '../data/subscription-items.js';
+import { getSubscriptionRecord } from '../data/subscription-queries.js';
+import { accessEndsAt } from '../domain/subscription-state.js';
 import { processDueWork } from './due-work.js';
+import { askStore } from './store-status.js';
+import { applyStoreState } from './store-truth.js';
 import { advanceSubscriptionClock } from './subscriptions.js';
 
 export interface SweepResult {
@@ -16,6 +28,32 @@ export interface SweepResult {
 /** Subscriptions handled per run; the next run (a minute later) continues. */
 const MAX_PER_RUN = 1000;
 
+/** A store subscription the store was expected to renew, whose margin has run out. */
+const storeMayHaveRenewed = (record: SubscriptionRecord, now: Date): boolean =>
+  (record.store === 'app_store' || record.store === 'google_play') &&
+  record.status === 'active' &&
+  record.auto_renew &&
+  Date.parse(accessEndsAt(record)) + storeMarginMs(record) <= now.getTime();
+
+/** Asks the store about a subscription it may have renewed, and applies what it says. */
+async function askStoreFirst(appId: string, subscriptionId: string, now: Date): Promise<void> {
+  const record = await getSubscriptionRecord(appId, subscriptionId);
+  if (!record || !storeMayHaveRenewed(record, now)) return;
+  try {
+    const state = await askStore(appId, record);
+    if (state) await applyStoreState(appId, state);
+  } catch (error) {
+    // The store does not know the purchase: the clock decides. Unreachable: retried next run.
+    if (!(isAppError(error) && (error.kind === 'INVALID_RECEIPT' || error.kind === 'INVALID_NOTIFICATION')))
+      throw error;
+    logger.warn('store status unusable; the clock decides', {
+      app_id: appId,
+      subscription_id: subscriptionId,
+      reason: error.message,
+    });
+  }
+}
+
 export async function expireDueSubscriptions(now = new Date()): Promise<SweepResult> {
   let changed = 0;
   const { examined, failed } = await processDueWork(
@@ -23,8 +61,11 @@ export async function expireDueSubscriptions(now = new Date()): Promise<SweepRes
     now,
     { limit: MAX_PER_RUN, concurrency: 8 },
     async (item) => {
+      const appId = item.app_id as string;
+      const subscriptionId = item.id as string;
       try {
-        if (await advanceSubscriptionClock(item.app_id as string, item.id as string)) changed += 1;
+        await askStoreFirst(appId, subscriptionId, now);
+        if (await advanceSubscriptionClock(appId, subscriptionId)) changed += 1;
       } catch (error) {
         if (!(isAppError(error) && error.kind === 'SUBSCRIPTION_NOT_FOUND')) throw error;
       }

@@ -18,7 +18,6 @@ import { logger } from '../core/logger.js';
 import { batchGetConsistent } from '../data/batch.js';
 import type { TransactItem } from '../data/client.js';
 import { keys } from '../data/keys.js';
-import type { RECEIVED_OUTCOMES } from '../data/notification-outcomes.js';
 import {
   type PurchaseQuery,
   purchaseLookupKeys,
@@ -39,7 +38,7 @@ import type { StoreNotification, StorePurchaseState } from '../stores/types.js';
 import { commitChange, verifiedSubscription } from './subscriptions.js';
 
 /** What applying the store's word did; `duplicate`: the notification was applied before. */
-export type StoreTruthOutcome = (typeof RECEIVED_OUTCOMES)[number];
+export type StoreTruthOutcome = NotificationOutcome | 'duplicate';
 
 /** The notification's record, written with what it changes (none without a notification: a status query). */
 const recorded = (
@@ -106,14 +105,18 @@ export async function applyStoreState(
         if (!refused) return 'kept';
         break;
       case 'sync': {
+        // A transaction not yet recorded is this subscription's from now on, and its latest payment.
+        const newTransaction = stored.binding === undefined;
         const committed = await commitChange(
           appId,
           decision.subscription.id,
           () => ({
             command: { type: 'sync', facts: storeFacts(state) },
             storeState: state,
-            // A transaction not yet recorded is this subscription's from now on.
-            bindTransaction: stored.binding ? undefined : state.transaction_id,
+            bindTransaction: newTransaction ? state.transaction_id : undefined,
+            payment: newTransaction
+              ? { transaction_id: state.transaction_id, ...(state.trial ? {} : { last_payment: state.purchase_date }) }
+              : undefined,
             alsoWrite: [purchaseStateUpdate(appId, state), ...recordedAs('applied')],
           }),
           { current: decision.subscription },

@@ -129,6 +129,8 @@ export function mintTestNotification(request: TestNotificationRequest): { signed
     case 'auto_renew_on':
       break;
     case 'billing_issue':
+      // The store fails to charge when the period ends: from then on only the grace period gives access.
+      transaction = ended;
       billingRetry = true;
       graceUntil = after(request.expiresInSeconds ?? DEFAULT_GRACE_SECONDS);
       status = 4;

@@ -12,7 +12,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signedAppReceipt, unsignedAppReceipt } from '../support/app-receipts.js';
 import { type AppStoreStandIn, appStoreTransaction, startAppStoreStandIn } from '../support/app-store-standin.js';
-import { contractFetch } from '../support/contract.js';
 import type { TestApp } from '../support/fixtures.js';
 import { mobileHeaders } from '../support/mobile.js';
 
@@ -34,6 +33,9 @@ vi.mock('../../lib/stores/apple-inc-root.js', async () => {
 
 const BUNDLE = 'com.example.subs';
 
+// test/support/contract.ts imports the gateway, hence lib/core/config.ts: imported once the store URLs are set.
+let contractFetch: typeof import('../support/contract.js').contractFetch;
+
 describe('legacy app receipts over HTTP (App Store Server API stand-in, receipts of the stand-in chain)', () => {
   let standIn: AppStoreStandIn;
   let gateway: { url: string; close(): Promise<void> };
@@ -45,6 +47,7 @@ describe('legacy app receipts over HTTP (App Store Server API stand-in, receipts
     process.env.APP_STORE_SERVER_API_BASE_URL = standIn.url;
     ({ SUBSCRIPTIONS_BASE } = await import('../../lib/routes.js'));
     ({ setRestorePolicy } = await import('../../lib/data/apps.js'));
+    ({ contractFetch } = await import('../support/contract.js'));
     gateway = await (await import('../../local/gateway.js')).startGateway({ port: 0 });
   });
   afterAll(async () => {

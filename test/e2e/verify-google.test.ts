@@ -3,12 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import type { LocalGateway } from '../../local/gateway.js';
-import { contractFetch } from '../support/contract.js';
 import type { TestApp } from '../support/fixtures.js';
 import { type StandIn, startGooglePlayStandIn, subscriptionPurchase } from '../support/google-play-standin.js';
 import { mobileHeaders } from '../support/mobile.js';
 
 const PACKAGE = 'com.example.subs';
+
+// test/support/contract.ts imports the gateway, hence lib/core/config.ts: imported once the store URLs are set.
+let contractFetch: typeof import('../support/contract.js').contractFetch;
 
 describe('POST /v1/subscriptions/verify for Google Play (stand-in of Google over HTTP)', () => {
   let standIn: StandIn;
@@ -24,6 +26,7 @@ describe('POST /v1/subscriptions/verify for Google Play (stand-in of Google over
       package_name: PACKAGE,
       service_account: standIn.serviceAccount,
     });
+    ({ contractFetch } = await import('../support/contract.js'));
     gateway = await (await import('../../local/gateway.js')).startGateway({ port: 0 });
   });
   afterAll(async () => {

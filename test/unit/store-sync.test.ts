@@ -464,4 +464,9 @@ describe('record fields and events of a store-driven change', () => {
     const inIssue = side({ billing_issue_at: NOW.toISOString() });
     expect(storeEventsOf(inIssue, inIssue, none)).toEqual([]);
   });
+
+  it('a recovery from billing retry (expired, renewal off) is a renewal, not an auto_renew_changed', () => {
+    const retrying = side({ status: 'expired', auto_renew: false, billing_issue_at: NOW.toISOString() });
+    expect(storeEventsOf(retrying, side(), { renewal: true, refund: false })).toEqual(['renewed']);
+  });
 });

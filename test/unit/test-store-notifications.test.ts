@@ -102,8 +102,10 @@ const EXPECTED: Record<
   billing_issue: {
     type: 'DID_FAIL_TO_RENEW',
     subtype: 'GRACE_PERIOD',
+    // The renewal failed when the period ended: access lasts only to the end of the grace period.
     state: {
       ...LATEST_STATE,
+      expires_at: AT_NOW,
       renewal: { ...RENEWING, billing_issue: true, grace_period_expires_at: '2026-05-17T10:00:00.000Z' },
     },
   },
