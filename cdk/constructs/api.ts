@@ -130,7 +130,7 @@ export class Api extends Construct {
       acknowledge(stage, {
         id: 'AwsSolutions-APIG3',
         reason:
-          'No web ACL given (-c webAclArn=...): floods meet the stage throttle, every request needs a valid API key, and each key has its rate limit.',
+          'No web ACL given (-c webAclArn=...): floods meet the stage throttle; every API request needs a valid API key, and each key has its rate limit; a store notification is verified (signature or Google-signed token) before anything but its app is read.',
       });
     }
 

@@ -73,7 +73,8 @@ export class Notifications extends Construct {
     super(scope, id);
     const { table } = props;
     this.bus = new EventBus(this, 'Bus', {
-      description: 'subscription.* events of the subscription backend (status changes, transfers, store-driven changes)',
+      description:
+        'subscription.* events of the subscription backend (status changes, transfers, store-driven changes)',
     });
     this.alarmTopic = new Topic(this, 'Alarms', { displayName: 'Subscription backend alarms', enforceSSL: true });
     this.webhookDeadLetters = deadLetterQueue(

@@ -15,6 +15,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { BuildOptions } from 'esbuild';
+import { config } from '../../lib/core/config.js';
 import { TABLE } from '../../lib/data/table.js';
 import type { TableAction } from '../../lib/routes.js';
 import { STORE_CREDENTIAL_SECRETS, secretResourceNameOf } from '../../lib/stores/secret-names.js';
@@ -77,6 +78,9 @@ export class ServiceFunction extends NodejsFunction {
    */
   useTable(table: ITable, actions: readonly TableAction[]): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
+    // Every writer of a subscription files it in the due index by this margin, and the sweeper
+    // expires by it: one value for all, as configured where `cdk deploy` runs.
+    this.addEnvironment('STORE_EXPIRY_MARGIN_SECONDS', String(config.storeExpiryMarginSeconds));
     this.addToRolePolicy(
       new PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [table.tableArn] }),
     );

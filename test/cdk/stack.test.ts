@@ -255,6 +255,14 @@ describe('the CDK stack', () => {
     }
   });
 
+  it('gives every function of the table the one store expiry margin (writers file due items by it, the sweeper expires by it)', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      const variables = fn.Properties.Environment.Variables;
+      if (variables.TABLE_NAME === undefined) continue;
+      expect(variables.STORE_EXPIRY_MARGIN_SECONDS, id).toBe('3600');
+    }
+  });
+
   it('builds the table from the one definition: keys, every GSI, stream, TTL and point-in-time recovery', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [
@@ -478,7 +486,7 @@ describe('the notification path in the stack', () => {
 });
 
 describe('store credentials in the stack', () => {
-  it('only the verifying functions may read store secrets, only under the stack prefix, and only read them', () => {
+  it('only the functions asking a store may read store secrets, only under the stack prefix, and only read them', () => {
     const readers = ofType('AWS::Lambda::Function').filter(([id]) =>
       actionsOf(id).some((a) => a.startsWith('secretsmanager:')),
     );
@@ -491,7 +499,9 @@ describe('store credentials in the stack', () => {
       'POST /receipt/verify/recover',
       'POST /v1/subscriptions/verify',
     ]);
-    expect(readers.map(([, r]) => r.Properties.Description).sort()).toEqual(verifying.sort());
+    // The sweeper asks the store before it expires a subscription the store may have renewed.
+    const sweeper = 'every minute: expiries and pause ends that are due';
+    expect(readers.map(([, r]) => r.Properties.Description).sort()).toEqual([...verifying, sweeper].sort());
     for (const [id, fn] of readers) {
       expect(actionsOf(id).filter((a) => a.startsWith('secretsmanager:'))).toEqual(['secretsmanager:GetSecretValue']);
       expect(fn.Properties.Environment.Variables.STORE_SECRETS_PREFIX).toBe('subscription-backend/Test/');
@@ -652,6 +662,7 @@ describe('secrets in the stack', () => {
     'EVENT_BUS_NAME',
     'DEAD_LETTER_QUEUE_URL',
     'STORE_SECRETS_PREFIX',
+    'STORE_EXPIRY_MARGIN_SECONDS',
     // RATE_LIMIT_STANDARD_PER_MINUTE, RATE_LIMIT_PREMIUM_PER_MINUTE
     ...RATE_LIMIT_TIERS.map(rateLimitVariable),
   ]);

@@ -87,5 +87,10 @@ export const WORKER_GRANTS: Record<string, Grants> = {
     table: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
     sendsTo: 'WebhookDeadLetters',
   },
-  'every minute: expiries and pause ends that are due': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'] },
+  // Before expiring a store subscription that renews by itself it asks the store (credentials) and
+  // applies the answer as a notification would (purchase read with BatchGetItem).
+  'every minute: expiries and pause ends that are due': {
+    table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
+    storeSecrets: true,
+  },
 };

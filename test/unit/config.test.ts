@@ -12,6 +12,14 @@ describe('configuration', () => {
     );
   });
 
+  it('STORE_EXPIRY_MARGIN_SECONDS: an hour by default, a non-negative integer when set', () => {
+    expect(readConfig({}).storeExpiryMarginSeconds).toBe(3600);
+    expect(readConfig({ STORE_EXPIRY_MARGIN_SECONDS: '0' }).storeExpiryMarginSeconds).toBe(0);
+    expect(() => readConfig({ STORE_EXPIRY_MARGIN_SECONDS: '1h' })).toThrow(
+      'STORE_EXPIRY_MARGIN_SECONDS must be a non-negative integer',
+    );
+  });
+
   it("GOOGLE_OIDC_JWKS_URL: Google's published OIDC keys by default (tests: the stand-in's)", () => {
     expect(readConfig({}).googleOidcJwksUrl).toBe('https://www.googleapis.com/oauth2/v3/certs');
     expect(readConfig({ GOOGLE_OIDC_JWKS_URL: 'http://127.0.0.1:9/oauth2/v3/certs' }).googleOidcJwksUrl).toBe(
