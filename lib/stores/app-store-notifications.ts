@@ -24,6 +24,7 @@ import {
   appStoreTransactionPayload,
   transactionFromPayload,
 } from './app-store.js';
+import { APP_STORE_STATE_TYPES } from './app-store-notification-types.js';
 import { fetchAppStorePurchaseState, type SignedPurchaseState } from './app-store-server-api.js';
 import { type AppleRejection, AppleSignedDataError, verifyAppleSignedData } from './apple-signed-data.js';
 import { JWS_PATTERN, type StoreNotification, type StorePurchaseState, type StoreRenewalState } from './types.js';
@@ -92,32 +93,6 @@ export type AppStoreRenewalPayload = z.infer<typeof appStoreRenewalPayload>;
  * grace period did (GRACE_PERIOD_EXPIRED: access ends; a later recovery is a DID_RENEW of its own).
  */
 const ENDED_TYPES: ReadonlySet<string> = new Set(['EXPIRED', 'GRACE_PERIOD_EXPIRED']);
-
-/**
- * Types whose transaction is the purchase's state. TEST and CONSUMPTION_REQUEST change nothing,
- * and a type Apple adds later is recorded, not guessed at.
- */
-export const APP_STORE_STATE_TYPES: ReadonlySet<string> = new Set([
-  'SUBSCRIBED',
-  'DID_RENEW',
-  'DID_CHANGE_RENEWAL_STATUS',
-  'DID_CHANGE_RENEWAL_PREF',
-  'DID_FAIL_TO_RENEW',
-  'GRACE_PERIOD_EXPIRED',
-  'EXPIRED',
-  'OFFER_REDEEMED',
-  'PRICE_INCREASE',
-  'REFUND',
-  'REFUND_DECLINED',
-  'REFUND_REVERSED',
-  'REVOKE',
-  'RENEWAL_EXTENDED',
-  'RENEWAL_EXTENSION',
-  'ONE_TIME_CHARGE',
-  'METADATA_UPDATE',
-  'MIGRATION',
-  'PRICE_CHANGE',
-]);
 
 type NotificationSettings = Pick<AppStoreSettings, 'bundleId' | 'environment' | 'appAppleId'>;
 

@@ -8,6 +8,7 @@
  */
 import { createPublicKey, randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors.js';
+import { APP_STORE_STATE_TYPES } from './app-store-notification-types.js';
 import {
   newTestTransactionId,
   signTestStoreJws,
@@ -183,28 +184,6 @@ export function mintTestNotification(request: TestNotificationRequest): { signed
   return { signedPayload: signTestStoreJws(appId, privateKeyPem, payload) };
 }
 
-/**
- * Apple's notification types that carry a purchase's state (signedTransactionInfo). TEST and
- * CONSUMPTION_REQUEST change nothing, and a type not listed here is one this version does not know:
- * their state is null.
- */
-const STATE_TYPES = new Set([
-  'SUBSCRIBED',
-  'DID_RENEW',
-  'DID_CHANGE_RENEWAL_STATUS',
-  'DID_CHANGE_RENEWAL_PREF',
-  'DID_FAIL_TO_RENEW',
-  'GRACE_PERIOD_EXPIRED',
-  'EXPIRED',
-  'REFUND',
-  'REFUND_REVERSED',
-  'REFUND_DECLINED',
-  'REVOKE',
-  'RENEWAL_EXTENDED',
-  'OFFER_REDEEMED',
-  'PRICE_INCREASE',
-]);
-
 const refusal = (what: string): TestStoreRefusal => ({ kind: 'INVALID_NOTIFICATION', what });
 const invalid = (why: string) => new AppError('INVALID_NOTIFICATION', why);
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -260,8 +239,10 @@ export function decodeTestStoreNotification(body: unknown, appId: string, public
     environment: 'Test',
     sent_at: sentAt,
   };
-  if (!STATE_TYPES.has(notificationType)) return { ...notification, state: null };
-  if (!isJws(data.signedTransactionInfo)) throw invalid('signedPayload carries no signedTransactionInfo');
+  // As Apple's: a type without a state, or a summary of many purchases (no transaction), changes none.
+  if (!APP_STORE_STATE_TYPES.has(notificationType) || data.signedTransactionInfo === undefined)
+    return { ...notification, state: null };
+  if (!isJws(data.signedTransactionInfo)) throw invalid('signedTransactionInfo is not a JWS');
   const transaction = verifyTestTransaction(
     data.signedTransactionInfo,
     appId,

@@ -8,7 +8,6 @@
 
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.mock('../../lib/stores/apple-root-ca-g3.js', async () => {
@@ -18,7 +17,6 @@ vi.mock('../../lib/stores/apple-root-ca-g3.js', async () => {
   };
 });
 
-import { ddb, tableName } from '../../lib/data/client.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { applyStoreNotification } from '../../lib/services/store-truth.js';
 import { decodeAppStoreNotification } from '../../lib/stores/app-store-notifications.js';
@@ -32,6 +30,7 @@ import {
 import { appStoreTransaction, STAND_IN_ROOT, signedByStandIn } from '../support/app-store-standin.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
+import { storeEventKindsOf } from '../support/outbox.js';
 
 const { request } = useGateway();
 const DAY = 86_400_000;
@@ -106,29 +105,6 @@ const graceEnd = Date.now() + 7 * DAY;
 const ACTIVE = { billing_issue: false, grace_period_expires_at: null, product_id: 'premium_monthly', price: 9.99 };
 const FIRST = { ...ACTIVE, status: 'active', expires_at: 'first', auto_renew: true } as const;
 const ENDED = { ...ACTIVE, status: 'expired', expires_at: 'first', auto_renew: false } as const;
-
-/** The app's outbox events of one subscription (kinds without `subscription.`), besides status changes. */
-async function storeEventsOf(appId: string, subscriptionId: string): Promise<string[]> {
-  const items: Record<string, any>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: '#type = :outbox AND app_id = :app',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':outbox': 'outbox', ':app': appId },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items
-    .filter((item) => item.payload.data.subscription_id === subscriptionId)
-    .map((item) => String(item.payload.event).replace(/^subscription\./, ''))
-    .filter((kind) => kind !== 'status_changed');
-}
 
 /** What `after` holds besides `before`, sorted. */
 function added(before: string[], after: string[]): string[] {
@@ -261,7 +237,7 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
     }
     const sentAt = Date.now() - 1_000;
     const revenueBefore = await revenueToday();
-    const eventsBefore = await storeEventsOf(app.appId, p.subscriptionId);
+    const eventsBefore = await storeEventKindsOf(app.appId, p.subscriptionId);
     const sent = await notify(app, bodyOf(p, row.send));
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     expect(sent.body.data).toMatchObject({ type: row.send.type, outcome: row.outcome });
@@ -279,7 +255,7 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
     if (billing_issue) expect(after.billing_issue_at).toEqual(expect.any(String));
     else expect(after.billing_issue_at).toBeNull();
 
-    expect(added(eventsBefore, await storeEventsOf(app.appId, p.subscriptionId))).toEqual(row.events ?? []);
+    expect(added(eventsBefore, await storeEventKindsOf(app.appId, p.subscriptionId))).toEqual(row.events ?? []);
     const revenueAfter = await revenueToday();
     expect({
       renewals: revenueAfter.renewals - revenueBefore.renewals,

@@ -18,6 +18,7 @@ import {
   startGooglePlayStandIn,
   subscriptionPurchaseV2,
 } from '../support/google-play-standin.js';
+import { storeEventKindsOf } from '../support/outbox.js';
 
 const PACKAGE = 'com.example.subs';
 const AUDIENCE = 'https://api.example.com/notifications/google-play/e2e';
@@ -82,32 +83,6 @@ const REFUNDED = {
   cancellation_reason: 'refunded_by_store',
 } as const;
 const ON_HOLD = { ...PAID, state: 'SUBSCRIPTION_STATE_ON_HOLD', expiresInMs: LAPSED };
-
-/** The app's outbox events of one subscription (kinds without `subscription.`), besides status changes. */
-async function storeEventsOf(appId: string, subscriptionId: string): Promise<string[]> {
-  // lib/ only once the Google URLs point at the stand-in.
-  const { ddb, tableName } = await import('../../lib/data/client.js');
-  const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
-  const items: Record<string, any>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: '#type = :outbox AND app_id = :app',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':outbox': 'outbox', ':app': appId },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items
-    .filter((item) => item.payload.data.subscription_id === subscriptionId)
-    .map((item) => String(item.payload.event).replace(/^subscription\./, ''))
-    .filter((kind) => kind !== 'status_changed');
-}
 
 /** What `after` holds besides `before`, sorted. */
 function added(before: string[], after: string[]): string[] {
@@ -256,7 +231,7 @@ describe('Google Play notifications through the gateway (stand-in of Google over
     }
     const sentAt = Date.now() - 1_000;
     const revenueBefore = await revenueToday();
-    const eventsBefore = await storeEventsOf(app.appId, p.subscriptionId);
+    const eventsBefore = await storeEventKindsOf(app.appId, p.subscriptionId);
     const sent = await deliver(p.token, row.send, start);
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     expect(sent.body.data).toMatchObject({ type: row.type, outcome: row.outcome });
@@ -273,7 +248,7 @@ describe('Google Play notifications through the gateway (stand-in of Google over
     });
     if (billing_issue) expect(after.billing_issue_at).toEqual(expect.any(String));
     else expect(after.billing_issue_at).toBeNull();
-    expect(added(eventsBefore, await storeEventsOf(app.appId, p.subscriptionId))).toEqual(row.events ?? []);
+    expect(added(eventsBefore, await storeEventKindsOf(app.appId, p.subscriptionId))).toEqual(row.events ?? []);
     const revenueAfter = await revenueToday();
     expect({
       renewals: revenueAfter.renewals - revenueBefore.renewals,

@@ -5,9 +5,7 @@
  * nobody verified yet, sandbox money out of revenue. Notifications are built here as the store
  * decoders return them; their verification is tested with each store.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ddb, tableName } from '../../lib/data/client.js';
 import { lookUpPurchase } from '../../lib/data/purchase-ownership.js';
 import { readRevenueCounters } from '../../lib/data/revenue.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
@@ -15,6 +13,7 @@ import { applyStoreNotification, applyStoreState } from '../../lib/services/stor
 import { verifyPurchase } from '../../lib/services/verification.js';
 import type { StoreNotification, StorePurchaseState } from '../../lib/stores/types.js';
 import { createTestApp, PRO_YEARLY, type TestApp } from '../support/fixtures.js';
+import { outboxEventsOf } from '../support/outbox.js';
 import { mintReceipt } from '../support/receipts.js';
 
 const DAY = 86_400_000;
@@ -54,35 +53,8 @@ const notificationOf = (state: StorePurchaseState | null, id = `n-${++notificati
 });
 
 /** The app's outbox events of one subscription, by kind. */
-async function eventsOf(appId: string, subscriptionId: string): Promise<string[]> {
-  // Every page: the shared table grows past one Scan page (1 MB) in a full run, and the filter applies per page.
-  const Items: Record<string, any>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: '#type = :outbox AND app_id = :app',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':outbox': 'outbox', ':app': appId },
-        ExclusiveStartKey,
-      }),
-    );
-    Items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return (
-    Items.filter(
-      (item) =>
-        item.payload.data.subscription_id === subscriptionId || item.payload.data.to_subscription_id === subscriptionId,
-    )
-      // In time order; the events of one change (one timestamp) by name.
-      .sort((a, b) =>
-        `${a.payload.timestamp}${a.payload.event}`.localeCompare(`${b.payload.timestamp}${b.payload.event}`),
-      )
-      .map((item) => item.payload.event as string)
-  );
-}
+const eventsOf = async (appId: string, subscriptionId: string): Promise<string[]> =>
+  (await outboxEventsOf(appId, subscriptionId)).map((payload) => payload.event);
 
 const today = () => new Date().toISOString().slice(0, 10);
 async function revenueToday(appId: string) {

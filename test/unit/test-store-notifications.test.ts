@@ -280,6 +280,12 @@ describe('test-store notifications: what changes nothing', () => {
     expect(refusalOf(() => decode(foreign)).message).toBe('signedPayload is for another app (bundleId)');
   });
 
+  it('a state type without signedTransactionInfo changes nothing, as an App Store one would', () => {
+    const { data, ...rest } = payloadOf(mint('renewed'));
+    const { signedTransactionInfo: _, ...withoutTransaction } = data;
+    expect(decode(signed({ ...rest, data: withoutTransaction }))).toMatchObject({ type: 'DID_RENEW', state: null });
+  });
+
   it('a state without signedRenewalInfo has no renewal (Apple may send none)', () => {
     const { data, ...rest } = payloadOf(mint('refunded'));
     const { signedRenewalInfo: _, ...withoutRenewal } = data;
@@ -374,8 +380,8 @@ describe('test-store notifications: refusals (INVALID_NOTIFICATION)', () => {
         'signedPayload lacks its notificationType, notificationUUID, signedDate or data',
       ],
       [
-        signed({ ...payload, data: { ...payload.data, signedTransactionInfo: undefined } }),
-        'signedPayload carries no signedTransactionInfo',
+        signed({ ...payload, data: { ...payload.data, signedTransactionInfo: 'not.a jws' } }),
+        'signedTransactionInfo is not a JWS',
       ],
       [signed({ ...payload, data: { ...payload.data, signedRenewalInfo: 'x' } }), 'signedRenewalInfo is not a JWS'],
       [

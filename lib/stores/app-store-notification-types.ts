@@ -1,0 +1,26 @@
+/**
+ * Apple's notification types (App Store Server Notifications V2) whose signedTransactionInfo is
+ * the purchase's state: the App Store's notifications and the test store's, which are shaped like
+ * them. In a module of its own so the test store's bundle does not load the App Store verifier.
+ */
+export const APP_STORE_STATE_TYPES: ReadonlySet<string> = new Set([
+  'SUBSCRIBED',
+  'DID_RENEW',
+  'DID_CHANGE_RENEWAL_STATUS',
+  'DID_CHANGE_RENEWAL_PREF',
+  'DID_FAIL_TO_RENEW',
+  'GRACE_PERIOD_EXPIRED',
+  'EXPIRED',
+  'OFFER_REDEEMED',
+  'PRICE_INCREASE',
+  'REFUND',
+  'REFUND_DECLINED',
+  'REFUND_REVERSED',
+  'REVOKE',
+  'RENEWAL_EXTENDED',
+  'RENEWAL_EXTENSION',
+  'ONE_TIME_CHARGE',
+  'METADATA_UPDATE',
+  'MIGRATION',
+  'PRICE_CHANGE',
+]);
