@@ -141,7 +141,12 @@ describe('status-change notifications end to end (gateway -> table -> stream -> 
       })),
     );
 
-    for (const result of results) expect([200, 409]).toContain(result.status);
+    // 503 is DynamoDB Local giving up under a loaded machine: retryable, and the change may or may
+    // not have been committed, so it only widens the count below; the chain still proves no loss.
+    for (const result of results) expect([200, 409, 503]).toContain(result.status);
+    const unavailable = results.filter((r) => r.status === 503);
+    for (const result of unavailable)
+      expect(result.body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryable: true });
     // pause and resume always change the status; cancel (at period end) does when it meets a paused
     // subscription, which it cancels at once; renew never does.
     const statusChanges = results.filter(
@@ -155,7 +160,8 @@ describe('status-change notifications end to end (gateway -> table -> stream -> 
     await waitUntil(() => webhooksOf(id).length >= statusChanges + 1, 20_000, `${statusChanges + 1} webhooks`);
     await new Promise((r) => setTimeout(r, 1500)); // nothing more arrives
     const events = webhooksOf(id).map((w) => w.payload.data as { old_status: string; new_status: string });
-    expect(events).toHaveLength(statusChanges + 1);
+    expect(events.length).toBeGreaterThanOrEqual(statusChanges + 1);
+    expect(events.length).toBeLessThanOrEqual(statusChanges + 1 + unavailable.length);
     expect(new Set(webhooksOf(id).map((w) => w.id)).size).toBe(events.length);
 
     // The events form one unbroken chain from pending_verification to the final state: no update was lost.
