@@ -7,6 +7,8 @@
  * | facts                                                                | decision                 |
  * | -------------------------------------------------------------------- | ------------------------ |
  * | the purchase already holds a state the store stated later (or same) | stale: nothing changes   |
+ * | nobody owns the purchase, but the one it replaces is a user's        | insert: that user's new  |
+ * |   (a plan change or resubscription under a new purchase token)       |   subscription           |
  * | nobody owns the purchase yet                                         | keep it on the purchase  |
  * | the owner's purchase refuses it (another product, another account)   | keep it on the purchase  |
  * | its transaction pays for, or its purchase serves, a subscription     | sync that subscription   |
@@ -58,6 +60,8 @@ export interface SyncedSubscription extends DecidedSubscription {
 export interface StoredStorePurchase<S extends SyncedSubscription> extends StoredPurchase<S> {
   /** The state the purchase holds (the latest applied). */
   storeState: StorePurchaseState | undefined;
+  /** Who owns the purchase this one replaces (the state's linked_original_transaction_id). */
+  linkedOwned?: { user_id: string; subscription_id: string } | undefined;
 }
 
 export type StoreStateDecision<S extends SyncedSubscription> =
@@ -74,6 +78,19 @@ export function decideStoreState<S extends SyncedSubscription>(
   now: Date,
 ): StoreStateDecision<S> {
   if (stored.storeState && Date.parse(stored.storeState.as_of) >= Date.parse(state.as_of)) return { kind: 'stale' };
+  if (!stored.owned && stored.linkedOwned) {
+    // A new purchase replacing a user's (Google's new token): that user's, starting afresh.
+    if (!stored.product) return { kind: 'keep', reason: `product ${state.product_id} is not in this app's catalogue` };
+    if (!grantsAccess(state, now)) return { kind: 'keep', reason: 'the purchase grants no access' };
+    const paid = !state.trial && state.price !== null && state.currency !== null;
+    return {
+      kind: 'insert',
+      userId: stored.linkedOwned.user_id,
+      productId: stored.product.id,
+      price: paid ? state.price! : stored.product.price,
+      currency: paid ? state.currency! : stored.product.currency,
+    };
+  }
   if (!stored.owned) return { kind: 'keep', reason: 'nobody has verified this purchase yet' };
   // Which subscription the transaction is about does not depend on a refund: decided as if none.
   const decision = decidePurchase(

@@ -75,12 +75,18 @@ export async function applyStoreState(
   };
   const recordedAs = (outcome: NotificationOutcome) => recorded(appId, notification, outcome, now);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const linked = state.linked_original_transaction_id;
     const items = await batchGetConsistent([
       ...purchaseLookupKeys(appId, query),
       ...(notification ? [notificationKey(appId, notification)] : []),
+      ...(linked ? [keys.purchaseOwner(appId, state.store, linked)] : []),
     ]);
     if (notification && items[3]) return 'duplicate';
-    let stored: StoredStorePurchase<SubscriptionRecord> = purchaseLookupOf(items);
+    const linkedItem = linked ? items.at(-1) : undefined;
+    let stored: StoredStorePurchase<SubscriptionRecord> = {
+      ...purchaseLookupOf(items),
+      linkedOwned: linkedItem && purchaseLookupOf([undefined, linkedItem, undefined]).owned,
+    };
     let decision = decideStoreState(appId, state, stored, now);
     if (decision.kind === 'read_subscription') {
       const subscription = await getSubscriptionRecord(appId, decision.subscriptionId);

@@ -213,6 +213,7 @@ export function purchaseStateOf(
       // In its grace period Google extends the line item's expiry to the grace period's end.
       grace_period_expires_at: grace ? transaction.expires_at : null,
     },
+    linked_original_transaction_id: purchase.linkedPurchaseToken ?? null,
     as_of: asOf,
   };
 }

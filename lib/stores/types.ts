@@ -61,6 +61,11 @@ export interface StoreRenewalState {
 export interface StorePurchaseState extends VerifiedTransaction {
   renewal: StoreRenewalState | null;
   /**
+   * The purchase this one replaces, when the store made a new one for a plan change or a
+   * resubscription (Google's linkedPurchaseToken): its owner owns this one too.
+   */
+  linked_original_transaction_id?: string | null | undefined;
+  /**
    * The store's own time of what it says (Apple signedDate, Google eventTimeMillis or the time it
    * was read): a state older than the one applied already never moves a subscription back.
    */

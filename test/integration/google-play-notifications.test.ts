@@ -257,11 +257,36 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
                     billing_issue: want.billing_issue,
                     grace_period_expires_at: want.grace_period_expires_at,
                   },
+                  linked_original_transaction_id: null,
                   as_of: '2026-11-24T20:00:00.000Z',
                 },
         });
       },
     );
+  });
+
+  it("a plan change's new purchase token names the one it replaces (linkedPurchaseToken)", async () => {
+    const token = 'rtdn-linked-00000002';
+    standIn.purchases.set(token, {
+      ...subscriptionPurchaseV2('premium_monthly', { state: 'SUBSCRIPTION_STATE_ACTIVE', startTime: START }),
+      linkedPurchaseToken: 'rtdn-linked-00000001',
+    });
+    const decoded = await decode(
+      push(
+        developerNotification({
+          subscriptionNotification: {
+            version: '1.0',
+            notificationType: 4,
+            purchaseToken: token,
+            subscriptionId: 'premium_monthly',
+          },
+        }),
+      ),
+    );
+    expect(decoded.state).toMatchObject({
+      original_transaction_id: token,
+      linked_original_transaction_id: 'rtdn-linked-00000001',
+    });
   });
 
   it('a voided subscription is the purchase read from Google, revoked; Google no longer knowing it leaves the voided ids', async () => {

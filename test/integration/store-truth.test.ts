@@ -264,6 +264,41 @@ describe('the store truth path (DynamoDB Local)', () => {
     });
   });
 
+  it("a new purchase replacing a user's (Google's new token for a plan change) is that user's new subscription", async () => {
+    const purchase = await verified(app, 'u-linked');
+    const replacement = stateOf(
+      { original: `${purchase.original}-new-token` },
+      {
+        product_id: PRO_YEARLY.id,
+        price: 59.99,
+        expires_at: inDays(365),
+        linked_original_transaction_id: purchase.original,
+      },
+    );
+    expect(await applyStoreState(app.appId, replacement)).toBe('applied');
+    const { owned } = await lookUpPurchase(app.appId, {
+      productId: PRO_YEARLY.id,
+      owner: { store: 'test_store', original_transaction_id: replacement.original_transaction_id },
+      transactionId: replacement.transaction_id,
+    });
+    expect(owned!.user_id).toBe('u-linked');
+    expect(owned!.subscription_id).not.toBe(purchase.subscriptionId);
+    expect(await getSubscriptionRecord(app.appId, owned!.subscription_id)).toMatchObject({
+      status: 'active',
+      product_id: PRO_YEARLY.id,
+      price: 59.99,
+      original_transaction_id: replacement.original_transaction_id,
+    });
+    // Another user verifying the new purchase is refused: it is u-linked's.
+    const receipt = await mintReceipt(app, { product: PRO_YEARLY, renews: replacement.original_transaction_id });
+    const refused = await verifyPurchase(app.appId, {
+      platform: 'ios',
+      receipt_data: receipt.receipt_data,
+      user_id: 'u-stranger',
+    }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'RECEIPT_ALREADY_USED' });
+  });
+
   it('notifications that change nothing are recorded once: TEST twice is one record and a duplicate', async () => {
     const test = notificationOf(null);
     expect(await applyStoreNotification(app.appId, test)).toBe('recorded');

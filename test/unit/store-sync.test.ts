@@ -359,6 +359,18 @@ describe('which subscription a store state is about (decideStoreState)', () => {
       { kind: 'stale' },
     ],
     [
+      "a purchase nobody owns replacing one a user owns (Google's new token): that user's new subscription",
+      storeState({ original_transaction_id: 'o2', linked_original_transaction_id: 'o1' }),
+      stored({ owned: undefined, linkedOwned: { user_id: 'u1', subscription_id: 'sub_1' } }),
+      { kind: 'insert', userId: 'u1', productId: 'premium_monthly', price: 4.99, currency: 'EUR' },
+    ],
+    [
+      'a replacing purchase that grants no access (it ended already): kept on it',
+      storeState({ original_transaction_id: 'o2', expires_at: at(-HOUR) }),
+      stored({ owned: undefined, linkedOwned: { user_id: 'u1', subscription_id: 'sub_1' } }),
+      { kind: 'keep', reason: 'the purchase grants no access' },
+    ],
+    [
       'nobody owns the purchase: kept on it',
       storeState(),
       stored({ owned: undefined }),
