@@ -20,11 +20,24 @@
  * references. COLD_START_RUNS (default 7), COLD_START_ONLY=<function names,...>,
  * COLD_START_CPU_PROF=<dir> (V8 CPU profiles of every process) and COLD_START_REQUEST_PROF=<dir>
  * (of every first request alone) help when investigating.
+ *
+ * Store notifications (support/notifications.ts): each function's first request is the renewal of
+ * a purchase verified a month ago, applied. Apple signs no notification for us, so the App Store
+ * notification function runs a bundle built with the stand-in chain's root in place of Apple Root
+ * CA G3 (support/apple-stand-in-root.ts: an esbuild plugin of this benchmark's build only; the one
+ * constant differs, the code is the shipped code) and its notification is signed by that chain; its
+ * size is the genuine bundle's. Google Play's function fetches Google's OIDC keys, reads the app's
+ * service account from Secrets Manager (as deployed), takes an OAuth token and reads
+ * subscriptionsv2, all from local stand-ins (test/support/google-play-standin.ts,
+ * secrets-manager-standin.ts). With COLD_START_ONLY, the rows of the functions not measured are
+ * kept from the last results file (each row holds its own floor runs) and the summary is taken
+ * over all rows.
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { standInAppleRootPlugin, trustStandInAppleRoot } from './support/apple-stand-in-root.js';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
 import { type BudgetCheck, median, round, writeResults } from './support/report.js';
 import { startStubEndpoints } from './support/stub-endpoints.js';
@@ -43,6 +56,22 @@ const LAMBDA_REFERENCES_MS = { hello_world: [115, 140], bundled_sdk_client: [250
 // Before lib/ is imported: the bench process makes the first (failing) webhook attempt of the retry
 // job's work, and the retry must be due within a second, not a day.
 process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS = '1,1,1,1';
+
+// Before lib/ is imported: this process verifies the purchases the notifications are about (App
+// Store transactions signed by the stand-in chain; Google purchases at the Google stand-in), and
+// reads the Google credentials from the Secrets Manager stand-in, signing as the functions do.
+trustStandInAppleRoot();
+const { startGooglePlayStandIn } = await import('../test/support/google-play-standin.js');
+const { startSecretsManagerStandIn } = await import('../test/support/secrets-manager-standin.js');
+const google = await startGooglePlayStandIn('com.example.subs');
+const secrets = await startSecretsManagerStandIn({ accessKeyId: 'bench', secretAccessKey: 'bench' }, 'us-east-1');
+process.env.GOOGLE_OAUTH_TOKEN_URL = google.tokenUrl;
+process.env.GOOGLE_PLAY_API_BASE_URL = google.url;
+process.env.GOOGLE_OIDC_JWKS_URL = google.jwksUrl;
+process.env.AWS_ACCESS_KEY_ID = 'bench';
+process.env.AWS_SECRET_ACCESS_KEY = 'bench';
+process.env.AWS_REGION = 'us-east-1';
+process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = secrets.url;
 
 const dynamo = await startBenchDynamoDb('bench-cold-start');
 const stubs = await startStubEndpoints();
@@ -69,6 +98,10 @@ try {
   );
   const { proxyEvent, routeNamed } = await import('./support/invoke.js');
   const { seedApp } = await import('./support/seed.js');
+  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { ddb, tableName } = await import('../lib/data/client.js');
+  const { secretNameOf } = await import('../lib/stores/secret-names.js');
+  const { notificationRenewals } = await import('./support/notifications.js');
 
   // --- Bundles -------------------------------------------------------------------------------
   const functions = deployedFunctions();
@@ -78,6 +111,15 @@ try {
       functions.map(async (fn) => [fn.handler, await buildBundle(fn.handler, dir, fn.names[0]!)] as const),
     ),
   );
+  /** What runs, where it is not the deployed bundle: the App Store notification trusts the stand-in root. */
+  const APP_STORE_NOTIFICATION = 'functions/notifications/app-store.ts';
+  const runs = new Map([
+    [
+      APP_STORE_NOTIFICATION,
+      await buildBundle(APP_STORE_NOTIFICATION, dir, 'AppStoreNotification-stand-in-root', [standInAppleRootPlugin]),
+    ],
+  ]);
+  const runFile = (handler: string) => (runs.get(handler) ?? bundles.get(handler)!).file;
   copyFileSync(resolve(import.meta.dirname, 'support/serve-once.mjs'), join(dir, 'serve-once.mjs'));
 
   // --- Data every request finds ----------------------------------------------------------------
@@ -105,6 +147,29 @@ try {
     await putStoreSettings(created.app_id, 'app_store', { bundle_id: 'com.app.qysmat', environment: 'Sandbox' });
     return { appId: created.app_id, secretKey: secretKey.key, sdkKey: sdkKey.key };
   }
+  // Store notifications, about purchases of the seeded app; as deployed, the Google service account
+  // is in Secrets Manager (the table item names the secret).
+  const renewals = await notificationRenewals(app, google);
+  const googleSecret = secretNameOf(STORE_SECRETS_PREFIX, app.appId, 'google_play');
+  secrets.secrets.set(googleSecret, JSON.stringify({ service_account: google.serviceAccount }));
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.storeSettings(app.appId, 'google_play'),
+      UpdateExpression: 'REMOVE settings.service_account SET credentials_secret = :secret',
+      ExpressionAttributeValues: { ':secret': googleSecret },
+    }),
+  );
+  const notification = (
+    route: 'AppStoreNotification' | 'GooglePlayNotification' | 'TestStoreNotification',
+  ): Scenario => ({
+    event: async () => proxyEvent(routeNamed(route), await renewals[route]()),
+    check: (result: { statusCode: number; body: string }) => {
+      ok(result);
+      const { outcome } = (JSON.parse(result.body) as { data: { outcome: string } }).data;
+      if (outcome !== 'applied') throw new Error(`the renewal was ${outcome}, not applied`);
+    },
+  });
   const today = new Date();
   const day = (offset: number) => new Date(today.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
   const statusChange = (appId: string) => {
@@ -353,6 +418,9 @@ try {
       },
     },
   };
+  scenarios['functions/notifications/app-store.ts'] = notification('AppStoreNotification');
+  scenarios['functions/notifications/google-play.ts'] = notification('GooglePlayNotification');
+  scenarios['functions/notifications/test-store.ts'] = notification('TestStoreNotification');
   const missing = functions.filter((fn) => !scenarios[fn.handler]);
   if (missing.length > 0) throw new Error(`no cold-start request for ${missing.map((fn) => fn.handler).join(', ')}`);
 
@@ -381,12 +449,21 @@ try {
     AWS_ENDPOINT_URL_EVENTBRIDGE: stubs.url,
     DEAD_LETTER_QUEUE_URL: `${stubs.url}/queue/dead-letters`,
     AWS_ENDPOINT_URL_SQS: stubs.url,
-    // As deployed; no scenario needs a credential, so a Secrets Manager call would fail the run.
+    // As deployed; only the Google notification reads a credential (below): a Secrets Manager call elsewhere fails the run.
     STORE_SECRETS_PREFIX,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: stubs.url,
     // Every run counts against the same keys; the limit is not what is measured (the counter write is).
     RATE_LIMIT_STANDARD_PER_MINUTE: '1000000',
     RATE_LIMIT_PREMIUM_PER_MINUTE: '1000000',
+    // The Google notification reads the app's service account (as deployed) and calls Google.
+    ...(name === 'GooglePlayNotification'
+      ? {
+          AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url,
+          GOOGLE_OAUTH_TOKEN_URL: google.tokenUrl,
+          GOOGLE_PLAY_API_BASE_URL: google.url,
+          GOOGLE_OIDC_JWKS_URL: google.jwksUrl,
+        }
+      : {}),
   });
   let sequence = 0;
   function serveOnce(file: string, name: string, event: unknown, check: (result: any) => void): Promise<Timing> {
@@ -482,7 +559,7 @@ try {
   await serveOnce(floor.file, 'Floor', floorEvent, floorCheck);
   for (const fn of measured)
     await serveOnce(
-      bundles.get(fn.handler)!.file,
+      runFile(fn.handler),
       fn.names[0]!,
       await scenarios[fn.handler]!.event(RUNS),
       scenarios[fn.handler]!.check,
@@ -490,12 +567,13 @@ try {
   const allFloorRuns: Timing[] = [];
   for (const fn of measured) {
     const bundle = bundles.get(fn.handler)!;
+    const file = runFile(fn.handler);
     const scenario = scenarios[fn.handler]!;
     const mine: Timing[] = [];
     const floors: Timing[] = [];
     for (let run = 0; run < RUNS; run++) {
       const event = await scenario.event(run);
-      const subject = () => serveOnce(bundle.file, fn.names[0]!, event, scenario.check).then((t) => mine.push(t));
+      const subject = () => serveOnce(file, fn.names[0]!, event, scenario.check).then((t) => mine.push(t));
       const base = () => serveOnce(floor.file, 'Floor', floorEvent, floorCheck).then((t) => floors.push(t));
       if (run % 2 === 0) {
         await base();
@@ -527,6 +605,20 @@ try {
         ` (import ${row.cpu.import.toFixed(0)} vs ${row.floor.cpu.import.toFixed(0)}, request ${row.cpu.first_request.toFixed(0)} vs ${row.floor.cpu.first_request.toFixed(0)})` +
         `  wall ${row.wall.total.toFixed(0)} vs ${row.floor.wall.total.toFixed(0)} x${row.wall_ratio.toFixed(2)}`,
     );
+  }
+
+  // A subset run keeps the other functions' rows of the last full results, with their sizes as built now.
+  if (only) {
+    const previous = JSON.parse(readFileSync(resolve(import.meta.dirname, 'results/cold-start.json'), 'utf8')) as {
+      figures: { functions: Row[] };
+    };
+    for (const kept of previous.figures.functions) {
+      const bundle = bundles.get(kept.function);
+      if (!bundle || rows.some((row) => row.function === kept.function)) continue;
+      rows.push({ ...kept, bytes: bundle.bytes, over_floor_bytes: bundle.bytes - floor.bytes });
+    }
+    const order = functions.map((fn) => fn.handler);
+    rows.sort((a, b) => order.indexOf(a.function) - order.indexOf(b.function));
   }
 
   // --- Report --------------------------------------------------------------------------------
@@ -614,5 +706,7 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
   await stubs.close();
+  await google.close();
+  await secrets.close();
   await dynamo.stop();
 }

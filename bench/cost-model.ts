@@ -22,6 +22,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
 import type { Route } from '../lib/routes.js';
+import { trustStandInAppleRoot } from './support/apple-stand-in-root.js';
 import type { RecordedCommand } from './support/commands.js';
 import type { BenchRequest } from './support/invoke.js';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
@@ -47,12 +48,23 @@ const EXCLUDED = [
   "the PutEvents round trip in the publisher's duration (locally an in-process dispatcher stands in for EventBridge)",
 ];
 
+// Store notifications (support/notifications.ts): App Store ones signed by the stand-in chain, Google's
+// state read from the Google stand-in; both set before lib/ is imported.
+trustStandInAppleRoot();
+const { startGooglePlayStandIn } = await import('../test/support/google-play-standin.js');
+const google = await startGooglePlayStandIn('com.example.subs');
+process.env.GOOGLE_OAUTH_TOKEN_URL = google.tokenUrl;
+process.env.GOOGLE_PLAY_API_BASE_URL = google.url;
+process.env.GOOGLE_OIDC_JWKS_URL = google.jwksUrl;
+
 const dynamo = await startBenchDynamoDb('bench-cost');
 try {
   const { measureCapacity } = await import('./support/capacity.js');
   const { dynamodbBusyMs, recordCommands } = await import('./support/commands.js');
   const { invokeOk } = await import('./support/invoke.js');
   const { seedApp } = await import('./support/seed.js');
+  const { NOTIFICATION_ROUTES, notificationRenewals } = await import('./support/notifications.js');
+  const { countNotificationCommands } = await import('./support/notification-commands.js');
   const { ROUTES } = await import('../lib/routes.js');
   const { getApp } = await import('../lib/data/apps.js');
   const { setWebhook } = await import('../lib/data/webhooks.js');
@@ -80,6 +92,7 @@ try {
       expiresInSeconds: 30 * 86_400,
       trial: false,
     });
+  const renewals = await notificationRenewals(app, google);
   const receiver = await startWebhookReceiver();
   receiver.setSecret((await setWebhook(app.appId, receiver.url)).secret);
 
@@ -222,6 +235,10 @@ try {
       headers: mobile,
       body: { properties: { plan_tier: 'gold' } },
     }),
+    // The renewal of a subscription verified a month ago (support/notifications.ts).
+    'functions/notifications/app-store.ts': () => renewals.AppStoreNotification(),
+    'functions/notifications/google-play.ts': () => renewals.GooglePlayNotification(),
+    'functions/notifications/test-store.ts': () => renewals.TestStoreNotification(),
   };
 
   /** Outbox items in the recorded writes: each is one status-change notification. */
@@ -264,6 +281,8 @@ try {
   const handlers = [...new Set(ROUTES.map((route) => route.handler))];
   const measured = [];
   const notifications: Record<string, AttributeValue>[] = [];
+  /** Issue #14: what processing one renewal notification asks of DynamoDB, per notification route. */
+  const storeNotificationCommands: Record<string, ReturnType<typeof countNotificationCommands>> = {};
   for (const handler of handlers) {
     const routes = ROUTES.filter((route) => route.handler === handler);
     const route = routes[0]!;
@@ -276,6 +295,11 @@ try {
     );
     const outbox = outboxItems(result.commands);
     notifications.push(...outbox);
+    const outcome = (JSON.parse(result.result.body) as { data?: { outcome?: string } }).data?.outcome;
+    if ((NOTIFICATION_ROUTES as readonly string[]).includes(route.name)) {
+      if (outcome !== 'applied') throw new Error(`${route.name}: the renewal was ${outcome}, not applied`);
+      storeNotificationCommands[route.name] = countNotificationCommands(result.commands);
+    }
     const prepared: BenchRequest[] = [];
     for (let run = 0; run < RUNS; run++) prepared.push(await build(route));
     const { ms, dynamodbMs, heapKb } = await timeInvocations(() => invokeOk(route, prepared.shift()!));
@@ -378,8 +402,23 @@ try {
       process_rss_mb: round(process.memoryUsage().rss / 1_048_576, 0),
       excluded: EXCLUDED,
       endpoints: rows,
+      store_notification_commands: storeNotificationCommands,
     },
     [
+      ...Object.entries(storeNotificationCommands).flatMap(([name, counted]) => [
+        {
+          name: `${name}: reads of the purchase per renewal notification`,
+          value: counted.purchase_reads,
+          budget: '<= 1',
+          pass: counted.purchase_reads <= 1,
+        },
+        {
+          name: `${name}: transactions per renewal notification`,
+          value: counted.transactions,
+          budget: '= 1 (no other write)',
+          pass: counted.transactions === 1 && counted.other_writes === 0,
+        },
+      ]),
       {
         name: 'routes priced (every route of lib/routes.ts)',
         value: rows.reduce((n, row) => n + row.routes.length, 0),
@@ -390,4 +429,5 @@ try {
   );
 } finally {
   await dynamo.stop();
+  await google.close();
 }

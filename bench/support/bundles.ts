@@ -6,7 +6,7 @@
 
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
 import { NOTIFICATION_FUNCTIONS } from '../../cdk/constructs/notifications.js';
 import { esbuildOptions } from '../../cdk/constructs/service-function.js';
 import { ROUTES } from '../../lib/routes.js';
@@ -40,9 +40,15 @@ export interface Bundle {
   metafile: Metafile;
 }
 
-export async function buildBundle(handler: string, outdir: string, name: string): Promise<Bundle> {
+/** `plugins`: for a benchmark's own build only (the deployed bundle is built without). */
+export async function buildBundle(
+  handler: string,
+  outdir: string,
+  name: string,
+  plugins: Plugin[] = [],
+): Promise<Bundle> {
   const file = join(outdir, name, 'index.mjs');
-  const { metafile } = await build({ ...esbuildOptions(handler, file), metafile: true });
+  const { metafile } = await build({ ...esbuildOptions(handler, file), metafile: true, plugins });
   return { file, bytes: statSync(file).size, metafile };
 }
 
