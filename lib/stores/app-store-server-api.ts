@@ -8,13 +8,14 @@
  *
  * Requests and bearer tokens are made as Apple's App Store Server Library makes them (Get
  * Transaction Info, Get All Subscription Statuses; an ES256 JWT with kid, iss, aud
- * appstoreconnect-v1, bid and a 5-minute exp), with node:crypto and fetch: the library costs
+ * appstoreconnect-v1, bid and a 5-minute exp), with node:crypto and node:http (lib/core/http-client.ts): the library costs
  * the verifying functions most of their bundle (docs/decisions/app-store-verifier.md).
  */
 import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import * as z from 'zod/mini';
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
+import { httpSend } from '../core/http-client.js';
 import { define } from '../schemas/define.js';
 
 export interface ServerApiCredentials {
@@ -114,9 +115,9 @@ function mapApiError(error: unknown, unknownTo = "this receipt's transaction"): 
 function appStoreApi(credentials: ServerApiCredentials, bundleId: string, environment: keyof typeof BASE_URLS) {
   const baseUrl = config.appStoreServerApiBaseUrl ?? BASE_URLS[environment];
   return async function get<T>(path: string, schema: z.ZodMiniType<T>): Promise<T> {
-    const response = await fetch(`${baseUrl}${path}`, {
+    const response = await httpSend(`${baseUrl}${path}`, {
       headers: { authorization: `Bearer ${appStoreBearerToken(credentials, bundleId)}`, accept: 'application/json' },
-      signal: AbortSignal.timeout(config.storeTimeoutMs),
+      timeoutMs: config.storeTimeoutMs,
     });
     if (!response.ok) {
       const body = (await response.json().catch(() => undefined)) as { errorCode?: unknown } | undefined;

@@ -9,6 +9,7 @@
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
+import { type HttpAnswer, httpSend } from '../core/http-client.js';
 import {
   configuredEndpoints,
   type GoogleEndpoints,
@@ -46,19 +47,13 @@ const keySets = new Map<string, KeySet>();
 const fetching = new Map<string, Promise<KeySet>>();
 
 async function fetchKeySet(url: string, now: number): Promise<KeySet> {
-  let response: Response;
+  let response: HttpAnswer;
   try {
-    response = await fetch(url, {
-      headers: { accept: 'application/json' },
-      signal: AbortSignal.timeout(config.storeTimeoutMs),
-    });
+    response = await httpSend(url, { headers: { accept: 'application/json' }, timeoutMs: config.storeTimeoutMs });
   } catch (error) {
     throw unavailable(`Google's OIDC keys could not be read (${(error as Error).message}); retry`, error);
   }
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw unavailable(`Google's OIDC keys could not be read (HTTP ${response.status}); retry`);
-  }
+  if (!response.ok) throw unavailable(`Google's OIDC keys could not be read (HTTP ${response.status}); retry`);
   let body: { keys?: unknown };
   try {
     body = (await response.json()) as { keys?: unknown };

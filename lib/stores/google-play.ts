@@ -8,6 +8,7 @@
 import { createPrivateKey, sign } from 'node:crypto';
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
+import { type HttpAnswer, type HttpRequestOptions, httpSend } from '../core/http-client.js';
 import type { GooglePlaySettings } from './settings.js';
 import { isSignedTransaction, type StorePurchaseState, type StoreVerifier, type VerifiedTransaction } from './types.js';
 
@@ -70,9 +71,9 @@ function purchaseReference(receiptData: string): PurchaseReference {
 const unavailable = (message: string, cause?: unknown) =>
   new AppError('VERIFICATION_FAILED', message, { retryable: true, cause });
 
-async function call(url: string, init: RequestInit): Promise<Response> {
+async function call(url: string, init: Omit<HttpRequestOptions, 'timeoutMs'>): Promise<HttpAnswer> {
   try {
-    return await fetch(url, { ...init, signal: AbortSignal.timeout(config.storeTimeoutMs) });
+    return await httpSend(url, { ...init, timeoutMs: config.storeTimeoutMs });
   } catch (error) {
     throw unavailable(
       `Google Play did not answer (${(error as Error).name === 'TimeoutError' ? 'timeout' : (error as Error).message}); retry`,
@@ -235,7 +236,6 @@ export async function readSubscriptionPurchase(
     { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } },
   );
   if (response.status === 400 || response.status === 404 || response.status === 410) {
-    await response.body?.cancel();
     return { purchase: undefined, status: response.status, accessToken: token };
   }
   if (response.status === 401 || response.status === 403) {
