@@ -3,6 +3,8 @@
  * clock, which subscription a store state is about, and the events and record fields it changes.
  */
 import { describe, expect, it } from 'vitest';
+import { config } from '../../lib/core/config.js';
+import { storeMarginMs } from '../../lib/data/subscription-items.js';
 import {
   countsAsRevenue,
   decideStoreState,
@@ -235,6 +237,14 @@ describe('lifecycle: what the store says (sync), per status', () => {
 });
 
 describe('the clock: grace periods and the store margin', () => {
+  it("the margin is the App Store and Google Play subscriptions' (the test store renews only when minted)", () => {
+    const margin = config.storeExpiryMarginSeconds * 1000;
+    expect(margin).toBeGreaterThan(0);
+    expect(
+      ['app_store', 'google_play', 'test_store', null].map((store) => storeMarginMs({ store: store as 'app_store' })),
+    ).toEqual([margin, margin, 0, 0]);
+  });
+
   const passes = (from: SubscriptionState, now: Date, storeMarginMs?: number) =>
     applyCommand(from, { type: 'time_passes', storeMarginMs }, now).next.status;
 
