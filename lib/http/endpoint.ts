@@ -14,6 +14,7 @@ import { isDataStoreUnavailable } from '../data/unavailable.js';
 import { routeOf } from '../routes.js';
 import { appIdSchema } from '../schemas/common.js';
 import type { ReceivedNotification } from '../schemas/responses.js';
+import { MAX_NOTIFICATION_BYTES } from '../stores/types.js';
 import {
   type Authenticated,
   authenticateAndLimit as authenticateAndCount,
@@ -274,8 +275,6 @@ export function mobileEndpoint<
 }
 
 /** Largest accepted store notification (Apple's are a few KB, Pub/Sub pushes smaller). */
-export const MAX_NOTIFICATION_BYTES = 65_536;
-
 export interface NotificationRequest {
   /** The app of the path, checked to exist. */
   appId: string;

@@ -27,10 +27,13 @@ import {
 import { APP_STORE_STATE_TYPES } from './app-store-notification-types.js';
 import { fetchAppStorePurchaseState, type SignedPurchaseState } from './app-store-server-api.js';
 import { type AppleRejection, AppleSignedDataError, verifyAppleSignedData } from './apple-signed-data.js';
-import { JWS_PATTERN, type StoreNotification, type StorePurchaseState, type StoreRenewalState } from './types.js';
-
-/** Apple's bodies are a few KB; more is not Apple's. */
-export const MAX_APP_STORE_NOTIFICATION_BYTES = 64 * 1024;
+import {
+  JWS_PATTERN,
+  MAX_NOTIFICATION_BYTES,
+  type StoreNotification,
+  type StorePurchaseState,
+  type StoreRenewalState,
+} from './types.js';
 
 /** The types and subtypes are recorded as sent: bounded, as anything stored is. */
 const recordedString = () => z.string().check(z.minLength(1), z.maxLength(128));
@@ -241,7 +244,7 @@ export async function readAppStorePurchaseState(
 function signedPayloadOf(body: unknown): string {
   let value = body;
   if (typeof body === 'string') {
-    if (Buffer.byteLength(body) > MAX_APP_STORE_NOTIFICATION_BYTES) throw invalid('the body is larger than 64 KB');
+    if (Buffer.byteLength(body) > MAX_NOTIFICATION_BYTES) throw invalid('the body is larger than 64 KB');
     try {
       value = JSON.parse(body);
     } catch {
@@ -253,8 +256,7 @@ function signedPayloadOf(body: unknown): string {
       ? (value as { signedPayload?: unknown }).signedPayload
       : undefined;
   if (typeof signedPayload !== 'string') throw invalid('the body is not {"signedPayload": "<JWS>"}');
-  if (Buffer.byteLength(signedPayload) > MAX_APP_STORE_NOTIFICATION_BYTES)
-    throw invalid('the body is larger than 64 KB');
+  if (Buffer.byteLength(signedPayload) > MAX_NOTIFICATION_BYTES) throw invalid('the body is larger than 64 KB');
   if (!JWS_PATTERN.test(signedPayload)) throw invalid('its signed payload is not a JWS');
   return signedPayload;
 }

@@ -18,7 +18,7 @@ import {
   readSubscriptionPurchase,
 } from './google-play.js';
 import type { GooglePlaySettings } from './settings.js';
-import type { StoreNotification, StorePurchaseState } from './types.js';
+import { MAX_NOTIFICATION_BYTES, type StoreNotification, type StorePurchaseState } from './types.js';
 
 export { googlePurchaseState } from './google-play.js';
 
@@ -173,9 +173,6 @@ export async function verifyPubSubPushToken(
 // ---------------------------------------------------------------------------------------------
 // The push body
 
-/** Google's are a few hundred bytes. */
-export const MAX_PUSH_BODY_BYTES = 64 * 1024;
-
 export interface DeveloperNotification {
   version: string;
   packageName: string;
@@ -293,8 +290,8 @@ function developerNotification(raw: Fields): DeveloperNotification {
  */
 export function parsePubSubPush(body: unknown): PubSubPush {
   const text = typeof body === 'string' ? body : JSON.stringify(body ?? null);
-  if (Buffer.byteLength(text) > MAX_PUSH_BODY_BYTES)
-    throw new AppError('PAYLOAD_TOO_LARGE', `a Pub/Sub push is at most ${MAX_PUSH_BODY_BYTES} bytes`);
+  if (Buffer.byteLength(text) > MAX_NOTIFICATION_BYTES)
+    throw new AppError('PAYLOAD_TOO_LARGE', `a Pub/Sub push is at most ${MAX_NOTIFICATION_BYTES} bytes`);
   let parsed: unknown = body;
   if (typeof body === 'string') {
     try {
@@ -319,7 +316,7 @@ export function parsePubSubPush(body: unknown): PubSubPush {
       attributes[name] = value;
     }
   }
-  const data = stringAt(message, 'data', 'message', MAX_PUSH_BODY_BYTES);
+  const data = stringAt(message, 'data', 'message', MAX_NOTIFICATION_BYTES);
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(data) || data.length % 4 !== 0) throw invalid('message.data is not base64');
   let decoded: unknown;
   try {

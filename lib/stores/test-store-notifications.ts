@@ -18,7 +18,7 @@ import {
   verifiedTestStorePayload,
   verifyTestTransaction,
 } from './test-store.js';
-import { JWS_PATTERN, type StoreNotification, type StoreRenewalState } from './types.js';
+import { JWS_PATTERN, MAX_NOTIFICATION_BYTES, type StoreNotification, type StoreRenewalState } from './types.js';
 
 /** What `admin notifications mint --type` mints. */
 export const TEST_NOTIFICATION_TYPES = [
@@ -56,9 +56,6 @@ const DAY_SECONDS = 86_400;
 export const DEFAULT_PERIOD_SECONDS = 30 * DAY_SECONDS;
 /** billing_issue's grace period when --expires-in is not given (Apple's longest, for monthly plans). */
 export const DEFAULT_GRACE_SECONDS = 16 * DAY_SECONDS;
-
-/** Apple's bodies are a few KB; anything larger is refused before any signature is checked. */
-export const MAX_NOTIFICATION_BYTES = 64 * 1024;
 
 export interface TestNotificationRequest {
   appId: string;

@@ -94,6 +94,12 @@ export interface StoreVerifier {
   verify(receiptData: string): Promise<VerifiedTransaction>;
 }
 
+/**
+ * Largest store notification taken, as JSON text (Apple's are a few KB, Pub/Sub pushes smaller):
+ * the route refuses a larger body unread, and each store's decoder checks what it is given too.
+ */
+export const MAX_NOTIFICATION_BYTES = 65_536;
+
 /** A JWS compact serialisation: three base64url parts. */
 export const JWS_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 

@@ -30,7 +30,7 @@ import {
 import { appStoreTransaction, STAND_IN_ROOT, signedByStandIn } from '../support/app-store-standin.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
-import { storeEventKindsOf } from '../support/outbox.js';
+import { addedKinds, storeEventKindsOf } from '../support/outbox.js';
 
 const { request } = useGateway();
 const DAY = 86_400_000;
@@ -105,13 +105,6 @@ const graceEnd = Date.now() + 7 * DAY;
 const ACTIVE = { billing_issue: false, grace_period_expires_at: null, product_id: 'premium_monthly', price: 9.99 };
 const FIRST = { ...ACTIVE, status: 'active', expires_at: 'first', auto_renew: true } as const;
 const ENDED = { ...ACTIVE, status: 'expired', expires_at: 'first', auto_renew: false } as const;
-
-/** What `after` holds besides `before`, sorted. */
-function added(before: string[], after: string[]): string[] {
-  const rest = [...after];
-  for (const kind of before) rest.splice(rest.indexOf(kind), 1);
-  return rest.sort();
-}
 
 // biome-ignore format: a table
 const ROWS: Row[] = [
@@ -255,7 +248,7 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
     if (billing_issue) expect(after.billing_issue_at).toEqual(expect.any(String));
     else expect(after.billing_issue_at).toBeNull();
 
-    expect(added(eventsBefore, await storeEventKindsOf(app.appId, p.subscriptionId))).toEqual(row.events ?? []);
+    expect(addedKinds(eventsBefore, await storeEventKindsOf(app.appId, p.subscriptionId))).toEqual(row.events ?? []);
     const revenueAfter = await revenueToday();
     expect({
       renewals: revenueAfter.renewals - revenueBefore.renewals,

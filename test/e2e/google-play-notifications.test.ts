@@ -18,7 +18,7 @@ import {
   startGooglePlayStandIn,
   subscriptionPurchaseV2,
 } from '../support/google-play-standin.js';
-import { storeEventKindsOf } from '../support/outbox.js';
+import { addedKinds, storeEventKindsOf } from '../support/outbox.js';
 
 const PACKAGE = 'com.example.subs';
 const AUDIENCE = 'https://api.example.com/notifications/google-play/e2e';
@@ -83,13 +83,6 @@ const REFUNDED = {
   cancellation_reason: 'refunded_by_store',
 } as const;
 const ON_HOLD = { ...PAID, state: 'SUBSCRIPTION_STATE_ON_HOLD', expiresInMs: LAPSED };
-
-/** What `after` holds besides `before`, sorted. */
-function added(before: string[], after: string[]): string[] {
-  const rest = [...after];
-  for (const kind of before) rest.splice(rest.indexOf(kind), 1);
-  return rest.sort();
-}
 
 // biome-ignore format: a table
 const ROWS: Row[] = [
@@ -248,7 +241,7 @@ describe('Google Play notifications through the gateway (stand-in of Google over
     });
     if (billing_issue) expect(after.billing_issue_at).toEqual(expect.any(String));
     else expect(after.billing_issue_at).toBeNull();
-    expect(added(eventsBefore, await storeEventKindsOf(app.appId, p.subscriptionId))).toEqual(row.events ?? []);
+    expect(addedKinds(eventsBefore, await storeEventKindsOf(app.appId, p.subscriptionId))).toEqual(row.events ?? []);
     const revenueAfter = await revenueToday();
     expect({
       renewals: revenueAfter.renewals - revenueBefore.renewals,

@@ -13,10 +13,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../lib/domain/subscription-state.js';
-import { MAX_BODY_BYTES, MAX_NOTIFICATION_BYTES } from '../../lib/http/endpoint.js';
+import { MAX_BODY_BYTES } from '../../lib/http/endpoint.js';
 import type { ApiName } from '../../lib/http/envelopes.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
+import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 import { apiOfPath } from '../../local/gateway.js';
 import { createTestApp, type TestApp } from './fixtures.js';
 import {

@@ -39,3 +39,10 @@ export const storeEventKindsOf = async (appId: string, subscriptionId: string): 
   (await outboxEventsOf(appId, subscriptionId))
     .map((payload) => payload.event.replace(/^subscription\./, ''))
     .filter((kind) => kind !== 'status_changed');
+
+/** The event kinds `after` holds besides those of `before` (what one change sent), sorted. */
+export function addedKinds(before: string[], after: string[]): string[] {
+  const rest = [...after];
+  for (const kind of before) rest.splice(rest.indexOf(kind), 1);
+  return rest.sort();
+}

@@ -14,11 +14,9 @@ import {
 } from '@apple/app-store-server-library';
 import { describe, expect, it } from 'vitest';
 import { APPLE_ROOT_CA_G3 } from '../../lib/stores/app-store.js';
-import {
-  decodeAppStoreNotification,
-  MAX_APP_STORE_NOTIFICATION_BYTES,
-} from '../../lib/stores/app-store-notifications.js';
+import { decodeAppStoreNotification } from '../../lib/stores/app-store-notifications.js';
 import type { StoreNotification, StorePurchaseState } from '../../lib/stores/types.js';
+import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 import {
   appStoreNotificationBody,
   appStoreNotificationPayload,
@@ -600,16 +598,16 @@ describe('App Store notifications: refusals (INVALID_NOTIFICATION, saying why)',
     expect(refusal({ signedPayload: signedByStandIn(notJws) })).toContain('signed transaction: it is not signed data');
   });
 
-  it(`bodies over ${MAX_APP_STORE_NOTIFICATION_BYTES / 1024} KB, as text or parsed`, () => {
-    const big = appStoreNotificationBody(renew({ extra: { padding: 'x'.repeat(MAX_APP_STORE_NOTIFICATION_BYTES) } }));
+  it(`bodies over ${MAX_NOTIFICATION_BYTES / 1024} KB, as text or parsed`, () => {
+    const big = appStoreNotificationBody(renew({ extra: { padding: 'x'.repeat(MAX_NOTIFICATION_BYTES) } }));
     expect(refusal(big)).toContain('larger than 64 KB');
-    expect(
-      refusal(JSON.stringify({ signedPayload: 'a.b.c', padding: 'x'.repeat(MAX_APP_STORE_NOTIFICATION_BYTES) })),
-    ).toContain('larger than 64 KB');
+    expect(refusal(JSON.stringify({ signedPayload: 'a.b.c', padding: 'x'.repeat(MAX_NOTIFICATION_BYTES) }))).toContain(
+      'larger than 64 KB',
+    );
     // Just under the bound is read.
     const near = appStoreNotificationBody(renew({ extra: { padding: 'x'.repeat(38 * 1024) } }));
     expect(near.signedPayload.length).toBeGreaterThan(60 * 1024);
-    expect(near.signedPayload.length).toBeLessThanOrEqual(MAX_APP_STORE_NOTIFICATION_BYTES);
+    expect(near.signedPayload.length).toBeLessThanOrEqual(MAX_NOTIFICATION_BYTES);
     expect(decodeAppStoreNotification(near, SANDBOX_APP, ROOTS).type).toBe('DID_RENEW');
   });
 });

@@ -3,13 +3,13 @@ import { AppError } from '../../lib/core/errors.js';
 import { newTestStoreKeys, signTestStoreJws, type TestTransaction } from '../../lib/stores/test-store.js';
 import {
   decodeTestStoreNotification,
-  MAX_NOTIFICATION_BYTES,
   mintTestNotification,
   TEST_NOTIFICATION_TYPES,
   type TestNotificationRequest,
   type TestNotificationType,
 } from '../../lib/stores/test-store-notifications.js';
 import type { StoreNotification, StorePurchaseState } from '../../lib/stores/types.js';
+import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 
 const APP = 'app_00000000000000aa';
 const OTHER = 'app_00000000000000bb';
