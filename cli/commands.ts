@@ -218,6 +218,8 @@ function deliveredChange(payload: EventPayload): { subscription_id: string; chan
       return { subscription_id: payload.data.subscription_id, change: 'billing issue' };
     case 'subscription.refunded':
       return { subscription_id: payload.data.subscription_id, change: 'refunded' };
+    case 'subscription.refund_reversed':
+      return { subscription_id: payload.data.subscription_id, change: 'refund reversed' };
     case 'subscription.product_changed':
       return {
         subscription_id: payload.data.subscription_id,

@@ -139,6 +139,8 @@ export interface MoneyFacts {
   /** The change: the lifecycle operation that was applied. */
   operation: 'activate' | 'renew' | 'cancel' | 'other';
   refund: boolean;
+  /** The store reversed a refund: the price it took back is revenue again. */
+  refundReversed: boolean;
   statusBefore: string;
   statusAfter: string;
   price: number;
@@ -171,6 +173,8 @@ export function revenueDelta(facts: MoneyFacts): RevenueDelta | null {
     delta.amount_micros -= price;
     delta.refunds += 1;
   }
+  // The refund stays counted on its own day; the money comes back on the day of the reversal.
+  if (facts.refundReversed) delta.amount_micros += price;
   if (facts.statusBefore !== 'active' && facts.statusAfter === 'active') delta.net_active += 1;
   if (facts.statusBefore === 'active' && facts.statusAfter !== 'active') delta.net_active -= 1;
   const moves = Object.values(delta).some((value) => value !== 0);

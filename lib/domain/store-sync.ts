@@ -42,6 +42,7 @@ export function storeFacts(state: StorePurchaseState): StoreFacts {
     billing_issue: state.renewal?.billing_issue ?? false,
     grace_period_expires_at: state.renewal?.billing_issue ? state.renewal.grace_period_expires_at : null,
     revoked: state.revoked,
+    refund_reversed: state.refund_reversed === true,
   };
 }
 
@@ -150,6 +151,7 @@ export const STORE_EVENT_KINDS = [
   'auto_renew_changed',
   'billing_issue',
   'refunded',
+  'refund_reversed',
   'product_changed',
 ] as const;
 export type StoreEventKind = (typeof STORE_EVENT_KINDS)[number];
@@ -160,11 +162,12 @@ type EventSide = Pick<SubscriptionState, 'status' | 'auto_renew' | 'billing_issu
 export function storeEventsOf(
   before: EventSide,
   after: EventSide,
-  result: { renewal: boolean; refund: boolean },
+  result: { renewal: boolean; refund: boolean; refundReversed: boolean },
 ): StoreEventKind[] {
   const events: StoreEventKind[] = [];
   if (result.renewal) events.push('renewed');
   if (result.refund) events.push('refunded');
+  if (result.refundReversed) events.push('refund_reversed');
   if (after.product_id !== before.product_id) events.push('product_changed');
   // Renewal turned off or on while the subscription runs; an end turns it off and a return from
   // the end (a recovery) on again, and the status change says so itself.

@@ -59,6 +59,8 @@ export interface StoreFacts {
   grace_period_expires_at: string | null;
   /** The store refunded (revoked) the purchase. */
   revoked: boolean;
+  /** The store reversed its refund: only this gives a refunded subscription its access back. */
+  refund_reversed: boolean;
 }
 
 export const PAUSE_UNITS = ['days', 'weeks', 'months'] as const;
@@ -104,9 +106,10 @@ export interface TransitionResult {
   next: SubscriptionState;
   /** Set when the status changed: exactly one status-change notification is due. */
   statusChange: StatusChange | null;
-  /** Money moved: a renewal was paid, or a refund was granted. */
+  /** Money moved: a renewal was paid, a refund was granted, or the store reversed its refund. */
   renewal: boolean;
   refund: boolean;
+  refundReversed: boolean;
 }
 
 type Rule =
@@ -116,7 +119,7 @@ type Rule =
         state: SubscriptionState,
         command: SubscriptionCommand,
         now: Date,
-      ) => Partial<SubscriptionState> & Partial<Pick<TransitionResult, 'renewal' | 'refund'>>;
+      ) => Partial<SubscriptionState> & Partial<Pick<TransitionResult, 'renewal' | 'refund' | 'refundReversed'>>;
     }
   /** Not possible from this status: 409 INVALID_STATUS_TRANSITION naming the status. */
   | { kind: 'conflict' }
@@ -179,6 +182,24 @@ const factsOf = (command: SubscriptionCommand) => (command as Extract<Subscripti
 /** The store took the money back: access ends now, with a refund (of a running or an ended subscription). */
 const refundedByStore = (state: SubscriptionState, now: Date) =>
   state.refunded_at === null ? { refunded_at: iso(now), refund: true, cancellation_reason: 'refunded_by_store' } : {};
+
+/**
+ * The store reversed the refund it granted (Apple's REFUND_REVERSED): the subscription is as if it
+ * had never been refunded: the money is back, and a subscription the refund cancelled runs again to
+ * the store's period end (expired if that has passed). A subscription cancelled before the refund
+ * (cancelled_at earlier than refunded_at) was not ended by it and stays cancelled.
+ */
+function refundReversal(state: SubscriptionState, facts: StoreFacts, now: Date): ReturnType<Effect> {
+  if (!facts.refund_reversed || facts.revoked || state.refunded_at === null) return {};
+  const reversed = { refunded_at: null, cancellation_reason: null, refundReversed: true };
+  if (state.status !== 'cancelled' || state.cancelled_at !== state.refunded_at) return reversed;
+  // The refund cut the period short when it was granted; its end is the store's again (not a renewal).
+  return {
+    ...syncedWithStore({ ...state, expires_at: facts.expires_at }, facts, now),
+    ...reversed,
+    cancelled_at: null,
+  };
+}
 
 /**
  * The store's truth over a running subscription: its period is the store's (the caller never
@@ -307,7 +328,10 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     cancel_immediate: conflict,
     cancel_at_period_end: conflict,
     activate: conflict,
-    sync: apply((state, command, now) => (factsOf(command).revoked ? refundedByStore(state, now) : {})),
+    sync: apply((state, command, now) => {
+      const facts = factsOf(command);
+      return facts.revoked ? refundedByStore(state, now) : refundReversal(state, facts, now);
+    }),
     time_passes: stays,
   },
   expired: {
@@ -322,6 +346,7 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     sync: apply((state, command, now) => {
       const facts = factsOf(command);
       if (facts.revoked) return refundedByStore(state, now);
+      if (state.refunded_at !== null) return refundReversal(state, facts, now);
       if (state.billing_issue_at === null || facts.billing_issue) return {};
       const synced = syncedWithStore(state, facts, now);
       return synced.status === 'active' && synced.renewal ? synced : {};
@@ -432,7 +457,7 @@ const operationLabel: Record<Operation, string> = {
 
 /** The one entry point for changing a subscription's state. Throws AppError when not allowed. */
 export function applyCommand(current: SubscriptionState, command: SubscriptionCommand, now: Date): TransitionResult {
-  let patch: Partial<SubscriptionState> & Partial<Pick<TransitionResult, 'renewal' | 'refund'>>;
+  let patch: Partial<SubscriptionState> & Partial<Pick<TransitionResult, 'renewal' | 'refund' | 'refundReversed'>>;
   if (command.type === 'update') {
     patch = applyUpdate(current, command, now);
   } else {
@@ -451,10 +476,10 @@ export function applyCommand(current: SubscriptionState, command: SubscriptionCo
         break;
     }
   }
-  const { renewal = false, refund = false, ...changes } = patch;
+  const { renewal = false, refund = false, refundReversed = false, ...changes } = patch;
   const next: SubscriptionState = { ...current, ...changes };
   const statusChange = next.status !== current.status ? { from: current.status, to: next.status } : null;
-  return { next, statusChange, renewal, refund };
+  return { next, statusChange, renewal, refund, refundReversed };
 }
 
 /**

@@ -110,6 +110,7 @@ function storeEventData(
     case 'product_changed':
       return { ...base, previous_product_id: before.product_id };
     case 'auto_renew_changed':
+    case 'refund_reversed':
       return base;
   }
 }

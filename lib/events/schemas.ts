@@ -18,6 +18,7 @@ export const RENEWED = 'subscription.renewed';
 export const AUTO_RENEW_CHANGED = 'subscription.auto_renew_changed';
 export const BILLING_ISSUE = 'subscription.billing_issue';
 export const REFUNDED = 'subscription.refunded';
+export const REFUND_REVERSED = 'subscription.refund_reversed';
 export const PRODUCT_CHANGED = 'subscription.product_changed';
 /** The event of each store-driven change (lib/domain/store-sync.ts). */
 export const STORE_EVENTS = {
@@ -25,6 +26,7 @@ export const STORE_EVENTS = {
   auto_renew_changed: AUTO_RENEW_CHANGED,
   billing_issue: BILLING_ISSUE,
   refunded: REFUNDED,
+  refund_reversed: REFUND_REVERSED,
   product_changed: PRODUCT_CHANGED,
 } as const satisfies Record<StoreEventKind, string>;
 /** Every event kind (EventBridge detail-type) the service publishes. */
@@ -35,6 +37,7 @@ export const EVENT_KINDS = [
   AUTO_RENEW_CHANGED,
   BILLING_ISSUE,
   REFUNDED,
+  REFUND_REVERSED,
   PRODUCT_CHANGED,
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
@@ -115,6 +118,8 @@ export const billingIssuePayload = /* @__PURE__ */ define(() =>
 );
 /** The store refunded (revoked) the purchase; the amount is `price` in `currency`. */
 export const refundedPayload = /* @__PURE__ */ define(() => storeEvent(REFUNDED, { refunded_at: z.iso.datetime() }));
+/** The store reversed the refund it granted: the money is back, and so is access if the period runs. */
+export const refundReversedPayload = /* @__PURE__ */ define(() => storeEvent(REFUND_REVERSED, {}));
 /** The subscriber moved to another product (an upgrade, a downgrade taking effect). */
 export const productChangedPayload = /* @__PURE__ */ define(() =>
   storeEvent(PRODUCT_CHANGED, { previous_product_id: z.string() }),
@@ -124,6 +129,7 @@ export type StoreEventPayload =
   | z.infer<typeof autoRenewChangedPayload>
   | z.infer<typeof billingIssuePayload>
   | z.infer<typeof refundedPayload>
+  | z.infer<typeof refundReversedPayload>
   | z.infer<typeof productChangedPayload>;
 
 /** A webhook body: one of the event kinds, told apart by `event`. */
@@ -135,6 +141,7 @@ export const eventPayload = /* @__PURE__ */ define(() =>
     autoRenewChangedPayload,
     billingIssuePayload,
     refundedPayload,
+    refundReversedPayload,
     productChangedPayload,
   ]),
 );

@@ -206,6 +206,7 @@ export async function applyStoreRevocation(
         billing_issue: false,
         grace_period_expires_at: null,
         revoked: true,
+        refund_reversed: false,
       },
     },
     alsoWrite: recorded(appId, notification, 'applied', now),

@@ -219,13 +219,14 @@ function revenueOfChange(
   current: SubscriptionRecord,
   next: SubscriptionState,
   command: SubscriptionCommand,
-  { refund, renewal }: { refund: boolean; renewal: boolean },
+  { refund, renewal, refundReversed }: { refund: boolean; renewal: boolean; refundReversed: boolean },
   price = current.price,
 ) {
   if (!countsAsRevenue(current.environment)) return null;
   return revenueDelta({
     operation: moneyOperation(current, next, command, renewal),
     refund,
+    refundReversed,
     statusBefore: current.status,
     statusAfter: next.status,
     price,
@@ -252,12 +253,12 @@ export function verifiedSubscription(
   const command: SubscriptionCommand = facts
     ? { type: 'sync', facts }
     : { type: 'activate', expires_at: fields.expires_at };
-  const { next, statusChange, refund, renewal } = applyCommand(pending, command, now);
+  const { next, statusChange, refund, renewal, refundReversed } = applyCommand(pending, command, now);
   return {
     record: { ...pending, ...next },
     payment: { ...payment, ...paid },
     statusChange,
-    revenue: revenueOfChange(pending, next, command, { refund, renewal }),
+    revenue: revenueOfChange(pending, next, command, { refund, renewal, refundReversed }),
   };
 }
 
@@ -403,7 +404,7 @@ export async function commitChange(
     const planned = await plan(current, now);
     if (!planned) return { statusChange: null, record: current, payment: currentPayment, transfers };
     const { command, payment, bindOwner, storeState, alsoWrite } = planned;
-    const { next, statusChange, refund, renewal } = applyCommand(current, command, now);
+    const { next, statusChange, refund, renewal, refundReversed } = applyCommand(current, command, now);
     const { bindTransaction } = planned;
     // A later period of a transaction already recorded (the store extended it) is no payment.
     const paidRenewal = renewal && (!storeState || bindTransaction !== undefined);
@@ -418,7 +419,8 @@ export async function commitChange(
       return { statusChange: null, refused, record: current, payment: currentPayment, transfers };
     }
     const updated = { ...current, ...next, ...recordPatch };
-    const revenue = revenueOfChange(current, next, command, { refund, renewal: paidRenewal }, updated.price);
+    const paid = { refund, renewal: paidRenewal, refundReversed };
+    const revenue = revenueOfChange(current, next, command, paid, updated.price);
     const outcome = await saveSubscriptionState(current, next, now, {
       statusChange,
       payment,
@@ -429,7 +431,7 @@ export async function commitChange(
       storeEvents:
         command.type === 'sync'
           ? {
-              kinds: storeEventsOf(current, updated, { renewal: paidRenewal, refund }),
+              kinds: storeEventsOf(current, updated, paid),
               transactionId: storeState?.transaction_id ?? null,
             }
           : undefined,

@@ -1,3 +1,5 @@
+import type { StorePurchaseState } from './types.js';
+
 /**
  * Apple's notification types (App Store Server Notifications V2) whose signedTransactionInfo is
  * the purchase's state: the App Store's notifications and the test store's, which are shaped like
@@ -24,3 +26,8 @@ export const APP_STORE_STATE_TYPES: ReadonlySet<string> = new Set([
   'MIGRATION',
   'PRICE_CHANGE',
 ]);
+
+/** The purchase's state as a notification of this type states it: REFUND_REVERSED says the refund is undone. */
+export function stateOfNotification(type: string, state: StorePurchaseState): StorePurchaseState {
+  return type === 'REFUND_REVERSED' && !state.revoked ? { ...state, refund_reversed: true } : state;
+}

@@ -24,7 +24,7 @@ import {
   appStoreTransactionPayload,
   transactionFromPayload,
 } from './app-store.js';
-import { APP_STORE_STATE_TYPES } from './app-store-notification-types.js';
+import { APP_STORE_STATE_TYPES, stateOfNotification } from './app-store-notification-types.js';
 import { fetchAppStorePurchaseState, type SignedPurchaseState } from './app-store-server-api.js';
 import { type AppleRejection, AppleSignedDataError, verifyAppleSignedData } from './apple-signed-data.js';
 import {
@@ -121,7 +121,7 @@ export function decodeAppStoreNotification(
   });
   const signedAt = payload.signedDate;
   const signed = payload.data?.signedTransactionInfo;
-  const state =
+  const decoded =
     APP_STORE_STATE_TYPES.has(payload.notificationType) && signed !== undefined
       ? decodeAppStorePurchaseState(
           { signedTransactionInfo: signed, signedRenewalInfo: payload.data?.signedRenewalInfo },
@@ -131,6 +131,7 @@ export function decodeAppStoreNotification(
           { ended: ENDED_TYPES.has(payload.notificationType) },
         )
       : null;
+  const state = decoded && stateOfNotification(payload.notificationType, decoded);
   return {
     store: 'app_store',
     notification_id: payload.notificationUUID,

@@ -8,7 +8,7 @@
  */
 import { createPublicKey, randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors.js';
-import { APP_STORE_STATE_TYPES } from './app-store-notification-types.js';
+import { APP_STORE_STATE_TYPES, stateOfNotification } from './app-store-notification-types.js';
 import {
   newTestTransactionId,
   signTestStoreJws,
@@ -30,6 +30,7 @@ export const TEST_NOTIFICATION_TYPES = [
   'billing_recovered',
   'expired',
   'refunded',
+  'refund_reversed',
   'product_changed',
 ] as const;
 
@@ -48,6 +49,7 @@ export const APPLE_TYPE_OF: Record<TestNotificationType, { notificationType: str
   billing_recovered: { notificationType: 'DID_RENEW', subtype: 'BILLING_RECOVERY' },
   expired: { notificationType: 'EXPIRED', subtype: 'VOLUNTARY' },
   refunded: { notificationType: 'REFUND' },
+  refund_reversed: { notificationType: 'REFUND_REVERSED' },
   product_changed: { notificationType: 'DID_CHANGE_RENEWAL_PREF', subtype: 'UPGRADE' },
 };
 
@@ -147,6 +149,10 @@ export function mintTestNotification(request: TestNotificationRequest): { signed
       transaction = { ...latest, revocationDate: now };
       autoRenew = request.autoRenew;
       status = 5;
+      break;
+    case 'refund_reversed':
+      transaction = latest;
+      autoRenew = request.autoRenew;
       break;
     case 'product_changed':
       if (!request.product) throw new Error('product_changed needs the product changed to');
@@ -268,5 +274,5 @@ export function decodeTestStoreNotification(body: unknown, appId: string, public
       grace_period_expires_at: grace === undefined ? null : new Date(grace).toISOString(),
     };
   }
-  return { ...notification, state: { ...transaction, renewal, as_of: sentAt } };
+  return { ...notification, state: stateOfNotification(notificationType, { ...transaction, renewal, as_of: sentAt }) };
 }

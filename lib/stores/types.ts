@@ -70,6 +70,11 @@ export interface StorePurchaseState extends VerifiedTransaction {
    * was read): a state older than the one applied already never moves a subscription back.
    */
   as_of: string;
+  /**
+   * The store reversed a refund it had granted (Apple's REFUND_REVERSED): the one word that gives a
+   * refunded purchase its access back. Set only by that notification, never inferred from a state.
+   */
+  refund_reversed?: boolean | undefined;
 }
 
 /** A store notification, verified: what it says happened, and the purchase's state it brings. */

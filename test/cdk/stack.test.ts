@@ -419,6 +419,7 @@ describe('the notification path in the stack', () => {
         'subscription.auto_renew_changed',
         'subscription.billing_issue',
         'subscription.refunded',
+        'subscription.refund_reversed',
         'subscription.product_changed',
       ],
     });

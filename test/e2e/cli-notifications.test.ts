@@ -32,6 +32,7 @@ const APPLE: Record<TestNotificationType, [type: string, subtype: string | null,
   billing_recovered: ['DID_RENEW', 'BILLING_RECOVERY', true],
   expired: ['EXPIRED', 'VOLUNTARY', false],
   refunded: ['REFUND', null, false],
+  refund_reversed: ['REFUND_REVERSED', null, false],
   product_changed: ['DID_CHANGE_RENEWAL_PREF', 'UPGRADE', true],
 };
 

@@ -286,7 +286,13 @@ const ROWS: Row[] = [
     state({ revoked: true }, { auto_renew: false }),
   ],
   ['REFUND_DECLINED', undefined, { transaction: transaction(), renewal: renewalInfo() }, STATE],
-  ['REFUND_REVERSED', undefined, { transaction: transaction(), renewal: renewalInfo() }, STATE],
+  // The one notification that gives a refunded purchase its access back, and says so.
+  [
+    'REFUND_REVERSED',
+    undefined,
+    { transaction: transaction(), renewal: renewalInfo() },
+    { ...STATE, refund_reversed: true },
+  ],
   [
     'RENEWAL_EXTENDED',
     undefined,

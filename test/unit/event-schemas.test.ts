@@ -27,7 +27,7 @@ const transferred = {
 };
 
 describe('event schemas (webhook bodies and the bus detail)', () => {
-  it("the service publishes the spec's status change, the transfer and the five store-driven kinds", () => {
+  it("the service publishes the spec's status change, the transfer and the six store-driven kinds", () => {
     expect(EVENT_KINDS).toEqual([
       'subscription.status_changed',
       'subscription.transferred',
@@ -35,6 +35,7 @@ describe('event schemas (webhook bodies and the bus detail)', () => {
       'subscription.auto_renew_changed',
       'subscription.billing_issue',
       'subscription.refunded',
+      'subscription.refund_reversed',
       'subscription.product_changed',
     ]);
   });

@@ -228,6 +228,7 @@ describe('product percentages', () => {
 describe('where money moves (revenueDelta)', () => {
   const base = {
     refund: false,
+    refundReversed: false,
     price: 9.99,
     trial: false,
     trialExpiresAt: null,
@@ -295,6 +296,27 @@ describe('where money moves (revenueDelta)', () => {
       net_active: -1,
     });
     expect(revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'active' })).toBeNull();
+  });
+
+  it('a reversed refund gives the price back on its day, counts no refund, and counts up when access returns', () => {
+    expect(
+      revenueDelta({
+        ...base,
+        operation: 'other',
+        refundReversed: true,
+        statusBefore: 'cancelled',
+        statusAfter: 'active',
+      }),
+    ).toEqual({ amount_micros: 9_990_000, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 1 });
+    expect(
+      revenueDelta({
+        ...base,
+        operation: 'other',
+        refundReversed: true,
+        statusBefore: 'expired',
+        statusAfter: 'expired',
+      }),
+    ).toEqual({ amount_micros: 9_990_000, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 0 });
   });
 });
 

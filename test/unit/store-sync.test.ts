@@ -40,6 +40,7 @@ const facts = (overrides: Partial<StoreFacts> = {}): StoreFacts => ({
   billing_issue: false,
   grace_period_expires_at: null,
   revoked: false,
+  refund_reversed: false,
   ...overrides,
 });
 
@@ -55,7 +56,7 @@ const SYNC: [
   SubscriptionState,
   StoreFacts,
   SubscriptionStatus,
-  { renewal: boolean; refund: boolean },
+  { renewal: boolean; refund: boolean; refundReversed: boolean },
   Partial<SubscriptionState>,
 ][] = [
   [
@@ -63,7 +64,7 @@ const SYNC: [
     state('active'),
     facts({ expires_at: at(31 * 24 * HOUR) }),
     'active',
-    { renewal: true, refund: false },
+    { renewal: true, refund: false, refundReversed: false },
     { expires_at: at(31 * 24 * HOUR), auto_renew: true, billing_issue_at: null },
   ],
   [
@@ -71,7 +72,7 @@ const SYNC: [
     state('active'),
     facts(),
     'active',
-    { renewal: false, refund: false },
+    { renewal: false, refund: false, refundReversed: false },
     { expires_at: at(24 * HOUR) },
   ],
   [
@@ -79,7 +80,7 @@ const SYNC: [
     state('active'),
     facts({ expires_at: at(-24 * HOUR) }),
     'expired',
-    { renewal: false, refund: false },
+    { renewal: false, refund: false, refundReversed: false },
     { expires_at: at(-24 * HOUR), auto_renew: false },
   ],
   [
@@ -87,7 +88,7 @@ const SYNC: [
     state('active'),
     facts({ auto_renew: false }),
     'active',
-    { renewal: false, refund: false },
+    { renewal: false, refund: false, refundReversed: false },
     { auto_renew: false },
   ],
   [
@@ -95,7 +96,7 @@ const SYNC: [
     state('active', { auto_renew: false, cancel_at_period_end: true, cancelled_at: at(-HOUR) }),
     facts({ auto_renew: true }),
     'active',
-    { renewal: false, refund: false },
+    { renewal: false, refund: false, refundReversed: false },
     { auto_renew: true, cancel_at_period_end: false, cancelled_at: null },
   ],
   [
@@ -103,7 +104,7 @@ const SYNC: [
     state('active', { expires_at: at(-HOUR) }),
     facts({ expires_at: at(-HOUR), billing_issue: true, grace_period_expires_at: at(6 * 24 * HOUR) }),
     'active',
-    { renewal: false, refund: false },
+    { renewal: false, refund: false, refundReversed: false },
     { billing_issue_at: NOW.toISOString(), grace_period_expires_at: at(6 * 24 * HOUR) },
   ],
   [
@@ -111,7 +112,7 @@ const SYNC: [
     state('active', { expires_at: at(-HOUR) }),
     facts({ expires_at: at(-HOUR), billing_issue: true }),
     'expired',
-    { renewal: false, refund: false },
+    { renewal: false, refund: false, refundReversed: false },
     { billing_issue_at: NOW.toISOString(), auto_renew: false },
   ],
   [
@@ -123,7 +124,7 @@ const SYNC: [
     }),
     facts({ expires_at: at(30 * 24 * HOUR) }),
     'active',
-    { renewal: true, refund: false },
+    { renewal: true, refund: false, refundReversed: false },
     { billing_issue_at: null, grace_period_expires_at: null, expires_at: at(30 * 24 * HOUR) },
   ],
   [
@@ -131,7 +132,7 @@ const SYNC: [
     state('active'),
     facts({ revoked: true }),
     'cancelled',
-    { renewal: false, refund: true },
+    { renewal: false, refund: true, refundReversed: false },
     { expires_at: NOW.toISOString(), refunded_at: NOW.toISOString(), cancellation_reason: 'refunded_by_store' },
   ],
   [
@@ -139,7 +140,7 @@ const SYNC: [
     state('pending_verification', { expires_at: at(30 * 24 * HOUR) }),
     facts({ expires_at: at(7 * 24 * HOUR), auto_renew: false }),
     'active',
-    { renewal: false, refund: false },
+    { renewal: false, refund: false, refundReversed: false },
     { expires_at: at(7 * 24 * HOUR), auto_renew: false },
   ],
   [
@@ -147,7 +148,7 @@ const SYNC: [
     state('pending_verification'),
     facts({ revoked: true }),
     'cancelled',
-    { renewal: false, refund: false },
+    { renewal: false, refund: false, refundReversed: false },
     { refunded_at: null },
   ],
   [
@@ -155,7 +156,7 @@ const SYNC: [
     state('paused', { paused_at: at(-HOUR), paused_until: at(HOUR) }),
     facts({ expires_at: at(60 * 24 * HOUR) }),
     'paused',
-    { renewal: false, refund: false },
+    { renewal: false, refund: false, refundReversed: false },
     { expires_at: at(24 * HOUR) },
   ],
   [
@@ -163,7 +164,7 @@ const SYNC: [
     state('paused', { paused_at: at(-HOUR), paused_until: at(HOUR) }),
     facts({ revoked: true }),
     'cancelled',
-    { renewal: false, refund: true },
+    { renewal: false, refund: true, refundReversed: false },
     { paused_until: null, refunded_at: NOW.toISOString() },
   ],
   [
@@ -171,7 +172,7 @@ const SYNC: [
     state('cancelled', { expires_at: at(-HOUR) }),
     facts({ revoked: true }),
     'cancelled',
-    { renewal: false, refund: true },
+    { renewal: false, refund: true, refundReversed: false },
     { refunded_at: NOW.toISOString() },
   ],
   [
@@ -179,7 +180,7 @@ const SYNC: [
     state('cancelled', { refunded_at: at(-HOUR) }),
     facts({ revoked: true }),
     'cancelled',
-    { renewal: false, refund: false },
+    { renewal: false, refund: false, refundReversed: false },
     { refunded_at: at(-HOUR) },
   ],
   [
@@ -187,7 +188,7 @@ const SYNC: [
     state('cancelled'),
     facts({ expires_at: at(60 * 24 * HOUR) }),
     'cancelled',
-    { renewal: false, refund: false },
+    { renewal: false, refund: false, refundReversed: false },
     {},
   ],
   [
@@ -195,7 +196,7 @@ const SYNC: [
     state('expired', { expires_at: at(-48 * HOUR), auto_renew: false, billing_issue_at: at(-50 * HOUR) }),
     facts({ expires_at: at(29 * 24 * HOUR) }),
     'active',
-    { renewal: true, refund: false },
+    { renewal: true, refund: false, refundReversed: false },
     { billing_issue_at: null, auto_renew: true, expires_at: at(29 * 24 * HOUR) },
   ],
   [
@@ -203,7 +204,7 @@ const SYNC: [
     state('expired', { expires_at: at(-48 * HOUR), auto_renew: false, billing_issue_at: at(-50 * HOUR) }),
     facts({ expires_at: at(-48 * HOUR), billing_issue: true }),
     'expired',
-    { renewal: false, refund: false },
+    { renewal: false, refund: false, refundReversed: false },
     { billing_issue_at: at(-50 * HOUR) },
   ],
   [
@@ -211,7 +212,7 @@ const SYNC: [
     state('expired', { expires_at: at(-48 * HOUR), auto_renew: false }),
     facts({ expires_at: at(30 * 24 * HOUR) }),
     'expired',
-    { renewal: false, refund: false },
+    { renewal: false, refund: false, refundReversed: false },
     { expires_at: at(-48 * HOUR) },
   ],
   [
@@ -219,8 +220,101 @@ const SYNC: [
     state('expired', { expires_at: at(-48 * HOUR), auto_renew: false }),
     facts({ revoked: true }),
     'expired',
-    { renewal: false, refund: true },
+    { renewal: false, refund: true, refundReversed: false },
     { refunded_at: NOW.toISOString() },
+  ],
+  [
+    "cancelled by the store's refund, the refund reversed: active again to the store's period end, not a renewal",
+    state('cancelled', {
+      expires_at: at(-HOUR),
+      auto_renew: false,
+      cancelled_at: at(-HOUR),
+      refunded_at: at(-HOUR),
+      cancellation_reason: 'refunded_by_store',
+    }),
+    facts({ expires_at: at(20 * 24 * HOUR), refund_reversed: true }),
+    'active',
+    { renewal: false, refund: false, refundReversed: true },
+    {
+      expires_at: at(20 * 24 * HOUR),
+      auto_renew: true,
+      cancelled_at: null,
+      refunded_at: null,
+      cancellation_reason: null,
+    },
+  ],
+  [
+    "cancelled by the store's refund, reversed after the period ended: expired, the money back",
+    state('cancelled', {
+      expires_at: at(-48 * HOUR),
+      auto_renew: false,
+      cancelled_at: at(-48 * HOUR),
+      refunded_at: at(-48 * HOUR),
+      cancellation_reason: 'refunded_by_store',
+    }),
+    facts({ expires_at: at(-HOUR), auto_renew: false, refund_reversed: true }),
+    'expired',
+    { renewal: false, refund: false, refundReversed: true },
+    { expires_at: at(-HOUR), auto_renew: false, refunded_at: null, cancelled_at: null, cancellation_reason: null },
+  ],
+  [
+    'cancelled by the operator, refunded by the store later, the refund reversed: stays cancelled, money back',
+    state('cancelled', {
+      expires_at: at(-48 * HOUR),
+      auto_renew: false,
+      cancelled_at: at(-48 * HOUR),
+      refunded_at: at(-HOUR),
+      cancellation_reason: 'refunded_by_store',
+    }),
+    facts({ expires_at: at(20 * 24 * HOUR), refund_reversed: true }),
+    'cancelled',
+    { renewal: false, refund: false, refundReversed: true },
+    { expires_at: at(-48 * HOUR), cancelled_at: at(-48 * HOUR), refunded_at: null },
+  ],
+  [
+    'cancelled with a refund by the operator, a later store state that reverses nothing: stays cancelled',
+    state('cancelled', { expires_at: at(-HOUR), cancelled_at: at(-HOUR), refunded_at: at(-HOUR) }),
+    facts({ expires_at: at(20 * 24 * HOUR) }),
+    'cancelled',
+    { renewal: false, refund: false, refundReversed: false },
+    { refunded_at: at(-HOUR), expires_at: at(-HOUR) },
+  ],
+  [
+    "cancelled by the store's refund, a reversal that is revoked again: nothing",
+    state('cancelled', { expires_at: at(-HOUR), cancelled_at: at(-HOUR), refunded_at: at(-HOUR) }),
+    facts({ revoked: true, refund_reversed: true }),
+    'cancelled',
+    { renewal: false, refund: false, refundReversed: false },
+    { refunded_at: at(-HOUR) },
+  ],
+  [
+    'cancelled without a refund, a reversal: nothing to reverse',
+    state('cancelled', { expires_at: at(-HOUR), cancelled_at: at(-HOUR) }),
+    facts({ expires_at: at(20 * 24 * HOUR), refund_reversed: true }),
+    'cancelled',
+    { renewal: false, refund: false, refundReversed: false },
+    { expires_at: at(-HOUR) },
+  ],
+  [
+    'expired, refunded afterwards, the refund reversed: stays expired, the money back',
+    state('expired', {
+      expires_at: at(-48 * HOUR),
+      auto_renew: false,
+      refunded_at: at(-HOUR),
+      cancellation_reason: 'refunded_by_store',
+    }),
+    facts({ expires_at: at(-48 * HOUR), auto_renew: false, refund_reversed: true }),
+    'expired',
+    { renewal: false, refund: false, refundReversed: true },
+    { refunded_at: null, cancellation_reason: null, expires_at: at(-48 * HOUR) },
+  ],
+  [
+    'active (never refunded), a reversal: nothing to reverse',
+    state('active'),
+    facts({ refund_reversed: true }),
+    'active',
+    { renewal: false, refund: false, refundReversed: false },
+    { refunded_at: null },
   ],
 ];
 
@@ -229,7 +323,7 @@ describe('lifecycle: what the store says (sync), per status', () => {
     it(name, () => {
       const result = sync(from, storeSays);
       expect(result.next.status).toBe(status);
-      expect({ renewal: result.renewal, refund: result.refund }).toEqual(money);
+      expect({ renewal: result.renewal, refund: result.refund, refundReversed: result.refundReversed }).toEqual(money);
       expect(result.next).toMatchObject(fields);
       expect(result.statusChange).toEqual(status === from.status ? null : { from: from.status, to: status });
     });
@@ -293,7 +387,9 @@ describe('store facts, access and environments', () => {
       billing_issue: false,
       grace_period_expires_at: null,
       revoked: false,
+      refund_reversed: false,
     });
+    expect(storeFacts(storeState({ refund_reversed: true }))).toMatchObject({ refund_reversed: true });
     expect(storeFacts(storeState({ renewal: null }))).toMatchObject({ auto_renew: null, billing_issue: false });
     const grace = {
       auto_renew: true,
@@ -465,20 +561,23 @@ describe('record fields and events of a store-driven change', () => {
     product_id: 'premium_monthly',
     ...overrides,
   });
-  const none = { renewal: false, refund: false };
+  const none = { renewal: false, refund: false, refundReversed: false };
 
   it('each change announces its kind, in a fixed order', () => {
     expect(storeEventsOf(side(), side(), none)).toEqual([]);
-    expect(storeEventsOf(side(), side(), { renewal: true, refund: false })).toEqual(['renewed']);
-    expect(storeEventsOf(side(), side({ status: 'cancelled' }), { renewal: false, refund: true })).toEqual([
-      'refunded',
-    ]);
+    expect(storeEventsOf(side(), side(), { renewal: true, refund: false, refundReversed: false })).toEqual(['renewed']);
+    expect(
+      storeEventsOf(side(), side({ status: 'cancelled' }), { renewal: false, refund: true, refundReversed: false }),
+    ).toEqual(['refunded']);
     expect(storeEventsOf(side(), side({ auto_renew: false }), none)).toEqual(['auto_renew_changed']);
     expect(storeEventsOf(side(), side({ billing_issue_at: NOW.toISOString() }), none)).toEqual(['billing_issue']);
-    expect(storeEventsOf(side(), side({ product_id: 'pro_yearly' }), { renewal: true, refund: false })).toEqual([
-      'renewed',
-      'product_changed',
-    ]);
+    expect(
+      storeEventsOf(side(), side({ product_id: 'pro_yearly' }), {
+        renewal: true,
+        refund: false,
+        refundReversed: false,
+      }),
+    ).toEqual(['renewed', 'product_changed']);
   });
 
   it('an end turns renewal off without an auto_renew_changed; a continuing billing issue is not announced again', () => {
@@ -489,6 +588,15 @@ describe('record fields and events of a store-driven change', () => {
 
   it('a recovery from billing retry (expired, renewal off) is a renewal, not an auto_renew_changed', () => {
     const retrying = side({ status: 'expired', auto_renew: false, billing_issue_at: NOW.toISOString() });
-    expect(storeEventsOf(retrying, side(), { renewal: true, refund: false })).toEqual(['renewed']);
+    expect(storeEventsOf(retrying, side(), { renewal: true, refund: false, refundReversed: false })).toEqual([
+      'renewed',
+    ]);
+  });
+
+  it("a reversed refund is announced; access coming back is the status change's to say", () => {
+    const refunded = side({ status: 'cancelled', auto_renew: false });
+    expect(storeEventsOf(refunded, side(), { renewal: false, refund: false, refundReversed: true })).toEqual([
+      'refund_reversed',
+    ]);
   });
 });

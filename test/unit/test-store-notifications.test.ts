@@ -129,6 +129,11 @@ const EXPECTED: Record<
     subtype: null,
     state: { ...LATEST_STATE, revoked: true, renewal: RENEWING },
   },
+  refund_reversed: {
+    type: 'REFUND_REVERSED',
+    subtype: null,
+    state: { ...LATEST_STATE, renewal: RENEWING, refund_reversed: true },
+  },
   product_changed: {
     type: 'DID_CHANGE_RENEWAL_PREF',
     subtype: 'UPGRADE',
