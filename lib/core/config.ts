@@ -33,6 +33,8 @@ export interface Config {
   googleOidcJwksUrl: string;
   /** Overrides the App Store Server API URL of the app's environment (tests: a stand-in). */
   appStoreServerApiBaseUrl: string | undefined;
+  /** Overrides the Sandbox API's URL alone (tests: a second stand-in); else as appStoreServerApiBaseUrl. */
+  appStoreSandboxApiBaseUrl: string | undefined;
   /** Timeout of one call to a store API. */
   storeTimeoutMs: number;
   /**
@@ -77,6 +79,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     googlePlayApiBaseUrl: env.GOOGLE_PLAY_API_BASE_URL || 'https://androidpublisher.googleapis.com',
     googleOidcJwksUrl: env.GOOGLE_OIDC_JWKS_URL || 'https://www.googleapis.com/oauth2/v3/certs',
     appStoreServerApiBaseUrl: env.APP_STORE_SERVER_API_BASE_URL || undefined,
+    appStoreSandboxApiBaseUrl: env.APP_STORE_SERVER_API_SANDBOX_BASE_URL || undefined,
     storeTimeoutMs: readNonNegativeInt(env, 'STORE_TIMEOUT_MS', 10_000),
     storeExpiryMarginSeconds: readNonNegativeInt(env, 'STORE_EXPIRY_MARGIN_SECONDS', 3600),
     eventRetentionDays: readNonNegativeInt(env, 'EVENT_RETENTION_DAYS', 90),

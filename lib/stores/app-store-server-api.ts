@@ -113,7 +113,8 @@ function mapApiError(error: unknown, unknownTo = "this receipt's transaction"): 
 }
 
 function appStoreApi(credentials: ServerApiCredentials, bundleId: string, environment: keyof typeof BASE_URLS) {
-  const baseUrl = config.appStoreServerApiBaseUrl ?? BASE_URLS[environment];
+  const sandboxOverride = environment === 'Sandbox' ? config.appStoreSandboxApiBaseUrl : undefined;
+  const baseUrl = sandboxOverride ?? config.appStoreServerApiBaseUrl ?? BASE_URLS[environment];
   return async function get<T>(path: string, schema: z.ZodMiniType<T>): Promise<T> {
     const response = await httpSend(`${baseUrl}${path}`, {
       headers: { authorization: `Bearer ${appStoreBearerToken(credentials, bundleId)}`, accept: 'application/json' },
@@ -131,7 +132,9 @@ function appStoreApi(credentials: ServerApiCredentials, bundleId: string, enviro
 
 /**
  * The signed transactions the App Store holds for the receipt: the one the receipt names, and the
- * latest of its subscription (renewals since the receipt was issued).
+ * latest of its subscription (renewals since the receipt was issued). A Production app's receipt
+ * the production API does not know is asked of the sandbox (Apple's rule: App Review buys with
+ * sandbox accounts against the production build); `decode` judges the environment it states.
  */
 export async function fetchSignedTransactions(
   credentials: ServerApiCredentials,
@@ -140,24 +143,39 @@ export async function fetchSignedTransactions(
   transactionId: string,
   decode: (jws: string) => Promise<{ originalTransactionId?: string }>,
 ): Promise<string> {
-  const get = appStoreApi(credentials, bundleId, environment);
-  const id = encodeURIComponent(transactionId);
+  const ask = (asked: keyof typeof BASE_URLS) =>
+    signedTransactionsIn(appStoreApi(credentials, bundleId, asked), transactionId, decode);
   try {
-    const { signedTransactionInfo } = await get(`/inApps/v1/transactions/${id}`, transactionInfoResponse);
-    if (!signedTransactionInfo)
-      throw new AppError('INVALID_RECEIPT', 'the App Store returned no transaction for this receipt');
-    const { originalTransactionId } = await decode(signedTransactionInfo);
-    const statuses = await get(`/inApps/v1/subscriptions/${id}`, statusResponse);
-    for (const group of statuses.data ?? []) {
-      for (const last of group.lastTransactions ?? []) {
-        if (last.originalTransactionId === originalTransactionId && last.signedTransactionInfo)
-          return last.signedTransactionInfo;
-      }
-    }
-    return signedTransactionInfo;
+    return await ask(environment);
+  } catch (error) {
+    const unknownHere = error instanceof AppStoreApiError && error.httpStatus === 404;
+    if (environment !== 'Production' || !unknownHere) throw mapApiError(error);
+  }
+  try {
+    return await ask('Sandbox');
   } catch (error) {
     throw mapApiError(error);
   }
+}
+
+async function signedTransactionsIn(
+  get: ReturnType<typeof appStoreApi>,
+  transactionId: string,
+  decode: (jws: string) => Promise<{ originalTransactionId?: string }>,
+): Promise<string> {
+  const id = encodeURIComponent(transactionId);
+  const { signedTransactionInfo } = await get(`/inApps/v1/transactions/${id}`, transactionInfoResponse);
+  if (!signedTransactionInfo)
+    throw new AppError('INVALID_RECEIPT', 'the App Store returned no transaction for this receipt');
+  const { originalTransactionId } = await decode(signedTransactionInfo);
+  const statuses = await get(`/inApps/v1/subscriptions/${id}`, statusResponse);
+  for (const group of statuses.data ?? []) {
+    for (const last of group.lastTransactions ?? []) {
+      if (last.originalTransactionId === originalTransactionId && last.signedTransactionInfo)
+        return last.signedTransactionInfo;
+    }
+  }
+  return signedTransactionInfo;
 }
 
 /** One purchase's entry of Get All Subscription Statuses: its latest transaction and renewal, signed. */
