@@ -1,5 +1,5 @@
 /**
- * Everything AWS would run, in this process: the gateway (API Gateway + one function per route),
+ * Everything AWS would run, in this process: the gateway (API Gateway + one function per handler module),
  * the stream poller (event source mapping -> publisher), the bus (EventBridge rule -> webhook
  * deliverer) and the scheduler (expiry sweeper, webhook retries). `npm start` and the end-to-end
  * tests both start it this way, against whatever DynamoDB the environment names.
