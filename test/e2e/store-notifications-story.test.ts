@@ -18,6 +18,7 @@ import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
 import { contractFetch } from '../support/contract.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
+import { waitForIdlePipeline } from '../support/pipeline.js';
 import { admin } from '../support/processes.js';
 import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
@@ -127,8 +128,8 @@ describe('a purchase followed through the store (test store notifications, gatew
     const revenueAfter = await revenueToday();
     expect(revenueAfter.renewals - revenueBefore.renewals).toBe(1);
     expect(revenueAfter.revenue - revenueBefore.revenue).toBeCloseTo(9.99, 2);
-    // Nothing more arrives for the duplicate (the sweeper and the deliverer run every second).
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Nothing more arrives for the duplicate: counted once all that was written is delivered.
+    await waitForIdlePipeline({ appId: app.appId });
     expect(kinds()).toEqual(['subscription.status_changed', 'subscription.renewed']);
   });
 
