@@ -28,6 +28,7 @@ import {
   NOTIFY_BUNDLE,
 } from '../support/app-store-notifications.js';
 import { appStoreTransaction, STAND_IN_ROOT, signedByStandIn } from '../support/app-store-standin.js';
+import { atTime } from '../support/clock.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { addedKinds, storeEventKindsOf } from '../support/outbox.js';
@@ -43,21 +44,6 @@ const REVENUE_DAYS = {
   end_date: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
 };
 const HOUR = 3_600_000;
-
-/**
- * Runs `action` with the clock (Date alone; it keeps running, timers stay real) at `time`: the
- * gateway's functions run in this worker, so what they write happened then. A lapsed purchase is
- * verified in its past instead of waiting for its period to end.
- */
-async function at<T>(time: number, action: () => Promise<T>): Promise<T> {
-  vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
-  vi.setSystemTime(time);
-  try {
-    return await action();
-  } finally {
-    vi.useRealTimers();
-  }
-}
 
 /** signedDate of each notification: later than the one before, so none is stale unless a row says so. */
 let clock = Date.now();
@@ -195,7 +181,8 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
 
   /**
    * A purchase verified by its user through the API. `lapsed`: verified an hour ago, while its
-   * period still ran (the clock set back for the verification), and ended a minute ago.
+   * period still ran (the clock set back for the verification: the gateway's functions run in this
+   * worker, so what they write happened then), and ended a minute ago; no row waits for it to end.
    */
   async function purchase(lapsed = false, environment = 'Production', target = app): Promise<Purchase> {
     const now = Date.now();
@@ -217,7 +204,7 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
       ...overrides,
     });
     const user = `apple-user-${(users += 1)}`;
-    const verified = await at(verifiedAt, () =>
+    const verified = await atTime(verifiedAt, () =>
       request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
         bearer: target.secretKey,
         body: { platform: 'ios', receipt_data: signedByStandIn(first), user_id: user },
