@@ -15,3 +15,13 @@ export async function atTime<T>(time: number, action: () => Promise<T>): Promise
     vi.useRealTimers();
   }
 }
+
+/**
+ * For the rest of the file (call in beforeAll, with vi.useRealTimers in afterAll): the clock runs
+ * from noon UTC of `day`, so everything the file writes falls on that day however long it runs,
+ * and a run that crosses UTC midnight reads the day it wrote.
+ */
+export function runFromNoonOf(day: string): void {
+  vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+  vi.setSystemTime(Date.parse(`${day}T12:00:00.000Z`));
+}
