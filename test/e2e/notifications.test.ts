@@ -93,6 +93,7 @@ describe('status-change notifications end to end (gateway -> table -> stream -> 
       (await request('POST', `${SUBSCRIPTIONS_BASE}/${sub.id}/cancel`, { reason: 'moving_on' })).body.data,
     ).toMatchObject({ status: 'active', cancel_at_period_end: true });
     await waitUntil(() => webhooksOf(sub.id).length > 0, 15_000, 'the cancellation webhook');
+    await waitForIdlePipeline({ appId: app.appId });
     expect(webhooksOf(sub.id).map((w) => `${w.payload.data.old_status}->${w.payload.data.new_status}`)).toEqual([
       'active->cancelled',
     ]);
@@ -113,7 +114,7 @@ describe('status-change notifications end to end (gateway -> table -> stream -> 
     expect(Date.parse(detail.expires_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(detail.expires_at)).toBeLessThanOrEqual(Date.now());
 
-    await waitUntil(() => webhooksOf(sub.id).length > 0, 15_000, 'the cancellation webhook');
+    await waitForIdlePipeline({ appId: app.appId });
     expect(webhooksOf(sub.id).map((w) => w.payload.data)).toEqual([
       {
         subscription_id: sub.id,
