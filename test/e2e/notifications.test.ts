@@ -183,7 +183,7 @@ describe('status-change notifications end to end (gateway -> table -> stream -> 
       status = remaining.splice(next, 1)[0]!.new_status;
     }
     expect((await request('GET', `${SUBSCRIPTIONS_BASE}/${id}`)).body.data.status).toBe(status);
-  });
+  }, 120_000);
 
   it('admin webhooks deliveries lists each delivery with its status and attempts', async () => {
     const result = await admin('webhooks', 'deliveries', '--app', app.appId, '--json');
