@@ -24,6 +24,8 @@ export async function startLocalRuntime(options: {
   sweepIntervalSeconds: number;
   /** Serve the API reference (/openapi.json, /docs) beside the APIs. */
   apiReference?: boolean;
+  /** Each function's timeout; the stack's by default. Tests on a loaded machine give more. */
+  functionTimeoutMs?: number;
 }): Promise<LocalRuntime> {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('the local runtime needs DYNAMODB_ENDPOINT');
@@ -34,6 +36,7 @@ export async function startLocalRuntime(options: {
     port: options.port,
     ...(options.host ? { host: options.host } : {}),
     apiReference: options.apiReference ?? false,
+    ...(options.functionTimeoutMs ? { functionTimeoutMs: options.functionTimeoutMs } : {}),
   });
   const poller = await startStreamPoller({ client: dynamodb, endpoint, onError: report('stream poller') });
   const scheduler = startScheduler(options.sweepIntervalSeconds, report('scheduled job'));
