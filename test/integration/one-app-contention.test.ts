@@ -31,6 +31,13 @@ function expectConflictsOnSharedItems(rejected: unknown[], appId: string) {
   }
   const conflicted = proxy.operations().filter((o) => o.outcome === 'conflict');
   expect(conflicted).toHaveLength(rejected.length);
+  const [written] = proxy.operations().filter((o) => o.outcome === 'written');
+  const units = (items: { writeUnits: number }[]) => items.reduce((sum, i) => sum + i.writeUnits, 0);
+  const counters = written!.items.filter((i) => i.key.pk === `COUNT#${appId}`);
+  console.info(
+    `one change: ${written!.items.length} items, ${units(written!.items)} write units;`,
+    `${counters.length} list counters, ${units(counters)} write units`,
+  );
   const shared = new Set(conflicted.flatMap((o) => o.items.map((i) => i.key.pk)));
   expect(shared.has(`COUNT#${appId}`)).toBe(true);
 }
