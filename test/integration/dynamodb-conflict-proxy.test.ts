@@ -291,9 +291,11 @@ describe('the record of touched items', () => {
     await rejectionOf(
       client.send(new PutCommand({ TableName, Item: item('a'), ConditionExpression: 'attribute_not_exists(pk)' })),
     );
+    await rejectionOf(client.send(new UpdateCommand({ TableName, Key: item('a'), UpdateExpression: 'SET' })));
     expect(proxy.operations().map((o) => [o.outcome, o.error])).toEqual([
       ['written', undefined],
       ['refused', 'ConditionalCheckFailedException'],
+      ['refused', 'ValidationException'],
     ]);
     proxy.reset();
     expect(proxy.operations()).toEqual([]);

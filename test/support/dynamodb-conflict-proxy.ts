@@ -225,12 +225,12 @@ export async function startConflictProxy(
       outcome,
       ...(error ? { error } : {}),
     });
-  const errorOf = (answer: Answer) =>
-    answer.status >= 400
-      ? String(JSON.parse(answer.body.toString() || '{}').__type ?? '')
-          .split('#')
-          .pop()
-      : undefined;
+  /** The error type DynamoDB Local answered (`com.amazonaws.dynamodb.v20120810#X` -> X), if any. */
+  function errorOf(answer: Answer): string | undefined {
+    if (answer.status < 400) return undefined;
+    const type = /"__type"\s*:\s*"([^"]*)"/.exec(answer.body.toString())?.[1];
+    return type?.split('#').pop() ?? `HTTP ${answer.status}`;
+  }
 
   /** Forwards, waits `hold` ms more (a transaction's items stay held meanwhile), records the outcome. */
   async function forwardRecorded(
