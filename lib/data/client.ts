@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../core/config.js';
 
@@ -8,9 +8,18 @@ const localCredentials =
     ? { accessKeyId: 'local', secretAccessKey: 'local' }
     : undefined;
 
+/**
+ * The SDK's default logger (NoOpLogger) discards everything, but the SDK builds what it would log
+ * first: after every call, its input and output walked against the operation's schema to mask
+ * sensitive fields (the logger middleware calls `logger?.info?.({ input: filter(input), … })`).
+ * Without `info` and `error` that walk is skipped; the SDK calls only `debug` and `warn` unchecked.
+ */
+const silentSdkLogger = { debug() {}, warn() {} } as unknown as DynamoDBClientConfig['logger'];
+
 /** Created once per process (module scope), reused by every invocation of a warm function. */
 export const dynamodb = new DynamoDBClient({
   region: config.region,
+  logger: silentSdkLogger,
   ...(config.dynamodbEndpoint ? { endpoint: config.dynamodbEndpoint } : {}),
   ...(localCredentials ? { credentials: localCredentials } : {}),
 });

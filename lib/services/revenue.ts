@@ -1,6 +1,7 @@
 /**
  * GET /v1/subscriptions/revenue from the write-time counters: reads O(days x products) counter
- * items (one query per month), never the subscriptions.
+ * items (one query per month), never the subscriptions, next to the app and its active count;
+ * exchange rates only when some money is in another currency than the app's reporting one.
  *
  * - revenue: money that moved in the bucket (new purchases, trial conversions, renewals, minus
  *   refunds), converted into the app's reporting currency with the day's operator-supplied rate;
@@ -29,17 +30,18 @@ export async function revenueStatistics(
   if (query.product_id && !(await getProduct(appId, query.product_id))) {
     throw new AppError('PRODUCT_NOT_FOUND', `Product ${query.product_id} not found`);
   }
-  const app = await getApp(appId);
-  const currency = app?.reporting_currency ?? 'USD';
   const today = now.toISOString().slice(0, 10);
   // biome-ignore lint/complexity/useMathMinMax: ISO dates compare as strings; Math.max would make them NaN
   const readUntil = query.end_date > today ? query.end_date : today;
-  const [counters, rates, activeNow] = await Promise.all([
+  const [app, counters, activeNow] = await Promise.all([
+    getApp(appId),
     readRevenueCounters(appId, query.start_date, readUntil),
-    readExchangeRates(currency, query.start_date, query.end_date),
     countMatching(appId, { status: 'active', product_id: query.product_id }),
   ]);
+  const currency = app?.reporting_currency ?? 'USD';
   const relevant = counters.filter((c) => !query.product_id || c.product_id === query.product_id);
+  const foreign = relevant.some((c) => c.currency !== currency && c.day <= query.end_date);
+  const rates = foreign ? await readExchangeRates(currency, query.start_date, query.end_date) : new Map();
 
   const byDay = new Map<string, { revenue: number; newSubs: number; renewals: number; netActive: number }>();
   const byProduct = new Map<string, number>();

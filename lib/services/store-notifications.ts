@@ -7,7 +7,7 @@ import { AppError } from '../core/errors.js';
 import { getApp } from '../data/apps.js';
 import { decodeAppStoreNotification } from '../stores/app-store-notifications.js';
 import { decodeGooglePlayNotification } from '../stores/google-play-notifications.js';
-import { getAppWithStoreSettings } from '../stores/settings.js';
+import { getAppWithGooglePlayPushSettings, getAppWithStoreSettings } from '../stores/settings.js';
 import { decodeTestStoreNotification } from '../stores/test-store-notifications.js';
 import type { StoreNotification } from '../stores/types.js';
 import { applyStoreNotification, applyStoreRevocation, type StoreTruthOutcome } from './store-truth.js';
@@ -48,15 +48,16 @@ export async function receiveAppStoreNotification(appId: string, body: unknown):
 
 /**
  * POST /notifications/google-play/{app_id}: a Pub/Sub push of the app's RTDN topic, authenticated
- * by its Google-signed OIDC token; the purchase's state is read from Google, never taken from the
- * push, so a forged push could at worst make us read Google again.
+ * by its Google-signed OIDC token before anything else is asked: the app's service account is read
+ * (Secrets Manager) only then. The purchase's state is read from Google, never taken from the push,
+ * so a push with a genuine token could at worst make us read Google again.
  */
 export async function receiveGooglePlayNotification(
   appId: string,
   body: unknown,
   authorization: string | undefined,
 ): Promise<ReceivedNotification> {
-  const { app, settings } = await getAppWithStoreSettings(appId, 'google_play', { withCredentials: true });
+  const { app, settings } = await getAppWithGooglePlayPushSettings(appId);
   if (!app) throw noApp();
   if (!settings) {
     throw new AppError(

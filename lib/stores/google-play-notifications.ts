@@ -17,7 +17,7 @@ import {
   purchaseStateOf,
   readSubscriptionPurchase,
 } from './google-play.js';
-import type { GooglePlaySettings } from './settings.js';
+import type { GooglePlayPushSettings, GooglePlaySettings } from './settings.js';
 import { MAX_NOTIFICATION_BYTES, type StoreNotification, type StorePurchaseState } from './types.js';
 
 export { googlePurchaseState } from './google-play.js';
@@ -393,16 +393,21 @@ export interface GooglePlayNotification extends StoreNotification {
   } | null;
 }
 
+/** The complete settings: read on demand (after the push is authenticated) or given. */
+const complete = (settings: GooglePlaySettings | GooglePlayPushSettings): Promise<GooglePlaySettings> =>
+  'withCredentials' in settings ? settings.withCredentials() : Promise.resolve(settings);
+
 /**
  * Authenticates a Pub/Sub push of the app's RTDN topic and brings the purchase's state read from
- * Google. `settings` are the app's Google Play settings with credentials (getAppWithStoreSettings
- * with withCredentials: true). INVALID_NOTIFICATION: not Google's, not this app's push, or
- * malformed; VERIFICATION_FAILED, retryable: Google (keys or Play API) could not be asked.
+ * Google. `settings` are the app's Google Play settings, complete or as getAppWithGooglePlayPushSettings
+ * gives them: then the credentials are read only after the push's token verified, and only when
+ * Google is asked. INVALID_NOTIFICATION: not Google's, not this app's push, or malformed;
+ * VERIFICATION_FAILED, retryable: Google (keys or Play API) could not be asked.
  */
 export async function decodeGooglePlayNotification(
   body: unknown,
   authorization: string | undefined,
-  settings: GooglePlaySettings,
+  settings: GooglePlaySettings | GooglePlayPushSettings,
   endpoints: GoogleEndpoints = configuredEndpoints(),
   now: number = Date.now(),
 ): Promise<GooglePlayNotification> {
@@ -480,12 +485,12 @@ export async function decodeGooglePlayNotification(
  * undefined: Google does not know the token.
  */
 async function stateFromGoogle(
-  settings: GooglePlaySettings,
+  settings: GooglePlaySettings | GooglePlayPushSettings,
   purchaseToken: string,
   endpoints: GoogleEndpoints,
   asOf: string,
 ): Promise<StorePurchaseState | null | undefined> {
-  const { purchase } = await readSubscriptionPurchase(settings, purchaseToken, endpoints);
+  const { purchase } = await readSubscriptionPurchase(await complete(settings), purchaseToken, endpoints);
   if (!purchase) return undefined;
   try {
     return purchaseStateOf(purchase, purchaseToken, asOf);

@@ -75,6 +75,16 @@ export const googlePlaySettingsSchema = /* @__PURE__ */ define(() =>
 );
 export type GooglePlaySettings = z.infer<typeof googlePlaySettingsSchema>;
 
+/**
+ * A Google Play app's settings as a Pub/Sub push meets them: the identifiers from the table at
+ * once (enough to authenticate the push), the service account only on demand, once the push is
+ * known to be Google's, so a forged push never reaches Secrets Manager.
+ */
+export interface GooglePlayPushSettings extends Omit<GooglePlaySettings, 'service_account'> {
+  /** The complete settings, with the service account (from Secrets Manager in AWS). */
+  withCredentials(): Promise<GooglePlaySettings>;
+}
+
 export interface StoreSettings {
   app_store: AppStoreSettings;
   google_play: GooglePlaySettings;
@@ -173,6 +183,37 @@ export async function getAppWithStoreSettings<S extends ConfigurableStore>(
     app: app as AppRecord | undefined,
     settings: store ? await settingsOf(appId, store, rest[alsoRead.length], options.withCredentials) : undefined,
     alsoRead: rest.slice(0, alsoRead.length),
+  };
+}
+
+/**
+ * The app and its Google Play settings for receiving a push, in one table request and without
+ * Secrets Manager: see GooglePlayPushSettings. Settings stored whole in a secret by an earlier
+ * version hold no push audience (it came later, and `stores google set` moves settings to the
+ * table), so such an app has none here: it accepts no pushes until it is set again.
+ */
+export async function getAppWithGooglePlayPushSettings(
+  appId: string,
+): Promise<{ app: AppRecord | undefined; settings: GooglePlayPushSettings | undefined }> {
+  const [app, item] = await batchGetConsistent([keys.app(appId), keys.storeSettings(appId, 'google_play')]);
+  const identifiers = item?.settings as Record<string, unknown> | undefined;
+  const record = app as AppRecord | undefined;
+  if (!record || !item || !identifiers) return { app: record, settings: undefined };
+  const text = (field: string) => (typeof identifiers[field] === 'string' ? (identifiers[field] as string) : undefined);
+  const pushAudience = text('push_audience');
+  const pushServiceAccount = text('push_service_account');
+  let complete: Promise<GooglePlaySettings> | undefined;
+  return {
+    app: record,
+    settings: {
+      package_name: text('package_name') ?? '',
+      ...(pushAudience ? { push_audience: pushAudience } : {}),
+      ...(pushServiceAccount ? { push_service_account: pushServiceAccount } : {}),
+      withCredentials: () => {
+        complete ??= settingsOf(appId, 'google_play', item, true).then((settings) => settings!);
+        return complete;
+      },
+    },
   };
 }
 
