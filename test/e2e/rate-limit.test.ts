@@ -4,7 +4,12 @@ import { describe, expect, it, vi } from 'vitest';
 vi.hoisted(() => {
   delete process.env.RATE_LIMIT_STANDARD_PER_MINUTE;
   delete process.env.RATE_LIMIT_PREMIUM_PER_MINUTE;
+  // As in AWS: a warm function reads an sdk key once per 30 s (nothing here is revoked).
+  process.env.KEY_CACHE_TTL_SECONDS = '30';
 });
+
+/** Hundreds of requests each through DynamoDB Local, on two cores shared with the rest of the suite. */
+const MANY_REQUESTS = { timeout: 120_000 };
 
 const { SUBSCRIPTIONS_BASE } = await import('../../lib/routes.js');
 const { createTestApp } = await import('../support/fixtures.js');
@@ -27,7 +32,8 @@ const reportEvent = async (app: TestApp, user: string) => ({
   })),
 });
 
-describe('rate limits (defaults: 200 requests per minute, standard tier): per secret key, per user of an app on the mobile API', () => {
+// Defaults: 200 requests per minute, standard tier; per secret key, and per user of an app on the mobile API.
+describe('rate limits at the defaults', MANY_REQUESTS, () => {
   it('lets the first 200 of 230 requests of one secret key through and answers the other 30 with 429, while another key is unaffected', async () => {
     const app = await createTestApp([]);
     const other = await createTestApp([]);
