@@ -2,7 +2,7 @@
  * Issue #8 (4): dollars per million requests of every endpoint, from measurements and the published
  * prices in support/prices.ts.
  *
- * For each handler of lib/routes.ts (V1 and V2 paths share one), a realistic request, prepared
+ * For each deployed function of lib/routes.ts (V1 and V2 paths are one), a realistic request, prepared
  * afresh outside what is measured, is sent in-process to the handler, warm (module loaded, API key
  * cached as a warm function caches it):
  * - DynamoDB: read and write request units of the request (support/capacity.ts), the rate limiter's
@@ -66,7 +66,7 @@ try {
   const { seedApp } = await import('./support/seed.js');
   const { NOTIFICATION_ROUTES, notificationRenewals } = await import('./support/notifications.js');
   const { countNotificationCommands } = await import('./support/notification-commands.js');
-  const { ROUTES } = await import('../lib/routes.js');
+  const { endpointFunctions, ROUTES } = await import('../lib/routes.js');
   const { getApp } = await import('../lib/data/apps.js');
   const { setWebhook } = await import('../lib/data/webhooks.js');
   const { useLocalBus } = await import('../lib/events/bus.js');
@@ -278,14 +278,12 @@ try {
     };
   }
 
-  // Every handler, measured once through its first route.
-  const handlers = [...new Set(ROUTES.map((route) => route.handler))];
+  // Every deployed function, measured once through its first route: one row for all its routes.
   const measured = [];
   const notifications: Record<string, AttributeValue>[] = [];
   /** Issue #14: what processing one renewal notification asks of DynamoDB, per notification route. */
   const storeNotificationCommands: Record<string, ReturnType<typeof countNotificationCommands>> = {};
-  for (const handler of handlers) {
-    const routes = ROUTES.filter((route) => route.handler === handler);
+  for (const { handler, routes } of endpointFunctions()) {
     const route = routes[0]!;
     const build = REQUESTS[handler];
     if (!build) throw new Error(`no realistic request for ${handler}: add one to bench/cost-model.ts`);

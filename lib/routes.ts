@@ -1,8 +1,9 @@
 /**
  * THE route table: every HTTP endpoint, the handler module that serves it, and the DynamoDB
- * actions that handler needs. The CDK api construct creates one Lambda function and one API
- * Gateway method per row (granting exactly `table` on the table); the local gateway serves the
- * same rows in-process. Only endpoints with a real handler are listed.
+ * actions that handler needs. The CDK api construct creates one API Gateway method per row and one
+ * Lambda function per handler module (endpointFunctions: granting exactly `table` on the table),
+ * integrated with each of its rows' methods; the local gateway serves the same rows in-process.
+ * Only endpoints with a real handler are listed.
  */
 import type { ApiName } from './http/envelopes.js';
 import type { MobileHeaderRule } from './http/mobile-headers.js';
@@ -20,7 +21,7 @@ export type TableAction =
   | 'BatchGetItem';
 
 export interface Route {
-  /** Unique, stable: construct id of the function in CDK and its name in logs. */
+  /** Unique, stable: the API operation; the first route of a handler module names its function. */
   name: string;
   api: ApiName;
   method: HttpMethod;
@@ -166,7 +167,7 @@ export const ROUTES: readonly Route[] = [
     mobileHeaders: 'common',
     actsOnUser: true,
   },
-  // V1 and V2 paths of a mobile endpoint share one handler.
+  // V1 and V2 paths of a mobile endpoint share one handler, so one function (named by the V1 route).
   ...(['', '/v2'] as const).flatMap((version): Route[] => [
     {
       name: `ReportEvents${version ? 'V2' : ''}`,
@@ -289,3 +290,30 @@ export const ROUTES: readonly Route[] = [
     }),
   ),
 ];
+
+/**
+ * A deployed Lambda function: one per handler module, serving every route that names the module
+ * (the V1 and V2 paths of a mobile endpoint), so both paths share its warm instances.
+ */
+export interface EndpointFunction {
+  /** Construct id in CDK and function name: the name of the module's first route. */
+  name: string;
+  handler: string;
+  routes: readonly Route[];
+}
+
+/**
+ * The functions of these routes, in route table order. One role serves all of a function's routes,
+ * so they must need the same grants: table actions and store secrets; a mismatch throws.
+ */
+export function endpointFunctions(routes: readonly Route[] = ROUTES): EndpointFunction[] {
+  const byHandler = new Map<string, Route[]>();
+  for (const route of routes) byHandler.set(route.handler, [...(byHandler.get(route.handler) ?? []), route]);
+  const needs = (route: Route) => JSON.stringify([[...new Set(route.table)].sort(), route.storeSecrets ?? false]);
+  return [...byHandler].map(([handler, served]) => {
+    const first = served[0]!;
+    const other = served.find((route) => needs(route) !== needs(first));
+    if (other) throw new Error(`${first.name} and ${other.name} share ${handler} but not their grants`);
+    return { name: first.name, handler, routes: served };
+  });
+}

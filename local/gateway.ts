@@ -15,7 +15,14 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Handler } from 'aws-l
 import { AppError } from '../lib/core/errors.js';
 import { redactText } from '../lib/core/redact.js';
 import { type ApiName, errorResponse } from '../lib/http/envelopes.js';
-import { ENDPOINT_TIMEOUT_SECONDS, NOTIFICATIONS_BASE, ROUTES, type Route, SUBSCRIPTIONS_BASE } from '../lib/routes.js';
+import {
+  ENDPOINT_TIMEOUT_SECONDS,
+  endpointFunctions,
+  NOTIFICATIONS_BASE,
+  ROUTES,
+  type Route,
+  SUBSCRIPTIONS_BASE,
+} from '../lib/routes.js';
 import { apiReference } from './api-reference.js';
 import { lambdaContext } from './lambda-context.js';
 
@@ -255,6 +262,10 @@ export async function startGateway(options: {
   apiReference?: boolean;
 }): Promise<LocalGateway> {
   const compiled = compileRoutes(options.routes ?? ROUTES);
+  // The deployed function of each route (the V1 and V2 paths of an endpoint share one), by route name.
+  const functionNames = new Map(
+    endpointFunctions(options.routes ?? ROUTES).flatMap((fn) => fn.routes.map((route) => [route.name, fn.name])),
+  );
   const functionTimeoutMs = options.functionTimeoutMs ?? ENDPOINT_TIMEOUT_SECONDS * 1000;
 
   const server = createServer(async (request, response) => {
@@ -300,7 +311,8 @@ export async function startGateway(options: {
       }
       const handler = await importHandler(match.route);
       const event = toProxyEvent(request, url, match, body, requestId);
-      const context = lambdaContext(match.route.name, requestId, functionTimeoutMs);
+      const functionName = functionNames.get(match.route.name)!;
+      const context = lambdaContext(functionName, requestId, functionTimeoutMs);
       const result = await invokeWithTimeout(
         async () => (await handler(event, context, () => undefined)) as APIGatewayProxyResult,
         functionTimeoutMs,
@@ -309,7 +321,7 @@ export async function startGateway(options: {
         console.error(
           JSON.stringify({
             level: 'ERROR',
-            message: `gateway: ${match.route.name} timed out after ${functionTimeoutMs} ms`,
+            message: `gateway: ${functionName} timed out after ${functionTimeoutMs} ms`,
             request_id: requestId,
           }),
         );

@@ -1,5 +1,5 @@
 /**
- * Everything AWS would run, in this process: the gateway (API Gateway + one function per route),
+ * Everything AWS would run, in this process: the gateway (API Gateway + one function per handler module),
  * the stream poller (event source mapping -> publisher), the bus (EventBridge rule -> webhook
  * deliverer) and the scheduler (expiry sweeper, webhook retries). `npm start` and the end-to-end
  * tests both start it this way, against whatever DynamoDB the environment names.
@@ -24,6 +24,8 @@ export async function startLocalRuntime(options: {
   sweepIntervalSeconds: number;
   /** Serve the API reference (/openapi.json, /docs) beside the APIs. */
   apiReference?: boolean;
+  /** Each function's timeout; the stack's by default. Tests on a loaded machine give more. */
+  functionTimeoutMs?: number;
 }): Promise<LocalRuntime> {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('the local runtime needs DYNAMODB_ENDPOINT');
@@ -34,6 +36,7 @@ export async function startLocalRuntime(options: {
     port: options.port,
     ...(options.host ? { host: options.host } : {}),
     apiReference: options.apiReference ?? false,
+    ...(options.functionTimeoutMs ? { functionTimeoutMs: options.functionTimeoutMs } : {}),
   });
   const poller = await startStreamPoller({ client: dynamodb, endpoint, onError: report('stream poller') });
   const scheduler = startScheduler(options.sweepIntervalSeconds, report('scheduled job'));

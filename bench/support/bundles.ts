@@ -1,7 +1,7 @@
 /**
- * The deployed function bundles: one per handler module of lib/routes.ts (routes sharing a module,
- * such as the V1 and V2 paths of a mobile endpoint, deploy identical bundles) plus the event and
- * job functions of the notifications construct, built with the stack's own esbuild settings.
+ * The deployed function bundles: one per handler module of lib/routes.ts (one function serves all
+ * routes of a module, such as the V1 and V2 paths of a mobile endpoint) plus the event and job
+ * functions of the notifications construct, built with the stack's own esbuild settings.
  */
 
 import { statSync } from 'node:fs';
@@ -9,21 +9,20 @@ import { join } from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { NOTIFICATION_FUNCTIONS } from '../../cdk/constructs/notifications.js';
 import { esbuildOptions } from '../../cdk/constructs/service-function.js';
-import { ROUTES } from '../../lib/routes.js';
+import { endpointFunctions } from '../../lib/routes.js';
 
 export interface DeployedFunction {
   /** Handler module relative to the repository root. */
   handler: string;
-  /** Names of the deployed functions (routes) that run this module. */
+  /** Names of the deployed functions that run this module: one, as the stack deploys a module once. */
   names: string[];
 }
 
 export function deployedFunctions(): DeployedFunction[] {
-  const byHandler = new Map<string, string[]>();
-  const add = (handler: string, name: string) => byHandler.set(handler, [...(byHandler.get(handler) ?? []), name]);
-  for (const route of ROUTES) add(route.handler, route.name);
-  for (const [name, handler] of Object.entries(NOTIFICATION_FUNCTIONS)) add(handler, name);
-  return [...byHandler].map(([handler, names]) => ({ handler, names }));
+  return [
+    ...endpointFunctions().map((fn) => ({ handler: fn.handler, names: [fn.name] })),
+    ...Object.entries(NOTIFICATION_FUNCTIONS).map(([name, handler]) => ({ handler, names: [name] })),
+  ];
 }
 
 /** Bundles the floor (bench/support/floor-handler.ts) like a function. */

@@ -225,7 +225,7 @@ AWS's rule (2 write units per started KB per item) because DynamoDB Local under-
 Lambda duration is measured against DynamoDB Local, far slower than DynamoDB, so it is an upper
 bound (the part spent waiting on DynamoDB Local is in brackets). A status change adds one
 EventBridge event, a stream-publisher invocation (one per event: the worst case) and the webhook
-deliverer's invocation and units. V1 and V2 paths share a handler and a row. DynamoDB Local counts
+deliverer's invocation and units. V1 and V2 paths are one function and one row. DynamoDB Local counts
 a \`BatchGetItem\` only for the items it finds, so rows that read by batch are slightly low.
 The store notification rows are each the renewal of a subscription verified before (App Store in
 Production, signed by the test chain; Google's state read from a local stand-in), and the DynamoDB

@@ -1,6 +1,8 @@
 /**
- * API Gateway (REST API) with one Lambda function per row of lib/routes.ts. Each function may
- * perform exactly the DynamoDB actions its route declares, on the table and its indexes.
+ * API Gateway (REST API) with one method per row of lib/routes.ts, and one Lambda function per
+ * handler module, integrated with the methods of all its rows (the V1 and V2 paths of a mobile
+ * endpoint). Each function may perform exactly the DynamoDB actions its routes declare, on the
+ * table and its indexes.
  */
 import { CfnOutput, Duration } from 'aws-cdk-lib';
 import {
@@ -21,7 +23,7 @@ import { config, rateLimitVariable } from '../../lib/core/config.js';
 import { AppError } from '../../lib/core/errors.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { errorBody } from '../../lib/http/envelopes.js';
-import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, type Route } from '../../lib/routes.js';
+import { ENDPOINT_TIMEOUT_SECONDS, endpointFunctions, ROUTES, type Route } from '../../lib/routes.js';
 import { acknowledge } from './acknowledge.js';
 import { ServiceFunction } from './service-function.js';
 
@@ -147,21 +149,27 @@ export class Api extends Construct {
     const rateLimitEnvironment = Object.fromEntries(
       RATE_LIMIT_TIERS.map((tier) => [rateLimitVariable(tier), String(config.rateLimits[tier])]),
     );
-    for (const route of props.routes ?? ROUTES) {
-      const fn = new ServiceFunction(this, route.name, {
-        handlerModule: route.handler,
-        description: `${route.method} ${route.path}`,
+    // Routes of one handler module have the same grants (endpointFunctions checks), so the first declares them.
+    for (const { name, handler, routes } of endpointFunctions(props.routes ?? ROUTES)) {
+      const [first] = routes as [Route];
+      const fn = new ServiceFunction(this, name, {
+        handlerModule: handler,
+        description: routes.map((route) => `${route.method} ${route.path}`).join(', '),
         timeout: Duration.seconds(ENDPOINT_TIMEOUT_SECONDS),
         environment: rateLimitEnvironment,
-      }).useTable(props.table, route.table);
-      if (route.storeSecrets) fn.useStoreSecrets(props.storeSecretsPrefix);
-      const method = this.restApi.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(fn));
-      const reason =
-        route.api === 'notifications'
-          ? 'A store posts here without a key: the handler verifies the notification itself (App Store and test store: its signature chain; Google Play: the Google-signed OIDC token of the Pub/Sub push) and re-reads Google.'
-          : `The handler authenticates the ${route.api} API key (${route.api === 'mobile' ? 'X-API-KEY' : 'Bearer'}) by its SHA-256 in the table (lib/http/auth.ts); callers are apps, not IAM or Cognito users.`;
-      acknowledge(method, { id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
-      this.functions.set(route.name, fn);
+      }).useTable(props.table, first.table);
+      if (first.storeSecrets) fn.useStoreSecrets(props.storeSecretsPrefix);
+      // One integration for all the function's methods; it grants API Gateway invoke per method.
+      const integration = new LambdaIntegration(fn);
+      for (const route of routes) {
+        const method = this.restApi.root.resourceForPath(route.path).addMethod(route.method, integration);
+        const reason =
+          route.api === 'notifications'
+            ? 'A store posts here without a key: the handler verifies the notification itself (App Store and test store: its signature chain; Google Play: the Google-signed OIDC token of the Pub/Sub push) and re-reads Google.'
+            : `The handler authenticates the ${route.api} API key (${route.api === 'mobile' ? 'X-API-KEY' : 'Bearer'}) by its SHA-256 in the table (lib/http/auth.ts); callers are apps, not IAM or Cognito users.`;
+        acknowledge(method, { id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
+      }
+      this.functions.set(name, fn);
     }
 
     // API Gateway picks a resource before a method (a literal path segment beats a {param}), and

@@ -164,7 +164,7 @@ export class ServiceFunction extends NodejsFunction {
         // Bundle the AWS SDK v3 (pinned, tree-shaken) instead of the runtime's copy.
         externalModules: [],
         forceDockerBundling: false,
-        // esbuild's per-bundle size summary is four lines for each of ~37 functions; warnings still show.
+        // esbuild's per-bundle size summary is four lines for each of ~32 functions; warnings still show.
         logLevel: LogLevel.WARNING,
       },
       ...rest,

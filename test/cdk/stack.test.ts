@@ -15,7 +15,7 @@ import { ERRORS } from '../../lib/core/errors.js';
 import { TABLE } from '../../lib/data/table.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
-import { ENDPOINT_TIMEOUT_SECONDS, ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { ENDPOINT_TIMEOUT_SECONDS, endpointFunctions, ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
 import { type Grants, ROUTE_GRANTS, WORKER_GRANTS } from '../support/grants.js';
 
@@ -43,10 +43,20 @@ const refOf = (value: unknown): string | undefined =>
   (value as { Ref?: string; 'Fn::GetAtt'?: [string, string] })?.Ref ??
   (value as { 'Fn::GetAtt'?: [string] })?.['Fn::GetAtt']?.[0];
 
+/** The logical id of the API's one stage. */
+const onlyStage = (): string => {
+  const stages = ofType('AWS::ApiGateway::Stage');
+  expect(stages).toHaveLength(1);
+  return stages[0]![0];
+};
+
+/** `METHOD path` of each route a function serves: the description the api construct gives it. */
+const routesOfFunction = (fn: Resource): string[] => String(fn.Properties.Description).split(', ');
+
 /** The Lambda function of a route: found by the description the api construct gives it. */
 function functionOf(route: (typeof ROUTES)[number]): [string, Resource] {
-  const found = ofType('AWS::Lambda::Function').filter(
-    ([, r]) => r.Properties.Description === `${route.method} ${route.path}`,
+  const found = ofType('AWS::Lambda::Function').filter(([, r]) =>
+    routesOfFunction(r).includes(`${route.method} ${route.path}`),
   );
   expect(found, `${route.method} ${route.path}`).toHaveLength(1);
   return found[0]!;
@@ -88,20 +98,62 @@ function permissionsOf(functionId: string): string[] {
 }
 
 describe('the CDK stack', () => {
-  it('has one function per route, each behind an API Gateway method with a Lambda proxy integration', () => {
+  it('has one function per handler module, behind the API Gateway method of each of its routes with a Lambda proxy integration', () => {
     const routeFunctions = ofType('AWS::Lambda::Function').filter(([, r]) =>
-      ROUTES.some((route) => r.Properties.Description === `${route.method} ${route.path}`),
+      ROUTES.some((route) => routesOfFunction(r).includes(`${route.method} ${route.path}`)),
     );
-    expect(routeFunctions).toHaveLength(ROUTES.length);
+    expect(routeFunctions).toHaveLength(endpointFunctions().length);
+    for (const fn of endpointFunctions()) {
+      const [functionId, resource] = functionOf(fn.routes[0]!);
+      expect(functionId.startsWith(`Api${fn.name}`), fn.name).toBe(true);
+      expect(routesOfFunction(resource)).toEqual(fn.routes.map((route) => `${route.method} ${route.path}`));
+      for (const route of fn.routes) expect(functionOf(route)[0], route.name).toBe(functionId);
+      // One method per route integrated with it (the permission test below ties each to its path).
+      const methods = ofType('AWS::ApiGateway::Method').filter(([, m]) =>
+        JSON.stringify(m.Properties.Integration?.Uri ?? '').includes(functionId),
+      );
+      expect(methods.map(([, m]) => m.Properties.HttpMethod).sort(), fn.name).toEqual(
+        fn.routes.map((route) => route.method).sort(),
+      );
+      for (const [, method] of methods) expect(method.Properties.Integration.Type).toBe('AWS_PROXY');
+    }
+  });
+
+  it('deploys 32 functions, 32 bundles and 32 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    // 28 handler modules of lib/routes.ts and the 4 event and job functions.
+    expect(functions).toHaveLength(32);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(32);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(32);
+    template.resourceCountIs('AWS::IAM::Role', 32);
+    for (const path of [
+      '/users/report/events',
+      '/sessions/report',
+      '/order/report',
+      '/conversion/report',
+      '/report/global_switch',
+      '/report/{type}',
+      '/users/attribute/update',
+    ]) {
+      const [v1, v2] = [path, `/v2${path}`].map((p) => ROUTES.find((route) => route.path === p)!);
+      expect(functionOf(v2!)[0], v2!.name).toBe(functionOf(v1!)[0]);
+    }
+  });
+
+  it('lets API Gateway invoke each function from the stage method of each of its routes', () => {
+    const permissions = ofType('AWS::Lambda::Permission').map(([, p]) => p.Properties);
     for (const route of ROUTES) {
       const [functionId] = functionOf(route);
-      const methods = ofType('AWS::ApiGateway::Method').filter(
-        ([, m]) =>
-          m.Properties.HttpMethod === route.method &&
-          JSON.stringify(m.Properties.Integration?.Uri ?? '').includes(functionId),
+      // API Gateway's source ARN names the method, a path parameter as `*`.
+      const source = `/${route.method}${route.path.replace(/\{[^}]+\}/g, '*')}`;
+      const granted = permissions.filter(
+        (p) =>
+          refOf(p.FunctionName) === functionId &&
+          p.Principal === 'apigateway.amazonaws.com' &&
+          p.Action === 'lambda:InvokeFunction' &&
+          render(p.SourceArn).endsWith(`/<${onlyStage()}>${source}`),
       );
-      expect(methods, `${route.method} ${route.path}`).toHaveLength(1);
-      expect(methods[0]![1].Properties.Integration.Type).toBe('AWS_PROXY');
+      expect(granted, `${route.method} ${route.path}`).toHaveLength(1);
     }
   });
 
@@ -297,6 +349,7 @@ describe('the CDK stack', () => {
 
   it("grants each route's function exactly the DynamoDB actions of the written-out table (test/support/grants.ts)", () => {
     expect(ROUTES.map((route) => route.name).sort()).toEqual(Object.keys(ROUTE_GRANTS).sort());
+    // A function serving several routes (V1 and V2) gets what each of them needs, and no more.
     for (const route of ROUTES) {
       const [functionId] = functionOf(route);
       const dynamoActions = actionsOf(functionId).filter((a) => a.startsWith('dynamodb:'));
@@ -606,9 +659,16 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
       `arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:subscription-backend/Test/*/${store}-??????`,
   );
 
-  /** Every function by its description: routes by `METHOD path`, workers by their own. */
+  /**
+   * Every function by its description: routes' by their `METHOD path`s, workers' by their own. A
+   * function serving several routes needs what each of them does: their written-out grants must agree.
+   */
   const needsOf = new Map<string, Grants>([
-    ...ROUTES.map((route): [string, Grants] => [`${route.method} ${route.path}`, ROUTE_GRANTS[route.name] ?? {}]),
+    ...endpointFunctions().map((fn): [string, Grants] => {
+      const [needs, ...others] = fn.routes.map((route) => ROUTE_GRANTS[route.name] ?? {});
+      for (const other of others) expect(other, fn.name).toEqual(needs);
+      return [fn.routes.map((route) => `${route.method} ${route.path}`).join(', '), needs!];
+    }),
     ...Object.entries(WORKER_GRANTS),
   ]);
 

@@ -28,14 +28,22 @@ import {
   NOTIFY_BUNDLE,
 } from '../support/app-store-notifications.js';
 import { appStoreTransaction, STAND_IN_ROOT, signedByStandIn } from '../support/app-store-standin.js';
+import { atTime } from '../support/clock.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { addedKinds, storeEventKindsOf } from '../support/outbox.js';
 
 const { request } = useGateway();
 const DAY = 86_400_000;
-const today = () => new Date().toISOString().slice(0, 10);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The days whose revenue the rows compare: the file's first day and the next, fixed once, so a
+ * before/after pair read across UTC midnight still reads the same counters.
+ */
+const REVENUE_DAYS = {
+  start_date: new Date().toISOString().slice(0, 10),
+  end_date: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10),
+};
+const HOUR = 3_600_000;
 
 /** signedDate of each notification: later than the one before, so none is stale unless a row says so. */
 let clock = Date.now();
@@ -160,25 +168,32 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
     (await request('GET', SUBSCRIPTIONS_BASE, { bearer: target.secretKey, query: { user_id } })).body.data as {
       id: string;
     }[];
-  /** Today's revenue statistics of the app: money (USD) and renewals counted. */
-  const revenueToday = async () => {
+  /** The app's revenue statistics over REVENUE_DAYS: money (USD) and renewals counted. */
+  const revenueOfTheDays = async () => {
     const { body } = await request('GET', `${SUBSCRIPTIONS_BASE}/revenue`, {
       bearer: app.secretKey,
-      query: { start_date: today(), end_date: today() },
+      query: REVENUE_DAYS,
     });
-    return { amount: body.data.total_revenue as number, renewals: (body.data.breakdown[0]?.renewals ?? 0) as number };
+    const breakdown = body.data.breakdown as { renewals: number }[];
+    return { amount: body.data.total_revenue as number, renewals: breakdown.reduce((sum, b) => sum + b.renewals, 0) };
   };
   const notify = (target: TestApp, body: unknown) =>
     request('POST', `/notifications/app-store/${target.appId}`, { body });
 
-  /** A purchase verified by its user through the API; `lapsed`: its period ends 2.5 s from now. */
+  /**
+   * A purchase verified by its user through the API. `lapsed`: verified an hour ago, while its
+   * period still ran (the clock set back for the verification: the gateway's functions run in this
+   * worker, so what they write happened then), and ended a minute ago; no row waits for it to end.
+   */
   async function purchase(lapsed = false, environment = 'Production', target = app): Promise<Purchase> {
     const now = Date.now();
+    const verifiedAt = lapsed ? now - HOUR : now;
     const first = appStoreTransaction(NOTIFY_BUNDLE, {
       environment,
-      purchaseDate: now - 60_000,
-      originalPurchaseDate: now - 60_000,
-      expiresDate: lapsed ? now + 2_500 : now + 30 * DAY,
+      purchaseDate: verifiedAt - 60_000,
+      originalPurchaseDate: verifiedAt - 60_000,
+      signedDate: verifiedAt,
+      expiresDate: lapsed ? now - 60_000 : now + 30 * DAY,
     });
     const expires = first.expiresDate as number;
     const next = (overrides: Tx): Tx => ({
@@ -190,10 +205,12 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
       ...overrides,
     });
     const user = `apple-user-${(users += 1)}`;
-    const verified = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
-      bearer: target.secretKey,
-      body: { platform: 'ios', receipt_data: signedByStandIn(first), user_id: user },
-    });
+    const verified = await atTime(verifiedAt, () =>
+      request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+        bearer: target.secretKey,
+        body: { platform: 'ios', receipt_data: signedByStandIn(first), user_id: user },
+      }),
+    );
     expect(verified.status, JSON.stringify(verified.body)).toBe(200);
     return {
       user,
@@ -223,14 +240,13 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
 
   it.each(ROWS)('$name', async (row) => {
     const p = await purchase(row.lapsed);
-    if (row.lapsed) await sleep(Math.max(0, (p.first.expiresDate as number) - Date.now() + 200));
     for (const step of row.before ?? []) {
       const before = await notify(app, bodyOf(p, step));
       expect(before.status, JSON.stringify(before.body)).toBe(200);
       expect(before.body.data.outcome).toBe('applied');
     }
     const sentAt = Date.now() - 1_000;
-    const revenueBefore = await revenueToday();
+    const revenueBefore = await revenueOfTheDays();
     const eventsBefore = await storeEventKindsOf(app.appId, p.subscriptionId);
     const sent = await notify(app, bodyOf(p, row.send));
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
@@ -250,7 +266,7 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
     else expect(after.billing_issue_at).toBeNull();
 
     expect(addedKinds(eventsBefore, await storeEventKindsOf(app.appId, p.subscriptionId))).toEqual(row.events ?? []);
-    const revenueAfter = await revenueToday();
+    const revenueAfter = await revenueOfTheDays();
     expect({
       renewals: revenueAfter.renewals - revenueBefore.renewals,
       amount: Math.round((revenueAfter.amount - revenueBefore.amount) * 100) / 100,
@@ -353,7 +369,7 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
       (
         await request('GET', `${SUBSCRIPTIONS_BASE}/revenue`, {
           bearer: app.secretKey,
-          query: { start_date: today(), end_date: today() },
+          query: REVENUE_DAYS,
         })
       ).body.data.total_revenue as number;
     const p = await purchase(false, 'Sandbox');

@@ -148,11 +148,15 @@ describe('Google Play notifications through the gateway (stand-in of Google over
   const api = (method: string, path: string, body?: unknown) =>
     request(method, path, body, { authorization: `Bearer ${app.secretKey}` });
   const detail = async (id: string) => (await api('GET', `${SUBSCRIPTIONS_BASE}/${id}`)).body.data;
-  /** Today's revenue statistics of the app: money (USD) and renewals counted. */
-  const revenueToday = async () => {
-    const day = new Date().toISOString().slice(0, 10);
-    const { body } = await api('GET', `${SUBSCRIPTIONS_BASE}/revenue?start_date=${day}&end_date=${day}`);
-    return { amount: body.data.total_revenue as number, renewals: (body.data.breakdown[0]?.renewals ?? 0) as number };
+  /**
+   * The app's revenue statistics over the file's first day and the next (fixed once, so a
+   * before/after pair read across UTC midnight reads the same counters): money (USD) and renewals.
+   */
+  const revenueDays = `start_date=${new Date().toISOString().slice(0, 10)}&end_date=${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)}`;
+  const revenueOfTheDays = async () => {
+    const { body } = await api('GET', `${SUBSCRIPTIONS_BASE}/revenue?${revenueDays}`);
+    const breakdown = body.data.breakdown as { renewals: number }[];
+    return { amount: body.data.total_revenue as number, renewals: breakdown.reduce((sum, b) => sum + b.renewals, 0) };
   };
   const bearer = (audience = AUDIENCE) => ({ authorization: `Bearer ${standIn.pushToken({ audience })}` });
 
@@ -223,7 +227,7 @@ describe('Google Play notifications through the gateway (stand-in of Google over
       expect(before.body.data.outcome).toBe('applied');
     }
     const sentAt = Date.now() - 1_000;
-    const revenueBefore = await revenueToday();
+    const revenueBefore = await revenueOfTheDays();
     const eventsBefore = await storeEventKindsOf(app.appId, p.subscriptionId);
     const sent = await deliver(p.token, row.send, start);
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
@@ -242,7 +246,7 @@ describe('Google Play notifications through the gateway (stand-in of Google over
     if (billing_issue) expect(after.billing_issue_at).toEqual(expect.any(String));
     else expect(after.billing_issue_at).toBeNull();
     expect(addedKinds(eventsBefore, await storeEventKindsOf(app.appId, p.subscriptionId))).toEqual(row.events ?? []);
-    const revenueAfter = await revenueToday();
+    const revenueAfter = await revenueOfTheDays();
     expect({
       renewals: revenueAfter.renewals - revenueBefore.renewals,
       amount: Math.round((revenueAfter.amount - revenueBefore.amount) * 100) / 100,

@@ -5,7 +5,7 @@
  * table, and fails when any item outside app B changed, so "A's data is unchanged" is proven for
  * every request, not sampled.
  */
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
   // Its own table, so a full Scan is cheap and sees only what this file wrote.
@@ -24,6 +24,7 @@ import { ROUTES, type Route } from '../../lib/routes.js';
 import type { Product } from '../../lib/schemas/product.js';
 import { putStoreSettings } from '../../lib/stores/settings.js';
 import { mintTestNotification } from '../../lib/stores/test-store-notifications.js';
+import { runFromNoonOf } from '../support/clock.js';
 import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY, RETIRED, type TestApp } from '../support/fixtures.js';
 import { pushBody } from '../support/google-play-standin.js';
 import { type HttpResult, type RequestOptions, useGateway } from '../support/http.js';
@@ -36,6 +37,12 @@ const { request } = useGateway();
 
 const today = new Date().toISOString().slice(0, 10);
 const TODAY = { start_date: today, end_date: today };
+// The counters are per day: the file's clock runs from noon of its first day, so a run crossing
+// UTC midnight still reads, as today's, the day its purchases were written on.
+beforeAll(() => runFromNoonOf(today));
+afterAll(() => {
+  vi.useRealTimers();
+});
 
 /** A real Apple-signed sandbox transaction (bundle com.app.qysmat); only an app with matching App Store settings accepts it. */
 const APPLE_RECEIPT = Buffer.from(

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import { MAX_FEATURES_PER_USER } from '../../lib/data/reports.js';
+import { atTime } from '../support/clock.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
@@ -108,10 +109,12 @@ describe('mobile reporting: orders, conversions, typed reports, user data', () =
     }
     const before = await profileOf(app.appId, user);
     expect((before.features as Set<string>).size).toBe(MAX_FEATURES_PER_USER);
-    await new Promise((r) => setTimeout(r, 5));
-    const res = await send('POST', '/v2/users/report/events', user, {
-      events: [{ name: 'feature_used', user, sessionId: 's', extra: { feature_name: 'one_more' } }],
-    });
+    // A second later (injected: the gateway runs in this worker), so last_seen must move.
+    const res = await atTime(Date.now() + 1_000, () =>
+      send('POST', '/v2/users/report/events', user, {
+        events: [{ name: 'feature_used', user, sessionId: 's', extra: { feature_name: 'one_more' } }],
+      }),
+    );
     expect(res.status).toBe(200);
     const after = await profileOf(app.appId, user);
     expect((after.features as Set<string>).has('one_more')).toBe(false);

@@ -10,6 +10,7 @@ import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { updateSubscription } from '../../lib/services/subscriptions.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
+import { waitForIdlePipeline } from '../support/pipeline.js';
 import { startTs } from '../support/processes.js';
 import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
@@ -41,22 +42,25 @@ describe('npm start killed between a state write and its delivery', () => {
     });
     const id = ((await created.json()) as { data: { id: string } }).data.id;
     await updateSubscription(app.appId, id, { status: 'active' });
-    await waitUntil(() => receiver.accepted().length === 1, 15_000, 'the activation webhook');
+    // The activation fully relayed and its delivery recorded before the kill, so the kill falls
+    // between the next write and its delivery, not inside this one's.
+    await waitForIdlePipeline({ appId: app.appId });
+    expect(receiver.accepted()).toHaveLength(1);
 
     // Abrupt death: no shutdown handler runs.
     const exited = new Promise((resolve) => first.child.once('exit', resolve));
     first.child.kill('SIGKILL');
     await exited;
 
-    // The state write (and its outbox item) happens while nothing relays the stream.
+    // The state write (and its outbox item) happens while nothing relays the stream: the one
+    // process that could deliver it has exited, so there is nothing to wait for before counting.
     await updateSubscription(app.appId, id, { status: 'cancelled', cancellation_reason: 'written while down' });
-    await new Promise((r) => setTimeout(r, 1000));
     expect(receiver.accepted()).toHaveLength(1);
 
     const second = await start(port);
     try {
-      await waitUntil(() => receiver.accepted().length === 2, 20_000, 'the cancellation webhook after restart');
-      await new Promise((r) => setTimeout(r, 1500));
+      // Counted once the restarted poller has relayed every outbox record and each delivery is settled.
+      await waitForIdlePipeline({ appId: app.appId });
       const changes = receiver.accepted().map((r) => `${r.payload.data.old_status}->${r.payload.data.new_status}`);
       expect(changes).toEqual(['pending_verification->active', 'active->cancelled']);
     } finally {

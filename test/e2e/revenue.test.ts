@@ -1,10 +1,11 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../lib/data/apps.js';
 import { putProducts } from '../../lib/data/products.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { runFromNoonOf } from '../support/clock.js';
 import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { admin } from '../support/processes.js';
@@ -12,6 +13,12 @@ import { mintReceipt } from '../support/receipts.js';
 
 const { request } = useGateway();
 const today = new Date().toISOString().slice(0, 10);
+// The counters are per day: the file's clock runs from noon of its first day, so a run crossing
+// UTC midnight still reads, as today's, the day its purchases were written on.
+beforeAll(() => runFromNoonOf(today));
+afterAll(() => {
+  vi.useRealTimers();
+});
 const daysFrom = (day: string, n: number) =>
   new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 

@@ -132,11 +132,46 @@ describe('function timeout in the local gateway', () => {
       code: 'INTERNAL_ERROR',
       message: 'Internal server error',
     });
-    // Each timeout is logged once, as an error naming the function.
+    // Each timeout is logged once, as an error naming the function: both routes' (one module, one function).
     const logged = lines.map((line) => JSON.parse(line) as { level: string; message: string });
     expect(logged).toEqual([
       expect.objectContaining({ level: 'ERROR', message: 'gateway: SlowSubscriptions timed out after 200 ms' }),
-      expect.objectContaining({ level: 'ERROR', message: 'gateway: SlowMobile timed out after 200 ms' }),
+      expect.objectContaining({ level: 'ERROR', message: 'gateway: SlowSubscriptions timed out after 200 ms' }),
     ]);
+  });
+});
+
+describe('one function per handler module in the local gateway, as deployed', () => {
+  const shared = (name: string, path: string): Route => ({
+    name,
+    api: 'mobile',
+    method: 'GET',
+    path,
+    handler: 'test/support/function-name-handler.ts',
+    table: [],
+    actsOnUser: false,
+  });
+  let gateway: LocalGateway;
+  beforeAll(async () => {
+    gateway = await startGateway({ port: 0, routes: [shared('Echo', '/echo'), shared('EchoV2', '/v2/echo')] });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('invokes the one function, named by the first route, for the V1 and the V2 path, each with its own resource', async () => {
+    for (const resource of ['/echo', '/v2/echo']) {
+      const res = await fetch(`${gateway.url}${resource}`);
+      expect(await res.json(), resource).toEqual({ function_name: 'Echo', resource });
+    }
+  });
+
+  it('refuses to start with routes of one module that need different grants', async () => {
+    await expect(
+      startGateway({
+        port: 0,
+        routes: [shared('Echo', '/echo'), { ...shared('EchoV2', '/v2/echo'), table: ['Query'] }],
+      }),
+    ).rejects.toThrow('Echo and EchoV2 share test/support/function-name-handler.ts but not their grants');
   });
 });

@@ -18,6 +18,7 @@ import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
 import { contractFetch } from '../support/contract.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
+import { waitForIdlePipeline } from '../support/pipeline.js';
 import { admin } from '../support/processes.js';
 import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
@@ -44,11 +45,13 @@ describe('a purchase followed through the store (test store notifications, gatew
       .accepted()
       .filter((webhook) => webhook.payload.data.subscription_id === subscriptionId)
       .map((webhook) => webhook.payload.event as string);
-  const today = new Date().toISOString().slice(0, 10);
-  /** Today's revenue statistics: the money and the renewals counted. */
-  const revenueToday = async (): Promise<{ revenue: number; renewals: number }> => {
-    const { body } = await api('GET', `${SUBSCRIPTIONS_BASE}/revenue?start_date=${today}&end_date=${today}`);
-    return { revenue: body.data.total_revenue, renewals: body.data.breakdown[0]?.renewals ?? 0 };
+  /** The file's first day and the next, fixed once: a before/after pair read across UTC midnight reads the same days. */
+  const days = `start_date=${new Date().toISOString().slice(0, 10)}&end_date=${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)}`;
+  /** The revenue statistics of those days: the money and the renewals counted. */
+  const revenueOfTheDays = async (): Promise<{ revenue: number; renewals: number }> => {
+    const { body } = await api('GET', `${SUBSCRIPTIONS_BASE}/revenue?${days}`);
+    const breakdown = body.data.breakdown as { renewals: number }[];
+    return { revenue: body.data.total_revenue, renewals: breakdown.reduce((sum, b) => sum + b.renewals, 0) };
   };
 
   /** `admin notifications mint` as a process; its body POSTed to its path, as a store would. */
@@ -115,7 +118,7 @@ describe('a purchase followed through the store (test store notifications, gatew
 
   it('renewed while the app stays closed: same subscription, one renewed event, revenue once, a redelivery changes nothing', async () => {
     const before = await detail();
-    const revenueBefore = await revenueToday();
+    const revenueBefore = await revenueOfTheDays();
     const renewal = await mint('renewed', '--expires-in', String(60 * 86_400));
     expect(await deliver(renewal)).toMatchObject({ type: 'DID_RENEW', outcome: 'applied' });
     expect(await deliver(renewal)).toMatchObject({ type: 'DID_RENEW', outcome: 'duplicate' });
@@ -124,11 +127,11 @@ describe('a purchase followed through the store (test store notifications, gatew
     expect(after.id).toBe(before.id);
     expect(after.status).toBe('active');
     expect(Date.parse(after.expires_at)).toBeGreaterThan(Date.parse(before.expires_at));
-    const revenueAfter = await revenueToday();
+    const revenueAfter = await revenueOfTheDays();
     expect(revenueAfter.renewals - revenueBefore.renewals).toBe(1);
     expect(revenueAfter.revenue - revenueBefore.revenue).toBeCloseTo(9.99, 2);
-    // Nothing more arrives for the duplicate (the sweeper and the deliverer run every second).
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Nothing more arrives for the duplicate: counted once all that was written is delivered.
+    await waitForIdlePipeline({ appId: app.appId });
     expect(kinds()).toEqual(['subscription.status_changed', 'subscription.renewed']);
   });
 
@@ -167,17 +170,13 @@ describe('a purchase followed through the store (test store notifications, gatew
   });
 
   it('refunded: cancelled now, a refund, every webhook signed', async () => {
-    const revenueBefore = await revenueToday();
+    const revenueBefore = await revenueOfTheDays();
     expect(await deliver(await mint('refunded'))).toMatchObject({ type: 'REFUND', outcome: 'applied' });
-    await waitUntil(() => kinds().includes('subscription.refunded'), 20_000, 'the refunded webhook');
-    await waitUntil(
-      () => kinds().filter((k) => k === 'subscription.status_changed').length === 2,
-      20_000,
-      'the cancel',
-    );
+    // Everything written is delivered before the story's webhooks are counted below.
+    await waitForIdlePipeline({ appId: app.appId });
     expect(await detail()).toMatchObject({ status: 'cancelled', cancellation_reason: 'refunded_by_store' });
     // The refund takes the last period's price back.
-    expect((await revenueToday()).revenue - revenueBefore.revenue).toBeCloseTo(-9.99, 2);
+    expect((await revenueOfTheDays()).revenue - revenueBefore.revenue).toBeCloseTo(-9.99, 2);
     const ours = receiver.accepted().filter((webhook) => webhook.payload.data.subscription_id === subscriptionId);
     expect(ours.every((webhook) => webhook.verified)).toBe(true);
     expect(ours.map((webhook) => webhook.payload.event).sort()).toEqual(

@@ -4,8 +4,13 @@ import { expireDueSubscriptions } from '../../lib/services/expiry.js';
 import { createTestApp } from '../support/fixtures.js';
 import { seedSubscription } from '../support/subscriptions.js';
 
-const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
-const ahead = (ms: number) => new Date(Date.now() + ms).toISOString();
+/**
+ * Every time of the test is relative to one moment, and the sweeps look for what is due at that
+ * moment: "due a minute from now" stays not due however long seeding takes on a loaded machine.
+ */
+const base = Date.now();
+const ago = (ms: number) => new Date(base - ms).toISOString();
+const ahead = (ms: number) => new Date(base + ms).toISOString();
 
 describe('expiry sweeper (dueByDay index, DynamoDB Local)', () => {
   let appId: string;
@@ -29,7 +34,7 @@ describe('expiry sweeper (dueByDay index, DynamoDB Local)', () => {
     const notYet = await seedSubscription(appId, { expires_at: ahead(60_000) });
     const pending = await seedSubscription(appId, { status: 'pending_verification', expires_at: ago(60_000) });
 
-    const first = await expireDueSubscriptions();
+    const first = await expireDueSubscriptions(new Date(base));
     expect(first.failed).toBe(0);
     expect(first.changed).toBeGreaterThanOrEqual(3);
 
@@ -49,7 +54,7 @@ describe('expiry sweeper (dueByDay index, DynamoDB Local)', () => {
     const versions = await Promise.all(
       [expiring, endingAtPeriodEnd, pauseOver].map(async (s) => (await getSubscriptionRecord(appId, s.id))!.version),
     );
-    await expireDueSubscriptions();
+    await expireDueSubscriptions(new Date(base));
     const again = await Promise.all(
       [expiring, endingAtPeriodEnd, pauseOver].map(async (s) => (await getSubscriptionRecord(appId, s.id))!.version),
     );

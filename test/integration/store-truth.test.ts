@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lookUpPurchase } from '../../lib/data/purchase-ownership.js';
-import { readRevenueCounters } from '../../lib/data/revenue.js';
+import { type RevenueCounter, readRevenueCounters } from '../../lib/data/revenue.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
 import { applyStoreNotification, applyStoreState } from '../../lib/services/store-truth.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
@@ -19,6 +19,14 @@ import { mintReceipt } from '../support/receipts.js';
 const DAY = 86_400_000;
 const inDays = (days: number) => new Date(Date.now() + days * DAY).toISOString();
 let notificationSeq = 0;
+
+/**
+ * The store's clock for `as_of`: each reading is later than every earlier reading and than the
+ * real clock when it is taken, so each state is newer than what came before it (a verification
+ * included) without waiting for the real clock to tick.
+ */
+let storeClock = 0;
+const storeNow = () => new Date((storeClock = Math.max(storeClock + 1, Date.now() + 1))).toISOString();
 
 /** The store's state of a purchase, as a decoder returns it. */
 function stateOf(purchase: { original: string }, overrides: Partial<StorePurchaseState> = {}): StorePurchaseState {
@@ -37,7 +45,7 @@ function stateOf(purchase: { original: string }, overrides: Partial<StorePurchas
     revoked: false,
     app_account_token: null,
     renewal: { auto_renew: true, renewal_product_id: null, billing_issue: false, grace_period_expires_at: null },
-    as_of: new Date().toISOString(),
+    as_of: storeNow(),
     ...overrides,
   };
 }
@@ -56,18 +64,24 @@ const notificationOf = (state: StorePurchaseState | null, id = `n-${++notificati
 const eventsOf = async (appId: string, subscriptionId: string): Promise<string[]> =>
   (await outboxEventsOf(appId, subscriptionId)).map((payload) => payload.event);
 
-const today = () => new Date().toISOString().slice(0, 10);
-async function revenueToday(appId: string) {
-  const counters = await readRevenueCounters(appId, today(), today());
-  return counters.map(({ product_id, currency, amount_micros, new_subscriptions, renewals, refunds, net_active }) => ({
-    product_id,
-    currency,
-    amount_micros,
-    new_subscriptions,
-    renewals,
-    refunds,
-    net_active,
-  }));
+/** The file's first day and the next, fixed once: a before/after pair read across UTC midnight reads the same days. */
+const FIRST_DAY = new Date().toISOString().slice(0, 10);
+const NEXT_DAY = new Date(Date.now() + DAY).toISOString().slice(0, 10);
+
+/** The app's revenue counters over FIRST_DAY and NEXT_DAY, summed per product and currency. */
+async function revenueOfTheDays(appId: string) {
+  const sums = new Map<string, Omit<RevenueCounter, 'day'>>();
+  for (const { day: _day, ...counter } of await readRevenueCounters(appId, FIRST_DAY, NEXT_DAY)) {
+    const key = `${counter.product_id} ${counter.currency}`;
+    const sum = sums.get(key);
+    if (!sum) sums.set(key, counter);
+    else
+      for (const field of ['amount_micros', 'new_subscriptions', 'renewals', 'refunds', 'net_active'] as const)
+        sum[field] += counter[field];
+  }
+  return [...sums.values()].sort((a, b) =>
+    `${a.product_id} ${a.currency}`.localeCompare(`${b.product_id} ${b.currency}`),
+  );
 }
 
 /** A purchase verified by `user`: its subscription and its original transaction id. */
@@ -89,7 +103,7 @@ describe('the store truth path (DynamoDB Local)', () => {
 
   it('a renewal extends the same subscription once, at the store price, with one renewed event', async () => {
     const purchase = await verified(app, 'u-renew');
-    const before = await revenueToday(app.appId);
+    const before = await revenueOfTheDays(app.appId);
     const renewal = stateOf(purchase, {
       transaction_id: `${purchase.original}-r1`,
       expires_at: inDays(60),
@@ -112,7 +126,7 @@ describe('the store truth path (DynamoDB Local)', () => {
       'subscription.status_changed',
       'subscription.renewed',
     ]);
-    const after = await revenueToday(app.appId);
+    const after = await revenueOfTheDays(app.appId);
     const premium = (rows: typeof after) => rows.find((row) => row.product_id === 'premium_monthly')!;
     expect(premium(after).amount_micros - premium(before).amount_micros).toBe(8_490_000);
     expect(premium(after).renewals - premium(before).renewals).toBe(1);
@@ -135,11 +149,7 @@ describe('the store truth path (DynamoDB Local)', () => {
     const purchase = await verified(app, 'u-story');
     const sub = () => getSubscriptionRecord(app.appId, purchase.subscriptionId);
     const step = async (overrides: Partial<StorePurchaseState>) =>
-      applyStoreNotification(
-        app.appId,
-        notificationOf(stateOf(purchase, { as_of: new Date().toISOString(), ...overrides })),
-      );
-    await new Promise((resolve) => setTimeout(resolve, 2));
+      applyStoreNotification(app.appId, notificationOf(stateOf(purchase, overrides)));
     expect(
       await step({
         expires_at: purchase.expiresAt,
@@ -147,7 +157,6 @@ describe('the store truth path (DynamoDB Local)', () => {
       }),
     ).toBe('applied');
     expect(await sub()).toMatchObject({ status: 'active', auto_renew: false });
-    await new Promise((resolve) => setTimeout(resolve, 2));
     const graceEnds = inDays(16);
     expect(
       await step({
@@ -163,12 +172,10 @@ describe('the store truth path (DynamoDB Local)', () => {
     const inGrace = await sub();
     expect(inGrace).toMatchObject({ status: 'active', grace_period_expires_at: graceEnds, auto_renew: true });
     expect(inGrace!.billing_issue_at).not.toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 2));
     expect(await step({ transaction_id: `${purchase.original}-recovered`, expires_at: inDays(45) })).toBe('applied');
     const recovered = await sub();
     expect(recovered).toMatchObject({ status: 'active', billing_issue_at: null, grace_period_expires_at: null });
     expect(Date.parse(recovered!.expires_at)).toBeGreaterThan(Date.now() + 44 * DAY);
-    await new Promise((resolve) => setTimeout(resolve, 2));
     expect(
       await step({ transaction_id: `${purchase.original}-recovered`, expires_at: inDays(45), revoked: true }),
     ).toBe('applied');
@@ -236,7 +243,6 @@ describe('the store truth path (DynamoDB Local)', () => {
 
   it('a resubscription after a voluntary expiry is a new subscription of the same user', async () => {
     const purchase = await verified(app, 'u-resub');
-    await new Promise((resolve) => setTimeout(resolve, 2));
     expect(
       await applyStoreState(
         app.appId,
@@ -247,7 +253,6 @@ describe('the store truth path (DynamoDB Local)', () => {
       ),
     ).toBe('applied');
     expect(await getSubscriptionRecord(app.appId, purchase.subscriptionId)).toMatchObject({ status: 'expired' });
-    await new Promise((resolve) => setTimeout(resolve, 2));
     const again = stateOf(purchase, { transaction_id: `${purchase.original}-again`, expires_at: inDays(30) });
     expect(await applyStoreState(app.appId, again)).toBe('applied');
     const lookup = await lookUpPurchase(app.appId, {
@@ -307,10 +312,8 @@ describe('the store truth path (DynamoDB Local)', () => {
 
   it("a store's sandbox purchase is marked sandbox and moves no revenue", async () => {
     const purchase = await verified(app, 'u-sandbox');
-    await new Promise((resolve) => setTimeout(resolve, 2));
     await applyStoreState(app.appId, stateOf(purchase, { expires_at: new Date(Date.now() - 1000).toISOString() }));
-    const before = await revenueToday(app.appId);
-    await new Promise((resolve) => setTimeout(resolve, 2));
+    const before = await revenueOfTheDays(app.appId);
     const sandbox = stateOf(purchase, {
       transaction_id: `${purchase.original}-sandbox`,
       environment: 'Sandbox',
@@ -326,6 +329,6 @@ describe('the store truth path (DynamoDB Local)', () => {
       status: 'active',
       environment: 'sandbox',
     });
-    expect(await revenueToday(app.appId)).toEqual(before);
+    expect(await revenueOfTheDays(app.appId)).toEqual(before);
   });
 });

@@ -35,7 +35,7 @@ const READ = { table: [...AUTH, 'Query'] } as const;
  */
 const NOTIFY = { table: ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'] } as const;
 
-/** By route name (lib/routes.ts `name`, the function's construct id). */
+/** By route name (lib/routes.ts `name`); the routes of one function (V1 and V2 paths) must agree. */
 export const ROUTE_GRANTS: Record<string, Grants> = {
   ListSubscriptions: READ,
   CreateSubscription: { table: [...AUTH, 'PutItem'] },

@@ -1,0 +1,125 @@
+/**
+ * "Nothing more arrives", decided from the pipeline's state instead of a pause. The local runtime
+ * (in the test worker or `npm start` as a process) relays outbox items from the table's stream to
+ * the bus and the webhook deliverer; waitForIdlePipeline reads the same stream and waits until
+ *   - the stream poller's checkpoint covers every outbox record on it: none will be published
+ *     again, and each one's first attempt is over (the local bus awaits the deliverer before the
+ *     poller checkpoints), and
+ *   - every one of those events has a delivery that is no longer pending: no attempt in flight,
+ *     none due, no retry to come.
+ * After it returns, every webhook the events written so far will ever cause has been answered by
+ * the receiver, however slow the machine, so a count taken then is final. It polls with a deadline.
+ * The table must be the test file's own (test/support/own-table.ts): the whole stream is read.
+ */
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type Shard,
+} from '@aws-sdk/client-dynamodb-streams';
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+
+interface StreamOutbox {
+  streamArn: string;
+  /** Per shard, the sequence number of its last outbox INSERT. */
+  lastOutboxBySeq: Map<string, bigint>;
+  eventIds: string[];
+}
+
+async function readOutboxFromStream(appId: string | undefined): Promise<StreamOutbox> {
+  const { dynamodb, tableName } = await import('../../lib/data/client.js');
+  const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: tableName }));
+  const streamArn = Table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`table ${tableName} has no stream`);
+  const streams = new DynamoDBStreamsClient({
+    endpoint: process.env.DYNAMODB_ENDPOINT,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    const shards: Shard[] = [];
+    let after: string | undefined;
+    do {
+      const { StreamDescription } = await streams.send(
+        new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: after }),
+      );
+      shards.push(...(StreamDescription?.Shards ?? []));
+      after = StreamDescription?.LastEvaluatedShardId;
+    } while (after);
+    const lastOutboxBySeq = new Map<string, bigint>();
+    const eventIds: string[] = [];
+    for (const shard of shards) {
+      let { ShardIterator: iterator } = await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shard.ShardId,
+          ShardIteratorType: 'TRIM_HORIZON',
+        }),
+      );
+      while (iterator) {
+        const { Records = [], NextShardIterator } = await streams.send(
+          new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }),
+        );
+        for (const record of Records) {
+          const image = record.dynamodb?.NewImage;
+          if (record.eventName !== 'INSERT' || image?.type?.S !== 'outbox') continue;
+          lastOutboxBySeq.set(shard.ShardId!, BigInt(record.dynamodb!.SequenceNumber!));
+          if (!appId || image.app_id?.S === appId) eventIds.push(image.event_id!.S!);
+        }
+        // DynamoDB Local answers an open shard's end with no records.
+        iterator = Records.length > 0 ? NextShardIterator : undefined;
+      }
+    }
+    return { streamArn, lastOutboxBySeq, eventIds };
+  } finally {
+    streams.destroy();
+  }
+}
+
+/** What is still under way: empty when the pipeline is idle. */
+async function outstanding(outbox: StreamOutbox): Promise<string[]> {
+  const { ddb, tableName } = await import('../../lib/data/client.js');
+  const { keys } = await import('../../lib/data/keys.js');
+  const busy: string[] = [];
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName, Key: keys.checkpoint('stream-poller'), ConsistentRead: true }),
+  );
+  const positions = (Item?.stream_arn === outbox.streamArn ? Item.shards : {}) as Record<string, string>;
+  for (const [shard, last] of outbox.lastOutboxBySeq) {
+    const position = positions[shard];
+    if (position === undefined || BigInt(position) < last) busy.push(`shard ${shard} not relayed up to ${last}`);
+  }
+  for (let start = 0; start < outbox.eventIds.length; start += 100) {
+    const ids = outbox.eventIds.slice(start, start + 100);
+    const { Responses } = await ddb.send(
+      new BatchGetCommand({
+        RequestItems: { [tableName]: { Keys: ids.map((id) => keys.delivery(id)), ConsistentRead: true } },
+      }),
+    );
+    const statusById = new Map((Responses?.[tableName] ?? []).map((item) => [item.event_id as string, item.status]));
+    for (const id of ids) {
+      const status = statusById.get(id);
+      if (status === undefined || status === 'pending') busy.push(`delivery of ${id}: ${status ?? 'not recorded'}`);
+    }
+  }
+  return busy;
+}
+
+/**
+ * Resolves once every event written so far (of `appId`, or all) has been relayed and its delivery
+ * settled; see the file's comment. Throws what is still under way after `timeoutMs`.
+ */
+export async function waitForIdlePipeline(options: { appId?: string; timeoutMs?: number } = {}): Promise<void> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const deadline = Date.now() + timeoutMs;
+  const outbox = await readOutboxFromStream(options.appId);
+  for (;;) {
+    const busy = await outstanding(outbox);
+    if (busy.length === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`pipeline still busy after ${timeoutMs} ms: ${busy.slice(0, 5).join('; ')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

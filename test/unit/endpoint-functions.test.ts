@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { endpointFunctions, ROUTES, type Route } from '../../lib/routes.js';
+
+describe('one function per handler module', () => {
+  const functions = endpointFunctions();
+
+  it('serves every route exactly once, from the function of its handler module', () => {
+    expect(functions.flatMap((fn) => fn.routes.map((route) => route.name)).sort()).toEqual(
+      ROUTES.map((route) => route.name).sort(),
+    );
+    expect(functions.map((fn) => fn.handler)).toEqual([...new Set(ROUTES.map((route) => route.handler))]);
+    for (const fn of functions) for (const route of fn.routes) expect(route.handler, route.name).toBe(fn.handler);
+  });
+
+  it('serves both paths of the seven V1/V2 mobile endpoints with one function named by the V1 route', () => {
+    const shared = functions.filter((fn) => fn.routes.length > 1);
+    expect(shared.map((fn) => [fn.name, fn.routes.map((route) => route.path)])).toEqual([
+      ['ReportEvents', ['/users/report/events', '/v2/users/report/events']],
+      ['ReportSession', ['/sessions/report', '/v2/sessions/report']],
+      ['ReportOrder', ['/order/report', '/v2/order/report']],
+      ['ReportConversion', ['/conversion/report', '/v2/conversion/report']],
+      ['ReportGlobalSwitch', ['/report/global_switch', '/v2/report/global_switch']],
+      ['ReportTyped', ['/report/{type}', '/v2/report/{type}']],
+      ['UpdateUserAttributes', ['/users/attribute/update', '/v2/users/attribute/update']],
+    ]);
+    expect(functions).toHaveLength(ROUTES.length - 7);
+  });
+
+  it('refuses routes of one module that need different grants: one role could not be least privilege for both', () => {
+    const route: Route = {
+      name: 'A',
+      api: 'mobile',
+      method: 'POST',
+      path: '/a',
+      handler: 'functions/mobile/report-order.ts',
+      table: ['GetItem', 'UpdateItem'],
+    };
+    // The same actions in another order, repeated, are the same grants.
+    expect(
+      endpointFunctions([route, { ...route, name: 'B', path: '/b', table: ['UpdateItem', 'GetItem', 'GetItem'] }]),
+    ).toHaveLength(1);
+    expect(() => endpointFunctions([route, { ...route, name: 'B', path: '/b', table: ['GetItem'] }])).toThrow(
+      'A and B share functions/mobile/report-order.ts but not their grants',
+    );
+    expect(() => endpointFunctions([route, { ...route, name: 'B', path: '/b', storeSecrets: true }])).toThrow(
+      /not their grants/,
+    );
+  });
+});
