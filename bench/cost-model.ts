@@ -5,8 +5,9 @@
  * For each deployed function of lib/routes.ts (V1 and V2 paths are one), a realistic request, prepared
  * afresh outside what is measured, is sent in-process to the handler, warm (module loaded, API key
  * cached as a warm function caches it):
- * - DynamoDB: read and write request units of the request (support/capacity.ts), the per-key rate
- *   limiter's write and, for a status change, the outbox item written in the same transaction included;
+ * - DynamoDB: read and write request units of the request (support/capacity.ts), the rate limiter's
+ *   write (per secret key, or per mobile user) and, for a status change, the outbox item written in
+ *   the same transaction included;
  * - Lambda: handler duration, median of RUNS invocations, billed at the configured 1024 MB (1 GB),
  *   rounded up to the millisecond; the heap growth of an invocation is reported as measured memory;
  * - per status change (an outbox item in the request's writes): one EventBridge custom event, one
@@ -41,7 +42,7 @@ const EXCLUDED = [
   'data transfer out',
   'CloudWatch Logs ingestion and storage, X-Ray traces (tracing is on)',
   'DynamoDB storage, streams (GetRecords by a Lambda trigger is free), backups',
-  'API key lookups when the 30 s key cache misses (0.5 RRU once per key and warm function)',
+  'sdk key reads when the 30 s key cache misses (1 RRU, a strongly consistent read, once per key and warm function)',
   'App Store / Google Play API calls and Secrets Manager reads of store credentials (cached 5 min per function)',
   'the scheduled jobs (expiry sweeper, webhook retries: per minute, not per request)',
   'cold starts (init duration)',

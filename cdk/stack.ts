@@ -4,11 +4,13 @@ import type { Construct } from 'constructs';
 import { Api } from './constructs/api.js';
 import { DataStore } from './constructs/data.js';
 import { Notifications } from './constructs/notifications.js';
+import { ApiFirewall } from './constructs/waf.js';
 
 export class SubscriptionBackendStack extends Stack {
   readonly data: DataStore;
   readonly api: Api;
   readonly notifications: Notifications;
+  readonly firewall: ApiFirewall;
 
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, { description: 'Self-hosted subscription backend', ...props });
@@ -16,6 +18,7 @@ export class SubscriptionBackendStack extends Stack {
     // Store credentials: one Secrets Manager secret per app and store, written by `admin --aws stores ... set`.
     const storeSecretsPrefix = `subscription-backend/${this.stackName}/`;
     this.api = new Api(this, 'Api', { table: this.data.table, storeSecretsPrefix });
+    this.firewall = new ApiFirewall(this, 'Firewall', { stage: this.api.restApi.deploymentStage });
     new CfnOutput(this, 'StoreSecretsPrefix', {
       value: storeSecretsPrefix,
       description: 'STORE_SECRETS_PREFIX for `admin --aws stores ... set`',

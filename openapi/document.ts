@@ -146,12 +146,19 @@ const HEADERS: Record<string, Json> = {
     false,
   ),
   RateLimit: stringHeader(
-    "The key's remaining requests and seconds until the window resets.",
+    "The caller's remaining requests and seconds until the window resets: the secret key's, or on the mobile API the user's (the sdk key's app and X-USER-ID).",
     true,
     '"standard";r=199;t=42',
   ),
-  RateLimitPolicy: stringHeader("The key's rate limit: requests per window of seconds.", true, '"standard";q=200;w=60'),
-  RateLimitIfAuthenticated: stringHeader('As on a success, once the key was authenticated.', false),
+  RateLimitPolicy: stringHeader(
+    "The rate limit of the key's tier: requests per window of seconds (on the mobile API, per user).",
+    true,
+    '"standard";q=200;w=60',
+  ),
+  RateLimitIfAuthenticated: stringHeader(
+    'As on a success, once the request was counted (mobile API: after the header rules, X-APP-ID and the user token).',
+    false,
+  ),
   RateLimitPolicyIfAuthenticated: stringHeader('As on a success, once the key was authenticated.', false),
   RetryAfter: stringHeader('Seconds to wait before retrying.', false, '42'),
   WWWAuthenticate: stringHeader('`Bearer`, when the Authorization header is missing or malformed.', false, 'Bearer'),
@@ -565,7 +572,7 @@ const INFO_DESCRIPTION = `The APIs of the self-hosted subscription backend, gene
 - **Mobile reporting API** (every other path): \`X-API-KEY\` and the common headers. Successes are \`{"status": "success", "message", "data"?}\`; errors are \`{"status": "error", "code", "message"}\`.
 - **Store notifications** (\`/notifications/{store}/{app_id}\`): no key; each route verifies the notification itself. Answers in the subscription API's envelopes.
 
-Errors carry \`retryable: true\` when the same request may succeed later (429, 503, some 409s), and a \`request_id\` on 5xx answers. A path that is no endpoint's is answered 404 \`ROUTE_NOT_FOUND\`, and a method a path does not serve 405 \`METHOD_NOT_ALLOWED\` with an \`Allow\` header, both in the envelope of the API the path belongs to. Every answer authenticated by a key carries the key's \`RateLimit\` and \`RateLimit-Policy\` headers.`;
+Errors carry \`retryable: true\` when the same request may succeed later (429, 503, some 409s), and a \`request_id\` on 5xx answers. A path that is no endpoint's is answered 404 \`ROUTE_NOT_FOUND\`, and a method a path does not serve 405 \`METHOD_NOT_ALLOWED\` with an \`Allow\` header, both in the envelope of the API the path belongs to. Every answer authenticated by a key carries the \`RateLimit-Policy\` of the key's tier, and every counted one the \`RateLimit\` of the caller's window: the secret key's, or on the mobile API the user's (\`X-USER-ID\` of the key's app).`;
 
 /** Where `npm run openapi` writes the document; `npm start` serves it from there. */
 export const DOCUMENT_PATH = fileURLToPath(new URL('../docs/openapi.json', import.meta.url));

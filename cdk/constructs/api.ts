@@ -18,7 +18,6 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { config, rateLimitVariable } from '../../lib/core/config.js';
 import { AppError } from '../../lib/core/errors.js';
@@ -90,8 +89,9 @@ export class Api extends Construct {
       deployOptions: {
         stageName: STAGE_NAME,
         tracingEnabled: true,
-        // A stage-wide flood guard in front of every function (the per-key limits are enforced
-        // in the handlers); size it for all apps together: -c apiThrottleRate=… -c apiThrottleBurst=…
+        // A stage-wide flood guard in front of every function (the per-key and per-user limits are
+        // enforced in the handlers, per IP by WAF: ./waf.ts); size it for all apps together:
+        // -c apiThrottleRate=… -c apiThrottleBurst=…
         throttlingRateLimit: Number(this.node.tryGetContext('apiThrottleRate') ?? 100),
         throttlingBurstLimit: Number(this.node.tryGetContext('apiThrottleBurst') ?? 200),
         accessLogDestination: new LogGroupLogDestination(
@@ -123,19 +123,6 @@ export class Api extends Construct {
       reason:
         "Every handler validates path, query and body with the zod schemas in lib/schemas and answers in its API's envelope with field paths; a gateway validator would duplicate them with a different error body.",
     });
-    // WAF is opt-in: an operator's web ACL (REGIONAL) with -c webAclArn=…. Not by default, as a web
-    // ACL has a monthly fee and the AWS managed common rule set blocks bodies over 8 KB (event batches may be 1 MB).
-    const webAclArn = this.node.tryGetContext('webAclArn') as string | undefined;
-    if (webAclArn) {
-      new CfnWebACLAssociation(this, 'WebAcl', { resourceArn: stage.stageArn, webAclArn });
-    } else {
-      acknowledge(stage, {
-        id: 'AwsSolutions-APIG3',
-        reason:
-          'No web ACL given (-c webAclArn=...): floods meet the stage throttle; every API request needs a valid API key, and each key has its rate limit; a store notification is verified (signature or Google-signed token) before anything but its app is read.',
-      });
-    }
-
     // [type, code, status]; no status for the DEFAULT_* catch-alls, so 403, 415, 502, 504...
     // keep the status API Gateway gives them and only the body becomes JSON.
     const responses: [ResponseType, string, string | undefined][] = [

@@ -12,7 +12,11 @@ export interface Config {
   /** Set for DynamoDB Local; unset in AWS. */
   dynamodbEndpoint: string | undefined;
   region: string;
-  /** How long a verified API key stays cached in a warm function (0 disables the cache). */
+  /**
+   * How long a warm function may act on what it read about an API key: an sdk key as stored
+   * (so a revocation reaches the mobile API within this time), and any key's absence. At most 60;
+   * 0 disables the cache.
+   */
   keyCacheTtlSeconds: number;
   /** Set in AWS Lambda; decides whether a missing TABLE_NAME is fatal. */
   inLambda: boolean;
@@ -61,6 +65,17 @@ function readNonNegativeInt(env: NodeJS.ProcessEnv, name: string, fallback: numb
   return value;
 }
 
+/** Revocation latency of sdk keys is this TTL: it must stay within a minute. */
+export const MAX_KEY_CACHE_TTL_SECONDS = 60;
+
+function readKeyCacheTtl(env: NodeJS.ProcessEnv): number {
+  const value = readNonNegativeInt(env, 'KEY_CACHE_TTL_SECONDS', 30);
+  if (value > MAX_KEY_CACHE_TTL_SECONDS) {
+    throw new Error(`KEY_CACHE_TTL_SECONDS must be at most ${MAX_KEY_CACHE_TTL_SECONDS}, got "${value}"`);
+  }
+  return value;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const tableName = env.TABLE_NAME || (inLambda ? undefined : DEFAULT_TABLE_NAME);
@@ -68,7 +83,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tableName,
     dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
-    keyCacheTtlSeconds: readNonNegativeInt(env, 'KEY_CACHE_TTL_SECONDS', 30),
+    keyCacheTtlSeconds: readKeyCacheTtl(env),
     inLambda,
     eventBusName: env.EVENT_BUS_NAME || undefined,
     deadLetterQueueUrl: env.DEAD_LETTER_QUEUE_URL || undefined,

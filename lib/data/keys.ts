@@ -8,6 +8,7 @@
  * | app's key (list)  | APP#<app>                   | KEY#<kind>#<sha256>                 |
  * | product           | APP#<app>                   | PRODUCT#<product>                   |
  * | api key lookup    | APIKEY#<sha256>             | APIKEY  (+ this minute's request count) |
+ * | mobile user's rate-limit window | RATE#<app>#<user> | WINDOW (request count; TTL)       |
  * | subscription      | SUB#<app>#<sub>             | SUB        (listed by the GSIs)     |
  * | its payment info  | SUB#<app>#<sub>             | PAYMENT    (large: receipt data)    |
  * | its transfers     | SUB#<app>#<sub>             | TRANSFER#<at>#<event> (both subs)   |
@@ -53,6 +54,8 @@ export const keys = {
     sk: `KEY#${kind}#${hash}`,
   }),
   apiKey: (hash: string): TableKey => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' }),
+  /** The requests one user of an app made in the current rate-limit window (mobile API). */
+  rateLimitWindow: (appId: string, userId: string): TableKey => ({ pk: `RATE#${appId}#${userId}`, sk: 'WINDOW' }),
   product: (appId: string, productId: string): TableKey => ({ pk: `APP#${appId}`, sk: `PRODUCT#${productId}` }),
   productPrefix: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'PRODUCT#' }),
   subscription: (appId: string, subscriptionId: string): TableKey => ({

@@ -1,15 +1,21 @@
 /**
- * The shared request counter behind rate limiting: kept on the API key's own item and counted
- * with atomic conditional updates, so the limit holds across every Lambda instance (and the local
- * gateway), and one write both counts a request and returns the key it was made with: no
- * separate lookup of the key (a DynamoDB call fewer at every cold start), and a revocation
- * counts from the next request.
+ * The shared request counters behind rate limiting, each updated by atomic conditional writes so
+ * a limit holds across every Lambda instance (and the local gateway):
+ * - subscription API: on the secret key's own item, where one write both counts a request and
+ *   returns the key it was made with (no separate lookup; a revocation counts from the next request);
+ * - mobile API: on a window item per (app, user) (`keys.rateLimitWindow`, expired by TTL), since
+ *   the sdk key is shared by every install of an app; the key itself is only read (`readApiKey`).
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { RATE_LIMIT_WINDOW_SECONDS, type WindowCount } from '../domain/rate-limit.js';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  firstWindowWrite,
+  RATE_LIMIT_WINDOW_SECONDS,
+  type WindowCount,
+  type WindowWrite,
+} from '../domain/rate-limit.js';
 import type { ApiKeyRecord } from './apps.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { keys } from './keys.js';
+import { keys, type TableKey } from './keys.js';
 
 /** What counting writes on an API key's item; nothing else of it changes with a request. */
 export const REQUEST_COUNTER_ATTRIBUTES = ['request_count', 'window_ends_at'] as const;
@@ -19,9 +25,9 @@ export interface CountedKey {
   window: WindowCount;
 }
 
-const counted = (attributes: Record<string, unknown>): CountedKey => ({
-  key: attributes as unknown as ApiKeyRecord,
-  window: { count: attributes.request_count as number, windowEndsAt: attributes.window_ends_at as number },
+const windowOf = (attributes: Record<string, unknown>): WindowCount => ({
+  count: attributes.request_count as number,
+  windowEndsAt: attributes.window_ends_at as number,
 });
 
 type Attempt = { outcome: 'counted'; counted: CountedKey } | { outcome: 'no_such_key' } | { outcome: 'window_closed' };
@@ -46,7 +52,10 @@ async function countIf(
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return { outcome: 'counted', counted: counted(Attributes!) };
+    return {
+      outcome: 'counted',
+      counted: { key: Attributes as unknown as ApiKeyRecord, window: windowOf(Attributes!) },
+    };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     return (error as { Item?: unknown }).Item ? { outcome: 'window_closed' } : { outcome: 'no_such_key' };
@@ -82,4 +91,88 @@ export async function countKeyRequest(keyHash: string, nowMs: number = Date.now(
   }
   // Only reachable if windows keep opening and closing under us within milliseconds.
   throw new Error('rate-limit window of an API key kept changing');
+}
+
+/**
+ * The key of this hash as stored, whatever its status; undefined when there is none. Strongly
+ * consistent, so a key issued a moment ago is found (and not remembered as unknown).
+ */
+export async function readApiKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName, Key: keys.apiKey(keyHash), ConsistentRead: true }),
+  );
+  return Item as ApiKeyRecord | undefined;
+}
+
+const USER_WINDOW_WRITES: Record<WindowWrite, { UpdateExpression: string; ConditionExpression: string }> = {
+  count: { UpdateExpression: 'ADD request_count :one', ConditionExpression: 'window_ends_at > :now' },
+  // The item expires (TTL) when its window closes: nothing is kept for users who stopped calling.
+  open: {
+    UpdateExpression: 'SET request_count = :one, window_ends_at = :ends, #ttl = :expires',
+    ConditionExpression: 'attribute_not_exists(window_ends_at) OR window_ends_at <= :now',
+  },
+};
+
+/** One conditional write on a user's window item: where the window stands, or undefined if its condition failed. */
+async function writeUserWindow(key: TableKey, write: WindowWrite, nowMs: number): Promise<WindowCount | undefined> {
+  const endsAt = nowMs + RATE_LIMIT_WINDOW_SECONDS * 1000;
+  try {
+    const { Attributes } = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        ...USER_WINDOW_WRITES[write],
+        ...(write === 'open'
+          ? {
+              ExpressionAttributeNames: { '#ttl': 'ttl' },
+              ExpressionAttributeValues: {
+                ':one': 1,
+                ':now': nowMs,
+                ':ends': endsAt,
+                ':expires': Math.ceil(endsAt / 1000),
+              },
+            }
+          : { ExpressionAttributeValues: { ':one': 1, ':now': nowMs } }),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return windowOf(Attributes!);
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return undefined;
+  }
+}
+
+/**
+ * Ends of the windows this instance last counted in, by window item: they decide which write to
+ * try first (lib/domain/rate-limit.ts firstWindowWrite). Bounded; forgetting only costs a write.
+ */
+const knownWindowEnds = new Map<string, number>();
+const MAX_KNOWN_WINDOWS = 10_000;
+
+/**
+ * Counts one request of this user of this app and returns where the user's window stands. One
+ * conditional write when this instance saw the user's window last, or the window has closed (a
+ * user's first request in a while); two when the user's requests in an open window move to an
+ * instance that has not seen them. Instances racing to open a window all end up counted in the
+ * one that won.
+ */
+export async function countUserRequest(
+  appId: string,
+  userId: string,
+  nowMs: number = Date.now(),
+): Promise<WindowCount> {
+  const key = keys.rateLimitWindow(appId, userId);
+  let write = firstWindowWrite(knownWindowEnds.get(key.pk), nowMs);
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const window = await writeUserWindow(key, write, nowMs);
+    if (window) {
+      if (knownWindowEnds.size >= MAX_KNOWN_WINDOWS) knownWindowEnds.clear();
+      knownWindowEnds.set(key.pk, window.windowEndsAt);
+      return window;
+    }
+    write = write === 'open' ? 'count' : 'open';
+  }
+  // Only reachable if windows keep opening and closing under us within milliseconds.
+  throw new Error('rate-limit window of a user kept changing');
 }

@@ -1,9 +1,15 @@
 /**
- * API key authentication, and the request's count against the key's rate limit, in one write:
- * a key is found by its SHA-256, and the conditional update that counts the request on the key's
- * item (lib/data/rate-limits.ts) returns the key as stored, so a revocation takes effect at the
- * next request. A key this instance found unknown is refused without I/O for
- * KEY_CACHE_TTL_SECONDS (a flood of made-up keys costs one failed conditional write per key).
+ * API key authentication and the request's count against its rate limit.
+ *
+ * Subscription API (secret keys): one write both finds the key and counts the request on the
+ * key's item (lib/data/rate-limits.ts countKeyRequest), so a revocation holds from the next request.
+ *
+ * Mobile API (sdk keys, shared by every install of an app): the key is read, not written, and a
+ * warm instance keeps what it read for KEY_CACHE_TTL_SECONDS (at most 60; a revoked sdk key
+ * works on a warm instance until its copy is that old); the request is counted per user of the
+ * app (`countMobileRequest`), once the mobile headers named the user.
+ *
+ * Either way, a key this instance found unknown is refused without I/O for KEY_CACHE_TTL_SECONDS.
  */
 
 import { config } from '../core/config.js';
@@ -11,8 +17,8 @@ import { AppError } from '../core/errors.js';
 import { sha256Hex } from '../core/ids.js';
 import type { ApiKeyRecord } from '../data/apps.js';
 import type { ApiKeyKind } from '../data/keys.js';
-import { countKeyRequest } from '../data/rate-limits.js';
-import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
+import { countKeyRequest, countUserRequest, readApiKey } from '../data/rate-limits.js';
+import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier, rateLimitPolicyHeader } from '../domain/rate-limit.js';
 import { checkUserToken, type UserTokenCheck } from '../domain/user-token.js';
 import { limitRequest, refuseIfExhausted } from './rate-limit.js';
 
@@ -24,9 +30,11 @@ export interface Caller {
   tier: RateLimitTier;
 }
 
-const MAX_REMEMBERED_UNKNOWN = 1000;
+const MAX_REMEMBERED_KEYS = 1000;
 /** Key hashes this instance found to name no key, until when it may say so without asking. */
 const unknownKeys = new Map<string, number>();
+/** Sdk keys as this instance read them (any status), by hash, until when it may use the copy. */
+const readKeys = new Map<string, { record: ApiKeyRecord; until: number }>();
 
 const invalidKey = (kind: ApiKeyKind) =>
   new AppError(
@@ -45,6 +53,23 @@ function callerOf(record: ApiKeyRecord, kind: ApiKeyKind): Caller {
   };
 }
 
+/** Refuses a key this instance found unknown within KEY_CACHE_TTL_SECONDS, and any oversized one, without I/O. */
+function refuseIfKnownUnknown(rawKey: string, kind: ApiKeyKind, nowMs: number): string {
+  // Cheap rejection of obviously wrong input before any I/O (and of oversized headers).
+  if (rawKey.length > 200) throw invalidKey(kind);
+  const keyHash = sha256Hex(rawKey);
+  if ((unknownKeys.get(keyHash) ?? 0) > nowMs) throw invalidKey(kind);
+  return keyHash;
+}
+
+function rememberUnknown(keyHash: string, kind: ApiKeyKind, nowMs: number): never {
+  if (config.keyCacheTtlSeconds > 0) {
+    if (unknownKeys.size >= MAX_REMEMBERED_KEYS) unknownKeys.clear();
+    unknownKeys.set(keyHash, nowMs + config.keyCacheTtlSeconds * 1000);
+  }
+  throw invalidKey(kind);
+}
+
 export interface Authenticated {
   caller: Caller;
   headers: Record<string, string>;
@@ -53,34 +78,66 @@ export interface Authenticated {
 }
 
 /**
- * The app behind an active key of the expected kind (else 401 INVALID_API_KEY), with the request
- * counted against the key's rate limit (past it, 429 RATE_LIMITED) and the RateLimit headers
- * every response to it carries.
+ * Subscription API: the app behind an active secret key (else 401 INVALID_API_KEY), with the
+ * request counted against the key's rate limit (past it, 429 RATE_LIMITED) and the RateLimit
+ * headers every response to it carries.
  */
 export async function authenticateAndLimit(
   rawKey: string,
-  kind: ApiKeyKind,
+  kind: 'secret',
   nowMs: number = Date.now(),
 ): Promise<Authenticated> {
-  // Cheap rejection of obviously wrong input before any I/O (and of oversized headers).
-  if (rawKey.length > 200) throw invalidKey(kind);
-  const keyHash = sha256Hex(rawKey);
-  refuseIfExhausted(keyHash, kind, nowMs);
-  if ((unknownKeys.get(keyHash) ?? 0) > nowMs) throw invalidKey(kind);
+  const keyHash = refuseIfKnownUnknown(rawKey, kind, nowMs);
+  const counter = `secret:${keyHash}`;
+  refuseIfExhausted(counter, nowMs);
   const counted = await countKeyRequest(keyHash, nowMs);
-  if (!counted) {
-    if (config.keyCacheTtlSeconds > 0) {
-      if (unknownKeys.size >= MAX_REMEMBERED_UNKNOWN) unknownKeys.clear();
-      unknownKeys.set(keyHash, nowMs + config.keyCacheTtlSeconds * 1000);
-    }
-    throw invalidKey(kind);
-  }
+  if (!counted) rememberUnknown(keyHash, kind, nowMs);
   const caller = callerOf(counted.key, kind);
   return {
     caller,
-    headers: limitRequest(keyHash, caller, counted.window, nowMs),
+    headers: limitRequest(counter, caller.tier, counted.window, nowMs),
     userTokenSecret: counted.key.user_token_secret,
   };
+}
+
+/**
+ * Mobile API: the app behind an active sdk key (else 401 INVALID_API_KEY), read from this
+ * instance's copy while it is younger than KEY_CACHE_TTL_SECONDS, else from the table. Nothing
+ * is counted yet: `headers` is the RateLimit-Policy that applies to the app's users.
+ */
+export async function authenticateSdkKey(rawKey: string, nowMs: number = Date.now()): Promise<Authenticated> {
+  const keyHash = refuseIfKnownUnknown(rawKey, 'sdk', nowMs);
+  let record = readKeys.get(keyHash);
+  if (!record || record.until <= nowMs) {
+    const stored = await readApiKey(keyHash);
+    if (!stored) rememberUnknown(keyHash, 'sdk', nowMs);
+    record = { record: stored, until: nowMs + config.keyCacheTtlSeconds * 1000 };
+    if (config.keyCacheTtlSeconds > 0) {
+      if (readKeys.size >= MAX_REMEMBERED_KEYS) readKeys.clear();
+      readKeys.set(keyHash, record);
+    }
+  }
+  const caller = callerOf(record.record, 'sdk');
+  return {
+    caller,
+    headers: rateLimitPolicyHeader(caller.tier, config.rateLimits[caller.tier]),
+    userTokenSecret: record.record.user_token_secret,
+  };
+}
+
+/**
+ * Mobile API: counts the request against its user's limit (the sdk key's tier, per user of the
+ * app named by X-USER-ID); past it 429 RATE_LIMITED, without a write once this instance knows
+ * the user's window is exhausted. Returns the RateLimit headers of the user's window.
+ */
+export async function countMobileRequest(
+  caller: Caller,
+  userId: string,
+  nowMs: number = Date.now(),
+): Promise<Record<string, string>> {
+  const counter = `user:${caller.appId}#${userId}`;
+  refuseIfExhausted(counter, nowMs);
+  return limitRequest(counter, caller.tier, await countUserRequest(caller.appId, userId, nowMs), nowMs);
 }
 
 const USER_TOKEN_REFUSALS: Record<Exclude<UserTokenCheck, 'valid'>, string> = {

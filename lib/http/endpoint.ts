@@ -9,7 +9,6 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type * as z from 'zod/mini';
 import { AppError, type ErrorKind, isAppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
-import type { ApiKeyKind } from '../data/keys.js';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
 import { routeOf } from '../routes.js';
 import { appIdSchema } from '../schemas/common.js';
@@ -18,8 +17,10 @@ import { MAX_NOTIFICATION_BYTES } from '../stores/types.js';
 import {
   type Authenticated,
   authenticateAndLimit as authenticateAndCount,
+  authenticateSdkKey,
   bearerToken,
   type Caller,
+  countMobileRequest,
   requireUserToken,
 } from './auth.js';
 import { type ApiName, errorResponse, jsonResponse } from './envelopes.js';
@@ -196,13 +197,12 @@ function buildEndpoint(
     });
 }
 
-/** Authenticates the key and counts the request against its rate limit (429 past it). */
+/** Authenticates the secret key and counts the request against its rate limit (429 past it). */
 async function authenticateAndLimit(
   rawKey: string,
-  kind: ApiKeyKind,
   responseHeaders: Record<string, string>,
 ): Promise<Omit<Authenticated, 'headers'>> {
-  const { headers, ...authenticated } = await authenticateAndCount(rawKey, kind);
+  const { headers, ...authenticated } = await authenticateAndCount(rawKey, 'secret');
   Object.assign(responseHeaders, headers);
   return authenticated;
 }
@@ -214,7 +214,7 @@ export function subscriptionsEndpoint<
   P extends Schema = undefined,
 >(spec: EndpointSpec<B, Q, P>, run: (request: EndpointRequest<B, Q, P>) => Promise<EndpointReply>) {
   return buildEndpoint('subscriptions', async (event, requestId, responseHeaders) => {
-    const { caller } = await authenticateAndLimit(bearerToken(event.headers.authorization), 'secret', responseHeaders);
+    const { caller } = await authenticateAndLimit(bearerToken(event.headers.authorization), responseHeaders);
     const reply = await run({ caller, requestId, ...parseRequest(spec, event, 'subscriptions') });
     return jsonResponse(reply.status ?? spec.status ?? 200, reply.body, {
       ...reply.headers,
@@ -235,7 +235,9 @@ export interface MobileReply {
  * An endpoint of the mobile reporting API: the sdk key in X-API-KEY (absent: 401
  * MISSING_REQUIRED_HEADER; unknown or revoked: 401 INVALID_API_KEY), the route's header rule
  * (lib/routes.ts), X-APP-ID must be the key's app (403), a signed X-USER-TOKEN on routes acting
- * on the user when the app requires one (401), and `{status, message, data?}` bodies.
+ * on the user when the app requires one (401), then the request counted against its user's rate
+ * limit (429), and `{status, message, data?}` bodies. What is refused before the count carries
+ * RateLimit-Policy alone; from the count on, the user's RateLimit fields too.
  */
 export function mobileEndpoint<
   B extends Schema = undefined,
@@ -248,7 +250,8 @@ export function mobileEndpoint<
   return buildEndpoint('mobile', async (event, requestId, responseHeaders) => {
     const apiKey = event.headers['x-api-key']?.trim();
     if (!apiKey) throw new AppError('API_KEY_MISSING', 'Missing required header X-API-KEY');
-    const { caller: key, userTokenSecret } = await authenticateAndLimit(apiKey, 'sdk', responseHeaders);
+    const { caller: key, userTokenSecret, headers: policy } = await authenticateSdkKey(apiKey);
+    Object.assign(responseHeaders, policy);
     const route = routeOf(event.httpMethod, event.resource);
     const context = readMobileHeaders(
       event.headers,
@@ -264,6 +267,9 @@ export function mobileEndpoint<
         userId: context.userId,
       });
     }
+    // Counted only once the user is known and, where required, proven: a request naming another
+    // user without that user's token cannot spend their limit.
+    Object.assign(responseHeaders, await countMobileRequest(key, context.userId));
     const reply = await run({ caller: { ...key, ...context }, requestId, ...parseRequest(spec, event, 'mobile') });
     const body = {
       status: 'success',

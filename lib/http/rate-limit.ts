@@ -1,11 +1,11 @@
 /**
- * The caller's per-key rate limit, decided on the count that authentication made
- * (lib/http/auth.ts): 429 RATE_LIMITED past the tier's limit, and the RateLimit headers that
- * every response to an authenticated request carries.
+ * The caller's rate limit, decided on the count that authentication made (lib/http/auth.ts):
+ * 429 RATE_LIMITED past the tier's limit, and the RateLimit headers that every response to a
+ * counted request carries. A counter is named by its caller: `secret:<key hash>` on the
+ * subscription API, `user:<app>#<user>` on the mobile API.
  */
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
-import type { ApiKeyKind } from '../data/keys.js';
 import {
   decideRateLimit,
   type RateLimitDecision,
@@ -15,12 +15,11 @@ import {
 } from '../domain/rate-limit.js';
 
 /**
- * Windows this instance has seen exhausted, by key hash: until they close, further requests with
- * that key (of the kind it was used as) are refused without a write (a flood past the limit costs
- * nothing). Refusing is safe because the shared count only grows until the window ends; a key
- * revoked meanwhile is answered 429 rather than 401 until then.
+ * Windows this instance has seen exhausted, by counter: until they close, further requests counted
+ * there are refused without a write (a flood past the limit costs nothing). Refusing is safe
+ * because the shared count only grows until the window ends.
  */
-const exhausted = new Map<string, { window: WindowCount; tier: RateLimitTier; kind: ApiKeyKind }>();
+const exhausted = new Map<string, { window: WindowCount; tier: RateLimitTier }>();
 const MAX_REMEMBERED = 1000;
 
 function refuse(decision: RateLimitDecision): never {
@@ -34,25 +33,25 @@ function refuse(decision: RateLimitDecision): never {
   );
 }
 
-/** Refuses, without any I/O, a request with a key whose window this instance knows is exhausted. */
-export function refuseIfExhausted(keyHash: string, kind: ApiKeyKind, nowMs: number): void {
-  const known = exhausted.get(keyHash);
-  if (!known || known.kind !== kind || known.window.windowEndsAt <= nowMs) return;
+/** Refuses, without any I/O, a request on a counter whose window this instance knows is exhausted. */
+export function refuseIfExhausted(counter: string, nowMs: number): void {
+  const known = exhausted.get(counter);
+  if (!known || known.window.windowEndsAt <= nowMs) return;
   const limit = config.rateLimits[known.tier];
   refuse(decideRateLimit(known.tier, limit, { ...known.window, count: limit + 1 }, nowMs));
 }
 
 /** Allows the counted request (its RateLimit headers) or refuses it with 429. */
 export function limitRequest(
-  keyHash: string,
-  caller: { tier: RateLimitTier; kind: ApiKeyKind },
+  counter: string,
+  tier: RateLimitTier,
   window: WindowCount,
   nowMs: number,
 ): Record<string, string> {
-  const decision = decideRateLimit(caller.tier, config.rateLimits[caller.tier], window, nowMs);
+  const decision = decideRateLimit(tier, config.rateLimits[tier], window, nowMs);
   if (!decision.allowed) {
     if (exhausted.size >= MAX_REMEMBERED) exhausted.clear();
-    exhausted.set(keyHash, { window, tier: caller.tier, kind: caller.kind });
+    exhausted.set(counter, { window, tier });
     refuse(decision);
   }
   return rateLimitHeaders(decision);

@@ -69,7 +69,6 @@ describe('cdk-nag AwsSolutions checks', () => {
     expect([...new Set(acks.map((a) => a.id))].sort()).toEqual(
       [
         'AwsSolutions-APIG2', // request validation: the handlers' zod schemas
-        'AwsSolutions-APIG3', // WAF: opt-in with -c webAclArn=...
         'AwsSolutions-APIG4', // authorization: API keys checked by every handler
         'AwsSolutions-COG4', // same, no Cognito
         'AwsSolutions-IAM5[Resource::*]', // X-Ray, ListStreams: no resource-level permissions
@@ -112,6 +111,25 @@ describe('cdk-nag AwsSolutions checks', () => {
     expect(keyless).toHaveLength(ROUTES.filter((route) => route.api === 'notifications').length);
     for (const reason of keyless)
       expect(reason).toMatch(/verifies the notification itself.*signature chain.*OIDC token/);
+  });
+});
+
+describe('the web ACL the stack creates (default)', () => {
+  it('satisfies AwsSolutions-APIG3 without acknowledging it', () => {
+    const { app, pack, template } = synth();
+    expect(Object.keys(template.findResources('AWS::WAFv2::WebACL'))).toHaveLength(1);
+    expect(acknowledgements(app).map((a) => a.id)).not.toContain('AwsSolutions-APIG3');
+    expect(unacknowledgedFindings(pack, app).violations.map((v) => v.ruleName)).not.toContain('AwsSolutions-APIG3');
+  });
+});
+
+describe('WAF turned off (-c waf=false)', () => {
+  it('acknowledges AwsSolutions-APIG3 on the stage, with why, and leaves no other finding', () => {
+    const { app, pack } = synth({ waf: 'false' });
+    const apig3 = acknowledgements(app).filter((a) => a.id === 'AwsSolutions-APIG3');
+    expect(apig3.map((a) => a.path)).toEqual(['Test/Api/RestApi/DeploymentStage.prod/Resource']);
+    expect(apig3[0]!.reason).toMatch(/-c waf=false.*stage throttle/);
+    expect(findings(pack.validateScope(app))).toEqual([]);
   });
 });
 

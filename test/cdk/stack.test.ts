@@ -447,6 +447,76 @@ describe('the CDK stack', () => {
   });
 });
 
+describe('AWS WAF in front of the API stage', () => {
+  const stageId = () => ofType('AWS::ApiGateway::Stage')[0]![0];
+
+  it('by default: a REGIONAL web ACL allowing by default, with one per-IP rate-based rule (2,000 per 5 minutes) answering 429 RATE_LIMITED', () => {
+    const acls = ofType('AWS::WAFv2::WebACL');
+    expect(acls).toHaveLength(1);
+    const acl = acls[0]![1].Properties;
+    expect(acl.Scope).toBe('REGIONAL');
+    expect(acl.DefaultAction).toEqual({ Allow: {} });
+    expect(acl.Rules).toEqual([
+      {
+        Name: 'PerIpRateLimit',
+        Priority: 0,
+        Statement: { RateBasedStatement: { Limit: 2000, EvaluationWindowSec: 300, AggregateKeyType: 'IP' } },
+        Action: { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'RateLimited' } } },
+        VisibilityConfig: {
+          CloudWatchMetricsEnabled: true,
+          MetricName: 'subscription-backend-per-ip-rate-limit',
+          SampledRequestsEnabled: true,
+        },
+      },
+    ]);
+    // The refusal in both APIs' envelopes, as API Gateway's own 429 (THROTTLED) answers.
+    const body = acl.CustomResponseBodies.RateLimited;
+    expect(body.ContentType).toBe('APPLICATION_JSON');
+    expect(JSON.parse(body.Content)).toEqual({
+      error: { code: 'RATE_LIMITED', message: expect.stringContaining('2000 in 5 minutes'), retryable: true },
+      status: 'error',
+      code: 'RATE_LIMITED',
+      message: expect.stringContaining('2000 in 5 minutes'),
+      retryable: true,
+    });
+  });
+
+  it('associates the web ACL with the API stage', () => {
+    const associations = ofType('AWS::WAFv2::WebACLAssociation');
+    expect(associations).toHaveLength(1);
+    const association = associations[0]![1].Properties;
+    expect(association.WebACLArn).toEqual({ 'Fn::GetAtt': [ofType('AWS::WAFv2::WebACL')[0]![0], 'Arn'] });
+    expect(JSON.stringify(association.ResourceArn)).toContain(`"${stageId()}"`);
+  });
+
+  it('takes the per-IP limit from -c wafRateLimit=…, refusing what WAF would not accept', () => {
+    const custom = synthesize({ wafRateLimit: '6000' });
+    custom.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Rules: [Match.objectLike({ Statement: { RateBasedStatement: Match.objectLike({ Limit: 6000 }) } })],
+    });
+    for (const bad of ['5', 'lots', '1.5']) {
+      expect(() => synthesize({ wafRateLimit: bad }), bad).toThrow(/wafRateLimit must be a whole number from 10/);
+    }
+  });
+
+  it('with -c waf=false: no web ACL and no association (the stage throttle stays)', () => {
+    const off = synthesize({ waf: 'false' });
+    off.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    off.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
+    off.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 })],
+    });
+  });
+
+  it("with -c webAclArn=…: the operator's web ACL is associated instead, and none is created", () => {
+    const webAclArn = 'arn:aws:wafv2:eu-west-1:111111111111:regional/webacl/subscriptions/0b1c2d3e';
+    const operator = synthesize({ webAclArn });
+    operator.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    operator.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+    operator.hasResourceProperties('AWS::WAFv2::WebACLAssociation', { WebACLArn: webAclArn });
+  });
+});
+
 describe('the notification path in the stack', () => {
   const functionByDescription = (description: string): [string, Resource] => {
     const found = ofType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Description === description);

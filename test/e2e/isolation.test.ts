@@ -31,7 +31,7 @@ import { type HttpResult, type RequestOptions, useGateway } from '../support/htt
 import { mobileHeaders } from '../support/mobile.js';
 import { createOwnTable } from '../support/own-table.js';
 import { type MintOptions, mintReceipt } from '../support/receipts.js';
-import { withoutRequestCounter } from '../support/table-snapshot.js';
+import { isRateLimitWindow, withoutRequestCounter } from '../support/table-snapshot.js';
 
 const { request } = useGateway();
 
@@ -95,6 +95,7 @@ async function scanTable(): Promise<Snapshot> {
   do {
     const page = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }));
     for (const item of page.Items ?? []) {
+      if (isRateLimitWindow(String(item.pk))) continue;
       const kept = withoutRequestCounter(item, String(item.pk));
       snapshot.set(`${item.pk} | ${item.sk}`, { item: kept, json: canonical(kept) });
     }
@@ -930,15 +931,24 @@ describe("tenant isolation: app B's keys against app A's data", () => {
   });
 
   it("app B's requests, refused or not, never count against app A's rate-limit windows", async () => {
-    // The counters are left out of the snapshots (every request counts against its own key); here, whose key is counted.
-    const windowOf = async (key: string) => {
-      const item = await getItem(keys.apiKey(sha256Hex(key)));
+    // The counters are left out of the snapshots (every request counts against its own key or user); here, whose is counted.
+    const windowOf = async (key: TableKey) => {
+      const item = await getItem(key);
       return item && { request_count: item.request_count, window_ends_at: item.window_ends_at };
     };
-    const windowsOfA = () => Promise.all([windowOf(a.secretKey), windowOf(a.sdkKey)]);
+    const windowsOfA = () =>
+      Promise.all([
+        windowOf(keys.apiKey(sha256Hex(a.secretKey))),
+        windowOf(keys.rateLimitWindow(a.appId, A_BUYER)),
+        // The sdk key is only read: no counter on it.
+        windowOf(keys.apiKey(sha256Hex(a.sdkKey))),
+      ]);
     const before = await windowsOfA();
-    expect(before.every((window) => window?.request_count !== undefined)).toBe(true); // A's keys were used in setup
-    const bBefore = await windowOf(b.secretKey);
+    expect(before.map((window) => window?.request_count !== undefined)).toEqual([true, true, false]); // used in setup
+    const bBefore = await Promise.all([
+      windowOf(keys.apiKey(sha256Hex(b.secretKey))),
+      windowOf(keys.rateLimitWindow(b.appId, A_SEGMENT)),
+    ]);
     for (let i = 0; i < 5; i++) {
       expectSubscriptionError(
         await call('GetSubscription', { ...secret(b), params: { subscription_id: aSubs.verified } }),
@@ -950,9 +960,16 @@ describe("tenant isolation: app B's keys against app A's data", () => {
         403,
         'FORBIDDEN',
       );
+      // A user id of A under B's own app id: counted for that user of B.
+      expectMobileError(await call('SegmentInfo', { headers: mobileHeaders(b, A_SEGMENT) }), 404, 'USER_NOT_FOUND');
     }
     expect(await windowsOfA()).toEqual(before);
-    expect(await windowOf(b.secretKey)).not.toEqual(bBefore);
+    const bAfter = await Promise.all([
+      windowOf(keys.apiKey(sha256Hex(b.secretKey))),
+      windowOf(keys.rateLimitWindow(b.appId, A_SEGMENT)),
+    ]);
+    expect(bAfter[0]).not.toEqual(bBefore[0]);
+    expect(bAfter[1]).not.toEqual(bBefore[1]);
   });
 
   it('after every probe, each item of app A is exactly as it was (full-table scan, rate-limit counters aside)', async () => {

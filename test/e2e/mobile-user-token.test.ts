@@ -11,7 +11,10 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `mobile-user-token-e2e-${process.pid}`;
 });
 
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { issueKey, issueUserTokenSecret, setUserTokenRequired } from '../../lib/data/apps.js';
+import { ddb, tableName } from '../../lib/data/client.js';
+import { keys } from '../../lib/data/keys.js';
 import { signUserToken } from '../../lib/domain/user-token.js';
 import { ROUTES, type Route, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
@@ -129,6 +132,13 @@ describe('mobile routes of an app that requires signed user tokens', () => {
     '%s: no token or a wrong one is a 401 that writes nothing; the right token is served',
     async (_, route) => {
       const before = await snapshotTable();
+      const userWindow = async () =>
+        (
+          await ddb.send(
+            new GetCommand({ TableName: tableName, Key: keys.rateLimitWindow(app.appId, USER), ConsistentRead: true }),
+          )
+        ).Item?.request_count;
+      const countedBefore = await userWindow();
       const refusals: [Record<string, string>, string, RegExp][] = [
         [{}, 'MISSING_REQUIRED_HEADER', /X-USER-TOKEN/],
         [
@@ -147,10 +157,12 @@ describe('mobile routes of an app that requires signed user tokens', () => {
         const refused = await send(route, app, USER, headers);
         expect(refused.status, JSON.stringify(headers)).toBe(401);
         expect(refused.body).toEqual({ status: 'error', code, message: expect.stringMatching(message) });
-        // An authenticated request: it counted against the key's rate limit, like any other.
-        expect(refused.headers.get('ratelimit')).toMatch(/^"standard";r=\d+;t=\d+$/);
+        // Not counted: a request without the user's token cannot spend that user's limit. The policy applies.
+        expect(refused.headers.get('ratelimit')).toBeNull();
+        expect(refused.headers.get('ratelimit-policy')).toMatch(/^"standard";q=\d+;w=60$/);
       }
       expect(diffSnapshots(before, await snapshotTable())).toEqual({ added: [], removed: [], changed: [] });
+      expect(await userWindow()).toBe(countedBefore);
 
       const served = await send(route, app, USER, { 'x-user-token': tokenFor(secret, app, USER) });
       expect(served.status, JSON.stringify(served.body)).toBe(200);
@@ -180,7 +192,8 @@ describe('mobile routes of an app that requires signed user tokens', () => {
     );
     const without = await dynamoDbRoundTrips(() => send(route, plain, USER));
     expect(withToken).toEqual(without);
-    expect(withToken[0]).toEqual(['UpdateItem']);
+    // The sdk key read (KEY_CACHE_TTL_SECONDS=0 in tests), then the user's window counted.
+    expect(withToken.slice(0, 2)).toEqual([['GetItem'], ['UpdateItem']]);
   });
 
   it('an sdk key issued after the setting was turned on requires tokens too', async () => {

@@ -4,7 +4,12 @@ import { describe, expect, it, vi } from 'vitest';
 vi.hoisted(() => {
   delete process.env.RATE_LIMIT_STANDARD_PER_MINUTE;
   delete process.env.RATE_LIMIT_PREMIUM_PER_MINUTE;
+  // As in AWS: a warm function reads an sdk key once per 30 s (nothing here is revoked).
+  process.env.KEY_CACHE_TTL_SECONDS = '30';
 });
+
+/** Hundreds of requests each through DynamoDB Local, on two cores shared with the rest of the suite. */
+const MANY_REQUESTS = { timeout: 120_000 };
 
 const { SUBSCRIPTIONS_BASE } = await import('../../lib/routes.js');
 const { createTestApp } = await import('../support/fixtures.js');
@@ -16,7 +21,19 @@ const { request } = useGateway();
 
 const RATE_LIMIT_PATTERN = /^"standard";r=\d+;t=\d+$/;
 
-describe('per-key rate limit (defaults: 200 requests per minute, standard tier)', () => {
+type TestApp = Awaited<ReturnType<typeof createTestApp>>;
+
+/** One mobile request (an event report) of `user`, with the user it was sent as. */
+const reportEvent = async (app: TestApp, user: string) => ({
+  user,
+  ...(await request('POST', '/v2/users/report/events', {
+    headers: mobileHeaders(app, user),
+    body: { events: [{ name: 'app_opened', user, sessionId: 's-1' }] },
+  })),
+});
+
+// Defaults: 200 requests per minute, standard tier; per secret key, and per user of an app on the mobile API.
+describe('rate limits at the defaults', MANY_REQUESTS, () => {
   it('lets the first 200 of 230 requests of one secret key through and answers the other 30 with 429, while another key is unaffected', async () => {
     const app = await createTestApp([]);
     const other = await createTestApp([]);
@@ -47,13 +64,9 @@ describe('per-key rate limit (defaults: 200 requests per minute, standard tier)'
     expect(unaffected.headers.get('ratelimit')).toMatch(/^"standard";r=199;t=(60|59)$/);
   });
 
-  it('limits an sdk key on the mobile API the same way, counted exactly under concurrent requests, in the mobile envelope', async () => {
+  it('limits each user of an app on the mobile API, counted exactly under concurrent requests, in the mobile envelope', async () => {
     const app = await createTestApp([]);
-    const send = () =>
-      request('POST', '/v2/users/report/events', {
-        headers: mobileHeaders(app, 'user-1'),
-        body: { events: [{ name: 'app_opened', user: 'user-1', sessionId: 's-1' }] },
-      });
+    const send = () => reportEvent(app, 'user-1');
     const responses: Awaited<ReturnType<typeof send>>[] = [];
     for (let batch = 0; batch < 23; batch++) responses.push(...(await Promise.all(Array.from({ length: 10 }, send))));
     expect(responses.filter((r) => r.status === 200)).toHaveLength(200);
@@ -67,6 +80,59 @@ describe('per-key rate limit (defaults: 200 requests per minute, standard tier)'
     });
     expect(refused[0]!.headers.get('retry-after')).toMatch(/^\d+$/);
     for (const response of responses) expect(response.headers.get('ratelimit-policy')).toBe('"standard";q=200;w=60');
+  });
+
+  it('lets 300 requests within a minute from 3 users of one app all through (100 each), each user counted on its own, the secret key untouched', async () => {
+    const app = await createTestApp([]);
+    const users = ['alice', 'bob', 'carol'];
+    const started = Date.now();
+    const responses: Awaited<ReturnType<typeof reportEvent>>[] = [];
+    for (let round = 0; round < 10; round++) {
+      // 10 requests of each user at once, 30 in flight.
+      responses.push(
+        ...(await Promise.all(users.flatMap((user) => Array.from({ length: 10 }, () => reportEvent(app, user))))),
+      );
+    }
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(responses).toHaveLength(300);
+    expect(responses.map((r) => r.status).filter((status) => status !== 200)).toEqual([]);
+    // Each user has 100 of its own 200 left; the lowest remaining seen is 100 for every user.
+    for (const user of users) {
+      const remaining = responses
+        .filter((r) => r.user === user)
+        .map((r) => Number(/;r=(\d+);/.exec(r.headers.get('ratelimit') ?? '')?.[1]));
+      expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => 100 + i));
+    }
+    // The subscription API counts its secret key, which no mobile request touched.
+    const server = await request('GET', SUBSCRIPTIONS_BASE, { bearer: app.secretKey });
+    expect(server.headers.get('ratelimit')).toMatch(/^"standard";r=199;t=(60|59)$/);
+  });
+
+  it('answers the 201st request of one user within a minute, and only it, with 429, Retry-After and r=0, while another user of the app is unaffected', async () => {
+    const app = await createTestApp([]);
+    const responses: Awaited<ReturnType<typeof reportEvent>>[] = [];
+    for (let batch = 0; batch < 20; batch++) {
+      responses.push(...(await Promise.all(Array.from({ length: 10 }, () => reportEvent(app, 'heavy')))));
+    }
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(200);
+    const last = await reportEvent(app, 'heavy');
+    expect(last.status).toBe(429);
+    expect(last.body).toEqual({
+      status: 'error',
+      code: 'RATE_LIMITED',
+      message: expect.stringContaining('200 requests per minute'),
+      retryable: true,
+    });
+    const retryAfter = Number(last.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(last.headers.get('ratelimit-policy')).toBe('"standard";q=200;w=60');
+    expect(last.headers.get('ratelimit')).toBe(`"standard";r=0;t=${retryAfter}`);
+
+    const other = await reportEvent(app, 'light');
+    expect(other.status).toBe(200);
+    expect(other.headers.get('ratelimit')).toMatch(/^"standard";r=199;t=(60|59)$/);
+    expect(other.headers.get('retry-after')).toBeNull();
   });
 
   it('puts the RateLimit fields on error responses of an authenticated request too', async () => {
@@ -84,7 +150,9 @@ describe('per-key rate limit (defaults: 200 requests per minute, standard tier)'
       body: {},
     });
     expect(missingHeader.status).toBe(400);
+    // Refused before its user is known: the policy that applies, no window of anyone's.
     expect(missingHeader.headers.get('ratelimit-policy')).toBe('"standard";q=200;w=60');
+    expect(missingHeader.headers.get('ratelimit')).toBeNull();
   });
 
   it('gives a key created with `keys create --tier premium` the premium limit', async () => {

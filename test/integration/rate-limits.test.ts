@@ -1,12 +1,12 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { config } from '../../lib/core/config.js';
 import { sha256Hex } from '../../lib/core/ids.js';
 import { revokeKey } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { countKeyRequest } from '../../lib/data/rate-limits.js';
-import { authenticateAndLimit } from '../../lib/http/auth.js';
+import { countKeyRequest, countUserRequest } from '../../lib/data/rate-limits.js';
+import { authenticateAndLimit, authenticateSdkKey, countMobileRequest } from '../../lib/http/auth.js';
 import { appErrorOf } from '../support/assertions.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp } from '../support/fixtures.js';
@@ -103,7 +103,104 @@ describe('authenticateAndLimit', () => {
 
   it('a key of the other kind, or one that does not exist, is INVALID_API_KEY', async () => {
     const { raw } = await newKey();
-    expect((await appErrorOf(authenticateAndLimit(raw, 'sdk', NOW))).code).toBe('INVALID_API_KEY');
+    expect((await appErrorOf(authenticateSdkKey(raw, NOW))).code).toBe('INVALID_API_KEY');
     expect((await appErrorOf(authenticateAndLimit('sk_live_made_up', 'secret', NOW))).code).toBe('INVALID_API_KEY');
+  });
+});
+
+const storedWindow = async (appId: string, userId: string) =>
+  (
+    await ddb.send(
+      new GetCommand({ TableName: tableName, Key: keys.rateLimitWindow(appId, userId), ConsistentRead: true }),
+    )
+  ).Item;
+
+describe('the per-user window of the mobile API (DynamoDB Local)', () => {
+  it('counts concurrent requests of one user exactly once each, in one window', async () => {
+    const { appId } = await newKey();
+    const counts = await Promise.all(Array.from({ length: 40 }, () => countUserRequest(appId, 'user-1', NOW)));
+    expect(counts.map((c) => c.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(new Set(counts.map((c) => c.windowEndsAt))).toEqual(new Set([NOW + 60_000]));
+  });
+
+  it('keeps one window per user of an app, apart from the same user id in another app, expiring (TTL) when it closes', async () => {
+    const [a, b] = [await newKey(), await newKey()];
+    await countUserRequest(a.appId, 'same-user', NOW);
+    await countUserRequest(a.appId, 'same-user', NOW);
+    expect((await countUserRequest(a.appId, 'other-user', NOW)).count).toBe(1);
+    expect((await countUserRequest(b.appId, 'same-user', NOW)).count).toBe(1);
+    expect(await storedWindow(a.appId, 'same-user')).toEqual({
+      ...keys.rateLimitWindow(a.appId, 'same-user'),
+      request_count: 2,
+      window_ends_at: NOW + 60_000,
+      ttl: Math.ceil((NOW + 60_000) / 1000),
+    });
+  });
+
+  it('opens the window at the first request and a new one once it has closed', async () => {
+    const { appId } = await newKey();
+    expect(await countUserRequest(appId, 'u', NOW)).toEqual({ count: 1, windowEndsAt: NOW + 60_000 });
+    expect(await countUserRequest(appId, 'u', NOW + 59_999)).toEqual({ count: 2, windowEndsAt: NOW + 60_000 });
+    expect(await countUserRequest(appId, 'u', NOW + 60_000)).toEqual({ count: 1, windowEndsAt: NOW + 120_000 });
+  });
+
+  it('costs one write when this instance saw the window last or it has closed; two when another instance opened it', async () => {
+    const { appId } = await newKey();
+    expect(await dynamoDbRoundTrips(() => countUserRequest(appId, 'u', NOW))).toEqual([['UpdateItem']]);
+    expect(await dynamoDbRoundTrips(() => countUserRequest(appId, 'u', NOW + 1000))).toEqual([['UpdateItem']]);
+    expect(await dynamoDbRoundTrips(() => countUserRequest(appId, 'u', NOW + 60_000))).toEqual([['UpdateItem']]);
+    // A window another instance opened (written here directly): this one guesses "closed" first.
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...keys.rateLimitWindow(appId, 'elsewhere'), request_count: 5, window_ends_at: NOW + 30_000 },
+      }),
+    );
+    expect(await dynamoDbRoundTrips(() => countUserRequest(appId, 'elsewhere', NOW))).toEqual([
+      ['UpdateItem'],
+      ['UpdateItem'],
+    ]);
+    expect((await storedWindow(appId, 'elsewhere'))?.request_count).toBe(6);
+    expect(await dynamoDbRoundTrips(() => countUserRequest(appId, 'elsewhere', NOW + 1))).toEqual([['UpdateItem']]);
+  });
+
+  it('never writes the sdk key: authenticating reads it, counting writes the user window', async () => {
+    const { sdkKey, appId } = await createTestApp([]);
+    const before = await storedKey(sha256Hex(sdkKey));
+    const calls = await dynamoDbRoundTrips(async () => {
+      const { caller } = await authenticateSdkKey(sdkKey, NOW);
+      await countMobileRequest(caller, 'user-1', NOW);
+    });
+    expect(calls).toEqual([['GetItem'], ['UpdateItem']]);
+    expect(await storedKey(sha256Hex(sdkKey))).toEqual(before);
+    expect((await storedWindow(appId, 'user-1'))?.request_count).toBe(1);
+  });
+});
+
+describe('countMobileRequest', () => {
+  it('refuses one user past the limit with 429 and its RateLimit fields, writes nothing more for that user, and lets another user through', async () => {
+    const { sdkKey, appId } = await createTestApp([]);
+    const configured = config.rateLimits.standard;
+    config.rateLimits.standard = 50;
+    try {
+      const { caller } = await authenticateSdkKey(sdkKey, NOW);
+      await Promise.all(Array.from({ length: 50 }, () => countUserRequest(appId, 'heavy', NOW)));
+      const refused = await appErrorOf(countMobileRequest(caller, 'heavy', NOW + 1_000));
+      expect(refused.code).toBe('RATE_LIMITED');
+      expect(refused.headers).toEqual({
+        'RateLimit-Policy': '"standard";q=50;w=60',
+        RateLimit: '"standard";r=0;t=59',
+        'Retry-After': '59',
+      });
+      expect((await storedWindow(appId, 'heavy'))?.request_count).toBe(51);
+      const again = await dynamoDbRoundTrips(() => appErrorOf(countMobileRequest(caller, 'heavy', NOW + 2_000)));
+      expect(again).toEqual([]);
+      expect(await countMobileRequest(caller, 'light', NOW + 2_000)).toEqual({
+        'RateLimit-Policy': '"standard";q=50;w=60',
+        RateLimit: '"standard";r=49;t=60',
+      });
+    } finally {
+      config.rateLimits.standard = configured;
+    }
   });
 });

@@ -8,9 +8,10 @@ vi.hoisted(() => {
 
 import { AppError } from '../../lib/core/errors.js';
 import { sha256Hex } from '../../lib/core/ids.js';
+import { revokeKey } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { authenticateAndLimit } from '../../lib/http/auth.js';
+import { authenticateAndLimit, authenticateSdkKey } from '../../lib/http/auth.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 
@@ -57,5 +58,54 @@ describe('the unknown-key cache with KEY_CACHE_TTL_SECONDS=30 (injected clock)',
     expect(await authenticateAt(app.secretKey, T0 + 30_001)).toMatchObject({ outcome: 'ok' });
     // A known key is never cached as unknown: every request is counted.
     expect(await authenticateAt(app.secretKey, T0 + 30_002)).toEqual({ outcome: 'ok', calls: [['UpdateItem']] });
+  });
+});
+
+/** The outcome of one sdk key authentication at `nowMs` (the app it resolved to), with its round trips. */
+async function authenticateSdkAt(rawKey: string, nowMs: number) {
+  let outcome = '';
+  const calls = await dynamoDbRoundTrips(async () => {
+    try {
+      outcome = (await authenticateSdkKey(rawKey, nowMs)).caller.appId;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      outcome = error.code;
+    }
+  });
+  return { outcome, calls };
+}
+
+describe('the sdk key cache with KEY_CACHE_TTL_SECONDS=30 (injected clock)', () => {
+  const T0 = Date.parse('2026-03-10T13:00:00.000Z');
+
+  it('reads an sdk key once per 30 s, so a revocation reaches a warm instance within 30 s', async () => {
+    const app = await createTestApp([]);
+    expect(await authenticateSdkAt(app.sdkKey, T0)).toEqual({ outcome: app.appId, calls: [['GetItem']] });
+    await revokeKey(app.sdkKey);
+    // The copy read at T0 serves until T0 + 30 s, the revocation notwithstanding.
+    expect(await authenticateSdkAt(app.sdkKey, T0 + 29_999)).toEqual({ outcome: app.appId, calls: [] });
+    expect(await authenticateSdkAt(app.sdkKey, T0 + 30_000)).toEqual({
+      outcome: 'INVALID_API_KEY',
+      calls: [['GetItem']],
+    });
+    // The revoked key is remembered as read: refused without I/O until its copy is 30 s old.
+    expect(await authenticateSdkAt(app.sdkKey, T0 + 59_999)).toEqual({ outcome: 'INVALID_API_KEY', calls: [] });
+  });
+
+  it("keeps each key's own app: two apps' keys used in turn never resolve to the other's", async () => {
+    const [a, b] = [await createTestApp([]), await createTestApp([])];
+    for (let i = 0; i < 3; i++) {
+      expect((await authenticateSdkAt(a.sdkKey, T0 + i)).outcome).toBe(a.appId);
+      expect((await authenticateSdkAt(b.sdkKey, T0 + i)).outcome).toBe(b.appId);
+    }
+    // A secret key is not an sdk key, cached or not.
+    expect((await authenticateSdkAt(a.secretKey, T0)).outcome).toBe('INVALID_API_KEY');
+    expect((await authenticateSdkAt(a.secretKey, T0 + 1)).outcome).toBe('INVALID_API_KEY');
+  });
+
+  it('an sdk key found unknown is refused without I/O for 30 s', async () => {
+    const madeUp = `pk_${'y'.repeat(40)}${Date.now()}`;
+    expect(await authenticateSdkAt(madeUp, T0)).toEqual({ outcome: 'INVALID_API_KEY', calls: [['GetItem']] });
+    expect(await authenticateSdkAt(madeUp, T0 + 29_999)).toEqual({ outcome: 'INVALID_API_KEY', calls: [] });
   });
 });

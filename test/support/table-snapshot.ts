@@ -19,10 +19,15 @@ export interface SnapshotOptions {
 }
 
 const API_KEY_PREFIX = keys.apiKey('').pk;
+const RATE_LIMIT_WINDOW_PREFIX = keys.rateLimitWindow('', '').pk.split('#')[0]!;
+
+/** A mobile user's rate-limit window: written by every counted mobile request, also a refused one; not app data. */
+export const isRateLimitWindow = (pk: string): boolean => pk.startsWith(`${RATE_LIMIT_WINDOW_PREFIX}#`);
 
 /**
  * An item as snapshots keep it: an API key's request counter is left out, since every
- * authenticated request counts, also a refused one, and that count is not app data.
+ * authenticated request counts, also a refused one, and that count is not app data (nor are the
+ * mobile users' window items, which snapshots leave out whole).
  */
 export function withoutRequestCounter<T extends Record<string, unknown>>(item: T, pk: string): T {
   if (!pk.startsWith(API_KEY_PREFIX)) return item;
@@ -52,7 +57,7 @@ export async function snapshotTable(options: SnapshotOptions = {}): Promise<Tabl
       new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }),
     );
     for (const item of page.Items ?? []) {
-      if (options.ignore?.(item.pk?.S ?? '')) continue;
+      if (options.ignore?.(item.pk?.S ?? '') || isRateLimitWindow(item.pk?.S ?? '')) continue;
       const kept = withoutRequestCounter(item, item.pk?.S ?? '');
       snapshot.set(keyOf(kept), { item: kept, canonical: canonical(kept) });
     }

@@ -4,8 +4,10 @@ import { readConfig } from '../../lib/core/config.js';
 import {
   DEFAULT_RATE_LIMITS,
   decideRateLimit,
+  firstWindowWrite,
   RATE_LIMIT_WINDOW_SECONDS,
   rateLimitHeaders,
+  rateLimitPolicyHeader,
 } from '../../lib/domain/rate-limit.js';
 
 const NOW = Date.parse('2026-11-23T10:00:00Z');
@@ -73,7 +75,34 @@ describe('RateLimit header fields', () => {
   });
 });
 
+describe('RateLimit-Policy alone (a mobile request refused before its user is counted)', () => {
+  it('is the same policy field a counted response carries', () => {
+    expect(rateLimitPolicyHeader('standard', 200)).toEqual({ 'RateLimit-Policy': '"standard";q=200;w=60' });
+    const counted = rateLimitHeaders(decideRateLimit('premium', 2000, { count: 1, windowEndsAt: NOW + 60_000 }, NOW));
+    expect(rateLimitPolicyHeader('premium', 2000)['RateLimit-Policy']).toBe(counted['RateLimit-Policy']);
+  });
+});
+
+describe('which write counts a request on a window item first', () => {
+  it.each([
+    ['no window seen by this instance', undefined, 'open'],
+    ['a window seen closing before now', NOW - 1, 'open'],
+    ['a window seen closing exactly now', NOW, 'open'],
+    ['a window seen still open', NOW + 1, 'count'],
+    ['a window seen just opened', NOW + 60_000, 'count'],
+  ] as const)('%s: %s', (_case, knownEnd, write) => {
+    expect(firstWindowWrite(knownEnd, NOW)).toBe(write);
+  });
+});
+
 describe('rate-limit configuration', () => {
+  it('caches what was read about a key for 30 s by default, at most 60 s (the revocation latency of sdk keys)', () => {
+    expect(readConfig({}).keyCacheTtlSeconds).toBe(30);
+    expect(readConfig({ KEY_CACHE_TTL_SECONDS: '0' }).keyCacheTtlSeconds).toBe(0);
+    expect(readConfig({ KEY_CACHE_TTL_SECONDS: '60' }).keyCacheTtlSeconds).toBe(60);
+    expect(() => readConfig({ KEY_CACHE_TTL_SECONDS: '61' })).toThrow(/KEY_CACHE_TTL_SECONDS must be at most 60/);
+  });
+
   it('defaults to 200 requests per minute for standard keys and reads each tier from its variable', () => {
     expect(readConfig({}).rateLimits).toEqual(DEFAULT_RATE_LIMITS);
     expect(DEFAULT_RATE_LIMITS.standard).toBe(200);
