@@ -169,13 +169,18 @@ async function signedTransactionsIn(
     throw new AppError('INVALID_RECEIPT', 'the App Store returned no transaction for this receipt');
   const { originalTransactionId } = await decode(signedTransactionInfo);
   const statuses = await get(`/inApps/v1/subscriptions/${id}`, statusResponse);
+  return lastTransactionOf(statuses, originalTransactionId)?.signedTransactionInfo ?? signedTransactionInfo;
+}
+
+/** Get All Subscription Statuses' entry of one purchase, when it holds a signed transaction. */
+function lastTransactionOf(statuses: z.infer<typeof statusResponse>, originalTransactionId: string | undefined) {
   for (const group of statuses.data ?? []) {
     for (const last of group.lastTransactions ?? []) {
       if (last.originalTransactionId === originalTransactionId && last.signedTransactionInfo)
-        return last.signedTransactionInfo;
+        return { ...last, signedTransactionInfo: last.signedTransactionInfo };
     }
   }
-  return signedTransactionInfo;
+  return undefined;
 }
 
 /** One purchase's entry of Get All Subscription Statuses: its latest transaction and renewal, signed. */
@@ -201,12 +206,8 @@ export async function fetchAppStorePurchaseState<T>(
   try {
     const statuses = await get(`/inApps/v1/subscriptions/${encodeURIComponent(originalTransactionId)}`, statusResponse);
     const readAt = Date.now();
-    for (const group of statuses.data ?? []) {
-      for (const last of group.lastTransactions ?? []) {
-        if (last.originalTransactionId === originalTransactionId && last.signedTransactionInfo)
-          return decode({ ...last, signedTransactionInfo: last.signedTransactionInfo }, readAt);
-      }
-    }
+    const last = lastTransactionOf(statuses, originalTransactionId);
+    if (last) return decode(last, readAt);
     throw new AppError('INVALID_RECEIPT', 'the App Store lists no subscription status for this purchase');
   } catch (error) {
     throw mapApiError(error, 'this purchase');
