@@ -92,7 +92,8 @@ try {
   const { deliverStatusChange } = await import('../lib/services/webhook-delivery.js');
   const { createTestApp, PREMIUM_MONTHLY } = await import('../test/support/fixtures.js');
   const { mobileHeaders } = await import('../test/support/mobile.js');
-  const { seedSubscription } = await import('../test/support/subscriptions.js');
+  const { buildSubscription, seedSubscription } = await import('../test/support/subscriptions.js');
+  const { subscriptionItem } = await import('../lib/data/subscription-items.js');
   const { buildBundle, bytesByPackage, deployedFunctions, FLOOR_HANDLER, SIZE_MARGIN_BYTES } = await import(
     './support/bundles.js'
   );
@@ -370,6 +371,30 @@ try {
       },
       check: (result: { batchItemFailures: unknown[] }) => {
         if (result.batchItemFailures.length > 0) throw new Error(`publisher failed: ${JSON.stringify(result)}`);
+      },
+    },
+    'functions/events/aggregate-counters.ts': {
+      event: async (run) => {
+        const item = subscriptionItem(buildSubscription(app.appId, { user_id: `cold-aggregated-${run}` }));
+        return {
+          shardId: 'shard-cold-start',
+          Records: [
+            {
+              eventID: `cold-aggregated-${run}`,
+              eventName: 'INSERT',
+              eventSource: 'aws:dynamodb',
+              dynamodb: {
+                Keys: marshall({ pk: item.pk, sk: item.sk }),
+                NewImage: marshall(item, { removeUndefinedValues: true }),
+                SequenceNumber: `${run + 1}00`,
+                StreamViewType: 'NEW_AND_OLD_IMAGES',
+              },
+            },
+          ],
+        };
+      },
+      check: (result: { state?: unknown }) => {
+        if (!result.state) throw new Error(`aggregator answered ${JSON.stringify(result)}`);
       },
     },
     'functions/events/deliver-webhook.ts': {

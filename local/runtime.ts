@@ -11,7 +11,9 @@ import { useLocalBus } from '../lib/events/bus.js';
 import { dispatchToRuleTargets } from './event-bus.js';
 import { type LocalGateway, startGateway } from './gateway.js';
 import { startScheduler } from './scheduler.js';
-import { startStreamPoller } from './stream-poller.js';
+import { AGGREGATOR, startStreamPoller } from './stream-poller.js';
+
+const AGGREGATOR_POLL_MS = 100;
 
 export interface LocalRuntime {
   gateway: LocalGateway;
@@ -39,6 +41,14 @@ export async function startLocalRuntime(options: {
     ...(options.functionTimeoutMs ? { functionTimeoutMs: options.functionTimeoutMs } : {}),
   });
   const poller = await startStreamPoller({ client: dynamodb, endpoint, onError: report('stream poller') });
+  // Polled often: the list totals and revenue figures trail the writes by this poller's delay.
+  const aggregator = await startStreamPoller({
+    client: dynamodb,
+    endpoint,
+    intervalMs: AGGREGATOR_POLL_MS,
+    consumer: AGGREGATOR,
+    onError: report('stream aggregator'),
+  });
   const scheduler = startScheduler(options.sweepIntervalSeconds, report('scheduled job'));
   return {
     gateway,
@@ -46,6 +56,7 @@ export async function startLocalRuntime(options: {
       await gateway.close();
       await scheduler.stop();
       await poller.stop();
+      await aggregator.stop();
       useLocalBus(undefined);
     },
   };

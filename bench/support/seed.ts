@@ -4,6 +4,7 @@ import { newSubscriptionId } from '../../lib/core/ids.js';
 import { RECORD_DEFAULTS } from '../../lib/data/subscription-items.js';
 import { bulkInsertSubscriptions } from '../../lib/data/subscription-writes.js';
 import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
+import { settleCounters } from '../../test/support/counters.js';
 import { createTestApp, type TestApp } from '../../test/support/fixtures.js';
 
 const STATUSES = ['active', 'active', 'active', 'expired', 'cancelled'] as const;
@@ -44,6 +45,8 @@ export async function seedApp(size: number, spreadDays = 90): Promise<TestApp> {
   });
   const started = Date.now();
   await bulkInsertSubscriptions(entries);
+  // What the aggregator does from the stream in a deployment: the list counts and revenue counters.
+  await settleCounters();
   console.log(`seeded ${size} subscriptions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return app;
 }

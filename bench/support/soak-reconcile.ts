@@ -9,8 +9,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { type FacetValues, listCounterKey } from '../../lib/data/keys.js';
-import { facetCombinations } from '../../lib/data/table.js';
+import type { FacetValues } from '../../lib/data/keys.js';
+import { countCells } from '../../lib/data/list-counters.js';
 import type { SubscriptionStatus } from '../../lib/domain/subscription-state.js';
 import type { StatusChangedPayload } from '../../lib/events/schemas.js';
 import type { ReceivedWebhook } from '../../test/support/webhook-receiver.js';
@@ -117,7 +117,8 @@ export async function readTable(appId: string): Promise<TableSnapshot> {
           else if (kind === 'DELIVERY')
             snapshot.deliveries.set(item.event_id, { status: item.status, attempts: item.attempts });
           else if (kind === 'COUNT' && String(item.pk) === `COUNT#${appId}`)
-            snapshot.counters.set(item.sk, Number(item.count ?? 0));
+            for (const [attribute, count] of Object.entries(item))
+              if (attribute.startsWith('count#')) snapshot.counters.set(`${item.sk} ${attribute}`, Number(count));
         }
         startKey = page.LastEvaluatedKey;
       } while (startKey);
@@ -360,9 +361,9 @@ export function reconcile(
   const expected = new Map<string, number>();
   for (const stored of snapshot.subscriptions.values()) {
     const values: FacetValues = { status: stored.status, product_id: stored.product_id, platform: stored.platform };
-    for (const facets of facetCombinations()) {
-      const { sk } = listCounterKey(appId, Object.fromEntries(facets.map((facet) => [facet, values[facet]])));
-      expected.set(sk, (expected.get(sk) ?? 0) + 1);
+    for (const cell of countCells(appId, values)) {
+      const id = `${cell.key.sk} ${cell.attribute}`;
+      expected.set(id, (expected.get(id) ?? 0) + 1);
     }
   }
   for (const sk of new Set([...expected.keys(), ...snapshot.counters.keys()])) {

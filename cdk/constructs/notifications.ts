@@ -2,7 +2,8 @@
  * The status-change notification path: table stream (outbox inserts only) -> publisher ->
  * the stack's EventBridge bus -> rule -> webhook deliverer, with the retry job, a dead-letter
  * queue for events whose retries are exhausted, and alarms an operator can subscribe to.
- * Operators attach their own rules and targets to `bus` (docs/notifications.md).
+ * Operators attach their own rules and targets to `bus` (docs/notifications.md). The stream's
+ * other consumer, the aggregator, keeps the list counts and revenue counters from it.
  */
 import { CfnOutput, Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -16,6 +17,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } from '../../lib/domain/webhook-retry.js';
+import { AGGREGATED_STREAM_FILTER } from '../../lib/events/aggregator.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
 import { EVENT_KINDS, EVENT_SOURCE } from '../../lib/events/schemas.js';
 import { acknowledge } from './acknowledge.js';
@@ -24,6 +26,7 @@ import { ServiceFunction } from './service-function.js';
 /** Handler modules of the functions this construct deploys (besides the routes' own, lib/routes.ts). */
 export const NOTIFICATION_FUNCTIONS = {
   PublishStatusChanges: 'functions/events/publish-status-changes.ts',
+  AggregateCounters: 'functions/events/aggregate-counters.ts',
   DeliverWebhook: 'functions/events/deliver-webhook.ts',
   RetryWebhooks: 'functions/jobs/retry-webhooks.ts',
   ExpireSubscriptions: 'functions/jobs/expire-subscriptions.ts',
@@ -65,6 +68,7 @@ export class Notifications extends Construct {
   readonly webhookDeadLetters: Queue;
   readonly alarmTopic: Topic;
   readonly publisher: ServiceFunction;
+  readonly aggregator: ServiceFunction;
   readonly deliverer: ServiceFunction;
   readonly retryJob: ServiceFunction;
   readonly expiryJob: ServiceFunction;
@@ -113,6 +117,31 @@ export class Notifications extends Construct {
         retryAttempts: 20,
         filters: [FilterCriteria.filter(OUTBOX_STREAM_FILTER)],
         onFailure: onFailureQueue(streamFailures, this.publisher),
+      }),
+    );
+
+    // Stream -> list counts and revenue counters: one write per counter item per batch, so the
+    // batching window is what keeps those items cool. The tumbling window is there for the shard
+    // id it adds to each event (the counters' exactly-once markers need it); its state is unused.
+    const aggregatorFailures = deadLetterQueue(
+      this,
+      'AggregatorFailures',
+      'stream batches the aggregator could not add to the list counts and revenue counters',
+      this.alarmTopic,
+    );
+    this.aggregator = new ServiceFunction(this, 'AggregateCounters', {
+      handlerModule: NOTIFICATION_FUNCTIONS.AggregateCounters,
+      description: 'table stream (subscription writes) -> list counts, revenue counters',
+    }).useTable(table, ['GetItem', 'UpdateItem']);
+    this.aggregator.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 1000,
+        maxBatchingWindow: Duration.seconds(1),
+        tumblingWindow: Duration.minutes(15),
+        retryAttempts: 20,
+        filters: [FilterCriteria.filter(AGGREGATED_STREAM_FILTER)],
+        onFailure: onFailureQueue(aggregatorFailures, this.aggregator),
       }),
     );
 

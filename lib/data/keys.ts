@@ -12,7 +12,7 @@
  * | subscription      | SUB#<app>#<sub>             | SUB        (listed by the GSIs)     |
  * | its payment info  | SUB#<app>#<sub>             | PAYMENT    (large: receipt data)    |
  * | its transfers     | SUB#<app>#<sub>             | TRANSFER#<at>#<event> (both subs)   |
- * | list counters     | COUNT#<app>                 | LIST#<status|*>#<product|*>#<platform|*> |
+ * | list counts       | COUNT#<app>                 | LIST#<product|*>  (count#<status|*>#<platform|*>; by the aggregator) |
  * | transaction bind  | TXN#<app>#<transaction>     | TXN        (-> subscription id)     |
  * | purchase owner    | OWNER#<app>#<store>#<orig>  | OWNER  (-> user, subscription; store state) |
  * | store notification| NOTIFICATION#<app>#<store>#<id> | NOTIFICATION (TTL; id = dedupe) |
@@ -42,6 +42,8 @@ export interface TableKey {
 }
 
 const ANY = '*';
+/** Sort key of a subscription's state item (the one the listing indexes and the aggregator follow). */
+export const SUBSCRIPTION_SK = 'SUB';
 
 export const keys = {
   app: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'APP' }),
@@ -60,7 +62,7 @@ export const keys = {
   productPrefix: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'PRODUCT#' }),
   subscription: (appId: string, subscriptionId: string): TableKey => ({
     pk: `SUB#${appId}#${subscriptionId}`,
-    sk: 'SUB',
+    sk: SUBSCRIPTION_SK,
   }),
   subscriptionPayment: (appId: string, subscriptionId: string): TableKey => ({
     pk: `SUB#${appId}#${subscriptionId}`,
@@ -133,11 +135,15 @@ export function listPartition(appId: string, values: FacetValues): { indexName: 
   };
 }
 
-/** Counter of subscriptions matching these filter values (absent facets match any). */
-export function listCounterKey(appId: string, values: FacetValues): TableKey {
+/**
+ * Where the count of subscriptions matching these filter values (absent facets match any) is kept:
+ * one item per product (and one for any product) holds the counts of every status and platform
+ * combination, so a change of one subscription moves counts in two items, not eight.
+ */
+export function listCountCell(appId: string, values: FacetValues): { key: TableKey; attribute: string } {
   return {
-    pk: `COUNT#${appId}`,
-    sk: `LIST#${LIST_FACETS.map((facet) => values[facet] ?? ANY).join('#')}`,
+    key: { pk: `COUNT#${appId}`, sk: `LIST#${values.product_id ?? ANY}` },
+    attribute: `count#${values.status ?? ANY}#${values.platform ?? ANY}`,
   };
 }
 

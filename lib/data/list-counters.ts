@@ -1,48 +1,46 @@
 /**
- * The list counters: one per filter combination of the listing (absent facets = any), kept in the
- * transaction that changes a subscription's facets, so a list total is one read, O(1).
+ * The list counts: the `total` of GET /v1/subscriptions for every filter of status, product and
+ * platform. A subscription is counted in the 8 cells its facet values match (each facet its own
+ * value or any). No request writes them: the aggregator (aggregates.ts) moves them from the table's
+ * stream, so no item is written by every change of an app.
  */
-import { tableName } from './client.js';
-import { type FacetValues, listCounterKey, type TableKey } from './keys.js';
+import { type FacetValues, listCountCell, type TableKey } from './keys.js';
 import { facetCombinations } from './table.js';
 
-/** The list counters a subscription with these facet values is counted in (absent facets = any). */
-export function counterKeys(appId: string, values: FacetValues, onlyWithStatus: boolean): TableKey[] {
-  return facetCombinations()
-    .filter((facets) => !onlyWithStatus || facets.includes('status'))
-    .map((facets) => listCounterKey(appId, Object.fromEntries(facets.map((facet) => [facet, values[facet]]))));
+export interface CountMove {
+  key: TableKey;
+  attribute: string;
+  delta: number;
 }
 
-export const addToCounter = (key: TableKey, delta: number) => ({
-  TableName: tableName,
-  Key: key,
-  UpdateExpression: 'ADD #count :delta SET #type = :type',
-  ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-  ExpressionAttributeValues: { ':delta': delta, ':type': 'list_counter' },
-});
-
-/** Counter updates for a subscription entering (+1) or leaving (-1) these facet values. */
-export function counterUpdates(appId: string, values: FacetValues, delta: 1 | -1, onlyWithStatus: boolean) {
-  return counterKeys(appId, values, onlyWithStatus).map((key) => ({ Update: addToCounter(key, delta) }));
+/** The cells a subscription with these facet values is counted in. */
+export function countCells(appId: string, values: FacetValues): { key: TableKey; attribute: string }[] {
+  return facetCombinations().map((facets) =>
+    listCountCell(appId, Object.fromEntries(facets.map((facet) => [facet, values[facet]]))),
+  );
 }
 
 /**
- * Counter updates for a subscription whose facet values change: -1 where it leaves, +1 where it
- * enters, nothing for the counters that count it before and after (one operation per item).
+ * The count moves of a subscription whose facet values go from `before` to `after` (undefined:
+ * it did not exist, or no longer does): -1 where it leaves, +1 where it enters, nothing for the
+ * cells that count it before and after.
  */
-export function counterMoves(appId: string, before: FacetValues, after: FacetValues) {
-  const deltas = new Map<string, { key: TableKey; delta: number }>();
-  const move = (values: FacetValues, delta: number) => {
-    for (const key of counterKeys(appId, values, false)) {
-      const id = `${key.pk}\n${key.sk}`;
-      const entry = deltas.get(id) ?? { key, delta: 0 };
+export function countMoves(
+  appId: string,
+  before: FacetValues | undefined,
+  after: FacetValues | undefined,
+): CountMove[] {
+  const moves = new Map<string, CountMove>();
+  const move = (values: FacetValues | undefined, delta: number) => {
+    if (!values) return;
+    for (const cell of countCells(appId, values)) {
+      const id = `${cell.key.pk}\n${cell.key.sk}\n${cell.attribute}`;
+      const entry = moves.get(id) ?? { ...cell, delta: 0 };
       entry.delta += delta;
-      deltas.set(id, entry);
+      moves.set(id, entry);
     }
   };
   move(before, -1);
   move(after, 1);
-  return [...deltas.values()]
-    .filter(({ delta }) => delta !== 0)
-    .map(({ key, delta }) => ({ Update: addToCounter(key, delta) }));
+  return [...moves.values()].filter(({ delta }) => delta !== 0);
 }

@@ -1,22 +1,35 @@
-/** The write side of the revenue counters (revenue.ts reads them): per day, product and currency. */
+/**
+ * The write side of the revenue counters (revenue.ts reads them): per day, product and currency.
+ * A change with revenue carries it on the subscription item it writes (`revenue_change`, stamped
+ * with the item's new version); the aggregator adds it to the counter from the table's stream.
+ */
 import type { RevenueDelta } from '../domain/revenue.js';
-import { tableName } from './client.js';
-import { keys } from './keys.js';
-import type { SubscriptionRecord } from './subscription-items.js';
-import { updateExpression } from './update-expression.js';
+import { keys, type TableKey } from './keys.js';
 
-/** Adds a change to the revenue counters of (day, product, currency): in the same transaction as the change. */
-export function revenueUpdate(
-  record: Pick<SubscriptionRecord, 'app_id' | 'product_id' | 'currency'>,
-  day: string,
-  delta: RevenueDelta,
-) {
+export const REVENUE_CHANGE_ATTRIBUTE = 'revenue_change';
+
+export interface RevenueChange extends RevenueDelta {
+  /** The UTC day the revenue counts on. */
+  day: string;
+  /** The version of the subscription item whose write carries it: a later write does not carry it again. */
+  version: number;
+}
+
+export const revenueChange = (version: number, day: string, delta: RevenueDelta): RevenueChange => ({
+  ...delta,
+  day,
+  version,
+});
+
+/** The counter a revenue change adds to, the fields that name it, and the amounts it adds. */
+export function revenueCounterUpdate(
+  record: { app_id: string; product_id: string; currency: string },
+  change: RevenueChange,
+): { key: TableKey; set: Record<string, string>; add: Record<string, number> } {
+  const { day, version: _version, ...delta } = change;
   return {
-    TableName: tableName,
-    Key: keys.revenue(record.app_id, day, record.product_id, record.currency),
-    ...updateExpression({
-      set: { type: 'revenue_counter', day, product_id: record.product_id, currency: record.currency },
-      add: { ...delta },
-    }),
+    key: keys.revenue(record.app_id, day, record.product_id, record.currency),
+    set: { type: 'revenue_counter', day, product_id: record.product_id, currency: record.currency },
+    add: { ...delta },
   };
 }

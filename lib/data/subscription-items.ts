@@ -9,6 +9,7 @@ import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type SubscriptionState } from 
 import type { Platform } from '../schemas/common.js';
 import type { StoreName } from '../stores/types.js';
 import { dueAttributes, type FacetValues, keys, listPartition, listSortKey } from './keys.js';
+import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange } from './revenue-counters.js';
 import { facetCombinations, TABLE, withoutKeys } from './table.js';
 
 export interface SubscriptionRecord extends SubscriptionState {
@@ -64,12 +65,16 @@ function indexAttributes(record: SubscriptionRecord): Record<string, string> {
   return attributes;
 }
 
-/** The stored SUB item of a subscription: its fields plus every index key. */
-export const subscriptionItem = (record: SubscriptionRecord) => ({
+/**
+ * The stored SUB item of a subscription: its fields plus every index key, and the revenue change
+ * of this write if it has one (for the aggregator, which adds it to the revenue counters).
+ */
+export const subscriptionItem = (record: SubscriptionRecord, revenue?: RevenueChange | null) => ({
   ...keys.subscription(record.app_id, record.id),
   type: 'subscription',
   ...record,
   ...indexAttributes(record),
+  ...(revenue ? { [REVENUE_CHANGE_ATTRIBUTE]: revenue } : {}),
 });
 
 export const paymentItem = (record: SubscriptionRecord, payment: PaymentRecord) => ({
@@ -91,8 +96,7 @@ export const storeMarginMs = (record: Pick<SubscriptionRecord, 'store'>): number
 export const RECORD_DEFAULTS = { store: null, original_transaction_id: null, environment: 'production' } as const;
 
 /** A stored subscription; records written before a field existed read it as its initial value. */
-export const toRecord = (item: Record<string, unknown>): SubscriptionRecord => ({
-  ...RECORD_DEFAULTS,
-  ...INITIAL_LIFECYCLE,
-  ...withoutKeys<SubscriptionRecord>(item),
-});
+export const toRecord = (item: Record<string, unknown>): SubscriptionRecord => {
+  const { [REVENUE_CHANGE_ATTRIBUTE]: _revenue, ...fields } = withoutKeys<Record<string, unknown>>(item);
+  return { ...RECORD_DEFAULTS, ...INITIAL_LIFECYCLE, ...(fields as unknown as SubscriptionRecord) };
+};

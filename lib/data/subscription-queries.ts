@@ -7,7 +7,7 @@ import type { SubscriptionStatus } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
 import { getConsistent } from './batch.js';
 import { ddb, tableName } from './client.js';
-import { type FacetValues, keys, listCounterKey, listPartition } from './keys.js';
+import { type FacetValues, keys, listCountCell, listPartition } from './keys.js';
 import type { TransferRecord } from './purchase-ownership.js';
 import { type PaymentRecord, type SubscriptionRecord, toRecord } from './subscription-items.js';
 import { TABLE, withoutKeys } from './table.js';
@@ -127,18 +127,22 @@ async function queryIndex(
   return items.slice(0, wanted);
 }
 
+/** The list count of these filters, as the aggregator last moved it (it trails writes by the stream's delay). */
 export async function countMatching(appId: string, filters: ListFilters): Promise<number> {
+  const cell = listCountCell(appId, {
+    status: filters.status,
+    product_id: filters.product_id,
+    platform: filters.platform,
+  });
   const { Item } = await ddb.send(
     new GetCommand({
       TableName: tableName,
-      Key: listCounterKey(appId, {
-        status: filters.status,
-        product_id: filters.product_id,
-        platform: filters.platform,
-      }),
+      Key: cell.key,
+      ProjectionExpression: '#count',
+      ExpressionAttributeNames: { '#count': cell.attribute },
     }),
   );
-  return Number(Item?.count ?? 0);
+  return Number(Item?.[cell.attribute] ?? 0);
 }
 
 /**

@@ -1,17 +1,17 @@
 /**
  * Writes of subscriptions: inserting one (or many, to seed an app) and saving a state change, each
- * in one transaction with its list counters, revenue counters, purchase bindings and outbox item.
+ * in one transaction with its purchase bindings and outbox item. Nothing an app's other
+ * subscriptions also write is in it: the list counts and revenue counters follow from the stream
+ * (events/aggregator.ts), the revenue change riding on the subscription item.
  */
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RevenueDelta } from '../domain/revenue.js';
 import type { StoreEventKind } from '../domain/store-sync.js';
 import type { StatusChange, SubscriptionState } from '../domain/subscription-state.js';
 import { outboxItem, storeEventOutboxItem } from '../events/outbox.js';
 import type { StorePurchaseState } from '../stores/types.js';
 import { batchWriteAll, putRequest } from './batch.js';
-import { ddb, type TransactItem, tableName } from './client.js';
-import { keys, type TableKey } from './keys.js';
-import { addToCounter, counterKeys, counterMoves, counterUpdates } from './list-counters.js';
+import { type TransactItem, tableName } from './client.js';
+import { keys } from './keys.js';
 import {
   bindOwnerPut,
   bindTransactionPut,
@@ -21,14 +21,9 @@ import {
   type TransactionBinding,
   transferItems,
 } from './purchase-ownership.js';
-import { revenueUpdate } from './revenue-counters.js';
-import {
-  facetValuesOf,
-  type PaymentRecord,
-  paymentItem,
-  type SubscriptionRecord,
-  subscriptionItem,
-} from './subscription-items.js';
+import { revenueChange } from './revenue-counters.js';
+import { type PaymentRecord, paymentItem, type SubscriptionRecord, subscriptionItem } from './subscription-items.js';
+import { transactWrite } from './transactions.js';
 import { cancellationReasonsOf } from './unavailable.js';
 import { updateExpression } from './update-expression.js';
 
@@ -42,7 +37,7 @@ export type InsertOutcome =
   | { inserted: false; reason: 'also_write_refused' };
 
 /**
- * Inserts a new subscription with its payment item and counters. A transaction id can pay for
+ * Inserts a new subscription with its payment item. A transaction id can pay for
  * one subscription only, and a store purchase belongs to one user: when either is taken, nothing
  * is written and the outcome says which. A subscription inserted already past its first status
  * (a verified purchase, active at once) carries that status change: its notification and revenue
@@ -69,13 +64,18 @@ export async function insertSubscription(
   const ownerItem = options.owner
     ? bindOwnerPut(record, options.owner, options.takeOver, options.ownerState)
     : undefined;
+  const revenue = options.revenue && revenueChange(record.version, record.updated_at.slice(0, 10), options.revenue);
   const items: TransactItem[] = [
-    { Put: { TableName: tableName, Item: subscriptionItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: tableName,
+        Item: subscriptionItem(record, revenue),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
     { Put: { TableName: tableName, Item: paymentItem(record, payment) } },
     ...(transactionItem ? [transactionItem] : []),
     ...(ownerItem ? [ownerItem] : []),
-    ...counterUpdates(record.app_id, facetValuesOf(record), 1, false),
-    ...(options.revenue ? [{ Update: revenueUpdate(record, record.updated_at.slice(0, 10), options.revenue) }] : []),
     ...(options.statusChange
       ? [
           {
@@ -91,7 +91,7 @@ export async function insertSubscription(
     ...(options.alsoWrite ?? []),
   ];
   try {
-    await ddb.send(new TransactWriteCommand({ TransactItems: items }));
+    await transactWrite(items);
     return { inserted: true };
   } catch (error) {
     const failed = failedItems(error, items);
@@ -107,52 +107,28 @@ export async function insertSubscription(
 }
 
 /**
- * Loads many new subscriptions of one app with batch writes, then adds them to the list counters
- * (one update per counter, not per subscription). For seeding an empty app (benchmarks, imports
- * from another provider): unlike insertSubscription it is not transactional and binds no
+ * Loads many new subscriptions of one app with batch writes (the aggregator counts them from the
+ * stream, an active one also in its day's active count). For seeding an empty app (benchmarks,
+ * imports from another provider): unlike insertSubscription it is not transactional and binds no
  * transaction ids, so it must not race with live traffic on the same app.
  */
 export async function bulkInsertSubscriptions(
   entries: { record: SubscriptionRecord; payment: PaymentRecord }[],
 ): Promise<void> {
+  const becameActive = { amount_micros: 0, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 1 };
   await batchWriteAll(
     entries.flatMap(({ record, payment }) => [
-      putRequest(subscriptionItem(record)),
+      putRequest(
+        subscriptionItem(
+          record,
+          record.status === 'active'
+            ? revenueChange(record.version, record.created_at.slice(0, 10), becameActive)
+            : null,
+        ),
+      ),
       putRequest(paymentItem(record, payment)),
     ]),
   );
-  const totals = new Map<string, { key: TableKey; count: number }>();
-  for (const { record } of entries) {
-    for (const key of counterKeys(record.app_id, facetValuesOf(record), false)) {
-      const id = `${key.pk}|${key.sk}`;
-      const entry = totals.get(id) ?? { key, count: 0 };
-      entry.count += 1;
-      totals.set(id, entry);
-    }
-  }
-  for (const { key, count } of totals.values()) await ddb.send(new UpdateCommand(addToCounter(key, count)));
-  // Keep the revenue counters' active-count history consistent with the list counters.
-  const active = new Map<string, { record: SubscriptionRecord; day: string; count: number }>();
-  for (const { record } of entries.filter((e) => e.record.status === 'active')) {
-    const day = record.created_at.slice(0, 10);
-    const id = `${day}#${record.product_id}#${record.currency}`;
-    const entry = active.get(id) ?? { record, day, count: 0 };
-    entry.count += 1;
-    active.set(id, entry);
-  }
-  for (const { record, day, count } of active.values()) {
-    await ddb.send(
-      new UpdateCommand(
-        revenueUpdate(record, day, {
-          amount_micros: 0,
-          new_subscriptions: 0,
-          renewals: 0,
-          refunds: 0,
-          net_active: count,
-        }),
-      ),
-    );
-  }
 }
 
 /** The items of a cancelled transaction whose condition failed. */
@@ -194,7 +170,7 @@ export type SaveOutcome =
 
 /**
  * Writes `next` over `current` in one transaction, if nobody changed the subscription since it was
- * read (same version): the state, the list counters when the status changes, the outbox item of
+ * read (same version): the state (with the revenue change, if any), the outbox item of
  * the status change, and optionally the payment item and a transaction binding.
  */
 export async function saveSubscriptionState(
@@ -212,10 +188,11 @@ export async function saveSubscriptionState(
     version: current.version + 1,
   };
   const outbox = options.statusChange ? outboxItem(updated, updated, options.statusChange, now) : null;
+  const revenue = options.revenue && revenueChange(updated.version, nowIso.slice(0, 10), options.revenue);
   const stateItem: TransactItem = {
     Put: {
       TableName: tableName,
-      Item: subscriptionItem(updated),
+      Item: subscriptionItem(updated, revenue),
       ConditionExpression: 'version = :version',
       ExpressionAttributeValues: { ':version': current.version },
     },
@@ -236,8 +213,6 @@ export async function saveSubscriptionState(
       },
     });
   }
-  if (options.revenue) items.push({ Update: revenueUpdate(updated, nowIso.slice(0, 10), options.revenue) });
-  items.push(...counterMoves(current.app_id, facetValuesOf(current), facetValuesOf(updated)));
   if (outbox) {
     items.push({ Put: { TableName: tableName, Item: outbox, ConditionExpression: 'attribute_not_exists(pk)' } });
   }
@@ -248,7 +223,7 @@ export async function saveSubscriptionState(
   const alsoWrite = options.alsoWrite ?? [];
   items.push(...alsoWrite);
   try {
-    await ddb.send(new TransactWriteCommand({ TransactItems: items }));
+    await transactWrite(items);
   } catch (error) {
     const failed = failedItems(error, items);
     if (failed.includes(stateItem)) return { saved: false, reason: 'version_conflict' };
@@ -267,7 +242,7 @@ export async function saveSubscriptionState(
  */
 export async function writeTogether(items: readonly TransactItem[]): Promise<TransactItem | undefined> {
   try {
-    await ddb.send(new TransactWriteCommand({ TransactItems: [...items] }));
+    await transactWrite(items);
     return undefined;
   } catch (error) {
     const refused = failedItems(error, [...items])[0];

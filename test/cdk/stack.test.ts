@@ -14,6 +14,7 @@ import { rateLimitVariable } from '../../lib/core/config.js';
 import { ERRORS } from '../../lib/core/errors.js';
 import { TABLE } from '../../lib/data/table.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
+import { AGGREGATED_STREAM_FILTER } from '../../lib/events/aggregator.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
 import { ENDPOINT_TIMEOUT_SECONDS, endpointFunctions, ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
@@ -119,13 +120,13 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('deploys 32 functions, 32 bundles and 32 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+  it('deploys 33 functions, 33 bundles and 33 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
     const functions = ofType('AWS::Lambda::Function');
-    // 28 handler modules of lib/routes.ts and the 4 event and job functions.
-    expect(functions).toHaveLength(32);
-    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(32);
-    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(32);
-    template.resourceCountIs('AWS::IAM::Role', 32);
+    // 28 handler modules of lib/routes.ts and the 5 event and job functions.
+    expect(functions).toHaveLength(33);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(33);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(33);
+    template.resourceCountIs('AWS::IAM::Role', 33);
     for (const path of [
       '/users/report/events',
       '/sessions/report',
@@ -573,6 +574,30 @@ describe('the notification path in the stack', () => {
     expect(resources[publisherId]!.Properties.Environment.Variables.EVENT_BUS_NAME).toBeDefined();
   });
 
+  it('feeds the aggregator from the same stream, filtered to subscription items, with the shard id and a DLQ', () => {
+    const [aggregatorId] = functionByDescription('table stream (subscription writes) -> list counts, revenue counters');
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: aggregatorId },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 1000,
+      MaximumBatchingWindowInSeconds: 1,
+      // Only a tumbling window makes Lambda name the shard in the event: the exactly-once markers need it.
+      TumblingWindowInSeconds: 900,
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify(AGGREGATED_STREAM_FILTER) }] },
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+    });
+    expect([...tableActions(aggregatorId)].sort()).toEqual([
+      'dynamodb:DescribeStream',
+      'dynamodb:GetItem',
+      'dynamodb:GetRecords',
+      'dynamodb:GetShardIterator',
+      'dynamodb:ListStreams',
+      'dynamodb:UpdateItem',
+    ]);
+    // The two consumers AWS recommends at most per table stream.
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+  });
+
   it('runs the expiry sweeper and the webhook retries every minute', () => {
     for (const description of [
       'every minute: expiries and pause ends that are due',
@@ -648,7 +673,8 @@ describe('least privilege: every IAM permission in the stack is accounted for', 
   const ANY_RESOURCE: Record<string, string> = {
     'xray:PutTraceSegments': 'active tracing; X-Ray has no resource-level permissions',
     'xray:PutTelemetryRecords': 'active tracing; X-Ray has no resource-level permissions',
-    'dynamodb:ListStreams': 'the stream event source of the publisher; ListStreams has no resource-level permissions',
+    'dynamodb:ListStreams':
+      'the stream event sources of the publisher and the aggregator; ListStreams has no resource-level permissions',
   };
   /**
    * The one other wildcard: store credentials get a random ARN suffix and are created per app at

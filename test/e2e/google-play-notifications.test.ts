@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import type { LocalGateway } from '../../local/gateway.js';
+import { settleCounters } from '../support/counters.js';
 import type { TestApp } from '../support/fixtures.js';
 import {
   money,
@@ -154,6 +155,7 @@ describe('Google Play notifications through the gateway (stand-in of Google over
    */
   const revenueDays = `start_date=${new Date().toISOString().slice(0, 10)}&end_date=${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)}`;
   const revenueOfTheDays = async () => {
+    await settleCounters();
     const { body } = await api('GET', `${SUBSCRIPTIONS_BASE}/revenue?${revenueDays}`);
     const breakdown = body.data.breakdown as { renewals: number }[];
     return { amount: body.data.total_revenue as number, renewals: breakdown.reduce((sum, b) => sum + b.renewals, 0) };

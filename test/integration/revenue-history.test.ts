@@ -4,6 +4,7 @@ import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import { countMatching } from '../../lib/data/subscription-queries.js';
 import { revenueStatistics } from '../../lib/services/revenue.js';
+import { settleCounters } from '../support/counters.js';
 import { createTestApp } from '../support/fixtures.js';
 import { seedSubscription } from '../support/subscriptions.js';
 
@@ -49,6 +50,7 @@ describe('revenue of past buckets (counters of fixed days, injected now)', () =>
   });
 
   it('a past bucket counts the subscriptions active at its end: changes of its own last day included, later ones not', async () => {
+    await settleCounters();
     expect(await countMatching(appId, { status: 'active' })).toBe(2);
     const statistics = await revenueStatistics(
       appId,

@@ -12,6 +12,7 @@ import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
 import { applyStoreNotification, applyStoreState } from '../../lib/services/store-truth.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
 import type { StoreNotification, StorePurchaseState } from '../../lib/stores/types.js';
+import { settleCounters } from '../support/counters.js';
 import { createTestApp, PRO_YEARLY, type TestApp } from '../support/fixtures.js';
 import { outboxEventsOf } from '../support/outbox.js';
 import { mintReceipt } from '../support/receipts.js';
@@ -70,6 +71,7 @@ const NEXT_DAY = new Date(Date.now() + DAY).toISOString().slice(0, 10);
 
 /** The app's revenue counters over FIRST_DAY and NEXT_DAY, summed per product and currency. */
 async function revenueOfTheDays(appId: string) {
+  await settleCounters();
   const sums = new Map<string, Omit<RevenueCounter, 'day'>>();
   for (const { day: _day, ...counter } of await readRevenueCounters(appId, FIRST_DAY, NEXT_DAY)) {
     const key = `${counter.product_id} ${counter.currency}`;

@@ -11,6 +11,7 @@ import {
   saveSubscriptionState,
 } from '../../lib/data/subscription-writes.js';
 import { busEventDetail } from '../../lib/events/schemas.js';
+import { settleCounters } from '../support/counters.js';
 import { createTestApp, PREMIUM_MONTHLY } from '../support/fixtures.js';
 import { buildSubscription } from '../support/subscriptions.js';
 
@@ -62,6 +63,7 @@ describe('subscription repository (DynamoDB Local)', () => {
       existing: { subscription_id: first.id, user_id: 'user-1', product_id: 'premium_monthly' },
     });
     expect(await getSubscription(app, second.id)).toBeUndefined();
+    await settleCounters();
     expect((await listSubscriptions(app, {}, page)).total).toBe(1);
     expect(await getTransactionBinding(app, 'txn-dup')).toMatchObject({ subscription_id: first.id });
   });
@@ -92,8 +94,10 @@ describe('subscription repository (DynamoDB Local)', () => {
     const b = record(app, { platform: 'android', product_id: 'p1' });
     const c = record(app, { platform: 'android', product_id: 'p2', status: 'pending_verification' });
     for (const sub of [a, b, c]) await insertSubscription(sub, payment());
-    const total = async (filters: Parameters<typeof listSubscriptions>[1]) =>
-      (await listSubscriptions(app, filters, page)).total;
+    const total = async (filters: Parameters<typeof listSubscriptions>[1]) => {
+      await settleCounters();
+      return (await listSubscriptions(app, filters, page)).total;
+    };
 
     expect(await total({})).toBe(3);
     expect(await total({ status: 'active' })).toBe(2);
@@ -121,6 +125,7 @@ describe('subscription repository (DynamoDB Local)', () => {
       }),
     );
     await bulkInsertSubscriptions(records.map((r) => ({ record: r, payment: payment() })));
+    await settleCounters();
     expect((await listSubscriptions(app, {}, page)).total).toBe(30);
     expect((await listSubscriptions(app, { status: 'expired' }, page)).total).toBe(10);
     expect((await listSubscriptions(app, { status: 'active', platform: 'ios' }, page)).total).toBe(

@@ -1,11 +1,20 @@
 /**
  * Starts the local gateway in the test worker and speaks HTTP to it, as a client would. Every
  * answer is checked against the OpenAPI document (test/support/contract.ts).
+ *
+ * The gateway runs without the stream pollers, so it also stands in for the aggregator: before a
+ * read of the list (its totals) or of the revenue figures, `request` settles the counters with
+ * every write so far (test/support/counters.ts). How long they trail the writes when the pollers
+ * do it is test/integration/aggregator.test.ts's subject.
  */
 import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
 import { type LocalGateway, startGateway } from '../../local/gateway.js';
 import { assertContract, contractFetch } from './contract.js';
+import { settleCounters } from './counters.js';
+
+/** Reads that answer with the list counts or the revenue counters. */
+const READS_COUNTERS = /^\/v1\/subscriptions(\/revenue)?\/?$/;
 
 const headerValue = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value.join(', ') : value;
@@ -94,6 +103,7 @@ export function useGateway() {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
+    if (method === 'GET' && READS_COUNTERS.test(url.pathname)) await settleCounters();
     const response = await contractFetch(url, { method, headers, body });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };

@@ -1,0 +1,54 @@
+/**
+ * The stream aggregator: turns every write of a subscription item into the amounts it adds to the
+ * app's list counts (its facet values before and after) and revenue counters (the revenue change
+ * the write carries), and applies a batch of them with one write per counter item
+ * (data/aggregates.ts). Counts and revenue trail the subscription writes by the stream's delay.
+ */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { type AppliedBatch, applyStreamChanges, type Contribution } from '../data/aggregates.js';
+import { SUBSCRIPTION_SK } from '../data/keys.js';
+import { countMoves } from '../data/list-counters.js';
+import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange, revenueCounterUpdate } from '../data/revenue-counters.js';
+import { facetValuesOf, type SubscriptionRecord } from '../data/subscription-items.js';
+
+/** Which stream records reach the aggregator: writes of subscription state items. The CDK event source filter and the local stream poller both use it. */
+export const AGGREGATED_STREAM_FILTER = { dynamodb: { Keys: { sk: { S: [SUBSCRIPTION_SK] } } } } as const;
+
+export const isSubscriptionRecord = (record: DynamoDBRecord): boolean =>
+  record.dynamodb?.Keys?.sk?.S === SUBSCRIPTION_SK && (record.dynamodb.Keys.pk?.S ?? '').startsWith('SUB#');
+
+type StoredSubscription = SubscriptionRecord & { [REVENUE_CHANGE_ATTRIBUTE]?: RevenueChange };
+
+const imageOf = (image: Record<string, unknown> | undefined): StoredSubscription | undefined =>
+  image ? (unmarshall(image as Record<string, AttributeValue>) as StoredSubscription) : undefined;
+
+/** What one write of a subscription item adds to the app's counters. */
+export function contributionsOf(record: DynamoDBRecord): Contribution[] {
+  const before = imageOf(record.dynamodb?.OldImage);
+  const after = imageOf(record.dynamodb?.NewImage);
+  const appId = (after ?? before)?.app_id;
+  if (!appId) return [];
+  const contributions: Contribution[] = countMoves(
+    appId,
+    before && facetValuesOf(before),
+    after && facetValuesOf(after),
+  ).map((move) => ({ key: move.key, set: { type: 'list_count' }, add: { [move.attribute]: move.delta } }));
+  const revenue = after?.[REVENUE_CHANGE_ATTRIBUTE];
+  // Only the write that set it carries it: a later write of the item has another version.
+  if (revenue && revenue.version === after.version && before?.version !== after.version)
+    contributions.push(revenueCounterUpdate(after, revenue));
+  return contributions;
+}
+
+/** Applies one shard's batch of stream records (any record that is not a subscription's is ignored). */
+export function aggregateRecords(shardId: string, records: readonly DynamoDBRecord[]): Promise<AppliedBatch> {
+  return applyStreamChanges(
+    shardId,
+    records.filter(isSubscriptionRecord).map((record) => ({
+      sequenceNumber: record.dynamodb!.SequenceNumber!,
+      contributions: contributionsOf(record),
+    })),
+  );
+}
