@@ -11,15 +11,8 @@
  * the receiver, however slow the machine, so a count taken then is final. It polls with a deadline.
  * The table must be the test file's own (test/support/own-table.ts): the whole stream is read.
  */
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import {
-  DescribeStreamCommand,
-  DynamoDBStreamsClient,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  type Shard,
-} from '@aws-sdk/client-dynamodb-streams';
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { readTableStream } from './table-stream.js';
 
 interface StreamOutbox {
   streamArn: string;
@@ -29,53 +22,17 @@ interface StreamOutbox {
 }
 
 async function readOutboxFromStream(appId: string | undefined): Promise<StreamOutbox> {
-  const { dynamodb, tableName } = await import('../../lib/data/client.js');
-  const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: tableName }));
-  const streamArn = Table?.LatestStreamArn;
-  if (!streamArn) throw new Error(`table ${tableName} has no stream`);
-  const streams = new DynamoDBStreamsClient({
-    endpoint: process.env.DYNAMODB_ENDPOINT,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  try {
-    const shards: Shard[] = [];
-    let after: string | undefined;
-    do {
-      const { StreamDescription } = await streams.send(
-        new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: after }),
-      );
-      shards.push(...(StreamDescription?.Shards ?? []));
-      after = StreamDescription?.LastEvaluatedShardId;
-    } while (after);
-    const lastOutboxBySeq = new Map<string, bigint>();
-    const eventIds: string[] = [];
-    for (const shard of shards) {
-      let { ShardIterator: iterator } = await streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: shard.ShardId,
-          ShardIteratorType: 'TRIM_HORIZON',
-        }),
-      );
-      while (iterator) {
-        const { Records = [], NextShardIterator } = await streams.send(
-          new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }),
-        );
-        for (const record of Records) {
-          const image = record.dynamodb?.NewImage;
-          if (record.eventName !== 'INSERT' || image?.type?.S !== 'outbox') continue;
-          lastOutboxBySeq.set(shard.ShardId!, BigInt(record.dynamodb!.SequenceNumber!));
-          if (!appId || image.app_id?.S === appId) eventIds.push(image.event_id!.S!);
-        }
-        // DynamoDB Local answers an open shard's end with no records.
-        iterator = Records.length > 0 ? NextShardIterator : undefined;
-      }
+  const lastOutboxBySeq = new Map<string, bigint>();
+  const eventIds: string[] = [];
+  const streamArn = await readTableStream((shardId, records) => {
+    for (const record of records) {
+      const image = record.dynamodb?.NewImage;
+      if (record.eventName !== 'INSERT' || image?.type?.S !== 'outbox') continue;
+      lastOutboxBySeq.set(shardId, BigInt(record.dynamodb!.SequenceNumber!));
+      if (!appId || image.app_id?.S === appId) eventIds.push(image.event_id!.S!);
     }
-    return { streamArn, lastOutboxBySeq, eventIds };
-  } finally {
-    streams.destroy();
-  }
+  });
+  return { streamArn, lastOutboxBySeq, eventIds };
 }
 
 /** What is still under way: empty when the pipeline is idle. */
