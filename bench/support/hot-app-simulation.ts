@@ -112,7 +112,7 @@ export interface SimulationResult {
   failedChanges: number;
   failedChangesPercent: number;
   backgroundWrites: number;
-  /** The shared items by demand, highest first (at most 5). */
+  /** Every shared item (and background writer's), by demand, highest first. */
   hottest: ItemLoad[];
 }
 
@@ -333,7 +333,6 @@ export function simulate(input: SimulationInput): SimulationResult {
   const perSecond = (units: number) => units / settings.seconds;
   const hottest = [...demand.entries()]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, 5)
     .map(([item, units]) => ({
       item,
       demandWcuPerSecond: perSecond(units),
