@@ -101,7 +101,9 @@ try {
   const app = await seedApp(SEEDED);
   const privateKeyPem = (await getApp(app.appId))!.test_store_private_key!;
   const api = { authorization: `Bearer ${app.secretKey}` };
-  const itemId = (key: Record<string, string>) => `${key.pk}|${key.sk}`.replaceAll(app.appId, '<app>');
+  /** An item as the simulation and the results name it: the app's id and its secret key's hash left out. */
+  const itemId = (key: Record<string, string>) =>
+    `${key.pk}|${key.sk}`.replaceAll(app.appId, '<app>').replace(/^APIKEY#[0-9a-f]{64}\|/, 'APIKEY#<secret key hash>|');
 
   /** Every subscription of the app, read consistently from the table itself (not an index). */
   async function scanSubscriptions(): Promise<Map<string, SubscriptionRecord>> {
