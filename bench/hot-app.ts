@@ -10,14 +10,14 @@
  * throughput, a transaction holding its items `--hold-ms` (15) ms), at 8, 16, 32 and 64 writers.
  * Per level: changes/s, p50/p99 latency, the proxy's conflicts and how many of them a later write
  * of the same item retried successfully, client-visible errors (any non-2xx, or a notification not
- * applied). Then the figures: the list counters (COUNT#<app>) must equal a recount from a
- * consistent Scan of the app's subscriptions (lib/data/list-counters.ts counterKeys), and the
+ * applied). Then the figures: the list counts (COUNT#<app>) must equal a recount from a
+ * consistent Scan of the app's subscriptions (lib/data/list-counters.ts countCells), and the
  * revenue items (REV#<app>#<month>) their value before the run plus, for every change the table
  * shows applied (its subscription's version moved, or the verified subscription exists), the delta
  * lib/domain/revenue.ts gives for it. Counters may trail the writes (a stream consumer may keep
- * them): they are polled until equal, up to SETTLE_MS, and the lag is reported. Nothing in this
- * process consumes the table's stream: a design whose counters are kept from it must start its
- * consumer here for the figures to settle.
+ * them): they are polled until equal, up to SETTLE_MS, and the lag is reported. The aggregator
+ * keeps them from the table's stream (lib/events/aggregator.ts): after the profiles are taken, the
+ * local runtime's poller of that consumer runs in this process, as `npm start` runs it.
  *
  * Simulation (bench/support/hot-app-simulation.ts): each kind of change is run alone, twice, and
  * the proxy's record of its writes is its profile; items both instances touched that hold none of
@@ -25,10 +25,12 @@
  * are replayed at 1,000 and 10,000 changes/s of one app, by the mix's weights, with the conflict
  * and 1,000 WCU/s per item rules and the same transaction time.
  *
- * BACKGROUND_WRITERS is the simulation's other input: writes made by no request, e.g. a stream
- * consumer keeping the counters, that writes each counter item once per stream batch, at most
- * shards × batches per second whatever the request rate. Empty today: every counter is written by
- * the request's own transaction.
+ * backgroundWritersAt is the simulation's other input: writes made by no request. The aggregator
+ * writes each counter item it touches once per stream batch: with a 1 s batching window, once a
+ * second per stream shard, whatever the request rate. A table stream has a shard per table
+ * partition, and a partition takes 1,000 WCU/s, so the shards at a rate are the write units the
+ * requests need per second over 1,000 (at least 1). Each counter item also keeps a marker per
+ * shard (about 75 bytes), so its size, and the units of each write, grow with the shards.
  */
 
 import { parseArgs } from 'node:util';
@@ -48,8 +50,39 @@ import type { BenchRequest } from './support/invoke.js';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
 import { round, writeResults } from './support/report.js';
 
-/** Writes made by no request (see the header); each item as `pk|sk`, the app id written `<app>`. */
-const BACKGROUND_WRITERS: BackgroundWriter[] = [];
+/**
+ * Requests one secret key carries per second at most. Its rate-limit counter is on the key's
+ * item, one write per request counted (an instance that knows the window is spent refuses
+ * without writing), and an item takes 1,000 WCU/s: an app's backend that sends more requests
+ * spreads them over several secret keys, each with its own counter and limit (docs/capacity.md).
+ */
+const REQUESTS_PER_SECRET_KEY = 400;
+/** Secret keys the simulated app's backend uses at a rate: its subscription-API share over REQUESTS_PER_SECRET_KEY. */
+const secretKeysAt = (changesPerSecond: number): number =>
+  Math.max(
+    1,
+    Math.ceil(
+      (changesPerSecond * KINDS.filter((k) => k !== 'store renewal notification').reduce((sum, k) => sum + MIX[k], 0)) /
+        KINDS.reduce((sum, k) => sum + MIX[k], 0) /
+        REQUESTS_PER_SECRET_KEY,
+    ),
+  );
+/** Bytes of one shard's marker on a counter item: `applied#shardId-<20 digits>-<8 hex>` and its value. */
+const MARKER_BYTES = 75;
+/** The aggregator's writes at a request rate (see the header); each item as `pk|sk`, the app id written `<app>`. */
+function backgroundWritersAt(
+  changesPerSecond: number,
+  requestUnitsPerChange: number,
+  counterItems: { item: string; bytes: number }[],
+): BackgroundWriter[] {
+  const shards = Math.max(1, Math.ceil((changesPerSecond * requestUnitsPerChange) / 1000));
+  return counterItems.map(({ item, bytes }) => ({
+    name: `aggregator: ${item}`,
+    items: [item],
+    flushesPerSecond: shards,
+    writeUnits: Math.ceil((bytes + shards * MARKER_BYTES) / 1024),
+  }));
+}
 
 const { values: flags } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, 'hold-ms': { type: 'string', default: '15' } },
@@ -86,7 +119,9 @@ process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
 try {
   const { ddb, tableName } = await import('../lib/data/client.js');
   const { keys } = await import('../lib/data/keys.js');
-  const { counterKeys } = await import('../lib/data/list-counters.js');
+  const { countCells } = await import('../lib/data/list-counters.js');
+  const { dynamodb } = await import('../lib/data/client.js');
+  const { AGGREGATOR, startStreamPoller } = await import('../local/stream-poller.js');
   const { facetValuesOf, toRecord } = await import('../lib/data/subscription-items.js');
   const { getApp } = await import('../lib/data/apps.js');
   const { revenueDelta } = await import('../lib/domain/revenue.js');
@@ -355,18 +390,22 @@ try {
   async function checkFigures(subscriptions: Map<string, SubscriptionRecord>) {
     const recount = new Map<string, number>();
     for (const record of subscriptions.values())
-      for (const key of counterKeys(app.appId, facetValuesOf(record), false))
-        recount.set(`${key.pk}|${key.sk}`, (recount.get(`${key.pk}|${key.sk}`) ?? 0) + 1);
+      for (const { key, attribute } of countCells(app.appId, facetValuesOf(record)))
+        recount.set(`${key.pk}|${key.sk} ${attribute}`, (recount.get(`${key.pk}|${key.sk} ${attribute}`) ?? 0) + 1);
     const started = performance.now();
     for (;;) {
       const mismatches: string[] = [];
-      const counters = new Map(
-        (await queryPartition(`COUNT#${app.appId}`)).map((item) => [`${item.pk}|${item.sk}`, Number(item.count ?? 0)]),
+      const counters = new Map<string, number>(
+        (await queryPartition(`COUNT#${app.appId}`)).flatMap((item) =>
+          Object.entries(item)
+            .filter(([attribute]) => attribute.startsWith('count#'))
+            .map(([attribute, count]) => [`${item.pk}|${item.sk} ${attribute}`, Number(count)] as const),
+        ),
       );
       for (const id of new Set([...recount.keys(), ...counters.keys()])) {
         if ((counters.get(id) ?? 0) !== (recount.get(id) ?? 0))
           mismatches.push(
-            `${itemId({ pk: id.split('|')[0]!, sk: id.split('|')[1]! })}: ${counters.get(id) ?? 0}, recount ${recount.get(id) ?? 0}`,
+            `${id.replaceAll(app.appId, '<app>')}: ${counters.get(id) ?? 0}, recount ${recount.get(id) ?? 0}`,
           );
       }
       const revenue = await readRevenue();
@@ -445,6 +484,14 @@ try {
         })),
       })),
     };
+  });
+  // From here on the aggregator keeps the counters, as npm start runs it.
+  const aggregator = await startStreamPoller({
+    client: dynamodb,
+    endpoint: dynamo.endpoint,
+    intervalMs: 100,
+    consumer: AGGREGATOR,
+    onError: (error) => console.log(`aggregator: ${(error as Error).message}`),
   });
   let after = await scanSubscriptions();
   addAppliedRevenue(profileChanges, before, after);
@@ -531,11 +578,49 @@ try {
     for (const [error, n] of Object.entries(byError)) console.log(`    ${n} × ${error}`);
   }
 
+  await aggregator.stop();
+
   // --- Simulation: the profiles at the rates DynamoDB Local cannot carry.
+  const totalWeight = profiles.reduce((sum, p) => sum + p.weight, 0);
+  const requestUnitsPerChange =
+    profiles.reduce(
+      (sum, p) => sum + p.weight * p.writes.flatMap((w) => w.items).reduce((u, i) => u + i.writeUnits, 0),
+      0,
+    ) / totalWeight;
+  /** The items the aggregator writes for the profiled changes, with their size without markers. */
+  const today = new Date().toISOString().slice(0, 10);
+  const aggregated = [
+    ...(await queryPartition(`COUNT#${app.appId}`)).filter(
+      (item) => item.sk === 'LIST#*' || item.sk === `LIST#${PRODUCT}`,
+    ),
+    ...(await queryPartition(keys.revenueMonth(app.appId, today.slice(0, 7)))).filter(
+      (item) => item.sk === `${today}#${PRODUCT}#USD`,
+    ),
+  ];
+  const counterItems = aggregated.map((item) => ({
+    item: itemId(item as Record<string, string>),
+    bytes: Object.entries(item)
+      .filter(([name]) => !name.startsWith('applied#'))
+      .reduce((sum, [name, value]) => sum + name.length + String(value).length, 0),
+  }));
   const simulation = SIMULATED_RATES.map((changesPerSecond) => {
+    const backgroundWriters = backgroundWritersAt(changesPerSecond, requestUnitsPerChange, counterItems);
+    console.log(
+      `simulated ${changesPerSecond} changes/s: the backend's requests over ${secretKeysAt(changesPerSecond)} secret keys, ` +
+        `${backgroundWriters[0]?.flushesPerSecond ?? 0} stream shards ` +
+        `(${round(requestUnitsPerChange, 1)} request WCU per change), aggregator writes of ` +
+        backgroundWriters.map((w) => `${w.items[0]} ${w.writeUnits} WCU`).join(', '),
+    );
+    const keys = secretKeysAt(changesPerSecond);
     const result: SimulationResult = simulate({
-      profiles,
-      backgroundWriters: BACKGROUND_WRITERS,
+      profiles: profiles.map((profile) => ({
+        ...profile,
+        writes: profile.writes.map((write) => ({
+          ...write,
+          items: write.items.map((i) => (i.item.startsWith('APIKEY#') ? { ...i, spreadOver: keys } : i)),
+        })),
+      })),
+      backgroundWriters,
       settings: { changesPerSecond, seconds: SIMULATED_SECONDS, transactionMs: HOLD_MS },
     });
     const [hottest] = result.hottest;
@@ -591,7 +676,10 @@ try {
         retry_jitter_ms: settings.retryJitterMs,
         seed: settings.seed,
       },
-      background_writers: BACKGROUND_WRITERS,
+      background_writers: SIMULATED_RATES.map((rate) => ({
+        changes_per_s: rate,
+        writers: backgroundWritersAt(rate, requestUnitsPerChange, counterItems),
+      })),
       simulation,
     },
     [

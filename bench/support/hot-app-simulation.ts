@@ -30,6 +30,11 @@ export interface ProfiledItem {
   writeUnits: number;
   /** Owned by one change (fresh for each simulated change); false: shared by the app's changes. */
   perChange: boolean;
+  /**
+   * A shared item of which there are this many copies, one picked at random per change: a secret
+   * key's counter when the app's backend spreads its requests over that many keys.
+   */
+  spreadOver?: number;
 }
 
 export interface ProfiledWrite {
@@ -281,7 +286,16 @@ export function simulate(input: SimulationInput): SimulationResult {
     const { at: now, value: event } = queue.pop();
     if (event.kind === 'arrival') {
       if (now >= endMs) continue;
-      const profile = pick();
+      const picked = pick();
+      const profile: ChangeProfile = {
+        ...picked,
+        writes: picked.writes.map((write) => ({
+          ...write,
+          items: write.items.map((i) =>
+            i.spreadOver && i.spreadOver > 1 ? { ...i, item: `${i.item}#${Math.floor(random() * i.spreadOver)}` } : i,
+          ),
+        })),
+      };
       counts.changes++;
       for (const write of profile.writes)
         for (const { item, writeUnits, perChange } of write.items) if (!perChange) add(demand, item, writeUnits);

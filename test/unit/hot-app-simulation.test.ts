@@ -135,6 +135,26 @@ describe('simulate', () => {
     expect(result.hottest[0]!.committedWcuPerSecond).toBeLessThan(result.hottest[0]!.demandWcuPerSecond / 10);
   });
 
+  it('an item spread over 4 copies takes a quarter of the writes on each, and the copies are named apart', () => {
+    const result = simulate({
+      profiles: [
+        profile('keyed', [
+          {
+            operation: 'UpdateItem',
+            items: [{ item: 'APIKEY#<h>|APIKEY', writeUnits: 1, perChange: false, spreadOver: 4 }],
+          },
+        ]),
+      ],
+      ...noBackground,
+      settings: { changesPerSecond: 1000, seconds: 5 },
+    });
+    expect(result.hottest.map((h) => h.item).sort()).toEqual([0, 1, 2, 3].map((c) => `APIKEY#<h>|APIKEY#${c}`));
+    for (const copy of result.hottest) {
+      expect(copy.demandWcuPerSecond).toBeGreaterThan(200);
+      expect(copy.demandWcuPerSecond).toBeLessThan(300);
+    }
+  });
+
   it('at 1 change/s the same item rarely conflicts', () => {
     const result = simulate({
       profiles: [counterChange],
