@@ -83,7 +83,14 @@ try {
     event.extra.padding = 'x'.repeat(KB_EVENT - Buffer.byteLength(JSON.stringify(event)));
     return event;
   };
-  const KINDS = { small, '1 KB': kilobyte } as const;
+  /** The same 1 KB as one long property: DynamoDB's encoding saves least over JSON's (reported, no budget). */
+  const kilobyteOneProperty = (batch: string, i: number) => {
+    const event = { name: 'note_added', user, sessionId: batch, eventId: `${batch}.${i}`, extra: { text: '' } };
+    event.extra.text = 'x'.repeat(KB_EVENT - Buffer.byteLength(JSON.stringify(event)));
+    return event;
+  };
+  const KINDS = { small, '1 KB': kilobyte, '1 KB, one property': kilobyteOneProperty } as const;
+  const BUDGETED = ['small', '1 KB'];
 
   const send = (events: unknown[]) =>
     measureCapacity(async () => {
@@ -188,7 +195,7 @@ try {
     round((at(kind, largest).write_units - at(kind, 1).write_units) / (largest - 1), 3);
   const overhead = (kind: string) => round(at(kind, 1).write_units - marginal(kind), 3);
   const checks: BudgetCheck[] = [
-    ...Object.keys(KINDS).map((kind) => ({
+    ...BUDGETED.map((kind) => ({
       name: `WRU per event of ${kind} (${at(kind, 1).bytes_per_event} B as sent): marginal, 1 to ${largest} per request`,
       value: marginal(kind),
       budget: '<= 1',

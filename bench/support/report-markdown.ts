@@ -320,8 +320,8 @@ event's key (its \`eventId\`, or a hash of its content and place in the batch): 
 itself, so it is stored once without a condition or a transaction. A request writes its events (1 write
 unit per started KB of each), its rate-limit window and the user's activity. Dollars per million events
 as in the cost table (API Gateway REST, Lambda at 1 GB with the duration measured against DynamoDB
-Local: an upper bound, DynamoDB on-demand). **Budgets**: an event of at most 1 KB as sent costs at most
-1 write unit (its marginal cost from 1 to 1,000 events per request); what a request writes besides its
+Local: an upper bound, DynamoDB on-demand). **Budgets**: an event of at most 1 KB as sent (small, and
+the one with a dozen properties) costs at most 1 write unit (its marginal cost from 1 to 1,000 events per request); what a request writes besides its
 events costs at most 2 write units whatever the size of the user's profile; a resent batch stores nothing twice.`,
     render: (results) => {
       const f = results.figures;
@@ -358,7 +358,10 @@ events costs at most 2 write units whatever the size of the user's profile; a re
         ),
         '',
         `A resent batch of ${num(f.resend.events)} events costs ${num(f.resend.write_units)} write units again and ` +
-          `stores ${num(f.resend.stored_added)} more events.`,
+          `stores ${num(f.resend.stored_added)} more events. An event is stored without what its key holds, so its ` +
+          'item is about its size as sent; DynamoDB encodes a property in fewer bytes than JSON does, so the rows ' +
+          'with more properties store smaller. An event whose item passes 1 KB (the one-property row) takes ' +
+          '2 write units: that row is reported, not budgeted.',
       ].join('\n');
     },
   },
