@@ -30,7 +30,7 @@ export const FEATURE_USED = 'feature_used';
  * in it), so that an event of 1 KB as sent takes one write unit. The time is stored when the client
  * sent one; without it the event happened when it was received. Times are epoch milliseconds.
  */
-export function eventItem(context: ReportContext, event: NormalizedEvent, now: Date): Record<string, unknown> {
+function eventItem(context: ReportContext, event: NormalizedEvent, now: Date): Record<string, unknown> {
   const timestamp = Date.parse(event.timestamp);
   return {
     ...keys.reportedEvent(context.appId, event.user, event.key),
@@ -71,8 +71,9 @@ export const MAX_FEATURES_PER_USER = 500;
 
 /**
  * first_seen once and last_seen now on the user's activity item, and newly used features added to
- * the features item (a set: adding one again changes nothing). Each is an item of its own, so an
- * event batch costs one write unit here whatever the size of the profile.
+ * the features item (a set: adding one again changes nothing). Each is an item of its own, so the
+ * activity costs one write unit whatever the profile holds, and the features item (billed at its
+ * own size) is written only for batches with feature_used events.
  */
 async function recordActivity(appId: string, userId: string, now: Date, features: Set<string>): Promise<void> {
   await Promise.all([
