@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import type { BudgetCheck } from './support/report.js';
 import { writeBenchmarksMarkdown } from './support/report-markdown.js';
 
-const BENCHMARKS = ['throughput', 'cost-model', 'scaling', 'cold-start', 'hot-path', 'hot-app'];
+const BENCHMARKS = ['throughput', 'cost-model', 'scaling', 'cold-start', 'hot-path', 'hot-app', 'events'];
 const root = resolve(import.meta.dirname, '..');
 
 const rows: (BudgetCheck & { benchmark: string })[] = [];

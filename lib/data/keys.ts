@@ -17,6 +17,8 @@
  * | purchase owner    | OWNER#<app>#<store>#<orig>  | OWNER  (-> user, subscription; store state) |
  * | store notification| NOTIFICATION#<app>#<store>#<id> | NOTIFICATION (TTL; id = dedupe) |
  * | user profile      | USER#<app>#<user>           | PROFILE                             |
+ * | user's activity   | USER#<app>#<user>           | ACTIVITY (first/last seen by events) |
+ * | features used     | USER#<app>#<user>           | FEATURES (set of feature names)     |
  * | reported event    | EVENTS#<app>#<user>         | EVT#<event key> (TTL; key = dedupe) |
  * | reported session  | SESSIONS#<app>#<user>       | <session id> (TTL)                  |
  * | reported order    | ORDER#<app>#<order id>      | ORDER (TTL; idempotent on order id) |
@@ -115,6 +117,12 @@ export const keys = {
   delivery: (eventId: string): TableKey => ({ pk: `DELIVERY#${eventId}`, sk: 'DELIVERY' }),
   checkpoint: (job: string): TableKey => ({ pk: `CHECKPOINT#${job}`, sk: 'CHECKPOINT' }),
   userProfile: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'PROFILE' }),
+  /**
+   * Items of their own, next to the profile, that event batches update: an update is billed at the
+   * size of the whole item, and the profile may hold kilobytes the events never change.
+   */
+  userActivity: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'ACTIVITY' }),
+  userFeatures: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'FEATURES' }),
   /** The latest body a user reported to /report/{type}, next to the profile. */
   latestReport: (appId: string, userId: string, type: string): TableKey => ({
     pk: `USER#${appId}#${userId}`,

@@ -1,6 +1,7 @@
 /** User profiles (written by the mobile reporting API); the subscription detail reads usage from them. */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError } from '../core/errors.js';
+import { mergeProfileItems } from '../domain/user-activity.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys } from './keys.js';
 import { updateExpression } from './update-expression.js';
@@ -17,19 +18,33 @@ export const profileTouch = (appId: string, userId: string, now: Date) => ({
   setIfAbsent: { first_seen: now.toISOString() },
 });
 
-export async function getUsageStats(appId: string, userId: string): Promise<UsageStats> {
-  const { Item } = await ddb.send(
-    new GetCommand({
+/**
+ * The user's profile merged with their activity and features items (mergeProfileItems); undefined
+ * for a user with none of them. One Query for the three: their sort keys are the only ones of the
+ * user's partition from ACTIVITY to PROFILE (the latest reports sort after, under REPORT#), and
+ * three items of at most 400 KB each fit in one page of 1 MB.
+ */
+export async function readProfile(appId: string, userId: string): Promise<Record<string, unknown> | undefined> {
+  const profileKey = keys.userProfile(appId, userId);
+  const activityKey = keys.userActivity(appId, userId);
+  const { Items = [] } = await ddb.send(
+    new QueryCommand({
       TableName: tableName,
-      Key: keys.userProfile(appId, userId),
-      ProjectionExpression: 'total_sessions, features, last_seen',
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+      ExpressionAttributeValues: { ':pk': profileKey.pk, ':first': activityKey.sk, ':last': profileKey.sk },
     }),
   );
-  const features = Item?.features as Set<string> | string[] | undefined;
+  const bySortKey = (key: { sk: string }) => Items.find((item) => item.sk === key.sk);
+  return mergeProfileItems(bySortKey(profileKey), bySortKey(activityKey), bySortKey(keys.userFeatures(appId, userId)));
+}
+
+export async function getUsageStats(appId: string, userId: string): Promise<UsageStats> {
+  const profile = await readProfile(appId, userId);
+  const features = profile?.features as Set<string> | undefined;
   return {
-    features_used: features ? (features instanceof Set ? features.size : features.length) : 0,
-    last_activity: (Item?.last_seen as string | undefined) ?? null,
-    total_sessions: Number(Item?.total_sessions ?? 0),
+    features_used: features?.size ?? 0,
+    last_activity: (profile?.last_seen as string | undefined) ?? null,
+    total_sessions: Number(profile?.total_sessions ?? 0),
   };
 }
 

@@ -26,66 +26,92 @@ export interface ReportContext {
 export const FEATURE_USED = 'feature_used';
 
 /**
- * Stores every event (BatchWriteItem, unprocessed items retried until stored: a resent batch
- * overwrites the same items, so nothing is stored twice), then brings each user's profile up to date.
- * A failure throws before the request is acknowledged; the client's retry is safe.
+ * The stored event: what the key does not already hold (the app, the user and the event's key are
+ * in it), so that an event of 1 KB as sent takes one write unit. The time is stored when the client
+ * sent one; without it the event happened when it was received. Times are epoch milliseconds.
  */
-export async function storeEvents(context: ReportContext, events: NormalizedEvent[], now: Date): Promise<void> {
-  const receivedAt = now.toISOString();
-  await batchWriteAll(
-    events.map((event) =>
-      putRequest({
-        ...keys.reportedEvent(context.appId, event.user, event.key),
-        type: 'reported_event',
-        ...event,
-        platform: context.platform,
-        sdk_version: context.sdkVersion,
-        received_at: receivedAt,
-        ttl: expiry(now),
-      }),
-    ),
-  );
-  const byUser = new Map<string, { count: number; features: Set<string> }>();
-  for (const event of events) {
-    const entry = byUser.get(event.user) ?? { count: 0, features: new Set<string>() };
-    entry.count += 1;
-    const feature = event.name === FEATURE_USED ? event.extra.feature_name : undefined;
-    if (typeof feature === 'string' && feature.length > 0 && feature.length <= 200) entry.features.add(feature);
-    byUser.set(event.user, entry);
-  }
-  await Promise.all([...byUser].map(([user, { features }]) => touchProfile(context.appId, user, now, features)));
+function eventItem(context: ReportContext, event: NormalizedEvent, now: Date): Record<string, unknown> {
+  const timestamp = Date.parse(event.timestamp);
+  return {
+    ...keys.reportedEvent(context.appId, event.user, event.key),
+    name: event.name,
+    ...(event.session_id !== null ? { session_id: event.session_id } : {}),
+    ...(timestamp !== now.getTime() ? { timestamp } : {}),
+    ...(Object.keys(event.extra).length > 0 ? { extra: event.extra } : {}),
+    platform: context.platform,
+    sdk_version: context.sdkVersion,
+    received_at: now.getTime(),
+    ttl: expiry(now),
+  };
 }
 
 /**
- * Distinct feature names kept per user (usage_stats.features_used): a bound that keeps the profile
+ * Stores every event (BatchWriteItem of plain puts, unprocessed items retried until stored: a
+ * resent batch overwrites the same items, so nothing is stored twice), then records each user's
+ * activity. A failure throws before the request is acknowledged; the client's retry is safe.
+ */
+export async function storeEvents(context: ReportContext, events: NormalizedEvent[], now: Date): Promise<void> {
+  await batchWriteAll(events.map((event) => putRequest(eventItem(context, event, now))));
+  const features = new Map<string, Set<string>>();
+  for (const event of events) {
+    const used = features.get(event.user) ?? new Set<string>();
+    const feature = event.name === FEATURE_USED ? event.extra.feature_name : undefined;
+    if (typeof feature === 'string' && feature.length > 0 && feature.length <= 200) used.add(feature);
+    features.set(event.user, used);
+  }
+  await Promise.all([...features].map(([user, used]) => recordActivity(context.appId, user, now, used)));
+}
+
+/**
+ * Distinct feature names kept per user (usage_stats.features_used): a bound that keeps the features
  * item far below DynamoDB's 400 KB (500 names of at most 200 characters), and far above the
  * features of any app. Names beyond it are not added; the events themselves are all stored.
  */
 export const MAX_FEATURES_PER_USER = 500;
 
-/** first_seen once, last_seen now, and any newly used features (a set: adding one again changes nothing). */
-async function touchProfile(
-  appId: string,
-  userId: string,
-  now: Date,
-  features: Set<string> = new Set(),
-): Promise<void> {
-  if (features.size > 0) {
-    try {
-      await ddb.send(
-        new UpdateCommand(
-          profileUpdate(appId, userId, now, {
-            add: { features },
-            boundedSet: { name: 'features', max: MAX_FEATURES_PER_USER },
-          }),
-        ),
-      );
-      return;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      // The set is full; the user was still active.
-    }
+/**
+ * first_seen once and last_seen now on the user's activity item, and newly used features added to
+ * the features item (a set: adding one again changes nothing). Each is an item of its own, so the
+ * activity costs one write unit whatever the profile holds, and the features item (billed at its
+ * own size) is written only for batches with feature_used events.
+ */
+async function recordActivity(appId: string, userId: string, now: Date, features: Set<string>): Promise<void> {
+  await Promise.all([
+    ddb.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.userActivity(appId, userId),
+        ...updateExpression({ set: { last_seen: now.toISOString() }, setIfAbsent: { first_seen: now.toISOString() } }),
+      }),
+    ),
+    features.size > 0 && addFeatures(appId, userId, features),
+  ]);
+}
+
+async function addFeatures(appId: string, userId: string, features: Set<string>): Promise<void> {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.userFeatures(appId, userId),
+        ...updateExpression({
+          add: { features },
+          condition: {
+            expression: 'attribute_not_exists(#features) OR size(#features) < :bound',
+            names: { '#features': 'features' },
+            values: { ':bound': MAX_FEATURES_PER_USER },
+          },
+        }),
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    // The set is full.
   }
+}
+
+/** first_seen once, last_seen now: a repeated report still means the user was active. */
+async function touchProfile(appId: string, userId: string, now: Date): Promise<void> {
   await ddb.send(new UpdateCommand(profileUpdate(appId, userId, now, {})));
 }
 
@@ -147,13 +173,10 @@ export interface ProfileChange {
   set?: Record<string, unknown>;
   /** Set only if the profile has no value yet (first-touch attribution). */
   setIfAbsent?: Record<string, unknown>;
-  /** The update fails its condition when this set already holds `max` members. */
-  boundedSet?: { name: string; max: number };
 }
 
 function profileUpdate(appId: string, userId: string, now: Date, change: ProfileChange) {
   const touch = profileTouch(appId, userId, now);
-  const bounded = change.boundedSet;
   return {
     TableName: tableName,
     Key: keys.userProfile(appId, userId),
@@ -161,11 +184,6 @@ function profileUpdate(appId: string, userId: string, now: Date, change: Profile
       set: { ...touch.set, ...change.set },
       setIfAbsent: { ...touch.setIfAbsent, ...change.setIfAbsent },
       add: change.add,
-      condition: bounded && {
-        expression: 'attribute_not_exists(#bounded) OR size(#bounded) < :bound',
-        names: { '#bounded': bounded.name },
-        values: { ':bound': bounded.max },
-      },
     }),
   };
 }

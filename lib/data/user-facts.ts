@@ -1,8 +1,6 @@
 /** Everything segment rules may read about a user: the profile and the user's subscriptions. */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserFacts } from '../domain/segments.js';
-import { ddb, tableName } from './client.js';
-import { keys } from './keys.js';
+import { readProfile } from './profiles.js';
 import { listSubscriptions } from './subscription-queries.js';
 
 export interface UserProfileView extends UserFacts {
@@ -12,8 +10,8 @@ export interface UserProfileView extends UserFacts {
 
 /** Undefined for a user this app has never heard of (no profile, no subscription). */
 export async function loadUserFacts(appId: string, userId: string): Promise<UserProfileView | undefined> {
-  const [{ Item: profile }, { items: subscriptions }] = await Promise.all([
-    ddb.send(new GetCommand({ TableName: tableName, Key: keys.userProfile(appId, userId) })),
+  const [profile, { items: subscriptions }] = await Promise.all([
+    readProfile(appId, userId),
     listSubscriptions(appId, { user_id: userId }, { skip: 0, limit: 1000 }),
   ]);
   if (!profile && subscriptions.length === 0) return undefined;

@@ -1,7 +1,10 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ddb, tableName } from '../../lib/data/client.js';
+import { keys } from '../../lib/data/keys.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
@@ -147,6 +150,40 @@ describe('mobile API: attribution, segments, ad-network info', () => {
       name: 'Power users',
       type: 'custom',
     });
+  });
+
+  it('segment/info reads first and last seen from the profile and from what event batches record apart', async () => {
+    const user = 'returning-after-a-while';
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    // A profile whose user was first seen 60 days ago and last 40 days ago (dormant, not new).
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...keys.userProfile(app.appId, user),
+          type: 'user_profile',
+          app_id: app.appId,
+          user_id: user,
+          first_seen: daysAgo(60),
+          last_seen: daysAgo(40),
+          features: new Set(['export']),
+        },
+      }),
+    );
+    const segmentsOf = async () =>
+      (
+        await request('GET', '/segment/info', {
+          headers: { 'x-api-key': app.sdkKey, 'x-user-id': user, 'x-app-id': app.appId },
+        })
+      ).body.data.segments.map((s: { id: string }) => s.id);
+    expect(await segmentsOf()).toEqual(['dormant_30d', 'never_subscribed']);
+    const events = await request('POST', '/v2/users/report/events', {
+      headers: common(app, user),
+      body: { events: [{ name: 'feature_used', user, sessionId: 's', extra: { feature_name: 'sync' } }] },
+    });
+    expect(events.status).toBe(200);
+    // Seen now (active), but first seen 60 days ago still (not new).
+    expect(await segmentsOf()).toEqual(['active_7d', 'never_subscribed']);
   });
 
   it('segment/info for a user never seen is 404 USER_NOT_FOUND; without X-USER-ID it is MISSING_REQUIRED_HEADER', async () => {

@@ -1,6 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
+import { keys } from '../../lib/data/keys.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
@@ -42,10 +43,11 @@ describe('mobile reporting: events and sessions', () => {
     '%s stores a batch of Shape A and Shape B events',
     async (path) => {
       const user = `events-${path.length}`;
+      const sentAt = Date.now() - 1000;
       const res = await post(path, user, {
         events: [
           { name: 'app_opened', user, sessionId: 's-1', extra: { source: 'push' } },
-          { eventName: 'screen_view', timestamp: Date.now() - 1000, properties: { screen_name: 'paywall' } },
+          { eventName: 'screen_view', timestamp: sentAt, properties: { screen_name: 'paywall' } },
         ],
       });
       expect(res.status).toBe(200);
@@ -56,15 +58,57 @@ describe('mobile reporting: events and sessions', () => {
       const retention = 90 * 86_400;
       for (const event of stored)
         expect(Math.abs((event.ttl as number) - (Date.now() / 1000 + retention))).toBeLessThan(600);
-      expect(stored.find((e) => e.name === 'screen_view')).toMatchObject({
-        user,
+      // What the key holds (app, user, the event's key) is not stored again: a 1 KB event takes one write unit.
+      const screenView = stored.find((e) => e.name === 'screen_view')!;
+      expect(screenView).toEqual({
+        pk: `EVENTS#${app.appId}#${user}`,
+        sk: expect.stringMatching(/^EVT#h:/),
+        name: 'screen_view',
+        timestamp: sentAt,
         extra: { screen_name: 'paywall' },
         platform: 'android',
         sdk_version: '2.1.0',
+        received_at: expect.any(Number),
         ttl: expect.any(Number),
       });
+      // Without a time of its own an event happened when it was received; without extra it stores none.
+      const opened = stored.find((e) => e.name === 'app_opened')!;
+      expect(opened).toMatchObject({ session_id: 's-1', extra: { source: 'push' } });
+      expect(opened.timestamp).toBeUndefined();
+      expect(Math.abs((opened.received_at as number) - Date.now())).toBeLessThan(60_000);
     },
   );
+
+  it('an event batch leaves the profile alone: first and last seen and features go to small items of their own', async () => {
+    // An update is billed at the size of the whole item: touching a 6 KB profile cost 6 write units per batch.
+    const user = 'large-profile';
+    for (const half of [0, 50]) {
+      const properties = Object.fromEntries(
+        Array.from({ length: 50 }, (_, i) => [`property_${half + i}`, 'x'.repeat(40)]),
+      );
+      expect((await post('/users/custom_properties/set', user, { properties })).status).toBe(200);
+    }
+    const profileKey = keys.userProfile(app.appId, user);
+    const read = async (key: { pk: string; sk: string }) =>
+      (await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+    const profile = await read(profileKey);
+    const sent = await post('/v2/users/report/events', user, {
+      events: [
+        { name: 'feature_used', user, sessionId: 's', extra: { feature_name: 'export' } },
+        { name: 'screen_view', user, sessionId: 's' },
+      ],
+    });
+    expect(sent.status).toBe(200);
+    expect(await read(profileKey)).toEqual(profile);
+    const activity = await read(keys.userActivity(app.appId, user));
+    expect(activity).toEqual({
+      ...keys.userActivity(app.appId, user),
+      first_seen: expect.any(String),
+      last_seen: expect.any(String),
+    });
+    expect(activity!.last_seen >= profile!.last_seen).toBe(true);
+    expect((await read(keys.userFeatures(app.appId, user)))?.features).toEqual(new Set(['export']));
+  });
 
   it('a 1,000-event batch is stored completely, and sending it again stores it once', async () => {
     const user = 'bulk-user';
