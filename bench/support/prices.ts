@@ -26,40 +26,39 @@ export const PRICES = {
     usd: perMillion(1),
     unit: 'HTTP API request (first 300 million a month; metered in 512 KB increments)',
     source:
-      'https://aws.amazon.com/api-gateway/pricing/ ($1.00 per million HTTP API requests, first 300 million, each 512 KB of a request counted as one; figure as known to the author, not cross-read: check)',
+      'https://aws.amazon.com/api-gateway/pricing/ ($1.00 per million HTTP API requests, first 300 million, metered in 512 KB increments; cross-read 2026-11-25 in AWS whitepaper "Best Practices for Designing Amazon API Gateway Private APIs", table 4)',
     date: '2026-11-25',
   },
   cloudFrontHttpsRequest: {
     usd: 0.01 / 10_000,
     unit: 'CloudFront HTTPS request (United States, Mexico, Canada)',
     source:
-      'https://aws.amazon.com/cloudfront/pricing/ ($0.0100 per 10,000 HTTPS requests, pay-as-you-go; figure as known to the author, not cross-read: check)',
+      'https://aws.amazon.com/cloudfront/pricing/ ($0.0100 per 10,000 HTTPS requests, pay-as-you-go; not cross-read here: the stored copy of the page lacks the request table)',
     date: '2026-11-25',
   },
   cloudFrontToOriginGb: {
     usd: 0.02,
     unit: 'GB sent from CloudFront to the origin (request bodies; United States, Mexico, Canada)',
     source:
-      'https://aws.amazon.com/cloudfront/pricing/ ($0.020 per GB of regional data transfer out to origin; figure as known to the author, not cross-read: check)',
+      'https://aws.amazon.com/cloudfront/pricing/ ($0.020 per GB of regional data transfer out to origin, United States; not cross-read here: the stored copy of the page lacks the origin table)',
     date: '2026-11-25',
   },
   wafRequest: {
     usd: perMillion(0.6),
     unit: 'request inspected by an AWS WAF web ACL',
-    source:
-      'https://aws.amazon.com/waf/pricing/ ($0.60 per million requests; also docs/security.md; figure as known to the author, not cross-read: check)',
+    source: 'https://aws.amazon.com/waf/pricing/ ($0.60 per million requests; as docs/security.md)',
     date: '2026-11-25',
   },
   wafWebAclMonth: {
     usd: 5,
     unit: 'AWS WAF web ACL, per month',
-    source: 'https://aws.amazon.com/waf/pricing/ ($5.00 per web ACL per month; not cross-read: check)',
+    source: 'https://aws.amazon.com/waf/pricing/ ($5.00 per web ACL per month; as docs/security.md)',
     date: '2026-11-25',
   },
   wafRuleMonth: {
     usd: 1,
     unit: 'AWS WAF rule, per month',
-    source: 'https://aws.amazon.com/waf/pricing/ ($1.00 per rule per month; not cross-read: check)',
+    source: 'https://aws.amazon.com/waf/pricing/ ($1.00 per rule per month; as docs/security.md)',
     date: '2026-11-25',
   },
   lambdaRequest: {
