@@ -32,7 +32,8 @@
  * | webhook delivery  | DELIVERY#<event>            | DELIVERY                            |
  * | job checkpoint    | CHECKPOINT#<job>            | CHECKPOINT                          |
  */
-import { LIST_FACETS, type ListFacet, listIndexName } from './table.js';
+import { PLATFORMS } from '../schemas/common.js';
+import { LIST_FACETS, LISTING_FACET_SETS, type ListFacet, listIndexName } from './table.js';
 
 export type ApiKeyKind = 'secret' | 'sdk';
 
@@ -118,20 +119,31 @@ export const keys = {
     pk: `USER#${appId}#${userId}`,
     sk: `REPORT#${type}`,
   }),
-  /** Partition of the subscriptionsByUser index. */
+  /** Partition of the subscriptionsOfUser index. */
   userSubscriptions: (appId: string, userId: string): string => `${appId}#${userId}`,
 };
 
 export type FacetValues = Partial<Record<ListFacet, string>>;
 
-/** Partition key value of a listing index for these filter values (only the facets present count). */
-export function listPartition(appId: string, values: FacetValues): { indexName: string; pkValue: string } {
-  const facets = LIST_FACETS.filter((facet) => values[facet] !== undefined);
+/**
+ * The listing index that serves these filter values and its partitions to read: one, or one per
+ * platform (merged newest first) when the platform is not filtered. Values are joined without
+ * labels: in each index only product_id is free text, between an app id and enums without '#'.
+ */
+export function listPartitions(appId: string, values: FacetValues): { indexName: string; pkValues: string[] } {
+  const facets = LISTING_FACET_SETS.find((set) =>
+    LIST_FACETS.every((facet) => facet === 'platform' || set.includes(facet) === (values[facet] !== undefined)),
+  )!;
+  const platforms = values.platform === undefined ? PLATFORMS : [values.platform];
   return {
     indexName: listIndexName(facets),
-    pkValue: [appId, ...facets.map((facet) => `${facet}=${values[facet]}`)].join('#'),
+    pkValues: platforms.map((platform) => listPartitionValue(appId, facets, { ...values, platform })),
   };
 }
+
+/** Partition key value of a subscription (or of a filter with every facet of the index) in a listing index. */
+export const listPartitionValue = (appId: string, facets: readonly ListFacet[], values: FacetValues): string =>
+  [appId, ...facets.map((facet) => values[facet])].join('#');
 
 /** Counter of subscriptions matching these filter values (absent facets match any). */
 export function listCounterKey(appId: string, values: FacetValues): TableKey {
@@ -141,7 +153,7 @@ export function listCounterKey(appId: string, values: FacetValues): TableKey {
   };
 }
 
-/** Newest-first sort key of the listing indexes. */
+/** Newest-first sort key of the listing indexes and the user index. */
 export const listSortKey = (createdAt: string, subscriptionId: string): string => `${createdAt}#${subscriptionId}`;
 
 /** Kinds of work the clock makes due, each in its own partitions of the dueByDay index. */

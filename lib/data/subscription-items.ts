@@ -8,8 +8,8 @@ import type { SubscriptionEnvironment } from '../domain/store-sync.js';
 import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type SubscriptionState } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
 import type { StoreName } from '../stores/types.js';
-import { dueAttributes, type FacetValues, keys, listPartition, listSortKey } from './keys.js';
-import { facetCombinations, TABLE, withoutKeys } from './table.js';
+import { dueAttributes, type FacetValues, keys, listPartitionValue, listSortKey } from './keys.js';
+import { LISTING_FACET_SETS, listIndexName, TABLE, withoutKeys } from './table.js';
 
 export interface SubscriptionRecord extends SubscriptionState {
   app_id: string;
@@ -45,30 +45,32 @@ export const facetValuesOf = (record: Pick<SubscriptionRecord, 'status' | 'produ
   platform: record.platform,
 });
 
-export /** The index key attributes of a subscription item: one per listing index plus the user index. */
-function indexAttributes(record: SubscriptionRecord): Record<string, string> {
+/** The index key attributes of a subscription item: one per listing index, the user index's, and the due time's. */
+export function indexAttributes(record: SubscriptionRecord): Record<string, string> {
   const attributes: Record<string, string> = {
-    [TABLE.indexes.subscriptionsByUser!.partitionKey]: keys.userSubscriptions(record.app_id, record.user_id),
+    [TABLE.indexes.subscriptionsOfUser!.partitionKey]: keys.userSubscriptions(record.app_id, record.user_id),
     list_sk: listSortKey(record.created_at, record.id),
   };
   const dueAt = nextTimeTransitionAt(record, storeMarginMs(record));
-  if (dueAt) Object.assign(attributes, dueAttributes('SUB', dueAt, record.updated_at, `${record.app_id}#${record.id}`));
+  if (dueAt) Object.assign(attributes, dueAttributes('SUB', dueAt, record.updated_at, record.id));
   const values = facetValuesOf(record);
-  for (const facets of facetCombinations()) {
-    const { indexName, pkValue } = listPartition(
-      record.app_id,
-      Object.fromEntries(facets.map((facet) => [facet, values[facet]])),
-    );
-    attributes[TABLE.indexes[indexName]!.partitionKey] = pkValue;
+  for (const facets of LISTING_FACET_SETS) {
+    attributes[TABLE.indexes[listIndexName(facets)]!.partitionKey] = listPartitionValue(record.app_id, facets, values);
   }
   return attributes;
 }
 
-/** The stored SUB item of a subscription: its fields plus every index key. */
+/**
+ * The stored SUB item of a subscription: its fields plus every index key. Fields at their default
+ * (nulls, false flags of a lifecycle nothing happened to) are left out and restored by toRecord: a
+ * subscription then stays under 1 KB, one write unit per started KB (two in a transaction).
+ */
 export const subscriptionItem = (record: SubscriptionRecord) => ({
   ...keys.subscription(record.app_id, record.id),
   type: 'subscription',
-  ...record,
+  ...Object.fromEntries(
+    Object.entries(record).filter(([name, value]) => !(name in STORED_DEFAULTS && STORED_DEFAULTS[name] === value)),
+  ),
   ...indexAttributes(record),
 });
 
@@ -90,9 +92,14 @@ export const storeMarginMs = (record: Pick<SubscriptionRecord, 'store'>): number
 /** Fields of records written before they existed. */
 export const RECORD_DEFAULTS = { store: null, original_transaction_id: null, environment: 'production' } as const;
 
-/** A stored subscription; records written before a field existed read it as its initial value. */
+/** Values a stored subscription leaves out (subscriptionItem) and a read puts back (toRecord). */
+const STORED_DEFAULTS: Record<string, unknown> = { ...RECORD_DEFAULTS, ...INITIAL_LIFECYCLE, trial_expires_at: null };
+
+/** A stored subscription; fields left out (at their default, or written before they existed) read as their default. */
 export const toRecord = (item: Record<string, unknown>): SubscriptionRecord => ({
-  ...RECORD_DEFAULTS,
-  ...INITIAL_LIFECYCLE,
+  ...(STORED_DEFAULTS as Pick<
+    SubscriptionRecord,
+    keyof typeof RECORD_DEFAULTS | keyof typeof INITIAL_LIFECYCLE | 'trial_expires_at'
+  >),
   ...withoutKeys<SubscriptionRecord>(item),
 });

@@ -1,5 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { itemSize } from '../../bench/support/item-size.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import { getTransactionBinding, lookUpPurchase, type PurchaseOwner } from '../../lib/data/purchase-ownership.js';
@@ -41,6 +43,27 @@ describe('subscription repository (DynamoDB Local)', () => {
     expect(found?.record).toEqual(sub);
     expect(found?.payment).toEqual(payment('txn-a'));
     expect(found?.transfers).toEqual([]);
+  });
+
+  it('stores a subscription without the fields at their default and reads them back, under 1 KB', async () => {
+    const sub = record(appId, { store: 'app_store', original_transaction_id: '2000000123456789' });
+    await insertSubscription(sub, payment());
+    const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.subscription(appId, sub.id) }));
+    for (const absent of ['cancelled_at', 'paused_at', 'cancel_at_period_end', 'trial_expires_at', 'environment'])
+      expect(Item).not.toHaveProperty(absent);
+    expect(itemSize(marshall(Item!))).toBeLessThan(1024);
+    expect((await getSubscription(appId, sub.id))?.record).toEqual(sub);
+  });
+
+  it('a listed key whose item no longer matches the filters (an index trails its table) is left out', async () => {
+    const { appId: app } = await createTestApp([]);
+    const [kept, moved] = [record(app), record(app)];
+    for (const sub of [kept, moved]) await insertSubscription(sub, payment());
+    // The item as the index would still see it for a moment after a change: keys say active, the item cancelled.
+    const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.subscription(app, moved.id) }));
+    await ddb.send(new PutCommand({ TableName: tableName, Item: { ...Item, status: 'cancelled' } }));
+    const { items } = await listSubscriptions(app, { status: 'active' }, page);
+    expect(items.map((item) => item.id)).toEqual([kept.id]);
   });
 
   it('a subscription of one app is invisible under another app id', async () => {
