@@ -10,7 +10,8 @@
  * | api key lookup    | APIKEY#<sha256>             | APIKEY  (+ this minute's request count) |
  * | mobile user's rate-limit window | RATE#<app>#<user> | WINDOW (request count; TTL)       |
  * | subscription      | SUB#<app>#<sub>             | SUB        (listed by the GSIs)     |
- * | its payment info  | SUB#<app>#<sub>             | PAYMENT    (large: receipt data)    |
+ * | its payment info  | SUB#<app>#<sub>             | PAYMENT    (transaction, last payment) |
+ * | its receipt       | SUB#<app>#<sub>             | RECEIPT    (deflated; written once) |
  * | its transfers     | SUB#<app>#<sub>             | TRANSFER#<at>#<event> (both subs)   |
  * | list counters     | COUNT#<app>                 | LIST#<status|*>#<product|*>#<platform|*> |
  * | transaction bind  | TXN#<app>#<transaction>     | TXN        (-> subscription id)     |
@@ -66,6 +67,11 @@ export const keys = {
   subscriptionPayment: (appId: string, subscriptionId: string): TableKey => ({
     pk: `SUB#${appId}#${subscriptionId}`,
     sk: 'PAYMENT',
+  }),
+  /** The receipt the subscription was verified with, compressed: written once, apart from the payment fields renewals update. */
+  subscriptionReceipt: (appId: string, subscriptionId: string): TableKey => ({
+    pk: `SUB#${appId}#${subscriptionId}`,
+    sk: 'RECEIPT',
   }),
   /** A transfer of the purchase to or from this subscription: one item in each of the two partitions. */
   subscriptionTransfer: (appId: string, subscriptionId: string, transferredAt: string, eventId: string): TableKey => ({

@@ -1,8 +1,9 @@
 /**
  * The stored shape of a subscription. One partition per subscription holds the compact state item
- * (SUB, the one the listing indexes project) and its payment item (PAYMENT, which carries the
- * receipt and is kept out of the indexes).
+ * (SUB, the one the indexes list), its payment item (PAYMENT) and its receipt (RECEIPT, written
+ * once: it is large).
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { config } from '../core/config.js';
 import type { SubscriptionEnvironment } from '../domain/store-sync.js';
 import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type SubscriptionState } from '../domain/subscription-state.js';
@@ -74,11 +75,25 @@ export const subscriptionItem = (record: SubscriptionRecord) => ({
   ...indexAttributes(record),
 });
 
-export const paymentItem = (record: SubscriptionRecord, payment: PaymentRecord) => ({
-  ...keys.subscriptionPayment(record.app_id, record.id),
-  type: 'subscription_payment',
-  ...payment,
+/** The PAYMENT item: the payment fields a renewal updates, without the receipt (receiptItem). */
+export const paymentItem = (record: SubscriptionRecord, payment: PaymentRecord) => {
+  const { receipt_data: _, ...fields } = payment;
+  return { ...keys.subscriptionPayment(record.app_id, record.id), type: 'subscription_payment', ...fields };
+};
+
+/**
+ * The RECEIPT item of a subscription with a receipt, its text deflated: receipts are kilobytes
+ * (an App Store signed transaction about 5 KB, 3 KB deflated) and an item is billed by its whole
+ * size on every write, so it is kept out of the items that change.
+ */
+export const receiptItem = (record: Pick<SubscriptionRecord, 'app_id' | 'id'>, receiptData: string) => ({
+  ...keys.subscriptionReceipt(record.app_id, record.id),
+  type: 'subscription_receipt',
+  receipt: deflateRawSync(receiptData),
 });
+
+export const receiptOf = (item: Record<string, unknown>): string =>
+  inflateRawSync(item.receipt as Uint8Array).toString('utf8');
 
 /**
  * How long after its period a subscription that the App Store or Google Play renews by itself may

@@ -11,7 +11,7 @@ import { ddb, tableName } from './client.js';
 import { keys, listCounterKey, listPartitions, type TableKey } from './keys.js';
 import type { TransferRecord } from './purchase-ownership.js';
 import { queryAll } from './query.js';
-import { type PaymentRecord, type SubscriptionRecord, toRecord } from './subscription-items.js';
+import { type PaymentRecord, receiptOf, type SubscriptionRecord, toRecord } from './subscription-items.js';
 import { TABLE, withoutKeys } from './table.js';
 
 /** A subscription's items: its state, its payment, and the transfers of its purchase to or from it (oldest first). */
@@ -33,12 +33,15 @@ export async function getSubscription(appId: string, subscriptionId: string): Pr
   );
   const state = Items.find((item) => item.sk === 'SUB');
   const payment = Items.find((item) => item.sk === 'PAYMENT');
+  const receipt = Items.find((item) => item.sk === 'RECEIPT');
   if (!state) return undefined;
   return {
     record: toRecord(state),
-    payment: payment
-      ? withoutKeys<PaymentRecord>(payment)
-      : { transaction_id: null, receipt_data: null, payment_method: 'unknown', last_payment: null },
+    payment: {
+      ...{ transaction_id: null, receipt_data: null, payment_method: 'unknown', last_payment: null },
+      ...(payment && withoutKeys<PaymentRecord>(payment)),
+      ...(receipt && { receipt_data: receiptOf(receipt) }),
+    },
     // The query answers in sort-key order: TRANSFER#<time> sorts the transfers by time.
     transfers: Items.filter((item) => String(item.sk).startsWith('TRANSFER#')).map((item) =>
       withoutKeys<TransferRecord>(item),

@@ -26,6 +26,7 @@ import {
   facetValuesOf,
   type PaymentRecord,
   paymentItem,
+  receiptItem,
   type SubscriptionRecord,
   subscriptionItem,
 } from './subscription-items.js';
@@ -72,6 +73,9 @@ export async function insertSubscription(
   const items: TransactItem[] = [
     { Put: { TableName: tableName, Item: subscriptionItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
     { Put: { TableName: tableName, Item: paymentItem(record, payment) } },
+    ...(payment.receipt_data
+      ? [{ Put: { TableName: tableName, Item: receiptItem(record, payment.receipt_data) } }]
+      : []),
     ...(transactionItem ? [transactionItem] : []),
     ...(ownerItem ? [ownerItem] : []),
     ...counterUpdates(record.app_id, facetValuesOf(record), 1, false),
@@ -119,6 +123,7 @@ export async function bulkInsertSubscriptions(
     entries.flatMap(({ record, payment }) => [
       putRequest(subscriptionItem(record)),
       putRequest(paymentItem(record, payment)),
+      ...(payment.receipt_data ? [putRequest(receiptItem(record, payment.receipt_data))] : []),
     ]),
   );
   const totals = new Map<string, { key: TableKey; count: number }>();
@@ -227,15 +232,19 @@ export async function saveSubscriptionState(
     ...(transactionItem ? [transactionItem] : []),
     ...(ownerItem ? [ownerItem] : []),
   ];
-  if (options.payment && Object.keys(options.payment).length > 0) {
+  const { receipt_data: receipt, ...paymentFields } = options.payment ?? {};
+  if (Object.keys(paymentFields).length > 0) {
     items.push({
       Update: {
         TableName: tableName,
         Key: keys.subscriptionPayment(current.app_id, current.id),
-        ...updateExpression({ set: options.payment }),
+        ...updateExpression({ set: paymentFields }),
       },
     });
   }
+  if (receipt) items.push({ Put: { TableName: tableName, Item: receiptItem(current, receipt) } });
+  else if (receipt === null)
+    items.push({ Delete: { TableName: tableName, Key: keys.subscriptionReceipt(current.app_id, current.id) } });
   if (options.revenue) items.push({ Update: revenueUpdate(updated, nowIso.slice(0, 10), options.revenue) });
   items.push(...counterMoves(current.app_id, facetValuesOf(current), facetValuesOf(updated)));
   if (outbox) {

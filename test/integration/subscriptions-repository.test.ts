@@ -66,6 +66,28 @@ describe('subscription repository (DynamoDB Local)', () => {
     expect(items.map((item) => item.id)).toEqual([kept.id]);
   });
 
+  it('keeps the receipt in its own deflated item, which a payment update leaves alone', async () => {
+    const receipt = `eyJhbGciOiJFUzI1NiJ9.${'e30'.repeat(600)}.c2ln`;
+    const sub = record(appId);
+    await insertSubscription(sub, { ...payment('txn-r1'), receipt_data: receipt });
+    const stored = async (key: { pk: string; sk: string }) =>
+      (await ddb.send(new GetCommand({ TableName: tableName, Key: key }))).Item;
+    expect(await stored(keys.subscriptionPayment(appId, sub.id))).not.toHaveProperty('receipt_data');
+    const receiptItem = await stored(keys.subscriptionReceipt(appId, sub.id));
+    expect(itemSize(marshall(receiptItem!))).toBeLessThan(receipt.length / 2);
+    const saved = await saveSubscriptionState(sub, sub, new Date(), {
+      statusChange: null,
+      payment: { transaction_id: 'txn-r2', last_payment: '2026-01-01T00:00:00.000Z' },
+    });
+    expect(saved.saved).toBe(true);
+    expect(await stored(keys.subscriptionReceipt(appId, sub.id))).toEqual(receiptItem);
+    expect((await getSubscription(appId, sub.id))?.payment).toEqual({
+      ...payment('txn-r2'),
+      receipt_data: receipt,
+      last_payment: '2026-01-01T00:00:00.000Z',
+    });
+  });
+
   it('a subscription of one app is invisible under another app id', async () => {
     const sub = record(appId);
     await insertSubscription(sub, payment());
