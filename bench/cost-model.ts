@@ -15,7 +15,7 @@
  *   and one of the webhook deliverer, with their measured durations and the deliverer's DynamoDB
  *   units (the app has a webhook endpoint, answering 204 at once).
  * Durations are measured against DynamoDB Local on a shared two-core machine. It answers far more
- * slowly than DynamoDB (a subscription write, one transaction over ten indexes, takes hundreds of
+ * slowly than DynamoDB (a subscription write, one transaction of several items, takes tens to hundreds of
  * milliseconds here), so the Lambda figures are an upper bound; the time spent waiting on it is
  * reported beside each duration.
  */

@@ -35,7 +35,7 @@ export function facetCombinations(): ListFacet[][] {
  * The facets the listing indexes are keyed by: every combination of status and product_id, each
  * with the platform. A list without a platform filter reads each platform's partition (a few fixed
  * values) and merges them newest first, so four indexes serve the eight filter combinations and a
- * status change rewrites two of them (docs/decisions/lean-listing-indexes.md).
+ * status change rewrites two of them (docs/decisions/keys-only-indexes.md).
  */
 export const LISTING_FACET_SETS: readonly (readonly ListFacet[])[] = [
   ['platform'],
