@@ -116,5 +116,9 @@ export const toRecord = (item: Record<string, unknown>): SubscriptionRecord => (
     SubscriptionRecord,
     keyof typeof RECORD_DEFAULTS | keyof typeof INITIAL_LIFECYCLE | 'trial_expires_at'
   >),
-  ...withoutKeys<SubscriptionRecord>(item),
+  ...withoutKeys<SubscriptionRecord>(withoutFormerIndexKeys(item)),
 });
+
+/** Index key attributes of earlier versions (`subscriptionsBy_status_pk`, ...): no record field ends so. */
+const withoutFormerIndexKeys = (item: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(item).filter(([name]) => !/_(pk|sk)$/.test(name)));
