@@ -15,7 +15,7 @@
  *   and one of the webhook deliverer, with their measured durations and the deliverer's DynamoDB
  *   units (the app has a webhook endpoint, answering 204 at once).
  * Durations are measured against DynamoDB Local on a shared two-core machine. It answers far more
- * slowly than DynamoDB (a subscription write, one transaction over ten indexes, takes hundreds of
+ * slowly than DynamoDB (a subscription write, one transaction of several items, takes tens to hundreds of
  * milliseconds here), so the Lambda figures are an upper bound; the time spent waiting on it is
  * reported beside each duration.
  */
@@ -29,6 +29,53 @@ import type { BenchRequest } from './support/invoke.js';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
 import { LAMBDA_MEMORY_GB, lambdaDurationUsd, PRICES } from './support/prices.js';
 import { median, round, writeResults } from './support/report.js';
+
+/** Routes that create a subscription or change one (issue #15: at most 15 write units each). */
+const SUBSCRIPTION_WRITES = [
+  'CreateSubscription',
+  'VerifyPurchase',
+  'VerifyFirstReceipt',
+  'UpdateSubscription',
+  'CancelSubscription',
+  'RenewSubscription',
+  'PauseSubscription',
+  'ResumeSubscription',
+  'AppStoreNotification',
+  'GooglePlayNotification',
+  'TestStoreNotification',
+];
+const WRITE_BUDGET = 15;
+
+/**
+ * The most write units of a subscription creation or change, of the whole request and without the
+ * list and revenue counter items (the part the counters' move to the stream aggregator removes).
+ */
+function subscriptionWriteBudgets(
+  rows: { routes: string[]; write_units: number; counter_write_units: number }[],
+): { name: string; value: number; budget: string; pass: boolean }[] {
+  const writes = rows.filter((row) => row.routes.some((route) => SUBSCRIPTION_WRITES.includes(route)));
+  if (writes.length !== SUBSCRIPTION_WRITES.length) throw new Error('a subscription-writing route was not measured');
+  const worst = (units: (row: (typeof writes)[number]) => number) => {
+    const row = writes.reduce((a, b) => (units(b) > units(a) ? b : a));
+    return { value: units(row), route: row.routes[0]! };
+  };
+  const total = worst((row) => row.write_units);
+  const own = worst((row) => row.write_units - row.counter_write_units);
+  return [
+    {
+      name: `WRU per subscription creation or change, most of ${writes.length} routes (${total.route})`,
+      value: total.value,
+      budget: `<= ${WRITE_BUDGET}`,
+      pass: total.value <= WRITE_BUDGET,
+    },
+    {
+      name: `the same without list and revenue counter items (${own.route})`,
+      value: own.value,
+      budget: `<= ${WRITE_BUDGET}`,
+      pass: own.value <= WRITE_BUDGET,
+    },
+  ];
+}
 
 /** Measured invocations per handler for the duration (the first, capacity-measured one, is extra). */
 const RUNS = 7;
@@ -289,7 +336,7 @@ try {
     if (!build) throw new Error(`no realistic request for ${handler}: add one to bench/cost-model.ts`);
     await invokeOk(route, await build(route)); // warm: module loaded, key cached, profile created
     const request = await build(route);
-    const { read, write, reported, result } = await measureCapacity(() =>
+    const { read, write, reported, counters, indexes, items, result } = await measureCapacity(() =>
       recordCommands(() => invokeOk(route, request)),
     );
     const outbox = outboxItems(result.commands);
@@ -308,6 +355,10 @@ try {
       operations: result.commands.map(({ name }) => name.replace(/Command$/, '')),
       read_units: read,
       write_units: write,
+      index_write_units: indexes,
+      counter_write_units: counters,
+      /** Items written by transactions: kind, size, table + index write units. */
+      transaction_items: items,
       reported_units: reported,
       status_changes: outbox.length,
       handler_ms: round(ms, 1),
@@ -315,7 +366,7 @@ try {
       heap_delta_kb: round(heapKb, 0),
     });
     console.log(
-      `${route.name.padEnd(22)} ${String(read).padStart(5)} RRU ${String(write).padStart(5)} WRU  ${ms.toFixed(1).padStart(6)} ms (${dynamodbMs.toFixed(1)} on DynamoDB Local)  ${outbox.length} status change(s)`,
+      `${route.name.padEnd(22)} ${String(read).padStart(5)} RRU ${String(write).padStart(5)} WRU (indexes ${indexes}, counters ${counters})  ${ms.toFixed(1).padStart(6)} ms (${dynamodbMs.toFixed(1)} on DynamoDB Local)  ${outbox.length} status change(s)`,
     );
   }
 
@@ -418,6 +469,7 @@ try {
           pass: counted.transactions === 1 && counted.other_writes === 0,
         },
       ]),
+      ...subscriptionWriteBudgets(rows),
       {
         name: 'routes priced (every route of lib/routes.ts)',
         value: rows.reduce((n, row) => n + row.routes.length, 0),

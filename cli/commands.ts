@@ -25,6 +25,7 @@ import { getProduct, putProducts } from '../lib/data/products.js';
 import { getPurchaseOwner, getTransactionBinding } from '../lib/data/purchase-ownership.js';
 import { putExchangeRates } from '../lib/data/revenue.js';
 import { getSubscription } from '../lib/data/subscription-queries.js';
+import { rewriteSubscriptions } from '../lib/data/subscription-rewrite.js';
 import { getWebhook, setWebhook } from '../lib/data/webhooks.js';
 import { appAccountTokenFor, isUuid } from '../lib/domain/app-account-token.js';
 import { addBillingPeriod, addDays } from '../lib/domain/billing.js';
@@ -776,6 +777,17 @@ const COMMANDS: Record<string, Command> = {
                     `${d.event_id}  ${d.status.padEnd(17)} attempts ${String(d.attempts).padStart(2)}  ${d.change.padEnd(28)} ${d.next_attempt_at ? `next ${d.next_attempt_at}` : ''}${d.last_error ? `  (${d.last_error})` : d.last_status_code ? `  (HTTP ${d.last_status_code})` : ''}`,
                 )
                 .join('\n'),
+      };
+    },
+  },
+  'subscriptions rewrite': {
+    usage: 'subscriptions rewrite',
+    options: {},
+    async run() {
+      const { examined, rewritten } = await rewriteSubscriptions();
+      return {
+        json: { examined, rewritten },
+        text: `Read ${examined} subscription item(s); rewrote ${rewritten} in the current shape.`,
       };
     },
   },

@@ -83,6 +83,8 @@ const TRANSACT: readonly TableAction[] = ['PutItem', 'UpdateItem'];
  * changes nothing (PutItem), or writes one transaction. No API key: no rate-limit item.
  */
 const NOTIFY: readonly TableAction[] = ['BatchGetItem', 'GetItem', ...TRANSACT];
+/** Lists of subscriptions query keys-only indexes, then read the page's items (BatchGetItem). */
+const LIST: readonly TableAction[] = [...AUTH, 'Query', 'BatchGetItem'];
 /** Purchase verification reads the product, the purchase's owner and the transaction's binding in one BatchGetItem. */
 const VERIFY: readonly TableAction[] = [...AUTH, 'BatchGetItem', ...TRANSACT];
 
@@ -93,7 +95,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: SUBSCRIPTIONS_BASE,
     handler: 'functions/subscriptions/list.ts',
-    table: [...AUTH, 'Query'],
+    table: LIST,
   },
   {
     name: 'CreateSubscription',
@@ -236,7 +238,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/segment/info',
     handler: 'functions/mobile/segment-info.ts',
-    table: [...AUTH, 'Query'],
+    table: LIST,
     mobileHeaders: 'identity',
     actsOnUser: true,
   },
@@ -246,7 +248,7 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/adsinfo/{platform}/{app_id}/{store_id}',
     handler: 'functions/mobile/ads-info.ts',
-    table: [...AUTH, 'Query'],
+    table: LIST,
     mobileHeaders: 'common',
     actsOnUser: true,
   },

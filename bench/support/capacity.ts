@@ -4,11 +4,17 @@
  * as read units (GetItem, Query, ...) or write units (PutItem, UpdateItem, BatchWriteItem,
  * TransactWriteItems, ...): on-demand tables bill the two at different prices.
  *
- * DynamoDB Local under-reports TransactWriteItems: for the table it charges roughly one item of the
+ * DynamoDB Local miscounts TransactWriteItems: for the table it charges roughly one item of the
  * transaction, not each item (a transaction of four counter updates: 2 units, where DynamoDB bills
- * 8). While a measurement runs, the table units of a transaction are therefore recomputed with
- * DynamoDB's published rule, 2 write units per started KB of each item, the larger of its sizes
- * before and after, from the items as stored; its index units are DynamoDB Local's.
+ * 8), and it doubles the index units as if index entries were transactional writes too. While a
+ * measurement runs, a transaction's units are therefore recomputed from the items as stored before
+ * and after it, by DynamoDB's published rules:
+ * - each table item: 2 write units per started KB, the larger of its sizes before and after;
+ * - each global secondary index (propagation is an ordinary write): nothing when the item's entry
+ *   (its keys and projected attributes, projectionOf) is absent or unchanged, 1 unit per started KB
+ *   of the entry when it is added, removed or its projected attributes change, and both the removal
+ *   and the addition when its index key changes.
+ * The table units of list and revenue counter items (COUNT#, REV#) are kept apart as `counters`.
  */
 import {
   type AttributeValue,
@@ -22,6 +28,9 @@ import { config } from '../../lib/core/config.js';
 import { ddb } from '../../lib/data/client.js';
 import { TABLE } from '../../lib/data/table.js';
 import { localClient } from '../../local/dynamodb.js';
+import { type Image, indexUnits, itemSize } from './item-size.js';
+
+export { itemSize };
 
 export interface Capacity {
   /** Read request units. */
@@ -30,6 +39,12 @@ export interface Capacity {
   write: number;
   /** Read and write units as DynamoDB Local reported them. */
   reported: number;
+  /** The part of `write` that updated list and revenue counter items (COUNT#, REV#) in transactions. */
+  counters: number;
+  /** The part of `write` that wrote index entries in transactions. */
+  indexes: number;
+  /** Each item a transaction wrote: its kind (key prefixes), size in bytes and table + index units. */
+  items: string[];
 }
 
 const READS = new Set([
@@ -40,7 +55,7 @@ const READS = new Set([
   'TransactGetItemsCommand',
 ]);
 
-const total: Capacity = { read: 0, write: 0, reported: 0 };
+const total: Capacity = { read: 0, write: 0, reported: 0, counters: 0, indexes: 0, items: [] };
 let measuring = 0;
 
 // Its own client (and so its own middleware stack): the images it reads are not counted.
@@ -61,58 +76,30 @@ function keyOf(item: TransactItem): { table: string; key: Key } {
   return { table: target.TableName!, key: target.Key! };
 }
 
-/** Sizes in bytes of these items as stored (0 for an absent item), per DynamoDB's item size rules. */
-async function storedSizes(items: { table: string; key: Key }[]): Promise<number[]> {
+/** These items as stored (undefined for an absent item). */
+async function storedImages(items: { table: string; key: Key }[]): Promise<(Image | undefined)[]> {
   imageClient ??= localClient(config.dynamodbEndpoint!);
   const table = items[0]!.table;
   if (items.some((item) => item.table !== table))
     throw new Error('the capacity meter reads images of one table per transaction');
-  const found = new Map<string, number>();
+  const found = new Map<string, Image>();
   let pending: Record<string, AttributeValue>[] = items.map(({ key }) => marshall(key));
   while (pending.length > 0) {
     const { Responses = {}, UnprocessedKeys = {} } = await imageClient.send(
       new BatchGetItemCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true } } }),
     );
     for (const item of Responses[table] ?? [])
-      found.set(`${item[TABLE.partitionKey]!.S}|${item[TABLE.sortKey]!.S}`, itemSize(item));
+      found.set(`${item[TABLE.partitionKey]!.S}|${item[TABLE.sortKey]!.S}`, item);
     pending = UnprocessedKeys[table]?.Keys ?? [];
   }
-  return items.map(({ key }) => found.get(`${String(key[TABLE.partitionKey])}|${String(key[TABLE.sortKey])}`) ?? 0);
+  return items.map(({ key }) => found.get(`${String(key[TABLE.partitionKey])}|${String(key[TABLE.sortKey])}`));
 }
 
-/** DynamoDB's documented item size: attribute names plus values (numbers: 1 byte per 2 digits + 1). */
-export function itemSize(item: Record<string, AttributeValue>): number {
-  return Object.entries(item).reduce((size, [name, value]) => size + Buffer.byteLength(name) + valueSize(value), 0);
-}
+/** An item's kind: the fixed prefixes of its keys (SUB/SUB, OUTBOX/OUTBOX, COUNT/LIST, ...). */
+const kindOf = (key: Key) =>
+  [key[TABLE.partitionKey], key[TABLE.sortKey]].map((part) => String(part).split('#')[0]).join('/');
 
-function numberSize(text: string): number {
-  const digits = text
-    .replace(/^-/, '')
-    .replace(/[eE].*$/, '')
-    .replace('.', '')
-    .replace(/^0+/, '')
-    .replace(/0+$/, '');
-  return Math.ceil(Math.max(digits.length, 1) / 2) + 1;
-}
-
-function valueSize(value: AttributeValue): number {
-  if (value.S !== undefined) return Buffer.byteLength(value.S);
-  if (value.N !== undefined) return numberSize(value.N);
-  if (value.B !== undefined) return value.B.length;
-  if (value.SS !== undefined) return value.SS.reduce((size, s) => size + Buffer.byteLength(s), 0);
-  if (value.NS !== undefined) return value.NS.reduce((size, n) => size + numberSize(n), 0);
-  if (value.BS !== undefined) return value.BS.reduce((size, b) => size + b.length, 0);
-  if (value.L !== undefined) return 3 + value.L.reduce((size, element) => size + 1 + valueSize(element), 0);
-  if (value.M !== undefined)
-    return (
-      3 +
-      Object.entries(value.M).reduce(
-        (size, [name, element]) => size + 1 + Buffer.byteLength(name) + valueSize(element),
-        0,
-      )
-    );
-  return 1; // BOOL, NULL
-}
+const isCounter = (key: Key) => /^(COUNT|REV)#/.test(String(key[TABLE.partitionKey]));
 
 const transactionalUnits = (bytes: number) => 2 * Math.max(1, Math.ceil(bytes / 1024));
 
@@ -124,7 +111,7 @@ ddb.middlewareStack.add(
       measuring > 0 && context.commandName === 'TransactWriteItemsCommand'
         ? input.TransactItems!.map(keyOf)
         : undefined;
-    const before = transaction && (await storedSizes(transaction));
+    const before = transaction && (await storedImages(transaction));
     const result = await next(args);
     const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
     const entries = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
@@ -132,12 +119,15 @@ ddb.middlewareStack.add(
     total.reported += reported;
     if (READS.has(context.commandName ?? '')) total.read += reported;
     else if (transaction) {
-      const after = await storedSizes(transaction);
-      const tableUnits = before!.reduce((sum, size, i) => sum + transactionalUnits(Math.max(size, after[i]!)), 0);
-      const indexUnits = entries
-        .flatMap((entry) => Object.values(entry.GlobalSecondaryIndexes ?? {}))
-        .reduce((sum, index) => sum + (index.CapacityUnits ?? 0), 0);
-      total.write += tableUnits + indexUnits;
+      const after = await storedImages(transaction);
+      transaction.forEach(({ key }, i) => {
+        const size = Math.max(before![i] ? itemSize(before![i]!) : 0, after[i] ? itemSize(after[i]!) : 0);
+        const [table, indexes] = [transactionalUnits(size), indexUnits(before![i], after[i])];
+        total.write += table + indexes;
+        total.indexes += indexes;
+        if (isCounter(key)) total.counters += table;
+        total.items.push(`${kindOf(key)} ${size} B: ${table} + ${indexes}`);
+      });
     } else total.write += reported;
     return result;
   },
@@ -146,13 +136,22 @@ ddb.middlewareStack.add(
 
 /** Capacity consumed while `work` runs (run measured work alone: the counters are global). */
 export async function measureCapacity<T>(work: () => Promise<T>): Promise<Capacity & { units: number; result: T }> {
-  const start = { ...total };
+  const start = { ...total, items: [...total.items] };
   measuring++;
   try {
     const result = await work();
     const read = total.read - start.read;
     const write = total.write - start.write;
-    return { read, write, units: read + write, reported: total.reported - start.reported, result };
+    return {
+      read,
+      write,
+      units: read + write,
+      reported: total.reported - start.reported,
+      counters: total.counters - start.counters,
+      indexes: total.indexes - start.indexes,
+      items: total.items.slice(start.items.length),
+      result,
+    };
   } finally {
     measuring--;
   }

@@ -196,7 +196,7 @@ measured without a budget.`,
     command: 'npm run bench:scaling',
     about: `Consumed read capacity of the same queries for an app with few and an app with many
 subscriptions, through the real handlers: list page 1 (unfiltered and filtered; counters give the
-total) and 90 days of revenue by week (per-day counters, never the subscriptions). **Budget**: the
+total, keys-only index queries and one batch read the page) and 90 days of revenue by week (per-day counters, never the subscriptions). **Budget**: the
 larger app's capacity within 10% of the smaller's. Each request also makes the one write that
 authenticates and counts it.`,
     render: (results) => {
@@ -220,8 +220,11 @@ authenticates and counts it.`,
     command: 'npm run bench:cost',
     about: `Dollars per million requests of every route, US East (N. Virginia), on-demand, first pricing
 tier, no free tier. Each handler is called in-process, warm, with one realistic request; consumed
-capacity comes from \`ReturnConsumedCapacity\`, with \`TransactWriteItems\` table units recomputed by
-AWS's rule (2 write units per started KB per item) because DynamoDB Local under-counts them. The
+capacity comes from \`ReturnConsumedCapacity\`, with \`TransactWriteItems\` units recomputed by AWS's
+rules from the items before and after, because DynamoDB Local under-counts the table's and doubles
+the indexes': 2 write units per started KB per item, and per index entry added, removed or with
+changed projected attributes 1 per started KB (both when its key moves). Of the WRU, the index
+entries' and the list and revenue counter items' (\`COUNT#\`, \`REV#\`) are shown apart. The
 Lambda duration is measured against DynamoDB Local, far slower than DynamoDB, so it is an upper
 bound (the part spent waiting on DynamoDB Local is in brackets). A status change adds one
 EventBridge event, a stream-publisher invocation (one per event: the worst case) and the webhook
@@ -230,7 +233,8 @@ a \`BatchGetItem\` only for the items it finds, so rows that read by batch are s
 The store notification rows are each the renewal of a subscription verified before (App Store in
 Production, signed by the test chain; Google's state read from a local stand-in), and the DynamoDB
 requests of that one notification are listed below. **Budgets**: every route of \`lib/routes.ts\` is
-priced; processing one notification reads the purchase at most once and writes in one transaction.
+priced; processing one notification reads the purchase at most once and writes in one transaction;
+a subscription creation or change writes at most 15 units (whole request, and without counter items).
 Prices live in one module, \`bench/support/prices.ts\`.`,
     render: (results) => {
       const f = results.figures;
@@ -243,6 +247,8 @@ Prices live in one module, \`bench/support/prices.ts\`.`,
             'endpoint',
             'RRU',
             'WRU',
+            'of which indexes',
+            'of which counters',
             'handler ms (waiting on DynamoDB Local)',
             'heap Δ KB',
             'status changes',
@@ -256,6 +262,8 @@ Prices live in one module, \`bench/support/prices.ts\`.`,
             code(e.endpoint),
             num(e.read_units),
             num(e.write_units),
+            num(e.index_write_units ?? 0),
+            num(e.counter_write_units ?? 0),
             `${num(e.handler_ms)} (${num(e.waiting_on_dynamodb_ms)})`,
             num(e.heap_delta_kb),
             e.status_changes,
@@ -265,7 +273,7 @@ Prices live in one module, \`bench/support/prices.ts\`.`,
             usd(e.usd_per_million_requests.notifications),
             `**${usd(e.usd_per_million_requests.total)}**`,
           ]),
-          ['---', ...Array(10).fill('---:')],
+          ['---', ...Array(12).fill('---:')],
         ),
         ...(f.store_notification_commands
           ? [

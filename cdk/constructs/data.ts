@@ -9,7 +9,7 @@ import {
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLE } from '../../lib/data/table.js';
+import { projectionOf, TABLE } from '../../lib/data/table.js';
 
 const string = (name: string) => ({ name, type: AttributeType.STRING });
 
@@ -31,11 +31,13 @@ export class DataStore extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     for (const [indexName, index] of Object.entries(TABLE.indexes)) {
+      const { ProjectionType: projection, NonKeyAttributes } = projectionOf(index);
       this.table.addGlobalSecondaryIndex({
         indexName,
         partitionKey: string(index.partitionKey),
         sortKey: string(index.sortKey),
-        projectionType: ProjectionType.ALL,
+        projectionType: ProjectionType[projection],
+        ...(NonKeyAttributes ? { nonKeyAttributes: NonKeyAttributes } : {}),
       });
     }
   }

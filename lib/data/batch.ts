@@ -6,6 +6,7 @@ import type { TableKey } from './keys.js';
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
 const MAX_BATCH = 25;
+const MAX_BATCH_GET = 100;
 const MAX_ROUNDS = 10;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -50,4 +51,28 @@ export async function batchGetConsistent(keys: TableKey[]): Promise<(Record<stri
 export async function getConsistent(key: TableKey): Promise<Record<string, unknown> | undefined> {
   const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
   return Item;
+}
+
+/**
+ * Items by key (distinct, any number) through eventually consistent BatchGetItem requests of up to
+ * 100 keys, retrying the keys DynamoDB leaves unprocessed with backoff. In the order of the keys;
+ * undefined where there is none.
+ */
+export async function batchGetAll(keys: TableKey[]): Promise<(Record<string, unknown> | undefined)[]> {
+  const found = new Map<string, Record<string, unknown>>();
+  for (let start = 0; start < keys.length; start += MAX_BATCH_GET) {
+    let pending: Record<string, unknown>[] = keys.slice(start, start + MAX_BATCH_GET).map((key) => ({ ...key }));
+    for (let round = 0; pending.length > 0; round++) {
+      if (round === MAX_ROUNDS) {
+        throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_ROUNDS} attempts`);
+      }
+      if (round > 0) await sleep(Math.min(1000, 25 * 2 ** round) * (0.5 + Math.random() / 2));
+      const { Responses, UnprocessedKeys } = await ddb.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }),
+      );
+      for (const item of Responses?.[tableName] ?? []) found.set(keyId(item), item);
+      pending = UnprocessedKeys?.[tableName]?.Keys ?? [];
+    }
+  }
+  return keys.map((key) => found.get(keyId(key)));
 }

@@ -1,5 +1,5 @@
 /**
- * Work the clock makes due, found through the sparse dueByDay index: one partition per kind and
+ * Work the clock makes due, found through the sparse workDueByDay index: one partition per kind and
  * UTC day (see dueAttributes). A checkpoint per kind remembers the oldest day that may still hold
  * due items, so a run reads today's partition plus any day it has not finished, never a Scan.
  */
@@ -47,7 +47,7 @@ export async function advanceCheckpoint(kind: DueKind, day: string): Promise<voi
 
 /** Items of this kind due at or before `now`, day by day from the checkpoint, at most `limit`. */
 export async function findDueItems(kind: DueKind, now: Date, limit: number): Promise<DueDay[]> {
-  const index = TABLE.indexes.dueByDay!;
+  const index = TABLE.indexes.workDueByDay!;
   const today = dayOf(now);
   const days: DueDay[] = [];
   let remaining = limit;
@@ -58,7 +58,7 @@ export async function findDueItems(kind: DueKind, now: Date, limit: number): Pro
   ) {
     const items = await queryAll(
       {
-        IndexName: 'dueByDay',
+        IndexName: 'workDueByDay',
         KeyConditionExpression: '#pk = :pk AND #sk <= :upTo',
         ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
         // '~' sorts after every character of an id: everything due at or before now.

@@ -10,7 +10,8 @@
  * | api key lookup    | APIKEY#<sha256>             | APIKEY  (+ this minute's request count) |
  * | mobile user's rate-limit window | RATE#<app>#<user> | WINDOW (request count; TTL)       |
  * | subscription      | SUB#<app>#<sub>             | SUB        (listed by the GSIs)     |
- * | its payment info  | SUB#<app>#<sub>             | PAYMENT    (large: receipt data)    |
+ * | its payment info  | SUB#<app>#<sub>             | PAYMENT    (transaction, last payment) |
+ * | its receipt       | SUB#<app>#<sub>             | RECEIPT    (deflated; written once) |
  * | its transfers     | SUB#<app>#<sub>             | TRANSFER#<at>#<event> (both subs)   |
  * | list counts       | COUNT#<app>                 | LIST#<product|*>  (count#<status|*>#<platform|*>; by the aggregator) |
  * | transaction bind  | TXN#<app>#<transaction>     | TXN        (-> subscription id)     |
@@ -34,7 +35,8 @@
  * | webhook delivery  | DELIVERY#<event>            | DELIVERY                            |
  * | job checkpoint    | CHECKPOINT#<job>            | CHECKPOINT                          |
  */
-import { LIST_FACETS, type ListFacet, listIndexName } from './table.js';
+import { PLATFORMS } from '../schemas/common.js';
+import { LIST_FACETS, LISTING_FACET_SETS, type ListFacet, listIndexName } from './table.js';
 
 export type ApiKeyKind = 'secret' | 'sdk';
 
@@ -69,6 +71,11 @@ export const keys = {
   subscriptionPayment: (appId: string, subscriptionId: string): TableKey => ({
     pk: `SUB#${appId}#${subscriptionId}`,
     sk: 'PAYMENT',
+  }),
+  /** The receipt the subscription was verified with, compressed: written once, apart from the payment fields renewals update. */
+  subscriptionReceipt: (appId: string, subscriptionId: string): TableKey => ({
+    pk: `SUB#${appId}#${subscriptionId}`,
+    sk: 'RECEIPT',
   }),
   /** A transfer of the purchase to or from this subscription: one item in each of the two partitions. */
   subscriptionTransfer: (appId: string, subscriptionId: string, transferredAt: string, eventId: string): TableKey => ({
@@ -128,20 +135,31 @@ export const keys = {
     pk: `USER#${appId}#${userId}`,
     sk: `REPORT#${type}`,
   }),
-  /** Partition of the subscriptionsByUser index. */
+  /** Partition of the subscriptionsOfUser index. */
   userSubscriptions: (appId: string, userId: string): string => `${appId}#${userId}`,
 };
 
 export type FacetValues = Partial<Record<ListFacet, string>>;
 
-/** Partition key value of a listing index for these filter values (only the facets present count). */
-export function listPartition(appId: string, values: FacetValues): { indexName: string; pkValue: string } {
-  const facets = LIST_FACETS.filter((facet) => values[facet] !== undefined);
+/**
+ * The listing index that serves these filter values and its partitions to read: one, or one per
+ * platform (merged newest first) when the platform is not filtered. Values are joined without
+ * labels: in each index only product_id is free text, between an app id and enums without '#'.
+ */
+export function listPartitions(appId: string, values: FacetValues): { indexName: string; pkValues: string[] } {
+  const facets = LISTING_FACET_SETS.find((set) =>
+    LIST_FACETS.every((facet) => facet === 'platform' || set.includes(facet) === (values[facet] !== undefined)),
+  )!;
+  const platforms = values.platform === undefined ? PLATFORMS : [values.platform];
   return {
     indexName: listIndexName(facets),
-    pkValue: [appId, ...facets.map((facet) => `${facet}=${values[facet]}`)].join('#'),
+    pkValues: platforms.map((platform) => listPartitionValue(appId, facets, { ...values, platform })),
   };
 }
+
+/** Partition key value of a subscription (or of a filter with every facet of the index) in a listing index. */
+export const listPartitionValue = (appId: string, facets: readonly ListFacet[], values: FacetValues): string =>
+  [appId, ...facets.map((facet) => values[facet])].join('#');
 
 /**
  * Where the count of subscriptions matching these filter values (absent facets match any) is kept:
@@ -155,7 +173,7 @@ export function listCountCell(appId: string, values: FacetValues): { key: TableK
   };
 }
 
-/** Newest-first sort key of the listing indexes. */
+/** Newest-first sort key of the listing indexes and the user index. */
 export const listSortKey = (createdAt: string, subscriptionId: string): string => `${createdAt}#${subscriptionId}`;
 
 /** Kinds of work the clock makes due, each in its own partitions of the dueByDay index. */

@@ -1,16 +1,17 @@
 /**
  * The stored shape of a subscription. One partition per subscription holds the compact state item
- * (SUB, the one the listing indexes project) and its payment item (PAYMENT, which carries the
- * receipt and is kept out of the indexes).
+ * (SUB, the one the indexes list), its payment item (PAYMENT) and its receipt (RECEIPT, written
+ * once: it is large).
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { config } from '../core/config.js';
 import type { SubscriptionEnvironment } from '../domain/store-sync.js';
 import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type SubscriptionState } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
 import type { StoreName } from '../stores/types.js';
-import { dueAttributes, type FacetValues, keys, listPartition, listSortKey } from './keys.js';
+import { dueAttributes, type FacetValues, keys, listPartitionValue, listSortKey } from './keys.js';
 import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange } from './revenue-counters.js';
-import { facetCombinations, TABLE, withoutKeys } from './table.js';
+import { LISTING_FACET_SETS, listIndexName, TABLE, withoutKeys } from './table.js';
 
 export interface SubscriptionRecord extends SubscriptionState {
   app_id: string;
@@ -46,42 +47,57 @@ export const facetValuesOf = (record: Pick<SubscriptionRecord, 'status' | 'produ
   platform: record.platform,
 });
 
-export /** The index key attributes of a subscription item: one per listing index plus the user index. */
-function indexAttributes(record: SubscriptionRecord): Record<string, string> {
+/** The index key attributes of a subscription item: one per listing index, the user index's, and the due time's. */
+export function indexAttributes(record: SubscriptionRecord): Record<string, string> {
   const attributes: Record<string, string> = {
-    [TABLE.indexes.subscriptionsByUser!.partitionKey]: keys.userSubscriptions(record.app_id, record.user_id),
+    [TABLE.indexes.subscriptionsOfUser!.partitionKey]: keys.userSubscriptions(record.app_id, record.user_id),
     list_sk: listSortKey(record.created_at, record.id),
   };
   const dueAt = nextTimeTransitionAt(record, storeMarginMs(record));
-  if (dueAt) Object.assign(attributes, dueAttributes('SUB', dueAt, record.updated_at, `${record.app_id}#${record.id}`));
+  if (dueAt) Object.assign(attributes, dueAttributes('SUB', dueAt, record.updated_at, record.id));
   const values = facetValuesOf(record);
-  for (const facets of facetCombinations()) {
-    const { indexName, pkValue } = listPartition(
-      record.app_id,
-      Object.fromEntries(facets.map((facet) => [facet, values[facet]])),
-    );
-    attributes[TABLE.indexes[indexName]!.partitionKey] = pkValue;
+  for (const facets of LISTING_FACET_SETS) {
+    attributes[TABLE.indexes[listIndexName(facets)]!.partitionKey] = listPartitionValue(record.app_id, facets, values);
   }
   return attributes;
 }
 
 /**
  * The stored SUB item of a subscription: its fields plus every index key, and the revenue change
- * of this write if it has one (for the aggregator, which adds it to the revenue counters).
+ * of this write if it has one (for the aggregator, which adds it to the revenue counters). Fields
+ * at their default (nulls, false flags of a lifecycle nothing happened to) are left out and
+ * restored by toRecord: a subscription then stays under 1 KB, one write unit per started KB (two
+ * in a transaction).
  */
 export const subscriptionItem = (record: SubscriptionRecord, revenue?: RevenueChange | null) => ({
   ...keys.subscription(record.app_id, record.id),
   type: 'subscription',
-  ...record,
+  ...Object.fromEntries(
+    Object.entries(record).filter(([name, value]) => !(name in STORED_DEFAULTS && STORED_DEFAULTS[name] === value)),
+  ),
   ...indexAttributes(record),
   ...(revenue ? { [REVENUE_CHANGE_ATTRIBUTE]: revenue } : {}),
 });
 
-export const paymentItem = (record: SubscriptionRecord, payment: PaymentRecord) => ({
-  ...keys.subscriptionPayment(record.app_id, record.id),
-  type: 'subscription_payment',
-  ...payment,
+/** The PAYMENT item: the payment fields a renewal updates, without the receipt (receiptItem). */
+export const paymentItem = (record: SubscriptionRecord, payment: PaymentRecord) => {
+  const { receipt_data: _, ...fields } = payment;
+  return { ...keys.subscriptionPayment(record.app_id, record.id), type: 'subscription_payment', ...fields };
+};
+
+/**
+ * The RECEIPT item of a subscription with a receipt, its text deflated: receipts are kilobytes
+ * (an App Store signed transaction about 5 KB, 3 KB deflated) and an item is billed by its whole
+ * size on every write, so it is kept out of the items that change.
+ */
+export const receiptItem = (record: Pick<SubscriptionRecord, 'app_id' | 'id'>, receiptData: string) => ({
+  ...keys.subscriptionReceipt(record.app_id, record.id),
+  type: 'subscription_receipt',
+  receipt: deflateRawSync(receiptData),
 });
+
+export const receiptOf = (item: Record<string, unknown>): string =>
+  inflateRawSync(item.receipt as Uint8Array).toString('utf8');
 
 /**
  * How long after its period a subscription that the App Store or Google Play renews by itself may
@@ -95,8 +111,23 @@ export const storeMarginMs = (record: Pick<SubscriptionRecord, 'store'>): number
 /** Fields of records written before they existed. */
 export const RECORD_DEFAULTS = { store: null, original_transaction_id: null, environment: 'production' } as const;
 
-/** A stored subscription; records written before a field existed read it as its initial value. */
+/** Values a stored subscription leaves out (subscriptionItem) and a read puts back (toRecord). */
+const STORED_DEFAULTS: Record<string, unknown> = { ...RECORD_DEFAULTS, ...INITIAL_LIFECYCLE, trial_expires_at: null };
+
+/** A stored subscription; fields left out (at their default, or written before they existed) read as their default. */
 export const toRecord = (item: Record<string, unknown>): SubscriptionRecord => {
-  const { [REVENUE_CHANGE_ATTRIBUTE]: _revenue, ...fields } = withoutKeys<Record<string, unknown>>(item);
-  return { ...RECORD_DEFAULTS, ...INITIAL_LIFECYCLE, ...(fields as unknown as SubscriptionRecord) };
+  const { [REVENUE_CHANGE_ATTRIBUTE]: _revenue, ...fields } = withoutKeys<Record<string, unknown>>(
+    withoutFormerIndexKeys(item),
+  );
+  return {
+    ...(STORED_DEFAULTS as Pick<
+      SubscriptionRecord,
+      keyof typeof RECORD_DEFAULTS | keyof typeof INITIAL_LIFECYCLE | 'trial_expires_at'
+    >),
+    ...(fields as unknown as SubscriptionRecord),
+  };
 };
+
+/** Index key attributes of earlier versions (`subscriptionsBy_status_pk`, ...): no record field ends so. */
+const withoutFormerIndexKeys = (item: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(item).filter(([name]) => !/_(pk|sk)$/.test(name)));

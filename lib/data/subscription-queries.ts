@@ -1,17 +1,18 @@
 /**
  * Reads of subscriptions: one by id (with its payment and transfers), and the app's listing,
- * newest first, through the listing indexes, with its total from the list counters.
+ * newest first, through the keys-only listing indexes and a batch read of the page, with its total
+ * from the list counters.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SubscriptionStatus } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
-import { getConsistent } from './batch.js';
+import { batchGetAll, getConsistent } from './batch.js';
 import { ddb, tableName } from './client.js';
-import { type FacetValues, keys, listCountCell, listPartition } from './keys.js';
+import { keys, listCountCell, listPartitions, type TableKey } from './keys.js';
 import type { TransferRecord } from './purchase-ownership.js';
-import { type PaymentRecord, type SubscriptionRecord, toRecord } from './subscription-items.js';
+import { queryAll } from './query.js';
+import { type PaymentRecord, receiptOf, type SubscriptionRecord, toRecord } from './subscription-items.js';
 import { TABLE, withoutKeys } from './table.js';
-import { allEqual } from './update-expression.js';
 
 /** A subscription's items: its state, its payment, and the transfers of its purchase to or from it (oldest first). */
 export interface StoredSubscription {
@@ -32,12 +33,15 @@ export async function getSubscription(appId: string, subscriptionId: string): Pr
   );
   const state = Items.find((item) => item.sk === 'SUB');
   const payment = Items.find((item) => item.sk === 'PAYMENT');
+  const receipt = Items.find((item) => item.sk === 'RECEIPT');
   if (!state) return undefined;
   return {
     record: toRecord(state),
-    payment: payment
-      ? withoutKeys<PaymentRecord>(payment)
-      : { transaction_id: null, receipt_data: null, payment_method: 'unknown', last_payment: null },
+    payment: {
+      ...{ transaction_id: null, receipt_data: null, payment_method: 'unknown', last_payment: null },
+      ...(payment && withoutKeys<PaymentRecord>(payment)),
+      ...(receipt && { receipt_data: receiptOf(receipt) }),
+    },
     // The query answers in sort-key order: TRANSFER#<time> sorts the transfers by time.
     transfers: Items.filter((item) => String(item.sk).startsWith('TRANSFER#')).map((item) =>
       withoutKeys<TransferRecord>(item),
@@ -74,58 +78,62 @@ export interface ListResult {
   total: number;
 }
 
+/** A subscription's place in a listing or user index (keys-only entries). */
+interface ListedKey {
+  key: TableKey;
+  list_sk: string;
+}
+
+/**
+ * The newest `wanted` keys of an index partition, older than `after` when given. The cursor's sort
+ * key (`created_at#id`, unique) bounds the key condition, so it positions every partition of a merge.
+ */
+async function queryKeys(
+  indexName: string,
+  pkValue: string,
+  wanted: number,
+  after: ListPosition['after'],
+): Promise<ListedKey[]> {
+  const index = TABLE.indexes[indexName]!;
+  const items = await queryAll(
+    {
+      IndexName: indexName,
+      KeyConditionExpression: after ? '#pk = :pk AND #sk < :after' : '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': index.partitionKey, ...(after ? { '#sk': index.sortKey } : {}) },
+      ExpressionAttributeValues: { ':pk': pkValue, ...(after ? { ':after': after.list_sk } : {}) },
+      ScanIndexForward: false,
+      Limit: MAX_QUERY_LIMIT,
+    },
+    wanted,
+  );
+  return items.map((item) => ({
+    key: { pk: item[TABLE.partitionKey] as string, sk: item[TABLE.sortKey] as string },
+    list_sk: item[index.sortKey] as string,
+  }));
+}
+
 /** Largest Limit we send in one Query (DynamoDB pages at 1 MB anyway). */
 const MAX_QUERY_LIMIT = 1000;
 
-interface QueryPlan {
-  indexName: string;
-  pkValue: string;
-  filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+const newestFirst = (a: ListedKey, b: ListedKey) => (a.list_sk < b.list_sk ? 1 : a.list_sk > b.list_sk ? -1 : 0);
+
+/**
+ * The records of these keys, in their order, read from the table (the indexes hold keys only).
+ * An index trails the table by a moment: a record that no longer matches the filters is left out.
+ */
+async function recordsOf(listed: ListedKey[], filters: ListFilters): Promise<SubscriptionRecord[]> {
+  const items = await batchGetAll(listed.map(({ key }) => key));
+  return items.flatMap((item) => {
+    if (!item) return [];
+    const record = toRecord(item);
+    return matches(record, filters) ? [record] : [];
+  });
 }
 
-function planListQuery(appId: string, filters: ListFilters): QueryPlan {
-  const facets: FacetValues = { status: filters.status, product_id: filters.product_id, platform: filters.platform };
-  if (filters.user_id === undefined) return listPartition(appId, facets);
-  // A user's partition is small (their own subscriptions): the other filters are applied to it.
-  const present = Object.entries(facets).filter(([, value]) => value !== undefined);
-  return {
-    indexName: 'subscriptionsByUser',
-    pkValue: keys.userSubscriptions(appId, filters.user_id),
-    ...(present.length > 0 ? { filter: allEqual(Object.fromEntries(present)) } : {}),
-  };
-}
-
-async function queryIndex(
-  appId: string,
-  plan: QueryPlan,
-  wanted: number,
-  after: ListPosition['after'],
-): Promise<SubscriptionRecord[]> {
-  const index = TABLE.indexes[plan.indexName]!;
-  let startKey: Record<string, unknown> | undefined = after
-    ? { ...keys.subscription(appId, after.id), [index.partitionKey]: plan.pkValue, [index.sortKey]: after.list_sk }
-    : undefined;
-  const items: SubscriptionRecord[] = [];
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: plan.indexName,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': index.partitionKey, ...plan.filter?.names },
-        ExpressionAttributeValues: { ':pk': plan.pkValue, ...plan.filter?.values },
-        ...(plan.filter
-          ? { FilterExpression: plan.filter.expression }
-          : { Limit: Math.min(wanted - items.length, MAX_QUERY_LIMIT) }),
-        ScanIndexForward: false,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []).map(toRecord));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && items.length < wanted);
-  return items.slice(0, wanted);
-}
+const matches = (record: SubscriptionRecord, filters: ListFilters): boolean =>
+  (['user_id', 'status', 'product_id', 'platform'] as const).every(
+    (field) => filters[field] === undefined || record[field] === filters[field],
+  );
 
 /** The list count of these filters, as the aggregator last moved it (it trails writes by the stream's delay). */
 export async function countMatching(appId: string, filters: ListFilters): Promise<number> {
@@ -146,25 +154,39 @@ export async function countMatching(appId: string, filters: ListFilters): Promis
 }
 
 /**
- * Newest first. Without user_id, a page costs one counter read plus the items up to and including
- * the page, whatever the app's size; with a cursor, only the page. With user_id, the user's own
- * subscriptions are read (and counted) in full.
+ * Newest first. Without user_id, a page costs one counter read, the keys up to and including the
+ * page from each partition the listing index has for the filters (one per platform when the platform
+ * is not filtered), and one batch read of the page's items, whatever the app's size; with a cursor,
+ * only the page. With user_id, the user's own subscriptions are read (and counted) in full.
  */
 export async function listSubscriptions(
   appId: string,
   filters: ListFilters,
   position: ListPosition,
 ): Promise<ListResult> {
-  const plan = planListQuery(appId, filters);
-  if (plan.indexName === 'subscriptionsByUser') {
-    const items = await queryIndex(appId, plan, Number.MAX_SAFE_INTEGER, undefined);
+  if (filters.user_id !== undefined) {
+    // A user's partition is small (their own subscriptions): the other filters are applied to its records.
+    const listed = await queryKeys(
+      'subscriptionsOfUser',
+      keys.userSubscriptions(appId, filters.user_id),
+      Number.POSITIVE_INFINITY,
+      undefined,
+    );
+    const items = await recordsOf(listed, filters);
     const startAt = position.after ? items.findIndex((item) => item.id === position.after!.id) + 1 : position.skip;
     return { items: items.slice(startAt, startAt + position.limit), total: items.length };
   }
   const wanted = position.after ? position.limit : position.skip + position.limit;
-  const [items, total] = await Promise.all([
-    queryIndex(appId, plan, wanted, position.after),
+  const { indexName, pkValues } = listPartitions(appId, {
+    status: filters.status,
+    product_id: filters.product_id,
+    platform: filters.platform,
+  });
+  const [partitions, total] = await Promise.all([
+    Promise.all(pkValues.map((pkValue) => queryKeys(indexName, pkValue, wanted, position.after))),
     countMatching(appId, filters),
   ]);
-  return { items: position.after ? items : items.slice(position.skip), total };
+  const listed = partitions.flat().sort(newestFirst).slice(0, wanted);
+  const page = position.after ? listed : listed.slice(position.skip);
+  return { items: await recordsOf(page, filters), total };
 }

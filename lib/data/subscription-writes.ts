@@ -22,7 +22,13 @@ import {
   transferItems,
 } from './purchase-ownership.js';
 import { revenueChange } from './revenue-counters.js';
-import { type PaymentRecord, paymentItem, type SubscriptionRecord, subscriptionItem } from './subscription-items.js';
+import {
+  type PaymentRecord,
+  paymentItem,
+  receiptItem,
+  type SubscriptionRecord,
+  subscriptionItem,
+} from './subscription-items.js';
 import { transactWrite } from './transactions.js';
 import { cancellationReasonsOf } from './unavailable.js';
 import { updateExpression } from './update-expression.js';
@@ -74,6 +80,9 @@ export async function insertSubscription(
       },
     },
     { Put: { TableName: tableName, Item: paymentItem(record, payment) } },
+    ...(payment.receipt_data
+      ? [{ Put: { TableName: tableName, Item: receiptItem(record, payment.receipt_data) } }]
+      : []),
     ...(transactionItem ? [transactionItem] : []),
     ...(ownerItem ? [ownerItem] : []),
     ...(options.statusChange
@@ -127,6 +136,7 @@ export async function bulkInsertSubscriptions(
         ),
       ),
       putRequest(paymentItem(record, payment)),
+      ...(payment.receipt_data ? [putRequest(receiptItem(record, payment.receipt_data))] : []),
     ]),
   );
 }
@@ -204,15 +214,19 @@ export async function saveSubscriptionState(
     ...(transactionItem ? [transactionItem] : []),
     ...(ownerItem ? [ownerItem] : []),
   ];
-  if (options.payment && Object.keys(options.payment).length > 0) {
+  const { receipt_data: receipt, ...paymentFields } = options.payment ?? {};
+  if (Object.keys(paymentFields).length > 0) {
     items.push({
       Update: {
         TableName: tableName,
         Key: keys.subscriptionPayment(current.app_id, current.id),
-        ...updateExpression({ set: options.payment }),
+        ...updateExpression({ set: paymentFields }),
       },
     });
   }
+  if (receipt) items.push({ Put: { TableName: tableName, Item: receiptItem(current, receipt) } });
+  else if (receipt === null)
+    items.push({ Delete: { TableName: tableName, Key: keys.subscriptionReceipt(current.app_id, current.id) } });
   if (outbox) {
     items.push({ Put: { TableName: tableName, Item: outbox, ConditionExpression: 'attribute_not_exists(pk)' } });
   }

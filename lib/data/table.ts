@@ -5,13 +5,21 @@
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 
-/** Filters of GET /v1/subscriptions that are served by a dedicated index each (every combination). */
+/** Filters of GET /v1/subscriptions that have a counter for each combination (list-counters.ts). */
 export const LIST_FACETS = ['status', 'product_id', 'platform'] as const;
 export type ListFacet = (typeof LIST_FACETS)[number];
+
+/**
+ * What an index entry holds besides its keys: KEYS_ONLY (the table's and the index's keys), a few
+ * more attributes (INCLUDE), or the whole item (ALL). An entry is rewritten only when its keys or
+ * projected attributes change, at 1 write unit per started KB.
+ */
+export type Projection = 'ALL' | 'KEYS_ONLY' | readonly string[];
 
 export interface IndexDefinition {
   partitionKey: string;
   sortKey: string;
+  projection: Projection;
 }
 
 /** Every subset of LIST_FACETS, in LIST_FACETS order; [] is the unfiltered list. */
@@ -23,18 +31,37 @@ export function facetCombinations(): ListFacet[][] {
   return combos;
 }
 
-/** Name of the index that lists an app's subscriptions filtered by exactly these facets. */
+/**
+ * The facets the listing indexes are keyed by: every combination of status and product_id, each
+ * with the platform. A list without a platform filter reads each platform's partition (a few fixed
+ * values) and merges them newest first, so four indexes serve the eight filter combinations and a
+ * status change rewrites two of them (docs/decisions/keys-only-indexes.md).
+ */
+export const LISTING_FACET_SETS: readonly (readonly ListFacet[])[] = [
+  ['platform'],
+  ['status', 'platform'],
+  ['product_id', 'platform'],
+  ['status', 'product_id', 'platform'],
+];
+
+const FACET_ABBREVIATIONS: Record<ListFacet, string> = { status: 'st', product_id: 'pr', platform: 'pl' };
+
+/** Name of the listing index keyed by exactly these facets (one of LISTING_FACET_SETS). */
 export function listIndexName(facets: readonly ListFacet[]): string {
-  return facets.length === 0 ? 'subscriptionsByApp' : `subscriptionsBy_${facets.join('_')}`;
+  return `listBy_${facets.join('_')}`;
 }
 
-/** Newest-first sort key shared by every listing index: `${created_at}#${id}`. */
+/** Its partition key attribute: short, since every subscription item carries one per listing index. */
+const listPartitionAttribute = (facets: readonly ListFacet[]): string =>
+  `l_${facets.map((facet) => FACET_ABBREVIATIONS[facet]).join('_')}`;
+
+/** Newest-first sort key shared by the listing indexes and the user index: `${created_at}#${id}`. */
 export const LIST_SORT_KEY = 'list_sk';
 
 const listIndexes = Object.fromEntries(
-  facetCombinations().map((facets) => [
+  LISTING_FACET_SETS.map((facets) => [
     listIndexName(facets),
-    { partitionKey: `${listIndexName(facets)}_pk`, sortKey: LIST_SORT_KEY },
+    { partitionKey: listPartitionAttribute(facets), sortKey: LIST_SORT_KEY, projection: 'KEYS_ONLY' },
   ]),
 );
 
@@ -45,13 +72,16 @@ export const TABLE = {
   ttlAttribute: 'ttl',
   stream: 'NEW_AND_OLD_IMAGES',
   indexes: {
-    /** A user's subscriptions in an app, newest first (user_id filter; segments; receipts). */
-    subscriptionsByUser: { partitionKey: 'user_pk', sortKey: LIST_SORT_KEY },
-    /** Sparse: work the clock makes due (expiries, pause ends, webhook retries), by kind and day. */
-    dueByDay: { partitionKey: 'due_pk', sortKey: 'due_sk' },
+    /** A user's subscriptions in an app, newest first (user_id filter; segments; receipts); keys only. */
+    subscriptionsOfUser: { partitionKey: 'user_pk', sortKey: LIST_SORT_KEY, projection: 'KEYS_ONLY' },
+    /**
+     * Sparse: work the clock makes due (expiries, pause ends, webhook retries), by kind and day,
+     * with the ids the jobs read the item by (these never change: an entry moves only with its due time).
+     */
+    workDueByDay: { partitionKey: 'due_pk', sortKey: 'due_sk', projection: ['app_id', 'id', 'event_id'] },
     /** Webhook deliveries of an app, newest first (`admin webhooks deliveries`). */
-    deliveriesByApp: { partitionKey: 'deliveries_pk', sortKey: 'deliveries_sk' },
-    /** The 8 listing indexes: unfiltered and every combination of status/product_id/platform. */
+    deliveriesByApp: { partitionKey: 'deliveries_pk', sortKey: 'deliveries_sk', projection: 'ALL' },
+    /** The 4 listing indexes (LISTING_FACET_SETS), keys only: a page is read from the table by key. */
     ...listIndexes,
   } as Record<string, IndexDefinition>,
 } as const;
@@ -75,7 +105,16 @@ export function withoutKeys<T>(item: Record<string, unknown>): T {
   return Object.fromEntries(Object.entries(item).filter(([name]) => !STORAGE_ATTRIBUTES.has(name))) as T;
 }
 
-/** CreateTable input for DynamoDB Local (on-demand billing, ALL projections, stream on). */
+/** An index's projection as CreateTable and CloudFormation spell it. */
+export function projectionOf(index: IndexDefinition): {
+  ProjectionType: 'ALL' | 'KEYS_ONLY' | 'INCLUDE';
+  NonKeyAttributes?: string[];
+} {
+  if (typeof index.projection === 'string') return { ProjectionType: index.projection };
+  return { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection] };
+}
+
+/** CreateTable input for DynamoDB Local (on-demand billing, the indexes' projections, stream on). */
 export function createTableInput(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
@@ -91,7 +130,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
         { AttributeName: index.partitionKey, KeyType: 'HASH' },
         { AttributeName: index.sortKey, KeyType: 'RANGE' },
       ],
-      Projection: { ProjectionType: 'ALL' },
+      Projection: projectionOf(index),
     })),
     StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE.stream },
   };

@@ -1,5 +1,5 @@
 /**
- * Runs a job over the work the clock has made due (one kind of the dueByDay index), day by day
+ * Runs a job over the work the clock has made due (one kind of the workDueByDay index), day by day
  * from the checkpoint, and moves the checkpoint past every earlier day it finished without error.
  */
 

@@ -1,7 +1,7 @@
 /**
  * Delivery of events to each app's webhook endpoint (of the kinds its filter names, or all):
  * Standard Webhooks signatures, a 15 s timeout per attempt, retries on a schedule of at least 24
- * hours (the dueByDay index holds the next try), 410 Gone disabling the endpoint, and a
+ * hours (the workDueByDay index holds the next try), 410 Gone disabling the endpoint, and a
  * dead-letter queue once retries are exhausted. Every attempt is recorded on the delivery.
  */
 import { request as httpRequest } from 'node:http';

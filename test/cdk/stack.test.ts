@@ -12,7 +12,7 @@ vi.hoisted(() => {
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
 import { rateLimitVariable } from '../../lib/core/config.js';
 import { ERRORS } from '../../lib/core/errors.js';
-import { TABLE } from '../../lib/data/table.js';
+import { projectionOf, TABLE } from '../../lib/data/table.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { AGGREGATED_STREAM_FILTER } from '../../lib/events/aggregator.js';
 import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
@@ -332,7 +332,7 @@ describe('the CDK stack', () => {
     const indexes = table.Properties.GlobalSecondaryIndexes as {
       IndexName: string;
       KeySchema: { AttributeName: string }[];
-      Projection: { ProjectionType: string };
+      Projection: { ProjectionType: string; NonKeyAttributes?: string[] };
     }[];
     expect(indexes.map((i) => i.IndexName).sort()).toEqual(Object.keys(TABLE.indexes).sort());
     for (const index of indexes) {
@@ -340,8 +340,12 @@ describe('the CDK stack', () => {
         TABLE.indexes[index.IndexName]!.partitionKey,
         TABLE.indexes[index.IndexName]!.sortKey,
       ]);
-      expect(index.Projection.ProjectionType).toBe('ALL');
+      expect(index.Projection).toEqual(projectionOf(TABLE.indexes[index.IndexName]!));
     }
+    // Only the webhook deliveries' index copies whole items: a subscription write rewrites key-only entries.
+    expect(indexes.filter((i) => i.Projection.ProjectionType === 'ALL').map((i) => i.IndexName)).toEqual([
+      'deliveriesByApp',
+    ]);
   });
 
   it('keeps the table when the stack is deleted', () => {

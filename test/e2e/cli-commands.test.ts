@@ -14,6 +14,11 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `cli-commands-e2e-${process.pid}`;
 });
 
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from '../../lib/data/client.js';
+import { keys } from '../../lib/data/keys.js';
+import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
+import { getSubscription, listSubscriptions } from '../../lib/data/subscription-queries.js';
 import { EVENT_KINDS } from '../../lib/events/schemas.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { getAppWithStoreSettings } from '../../lib/stores/settings.js';
@@ -21,6 +26,7 @@ import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
 import { contractFetch } from '../support/contract.js';
 import { createOwnTable } from '../support/own-table.js';
 import { admin, type RunResult } from '../support/processes.js';
+import { buildSubscription } from '../support/subscriptions.js';
 import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
 /** What the commands before it printed, for the commands that name earlier results. */
@@ -352,6 +358,52 @@ const CASES: Case[] = [
     args: (ctx) => ['webhooks', 'redeliver', '--event', ctx.eventId!],
     prints: ['event_id', 'status', 'attempts', 'next_attempt_at', 'last_status_code', 'last_error'],
     then: (output, ctx) => expect(output.event_id).toBe(ctx.eventId),
+  },
+  {
+    command: 'subscriptions rewrite',
+    // A subscription as an earlier version stored it: whole-item index keys, nulls, the receipt in PAYMENT.
+    args: async (ctx) => {
+      const record = buildSubscription(appOf(ctx), { user_id: 'legacy-user' });
+      const current: Record<string, unknown> = subscriptionItem(record);
+      const keysAndFields = Object.fromEntries(Object.entries(current).filter(([name]) => !name.startsWith('l_')));
+      await ddb.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...keysAndFields, ...record, subscriptionsBy_status_pk: `${record.app_id}#status=active` },
+        }),
+      );
+      const payment = { ...keys.subscriptionPayment(record.app_id, record.id), type: 'subscription_payment' };
+      await ddb.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...payment,
+            transaction_id: null,
+            receipt_data: 'bGVnYWN5',
+            payment_method: 'api',
+            last_payment: null,
+          },
+        }),
+      );
+      ctx.legacy = record;
+      return ['subscriptions', 'rewrite'];
+    },
+    prints: ['examined', 'rewritten'],
+    then: async (output, ctx) => {
+      const legacy = ctx.legacy as SubscriptionRecord;
+      expect(output.rewritten).toBeGreaterThanOrEqual(2);
+      const { items } = await listSubscriptions(
+        legacy.app_id,
+        { status: 'active', platform: 'ios' },
+        { skip: 0, limit: 100 },
+      );
+      expect(items.map((item) => item.id)).toContain(legacy.id);
+      const stored = await getSubscription(legacy.app_id, legacy.id);
+      expect(stored?.record).toEqual(legacy);
+      expect(stored?.payment.receipt_data).toBe('bGVnYWN5');
+      const again = json(await admin('subscriptions', 'rewrite', '--json'));
+      expect(again).toEqual({ examined: again.examined, rewritten: 0 });
+    },
   },
 ];
 

@@ -12,7 +12,7 @@ const base = Date.now();
 const ago = (ms: number) => new Date(base - ms).toISOString();
 const ahead = (ms: number) => new Date(base + ms).toISOString();
 
-describe('expiry sweeper (dueByDay index, DynamoDB Local)', () => {
+describe('expiry sweeper (workDueByDay index, DynamoDB Local)', () => {
   let appId: string;
   beforeAll(async () => {
     ({ appId } = await createTestApp());

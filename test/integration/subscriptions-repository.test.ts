@@ -1,5 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { itemSize } from '../../bench/support/item-size.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import { getTransactionBinding, lookUpPurchase, type PurchaseOwner } from '../../lib/data/purchase-ownership.js';
@@ -42,6 +44,49 @@ describe('subscription repository (DynamoDB Local)', () => {
     expect(found?.record).toEqual(sub);
     expect(found?.payment).toEqual(payment('txn-a'));
     expect(found?.transfers).toEqual([]);
+  });
+
+  it('stores a subscription without the fields at their default and reads them back, under 1 KB', async () => {
+    const sub = record(appId, { store: 'app_store', original_transaction_id: '2000000123456789' });
+    await insertSubscription(sub, payment());
+    const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.subscription(appId, sub.id) }));
+    for (const absent of ['cancelled_at', 'paused_at', 'cancel_at_period_end', 'trial_expires_at', 'environment'])
+      expect(Item).not.toHaveProperty(absent);
+    expect(itemSize(marshall(Item!))).toBeLessThan(1024);
+    expect((await getSubscription(appId, sub.id))?.record).toEqual(sub);
+  });
+
+  it('a listed key whose item no longer matches the filters (an index trails its table) is left out', async () => {
+    const { appId: app } = await createTestApp([]);
+    const [kept, moved] = [record(app), record(app)];
+    for (const sub of [kept, moved]) await insertSubscription(sub, payment());
+    // The item as the index would still see it for a moment after a change: keys say active, the item cancelled.
+    const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.subscription(app, moved.id) }));
+    await ddb.send(new PutCommand({ TableName: tableName, Item: { ...Item, status: 'cancelled' } }));
+    const { items } = await listSubscriptions(app, { status: 'active' }, page);
+    expect(items.map((item) => item.id)).toEqual([kept.id]);
+  });
+
+  it('keeps the receipt in its own deflated item, which a payment update leaves alone', async () => {
+    const receipt = `eyJhbGciOiJFUzI1NiJ9.${'e30'.repeat(600)}.c2ln`;
+    const sub = record(appId);
+    await insertSubscription(sub, { ...payment('txn-r1'), receipt_data: receipt });
+    const stored = async (key: { pk: string; sk: string }) =>
+      (await ddb.send(new GetCommand({ TableName: tableName, Key: key }))).Item;
+    expect(await stored(keys.subscriptionPayment(appId, sub.id))).not.toHaveProperty('receipt_data');
+    const receiptItem = await stored(keys.subscriptionReceipt(appId, sub.id));
+    expect(itemSize(marshall(receiptItem!))).toBeLessThan(receipt.length / 2);
+    const saved = await saveSubscriptionState(sub, sub, new Date(), {
+      statusChange: null,
+      payment: { transaction_id: 'txn-r2', last_payment: '2026-01-01T00:00:00.000Z' },
+    });
+    expect(saved.saved).toBe(true);
+    expect(await stored(keys.subscriptionReceipt(appId, sub.id))).toEqual(receiptItem);
+    expect((await getSubscription(appId, sub.id))?.payment).toEqual({
+      ...payment('txn-r2'),
+      receipt_data: receipt,
+      last_payment: '2026-01-01T00:00:00.000Z',
+    });
   });
 
   it('a subscription of one app is invisible under another app id', async () => {

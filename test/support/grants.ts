@@ -27,6 +27,8 @@ const VERIFY = { table: [...AUTH, 'BatchGetItem', 'PutItem'], storeSecrets: true
 const REPORT = { table: [...AUTH, 'PutItem'] } as const;
 /** A read of the app's data by key or partition. */
 const READ = { table: [...AUTH, 'Query'] } as const;
+/** Lists query keys-only indexes, then read the page's items by key. */
+const LIST = { table: [...AUTH, 'Query', 'BatchGetItem'] } as const;
 
 /**
  * A store notification: no key, so no AUTH. The app with its store settings and the purchase's
@@ -37,7 +39,7 @@ const NOTIFY = { table: ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'] } a
 
 /** By route name (lib/routes.ts `name`); the routes of one function (V1 and V2 paths) must agree. */
 export const ROUTE_GRANTS: Record<string, Grants> = {
-  ListSubscriptions: READ,
+  ListSubscriptions: LIST,
   CreateSubscription: { table: [...AUTH, 'PutItem'] },
   VerifyPurchase: VERIFY,
   RevenueStatistics: READ,
@@ -68,8 +70,8 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   SetCustomProperties: REPORT,
   ReportAttribution: REPORT,
   ReportSearchAds: REPORT,
-  SegmentInfo: READ,
-  AdsInfo: READ,
+  SegmentInfo: LIST,
+  AdsInfo: LIST,
   AppStoreNotification: NOTIFY,
   // Google's push says only that a purchase changed: the handler reads it from Google with the app's credentials.
   GooglePlayNotification: { ...NOTIFY, storeSecrets: true },

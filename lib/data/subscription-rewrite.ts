@@ -1,0 +1,80 @@
+/**
+ * Brings every stored subscription to the current item shape after an upgrade that changed it: the
+ * SUB item's index keys (new indexes are backfilled only from items that carry their key
+ * attributes) and a receipt still inside the PAYMENT item. Each SUB item is put back through
+ * subscriptionItem, conditioned on the version it was read at: one that a live write changed in the
+ * meantime already has the current shape. Safe to run again; it changes nothing the second time.
+ */
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, isConditionFailure, tableName } from './client.js';
+import { keys } from './keys.js';
+import { receiptItem, subscriptionItem, toRecord } from './subscription-items.js';
+import { writeTogether } from './subscription-writes.js';
+
+export interface RewriteResult {
+  /** SUB and PAYMENT items read. */
+  examined: number;
+  /** Items written in the current shape. */
+  rewritten: number;
+}
+
+const sameShape = (stored: Record<string, unknown>, current: Record<string, unknown>): boolean =>
+  JSON.stringify(Object.entries(stored).sort()) === JSON.stringify(Object.entries(current).sort());
+
+export async function rewriteSubscriptions(): Promise<RewriteResult> {
+  const result: RewriteResult = { examined: 0, rewritten: 0 };
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'begins_with(pk, :sub) AND sk IN (:state, :payment)',
+        ExpressionAttributeValues: { ':sub': 'SUB#', ':state': 'SUB', ':payment': 'PAYMENT' },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      result.examined += 1;
+      if (await rewrite(item)) result.rewritten += 1;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return result;
+}
+
+async function rewrite(item: Record<string, unknown>): Promise<boolean> {
+  if (item.sk === 'SUB') {
+    const current = subscriptionItem(toRecord(item));
+    if (sameShape(item, current)) return false;
+    try {
+      await ddb.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: current,
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': item.version },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+  if (typeof item.receipt_data !== 'string') return false;
+  const [appId, subscriptionId] = String(item.pk).split('#').slice(1);
+  const subscription = { app_id: appId!, id: subscriptionId! };
+  const refused = await writeTogether([
+    { Put: { TableName: tableName, Item: receiptItem(subscription, item.receipt_data) } },
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.subscriptionPayment(appId!, subscriptionId!),
+        UpdateExpression: 'REMOVE receipt_data',
+        ConditionExpression: 'receipt_data = :receipt',
+        ExpressionAttributeValues: { ':receipt': item.receipt_data },
+      },
+    },
+  ]);
+  return refused === undefined;
+}
