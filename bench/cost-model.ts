@@ -21,7 +21,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
+import type { DynamoDBRecord, DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
 import type { Route } from '../lib/routes.js';
 import { trustStandInAppleRoot } from './support/apple-stand-in-root.js';
 import type { RecordedCommand } from './support/commands.js';
@@ -77,6 +77,8 @@ function subscriptionWriteBudgets(
   ];
 }
 
+/** Subscription writes the aggregator's cost is measured on (the last ones the measured requests made). */
+const AGGREGATED_WRITES = 40;
 /** Measured invocations per handler for the duration (the first, capacity-measured one, is extra). */
 const RUNS = 7;
 /** Events per request of the event batch endpoint (as in the throughput benchmark). */
@@ -414,6 +416,29 @@ try {
     `per status change: publisher ${perNotification.publisher_ms} ms, deliverer ${perNotification.deliverer_ms} ms and ${deliveryCapacity.read} RRU / ${deliveryCapacity.write} WRU, 1 EventBridge event`,
   );
 
+  // What the aggregator writes per subscription write it counts (the list counts, the revenue
+  // counters): alone in its stream batch, as at an app with one change a second, and batched.
+  const { readTableStream } = await import('../test/support/table-stream.js');
+  const { aggregateRecords, contributionsOf, isSubscriptionRecord } = await import('../lib/events/aggregator.js');
+  const subscriptionWrites: DynamoDBRecord[] = [];
+  await readTableStream((_shard, records) => {
+    subscriptionWrites.push(...(records as unknown as DynamoDBRecord[]).filter(isSubscriptionRecord));
+  });
+  const counted = subscriptionWrites.filter((record) => contributionsOf(record).length > 0).slice(-AGGREGATED_WRITES);
+  const alone = await measureCapacity(async () => {
+    for (const record of counted) await aggregateRecords('cost-model-alone', [record]);
+  });
+  const batched = await measureCapacity(() => aggregateRecords('cost-model-batched', counted));
+  const aggregator = {
+    writes: counted.length,
+    write_units_per_write_alone: round(alone.write / counted.length, 2),
+    write_units_per_write_batched: round(batched.write / counted.length, 2),
+  };
+  console.log(
+    `aggregator, per counted subscription write: ${aggregator.write_units_per_write_alone} WRU alone in its batch, ` +
+      `${aggregator.write_units_per_write_batched} WRU in a batch of ${counted.length}`,
+  );
+
   const rows = measured.map((figures) => {
     const usd = {
       api_gateway: PRICES.apiGatewayRestRequest.usd,
@@ -449,6 +474,7 @@ try {
       runs_per_handler: RUNS,
       event_batch: EVENT_BATCH,
       per_status_change: { ...perNotification, usd: round(perNotification.usd * 1e6, 3) },
+      aggregator,
       process_rss_mb: round(process.memoryUsage().rss / 1_048_576, 0),
       excluded: EXCLUDED,
       endpoints: rows,

@@ -298,6 +298,16 @@ Prices live in one module, \`bench/support/prices.ts\`.`,
           `${num(f.per_status_change.deliverer_read_units)} RRU, ${num(f.per_status_change.deliverer_write_units)} WRU). ` +
           `The benchmark process peaked at ${num(f.process_rss_mb)} MB RSS.`,
         '',
+        ...(f.aggregator
+          ? [
+              `The aggregator (list counts and revenue counters, from the table's stream) adds, per subscription write ` +
+                `it counts, ${num(f.aggregator.write_units_per_write_alone)} WRU when the write is alone in its stream ` +
+                `batch (an app with about one change a second) and ${num(f.aggregator.write_units_per_write_batched)} WRU ` +
+                `in a batch of ${num(f.aggregator.writes)} (one write per counter item per batch); the table above does ` +
+                'not include it.',
+            ]
+          : []),
+        '',
         `**Not included**: ${f.excluded.join('; ')}.`,
         '',
         'Prices:',
