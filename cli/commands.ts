@@ -20,6 +20,7 @@ import {
   setUserTokenRequired,
   UserTokenSecretExists,
 } from '../lib/data/apps.js';
+import { rebuildListCounts } from '../lib/data/count-rebuild.js';
 import type { ApiKeyKind } from '../lib/data/keys.js';
 import { getProduct, putProducts } from '../lib/data/products.js';
 import { getPurchaseOwner, getTransactionBinding } from '../lib/data/purchase-ownership.js';
@@ -777,6 +778,24 @@ const COMMANDS: Record<string, Command> = {
                     `${d.event_id}  ${d.status.padEnd(17)} attempts ${String(d.attempts).padStart(2)}  ${d.change.padEnd(28)} ${d.next_attempt_at ? `next ${d.next_attempt_at}` : ''}${d.last_error ? `  (${d.last_error})` : d.last_status_code ? `  (HTTP ${d.last_status_code})` : ''}`,
                 )
                 .join('\n'),
+      };
+    },
+  },
+  'counts rebuild': {
+    usage: 'counts rebuild [--app ID]',
+    options: { app: { type: 'string' } },
+    async run(values) {
+      const appId = values.app === undefined ? undefined : await requireApp(values);
+      // One line per app on stderr while it runs: a whole table takes a while.
+      const apps = await rebuildListCounts(appId, (app) =>
+        console.error(`${app.app_id}: ${app.subscriptions} subscription(s), ${app.corrected} count(s) corrected`),
+      );
+      return {
+        json: { apps },
+        text:
+          apps.length === 0
+            ? 'No subscriptions: nothing to count.'
+            : `Recounted ${apps.length} app(s): ${apps.reduce((sum, a) => sum + a.corrected, 0)} count(s) corrected.`,
       };
     },
   },

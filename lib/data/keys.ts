@@ -161,6 +161,9 @@ export function listPartitions(appId: string, values: FacetValues): { indexName:
 export const listPartitionValue = (appId: string, facets: readonly ListFacet[], values: FacetValues): string =>
   [appId, ...facets.map((facet) => values[facet])].join('#');
 
+/** The partition of an app's list count items. */
+export const listCountsPartition = (appId: string): string => `COUNT#${appId}`;
+
 /**
  * Where the count of subscriptions matching these filter values (absent facets match any) is kept:
  * one item per product (and one for any product) holds the counts of every status and platform
@@ -168,7 +171,7 @@ export const listPartitionValue = (appId: string, facets: readonly ListFacet[], 
  */
 export function listCountCell(appId: string, values: FacetValues): { key: TableKey; attribute: string } {
   return {
-    key: { pk: `COUNT#${appId}`, sk: `LIST#${values.product_id ?? ANY}` },
+    key: { pk: listCountsPartition(appId), sk: `LIST#${values.product_id ?? ANY}` },
     attribute: `count#${values.status ?? ANY}#${values.platform ?? ANY}`,
   };
 }

@@ -86,7 +86,7 @@ describe('documentation', () => {
 
   it('every operator command the docs name is one the CLI has', async () => {
     const help = await admin('help', '--json');
-    const commands = (JSON.parse(help.stdout).commands as string[]).map((usage) => usage.split(' --')[0]!.trim());
+    const commands = (JSON.parse(help.stdout).commands as string[]).map((usage) => usage.split(/ \[?--/)[0]!.trim());
     const unknown = new Set<string>();
     let named = 0;
     for (const page of PAGES) {
