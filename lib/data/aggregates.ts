@@ -91,8 +91,8 @@ async function applyToItem(shardId: string, key: TableKey, entries: Entry[], now
     values: { ':first': pending[0]!.sequence } as Record<string, unknown>,
   };
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    // Amounts that cancel out are still counted: the marker moves, so neither comes again alone.
     const add = sum(pending);
-    if (Object.keys(add).length === 0) return false;
     try {
       const { Attributes } = await ddb.send(
         new UpdateCommand({
@@ -100,7 +100,7 @@ async function applyToItem(shardId: string, key: TableKey, entries: Entry[], now
           Key: key,
           ...updateExpression({
             set: { ...pending[0]!.set, [marker]: markerValue(pending.at(-1)!.sequence, now) },
-            add,
+            ...(Object.keys(add).length > 0 ? { add } : {}),
             condition,
           }),
           ReturnValues: 'ALL_NEW',

@@ -123,6 +123,15 @@ describe('the aggregator applies each stream record once', () => {
     expect(await totals(appId)).toEqual(AFTER_STORY);
   });
 
+  it('amounts that cancel out in a batch still mark their records counted: one of them again adds nothing', async () => {
+    const appId = newApp();
+    const sub = buildSubscription(appId);
+    const [created, deleted] = [record(undefined, sub), record(sub, undefined)];
+    await aggregateRecords('shard-a', [created!, deleted!]);
+    await aggregateRecords('shard-a', [deleted!]);
+    expect(await totals(appId)).toEqual({ all: 0, active: 0, cancelled: 0, activeIos: 0 });
+  });
+
   it('records of different shards count independently', async () => {
     const appId = newApp();
     const [first, ...rest] = story(appId);
