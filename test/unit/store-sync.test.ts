@@ -407,6 +407,8 @@ describe('store facts, access and environments', () => {
     expect(grantsAccess(storeState(), NOW)).toBe(true);
     expect(grantsAccess(storeState({ expires_at: at(-HOUR) }), NOW)).toBe(false);
     expect(grantsAccess(storeState({ revoked: true }), NOW)).toBe(false);
+    // A period that ends this very moment grants nothing more.
+    expect(grantsAccess(storeState({ expires_at: NOW.toISOString() }), NOW)).toBe(false);
     const grace = {
       auto_renew: true,
       renewal_product_id: null,
@@ -475,6 +477,30 @@ describe('which subscription a store state is about (decideStoreState)', () => {
       storeState({ original_transaction_id: 'o2', expires_at: at(-HOUR) }),
       stored({ owned: undefined, linkedOwned: { user_id: 'u1', subscription_id: 'sub_1' } }),
       { kind: 'keep', reason: 'the purchase grants no access' },
+    ],
+    [
+      'a replacing purchase of a product not in the catalogue: kept on it, naming the product',
+      storeState({ original_transaction_id: 'o2' }),
+      stored({ owned: undefined, product: undefined, linkedOwned: { user_id: 'u1', subscription_id: 'sub_1' } }),
+      { kind: 'keep', reason: "product premium_monthly is not in this app's catalogue" },
+    ],
+    [
+      "a replacing purchase in a free trial: the catalogue's price, not the trial's",
+      storeState({ original_transaction_id: 'o2', trial: true, price: 0 }),
+      stored({ owned: undefined, linkedOwned: { user_id: 'u1', subscription_id: 'sub_1' } }),
+      { kind: 'insert', userId: 'u1', productId: 'premium_monthly', price: 9.99, currency: 'USD' },
+    ],
+    [
+      "a replacing purchase without a price: the catalogue's",
+      storeState({ original_transaction_id: 'o2', price: null }),
+      stored({ owned: undefined, linkedOwned: { user_id: 'u1', subscription_id: 'sub_1' } }),
+      { kind: 'insert', userId: 'u1', productId: 'premium_monthly', price: 9.99, currency: 'USD' },
+    ],
+    [
+      "a replacing purchase without a currency: the catalogue's price and currency",
+      storeState({ original_transaction_id: 'o2', currency: null }),
+      stored({ owned: undefined, linkedOwned: { user_id: 'u1', subscription_id: 'sub_1' } }),
+      { kind: 'insert', userId: 'u1', productId: 'premium_monthly', price: 9.99, currency: 'USD' },
     ],
     [
       'nobody owns the purchase: kept on it',
@@ -552,6 +578,9 @@ describe('record fields and events of a store-driven change', () => {
     });
     expect(storeRecordPatch(record, storeState({ price: null, currency: null }), true)).toEqual({});
     expect(storeRecordPatch(record, storeState({ trial: true, price: 0 }), true)).toEqual({});
+    // Only what differs from the record.
+    expect(storeRecordPatch(record, storeState({ price: 9.99, currency: 'EUR' }), true)).toEqual({ currency: 'EUR' });
+    expect(storeRecordPatch(record, storeState({ price: 4.99, currency: 'USD' }), true)).toEqual({ price: 4.99 });
   });
 
   const side = (overrides: Partial<Parameters<typeof storeEventsOf>[0]> = {}) => ({
@@ -578,6 +607,12 @@ describe('record fields and events of a store-driven change', () => {
         refundReversed: false,
       }),
     ).toEqual(['renewed', 'product_changed']);
+  });
+
+  it('renewal turned off or on while paused, or as a subscription pauses, is announced', () => {
+    const paused = side({ status: 'paused' });
+    expect(storeEventsOf(paused, side({ status: 'paused', auto_renew: false }), none)).toEqual(['auto_renew_changed']);
+    expect(storeEventsOf(side(), side({ status: 'paused', auto_renew: false }), none)).toEqual(['auto_renew_changed']);
   });
 
   it('an end turns renewal off without an auto_renew_changed; a continuing billing issue is not announced again', () => {
