@@ -4,7 +4,9 @@
  * item takes one write per stream batch instead of one per change.
  *
  * Exactly once: the stream delivers each record at least once, in order per shard the first time,
- * and a retried batch may start or end elsewhere. So each counter item records, per stream shard,
+ * and a retried batch may start or end elsewhere. Every reader (Lambda's event source, the local
+ * pollers, the tests' settleCounters) reads a shard in order from its start or from where it got
+ * itself, so when a record is first applied every earlier record of its shard has been. So each counter item records, per stream shard,
  * the sequence number of the last record it has counted (`applied#<shard>`). A batch adds only
  * records after it: the update is conditioned on the marker being before the batch's first record;
  * when it is not (a retry, or a second reader of the same shard), the item is read and only the
