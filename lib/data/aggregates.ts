@@ -87,11 +87,12 @@ async function removeStaleMarkers(key: TableKey, item: Record<string, unknown>, 
 async function applyToItem(shardId: string, key: TableKey, entries: Entry[], now: Date): Promise<boolean> {
   const marker = `${MARKER_PREFIX}${shardId}`;
   let pending = entries;
-  let condition = {
+  const before = (first: string) => ({
     expression: 'attribute_not_exists(#marker) OR #marker < :first',
     names: { '#marker': marker },
-    values: { ':first': pending[0]!.sequence } as Record<string, unknown>,
-  };
+    values: { ':first': first } as Record<string, unknown>,
+  });
+  let condition = before(pending[0]!.sequence);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     // Amounts that cancel out are still counted: the marker moves, so neither comes again alone.
     const add = sum(pending);
@@ -115,7 +116,11 @@ async function applyToItem(shardId: string, key: TableKey, entries: Entry[], now
     }
     const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
     const stored = Item?.[marker] as string | undefined;
-    if (stored === undefined) continue; // removed meanwhile: the first condition holds again
+    if (stored === undefined) {
+      // The item went away meanwhile (only other shards' markers are ever removed): start over.
+      condition = before(pending[0]!.sequence);
+      continue;
+    }
     const counted = markerSequence(stored);
     pending = pending.filter((entry) => entry.sequence > counted);
     if (pending.length === 0) return false;
