@@ -34,7 +34,7 @@
  */
 
 import { parseArgs } from 'node:util';
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SubscriptionRecord } from '../lib/data/subscription-items.js';
 import type { RevenueDelta } from '../lib/domain/revenue.js';
 import { type RecordedOperation, startConflictProxy } from '../test/support/dynamodb-conflict-proxy.js';
@@ -122,7 +122,8 @@ try {
   const { countCells } = await import('../lib/data/list-counters.js');
   const { dynamodb } = await import('../lib/data/client.js');
   const { AGGREGATOR, startStreamPoller } = await import('../local/stream-poller.js');
-  const { facetValuesOf, toRecord } = await import('../lib/data/subscription-items.js');
+  const { facetValuesOf } = await import('../lib/data/subscription-items.js');
+  const { scanSubscriptions: scanAppSubscriptions } = await import('../lib/data/subscription-queries.js');
   const { getApp } = await import('../lib/data/apps.js');
   const { revenueDelta } = await import('../lib/domain/revenue.js');
   const { countsAsRevenue } = await import('../lib/domain/store-sync.js');
@@ -143,23 +144,7 @@ try {
   /** Every subscription of the app, read consistently from the table itself (not an index). */
   async function scanSubscriptions(): Promise<Map<string, SubscriptionRecord>> {
     const records = new Map<string, SubscriptionRecord>();
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await ddb.send(
-        new ScanCommand({
-          TableName: tableName,
-          ConsistentRead: true,
-          FilterExpression: 'begins_with(pk, :prefix) AND sk = :sub',
-          ExpressionAttributeValues: { ':prefix': `SUB#${app.appId}#`, ':sub': 'SUB' },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const record = toRecord(item);
-        records.set(record.id, record);
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    for await (const page of scanAppSubscriptions(app.appId)) for (const record of page) records.set(record.id, record);
     return records;
   }
   async function queryPartition(pk: string): Promise<Record<string, unknown>[]> {

@@ -7,11 +7,12 @@
  * aggregator counts while the recount runs may be counted twice or not at all: run it when the
  * aggregator has caught up and the app is quiet, and again if the app was not.
  */
-import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
 import { listCountsPartition } from './keys.js';
 import { countCells } from './list-counters.js';
-import { facetValuesOf, toRecord } from './subscription-items.js';
+import { facetValuesOf } from './subscription-items.js';
+import { scanSubscriptions } from './subscription-queries.js';
 import { updateExpression } from './update-expression.js';
 
 const COUNT_ATTRIBUTE = /^count#/;
@@ -27,19 +28,8 @@ export interface RebuiltCounts {
 /** Counts of every app's subscriptions (or only `appId`'s), by count item and attribute. */
 async function recount(appId: string | undefined) {
   const byApp = new Map<string, { subscriptions: number; items: Map<string, Map<string, number>> }>();
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new ScanCommand({
-        TableName: tableName,
-        ConsistentRead: true,
-        FilterExpression: 'begins_with(pk, :sub) AND sk = :state',
-        ExpressionAttributeValues: { ':sub': appId ? `SUB#${appId}#` : 'SUB#', ':state': 'SUB' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const record = toRecord(item);
+  for await (const page of scanSubscriptions(appId)) {
+    for (const record of page) {
       const app = byApp.get(record.app_id) ?? { subscriptions: 0, items: new Map() };
       app.subscriptions += 1;
       for (const { key, attribute } of countCells(record.app_id, facetValuesOf(record))) {
@@ -49,8 +39,7 @@ async function recount(appId: string | undefined) {
       }
       byApp.set(record.app_id, app);
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return byApp;
 }
 

@@ -3,12 +3,12 @@
  * newest first, through the keys-only listing indexes and a batch read of the page, with its total
  * from the list counters.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SubscriptionStatus } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
 import { batchGetAll, getConsistent } from './batch.js';
 import { ddb, tableName } from './client.js';
-import { keys, listCountCell, listPartitions, type TableKey } from './keys.js';
+import { keys, listCountCell, listPartitions, SUBSCRIPTION_SK, type TableKey } from './keys.js';
 import type { TransferRecord } from './purchase-ownership.js';
 import { queryAll } from './query.js';
 import { type PaymentRecord, receiptOf, type SubscriptionRecord, toRecord } from './subscription-items.js';
@@ -189,4 +189,27 @@ export async function listSubscriptions(
   const listed = partitions.flat().sort(newestFirst).slice(0, wanted);
   const page = position.after ? listed : listed.slice(position.skip);
   return { items: await recordsOf(page, filters), total };
+}
+
+/**
+ * Every stored subscription of an app (of every app, without one), read consistently from the
+ * table itself rather than an index, a page at a time: a whole-table Scan, for operator commands
+ * and benchmarks, never for a request.
+ */
+export async function* scanSubscriptions(appId?: string): AsyncGenerator<SubscriptionRecord[]> {
+  const prefix = appId ? keys.subscription(appId, '').pk : 'SUB#';
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(
+      new ScanCommand({
+        TableName: tableName,
+        ConsistentRead: true,
+        FilterExpression: 'begins_with(pk, :prefix) AND sk = :state',
+        ExpressionAttributeValues: { ':prefix': prefix, ':state': SUBSCRIPTION_SK },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    yield (page.Items ?? []).map(toRecord);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
 }
