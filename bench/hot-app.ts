@@ -34,7 +34,6 @@
  */
 
 import { parseArgs } from 'node:util';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SubscriptionRecord } from '../lib/data/subscription-items.js';
 import type { RevenueDelta } from '../lib/domain/revenue.js';
 import { type RecordedOperation, startConflictProxy } from '../test/support/dynamodb-conflict-proxy.js';
@@ -117,13 +116,13 @@ const proxy = await startConflictProxy({ target: dynamo.endpoint, transactionHol
 // lib/ reads DYNAMODB_ENDPOINT once, when first imported: every lib/ call below goes through the proxy.
 process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
 try {
-  const { ddb, tableName } = await import('../lib/data/client.js');
-  const { keys } = await import('../lib/data/keys.js');
-  const { countCells } = await import('../lib/data/list-counters.js');
   const { dynamodb } = await import('../lib/data/client.js');
+  const { keys, listCountsPartition } = await import('../lib/data/keys.js');
+  const { countCells } = await import('../lib/data/list-counters.js');
   const { AGGREGATOR, startStreamPoller } = await import('../local/stream-poller.js');
   const { facetValuesOf } = await import('../lib/data/subscription-items.js');
   const { scanSubscriptions: scanAppSubscriptions } = await import('../lib/data/subscription-queries.js');
+  const { queryAll } = await import('../lib/data/query.js');
   const { getApp } = await import('../lib/data/apps.js');
   const { revenueDelta } = await import('../lib/domain/revenue.js');
   const { countsAsRevenue } = await import('../lib/domain/store-sync.js');
@@ -147,24 +146,8 @@ try {
     for await (const page of scanAppSubscriptions(app.appId)) for (const record of page) records.set(record.id, record);
     return records;
   }
-  async function queryPartition(pk: string): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await ddb.send(
-        new QueryCommand({
-          TableName: tableName,
-          ConsistentRead: true,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
-  }
+  const queryPartition = (pk: string) =>
+    queryAll({ ConsistentRead: true, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } });
 
   // Subscriptions seeded active, to renew and cancel, each once; the profiles take iOS monthly ones
   // so that two instances of a kind touch the same counters.
@@ -381,7 +364,7 @@ try {
     for (;;) {
       const mismatches: string[] = [];
       const counters = new Map<string, number>(
-        (await queryPartition(`COUNT#${app.appId}`)).flatMap((item) =>
+        (await queryPartition(listCountsPartition(app.appId))).flatMap((item) =>
           Object.entries(item)
             .filter(([attribute]) => attribute.startsWith('count#'))
             .map(([attribute, count]) => [`${item.pk}|${item.sk} ${attribute}`, Number(count)] as const),
@@ -575,7 +558,7 @@ try {
   /** The items the aggregator writes for the profiled changes, with their size without markers. */
   const today = new Date().toISOString().slice(0, 10);
   const aggregated = [
-    ...(await queryPartition(`COUNT#${app.appId}`)).filter(
+    ...(await queryPartition(listCountsPartition(app.appId))).filter(
       (item) => item.sk === 'LIST#*' || item.sk === `LIST#${PRODUCT}`,
     ),
     ...(await queryPartition(keys.revenueMonth(app.appId, today.slice(0, 7)))).filter(

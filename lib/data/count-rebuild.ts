@@ -7,10 +7,11 @@
  * aggregator counts while the recount runs may be counted twice or not at all: run it when the
  * aggregator has caught up and the app is quiet, and again if the app was not.
  */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
 import { listCountsPartition } from './keys.js';
 import { countCells } from './list-counters.js';
+import { queryAll } from './query.js';
 import { facetValuesOf } from './subscription-items.js';
 import { scanSubscriptions } from './subscription-queries.js';
 import { updateExpression } from './update-expression.js';
@@ -44,22 +45,12 @@ async function recount(appId: string | undefined) {
 }
 
 async function storedCounts(appId: string): Promise<Map<string, Record<string, unknown>>> {
-  const items = new Map<string, Record<string, unknown>>();
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName,
-        ConsistentRead: true,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': listCountsPartition(appId) },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) items.set(String(item.sk), item);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+  const items = await queryAll({
+    ConsistentRead: true,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': listCountsPartition(appId) },
+  });
+  return new Map(items.map((item) => [String(item.sk), item]));
 }
 
 /**
