@@ -83,9 +83,9 @@ try {
   const { keys } = await import('../lib/data/keys.js');
   const { putProducts } = await import('../lib/data/products.js');
   const { setWebhook } = await import('../lib/data/webhooks.js');
-  const { outboxItem } = await import('../lib/events/outbox.js');
+  const { announcedEvents, subscriptionEventsOf } = await import('../lib/events/outbox.js');
   const { EVENT_SOURCE, STATUS_CHANGED } = await import('../lib/events/schemas.js');
-  const { sha256Hex } = await import('../lib/core/ids.js');
+  const { newSubscriptionId, sha256Hex } = await import('../lib/core/ids.js');
   const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
   const { pauseSubscription } = await import('../lib/services/subscriptions.js');
   const { putStoreSettings } = await import('../lib/stores/settings.js');
@@ -173,10 +173,28 @@ try {
   });
   const today = new Date();
   const day = (offset: number) => new Date(today.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
-  const statusChange = (appId: string) => {
-    const after = { ...detailOf, app_id: appId };
-    return outboxItem(after, after, { from: 'pending_verification', to: 'active' }, new Date());
+  /** A verified purchase's first write (a new subscription each time), as the stream carries it: announcing its activation. */
+  const activation = (appId: string, run: number) => {
+    const after = { ...detailOf, app_id: appId, id: newSubscriptionId() };
+    const item = subscriptionItem(
+      after,
+      null,
+      announcedEvents(after.version, { from: 'pending_verification', to: 'active' }),
+    );
+    return {
+      eventID: `cold-${run}`,
+      eventName: 'INSERT' as const,
+      eventSource: 'aws:dynamodb',
+      dynamodb: {
+        Keys: marshall({ pk: item.pk, sk: item.sk }),
+        NewImage: marshall(item, { removeUndefinedValues: true }),
+        SequenceNumber: `${run + 1}00`,
+        StreamViewType: 'NEW_AND_OLD_IMAGES' as const,
+      },
+    };
   };
+  /** Its status change, as the publisher puts it on the bus. */
+  const statusChange = (appId: string) => subscriptionEventsOf(activation(appId, 0) as never)[0]!;
 
   // --- One realistic, successful first request per function ------------------------------------
   interface Scenario {
@@ -351,24 +369,7 @@ try {
       properties: { plan: 'family', seats: 3 },
     })),
     'functions/events/publish-status-changes.ts': {
-      event: async (run) => {
-        const item = statusChange(app.appId);
-        return {
-          Records: [
-            {
-              eventID: `cold-${run}`,
-              eventName: 'INSERT',
-              eventSource: 'aws:dynamodb',
-              dynamodb: {
-                Keys: marshall({ pk: item.pk, sk: item.sk }),
-                NewImage: marshall(item),
-                SequenceNumber: `${run + 1}00`,
-                StreamViewType: 'NEW_AND_OLD_IMAGES',
-              },
-            },
-          ],
-        };
-      },
+      event: async (run) => ({ Records: [activation(app.appId, run)] }),
       check: (result: { batchItemFailures: unknown[] }) => {
         if (result.batchItemFailures.length > 0) throw new Error(`publisher failed: ${JSON.stringify(result)}`);
       },

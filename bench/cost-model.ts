@@ -22,6 +22,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
+import type { BusEventDetail } from '../lib/events/schemas.js';
 import type { Route } from '../lib/routes.js';
 import { trustStandInAppleRoot } from './support/apple-stand-in-root.js';
 import type { RecordedCommand } from './support/commands.js';
@@ -119,7 +120,7 @@ try {
   const { getApp } = await import('../lib/data/apps.js');
   const { setWebhook } = await import('../lib/data/webhooks.js');
   const { useLocalBus } = await import('../lib/events/bus.js');
-  const { OUTBOX_ITEM_TYPE } = await import('../lib/events/outbox.js');
+  const { isOutboxInsert, isPublishedRecord, subscriptionEventsOf } = await import('../lib/events/outbox.js');
   const { STATUS_CHANGED } = await import('../lib/events/schemas.js');
   const { newEventId } = await import('../lib/core/ids.js');
   const { pauseSubscription } = await import('../lib/services/subscriptions.js');
@@ -291,15 +292,28 @@ try {
     'functions/notifications/test-store.ts': () => renewals.TestStoreNotification(),
   };
 
-  /** Outbox items in the recorded writes: each is one status-change notification. */
-  const outboxItems = (commands: RecordedCommand[]) =>
-    commands.flatMap(({ name, input }) =>
-      name === 'TransactWriteItemsCommand'
-        ? (input as { TransactItems: { Put?: { Item: Record<string, AttributeValue> } }[] }).TransactItems.flatMap(
-            ({ Put }) => (Put?.Item.type?.S === OUTBOX_ITEM_TYPE ? [Put.Item] : []),
-          )
-        : [],
-    );
+  /** The stream records of the recorded writes that announce events (each event is one notification). */
+  const announcingRecords = (commands: RecordedCommand[]): DynamoDBRecord[] =>
+    commands
+      .flatMap(({ name, input }) =>
+        name === 'TransactWriteItemsCommand'
+          ? (input as { TransactItems: { Put?: { Item: Record<string, AttributeValue> } }[] }).TransactItems.flatMap(
+              ({ Put }) => (Put ? [Put.Item] : []),
+            )
+          : [],
+      )
+      .map(
+        (item) =>
+          ({
+            eventName: 'INSERT',
+            dynamodb: { Keys: { pk: item.pk, sk: item.sk }, NewImage: item, SequenceNumber: '1' },
+          }) as DynamoDBRecord,
+      )
+      .filter(isPublishedRecord);
+  const eventsOf = (record: DynamoDBRecord) =>
+    isOutboxInsert(record)
+      ? [unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>) as BusEventDetail]
+      : subscriptionEventsOf(record);
 
   /**
    * Median duration of RUNS invocations (each on a freshly prepared input), the part of it spent
@@ -329,7 +343,7 @@ try {
 
   // Every deployed function, measured once through its first route: one row for all its routes.
   const measured = [];
-  const notifications: Record<string, AttributeValue>[] = [];
+  const notifications: DynamoDBRecord[] = [];
   /** Issue #14: what processing one renewal notification asks of DynamoDB, per notification route. */
   const storeNotificationCommands: Record<string, ReturnType<typeof countNotificationCommands>> = {};
   for (const { handler, routes } of endpointFunctions()) {
@@ -341,8 +355,9 @@ try {
     const { read, write, reported, counters, indexes, items, result } = await measureCapacity(() =>
       recordCommands(() => invokeOk(route, request)),
     );
-    const outbox = outboxItems(result.commands);
-    notifications.push(...outbox);
+    const announcing = announcingRecords(result.commands);
+    notifications.push(...announcing);
+    const announced = announcing.flatMap(eventsOf).length;
     const outcome = (JSON.parse(result.result.body) as { data?: { outcome?: string } }).data?.outcome;
     if ((NOTIFICATION_ROUTES as readonly string[]).includes(route.name)) {
       if (outcome !== 'applied') throw new Error(`${route.name}: the renewal was ${outcome}, not applied`);
@@ -362,20 +377,20 @@ try {
       /** Items written by transactions: kind, size, table + index write units. */
       transaction_items: items,
       reported_units: reported,
-      status_changes: outbox.length,
+      status_changes: announced,
       handler_ms: round(ms, 1),
       waiting_on_dynamodb_ms: round(dynamodbMs, 1),
       heap_delta_kb: round(heapKb, 0),
     });
     console.log(
-      `${route.name.padEnd(22)} ${String(read).padStart(5)} RRU ${String(write).padStart(5)} WRU (indexes ${indexes}, counters ${counters})  ${ms.toFixed(1).padStart(6)} ms (${dynamodbMs.toFixed(1)} on DynamoDB Local)  ${outbox.length} status change(s)`,
+      `${route.name.padEnd(22)} ${String(read).padStart(5)} RRU ${String(write).padStart(5)} WRU (indexes ${indexes}, counters ${counters})  ${ms.toFixed(1).padStart(6)} ms (${dynamodbMs.toFixed(1)} on DynamoDB Local)  ${announced} status change(s)`,
     );
   }
 
   // What one status change costs downstream: the stream publisher, the bus, the webhook deliverer.
   const template = notifications[0];
   if (!template) throw new Error('no measured request changed a status: the notification path cannot be measured');
-  const { app_id, payload } = unmarshall(template) as { app_id: string; payload: unknown };
+  const { app_id, payload } = eventsOf(template)[0]!;
   const { handler: publisher } = await import('../functions/events/publish-status-changes.js');
   const { handler: deliverWebhook } = await import('../functions/events/deliver-webhook.js');
   const { lambdaContext } = await import('../local/lambda-context.js');
@@ -384,9 +399,7 @@ try {
     deliverWebhook(event, lambdaContext('DeliverWebhook', 'bench', WEBHOOK_DELIVERER_TIMEOUT_SECONDS * 1000));
   // Locally there is no EventBridge: a dispatcher that accepts every event stands in for PutEvents.
   useLocalBus(async () => []);
-  const streamEvent = (): DynamoDBStreamEvent => ({
-    Records: [{ eventName: 'INSERT', dynamodb: { NewImage: template as never, SequenceNumber: '1' } }],
-  });
+  const streamEvent = (): DynamoDBStreamEvent => ({ Records: [template] });
   // Each delivery is of a new event: a delivery is recorded once per event id.
   const busEvent = () =>
     ({ 'detail-type': STATUS_CHANGED, detail: { app_id, event_id: newEventId(), payload } }) as EventBridgeEvent<

@@ -4,7 +4,7 @@
  * source), hands them to the consumer's handler, and checkpoints each shard's position in the
  * table only after the handler succeeded. Stopped between a state write and its delivery, it
  * resumes from the checkpoint on the next start, so nothing is lost. Two consumers, as deployed:
- * the publisher (outbox INSERTs -> bus) and the aggregator (subscription writes -> counters).
+ * the publisher (announced events -> bus) and the aggregator (subscription writes -> counters).
  */
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -21,7 +21,7 @@ import { handler as publishStatusChanges } from '../functions/events/publish-sta
 import { ddb, tableName } from '../lib/data/client.js';
 import { keys, type TableKey } from '../lib/data/keys.js';
 import { isSubscriptionRecord } from '../lib/events/aggregator.js';
-import { isOutboxInsert } from '../lib/events/outbox.js';
+import { isPublishedRecord } from '../lib/events/outbox.js';
 
 /** A function behind an event source mapping: the records it takes, and its handler. */
 export interface StreamConsumer {
@@ -34,7 +34,7 @@ export interface StreamConsumer {
 
 export const PUBLISHER: StreamConsumer = {
   name: 'stream-poller',
-  accepts: isOutboxInsert,
+  accepts: isPublishedRecord,
   handle: async (_shardId, records) =>
     (await publishStatusChanges({ Records: records })).batchItemFailures.map((failure) => failure.itemIdentifier),
 };

@@ -1,7 +1,7 @@
 /**
  * The soak's reconciliation: reads the whole table once and holds it against what the clients
  * were told (the ledger) and what the webhook receiver got. Nothing acknowledged may be missing,
- * nothing may exist that no client sent, and every status change (outbox item) must have reached
+ * nothing may exist that no client sent, and every status change (announced on the stream) must have reached
  * the receiver exactly once, correctly signed. Import it only once the data layer's environment
  * (DYNAMODB_ENDPOINT, TABLE_NAME) is set.
  */
@@ -12,7 +12,8 @@ import { ddb, tableName } from '../../lib/data/client.js';
 import type { FacetValues } from '../../lib/data/keys.js';
 import { countCells } from '../../lib/data/list-counters.js';
 import type { SubscriptionStatus } from '../../lib/domain/subscription-state.js';
-import type { StatusChangedPayload } from '../../lib/events/schemas.js';
+import { STATUS_CHANGED, type StatusChangedPayload } from '../../lib/events/schemas.js';
+import { streamEvents } from '../../test/support/outbox.js';
 import type { ReceivedWebhook } from '../../test/support/webhook-receiver.js';
 import {
   acknowledgedAtRisk,
@@ -109,11 +110,6 @@ export async function readTable(appId: string): Promise<TableSnapshot> {
           else if (kind === 'SUB' && item.sk === 'SUB') snapshot.subscriptions.set(item.id, item);
           else if (kind === 'SUB' && item.sk === 'PAYMENT')
             snapshot.paymentTransactions.set(owner, item.transaction_id ?? null);
-          else if (kind === 'OUTBOX')
-            snapshot.outbox.set(item.event_id, {
-              subscriptionId: item.payload.data.subscription_id,
-              payload: item.payload,
-            });
           else if (kind === 'DELIVERY')
             snapshot.deliveries.set(item.event_id, { status: item.status, attempts: item.attempts });
           else if (kind === 'COUNT' && String(item.pk) === `COUNT#${appId}`)
@@ -124,6 +120,13 @@ export async function readTable(appId: string): Promise<TableSnapshot> {
       } while (startKey);
     }),
   );
+  // The status changes the writes announced, as the publisher reads them from the stream.
+  for (const event of await streamEvents())
+    if (event.app_id === appId && event.payload.event === STATUS_CHANGED)
+      snapshot.outbox.set(event.event_id, {
+        subscriptionId: event.payload.data.subscription_id,
+        payload: event.payload as StatusChangedPayload,
+      });
   snapshot.readMs = Date.now() - started;
   return snapshot;
 }

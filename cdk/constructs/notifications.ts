@@ -1,5 +1,5 @@
 /**
- * The status-change notification path: table stream (outbox inserts only) -> publisher ->
+ * The status-change notification path: table stream (writes that announce events) -> publisher ->
  * the stack's EventBridge bus -> rule -> webhook deliverer, with the retry job, a dead-letter
  * queue for events whose retries are exhausted, and alarms an operator can subscribe to.
  * Operators attach their own rules and targets to `bus` (docs/notifications.md). The stream's
@@ -18,7 +18,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } from '../../lib/domain/webhook-retry.js';
 import { AGGREGATED_STREAM_FILTER } from '../../lib/events/aggregator.js';
-import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
+import { PUBLISHED_STREAM_FILTERS } from '../../lib/events/outbox.js';
 import { EVENT_KINDS, EVENT_SOURCE } from '../../lib/events/schemas.js';
 import { acknowledge } from './acknowledge.js';
 import { ServiceFunction } from './service-function.js';
@@ -100,10 +100,11 @@ export class Notifications extends Construct {
       this.alarmTopic,
     );
 
-    // Stream -> bus. Only outbox inserts reach the function (the same filter the local poller applies).
+    // Stream -> bus. Only writes that announce events reach the function: subscription writes with
+    // announced events and transfers' outbox inserts (the filters the local poller applies too).
     this.publisher = new ServiceFunction(this, 'PublishStatusChanges', {
       handlerModule: NOTIFICATION_FUNCTIONS.PublishStatusChanges,
-      description: 'table stream (outbox) -> EventBridge',
+      description: 'table stream (announced events) -> EventBridge',
       environment: { EVENT_BUS_NAME: this.bus.eventBusName },
     });
     this.bus.grantPutEventsTo(this.publisher);
@@ -115,7 +116,7 @@ export class Notifications extends Construct {
         bisectBatchOnError: true,
         reportBatchItemFailures: true,
         retryAttempts: 20,
-        filters: [FilterCriteria.filter(OUTBOX_STREAM_FILTER)],
+        filters: PUBLISHED_STREAM_FILTERS.map((filter) => FilterCriteria.filter(filter)),
         onFailure: onFailureQueue(streamFailures, this.publisher),
       }),
     );

@@ -8,7 +8,8 @@ import { keys, type TableKey } from './keys.js';
 
 export const REVENUE_CHANGE_ATTRIBUTE = 'revenue_change';
 
-export interface RevenueChange extends RevenueDelta {
+/** A revenue delta as the item carries it: amounts that are zero are left out (the item stays small). */
+export interface RevenueChange extends Partial<RevenueDelta> {
   /** The UTC day the revenue counts on. */
   day: string;
   /** The version of the subscription item whose write carries it: a later write does not carry it again. */
@@ -16,7 +17,7 @@ export interface RevenueChange extends RevenueDelta {
 }
 
 export const revenueChange = (version: number, day: string, delta: RevenueDelta): RevenueChange => ({
-  ...delta,
+  ...(Object.fromEntries(Object.entries(delta).filter(([, amount]) => amount !== 0)) as Partial<RevenueDelta>),
   day,
   version,
 });
@@ -30,6 +31,9 @@ export function revenueCounterUpdate(
   return {
     key: keys.revenue(record.app_id, day, record.product_id, record.currency),
     set: { type: 'revenue_counter', day, product_id: record.product_id, currency: record.currency },
-    add: { ...delta },
+    add: Object.fromEntries(Object.entries(delta).filter(([, amount]) => amount !== undefined)) as Record<
+      string,
+      number
+    >,
   };
 }

@@ -5,7 +5,7 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { config } from '../core/config.js';
-import type { SubscriptionEnvironment } from '../domain/store-sync.js';
+import type { StoreEventKind, SubscriptionEnvironment } from '../domain/store-sync.js';
 import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type SubscriptionState } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
 import type { StoreName } from '../stores/types.js';
@@ -41,6 +41,21 @@ export interface PaymentRecord {
   last_payment: string | null;
 }
 
+/**
+ * The events one write of a subscription announces, kept on the SUB item it writes: the table's
+ * stream carries them to the publisher with the state (events/outbox.ts). Only the write that set
+ * them announces them: `version` is the item's version that write gave it.
+ */
+export const ANNOUNCED_EVENTS_ATTRIBUTE = 'events';
+
+export interface AnnouncedEvents {
+  version: number;
+  /** A status change goes from the status of the item's old image (a new item's: INITIAL_STATUS). */
+  kinds: ('status_changed' | StoreEventKind)[];
+  /** The store transaction a renewal was paid with. */
+  transaction_id?: string;
+}
+
 export const facetValuesOf = (record: Pick<SubscriptionRecord, 'status' | 'product_id' | 'platform'>): FacetValues => ({
   status: record.status,
   product_id: record.product_id,
@@ -63,13 +78,18 @@ export function indexAttributes(record: SubscriptionRecord): Record<string, stri
 }
 
 /**
- * The stored SUB item of a subscription: its fields plus every index key, and the revenue change
- * of this write if it has one (for the aggregator, which adds it to the revenue counters). Fields
+ * The stored SUB item of a subscription: its fields plus every index key, the revenue change of
+ * this write if it has one (for the aggregator, which adds it to the revenue counters) and the
+ * events it announces if any (for the publisher). Fields
  * at their default (nulls, false flags of a lifecycle nothing happened to) are left out and
  * restored by toRecord: a subscription then stays under 1 KB, one write unit per started KB (two
  * in a transaction).
  */
-export const subscriptionItem = (record: SubscriptionRecord, revenue?: RevenueChange | null) => ({
+export const subscriptionItem = (
+  record: SubscriptionRecord,
+  revenue?: RevenueChange | null,
+  announced?: AnnouncedEvents | null,
+) => ({
   ...keys.subscription(record.app_id, record.id),
   type: 'subscription',
   ...Object.fromEntries(
@@ -77,6 +97,7 @@ export const subscriptionItem = (record: SubscriptionRecord, revenue?: RevenueCh
   ),
   ...indexAttributes(record),
   ...(revenue ? { [REVENUE_CHANGE_ATTRIBUTE]: revenue } : {}),
+  ...(announced ? { [ANNOUNCED_EVENTS_ATTRIBUTE]: announced } : {}),
 });
 
 /** The PAYMENT item: the payment fields a renewal updates, without the receipt (receiptItem). */
@@ -112,17 +133,24 @@ export const storeMarginMs = (record: Pick<SubscriptionRecord, 'store'>): number
 export const RECORD_DEFAULTS = { store: null, original_transaction_id: null, environment: 'production' } as const;
 
 /** Values a stored subscription leaves out (subscriptionItem) and a read puts back (toRecord). */
-const STORED_DEFAULTS: Record<string, unknown> = { ...RECORD_DEFAULTS, ...INITIAL_LIFECYCLE, trial_expires_at: null };
+const STORED_DEFAULTS: Record<string, unknown> = {
+  ...RECORD_DEFAULTS,
+  ...INITIAL_LIFECYCLE,
+  trial_period: false,
+  trial_expires_at: null,
+};
 
 /** A stored subscription; fields left out (at their default, or written before they existed) read as their default. */
 export const toRecord = (item: Record<string, unknown>): SubscriptionRecord => {
-  const { [REVENUE_CHANGE_ATTRIBUTE]: _revenue, ...fields } = withoutKeys<Record<string, unknown>>(
-    withoutFormerIndexKeys(item),
-  );
+  const {
+    [REVENUE_CHANGE_ATTRIBUTE]: _revenue,
+    [ANNOUNCED_EVENTS_ATTRIBUTE]: _announced,
+    ...fields
+  } = withoutKeys<Record<string, unknown>>(withoutFormerIndexKeys(item));
   return {
     ...(STORED_DEFAULTS as Pick<
       SubscriptionRecord,
-      keyof typeof RECORD_DEFAULTS | keyof typeof INITIAL_LIFECYCLE | 'trial_expires_at'
+      keyof typeof RECORD_DEFAULTS | keyof typeof INITIAL_LIFECYCLE | 'trial_period' | 'trial_expires_at'
     >),
     ...(fields as unknown as SubscriptionRecord),
   };

@@ -1,13 +1,14 @@
 /**
  * Writes of subscriptions: inserting one (or many, to seed an app) and saving a state change, each
- * in one transaction with its purchase bindings and outbox item. Nothing an app's other
+ * in one transaction with its purchase bindings, the events it announces on the SUB item itself
+ * (events/outbox.ts). Nothing an app's other
  * subscriptions also write is in it: the list counts and revenue counters follow from the stream
  * (events/aggregator.ts), the revenue change riding on the subscription item.
  */
 import type { RevenueDelta } from '../domain/revenue.js';
 import type { StoreEventKind } from '../domain/store-sync.js';
 import type { StatusChange, SubscriptionState } from '../domain/subscription-state.js';
-import { outboxItem, storeEventOutboxItem } from '../events/outbox.js';
+import { announcedEventId, announcedEvents } from '../events/outbox.js';
 import type { StorePurchaseState } from '../stores/types.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { type TransactItem, tableName } from './client.js';
@@ -75,7 +76,7 @@ export async function insertSubscription(
     {
       Put: {
         TableName: tableName,
-        Item: subscriptionItem(record, revenue),
+        Item: subscriptionItem(record, revenue, announcedEvents(record.version, options.statusChange)),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -85,17 +86,6 @@ export async function insertSubscription(
       : []),
     ...(transactionItem ? [transactionItem] : []),
     ...(ownerItem ? [ownerItem] : []),
-    ...(options.statusChange
-      ? [
-          {
-            Put: {
-              TableName: tableName,
-              Item: outboxItem(record, record, options.statusChange, now),
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ]
-      : []),
     ...(options.owner && options.takeOver ? transferItems(record, options.owner, options.takeOver, now) : []),
     ...(options.alsoWrite ?? []),
   ];
@@ -149,7 +139,7 @@ const failedItems = <T>(error: unknown, items: T[]): T[] => {
 };
 
 export interface SaveOptions {
-  /** Set when the status changed: an outbox item with the notification is written too. */
+  /** Set when the status changed: the SUB item announces its notification. */
   statusChange: StatusChange | null;
   /** Payment fields to update (a renewal records its transaction and payment time). */
   payment?: Partial<PaymentRecord> | undefined;
@@ -180,8 +170,8 @@ export type SaveOutcome =
 
 /**
  * Writes `next` over `current` in one transaction, if nobody changed the subscription since it was
- * read (same version): the state (with the revenue change, if any), the outbox item of
- * the status change, and optionally the payment item and a transaction binding.
+ * read (same version): the state (with the revenue change and the announced events, if any),
+ * and optionally the payment item and a transaction binding.
  */
 export async function saveSubscriptionState(
   current: SubscriptionRecord,
@@ -197,12 +187,12 @@ export async function saveSubscriptionState(
     updated_at: nowIso,
     version: current.version + 1,
   };
-  const outbox = options.statusChange ? outboxItem(updated, updated, options.statusChange, now) : null;
   const revenue = options.revenue && revenueChange(updated.version, nowIso.slice(0, 10), options.revenue);
+  const announced = announcedEvents(updated.version, options.statusChange, options.storeEvents);
   const stateItem: TransactItem = {
     Put: {
       TableName: tableName,
-      Item: subscriptionItem(updated, revenue),
+      Item: subscriptionItem(updated, revenue, announced),
       ConditionExpression: 'version = :version',
       ExpressionAttributeValues: { ':version': current.version },
     },
@@ -227,13 +217,6 @@ export async function saveSubscriptionState(
   if (receipt) items.push({ Put: { TableName: tableName, Item: receiptItem(current, receipt) } });
   else if (receipt === null)
     items.push({ Delete: { TableName: tableName, Key: keys.subscriptionReceipt(current.app_id, current.id) } });
-  if (outbox) {
-    items.push({ Put: { TableName: tableName, Item: outbox, ConditionExpression: 'attribute_not_exists(pk)' } });
-  }
-  for (const kind of options.storeEvents?.kinds ?? []) {
-    const item = storeEventOutboxItem(kind, current, updated, options.storeEvents!.transactionId, now);
-    items.push({ Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } });
-  }
   const alsoWrite = options.alsoWrite ?? [];
   items.push(...alsoWrite);
   try {
@@ -247,7 +230,10 @@ export async function saveSubscriptionState(
     if (refused) return { saved: false, reason: 'also_write_refused', item: refused };
     throw error;
   }
-  return { saved: true, record: updated, eventId: outbox?.event_id ?? null };
+  const eventId = options.statusChange
+    ? announcedEventId(updated.app_id, updated.id, updated.version, 'status_changed')
+    : null;
+  return { saved: true, record: updated, eventId };
 }
 
 /**

@@ -34,6 +34,9 @@ export interface SubscriptionState {
 }
 
 /** The lifecycle fields of a subscription nothing has happened to yet. */
+/** Every subscription starts so: recorded, its purchase not verified yet. */
+export const INITIAL_STATUS = 'pending_verification' satisfies SubscriptionStatus;
+
 export const INITIAL_LIFECYCLE = {
   paused_at: null,
   paused_until: null,

@@ -1,16 +1,29 @@
 /**
- * The transactional outbox: every status change (and every transfer of a purchase) writes, in the
- * same TransactWriteItems as the new state, one outbox item holding the notification. The table's
- * stream carries its INSERT to the publisher (functions/events/publish-status-changes.ts), which puts it on EventBridge.
+ * The transactional outbox. A subscription's write announces its events on the SUB item it writes
+ * (ANNOUNCED_EVENTS_ATTRIBUTE: kinds and ids, a few dozen bytes), in the same request as the new
+ * state: the table's stream carries the item's old and new images to the publisher
+ * (functions/events/publish-status-changes.ts), which builds each event from them and puts it on
+ * EventBridge. Event ids derive from the subscription, its version and the kind, so a record the
+ * stream delivers again yields the same ids (the deliverer sends each id once). A transfer of a
+ * purchase, which changes two subscriptions, still writes one outbox item of its own.
  */
+import { createHash } from 'node:crypto';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { newEventId } from '../core/ids.js';
-import { keys } from '../data/keys.js';
-import type { SubscriptionRecord } from '../data/subscription-items.js';
+import { keys, SUBSCRIPTION_SK } from '../data/keys.js';
+import {
+  ANNOUNCED_EVENTS_ATTRIBUTE,
+  type AnnouncedEvents,
+  type SubscriptionRecord,
+  toRecord,
+} from '../data/subscription-items.js';
 import type { StoreEventKind } from '../domain/store-sync.js';
-import type { StatusChange, SubscriptionState } from '../domain/subscription-state.js';
+import { INITIAL_STATUS, type StatusChange, type SubscriptionState } from '../domain/subscription-state.js';
 import {
   type BusEventDetail,
+  type EventPayload,
   STATUS_CHANGED,
   STORE_EVENTS,
   type StoreEventPayload,
@@ -35,6 +48,27 @@ export function isOutboxInsert(record: DynamoDBRecord): boolean {
   return record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === OUTBOX_ITEM_TYPE;
 }
 
+/**
+ * Which stream records carry events a subscription write announced: writes of SUB items with
+ * announced events (the publisher keeps those of the write that set them, subscriptionEventsOf).
+ */
+export const ANNOUNCED_EVENTS_STREAM_FILTER = {
+  dynamodb: {
+    Keys: { sk: { S: [SUBSCRIPTION_SK] } },
+    NewImage: { [ANNOUNCED_EVENTS_ATTRIBUTE]: { M: { version: { N: [{ exists: true }] } } } },
+  },
+} as const;
+
+/** The publisher's event source filters (either matches): the CDK event source and the local poller use them. */
+export const PUBLISHED_STREAM_FILTERS = [OUTBOX_STREAM_FILTER, ANNOUNCED_EVENTS_STREAM_FILTER] as const;
+
+const announcesEvents = (record: DynamoDBRecord): boolean =>
+  record.dynamodb?.Keys?.sk?.S === SUBSCRIPTION_SK &&
+  record.dynamodb.NewImage?.[ANNOUNCED_EVENTS_ATTRIBUTE]?.M?.version?.N !== undefined;
+
+/** Whether PUBLISHED_STREAM_FILTERS let this record through. */
+export const isPublishedRecord = (record: DynamoDBRecord): boolean => isOutboxInsert(record) || announcesEvents(record);
+
 export interface Subject {
   app_id: string;
   id: string;
@@ -52,24 +86,25 @@ function outboxEntry(appId: string, payload: BusEventDetail['payload'], now: Dat
   };
 }
 
-/** The outbox item announcing one status change of `subject`, now in state `after`. */
-export function outboxItem(subject: Subject, after: SubscriptionState, change: StatusChange, now: Date) {
-  return outboxEntry(
-    subject.app_id,
-    {
-      event: STATUS_CHANGED,
-      timestamp: now.toISOString(),
-      data: {
-        subscription_id: subject.id,
-        user_id: subject.user_id,
-        old_status: change.from,
-        new_status: change.to,
-        expires_at: after.expires_at,
-        auto_renew: after.auto_renew,
-      },
+/** The notification of one status change of `subject`, now in state `after`. */
+export function statusChangedPayloadOf(
+  subject: Subject,
+  after: SubscriptionState,
+  change: StatusChange,
+  timestamp: string,
+): EventPayload {
+  return {
+    event: STATUS_CHANGED,
+    timestamp,
+    data: {
+      subscription_id: subject.id,
+      user_id: subject.user_id,
+      old_status: change.from,
+      new_status: change.to,
+      expires_at: after.expires_at,
+      auto_renew: after.auto_renew,
     },
-    now,
-  );
+  };
 }
 
 /** The outbox item announcing that a purchase moved to another user's subscription. */
@@ -115,18 +150,79 @@ function storeEventData(
   }
 }
 
-/** The outbox item announcing one store-driven change of a subscription (renewed, refunded, ...). */
-export function storeEventOutboxItem(
+/** The notification of one store-driven change of a subscription (renewed, refunded, ...). */
+export function storeEventPayloadOf(
   kind: StoreEventKind,
   before: SubscriptionRecord,
   after: SubscriptionRecord,
   transactionId: string | null,
-  now: Date,
-) {
-  const payload = {
+  timestamp: string,
+): StoreEventPayload {
+  return {
     event: STORE_EVENTS[kind],
-    timestamp: now.toISOString(),
+    timestamp,
     data: storeEventData(kind, before, after, transactionId),
   } as StoreEventPayload;
-  return outboxEntry(after.app_id, payload, now);
+}
+
+/** What a write of a subscription (now at `version`) announces, if anything: kept on its SUB item. */
+export function announcedEvents(
+  version: number,
+  statusChange: StatusChange | null | undefined,
+  storeEvents?: { kinds: readonly StoreEventKind[]; transactionId: string | null },
+): AnnouncedEvents | undefined {
+  const kinds: AnnouncedEvents['kinds'] = [
+    ...(statusChange ? (['status_changed'] as const) : []),
+    ...(storeEvents?.kinds ?? []),
+  ];
+  if (kinds.length === 0) return undefined;
+  return {
+    version,
+    kinds,
+    ...(storeEvents?.transactionId && storeEvents.kinds.includes('renewed')
+      ? { transaction_id: storeEvents.transactionId }
+      : {}),
+  };
+}
+
+/** The id of an announced event: the same for the same write, whoever builds it and how often. */
+export const announcedEventId = (
+  appId: string,
+  subscriptionId: string,
+  version: number,
+  kind: AnnouncedEvents['kinds'][number],
+): string =>
+  `evt_${createHash('sha256').update(`${appId}#${subscriptionId}#${version}#${kind}`).digest('hex').slice(0, 24)}`;
+
+type StoredSubscription = Record<string, unknown> & { [ANNOUNCED_EVENTS_ATTRIBUTE]?: AnnouncedEvents };
+
+const imageOf = (image: Record<string, AttributeValue> | undefined): StoredSubscription | undefined =>
+  image && (unmarshall(image) as StoredSubscription);
+
+/**
+ * The events a stream record of a SUB item announces: those the write set (the item's version is
+ * theirs), none for a later write that left them on the item or a rewrite of the same version.
+ */
+export function subscriptionEventsOf(record: DynamoDBRecord): BusEventDetail[] {
+  if (!announcesEvents(record)) return [];
+  const afterImage = imageOf(record.dynamodb?.NewImage as Record<string, AttributeValue> | undefined);
+  const announced = afterImage?.[ANNOUNCED_EVENTS_ATTRIBUTE];
+  if (!afterImage || !announced || announced.version !== afterImage.version) return [];
+  const beforeImage = imageOf(record.dynamodb?.OldImage as Record<string, AttributeValue> | undefined);
+  if (beforeImage?.[ANNOUNCED_EVENTS_ATTRIBUTE]?.version === announced.version) return [];
+  const after = toRecord(afterImage);
+  const before = beforeImage ? toRecord(beforeImage) : after;
+  return announced.kinds.map((kind) => ({
+    app_id: after.app_id,
+    event_id: announcedEventId(after.app_id, after.id, announced.version, kind),
+    payload:
+      kind === 'status_changed'
+        ? statusChangedPayloadOf(
+            after,
+            after,
+            { from: beforeImage ? before.status : INITIAL_STATUS, to: after.status },
+            after.updated_at,
+          )
+        : storeEventPayloadOf(kind, before, after, announced.transaction_id ?? null, after.updated_at),
+  }));
 }

@@ -20,6 +20,7 @@ import { countsAsRevenue, storeEventsOf, storeRecordPatch } from '../domain/stor
 import {
   applyCommand,
   INITIAL_LIFECYCLE,
+  INITIAL_STATUS,
   type StatusChange,
   type StoreFacts,
   type SubscriptionCommand,
@@ -191,7 +192,7 @@ export function pendingSubscription(
       original_transaction_id,
       environment,
       ...state,
-      status: 'pending_verification',
+      status: INITIAL_STATUS,
       ...INITIAL_LIFECYCLE,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),

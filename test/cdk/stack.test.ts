@@ -15,7 +15,7 @@ import { ERRORS } from '../../lib/core/errors.js';
 import { projectionOf, TABLE } from '../../lib/data/table.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { AGGREGATED_STREAM_FILTER } from '../../lib/events/aggregator.js';
-import { OUTBOX_STREAM_FILTER } from '../../lib/events/outbox.js';
+import { PUBLISHED_STREAM_FILTERS } from '../../lib/events/outbox.js';
 import { ENDPOINT_TIMEOUT_SECONDS, endpointFunctions, ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
 import { type Grants, ROUTE_GRANTS, WORKER_GRANTS } from '../support/grants.js';
@@ -557,14 +557,14 @@ describe('the notification path in the stack', () => {
     expect(rule.Targets[0].RetryPolicy).toMatchObject({ MaximumRetryAttempts: 8 });
   });
 
-  it('feeds the publisher from the table stream, filtered to outbox inserts, reporting failures per record', () => {
-    const [publisherId] = functionByDescription('table stream (outbox) -> EventBridge');
+  it('feeds the publisher from the table stream, filtered to writes that announce events, reporting failures per record', () => {
+    const [publisherId] = functionByDescription('table stream (announced events) -> EventBridge');
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: publisherId },
       StartingPosition: 'TRIM_HORIZON',
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       BisectBatchOnFunctionError: true,
-      FilterCriteria: { Filters: [{ Pattern: JSON.stringify(OUTBOX_STREAM_FILTER) }] },
+      FilterCriteria: { Filters: PUBLISHED_STREAM_FILTERS.map((filter) => ({ Pattern: JSON.stringify(filter) })) },
       DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
     });
     expect(actionsOf(publisherId)).toContain('events:PutEvents');

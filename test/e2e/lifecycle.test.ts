@@ -1,33 +1,16 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ddb, tableName } from '../../lib/data/client.js';
-import { statusChangedPayload } from '../../lib/events/schemas.js';
+import { STATUS_CHANGED, statusChangedPayload } from '../../lib/events/schemas.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { subscriptionDetail } from '../../lib/schemas/subscription.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
+import { outboxEventsOf } from '../support/outbox.js';
 
 const { request } = useGateway();
 
-/** Outbox items written for one subscription, oldest first (test-only scan). */
-async function outboxOf(subscriptionId: string) {
-  const items: Record<string, any>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: '#type = :outbox AND payload.#data.subscription_id = :id',
-        ExpressionAttributeNames: { '#type': 'type', '#data': 'data' },
-        ExpressionAttributeValues: { ':outbox': 'outbox', ':id': subscriptionId },
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items.sort((a, b) => a.payload.timestamp.localeCompare(b.payload.timestamp));
-}
+/** The status changes announced for one subscription, oldest first (read back from the table's stream). */
+const statusChangesOf = async (appId: string, subscriptionId: string) =>
+  (await outboxEventsOf(appId, subscriptionId)).filter((payload) => payload.event === STATUS_CHANGED);
 
 describe('subscription lifecycle through HTTP', () => {
   let app: TestApp;
@@ -62,7 +45,7 @@ describe('subscription lifecycle through HTTP', () => {
     expect(new Date(after.expires_at).getUTCMonth()).toBe((new Date(before.expires_at).getUTCMonth() + 1) % 12);
     expect(after.payment_info).toMatchObject({ transaction_id: 'renewal-1', receipt_data: 'cmVuZXdhbA==' });
     expect(after.payment_info.last_payment).not.toBeNull();
-    expect(await outboxOf(id)).toHaveLength(1); // only the activation: a renewal changes no status
+    expect(await outboxEventsOf(app.appId, id)).toHaveLength(1); // only the activation: a renewal changes no status
   });
 
   it('renew with an explicit expires_at that is not later is a 400', async () => {
@@ -98,7 +81,7 @@ describe('subscription lifecycle through HTTP', () => {
     expect(paused.body.data.expires_at).toBe(before.expires_at);
     const pausedMs = Date.parse(resumed.body.data.updated_at) - Date.parse(paused.body.data.paused_at);
     expect(resumed.body.data.expires_at).toBe(new Date(Date.parse(before.expires_at) + pausedMs).toISOString());
-    const events = (await outboxOf(id)).map((o) => statusChangedPayload.parse(o.payload).data);
+    const events = (await statusChangesOf(app.appId, id)).map((payload) => statusChangedPayload.parse(payload).data);
     expect(events.map((e) => `${e.old_status}->${e.new_status}`)).toEqual([
       'pending_verification->active',
       'active->paused',
@@ -117,16 +100,17 @@ describe('subscription lifecycle through HTTP', () => {
       cancellation_reason: 'too_expensive',
     });
     expect(res.body.data.payment_info.next_billing).toBeNull();
-    expect(await outboxOf(id)).toHaveLength(1);
+    expect(await outboxEventsOf(app.appId, id)).toHaveLength(1);
   });
 
   it('cancel immediate with refund ends access now and emits one notification with the spec payload', async () => {
     const id = await subscription();
     const res = await post(id, 'cancel', { immediate: true, refund: true, reason: 'refund_requested' });
     expect(res.body.data).toMatchObject({ status: 'cancelled', auto_renew: false, refunded_at: expect.any(String) });
-    const outbox = await outboxOf(id);
+    // Announced for this app's subscription (outboxEventsOf reads one app's events).
+    const outbox = await outboxEventsOf(app.appId, id);
     expect(outbox).toHaveLength(2);
-    const payload = statusChangedPayload.parse(outbox[1]!.payload);
+    const payload = statusChangedPayload.parse(outbox[1]);
     expect(payload).toEqual({
       event: 'subscription.status_changed',
       timestamp: expect.any(String),
@@ -139,7 +123,6 @@ describe('subscription lifecycle through HTTP', () => {
         auto_renew: false,
       },
     });
-    expect(outbox[1]!.app_id).toBe(app.appId);
   });
 
   it('refund without immediate is a 400', async () => {

@@ -1,40 +1,32 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
-  // Its own table, so that its stream carries only this file's outbox items.
+  // Its own table, so that its stream carries only this file's writes.
   process.env.TABLE_NAME = `stream-poller-${process.pid}`;
 });
 
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, dynamodb, tableName } from '../../lib/data/client.js';
-import { INITIAL_LIFECYCLE, type SubscriptionState } from '../../lib/domain/subscription-state.js';
+import { subscriptionItem } from '../../lib/data/subscription-items.js';
 import { useLocalBus } from '../../lib/events/bus.js';
-import { outboxItem } from '../../lib/events/outbox.js';
+import { announcedEventId, announcedEvents } from '../../lib/events/outbox.js';
 import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.js';
 import { createOwnTable } from '../support/own-table.js';
+import { buildSubscription } from '../support/subscriptions.js';
 import { waitUntil } from '../support/webhook-receiver.js';
 
-const state: SubscriptionState = {
-  status: 'expired',
-  expires_at: new Date().toISOString(),
-  auto_renew: false,
-  ...INITIAL_LIFECYCLE,
-};
-
-/** Writes `count` outbox items in one transaction, so that they reach the stream in one batch. */
-async function writeOutboxItems(count: number): Promise<string[]> {
-  const items = Array.from({ length: count }, (_, i) =>
-    outboxItem(
-      { app_id: 'app_poller', id: `sub_${i}`, user_id: 'u' },
-      state,
-      { from: 'active', to: 'expired' },
-      new Date(),
-    ),
+/** Writes `count` expired subscriptions announcing their expiry in one transaction: one stream batch. Their event ids. */
+async function writeStatusChanges(count: number): Promise<string[]> {
+  const records = Array.from({ length: count }, (_, i) =>
+    buildSubscription('app_poller', { id: `sub_${i}`, status: 'expired', auto_renew: false }),
+  );
+  const items = records.map((record) =>
+    subscriptionItem(record, null, announcedEvents(record.version, { from: 'active', to: 'expired' })),
   );
   await ddb.send(
     new TransactWriteCommand({ TransactItems: items.map((Item) => ({ Put: { TableName: tableName, Item } })) }),
   );
-  return items.map((item) => item.event_id);
+  return records.map((record) => announcedEventId(record.app_id, record.id, record.version, 'status_changed'));
 }
 
 describe('local stream poller (the event source mapping of npm start)', () => {
@@ -46,7 +38,7 @@ describe('local stream poller (the event source mapping of npm start)', () => {
   });
 
   it('retries from the failed record with the lowest sequence number, whatever order the failures are reported in', async () => {
-    const eventIds = await writeOutboxItems(3);
+    const eventIds = await writeStatusChanges(3);
     const accepted = new Set<string>();
     let firstBatch = true;
     useLocalBus(async (events) => {

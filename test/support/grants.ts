@@ -80,7 +80,7 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
 
 /** The functions of cdk/constructs/notifications.ts, by description. */
 export const WORKER_GRANTS: Record<string, Grants> = {
-  'table stream (outbox) -> EventBridge': { streamRead: true, putEvents: true, sendsTo: 'StreamFailures' },
+  'table stream (announced events) -> EventBridge': { streamRead: true, putEvents: true, sendsTo: 'StreamFailures' },
   // Reads a counter item only when its marker says a batch was retried.
   'table stream (subscription writes) -> list counts, revenue counters': {
     table: ['GetItem', 'UpdateItem'],

@@ -1,32 +1,41 @@
-/** What the outbox holds for one subscription: the events its changes sent, read back from the table. */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { EventPayload } from '../../lib/events/schemas.js';
+/** What the outbox sent for one subscription: the events its changes announced, read back from the table's stream. */
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { BusEventDetail, EventPayload } from '../../lib/events/schemas.js';
+import { readTableStream } from './table-stream.js';
+
+/** Every event the stream has carried so far (per stream and shard, where this process stopped reading). */
+const seen: BusEventDetail[] = [];
+const readUpTo = new Map<string, string>();
 
 /**
- * The payloads of an app's outbox items about one subscription (its own events, and a transfer
- * to it), in time order, the events of one change (one timestamp) by name. Every Scan page: in a
- * full run the shared table grows past one page (1 MB), and the filter applies per page. lib/ is
- * imported when called, so a test may point store URLs at its stand-ins first.
+ * Every event the publisher takes from the table's stream so far (reading on from where the last
+ * call stopped). lib/ is imported when called, so a test may point store URLs at its stand-ins first.
+ */
+export async function streamEvents(): Promise<readonly BusEventDetail[]> {
+  const { isOutboxInsert, subscriptionEventsOf } = await import('../../lib/events/outbox.js');
+  const { unmarshall } = await import('@aws-sdk/util-dynamodb');
+  await readTableStream(
+    (shardId, records, streamArn) => {
+      for (const record of records as unknown as DynamoDBRecord[]) {
+        if (isOutboxInsert(record)) seen.push(unmarshall(record.dynamodb!.NewImage as never) as BusEventDetail);
+        else seen.push(...subscriptionEventsOf(record));
+      }
+      readUpTo.set(`${streamArn} ${shardId}`, records.at(-1)!.dynamodb!.SequenceNumber!);
+    },
+    (streamArn, shardId) => readUpTo.get(`${streamArn} ${shardId}`),
+  );
+  return seen;
+}
+
+/**
+ * The payloads of the events about one subscription (its own, and a transfer to it) that the
+ * publisher takes from the table's stream, in time order, the events of one change (one timestamp)
+ * by name.
  */
 export async function outboxEventsOf(appId: string, subscriptionId: string): Promise<EventPayload[]> {
-  const { ddb, tableName } = await import('../../lib/data/client.js');
-  const items: Record<string, any>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: '#type = :outbox AND app_id = :app',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':outbox': 'outbox', ':app': appId },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items
-    .map((item) => item.payload as EventPayload & { data: Record<string, unknown> })
+  return (await streamEvents())
+    .filter((event) => event.app_id === appId)
+    .map((event) => event.payload as EventPayload & { data: Record<string, unknown> })
     .filter(
       (payload) =>
         payload.data.subscription_id === subscriptionId || payload.data.to_subscription_id === subscriptionId,

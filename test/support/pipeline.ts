@@ -1,8 +1,8 @@
 /**
  * "Nothing more arrives", decided from the pipeline's state instead of a pause. The local runtime
- * (in the test worker or `npm start` as a process) relays outbox items from the table's stream to
+ * (in the test worker or `npm start` as a process) relays the events writes announce on the table's stream to
  * the bus and the webhook deliverer; waitForIdlePipeline reads the same stream and waits until
- *   - the stream poller's checkpoint covers every outbox record on it: none will be published
+ *   - the stream poller's checkpoint covers every record of an event on it: none will be published
  *     again, and each one's first attempt is over (the local bus awaits the deliverer before the
  *     poller checkpoints), and
  *   - every one of those events has a delivery that is no longer pending: no attempt in flight,
@@ -12,24 +12,29 @@
  * The table must be the test file's own (test/support/own-table.ts): the whole stream is read.
  */
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { readTableStream } from './table-stream.js';
 
 interface StreamOutbox {
   streamArn: string;
-  /** Per shard, the sequence number of its last outbox INSERT. */
+  /** Per shard, the sequence number of its last record with events. */
   lastOutboxBySeq: Map<string, bigint>;
   eventIds: string[];
 }
 
 async function readOutboxFromStream(appId: string | undefined): Promise<StreamOutbox> {
+  const { isOutboxInsert, subscriptionEventsOf } = await import('../../lib/events/outbox.js');
   const lastOutboxBySeq = new Map<string, bigint>();
   const eventIds: string[] = [];
   const streamArn = await readTableStream((shardId, records) => {
-    for (const record of records) {
+    for (const record of records as unknown as DynamoDBRecord[]) {
       const image = record.dynamodb?.NewImage;
-      if (record.eventName !== 'INSERT' || image?.type?.S !== 'outbox') continue;
+      const events = isOutboxInsert(record)
+        ? [{ app_id: image!.app_id!.S!, event_id: image!.event_id!.S! }]
+        : subscriptionEventsOf(record);
+      if (events.length === 0) continue;
       lastOutboxBySeq.set(shardId, BigInt(record.dynamodb!.SequenceNumber!));
-      if (!appId || image.app_id?.S === appId) eventIds.push(image.event_id!.S!);
+      for (const event of events) if (!appId || event.app_id === appId) eventIds.push(event.event_id);
     }
   });
   return { streamArn, lastOutboxBySeq, eventIds };
