@@ -156,7 +156,7 @@ async function testStorePurchase(
 ): Promise<{ subscriptionId: string; latest: TestTransaction; autoRenew: boolean }> {
   const subscriptionId =
     (await getTransactionBinding(appId, transactionId))?.subscription_id ??
-    (await getPurchaseOwner(appId, 'test_store', transactionId))?.subscription_id;
+    (await getPurchaseOwner(appId, transactionId))?.subscription_id;
   const stored = subscriptionId && (await getSubscription(appId, subscriptionId));
   if (!subscriptionId || !stored)
     throw new CliError(
@@ -803,10 +803,10 @@ const COMMANDS: Record<string, Command> = {
     usage: 'subscriptions rewrite',
     options: {},
     async run() {
-      const { examined, rewritten } = await rewriteSubscriptions();
+      const { examined, rewritten, purchases_moved } = await rewriteSubscriptions();
       return {
-        json: { examined, rewritten },
-        text: `Read ${examined} subscription item(s); rewrote ${rewritten} in the current shape.`,
+        json: { examined, rewritten, purchases_moved },
+        text: `Read ${examined} subscription item(s); rewrote ${rewritten} in the current shape; moved ${purchases_moved} purchase owner(s) onto their original transactions.`,
       };
     },
   },

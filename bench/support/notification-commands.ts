@@ -7,7 +7,7 @@
 export interface NotificationCommands {
   /** Each command with the items it names (partition key prefix / sort key prefix), in order. */
   commands: string[];
-  /** Reads that name the purchase's item (OWNER#…): the BatchGetItem of the purchase, its product, binding and the notification's record. */
+  /** Reads that name the purchase's item (its original transaction's, TXN#…): the BatchGetItem of the purchase, its product, the transaction's binding and the notification's record. */
   purchase_reads: number;
   /** Every other read (the app and its store settings; the subscription). */
   other_reads: number;
@@ -39,7 +39,7 @@ export function countNotificationCommands(commands: { name: string; input: objec
   const described = commands.map(({ name, input }) => {
     const keys = keysOf(name, input);
     if (READS.has(name)) {
-      if (keys.some((key) => key.pk.S.startsWith('OWNER#'))) counts.purchase_reads += 1;
+      if (keys.some((key) => key.pk.S.startsWith('TXN#'))) counts.purchase_reads += 1;
       else counts.other_reads += 1;
     } else if (name === 'TransactWriteItemsCommand') counts.transactions += 1;
     else counts.other_writes += 1;

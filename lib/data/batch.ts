@@ -31,13 +31,15 @@ export const putRequest = (item: Record<string, unknown>): WriteRequest => ({ Pu
 const keyId = (key: { pk?: unknown; sk?: unknown }) => `${String(key.pk)}\n${String(key.sk)}`;
 
 /**
- * Items by key (distinct, at most 100) in one strongly consistent BatchGetItem: one request instead
- * of one per item. In the order of the keys; undefined where there is none. Keys DynamoDB leaves
+ * Items by key (at most 100 distinct) in one strongly consistent BatchGetItem: one request instead
+ * of one per item. In the order of the keys, a key given twice answered twice (read once:
+ * BatchGetItem refuses a repeated key); undefined where there is none. Keys DynamoDB leaves
  * unprocessed (it may, under throttling) are read one by one, so a throttled read fails as a GetItem would.
  */
 export async function batchGetConsistent(keys: TableKey[]): Promise<(Record<string, unknown> | undefined)[]> {
+  const distinct = [...new Map(keys.map((key) => [keyId(key), key])).values()];
   const { Responses, UnprocessedKeys } = await ddb.send(
-    new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }),
+    new BatchGetCommand({ RequestItems: { [tableName]: { Keys: distinct, ConsistentRead: true } } }),
   );
   const found = new Map((Responses?.[tableName] ?? []).map((item) => [keyId(item), item]));
   for (const key of UnprocessedKeys?.[tableName]?.Keys ?? []) {

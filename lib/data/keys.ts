@@ -14,8 +14,7 @@
  * | its receipt       | SUB#<app>#<sub>             | RECEIPT    (deflated; written once) |
  * | its transfers     | SUB#<app>#<sub>             | TRANSFER#<at>#<event> (both subs)   |
  * | list counts       | COUNT#<app>                 | LIST#<product|*>  (count#<status|*>#<platform|*>; by the aggregator) |
- * | transaction bind  | TXN#<app>#<transaction>     | TXN        (-> subscription id)     |
- * | purchase owner    | OWNER#<app>#<store>#<orig>  | OWNER  (-> user, subscription; store state) |
+ * | transaction bind  | TXN#<app>#<transaction>     | TXN  (-> subscription id; an original's also -> owner, store state) |
  * | store notification| NOTIFICATION#<app>#<store>#<id> | NOTIFICATION (TTL; id = dedupe) |
  * | user profile      | USER#<app>#<user>           | PROFILE                             |
  * | user's activity   | USER#<app>#<user>           | ACTIVITY (first/last seen by events) |
@@ -83,8 +82,18 @@ export const keys = {
     sk: `TRANSFER#${transferredAt}#${eventId}`,
   }),
   transaction: (appId: string, transactionId: string): TableKey => ({ pk: `TXN#${appId}#${transactionId}`, sk: 'TXN' }),
-  /** A store purchase (original transaction / purchase token) belongs to one user of one app. */
-  purchaseOwner: (appId: string, store: string, originalTransactionId: string): TableKey => ({
+  /**
+   * A store purchase (original transaction / purchase token) belongs to one user of one app: kept
+   * on its original transaction's item, which a first purchase's binding writes anyway. Transaction
+   * ids of the stores never collide (Apple's are numbers, Google's `GPA.` order ids, the test
+   * store's `test_`), and a transaction id is one app-wide name already (TXN#).
+   */
+  purchase: (appId: string, originalTransactionId: string): TableKey => ({
+    pk: `TXN#${appId}#${originalTransactionId}`,
+    sk: 'TXN',
+  }),
+  /** Where a purchase's owner was kept before it moved to its transaction's item (`admin subscriptions rewrite` moves it). */
+  formerPurchaseOwner: (appId: string, store: string, originalTransactionId: string): TableKey => ({
     pk: `OWNER#${appId}#${store}#${originalTransactionId}`,
     sk: 'OWNER',
   }),

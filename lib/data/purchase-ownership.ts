@@ -1,7 +1,10 @@
 /**
  * Who a store purchase belongs to: the binding of each transaction id to the one subscription it
- * pays for, the owner of each original transaction, and the transfers of a purchase between users.
+ * pays for, the owner of each original transaction (on the original transaction's item), and the
+ * transfers of a purchase between users.
  */
+
+import { isDeepStrictEqual } from 'node:util';
 import { transferOutboxItem } from '../events/outbox.js';
 import type { Product } from '../schemas/product.js';
 import type { StorePurchaseState } from '../stores/types.js';
@@ -30,68 +33,80 @@ export interface TakeOver {
   fromSubscriptionId: string;
 }
 
+/**
+ * One part of a write of a transaction's item (TXN#): attributes it sets and the condition they
+ * are set on. The item of an original transaction holds up to three kinds of part (its binding to
+ * the subscription it pays for, its purchase's owner, the store's state of the purchase), and
+ * DynamoDB takes one action per item in a transaction: transactionItems merges the parts of one
+ * item into one Update, whose condition is all of theirs.
+ */
+export interface TransactionItemPart {
+  key: TableKey;
+  set: Record<string, unknown>;
+  /** Each kind of part has placeholders of its own (:from, :user, :asOf). */
+  condition: { expression: string; values: Record<string, unknown> };
+}
+
+/** A write of a transaction: an item of its own, or a part of a transaction's item. */
+export type TransactionWrite = TransactItem | TransactionItemPart;
+
+const TRANSACTION_ITEM_TYPE = 'transaction';
+
+export const isTransactionItemPart = (write: TransactionWrite): write is TransactionItemPart =>
+  'key' in write && 'set' in write;
+
 /** The transaction id now pays for this subscription; refused if it already pays for any (or, taking over, for another than the old one). */
-export const bindTransactionPut = (
+export const bindTransactionPart = (
   record: SubscriptionRecord,
   transactionId: string,
   takeOver?: TakeOver,
-): TransactItem => ({
-  Put: {
-    TableName: tableName,
-    Item: {
-      ...keys.transaction(record.app_id, transactionId),
-      type: 'transaction_binding',
-      subscription_id: record.id,
-      user_id: record.user_id,
-      product_id: record.product_id,
-    } satisfies Record<string, unknown> & TransactionBinding,
-    ...(takeOver
-      ? {
-          ConditionExpression: 'attribute_not_exists(pk) OR subscription_id = :from',
-          ExpressionAttributeValues: { ':from': takeOver.fromSubscriptionId },
-        }
-      : { ConditionExpression: 'attribute_not_exists(pk)' }),
-  },
+): TransactionItemPart => ({
+  key: keys.transaction(record.app_id, transactionId),
+  set: {
+    type: TRANSACTION_ITEM_TYPE,
+    subscription_id: record.id,
+    user_id: record.user_id,
+    product_id: record.product_id,
+  } satisfies Record<string, unknown> & TransactionBinding,
+  condition: takeOver
+    ? {
+        expression: '(attribute_not_exists(subscription_id) OR subscription_id = :from)',
+        values: { ':from': takeOver.fromSubscriptionId },
+      }
+    : { expression: 'attribute_not_exists(subscription_id)', values: {} },
 });
-
-const PURCHASE_ITEM_TYPE = 'purchase_owner';
 
 /** The store state a purchase item holds, refused when it holds one the store stated later (or at the same time). */
 const storeStateFields = (state: StorePurchaseState) => ({
   set: { store_state: state, store_as_of: state.as_of },
-  condition: 'attribute_not_exists(store_as_of) OR store_as_of < :asOf',
+  condition: '(attribute_not_exists(store_as_of) OR store_as_of < :asOf)',
   values: { ':asOf': state.as_of },
 });
 
 /**
  * The purchase belongs to this user (now served by this subscription); refused if another user
  * owns it. The store state a notification left on a purchase nobody owned yet stays; `state`
- * replaces it (on the same condition as purchaseStateUpdate's).
+ * replaces it (on the same condition as purchaseStatePart's).
  */
-export const bindOwnerPut = (
+export const bindOwnerPart = (
   record: SubscriptionRecord,
   owner: PurchaseOwner,
   takeOver?: TakeOver,
   state?: StorePurchaseState,
-): TransactItem => {
+): TransactionItemPart => {
   const withState = state && storeStateFields(state);
   return {
-    Update: {
-      TableName: tableName,
-      Key: keys.purchaseOwner(record.app_id, owner.store, owner.original_transaction_id),
-      ...updateExpression({
-        set: {
-          type: PURCHASE_ITEM_TYPE,
-          ...owner,
-          user_id: record.user_id,
-          subscription_id: record.id,
-          ...withState?.set,
-        },
-        condition: {
-          expression: `(attribute_not_exists(user_id) OR user_id = :user)${withState ? ` AND (${withState.condition})` : ''}`,
-          values: { ':user': takeOver?.fromUserId ?? record.user_id, ...withState?.values },
-        },
-      }),
+    key: keys.purchase(record.app_id, owner.original_transaction_id),
+    set: {
+      type: TRANSACTION_ITEM_TYPE,
+      ...owner,
+      owner_user_id: record.user_id,
+      owner_subscription_id: record.id,
+      ...withState?.set,
+    },
+    condition: {
+      expression: `(attribute_not_exists(owner_user_id) OR owner_user_id = :user)${withState ? ` AND ${withState.condition}` : ''}`,
+      values: { ':user': takeOver?.fromUserId ?? record.user_id, ...withState?.values },
     },
   };
 };
@@ -100,24 +115,71 @@ export const bindOwnerPut = (
  * The store's latest word on the purchase, kept on its item (with or without an owner): refused
  * when the item already holds a state the store stated later or at the same time.
  */
-export const purchaseStateUpdate = (appId: string, state: StorePurchaseState): TransactItem => {
+export const purchaseStatePart = (appId: string, state: StorePurchaseState): TransactionItemPart => {
   const fields = storeStateFields(state);
   return {
-    Update: {
-      TableName: tableName,
-      Key: keys.purchaseOwner(appId, state.store, state.original_transaction_id),
-      ...updateExpression({
-        set: {
-          type: PURCHASE_ITEM_TYPE,
-          store: state.store,
-          original_transaction_id: state.original_transaction_id,
-          ...fields.set,
-        },
-        condition: { expression: fields.condition, values: fields.values },
-      }),
+    key: keys.purchase(appId, state.original_transaction_id),
+    set: {
+      type: TRANSACTION_ITEM_TYPE,
+      store: state.store,
+      original_transaction_id: state.original_transaction_id,
+      ...fields.set,
     },
+    condition: { expression: fields.condition, values: fields.values },
   };
 };
+
+const keyId = (key: TableKey) => `${key.pk}\n${key.sk}`;
+
+/** `into`, with `more` merged in: one refuses to set an attribute (or a placeholder) to two values. */
+function mergeInto(into: Record<string, unknown>, more: Record<string, unknown>, what: string): void {
+  for (const [name, value] of Object.entries(more)) {
+    if (name in into && !isDeepStrictEqual(into[name], value))
+      throw new Error(`two writes of one transaction item set ${what} ${name} to different values`);
+    into[name] = value;
+  }
+}
+
+/**
+ * The items of one transaction: each part of a transaction's item merged with the other parts of
+ * the same item into one Update (their conditions joined by AND), the other items as given.
+ * `itemOf` answers the item a write went into, to tell which write a cancellation refused.
+ */
+export function transactionItems(writes: readonly TransactionWrite[]): {
+  items: TransactItem[];
+  itemOf: (write: TransactionWrite) => TransactItem;
+} {
+  const merged = new Map<
+    string,
+    { key: TableKey; set: Record<string, unknown>; conditions: string[]; values: Record<string, unknown> }
+  >();
+  for (const write of writes) {
+    if (!isTransactionItemPart(write)) continue;
+    const id = keyId(write.key);
+    const entry = merged.get(id) ?? { key: write.key, set: {}, conditions: [], values: {} };
+    mergeInto(entry.set, write.set, 'attribute');
+    mergeInto(entry.values, write.condition.values, 'placeholder');
+    if (!entry.conditions.includes(write.condition.expression)) entry.conditions.push(write.condition.expression);
+    merged.set(id, entry);
+  }
+  const built = new Map<string, TransactItem>();
+  for (const [id, { key, set, conditions, values }] of merged) {
+    built.set(id, {
+      Update: {
+        TableName: tableName,
+        Key: key,
+        ...updateExpression({ set, condition: { expression: conditions.join(' AND '), values } }),
+      },
+    });
+  }
+  const itemOf = (write: TransactionWrite) => (isTransactionItemPart(write) ? built.get(keyId(write.key))! : write);
+  const items: TransactItem[] = [];
+  for (const write of writes) {
+    const item = itemOf(write);
+    if (!items.includes(item)) items.push(item);
+  }
+  return { items, itemOf };
+}
 
 /**
  * A restore that moved a purchase to another user, as listed on both subscriptions: the one
@@ -187,23 +249,26 @@ export interface OwnedPurchase {
 }
 
 /** A purchase item that only a store notification has written so far has no owner. */
-const toOwnedPurchase = (item: Record<string, unknown>): OwnedPurchase | undefined =>
-  typeof item.user_id === 'string'
-    ? { user_id: item.user_id, subscription_id: item.subscription_id as string }
+export const toOwnedPurchase = (item: Record<string, unknown> | undefined): OwnedPurchase | undefined =>
+  typeof item?.owner_user_id === 'string'
+    ? { user_id: item.owner_user_id, subscription_id: item.owner_subscription_id as string }
     : undefined;
 
-const toTransactionBinding = (item: Record<string, unknown>): TransactionBinding => ({
-  subscription_id: item.subscription_id as string,
-  user_id: item.user_id as string,
-  product_id: item.product_id as string,
-});
+/** An original transaction's item may hold its purchase's owner or state and no binding yet. */
+const toTransactionBinding = (item: Record<string, unknown> | undefined): TransactionBinding | undefined =>
+  typeof item?.subscription_id === 'string'
+    ? {
+        subscription_id: item.subscription_id,
+        user_id: item.user_id as string,
+        product_id: item.product_id as string,
+      }
+    : undefined;
 
 export async function getTransactionBinding(
   appId: string,
   transactionId: string,
 ): Promise<TransactionBinding | undefined> {
-  const item = await getConsistent(keys.transaction(appId, transactionId));
-  return item && toTransactionBinding(item);
+  return toTransactionBinding(await getConsistent(keys.transaction(appId, transactionId)));
 }
 
 /** What a store transaction is, as far as this app knows: see lookUpPurchase. */
@@ -225,10 +290,14 @@ export interface PurchaseQuery {
   transactionId: string;
 }
 
-/** The items a purchase lookup reads, for callers that read them with others in one request. */
+/**
+ * The items a purchase lookup reads, for callers that read them with others in one request. For
+ * the original transaction, the purchase's item and the transaction's are one (read once: see
+ * batchGetConsistent).
+ */
 export const purchaseLookupKeys = (appId: string, purchase: PurchaseQuery): TableKey[] => [
   keys.product(appId, purchase.productId),
-  keys.purchaseOwner(appId, purchase.owner.store, purchase.owner.original_transaction_id),
+  keys.purchase(appId, purchase.owner.original_transaction_id),
   keys.transaction(appId, purchase.transactionId),
 ];
 
@@ -238,8 +307,8 @@ export const purchaseLookupOf = ([product, owned, binding]: (
   | undefined
 )[]): PurchaseLookup => ({
   product: product && toProduct(product),
-  owned: owned && toOwnedPurchase(owned),
-  binding: binding && toTransactionBinding(binding),
+  owned: toOwnedPurchase(owned),
+  binding: toTransactionBinding(binding),
   storeState: owned?.store_state as StorePurchaseState | undefined,
 });
 
@@ -254,9 +323,7 @@ export async function lookUpPurchase(appId: string, purchase: PurchaseQuery): Pr
 /** Whose a store purchase is, by its original transaction id; undefined when no user has it. */
 export async function getPurchaseOwner(
   appId: string,
-  store: string,
   originalTransactionId: string,
 ): Promise<OwnedPurchase | undefined> {
-  const item = await getConsistent(keys.purchaseOwner(appId, store, originalTransactionId));
-  return item && toOwnedPurchase(item);
+  return toOwnedPurchase(await getConsistent(keys.purchase(appId, originalTransactionId)));
 }

@@ -1,7 +1,8 @@
 /**
  * Brings every stored subscription to the current item shape after an upgrade that changed it: the
  * SUB item's index keys (new indexes are backfilled only from items that carry their key
- * attributes) and a receipt still inside the PAYMENT item. Each SUB item is put back through
+ * attributes), a receipt still inside the PAYMENT item, and a purchase's owner still on an item of
+ * its own (OWNER#, now on its original transaction's item). Each SUB item is put back through
  * subscriptionItem, conditioned on the version it was read at: one that a live write changed in the
  * meantime already has the current shape. Safe to run again; it changes nothing the second time.
  */
@@ -10,30 +11,46 @@ import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys } from './keys.js';
 import { receiptItem, subscriptionItem, toRecord } from './subscription-items.js';
 import { writeTogether } from './subscription-writes.js';
+import { updateExpression } from './update-expression.js';
 
 export interface RewriteResult {
   /** SUB and PAYMENT items read. */
   examined: number;
   /** Items written in the current shape. */
   rewritten: number;
+  /** Purchase owners moved from their former items onto their original transactions' items. */
+  purchases_moved: number;
 }
+
+const FORMER_OWNER_PREFIX = keys.formerPurchaseOwner('', '', '').pk.split('#')[0]!;
 
 const sameShape = (stored: Record<string, unknown>, current: Record<string, unknown>): boolean =>
   JSON.stringify(Object.entries(stored).sort()) === JSON.stringify(Object.entries(current).sort());
 
 export async function rewriteSubscriptions(): Promise<RewriteResult> {
-  const result: RewriteResult = { examined: 0, rewritten: 0 };
+  const result: RewriteResult = { examined: 0, rewritten: 0, purchases_moved: 0 };
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await ddb.send(
       new ScanCommand({
         TableName: tableName,
-        FilterExpression: 'begins_with(pk, :sub) AND sk IN (:state, :payment)',
-        ExpressionAttributeValues: { ':sub': 'SUB#', ':state': 'SUB', ':payment': 'PAYMENT' },
+        FilterExpression:
+          '(begins_with(pk, :sub) AND sk IN (:state, :payment)) OR (begins_with(pk, :owner) AND sk = :ownerSk)',
+        ExpressionAttributeValues: {
+          ':sub': 'SUB#',
+          ':state': 'SUB',
+          ':payment': 'PAYMENT',
+          ':owner': `${FORMER_OWNER_PREFIX}#`,
+          ':ownerSk': keys.formerPurchaseOwner('', '', '').sk,
+        },
         ExclusiveStartKey: startKey,
       }),
     );
     for (const item of page.Items ?? []) {
+      if (String(item.pk).startsWith(`${FORMER_OWNER_PREFIX}#`)) {
+        if (await movePurchaseOwner(item)) result.purchases_moved += 1;
+        continue;
+      }
       result.examined += 1;
       if (await rewrite(item)) result.rewritten += 1;
     }
@@ -75,6 +92,33 @@ async function rewrite(item: Record<string, unknown>): Promise<boolean> {
         ExpressionAttributeValues: { ':receipt': item.receipt_data },
       },
     },
+  ]);
+  return refused === undefined;
+}
+
+/**
+ * A purchase's former owner item, moved onto its original transaction's item and removed. What a
+ * live write has put there since the upgrade (an owner, a later store state) is kept.
+ */
+async function movePurchaseOwner(item: Record<string, unknown>): Promise<boolean> {
+  const appId = String(item.pk).split('#')[1]!;
+  const originalTransactionId = String(item.original_transaction_id);
+  const owned = typeof item.user_id === 'string';
+  const refused = await writeTogether([
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.purchase(appId, originalTransactionId),
+        ...updateExpression({
+          set: { type: 'transaction', store: item.store, original_transaction_id: originalTransactionId },
+          setIfAbsent: {
+            ...(owned && { owner_user_id: item.user_id, owner_subscription_id: item.subscription_id }),
+            ...(item.store_state !== undefined && { store_state: item.store_state, store_as_of: item.store_as_of }),
+          },
+        }),
+      },
+    },
+    { Delete: { TableName: tableName, Key: { pk: item.pk, sk: item.sk } } },
   ]);
   return refused === undefined;
 }

@@ -14,12 +14,14 @@ import { batchWriteAll, putRequest } from './batch.js';
 import { type TransactItem, tableName } from './client.js';
 import { keys } from './keys.js';
 import {
-  bindOwnerPut,
-  bindTransactionPut,
+  bindOwnerPart,
+  bindTransactionPart,
   getTransactionBinding,
   type PurchaseOwner,
   type TakeOver,
   type TransactionBinding,
+  type TransactionWrite,
+  transactionItems,
   transferItems,
 } from './purchase-ownership.js';
 import { revenueChange } from './revenue-counters.js';
@@ -61,18 +63,18 @@ export async function insertSubscription(
     statusChange?: StatusChange | null | undefined;
     revenue?: RevenueDelta | null | undefined;
     /** More conditional writes of the same change (the purchase's store state, a notification's record). */
-    alsoWrite?: readonly TransactItem[] | undefined;
+    alsoWrite?: readonly TransactionWrite[] | undefined;
   } = {},
 ): Promise<InsertOutcome> {
   const now = new Date(record.updated_at);
-  const transactionItem = payment.transaction_id
-    ? bindTransactionPut(record, payment.transaction_id, options.takeOver)
+  const transactionPart = payment.transaction_id
+    ? bindTransactionPart(record, payment.transaction_id, options.takeOver)
     : undefined;
-  const ownerItem = options.owner
-    ? bindOwnerPut(record, options.owner, options.takeOver, options.ownerState)
+  const ownerPart = options.owner
+    ? bindOwnerPart(record, options.owner, options.takeOver, options.ownerState)
     : undefined;
   const revenue = options.revenue && revenueChange(record.version, record.updated_at.slice(0, 10), options.revenue);
-  const items: TransactItem[] = [
+  const { items, itemOf } = transactionItems([
     {
       Put: {
         TableName: tableName,
@@ -84,22 +86,23 @@ export async function insertSubscription(
     ...(payment.receipt_data
       ? [{ Put: { TableName: tableName, Item: receiptItem(record, payment.receipt_data) } }]
       : []),
-    ...(transactionItem ? [transactionItem] : []),
-    ...(ownerItem ? [ownerItem] : []),
+    ...(transactionPart ? [transactionPart] : []),
+    ...(ownerPart ? [ownerPart] : []),
     ...(options.owner && options.takeOver ? transferItems(record, options.owner, options.takeOver, now) : []),
     ...(options.alsoWrite ?? []),
-  ];
+  ]);
   try {
     await transactWrite(items);
     return { inserted: true };
   } catch (error) {
     const failed = failedItems(error, items);
-    if (transactionItem && failed.includes(transactionItem)) {
+    // The binding and the owner of a first purchase are one item: a binding found there is why.
+    if (transactionPart && failed.includes(itemOf(transactionPart))) {
       const existing = await getTransactionBinding(record.app_id, payment.transaction_id!);
       if (existing) return { inserted: false, reason: 'transaction_bound', existing };
     }
-    if (ownerItem && failed.includes(ownerItem)) return { inserted: false, reason: 'owned_by_another_user' };
-    if (options.alsoWrite?.some((item) => failed.includes(item)))
+    if (ownerPart && failed.includes(itemOf(ownerPart))) return { inserted: false, reason: 'owned_by_another_user' };
+    if (options.alsoWrite?.some((write) => failed.includes(itemOf(write))))
       return { inserted: false, reason: 'also_write_refused' };
     throw error;
   }
@@ -154,7 +157,7 @@ export interface SaveOptions {
   /** Store-driven events (renewed, refunded, ...) announced with this write; transactionId: the store's. */
   storeEvents?: { kinds: readonly StoreEventKind[]; transactionId: string | null } | undefined;
   /** More conditional writes of the same change (the purchase's store state, the notification's record). */
-  alsoWrite?: readonly TransactItem[] | undefined;
+  alsoWrite?: readonly TransactionWrite[] | undefined;
 }
 
 export type SaveOutcome =
@@ -166,7 +169,7 @@ export type SaveOutcome =
   /** bindOwner belongs to another user. */
   | { saved: false; reason: 'owned_by_another_user' }
   /** The condition of an alsoWrite item failed. */
-  | { saved: false; reason: 'also_write_refused'; item: TransactItem };
+  | { saved: false; reason: 'also_write_refused'; item: TransactionWrite };
 
 /**
  * Writes `next` over `current` in one transaction, if nobody changed the subscription since it was
@@ -197,16 +200,16 @@ export async function saveSubscriptionState(
       ExpressionAttributeValues: { ':version': current.version },
     },
   };
-  const transactionItem = options.bindTransaction ? bindTransactionPut(current, options.bindTransaction) : undefined;
-  const ownerItem = options.bindOwner ? bindOwnerPut(current, options.bindOwner) : undefined;
-  const items: TransactItem[] = [
+  const transactionPart = options.bindTransaction ? bindTransactionPart(current, options.bindTransaction) : undefined;
+  const ownerPart = options.bindOwner ? bindOwnerPart(current, options.bindOwner) : undefined;
+  const writes: TransactionWrite[] = [
     stateItem,
-    ...(transactionItem ? [transactionItem] : []),
-    ...(ownerItem ? [ownerItem] : []),
+    ...(transactionPart ? [transactionPart] : []),
+    ...(ownerPart ? [ownerPart] : []),
   ];
   const { receipt_data: receipt, ...paymentFields } = options.payment ?? {};
   if (Object.keys(paymentFields).length > 0) {
-    items.push({
+    writes.push({
       Update: {
         TableName: tableName,
         Key: keys.subscriptionPayment(current.app_id, current.id),
@@ -214,19 +217,25 @@ export async function saveSubscriptionState(
       },
     });
   }
-  if (receipt) items.push({ Put: { TableName: tableName, Item: receiptItem(current, receipt) } });
+  if (receipt) writes.push({ Put: { TableName: tableName, Item: receiptItem(current, receipt) } });
   else if (receipt === null)
-    items.push({ Delete: { TableName: tableName, Key: keys.subscriptionReceipt(current.app_id, current.id) } });
+    writes.push({ Delete: { TableName: tableName, Key: keys.subscriptionReceipt(current.app_id, current.id) } });
   const alsoWrite = options.alsoWrite ?? [];
-  items.push(...alsoWrite);
+  writes.push(...alsoWrite);
+  const { items, itemOf } = transactionItems(writes);
   try {
     await transactWrite(items);
   } catch (error) {
     const failed = failedItems(error, items);
+    const refusedPart = (part: TransactionWrite | undefined) =>
+      part !== undefined &&
+      failed.includes(itemOf(part)) &&
+      // An item it shares with an alsoWrite part: the caller reads again and decides anew.
+      !alsoWrite.some((write) => itemOf(write) === itemOf(part));
     if (failed.includes(stateItem)) return { saved: false, reason: 'version_conflict' };
-    if (transactionItem && failed.includes(transactionItem)) return { saved: false, reason: 'transaction_bound' };
-    if (ownerItem && failed.includes(ownerItem)) return { saved: false, reason: 'owned_by_another_user' };
-    const refused = alsoWrite.find((item) => failed.includes(item));
+    if (refusedPart(transactionPart)) return { saved: false, reason: 'transaction_bound' };
+    if (refusedPart(ownerPart)) return { saved: false, reason: 'owned_by_another_user' };
+    const refused = alsoWrite.find((write) => failed.includes(itemOf(write)));
     if (refused) return { saved: false, reason: 'also_write_refused', item: refused };
     throw error;
   }
@@ -240,12 +249,14 @@ export async function saveSubscriptionState(
  * Writes these items in one transaction: undefined when written, or the first item whose
  * condition did not hold (then nothing was written).
  */
-export async function writeTogether(items: readonly TransactItem[]): Promise<TransactItem | undefined> {
+export async function writeTogether(writes: readonly TransactionWrite[]): Promise<TransactionWrite | undefined> {
+  const { items, itemOf } = transactionItems(writes);
   try {
     await transactWrite(items);
     return undefined;
   } catch (error) {
-    const refused = failedItems(error, [...items])[0];
+    const failed = failedItems(error, items);
+    const refused = writes.find((write) => failed.includes(itemOf(write)));
     if (refused) return refused;
     throw error;
   }

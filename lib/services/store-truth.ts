@@ -22,7 +22,9 @@ import {
   type PurchaseQuery,
   purchaseLookupKeys,
   purchaseLookupOf,
-  purchaseStateUpdate,
+  purchaseStatePart,
+  type TransactionWrite,
+  toOwnedPurchase,
 } from '../data/purchase-ownership.js';
 import {
   type NotificationOutcome,
@@ -79,13 +81,13 @@ export async function applyStoreState(
     const items = await batchGetConsistent([
       ...purchaseLookupKeys(appId, query),
       ...(notification ? [notificationKey(appId, notification)] : []),
-      ...(linked ? [keys.purchaseOwner(appId, state.store, linked)] : []),
+      ...(linked ? [keys.purchase(appId, linked)] : []),
     ]);
     if (notification && items[3]) return 'duplicate';
     const linkedItem = linked ? items.at(-1) : undefined;
     let stored: StoredStorePurchase<SubscriptionRecord> = {
       ...purchaseLookupOf(items),
-      linkedOwned: linkedItem && purchaseLookupOf([undefined, linkedItem, undefined]).owned,
+      linkedOwned: toOwnedPurchase(linkedItem),
     };
     let decision = decideStoreState(appId, state, stored, now);
     if (decision.kind === 'read_subscription') {
@@ -94,7 +96,7 @@ export async function applyStoreState(
       stored = { ...stored, subscription };
       decision = decideStoreState(appId, state, stored, now);
     }
-    let refused: TransactItem | undefined;
+    let refused: TransactionWrite | undefined;
     switch (decision.kind) {
       case 'read_subscription':
         throw new Error('decided without the subscription it rests on');
@@ -107,7 +109,7 @@ export async function applyStoreState(
           original_transaction_id: state.original_transaction_id,
           reason: decision.reason,
         });
-        refused = await writeTogether([purchaseStateUpdate(appId, state), ...recordedAs('kept')]);
+        refused = await writeTogether([purchaseStatePart(appId, state), ...recordedAs('kept')]);
         if (!refused) return 'kept';
         break;
       case 'sync': {
@@ -123,7 +125,7 @@ export async function applyStoreState(
             payment: newTransaction
               ? { transaction_id: state.transaction_id, ...(state.trial ? {} : { last_payment: state.purchase_date }) }
               : undefined,
-            alsoWrite: [purchaseStateUpdate(appId, state), ...recordedAs('applied')],
+            alsoWrite: [purchaseStatePart(appId, state), ...recordedAs('applied')],
           }),
           { current: decision.subscription },
         );
@@ -183,7 +185,7 @@ export async function applyStoreRevocation(
   now = new Date(),
 ): Promise<StoreTruthOutcome> {
   const [purchase, recordedBefore] = await batchGetConsistent([
-    keys.purchaseOwner(appId, notification.store, originalTransactionId),
+    keys.purchase(appId, originalTransactionId),
     notificationKey(appId, notification),
   ]);
   if (recordedBefore) return 'duplicate';
@@ -193,7 +195,7 @@ export async function applyStoreRevocation(
     const asOf = Math.max(Date.parse(notification.sent_at), Date.parse(kept.as_of) + 1);
     return applyStoreState(appId, { ...kept, revoked: true, as_of: new Date(asOf).toISOString() }, notification, now);
   }
-  const subscriptionId = typeof purchase?.user_id === 'string' ? (purchase.subscription_id as string) : undefined;
+  const subscriptionId = toOwnedPurchase(purchase)?.subscription_id;
   if (!subscriptionId) {
     return (await recordNotification(appId, notification, 'recorded', now)) ? 'recorded' : 'duplicate';
   }

@@ -5,11 +5,15 @@
 
 import { AppError } from '../core/errors.js';
 import { newSubscriptionId } from '../core/ids.js';
-import type { TransactItem } from '../data/client.js';
 import { listSortKey } from '../data/keys.js';
 import { getProduct, listProducts } from '../data/products.js';
 import { getUsageStats } from '../data/profiles.js';
-import { getTransactionBinding, type PurchaseOwner, type TransferRecord } from '../data/purchase-ownership.js';
+import {
+  getTransactionBinding,
+  type PurchaseOwner,
+  type TransactionWrite,
+  type TransferRecord,
+} from '../data/purchase-ownership.js';
 import { type PaymentRecord, type SubscriptionRecord, storeMarginMs } from '../data/subscription-items.js';
 import { getSubscription, getSubscriptionRecord, listSubscriptions } from '../data/subscription-queries.js';
 import { insertSubscription, saveSubscriptionState, writeTogether } from '../data/subscription-writes.js';
@@ -345,14 +349,14 @@ export interface PlannedChange {
    */
   storeState?: StorePurchaseState | undefined;
   /** More conditional writes of the same change, written even when the subscription does not change. */
-  alsoWrite?: readonly TransactItem[] | undefined;
+  alsoWrite?: readonly TransactionWrite[] | undefined;
 }
 
 /** What commitChange leaves: the subscription as it now is (and its other items, when asked to read them). */
 export interface CommittedChange {
   statusChange: StatusChange | null;
   /** An alsoWrite item whose condition did not hold: nothing of the change was written. */
-  refused?: TransactItem | undefined;
+  refused?: TransactionWrite | undefined;
   record: SubscriptionRecord;
   payment?: PaymentRecord | undefined;
   transfers?: TransferRecord[] | undefined;

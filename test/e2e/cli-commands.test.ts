@@ -15,8 +15,10 @@ vi.hoisted(() => {
 });
 
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys, listCountCell } from '../../lib/data/keys.js';
+import { getPurchaseOwner } from '../../lib/data/purchase-ownership.js';
 import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
 import { countMatching, getSubscription, listSubscriptions } from '../../lib/data/subscription-queries.js';
 import { EVENT_KINDS } from '../../lib/events/schemas.js';
@@ -362,7 +364,8 @@ const CASES: Case[] = [
   },
   {
     command: 'subscriptions rewrite',
-    // A subscription as an earlier version stored it: whole-item index keys, nulls, the receipt in PAYMENT.
+    // A subscription as an earlier version stored it: whole-item index keys, nulls, the receipt in
+    // PAYMENT; its purchase's owner on an item of its own, and a purchase nobody owned with a store state.
     args: async (ctx) => {
       const record = buildSubscription(appOf(ctx), { user_id: 'legacy-user' });
       const current: Record<string, unknown> = subscriptionItem(record);
@@ -386,10 +389,38 @@ const CASES: Case[] = [
           },
         }),
       );
+      const owner = { store: 'test_store', original_transaction_id: `legacy-orig-${record.id}` };
+      await ddb.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...keys.formerPurchaseOwner(record.app_id, owner.store, owner.original_transaction_id),
+            type: 'purchase_owner',
+            ...owner,
+            user_id: 'legacy-user',
+            subscription_id: record.id,
+          },
+        }),
+      );
+      const storeState = { as_of: '2026-01-01T00:00:00.000Z', note: 'a notification before anyone verified' };
+      await ddb.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...keys.formerPurchaseOwner(record.app_id, owner.store, `${owner.original_transaction_id}-unowned`),
+            type: 'purchase_owner',
+            store: owner.store,
+            original_transaction_id: `${owner.original_transaction_id}-unowned`,
+            store_state: storeState,
+            store_as_of: storeState.as_of,
+          },
+        }),
+      );
       ctx.legacy = record;
+      ctx.legacyOwner = owner;
       return ['subscriptions', 'rewrite'];
     },
-    prints: ['examined', 'rewritten'],
+    prints: ['examined', 'rewritten', 'purchases_moved'],
     then: async (output, ctx) => {
       const legacy = ctx.legacy as SubscriptionRecord;
       expect(output.rewritten).toBeGreaterThanOrEqual(2);
@@ -402,8 +433,20 @@ const CASES: Case[] = [
       const stored = await getSubscription(legacy.app_id, legacy.id);
       expect(stored?.record).toEqual(legacy);
       expect(stored?.payment.receipt_data).toBe('bGVnYWN5');
+      // The owners are on their original transactions' items, where verification looks; the old items are gone.
+      const owner = ctx.legacyOwner as { store: string; original_transaction_id: string };
+      expect(output.purchases_moved).toBe(2);
+      expect(await getPurchaseOwner(legacy.app_id, owner.original_transaction_id)).toEqual({
+        user_id: 'legacy-user',
+        subscription_id: legacy.id,
+      });
+      const unowned = await getConsistent(keys.purchase(legacy.app_id, `${owner.original_transaction_id}-unowned`));
+      expect(unowned).toMatchObject({ store_state: { note: 'a notification before anyone verified' } });
+      expect(unowned?.owner_user_id).toBeUndefined();
+      const former = keys.formerPurchaseOwner(legacy.app_id, owner.store, owner.original_transaction_id);
+      expect(await getConsistent(former)).toBeUndefined();
       const again = json(await admin('subscriptions', 'rewrite', '--json'));
-      expect(again).toEqual({ examined: again.examined, rewritten: 0 });
+      expect(again).toEqual({ examined: again.examined, rewritten: 0, purchases_moved: 0 });
     },
   },
   {

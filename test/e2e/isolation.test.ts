@@ -867,7 +867,7 @@ describe("tenant isolation: app B's keys against app A's data", () => {
       keys.subscriptionPayment(a.appId, aSubs.verified),
       keys.transaction(a.appId, A_RENEW_TXN),
       keys.transaction(a.appId, A_PENDING_TXN),
-      keys.purchaseOwner(a.appId, 'test_store', aVerifiedReceipt.transaction_id),
+      keys.purchase(a.appId, aVerifiedReceipt.transaction_id),
       listCountCell(a.appId, {}).key,
       keys.revenue(a.appId, today, 'premium_monthly', 'USD'),
       keys.userProfile(a.appId, A_BUYER),

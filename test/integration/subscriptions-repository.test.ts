@@ -2,9 +2,17 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { itemSize } from '../../bench/support/item-size.js';
+import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { getTransactionBinding, lookUpPurchase, type PurchaseOwner } from '../../lib/data/purchase-ownership.js';
+import {
+  bindTransactionPart,
+  getTransactionBinding,
+  lookUpPurchase,
+  type PurchaseOwner,
+  purchaseStatePart,
+  transactionItems,
+} from '../../lib/data/purchase-ownership.js';
 import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
 import { getSubscription, listSubscriptions } from '../../lib/data/subscription-queries.js';
 import {
@@ -246,6 +254,88 @@ describe('subscription repository (DynamoDB Local)', () => {
       reason: 'owned_by_another_user',
     });
     expect((await getSubscription(app, first.id))!.transfers).toEqual([listed]);
+  });
+
+  it("a first purchase's binding and owner are one item, written once and read once", async () => {
+    const { appId: app } = await createTestApp([PREMIUM_MONTHLY]);
+    const owner = { store: 'app_store', original_transaction_id: '2000000000000900' };
+    const sub = record(app, { user_id: 'erin' });
+    expect(await insertSubscription(sub, payment(owner.original_transaction_id), { owner })).toEqual({
+      inserted: true,
+    });
+    expect(await getConsistent(keys.purchase(app, owner.original_transaction_id))).toMatchObject({
+      ...keys.transaction(app, owner.original_transaction_id),
+      subscription_id: sub.id,
+      user_id: 'erin',
+      product_id: sub.product_id,
+      owner_user_id: 'erin',
+      owner_subscription_id: sub.id,
+      store: 'app_store',
+    });
+    // The purchase's item and the transaction's are one key: BatchGetItem is sent it once.
+    expect(
+      await lookUpPurchase(app, { productId: 'premium_monthly', owner, transactionId: owner.original_transaction_id }),
+    ).toMatchObject({
+      owned: { user_id: 'erin', subscription_id: sub.id },
+      binding: { subscription_id: sub.id, user_id: 'erin' },
+    });
+    // Another user's insert of the same purchase: the binding on the shared item is why it is refused.
+    const other = record(app, { user_id: 'frank' });
+    expect(await insertSubscription(other, payment(owner.original_transaction_id), { owner })).toEqual({
+      inserted: false,
+      reason: 'transaction_bound',
+      existing: { subscription_id: sub.id, user_id: 'erin', product_id: sub.product_id },
+    });
+
+    // An original transaction bound later, with the store's state of its purchase in the same
+    // change: two parts of one item, merged into one write.
+    const later = record(app, { user_id: 'erin' });
+    await insertSubscription(later, payment('2000000000000901-renewal'), {
+      owner: { store: 'app_store', original_transaction_id: '2000000000000901' },
+    });
+    const state = {
+      store: 'app_store',
+      original_transaction_id: '2000000000000901',
+      as_of: '2026-01-01T00:00:00.000Z',
+    } as never;
+    const saved = await saveSubscriptionState(later, { ...later, auto_renew: false }, new Date(), {
+      statusChange: null,
+      bindTransaction: '2000000000000901',
+      alsoWrite: [purchaseStatePart(app, state)],
+    });
+    expect(saved).toMatchObject({ saved: true });
+    expect(await getConsistent(keys.purchase(app, '2000000000000901'))).toMatchObject({
+      subscription_id: later.id,
+      owner_subscription_id: later.id,
+      store_as_of: '2026-01-01T00:00:00.000Z',
+    });
+    // The same state again: its part is refused, so the change is, and the caller decides anew.
+    const again = await saveSubscriptionState(saved.saved ? saved.record : later, later, new Date(), {
+      statusChange: null,
+      alsoWrite: [purchaseStatePart(app, state)],
+    });
+    expect(again).toMatchObject({ saved: false, reason: 'also_write_refused' });
+  });
+
+  it('merges the parts of one transaction item, and refuses two that set one attribute differently', () => {
+    const sub = record('app_merge', { user_id: 'gina' });
+    const state = { store: 'app_store', original_transaction_id: 'orig-1', as_of: '2026-01-01T00:00:00.000Z' };
+    const { items, itemOf } = transactionItems([
+      bindTransactionPart(sub, 'orig-1'),
+      purchaseStatePart('app_merge', state as never),
+      bindTransactionPart(sub, 'renewal-2'),
+    ]);
+    expect(items).toHaveLength(2);
+    expect(itemOf(bindTransactionPart(sub, 'orig-1'))).toBe(items[0]);
+    expect(items[0]!.Update!.ConditionExpression).toBe(
+      'attribute_not_exists(subscription_id) AND (attribute_not_exists(store_as_of) OR store_as_of < :asOf)',
+    );
+    expect(() =>
+      transactionItems([
+        bindTransactionPart(sub, 'orig-1'),
+        bindTransactionPart({ ...sub, id: 'sub_other' }, 'orig-1'),
+      ]),
+    ).toThrow(/set attribute subscription_id to different values/);
   });
 
   it('looks up the product, the owner and the binding of a purchase in one read, and reads keys DynamoDB left unprocessed one by one', async () => {

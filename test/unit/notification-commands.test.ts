@@ -12,24 +12,21 @@ describe('countNotificationCommands', () => {
   it('counts the read that names the purchase, the other reads and the transaction, and lists each with its items', () => {
     const counted = countNotificationCommands([
       batchGet(key('APP#a', 'APP'), key('APP#a', 'STORE#app_store')),
-      batchGet(key('APP#a', 'PRODUCT#p'), key('OWNER#a#app_store#1', 'OWNER'), key('TXN#a#2', 'TXN')),
+      batchGet(key('APP#a', 'PRODUCT#p'), key('TXN#a#1', 'TXN'), key('TXN#a#2', 'TXN')),
       { name: 'GetItemCommand', input: { Key: key('SUB#a#s', 'SUB') } },
       {
         name: 'TransactWriteItemsCommand',
         input: {
-          TransactItems: [
-            { Update: { Key: key('SUB#a#s', 'SUB') } },
-            { Put: { Item: { ...key('OUTBOX#a#e', 'OUTBOX'), type: { S: 'outbox' } } } },
-          ],
+          TransactItems: [{ Update: { Key: key('SUB#a#s', 'SUB') } }, { Put: { Item: key('TXN#a#2', 'TXN') } }],
         },
       },
     ]);
     expect(counted).toEqual({
       commands: [
         'BatchGetItem(APP/APP, APP/STORE)',
-        'BatchGetItem(APP/PRODUCT, OWNER/OWNER, TXN/TXN)',
+        'BatchGetItem(APP/PRODUCT, TXN/TXN, TXN/TXN)',
         'GetItem(SUB/SUB)',
-        'TransactWriteItems(SUB/SUB, OUTBOX/OUTBOX)',
+        'TransactWriteItems(SUB/SUB, TXN/TXN)',
       ],
       purchase_reads: 1,
       other_reads: 2,
@@ -39,7 +36,7 @@ describe('countNotificationCommands', () => {
   });
 
   it('counts a second read of the purchase (a retried decision) and a write outside the transaction', () => {
-    const purchase = batchGet(key('OWNER#a#google_play#t', 'OWNER'));
+    const purchase = batchGet(key('TXN#a#t', 'TXN'));
     const counted = countNotificationCommands([
       purchase,
       purchase,
