@@ -79,16 +79,31 @@ function checkDates(certificate: X509Certificate, at: number): void {
 const isP256 = (key: KeyObject) =>
   key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
 
+interface VerifiedChain {
+  leaf: X509Certificate;
+  intermediate: X509Certificate;
+  root: X509Certificate;
+}
+
 /**
- * The key that signed the data, once its chain leads to one of `roots` through Apple's
- * certificates and every certificate is valid at `at`.
+ * Chains this process has verified, by their leaf and intermediate as sent: a notification carries
+ * three JWS under one chain, and Apple signs with few, so a chain's parse and signature checks are
+ * done once. Only a chain that passed every check is kept, with the root it passed under.
  */
-function appleSigningKey(x5c: unknown, roots: readonly X509Certificate[], at: number) {
+const verifiedChains = new Map<string, VerifiedChain>();
+const MAX_VERIFIED_CHAINS = 16;
+
+function verifyChain(x5c: unknown, roots: readonly X509Certificate[]): VerifiedChain {
   if (!Array.isArray(x5c) || x5c.length !== 3) return reject('chain_length');
+  const [leafDer, intermediateDer] = x5c as unknown[];
+  const cacheKey =
+    typeof leafDer === 'string' && typeof intermediateDer === 'string' ? `${leafDer}.${intermediateDer}` : '';
+  const cached = verifiedChains.get(cacheKey);
+  if (cached && roots.includes(cached.root)) return cached;
   let leaf: X509Certificate;
   let intermediate: X509Certificate;
   try {
-    [leaf, intermediate] = x5c.slice(0, 2).map((der: unknown) => {
+    [leaf, intermediate] = [leafDer, intermediateDer].map((der: unknown) => {
       if (typeof der !== 'string') throw new TypeError('x5c entries are base64 strings');
       return new X509Certificate(Buffer.from(der, 'base64'));
     }) as [X509Certificate, X509Certificate];
@@ -107,6 +122,18 @@ function appleSigningKey(x5c: unknown, roots: readonly X509Certificate[], at: nu
     hasExtension(leaf.raw, LEAF_OID) &&
     hasExtension(intermediate.raw, INTERMEDIATE_OID);
   if (!chained) return reject('chain');
+  const chain = { leaf, intermediate, root };
+  if (verifiedChains.size >= MAX_VERIFIED_CHAINS) verifiedChains.clear();
+  verifiedChains.set(cacheKey, chain);
+  return chain;
+}
+
+/**
+ * The key that signed the data, once its chain leads to one of `roots` through Apple's
+ * certificates and every certificate is valid at `at`.
+ */
+function appleSigningKey(x5c: unknown, roots: readonly X509Certificate[], at: number) {
+  const { leaf, intermediate, root } = verifyChain(x5c, roots);
   for (const certificate of [leaf, intermediate, root]) checkDates(certificate, at);
   return leaf.publicKey;
 }

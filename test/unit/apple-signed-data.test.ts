@@ -388,6 +388,28 @@ describe('App Store signed data: the signing key and the certificate dates, case
     expect(theirs.accepted).toBe(true);
     expect(mine).toEqual(theirs);
   });
+
+  // A chain is verified once per process (a notification carries three JWS under one chain):
+  // what is remembered must never stand in for the checks that belong to each JWS or each caller.
+  it('a chain verified before still needs a trusted root, its dates at each signedDate and its signature', () => {
+    const signedAt = (signedDate: number, key = leafKey) => {
+      const input = `${part({ alg: 'ES256', x5c: GOOD_CHAIN })}.${part({ bundleId: BUNDLE, environment: 'Sandbox', transactionId: '2000000000000001', signedDate })}`;
+      return `${input}.${signWith(key, input).toString('base64url')}`;
+    };
+    const dayOne = signedAt(validFrom + 86_400_000);
+    expect(ours(dayOne, [ROOT], BUNDLE, 'Sandbox').accepted).toBe(true);
+    expect(ours(dayOne, [APPLE_ROOT_CA_G3], BUNDLE, 'Sandbox')).toMatchObject({ accepted: false, rejection: 'chain' });
+    expect(ours(dayOne, [], BUNDLE, 'Sandbox')).toMatchObject({ accepted: false, rejection: 'chain' });
+    expect(ours(signedAt(validTo + 90_000), [ROOT], BUNDLE, 'Sandbox')).toMatchObject({
+      accepted: false,
+      rejection: 'certificate',
+    });
+    expect(ours(signedAt(validFrom + 86_400_000, otherKey), [ROOT], BUNDLE, 'Sandbox')).toMatchObject({
+      accepted: false,
+      rejection: 'signature',
+    });
+    expect(ours(dayOne, [ROOT], BUNDLE, 'Sandbox').accepted).toBe(true);
+  });
 });
 
 describe("App Store signed data: generated transactions, ours against Apple's library", () => {
