@@ -22,6 +22,7 @@ import { STORE_CREDENTIAL_SECRETS, secretResourceNameOf } from '../../lib/stores
 import { acknowledge } from './acknowledge.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
+const NODE_HTTP_MODULE = resolve(REPO_ROOT, 'lib/core/node-http.ts');
 
 /**
  * esbuild settings of every function, shared with the bundle smoke test and the cold-start
@@ -41,6 +42,8 @@ export const ESBUILD_SETTINGS = {
   // Some CommonJS dependencies call require(); give ESM bundles one.
   banner:
     "import { createRequire as __createRequire } from 'module'; const require = __createRequire(import.meta.url);",
+  // node:http through require(), not an ESM import that loads undici (lib/core/node-http.ts).
+  alias: { http: NODE_HTTP_MODULE, 'node:http': NODE_HTTP_MODULE },
 } as const;
 
 /** The same settings for esbuild's JS API (bundle tests, cold-start benchmark): one entry, one output file. */
@@ -161,6 +164,9 @@ export class ServiceFunction extends NodejsFunction {
         sourcesContent: ESBUILD_SETTINGS.sourcesContent,
         mainFields: [...ESBUILD_SETTINGS.mainFields],
         banner: ESBUILD_SETTINGS.banner,
+        esbuildArgs: Object.fromEntries(
+          Object.entries(ESBUILD_SETTINGS.alias).map(([from, to]) => [`--alias:${from}`, to]),
+        ),
         // Bundle the AWS SDK v3 (pinned, tree-shaken) instead of the runtime's copy.
         externalModules: [],
         forceDockerBundling: false,

@@ -29,17 +29,40 @@ describe('a bundled function', () => {
          headers: { Authorization: 'Bearer ' + process.env.KEY }, queryStringParameters: null, multiValueQueryStringParameters: null,
          pathParameters: null, body: null, isBase64Encoded: false, requestContext: { requestId: 'bundle' } },
          { awsRequestId: 'bundle', getRemainingTimeInMillis: () => 10000 });
-       process.stdout.write(JSON.stringify(result));`,
+       // Node's own modules loaded so far: undici is among them only if something built node:http's ESM namespace.
+       const undici = process.moduleLoadList.some((name) => name.includes('undici'));
+       process.stdout.write(JSON.stringify({ ...result, undici }));`,
     );
     // cwd is the temp dir: the bundle may not reach the repository's node_modules.
     const result = await runNode(script, { KEY: app.secretKey, AWS_LAMBDA_FUNCTION_NAME: 'ListProducts' }, dir);
     expect(result.stderr).toBe('');
     const response = JSON.parse(result.stdout);
     expect(response.statusCode).toBe(200);
+    // The request went over node:http (DynamoDB Local's endpoint), loaded through require().
+    expect(response.undici).toBe(false);
     expect(
       JSON.parse(response.body)
         .data.map((p: { id: string }) => p.id)
         .sort(),
     ).toEqual(['premium_monthly', 'pro_yearly', 'retired_plan']);
+  });
+
+  it("imports node:http's exports without an ESM import of it, which would load undici", async () => {
+    const script = join(dir, 'node-http.mjs');
+    await writeFile(
+      script,
+      `const loaded = () => process.moduleLoadList.some((name) => name.includes('undici'));
+       const before = loaded();
+       const shim = await import(process.env.SHIM);
+       const viaShim = loaded();
+       const http = await import('node:http');
+       process.stdout.write(JSON.stringify({ before, viaShim, viaImport: loaded(), same: shim.request === http.request && shim.Agent === http.Agent && shim.default === http.default }));`,
+    );
+    const shim = join(dir, 'node-http-shim.mjs');
+    await build({ ...esbuildOptions('lib/core/node-http.ts', shim), sourcemap: false });
+    const result = await runNode(script, { SHIM: shim }, dir);
+    expect(result.stderr).toBe('');
+    // The control shows the check can fail: a plain ESM import of node:http loads undici.
+    expect(JSON.parse(result.stdout)).toEqual({ before: false, viaShim: false, viaImport: true, same: true });
   });
 });
