@@ -96,6 +96,7 @@ export function decideStoreState<S extends SyncedSubscription>(
   // Which subscription the transaction is about does not depend on a refund: decided as if none.
   const decision = decidePurchase(
     { ...state, revoked: false },
+    // Stryker disable next-line BooleanLiteral: the claim is the owner's own, so decidePurchase never reads transfers
     { appId, userId: stored.owned.user_id, transfers: false },
     stored,
   );
@@ -113,6 +114,7 @@ export function decideStoreState<S extends SyncedSubscription>(
       const ended = stored.subscription;
       const recovers = ended?.status === 'expired' && ended.billing_issue_at !== null;
       if (ended && (recovers || !grantsAccess(state, now))) return { kind: 'sync', subscription: ended };
+      // Stryker disable next-line ConditionalExpression,StringLiteral: false whenever reached, an owned purchase's insert comes with its subscription
       if (!grantsAccess(state, now)) return { kind: 'keep', reason: 'the purchase grants no access' };
       const { productId, price, currency } = decision;
       return { kind: 'insert', userId: stored.owned.user_id, productId, price, currency };

@@ -352,7 +352,9 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
       if (state.refunded_at !== null) return refundReversal(state, facts, now);
       if (state.billing_issue_at === null || facts.billing_issue) return {};
       const synced = syncedWithStore(state, facts, now);
-      return synced.status === 'active' && synced.renewal ? synced : {};
+      // Stryker disable next-line ConditionalExpression: syncedWithStore sets renewal only on an active result, so renewal alone decides
+      const active = synced.status === 'active';
+      return active && synced.renewal ? synced : {};
     }),
     time_passes: stays,
   },
@@ -453,6 +455,7 @@ const operationLabel: Record<Operation, string> = {
   cancel_immediate: 'cancel',
   cancel_at_period_end: 'cancel',
   activate: 'activate',
+  // Stryker disable next-line StringLiteral: unreachable, sync is never a conflict in LIFECYCLE
   sync: 'apply the store state to',
   // Stryker disable next-line StringLiteral: unreachable, time_passes is never a conflict in LIFECYCLE
   time_passes: 'expire',

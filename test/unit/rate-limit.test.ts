@@ -5,6 +5,7 @@ import {
   DEFAULT_RATE_LIMITS,
   decideRateLimit,
   firstWindowWrite,
+  isRateLimitTier,
   RATE_LIMIT_WINDOW_SECONDS,
   rateLimitHeaders,
   rateLimitPolicyHeader,
@@ -92,6 +93,20 @@ describe('which write counts a request on a window item first', () => {
     ['a window seen just opened', NOW + 60_000, 'count'],
   ] as const)('%s: %s', (_case, knownEnd, write) => {
     expect(firstWindowWrite(knownEnd, NOW)).toBe(write);
+  });
+});
+
+describe('rate-limit tiers (what `--tier` accepts)', () => {
+  it.each([
+    ['standard', true],
+    ['premium', true],
+    ['Premium', false],
+    ['gold', false],
+    ['', false],
+    [undefined, false],
+    [1, false],
+  ])('isRateLimitTier(%o) is %s', (value, expected) => {
+    expect(isRateLimitTier(value)).toBe(expected);
   });
 });
 

@@ -17,6 +17,7 @@ import {
   storeRecordPatch,
 } from '../../lib/domain/store-sync.js';
 import {
+  accessEndsAt,
   applyCommand,
   INITIAL_LIFECYCLE,
   nextTimeTransitionAt,
@@ -316,6 +317,97 @@ const SYNC: [
     { renewal: false, refund: false, refundReversed: false },
     { refunded_at: null },
   ],
+  [
+    'active, a later period from a receipt (renewal not stated): the renewal turns renewal back on',
+    state('active', { auto_renew: false }),
+    facts({ expires_at: at(31 * 24 * HOUR), auto_renew: null }),
+    'active',
+    { renewal: true, refund: false, refundReversed: false },
+    { expires_at: at(31 * 24 * HOUR), auto_renew: true },
+  ],
+  [
+    'active, a later period from a receipt, renewal already on: it stays on',
+    state('active'),
+    facts({ expires_at: at(31 * 24 * HOUR), auto_renew: null }),
+    'active',
+    { renewal: true, refund: false, refundReversed: false },
+    { expires_at: at(31 * 24 * HOUR), auto_renew: true },
+  ],
+  [
+    'active, the same period from a receipt (renewal not stated): renewal stays as it was',
+    state('active', { auto_renew: false }),
+    facts({ auto_renew: null }),
+    'active',
+    { renewal: false, refund: false, refundReversed: false },
+    { expires_at: at(24 * HOUR), auto_renew: false },
+  ],
+  [
+    "active, the store's period ends this very moment (no grace): it ends",
+    state('active'),
+    facts({ expires_at: NOW.toISOString() }),
+    'expired',
+    { renewal: false, refund: false, refundReversed: false },
+    { expires_at: NOW.toISOString(), auto_renew: false },
+  ],
+  [
+    'active, period over, a grace period that ends this very moment: access ends',
+    state('active', { expires_at: at(-HOUR) }),
+    facts({ expires_at: at(-HOUR), billing_issue: true, grace_period_expires_at: NOW.toISOString() }),
+    'expired',
+    { renewal: false, refund: false, refundReversed: false },
+    { grace_period_expires_at: NOW.toISOString(), auto_renew: false },
+  ],
+  [
+    'active with a cancellation scheduled for the period end, the store says the period ended: expired, nothing left scheduled',
+    state('active', {
+      expires_at: at(-HOUR),
+      auto_renew: false,
+      cancel_at_period_end: true,
+      cancelled_at: at(-48 * HOUR),
+    }),
+    facts({ expires_at: at(-HOUR), auto_renew: false }),
+    'expired',
+    { renewal: false, refund: false, refundReversed: false },
+    { auto_renew: false, cancel_at_period_end: false, cancelled_at: at(-48 * HOUR) },
+  ],
+  [
+    'expired after a billing issue, the store no longer reports one but charged no new period: stays expired as it was',
+    state('expired', { expires_at: at(-48 * HOUR), auto_renew: false, billing_issue_at: at(-50 * HOUR) }),
+    facts({ expires_at: at(-48 * HOUR), auto_renew: false }),
+    'expired',
+    { renewal: false, refund: false, refundReversed: false },
+    { expires_at: at(-48 * HOUR), billing_issue_at: at(-50 * HOUR) },
+  ],
+  [
+    'expired after a billing issue, the store charged a later period that has ended too: stays expired as it was',
+    state('expired', { expires_at: at(-48 * HOUR), auto_renew: false, billing_issue_at: at(-50 * HOUR) }),
+    facts({ expires_at: at(-24 * HOUR), auto_renew: false }),
+    'expired',
+    { renewal: false, refund: false, refundReversed: false },
+    { expires_at: at(-48 * HOUR), billing_issue_at: at(-50 * HOUR) },
+  ],
+  [
+    'expired in billing retry with its recorded period still running, the store repeats that period: no charge, stays expired',
+    state('expired', { expires_at: at(24 * HOUR), auto_renew: false, billing_issue_at: at(-2 * HOUR) }),
+    facts({ expires_at: at(24 * HOUR) }),
+    'expired',
+    { renewal: false, refund: false, refundReversed: false },
+    { expires_at: at(24 * HOUR), auto_renew: false, billing_issue_at: at(-2 * HOUR) },
+  ],
+  [
+    'expired, a cancellation and a refund recorded at the same moment, the refund reversed: stays expired (the refund cancelled nothing)',
+    state('expired', {
+      expires_at: at(-48 * HOUR),
+      auto_renew: false,
+      cancelled_at: at(-HOUR),
+      refunded_at: at(-HOUR),
+      cancellation_reason: 'refunded_by_store',
+    }),
+    facts({ expires_at: at(20 * 24 * HOUR), refund_reversed: true }),
+    'expired',
+    { renewal: false, refund: false, refundReversed: true },
+    { expires_at: at(-48 * HOUR), cancelled_at: at(-HOUR), refunded_at: null, cancellation_reason: null },
+  ],
 ];
 
 describe('lifecycle: what the store says (sync), per status', () => {
@@ -347,6 +439,23 @@ describe('the clock: grace periods and the store margin', () => {
     expect(passes(inGrace, NOW)).toBe('active');
     expect(passes(inGrace, new Date(NOW.getTime() + HOUR))).toBe('expired');
     expect(nextTimeTransitionAt(inGrace)).toBe(at(HOUR));
+  });
+
+  it('access ends with the grace period only when it ends later than the period', () => {
+    const earlyGrace = state('active', { expires_at: at(HOUR), grace_period_expires_at: at(-HOUR) });
+    expect(passes(earlyGrace, NOW)).toBe('active');
+    expect(nextTimeTransitionAt(earlyGrace)).toBe(at(HOUR));
+    expect(accessEndsAt(earlyGrace)).toBe(at(HOUR));
+    expect(accessEndsAt(state('active', { expires_at: at(HOUR), grace_period_expires_at: null }))).toBe(at(HOUR));
+    expect(accessEndsAt(state('active', { expires_at: at(HOUR), grace_period_expires_at: at(2 * HOUR) }))).toBe(
+      at(2 * HOUR),
+    );
+    // A grace period ending with the period is not later: the period's end, as recorded, is when access ends.
+    expect(
+      accessEndsAt(
+        state('active', { expires_at: '2026-03-10T13:00:00.000Z', grace_period_expires_at: '2026-03-10T13:00:00Z' }),
+      ),
+    ).toBe('2026-03-10T13:00:00.000Z');
   });
 
   it('a store subscription that renews by itself waits the margin; one not renewing does not', () => {
@@ -465,6 +574,12 @@ describe('which subscription a store state is about (decideStoreState)', () => {
       storeState(),
       stored({ storeState: storeState() }),
       { kind: 'stale' },
+    ],
+    [
+      'the purchase holds an earlier state: this one is decided (here: read its subscription)',
+      storeState(),
+      stored({ storeState: storeState({ as_of: at(-HOUR) }) }),
+      { kind: 'read_subscription', subscriptionId: 'sub_1' },
     ],
     [
       "a purchase nobody owns replacing one a user owns (Google's new token): that user's new subscription",

@@ -30,4 +30,15 @@ describe('webhook event filter', () => {
     expect(parseEventFilter(' , ', EVENT_KINDS)).toEqual({ ok: false, problem: 'names no event kind' });
     expect(parseEventFilter(`all,${RENEWED}`, EVENT_KINDS)).toMatchObject({ ok: false });
   });
+
+  it('"all" among kinds is refused with a message saying so', () => {
+    expect(parseEventFilter(`all,${RENEWED}`, EVENT_KINDS)).toEqual({
+      ok: false,
+      problem: '"all" cannot be combined with kinds',
+    });
+    expect(parseEventFilter(`${STATUS_CHANGED}, all`, EVENT_KINDS)).toEqual({
+      ok: false,
+      problem: '"all" cannot be combined with kinds',
+    });
+  });
 });
