@@ -131,3 +131,34 @@ export const adsInfo = {
   user: { user_id: 'user_123', attribution: { first: attribution, latest: attribution } },
   networks: [{ name: 'admob', enabled: true, settings: { app_id: 'ca-app-pub-123~456' } }],
 };
+
+export const customerInfo = {
+  user_id: 'user_123',
+  entitlements: {
+    pro: {
+      active: true,
+      product_id: 'pro_monthly',
+      expires_at: '2026-12-01T10:00:00.000Z',
+      will_renew: true,
+      period_type: 'normal',
+      store: 'app_store',
+      environment: 'production',
+      billing_issue_detected_at: null,
+      grace_period_expires_at: null,
+    },
+    family: {
+      active: false,
+      product_id: null,
+      expires_at: null,
+      will_renew: false,
+      period_type: null,
+      store: null,
+      environment: null,
+      billing_issue_detected_at: null,
+      grace_period_expires_at: null,
+    },
+  },
+  subscriptions: [subscriptionListItem],
+  first_seen_at: '2026-10-28T09:12:00.000Z',
+  last_seen_at: '2026-11-20T08:30:00.000Z',
+};
