@@ -1,4 +1,5 @@
 /** Examples of the OpenAPI document; test/unit/openapi.test.ts checks each against its schema. */
+import { NEVER_ENTITLED } from '../lib/domain/entitlements.js';
 
 const SUBSCRIPTION_ID = 'sub_5f2b9c0d1e3a4b6c7d8e9f01';
 export const RECEIPT = 'MIIT0gYJKoZIhvcNAQcCoIITwzCCE78CAQExDzANBglghkgBZQMEAgEFADCCAwgGCSqGSIb3DQEHAaCCAvkEggL1';
@@ -146,17 +147,7 @@ export const customerInfo = {
       billing_issue_detected_at: null,
       grace_period_expires_at: null,
     },
-    family: {
-      active: false,
-      product_id: null,
-      expires_at: null,
-      will_renew: false,
-      period_type: null,
-      store: null,
-      environment: null,
-      billing_issue_detected_at: null,
-      grace_period_expires_at: null,
-    },
+    family: NEVER_ENTITLED,
   },
   subscriptions: [subscriptionListItem],
   first_seen_at: '2026-10-28T09:12:00.000Z',

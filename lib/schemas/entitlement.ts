@@ -5,7 +5,7 @@
 import * as z from 'zod/mini';
 import { SUBSCRIPTION_ENVIRONMENTS } from '../domain/store-sync.js';
 import { STORE_NAMES } from '../stores/types.js';
-import { productIdSchema, userIdSchema } from './common.js';
+import { productIdSchema, uniqueIds, userIdSchema } from './common.js';
 import { define } from './define.js';
 import { subscriptionListItem } from './subscription.js';
 
@@ -33,12 +33,9 @@ export const entitlementCatalogueSchema = /* @__PURE__ */ define(() =>
   z.array(entitlementSchema).check(
     z.minLength(1, 'the file must list at least one entitlement'),
     z.maxLength(MAX_ENTITLEMENTS_PER_APP),
+    uniqueIds<Entitlement>('entitlement'),
     z.superRefine((entitlements, ctx) => {
-      const seen = new Set<string>();
       entitlements.forEach((entitlement, index) => {
-        if (seen.has(entitlement.id))
-          ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate entitlement id ${entitlement.id}` });
-        seen.add(entitlement.id);
         const products = new Set<string>();
         entitlement.products.forEach((product, at) => {
           if (products.has(product))

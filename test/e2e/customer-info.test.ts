@@ -12,7 +12,7 @@ import { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY, type TestApp } from '../support/fixtures.js';
 import { type HttpResult, useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
-import { admin } from '../support/processes.js';
+import { admin, mintNotification } from '../support/processes.js';
 import { mintReceipt } from '../support/receipts.js';
 import { waitUntil } from '../support/webhook-receiver.js';
 
@@ -62,19 +62,7 @@ async function verify(user: string, receipt_data: string): Promise<string> {
 
 /** `admin notifications mint` as a process, its body POSTed to its path as the store would. */
 async function notify(transaction: string, type: string): Promise<void> {
-  const minted = await admin(
-    'notifications',
-    'mint',
-    '--app',
-    app.appId,
-    '--transaction',
-    transaction,
-    '--type',
-    type,
-    '--json',
-  );
-  expect(minted.code, minted.stdout + minted.stderr).toBe(0);
-  const { path, body } = JSON.parse(minted.stdout) as { path: string; body: unknown };
+  const { path, body } = await mintNotification(app.appId, transaction, type);
   const res = await request('POST', path, { body });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(res.body.data.outcome).toBe('applied');
