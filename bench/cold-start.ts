@@ -86,7 +86,7 @@ try {
   const { announcedEvents, subscriptionEventsOf } = await import('../lib/events/outbox.js');
   const { EVENT_SOURCE, STATUS_CHANGED } = await import('../lib/events/schemas.js');
   const { newSubscriptionId, sha256Hex } = await import('../lib/core/ids.js');
-  const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
+  const { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
   const { pauseSubscription } = await import('../lib/services/subscriptions.js');
   const { putStoreSettings } = await import('../lib/stores/settings.js');
   const { deliverStatusChange } = await import('../lib/services/webhook-delivery.js');
@@ -126,6 +126,8 @@ try {
   // --- Data every request finds ----------------------------------------------------------------
   const app = await seedApp(100);
   const detailOf = await seedSubscription(app.appId);
+  const { putEntitlements } = await import('../lib/data/entitlements.js');
+  await putEntitlements(app.appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly', 'pro_yearly'] }]);
   await setWebhook(app.appId, `${stubs.url}/webhook/ok`);
   const flakyApp = await createTestApp([]);
   await setWebhook(flakyApp.appId, `${stubs.url}/webhook/flaky`);
@@ -279,6 +281,17 @@ try {
     },
     'functions/subscriptions/products.ts': { event: async () => sub('ListProducts', '/products'), check: ok },
     'functions/subscriptions/get.ts': { event: async () => sub('GetSubscription', `/${detailOf.id}`), check: ok },
+    // A backend asking whether a subscriber is entitled (the customer has a subscription).
+    'functions/subscriptions/customer.ts': {
+      async event(run) {
+        const { user_id } = await seedSubscription(app.appId, { user_id: `cold-customer-${run}` });
+        return proxyEvent(routeNamed('GetCustomer'), {
+          path: `${CUSTOMERS_BASE}/${user_id}`,
+          headers: { authorization: `Bearer ${app.secretKey}` },
+        });
+      },
+      check: ok,
+    },
     'functions/subscriptions/update.ts': {
       async event() {
         const { id } = await seedSubscription(app.appId, { user_id: 'cold-update' });
@@ -364,6 +377,17 @@ try {
       attribution: { 'Version3.1': { 'iad-campaign-id': '1234567', 'iad-keyword': 'habit tracker' } },
     })),
     'functions/mobile/segment-info.ts': mobile('SegmentInfo', '/segment/info', () => undefined),
+    // An app launch of a subscriber: the SDK reads the user's customer info.
+    'functions/mobile/customer-info.ts': {
+      async event(run) {
+        const { user_id } = await seedSubscription(app.appId, { user_id: `cold-subscriber-${run}` });
+        return proxyEvent(routeNamed('CustomerInfoV2'), {
+          path: '/v2/users/customer_info',
+          headers: mobileHeaders(app, user_id),
+        });
+      },
+      check: ok,
+    },
     'functions/mobile/ads-info.ts': mobile('AdsInfo', `/adsinfo/ios/${app.appId}/1234567890`, () => undefined),
     'functions/mobile/set-custom-properties.ts': mobile('SetCustomProperties', '/users/custom_properties/set', () => ({
       properties: { plan: 'family', seats: 3 },

@@ -144,6 +144,14 @@ try {
       trial: false,
     });
   const renewals = await notificationRenewals(app, google);
+  // Customer info of the returning user: the app's entitlements, and two subscriptions (one ended).
+  const { putEntitlements } = await import('../lib/data/entitlements.js');
+  await putEntitlements(app.appId, [
+    { id: 'pro', name: 'Pro', products: ['premium_monthly', 'pro_yearly'] },
+    { id: 'yearly', name: 'Yearly', products: ['pro_yearly'] },
+  ]);
+  await seedSubscription(app.appId, { user_id: 'returning-user', product_id: 'pro_yearly', status: 'expired' });
+  await seedSubscription(app.appId, { user_id: 'returning-user', product_id: 'premium_monthly' });
   const receiver = await startWebhookReceiver();
   receiver.setSecret((await setWebhook(app.appId, receiver.url)).secret);
 
@@ -277,6 +285,12 @@ try {
       },
     }),
     'functions/mobile/segment-info.ts': async (route) => ({ path: route.path, headers: mobile }),
+    // Every app launch (the entitlement definitions cached by the warm function, as in AWS).
+    'functions/mobile/customer-info.ts': async (route) => ({ path: route.path, headers: mobile }),
+    'functions/subscriptions/customer.ts': async (route) => ({
+      path: pathOf(route, { user_id: 'returning-user' }),
+      headers: api,
+    }),
     'functions/mobile/ads-info.ts': async (route) => ({
       path: pathOf(route, { platform: 'ios', app_id: app.appId, store_id: '1234567' }),
       headers: mobile,

@@ -21,8 +21,9 @@ import {
   UserTokenSecretExists,
 } from '../lib/data/apps.js';
 import { rebuildListCounts } from '../lib/data/count-rebuild.js';
+import { putEntitlements } from '../lib/data/entitlements.js';
 import type { ApiKeyKind } from '../lib/data/keys.js';
-import { getProduct, putProducts } from '../lib/data/products.js';
+import { getProduct, listProducts, putProducts } from '../lib/data/products.js';
 import { getPurchaseOwner, getTransactionBinding } from '../lib/data/purchase-ownership.js';
 import { putExchangeRates } from '../lib/data/revenue.js';
 import { getSubscription } from '../lib/data/subscription-queries.js';
@@ -42,6 +43,7 @@ import { toDetails } from '../lib/http/parse.js';
 import { notificationPath } from '../lib/routes.js';
 import { adsConfigSchema } from '../lib/schemas/ads.js';
 import { appIdSchema, currencySchema, userIdSchema } from '../lib/schemas/common.js';
+import { entitlementCatalogueSchema } from '../lib/schemas/entitlement.js';
 import { exchangeRatesSchema } from '../lib/schemas/fx.js';
 import { productCatalogueSchema } from '../lib/schemas/product.js';
 import { segmentCatalogueSchema } from '../lib/schemas/segment.js';
@@ -450,6 +452,26 @@ const COMMANDS: Record<string, Command> = {
       };
     },
   },
+  'entitlements put': {
+    usage:
+      "entitlements put --app A --file F   (F: JSON array of {id, name, products}; replaces the app's entitlements)",
+    options: { app: { type: 'string' }, file: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const entitlements = await readValidatedFile(
+        required(values, 'file'),
+        entitlementCatalogueSchema,
+        'entitlement list',
+        (raw) => unknownProducts(appId, raw),
+      );
+      await putEntitlements(appId, entitlements);
+      const ids = entitlements.map((entitlement) => entitlement.id);
+      return {
+        json: { app_id: appId, entitlements: ids },
+        text: `Stored ${ids.length} entitlement(s) for ${appId}: ${ids.join(', ')}`,
+      };
+    },
+  },
   'segments put': {
     usage: "segments put --app A --file F   (F: JSON array of segments; replaces the app's rule segments)",
     options: { app: { type: 'string' }, file: { type: 'string' } },
@@ -834,7 +856,22 @@ const COMMANDS: Record<string, Command> = {
 };
 
 /** Reads a JSON file and validates it, listing every problem as [index.field] message. */
-async function readValidatedFile<T>(file: string, schema: z.ZodMiniType<T>, what: string): Promise<T> {
+/** A problem a file has beyond its schema: the path is its place in the file, as `[0.products.1]`. */
+interface FileProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * The file, parsed and valid; else every problem of it in one error (the schema's and those
+ * `check` finds in the raw JSON), and nothing is written.
+ */
+async function readValidatedFile<T>(
+  file: string,
+  schema: z.ZodMiniType<T>,
+  what: string,
+  check?: (raw: unknown) => Promise<FileProblem[]>,
+): Promise<T> {
   let raw: unknown;
   try {
     raw = JSON.parse(await readFile(file, 'utf8'));
@@ -842,13 +879,31 @@ async function readValidatedFile<T>(file: string, schema: z.ZodMiniType<T>, what
     throw new CliError(`cannot read ${file} as JSON: ${(error as Error).message}`, 'INVALID_FILE');
   }
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = toDetails('body', parsed.error).map(
-      (d) => `${d.path.replace(/^body\.?/, '[')}${d.path === 'body' ? '' : ']'} ${d.message}`,
-    );
+  const problems = parsed.success
+    ? []
+    : toDetails('body', parsed.error).map(
+        (d) => `${d.path.replace(/^body\.?/, '[')}${d.path === 'body' ? '' : ']'} ${d.message}`,
+      );
+  for (const problem of (await check?.(raw)) ?? []) problems.push(`[${problem.path.join('.')}] ${problem.message}`);
+  if (!parsed.success || problems.length > 0) {
     throw new CliError(`${file} is not a valid ${what}:\n  ${problems.join('\n  ')}`, 'INVALID_FILE');
   }
   return parsed.data;
+}
+
+/** Product ids an entitlement file names that the app's catalogue does not have. */
+async function unknownProducts(appId: string, raw: unknown): Promise<FileProblem[]> {
+  if (!Array.isArray(raw)) return [];
+  const catalogue = new Set((await listProducts(appId)).map((product) => product.id));
+  return raw.flatMap((entry: unknown, index) => {
+    const products = (entry as { products?: unknown } | null)?.products;
+    if (!Array.isArray(products)) return [];
+    return products.flatMap((product: unknown, at) =>
+      typeof product === 'string' && !catalogue.has(product)
+        ? [{ path: [index, 'products', at], message: `product ${product} is not in the catalogue of ${appId}` }]
+        : [],
+    );
+  });
 }
 
 function parsedSettings<S extends ConfigurableStore>(store: S, raw: unknown): StoreSettings[S] {

@@ -56,6 +56,9 @@ export function routeOf(method: string, resource: string): Route | undefined {
 /** Base of the subscription management API (`{subscriptions_base_url}` + `/subscriptions`). */
 export const SUBSCRIPTIONS_BASE = '/v1/subscriptions';
 
+/** Base of the customers of the subscription management API (Bearer secret key, like /v1/subscriptions). */
+export const CUSTOMERS_BASE = '/v1/customers';
+
 /** Base of the store notification routes: the URLs operators give App Store Connect and Pub/Sub. */
 export const NOTIFICATIONS_BASE = '/notifications';
 /** Path segment of each store's notification route. */
@@ -146,6 +149,15 @@ export const ROUTES: readonly Route[] = [
     handler: 'functions/subscriptions/update.ts',
     table: [...AUTH, 'Query', ...TRANSACT],
   },
+  {
+    name: 'GetCustomer',
+    api: 'subscriptions',
+    method: 'GET',
+    path: `${CUSTOMERS_BASE}/{user_id}`,
+    handler: 'functions/subscriptions/customer.ts',
+    // The profile (Query), the user's index (Query) and their subscriptions (BatchGetItem); the app's entitlements (GetItem).
+    table: LIST,
+  },
   // Mobile reporting API (X-API-KEY sdk key, common headers).
   {
     name: 'VerifyFirstReceipt',
@@ -178,6 +190,16 @@ export const ROUTES: readonly Route[] = [
       path: `${version}/users/report/events`,
       handler: 'functions/mobile/report-events.ts',
       table: [...AUTH, 'BatchWriteItem'],
+      mobileHeaders: 'common',
+      actsOnUser: true,
+    },
+    {
+      name: `CustomerInfo${version ? 'V2' : ''}`,
+      api: 'mobile',
+      method: 'GET',
+      path: `${version}/users/customer_info`,
+      handler: 'functions/mobile/customer-info.ts',
+      table: LIST,
       mobileHeaders: 'common',
       actsOnUser: true,
     },

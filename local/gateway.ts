@@ -16,6 +16,7 @@ import { AppError } from '../lib/core/errors.js';
 import { redactText } from '../lib/core/redact.js';
 import { type ApiName, errorResponse } from '../lib/http/envelopes.js';
 import {
+  CUSTOMERS_BASE,
   ENDPOINT_TIMEOUT_SECONDS,
   endpointFunctions,
   NOTIFICATIONS_BASE,
@@ -127,7 +128,7 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
 
 /** Whose envelope answers a path that matches no route: the API's prefix decides. */
 export function apiOfPath(path: string): ApiName {
-  if (path.startsWith(SUBSCRIPTIONS_BASE)) return 'subscriptions';
+  if (path.startsWith(SUBSCRIPTIONS_BASE) || path.startsWith(CUSTOMERS_BASE)) return 'subscriptions';
   return path.startsWith(`${NOTIFICATIONS_BASE}/`) ? 'notifications' : 'mobile';
 }
 

@@ -25,6 +25,8 @@ const dataDir = process.env.DATA_DIR || '.data';
 process.env.TABLE_NAME ||= DEFAULT_TABLE_NAME;
 // Locally a revoked key stops working at once; in AWS warm functions cache keys for 30 s.
 process.env.KEY_CACHE_TTL_SECONDS ??= '0';
+// Likewise `admin entitlements put` shows in customer info at once; in AWS within 60 s.
+process.env.ENTITLEMENTS_CACHE_TTL_SECONDS ??= '0';
 
 let dynamo: LocalDynamoDb | undefined;
 if (!process.env.DYNAMODB_ENDPOINT) {

@@ -60,6 +60,7 @@ const NAMED_INPUT: [z.ZodMiniType, string][] = [[freeFormReportBody, 'FreeFormRe
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
   201: 'Created',
+  304: 'Not modified',
   400: 'Bad request',
   401: 'Not authenticated',
   403: 'Forbidden',
@@ -162,11 +163,21 @@ const HEADERS: Record<string, Json> = {
   RateLimitPolicyIfAuthenticated: stringHeader('As on a success, once the key was authenticated.', false),
   RetryAfter: stringHeader('Seconds to wait before retrying.', false, '42'),
   WWWAuthenticate: stringHeader('`Bearer`, when the Authorization header is missing or malformed.', false, 'Bearer'),
+  ETag: stringHeader(
+    'Strong validator of this body: send it as If-None-Match next time.',
+    true,
+    '"dC6Qx0rq3S9kFh2u5Yl4bN7pWm1"',
+  ),
+  CacheControl: stringHeader(
+    '`private, no-cache`: no shared cache keeps it; a client revalidates it.',
+    true,
+    'private, no-cache',
+  ),
 };
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 function responseHeaders(status: number, api: ApiName): Json {
-  const success = status < 300;
+  const success = status < 400; // a 304 too: the request was counted
   if (api === 'notifications') {
     // No key, so no key's rate limit; Retry-After when the table or the gateway says when.
     return {
@@ -288,6 +299,14 @@ function mobileHeaderParameters(route: Route): Json[] {
 }
 
 const PARAMETERS: Record<string, Json> = {
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'The ETag of the answer the client holds: a 304 without a body when it is still the answer.',
+    schema: { type: 'string' },
+    example: '"dC6Qx0rq3S9kFh2u5Yl4bN7pWm1"',
+  },
   XUserId: {
     name: 'X-USER-ID',
     in: 'header',
@@ -422,12 +441,19 @@ export function buildDocument(): OpenApiDocument {
     const operation = operationOf(route.name);
     if (!operation) throw new Error(`openapi/operations.ts describes no operation for route ${route.name}`);
     const responses: Json = {};
+    const validated = operation.conditional ? { ETag: header('ETag'), 'Cache-Control': header('CacheControl') } : {};
     for (const success of operation.success) {
       const schema = ref(successSchemaName(route, success));
       responses[String(success.status)] = {
         description: success.description,
-        headers: responseHeaders(success.status, route.api),
+        headers: { ...responseHeaders(success.status, route.api), ...validated },
         content: { 'application/json': { schema, example: success.example } },
+      };
+    }
+    if (operation.conditional) {
+      responses['304'] = {
+        description: 'Not modified: If-None-Match names the ETag of the answer this request would get. No body.',
+        headers: { ...responseHeaders(304, route.api), ...validated },
       };
     }
     Object.assign(responses, errorResponses(route, operation, sharedResponses));
@@ -436,6 +462,7 @@ export function buildDocument(): OpenApiDocument {
       ...parametersOf('path', operation.params),
       ...parametersOf('query', operation.query),
       ...(route.api === 'mobile' ? mobileHeaderParameters(route) : []),
+      ...(operation.conditional ? [{ $ref: '#/components/parameters/IfNoneMatch' }] : []),
     ];
     const bodySchema = operation.body ?? operation.bodyDocumented;
     const body = bodySchema

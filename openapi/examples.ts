@@ -1,4 +1,5 @@
 /** Examples of the OpenAPI document; test/unit/openapi.test.ts checks each against its schema. */
+import { NEVER_ENTITLED } from '../lib/domain/entitlements.js';
 
 const SUBSCRIPTION_ID = 'sub_5f2b9c0d1e3a4b6c7d8e9f01';
 export const RECEIPT = 'MIIT0gYJKoZIhvcNAQcCoIITwzCCE78CAQExDzANBglghkgBZQMEAgEFADCCAwgGCSqGSIb3DQEHAaCCAvkEggL1';
@@ -130,4 +131,25 @@ export const adsInfo = {
   store_id: '1234567890',
   user: { user_id: 'user_123', attribution: { first: attribution, latest: attribution } },
   networks: [{ name: 'admob', enabled: true, settings: { app_id: 'ca-app-pub-123~456' } }],
+};
+
+export const customerInfo = {
+  user_id: 'user_123',
+  entitlements: {
+    pro: {
+      active: true,
+      product_id: 'pro_monthly',
+      expires_at: '2026-12-01T10:00:00.000Z',
+      will_renew: true,
+      period_type: 'normal',
+      store: 'app_store',
+      environment: 'production',
+      billing_issue_detected_at: null,
+      grace_period_expires_at: null,
+    },
+    family: NEVER_ENTITLED,
+  },
+  subscriptions: [subscriptionListItem],
+  first_seen_at: '2026-10-28T09:12:00.000Z',
+  last_seen_at: '2026-11-20T08:30:00.000Z',
 };

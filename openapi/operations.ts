@@ -7,6 +7,7 @@ import * as z from 'zod/mini';
 import type { ErrorKind } from '../lib/core/errors.js';
 import { EVENT_LIMITS } from '../lib/domain/events.js';
 import { appIdSchema } from '../lib/schemas/common.js';
+import { customerInfoSchema, customerParams, MAX_CUSTOMER_SUBSCRIPTIONS } from '../lib/schemas/entitlement.js';
 import {
   adsInfoParams,
   attributionReportBody,
@@ -71,6 +72,8 @@ export interface Operation {
   success: SuccessResponse[];
   /** Error kinds this route answers besides those every route of its API can (openapi/document.ts). */
   errors?: ErrorKind[];
+  /** Answers an ETag and 304 to a matching If-None-Match (the handler's endpoint says `conditional: true`). */
+  conditional?: boolean;
 }
 
 const data = (schema: z.ZodMiniType) => z.strictObject({ data: schema });
@@ -205,6 +208,13 @@ const recorded = (message: string): SuccessResponse[] => [
   { status: 200, description: 'Recorded.', example: { status: 'success', message } },
 ];
 
+const CUSTOMER_INFO_TEXT =
+  'Every entitlement of the app, by id: `active` while a subscription to one of its products gives access (active, ' +
+  "in its trial, or in the store's grace period after a failed renewal); the other fields describe the " +
+  "subscription that decides it (null for an entitlement the user never had). `subscriptions`: the user's newest " +
+  `${MAX_CUSTOMER_SUBSCRIPTIONS} subscriptions, newest first. Read it at every app launch with the ETag of the last answer in ` +
+  'If-None-Match: a 304 without a body means nothing changed.';
+
 /** Keyed by route name (lib/routes.ts); V2 routes share their V1 route's entry. */
 export const OPERATIONS: Record<string, Operation> = {
   ListSubscriptions: {
@@ -288,6 +298,21 @@ export const OPERATIONS: Record<string, Operation> = {
         example: { data: [ex.product] },
       },
     ],
+  },
+  GetCustomer: {
+    summary: "Get a customer's entitlements and subscriptions",
+    description: `${CUSTOMER_INFO_TEXT} A user this app has never seen (no profile, no subscription) is a 404.`,
+    params: customerParams,
+    conditional: true,
+    success: [
+      {
+        status: 200,
+        description: 'The customer info.',
+        schema: data(customerInfoSchema),
+        example: { data: ex.customerInfo },
+      },
+    ],
+    errors: ['CUSTOMER_NOT_FOUND'],
   },
   GetSubscription: {
     summary: 'Get a subscription',
@@ -455,6 +480,20 @@ export const OPERATIONS: Record<string, Operation> = {
     },
     success: recorded('Search Ads attribution recorded'),
     errors: REPORT_ERRORS,
+  },
+  CustomerInfo: {
+    summary: "The user's entitlements and subscriptions",
+    description: `${CUSTOMER_INFO_TEXT} A user this app has never seen is a 404 USER_NOT_FOUND.`,
+    conditional: true,
+    success: [
+      {
+        status: 200,
+        description: 'The customer info of X-USER-ID.',
+        schema: customerInfoSchema,
+        example: { status: 'success', message: 'Customer info', data: ex.customerInfo },
+      },
+    ],
+    errors: ['USER_NOT_FOUND'],
   },
   SegmentInfo: {
     summary: "The user's segments",

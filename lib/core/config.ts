@@ -18,6 +18,11 @@ export interface Config {
    * 0 disables the cache.
    */
   keyCacheTtlSeconds: number;
+  /**
+   * How long a warm function answers customer info with the app's entitlement definitions it read
+   * (ENTITLEMENTS_CACHE_TTL_SECONDS, at most 300; 0 reads them on every request).
+   */
+  entitlementsCacheTtlSeconds: number;
   /** Set in AWS Lambda; decides whether a missing TABLE_NAME is fatal. */
   inLambda: boolean;
   /** The stack's EventBridge bus; unset locally, where the local bus dispatches in-process. */
@@ -76,6 +81,19 @@ function readKeyCacheTtl(env: NodeJS.ProcessEnv): number {
   return value;
 }
 
+/** A change of an app's entitlements reaches every warm function within this many seconds. */
+export const MAX_ENTITLEMENTS_CACHE_TTL_SECONDS = 300;
+
+function readEntitlementsCacheTtl(env: NodeJS.ProcessEnv): number {
+  const value = readNonNegativeInt(env, 'ENTITLEMENTS_CACHE_TTL_SECONDS', 60);
+  if (value > MAX_ENTITLEMENTS_CACHE_TTL_SECONDS) {
+    throw new Error(
+      `ENTITLEMENTS_CACHE_TTL_SECONDS must be at most ${MAX_ENTITLEMENTS_CACHE_TTL_SECONDS}, got "${value}"`,
+    );
+  }
+  return value;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const tableName = env.TABLE_NAME || (inLambda ? undefined : DEFAULT_TABLE_NAME);
@@ -84,6 +102,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
     keyCacheTtlSeconds: readKeyCacheTtl(env),
+    entitlementsCacheTtlSeconds: readEntitlementsCacheTtl(env),
     inLambda,
     eventBusName: env.EVENT_BUS_NAME || undefined,
     deadLetterQueueUrl: env.DEAD_LETTER_QUEUE_URL || undefined,

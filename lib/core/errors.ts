@@ -22,6 +22,8 @@ export const ERRORS = {
   USER_REQUIRED: { status: 400, message: 'Event user is required' },
   SESSION_ID_REQUIRED: { status: 400, message: 'Event sessionId is required' },
   // Ours (spec: "not shown")
+  /** GET /v1/customers/{user_id}: the app has never seen the user (no profile, no subscription). */
+  CUSTOMER_NOT_FOUND: { status: 404, message: 'Customer not found' },
   API_KEY_MISSING: { status: 401, code: 'MISSING_REQUIRED_HEADER', message: 'API key is missing' },
   /** Only for apps that require signed user tokens (docs/security.md: Mobile trust model). */
   USER_TOKEN_MISSING: {

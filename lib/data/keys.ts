@@ -30,6 +30,7 @@
  * | store settings    | APP#<app>                   | STORE#<store>  (AWS: credentials in Secrets Manager) |
  * | latest report     | USER#<app>#<user>           | REPORT#<type>                       |
  * | rule segments     | APP#<app>                   | SEGMENTS                            |
+ * | entitlements      | APP#<app>                   | ENTITLEMENTS (the whole set, one item) |
  * | ad configuration  | APP#<app>                   | ADS                                 |
  * | webhook delivery  | DELIVERY#<event>            | DELIVERY                            |
  * | job checkpoint    | CHECKPOINT#<job>            | CHECKPOINT                          |
@@ -128,6 +129,8 @@ export const keys = {
   outbox: (eventId: string): TableKey => ({ pk: `OUTBOX#${eventId}`, sk: 'OUTBOX' }),
   webhook: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'WEBHOOK' }),
   segments: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'SEGMENTS' }),
+  /** The app's entitlement definitions: one item, so a put replaces the whole set at once. */
+  entitlements: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'ENTITLEMENTS' }),
   adsConfig: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'ADS' }),
   storeSettings: (appId: string, store: string): TableKey => ({ pk: `APP#${appId}`, sk: `STORE#${store}` }),
   delivery: (eventId: string): TableKey => ({ pk: `DELIVERY#${eventId}`, sk: 'DELIVERY' }),

@@ -192,6 +192,20 @@ export async function listSubscriptions(
 }
 
 /**
+ * A user's newest `max` subscriptions, newest first: one Query of the keys-only user index (`max`
+ * keys at most) and one eventually consistent batch read of their items per 100. A subscription
+ * whose purchase moved to another user since the index was written is left out.
+ */
+export async function newestSubscriptionsOfUser(
+  appId: string,
+  userId: string,
+  max: number,
+): Promise<SubscriptionRecord[]> {
+  const listed = await queryKeys('subscriptionsOfUser', keys.userSubscriptions(appId, userId), max, undefined);
+  return recordsOf(listed, { user_id: userId });
+}
+
+/**
  * Every stored subscription of an app (of every app, without one), read consistently from the
  * table itself rather than an index, a page at a time: a whole-table Scan, for operator commands
  * and benchmarks, never for a request.

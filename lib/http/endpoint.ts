@@ -23,6 +23,7 @@ import {
   countMobileRequest,
   requireUserToken,
 } from './auth.js';
+import { conditionalResponse } from './conditional.js';
 import { type ApiName, errorResponse, jsonResponse } from './envelopes.js';
 import { type MobileContext, readMobileHeaders } from './mobile-headers.js';
 import { parseJsonBody, parsePart } from './parse.js';
@@ -39,6 +40,8 @@ export interface EndpointSpec<B extends Schema, Q extends Schema, P extends Sche
   paramsNotFound?: ErrorKind;
   /** HTTP status of a successful response (default 200). */
   status?: number;
+  /** Answers an ETag, and 304 to a matching If-None-Match (lib/http/conditional.ts). */
+  conditional?: boolean;
 }
 
 export interface EndpointRequest<B extends Schema, Q extends Schema, P extends Schema> {
@@ -216,10 +219,11 @@ export function subscriptionsEndpoint<
   return buildEndpoint('subscriptions', async (event, requestId, responseHeaders) => {
     const { caller } = await authenticateAndLimit(bearerToken(event.headers.authorization), responseHeaders);
     const reply = await run({ caller, requestId, ...parseRequest(spec, event, 'subscriptions') });
-    return jsonResponse(reply.status ?? spec.status ?? 200, reply.body, {
+    const response = jsonResponse(reply.status ?? spec.status ?? 200, reply.body, {
       ...reply.headers,
       'X-Request-Id': requestId,
     });
+    return spec.conditional ? conditionalResponse(response, event.headers['if-none-match']) : response;
   });
 }
 
@@ -276,7 +280,8 @@ export function mobileEndpoint<
       message: reply.message ?? 'OK',
       ...(reply.data !== undefined ? { data: reply.data } : {}),
     };
-    return jsonResponse(200, body, { 'X-Request-Id': requestId });
+    const response = jsonResponse(200, body, { 'X-Request-Id': requestId });
+    return spec.conditional ? conditionalResponse(response, event.headers['if-none-match']) : response;
   });
 }
 

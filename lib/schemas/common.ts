@@ -120,3 +120,14 @@ export function unstorablePlace(value: unknown, path: (string | number)[] = []):
   }
   return undefined;
 }
+
+/** A check of a list of things with ids: a repeated id is an issue at its place (`[index, "id"]`). */
+export const uniqueIds = <T extends { id: string }>(what: string) =>
+  z.superRefine((items: T[], ctx) => {
+    const seen = new Set<string>();
+    items.forEach((item, index) => {
+      if (seen.has(item.id))
+        ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate ${what} id ${item.id}` });
+      seen.add(item.id);
+    });
+  });

@@ -1,7 +1,7 @@
 /** Spec: Product. The operator CLI validates catalogue files with it; the API returns it as stored. */
 
 import * as z from 'zod/mini';
-import { currencySchema, platformSchema, priceSchema, productIdSchema } from './common.js';
+import { currencySchema, platformSchema, priceSchema, productIdSchema, uniqueIds } from './common.js';
 import { define } from './define.js';
 
 /** monthly and yearly are the spec's; the others are what stores sell too. */
@@ -28,16 +28,11 @@ export type Product = z.infer<typeof productSchema>;
 export const MAX_PRODUCTS_PER_APP = 500;
 
 export const productCatalogueSchema = /* @__PURE__ */ define(() =>
-  z.array(productSchema).check(
-    z.minLength(1, 'the catalogue file must list at least one product'),
-    z.maxLength(MAX_PRODUCTS_PER_APP),
-    z.superRefine((products, ctx) => {
-      const seen = new Set<string>();
-      products.forEach((product, index) => {
-        if (seen.has(product.id))
-          ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate product id ${product.id}` });
-        seen.add(product.id);
-      });
-    }),
-  ),
+  z
+    .array(productSchema)
+    .check(
+      z.minLength(1, 'the catalogue file must list at least one product'),
+      z.maxLength(MAX_PRODUCTS_PER_APP),
+      uniqueIds<Product>('product'),
+    ),
 );

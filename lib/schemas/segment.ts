@@ -1,5 +1,6 @@
 /** Operator-defined segments (`admin segments put --app A --file F`): rules over what the profile knows. */
 import * as z from 'zod/mini';
+import { uniqueIds } from './common.js';
 import { define } from './define.js';
 
 export const SEGMENT_OPERATORS = [
@@ -72,15 +73,5 @@ export const segmentSchema = /* @__PURE__ */ define(() =>
 export type Segment = z.infer<typeof segmentSchema>;
 
 export const segmentCatalogueSchema = /* @__PURE__ */ define(() =>
-  z.array(segmentSchema).check(
-    z.maxLength(100),
-    z.superRefine((segments, ctx) => {
-      const seen = new Set<string>();
-      segments.forEach((segment, i) => {
-        if (seen.has(segment.id))
-          ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate segment id ${segment.id}` });
-        seen.add(segment.id);
-      });
-    }),
-  ),
+  z.array(segmentSchema).check(z.maxLength(100), uniqueIds<Segment>('segment')),
 );

@@ -120,15 +120,16 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('deploys 33 functions, 33 bundles and 33 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+  it('deploys 35 functions, 35 bundles and 35 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
     const functions = ofType('AWS::Lambda::Function');
-    // 28 handler modules of lib/routes.ts and the 5 event and job functions.
-    expect(functions).toHaveLength(33);
-    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(33);
-    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(33);
-    template.resourceCountIs('AWS::IAM::Role', 33);
+    // 30 handler modules of lib/routes.ts and the 5 event and job functions.
+    expect(functions).toHaveLength(35);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(35);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(35);
+    template.resourceCountIs('AWS::IAM::Role', 35);
     for (const path of [
       '/users/report/events',
+      '/users/customer_info',
       '/sessions/report',
       '/order/report',
       '/conversion/report',

@@ -140,6 +140,19 @@ const CASES: Case[] = [
     then: (output) => expect(output.products).toEqual(['premium_monthly']),
   },
   {
+    command: 'entitlements put',
+    args: async (ctx) => [
+      'entitlements',
+      'put',
+      '--app',
+      appOf(ctx),
+      '--file',
+      await file(ctx, 'entitlements.json', [{ id: 'pro', name: 'Pro', products: ['premium_monthly'] }]),
+    ],
+    prints: ['app_id', 'entitlements'],
+    then: (output) => expect(output.entitlements).toEqual(['pro']),
+  },
+  {
     command: 'segments put',
     args: async (ctx) => [
       'segments',

@@ -18,6 +18,7 @@ import { sha256Hex } from '../../lib/core/ids.js';
 import { putAdsConfig, putSegments } from '../../lib/data/app-config.js';
 import { getApp } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
+import { putEntitlements } from '../../lib/data/entitlements.js';
 import { keys, listCountCell, type TableKey } from '../../lib/data/keys.js';
 import { setWebhook } from '../../lib/data/webhooks.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
@@ -261,6 +262,9 @@ async function setUpAppA(): Promise<void> {
   await putAdsConfig(a.appId, {
     ios: { networks: [{ name: 'a_network', enabled: true, settings: { unit: 'a-secret-unit' } }] },
   });
+  await putEntitlements(a.appId, [
+    { id: 'a_pro', name: 'A Pro', products: ['premium_monthly', 'pro_yearly', A_ONLY.id] },
+  ]);
 
   // Subscriptions in every state, and money: a verified purchase and its renewal, an API renewal.
   aVerifiedReceipt = await mint(a, PREMIUM_MONTHLY, { expiresIn: 86_400 });
@@ -348,6 +352,8 @@ async function setUpAppB(): Promise<void> {
   await putAdsConfig(b.appId, {
     ios: { networks: [{ name: 'b_network', enabled: true, settings: { unit: 'b-unit' } }] },
   });
+  // The same product id as A's entitlement names, in B's own catalogue.
+  await putEntitlements(b.appId, [{ id: 'b_pro', name: 'B Pro', products: ['premium_monthly'] }]);
   bActive = await verifySub(b, B_USER, (await mint(b, B_PREMIUM)).receipt_data);
   bSubs.add(bActive);
   bSubs.add(await createSub(b, { user_id: B_USER, product_id: 'b_only_plan' }));
@@ -373,6 +379,10 @@ async function viewOfA() {
     revenue: await get('RevenueStatistics', { ...secret(a), query: TODAY }),
     products: await get('ListProducts', secret(a)),
     segments: await get('SegmentInfo', { headers: mobileHeaders(a, A_SEGMENT) }),
+    customers: await Promise.all(
+      [A_QUIET, A_SEGMENT].map((user) => get('GetCustomer', { ...secret(a), params: { user_id: user } })),
+    ),
+    customerInfo: await get('CustomerInfo', { headers: mobileHeaders(a, A_SEGMENT) }),
     ads: await get('AdsInfo', {
       params: { platform: 'ios', app_id: a.appId, store_id: '1234567' },
       headers: mobileHeaders(a, A_BUYER),
@@ -557,8 +567,42 @@ const notificationCases: Record<string, IsolationCase> = {
   },
 };
 
+/** What of A's a customer info answer must never carry. */
+const secretsOfA = () => [A_QUIET, A_SEGMENT, 'a_pro', A_ONLY.id, a.appId, ...aIds()];
+
 const CASES: Record<string, IsolationCase> = {
   ...notificationCases,
+  GetCustomer: {
+    does: "app B's secret key cannot read app A's customers (404 CUSTOMER_NOT_FOUND), and sees B's entitlements only",
+    run: async () => {
+      for (const user of [A_QUIET, A_SEGMENT]) {
+        const res = await call('GetCustomer', { ...secret(b), params: { user_id: user } });
+        expectSubscriptionError(res, 404, 'CUSTOMER_NOT_FOUND');
+        expect(JSON.stringify(res.body)).not.toContain('a_pro');
+      }
+      const own = await ok(call('GetCustomer', { ...secret(b), params: { user_id: B_USER } }));
+      expect(Object.keys(own.body.data.entitlements)).toEqual(['b_pro']);
+      expect(own.body.data.entitlements.b_pro.active).toBe(true);
+      for (const s of own.body.data.subscriptions) expect(bSubs).toContain(s.id);
+      for (const secretOfA of secretsOfA()) expect(JSON.stringify(own.body)).not.toContain(secretOfA);
+    },
+  },
+  ...bothVersions('CustomerInfo', (name) => ({
+    does: "app B's sdk key cannot read app A's users' customer info: 403 naming A, 404 USER_NOT_FOUND for A's users, B's entitlements only",
+    run: async () => {
+      expectMobileError(
+        await call(name, { headers: mobileHeaders(b, A_SEGMENT, { 'x-app-id': a.appId }) }),
+        403,
+        'FORBIDDEN',
+      );
+      for (const user of [A_QUIET, A_SEGMENT])
+        expectMobileError(await call(name, { headers: mobileHeaders(b, user) }), 404, 'USER_NOT_FOUND');
+      const own = await ok(call(name, { headers: mobileHeaders(b, B_USER) }));
+      expect(Object.keys(own.body.data.entitlements)).toEqual(['b_pro']);
+      for (const s of own.body.data.subscriptions) expect(bSubs).toContain(s.id);
+      for (const secretOfA of secretsOfA()) expect(JSON.stringify(own.body)).not.toContain(secretOfA);
+    },
+  })),
   ListSubscriptions: {
     does: "app B's secret key lists and counts only app B's subscriptions, whatever filter or cursor names app A's data",
     run: async () => {
@@ -834,6 +878,7 @@ const CASES: Record<string, IsolationCase> = {
 function anyParams(route: Route, appId: string): Record<string, string> {
   const values: Record<string, string> = {
     subscription_id: aSubs.active,
+    user_id: A_QUIET,
     type: 'device_info',
     platform: 'ios',
     app_id: appId,
@@ -1008,6 +1053,11 @@ describe("tenant isolation: app B's keys against app A's data", () => {
         const listed = await ok(call('ListSubscriptions', { ...secret(a), query: { user_id: B_USER } }));
         expect(listed.body.pagination.total).toBe(0);
         expectSubscriptionError(
+          await call('GetCustomer', { ...secret(a), params: { user_id: B_USER } }),
+          404,
+          'CUSTOMER_NOT_FOUND',
+        );
+        expectSubscriptionError(
           await call('RevenueStatistics', { ...secret(a), query: { ...TODAY, product_id: B_ONLY.id } }),
           404,
           'PRODUCT_NOT_FOUND',
@@ -1023,6 +1073,7 @@ describe("tenant isolation: app B's keys against app A's data", () => {
           'FORBIDDEN',
         );
         expectMobileError(await call('SegmentInfo', { headers: mobileHeaders(a, B_USER) }), 404, 'USER_NOT_FOUND');
+        expectMobileError(await call('CustomerInfo', { headers: mobileHeaders(a, B_USER) }), 404, 'USER_NOT_FOUND');
         const forB = { platform: 'ios', app_id: b.appId, store_id: '1' };
         expectMobileError(await call('AdsInfo', { params: forB, headers: mobileHeaders(a, B_USER) }), 403, 'FORBIDDEN');
         expectMobileError(

@@ -37,6 +37,8 @@ const REQUIRED: Record<string, string[]> = {
   'GET /segment/info': IDENTITY,
   'GET /adsinfo/{platform}/{app_id}/{store_id}': COMMON,
   'POST /users/custom_properties/set': COMMON,
+  'GET /users/customer_info': COMMON,
+  'GET /v2/users/customer_info': COMMON,
 };
 const nameOf = (route: (typeof ROUTES)[number]) => `${route.method} ${route.path}`;
 const DISPLAY: Record<string, string> = {

@@ -77,6 +77,8 @@ const VALID: Record<string, (app: TestApp) => Promise<Call> | Call> = {
         [`ReportGlobalSwitch${v}`, () => ({ path: `${prefix}/report/global_switch`, body: { enabled: true } })],
         [`ReportTyped${v}`, () => ({ path: `${prefix}/report/device_info`, body: { model: 'iPhone15,2' } })],
         [`UpdateUserAttributes${v}`, () => ({ path: `${prefix}/users/attribute/update`, body: { name: 'Ada' } })],
+        // Served once the user is known: ReportEvents, earlier in the route table, made them so.
+        [`CustomerInfo${v}`, () => ({ path: `${prefix}/users/customer_info` })],
       ];
     }),
   ),

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { getApp } from '../../lib/data/apps.js';
 import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { signUserToken } from '../../lib/domain/user-token.js';
-import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, PREMIUM_MONTHLY } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
@@ -65,6 +65,48 @@ describe('operator CLI (npm run --silent admin -- ...)', () => {
     expect(error.code).toBe('INVALID_FILE');
     expect(error.message).toContain('[0.price]');
     expect(error.message).toContain('[1.billing_period]');
+  });
+
+  it('entitlements put lists every problem of the file, unknown products included, and writes nothing', async () => {
+    const app = await createTestApp();
+    const dir = await mkdtemp(join(tmpdir(), 'entitlements-'));
+    const put = async (content: unknown) => {
+      const file = join(dir, `${Math.random()}.json`);
+      await writeFile(file, JSON.stringify(content));
+      return admin('entitlements', 'put', '--app', app.appId, '--file', file, '--json');
+    };
+    const customer = (user: string) =>
+      request('GET', `${CUSTOMERS_BASE}/${user}`, { bearer: app.secretKey }).then((res) => res.body.data);
+
+    const bad = await put([
+      { id: 'Pro!', name: 'Pro', products: ['premium_monthly', 'premium_weekly'] },
+      { id: 'sync', name: '', products: ['no_such_plan'] },
+      { id: 'sync', name: 'Sync', products: [] },
+    ]);
+    expect(bad.code).not.toBe(0);
+    const error = json(bad.stdout).error;
+    expect(error.code).toBe('INVALID_FILE');
+    for (const problem of [
+      '[0.id]',
+      '[0.products.1] product premium_weekly is not in the catalogue',
+      '[1.name]',
+      '[1.products.0] product no_such_plan is not in the catalogue',
+      '[2.id] duplicate entitlement id sync',
+      '[2.products]',
+    ])
+      expect(error.message).toContain(problem);
+    expect(error.message).not.toContain('premium_monthly');
+
+    // Nothing was written: the app has no entitlements yet.
+    await request('POST', '/sessions/report', {
+      headers: mobileHeaders(app, 'looker'),
+      body: { sessionId: 's', startTime: Date.now() - 1000, duration: 1 },
+    });
+    expect((await customer('looker')).entitlements).toEqual({});
+
+    const good = await put([{ id: 'pro', name: 'Pro', products: ['premium_monthly', 'pro_yearly'] }]);
+    expect(good.code, good.stderr).toBe(0);
+    expect(json(good.stdout)).toEqual({ app_id: app.appId, entitlements: ['pro'] });
   });
 
   it('receipts mint --for-user mints a purchase made for that user (its app account token): only that user can verify it', async () => {

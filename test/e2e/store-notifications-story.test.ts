@@ -19,7 +19,7 @@ import { contractFetch } from '../support/contract.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
 import { waitForIdlePipeline } from '../support/pipeline.js';
-import { admin } from '../support/processes.js';
+import { admin, mintNotification } from '../support/processes.js';
 import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
 describe('a purchase followed through the store (test store notifications, gateway, webhooks)', () => {
@@ -55,22 +55,7 @@ describe('a purchase followed through the store (test store notifications, gatew
   };
 
   /** `admin notifications mint` as a process; its body POSTed to its path, as a store would. */
-  async function mint(type: string, ...args: string[]) {
-    const result = await admin(
-      'notifications',
-      'mint',
-      '--app',
-      app.appId,
-      '--transaction',
-      transaction,
-      '--type',
-      type,
-      ...args,
-      '--json',
-    );
-    expect(result.code, result.stdout + result.stderr).toBe(0);
-    return JSON.parse(result.stdout) as { path: string; body: { signedPayload: string } };
-  }
+  const mint = (type: string, ...args: string[]) => mintNotification(app.appId, transaction, type, ...args);
   async function deliver(minted: { path: string; body: unknown }) {
     const response = await call('POST', minted.path, minted.body);
     expect(response.status, JSON.stringify(response.body)).toBe(200);

@@ -116,6 +116,12 @@ export function contractProblems(method: string, rawPath: string, answer: Answer
       if (spec.required) problems.push(`header ${name} is missing`);
     } else if (!validatorOf(spec.schema)(value)) problems.push(`header ${name}: ${value} does not match its schema`);
   }
+  if (!response.content) {
+    // A documented answer without content (304 Not Modified): no body, no type.
+    if (answer.text !== '') problems.push('a body where the document says none');
+    if (answer.header('content-type') !== undefined) problems.push('a content-type where the document says no body');
+    return problems.map((p) => `${operation.operationId} ${answer.status}: ${p}`);
+  }
   const contentType = answer.header('content-type') ?? '';
   if (!contentType.startsWith('application/json')) problems.push(`content-type ${contentType}`);
   if (verb !== 'HEAD') problems.push(...bodyProblems(response.content['application/json'].schema, answer.text));

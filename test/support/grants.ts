@@ -45,6 +45,10 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   RevenueStatistics: READ,
   ListProducts: READ,
   GetSubscription: READ,
+  // Customer info: the profile and the user index (Query), the subscriptions (BatchGetItem), the entitlements (GetItem).
+  GetCustomer: LIST,
+  CustomerInfo: LIST,
+  CustomerInfoV2: LIST,
   UpdateSubscription: { table: CHANGE },
   CancelSubscription: { table: CHANGE },
   RenewSubscription: { table: CHANGE },

@@ -158,6 +158,7 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   }),
   ListProducts: () => ({}),
   GetSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active } }),
+  GetCustomer: () => ({ params: { user_id: OWNER } }),
   UpdateSubscription: (f) => ({
     params: { subscription_id: f.subscriptions.active },
     body: { auto_renew: false, cancellation_reason: 'too expensive' },
@@ -200,6 +201,7 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
         }),
       ],
       [`ReportSession${v}`, () => ({ body: { sessionId: 's-1', startTime: Date.now() - 60_000, duration: 60 } })],
+      [`CustomerInfo${v}`, () => ({})],
       [
         `ReportOrder${v}`,
         () => ({ body: { orderId: 'order-1', productId: 'premium_monthly', price: 9.99, currency: 'USD' } }),

@@ -38,6 +38,29 @@ export const runTs = (script: string, args: string[], env: Record<string, string
 /** The operator CLI against the test table. */
 export const admin = (...args: string[]) => runTs('cli/cli.ts', args);
 
+/** `admin notifications mint` as a process: the path and body to POST, as the store would. */
+export async function mintNotification(
+  appId: string,
+  transaction: string,
+  type: string,
+  ...args: string[]
+): Promise<{ path: string; body: { signedPayload: string } }> {
+  const result = await admin(
+    'notifications',
+    'mint',
+    '--app',
+    appId,
+    '--transaction',
+    transaction,
+    '--type',
+    type,
+    ...args,
+    '--json',
+  );
+  if (result.code !== 0) throw new Error(`notifications mint exited ${result.code}: ${result.stdout}${result.stderr}`);
+  return JSON.parse(result.stdout) as { path: string; body: { signedPayload: string } };
+}
+
 /** Starts a long-running entry point (npm start); `output` is everything it printed so far. */
 export function startTs(
   script: string,

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../lib/routes.js';
+import * as entitlementSchemas from '../../lib/schemas/entitlement.js';
 import * as mobileSchemas from '../../lib/schemas/mobile.js';
 import * as subscriptionSchemas from '../../lib/schemas/subscription.js';
 import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
@@ -29,7 +30,10 @@ describe('docs/openapi.json', () => {
 
   it('describes each request with the schemas its handler parses', () => {
     const names = new Map<unknown, string>(
-      Object.entries({ ...subscriptionSchemas, ...mobileSchemas }).map(([name, value]) => [value, name]),
+      Object.entries({ ...subscriptionSchemas, ...mobileSchemas, ...entitlementSchemas }).map(([name, value]) => [
+        value,
+        name,
+      ]),
     );
     for (const route of ROUTES) {
       const handler = readFileSync(resolve(ROOT, route.handler), 'utf8');
@@ -46,6 +50,11 @@ describe('docs/openapi.json', () => {
           schema: used,
         });
       }
+      // An ETag and 304 are documented exactly where the handler answers them.
+      expect({ route: route.name, conditional: /\bconditional: true\b/.test(source) }).toEqual({
+        route: route.name,
+        conditional: operation.conditional === true,
+      });
     }
   });
 });

@@ -1,0 +1,99 @@
+/**
+ * What a user may use: each entitlement of the app, decided from the user's subscriptions to the
+ * products that unlock it. Pure: the caller brings the definitions, the subscriptions and the time.
+ *
+ * - A subscription gives access while it is active and its period, or the store's grace period
+ *   after a failed renewal, has not ended (a trial is an active period too). Paused, cancelled
+ *   (refunded included), expired and not yet verified subscriptions give none.
+ * - An entitlement is active while any subscription of one of its products gives access. It is
+ *   described by the subscription that decides it: of those giving access, the one whose access
+ *   ends last; else the one whose access ended last (the user had it once); else nothing.
+ */
+import type { EntitlementState } from '../schemas/entitlement.js';
+import type { StoreName } from '../stores/types.js';
+import type { SubscriptionEnvironment } from './store-sync.js';
+import { accessEndsAt, type SubscriptionState } from './subscription-state.js';
+
+/** What the decision reads of a subscription. */
+export interface EntitledSubscription extends SubscriptionState {
+  product_id: string;
+  trial_period: boolean;
+  trial_expires_at: string | null;
+  store: StoreName | null;
+  environment: SubscriptionEnvironment;
+  created_at: string;
+}
+
+export interface EntitlementDefinition {
+  id: string;
+  products: readonly string[];
+}
+
+export const givesAccess = (subscription: EntitledSubscription, now: Date): boolean =>
+  subscription.status === 'active' && Date.parse(accessEndsAt(subscription)) > now.getTime();
+
+/** The state of an entitlement nothing ever unlocked for this user. */
+export const NEVER_ENTITLED: EntitlementState = {
+  active: false,
+  product_id: null,
+  expires_at: null,
+  will_renew: false,
+  period_type: null,
+  store: null,
+  environment: null,
+  billing_issue_detected_at: null,
+  grace_period_expires_at: null,
+};
+
+/**
+ * The period that runs (or ran last) is the trial when the trial had not ended by then: now for a
+ * subscription still running, its period's end for one that has ended.
+ */
+function isTrial(subscription: EntitledSubscription, now: Date): boolean {
+  if (!subscription.trial_period || subscription.trial_expires_at === null) return false;
+  const at = Math.min(now.getTime(), Date.parse(subscription.expires_at));
+  return Date.parse(subscription.trial_expires_at) >= at;
+}
+
+/** Later access end first; of equal ends, the newer subscription. */
+function decidesBefore(a: EntitledSubscription, b: EntitledSubscription): boolean {
+  const endA = Date.parse(accessEndsAt(a));
+  const endB = Date.parse(accessEndsAt(b));
+  return endA !== endB ? endA > endB : a.created_at > b.created_at;
+}
+
+function stateOf(subscription: EntitledSubscription, active: boolean, now: Date): EntitlementState {
+  return {
+    active,
+    product_id: subscription.product_id,
+    expires_at: subscription.expires_at,
+    will_renew: active && subscription.auto_renew && !subscription.cancel_at_period_end,
+    period_type: isTrial(subscription, now) ? 'trial' : 'normal',
+    store: subscription.store,
+    environment: subscription.environment,
+    billing_issue_detected_at: subscription.billing_issue_at,
+    grace_period_expires_at: subscription.grace_period_expires_at,
+  };
+}
+
+/** Every entitlement of the app, by id, for a user with these subscriptions. */
+export function entitlementStates(
+  definitions: readonly EntitlementDefinition[],
+  subscriptions: readonly EntitledSubscription[],
+  now: Date,
+): Record<string, EntitlementState> {
+  // A subscription never verified was never paid for: it neither gives nor had access.
+  const paid = subscriptions.filter((subscription) => subscription.status !== 'pending_verification');
+  return Object.fromEntries(
+    definitions.map((definition) => {
+      const candidates = paid.filter((subscription) => definition.products.includes(subscription.product_id));
+      const giving = candidates.filter((subscription) => givesAccess(subscription, now));
+      const pool = giving.length > 0 ? giving : candidates;
+      const decider = pool.reduce<EntitledSubscription | undefined>(
+        (best, subscription) => (best === undefined || decidesBefore(subscription, best) ? subscription : best),
+        undefined,
+      );
+      return [definition.id, decider ? stateOf(decider, giving.length > 0, now) : NEVER_ENTITLED];
+    }),
+  );
+}

@@ -1,0 +1,88 @@
+/**
+ * Entitlements (`admin entitlements put`): named access levels an app's products unlock, and the
+ * customer info both APIs answer with (GET /v1/customers/{user_id}, GET /users/customer_info).
+ */
+import * as z from 'zod/mini';
+import { SUBSCRIPTION_ENVIRONMENTS } from '../domain/store-sync.js';
+import { STORE_NAMES } from '../stores/types.js';
+import { productIdSchema, uniqueIds, userIdSchema } from './common.js';
+import { define } from './define.js';
+import { subscriptionListItem } from './subscription.js';
+
+export const entitlementIdSchema = /* @__PURE__ */ define(() =>
+  z.string().check(z.regex(/^[a-z0-9_]{1,64}$/, 'must be 1-64 lower-case letters, digits or _')),
+);
+
+/** An app defines at most this many; all of them are one item (under 400 KB with 100 products each). */
+export const MAX_ENTITLEMENTS_PER_APP = 100;
+export const MAX_PRODUCTS_PER_ENTITLEMENT = 100;
+
+export const entitlementSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    id: entitlementIdSchema,
+    name: z.string().check(z.minLength(1), z.maxLength(200)),
+    products: z
+      .array(productIdSchema)
+      .check(z.minLength(1, 'an entitlement needs at least one product'), z.maxLength(MAX_PRODUCTS_PER_ENTITLEMENT)),
+  }),
+);
+export type Entitlement = z.infer<typeof entitlementSchema>;
+
+/** The file of `entitlements put`: the whole set of the app's entitlements (it replaces the former set). */
+export const entitlementCatalogueSchema = /* @__PURE__ */ define(() =>
+  z.array(entitlementSchema).check(
+    z.minLength(1, 'the file must list at least one entitlement'),
+    z.maxLength(MAX_ENTITLEMENTS_PER_APP),
+    uniqueIds<Entitlement>('entitlement'),
+    z.superRefine((entitlements, ctx) => {
+      entitlements.forEach((entitlement, index) => {
+        const products = new Set<string>();
+        entitlement.products.forEach((product, at) => {
+          if (products.has(product))
+            ctx.addIssue({ code: 'custom', path: [index, 'products', at], message: `duplicate product id ${product}` });
+          products.add(product);
+        });
+      });
+    }),
+  ),
+);
+
+/** GET /v1/customers/{user_id}: a user id over its bound is a 400, like anywhere else. */
+export const customerParams = /* @__PURE__ */ define(() => z.strictObject({ user_id: userIdSchema }));
+
+/**
+ * Subscriptions customer info reads per request, newest first: the bound on its work. A user past
+ * it (a hundred purchases in one app) is decided on the newest hundred; older ones have long ended.
+ */
+export const MAX_CUSTOMER_SUBSCRIPTIONS = 100;
+
+export const PERIOD_TYPES = ['trial', 'normal'] as const;
+
+const isoTimestamp = /* @__PURE__ */ define(() => z.iso.datetime());
+
+/** One entitlement of the user; the fields after `active` describe the subscription that decides it (null: none ever). */
+export const entitlementStateSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    active: z.boolean(),
+    product_id: z.nullable(z.string()),
+    expires_at: z.nullable(isoTimestamp),
+    will_renew: z.boolean(),
+    period_type: z.nullable(z.enum(PERIOD_TYPES)),
+    store: z.nullable(z.enum(STORE_NAMES)),
+    environment: z.nullable(z.enum(SUBSCRIPTION_ENVIRONMENTS)),
+    billing_issue_detected_at: z.nullable(isoTimestamp),
+    grace_period_expires_at: z.nullable(isoTimestamp),
+  }),
+);
+export type EntitlementState = z.infer<typeof entitlementStateSchema>;
+
+export const customerInfoSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    user_id: z.string(),
+    entitlements: z.record(z.string(), entitlementStateSchema),
+    subscriptions: z.array(subscriptionListItem),
+    first_seen_at: z.nullable(isoTimestamp),
+    last_seen_at: z.nullable(isoTimestamp),
+  }),
+);
+export type CustomerInfo = z.infer<typeof customerInfoSchema>;
