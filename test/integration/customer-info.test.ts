@@ -48,8 +48,11 @@ describe('customer info', () => {
     const trips = await dynamoDbRoundTrips(async () => {
       info = await customerInfo(app.appId, 'collector');
     });
-    // The profile and the user's keys in parallel, then the subscriptions.
-    expect(trips).toEqual([['Query', 'Query'], ['BatchGetItem']]);
+    // The profile and the user's keys in parallel, then the subscriptions once the keys are in: the
+    // batch read may start while the profile's Query is still out, so the two may share a trip.
+    expect(trips.flat().sort()).toEqual(['BatchGetItem', 'Query', 'Query']);
+    expect(trips[0]!.slice(0, 2)).toEqual(['Query', 'Query']);
+    expect(trips.length).toBeLessThanOrEqual(2);
     expect(info!.subscriptions).toHaveLength(100);
     expect(info!.subscriptions[0]!.id).toBe(records.at(-1)!.id);
     expect(info!.subscriptions.at(-1)!.id).toBe(records[5]!.id);
