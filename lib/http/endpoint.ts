@@ -24,6 +24,7 @@ import {
   requireUserToken,
 } from './auth.js';
 import { conditionalResponse } from './conditional.js';
+import { corsHeaders } from './cors.js';
 import { type ApiName, errorResponse, jsonResponse } from './envelopes.js';
 import { type MobileContext, readMobileHeaders } from './mobile-headers.js';
 import { parseJsonBody, parsePart } from './parse.js';
@@ -217,6 +218,7 @@ export function subscriptionsEndpoint<
   P extends Schema = undefined,
 >(spec: EndpointSpec<B, Q, P>, run: (request: EndpointRequest<B, Q, P>) => Promise<EndpointReply>) {
   return buildEndpoint('subscriptions', async (event, requestId, responseHeaders) => {
+    Object.assign(responseHeaders, corsHeaders(event.headers.origin));
     const { caller } = await authenticateAndLimit(bearerToken(event.headers.authorization), responseHeaders);
     const reply = await run({ caller, requestId, ...parseRequest(spec, event, 'subscriptions') });
     const response = jsonResponse(reply.status ?? spec.status ?? 200, reply.body, {

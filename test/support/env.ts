@@ -14,3 +14,5 @@ process.env.STORE_TIMEOUT_MS ??= '2000';
 // Tests send many requests per key; test/e2e/rate-limit.test.ts removes these to test the defaults.
 process.env.RATE_LIMIT_STANDARD_PER_MINUTE ??= '1000000';
 process.env.RATE_LIMIT_PREMIUM_PER_MINUTE ??= '1000000';
+// The console's origin in AWS is its CloudFront URL; the tests' stands for it (test/e2e/cors.test.ts).
+process.env.CONSOLE_ORIGINS ??= 'https://console.example.test';
