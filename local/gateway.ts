@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Handler } from 'aws-lambda';
 import { AppError } from '../lib/core/errors.js';
 import { redactText } from '../lib/core/redact.js';
+import { preflightHeaders } from '../lib/http/cors.js';
 import { type ApiName, errorResponse } from '../lib/http/envelopes.js';
 import {
   CUSTOMERS_BASE,
@@ -25,6 +26,7 @@ import {
   SUBSCRIPTIONS_BASE,
 } from '../lib/routes.js';
 import { apiReference } from './api-reference.js';
+import { consoleSite } from './console.js';
 import { lambdaContext } from './lambda-context.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -261,7 +263,10 @@ export async function startGateway(options: {
   functionTimeoutMs?: number;
   /** Also serve the API reference (/openapi.json, /docs): `npm start` does, API Gateway does not. */
   apiReference?: boolean;
+  /** Also serve the operator console at /console (CloudFront's, in AWS). */
+  console?: boolean;
 }): Promise<LocalGateway> {
+  const site = options.console ? consoleSite() : undefined;
   const compiled = compileRoutes(options.routes ?? ROUTES);
   // The deployed function of each route (the V1 and V2 paths of an endpoint share one), by route name.
   const functionNames = new Map(
@@ -274,6 +279,20 @@ export async function startGateway(options: {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const api = apiOfPath(url.pathname);
     try {
+      const page = site?.(request.method ?? 'GET', url.pathname);
+      if (page) {
+        request.resume();
+        response.writeHead(page.status, { ...page.headers, 'X-Request-Id': requestId });
+        response.end(request.method === 'HEAD' ? undefined : page.body);
+        return;
+      }
+      // API Gateway answers the subscription API's CORS preflights itself, on its resources (cdk/constructs/api.ts).
+      if (request.method === 'OPTIONS' && api === 'subscriptions' && resolveRoute(compiled, 'OPTIONS', url.pathname)) {
+        request.resume();
+        response.writeHead(204, { ...preflightHeaders(request.headers.origin), 'X-Request-Id': requestId });
+        response.end();
+        return;
+      }
       const reference = options.apiReference ? await apiReference(request.method ?? 'GET', url.pathname) : undefined;
       if (reference) {
         request.resume();

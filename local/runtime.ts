@@ -26,6 +26,8 @@ export async function startLocalRuntime(options: {
   sweepIntervalSeconds: number;
   /** Serve the API reference (/openapi.json, /docs) beside the APIs. */
   apiReference?: boolean;
+  /** Serve the operator console at /console. */
+  console?: boolean;
   /** Each function's timeout; the stack's by default. Tests on a loaded machine give more. */
   functionTimeoutMs?: number;
 }): Promise<LocalRuntime> {
@@ -38,6 +40,7 @@ export async function startLocalRuntime(options: {
     port: options.port,
     ...(options.host ? { host: options.host } : {}),
     apiReference: options.apiReference ?? false,
+    console: options.console ?? false,
     ...(options.functionTimeoutMs ? { functionTimeoutMs: options.functionTimeoutMs } : {}),
   });
   const poller = await startStreamPoller({ client: dynamodb, endpoint, onError: report('stream poller') });

@@ -65,6 +65,7 @@ try {
     host: process.env.HOST || '127.0.0.1',
     sweepIntervalSeconds,
     apiReference: true,
+    console: true,
   });
 } catch (error) {
   console.error(
@@ -79,6 +80,7 @@ console.log(`DynamoDB          ${endpoint} (table "${process.env.TABLE_NAME}" ${
 console.log(`Subscription API  ${gateway.url}${SUBSCRIPTIONS_BASE}`);
 console.log(`Mobile API        ${gateway.url}/`);
 console.log(`API reference     ${gateway.url}/docs (OpenAPI document: ${gateway.url}/openapi.json)`);
+console.log(`Console           ${gateway.url}/console (sign in with an app's secret key)`);
 console.log(
   `Jobs              expiry sweeper and webhook retries every ${sweepIntervalSeconds} s; outbox stream -> webhooks`,
 );

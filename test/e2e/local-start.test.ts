@@ -57,6 +57,13 @@ describe('npm start', () => {
     expect(service.startupMs).toBeLessThan(30_000);
     const res = await fetch(`http://127.0.0.1:${service.port}/v1/subscriptions`);
     expect(res.status).toBe(401);
+    // The console, as the README says: http://127.0.0.1:<PORT>/console.
+    expect(service.output()).toContain(`Console           http://127.0.0.1:${service.port}/console`);
+    const page = await fetch(`http://127.0.0.1:${service.port}/console`);
+    expect(page.status).toBe(200);
+    expect(page.url).toBe(`http://127.0.0.1:${service.port}/console/`);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).toContain('<script type="module" src="./app.js"></script>');
     expect(await portOpen(service.dynamodbPort)).toBe(true);
 
     await service.stop();

@@ -579,7 +579,7 @@ export function fuzzEveryRouteOf(
     cases += 1;
     outcomes.set(outcomeOf(answer), (outcomes.get(outcomeOf(answer)) ?? 0) + 1);
     // A path that leaves the route (e.g. /v1/subscriptions/..) is answered by whichever API the normalised path names.
-    const problems = answerProblems(apiOfPath(new URL(c.path, 'http://localhost').pathname), answer);
+    const problems = answerProblems(apiOfPath(new URL(c.path, 'http://localhost').pathname), answer, c.method);
     // A notification route refuses a body over its 64 KB unread: a 413, whatever is wrong inside.
     const refusal = api === 'notifications' && (c.body?.length ?? 0) > MAX_NOTIFICATION_BYTES ? 413 : 400;
     if (c.refuse && answer.status !== refusal)

@@ -1,0 +1,138 @@
+/**
+ * The console's one way to the API: the secret key from this tab's session as a Bearer token, the
+ * API's envelope unwrapped, and failures as ApiError values a page can show.
+ */
+import { clearKey, readKey } from './session';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Seconds to wait, from Retry-After (429). */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The API's base URL, written into index.html at deploy ('' when the console and the API share an origin). */
+export function apiBase(): string {
+  const meta = document.querySelector<HTMLMetaElement>('meta[name="api-url"]');
+  return (meta?.content ?? '').replace(/\/+$/, '');
+}
+
+/** Called when the API refuses the key: the app goes back to sign-in. */
+let onUnauthorized: (message: string) => void = () => undefined;
+export const whenUnauthorized = (handler: (message: string) => void) => {
+  onUnauthorized = handler;
+};
+
+export type Query = Record<string, string | number | undefined>;
+
+export function withQuery(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query))
+    if (value !== undefined && value !== '') params.set(name, String(value));
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+export async function request<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  options: { key?: string; body?: unknown } = {},
+): Promise<T> {
+  const key = options.key ?? readKey();
+  let response: Response;
+  try {
+    response = await fetch(`${apiBase()}${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${key ?? ''}`,
+        Accept: 'application/json',
+        ...(options.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError(0, 'NETWORK', 'The API cannot be reached. Check your connection and try again.');
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (response.ok) return body as T;
+  const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
+  const code = error?.code ?? `HTTP_${response.status}`;
+  if (response.status === 401) {
+    if (options.key === undefined) {
+      clearKey();
+      onUnauthorized('The API refused your key. Sign in again.');
+    }
+    throw new ApiError(401, code, 'The API refused this key.');
+  }
+  if (response.status === 429) {
+    const seconds = Number(response.headers.get('Retry-After') ?? '');
+    const wait = Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 1;
+    throw new ApiError(429, code, `Too many requests. Retry in ${wait} second${wait === 1 ? '' : 's'}.`, wait);
+  }
+  if (response.status >= 500)
+    throw new ApiError(response.status, code, `The API failed (${code}). Try again in a moment.`);
+  throw new ApiError(response.status, code, error?.message ?? `The API answered ${response.status}.`);
+}
+
+export const get = <T>(path: string, query?: Query) => request<T>('GET', withQuery(path, query));
+export const post = <T>(path: string, body?: unknown) => request<T>('POST', path, { body });
+
+// --- The API's shapes, as the console reads them -------------------------------------------------
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  pages: number;
+}
+export interface SubscriptionItem {
+  id: string;
+  user_id: string;
+  product_id: string;
+  platform: string;
+  status: string;
+  price: number;
+  currency: string;
+  started_at: string;
+  expires_at: string;
+  auto_renew: boolean;
+  trial_period: boolean;
+  created_at: string;
+}
+export interface SubscriptionDetail extends SubscriptionItem {
+  trial_expires_at: string | null;
+  updated_at: string;
+  product_info?: { name?: string; description?: string };
+  [field: string]: unknown;
+}
+export interface Product {
+  id: string;
+  name: string;
+  description: string;
+  price: number;
+  currency: string;
+  billing_period: string;
+  trial_period_days: number;
+  features: string[];
+  platforms: string[];
+  active: boolean;
+}
+export interface RevenueStatistics {
+  total_revenue: number;
+  currency: string;
+  period: { start: string; end: string };
+  breakdown: { date: string; revenue: number; subscriptions: number; new_subscriptions: number; renewals: number }[];
+  products: { product_id: string; revenue: number; percentage: number }[];
+}

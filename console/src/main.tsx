@@ -1,0 +1,96 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { whenUnauthorized } from './api';
+import { Customers } from './pages/customers';
+import { Overview } from './pages/overview';
+import { Products } from './pages/products';
+import { SignIn } from './pages/sign-in';
+import { Subscription } from './pages/subscription';
+import { Subscriptions } from './pages/subscriptions';
+import { href, useLocation } from './router';
+import { clearKey, readKey } from './session';
+import './app.css';
+
+const PAGES = [
+  { page: 'overview', label: 'Overview' },
+  { page: 'subscriptions', label: 'Subscriptions' },
+  { page: 'customers', label: 'Customers' },
+  { page: 'products', label: 'Products' },
+] as const;
+
+function App() {
+  const [signedIn, setSignedIn] = useState(() => readKey() !== null);
+  const [notice, setNotice] = useState<string | undefined>();
+  const location = useLocation();
+  useEffect(
+    () =>
+      whenUnauthorized((message) => {
+        setNotice(message);
+        setSignedIn(false);
+      }),
+    [],
+  );
+  if (!signedIn)
+    return (
+      <SignIn
+        notice={notice}
+        onSignedIn={() => {
+          setNotice(undefined);
+          setSignedIn(true);
+        }}
+      />
+    );
+  const signOut = () => {
+    clearKey();
+    setNotice('You are signed out.');
+    setSignedIn(false);
+  };
+  return (
+    <>
+      <header>
+        <span class="brand">Subscriptions console</span>
+        <nav aria-label="Main">
+          {PAGES.map(({ page, label }) => (
+            <a key={page} href={href(page)} aria-current={location.page === page ? 'page' : undefined}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main>
+        <Page page={location.page} rest={location.rest} />
+      </main>
+    </>
+  );
+}
+
+function Page({ page, rest }: { page: string; rest: string[] }) {
+  switch (page) {
+    case 'overview':
+      return <Overview />;
+    case 'subscriptions':
+      return rest[0] ? <Subscription id={rest[0]} /> : <Subscriptions />;
+    case 'customers':
+      return <Customers userId={rest[0]} />;
+    case 'products':
+      return <Products />;
+    default:
+      return (
+        <section>
+          <h1>Not found</h1>
+          <p>
+            There is no page “{page}”. Go to the <a href={href('overview')}>overview</a>.
+          </p>
+        </section>
+      );
+  }
+}
+
+const root = document.getElementById('app');
+if (root) {
+  root.textContent = '';
+  render(<App />, root);
+}

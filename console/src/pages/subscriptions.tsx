@@ -1,0 +1,110 @@
+import { useState } from 'preact/hooks';
+import { get, type Pagination, type SubscriptionItem } from '../api';
+import { money, when } from '../format';
+import { href } from '../router';
+import { Empty, Pager, Show, useLoad } from '../ui';
+
+/** The spec's list filters (GET /v1/subscriptions). */
+interface Filters {
+  user_id: string;
+  status: string;
+  product_id: string;
+  platform: string;
+}
+const NO_FILTERS: Filters = { user_id: '', status: '', product_id: '', platform: '' };
+const PAGE_SIZE = 20;
+
+export function Subscriptions() {
+  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [page, setPage] = useState(1);
+  const loaded = useLoad(
+    () =>
+      get<{ data: SubscriptionItem[]; pagination: Pagination }>('/v1/subscriptions', {
+        ...filters,
+        page,
+        limit: PAGE_SIZE,
+      }),
+    [filters, page],
+  );
+  const field = (name: keyof Filters) => ({
+    id: `filter-${name}`,
+    value: draft[name],
+    onInput: (event: Event) => setDraft({ ...draft, [name]: (event.target as HTMLInputElement).value }),
+  });
+  return (
+    <section>
+      <h1>Subscriptions</h1>
+      <form
+        class="filters"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setPage(1);
+          setFilters({ ...draft });
+        }}
+      >
+        <label for="filter-user_id">User</label>
+        <input type="text" {...field('user_id')} />
+        <label for="filter-status">Status</label>
+        <select {...field('status')}>
+          <option value="">any</option>
+          <option value="active">active</option>
+          <option value="expired">expired</option>
+          <option value="cancelled">cancelled</option>
+          <option value="pending">pending</option>
+        </select>
+        <label for="filter-product_id">Product</label>
+        <input type="text" {...field('product_id')} />
+        <label for="filter-platform">Platform</label>
+        <select {...field('platform')}>
+          <option value="">any</option>
+          <option value="ios">ios</option>
+          <option value="android">android</option>
+          <option value="web">web</option>
+        </select>
+        <button type="submit">Filter</button>
+      </form>
+      <Show loaded={loaded} what="subscriptions">
+        {({ data, pagination }) =>
+          data.length === 0 ? (
+            <Empty>No subscription matches these filters.</Empty>
+          ) : (
+            <>
+              <table data-testid="subscriptions">
+                <thead>
+                  <tr>
+                    <th scope="col">Subscription</th>
+                    <th scope="col">User</th>
+                    <th scope="col">Product</th>
+                    <th scope="col">Platform</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Price</th>
+                    <th scope="col">Expires</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.map((item) => (
+                    <tr key={item.id}>
+                      <td>
+                        <a href={href('subscriptions', item.id)}>{item.id}</a>
+                      </td>
+                      <td>{item.user_id}</td>
+                      <td>{item.product_id}</td>
+                      <td>{item.platform}</td>
+                      <td>
+                        <span class={`status status-${item.status}`}>{item.status}</span>
+                      </td>
+                      <td>{money(item.price, item.currency)}</td>
+                      <td>{when(item.expires_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager pagination={pagination} onPage={setPage} />
+            </>
+          )
+        }
+      </Show>
+    </section>
+  );
+}

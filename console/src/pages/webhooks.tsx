@@ -1,0 +1,177 @@
+import { useState } from 'preact/hooks';
+import { get, post } from '../api';
+import { when } from '../format';
+import { href } from '../router';
+import { asApiError, Empty, ErrorMessage, Show, useLoad } from '../ui';
+
+/** A webhook delivery as GET /v1/webhooks/deliveries lists it (docs/api.md#webhook-deliveries). */
+interface Delivery {
+  event_id: string;
+  event: string;
+  subscription_id: string | null;
+  change: string | null;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  redelivered_at: string | null;
+  created_at: string;
+}
+interface DeliveryPage {
+  data: Delivery[];
+  pagination: { limit: number; next_cursor: string | null };
+}
+
+const STATUSES = ['pending', 'delivered', 'dead', 'endpoint_disabled', 'no_endpoint', 'filtered'];
+
+export function Webhooks() {
+  const [status, setStatus] = useState('');
+  /** The cursors of the pages before this one (the first page has none). */
+  const [trail, setTrail] = useState<(string | undefined)[]>([]);
+  const [cursor, setCursor] = useState<string | undefined>();
+  const loaded = useLoad(
+    () => get<DeliveryPage>('/v1/webhooks/deliveries', { status, cursor, limit: 20 }),
+    [status, cursor],
+  );
+  return (
+    <section>
+      <h1>Webhooks</h1>
+      <div class="filters">
+        <label for="delivery-status">Status</label>
+        <select
+          id="delivery-status"
+          value={status}
+          onChange={(event) => {
+            setStatus((event.target as HTMLSelectElement).value);
+            setTrail([]);
+            setCursor(undefined);
+          }}
+        >
+          <option value="">any</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </div>
+      <Show loaded={loaded} what="webhook deliveries">
+        {({ data, pagination }) =>
+          data.length === 0 ? (
+            <Empty>{status ? `No delivery is ${status}.` : 'No webhook deliveries yet.'}</Empty>
+          ) : (
+            <>
+              <table data-testid="deliveries">
+                <thead>
+                  <tr>
+                    <th scope="col">Event</th>
+                    <th scope="col">Subscription</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Last error</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.map((delivery) => (
+                    <DeliveryRow key={delivery.event_id} delivery={delivery} onChanged={loaded.reload} />
+                  ))}
+                </tbody>
+              </table>
+              <nav class="pager" aria-label="Pages">
+                <button
+                  type="button"
+                  disabled={trail.length === 0}
+                  onClick={() => {
+                    setCursor(trail.at(-1));
+                    setTrail(trail.slice(0, -1));
+                  }}
+                >
+                  Newer
+                </button>
+                <button
+                  type="button"
+                  disabled={!pagination.next_cursor}
+                  onClick={() => {
+                    setTrail([...trail, cursor]);
+                    setCursor(pagination.next_cursor ?? undefined);
+                  }}
+                >
+                  Older
+                </button>
+              </nav>
+            </>
+          )
+        }
+      </Show>
+    </section>
+  );
+}
+
+function DeliveryRow({ delivery, onChanged }: { delivery: Delivery; onChanged: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>();
+  const redeliver = async () => {
+    setBusy(true);
+    setOutcome(undefined);
+    try {
+      const { data } = await post<{ data: Delivery }>(
+        `/v1/webhooks/deliveries/${encodeURIComponent(delivery.event_id)}/redeliver`,
+      );
+      setOutcome(
+        data.status === 'delivered'
+          ? { ok: true, text: 'Delivered.' }
+          : {
+              ok: false,
+              text: `Not delivered yet (${data.last_error ?? `HTTP ${data.last_status_code}`}); retried at ${when(data.next_attempt_at)}.`,
+            },
+      );
+      onChanged();
+    } catch (error) {
+      setOutcome({ ok: false, text: asApiError(error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <tr>
+      <td>
+        <code>{delivery.event_id}</code>
+        <br />
+        {delivery.event}
+        {delivery.change ? ` (${delivery.change})` : ''}
+      </td>
+      <td>
+        {delivery.subscription_id ? (
+          <a href={href('subscriptions', delivery.subscription_id)}>{delivery.subscription_id}</a>
+        ) : (
+          '—'
+        )}
+      </td>
+      <td>
+        <span class={`status status-${delivery.status}`}>{delivery.status}</span>
+        {delivery.next_attempt_at ? <div class="hint">next try {when(delivery.next_attempt_at)}</div> : null}
+      </td>
+      <td>{delivery.attempts}</td>
+      <td>{delivery.last_error ?? (delivery.last_status_code ? `HTTP ${delivery.last_status_code}` : '—')}</td>
+      <td>{when(delivery.created_at)}</td>
+      <td>
+        <button type="button" disabled={busy} onClick={redeliver} aria-label={`Redeliver ${delivery.event_id}`}>
+          {busy ? 'Sending…' : 'Redeliver'}
+        </button>
+        {outcome &&
+          (outcome.ok ? (
+            <p class="success" role="status">
+              {outcome.text}
+            </p>
+          ) : (
+            <ErrorMessage error={asApiError(new Error(outcome.text))} />
+          ))}
+      </td>
+    </tr>
+  );
+}
