@@ -1,7 +1,9 @@
 /** The whole backend in one stack, composed of a construct per concern. */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { readConsoleOrigins } from '../lib/core/config.js';
 import { Api } from './constructs/api.js';
+import { OperatorConsole } from './constructs/console.js';
 import { DataStore } from './constructs/data.js';
 import { Notifications } from './constructs/notifications.js';
 import { ApiFirewall } from './constructs/waf.js';
@@ -11,13 +13,26 @@ export class SubscriptionBackendStack extends Stack {
   readonly api: Api;
   readonly notifications: Notifications;
   readonly firewall: ApiFirewall;
+  readonly console: OperatorConsole;
 
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, { description: 'Self-hosted subscription backend', ...props });
     this.data = new DataStore(this, 'Data');
     // Store credentials: one Secrets Manager secret per app and store, written by `admin --aws stores ... set`.
     const storeSecretsPrefix = `subscription-backend/${this.stackName}/`;
-    this.api = new Api(this, 'Api', { table: this.data.table, storeSecretsPrefix });
+    this.console = new OperatorConsole(this, 'Console');
+    // More origins for the console (an operator's own domain): -c consoleOrigins=https://console.example.com
+    const extraOrigins = readConsoleOrigins(this.node.tryGetContext('consoleOrigins') as string | undefined);
+    this.api = new Api(this, 'Api', {
+      table: this.data.table,
+      storeSecretsPrefix,
+      browserOrigins: [this.console.origin, ...extraOrigins],
+    });
+    this.console.connectTo(this.api.restApi);
+    new CfnOutput(this, 'ConsoleUrl', {
+      value: `${this.console.origin}/`,
+      description: "The operator console (sign in with an app's secret key)",
+    });
     this.firewall = new ApiFirewall(this, 'Firewall', { stage: this.api.restApi.deploymentStage });
     new CfnOutput(this, 'StoreSecretsPrefix', {
       value: storeSecretsPrefix,

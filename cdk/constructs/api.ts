@@ -22,6 +22,12 @@ import { Construct } from 'constructs';
 import { config, rateLimitVariable } from '../../lib/core/config.js';
 import { AppError } from '../../lib/core/errors.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
+import {
+  CORS_ALLOWED_HEADERS,
+  CORS_ALLOWED_METHODS,
+  CORS_EXPOSED_HEADERS,
+  CORS_MAX_AGE_SECONDS,
+} from '../../lib/http/cors.js';
 import { errorBody } from '../../lib/http/envelopes.js';
 import { ENDPOINT_TIMEOUT_SECONDS, endpointFunctions, ROUTES, type Route } from '../../lib/routes.js';
 import { acknowledge } from './acknowledge.js';
@@ -71,7 +77,13 @@ export class Api extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    props: { table: Table; storeSecretsPrefix: string; routes?: readonly Route[] },
+    props: {
+      table: Table;
+      storeSecretsPrefix: string;
+      routes?: readonly Route[];
+      /** Origins whose pages may call the subscription API (CORS): the console's first. Never `*`. */
+      browserOrigins?: readonly string[];
+    },
   ) {
     super(scope, id);
     // API Gateway writes access and execution logs with one role per account and region (its
@@ -136,10 +148,22 @@ export class Api extends Construct {
       [ResponseType.DEFAULT_4XX, 'INVALID_PARAMETER', undefined],
       [ResponseType.DEFAULT_5XX, 'INTERNAL_ERROR', undefined],
     ];
+    const browserOrigins = props.browserOrigins ?? [];
+    if (browserOrigins.includes('*')) throw new Error('the subscription API never allows every origin (CORS)');
     for (const [type, code, statusCode] of responses) {
       this.restApi.addGatewayResponse(`GatewayResponse${type.responseType}`, {
         type,
         ...(statusCode ? { statusCode } : {}),
+        // The console reads the gateway's own refusals (a throttling 429) too. One static origin:
+        // a gateway response cannot choose among several, and echoing the request's would allow any.
+        ...(browserOrigins[0]
+          ? {
+              responseHeaders: {
+                'Access-Control-Allow-Origin': `'${browserOrigins[0]}'`,
+                'Access-Control-Expose-Headers': `'${CORS_EXPOSED_HEADERS.join(', ')}'`,
+              },
+            }
+          : {}),
         templates: { 'application/json': gatewayErrorTemplate(code, type === ResponseType.DEFAULT_5XX) },
       });
     }
@@ -156,7 +180,12 @@ export class Api extends Construct {
         handlerModule: handler,
         description: routes.map((route) => `${route.method} ${route.path}`).join(', '),
         timeout: Duration.seconds(ENDPOINT_TIMEOUT_SECONDS),
-        environment: rateLimitEnvironment,
+        environment: {
+          ...rateLimitEnvironment,
+          ...(first.api === 'subscriptions' && browserOrigins.length > 0
+            ? { CONSOLE_ORIGINS: browserOrigins.join(',') }
+            : {}),
+        },
       }).useTable(props.table, first.table);
       if (first.storeSecrets) fn.useStoreSecrets(props.storeSecretsPrefix);
       // One integration for all the function's methods; it grants API Gateway invoke per method.
@@ -217,6 +246,21 @@ export class Api extends Construct {
       });
       const reason = 'A MOCK integration answering 405 METHOD_NOT_ALLOWED with Allow: no function, no data behind it.';
       acknowledge(method, { id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
+    }
+
+    // The subscription API's CORS preflights, answered by API Gateway (an OPTIONS method wins over
+    // the ANY above); `npm start`'s gateway answers them the same way (lib/http/cors.ts).
+    if (browserOrigins.length > 0) {
+      for (const [path, routes] of byPath) {
+        if (routes[0]!.api !== 'subscriptions') continue;
+        this.restApi.root.resourceForPath(path).addCorsPreflight({
+          allowOrigins: [...browserOrigins],
+          allowMethods: [...CORS_ALLOWED_METHODS],
+          allowHeaders: [...CORS_ALLOWED_HEADERS],
+          maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+          statusCode: 204,
+        });
+      }
     }
 
     new CfnOutput(scope, 'ApiUrl', { value: this.restApi.url, description: 'Base URL of both APIs' });

@@ -39,7 +39,10 @@ beforeAll(() => {
   resources = template.toJSON().Resources as Record<string, Resource>;
 });
 
-const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+/** CDK's BucketDeployment function, role and policy (they upload the console): not ours, asserted on their own below. */
+const CONSOLE_UPLOADER = /^CustomCDKBucketDeployment/;
+const ofType = (type: string) =>
+  Object.entries(resources).filter(([id, r]) => r.Type === type && !CONSOLE_UPLOADER.test(id));
 const refOf = (value: unknown): string | undefined =>
   (value as { Ref?: string; 'Fn::GetAtt'?: [string, string] })?.Ref ??
   (value as { 'Fn::GetAtt'?: [string] })?.['Fn::GetAtt']?.[0];
@@ -126,7 +129,7 @@ describe('the CDK stack', () => {
     expect(functions).toHaveLength(35);
     expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(35);
     expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(35);
-    template.resourceCountIs('AWS::IAM::Role', 35);
+    expect(ofType('AWS::IAM::Role')).toHaveLength(35);
     for (const path of [
       '/users/report/events',
       '/users/customer_info',
@@ -282,11 +285,11 @@ describe('the CDK stack', () => {
   });
 
   it('runs every function on Node.js 24, arm64, with source maps', () => {
-    template.allResourcesProperties('AWS::Lambda::Function', {
-      Runtime: 'nodejs24.x',
-      Architectures: ['arm64'],
-      Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps' }) },
-    });
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      expect(fn.Properties.Runtime, id).toBe('nodejs24.x');
+      expect(fn.Properties.Architectures, id).toEqual(['arm64']);
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBe('--enable-source-maps');
+    }
   });
 
   it("gives every route's function the deployed per-key rate limits: 200 a minute standard, 2,000 premium (README, Rate limits)", () => {
@@ -825,6 +828,7 @@ describe('secrets in the stack', () => {
     'DEAD_LETTER_QUEUE_URL',
     'STORE_SECRETS_PREFIX',
     'STORE_EXPIRY_MARGIN_SECONDS',
+    'CONSOLE_ORIGINS',
     // RATE_LIMIT_STANDARD_PER_MINUTE, RATE_LIMIT_PREMIUM_PER_MINUTE
     ...RATE_LIMIT_TIERS.map(rateLimitVariable),
   ]);
@@ -880,5 +884,150 @@ describe('secrets in the stack', () => {
   it('creates no secret and no SSM parameter: store credentials are written at run time, webhook secrets live in the table', () => {
     template.resourceCountIs('AWS::SecretsManager::Secret', 0);
     template.resourceCountIs('AWS::SSM::Parameter', 0);
+  });
+});
+
+describe('the operator console in the stack', () => {
+  const CSP_PREFIX =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src https://";
+  const only = (type: string): [string, Resource] => {
+    const found = ofType(type);
+    expect(found, type).toHaveLength(1);
+    return found[0]!;
+  };
+  const distributionId = () => only('AWS::CloudFront::Distribution')[0];
+  const consoleOrigin = () => ({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId(), 'DomainName'] }]] });
+
+  it('keeps the files in a private, encrypted bucket that refuses plain HTTP', () => {
+    const [bucketId, bucket] = only('AWS::S3::Bucket');
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration).toEqual([
+      { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+    ]);
+    const [, policy] = only('AWS::S3::BucketPolicy');
+    expect(refOf(policy.Properties.Bucket)).toBe(bucketId);
+    const statements = policy.Properties.PolicyDocument.Statement as Statement[];
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Action: 's3:*',
+        Principal: { AWS: '*' },
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+    // Only CloudFront reads, through origin access control, and only this distribution.
+    const reads = statements.filter((s) => s.Effect === 'Allow');
+    expect(reads).toHaveLength(1);
+    expect(reads[0]).toMatchObject({
+      Action: 's3:GetObject',
+      Principal: { Service: 'cloudfront.amazonaws.com' },
+      Condition: { StringEquals: { 'AWS:SourceArn': expect.anything() } },
+    });
+    expect(JSON.stringify(reads[0]!.Condition)).toContain(distributionId());
+  });
+
+  it('serves them through CloudFront: origin access control, HTTPS only, the security headers', () => {
+    const [, distribution] = only('AWS::CloudFront::Distribution');
+    const config = distribution.Properties.DistributionConfig;
+    expect(config.DefaultRootObject).toBe('index.html');
+    expect(config.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
+    expect(config.Origins).toHaveLength(1);
+    expect(config.Origins[0].S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
+    const [oacId, oac] = only('AWS::CloudFront::OriginAccessControl');
+    expect(refOf(config.Origins[0].OriginAccessControlId)).toBe(oacId);
+    expect(oac.Properties.OriginAccessControlConfig).toMatchObject({
+      OriginAccessControlOriginType: 's3',
+      SigningBehavior: 'always',
+      SigningProtocol: 'sigv4',
+    });
+    const [policyId, policy] = only('AWS::CloudFront::ResponseHeadersPolicy');
+    expect(refOf(config.DefaultCacheBehavior.ResponseHeadersPolicyId)).toBe(policyId);
+    const security = policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
+    expect(security.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
+    expect(security.ContentTypeOptions).toEqual({ Override: true });
+    expect(security.ReferrerPolicy).toEqual({ ReferrerPolicy: 'no-referrer', Override: true });
+    expect(security.StrictTransportSecurity).toMatchObject({ AccessControlMaxAgeSec: 31_536_000, Override: true });
+    // connect-src is the API alone: its own execute-api host, from the RestApi's id.
+    const csp = render(security.ContentSecurityPolicy.ContentSecurityPolicy);
+    const [restApiId] = only('AWS::ApiGateway::RestApi');
+    expect(csp).toBe(
+      `${CSP_PREFIX}<${restApiId}>.execute-api.<AWS::Region>.<AWS::URLSuffix>; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    );
+  });
+
+  it('uploads the build with the API URL in index.html, and invalidates the distribution', () => {
+    const [, deployment] = only('Custom::CDKBucketDeployment');
+    expect(refOf(deployment.Properties.DestinationBucketName)).toBe(only('AWS::S3::Bucket')[0]);
+    expect(refOf(deployment.Properties.DistributionId)).toBe(distributionId());
+    expect(deployment.Properties.DistributionPaths).toEqual(['/*']);
+    // Source.data: index.html with the stage URL as a deploy-time marker.
+    expect(JSON.stringify(deployment.Properties.SourceMarkers)).toContain(only('AWS::ApiGateway::RestApi')[0]);
+    // The uploader may write this bucket and invalidate; S3 elsewhere only on the CDK assets bucket.
+    const uploaderPolicies = Object.entries(resources).filter(
+      ([id, r]) => r.Type === 'AWS::IAM::Policy' && CONSOLE_UPLOADER.test(id),
+    );
+    expect(uploaderPolicies).toHaveLength(1);
+    const statements = uploaderPolicies[0]![1].Properties.PolicyDocument.Statement as Statement[];
+    const resourcesOf = (prefix: string) =>
+      statements
+        .filter((s) => [s.Action].flat().some((a) => a.startsWith(prefix)))
+        .flatMap((s) => [s.Resource].flat().map((r) => JSON.stringify(r)));
+    for (const resource of resourcesOf('s3:'))
+      expect(resource.includes(only('AWS::S3::Bucket')[0]) || resource.includes('cdk-hnb659fds-assets')).toBe(true);
+    expect(
+      statements
+        .flatMap((s) => [s.Action].flat())
+        .filter((a) => a.startsWith('cloudfront:'))
+        .sort(),
+    ).toEqual(['cloudfront:CreateInvalidation', 'cloudfront:GetInvalidation']);
+  });
+
+  it('allows the console origin, and no other, in CORS: preflights, every subscription API function, gateway errors', () => {
+    const subscriptionPaths = [...new Set(ROUTES.filter((r) => r.api === 'subscriptions').map((r) => r.path))];
+    const preflights = ofType('AWS::ApiGateway::Method').filter(([, m]) => m.Properties.HttpMethod === 'OPTIONS');
+    expect(preflights).toHaveLength(subscriptionPaths.length);
+    for (const [, method] of preflights) {
+      const answer = method.Properties.Integration.IntegrationResponses[0];
+      expect(answer.StatusCode).toBe('204');
+      expect(answer.ResponseParameters['method.response.header.Access-Control-Allow-Origin']).toEqual({
+        'Fn::Join': ['', ["'https://", { 'Fn::GetAtt': [distributionId(), 'DomainName'] }, "'"]],
+      });
+      expect(answer.ResponseParameters['method.response.header.Access-Control-Allow-Headers']).toBe(
+        "'Authorization,Content-Type,If-None-Match'",
+      );
+    }
+    for (const route of ROUTES) {
+      const [id, fn] = functionOf(route);
+      const origins = fn.Properties.Environment.Variables.CONSOLE_ORIGINS;
+      if (route.api === 'subscriptions') expect(origins, id).toEqual(consoleOrigin());
+      else expect(origins, id).toBeUndefined();
+    }
+    for (const [, response] of ofType('AWS::ApiGateway::GatewayResponse')) {
+      expect(response.Properties.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin']).toEqual({
+        'Fn::Join': ['', ["'https://", { 'Fn::GetAtt': [distributionId(), 'DomainName'] }, "'"]],
+      });
+    }
+  });
+
+  it('adds the origins of -c consoleOrigins=… and refuses "*"', () => {
+    const extra = synthesize({ consoleOrigins: 'https://console.example.com' });
+    const fn = Object.entries(extra.toJSON().Resources as Record<string, Resource>).find(
+      ([, r]) => r.Type === 'AWS::Lambda::Function' && routesOfFunction(r).includes(`GET ${SUBSCRIPTIONS_BASE}`),
+    )!;
+    expect(render(fn[1].Properties.Environment.Variables.CONSOLE_ORIGINS)).toMatch(
+      /^https:\/\/<\w+\.DomainName>,https:\/\/console\.example\.com$/,
+    );
+    expect(() => synthesize({ consoleOrigins: '*' })).toThrow(/CONSOLE_ORIGINS must list origins/);
+  });
+
+  it('outputs the console URL', () => {
+    template.hasOutput('ConsoleUrl', {
+      Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId(), 'DomainName'] }, '/']] },
+    });
   });
 });
