@@ -37,8 +37,9 @@ import {
   RATE_LIMIT_TIERS,
   type RateLimitTier,
 } from '../lib/domain/rate-limit.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../lib/domain/webhook-deliveries.js';
 import { type EventFilter, parseEventFilter } from '../lib/domain/webhook-filter.js';
-import { EVENT_KINDS, type EventPayload } from '../lib/events/schemas.js';
+import { EVENT_KINDS } from '../lib/events/schemas.js';
 import { toDetails } from '../lib/http/parse.js';
 import { notificationPath } from '../lib/routes.js';
 import { adsConfigSchema } from '../lib/schemas/ads.js';
@@ -47,7 +48,7 @@ import { entitlementCatalogueSchema } from '../lib/schemas/entitlement.js';
 import { exchangeRatesSchema } from '../lib/schemas/fx.js';
 import { productCatalogueSchema } from '../lib/schemas/product.js';
 import { segmentCatalogueSchema } from '../lib/schemas/segment.js';
-import { recentDeliveries, redeliver } from '../lib/services/webhook-delivery.js';
+import { listDeliveryPage, redeliver } from '../lib/services/webhook-delivery.js';
 import {
   appStoreSettingsSchema,
   type ConfigurableStore,
@@ -197,40 +198,6 @@ async function testStorePurchase(
 }
 
 const describeTier = (tier: RateLimitTier) => `${tier} tier, ${config.rateLimits[tier]} requests/minute`;
-
-/** The subscription an event is about, and what happened to it, in a few words. */
-function deliveredChange(payload: EventPayload): { subscription_id: string; change: string } {
-  switch (payload.event) {
-    case 'subscription.transferred':
-      return {
-        subscription_id: payload.data.to_subscription_id,
-        change: `transferred from ${payload.data.from_subscription_id}`,
-      };
-    case 'subscription.status_changed':
-      return {
-        subscription_id: payload.data.subscription_id,
-        change: `${payload.data.old_status}->${payload.data.new_status}`,
-      };
-    case 'subscription.renewed':
-      return { subscription_id: payload.data.subscription_id, change: `renewed to ${payload.data.expires_at}` };
-    case 'subscription.auto_renew_changed':
-      return {
-        subscription_id: payload.data.subscription_id,
-        change: `auto_renew ${payload.data.auto_renew ? 'on' : 'off'}`,
-      };
-    case 'subscription.billing_issue':
-      return { subscription_id: payload.data.subscription_id, change: 'billing issue' };
-    case 'subscription.refunded':
-      return { subscription_id: payload.data.subscription_id, change: 'refunded' };
-    case 'subscription.refund_reversed':
-      return { subscription_id: payload.data.subscription_id, change: 'refund reversed' };
-    case 'subscription.product_changed':
-      return {
-        subscription_id: payload.data.subscription_id,
-        change: `${payload.data.previous_product_id}->${payload.data.product_id}`,
-      };
-  }
-}
 
 const COMMANDS: Record<string, Command> = {
   'apps create': {
@@ -772,23 +739,16 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'webhooks deliveries': {
-    usage: 'webhooks deliveries --app A [--limit 50]',
-    options: { app: { type: 'string' }, limit: { type: 'string', default: '50' } },
+    usage: `webhooks deliveries --app A [--limit 50] [--status ${DELIVERY_STATUSES.join('|')}]`,
+    options: { app: { type: 'string' }, limit: { type: 'string', default: '50' }, status: { type: 'string' } },
     async run(values) {
       const appId = await requireApp(values);
       const limit = Number(values.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new CliError('--limit must be 1..1000');
-      const deliveries = (await recentDeliveries(appId, limit)).map((d) => ({
-        event_id: d.event_id,
-        event: d.payload.event,
-        ...deliveredChange(d.payload),
-        status: d.status,
-        attempts: d.attempts,
-        next_attempt_at: d.next_attempt_at,
-        last_status_code: d.attempt_log.at(-1)?.status_code ?? null,
-        last_error: d.attempt_log.at(-1)?.error ?? null,
-        created_at: d.created_at,
-      }));
+      const status = values.status as DeliveryStatus | undefined;
+      if (status !== undefined && !DELIVERY_STATUSES.includes(status))
+        throw new CliError(`--status must be one of ${DELIVERY_STATUSES.join(', ')}`);
+      const { data: deliveries } = await listDeliveryPage(appId, { limit, status });
       return {
         json: { app_id: appId, deliveries },
         text:

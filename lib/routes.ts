@@ -59,6 +59,9 @@ export const SUBSCRIPTIONS_BASE = '/v1/subscriptions';
 /** Base of the customers of the subscription management API (Bearer secret key, like /v1/subscriptions). */
 export const CUSTOMERS_BASE = '/v1/customers';
 
+/** Base of the app's webhook deliveries on the subscription management API (Bearer secret key). */
+export const WEBHOOKS_BASE = '/v1/webhooks';
+
 /** Base of the store notification routes: the URLs operators give App Store Connect and Pub/Sub. */
 export const NOTIFICATIONS_BASE = '/notifications';
 /** Path segment of each store's notification route. */
@@ -157,6 +160,25 @@ export const ROUTES: readonly Route[] = [
     handler: 'functions/subscriptions/customer.ts',
     // The profile (Query), the user's index (Query) and their subscriptions (BatchGetItem); the app's entitlements (GetItem).
     table: LIST,
+  },
+  {
+    name: 'ListWebhookDeliveries',
+    api: 'subscriptions',
+    method: 'GET',
+    path: `${WEBHOOKS_BASE}/deliveries`,
+    handler: 'functions/webhooks/deliveries.ts',
+    // A status's page is read from a keys-only index, then by key (BatchGetItem).
+    table: LIST,
+  },
+  {
+    name: 'RedeliverWebhook',
+    api: 'subscriptions',
+    method: 'POST',
+    path: `${WEBHOOKS_BASE}/deliveries/{event_id}/redeliver`,
+    handler: 'functions/webhooks/redeliver.ts',
+    // The delivery and the endpoint (GetItem), the reset and the attempt's record (PutItem); a 410
+    // disables the endpoint (UpdateItem). A first attempt is never the last: no dead-letter queue.
+    table: [...AUTH, 'PutItem'],
   },
   // Mobile reporting API (X-API-KEY sdk key, common headers).
   {

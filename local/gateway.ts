@@ -24,6 +24,7 @@ import {
   ROUTES,
   type Route,
   SUBSCRIPTIONS_BASE,
+  WEBHOOKS_BASE,
 } from '../lib/routes.js';
 import { apiReference } from './api-reference.js';
 import { consoleSite } from './console.js';
@@ -130,7 +131,7 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
 
 /** Whose envelope answers a path that matches no route: the API's prefix decides. */
 export function apiOfPath(path: string): ApiName {
-  if (path.startsWith(SUBSCRIPTIONS_BASE) || path.startsWith(CUSTOMERS_BASE)) return 'subscriptions';
+  if ([SUBSCRIPTIONS_BASE, CUSTOMERS_BASE, WEBHOOKS_BASE].some((base) => path.startsWith(base))) return 'subscriptions';
   return path.startsWith(`${NOTIFICATIONS_BASE}/`) ? 'notifications' : 'mobile';
 }
 

@@ -31,6 +31,7 @@ import {
   subscriptionListItem,
   verificationResult,
 } from '../lib/schemas/subscription.js';
+import { deliveryViewSchema } from '../lib/schemas/webhook.js';
 import { type Operation, operationOf, type SuccessResponse } from './operations.js';
 
 type Json = Record<string, unknown>;
@@ -53,6 +54,7 @@ const NAMED_OUTPUT: [z.ZodMiniType, string][] = [
   [errorDetailSchema, 'ErrorDetail'],
   [mobileSuccessSchema, 'MobileSuccess'],
   [receivedNotificationResponseSchema, 'ReceivedNotificationResponse'],
+  [deliveryViewSchema, 'WebhookDelivery'],
 ];
 /** Request bodies shared by several operations get one name. */
 const NAMED_INPUT: [z.ZodMiniType, string][] = [[freeFormReportBody, 'FreeFormReport']];

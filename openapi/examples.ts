@@ -153,3 +153,18 @@ export const customerInfo = {
   first_seen_at: '2026-10-28T09:12:00.000Z',
   last_seen_at: '2026-11-20T08:30:00.000Z',
 };
+
+export const webhookDelivery = {
+  event_id: 'evt_3f2a9c1b7d4e5f60718293a4',
+  event: 'subscription.status_changed',
+  subscription_id: SUBSCRIPTION_ID,
+  change: 'active->expired',
+  status: 'dead',
+  attempts: 5,
+  next_attempt_at: null,
+  last_status_code: 500,
+  last_error: null,
+  redelivered_at: null,
+  created_at: '2026-11-20T08:30:00.000Z',
+  updated_at: '2026-11-21T09:30:00.000Z',
+};

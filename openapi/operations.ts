@@ -49,6 +49,12 @@ import {
   verificationResult,
   verifyPurchaseBody,
 } from '../lib/schemas/subscription.js';
+import {
+  deliveryPaginationSchema,
+  deliveryViewSchema,
+  eventIdParams,
+  listDeliveriesQuery,
+} from '../lib/schemas/webhook.js';
 import { JWS_PATTERN } from '../lib/stores/types.js';
 import * as ex from './examples.js';
 
@@ -298,6 +304,50 @@ export const OPERATIONS: Record<string, Operation> = {
         example: { data: [ex.product] },
       },
     ],
+  },
+  ListWebhookDeliveries: {
+    summary: "List the app's webhook deliveries",
+    description:
+      'Every event the app was sent (or was to be sent) as a webhook, newest first: its status, attempts and the ' +
+      "last attempt's HTTP status or error. `status` keeps one status only; `cursor` (from " +
+      '`pagination.next_cursor`, with the same `status`) reads the next page. A delivery shows here as soon as it ' +
+      'is recorded; with `status`, within about a second of changing status.',
+    query: listDeliveriesQuery,
+    success: [
+      {
+        status: 200,
+        description: 'One page of deliveries.',
+        schema: z.strictObject({ data: z.array(deliveryViewSchema), pagination: deliveryPaginationSchema }),
+        example: { data: [ex.webhookDelivery], pagination: { limit: 20, next_cursor: null } },
+      },
+    ],
+  },
+  RedeliverWebhook: {
+    summary: 'Send an event to the webhook endpoint again',
+    description:
+      'A fresh round of attempts for one event, whatever its status (a dead or filtered one too: it is sent even ' +
+      "if the endpoint's event filter leaves its kind out), with the same `webhook-id`. The first attempt is made " +
+      'before answering (at most 5 s); the answer is the delivery after it: `delivered`, or `pending` with the ' +
+      'next try scheduled.',
+    params: eventIdParams,
+    success: [
+      {
+        status: 200,
+        description: 'The delivery after its first new attempt.',
+        schema: data(deliveryViewSchema),
+        example: {
+          data: {
+            ...ex.webhookDelivery,
+            status: 'delivered',
+            attempts: 1,
+            last_status_code: 200,
+            redelivered_at: '2026-11-22T10:00:00.000Z',
+            updated_at: '2026-11-22T10:00:00.120Z',
+          },
+        },
+      },
+    ],
+    errors: ['DELIVERY_NOT_FOUND'],
   },
   GetCustomer: {
     summary: "Get a customer's entitlements and subscriptions",

@@ -81,6 +81,8 @@ export const TABLE = {
     workDueByDay: { partitionKey: 'due_pk', sortKey: 'due_sk', projection: ['app_id', 'id', 'event_id'] },
     /** Webhook deliveries of an app, newest first (`admin webhooks deliveries`). */
     deliveriesByApp: { partitionKey: 'deliveries_pk', sortKey: 'deliveries_sk', projection: 'ALL' },
+    /** The same, of one status (`<app>#<status>`): keys only, a page is then read by key. */
+    deliveriesByStatus: { partitionKey: 'deliveries_status_pk', sortKey: 'deliveries_sk', projection: 'KEYS_ONLY' },
     /** The 4 listing indexes (LISTING_FACET_SETS), keys only: a page is read from the table by key. */
     ...listIndexes,
   } as Record<string, IndexDefinition>,

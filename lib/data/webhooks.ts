@@ -1,8 +1,10 @@
 /** Webhook endpoints of apps and the record of every delivery (attempts, outcome, next try). */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newWebhookSecret } from '../core/ids.js';
+import type { DeliveryStatus } from '../domain/webhook-deliveries.js';
 import type { EventFilter } from '../domain/webhook-filter.js';
 import type { BusEventDetail } from '../events/schemas.js';
+import { batchGetConsistent } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import { dueAttributes, keys } from './keys.js';
 import { withoutKeys } from './table.js';
@@ -59,17 +61,7 @@ export async function disableWebhook(appId: string, reason: string): Promise<voi
   );
 }
 
-export type DeliveryStatus =
-  | 'pending'
-  | 'delivered'
-  /** Retries exhausted: handed to the dead-letter queue. */
-  | 'dead'
-  /** The endpoint answered 410 Gone, or was disabled earlier. */
-  | 'endpoint_disabled'
-  /** The app has no webhook endpoint. */
-  | 'no_endpoint'
-  /** The endpoint does not receive this event's kind (its `--events` filter): not sent, not retried. */
-  | 'filtered';
+export type { DeliveryStatus };
 
 export interface AttemptLog {
   at: string;
@@ -97,11 +89,19 @@ const deliveryItem = (record: DeliveryRecord) => ({
   type: 'webhook_delivery',
   ...record,
   deliveries_pk: record.app_id,
-  deliveries_sk: `${record.created_at}#${record.event_id}`,
+  deliveries_status_pk: deliveriesStatusPartition(record.app_id, record.status),
+  deliveries_sk: deliverySortKey(record),
   ...(record.status === 'pending' && record.next_attempt_at
     ? dueAttributes('DLV', record.next_attempt_at, record.updated_at, record.event_id)
     : {}),
 });
+
+/** Keys one BatchGetItem reads. */
+const MAX_BATCH_GET = 100;
+
+const deliveriesStatusPartition = (appId: string, status: DeliveryStatus) => `${appId}#${status}`;
+const deliverySortKey = (record: Pick<DeliveryRecord, 'created_at' | 'event_id'>) =>
+  `${record.created_at}#${record.event_id}`;
 
 const toDelivery = (item: Record<string, unknown>): DeliveryRecord => withoutKeys<DeliveryRecord>(item);
 
@@ -165,17 +165,48 @@ export async function replaceDelivery(next: DeliveryRecord, expectedAttempts: nu
   }
 }
 
-/** The app's most recent deliveries, newest first. */
-export async function listDeliveries(appId: string, limit: number): Promise<DeliveryRecord[]> {
-  const { Items = [] } = await ddb.send(
+export interface DeliveryPage {
+  deliveries: DeliveryRecord[];
+  /** Sort key of the page's last delivery when more may follow, else null. */
+  lastSortKey: string | null;
+}
+
+/**
+ * The app's deliveries, newest first, from just after `after` (a sort key of the list), all or of
+ * one status. The status index holds keys only: the page's deliveries are then read by key, and
+ * one that has moved to another status since its entry was written is left out.
+ */
+export async function listDeliveries(
+  appId: string,
+  options: { limit: number; status?: DeliveryStatus; after?: string },
+): Promise<DeliveryPage> {
+  const { limit, status, after } = options;
+  const { Items: found = [] } = await ddb.send(
     new QueryCommand({
       TableName: tableName,
-      IndexName: 'deliveriesByApp',
-      KeyConditionExpression: 'deliveries_pk = :app',
-      ExpressionAttributeValues: { ':app': appId },
+      IndexName: status ? 'deliveriesByStatus' : 'deliveriesByApp',
+      KeyConditionExpression: `${status ? 'deliveries_status_pk' : 'deliveries_pk'} = :partition${after ? ' AND deliveries_sk < :after' : ''}`,
+      ExpressionAttributeValues: {
+        ':partition': status ? deliveriesStatusPartition(appId, status) : appId,
+        ...(after ? { ':after': after } : {}),
+      },
       ScanIndexForward: false,
-      Limit: limit,
+      // One more than the page: whether another page follows is then known without reading it.
+      Limit: limit + 1,
     }),
   );
-  return Items.map(toDelivery);
+  const Items = found.slice(0, limit);
+  const lastSortKey = found.length > limit ? String(Items.at(-1)!.deliveries_sk) : null;
+  if (!status) return { deliveries: Items.map(toDelivery), lastSortKey };
+  const read: (Record<string, unknown> | undefined)[] = [];
+  for (let start = 0; start < Items.length; start += MAX_BATCH_GET)
+    read.push(
+      ...(await batchGetConsistent(
+        Items.slice(start, start + MAX_BATCH_GET).map((item) => ({ pk: String(item.pk), sk: String(item.sk) })),
+      )),
+    );
+  return {
+    deliveries: read.flatMap((item) => (item && item.status === status ? [toDelivery(item)] : [])),
+    lastSortKey,
+  };
 }

@@ -19,6 +19,13 @@ import {
   listDeliveries,
   replaceDelivery,
 } from '../data/webhooks.js';
+import {
+  type DeliveryStatus,
+  type DeliveryView,
+  decodeDeliveryCursor,
+  deliveryView,
+  encodeDeliveryCursor,
+} from '../domain/webhook-deliveries.js';
 import { receivesEvent } from '../domain/webhook-filter.js';
 import { type AttemptOutcome, decideAfterAttempt, parseRetryAfter } from '../domain/webhook-retry.js';
 import { sendToDeadLetterQueue } from '../events/dead-letter.js';
@@ -39,6 +46,7 @@ function postOnce(
   url: string,
   headers: Record<string, string>,
   body: string,
+  timeoutMs: number,
 ): Promise<{ status: number; retryAfter: string | null }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
@@ -49,7 +57,7 @@ function postOnce(
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        signal: AbortSignal.timeout(config.webhookTimeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
       },
       (response) => {
         response.resume();
@@ -79,6 +87,8 @@ export interface AttemptOptions {
    * The deliverer sets it from the time its function has left.
    */
   recordUntil?: number;
+  /** Per-attempt timeout, at most the configured one: an API request has less time than the deliverer. */
+  timeoutMs?: number;
 }
 
 const recordingDeadline = (options: AttemptOptions) => options.recordUntil ?? Date.now() + DEFAULT_RECORDING_WINDOW_MS;
@@ -107,6 +117,7 @@ async function post(
   secret: string,
   payload: unknown,
   now: Date,
+  timeoutMs: number,
 ): Promise<AttemptOutcome> {
   const { headers, body } = signWebhook(secret, eventId, payload, now);
   try {
@@ -114,12 +125,13 @@ async function post(
       url,
       { 'content-type': 'application/json', 'user-agent': 'subscription-backend-webhooks/1', ...headers },
       body,
+      timeoutMs,
     );
     return { kind: 'response', status: response.status, retryAfterSeconds: parseRetryAfter(response.retryAfter, now) };
   } catch (error) {
     return {
       kind: 'error',
-      message: isTimeout(error) ? `timed out after ${config.webhookTimeoutMs} ms` : (error as Error).message,
+      message: isTimeout(error) ? `timed out after ${timeoutMs} ms` : (error as Error).message,
     };
   }
 }
@@ -128,7 +140,11 @@ async function post(
  * One attempt at a pending delivery. The attempt is claimed first (conditional write on the
  * attempt count), so concurrent workers never send the same attempt twice.
  */
-async function attempt(delivery: DeliveryRecord, recordUntil: number): Promise<DeliveryRecord> {
+async function attempt(
+  delivery: DeliveryRecord,
+  recordUntil: number,
+  timeoutMs = config.webhookTimeoutMs,
+): Promise<DeliveryRecord> {
   const now = new Date();
   const endpoint = await getWebhook(delivery.app_id);
   if (!endpoint?.enabled) {
@@ -160,7 +176,7 @@ async function attempt(delivery: DeliveryRecord, recordUntil: number): Promise<D
   if (!(await replaceDelivery(claimed, delivery.attempts))) return (await getDelivery(delivery.event_id)) ?? delivery;
 
   const started = Date.now();
-  const outcome = await post(endpoint.url, delivery.event_id, endpoint.secret, delivery.payload, now);
+  const outcome = await post(endpoint.url, delivery.event_id, endpoint.secret, delivery.payload, now, timeoutMs);
   const finished = new Date();
   const log: AttemptLog = {
     at: now.toISOString(),
@@ -234,13 +250,17 @@ export async function retryDueDeliveries(now = new Date(), options: AttemptOptio
 }
 
 /**
- * `admin webhooks redeliver`: a fresh round of attempts for one event, whatever its state. The
- * operator named the event, so it is sent even when the endpoint's filter leaves its kind out (its
- * retries too).
+ * A fresh round of attempts for one event, whatever its state (`admin webhooks redeliver`, `POST
+ * /v1/webhooks/deliveries/{event_id}/redeliver`), and its first attempt at once. The operator named
+ * the event, so it is sent even when the endpoint's filter leaves its kind out (its retries too).
+ * With `appId`, an event of another app is not found, like one that does not exist.
  */
-export async function redeliver(eventId: string): Promise<DeliveryRecord | undefined> {
+export async function redeliver(
+  eventId: string,
+  options: AttemptOptions & { appId?: string } = {},
+): Promise<DeliveryRecord | undefined> {
   const delivery = await getDelivery(eventId);
-  if (!delivery) return undefined;
+  if (!delivery || (options.appId !== undefined && delivery.app_id !== options.appId)) return undefined;
   const now = new Date().toISOString();
   const reset: DeliveryRecord = {
     ...delivery,
@@ -251,7 +271,28 @@ export async function redeliver(eventId: string): Promise<DeliveryRecord | undef
     updated_at: now,
   };
   await replaceDelivery(reset, delivery.attempts, true);
-  return attempt(reset, recordingDeadline({}));
+  const timeoutMs = Math.min(options.timeoutMs ?? config.webhookTimeoutMs, config.webhookTimeoutMs);
+  return attempt(reset, recordingDeadline(options), timeoutMs);
 }
 
-export const recentDeliveries = (appId: string, limit = 50): Promise<DeliveryRecord[]> => listDeliveries(appId, limit);
+export interface DeliveryList {
+  data: DeliveryView[];
+  pagination: { limit: number; next_cursor: string | null };
+}
+
+/** One page of the app's deliveries, newest first, all or of one status; `cursor` continues a previous page. */
+export async function listDeliveryPage(
+  appId: string,
+  query: { limit: number; status?: DeliveryStatus; cursor?: string },
+): Promise<DeliveryList> {
+  const status = query.status ?? null;
+  const after = query.cursor === undefined ? undefined : decodeDeliveryCursor(query.cursor, status);
+  const page = await listDeliveries(appId, { limit: query.limit, status: query.status, after });
+  return {
+    data: page.deliveries.map(deliveryView),
+    pagination: {
+      limit: query.limit,
+      next_cursor: page.lastSortKey === null ? null : encodeDeliveryCursor({ after: page.lastSortKey, status }),
+    },
+  };
+}

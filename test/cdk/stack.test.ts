@@ -123,13 +123,13 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('deploys 35 functions, 35 bundles and 35 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+  it('deploys 37 functions, 37 bundles and 37 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
     const functions = ofType('AWS::Lambda::Function');
-    // 30 handler modules of lib/routes.ts and the 5 event and job functions.
-    expect(functions).toHaveLength(35);
-    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(35);
-    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(35);
-    expect(ofType('AWS::IAM::Role')).toHaveLength(35);
+    // 32 handler modules of lib/routes.ts and the 5 event and job functions.
+    expect(functions).toHaveLength(37);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(37);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(37);
+    expect(ofType('AWS::IAM::Role')).toHaveLength(37);
     for (const path of [
       '/users/report/events',
       '/users/customer_info',

@@ -20,14 +20,21 @@ import { getApp } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
 import { keys, listCountCell, type TableKey } from '../../lib/data/keys.js';
-import { setWebhook } from '../../lib/data/webhooks.js';
+import { createDelivery, replaceDelivery, setWebhook } from '../../lib/data/webhooks.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import type { Product } from '../../lib/schemas/product.js';
 import { putStoreSettings } from '../../lib/stores/settings.js';
 import { mintTestNotification } from '../../lib/stores/test-store-notifications.js';
 import { runFromNoonOf } from '../support/clock.js';
 import { settleCounters } from '../support/counters.js';
-import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY, RETIRED, type TestApp } from '../support/fixtures.js';
+import {
+  createTestApp,
+  PREMIUM_MONTHLY,
+  PRO_YEARLY,
+  RETIRED,
+  statusChange,
+  type TestApp,
+} from '../support/fixtures.js';
 import { pushBody } from '../support/google-play-standin.js';
 import { type HttpResult, type RequestOptions, useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
@@ -106,8 +113,9 @@ async function scanTable(): Promise<Snapshot> {
   return snapshot;
 }
 
-/** Outbox items live in a global partition (one per event) and name their app in an attribute. */
+/** Outbox items and webhook deliveries live in global partitions (one per event) and name their app in an attribute. */
 const OUTBOX_PREFIX = keys.outbox('').pk;
+const DELIVERY_PREFIX = keys.delivery('').pk;
 
 /**
  * The app an item belongs to. Every app-scoped key of lib/data/keys.ts carries the app id as the
@@ -119,7 +127,7 @@ function ownerOf(item: Item): unknown {
   const pk = String(item.pk);
   const second = pk.split('#')[1];
   if (second === a.appId || second === b.appId) return second;
-  return pk.startsWith(OUTBOX_PREFIX) ? item.app_id : undefined;
+  return pk.startsWith(OUTBOX_PREFIX) || pk.startsWith(DELIVERY_PREFIX) ? item.app_id : undefined;
 }
 
 const itemsOf = (snapshot: Snapshot, appId: string): Record<string, string> =>
@@ -336,7 +344,22 @@ async function setUpAppA(): Promise<void> {
   await reportAsA('ReportAttribution', A_SEGMENT, {
     body: { network: 'a_network', data: { campaign_id: 'a_segment_campaign' } },
   });
+  aDeliveries = await seedDeliveries(a);
 }
+
+/** Webhook deliveries of an app, as the deliverer records them: one delivered, one dead. */
+async function seedDeliveries(app: TestApp): Promise<string[]> {
+  const ids: string[] = [];
+  for (const status of ['delivered', 'dead'] as const) {
+    const created = await createDelivery(statusChange(app.appId), new Date());
+    if (!created) throw new Error('a new event was already recorded');
+    await replaceDelivery({ ...created, status, attempts: 1, next_attempt_at: null }, 0, true);
+    ids.push(created.event_id);
+  }
+  return ids;
+}
+let aDeliveries: string[] = [];
+let bDeliveries: string[] = [];
 
 async function setUpAppB(): Promise<void> {
   b = await createTestApp([B_PREMIUM, B_ONLY]);
@@ -363,6 +386,7 @@ async function setUpAppB(): Promise<void> {
       body: { sessionId: 'b-session', startTime: Date.now(), duration: 5 },
     }),
   );
+  bDeliveries = await seedDeliveries(b);
 }
 
 /** What app A sees of itself through its own keys: must be the same after all of B's probes. */
@@ -383,6 +407,7 @@ async function viewOfA() {
       [A_QUIET, A_SEGMENT].map((user) => get('GetCustomer', { ...secret(a), params: { user_id: user } })),
     ),
     customerInfo: await get('CustomerInfo', { headers: mobileHeaders(a, A_SEGMENT) }),
+    deliveries: await get('ListWebhookDeliveries', secret(a)),
     ads: await get('AdsInfo', {
       params: { platform: 'ios', app_id: a.appId, store_id: '1234567' },
       headers: mobileHeaders(a, A_BUYER),
@@ -572,6 +597,32 @@ const secretsOfA = () => [A_QUIET, A_SEGMENT, 'a_pro', A_ONLY.id, a.appId, ...aI
 
 const CASES: Record<string, IsolationCase> = {
   ...notificationCases,
+  ListWebhookDeliveries: {
+    does: "app B's secret key lists B's webhook deliveries only, with or without a status filter",
+    run: async () => {
+      for (const query of [{}, { status: 'dead' }, { status: 'delivered' }, { limit: '100' }] as Record<
+        string,
+        string
+      >[]) {
+        const res = await ok(call('ListWebhookDeliveries', { ...secret(b), query }));
+        const listed = (res.body.data as { event_id: string }[]).map((d) => d.event_id);
+        expect(listed.length, JSON.stringify(query)).toBeGreaterThan(0);
+        for (const id of listed) expect(bDeliveries).toContain(id);
+        for (const id of aDeliveries) expect(JSON.stringify(res.body)).not.toContain(id);
+      }
+    },
+  },
+  RedeliverWebhook: {
+    does: "app B's secret key cannot redeliver app A's events (404 DELIVERY_NOT_FOUND, A's deliveries unchanged)",
+    run: async () => {
+      for (const id of aDeliveries)
+        expectSubscriptionError(
+          await call('RedeliverWebhook', { ...secret(b), params: { event_id: id } }),
+          404,
+          'DELIVERY_NOT_FOUND',
+        );
+    },
+  },
   GetCustomer: {
     does: "app B's secret key cannot read app A's customers (404 CUSTOMER_NOT_FOUND), and sees B's entitlements only",
     run: async () => {
@@ -883,6 +934,7 @@ function anyParams(route: Route, appId: string): Record<string, string> {
     platform: 'ios',
     app_id: appId,
     store_id: '1234567',
+    event_id: aDeliveries[0]!,
   };
   for (const [, name] of route.path.matchAll(/\{(\w+)\}/g))
     if (!(name! in values)) throw new Error(`no sample value for path parameter ${name} of ${route.name}`);
@@ -905,6 +957,7 @@ describe("tenant isolation: app B's keys against app A's data", () => {
       keys.app(a.appId),
       keys.product(a.appId, A_ONLY.id),
       keys.webhook(a.appId),
+      keys.delivery(aDeliveries[0]!),
       keys.storeSettings(a.appId, 'app_store'),
       keys.segments(a.appId),
       keys.adsConfig(a.appId),
@@ -1062,6 +1115,16 @@ describe("tenant isolation: app B's keys against app A's data", () => {
           404,
           'PRODUCT_NOT_FOUND',
         );
+        const deliveries = await ok(call('ListWebhookDeliveries', { ...secret(a), query: { limit: '100' } }));
+        expect((deliveries.body.data as { event_id: string }[]).map((d) => d.event_id).sort()).toEqual(
+          [...aDeliveries].sort(),
+        );
+        for (const id of bDeliveries)
+          expectSubscriptionError(
+            await call('RedeliverWebhook', { ...secret(a), params: { event_id: id } }),
+            404,
+            'DELIVERY_NOT_FOUND',
+          );
       });
     });
 

@@ -11,14 +11,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { newEventId } from '../../lib/core/ids.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { getDelivery, getWebhook, setWebhook } from '../../lib/data/webhooks.js';
+import { getDelivery, getWebhook, listDeliveries, setWebhook } from '../../lib/data/webhooks.js';
 import { type BusEventDetail, RENEWED, renewedPayload, STATUS_CHANGED } from '../../lib/events/schemas.js';
-import {
-  deliverStatusChange,
-  recentDeliveries,
-  redeliver,
-  retryDueDeliveries,
-} from '../../lib/services/webhook-delivery.js';
+import { deliverStatusChange, redeliver, retryDueDeliveries } from '../../lib/services/webhook-delivery.js';
 import { createTestApp, statusChange } from '../support/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
@@ -49,6 +44,8 @@ function renewal(appId: string): BusEventDetail {
     }),
   };
 }
+
+const recentDeliveries = async (appId: string) => (await listDeliveries(appId, { limit: 50 })).deliveries;
 
 /** Runs the retry job until the delivery settles (the test schedule retries every second). */
 async function settle(appId: string, eventId: string) {

@@ -49,6 +49,10 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   GetCustomer: LIST,
   CustomerInfo: LIST,
   CustomerInfoV2: LIST,
+  // A status's page: the keys-only index (Query), then the deliveries by key (BatchGetItem).
+  ListWebhookDeliveries: LIST,
+  // The delivery and the endpoint, the reset and the attempt's record; a 410 disables the endpoint.
+  RedeliverWebhook: { table: [...AUTH, 'PutItem'] },
   UpdateSubscription: { table: CHANGE },
   CancelSubscription: { table: CHANGE },
   RenewSubscription: { table: CHANGE },

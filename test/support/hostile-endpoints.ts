@@ -12,6 +12,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
+import { createDelivery, replaceDelivery } from '../../lib/data/webhooks.js';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../lib/domain/subscription-state.js';
 import { MAX_BODY_BYTES } from '../../lib/http/endpoint.js';
 import type { ApiName } from '../../lib/http/envelopes.js';
@@ -19,7 +20,7 @@ import { ROUTES, type Route } from '../../lib/routes.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
 import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 import { apiOfPath } from '../../local/gateway.js';
-import { createTestApp, type TestApp } from './fixtures.js';
+import { createTestApp, statusChange, type TestApp } from './fixtures.js';
 import {
   type Alternatives,
   type Answer,
@@ -53,6 +54,8 @@ export interface Fixture {
   other: TestApp;
   /** Subscription ids of the app in every status, and one of the other app. */
   subscriptions: Record<'active' | 'paused' | 'expired' | 'cancelled' | 'pending' | 'ofOtherApp', string>;
+  /** Event ids of a webhook delivery of the app (dead) and of the other app. */
+  deliveries: { dead: string; ofOtherApp: string };
   receipts: {
     verify: { receipt_data: string; transaction_id: string };
     first: string;
@@ -118,6 +121,7 @@ function alternativesOf(f: Fixture): Alternatives {
     start_date: ['2025-03-31', '2020-01-01', '2025-02-29'],
     end_date: ['2025-01-01', '2030-12-31'],
     cursor: ['eyJ4IjoxfQ', 'AAAA'],
+    event_id: [f.deliveries.ofOtherApp, 'evt_000000000000000000000000'],
   };
 }
 
@@ -159,6 +163,8 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   ListProducts: () => ({}),
   GetSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active } }),
   GetCustomer: () => ({ params: { user_id: OWNER } }),
+  ListWebhookDeliveries: () => ({ query: { limit: '10', status: 'dead' } }),
+  RedeliverWebhook: (f) => ({ params: { event_id: f.deliveries.dead } }),
   UpdateSubscription: (f) => ({
     params: { subscription_id: f.subscriptions.active },
     body: { auto_renew: false, cancellation_reason: 'too expensive' },
@@ -530,9 +536,16 @@ export async function buildFixture(): Promise<Fixture> {
   const now = Date.now();
   const owned = (await mint(app)).receipt_data;
   await verifyPurchase(app.appId, { platform: 'ios', receipt_data: owned, user_id: OWNER });
+  const deadDelivery = async (owner: TestApp) => {
+    const created = await createDelivery(statusChange(owner.appId), new Date());
+    if (!created) throw new Error('a new event was already recorded');
+    await replaceDelivery({ ...created, status: 'dead', attempts: 5, next_attempt_at: null }, 0, true);
+    return created.event_id;
+  };
   return {
     app,
     other,
+    deliveries: { dead: await deadDelivery(app), ofOtherApp: await deadDelivery(other) },
     subscriptions: {
       active: await seed('active'),
       paused: await seed('paused', app, {

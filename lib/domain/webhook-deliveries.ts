@@ -1,0 +1,131 @@
+/**
+ * What an operator sees of a webhook delivery (the API's `GET /v1/webhooks/deliveries` and `admin
+ * webhooks deliveries` alike), and the opaque cursor of that list.
+ */
+import { AppError } from '../core/errors.js';
+import type { EventPayload } from '../events/schemas.js';
+
+export const DELIVERY_STATUSES = [
+  'pending',
+  'delivered',
+  /** Retries exhausted: handed to the dead-letter queue. */
+  'dead',
+  /** The endpoint answered 410 Gone, or was disabled earlier. */
+  'endpoint_disabled',
+  /** The app has no webhook endpoint. */
+  'no_endpoint',
+  /** The endpoint does not receive this event's kind (its `--events` filter): not sent, not retried. */
+  'filtered',
+] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** The fields of a delivery record the view reads. */
+export interface DeliveryFacts {
+  event_id: string;
+  payload: EventPayload;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  attempt_log: readonly { status_code: number | null; error: string | null }[];
+  redelivered_at?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeliveryView {
+  event_id: string;
+  event: EventPayload['event'];
+  subscription_id: string;
+  change: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  redelivered_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The subscription an event is about, and what happened to it, in a few words. */
+export function deliveredChange(payload: EventPayload): { subscription_id: string; change: string } {
+  switch (payload.event) {
+    case 'subscription.transferred':
+      return {
+        subscription_id: payload.data.to_subscription_id,
+        change: `transferred from ${payload.data.from_subscription_id}`,
+      };
+    case 'subscription.status_changed':
+      return {
+        subscription_id: payload.data.subscription_id,
+        change: `${payload.data.old_status}->${payload.data.new_status}`,
+      };
+    case 'subscription.renewed':
+      return { subscription_id: payload.data.subscription_id, change: `renewed to ${payload.data.expires_at}` };
+    case 'subscription.auto_renew_changed':
+      return {
+        subscription_id: payload.data.subscription_id,
+        change: `auto_renew ${payload.data.auto_renew ? 'on' : 'off'}`,
+      };
+    case 'subscription.billing_issue':
+      return { subscription_id: payload.data.subscription_id, change: 'billing issue' };
+    case 'subscription.refunded':
+      return { subscription_id: payload.data.subscription_id, change: 'refunded' };
+    case 'subscription.refund_reversed':
+      return { subscription_id: payload.data.subscription_id, change: 'refund reversed' };
+    case 'subscription.product_changed':
+      return {
+        subscription_id: payload.data.subscription_id,
+        change: `${payload.data.previous_product_id}->${payload.data.product_id}`,
+      };
+  }
+}
+
+export function deliveryView(delivery: DeliveryFacts): DeliveryView {
+  const last = delivery.attempt_log.at(-1);
+  return {
+    event_id: delivery.event_id,
+    event: delivery.payload.event,
+    ...deliveredChange(delivery.payload),
+    status: delivery.status,
+    attempts: delivery.attempts,
+    next_attempt_at: delivery.next_attempt_at,
+    last_status_code: last?.status_code ?? null,
+    last_error: last?.error ?? null,
+    redelivered_at: delivery.redelivered_at ?? null,
+    created_at: delivery.created_at,
+    updated_at: delivery.updated_at,
+  };
+}
+
+/** Where a page of deliveries ended (the list's sort key, `<created_at>#<event_id>`) and for which filter. */
+export interface DeliveryCursor {
+  after: string;
+  status: DeliveryStatus | null;
+}
+
+const SORT_KEY = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z#evt_[0-9a-f]{24}$/;
+
+export const encodeDeliveryCursor = (cursor: DeliveryCursor): string =>
+  Buffer.from(JSON.stringify({ a: cursor.after, s: cursor.status })).toString('base64url');
+
+/** Throws INVALID_PARAMETER for a cursor that is malformed or was issued for another status filter. */
+export function decodeDeliveryCursor(cursor: string, status: DeliveryStatus | null): string {
+  let decoded: { a?: unknown; s?: unknown } | undefined;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    // Not base64url JSON: refused below.
+  }
+  if (!decoded || typeof decoded !== 'object' || typeof decoded.a !== 'string' || !SORT_KEY.test(decoded.a)) {
+    throw new AppError('INVALID_PARAMETER', 'cursor is not valid', {
+      details: [{ path: 'query.cursor', message: 'is not a cursor issued by this API' }],
+    });
+  }
+  if (decoded.s !== status) {
+    throw new AppError('INVALID_PARAMETER', 'cursor was issued for another status filter', {
+      details: [{ path: 'query.cursor', message: 'use the cursor with the same status as the page it came from' }],
+    });
+  }
+  return decoded.a;
+}
