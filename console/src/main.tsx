@@ -7,6 +7,7 @@ import { Products } from './pages/products';
 import { SignIn } from './pages/sign-in';
 import { Subscription } from './pages/subscription';
 import { Subscriptions } from './pages/subscriptions';
+import { Webhooks } from './pages/webhooks';
 import { href, useLocation } from './router';
 import { clearKey, readKey } from './session';
 import './app.css';
@@ -15,6 +16,7 @@ const PAGES = [
   { page: 'overview', label: 'Overview' },
   { page: 'subscriptions', label: 'Subscriptions' },
   { page: 'customers', label: 'Customers' },
+  { page: 'webhooks', label: 'Webhooks' },
   { page: 'products', label: 'Products' },
 ] as const;
 
@@ -75,6 +77,8 @@ function Page({ page, rest }: { page: string; rest: string[] }) {
       return rest[0] ? <Subscription id={rest[0]} /> : <Subscriptions />;
     case 'customers':
       return <Customers userId={rest[0]} />;
+    case 'webhooks':
+      return <Webhooks />;
     case 'products':
       return <Products />;
     default:

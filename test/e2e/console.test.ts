@@ -13,12 +13,15 @@ import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleContentSecurityPolicy } from '../../console/build.js';
+import { setWebhook } from '../../lib/data/webhooks.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { deliverStatusChange } from '../../lib/services/webhook-delivery.js';
 import { accessibilityViolations, launchChromium } from '../support/browser.js';
 import { settleCounters } from '../support/counters.js';
-import { createTestApp, PREMIUM_MONTHLY, type TestApp } from '../support/fixtures.js';
+import { createTestApp, PREMIUM_MONTHLY, statusChange, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mintReceipt } from '../support/receipts.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const { request, url } = useGateway({ console: true });
 const SCREENSHOTS = resolve(process.env.UPDATE_SCREENSHOTS ? 'docs/images' : '.test-results/console');
@@ -28,7 +31,10 @@ let app: TestApp;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+let receiver: WebhookReceiver;
 const subscriptionIds: string[] = [];
+/** A status change whose delivery failed (the receiver answered 500): pending its retry. */
+let failedEvent: string;
 
 async function buy(user: string): Promise<string> {
   const minted = await mintReceipt(app, { product: PREMIUM_MONTHLY });
@@ -63,6 +69,12 @@ beforeAll(async () => {
   expect(cancelled.status).toBe(200);
   // The list totals and revenue trail the writes through the stream (the aggregator, here run by the test).
   await settleCounters();
+  receiver = await startWebhookReceiver();
+  receiver.setSecret((await setWebhook(app.appId, receiver.url)).secret);
+  receiver.respond = () => 500;
+  const change = statusChange(app.appId);
+  expect((await deliverStatusChange(change)).status).toBe('pending');
+  failedEvent = change.event_id;
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   page = await context.newPage();
@@ -70,6 +82,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await receiver?.close();
 });
 
 describe('the console in Chromium', () => {
@@ -170,6 +183,24 @@ describe('the console in Chromium', () => {
     ]);
     await expectAccessible();
     await screenshot('customers');
+  });
+
+  it('lists the failed webhook and redelivers it', { timeout: BROWSER_TIMEOUT }, async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('Status').selectOption('pending');
+    await expect.poll(() => page.getByTestId('deliveries').locator('tbody tr').count()).toBe(1);
+    const row = page.getByTestId('deliveries').locator('tbody tr').first();
+    expect(await row.locator('td').first().textContent()).toContain(failedEvent);
+    expect(await row.locator('td').nth(2).textContent()).toContain('pending');
+    expect(await row.locator('td').nth(4).textContent()).toBe('HTTP 500');
+    await expectAccessible();
+    await screenshot('webhooks');
+
+    receiver.respond = () => 204;
+    await row.getByRole('button', { name: `Redeliver ${failedEvent}` }).click();
+    await expect.poll(() => row.getByRole('status').textContent()).toBe('Delivered.');
+    expect(await row.locator('td').nth(2).textContent()).toBe('delivered');
+    expect(receiver.accepted().filter((r) => r.id === failedEvent)).toHaveLength(1);
   });
 
   it('shows the catalogue', { timeout: BROWSER_TIMEOUT }, async () => {

@@ -78,7 +78,7 @@ export function Webhooks() {
                 </thead>
                 <tbody>
                   {data.map((delivery) => (
-                    <DeliveryRow key={delivery.event_id} delivery={delivery} onChanged={loaded.reload} />
+                    <DeliveryRow key={delivery.event_id} listed={delivery} />
                   ))}
                 </tbody>
               </table>
@@ -112,7 +112,9 @@ export function Webhooks() {
   );
 }
 
-function DeliveryRow({ delivery, onChanged }: { delivery: Delivery; onChanged: () => void }) {
+/** One delivery; a redelivery's answer replaces it in place (the list is not read again). */
+function DeliveryRow({ listed }: { listed: Delivery }) {
+  const [delivery, setDelivery] = useState(listed);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>();
   const redeliver = async () => {
@@ -122,6 +124,7 @@ function DeliveryRow({ delivery, onChanged }: { delivery: Delivery; onChanged: (
       const { data } = await post<{ data: Delivery }>(
         `/v1/webhooks/deliveries/${encodeURIComponent(delivery.event_id)}/redeliver`,
       );
+      setDelivery(data);
       setOutcome(
         data.status === 'delivered'
           ? { ok: true, text: 'Delivered.' }
@@ -130,7 +133,6 @@ function DeliveryRow({ delivery, onChanged }: { delivery: Delivery; onChanged: (
               text: `Not delivered yet (${data.last_error ?? `HTTP ${data.last_status_code}`}); retried at ${when(data.next_attempt_at)}.`,
             },
       );
-      onChanged();
     } catch (error) {
       setOutcome({ ok: false, text: asApiError(error).message });
     } finally {
