@@ -2,19 +2,11 @@
 import * as z from 'zod/mini';
 import { CHANGE_CAUSES, HISTORY_FIELDS } from '../domain/subscription-history.js';
 import { define } from './define.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './subscription.js';
+import { pageLimitParam } from './subscription.js';
 
 export const subscriptionHistoryQuery = /* @__PURE__ */ define(() =>
   z.strictObject({
-    limit: z._default(
-      z.pipe(
-        z.pipe(z.string().check(z.regex(/^\d{1,9}$/, 'limit must be a positive integer')), z.transform(Number)),
-        z
-          .number()
-          .check(z.gte(1, 'limit must be at least 1'), z.lte(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)),
-      ),
-      DEFAULT_PAGE_SIZE,
-    ),
+    limit: pageLimitParam,
     cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
   }),
 );
