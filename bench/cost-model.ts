@@ -118,7 +118,9 @@ try {
   const { countNotificationCommands } = await import('./support/notification-commands.js');
   const { endpointFunctions, ROUTES } = await import('../lib/routes.js');
   const { getApp } = await import('../lib/data/apps.js');
-  const { setWebhook } = await import('../lib/data/webhooks.js');
+  const { createDelivery, replaceDelivery, setWebhook } = await import('../lib/data/webhooks.js');
+  const { putHistoryEntries } = await import('../lib/data/subscription-history.js');
+  const { historyEntryOf } = await import('../lib/domain/subscription-history.js');
   const { useLocalBus } = await import('../lib/events/bus.js');
   const { isOutboxInsert, isPublishedRecord, subscriptionEventsOf } = await import('../lib/events/outbox.js');
   const { STATUS_CHANGED } = await import('../lib/events/schemas.js');
@@ -163,6 +165,52 @@ try {
   const pathOf = (route: Route, params: Record<string, string>) =>
     route.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]!);
   const activeSubscription = async () => (await seedSubscription(app.appId, { user_id: fresh('subscriber') })).id;
+  /** A subscription and its history as the aggregator writes it: creation, then `entries - 1` renewals. */
+  const subscriptionWithHistory = async (entries: number) => {
+    const sub = await activeSubscription();
+    const month = 30 * 86_400_000;
+    await putHistoryEntries(
+      Array.from({ length: entries }, (_, i) => ({
+        appId: app.appId,
+        subscriptionId: sub,
+        entry: historyEntryOf(
+          i === 0 ? undefined : { version: i, updated_at: '', expires_at: new Date(month * i).toISOString() },
+          {
+            version: i + 1,
+            updated_at: new Date(month * i).toISOString(),
+            expires_at: new Date(month * (i + 1)).toISOString(),
+          },
+          { by: 'store_notification', action: i === 0 ? 'create' : 'sync', notification: 'DID_RENEW', version: i + 1 },
+        )!,
+      })),
+    );
+    return sub;
+  };
+  /** A webhook delivery whose retries ran out, as the deliverer leaves it. */
+  const deadDelivery = async () => {
+    const created = await createDelivery(
+      {
+        app_id: app.appId,
+        event_id: newEventId(),
+        payload: {
+          event: STATUS_CHANGED,
+          timestamp: new Date().toISOString(),
+          data: {
+            subscription_id: await activeSubscription(),
+            user_id: 'u',
+            old_status: 'active',
+            new_status: 'expired',
+            expires_at: new Date().toISOString(),
+            auto_renew: false,
+          },
+        },
+      },
+      new Date(),
+    );
+    if (!created) throw new Error('a new event was already recorded');
+    await replaceDelivery({ ...created, status: 'dead', attempts: 5, next_attempt_at: null }, 0, true);
+    return created.event_id;
+  };
   const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
 
   /** One realistic request per handler module; called before every invocation (state it needs is created then). */
@@ -190,6 +238,20 @@ try {
     'functions/subscriptions/products.ts': async (route) => ({ path: route.path, headers: api }),
     'functions/subscriptions/get.ts': async (route) => ({
       path: pathOf(route, { subscription_id: await activeSubscription() }),
+      headers: api,
+    }),
+    // A subscription of a year of monthly renewals (13 entries): its first page.
+    'functions/subscriptions/history.ts': async (route) => ({
+      path: pathOf(route, { subscription_id: await subscriptionWithHistory(13) }),
+      headers: api,
+    }),
+    'functions/webhooks/deliveries.ts': async (route) => ({
+      path: route.path,
+      headers: api,
+      query: { status: 'dead' },
+    }),
+    'functions/webhooks/redeliver.ts': async (route) => ({
+      path: pathOf(route, { event_id: await deadDelivery() }),
       headers: api,
     }),
     'functions/subscriptions/update.ts': async (route) => ({
@@ -456,14 +518,19 @@ try {
     for (const record of counted) await aggregateRecords('cost-model-alone', [record]);
   });
   const batched = await measureCapacity(() => aggregateRecords('cost-model-batched', counted));
+  // Of those, the subscription's history: one entry per change, in the same batch write whatever the batch.
+  const { historyOf } = await import('../lib/events/aggregator.js');
+  const history = await measureCapacity(() => putHistoryEntries(counted.flatMap((record) => historyOf(record) ?? [])));
   const aggregator = {
     writes: counted.length,
     write_units_per_write_alone: round(alone.write / counted.length, 2),
     write_units_per_write_batched: round(batched.write / counted.length, 2),
+    history_write_units_per_write: round(history.write / counted.length, 2),
   };
   console.log(
     `aggregator, per counted subscription write: ${aggregator.write_units_per_write_alone} WRU alone in its batch, ` +
-      `${aggregator.write_units_per_write_batched} WRU in a batch of ${counted.length}`,
+      `${aggregator.write_units_per_write_batched} WRU in a batch of ${counted.length}; ` +
+      `of which its history entry: ${aggregator.history_write_units_per_write} WRU`,
   );
 
   const rows = measured.map((figures) => {

@@ -145,6 +145,15 @@ export const ROUTES: readonly Route[] = [
     table: [...AUTH, 'Query'],
   },
   {
+    name: 'GetSubscriptionHistory',
+    api: 'subscriptions',
+    method: 'GET',
+    path: `${SUBSCRIPTIONS_BASE}/{subscription_id}/history`,
+    handler: 'functions/subscriptions/history.ts',
+    // The history's partition (Query); the state item's key when the page is empty (GetItem).
+    table: [...AUTH, 'Query'],
+  },
+  {
     name: 'UpdateSubscription',
     api: 'subscriptions',
     method: 'PUT',

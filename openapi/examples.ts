@@ -168,3 +168,47 @@ export const webhookDelivery = {
   created_at: '2026-11-20T08:30:00.000Z',
   updated_at: '2026-11-21T09:30:00.000Z',
 };
+
+/** A monthly subscription's life, newest first: verified, renewed by the store, auto-renew turned off, expired. */
+export const subscriptionHistory = [
+  {
+    at: '2026-12-20T08:30:00.000Z',
+    version: 4,
+    cause: 'sweeper',
+    action: 'time_passes',
+    notification_type: null,
+    changes: [{ field: 'status', from: 'active', to: 'expired' }],
+  },
+  {
+    at: '2026-12-02T17:05:00.000Z',
+    version: 3,
+    cause: 'store_notification',
+    action: 'sync',
+    notification_type: 'DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED',
+    changes: [{ field: 'auto_renew', from: true, to: false }],
+  },
+  {
+    at: '2026-11-20T08:30:05.000Z',
+    version: 2,
+    cause: 'store_notification',
+    action: 'sync',
+    notification_type: 'DID_RENEW',
+    changes: [{ field: 'expires_at', from: '2026-11-20T08:30:00.000Z', to: '2026-12-20T08:30:00.000Z' }],
+  },
+  {
+    at: '2026-10-20T08:30:00.000Z',
+    version: 1,
+    cause: 'verification',
+    action: 'create',
+    notification_type: null,
+    changes: [
+      { field: 'status', from: null, to: 'active' },
+      { field: 'expires_at', from: null, to: '2026-11-20T08:30:00.000Z' },
+      { field: 'auto_renew', from: null, to: true },
+      { field: 'product_id', from: null, to: 'premium_monthly' },
+      { field: 'price', from: null, to: 9.99 },
+      { field: 'currency', from: null, to: 'USD' },
+      { field: 'cancel_at_period_end', from: null, to: false },
+    ],
+  },
+];

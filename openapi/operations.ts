@@ -50,6 +50,11 @@ import {
   verifyPurchaseBody,
 } from '../lib/schemas/subscription.js';
 import {
+  historyEntrySchema,
+  historyPaginationSchema,
+  subscriptionHistoryQuery,
+} from '../lib/schemas/subscription-history.js';
+import {
   deliveryPaginationSchema,
   deliveryViewSchema,
   eventIdParams,
@@ -368,6 +373,26 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: 'Get a subscription',
     params: subscriptionIdParams,
     success: [detail(200, 'The subscription.')],
+    errors: ['SUBSCRIPTION_NOT_FOUND'],
+  },
+  GetSubscriptionHistory: {
+    summary: "List a subscription's changes",
+    description:
+      'Every change of the subscription, newest first: when, what caused it (`api`, `verification`, ' +
+      "`store_notification` with the store's notification type, `sweeper`), the operation, and each field it " +
+      "changed with its value before and after. Kept for the subscription's life. A change shows here within " +
+      "about a second of being made (it is written from the table's stream). `cursor` (from " +
+      '`pagination.next_cursor`) reads the next, older page.',
+    params: subscriptionIdParams,
+    query: subscriptionHistoryQuery,
+    success: [
+      {
+        status: 200,
+        description: 'One page of the history.',
+        schema: z.strictObject({ data: z.array(historyEntrySchema), pagination: historyPaginationSchema }),
+        example: { data: ex.subscriptionHistory, pagination: { limit: 20, next_cursor: null } },
+      },
+    ],
     errors: ['SUBSCRIPTION_NOT_FOUND'],
   },
   UpdateSubscription: {

@@ -302,11 +302,15 @@ Prices live in one module, \`bench/support/prices.ts\`.`,
         '',
         ...(f.aggregator
           ? [
-              `The aggregator (list counts and revenue counters, from the table's stream) adds, per subscription write ` +
-                `it counts, ${num(f.aggregator.write_units_per_write_alone)} WRU when the write is alone in its stream ` +
-                `batch (an app with about one change a second) and ${num(f.aggregator.write_units_per_write_batched)} WRU ` +
-                `in a batch of ${num(f.aggregator.writes)} (one write per counter item per batch); the table above does ` +
-                'not include it.',
+              `The aggregator (list counts, revenue counters and subscription history, from the table's stream) adds, ` +
+                `per subscription write it counts, ${num(f.aggregator.write_units_per_write_alone)} WRU when the write is ` +
+                `alone in its stream batch (an app with about one change a second) and ` +
+                `${num(f.aggregator.write_units_per_write_batched)} WRU in a batch of ${num(f.aggregator.writes)} (one ` +
+                'write per counter item per batch' +
+                (f.aggregator.history_write_units_per_write === undefined
+                  ? ''
+                  : `, and ${num(f.aggregator.history_write_units_per_write)} WRU per write for its history entry`) +
+                '); the table above does not include it.',
             ]
           : []),
         '',

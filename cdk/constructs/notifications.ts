@@ -132,8 +132,8 @@ export class Notifications extends Construct {
     );
     this.aggregator = new ServiceFunction(this, 'AggregateCounters', {
       handlerModule: NOTIFICATION_FUNCTIONS.AggregateCounters,
-      description: 'table stream (subscription writes) -> list counts, revenue counters',
-    }).useTable(table, ['GetItem', 'UpdateItem']);
+      description: 'table stream (subscription writes) -> list counts, revenue counters, history',
+    }).useTable(table, ['GetItem', 'UpdateItem', 'BatchWriteItem']);
     this.aggregator.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: StartingPosition.TRIM_HORIZON,

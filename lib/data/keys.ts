@@ -13,6 +13,7 @@
  * | its payment info  | SUB#<app>#<sub>             | PAYMENT    (transaction, last payment) |
  * | its receipt       | SUB#<app>#<sub>             | RECEIPT    (deflated; written once) |
  * | its transfers     | SUB#<app>#<sub>             | TRANSFER#<at>#<event> (both subs)   |
+ * | its history       | HISTORY#<app>#<sub>         | HIST#<version, 10 digits> (by the aggregator; its own partition: reads of the subscription's stay the same size) |
  * | list counts       | COUNT#<app>                 | LIST#<product|*>  (count#<status|*>#<platform|*>; by the aggregator) |
  * | transaction bind  | TXN#<app>#<transaction>     | TXN  (-> subscription id; an original's also -> owner, store state) |
  * | store notification| NOTIFICATION#<app>#<store>#<id> | NOTIFICATION (TTL; id = dedupe) |
@@ -48,6 +49,8 @@ export interface TableKey {
 const ANY = '*';
 /** Sort key of a subscription's state item (the one the listing indexes and the aggregator follow). */
 export const SUBSCRIPTION_SK = 'SUB';
+/** Sort key prefix of a subscription's history entries. */
+export const HISTORY_SK_PREFIX = 'HIST#';
 
 export const keys = {
   app: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'APP' }),
@@ -81,6 +84,11 @@ export const keys = {
   subscriptionTransfer: (appId: string, subscriptionId: string, transferredAt: string, eventId: string): TableKey => ({
     pk: `SUB#${appId}#${subscriptionId}`,
     sk: `TRANSFER#${transferredAt}#${eventId}`,
+  }),
+  /** One change of the subscription (its write's version), written from the table's stream. */
+  subscriptionHistory: (appId: string, subscriptionId: string, version: number): TableKey => ({
+    pk: `HISTORY#${appId}#${subscriptionId}`,
+    sk: `${HISTORY_SK_PREFIX}${String(version).padStart(10, '0')}`,
   }),
   transaction: (appId: string, transactionId: string): TableKey => ({ pk: `TXN#${appId}#${transactionId}`, sk: 'TXN' }),
   /**

@@ -6,6 +6,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { config } from '../core/config.js';
 import type { StoreEventKind, SubscriptionEnvironment } from '../domain/store-sync.js';
+import type { ChangeCause } from '../domain/subscription-history.js';
 import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type SubscriptionState } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
 import type { StoreName } from '../stores/types.js';
@@ -48,6 +49,9 @@ export interface PaymentRecord {
  */
 export const ANNOUNCED_EVENTS_ATTRIBUTE = 'events';
 
+/** What caused the write that set it (its `version`): the aggregator writes it into the subscription's history. */
+export const CHANGE_CAUSE_ATTRIBUTE = 'change_cause';
+
 export interface AnnouncedEvents {
   version: number;
   /** A status change goes from the status of the item's old image (a new item's: INITIAL_STATUS). */
@@ -89,6 +93,7 @@ export const subscriptionItem = (
   record: SubscriptionRecord,
   revenue?: RevenueChange | null,
   announced?: AnnouncedEvents | null,
+  cause?: ChangeCause | null,
 ) => ({
   ...keys.subscription(record.app_id, record.id),
   type: 'subscription',
@@ -98,6 +103,7 @@ export const subscriptionItem = (
   ...indexAttributes(record),
   ...(revenue ? { [REVENUE_CHANGE_ATTRIBUTE]: revenue } : {}),
   ...(announced ? { [ANNOUNCED_EVENTS_ATTRIBUTE]: announced } : {}),
+  ...(cause ? { [CHANGE_CAUSE_ATTRIBUTE]: cause } : {}),
 });
 
 /** The PAYMENT item: the payment fields a renewal updates, without the receipt (receiptItem). */
@@ -145,6 +151,7 @@ export const toRecord = (item: Record<string, unknown>): SubscriptionRecord => {
   const {
     [REVENUE_CHANGE_ATTRIBUTE]: _revenue,
     [ANNOUNCED_EVENTS_ATTRIBUTE]: _announced,
+    [CHANGE_CAUSE_ATTRIBUTE]: _cause,
     ...fields
   } = withoutKeys<Record<string, unknown>>(withoutFormerIndexKeys(item));
   return {

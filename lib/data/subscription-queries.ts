@@ -57,6 +57,19 @@ export async function getSubscriptionRecord(
   return item && toRecord(item);
 }
 
+/** Whether the subscription exists: a strongly consistent read of its state item's key only. */
+export async function subscriptionExists(appId: string, subscriptionId: string): Promise<boolean> {
+  const { Item } = await ddb.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: keys.subscription(appId, subscriptionId),
+      ProjectionExpression: 'pk',
+      ConsistentRead: true,
+    }),
+  );
+  return Item !== undefined;
+}
+
 export interface ListFilters {
   user_id?: string | undefined;
   status?: SubscriptionStatus | undefined;

@@ -7,6 +7,7 @@
  */
 import type { RevenueDelta } from '../domain/revenue.js';
 import type { StoreEventKind } from '../domain/store-sync.js';
+import type { ChangeCause } from '../domain/subscription-history.js';
 import type { StatusChange, SubscriptionState } from '../domain/subscription-state.js';
 import { announcedEventId, announcedEvents } from '../events/outbox.js';
 import type { StorePurchaseState } from '../stores/types.js';
@@ -45,6 +46,9 @@ export type InsertOutcome =
   /** The condition of an alsoWrite item failed: nothing was written. */
   | { inserted: false; reason: 'also_write_refused' };
 
+/** A change's cause as its writer names it; the write adds the version it gives the item. */
+export type ChangeOrigin = Omit<ChangeCause, 'version'>;
+
 /**
  * Inserts a new subscription with its payment item. A transaction id can pay for
  * one subscription only, and a store purchase belongs to one user: when either is taken, nothing
@@ -64,7 +68,9 @@ export async function insertSubscription(
     revenue?: RevenueDelta | null | undefined;
     /** More conditional writes of the same change (the purchase's store state, a notification's record). */
     alsoWrite?: readonly TransactionWrite[] | undefined;
-  } = {},
+    /** What creates it (the subscription's history). */
+    cause: ChangeOrigin;
+  },
 ): Promise<InsertOutcome> {
   const now = new Date(record.updated_at);
   const transactionPart = payment.transaction_id
@@ -78,7 +84,10 @@ export async function insertSubscription(
     {
       Put: {
         TableName: tableName,
-        Item: subscriptionItem(record, revenue, announcedEvents(record.version, options.statusChange)),
+        Item: subscriptionItem(record, revenue, announcedEvents(record.version, options.statusChange), {
+          ...options.cause,
+          version: record.version,
+        }),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -158,6 +167,8 @@ export interface SaveOptions {
   storeEvents?: { kinds: readonly StoreEventKind[]; transactionId: string | null } | undefined;
   /** More conditional writes of the same change (the purchase's store state, the notification's record). */
   alsoWrite?: readonly TransactionWrite[] | undefined;
+  /** What makes the change (the subscription's history). */
+  cause: ChangeOrigin;
 }
 
 export type SaveOutcome =
@@ -180,7 +191,7 @@ export async function saveSubscriptionState(
   current: SubscriptionRecord,
   next: SubscriptionState,
   now: Date,
-  options: SaveOptions = { statusChange: null },
+  options: SaveOptions,
 ): Promise<SaveOutcome> {
   const nowIso = now.toISOString();
   const updated: SubscriptionRecord = {
@@ -195,7 +206,7 @@ export async function saveSubscriptionState(
   const stateItem: TransactItem = {
     Put: {
       TableName: tableName,
-      Item: subscriptionItem(updated, revenue, announced),
+      Item: subscriptionItem(updated, revenue, announced, { ...options.cause, version: updated.version }),
       ConditionExpression: 'version = :version',
       ExpressionAttributeValues: { ':version': current.version },
     },

@@ -11,7 +11,14 @@ import { type AppliedBatch, applyStreamChanges, type Contribution } from '../dat
 import { SUBSCRIPTION_SK } from '../data/keys.js';
 import { countMoves } from '../data/list-counters.js';
 import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange, revenueCounterUpdate } from '../data/revenue-counters.js';
-import { facetValuesOf, type SubscriptionRecord } from '../data/subscription-items.js';
+import { putHistoryEntries, type SubscriptionHistoryEntry } from '../data/subscription-history.js';
+import {
+  CHANGE_CAUSE_ATTRIBUTE,
+  facetValuesOf,
+  type SubscriptionRecord,
+  toRecord,
+} from '../data/subscription-items.js';
+import { type ChangeCause, historyEntryOf } from '../domain/subscription-history.js';
 
 /** Which stream records reach the aggregator: writes of subscription state items. The CDK event source filter and the local stream poller both use it. */
 export const AGGREGATED_STREAM_FILTER = { dynamodb: { Keys: { sk: { S: [SUBSCRIPTION_SK] } } } } as const;
@@ -19,7 +26,10 @@ export const AGGREGATED_STREAM_FILTER = { dynamodb: { Keys: { sk: { S: [SUBSCRIP
 export const isSubscriptionRecord = (record: DynamoDBRecord): boolean =>
   record.dynamodb?.Keys?.sk?.S === SUBSCRIPTION_SK && (record.dynamodb.Keys.pk?.S ?? '').startsWith('SUB#');
 
-type StoredSubscription = SubscriptionRecord & { [REVENUE_CHANGE_ATTRIBUTE]?: RevenueChange };
+type StoredSubscription = SubscriptionRecord & {
+  [REVENUE_CHANGE_ATTRIBUTE]?: RevenueChange;
+  [CHANGE_CAUSE_ATTRIBUTE]?: ChangeCause;
+};
 
 const imageOf = (image: Record<string, unknown> | undefined): StoredSubscription | undefined =>
   image ? (unmarshall(image as Record<string, AttributeValue>) as StoredSubscription) : undefined;
@@ -42,11 +52,29 @@ export function contributionsOf(record: DynamoDBRecord): Contribution[] {
   return contributions;
 }
 
-/** Applies one shard's batch of stream records (any record that is not a subscription's is ignored). */
-export function aggregateRecords(shardId: string, records: readonly DynamoDBRecord[]): Promise<AppliedBatch> {
+/** The history entry one write of a subscription item adds (lib/domain/subscription-history.ts). */
+export function historyOf(record: DynamoDBRecord): SubscriptionHistoryEntry | null {
+  const before = imageOf(record.dynamodb?.OldImage);
+  const after = imageOf(record.dynamodb?.NewImage);
+  if (!after) return null;
+  const entry = historyEntryOf(
+    before && toRecord(before as unknown as Record<string, unknown>),
+    toRecord(after as unknown as Record<string, unknown>),
+    after[CHANGE_CAUSE_ATTRIBUTE],
+  );
+  return entry && { appId: after.app_id, subscriptionId: after.id, entry };
+}
+
+/**
+ * Applies one shard's batch of stream records (any record that is not a subscription's is
+ * ignored): the counters, and an entry in each changed subscription's history.
+ */
+export async function aggregateRecords(shardId: string, records: readonly DynamoDBRecord[]): Promise<AppliedBatch> {
+  const subscriptionRecords = records.filter(isSubscriptionRecord);
+  await putHistoryEntries(subscriptionRecords.flatMap((record) => historyOf(record) ?? []));
   return applyStreamChanges(
     shardId,
-    records.filter(isSubscriptionRecord).map((record) => ({
+    subscriptionRecords.map((record) => ({
       sequenceNumber: record.dynamodb!.SequenceNumber!,
       contributions: contributionsOf(record),
     })),

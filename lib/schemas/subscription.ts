@@ -39,17 +39,22 @@ const integerParam = (name: string, ...bounds: Parameters<ReturnType<typeof z.nu
     z.number().check(...bounds),
   );
 
+/** `limit` of every paged list: 1 to MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE when absent. */
+export const pageLimitParam = /* @__PURE__ */ define(() =>
+  z._default(
+    integerParam(
+      'limit',
+      z.gte(1, 'limit must be at least 1'),
+      z.lte(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`),
+    ),
+    DEFAULT_PAGE_SIZE,
+  ),
+);
+
 export const listSubscriptionsQuery = /* @__PURE__ */ define(() =>
   z.strictObject({
     page: z.optional(integerParam('page', z.gte(1, 'page must be at least 1'))),
-    limit: z._default(
-      integerParam(
-        'limit',
-        z.gte(1, 'limit must be at least 1'),
-        z.lte(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`),
-      ),
-      DEFAULT_PAGE_SIZE,
-    ),
+    limit: pageLimitParam,
     user_id: z.optional(userIdSchema),
     status: z.optional(listStatusFilterSchema),
     product_id: z.optional(productIdSchema),

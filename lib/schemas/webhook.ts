@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { DELIVERY_STATUSES } from '../domain/webhook-deliveries.js';
 import { EVENT_KINDS } from '../events/schemas.js';
 import { define } from './define.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './subscription.js';
+import { pageLimitParam } from './subscription.js';
 
 const wholeNumber = /* @__PURE__ */ define(() => z.number().check(z.int()));
 const timestamp = /* @__PURE__ */ define(() => z.iso.datetime());
@@ -14,15 +14,7 @@ export const deliveryStatusSchema = /* @__PURE__ */ define(() =>
 
 export const listDeliveriesQuery = /* @__PURE__ */ define(() =>
   z.strictObject({
-    limit: z._default(
-      z.pipe(
-        z.pipe(z.string().check(z.regex(/^\d{1,9}$/, 'limit must be a positive integer')), z.transform(Number)),
-        z
-          .number()
-          .check(z.gte(1, 'limit must be at least 1'), z.lte(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)),
-      ),
-      DEFAULT_PAGE_SIZE,
-    ),
+    limit: pageLimitParam,
     status: z.optional(deliveryStatusSchema),
     cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
   }),

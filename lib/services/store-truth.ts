@@ -34,8 +34,9 @@ import {
 } from '../data/store-notifications.js';
 import type { SubscriptionRecord } from '../data/subscription-items.js';
 import { getSubscriptionRecord } from '../data/subscription-queries.js';
-import { insertSubscription, writeTogether } from '../data/subscription-writes.js';
+import { type ChangeOrigin, insertSubscription, writeTogether } from '../data/subscription-writes.js';
 import { decideStoreState, environmentOf, type StoredStorePurchase, storeFacts } from '../domain/store-sync.js';
+import { notificationTypeOf } from '../domain/subscription-history.js';
 import type { StoreNotification, StorePurchaseState } from '../stores/types.js';
 import { commitChange, verifiedSubscription } from './subscriptions.js';
 
@@ -76,6 +77,10 @@ export async function applyStoreState(
     transactionId: state.transaction_id,
   };
   const recordedAs = (outcome: NotificationOutcome) => recorded(appId, notification, outcome, now);
+  // Without a notification, the state is the one the sweeper asked the store for (services/expiry.ts).
+  const cause: Omit<ChangeOrigin, 'action'> = notification
+    ? { by: 'store_notification', notification: notificationTypeOf(notification) }
+    : { by: 'sweeper' };
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const linked = state.linked_original_transaction_id;
     const items = await batchGetConsistent([
@@ -127,7 +132,7 @@ export async function applyStoreState(
               : undefined,
             alsoWrite: [purchaseStatePart(appId, state), ...recordedAs('applied')],
           }),
-          { current: decision.subscription },
+          { current: decision.subscription, cause },
         );
         refused = committed.refused;
         if (!refused) return 'applied';
@@ -164,6 +169,7 @@ export async function applyStoreState(
           statusChange,
           revenue,
           alsoWrite: recordedAs('applied'),
+          cause: { ...cause, action: 'create' },
         });
         if (inserted.inserted) return 'applied';
         break;
@@ -199,19 +205,24 @@ export async function applyStoreRevocation(
   if (!subscriptionId) {
     return (await recordNotification(appId, notification, 'recorded', now)) ? 'recorded' : 'duplicate';
   }
-  const committed = await commitChange(appId, subscriptionId, (current) => ({
-    command: {
-      type: 'sync',
-      facts: {
-        expires_at: current.expires_at,
-        auto_renew: false,
-        billing_issue: false,
-        grace_period_expires_at: null,
-        revoked: true,
-        refund_reversed: false,
+  const committed = await commitChange(
+    appId,
+    subscriptionId,
+    (current) => ({
+      command: {
+        type: 'sync',
+        facts: {
+          expires_at: current.expires_at,
+          auto_renew: false,
+          billing_issue: false,
+          grace_period_expires_at: null,
+          revoked: true,
+          refund_reversed: false,
+        },
       },
-    },
-    alsoWrite: recorded(appId, notification, 'applied', now),
-  }));
+      alsoWrite: recorded(appId, notification, 'applied', now),
+    }),
+    { cause: { by: 'store_notification', notification: notificationTypeOf(notification) } },
+  );
   return committed.refused ? 'duplicate' : 'applied';
 }

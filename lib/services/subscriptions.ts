@@ -16,7 +16,12 @@ import {
 } from '../data/purchase-ownership.js';
 import { type PaymentRecord, type SubscriptionRecord, storeMarginMs } from '../data/subscription-items.js';
 import { getSubscription, getSubscriptionRecord, listSubscriptions } from '../data/subscription-queries.js';
-import { insertSubscription, saveSubscriptionState, writeTogether } from '../data/subscription-writes.js';
+import {
+  type ChangeOrigin,
+  insertSubscription,
+  saveSubscriptionState,
+  writeTogether,
+} from '../data/subscription-writes.js';
 import { addBillingPeriod, addDays } from '../domain/billing.js';
 import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../domain/pagination.js';
 import { type MoneyFacts, revenueDelta } from '../domain/revenue.js';
@@ -313,7 +318,7 @@ export async function createSubscription(
     },
     now,
   );
-  const outcome = await insertSubscription(record, payment);
+  const outcome = await insertSubscription(record, payment, { cause: { by: 'api', action: 'create' } });
   if (outcome.inserted) return { created: true, subscription: createdView(record) };
   if (outcome.reason !== 'transaction_bound') throw new Error(`unexpected insert outcome ${outcome.reason}`);
 
@@ -371,15 +376,22 @@ export type ChangePlan = (
   now: Date,
 ) => PlannedChange | null | Promise<PlannedChange | null>;
 
-export type CommitOptions =
-  /** Read the payment item (and the transfers) along with the state, to answer with them. */
-  | { withPayment: true; current?: undefined }
+export type CommitOptions = {
+  /** What makes the change (the command names the action): recorded with it, for the subscription's history. */
+  cause: Omit<ChangeOrigin, 'action'>;
+} & (
+  | {
+      /** Read the payment item (and the transfers) along with the state, to answer with them. */
+      withPayment: true;
+      current?: undefined;
+    }
   /**
    * The subscription as the caller has just written or read it: the first attempt decides on it
    * instead of reading it again. If it is stale, the version condition refuses the write and the
    * next attempt reads it afresh; a decision to change nothing answers with it as given.
    */
-  | { withPayment?: false; current?: SubscriptionRecord | undefined };
+  | { withPayment?: false; current?: SubscriptionRecord | undefined }
+);
 
 /**
  * Read, decide, write: applies one lifecycle command through the state machine and saves the
@@ -392,7 +404,7 @@ export async function commitChange(
   appId: string,
   subscriptionId: string,
   plan: ChangePlan,
-  options: CommitOptions = {},
+  options: CommitOptions,
 ): Promise<CommittedChange> {
   const read = (): Promise<Omit<CommittedChange, 'statusChange'> | undefined> =>
     options.withPayment
@@ -441,6 +453,7 @@ export async function commitChange(
             }
           : undefined,
       alsoWrite,
+      cause: { ...options.cause, action: command.type },
     });
     // The payment item as the same transaction left it.
     if (outcome.saved)
@@ -479,7 +492,10 @@ async function changeSubscription(
   subscriptionId: string,
   plan: (current: SubscriptionRecord, now: Date) => PlannedChange | Promise<PlannedChange>,
 ): Promise<SubscriptionDetail> {
-  const { record, payment, transfers } = await commitChange(appId, subscriptionId, plan, { withPayment: true });
+  const { record, payment, transfers } = await commitChange(appId, subscriptionId, plan, {
+    withPayment: true,
+    cause: { by: 'api' },
+  });
   return subscriptionDetailOf(record, payment!, transfers!);
 }
 
@@ -503,9 +519,12 @@ async function requireTransactionFree(
  * pause). Returns true when the status changed.
  */
 export async function advanceSubscriptionClock(appId: string, subscriptionId: string): Promise<boolean> {
-  const { statusChange } = await commitChange(appId, subscriptionId, (current) => ({
-    command: { type: 'time_passes', storeMarginMs: storeMarginMs(current) },
-  }));
+  const { statusChange } = await commitChange(
+    appId,
+    subscriptionId,
+    (current) => ({ command: { type: 'time_passes', storeMarginMs: storeMarginMs(current) } }),
+    { cause: { by: 'sweeper' } },
+  );
   return statusChange !== null;
 }
 

@@ -122,7 +122,12 @@ async function cancelUnlessEnded(
   reason: string,
 ): Promise<void> {
   try {
-    await commitChange(appId, subscriptionId, () => ({ command: { type: 'cancel', immediate: true, refund, reason } }));
+    await commitChange(
+      appId,
+      subscriptionId,
+      () => ({ command: { type: 'cancel', immediate: true, refund, reason } }),
+      { cause: { by: 'verification' } },
+    );
   } catch (error) {
     const ended =
       error instanceof AppError &&
@@ -282,7 +287,7 @@ async function apply(
         appId,
         subscription.id,
         (latest) => plan(decidePurchase(transaction, claim, { ...stored, subscription: latest })),
-        { current: subscription },
+        { current: subscription, cause: { by: 'verification' } },
       )
     ).record;
   switch (decision.kind) {
@@ -346,6 +351,7 @@ async function apply(
         takeOver: decision.takeOver,
         statusChange,
         revenue: decision.revenue === 'transferred' ? transferredRevenue(revenue) : revenue,
+        cause: { by: 'verification', action: 'create' },
       });
       if (inserted.inserted) return record;
       if (inserted.reason === 'owned_by_another_user') return refuse(appId, transaction, claim, ownedByAnotherUser());

@@ -123,13 +123,13 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('deploys 37 functions, 37 bundles and 37 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+  it('deploys 38 functions, 38 bundles and 38 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
     const functions = ofType('AWS::Lambda::Function');
-    // 32 handler modules of lib/routes.ts and the 5 event and job functions.
-    expect(functions).toHaveLength(37);
-    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(37);
-    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(37);
-    expect(ofType('AWS::IAM::Role')).toHaveLength(37);
+    // 33 handler modules of lib/routes.ts and the 5 event and job functions.
+    expect(functions).toHaveLength(38);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(38);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(38);
+    expect(ofType('AWS::IAM::Role')).toHaveLength(38);
     for (const path of [
       '/users/report/events',
       '/users/customer_info',
@@ -591,7 +591,9 @@ describe('the notification path in the stack', () => {
   });
 
   it('feeds the aggregator from the same stream, filtered to subscription items, with the shard id and a DLQ', () => {
-    const [aggregatorId] = functionByDescription('table stream (subscription writes) -> list counts, revenue counters');
+    const [aggregatorId] = functionByDescription(
+      'table stream (subscription writes) -> list counts, revenue counters, history',
+    );
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: aggregatorId },
       StartingPosition: 'TRIM_HORIZON',
@@ -603,6 +605,8 @@ describe('the notification path in the stack', () => {
       DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
     });
     expect([...tableActions(aggregatorId)].sort()).toEqual([
+      // History entries are put in batches.
+      'dynamodb:BatchWriteItem',
       'dynamodb:DescribeStream',
       'dynamodb:GetItem',
       'dynamodb:GetRecords',

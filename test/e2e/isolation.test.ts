@@ -397,6 +397,9 @@ async function viewOfA() {
     details: await Promise.all(
       aIds().map((id) => get('GetSubscription', { ...secret(a), params: { subscription_id: id } })),
     ),
+    histories: await Promise.all(
+      aIds().map((id) => get('GetSubscriptionHistory', { ...secret(a), params: { subscription_id: id } })),
+    ),
     list: await get('ListSubscriptions', { ...secret(a), query: { limit: 100 } }),
     quiet: await get('ListSubscriptions', { ...secret(a), query: { user_id: A_QUIET } }),
     active: await get('ListSubscriptions', { ...secret(a), query: { status: 'active' } }),
@@ -787,6 +790,19 @@ const CASES: Record<string, IsolationCase> = {
       }
     },
   },
+  GetSubscriptionHistory: {
+    does: "app B's secret key cannot read the history of any of app A's subscriptions (404 SUBSCRIPTION_NOT_FOUND, nothing of A in the body)",
+    run: async () => {
+      for (const id of aIds()) {
+        for (const query of [{}, { limit: '1' }] as Record<string, string>[]) {
+          const res = await call('GetSubscriptionHistory', { ...secret(b), params: { subscription_id: id }, query });
+          expectSubscriptionError(res, 404, 'SUBSCRIPTION_NOT_FOUND');
+          for (const secretOfA of [A_BUYER, A_QUIET, A_SEGMENT, a.appId, aVerifiedReceipt.transaction_id])
+            expect(JSON.stringify(res.body)).not.toContain(secretOfA);
+        }
+      }
+    },
+  },
   UpdateSubscription: lifecycleCase('UpdateSubscription', 'change', {
     status: 'cancelled',
     auto_renew: false,
@@ -963,6 +979,7 @@ describe("tenant isolation: app B's keys against app A's data", () => {
       keys.adsConfig(a.appId),
       keys.subscription(a.appId, aSubs.verified),
       keys.subscriptionPayment(a.appId, aSubs.verified),
+      keys.subscriptionHistory(a.appId, aSubs.verified, 1),
       keys.transaction(a.appId, A_RENEW_TXN),
       keys.transaction(a.appId, A_PENDING_TXN),
       keys.purchase(a.appId, aVerifiedReceipt.transaction_id),
@@ -986,6 +1003,8 @@ describe("tenant isolation: app B's keys against app A's data", () => {
       'pending_verification',
     ]);
     expect(aViewBefore.revenue.body.data.total_revenue).toBeGreaterThan(0);
+    // Each subscription's history holds its creation at least: B's probes below must leave it as it is.
+    for (const history of aViewBefore.histories) expect(history.body.data.at(-1)).toMatchObject({ version: 1 });
   });
 
   it('every route in lib/routes.ts has an isolation case, and every case is a route', () => {
@@ -1090,6 +1109,11 @@ describe("tenant isolation: app B's keys against app A's data", () => {
         for (const id of bSubs) {
           expectSubscriptionError(
             await call('GetSubscription', { ...secret(a), params: { subscription_id: id } }),
+            404,
+            'SUBSCRIPTION_NOT_FOUND',
+          );
+          expectSubscriptionError(
+            await call('GetSubscriptionHistory', { ...secret(a), params: { subscription_id: id } }),
             404,
             'SUBSCRIPTION_NOT_FOUND',
           );

@@ -26,7 +26,7 @@ import { appStoreRenewalInfo } from '../support/app-store-notifications.js';
 import { type AppStoreStandIn, appStoreTransaction, startAppStoreStandIn } from '../support/app-store-standin.js';
 import { createTestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
-import { buildSubscription } from '../support/subscriptions.js';
+import { buildSubscription, TEST_CAUSE } from '../support/subscriptions.js';
 
 const BUNDLE = 'com.example.subs';
 const DAY = 86_400_000;
@@ -71,7 +71,10 @@ describe('the sweeper asks the store before expiring (App Store stand-in, own ta
     });
     const payment = { transaction_id: original, receipt_data: null, payment_method: 'app_store', last_payment: null };
     expect(
-      await insertSubscription(record, payment, { owner: { store: 'app_store', original_transaction_id: original } }),
+      await insertSubscription(record, payment, {
+        owner: { store: 'app_store', original_transaction_id: original },
+        cause: TEST_CAUSE,
+      }),
     ).toEqual({ inserted: true });
     standIn.transactions.set(original, first);
     return { record, first, original };

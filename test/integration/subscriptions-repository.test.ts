@@ -23,7 +23,7 @@ import {
 import { busEventDetail } from '../../lib/events/schemas.js';
 import { settleCounters } from '../support/counters.js';
 import { createTestApp, PREMIUM_MONTHLY } from '../support/fixtures.js';
-import { buildSubscription } from '../support/subscriptions.js';
+import { buildSubscription, TEST_CAUSE } from '../support/subscriptions.js';
 
 const record = (appId: string, overrides: Partial<SubscriptionRecord> = {}) =>
   buildSubscription(appId, { expires_at: '2030-01-01T00:00:00.000Z', user_id: 'user-1', ...overrides });
@@ -47,7 +47,7 @@ describe('subscription repository (DynamoDB Local)', () => {
 
   it('stores a subscription and its payment item and reads both back', async () => {
     const sub = record(appId);
-    expect(await insertSubscription(sub, payment('txn-a'))).toEqual({ inserted: true });
+    expect(await insertSubscription(sub, payment('txn-a'), { cause: TEST_CAUSE })).toEqual({ inserted: true });
     const found = await getSubscription(appId, sub.id);
     expect(found?.record).toEqual(sub);
     expect(found?.payment).toEqual(payment('txn-a'));
@@ -56,7 +56,7 @@ describe('subscription repository (DynamoDB Local)', () => {
 
   it('stores a subscription without the fields at their default and reads them back, under 1 KB', async () => {
     const sub = record(appId, { store: 'app_store', original_transaction_id: '2000000123456789' });
-    await insertSubscription(sub, payment());
+    await insertSubscription(sub, payment(), { cause: TEST_CAUSE });
     const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.subscription(appId, sub.id) }));
     for (const absent of ['cancelled_at', 'paused_at', 'cancel_at_period_end', 'trial_expires_at', 'environment'])
       expect(Item).not.toHaveProperty(absent);
@@ -67,7 +67,7 @@ describe('subscription repository (DynamoDB Local)', () => {
   it('a listed key whose item no longer matches the filters (an index trails its table) is left out', async () => {
     const { appId: app } = await createTestApp([]);
     const [kept, moved] = [record(app), record(app)];
-    for (const sub of [kept, moved]) await insertSubscription(sub, payment());
+    for (const sub of [kept, moved]) await insertSubscription(sub, payment(), { cause: TEST_CAUSE });
     // The item as the index would still see it for a moment after a change: keys say active, the item cancelled.
     const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.subscription(app, moved.id) }));
     await ddb.send(new PutCommand({ TableName: tableName, Item: { ...Item, status: 'cancelled' } }));
@@ -78,13 +78,14 @@ describe('subscription repository (DynamoDB Local)', () => {
   it('keeps the receipt in its own deflated item, which a payment update leaves alone', async () => {
     const receipt = `eyJhbGciOiJFUzI1NiJ9.${'e30'.repeat(600)}.c2ln`;
     const sub = record(appId);
-    await insertSubscription(sub, { ...payment('txn-r1'), receipt_data: receipt });
+    await insertSubscription(sub, { ...payment('txn-r1'), receipt_data: receipt }, { cause: TEST_CAUSE });
     const stored = async (key: { pk: string; sk: string }) =>
       (await ddb.send(new GetCommand({ TableName: tableName, Key: key }))).Item;
     expect(await stored(keys.subscriptionPayment(appId, sub.id))).not.toHaveProperty('receipt_data');
     const receiptItem = await stored(keys.subscriptionReceipt(appId, sub.id));
     expect(itemSize(marshall(receiptItem!))).toBeLessThan(receipt.length / 2);
     const saved = await saveSubscriptionState(sub, sub, new Date(), {
+      cause: TEST_CAUSE,
       statusChange: null,
       payment: { transaction_id: 'txn-r2', last_payment: '2026-01-01T00:00:00.000Z' },
     });
@@ -99,7 +100,7 @@ describe('subscription repository (DynamoDB Local)', () => {
 
   it('a subscription of one app is invisible under another app id', async () => {
     const sub = record(appId);
-    await insertSubscription(sub, payment());
+    await insertSubscription(sub, payment(), { cause: TEST_CAUSE });
     const other = await createTestApp([]);
     expect(await getSubscription(other.appId, sub.id)).toBeUndefined();
   });
@@ -107,9 +108,9 @@ describe('subscription repository (DynamoDB Local)', () => {
   it('a transaction id binds to one subscription; a second insert writes nothing', async () => {
     const { appId: app } = await createTestApp([]);
     const first = record(app);
-    await insertSubscription(first, payment('txn-dup'));
+    await insertSubscription(first, payment('txn-dup'), { cause: TEST_CAUSE });
     const second = record(app, { user_id: 'user-2' });
-    const outcome = await insertSubscription(second, payment('txn-dup'));
+    const outcome = await insertSubscription(second, payment('txn-dup'), { cause: TEST_CAUSE });
     expect(outcome).toEqual({
       inserted: false,
       reason: 'transaction_bound',
@@ -123,15 +124,17 @@ describe('subscription repository (DynamoDB Local)', () => {
 
   it('a write conditioned on a stale version is refused and changes nothing', async () => {
     const sub = record(appId);
-    await insertSubscription(sub, payment());
+    await insertSubscription(sub, payment(), { cause: TEST_CAUSE });
     const now = new Date();
     const first = await saveSubscriptionState(sub, { ...sub, status: 'cancelled' }, now, {
+      cause: TEST_CAUSE,
       statusChange: { from: 'active', to: 'cancelled' },
     });
     expect(first).toMatchObject({ saved: true, record: { status: 'cancelled', version: 2 } });
     // A second writer that also read version 1 loses.
     expect(
       await saveSubscriptionState(sub, { ...sub, status: 'expired' }, now, {
+        cause: TEST_CAUSE,
         statusChange: { from: 'active', to: 'expired' },
       }),
     ).toEqual({
@@ -146,7 +149,7 @@ describe('subscription repository (DynamoDB Local)', () => {
     const a = record(app, { platform: 'ios', product_id: 'p1' });
     const b = record(app, { platform: 'android', product_id: 'p1' });
     const c = record(app, { platform: 'android', product_id: 'p2', status: 'pending_verification' });
-    for (const sub of [a, b, c]) await insertSubscription(sub, payment());
+    for (const sub of [a, b, c]) await insertSubscription(sub, payment(), { cause: TEST_CAUSE });
     const total = async (filters: Parameters<typeof listSubscriptions>[1]) => {
       await settleCounters();
       return (await listSubscriptions(app, filters, page)).total;
@@ -159,6 +162,7 @@ describe('subscription repository (DynamoDB Local)', () => {
     expect(await total({ product_id: 'p2', status: 'active' })).toBe(0);
 
     await saveSubscriptionState(b, { ...b, status: 'cancelled' }, new Date(), {
+      cause: TEST_CAUSE,
       statusChange: { from: 'active', to: 'cancelled' },
     });
     expect(await total({})).toBe(3);
@@ -197,11 +201,13 @@ describe('subscription repository (DynamoDB Local)', () => {
     const { appId: app } = await createTestApp([]);
     const owner = { store: 'app_store', original_transaction_id: '2000000000000777' };
     const first = record(app, { user_id: 'alice' });
-    expect(await insertSubscription(first, payment('tx-777'), { owner })).toEqual({ inserted: true });
+    expect(await insertSubscription(first, payment('tx-777'), { owner, cause: TEST_CAUSE })).toEqual({
+      inserted: true,
+    });
     expect(await ownerOf(app, owner)).toEqual({ user_id: 'alice', subscription_id: first.id });
 
     const intruder = record(app, { user_id: 'mallory' });
-    expect(await insertSubscription(intruder, payment('tx-778'), { owner })).toEqual({
+    expect(await insertSubscription(intruder, payment('tx-778'), { owner, cause: TEST_CAUSE })).toEqual({
       inserted: false,
       reason: 'owned_by_another_user',
     });
@@ -211,7 +217,9 @@ describe('subscription repository (DynamoDB Local)', () => {
     // A take-over names the previous owner and subscription; the transaction moves with the purchase.
     const heir = record(app, { user_id: 'bob' });
     const takeOver = { fromUserId: 'alice', fromSubscriptionId: first.id };
-    expect(await insertSubscription(heir, payment('tx-777'), { owner, takeOver })).toEqual({ inserted: true });
+    expect(await insertSubscription(heir, payment('tx-777'), { owner, takeOver, cause: TEST_CAUSE })).toEqual({
+      inserted: true,
+    });
     expect(await ownerOf(app, owner)).toEqual({ user_id: 'bob', subscription_id: heir.id });
     expect(await getTransactionBinding(app, 'tx-777')).toMatchObject({ subscription_id: heir.id, user_id: 'bob' });
     // The same write lists the transfer on both subscriptions and holds its notification.
@@ -249,7 +257,9 @@ describe('subscription repository (DynamoDB Local)', () => {
       },
     });
     // A stale take-over (alice no longer owns it) is refused, and writes no transfer.
-    expect(await insertSubscription(record(app, { user_id: 'carol' }), payment(), { owner, takeOver })).toEqual({
+    expect(
+      await insertSubscription(record(app, { user_id: 'carol' }), payment(), { owner, takeOver, cause: TEST_CAUSE }),
+    ).toEqual({
       inserted: false,
       reason: 'owned_by_another_user',
     });
@@ -260,9 +270,11 @@ describe('subscription repository (DynamoDB Local)', () => {
     const { appId: app } = await createTestApp([PREMIUM_MONTHLY]);
     const owner = { store: 'app_store', original_transaction_id: '2000000000000900' };
     const sub = record(app, { user_id: 'erin' });
-    expect(await insertSubscription(sub, payment(owner.original_transaction_id), { owner })).toEqual({
-      inserted: true,
-    });
+    expect(await insertSubscription(sub, payment(owner.original_transaction_id), { owner, cause: TEST_CAUSE })).toEqual(
+      {
+        inserted: true,
+      },
+    );
     expect(await getConsistent(keys.purchase(app, owner.original_transaction_id))).toMatchObject({
       ...keys.transaction(app, owner.original_transaction_id),
       subscription_id: sub.id,
@@ -281,7 +293,9 @@ describe('subscription repository (DynamoDB Local)', () => {
     });
     // Another user's insert of the same purchase: the binding on the shared item is why it is refused.
     const other = record(app, { user_id: 'frank' });
-    expect(await insertSubscription(other, payment(owner.original_transaction_id), { owner })).toEqual({
+    expect(
+      await insertSubscription(other, payment(owner.original_transaction_id), { owner, cause: TEST_CAUSE }),
+    ).toEqual({
       inserted: false,
       reason: 'transaction_bound',
       existing: { subscription_id: sub.id, user_id: 'erin', product_id: sub.product_id },
@@ -292,6 +306,7 @@ describe('subscription repository (DynamoDB Local)', () => {
     const later = record(app, { user_id: 'erin' });
     await insertSubscription(later, payment('2000000000000901-renewal'), {
       owner: { store: 'app_store', original_transaction_id: '2000000000000901' },
+      cause: TEST_CAUSE,
     });
     const state = {
       store: 'app_store',
@@ -299,6 +314,7 @@ describe('subscription repository (DynamoDB Local)', () => {
       as_of: '2026-01-01T00:00:00.000Z',
     } as never;
     const saved = await saveSubscriptionState(later, { ...later, auto_renew: false }, new Date(), {
+      cause: TEST_CAUSE,
       statusChange: null,
       bindTransaction: '2000000000000901',
       alsoWrite: [purchaseStatePart(app, state)],
@@ -311,6 +327,7 @@ describe('subscription repository (DynamoDB Local)', () => {
     });
     // The same state again: its part is refused, so the change is, and the caller decides anew.
     const again = await saveSubscriptionState(saved.saved ? saved.record : later, later, new Date(), {
+      cause: TEST_CAUSE,
       statusChange: null,
       alsoWrite: [purchaseStatePart(app, state)],
     });
@@ -342,7 +359,7 @@ describe('subscription repository (DynamoDB Local)', () => {
     const { appId: app } = await createTestApp([PREMIUM_MONTHLY]);
     const owner = { store: 'app_store', original_transaction_id: '2000000000000888' };
     const sub = record(app, { user_id: 'dana' });
-    await insertSubscription(sub, payment('tx-888'), { owner });
+    await insertSubscription(sub, payment('tx-888'), { owner, cause: TEST_CAUSE });
     const expected = {
       product: PREMIUM_MONTHLY,
       owned: { user_id: 'dana', subscription_id: sub.id },

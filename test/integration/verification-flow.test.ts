@@ -3,6 +3,7 @@
  * lib/services/verification.ts's header, which the e2e tests (one request at a time) cannot reach,
  * and the DynamoDB calls it makes (they are most of a verifying function's cold start).
  */
+
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb } from '../../lib/data/client.js';
@@ -15,6 +16,7 @@ import { putStoreSettings } from '../../lib/stores/settings.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp, PREMIUM_MONTHLY, type TestApp } from '../support/fixtures.js';
 import { mintReceipt } from '../support/receipts.js';
+import { TEST_CAUSE } from '../support/subscriptions.js';
 
 /** Concurrent verifications per round, and rounds: enough to lose every race (each round mints a new receipt). */
 const CONCURRENT = 3;
@@ -163,6 +165,7 @@ describe('purchase verification flow (DynamoDB Local)', () => {
     expect(
       await insertSubscription(record, payment, {
         owner: { store: 'test_store', original_transaction_id: transaction_id },
+        cause: TEST_CAUSE,
       }),
     ).toEqual({ inserted: true });
     const {

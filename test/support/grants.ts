@@ -45,6 +45,8 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   RevenueStatistics: READ,
   ListProducts: READ,
   GetSubscription: READ,
+  // The history's partition (Query); the state item's key when the page is empty (GetItem).
+  GetSubscriptionHistory: READ,
   // Customer info: the profile and the user index (Query), the subscriptions (BatchGetItem), the entitlements (GetItem).
   GetCustomer: LIST,
   CustomerInfo: LIST,
@@ -90,8 +92,9 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
 export const WORKER_GRANTS: Record<string, Grants> = {
   'table stream (announced events) -> EventBridge': { streamRead: true, putEvents: true, sendsTo: 'StreamFailures' },
   // Reads a counter item only when its marker says a batch was retried.
-  'table stream (subscription writes) -> list counts, revenue counters': {
-    table: ['GetItem', 'UpdateItem'],
+  'table stream (subscription writes) -> list counts, revenue counters, history': {
+    // History entries are put in batches (BatchWriteItem).
+    table: ['GetItem', 'UpdateItem', 'BatchWriteItem'],
     streamRead: true,
     sendsTo: 'AggregatorFailures',
   },

@@ -120,7 +120,8 @@ function alternativesOf(f: Fixture): Alternatives {
     group_by: ['day', 'week', 'month'],
     start_date: ['2025-03-31', '2020-01-01', '2025-02-29'],
     end_date: ['2025-01-01', '2030-12-31'],
-    cursor: ['eyJ4IjoxfQ', 'AAAA'],
+    // The last: a history cursor's shape, of a subscription that is not the one asked about.
+    cursor: ['eyJ4IjoxfQ', 'AAAA', 'eyJzIjoic3ViX3giLCJ2IjoxfQ'],
     event_id: [f.deliveries.ofOtherApp, 'evt_000000000000000000000000'],
   };
 }
@@ -162,6 +163,7 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   }),
   ListProducts: () => ({}),
   GetSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active } }),
+  GetSubscriptionHistory: (f) => ({ params: { subscription_id: f.subscriptions.active }, query: { limit: '10' } }),
   GetCustomer: () => ({ params: { user_id: OWNER } }),
   ListWebhookDeliveries: () => ({ query: { limit: '10', status: 'dead' } }),
   RedeliverWebhook: (f) => ({ params: { event_id: f.deliveries.dead } }),

@@ -36,11 +36,13 @@ export async function seedSubscription(
   overrides: Partial<SubscriptionRecord> = {},
 ): Promise<SubscriptionRecord> {
   const record = buildSubscription(appId, overrides);
-  await insertSubscription(record, {
-    transaction_id: null,
-    receipt_data: null,
-    payment_method: 'app_store',
-    last_payment: null,
-  });
+  await insertSubscription(
+    record,
+    { transaction_id: null, receipt_data: null, payment_method: 'app_store', last_payment: null },
+    { cause: TEST_CAUSE },
+  );
   return record;
 }
+
+/** The cause a test's direct write of a subscription records (what the API's calls record). */
+export const TEST_CAUSE = { by: 'api', action: 'create' } as const;

@@ -6,6 +6,7 @@ import { ROUTES } from '../../lib/routes.js';
 import * as entitlementSchemas from '../../lib/schemas/entitlement.js';
 import * as mobileSchemas from '../../lib/schemas/mobile.js';
 import * as subscriptionSchemas from '../../lib/schemas/subscription.js';
+import * as subscriptionHistorySchemas from '../../lib/schemas/subscription-history.js';
 import * as webhookSchemas from '../../lib/schemas/webhook.js';
 import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 import { buildDocument, DOCUMENT_PATH, serializeDocument } from '../../openapi/document.js';
@@ -31,9 +32,13 @@ describe('docs/openapi.json', () => {
 
   it('describes each request with the schemas its handler parses', () => {
     const names = new Map<unknown, string>(
-      Object.entries({ ...subscriptionSchemas, ...mobileSchemas, ...entitlementSchemas, ...webhookSchemas }).map(
-        ([name, value]) => [value, name],
-      ),
+      Object.entries({
+        ...subscriptionSchemas,
+        ...subscriptionHistorySchemas,
+        ...mobileSchemas,
+        ...entitlementSchemas,
+        ...webhookSchemas,
+      }).map(([name, value]) => [value, name]),
     );
     for (const route of ROUTES) {
       const handler = readFileSync(resolve(ROOT, route.handler), 'utf8');
