@@ -229,6 +229,14 @@ function deliveredChange(payload: EventPayload): { subscription_id: string; chan
         subscription_id: payload.data.subscription_id,
         change: `${payload.data.previous_product_id}->${payload.data.product_id}`,
       };
+    // A grant concerns no subscription: the column names the user and the entitlement instead.
+    case 'entitlement.granted':
+    case 'entitlement.revoked':
+    case 'entitlement.expired':
+      return {
+        subscription_id: '-',
+        change: `${payload.data.entitlement_id} of ${payload.data.user_id} ${payload.event.slice('entitlement.'.length)}`,
+      };
   }
 }
 

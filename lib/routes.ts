@@ -158,6 +158,17 @@ export const ROUTES: readonly Route[] = [
     // The profile (Query), the user's index (Query) and their subscriptions (BatchGetItem); the app's entitlements (GetItem).
     table: LIST,
   },
+  ...(['grant', 'revoke'] as const).map(
+    (operation): Route => ({
+      name: operation === 'grant' ? 'GrantEntitlement' : 'RevokeEntitlement',
+      api: 'subscriptions',
+      method: 'POST',
+      path: `${CUSTOMERS_BASE}/{user_id}/entitlements/{entitlement_id}/${operation}`,
+      handler: `functions/subscriptions/customer-${operation}.ts`,
+      // The app's entitlements and the grant (GetItem), then the grant, the profile and the outbox item in one transaction.
+      table: [...AUTH, ...TRANSACT],
+    }),
+  ),
   // Mobile reporting API (X-API-KEY sdk key, common headers).
   {
     name: 'VerifyFirstReceipt',

@@ -153,3 +153,24 @@ export const customerInfo = {
   first_seen_at: '2026-10-28T09:12:00.000Z',
   last_seen_at: '2026-11-20T08:30:00.000Z',
 };
+
+export const grant = {
+  user_id: 'user_123',
+  entitlement_id: 'pro',
+  active: true,
+  granted_at: '2026-11-20T08:30:00.000Z',
+  expires_at: '2026-12-20T08:30:00.000Z',
+  ended_at: null,
+  end_reason: null,
+};
+
+export const revokeResult = {
+  revoked: true,
+  grant: {
+    ...grant,
+    active: false,
+    expires_at: '2026-11-25T10:00:00.000Z',
+    ended_at: '2026-11-25T10:00:00.000Z',
+    end_reason: 'revoked',
+  },
+};

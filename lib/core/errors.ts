@@ -24,6 +24,8 @@ export const ERRORS = {
   // Ours (spec: "not shown")
   /** GET /v1/customers/{user_id}: the app has never seen the user (no profile, no subscription). */
   CUSTOMER_NOT_FOUND: { status: 404, message: 'Customer not found' },
+  /** Grant and revoke: the app defines no entitlement of this id (`admin entitlements put`). */
+  ENTITLEMENT_NOT_FOUND: { status: 404, message: 'Entitlement not found' },
   API_KEY_MISSING: { status: 401, code: 'MISSING_REQUIRED_HEADER', message: 'API key is missing' },
   /** Only for apps that require signed user tokens (docs/security.md: Mobile trust model). */
   USER_TOKEN_MISSING: {

@@ -29,6 +29,7 @@
  * | webhook endpoint  | APP#<app>                   | WEBHOOK                             |
  * | store settings    | APP#<app>                   | STORE#<store>  (AWS: credentials in Secrets Manager) |
  * | latest report     | USER#<app>#<user>           | REPORT#<type>                       |
+ * | entitlement grant | USER#<app>#<user>           | GRANT#<entitlement> (sorts between ACTIVITY and PROFILE) |
  * | rule segments     | APP#<app>                   | SEGMENTS                            |
  * | entitlements      | APP#<app>                   | ENTITLEMENTS (the whole set, one item) |
  * | ad configuration  | APP#<app>                   | ADS                                 |
@@ -147,6 +148,14 @@ export const keys = {
     pk: `USER#${appId}#${userId}`,
     sk: `REPORT#${type}`,
   }),
+  /**
+   * A user's grant of an entitlement. `GRANT#` sorts between `ACTIVITY` and `PROFILE`, so the one
+   * Query that reads the profile (readUserItems) reads the user's grants too.
+   */
+  grant: (appId: string, userId: string, entitlementId: string): TableKey => ({
+    pk: `USER#${appId}#${userId}`,
+    sk: `GRANT#${entitlementId}`,
+  }),
   /** Partition of the subscriptionsOfUser index. */
   userSubscriptions: (appId: string, userId: string): string => `${appId}#${userId}`,
 };
@@ -192,7 +201,7 @@ export function listCountCell(appId: string, values: FacetValues): { key: TableK
 export const listSortKey = (createdAt: string, subscriptionId: string): string => `${createdAt}#${subscriptionId}`;
 
 /** Kinds of work the clock makes due, each in its own partitions of the dueByDay index. */
-export type DueKind = 'SUB' | 'DLV';
+export type DueKind = 'SUB' | 'DLV' | 'GRT';
 
 /**
  * Key attributes in the sparse dueByDay index: one partition per kind and UTC day, sorted by

@@ -120,13 +120,13 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('deploys 35 functions, 35 bundles and 35 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+  it('deploys 37 functions, 37 bundles and 37 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
     const functions = ofType('AWS::Lambda::Function');
-    // 30 handler modules of lib/routes.ts and the 5 event and job functions.
-    expect(functions).toHaveLength(35);
-    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(35);
-    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(35);
-    template.resourceCountIs('AWS::IAM::Role', 35);
+    // 32 handler modules of lib/routes.ts and the 5 event and job functions.
+    expect(functions).toHaveLength(37);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(37);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(37);
+    template.resourceCountIs('AWS::IAM::Role', 37);
     for (const path of [
       '/users/report/events',
       '/users/customer_info',
@@ -550,6 +550,9 @@ describe('the notification path in the stack', () => {
         'subscription.refunded',
         'subscription.refund_reversed',
         'subscription.product_changed',
+        'entitlement.granted',
+        'entitlement.revoked',
+        'entitlement.expired',
       ],
     });
     expect(refOf(rule.EventBusName)).toBeDefined();

@@ -49,6 +49,9 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   GetCustomer: LIST,
   CustomerInfo: LIST,
   CustomerInfoV2: LIST,
+  // The app's entitlements and the grant (GetItem), then one transaction: the grant (Put or Update), the profile (Update), the outbox item (Put).
+  GrantEntitlement: { table: [...AUTH, 'PutItem'] },
+  RevokeEntitlement: { table: [...AUTH, 'PutItem'] },
   UpdateSubscription: { table: CHANGE },
   CancelSubscription: { table: CHANGE },
   RenewSubscription: { table: CHANGE },
