@@ -184,6 +184,35 @@ describe('grants of entitlements end to end (grant, extend, revoke, run out; web
     expect(webhooksOf('someone-else')).toEqual([]);
   });
 
+  it('a grant runs out by itself: the sweeper ends it and entitlement.expired arrives once', async () => {
+    const res = await grant('short-lived', { expires_at: new Date(Date.now() + 1500).toISOString() });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const { expires_at } = res.body.data;
+    await waitUntil(
+      () => webhooksOf('short-lived').some((payload) => payload.event === 'entitlement.expired'),
+      20_000,
+      'the entitlement.expired webhook',
+    );
+    await waitForIdlePipeline({ appId: app.appId });
+    expect(webhooksOf('short-lived').map((payload) => payload.event)).toEqual([
+      'entitlement.granted',
+      'entitlement.expired',
+    ]);
+    expect(webhooksOf('short-lived')[1]!.data).toEqual({
+      user_id: 'short-lived',
+      entitlement_id: 'pro',
+      granted_at: res.body.data.granted_at,
+      expires_at,
+    });
+    expect((await customer('short-lived')).entitlements.pro).toMatchObject({
+      active: false,
+      period_type: 'grant',
+      expires_at,
+    });
+    const revoked = await revoke('short-lived');
+    expect(revoked.body.data).toMatchObject({ revoked: false, grant: { end_reason: 'expired', ended_at: expires_at } });
+  });
+
   it('grants are no revenue: statistics and subscription counts stay at zero', async () => {
     const today = new Date().toISOString().slice(0, 10);
     const revenue = await call('GET', `${SUBSCRIPTIONS_BASE}/revenue?start_date=${today}&end_date=${today}`);
