@@ -123,6 +123,7 @@ try {
   const { isOutboxInsert, isPublishedRecord, subscriptionEventsOf } = await import('../lib/events/outbox.js');
   const { STATUS_CHANGED } = await import('../lib/events/schemas.js');
   const { newEventId } = await import('../lib/core/ids.js');
+  const { grantEntitlement } = await import('../lib/services/grants.js');
   const { pauseSubscription } = await import('../lib/services/subscriptions.js');
   const { verifyPurchase } = await import('../lib/services/verification.js');
   const { mintTestReceipt } = await import('../lib/stores/test-store.js');
@@ -291,6 +292,17 @@ try {
       path: pathOf(route, { user_id: 'returning-user' }),
       headers: api,
     }),
+    // A support gesture: a month more for a user who has a grant running (the warm-up granted it).
+    'functions/subscriptions/customer-grant.ts': async (route) => ({
+      path: pathOf(route, { user_id: 'gifted-user', entitlement_id: 'pro' }),
+      headers: api,
+      body: { duration: 'P1M' },
+    }),
+    'functions/subscriptions/customer-revoke.ts': async (route) => {
+      const user = fresh('gifted');
+      await grantEntitlement(app.appId, user, 'pro', { duration: 'P1M' });
+      return { path: pathOf(route, { user_id: user, entitlement_id: 'pro' }), headers: api };
+    },
     'functions/mobile/ads-info.ts': async (route) => ({
       path: pathOf(route, { platform: 'ios', app_id: app.appId, store_id: '1234567' }),
       headers: mobile,
