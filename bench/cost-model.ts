@@ -298,6 +298,18 @@ try {
       headers: api,
       body: { duration: 'P1M' },
     }),
+    // A user with a profile, a grant, a session, a few events and a subscription: erased in one request.
+    'functions/subscriptions/customer-delete.ts': async (route) => {
+      const user = fresh('leaving');
+      await grantEntitlement(app.appId, user, 'pro', { duration: 'P1M' });
+      await seedSubscription(app.appId, { user_id: user });
+      await invokeOk(ROUTES.find((r) => r.name === 'ReportEvents')!, {
+        path: '/users/report/events',
+        headers: mobileHeaders(app, user),
+        body: { events: [1, 2, 3].map((n) => ({ eventName: `screen_${n}`, timestamp: Date.now() })) },
+      });
+      return { path: pathOf(route, { user_id: user }), headers: api };
+    },
     'functions/subscriptions/customer-revoke.ts': async (route) => {
       const user = fresh('gifted');
       await grantEntitlement(app.appId, user, 'pro', { duration: 'P1M' });

@@ -8,7 +8,7 @@
 import type { ApiName } from './http/envelopes.js';
 import type { MobileHeaderRule } from './http/mobile-headers.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** DynamoDB actions, as IAM names without the `dynamodb:` prefix. */
 export type TableAction =
@@ -16,6 +16,7 @@ export type TableAction =
   | 'Query'
   | 'PutItem'
   | 'UpdateItem'
+  | 'DeleteItem'
   | 'ConditionCheckItem'
   | 'BatchWriteItem'
   | 'BatchGetItem';
@@ -157,6 +158,16 @@ export const ROUTES: readonly Route[] = [
     handler: 'functions/subscriptions/customer.ts',
     // The profile (Query), the user's index (Query) and their subscriptions (BatchGetItem); the app's entitlements (GetItem).
     table: LIST,
+  },
+  {
+    name: 'DeleteCustomer',
+    api: 'subscriptions',
+    method: 'DELETE',
+    path: `${CUSTOMERS_BASE}/{user_id}`,
+    handler: 'functions/subscriptions/customer-delete.ts',
+    // The erasure marker (UpdateItem, GetItem; DeleteItem when done), the user's partitions and index
+    // (Query), their deletion (BatchWriteItem) and the subscriptions' detachment (UpdateItem).
+    table: [...AUTH, 'Query', 'BatchWriteItem', 'DeleteItem'],
   },
   ...(['grant', 'revoke'] as const).map(
     (operation): Route => ({

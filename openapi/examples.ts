@@ -174,3 +174,9 @@ export const revokeResult = {
     end_reason: 'revoked',
   },
 };
+
+export const erasure = {
+  user_id: 'user_123',
+  status: 'erased',
+  removed: { profile: 3, events: 1250, sessions: 40, reports: 12, grants: 1, subscriptions_detached: 2 },
+};

@@ -10,6 +10,7 @@ import { appIdSchema } from '../lib/schemas/common.js';
 import {
   customerInfoSchema,
   customerParams,
+  erasureResultSchema,
   grantBody,
   grantParams,
   grantSchema,
@@ -322,6 +323,30 @@ export const OPERATIONS: Record<string, Operation> = {
       },
     ],
     errors: ['CUSTOMER_NOT_FOUND'],
+  },
+  DeleteCustomer: {
+    summary: "Erase a customer's data",
+    description:
+      "GDPR/CCPA erasure: deletes the user's profile (attributes and custom properties included), activity, " +
+      'events, sessions, reports and grants; their subscriptions are kept for revenue under an anonymous id ' +
+      '(`subscriptions_detached`). A request does at most 1,000 items: 200 `erased` when nothing is left, else 202 ' +
+      '`in_progress` and a job carries on every minute (DELETE again for the counts so far). Idempotent: a user ' +
+      'with nothing left is a 200 with zero counts.',
+    params: customerParams,
+    success: [
+      {
+        status: 200,
+        description: 'Nothing of the user is left; the counts of what was removed.',
+        schema: data(erasureResultSchema),
+        example: { data: ex.erasure },
+      },
+      {
+        status: 202,
+        description: 'Under way: what was removed so far; a job carries on.',
+        schema: data(erasureResultSchema),
+        example: { data: { ...ex.erasure, status: 'in_progress' } },
+      },
+    ],
   },
   GrantEntitlement: {
     summary: 'Grant an entitlement',

@@ -35,6 +35,7 @@
  * | ad configuration  | APP#<app>                   | ADS                                 |
  * | webhook delivery  | DELIVERY#<event>            | DELIVERY                            |
  * | job checkpoint    | CHECKPOINT#<job>            | CHECKPOINT                          |
+ * | erasure under way | ERASURE#<app>#<user>        | ERASURE (counts so far; due index ERA) |
  */
 import { PLATFORMS } from '../schemas/common.js';
 import { LIST_FACETS, LISTING_FACET_SETS, type ListFacet, listIndexName } from './table.js';
@@ -156,6 +157,17 @@ export const keys = {
     pk: `USER#${appId}#${userId}`,
     sk: `GRANT#${entitlementId}`,
   }),
+  /** An erasure of the user that is under way (DELETE /v1/customers/{user_id}): deleted when it is done. */
+  erasure: (appId: string, userId: string): TableKey => ({ pk: `ERASURE#${appId}#${userId}`, sk: 'ERASURE' }),
+  /** Every partition that holds this user's data and nothing else: an erasure deletes them whole. */
+  userPartitions: (appId: string, userId: string) =>
+    ({
+      user: `USER#${appId}#${userId}`,
+      events: `EVENTS#${appId}#${userId}`,
+      sessions: `SESSIONS#${appId}#${userId}`,
+      reports: `REPORTS#${appId}#${userId}`,
+      rate_limit: `RATE#${appId}#${userId}`,
+    }) as const,
   /** Partition of the subscriptionsOfUser index. */
   userSubscriptions: (appId: string, userId: string): string => `${appId}#${userId}`,
 };
@@ -201,7 +213,7 @@ export function listCountCell(appId: string, values: FacetValues): { key: TableK
 export const listSortKey = (createdAt: string, subscriptionId: string): string => `${createdAt}#${subscriptionId}`;
 
 /** Kinds of work the clock makes due, each in its own partitions of the dueByDay index. */
-export type DueKind = 'SUB' | 'DLV' | 'GRT';
+export type DueKind = 'SUB' | 'DLV' | 'GRT' | 'ERA';
 
 /**
  * Key attributes in the sparse dueByDay index: one partition per kind and UTC day, sorted by

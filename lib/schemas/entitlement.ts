@@ -3,6 +3,7 @@
  * customer info both APIs answer with (GET /v1/customers/{user_id}, GET /users/customer_info).
  */
 import * as z from 'zod/mini';
+import { ERASED_KINDS, type ErasedKind } from '../domain/erasure.js';
 import { SUBSCRIPTION_ENVIRONMENTS } from '../domain/store-sync.js';
 import { STORE_NAMES } from '../stores/types.js';
 import { productIdSchema, timestampSchema, uniqueIds, userIdSchema } from './common.js';
@@ -128,3 +129,17 @@ export const revokeResultSchema = /* @__PURE__ */ define(() =>
   z.strictObject({ revoked: z.boolean(), grant: z.nullable(grantSchema) }),
 );
 export type RevokeResult = z.infer<typeof revokeResultSchema>;
+
+/** DELETE /v1/customers/{user_id}: counts of what the erasure removed so far (lib/domain/erasure.ts). */
+export const erasureResultSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    user_id: z.string(),
+    status: z.enum(['erased', 'in_progress']),
+    removed: z.strictObject(
+      Object.fromEntries(ERASED_KINDS.map((kind) => [kind, z.number().check(z.int(), z.nonnegative())])) as Record<
+        ErasedKind,
+        z.ZodMiniNumber<number>
+      >,
+    ),
+  }),
+);

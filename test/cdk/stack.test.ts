@@ -120,13 +120,13 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('deploys 37 functions, 37 bundles and 37 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+  it('deploys 38 functions, 38 bundles and 38 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
     const functions = ofType('AWS::Lambda::Function');
-    // 32 handler modules of lib/routes.ts and the 5 event and job functions.
-    expect(functions).toHaveLength(37);
-    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(37);
-    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(37);
-    template.resourceCountIs('AWS::IAM::Role', 37);
+    // 33 handler modules of lib/routes.ts and the 5 event and job functions.
+    expect(functions).toHaveLength(38);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(38);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(38);
+    template.resourceCountIs('AWS::IAM::Role', 38);
     for (const path of [
       '/users/report/events',
       '/users/customer_info',

@@ -596,6 +596,19 @@ const CASES: Record<string, IsolationCase> = {
       for (const secretOfA of secretsOfA()) expect(JSON.stringify(own.body)).not.toContain(secretOfA);
     },
   },
+  DeleteCustomer: {
+    does: "app B's secret key cannot erase app A's users: B knows none of them (200, nothing removed), A's data unchanged",
+    run: async () => {
+      for (const user of [A_QUIET, A_SEGMENT]) {
+        const res = await ok(call('DeleteCustomer', { ...secret(b), params: { user_id: user } }));
+        expect(res.body.data).toEqual({
+          user_id: user,
+          status: 'erased',
+          removed: { profile: 0, events: 0, sessions: 0, reports: 0, grants: 0, subscriptions_detached: 0 },
+        });
+      }
+    },
+  },
   GrantEntitlement: {
     does: "app B's secret key cannot grant app A's entitlements (404 ENTITLEMENT_NOT_FOUND); its own grant to A's user id lands in B",
     run: async () => {

@@ -51,6 +51,8 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   CustomerInfoV2: LIST,
   // The app's entitlements and the grant (GetItem), then one transaction: the grant (Put or Update), the profile (Update), the outbox item (Put).
   GrantEntitlement: { table: [...AUTH, 'PutItem'] },
+  // Erasure: the marker (UpdateItem, GetItem, DeleteItem), the user's partitions and index (Query), their deletion (BatchWriteItem).
+  DeleteCustomer: { table: [...AUTH, 'Query', 'BatchWriteItem', 'DeleteItem'] },
   RevokeEntitlement: { table: [...AUTH, 'PutItem'] },
   UpdateSubscription: { table: CHANGE },
   CancelSubscription: { table: CHANGE },
@@ -104,8 +106,9 @@ export const WORKER_GRANTS: Record<string, Grants> = {
   },
   // Before expiring a store subscription that renews by itself it asks the store (credentials) and
   // applies the answer as a notification would (purchase read with BatchGetItem).
+  // It also carries on erasures under way (BatchWriteItem of the user's items, DeleteItem of the marker).
   'every minute: expiries and pause ends that are due': {
-    table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
+    table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem', 'DeleteItem'],
     storeSecrets: true,
   },
 };

@@ -162,6 +162,7 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   ListProducts: () => ({}),
   GetSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active } }),
   GetCustomer: () => ({ params: { user_id: OWNER } }),
+  DeleteCustomer: () => ({ params: { user_id: 'erased-user' } }),
   GrantEntitlement: () => ({ params: { user_id: OWNER, entitlement_id: 'pro' }, body: { duration: 'P1M' } }),
   RevokeEntitlement: () => ({ params: { user_id: OWNER, entitlement_id: 'pro' } }),
   UpdateSubscription: (f) => ({
