@@ -125,6 +125,7 @@ try {
   const { isOutboxInsert, isPublishedRecord, subscriptionEventsOf } = await import('../lib/events/outbox.js');
   const { STATUS_CHANGED } = await import('../lib/events/schemas.js');
   const { newEventId } = await import('../lib/core/ids.js');
+  const { grantEntitlement } = await import('../lib/services/grants.js');
   const { pauseSubscription } = await import('../lib/services/subscriptions.js');
   const { verifyPurchase } = await import('../lib/services/verification.js');
   const { mintTestReceipt } = await import('../lib/stores/test-store.js');
@@ -353,6 +354,29 @@ try {
       path: pathOf(route, { user_id: 'returning-user' }),
       headers: api,
     }),
+    // A support gesture: a month more for a user who has a grant running (the warm-up granted it).
+    'functions/subscriptions/customer-grant.ts': async (route) => ({
+      path: pathOf(route, { user_id: 'gifted-user', entitlement_id: 'pro' }),
+      headers: api,
+      body: { duration: 'P1M' },
+    }),
+    // A user with a profile, a grant, a session, a few events and a subscription: erased in one request.
+    'functions/subscriptions/customer-delete.ts': async (route) => {
+      const user = fresh('leaving');
+      await grantEntitlement(app.appId, user, 'pro', { duration: 'P1M' });
+      await seedSubscription(app.appId, { user_id: user });
+      await invokeOk(ROUTES.find((r) => r.name === 'ReportEvents')!, {
+        path: '/users/report/events',
+        headers: mobileHeaders(app, user),
+        body: { events: [1, 2, 3].map((n) => ({ eventName: `screen_${n}`, timestamp: Date.now() })) },
+      });
+      return { path: pathOf(route, { user_id: user }), headers: api };
+    },
+    'functions/subscriptions/customer-revoke.ts': async (route) => {
+      const user = fresh('gifted');
+      await grantEntitlement(app.appId, user, 'pro', { duration: 'P1M' });
+      return { path: pathOf(route, { user_id: user, entitlement_id: 'pro' }), headers: api };
+    },
     'functions/mobile/ads-info.ts': async (route) => ({
       path: pathOf(route, { platform: 'ios', app_id: app.appId, store_id: '1234567' }),
       headers: mobile,

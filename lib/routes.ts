@@ -8,7 +8,7 @@
 import type { ApiName } from './http/envelopes.js';
 import type { MobileHeaderRule } from './http/mobile-headers.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** DynamoDB actions, as IAM names without the `dynamodb:` prefix. */
 export type TableAction =
@@ -16,6 +16,7 @@ export type TableAction =
   | 'Query'
   | 'PutItem'
   | 'UpdateItem'
+  | 'DeleteItem'
   | 'ConditionCheckItem'
   | 'BatchWriteItem'
   | 'BatchGetItem';
@@ -189,6 +190,27 @@ export const ROUTES: readonly Route[] = [
     // disables the endpoint (UpdateItem). A first attempt is never the last: no dead-letter queue.
     table: [...AUTH, 'PutItem'],
   },
+  {
+    name: 'DeleteCustomer',
+    api: 'subscriptions',
+    method: 'DELETE',
+    path: `${CUSTOMERS_BASE}/{user_id}`,
+    handler: 'functions/subscriptions/customer-delete.ts',
+    // The erasure marker (UpdateItem, GetItem; DeleteItem when done), the user's partitions and index
+    // (Query), their deletion (BatchWriteItem) and the subscriptions' detachment (UpdateItem).
+    table: [...AUTH, 'Query', 'BatchWriteItem', 'DeleteItem'],
+  },
+  ...(['grant', 'revoke'] as const).map(
+    (operation): Route => ({
+      name: operation === 'grant' ? 'GrantEntitlement' : 'RevokeEntitlement',
+      api: 'subscriptions',
+      method: 'POST',
+      path: `${CUSTOMERS_BASE}/{user_id}/entitlements/{entitlement_id}/${operation}`,
+      handler: `functions/subscriptions/customer-${operation}.ts`,
+      // The app's entitlements and the grant (GetItem), then the grant, the profile and the outbox item in one transaction.
+      table: [...AUTH, ...TRANSACT],
+    }),
+  ),
   // Mobile reporting API (X-API-KEY sdk key, common headers).
   {
     name: 'VerifyFirstReceipt',

@@ -212,3 +212,29 @@ export const subscriptionHistory = [
     ],
   },
 ];
+export const grant = {
+  user_id: 'user_123',
+  entitlement_id: 'pro',
+  active: true,
+  granted_at: '2026-11-20T08:30:00.000Z',
+  expires_at: '2026-12-20T08:30:00.000Z',
+  ended_at: null,
+  end_reason: null,
+};
+
+export const revokeResult = {
+  revoked: true,
+  grant: {
+    ...grant,
+    active: false,
+    expires_at: '2026-11-25T10:00:00.000Z',
+    ended_at: '2026-11-25T10:00:00.000Z',
+    end_reason: 'revoked',
+  },
+};
+
+export const erasure = {
+  user_id: 'user_123',
+  status: 'erased',
+  removed: { profile: 3, events: 1250, sessions: 40, reports: 12, grants: 1, subscriptions_detached: 2 },
+};

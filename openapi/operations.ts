@@ -7,7 +7,16 @@ import * as z from 'zod/mini';
 import type { ErrorKind } from '../lib/core/errors.js';
 import { EVENT_LIMITS } from '../lib/domain/events.js';
 import { appIdSchema } from '../lib/schemas/common.js';
-import { customerInfoSchema, customerParams, MAX_CUSTOMER_SUBSCRIPTIONS } from '../lib/schemas/entitlement.js';
+import {
+  customerInfoSchema,
+  customerParams,
+  erasureResultSchema,
+  grantBody,
+  grantParams,
+  grantSchema,
+  MAX_CUSTOMER_SUBSCRIPTIONS,
+  revokeResultSchema,
+} from '../lib/schemas/entitlement.js';
 import {
   adsInfoParams,
   attributionReportBody,
@@ -221,8 +230,9 @@ const recorded = (message: string): SuccessResponse[] => [
 
 const CUSTOMER_INFO_TEXT =
   'Every entitlement of the app, by id: `active` while a subscription to one of its products gives access (active, ' +
-  "in its trial, or in the store's grace period after a failed renewal); the other fields describe the " +
-  "subscription that decides it (null for an entitlement the user never had). `subscriptions`: the user's newest " +
+  "in its trial, or in the store's grace period after a failed renewal) or a grant of it runs; the other fields " +
+  'describe the subscription or grant (`period_type: grant`) that decides it (null for an entitlement the user ' +
+  "never had). `subscriptions`: the user's newest " +
   `${MAX_CUSTOMER_SUBSCRIPTIONS} subscriptions, newest first. Read it at every app launch with the ETag of the last answer in ` +
   'If-None-Match: a 304 without a body means nothing changed.';
 
@@ -356,7 +366,7 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   GetCustomer: {
     summary: "Get a customer's entitlements and subscriptions",
-    description: `${CUSTOMER_INFO_TEXT} A user this app has never seen (no profile, no subscription) is a 404.`,
+    description: `${CUSTOMER_INFO_TEXT} A user this app has never seen (no profile, no subscription, no grant) is a 404.`,
     params: customerParams,
     conditional: true,
     success: [
@@ -368,6 +378,59 @@ export const OPERATIONS: Record<string, Operation> = {
       },
     ],
     errors: ['CUSTOMER_NOT_FOUND'],
+  },
+  DeleteCustomer: {
+    summary: "Erase a customer's data",
+    description:
+      "GDPR/CCPA erasure: deletes the user's profile (attributes and custom properties included), activity, " +
+      'events, sessions, reports and grants; their subscriptions are kept for revenue under an anonymous id ' +
+      '(`subscriptions_detached`). A request does at most 1,000 items: 200 `erased` when nothing is left, else 202 ' +
+      '`in_progress` and a job carries on every minute (DELETE again for the counts so far). Idempotent: a user ' +
+      'with nothing left is a 200 with zero counts.',
+    params: customerParams,
+    success: [
+      {
+        status: 200,
+        description: 'Nothing of the user is left; the counts of what was removed.',
+        schema: data(erasureResultSchema),
+        example: { data: ex.erasure },
+      },
+      {
+        status: 202,
+        description: 'Under way: what was removed so far; a job carries on.',
+        schema: data(erasureResultSchema),
+        example: { data: { ...ex.erasure, status: 'in_progress' } },
+      },
+    ],
+  },
+  GrantEntitlement: {
+    summary: 'Grant an entitlement',
+    description:
+      'Gives the user the entitlement until `expires_at`, or for `duration` (ISO 8601, whole units: `P1M`, `P7D`, ' +
+      '`PT12H`), without a purchase; it shows in customer info at once (`period_type: grant`), ends by itself and ' +
+      'is never revenue. Exactly one of the two. A user the app has never seen becomes a customer. While a grant ' +
+      'runs, `duration` extends it from its end and `expires_at` sets its end. Sends `entitlement.granted`.',
+    params: grantParams,
+    body: grantBody,
+    bodyExample: { duration: 'P1M' },
+    success: [{ status: 200, description: 'The grant.', schema: data(grantSchema), example: { data: ex.grant } }],
+    errors: ['ENTITLEMENT_NOT_FOUND'],
+  },
+  RevokeEntitlement: {
+    summary: 'Revoke a grant',
+    description:
+      'Ends the running grant of the entitlement now (`entitlement.revoked`). Idempotent: with no grant running, ' +
+      "a 200 with `revoked: false` and the user's last grant, if any. Access from purchases is not affected.",
+    params: grantParams,
+    success: [
+      {
+        status: 200,
+        description: 'Whether a running grant was ended, and the grant as it now is.',
+        schema: data(revokeResultSchema),
+        example: { data: ex.revokeResult },
+      },
+    ],
+    errors: ['ENTITLEMENT_NOT_FOUND'],
   },
   GetSubscription: {
     summary: 'Get a subscription',

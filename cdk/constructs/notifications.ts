@@ -181,7 +181,8 @@ export class Notifications extends Construct {
       timeout: Duration.minutes(5),
       // Before expiring a store subscription that renews by itself, it asks the store (store-truth.ts).
     })
-      .useTable(table, ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'])
+      // It also carries on erasures of users under way: their partitions deleted, the marker at the end.
+      .useTable(table, ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem', 'DeleteItem'])
       .useStoreSecrets(props.storeSecretsPrefix);
     for (const [name, job] of [
       ['RetryWebhooksEveryMinute', this.retryJob],

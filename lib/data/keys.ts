@@ -30,11 +30,13 @@
  * | webhook endpoint  | APP#<app>                   | WEBHOOK                             |
  * | store settings    | APP#<app>                   | STORE#<store>  (AWS: credentials in Secrets Manager) |
  * | latest report     | USER#<app>#<user>           | REPORT#<type>                       |
+ * | entitlement grant | USER#<app>#<user>           | GRANT#<entitlement> (sorts between ACTIVITY and PROFILE) |
  * | rule segments     | APP#<app>                   | SEGMENTS                            |
  * | entitlements      | APP#<app>                   | ENTITLEMENTS (the whole set, one item) |
  * | ad configuration  | APP#<app>                   | ADS                                 |
  * | webhook delivery  | DELIVERY#<event>            | DELIVERY                            |
  * | job checkpoint    | CHECKPOINT#<job>            | CHECKPOINT                          |
+ * | erasure under way | ERASURE#<app>#<user>        | ERASURE (counts so far; due index ERA) |
  */
 import { PLATFORMS } from '../schemas/common.js';
 import { LIST_FACETS, LISTING_FACET_SETS, type ListFacet, listIndexName } from './table.js';
@@ -155,6 +157,25 @@ export const keys = {
     pk: `USER#${appId}#${userId}`,
     sk: `REPORT#${type}`,
   }),
+  /**
+   * A user's grant of an entitlement. `GRANT#` sorts between `ACTIVITY` and `PROFILE`, so the one
+   * Query that reads the profile (readUserItems) reads the user's grants too.
+   */
+  grant: (appId: string, userId: string, entitlementId: string): TableKey => ({
+    pk: `USER#${appId}#${userId}`,
+    sk: `GRANT#${entitlementId}`,
+  }),
+  /** An erasure of the user that is under way (DELETE /v1/customers/{user_id}): deleted when it is done. */
+  erasure: (appId: string, userId: string): TableKey => ({ pk: `ERASURE#${appId}#${userId}`, sk: 'ERASURE' }),
+  /** Every partition that holds this user's data and nothing else: an erasure deletes them whole. */
+  userPartitions: (appId: string, userId: string) =>
+    ({
+      user: `USER#${appId}#${userId}`,
+      events: `EVENTS#${appId}#${userId}`,
+      sessions: `SESSIONS#${appId}#${userId}`,
+      reports: `REPORTS#${appId}#${userId}`,
+      rate_limit: `RATE#${appId}#${userId}`,
+    }) as const,
   /** Partition of the subscriptionsOfUser index. */
   userSubscriptions: (appId: string, userId: string): string => `${appId}#${userId}`,
 };
@@ -200,7 +221,7 @@ export function listCountCell(appId: string, values: FacetValues): { key: TableK
 export const listSortKey = (createdAt: string, subscriptionId: string): string => `${createdAt}#${subscriptionId}`;
 
 /** Kinds of work the clock makes due, each in its own partitions of the dueByDay index. */
-export type DueKind = 'SUB' | 'DLV';
+export type DueKind = 'SUB' | 'DLV' | 'GRT' | 'ERA';
 
 /**
  * Key attributes in the sparse dueByDay index: one partition per kind and UTC day, sorted by

@@ -1,8 +1,10 @@
 /** User profiles (written by the mobile reporting API); the subscription detail reads usage from them. */
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError } from '../core/errors.js';
+import type { GrantRecord } from '../domain/grants.js';
 import { mergeProfileItems } from '../domain/user-activity.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
+import { GRANT_ITEM_TYPE, toGrantRecord } from './grants.js';
 import { keys } from './keys.js';
 import { updateExpression } from './update-expression.js';
 
@@ -19,12 +21,16 @@ export const profileTouch = (appId: string, userId: string, now: Date) => ({
 });
 
 /**
- * The user's profile merged with their activity and features items (mergeProfileItems); undefined
- * for a user with none of them. One Query for the three: their sort keys are the only ones of the
- * user's partition from ACTIVITY to PROFILE (the latest reports sort after, under REPORT#), and
- * three items of at most 400 KB each fit in one page of 1 MB.
+ * The user's profile merged with their activity and features items (mergeProfileItems; undefined
+ * for a user with none of them), and the user's grants. One Query for all: their sort keys are the
+ * only ones of the user's partition from ACTIVITY to PROFILE (GRANT#<entitlement> between them, the
+ * latest reports after, under REPORT#). Three items of at most 400 KB each and the grants (at most
+ * one per entitlement, MAX_ENTITLEMENTS_PER_APP, each under 1 KB) fit in one page of 1 MB.
  */
-export async function readProfile(appId: string, userId: string): Promise<Record<string, unknown> | undefined> {
+export async function readUserItems(
+  appId: string,
+  userId: string,
+): Promise<{ profile: Record<string, unknown> | undefined; grants: GrantRecord[] }> {
   const profileKey = keys.userProfile(appId, userId);
   const activityKey = keys.userActivity(appId, userId);
   const { Items = [] } = await ddb.send(
@@ -35,7 +41,19 @@ export async function readProfile(appId: string, userId: string): Promise<Record
     }),
   );
   const bySortKey = (key: { sk: string }) => Items.find((item) => item.sk === key.sk);
-  return mergeProfileItems(bySortKey(profileKey), bySortKey(activityKey), bySortKey(keys.userFeatures(appId, userId)));
+  return {
+    profile: mergeProfileItems(
+      bySortKey(profileKey),
+      bySortKey(activityKey),
+      bySortKey(keys.userFeatures(appId, userId)),
+    ),
+    grants: Items.filter((item) => item.type === GRANT_ITEM_TYPE).map(toGrantRecord),
+  };
+}
+
+/** The user's profile alone (see readUserItems). */
+export async function readProfile(appId: string, userId: string): Promise<Record<string, unknown> | undefined> {
+  return (await readUserItems(appId, userId)).profile;
 }
 
 export async function getUsageStats(appId: string, userId: string): Promise<UsageStats> {

@@ -5,12 +5,15 @@
  * - A subscription gives access while it is active and its period, or the store's grace period
  *   after a failed renewal, has not ended (a trial is an active period too). Paused, cancelled
  *   (refunded included), expired and not yet verified subscriptions give none.
- * - An entitlement is active while any subscription of one of its products gives access. It is
- *   described by the subscription that decides it: of those giving access, the one whose access
- *   ends last; else the one whose access ended last (the user had it once); else nothing.
+ * - A grant of the entitlement (lib/domain/grants.ts) gives access until its expires_at.
+ * - An entitlement is active while any subscription of one of its products, or a grant of it,
+ *   gives access. It is described by what decides it: of those giving access, the one whose access
+ *   ends last; else the one whose access ended last (the user had it once); else nothing. Of two
+ *   ending at the same time, the newer.
  */
 import type { EntitlementState } from '../schemas/entitlement.js';
 import type { StoreName } from '../stores/types.js';
+import { type GrantRecord, grantRuns } from './grants.js';
 import type { SubscriptionEnvironment } from './store-sync.js';
 import { accessEndsAt, type SubscriptionState } from './subscription-state.js';
 
@@ -55,14 +58,26 @@ function isTrial(subscription: EntitledSubscription, now: Date): boolean {
   return Date.parse(subscription.trial_expires_at) >= at;
 }
 
-/** Later access end first; of equal ends, the newer subscription. */
-function decidesBefore(a: EntitledSubscription, b: EntitledSubscription): boolean {
-  const endA = Date.parse(accessEndsAt(a));
-  const endB = Date.parse(accessEndsAt(b));
-  return endA !== endB ? endA > endB : a.created_at > b.created_at;
+/** What the decision reads of a grant. */
+export type EntitledGrant = Pick<GrantRecord, 'entitlement_id' | 'granted_at' | 'expires_at' | 'ended_at'>;
+
+/** A subscription or a grant that may decide an entitlement. */
+interface Candidate {
+  endsAt: number;
+  since: string;
+  gives: boolean;
+  state: (active: boolean) => EntitlementState;
 }
 
-function stateOf(subscription: EntitledSubscription, active: boolean, now: Date): EntitlementState {
+/** Later access end first; of equal ends, the newer. */
+const decidesBefore = (a: Candidate, b: Candidate): boolean =>
+  a.endsAt !== b.endsAt ? a.endsAt > b.endsAt : a.since > b.since;
+
+function grantState(grant: EntitledGrant, active: boolean): EntitlementState {
+  return { ...NEVER_ENTITLED, active, expires_at: grant.expires_at, period_type: 'grant' };
+}
+
+function subscriptionState(subscription: EntitledSubscription, active: boolean, now: Date): EntitlementState {
   return {
     active,
     product_id: subscription.product_id,
@@ -76,24 +91,42 @@ function stateOf(subscription: EntitledSubscription, active: boolean, now: Date)
   };
 }
 
-/** Every entitlement of the app, by id, for a user with these subscriptions. */
+/** Every entitlement of the app, by id, for a user with these subscriptions and grants. */
 export function entitlementStates(
   definitions: readonly EntitlementDefinition[],
   subscriptions: readonly EntitledSubscription[],
   now: Date,
+  grants: readonly EntitledGrant[] = [],
 ): Record<string, EntitlementState> {
   // A subscription never verified was never paid for: it neither gives nor had access.
   const paid = subscriptions.filter((subscription) => subscription.status !== 'pending_verification');
   return Object.fromEntries(
     definitions.map((definition) => {
-      const candidates = paid.filter((subscription) => definition.products.includes(subscription.product_id));
-      const giving = candidates.filter((subscription) => givesAccess(subscription, now));
+      const candidates: Candidate[] = [
+        ...paid
+          .filter((subscription) => definition.products.includes(subscription.product_id))
+          .map((subscription) => ({
+            endsAt: Date.parse(accessEndsAt(subscription)),
+            since: subscription.created_at,
+            gives: givesAccess(subscription, now),
+            state: (active: boolean) => subscriptionState(subscription, active, now),
+          })),
+        ...grants
+          .filter((grant) => grant.entitlement_id === definition.id)
+          .map((grant) => ({
+            endsAt: Date.parse(grant.expires_at),
+            since: grant.granted_at,
+            gives: grantRuns(grant, now),
+            state: (active: boolean) => grantState(grant, active),
+          })),
+      ];
+      const giving = candidates.filter((candidate) => candidate.gives);
       const pool = giving.length > 0 ? giving : candidates;
-      const decider = pool.reduce<EntitledSubscription | undefined>(
-        (best, subscription) => (best === undefined || decidesBefore(subscription, best) ? subscription : best),
+      const decider = pool.reduce<Candidate | undefined>(
+        (best, candidate) => (best === undefined || decidesBefore(candidate, best) ? candidate : best),
         undefined,
       );
-      return [definition.id, decider ? stateOf(decider, giving.length > 0, now) : NEVER_ENTITLED];
+      return [definition.id, decider ? decider.state(giving.length > 0) : NEVER_ENTITLED];
     }),
   );
 }

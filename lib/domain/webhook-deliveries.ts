@@ -35,7 +35,8 @@ export interface DeliveryFacts {
 export interface DeliveryView {
   event_id: string;
   event: EventPayload['event'];
-  subscription_id: string;
+  /** Null for an event about no subscription (an entitlement grant's). */
+  subscription_id: string | null;
   change: string;
   status: DeliveryStatus;
   attempts: number;
@@ -48,7 +49,7 @@ export interface DeliveryView {
 }
 
 /** The subscription an event is about, and what happened to it, in a few words. */
-export function deliveredChange(payload: EventPayload): { subscription_id: string; change: string } {
+export function deliveredChange(payload: EventPayload): { subscription_id: string | null; change: string } {
   switch (payload.event) {
     case 'subscription.transferred':
       return {
@@ -77,6 +78,14 @@ export function deliveredChange(payload: EventPayload): { subscription_id: strin
       return {
         subscription_id: payload.data.subscription_id,
         change: `${payload.data.previous_product_id}->${payload.data.product_id}`,
+      };
+    // A grant concerns no subscription: the change names the user and the entitlement instead.
+    case 'entitlement.granted':
+    case 'entitlement.revoked':
+    case 'entitlement.expired':
+      return {
+        subscription_id: null,
+        change: `${payload.data.entitlement_id} of ${payload.data.user_id} ${payload.event.slice('entitlement.'.length)}`,
       };
   }
 }

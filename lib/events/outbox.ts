@@ -24,6 +24,7 @@ import { INITIAL_STATUS, type StatusChange, type SubscriptionState } from '../do
 import {
   type BusEventDetail,
   type EventPayload,
+  type GrantEventPayload,
   STATUS_CHANGED,
   STORE_EVENTS,
   type StoreEventPayload,
@@ -110,6 +111,11 @@ export function statusChangedPayloadOf(
 /** The outbox item announcing that a purchase moved to another user's subscription. */
 export function transferOutboxItem(appId: string, transfer: TransferredPayload['data'], now: Date) {
   return outboxEntry(appId, { event: TRANSFERRED, timestamp: now.toISOString(), data: transfer }, now);
+}
+
+/** The outbox item announcing a change of a grant (written in the grant's own transaction). */
+export function grantOutboxItem(appId: string, payload: GrantEventPayload, now: Date) {
+  return outboxEntry(appId, payload, now);
 }
 
 /** The data of a store-driven event: the subscription as the change left it, and the kind's own fields. */

@@ -29,6 +29,10 @@ export const STORE_EVENTS = {
   refund_reversed: REFUND_REVERSED,
   product_changed: PRODUCT_CHANGED,
 } as const satisfies Record<StoreEventKind, string>;
+/** Ours: a grant of an entitlement started or was extended, was revoked, or ran out (POST .../grant, .../revoke, the sweeper). */
+export const ENTITLEMENT_GRANTED = 'entitlement.granted';
+export const ENTITLEMENT_REVOKED = 'entitlement.revoked';
+export const ENTITLEMENT_EXPIRED = 'entitlement.expired';
 /** Every event kind (EventBridge detail-type) the service publishes. */
 export const EVENT_KINDS = [
   STATUS_CHANGED,
@@ -39,6 +43,9 @@ export const EVENT_KINDS = [
   REFUNDED,
   REFUND_REVERSED,
   PRODUCT_CHANGED,
+  ENTITLEMENT_GRANTED,
+  ENTITLEMENT_REVOKED,
+  ENTITLEMENT_EXPIRED,
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 /** EventBridge `source` of every event this service puts on its bus. */
@@ -132,6 +139,32 @@ export type StoreEventPayload =
   | z.infer<typeof refundReversedPayload>
   | z.infer<typeof productChangedPayload>;
 
+/** What every grant event says: whose grant of which entitlement, and when it ends (or ended). */
+const grantEvent = <K extends string, E extends z.core.$ZodLooseShape>(event: K, extra: E) =>
+  z.strictObject({
+    event: z.literal(event),
+    timestamp: z.iso.datetime(),
+    data: z.strictObject({
+      user_id: z.string(),
+      entitlement_id: z.string(),
+      granted_at: z.iso.datetime(),
+      expires_at: z.iso.datetime(),
+      ...extra,
+    }),
+  });
+/** A grant started, or one running was extended or changed (previous_expires_at: its end before; null for a new grant). */
+export const entitlementGrantedPayload = /* @__PURE__ */ define(() =>
+  grantEvent(ENTITLEMENT_GRANTED, { previous_expires_at: z.nullable(z.iso.datetime()) }),
+);
+/** A running grant was revoked: it ended at `expires_at`, the time of the revoke. */
+export const entitlementRevokedPayload = /* @__PURE__ */ define(() => grantEvent(ENTITLEMENT_REVOKED, {}));
+/** A grant ran out at `expires_at` (sent by the sweeper, once). */
+export const entitlementExpiredPayload = /* @__PURE__ */ define(() => grantEvent(ENTITLEMENT_EXPIRED, {}));
+export type GrantEventPayload =
+  | z.infer<typeof entitlementGrantedPayload>
+  | z.infer<typeof entitlementRevokedPayload>
+  | z.infer<typeof entitlementExpiredPayload>;
+
 /** A webhook body: one of the event kinds, told apart by `event`. */
 export const eventPayload = /* @__PURE__ */ define(() =>
   z.discriminatedUnion('event', [
@@ -143,6 +176,9 @@ export const eventPayload = /* @__PURE__ */ define(() =>
     refundedPayload,
     refundReversedPayload,
     productChangedPayload,
+    entitlementGrantedPayload,
+    entitlementRevokedPayload,
+    entitlementExpiredPayload,
   ]),
 );
 export type EventPayload = z.infer<typeof eventPayload>;

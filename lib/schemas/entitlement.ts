@@ -3,9 +3,10 @@
  * customer info both APIs answer with (GET /v1/customers/{user_id}, GET /users/customer_info).
  */
 import * as z from 'zod/mini';
+import { ERASED_KINDS, type ErasedKind } from '../domain/erasure.js';
 import { SUBSCRIPTION_ENVIRONMENTS } from '../domain/store-sync.js';
 import { STORE_NAMES } from '../stores/types.js';
-import { productIdSchema, uniqueIds, userIdSchema } from './common.js';
+import { productIdSchema, timestampSchema, uniqueIds, userIdSchema } from './common.js';
 import { define } from './define.js';
 import { subscriptionListItem } from './subscription.js';
 
@@ -56,7 +57,8 @@ export const customerParams = /* @__PURE__ */ define(() => z.strictObject({ user
  */
 export const MAX_CUSTOMER_SUBSCRIPTIONS = 100;
 
-export const PERIOD_TYPES = ['trial', 'normal'] as const;
+/** `grant`: the entitlement is decided by a grant (POST /v1/customers/{user_id}/entitlements/{id}/grant), not a purchase. */
+export const PERIOD_TYPES = ['trial', 'normal', 'grant'] as const;
 
 const isoTimestamp = /* @__PURE__ */ define(() => z.iso.datetime());
 
@@ -86,3 +88,58 @@ export const customerInfoSchema = /* @__PURE__ */ define(() =>
   }),
 );
 export type CustomerInfo = z.infer<typeof customerInfoSchema>;
+
+/**
+ * POST /v1/customers/{user_id}/entitlements/{entitlement_id}/grant and /revoke. Any entitlement id
+ * is taken here: one the app has not defined is a 404 ENTITLEMENT_NOT_FOUND, not a 400.
+ */
+export const grantParams = /* @__PURE__ */ define(() =>
+  z.strictObject({ user_id: userIdSchema, entitlement_id: z.string() }),
+);
+
+/** Exactly one of the two (lib/domain/grants.ts decideGrant says which is missing or extra, and checks the duration). */
+export const grantBody = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    /** ISO 8601, whole units: P1M, P7D, PT12H, P1Y2M... Counts from the end of a grant still running. */
+    duration: z.optional(z.string().check(z.maxLength(64))),
+    /** The end of the grant, in the future. */
+    expires_at: z.optional(timestampSchema),
+  }),
+);
+export type GrantBody = z.infer<typeof grantBody>;
+
+export const GRANT_END_REASONS = ['revoked', 'expired'] as const;
+
+/** A user's grant of an entitlement, as the grant and revoke routes answer it. */
+export const grantSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    user_id: z.string(),
+    entitlement_id: z.string(),
+    active: z.boolean(),
+    granted_at: isoTimestamp,
+    expires_at: isoTimestamp,
+    ended_at: z.nullable(isoTimestamp),
+    end_reason: z.nullable(z.enum(GRANT_END_REASONS)),
+  }),
+);
+export type Grant = z.infer<typeof grantSchema>;
+
+/** The revoke route's answer: whether a running grant was ended (false: none ran), and the grant as it now is (null: never granted). */
+export const revokeResultSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({ revoked: z.boolean(), grant: z.nullable(grantSchema) }),
+);
+export type RevokeResult = z.infer<typeof revokeResultSchema>;
+
+/** DELETE /v1/customers/{user_id}: counts of what the erasure removed so far (lib/domain/erasure.ts). */
+export const erasureResultSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    user_id: z.string(),
+    status: z.enum(['erased', 'in_progress']),
+    removed: z.strictObject(
+      Object.fromEntries(ERASED_KINDS.map((kind) => [kind, z.number().check(z.int(), z.nonnegative())])) as Record<
+        ErasedKind,
+        z.ZodMiniNumber<number>
+      >,
+    ),
+  }),
+);

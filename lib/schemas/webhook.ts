@@ -30,7 +30,7 @@ export const deliveryViewSchema = /* @__PURE__ */ define(() =>
   z.strictObject({
     event_id: z.string(),
     event: z.enum(EVENT_KINDS),
-    subscription_id: z.string(),
+    subscription_id: z.nullable(z.string()),
     change: z.string(),
     status: z.enum(DELIVERY_STATUSES),
     attempts: wholeNumber,

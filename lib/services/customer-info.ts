@@ -1,13 +1,13 @@
 /**
  * Customer info: what a user may use (entitlements) and what they bought, for both APIs. Read on
  * every app launch, so its cost is fixed whatever the app's size (docs/decisions/customer-info-read.md):
- * the user's profile (one Query of the user's partition), the user's newest subscriptions (one
+ * the user's profile and grants (one Query of the user's partition), the user's newest subscriptions (one
  * Query of the keys-only user index and one batch read), and the app's entitlement definitions,
  * which a warm function keeps for ENTITLEMENTS_CACHE_TTL_SECONDS.
  */
 import { config } from '../core/config.js';
 import { getEntitlements } from '../data/entitlements.js';
-import { readProfile } from '../data/profiles.js';
+import { readUserItems } from '../data/profiles.js';
 import { newestSubscriptionsOfUser } from '../data/subscription-queries.js';
 import { entitlementStates } from '../domain/entitlements.js';
 import { type CustomerInfo, type Entitlement, MAX_CUSTOMER_SUBSCRIPTIONS } from '../schemas/entitlement.js';
@@ -26,15 +26,15 @@ async function entitlementsOf(appId: string): Promise<Entitlement[]> {
 
 /** The customer info of a user; undefined for a user this app has never seen (no profile, no subscription). */
 export async function customerInfo(appId: string, userId: string, now = new Date()): Promise<CustomerInfo | undefined> {
-  const [profile, subscriptions, entitlements] = await Promise.all([
-    readProfile(appId, userId),
+  const [{ profile, grants }, subscriptions, entitlements] = await Promise.all([
+    readUserItems(appId, userId),
     newestSubscriptionsOfUser(appId, userId, MAX_CUSTOMER_SUBSCRIPTIONS),
     entitlementsOf(appId),
   ]);
-  if (!profile && subscriptions.length === 0) return undefined;
+  if (!profile && subscriptions.length === 0 && grants.length === 0) return undefined;
   return {
     user_id: userId,
-    entitlements: entitlementStates(entitlements, subscriptions, now),
+    entitlements: entitlementStates(entitlements, subscriptions, now, grants),
     subscriptions: subscriptions.map(toListItem),
     first_seen_at: (profile?.first_seen as string | undefined) ?? subscriptions.at(-1)?.created_at ?? null,
     last_seen_at: (profile?.last_seen as string | undefined) ?? null,

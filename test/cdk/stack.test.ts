@@ -123,13 +123,13 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('deploys 38 functions, 38 bundles and 38 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+  it('deploys 41 functions, 41 bundles and 41 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
     const functions = ofType('AWS::Lambda::Function');
-    // 33 handler modules of lib/routes.ts and the 5 event and job functions.
-    expect(functions).toHaveLength(38);
-    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(38);
-    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(38);
-    expect(ofType('AWS::IAM::Role')).toHaveLength(38);
+    // 36 handler modules of lib/routes.ts and the 5 event and job functions.
+    expect(functions).toHaveLength(41);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(41);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(41);
+    expect(ofType('AWS::IAM::Role')).toHaveLength(41);
     for (const path of [
       '/users/report/events',
       '/users/customer_info',
@@ -561,6 +561,9 @@ describe('the notification path in the stack', () => {
         'subscription.refunded',
         'subscription.refund_reversed',
         'subscription.product_changed',
+        'entitlement.granted',
+        'entitlement.revoked',
+        'entitlement.expired',
       ],
     });
     expect(refOf(rule.EventBusName)).toBeDefined();

@@ -308,6 +308,15 @@ async function setUpAppA(): Promise<void> {
     }),
   );
 
+  // A grant of A's entitlement to A_QUIET, which B's grant and revoke must never see or change.
+  await ok(
+    call('GrantEntitlement', {
+      ...secret(a),
+      params: { user_id: A_QUIET, entitlement_id: 'a_pro' },
+      body: { duration: 'P1M' },
+    }),
+  );
+
   // A full profile for A_BUYER: sessions, events, orders, conversions, typed reports, properties, attributes, attribution.
   for (const sessionId of A_SESSIONS)
     await reportAsA('ReportSession', A_BUYER, { body: { sessionId, startTime: Date.now() - 60_000, duration: 60 } });
@@ -641,6 +650,59 @@ const CASES: Record<string, IsolationCase> = {
       for (const secretOfA of secretsOfA()) expect(JSON.stringify(own.body)).not.toContain(secretOfA);
     },
   },
+  DeleteCustomer: {
+    does: "app B's secret key cannot erase app A's users: B knows none of them (200, nothing removed), A's data unchanged",
+    run: async () => {
+      for (const user of [A_QUIET, A_SEGMENT]) {
+        const res = await ok(call('DeleteCustomer', { ...secret(b), params: { user_id: user } }));
+        expect(res.body.data).toEqual({
+          user_id: user,
+          status: 'erased',
+          removed: { profile: 0, events: 0, sessions: 0, reports: 0, grants: 0, subscriptions_detached: 0 },
+        });
+      }
+    },
+  },
+  GrantEntitlement: {
+    does: "app B's secret key cannot grant app A's entitlements (404 ENTITLEMENT_NOT_FOUND); its own grant to A's user id lands in B",
+    run: async () => {
+      for (const user of [A_QUIET, A_BUYER]) {
+        const res = await call('GrantEntitlement', {
+          ...secret(b),
+          params: { user_id: user, entitlement_id: 'a_pro' },
+          body: { duration: 'P1M' },
+        });
+        expectSubscriptionError(res, 404, 'ENTITLEMENT_NOT_FOUND');
+      }
+      // A_BUYER is a user id B's probes already write into B; A_QUIET must stay unknown to B.
+      const own = await ok(
+        call('GrantEntitlement', {
+          ...secret(b),
+          params: { user_id: A_BUYER, entitlement_id: 'b_pro' },
+          body: { duration: 'P7D' },
+        }),
+      );
+      // A new grant: nothing of A's grant of its own entitlement was extended.
+      expect(own.body.data).toMatchObject({ user_id: A_BUYER, entitlement_id: 'b_pro', active: true });
+      const customer = await ok(call('GetCustomer', { ...secret(b), params: { user_id: A_BUYER } }));
+      expect(Object.keys(customer.body.data.entitlements)).toEqual(['b_pro']);
+      expect(customer.body.data.entitlements.b_pro).toMatchObject({ active: true, period_type: 'grant' });
+    },
+  },
+  RevokeEntitlement: {
+    does: "app B's secret key cannot revoke app A's grants: A's entitlement is a 404, B's own finds no grant of A's user",
+    run: async () => {
+      expectSubscriptionError(
+        await call('RevokeEntitlement', { ...secret(b), params: { user_id: A_QUIET, entitlement_id: 'a_pro' } }),
+        404,
+        'ENTITLEMENT_NOT_FOUND',
+      );
+      const none = await ok(
+        call('RevokeEntitlement', { ...secret(b), params: { user_id: A_QUIET, entitlement_id: 'b_pro' } }),
+      );
+      expect(none.body).toEqual({ data: { revoked: false, grant: null } });
+    },
+  },
   ...bothVersions('CustomerInfo', (name) => ({
     does: "app B's sdk key cannot read app A's users' customer info: 403 naming A, 404 USER_NOT_FOUND for A's users, B's entitlements only",
     run: async () => {
@@ -946,6 +1008,7 @@ function anyParams(route: Route, appId: string): Record<string, string> {
   const values: Record<string, string> = {
     subscription_id: aSubs.active,
     user_id: A_QUIET,
+    entitlement_id: 'a_pro',
     type: 'device_info',
     platform: 'ios',
     app_id: appId,
@@ -986,6 +1049,7 @@ describe("tenant isolation: app B's keys against app A's data", () => {
       listCountCell(a.appId, {}).key,
       keys.revenue(a.appId, today, 'premium_monthly', 'USD'),
       keys.userProfile(a.appId, A_BUYER),
+      keys.grant(a.appId, A_QUIET, 'a_pro'),
       keys.reportedSession(a.appId, A_BUYER, A_SESSIONS[0]!),
       keys.reportedOrder(a.appId, A_ORDERS[0]!),
     ];

@@ -55,6 +55,11 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   ListWebhookDeliveries: LIST,
   // The delivery and the endpoint, the reset and the attempt's record; a 410 disables the endpoint.
   RedeliverWebhook: { table: [...AUTH, 'PutItem'] },
+  // The app's entitlements and the grant (GetItem), then one transaction: the grant (Put or Update), the profile (Update), the outbox item (Put).
+  GrantEntitlement: { table: [...AUTH, 'PutItem'] },
+  // Erasure: the marker (UpdateItem, GetItem, DeleteItem), the user's partitions and index (Query), their deletion (BatchWriteItem).
+  DeleteCustomer: { table: [...AUTH, 'Query', 'BatchWriteItem', 'DeleteItem'] },
+  RevokeEntitlement: { table: [...AUTH, 'PutItem'] },
   UpdateSubscription: { table: CHANGE },
   CancelSubscription: { table: CHANGE },
   RenewSubscription: { table: CHANGE },
@@ -108,8 +113,9 @@ export const WORKER_GRANTS: Record<string, Grants> = {
   },
   // Before expiring a store subscription that renews by itself it asks the store (credentials) and
   // applies the answer as a notification would (purchase read with BatchGetItem).
+  // It also carries on erasures under way (BatchWriteItem of the user's items, DeleteItem of the marker).
   'every minute: expiries and pause ends that are due': {
-    table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
+    table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem', 'DeleteItem'],
     storeSecrets: true,
   },
 };

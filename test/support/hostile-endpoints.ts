@@ -11,6 +11,7 @@
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { putEntitlements } from '../../lib/data/entitlements.js';
 import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
 import { createDelivery, replaceDelivery } from '../../lib/data/webhooks.js';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../lib/domain/subscription-state.js';
@@ -109,7 +110,8 @@ function alternativesOf(f: Fixture): Alternatives {
     name: ['feature_used', 'x'.repeat(128)],
     timestamp: [Date.now() + 2 * DAY, 946_684_799_000, Math.floor(Date.now() / 1000)],
     startTime: [Math.floor(Date.now() / 1000), 946_684_799, Date.now() + 2 * DAY],
-    duration: [0, 604_800, 604_801],
+    // A session's seconds, and a grant's ISO 8601 duration.
+    duration: [0, 604_800, 604_801, 'P0D', 'PT1S', 'P100Y', 'P101Y', 'P1.5D', '-P1D'],
     orderId: ['order-2', 'x'.repeat(256)],
     subscription_id: Object.values(f.subscriptions),
     app_id: [f.other.appId, 'app_0000000000000000'],
@@ -123,6 +125,7 @@ function alternativesOf(f: Fixture): Alternatives {
     // The last: a history cursor's shape, of a subscription that is not the one asked about.
     cursor: ['eyJ4IjoxfQ', 'AAAA', 'eyJzIjoic3ViX3giLCJ2IjoxfQ'],
     event_id: [f.deliveries.ofOtherApp, 'evt_000000000000000000000000'],
+    entitlement_id: ['pro', 'no_such_entitlement', '__proto__', 'PRO'],
   };
 }
 
@@ -167,6 +170,9 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   GetCustomer: () => ({ params: { user_id: OWNER } }),
   ListWebhookDeliveries: () => ({ query: { limit: '10', status: 'dead' } }),
   RedeliverWebhook: (f) => ({ params: { event_id: f.deliveries.dead } }),
+  DeleteCustomer: () => ({ params: { user_id: 'erased-user' } }),
+  GrantEntitlement: () => ({ params: { user_id: OWNER, entitlement_id: 'pro' }, body: { duration: 'P1M' } }),
+  RevokeEntitlement: () => ({ params: { user_id: OWNER, entitlement_id: 'pro' } }),
   UpdateSubscription: (f) => ({
     params: { subscription_id: f.subscriptions.active },
     body: { auto_renew: false, cancellation_reason: 'too expensive' },
@@ -536,6 +542,8 @@ export async function buildFixture(): Promise<Fixture> {
   const seed = async (status: SubscriptionStatus, owner = app, overrides: Partial<SubscriptionRecord> = {}) =>
     (await seedSubscription(owner.appId, { user_id: USER, status, ...overrides })).id;
   const now = Date.now();
+  // What the grant routes grant and revoke.
+  await putEntitlements(app.appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly'] }]);
   const owned = (await mint(app)).receipt_data;
   await verifyPurchase(app.appId, { platform: 'ios', receipt_data: owned, user_id: OWNER });
   const deadDelivery = async (owner: TestApp) => {

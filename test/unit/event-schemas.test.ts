@@ -26,8 +26,21 @@ const transferred = {
   },
 };
 
+const grantData = {
+  user_id: 'u-1',
+  entitlement_id: 'pro',
+  granted_at: '2026-01-01T00:00:00.000Z',
+  expires_at: '2026-02-01T00:00:00.000Z',
+};
+const granted = {
+  event: 'entitlement.granted',
+  timestamp: '2026-01-01T00:00:00.000Z',
+  data: { ...grantData, previous_expires_at: null },
+};
+const expired = { event: 'entitlement.expired', timestamp: '2026-02-01T00:00:10.000Z', data: grantData };
+
 describe('event schemas (webhook bodies and the bus detail)', () => {
-  it("the service publishes the spec's status change, the transfer and the six store-driven kinds", () => {
+  it("the service publishes the spec's status change, the transfer, the six store-driven kinds and the three of grants", () => {
     expect(EVENT_KINDS).toEqual([
       'subscription.status_changed',
       'subscription.transferred',
@@ -37,12 +50,17 @@ describe('event schemas (webhook bodies and the bus detail)', () => {
       'subscription.refunded',
       'subscription.refund_reversed',
       'subscription.product_changed',
+      'entitlement.granted',
+      'entitlement.revoked',
+      'entitlement.expired',
     ]);
   });
 
   it('accepts either kind, each with exactly its fields', () => {
     expect(eventPayload.parse(statusChanged)).toEqual(statusChanged);
     expect(eventPayload.parse(transferred)).toEqual(transferred);
+    expect(eventPayload.parse(granted)).toEqual(granted);
+    expect(eventPayload.parse(expired)).toEqual(expired);
     expect(
       busEventDetail.parse({
         app_id: 'app_0123456789abcdef',
@@ -68,6 +86,9 @@ describe('event schemas (webhook bodies and the bus detail)', () => {
     ],
     ['an event of another kind', { ...transferred, event: 'subscription.deleted' }],
     ['a transfer without a timestamp', { event: transferred.event, data: transferred.data }],
+    ['a grant without its previous end', { ...granted, data: grantData }],
+    ['an expiry with a previous end (only a grant has one)', { ...expired, data: granted.data }],
+    ['a grant naming a subscription', { ...expired, data: { ...grantData, subscription_id: 'sub_1' } }],
   ])('refuses %s', (_case, payload) => {
     expect(eventPayload.safeParse(payload).success).toBe(false);
   });

@@ -16,7 +16,7 @@ const SORT_KEY = `${AT}#evt_0123456789abcdef01234567`;
 const store = { subscription_id: SUB, user_id: 'u', product_id: 'p', expires_at: AT, auto_renew: true };
 
 describe('deliveredChange: the subscription an event is about, and what happened', () => {
-  it.each<[string, EventPayload, { subscription_id: string; change: string }]>([
+  it.each<[string, EventPayload, { subscription_id: string | null; change: string }]>([
     [
       'a status change',
       {
@@ -73,6 +73,17 @@ describe('deliveredChange: the subscription an event is about, and what happened
       } as EventPayload,
       { subscription_id: SUB, change: 'basic->pro' },
     ],
+    ...(['granted', 'revoked', 'expired'] as const).map(
+      (what): [string, EventPayload, { subscription_id: null; change: string }] => [
+        `an entitlement ${what}: about no subscription`,
+        {
+          event: `entitlement.${what}`,
+          timestamp: AT,
+          data: { user_id: 'user_9', entitlement_id: 'pro' },
+        } as EventPayload,
+        { subscription_id: null, change: `pro of user_9 ${what}` },
+      ],
+    ),
   ])('%s', (_name, payload, expected) => {
     expect(deliveredChange(payload)).toEqual(expected);
   });

@@ -1,0 +1,11 @@
+import { subscriptionsEndpoint } from '../../lib/http/endpoint.js';
+import { grantBody, grantParams } from '../../lib/schemas/entitlement.js';
+import { grantEntitlement } from '../../lib/services/grants.js';
+
+/** POST /v1/customers/{user_id}/entitlements/{entitlement_id}/grant: `{duration}` or `{expires_at}`; extends a running grant. */
+export const handler = subscriptionsEndpoint(
+  { params: grantParams, body: grantBody },
+  async ({ caller, params, body }) => ({
+    body: { data: await grantEntitlement(caller.appId, params.user_id, params.entitlement_id, body) },
+  }),
+);

@@ -1,0 +1,112 @@
+/**
+ * Erasure of a user (GDPR/CCPA), DELETE /v1/customers/{user_id}: the user's profile (attributes
+ * and custom properties are in it), activity, latest reports, grants, events, sessions and report
+ * history are deleted; their subscriptions are kept for the operator's revenue under an anonymous
+ * id. Bounded per call: a request deletes at most REQUEST_ERASURE_ITEMS items and answers what is
+ * left as under way; the expiry job continues every erasure under way (JOB_ERASURE_ITEMS per run).
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  claimErasure,
+  deleteFromPartition,
+  detachSubscription,
+  type ErasureMarker,
+  finishErasure,
+  getErasure,
+  saveErasureProgress,
+  startErasure,
+  subscriptionKeysOfUser,
+} from '../data/erasure.js';
+import { keys } from '../data/keys.js';
+import { addCounts, countDeleted, type ErasureCounts, NO_COUNTS, type UserPartition } from '../domain/erasure.js';
+import { processDueWork } from './due-work.js';
+
+/** Items a request deletes or detaches at most: about 40 BatchWriteItem requests, well inside the 10 s timeout. */
+export const REQUEST_ERASURE_ITEMS = 1000;
+/** Items a run of the job deletes per erasure at most: 1,000 BatchWriteItem requests, inside its 5 minutes. */
+export const JOB_ERASURE_ITEMS = 25_000;
+/** One Query page of keys, then its deletes. */
+const PAGE_ITEMS = 1000;
+const SUBSCRIPTION_PAGE = 100;
+
+export interface ErasureResult {
+  user_id: string;
+  /** `erased`: nothing of the user is left; `in_progress`: the job carries on (ask again for the counts). */
+  status: 'erased' | 'in_progress';
+  removed: ErasureCounts;
+}
+
+/** Detaches and deletes up to `budget` items; whether nothing is left. */
+async function eraseSome(marker: ErasureMarker, budget: number): Promise<{ removed: ErasureCounts; done: boolean }> {
+  const { app_id: appId, user_id: userId } = marker;
+  let remaining = budget;
+  let removed = NO_COUNTS;
+  while (remaining > 0) {
+    const limit = Math.min(remaining, SUBSCRIPTION_PAGE);
+    const subscriptions = await subscriptionKeysOfUser(appId, userId, limit);
+    for (const key of subscriptions)
+      if (await detachSubscription(key, appId, userId, marker.anonymous_id))
+        removed = addCounts(removed, { subscriptions_detached: 1 });
+    remaining -= subscriptions.length;
+    if (subscriptions.length < limit) break;
+  }
+  for (const [partition, pk] of Object.entries(keys.userPartitions(appId, userId)) as [UserPartition, string][]) {
+    for (;;) {
+      if (remaining <= 0) return { removed, done: false };
+      const page = await deleteFromPartition(pk, Math.min(remaining, PAGE_ITEMS));
+      removed = addCounts(removed, countDeleted(partition, page.sortKeys));
+      remaining -= page.sortKeys.length;
+      if (!page.more) break;
+    }
+  }
+  return { removed, done: true };
+}
+
+/** Carries a leased erasure on by up to `budget` items; done, its marker goes. */
+async function continueErasure(marker: ErasureMarker, budget: number, now: Date): Promise<ErasureResult> {
+  const { removed, done } = await eraseSome(marker, budget);
+  const total = addCounts(marker.removed, removed);
+  if (done) await finishErasure(marker);
+  else await saveErasureProgress(marker, total, now);
+  return { user_id: marker.user_id, status: done ? 'erased' : 'in_progress', removed: total };
+}
+
+/**
+ * Erases the user, or carries on their erasure under way. Idempotent: a user with nothing left
+ * (erased before, or never seen) is `erased` with zero counts. While another holder (the job, a
+ * concurrent request) works on it, answers its progress so far.
+ */
+export async function eraseCustomer(
+  appId: string,
+  userId: string,
+  budget = REQUEST_ERASURE_ITEMS,
+  now = new Date(),
+): Promise<ErasureResult> {
+  const fresh: ErasureMarker = {
+    app_id: appId,
+    user_id: userId,
+    anonymous_id: `erased_${randomBytes(12).toString('hex')}`,
+    removed: NO_COUNTS,
+    started_at: now.toISOString(),
+  };
+  const marker = (await startErasure(fresh, now)) ?? (await claimErasure(keys.erasure(appId, userId), now));
+  if (marker) return continueErasure(marker, budget, now);
+  const current = await getErasure(appId, userId);
+  return { user_id: userId, status: current ? 'in_progress' : 'erased', removed: current?.removed ?? NO_COUNTS };
+}
+
+export interface ErasureSweepResult {
+  examined: number;
+  erased: number;
+  failed: number;
+}
+
+/** The job's part: every erasure under way that no one holds is carried on, JOB_ERASURE_ITEMS at a time. */
+export async function continueErasures(now = new Date(), budget = JOB_ERASURE_ITEMS): Promise<ErasureSweepResult> {
+  let erased = 0;
+  const { examined, failed } = await processDueWork('ERA', now, { limit: 100, concurrency: 2 }, async (item) => {
+    const marker = await claimErasure({ pk: item.pk as string, sk: item.sk as string }, now);
+    if (marker && (await continueErasure(marker, budget, now)).status === 'erased') erased += 1;
+  });
+  return { examined, erased, failed };
+}

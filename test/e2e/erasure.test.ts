@@ -1,0 +1,121 @@
+/**
+ * Issue #16, deletion: DELETE /v1/customers/{user_id} over HTTP through the local gateway, for a
+ * user the mobile SDK reported (profile, attributes, custom properties, sessions, events, reports),
+ * who holds a grant and bought through the test store. Its own table, so a Scan shows that nothing
+ * of the user is left.
+ */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  process.env.TABLE_NAME = `erasure-e2e-${process.pid}`;
+});
+
+import { ddb, tableName } from '../../lib/data/client.js';
+import { putEntitlements } from '../../lib/data/entitlements.js';
+import { keys } from '../../lib/data/keys.js';
+import { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { createTestApp, PREMIUM_MONTHLY, type TestApp } from '../support/fixtures.js';
+import { type RequestOptions, useGateway } from '../support/http.js';
+import { mobileHeaders } from '../support/mobile.js';
+import { createOwnTable } from '../support/own-table.js';
+import { mintReceipt } from '../support/receipts.js';
+
+const { request } = useGateway();
+const USER = 'leaving-user';
+
+describe('erasure (DELETE /v1/customers/{user_id})', () => {
+  let app: TestApp;
+  let subscriptionId: string;
+
+  const server = (method: string, path: string, options: RequestOptions = {}) =>
+    request(method, path, { bearer: app.secretKey, ...options });
+  const sdk = async (method: string, path: string, body?: unknown) => {
+    const res = await request(method, path, { headers: mobileHeaders(app, USER), body });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  };
+  /** Every item that is the user's or names them. */
+  async function itemsOfUser(): Promise<string[]> {
+    const partitions: string[] = Object.values(keys.userPartitions(app.appId, USER));
+    const { Items = [] } = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true }));
+    return Items.filter(
+      (item) =>
+        partitions.includes(item.pk) ||
+        (item.app_id === app.appId && (item.user_id === USER || item.owner_user_id === USER)),
+    ).map((item) => `${item.pk} ${item.sk}`);
+  }
+
+  beforeAll(async () => {
+    await createOwnTable();
+    app = await createTestApp([PREMIUM_MONTHLY]);
+    await putEntitlements(app.appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly'] }]);
+    await sdk('PUT', '/users/attribute/update', { email: 'leaving@example.com', language: 'de' });
+    await sdk('POST', '/users/custom_properties/set', { properties: { tier: 'gold' } });
+    await sdk('POST', '/sessions/report', { sessionId: 's-1', startTime: Date.now() - 60_000, duration: 60 });
+    await sdk('POST', '/users/report/events', {
+      events: ['paywall', 'settings', 'export'].map((screen) => ({ eventName: 'screen_view', properties: { screen } })),
+    });
+    await sdk('POST', '/conversion/report', { conversionType: 'trial_started', value: 1 });
+    const granted = await server('POST', `${CUSTOMERS_BASE}/${USER}/entitlements/pro/grant`, {
+      body: { duration: 'P1M' },
+    });
+    expect(granted.status).toBe(200);
+    const { receipt_data } = await mintReceipt(app, { product: PREMIUM_MONTHLY });
+    const verified = await server('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+      body: { platform: 'ios', receipt_data, user_id: USER },
+    });
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    subscriptionId = verified.body.data.subscription_id;
+  });
+
+  it("removes the user's data, answers the counts, keeps the subscription anonymised; the events are gone from the table", async () => {
+    expect((await itemsOfUser()).some((key) => key.startsWith('EVENTS#'))).toBe(true);
+    const today = new Date().toISOString().slice(0, 10);
+    const revenue = () => server('GET', `${SUBSCRIPTIONS_BASE}/revenue?start_date=${today}&end_date=${today}`);
+    const revenueBefore = (await revenue()).body;
+
+    const res = await server('DELETE', `${CUSTOMERS_BASE}/${USER}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({
+      data: {
+        user_id: USER,
+        status: 'erased',
+        removed: {
+          // The profile (attributes and custom properties in it) and the activity of the event batch.
+          profile: 2,
+          events: 3,
+          sessions: 1,
+          // The conversion's history item.
+          reports: 1,
+          grants: 1,
+          subscriptions_detached: 1,
+        },
+      },
+    });
+    expect(await itemsOfUser()).toEqual([]);
+
+    expect((await server('GET', `${CUSTOMERS_BASE}/${USER}`)).body.error.code).toBe('CUSTOMER_NOT_FOUND');
+    const mobile = await request('GET', '/users/customer_info', { headers: mobileHeaders(app, USER) });
+    expect(mobile.body.code).toBe('USER_NOT_FOUND');
+    expect((await server('GET', `${SUBSCRIPTIONS_BASE}?user_id=${USER}`)).body.pagination.total).toBe(0);
+    const kept = await server('GET', `${SUBSCRIPTIONS_BASE}/${subscriptionId}`);
+    expect(kept.body.data).toMatchObject({ status: 'active', user_id: expect.stringMatching(/^erased_/) });
+    expect((await revenue()).body).toEqual(revenueBefore);
+  });
+
+  it('is idempotent: a second DELETE answers 200 with zero counts', async () => {
+    const res = await server('DELETE', `${CUSTOMERS_BASE}/${USER}`);
+    expect(res.body).toEqual({
+      data: {
+        user_id: USER,
+        status: 'erased',
+        removed: { profile: 0, events: 0, sessions: 0, reports: 0, grants: 0, subscriptions_detached: 0 },
+      },
+    });
+  });
+
+  it('a user id over 256 characters is a 400', async () => {
+    const res = await server('DELETE', `${CUSTOMERS_BASE}/${'u'.repeat(257)}`);
+    expect({ status: res.status, code: res.body.error.code }).toEqual({ status: 400, code: 'INVALID_PARAMETER' });
+  });
+});
