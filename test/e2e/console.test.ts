@@ -165,6 +165,20 @@ describe('the console in Chromium', () => {
     await page.getByTestId('subscription-detail').waitFor();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Subscription ${subscriptionIds[2]}`);
     expect(await page.getByTestId('subscription-detail').textContent()).toContain('cancelled');
+    // Its history as a timeline, newest first, as the API lists it.
+    const history = await request('GET', `${SUBSCRIPTIONS_BASE}/${subscriptionIds[2]}/history`, {
+      bearer: app.secretKey,
+    });
+    expect(history.body.data.map((e: { cause: string; action: string }) => `${e.cause} ${e.action}`)).toEqual([
+      'api cancel',
+      'verification create',
+    ]);
+    const entries = page.getByTestId('history').locator(':scope > li');
+    await expect.poll(() => entries.count()).toBe(2);
+    expect(await entries.nth(0).locator('strong').textContent()).toBe('API call');
+    expect(await entries.nth(0).textContent()).toContain('status: active → cancelled');
+    expect(await entries.nth(1).locator('strong').textContent()).toBe('Purchase verified');
+    expect(await entries.nth(1).textContent()).toContain('status: — → active');
     await expectAccessible();
     await screenshot('subscription');
   });

@@ -1,7 +1,33 @@
+import { useState } from 'preact/hooks';
 import { get, type SubscriptionDetail } from '../api';
 import { money, when } from '../format';
 import { href } from '../router';
-import { Show, useLoad } from '../ui';
+import { asApiError, Empty, ErrorMessage, Show, useLoad } from '../ui';
+
+/** One change of a subscription, as GET /v1/subscriptions/{id}/history lists it (docs/api.md#subscription-history). */
+interface HistoryEntry {
+  version: number;
+  at: string;
+  cause: string;
+  action: string | null;
+  notification_type: string | null;
+  changes: { field: string; from: unknown; to: unknown }[];
+}
+interface HistoryPage {
+  data: HistoryEntry[];
+  pagination: { limit: number; next_cursor: string | null };
+}
+
+const CAUSES: Record<string, string> = {
+  api: 'API call',
+  verification: 'Purchase verified',
+  store_notification: 'Store notification',
+  sweeper: 'Sweeper (the clock)',
+  unknown: 'Unknown cause',
+};
+
+const shown = (value: unknown): string =>
+  value === null || value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value);
 
 export function Subscription({ id }: { id: string }) {
   const loaded = useLoad(() => get<{ data: SubscriptionDetail }>(`/v1/subscriptions/${encodeURIComponent(id)}`), [id]);
@@ -44,6 +70,67 @@ export function Subscription({ id }: { id: string }) {
           </dl>
         )}
       </Show>
+      <h2>History</h2>
+      <History id={id} />
     </section>
+  );
+}
+
+/** The subscription's changes, newest first, as a timeline; older ones a page at a time. */
+function History({ id }: { id: string }) {
+  const path = `/v1/subscriptions/${encodeURIComponent(id)}/history`;
+  const first = useLoad(() => get<HistoryPage>(path, { limit: 20 }), [id]);
+  const [older, setOlder] = useState<HistoryEntry[]>([]);
+  const [cursor, setCursor] = useState<string | null | undefined>(undefined);
+  const [failure, setFailure] = useState<ReturnType<typeof asApiError> | undefined>();
+  return (
+    <Show loaded={first} what="the history">
+      {(page) => {
+        const entries = [...page.data, ...older];
+        const next = cursor === undefined ? page.pagination.next_cursor : cursor;
+        if (entries.length === 0) return <Empty>No change recorded yet (changes show within a second or so).</Empty>;
+        return (
+          <>
+            <ol class="timeline" data-testid="history">
+              {entries.map((entry) => (
+                <li key={entry.version}>
+                  <time dateTime={entry.at}>{when(entry.at)}</time>
+                  <strong>{CAUSES[entry.cause] ?? entry.cause}</strong>
+                  {entry.action ? ` — ${entry.action}` : ''}
+                  {entry.notification_type ? ` (${entry.notification_type})` : ''}
+                  {entry.changes.length > 0 && (
+                    <ul>
+                      {entry.changes.map((change) => (
+                        <li key={change.field}>
+                          {change.field}: {shown(change.from)} → {shown(change.to)}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </li>
+              ))}
+            </ol>
+            {failure && <ErrorMessage error={failure} />}
+            {next && (
+              <button
+                type="button"
+                onClick={async () => {
+                  try {
+                    const more = await get<HistoryPage>(path, { limit: 20, cursor: next });
+                    setOlder([...older, ...more.data]);
+                    setCursor(more.pagination.next_cursor);
+                    setFailure(undefined);
+                  } catch (error) {
+                    setFailure(asApiError(error));
+                  }
+                }}
+              >
+                Older changes
+              </button>
+            )}
+          </>
+        );
+      }}
+    </Show>
   );
 }
