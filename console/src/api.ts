@@ -90,49 +90,15 @@ export async function request<T>(
 export const get = <T>(path: string, query?: Query) => request<T>('GET', withQuery(path, query));
 export const post = <T>(path: string, body?: unknown) => request<T>('POST', path, { body });
 
-// --- The API's shapes, as the console reads them -------------------------------------------------
-export interface Pagination {
-  page: number;
-  limit: number;
-  total: number;
-  pages: number;
-}
-export interface SubscriptionItem {
-  id: string;
-  user_id: string;
-  product_id: string;
-  platform: string;
-  status: string;
-  price: number;
-  currency: string;
-  started_at: string;
-  expires_at: string;
-  auto_renew: boolean;
-  trial_period: boolean;
-  created_at: string;
-}
-export interface SubscriptionDetail extends SubscriptionItem {
-  trial_expires_at: string | null;
-  updated_at: string;
-  product_info?: { name?: string; description?: string };
-  [field: string]: unknown;
-}
-export interface Product {
-  id: string;
-  name: string;
-  description: string;
-  price: number;
-  currency: string;
-  billing_period: string;
-  trial_period_days: number;
-  features: string[];
-  platforms: string[];
-  active: boolean;
-}
-export interface RevenueStatistics {
-  total_revenue: number;
-  currency: string;
-  period: { start: string; end: string };
-  breakdown: { date: string; revenue: number; subscriptions: number; new_subscriptions: number; renewals: number }[];
-  products: { product_id: string; revenue: number; percentage: number }[];
-}
+// --- The API's shapes: the zod schemas' types in lib/schemas (types only: nothing of lib/ is bundled) ---
+export type { DeliveryView as Delivery } from '../../lib/domain/webhook-deliveries';
+export type { CustomerInfo } from '../../lib/schemas/entitlement';
+export type { Product } from '../../lib/schemas/product';
+export type { RevenueStatistics } from '../../lib/schemas/responses';
+export type {
+  Pagination,
+  SubscriptionDetail,
+  SubscriptionListItem as SubscriptionItem,
+} from '../../lib/schemas/subscription';
+export type { HistoryEntry, HistoryPagination } from '../../lib/schemas/subscription-history';
+export type { DeliveryPagination } from '../../lib/schemas/webhook';

@@ -33,3 +33,5 @@ export const historyPaginationSchema = /* @__PURE__ */ define(() =>
     next_cursor: z.nullable(z.string()),
   }),
 );
+export type HistoryEntry = z.infer<typeof historyEntrySchema>;
+export type HistoryPagination = z.infer<typeof historyPaginationSchema>;

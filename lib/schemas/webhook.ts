@@ -50,3 +50,4 @@ export const deliveryPaginationSchema = /* @__PURE__ */ define(() =>
     next_cursor: z.nullable(z.string()),
   }),
 );
+export type DeliveryPagination = z.infer<typeof deliveryPaginationSchema>;

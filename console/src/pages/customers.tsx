@@ -1,24 +1,8 @@
 import { useState } from 'preact/hooks';
-import { get, type SubscriptionItem } from '../api';
+import { type CustomerInfo, get } from '../api';
 import { when } from '../format';
 import { href } from '../router';
 import { Empty, ErrorMessage, Show, useLoad } from '../ui';
-
-interface EntitlementState {
-  active: boolean;
-  product_id: string | null;
-  expires_at: string | null;
-  will_renew: boolean;
-  period_type: string | null;
-  store: string | null;
-}
-interface CustomerInfo {
-  user_id: string;
-  entitlements: Record<string, EntitlementState>;
-  subscriptions: SubscriptionItem[];
-  first_seen_at: string | null;
-  last_seen_at: string | null;
-}
 
 export function Customers({ userId }: { userId: string | undefined }) {
   const [draft, setDraft] = useState(userId ?? '');

@@ -1,21 +1,12 @@
 import { useState } from 'preact/hooks';
-import { get, type SubscriptionDetail } from '../api';
+import { get, type HistoryEntry, type HistoryPagination, type SubscriptionDetail } from '../api';
 import { money, when } from '../format';
 import { href } from '../router';
 import { asApiError, Empty, ErrorMessage, Show, useLoad } from '../ui';
 
-/** One change of a subscription, as GET /v1/subscriptions/{id}/history lists it (docs/api.md#subscription-history). */
-interface HistoryEntry {
-  version: number;
-  at: string;
-  cause: string;
-  action: string | null;
-  notification_type: string | null;
-  changes: { field: string; from: unknown; to: unknown }[];
-}
 interface HistoryPage {
   data: HistoryEntry[];
-  pagination: { limit: number; next_cursor: string | null };
+  pagination: HistoryPagination;
 }
 
 const CAUSES: Record<string, string> = {

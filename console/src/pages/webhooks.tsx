@@ -1,26 +1,12 @@
 import { useState } from 'preact/hooks';
-import { get, post } from '../api';
+import { type Delivery, type DeliveryPagination, get, post } from '../api';
 import { when } from '../format';
 import { href } from '../router';
 import { asApiError, Empty, ErrorMessage, Show, useLoad } from '../ui';
 
-/** A webhook delivery as GET /v1/webhooks/deliveries lists it (docs/api.md#webhook-deliveries). */
-interface Delivery {
-  event_id: string;
-  event: string;
-  subscription_id: string | null;
-  change: string | null;
-  status: string;
-  attempts: number;
-  next_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  redelivered_at: string | null;
-  created_at: string;
-}
 interface DeliveryPage {
   data: Delivery[];
-  pagination: { limit: number; next_cursor: string | null };
+  pagination: DeliveryPagination;
 }
 
 const STATUSES = ['pending', 'delivered', 'dead', 'endpoint_disabled', 'no_endpoint', 'filtered'];
