@@ -1,7 +1,7 @@
 /** The whole backend in one stack, composed of a construct per concern. */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { readConsoleOrigins } from '../lib/core/config.js';
+import { readConsoleOrigins } from '../lib/http/cors.js';
 import { Api } from './constructs/api.js';
 import { OperatorConsole } from './constructs/console.js';
 import { DataStore } from './constructs/data.js';

@@ -55,11 +55,6 @@ export interface Config {
   eventRetentionDays: number;
   /** Requests per minute per API key, by the key's tier (RATE_LIMIT_<TIER>_PER_MINUTE). */
   rateLimits: Record<RateLimitTier, number>;
-  /**
-   * Origins whose pages may call the subscription API from a browser (CORS): the console's
-   * (CONSOLE_ORIGINS, comma-separated; none by default; never `*`).
-   */
-  consoleOrigins: readonly string[];
 }
 
 /** The environment variable that sets a tier's limit, e.g. RATE_LIMIT_PREMIUM_PER_MINUTE. */
@@ -99,24 +94,6 @@ function readEntitlementsCacheTtl(env: NodeJS.ProcessEnv): number {
   return value;
 }
 
-/** `https://host[:port]` or `http://host[:port]`: an origin as browsers send it, nothing more. */
-const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/;
-
-export function readConsoleOrigins(raw: string | undefined): string[] {
-  const origins = (raw ?? '')
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter(Boolean);
-  for (const origin of origins) {
-    if (!ORIGIN.test(origin)) {
-      throw new Error(
-        `CONSOLE_ORIGINS must list origins such as https://console.example.com (no path, no "*"), got "${origin}"`,
-      );
-    }
-  }
-  return origins;
-}
-
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const tableName = env.TABLE_NAME || (inLambda ? undefined : DEFAULT_TABLE_NAME);
@@ -146,7 +123,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         readNonNegativeInt(env, rateLimitVariable(tier), DEFAULT_RATE_LIMITS[tier]),
       ]),
     ) as Record<RateLimitTier, number>,
-    consoleOrigins: readConsoleOrigins(env.CONSOLE_ORIGINS),
   };
 }
 

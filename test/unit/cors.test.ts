@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readConsoleOrigins } from '../../lib/core/config.js';
-import { corsHeaders, preflightHeaders } from '../../lib/http/cors.js';
+import { corsHeaders, preflightHeaders, readConsoleOrigins } from '../../lib/http/cors.js';
 
 const CONSOLE = 'https://d111.cloudfront.net';
 
