@@ -86,10 +86,11 @@ try {
   const { announcedEvents, subscriptionEventsOf } = await import('../lib/events/outbox.js');
   const { EVENT_SOURCE, STATUS_CHANGED } = await import('../lib/events/schemas.js');
   const { newSubscriptionId, sha256Hex } = await import('../lib/core/ids.js');
-  const { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
+  const { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE, WEBHOOKS_BASE } = await import('../lib/routes.js');
   const { pauseSubscription } = await import('../lib/services/subscriptions.js');
   const { putStoreSettings } = await import('../lib/stores/settings.js');
   const { deliverStatusChange } = await import('../lib/services/webhook-delivery.js');
+  const { grantEntitlement } = await import('../lib/services/grants.js');
   const { createTestApp, PREMIUM_MONTHLY } = await import('../test/support/fixtures.js');
   const { mobileHeaders } = await import('../test/support/mobile.js');
   const { buildSubscription, seedSubscription } = await import('../test/support/subscriptions.js');
@@ -235,6 +236,13 @@ try {
     },
     check: ok,
   });
+  /** A request of the subscription API (Bearer secret key) to the route named, at `path` under /v1/customers. */
+  const customer = (route: string, path: string, body?: unknown) =>
+    proxyEvent(routeNamed(route), {
+      path: `${CUSTOMERS_BASE}${path}`,
+      headers: { authorization: `Bearer ${app.secretKey}` },
+      body,
+    });
   /** A request of the mobile API (the SDK's headers) to the route named, at `path`. */
   const mobile = (route: string, path: string, body: (run: number, user: string) => unknown): Scenario => ({
     event: async (run) =>
@@ -287,6 +295,56 @@ try {
         const { user_id } = await seedSubscription(app.appId, { user_id: `cold-customer-${run}` });
         return proxyEvent(routeNamed('GetCustomer'), {
           path: `${CUSTOMERS_BASE}/${user_id}`,
+          headers: { authorization: `Bearer ${app.secretKey}` },
+        });
+      },
+      check: ok,
+    },
+    // An operator opening a subscription's history (entries written by the aggregator's settle above or not: a 200 either way).
+    'functions/subscriptions/history.ts': {
+      event: async () => sub('GetSubscriptionHistory', `/${detailOf.id}/history`),
+      check: ok,
+    },
+    // Support granting a month of Pro to a user (a new customer each run).
+    'functions/subscriptions/customer-grant.ts': {
+      event: async (run) =>
+        customer('GrantEntitlement', `/cold-grant-${run}/entitlements/pro/grant`, { duration: 'P1M' }),
+      check: ok,
+    },
+    // ... and revoking a running grant.
+    'functions/subscriptions/customer-revoke.ts': {
+      async event(run) {
+        await grantEntitlement(app.appId, `cold-revoke-${run}`, 'pro', { duration: 'P1M' });
+        return customer('RevokeEntitlement', `/cold-revoke-${run}/entitlements/pro/revoke`);
+      },
+      check: ok,
+    },
+    // Erasing a subscriber: the profile and grant removed, the subscription detached.
+    'functions/subscriptions/customer-delete.ts': {
+      async event(run) {
+        const { user_id } = await seedSubscription(app.appId, { user_id: `cold-erase-${run}` });
+        await grantEntitlement(app.appId, user_id, 'pro', { duration: 'P1M' });
+        return customer('DeleteCustomer', `/${user_id}`);
+      },
+      check: ok,
+    },
+    // The console's webhooks page: the app's latest deliveries (DeliverWebhook's runs made some).
+    'functions/webhooks/deliveries.ts': {
+      event: async () =>
+        proxyEvent(routeNamed('ListWebhookDeliveries'), {
+          path: `${WEBHOOKS_BASE}/deliveries`,
+          headers: { authorization: `Bearer ${app.secretKey}` },
+          query: { limit: '20' },
+        }),
+      check: ok,
+    },
+    // Redelivering an event whose delivery is recorded, to the endpoint that answers 2xx.
+    'functions/webhooks/redeliver.ts': {
+      async event() {
+        const change = statusChange(app.appId);
+        await deliverStatusChange(change);
+        return proxyEvent(routeNamed('RedeliverWebhook'), {
+          path: `${WEBHOOKS_BASE}/deliveries/${change.event_id}/redeliver`,
           headers: { authorization: `Bearer ${app.secretKey}` },
         });
       },

@@ -35,7 +35,7 @@ try {
   const { mobileHeaders } = await import('../test/support/mobile.js');
   const { EVENT_LIMITS } = await import('../lib/domain/events.js');
   const { ddb, tableName } = await import('../lib/data/client.js');
-  const { keys } = await import('../lib/data/keys.js');
+  const { keys, reportKeys } = await import('../lib/data/keys.js');
   const { QueryCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
   if (BATCHES.at(-1) !== EVENT_LIMITS.maxEvents) throw new Error('the largest batch must be EVENT_LIMITS.maxEvents');
 
@@ -109,7 +109,7 @@ try {
         new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.reportedEvent(app.appId, user, '').pk },
+          ExpressionAttributeValues: { ':pk': reportKeys.reportedEvent(app.appId, user, '').pk },
           Select: 'COUNT',
           ExclusiveStartKey,
         }),
@@ -124,7 +124,10 @@ try {
   /** The size of a stored event item by DynamoDB's rules (attribute names and values). */
   const storedBytes = async (eventId: string) => {
     const { Item } = await raw.send(
-      new GetItemCommand({ TableName: tableName, Key: marshall(keys.reportedEvent(app.appId, user, `id:${eventId}`)) }),
+      new GetItemCommand({
+        TableName: tableName,
+        Key: marshall(reportKeys.reportedEvent(app.appId, user, `id:${eventId}`)),
+      }),
     );
     if (!Item) throw new Error(`event ${eventId} is not stored`);
     return itemSize(Item);

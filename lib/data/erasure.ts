@@ -9,7 +9,7 @@ import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamod
 import { type ErasureCounts, NO_COUNTS } from '../domain/erasure.js';
 import { batchWriteAll, getConsistent } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { dueAttributes, keys, type TableKey } from './keys.js';
+import { dueAttributes, erasureKey, keys, type TableKey } from './keys.js';
 import { TABLE } from './table.js';
 import { updateExpression } from './update-expression.js';
 
@@ -41,7 +41,7 @@ const dueAt = (key: TableKey, at: Date, now: Date) => dueAttributes('ERA', at.to
 const leaseUntil = (now: Date) => new Date(now.getTime() + LEASE_MS);
 
 export async function getErasure(appId: string, userId: string): Promise<ErasureMarker | undefined> {
-  const item = await getConsistent(keys.erasure(appId, userId));
+  const item = await getConsistent(erasureKey(appId, userId));
   return item ? toMarker(item) : undefined;
 }
 
@@ -74,7 +74,7 @@ export async function claimErasure(key: TableKey, now: Date): Promise<ErasureMar
 
 /** Starts an erasure, leased to the caller; undefined when one is under way already (claim it instead). */
 export async function startErasure(marker: ErasureMarker, now: Date): Promise<ErasureMarker | undefined> {
-  const key = keys.erasure(marker.app_id, marker.user_id);
+  const key = erasureKey(marker.app_id, marker.user_id);
   try {
     await ddb.send(
       new UpdateCommand({
@@ -100,7 +100,7 @@ export async function startErasure(marker: ErasureMarker, now: Date): Promise<Er
 
 /** Records what was removed so far and releases the lease: the job (or the next request) goes on. */
 export async function saveErasureProgress(marker: ErasureMarker, removed: ErasureCounts, now: Date): Promise<void> {
-  const key = keys.erasure(marker.app_id, marker.user_id);
+  const key = erasureKey(marker.app_id, marker.user_id);
   await ddb.send(
     new UpdateCommand({
       TableName: tableName,
@@ -111,7 +111,7 @@ export async function saveErasureProgress(marker: ErasureMarker, removed: Erasur
 }
 
 export async function finishErasure(marker: ErasureMarker): Promise<void> {
-  await ddb.send(new DeleteCommand({ TableName: tableName, Key: keys.erasure(marker.app_id, marker.user_id) }));
+  await ddb.send(new DeleteCommand({ TableName: tableName, Key: erasureKey(marker.app_id, marker.user_id) }));
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Grants of entitlements, one item per user and entitlement in the user's partition
- * (keys.grant). Every change writes the grant and its event's outbox item in one transaction,
+ * (grantKey). Every change writes the grant and its event's outbox item in one transaction,
  * conditioned on the version read; a grant that runs is in the due index (kind GRT) at its
  * expires_at, for the sweeper.
  */
@@ -9,7 +9,7 @@ import { grantOutboxItem } from '../events/outbox.js';
 import type { GrantEventPayload } from '../events/schemas.js';
 import { getConsistent } from './batch.js';
 import { type TransactItem, tableName } from './client.js';
-import { dueAttributes, keys, type TableKey } from './keys.js';
+import { dueAttributes, grantKey, keys, type TableKey } from './keys.js';
 import { transactWrite } from './transactions.js';
 import { cancellationReasonsOf } from './unavailable.js';
 import { updateExpression } from './update-expression.js';
@@ -39,7 +39,7 @@ export async function getGrantAt(key: TableKey): Promise<StoredGrant | undefined
 }
 
 export const getGrant = (appId: string, userId: string, entitlementId: string) =>
-  getGrantAt(keys.grant(appId, userId, entitlementId));
+  getGrantAt(grantKey(appId, userId, entitlementId));
 
 /** Another write changed the grant since it was read: the caller reads it again. */
 export class GrantChangedError extends Error {
@@ -90,7 +90,7 @@ export async function putGrant(
   event: GrantEventPayload,
   now: Date,
 ): Promise<void> {
-  const key = keys.grant(grant.app_id, grant.user_id, grant.entitlement_id);
+  const key = grantKey(grant.app_id, grant.user_id, grant.entitlement_id);
   const { app_id, user_id } = grant;
   await writeWithEvent(
     {
@@ -131,7 +131,7 @@ export async function endGrant(ended: StoredGrant, event: GrantEventPayload, now
     {
       Update: {
         TableName: tableName,
-        Key: keys.grant(app_id, user_id, entitlement_id),
+        Key: grantKey(app_id, user_id, entitlement_id),
         ...updateExpression({
           set: { expires_at, ended_at, end_reason, version, updated_at: now.toISOString() },
           remove: ['due_pk', 'due_sk'],

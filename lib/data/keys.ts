@@ -87,11 +87,6 @@ export const keys = {
     pk: `SUB#${appId}#${subscriptionId}`,
     sk: `TRANSFER#${transferredAt}#${eventId}`,
   }),
-  /** One change of the subscription (its write's version), written from the table's stream. */
-  subscriptionHistory: (appId: string, subscriptionId: string, version: number): TableKey => ({
-    pk: `HISTORY#${appId}#${subscriptionId}`,
-    sk: `${HISTORY_SK_PREFIX}${String(version).padStart(10, '0')}`,
-  }),
   transaction: (appId: string, transactionId: string): TableKey => ({ pk: `TXN#${appId}#${transactionId}`, sk: 'TXN' }),
   /**
    * A store purchase (original transaction / purchase token) belongs to one user of one app: kept
@@ -112,19 +107,6 @@ export const keys = {
   storeNotification: (appId: string, store: string, notificationId: string): TableKey => ({
     pk: `NOTIFICATION#${appId}#${store}#${notificationId}`,
     sk: 'NOTIFICATION',
-  }),
-  reportedEvent: (appId: string, userId: string, eventKey: string): TableKey => ({
-    pk: `EVENTS#${appId}#${userId}`,
-    sk: `EVT#${eventKey}`,
-  }),
-  reportedSession: (appId: string, userId: string, sessionId: string): TableKey => ({
-    pk: `SESSIONS#${appId}#${userId}`,
-    sk: sessionId,
-  }),
-  reportedOrder: (appId: string, orderId: string): TableKey => ({ pk: `ORDER#${appId}#${orderId}`, sk: 'ORDER' }),
-  reportHistory: (appId: string, userId: string, kind: string, receivedAt: string, id: string): TableKey => ({
-    pk: `REPORTS#${appId}#${userId}`,
-    sk: `${kind}#${receivedAt}#${id}`,
   }),
   revenue: (appId: string, day: string, productId: string, currency: string): TableKey => ({
     pk: `REV#${appId}#${day.slice(0, 7)}`,
@@ -152,33 +134,62 @@ export const keys = {
    */
   userActivity: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'ACTIVITY' }),
   userFeatures: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'FEATURES' }),
+  /** Partition of the subscriptionsOfUser index. */
+  userSubscriptions: (appId: string, userId: string): string => `${appId}#${userId}`,
+};
+
+/** Keys of what the mobile API's reports write (events, sessions, orders, reports): only the reporting functions carry them. */
+export const reportKeys = {
+  reportedEvent: (appId: string, userId: string, eventKey: string): TableKey => ({
+    pk: `EVENTS#${appId}#${userId}`,
+    sk: `EVT#${eventKey}`,
+  }),
+  reportedSession: (appId: string, userId: string, sessionId: string): TableKey => ({
+    pk: `SESSIONS#${appId}#${userId}`,
+    sk: sessionId,
+  }),
+  reportedOrder: (appId: string, orderId: string): TableKey => ({ pk: `ORDER#${appId}#${orderId}`, sk: 'ORDER' }),
+  reportHistory: (appId: string, userId: string, kind: string, receivedAt: string, id: string): TableKey => ({
+    pk: `REPORTS#${appId}#${userId}`,
+    sk: `${kind}#${receivedAt}#${id}`,
+  }),
   /** The latest body a user reported to /report/{type}, next to the profile. */
   latestReport: (appId: string, userId: string, type: string): TableKey => ({
     pk: `USER#${appId}#${userId}`,
     sk: `REPORT#${type}`,
   }),
-  /**
-   * A user's grant of an entitlement. `GRANT#` sorts between `ACTIVITY` and `PROFILE`, so the one
-   * Query that reads the profile (readUserItems) reads the user's grants too.
-   */
-  grant: (appId: string, userId: string, entitlementId: string): TableKey => ({
-    pk: `USER#${appId}#${userId}`,
-    sk: `GRANT#${entitlementId}`,
-  }),
-  /** An erasure of the user that is under way (DELETE /v1/customers/{user_id}): deleted when it is done. */
-  erasure: (appId: string, userId: string): TableKey => ({ pk: `ERASURE#${appId}#${userId}`, sk: 'ERASURE' }),
-  /** Every partition that holds this user's data and nothing else: an erasure deletes them whole. */
-  userPartitions: (appId: string, userId: string) =>
-    ({
-      user: `USER#${appId}#${userId}`,
-      events: `EVENTS#${appId}#${userId}`,
-      sessions: `SESSIONS#${appId}#${userId}`,
-      reports: `REPORTS#${appId}#${userId}`,
-      rate_limit: `RATE#${appId}#${userId}`,
-    }) as const,
-  /** Partition of the subscriptionsOfUser index. */
-  userSubscriptions: (appId: string, userId: string): string => `${appId}#${userId}`,
 };
+
+// Keys of the items only history, grants and erasure use, kept out of `keys` so that the bundles
+// of the functions that never touch them (most) need not carry them (bundle-sizes.test.ts).
+
+/** One change of the subscription (its write's version), written from the table's stream. */
+export const historyKey = (appId: string, subscriptionId: string, version: number): TableKey => ({
+  pk: `HISTORY#${appId}#${subscriptionId}`,
+  sk: `${HISTORY_SK_PREFIX}${String(version).padStart(10, '0')}`,
+});
+/**
+ * A user's grant of an entitlement. `GRANT#` sorts between `ACTIVITY` and `PROFILE`, so the one
+ * Query that reads the profile (readUserItems) reads the user's grants too.
+ */
+export const grantKey = (appId: string, userId: string, entitlementId: string): TableKey => ({
+  pk: `USER#${appId}#${userId}`,
+  sk: `GRANT#${entitlementId}`,
+});
+/** An erasure of the user that is under way (DELETE /v1/customers/{user_id}): deleted when it is done. */
+export const erasureKey = (appId: string, userId: string): TableKey => ({
+  pk: `ERASURE#${appId}#${userId}`,
+  sk: 'ERASURE',
+});
+/** Every partition that holds this user's data and nothing else: an erasure deletes them whole. */
+export const userPartitionsOf = (appId: string, userId: string) =>
+  ({
+    user: `USER#${appId}#${userId}`,
+    events: `EVENTS#${appId}#${userId}`,
+    sessions: `SESSIONS#${appId}#${userId}`,
+    reports: `REPORTS#${appId}#${userId}`,
+    rate_limit: `RATE#${appId}#${userId}`,
+  }) as const;
 
 export type FacetValues = Partial<Record<ListFacet, string>>;
 

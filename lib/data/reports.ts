@@ -9,7 +9,7 @@ import { config } from '../core/config.js';
 import type { NormalizedEvent } from '../domain/events.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { keys } from './keys.js';
+import { keys, reportKeys } from './keys.js';
 import { profileTouch } from './profiles.js';
 import { cancellationReasonsOf } from './unavailable.js';
 import { updateExpression } from './update-expression.js';
@@ -33,7 +33,7 @@ export const FEATURE_USED = 'feature_used';
 function eventItem(context: ReportContext, event: NormalizedEvent, now: Date): Record<string, unknown> {
   const timestamp = Date.parse(event.timestamp);
   return {
-    ...keys.reportedEvent(context.appId, event.user, event.key),
+    ...reportKeys.reportedEvent(context.appId, event.user, event.key),
     name: event.name,
     ...(event.session_id !== null ? { session_id: event.session_id } : {}),
     ...(timestamp !== now.getTime() ? { timestamp } : {}),
@@ -130,7 +130,7 @@ export async function storeSession(
 ): Promise<{ counted: boolean }> {
   const counted = await putOnce(
     {
-      ...keys.reportedSession(context.appId, userId, session.sessionId),
+      ...reportKeys.reportedSession(context.appId, userId, session.sessionId),
       type: 'reported_session',
       session_id: session.sessionId,
       start_time: new Date(session.startTime).toISOString(),
@@ -210,7 +210,7 @@ export async function appendReport(
           Put: {
             TableName: tableName,
             Item: {
-              ...keys.reportHistory(context.appId, userId, kind, receivedAt, randomBytes(6).toString('hex')),
+              ...reportKeys.reportHistory(context.appId, userId, kind, receivedAt, randomBytes(6).toString('hex')),
               type: 'report',
               ...report,
               ttl: expiry(now),
@@ -225,7 +225,7 @@ export async function appendReport(
                 Put: {
                   TableName: tableName,
                   Item: {
-                    ...keys.latestReport(context.appId, userId, options.keepLatestOfType),
+                    ...reportKeys.latestReport(context.appId, userId, options.keepLatestOfType),
                     type: 'latest_report',
                     app_id: context.appId,
                     user_id: userId,
@@ -257,7 +257,7 @@ export async function storeOrder(
 ): Promise<{ recorded: boolean }> {
   const recorded = await putOnce(
     {
-      ...keys.reportedOrder(context.appId, order.orderId),
+      ...reportKeys.reportedOrder(context.appId, order.orderId),
       type: 'reported_order',
       order_id: order.orderId,
       product_id: order.productId,

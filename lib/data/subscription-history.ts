@@ -3,7 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { HistoryEntry } from '../domain/subscription-history.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { ddb, tableName } from './client.js';
-import { keys } from './keys.js';
+import { historyKey } from './keys.js';
 import { withoutKeys } from './table.js';
 
 export interface SubscriptionHistoryEntry {
@@ -20,7 +20,7 @@ export interface SubscriptionHistoryEntry {
 export async function putHistoryEntries(entries: readonly SubscriptionHistoryEntry[]): Promise<void> {
   const items = new Map<string, Record<string, unknown>>();
   for (const { appId, subscriptionId, entry } of entries) {
-    const key = keys.subscriptionHistory(appId, subscriptionId, entry.version);
+    const key = historyKey(appId, subscriptionId, entry.version);
     items.set(`${key.pk}\n${key.sk}`, { ...key, type: 'history', ...entry });
   }
   await batchWriteAll([...items.values()].map(putRequest));
@@ -38,14 +38,13 @@ export async function queryHistory(
   subscriptionId: string,
   options: { limit: number; before?: number | undefined },
 ): Promise<HistoryPage> {
-  const start =
-    options.before === undefined ? undefined : keys.subscriptionHistory(appId, subscriptionId, options.before);
+  const start = options.before === undefined ? undefined : historyKey(appId, subscriptionId, options.before);
   const { Items = [] } = await ddb.send(
     new QueryCommand({
       TableName: tableName,
       // The partition holds history entries only: its sort keys are the versions.
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.subscriptionHistory(appId, subscriptionId, 0).pk },
+      ExpressionAttributeValues: { ':pk': historyKey(appId, subscriptionId, 0).pk },
       ExclusiveStartKey: start,
       ScanIndexForward: false,
       // One more than the page: whether an older page follows is then known without reading it.

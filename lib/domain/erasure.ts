@@ -9,7 +9,7 @@ export const ERASED_KINDS = ['profile', 'events', 'sessions', 'reports', 'grants
 export type ErasedKind = (typeof ERASED_KINDS)[number];
 export type ErasureCounts = Record<ErasedKind, number>;
 
-/** The user's own partitions (keys.userPartitions), by name. */
+/** The user's own partitions (userPartitionsOf), by name. */
 export type UserPartition = 'user' | 'events' | 'sessions' | 'reports' | 'rate_limit';
 
 export const NO_COUNTS: ErasureCounts = Object.fromEntries(ERASED_KINDS.map((kind) => [kind, 0])) as ErasureCounts;

@@ -17,7 +17,7 @@ import {
   startErasure,
   subscriptionKeysOfUser,
 } from '../data/erasure.js';
-import { keys } from '../data/keys.js';
+import { erasureKey, userPartitionsOf } from '../data/keys.js';
 import { addCounts, countDeleted, type ErasureCounts, NO_COUNTS, type UserPartition } from '../domain/erasure.js';
 import { processDueWork } from './due-work.js';
 
@@ -50,7 +50,7 @@ async function eraseSome(marker: ErasureMarker, budget: number): Promise<{ remov
     remaining -= subscriptions.length;
     if (subscriptions.length < limit) break;
   }
-  for (const [partition, pk] of Object.entries(keys.userPartitions(appId, userId)) as [UserPartition, string][]) {
+  for (const [partition, pk] of Object.entries(userPartitionsOf(appId, userId)) as [UserPartition, string][]) {
     for (;;) {
       if (remaining <= 0) return { removed, done: false };
       const page = await deleteFromPartition(pk, Math.min(remaining, PAGE_ITEMS));
@@ -89,7 +89,7 @@ export async function eraseCustomer(
     removed: NO_COUNTS,
     started_at: now.toISOString(),
   };
-  const marker = (await startErasure(fresh, now)) ?? (await claimErasure(keys.erasure(appId, userId), now));
+  const marker = (await startErasure(fresh, now)) ?? (await claimErasure(erasureKey(appId, userId), now));
   if (marker) return continueErasure(marker, budget, now);
   const current = await getErasure(appId, userId);
   return { user_id: userId, status: current ? 'in_progress' : 'erased', removed: current?.removed ?? NO_COUNTS };

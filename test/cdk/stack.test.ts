@@ -451,8 +451,10 @@ describe('the CDK stack', () => {
   });
 
   it("stays under CloudFormation's 500 resources, with room for more routes: no test-invoke permissions", () => {
+    // 434 with 41 functions: about 6 more per route. Past 450, split the stack (nested stacks)
+    // before a deploy fails at CloudFormation's limit.
     const count = Object.keys(resources).length;
-    expect(count).toBeLessThanOrEqual(420);
+    expect(count).toBeLessThanOrEqual(450);
     for (const [id, permission] of ofType('AWS::Lambda::Permission')) {
       expect(JSON.stringify(permission.Properties.SourceArn ?? ''), id).not.toContain('test-invoke-stage');
     }

@@ -13,7 +13,7 @@ vi.hoisted(() => {
 
 import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
-import { keys } from '../../lib/data/keys.js';
+import { userPartitionsOf } from '../../lib/data/keys.js';
 import { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, PREMIUM_MONTHLY, type TestApp } from '../support/fixtures.js';
 import { type RequestOptions, useGateway } from '../support/http.js';
@@ -36,7 +36,7 @@ describe('erasure (DELETE /v1/customers/{user_id})', () => {
   };
   /** Every item that is the user's or names them. */
   async function itemsOfUser(): Promise<string[]> {
-    const partitions: string[] = Object.values(keys.userPartitions(app.appId, USER));
+    const partitions: string[] = Object.values(userPartitionsOf(app.appId, USER));
     const { Items = [] } = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true }));
     return Items.filter(
       (item) =>

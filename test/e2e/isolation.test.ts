@@ -19,7 +19,7 @@ import { putAdsConfig, putSegments } from '../../lib/data/app-config.js';
 import { getApp } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
-import { keys, listCountCell, type TableKey } from '../../lib/data/keys.js';
+import { grantKey, historyKey, keys, listCountCell, reportKeys, type TableKey } from '../../lib/data/keys.js';
 import { createDelivery, replaceDelivery, setWebhook } from '../../lib/data/webhooks.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import type { Product } from '../../lib/schemas/product.js';
@@ -1042,21 +1042,21 @@ describe("tenant isolation: app B's keys against app A's data", () => {
       keys.adsConfig(a.appId),
       keys.subscription(a.appId, aSubs.verified),
       keys.subscriptionPayment(a.appId, aSubs.verified),
-      keys.subscriptionHistory(a.appId, aSubs.verified, 1),
+      historyKey(a.appId, aSubs.verified, 1),
       keys.transaction(a.appId, A_RENEW_TXN),
       keys.transaction(a.appId, A_PENDING_TXN),
       keys.purchase(a.appId, aVerifiedReceipt.transaction_id),
       listCountCell(a.appId, {}).key,
       keys.revenue(a.appId, today, 'premium_monthly', 'USD'),
       keys.userProfile(a.appId, A_BUYER),
-      keys.grant(a.appId, A_QUIET, 'a_pro'),
-      keys.reportedSession(a.appId, A_BUYER, A_SESSIONS[0]!),
-      keys.reportedOrder(a.appId, A_ORDERS[0]!),
+      grantKey(a.appId, A_QUIET, 'a_pro'),
+      reportKeys.reportedSession(a.appId, A_BUYER, A_SESSIONS[0]!),
+      reportKeys.reportedOrder(a.appId, A_ORDERS[0]!),
     ];
     for (const key of expected) expect(aItemsBefore, `${key.pk} | ${key.sk}`).toHaveProperty([`${key.pk} | ${key.sk}`]);
     const partitions = Object.keys(aItemsBefore).map((key) => key.split(' | ')[0]);
-    expect(partitions).toContain(keys.reportedEvent(a.appId, A_BUYER, 'x').pk);
-    expect(partitions).toContain(keys.reportHistory(a.appId, A_BUYER, 'conversion', '', '').pk);
+    expect(partitions).toContain(reportKeys.reportedEvent(a.appId, A_BUYER, 'x').pk);
+    expect(partitions).toContain(reportKeys.reportHistory(a.appId, A_BUYER, 'conversion', '', '').pk);
     expect(aViewBefore.details.map((d) => d.body.data.status).sort()).toEqual([
       'active',
       'active',

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/keys.js';
+import { keys, reportKeys } from '../../lib/data/keys.js';
 import { MAX_FEATURES_PER_USER } from '../../lib/data/reports.js';
 import { atTime } from '../support/clock.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
@@ -44,7 +44,7 @@ describe('mobile reporting: orders, conversions, typed reports, user data', () =
     expect(again.body).toEqual({ status: 'success', message: 'Order already recorded' });
     expect((await profileOf(app.appId, user)).order_count).toBe(1);
     const stored = await ddb.send(
-      new GetCommand({ TableName: tableName, Key: keys.reportedOrder(app.appId, order.orderId) }),
+      new GetCommand({ TableName: tableName, Key: reportKeys.reportedOrder(app.appId, order.orderId) }),
     );
     expect(stored.Item).toMatchObject({ product_id: 'premium_monthly', price: 9.99, currency: 'USD', user_id: user });
   });
@@ -61,7 +61,11 @@ describe('mobile reporting: orders, conversions, typed reports, user data', () =
   const latestOf = async (appId: string, userId: string, type: string) =>
     (
       await ddb.send(
-        new GetCommand({ TableName: tableName, Key: keys.latestReport(appId, userId, type), ConsistentRead: true }),
+        new GetCommand({
+          TableName: tableName,
+          Key: reportKeys.latestReport(appId, userId, type),
+          ConsistentRead: true,
+        }),
       )
     ).Item;
 

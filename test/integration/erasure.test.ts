@@ -15,7 +15,7 @@ import { batchWriteAll, putRequest } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
 import { getErasure, startErasure } from '../../lib/data/erasure.js';
-import { keys } from '../../lib/data/keys.js';
+import { keys, reportKeys, userPartitionsOf } from '../../lib/data/keys.js';
 import { mergeProfileMaps } from '../../lib/data/profiles.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
 import { NO_COUNTS } from '../../lib/domain/erasure.js';
@@ -44,7 +44,7 @@ async function scanAll(): Promise<Item[]> {
 
 /** Items of the user's own partitions, and any other item that still names the user. */
 async function leftOf(appId: string, userId: string): Promise<Item[]> {
-  const partitions: string[] = Object.values(keys.userPartitions(appId, userId));
+  const partitions: string[] = Object.values(userPartitionsOf(appId, userId));
   return (await scanAll()).filter(
     (item) =>
       partitions.includes(item.pk as string) ||
@@ -68,17 +68,19 @@ async function seedUser(appId: string, userId: string, events: number): Promise<
   await batchWriteAll([
     ...Array.from({ length: events }, (_, i) =>
       putRequest({
-        ...keys.reportedEvent(appId, userId, `id:${i}`),
+        ...reportKeys.reportedEvent(appId, userId, `id:${i}`),
         type: 'reported_event',
         name: 'tap',
         at: received,
       }),
     ),
-    ...[1, 2].map((i) => putRequest({ ...keys.reportedSession(appId, userId, `s-${i}`), type: 'reported_session' })),
-    ...[1, 2, 3].map((i) =>
-      putRequest({ ...keys.reportHistory(appId, userId, 'conversion', received, `r${i}`), type: 'report' }),
+    ...[1, 2].map((i) =>
+      putRequest({ ...reportKeys.reportedSession(appId, userId, `s-${i}`), type: 'reported_session' }),
     ),
-    putRequest({ ...keys.latestReport(appId, userId, 'device_info'), type: 'latest_report' }),
+    ...[1, 2, 3].map((i) =>
+      putRequest({ ...reportKeys.reportHistory(appId, userId, 'conversion', received, `r${i}`), type: 'report' }),
+    ),
+    putRequest({ ...reportKeys.latestReport(appId, userId, 'device_info'), type: 'latest_report' }),
     putRequest({ ...keys.userActivity(appId, userId), type: 'user_activity', first_seen: received }),
   ]);
   const subscriptions = [

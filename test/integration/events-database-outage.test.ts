@@ -87,7 +87,8 @@ describe('event ingestion when DynamoDB goes away mid-batch', () => {
     // the request may not have started writing by then, on an idle one it may have finished).
     while ((await storedCount()) === 0 && !answered) await new Promise((r) => setTimeout(r, 5));
     expect(answered, 'the whole batch was stored before DynamoDB could be stopped').toBe(false);
-    await dynamo.stop();
+    // Gone at once (SIGKILL): a graceful stop lets the JVM serve the batch's remaining writes while it shuts down.
+    await dynamo.kill();
     const failed = await inFlight;
     const body = (await failed.json()) as Record<string, unknown>;
     expect(failed.status).toBe(503);

@@ -16,7 +16,7 @@ import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
 import { getGrant } from '../../lib/data/grants.js';
-import { keys } from '../../lib/data/keys.js';
+import { grantKey } from '../../lib/data/keys.js';
 import { customerInfo } from '../../lib/services/customer-info.js';
 import { expireDueGrants, grantEntitlement, revokeEntitlement } from '../../lib/services/grants.js';
 import { createTestApp } from '../support/fixtures.js';
@@ -122,7 +122,7 @@ describe('grants and their end by the sweeper (injected clock, own table)', () =
     await grantEntitlement(appId, 'u-revoked', 'pro', { duration: 'PT2H' });
     clockAt('2026-05-09T11:00:00.000Z');
     expect((await revokeEntitlement(appId, 'u-revoked', 'pro')).revoked).toBe(true);
-    const item = await getConsistent(keys.grant(appId, 'u-revoked', 'pro'));
+    const item = await getConsistent(grantKey(appId, 'u-revoked', 'pro'));
     expect(item).toMatchObject({ end_reason: 'revoked', ended_at: '2026-05-09T11:00:00.000Z' });
     expect(item).not.toHaveProperty('due_pk');
     clockAt('2026-05-09T13:00:00.000Z');

@@ -14,7 +14,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/keys.js';
+import { historyKey, keys } from '../../lib/data/keys.js';
 import { putHistoryEntries } from '../../lib/data/subscription-history.js';
 import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
 import type { ChangeCause } from '../../lib/domain/subscription-history.js';
@@ -124,12 +124,12 @@ describe('subscription history (DynamoDB Local, own table)', () => {
     const created = record(undefined, v1, { by: 'api', action: 'create', version: 1 });
     const cancelled = record(v1, v2, { by: 'api', action: 'cancel', version: 2 });
     await aggregateRecords('shard-a', [created, cancelled]);
-    const once = await partition(keys.subscriptionHistory(appId, v1.id, 0).pk);
+    const once = await partition(historyKey(appId, v1.id, 0).pk);
     // Again as Lambda retries: the whole batch, a batch cut elsewhere; an entry twice in one put.
     await aggregateRecords('shard-a', [created, cancelled]);
     await aggregateRecords('shard-a', [cancelled]);
     await putHistoryEntries([historyOf(cancelled)!, historyOf(cancelled)!]);
-    const again = await partition(keys.subscriptionHistory(appId, v1.id, 0).pk);
+    const again = await partition(historyKey(appId, v1.id, 0).pk);
     expect(again).toEqual(once);
     expect(again.map((item) => [item.version, item.action])).toEqual([
       [1, 'create'],
@@ -142,7 +142,7 @@ describe('subscription history (DynamoDB Local, own table)', () => {
     const sub = await seedSubscription(appId);
     await cancelSubscription(appId, sub.id, { immediate: false, refund: false });
     await settleCounters();
-    const history = await partition(keys.subscriptionHistory(appId, sub.id, 0).pk);
+    const history = await partition(historyKey(appId, sub.id, 0).pk);
     expect(history.map((item) => item.sk)).toEqual(['HIST#0000000001', 'HIST#0000000002']);
     for (const item of history) {
       expect(item).not.toHaveProperty('ttl');
