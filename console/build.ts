@@ -3,12 +3,9 @@
  * (index.html, app.js, app.css). `npm start` serves them from memory at /console; the CDK stack
  * writes them to a folder and deploys them to S3 behind CloudFront. The API's URL is written into
  * index.html at that moment (a <meta>), so the app never needs a runtime configuration request.
- *
- * Run as a script (`node --import tsx console/build.ts --out DIR [--api-url URL]`) it writes the files.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 
 export const CONSOLE_DIR = import.meta.dirname;
@@ -56,7 +53,7 @@ export function consoleSecurityHeaders(apiOrigin: string): Record<string, string
  * Builds the console. `apiUrl`: the API's base URL (the stage's URL in AWS, a CDK token at synth
  * time), or '' when the console and the API share an origin.
  */
-export function buildConsole(options: { apiUrl: string; minify?: boolean }): Map<string, ConsoleFile> {
+export function buildConsole(options: { apiUrl: string }): Map<string, ConsoleFile> {
   const result = buildSync({
     entryPoints: { app: join(CONSOLE_DIR, 'src/main.tsx') },
     bundle: true,
@@ -67,7 +64,7 @@ export function buildConsole(options: { apiUrl: string; minify?: boolean }): Map
     platform: 'browser',
     jsx: 'automatic',
     jsxImportSource: 'preact',
-    minify: options.minify ?? true,
+    minify: true,
     legalComments: 'none',
     logLevel: 'silent',
   });
@@ -90,21 +87,3 @@ export function consoleHtml(apiUrl: string): string {
 
 const escapeAttribute = (value: string) =>
   value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-/** Writes the console's files to `dir`. */
-export function writeConsole(dir: string, apiUrl: string): string[] {
-  mkdirSync(dir, { recursive: true });
-  const files = buildConsole({ apiUrl });
-  for (const [name, file] of files) writeFileSync(join(dir, name), file.body);
-  return [...files.keys()];
-}
-
-if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
-  const { values } = parseArgs({ options: { out: { type: 'string' }, 'api-url': { type: 'string', default: '' } } });
-  if (!values.out) {
-    console.error('usage: node --import tsx console/build.ts --out DIR [--api-url URL]');
-    process.exit(2);
-  }
-  const names = writeConsole(values.out, values['api-url']);
-  console.log(`console: wrote ${names.join(', ')} to ${values.out}`);
-}

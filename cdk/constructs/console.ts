@@ -3,7 +3,7 @@
  * origin access control, HTTPS only, with the console's security headers (the same
  * Content-Security-Policy `npm start` sends, its connect-src the API alone). The API's URL is
  * written into index.html by the deployment (console/build.ts), and the API allows this origin,
- * and no other, in CORS (lib/http/cors.ts; Api.allowBrowserOrigins).
+ * and no other, in CORS (lib/http/cors.ts; the Api construct's browserOrigins).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

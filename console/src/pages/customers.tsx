@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { type CustomerInfo, get } from '../api';
 import { when } from '../format';
 import { href } from '../router';
-import { Empty, ErrorMessage, Show, useLoad } from '../ui';
+import { Empty, Show, useLoad } from '../ui';
 
 export function Customers({ userId }: { userId: string | undefined }) {
   const [draft, setDraft] = useState(userId ?? '');
@@ -38,7 +38,6 @@ function Customer({ userId }: { userId: string }) {
   const loaded = useLoad(() => get<{ data: CustomerInfo }>(`/v1/customers/${encodeURIComponent(userId)}`), [userId]);
   if (loaded.state === 'failed' && loaded.error.status === 404)
     return <Empty>No customer {userId}: this app has never seen that user.</Empty>;
-  if (loaded.state === 'failed') return <ErrorMessage error={loaded.error} retry={loaded.reload} />;
   return (
     <Show loaded={loaded} what="the customer">
       {({ data }) => {
