@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../support/ports.js';
+import { freePorts } from '../support/ports.js';
 import { startTs } from '../support/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -32,8 +32,7 @@ async function waitFor(
 }
 
 async function startService(env: Record<string, string | undefined>, args: string[] = []) {
-  const port = await freePort();
-  const dynamodbPort = await freePort();
+  const [port, dynamodbPort] = (await freePorts(2)) as [number, number];
   const started = Date.now();
   const service = startTs('local/start.ts', args, { PORT: String(port), DYNAMODB_PORT: String(dynamodbPort), ...env });
   await waitFor(
