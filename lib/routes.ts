@@ -6,7 +6,6 @@
  * Only endpoints with a real handler are listed.
  */
 import type { ApiName } from './http/envelopes.js';
-import type { MobileHeaderRule } from './http/mobile-headers.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -33,14 +32,6 @@ export interface Route {
   table: readonly TableAction[];
   /** Reads the app's store credentials (Secrets Manager in AWS). */
   storeSecrets?: boolean;
-  /** Mobile API: which headers besides X-API-KEY the request must carry. */
-  mobileHeaders?: MobileHeaderRule;
-  /**
-   * Mobile API, stated on every mobile route: the route reads or changes data of the X-USER-ID
-   * user, so an app that requires signed user tokens refuses it without a valid X-USER-TOKEN
-   * (lib/http/auth.ts requireUserToken). Only a route acting on no user's data may say false.
-   */
-  actsOnUser?: boolean;
 }
 
 /**
@@ -48,11 +39,6 @@ export interface Route {
  * gateway allows a handler before it answers as API Gateway does for a timed-out function.
  */
 export const ENDPOINT_TIMEOUT_SECONDS = 10;
-
-/** The route serving a proxy event (API Gateway puts the resource path in `event.resource`). */
-export function routeOf(method: string, resource: string): Route | undefined {
-  return ROUTES.find((route) => route.method === method && route.path === resource);
-}
 
 /** Base of the subscription management API (`{subscriptions_base_url}` + `/subscriptions`). */
 export const SUBSCRIPTIONS_BASE = '/v1/subscriptions';
@@ -220,8 +206,6 @@ export const ROUTES: readonly Route[] = [
     handler: 'functions/mobile/receipt-verify-first.ts',
     table: VERIFY,
     storeSecrets: true,
-    mobileHeaders: 'common',
-    actsOnUser: true,
   },
   {
     name: 'RecoverReceipt',
@@ -231,8 +215,6 @@ export const ROUTES: readonly Route[] = [
     handler: 'functions/mobile/receipt-verify-recover.ts',
     table: VERIFY,
     storeSecrets: true,
-    mobileHeaders: 'common',
-    actsOnUser: true,
   },
   // V1 and V2 paths of a mobile endpoint share one handler, so one function (named by the V1 route).
   ...(['', '/v2'] as const).flatMap((version): Route[] => [
@@ -243,8 +225,6 @@ export const ROUTES: readonly Route[] = [
       path: `${version}/users/report/events`,
       handler: 'functions/mobile/report-events.ts',
       table: [...AUTH, 'BatchWriteItem'],
-      mobileHeaders: 'common',
-      actsOnUser: true,
     },
     {
       name: `CustomerInfo${version ? 'V2' : ''}`,
@@ -253,8 +233,6 @@ export const ROUTES: readonly Route[] = [
       path: `${version}/users/customer_info`,
       handler: 'functions/mobile/customer-info.ts',
       table: LIST,
-      mobileHeaders: 'common',
-      actsOnUser: true,
     },
     {
       name: `ReportSession${version ? 'V2' : ''}`,
@@ -263,8 +241,6 @@ export const ROUTES: readonly Route[] = [
       path: `${version}/sessions/report`,
       handler: 'functions/mobile/report-session.ts',
       table: REPORT,
-      mobileHeaders: 'common',
-      actsOnUser: true,
     },
     ...(
       [
@@ -282,8 +258,6 @@ export const ROUTES: readonly Route[] = [
         path: `${version}${path}`,
         handler: `functions/mobile/${handler}.ts`,
         table: REPORT,
-        mobileHeaders: 'common',
-        actsOnUser: true,
       }),
     ),
   ]),
@@ -294,8 +268,6 @@ export const ROUTES: readonly Route[] = [
     path: '/attribution/report',
     handler: 'functions/mobile/report-attribution.ts',
     table: REPORT,
-    mobileHeaders: 'common',
-    actsOnUser: true,
   },
   {
     name: 'ReportSearchAds',
@@ -304,8 +276,6 @@ export const ROUTES: readonly Route[] = [
     path: '/searchads/report',
     handler: 'functions/mobile/report-search-ads.ts',
     table: REPORT,
-    mobileHeaders: 'common',
-    actsOnUser: true,
   },
   {
     name: 'SegmentInfo',
@@ -314,8 +284,6 @@ export const ROUTES: readonly Route[] = [
     path: '/segment/info',
     handler: 'functions/mobile/segment-info.ts',
     table: LIST,
-    mobileHeaders: 'identity',
-    actsOnUser: true,
   },
   {
     name: 'AdsInfo',
@@ -324,8 +292,6 @@ export const ROUTES: readonly Route[] = [
     path: '/adsinfo/{platform}/{app_id}/{store_id}',
     handler: 'functions/mobile/ads-info.ts',
     table: LIST,
-    mobileHeaders: 'common',
-    actsOnUser: true,
   },
   {
     name: 'SetCustomProperties',
@@ -334,8 +300,6 @@ export const ROUTES: readonly Route[] = [
     path: '/users/custom_properties/set',
     handler: 'functions/mobile/set-custom-properties.ts',
     table: REPORT,
-    mobileHeaders: 'common',
-    actsOnUser: true,
   },
   ...(['cancel', 'renew', 'pause', 'resume'] as const).map(
     (operation): Route => ({

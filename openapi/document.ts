@@ -9,7 +9,7 @@ import * as z from 'zod/mini';
 import { registry, toJSONSchema } from 'zod/v4/core';
 import { ERRORS, type ErrorKind } from '../lib/core/errors.js';
 import type { ApiName } from '../lib/http/envelopes.js';
-import { MOBILE_HEADER_RULES } from '../lib/http/mobile-headers.js';
+import { MOBILE_HEADER_RULES, mobileRoutePolicy } from '../lib/http/mobile-headers.js';
 import { ROUTES, type Route } from '../lib/routes.js';
 import { freeFormReportBody } from '../lib/schemas/mobile.js';
 import { productSchema } from '../lib/schemas/product.js';
@@ -111,7 +111,7 @@ function commonErrors(route: Route): ErrorKind[] {
     ...all,
     'MISSING_REQUIRED_HEADER',
     'FORBIDDEN',
-    ...(route.actsOnUser === false ? [] : (['USER_TOKEN_MISSING', 'INVALID_USER_TOKEN'] as ErrorKind[])),
+    ...(mobileRoutePolicy(route.path).actsOnUser ? (['USER_TOKEN_MISSING', 'INVALID_USER_TOKEN'] as ErrorKind[]) : []),
   ];
 }
 
@@ -285,7 +285,7 @@ function parametersOf(where: 'path' | 'query', schema: z.ZodMiniType | undefined
 
 /** The mobile route's header rule as header parameters (X-API-KEY and X-USER-TOKEN are security schemes). */
 function mobileHeaderParameters(route: Route): Json[] {
-  const rule = MOBILE_HEADER_RULES[route.mobileHeaders ?? 'common'] as readonly string[];
+  const rule = MOBILE_HEADER_RULES[mobileRoutePolicy(route.path).headers] as readonly string[];
   const parameters: Json[] = [];
   const add = (name: string, key: string) => {
     const required = rule.includes(name);
@@ -371,21 +371,21 @@ function securityOf(route: Route): Json[] {
   // A store sends no key: each notification route authenticates what it receives (its description says how).
   if (route.api === 'notifications') return [];
   if (route.api === 'subscriptions') return [{ secretKey: [] }];
-  return route.actsOnUser === false ? [{ sdkKey: [] }] : [{ sdkKey: [] }, { sdkKey: [], userToken: [] }];
+  return mobileRoutePolicy(route.path).actsOnUser ? [{ sdkKey: [] }, { sdkKey: [], userToken: [] }] : [{ sdkKey: [] }];
 }
 
 function mobileDescription(route: Route, operation: Operation): string {
+  const policy = mobileRoutePolicy(route.path);
   const rule =
-    route.mobileHeaders === 'identity'
+    policy.headers === 'identity'
       ? 'Headers: X-API-KEY, X-USER-ID and X-APP-ID (X-PLATFORM is checked when sent).'
       : 'Headers: X-API-KEY and every common header (X-USER-ID, User-Agent, X-APP-ID, X-PLATFORM, X-VERSION, ' +
         'Accept, and Content-Type: application/json with a body); the first one missing is a 400 ' +
         'MISSING_REQUIRED_HEADER.';
-  const token =
-    route.actsOnUser === false
-      ? ''
-      : ' An app that requires signed user tokens also needs X-USER-TOKEN (401 MISSING_REQUIRED_HEADER or ' +
-        'INVALID_USER_TOKEN without a valid one).';
+  const token = !policy.actsOnUser
+    ? ''
+    : ' An app that requires signed user tokens also needs X-USER-TOKEN (401 MISSING_REQUIRED_HEADER or ' +
+      'INVALID_USER_TOKEN without a valid one).';
   return [operation.description, `${rule}${token}`].filter(Boolean).join('\n\n');
 }
 

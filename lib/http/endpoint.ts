@@ -10,7 +10,6 @@ import type * as z from 'zod/mini';
 import { AppError, type ErrorKind, isAppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
-import { routeOf } from '../routes.js';
 import { appIdSchema } from '../schemas/common.js';
 import type { ReceivedNotification } from '../schemas/responses.js';
 import { MAX_NOTIFICATION_BYTES } from '../stores/types.js';
@@ -26,7 +25,7 @@ import {
 import { conditionalResponse } from './conditional.js';
 import { corsHeaders } from './cors.js';
 import { type ApiName, errorResponse, jsonResponse } from './envelopes.js';
-import { type MobileContext, readMobileHeaders } from './mobile-headers.js';
+import { type MobileContext, mobileRoutePolicy, readMobileHeaders } from './mobile-headers.js';
 import { parseJsonBody, parsePart } from './parse.js';
 
 type Parsed<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
@@ -258,15 +257,10 @@ export function mobileEndpoint<
     if (!apiKey) throw new AppError('API_KEY_MISSING', 'Missing required header X-API-KEY');
     const { caller: key, userTokenSecret, headers: policy } = await authenticateSdkKey(apiKey);
     Object.assign(responseHeaders, policy);
-    const route = routeOf(event.httpMethod, event.resource);
-    const context = readMobileHeaders(
-      event.headers,
-      route?.mobileHeaders ?? 'common',
-      event.body !== null && event.body !== '',
-    );
+    const route = mobileRoutePolicy(event.resource);
+    const context = readMobileHeaders(event.headers, route.headers, event.body !== null && event.body !== '');
     if (context.appIdHeader !== key.appId) throw new AppError('FORBIDDEN', 'X-APP-ID is not the app of this API key');
-    // A request no route row describes is treated as acting on the user (fail closed).
-    if (userTokenSecret !== undefined && route?.actsOnUser !== false) {
+    if (userTokenSecret !== undefined && route.actsOnUser) {
       requireUserToken(event.headers['x-user-token'], {
         secret: userTokenSecret,
         appId: key.appId,

@@ -16,6 +16,7 @@ import { issueKey, issueUserTokenSecret, setUserTokenRequired } from '../../lib/
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import { signUserToken } from '../../lib/domain/user-token.js';
+import { mobileRoutePolicy } from '../../lib/http/mobile-headers.js';
 import { ROUTES, type Route, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
@@ -96,7 +97,7 @@ const VALID: Record<string, (app: TestApp) => Promise<Call> | Call> = {
 };
 
 const MOBILE = ROUTES.filter((route) => route.api === 'mobile');
-const ACTING_ON_USER = MOBILE.filter((route) => route.actsOnUser === true);
+const ACTING_ON_USER = MOBILE.filter((route) => mobileRoutePolicy(route.path).actsOnUser);
 
 async function send(
   route: Route,

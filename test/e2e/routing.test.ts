@@ -90,7 +90,6 @@ describe('function timeout in the local gateway', () => {
       path: '/slow',
       handler: 'test/support/slow-handler.ts',
       table: [],
-      actsOnUser: false,
     },
   ];
   let gateway: LocalGateway;
@@ -149,7 +148,6 @@ describe('one function per handler module in the local gateway, as deployed', ()
     path,
     handler: 'test/support/function-name-handler.ts',
     table: [],
-    actsOnUser: false,
   });
   let gateway: LocalGateway;
   beforeAll(async () => {

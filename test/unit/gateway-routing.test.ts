@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { MOBILE_POLICY_EXCEPTIONS, mobileRoutePolicy } from '../../lib/http/mobile-headers.js';
 import { ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { compileRoutes, matchRoute, resolveRoute, toProxyEvent } from '../../local/gateway.js';
 
@@ -74,11 +75,13 @@ describe('local gateway routing', () => {
     expect(new Set(ROUTES.map((r) => `${r.method} ${r.path}`)).size).toBe(ROUTES.length);
   });
 
-  it('every mobile route states whether it acts on the user (signed user tokens), and only mobile routes do', () => {
-    for (const route of ROUTES) {
-      if (route.api === 'mobile') expect(typeof route.actsOnUser, route.name).toBe('boolean');
-      else expect(route.actsOnUser, route.name).toBeUndefined();
-    }
+  it('every mobile policy exception names a mobile route; a path no exception names acts on the user with every common header', () => {
+    const mobilePaths = ROUTES.filter((route) => route.api === 'mobile').map((route) => route.path);
+    for (const path of Object.keys(MOBILE_POLICY_EXCEPTIONS)) expect(mobilePaths).toContain(path);
+    expect(mobileRoutePolicy('/segment/info')).toEqual({ headers: 'identity', actsOnUser: true });
+    expect(mobileRoutePolicy('/receipt/verify/first')).toEqual({ headers: 'common', actsOnUser: true });
+    expect(mobileRoutePolicy('/no/such/route')).toEqual({ headers: 'common', actsOnUser: true });
+    expect(mobileRoutePolicy('__proto__')).toEqual({ headers: 'common', actsOnUser: true });
   });
 
   it('headers and query parameters named __proto__ or constructor are plain data in the event (as in API Gateway JSON)', () => {
