@@ -9,6 +9,7 @@ import type { StoreEventKind, SubscriptionEnvironment } from '../domain/store-sy
 import type { ChangeCause } from '../domain/subscription-history.js';
 import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type SubscriptionState } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
+import type { BillingPeriod } from '../schemas/product.js';
 import type { StoreName } from '../stores/types.js';
 import { dueAttributes, type FacetValues, keys, listPartitionValue, listSortKey } from './keys.js';
 import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange } from './revenue-counters.js';
@@ -22,6 +23,8 @@ export interface SubscriptionRecord extends SubscriptionState {
   platform: Platform;
   price: number;
   currency: string;
+  /** The product's billing period when bought (the price is per period: MRR normalises it). */
+  billing_period: BillingPeriod;
   started_at: string;
   trial_period: boolean;
   trial_expires_at: string | null;
@@ -135,8 +138,16 @@ export const receiptOf = (item: Record<string, unknown>): string =>
 export const storeMarginMs = (record: Pick<SubscriptionRecord, 'store'>): number =>
   record.store === 'app_store' || record.store === 'google_play' ? config.storeExpiryMarginSeconds * 1000 : 0;
 
-/** Fields of records written before they existed. */
-export const RECORD_DEFAULTS = { store: null, original_transaction_id: null, environment: 'production' } as const;
+/**
+ * Fields of records written before they existed. A subscription recorded before billing periods
+ * were kept on it counts as monthly (docs/api.md#subscription-metrics).
+ */
+export const RECORD_DEFAULTS = {
+  store: null,
+  original_transaction_id: null,
+  environment: 'production',
+  billing_period: 'monthly',
+} as const;
 
 /** Values a stored subscription leaves out (subscriptionItem) and a read puts back (toRecord). */
 const STORED_DEFAULTS: Record<string, unknown> = {

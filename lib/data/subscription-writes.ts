@@ -150,6 +150,9 @@ const failedItems = <T>(error: unknown, items: T[]): T[] => {
   return items.filter((_, i) => reasons[i] === 'ConditionalCheckFailed');
 };
 
+/** Record fields a store changes besides the lifecycle. */
+export type RecordPatch = Partial<Pick<SubscriptionRecord, 'product_id' | 'price' | 'currency' | 'billing_period'>>;
+
 export interface SaveOptions {
   /** Set when the status changed: the SUB item announces its notification. */
   statusChange: StatusChange | null;
@@ -162,7 +165,7 @@ export interface SaveOptions {
   /** Money and active-count change of this write, added to today's revenue counters. */
   revenue?: RevenueDelta | null | undefined;
   /** Record fields a store changed besides the lifecycle: the product, the price paid. */
-  recordPatch?: Partial<Pick<SubscriptionRecord, 'product_id' | 'price' | 'currency'>> | undefined;
+  recordPatch?: RecordPatch | undefined;
   /** Store-driven events (renewed, refunded, ...) announced with this write; transactionId: the store's. */
   storeEvents?: { kinds: readonly StoreEventKind[]; transactionId: string | null } | undefined;
   /** More conditional writes of the same change (the purchase's store state, the notification's record). */

@@ -25,6 +25,7 @@
  * caller decides again with the record read.
  */
 import type { ErrorKind } from '../core/errors.js';
+import type { BillingPeriod } from '../schemas/product.js';
 import type { VerifiedTransaction } from '../stores/types.js';
 import { accountTokenAllows } from './app-account-token.js';
 import type { SubscriptionStatus } from './subscription-state.js';
@@ -69,7 +70,7 @@ export interface DecidedSubscription {
 /** What is stored about the transaction and its purchase. */
 export interface StoredPurchase<S extends DecidedSubscription> {
   /** The catalogue product the transaction is for. */
-  product: { id: string; price: number; currency: string } | undefined;
+  product: { id: string; price: number; currency: string; billing_period: BillingPeriod } | undefined;
   /** Who owns the store purchase, and the subscription it serves. */
   owned: { user_id: string; subscription_id: string } | undefined;
   /** The subscription the transaction already pays for. */
@@ -110,6 +111,7 @@ export type PurchaseDecision<S extends DecidedSubscription> =
       productId: string;
       price: number;
       currency: string;
+      billingPeriod: BillingPeriod;
       revenue: 'new_purchase' | 'transferred';
     } & TakesOver);
 
@@ -206,6 +208,7 @@ export function decidePurchase<S extends DecidedSubscription>(
     productId: product.id,
     price: transaction.trial ? product.price : (transaction.price ?? product.price),
     currency: transaction.trial ? product.currency : (transaction.currency ?? product.currency),
+    billingPeriod: product.billing_period,
     revenue: takeOver ? 'transferred' : 'new_purchase',
     takeOver,
   };

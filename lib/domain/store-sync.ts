@@ -17,6 +17,7 @@
  *
  * Which subscription a transaction is about is decidePurchase's rule, asked for the purchase's owner.
  */
+import type { BillingPeriod } from '../schemas/product.js';
 import type { StoreEnvironment, StorePurchaseState } from '../stores/types.js';
 import { type DecidedSubscription, decidePurchase, type StoredPurchase } from './purchase-decision.js';
 import type { StoreFacts, SubscriptionState } from './subscription-state.js';
@@ -70,7 +71,14 @@ export type StoreStateDecision<S extends SyncedSubscription> =
   | { kind: 'keep'; reason: string }
   | { kind: 'read_subscription'; subscriptionId: string }
   | { kind: 'sync'; subscription: S }
-  | { kind: 'insert'; userId: string; productId: string; price: number; currency: string };
+  | {
+      kind: 'insert';
+      userId: string;
+      productId: string;
+      price: number;
+      currency: string;
+      billingPeriod: BillingPeriod;
+    };
 
 export function decideStoreState<S extends SyncedSubscription>(
   appId: string,
@@ -90,6 +98,7 @@ export function decideStoreState<S extends SyncedSubscription>(
       productId: stored.product.id,
       price: paid ? state.price! : stored.product.price,
       currency: paid ? state.currency! : stored.product.currency,
+      billingPeriod: stored.product.billing_period,
     };
   }
   if (!stored.owned) return { kind: 'keep', reason: 'nobody has verified this purchase yet' };
@@ -116,8 +125,8 @@ export function decideStoreState<S extends SyncedSubscription>(
       if (ended && (recovers || !grantsAccess(state, now))) return { kind: 'sync', subscription: ended };
       // Stryker disable next-line ConditionalExpression,StringLiteral: false whenever reached, an owned purchase's insert comes with its subscription
       if (!grantsAccess(state, now)) return { kind: 'keep', reason: 'the purchase grants no access' };
-      const { productId, price, currency } = decision;
-      return { kind: 'insert', userId: stored.owned.user_id, productId, price, currency };
+      const { productId, price, currency, billingPeriod } = decision;
+      return { kind: 'insert', userId: stored.owned.user_id, productId, price, currency, billingPeriod };
     }
   }
 }

@@ -148,6 +148,7 @@ export async function applyStoreState(
             platform: state.platform,
             price: decision.price,
             currency: decision.currency,
+            billing_period: decision.billingPeriod,
             started_at: state.purchase_date,
             expires_at: state.expires_at,
             auto_renew: state.renewal?.auto_renew ?? true,

@@ -19,6 +19,7 @@ import { getSubscription, getSubscriptionRecord, listSubscriptions } from '../da
 import {
   type ChangeOrigin,
   insertSubscription,
+  type RecordPatch,
   saveSubscriptionState,
   writeTogether,
 } from '../data/subscription-writes.js';
@@ -170,6 +171,7 @@ export type NewSubscription = Pick<
   | 'platform'
   | 'price'
   | 'currency'
+  | 'billing_period'
   | 'started_at'
   | 'expires_at'
   | 'auto_renew'
@@ -307,6 +309,7 @@ export async function createSubscription(
       platform: body.platform,
       price: body.price ?? product.price,
       currency: body.currency ?? product.currency,
+      billing_period: product.billing_period,
       started_at: now.toISOString(),
       // A trial ends before the first paid period; verification replaces these with the store's dates.
       expires_at: trialExpiresAt ?? addBillingPeriod(now, product.billing_period).toISOString(),
@@ -425,7 +428,12 @@ export async function commitChange(
     const { bindTransaction } = planned;
     // A later period of a transaction already recorded (the store extended it) is no payment.
     const paidRenewal = renewal && (!storeState || bindTransaction !== undefined);
-    const recordPatch = storeState ? storeRecordPatch(current, storeState, paidRenewal) : {};
+    const recordPatch: RecordPatch = storeState ? storeRecordPatch(current, storeState, paidRenewal) : {};
+    // A product changed by the store (an upgrade) is billed by its own period from now on.
+    if (recordPatch.product_id) {
+      const billingPeriod = (await getProduct(appId, recordPatch.product_id))?.billing_period;
+      if (billingPeriod && billingPeriod !== current.billing_period) recordPatch.billing_period = billingPeriod;
+    }
     const unchanged =
       !statusChange &&
       !payment &&

@@ -331,6 +331,7 @@ async function apply(
           platform: transaction.platform,
           price: latest && !latest.trial && latest.price !== null ? latest.price : decision.price,
           currency: latest && !latest.trial && latest.currency !== null ? latest.currency : decision.currency,
+          billing_period: decision.billingPeriod,
           started_at: transaction.purchase_date,
           expires_at: period.expires_at,
           auto_renew: latest?.renewal?.auto_renew ?? Date.parse(period.expires_at) > Date.now(),

@@ -193,8 +193,9 @@ describe('the store truth path (DynamoDB Local)', () => {
     ]);
   });
 
-  it('a plan change moves the subscription to the product the store reports', async () => {
+  it('a plan change moves the subscription to the product the store reports, and to its billing period', async () => {
     const purchase = await verified(app, 'u-upgrade');
+    expect((await getSubscriptionRecord(app.appId, purchase.subscriptionId))?.billing_period).toBe('monthly');
     const upgraded = stateOf(purchase, {
       transaction_id: `${purchase.original}-up`,
       product_id: PRO_YEARLY.id,
@@ -205,6 +206,7 @@ describe('the store truth path (DynamoDB Local)', () => {
     expect(await getSubscriptionRecord(app.appId, purchase.subscriptionId)).toMatchObject({
       product_id: PRO_YEARLY.id,
       price: 59.99,
+      billing_period: 'yearly',
     });
     expect(await eventsOf(app.appId, purchase.subscriptionId)).toEqual([
       'subscription.status_changed',

@@ -152,6 +152,7 @@ describe('purchase verification flow (DynamoDB Local)', () => {
         platform: 'ios',
         price: 9.99,
         currency: 'USD',
+        billing_period: 'monthly',
         started_at: now.toISOString(),
         expires_at: new Date(now.getTime() + 30 * 86_400_000).toISOString(),
         auto_renew: true,

@@ -27,7 +27,7 @@ const TRANSACTION: StoreTransaction = {
 
 const CLAIM: PurchaseClaim = { appId: 'app-1', userId: 'alice', platform: 'ios', transfers: false };
 
-const PRODUCT = { id: 'pro', price: 9.99, currency: 'USD' };
+const PRODUCT = { id: 'pro', price: 9.99, currency: 'USD', billing_period: 'monthly' } as const;
 
 const NOTHING_STORED: StoredPurchase<DecidedSubscription> = {
   product: PRODUCT,
@@ -54,6 +54,7 @@ const NEW_PURCHASE = {
   productId: 'pro',
   price: 4.99,
   currency: 'EUR',
+  billingPeriod: 'monthly',
   revenue: 'new_purchase',
   takeOver: undefined,
 };

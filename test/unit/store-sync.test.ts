@@ -550,7 +550,7 @@ const subscription = (overrides: Partial<Sub> = {}): Sub => ({
   billing_issue_at: null,
   ...overrides,
 });
-const product = { id: 'premium_monthly', price: 9.99, currency: 'USD' };
+const product = { id: 'premium_monthly', price: 9.99, currency: 'USD', billing_period: 'monthly' } as const;
 const stored = (overrides: Partial<StoredStorePurchase<Sub>> = {}): StoredStorePurchase<Sub> => ({
   product,
   owned: { user_id: 'u1', subscription_id: 'sub_1' },
@@ -585,7 +585,14 @@ describe('which subscription a store state is about (decideStoreState)', () => {
       "a purchase nobody owns replacing one a user owns (Google's new token): that user's new subscription",
       storeState({ original_transaction_id: 'o2', linked_original_transaction_id: 'o1' }),
       stored({ owned: undefined, linkedOwned: { user_id: 'u1', subscription_id: 'sub_1' } }),
-      { kind: 'insert', userId: 'u1', productId: 'premium_monthly', price: 4.99, currency: 'EUR' },
+      {
+        kind: 'insert',
+        userId: 'u1',
+        productId: 'premium_monthly',
+        price: 4.99,
+        currency: 'EUR',
+        billingPeriod: 'monthly',
+      },
     ],
     [
       'a replacing purchase that grants no access (it ended already): kept on it',
@@ -603,19 +610,40 @@ describe('which subscription a store state is about (decideStoreState)', () => {
       "a replacing purchase in a free trial: the catalogue's price, not the trial's",
       storeState({ original_transaction_id: 'o2', trial: true, price: 0 }),
       stored({ owned: undefined, linkedOwned: { user_id: 'u1', subscription_id: 'sub_1' } }),
-      { kind: 'insert', userId: 'u1', productId: 'premium_monthly', price: 9.99, currency: 'USD' },
+      {
+        kind: 'insert',
+        userId: 'u1',
+        productId: 'premium_monthly',
+        price: 9.99,
+        currency: 'USD',
+        billingPeriod: 'monthly',
+      },
     ],
     [
       "a replacing purchase without a price: the catalogue's",
       storeState({ original_transaction_id: 'o2', price: null }),
       stored({ owned: undefined, linkedOwned: { user_id: 'u1', subscription_id: 'sub_1' } }),
-      { kind: 'insert', userId: 'u1', productId: 'premium_monthly', price: 9.99, currency: 'USD' },
+      {
+        kind: 'insert',
+        userId: 'u1',
+        productId: 'premium_monthly',
+        price: 9.99,
+        currency: 'USD',
+        billingPeriod: 'monthly',
+      },
     ],
     [
       "a replacing purchase without a currency: the catalogue's price and currency",
       storeState({ original_transaction_id: 'o2', currency: null }),
       stored({ owned: undefined, linkedOwned: { user_id: 'u1', subscription_id: 'sub_1' } }),
-      { kind: 'insert', userId: 'u1', productId: 'premium_monthly', price: 9.99, currency: 'USD' },
+      {
+        kind: 'insert',
+        userId: 'u1',
+        productId: 'premium_monthly',
+        price: 9.99,
+        currency: 'USD',
+        billingPeriod: 'monthly',
+      },
     ],
     [
       'nobody owns the purchase: kept on it',
@@ -660,7 +688,14 @@ describe('which subscription a store state is about (decideStoreState)', () => {
       'the subscription expired voluntarily, the store grants a new period: a resubscription',
       storeState(),
       stored({ subscription: subscription({ status: 'expired', expires_at: at(-HOUR) }) }),
-      { kind: 'insert', userId: 'u1', productId: 'premium_monthly', price: 4.99, currency: 'EUR' },
+      {
+        kind: 'insert',
+        userId: 'u1',
+        productId: 'premium_monthly',
+        price: 4.99,
+        currency: 'EUR',
+        billingPeriod: 'monthly',
+      },
     ],
     [
       'the subscription expired in billing retry, the store charged: a recovery of the same one',
