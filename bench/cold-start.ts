@@ -287,6 +287,13 @@ try {
         }),
       check: ok,
     },
+    'functions/subscriptions/metrics.ts': {
+      event: async () =>
+        sub('SubscriptionMetrics', '/metrics', undefined, {
+          query: { start_date: day(-29), end_date: day(0), group_by: 'day' },
+        }),
+      check: ok,
+    },
     'functions/subscriptions/products.ts': { event: async () => sub('ListProducts', '/products'), check: ok },
     'functions/subscriptions/get.ts': { event: async () => sub('GetSubscription', `/${detailOf.id}`), check: ok },
     // A backend asking whether a subscriber is entitled (the customer has a subscription).

@@ -236,6 +236,11 @@ try {
       headers: api,
       query: { start_date: day(29), end_date: day(0), group_by: 'day' },
     }),
+    'functions/subscriptions/metrics.ts': async (route) => ({
+      path: route.path,
+      headers: api,
+      query: { start_date: day(29), end_date: day(0), group_by: 'day' },
+    }),
     'functions/subscriptions/products.ts': async (route) => ({ path: route.path, headers: api }),
     'functions/subscriptions/get.ts': async (route) => ({
       path: pathOf(route, { subscription_id: await activeSubscription() }),
@@ -530,7 +535,7 @@ try {
   );
 
   // What the aggregator writes per subscription write it counts (the list counts, the revenue
-  // counters): alone in its stream batch, as at an app with one change a second, and batched.
+  // and metrics counters): alone in its stream batch, as at an app with one change a second, and batched.
   const { readTableStream } = await import('../test/support/table-stream.js');
   const { aggregateRecords, contributionsOf, isSubscriptionRecord } = await import('../lib/events/aggregator.js');
   const subscriptionWrites: DynamoDBRecord[] = [];

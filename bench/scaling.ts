@@ -4,6 +4,7 @@
  * both measurements; through the real handlers (authentication and rate limiting included):
  * - GET /v1/subscriptions page 1, unfiltered and filtered (counters give the total; issue #2),
  * - GET /v1/subscriptions/revenue over 90 days by week (per-day counters, never the subscriptions; issue #6),
+ * - GET /v1/subscriptions/metrics over 90 days by day (per-day metrics counters and the levels; issue #17),
  * - customer info of one user (three subscriptions, a profile) on both APIs, the app's entitlement
  *   definitions already read by the warm function (issue #16).
  * Budget: consumed capacity at 20,000 within 10% of that at 1,000.
@@ -48,6 +49,12 @@ try {
       route: revenue,
       path: `${SUBSCRIPTIONS_BASE}/revenue`,
       query: { start_date: day(89), end_date: day(0), group_by: 'week' },
+    },
+    {
+      label: '90-day metrics by day',
+      route: routeNamed('SubscriptionMetrics'),
+      path: `${SUBSCRIPTIONS_BASE}/metrics`,
+      query: { start_date: day(89), end_date: day(0), group_by: 'day' },
     },
     {
       label: 'customer info (secret key)',

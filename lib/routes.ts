@@ -116,6 +116,14 @@ export const ROUTES: readonly Route[] = [
     table: [...AUTH, 'Query'],
   },
   {
+    name: 'SubscriptionMetrics',
+    api: 'subscriptions',
+    method: 'GET',
+    path: `${SUBSCRIPTIONS_BASE}/metrics`,
+    handler: 'functions/subscriptions/metrics.ts',
+    table: [...AUTH, 'Query'],
+  },
+  {
     name: 'ListProducts',
     api: 'subscriptions',
     method: 'GET',

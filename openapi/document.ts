@@ -22,6 +22,7 @@ import {
   receivedNotificationResponseSchema,
   revenueStatisticsSchema,
   segmentInfoSchema,
+  subscriptionMetricsSchema,
   subscriptionsErrorSchema,
 } from '../lib/schemas/responses.js';
 import {
@@ -48,6 +49,7 @@ const NAMED_OUTPUT: [z.ZodMiniType, string][] = [
   [paginationSchema, 'Pagination'],
   [productSchema, 'Product'],
   [revenueStatisticsSchema, 'RevenueStatistics'],
+  [subscriptionMetricsSchema, 'SubscriptionMetrics'],
   [segmentInfoSchema, 'SegmentInfo'],
   [attributionSchema, 'Attribution'],
   [adsInfoSchema, 'AdsInfo'],

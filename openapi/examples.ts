@@ -101,6 +101,47 @@ export const revenueStatistics = {
   unconverted: [],
 };
 
+export const subscriptionMetrics = {
+  currency: 'USD',
+  period: { start: '2026-11-01', end: '2026-11-02' },
+  breakdown: [
+    {
+      date: '2026-11-01',
+      mrr: 27.48,
+      active_subscriptions: 3,
+      active_trials: 2,
+      new_subscriptions: 2,
+      churned: 0,
+      trial_conversions: 1,
+      trials_ended: 1,
+      trial_conversion_rate: 100,
+      refunds: 0,
+      unconverted_mrr: [],
+    },
+    {
+      date: '2026-11-02',
+      mrr: 17.49,
+      active_subscriptions: 2,
+      active_trials: 1,
+      new_subscriptions: 0,
+      churned: 1,
+      trial_conversions: 0,
+      trials_ended: 1,
+      trial_conversion_rate: 0,
+      refunds: 1,
+      unconverted_mrr: [],
+    },
+  ],
+  totals: {
+    new_subscriptions: 2,
+    churned: 1,
+    trial_conversions: 1,
+    trials_ended: 2,
+    trial_conversion_rate: 50,
+    refunds: 1,
+  },
+};
+
 export const eventsRequest = {
   events: [
     { name: 'app_opened', user: 'user_123', sessionId: 'sess_8c1f', extra: { source: 'push' } },

@@ -40,12 +40,14 @@ import {
   reportedEventsSchema,
   revenueStatisticsSchema,
   segmentInfoSchema,
+  subscriptionMetricsSchema,
 } from '../lib/schemas/responses.js';
 import {
   cancelSubscriptionBody,
   createdSubscription,
   createSubscriptionBody,
   listSubscriptionsQuery,
+  metricsQuery,
   paginationSchema,
   pauseSubscriptionBody,
   renewSubscriptionBody,
@@ -308,6 +310,24 @@ export const OPERATIONS: Record<string, Operation> = {
       },
     ],
     errors: ['PRODUCT_NOT_FOUND'],
+  },
+  SubscriptionMetrics: {
+    summary: 'Subscription metrics',
+    description:
+      'Per day, week or month: MRR, active subscriptions and active trials at the end of the bucket; new ' +
+      'subscriptions, churned subscriptions, trial conversions (and the rate) and refunds in it. Store sandbox ' +
+      "purchases are left out; MRR is in the app's reporting currency. Computed from counters kept as " +
+      'subscriptions change, so its cost does not grow with the number of subscriptions. Definitions: ' +
+      'docs/api.md#subscription-metrics.',
+    query: metricsQuery,
+    success: [
+      {
+        status: 200,
+        description: 'Metrics of the period.',
+        schema: data(subscriptionMetricsSchema),
+        example: { data: ex.subscriptionMetrics },
+      },
+    ],
   },
   ListProducts: {
     summary: 'List products',

@@ -25,6 +25,8 @@
  * | reported order    | ORDER#<app>#<order id>      | ORDER (TTL; idempotent on order id) |
  * | other reports     | REPORTS#<app>#<user>        | <kind>#<received at>#<id> (TTL)     |
  * | revenue counters  | REV#<app>#<YYYY-MM>         | <day>#<product>#<currency>          |
+ * | metrics counters  | METRICS#<app>#<YYYY-MM>     | <day>#<currency>  (by the aggregator) |
+ * | metrics now       | METRICS#<app>               | NOW#<currency>  (MRR, active, trials; by the aggregator) |
  * | exchange rates    | FX#<to currency>#<YYYY-MM>  | <day>#<from currency>               |
  * | outbox event      | OUTBOX#<event>              | OUTBOX     (stream -> EventBridge)  |
  * | webhook endpoint  | APP#<app>                   | WEBHOOK                             |
@@ -160,8 +162,22 @@ export const reportKeys = {
   }),
 };
 
-// Keys of the items only history, grants and erasure use, kept out of `keys` so that the bundles
-// of the functions that never touch them (most) need not carry them (bundle-sizes.test.ts).
+// Keys of the items only history, grants, erasure and metrics use, kept out of `keys` so that the
+// bundles of the functions that never touch them (most) need not carry them (bundle-sizes.test.ts).
+
+/** A day's changes of the app's metrics in one currency (lib/domain/metrics.ts). */
+export const metricsDayKey = (appId: string, day: string, currency: string): TableKey => ({
+  pk: metricsMonthPartition(appId, day.slice(0, 7)),
+  sk: `${day}#${currency}`,
+});
+export const metricsMonthPartition = (appId: string, month: string): string => `METRICS#${appId}#${month}`;
+/** The app's metric levels now (MRR, active subscriptions, trials) in one currency. */
+export const metricsNowKey = (appId: string, currency: string): TableKey => ({
+  pk: metricsNowPartition(appId),
+  sk: `${METRICS_NOW_SK_PREFIX}${currency}`,
+});
+export const metricsNowPartition = (appId: string): string => `METRICS#${appId}`;
+export const METRICS_NOW_SK_PREFIX = 'NOW#';
 
 /** One change of the subscription (its write's version), written from the table's stream. */
 export const historyKey = (appId: string, subscriptionId: string, version: number): TableKey => ({

@@ -25,18 +25,30 @@ const monthsBetween = (start: string, end: string): string[] => {
   return months;
 };
 
-const queryMonth = (pk: string, from: string, to: string) =>
-  queryAll({
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': `${to}~` },
-  });
-
-/** The counters of every day from `start` to `end`: one query per month, whatever the app's size. */
-export async function readRevenueCounters(appId: string, start: string, end: string): Promise<RevenueCounter[]> {
+/**
+ * The items of every day from `start` to `end` in partitions by month whose sort keys start with
+ * the day: one query per month, whatever the app's size.
+ */
+export async function queryDaysByMonth(
+  partitionOf: (month: string) => string,
+  start: string,
+  end: string,
+): Promise<Record<string, unknown>[]> {
   const months = await Promise.all(
-    monthsBetween(start, end).map((month) => queryMonth(keys.revenueMonth(appId, month), start, end)),
+    monthsBetween(start, end).map((month) =>
+      queryAll({
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': partitionOf(month), ':from': start, ':to': `${end}~` },
+      }),
+    ),
   );
-  return months.flat().map((item) => ({
+  return months.flat();
+}
+
+/** The counters of every day from `start` to `end`. */
+export async function readRevenueCounters(appId: string, start: string, end: string): Promise<RevenueCounter[]> {
+  const items = await queryDaysByMonth((month) => keys.revenueMonth(appId, month), start, end);
+  return items.map((item) => ({
     day: item.day as string,
     product_id: item.product_id as string,
     currency: item.currency as string,
@@ -62,9 +74,7 @@ export async function putExchangeRates(rates: ExchangeRate[]): Promise<void> {
 
 /** Rates into `to` for the days of the period, as day -> currency -> rate. */
 export async function readExchangeRates(to: string, start: string, end: string): Promise<RateTable> {
-  const items = (
-    await Promise.all(monthsBetween(start, end).map((month) => queryMonth(keys.fxMonth(to, month), start, end)))
-  ).flat();
+  const items = await queryDaysByMonth((month) => keys.fxMonth(to, month), start, end);
   const table = new Map<string, Map<string, number>>();
   for (const item of items) {
     const day = item.date as string;

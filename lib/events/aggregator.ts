@@ -1,7 +1,7 @@
 /**
  * The stream aggregator: turns every write of a subscription item into the amounts it adds to the
- * app's list counts (its facet values before and after) and revenue counters (the revenue change
- * the write carries), and applies a batch of them with one write per counter item
+ * app's list counts (its facet values before and after), revenue counters (the revenue change
+ * the write carries) and metrics counters (its metrics state before and after), and applies a batch of them with one write per counter item
  * (data/aggregates.ts). Counts and revenue trail the subscription writes by the stream's delay.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -10,6 +10,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { type AppliedBatch, applyStreamChanges, type Contribution } from '../data/aggregates.js';
 import { SUBSCRIPTION_SK } from '../data/keys.js';
 import { countMoves } from '../data/list-counters.js';
+import { metricsContributions } from '../data/metrics-counters.js';
 import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange, revenueCounterUpdate } from '../data/revenue-counters.js';
 import { putHistoryEntries, type SubscriptionHistoryEntry } from '../data/subscription-history.js';
 import {
@@ -18,6 +19,7 @@ import {
   type SubscriptionRecord,
   toRecord,
 } from '../data/subscription-items.js';
+import { metricsChange } from '../domain/metrics.js';
 import { type ChangeCause, historyEntryOf } from '../domain/subscription-history.js';
 
 /** Which stream records reach the aggregator: writes of subscription state items. The CDK event source filter and the local stream poller both use it. */
@@ -49,19 +51,27 @@ export function contributionsOf(record: DynamoDBRecord): Contribution[] {
   // Only the write that set it carries it: a later write of the item has another version.
   if (revenue && revenue.version === after.version && before?.version !== after.version)
     contributions.push(revenueCounterUpdate(after, revenue));
+  const day = after?.updated_at.slice(0, 10) ?? removedOn(record);
+  for (const { currency, delta } of metricsChange(before && recordOf(before), after && recordOf(after)))
+    contributions.push(...metricsContributions(appId, day, currency, delta));
   return contributions;
 }
+
+const recordOf = (image: StoredSubscription): SubscriptionRecord =>
+  toRecord(image as unknown as Record<string, unknown>);
+
+/** The day a subscription item was removed: when the stream saw it. */
+const removedOn = (record: DynamoDBRecord): string => {
+  const seconds = record.dynamodb?.ApproximateCreationDateTime;
+  return (seconds === undefined ? new Date() : new Date(seconds * 1000)).toISOString().slice(0, 10);
+};
 
 /** The history entry one write of a subscription item adds (lib/domain/subscription-history.ts). */
 export function historyOf(record: DynamoDBRecord): SubscriptionHistoryEntry | null {
   const before = imageOf(record.dynamodb?.OldImage);
   const after = imageOf(record.dynamodb?.NewImage);
   if (!after) return null;
-  const entry = historyEntryOf(
-    before && toRecord(before as unknown as Record<string, unknown>),
-    toRecord(after as unknown as Record<string, unknown>),
-    after[CHANGE_CAUSE_ATTRIBUTE],
-  );
+  const entry = historyEntryOf(before && recordOf(before), recordOf(after), after[CHANGE_CAUSE_ATTRIBUTE]);
   return entry && { appId: after.app_id, subscriptionId: after.id, entry };
 }
 

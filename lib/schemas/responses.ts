@@ -75,6 +75,40 @@ export const revenueStatisticsSchema = /* @__PURE__ */ define(() =>
 );
 export type RevenueStatistics = z.infer<typeof revenueStatisticsSchema>;
 
+const metricFlows = () => ({
+  new_subscriptions: wholeNumber,
+  churned: wholeNumber,
+  trial_conversions: wholeNumber,
+  trials_ended: wholeNumber,
+  /** trial_conversions / trials_ended in percent, two decimals; null when no trial ended. */
+  trial_conversion_rate: z.nullable(z.number()),
+  refunds: wholeNumber,
+});
+
+/** Ours: GET /v1/subscriptions/metrics (docs/api.md#subscription-metrics). */
+export const subscriptionMetricsSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    currency: z.string(),
+    period: z.strictObject({ start: calendarDate, end: calendarDate }),
+    breakdown: z.array(
+      z.strictObject({
+        /** First day of the bucket (day, week or month). */
+        date: calendarDate,
+        /** At the end of the bucket: paying subscriptions' prices per month, in `currency`. */
+        mrr: z.number(),
+        active_subscriptions: wholeNumber,
+        active_trials: wholeNumber,
+        ...metricFlows(),
+        /** MRR in currencies with no exchange rate into `currency` for the bucket's last day. */
+        unconverted_mrr: z.array(z.strictObject({ currency: z.string(), amount: z.number() })),
+      }),
+    ),
+    /** The flows of the whole period. */
+    totals: z.strictObject(metricFlows()),
+  }),
+);
+export type SubscriptionMetrics = z.infer<typeof subscriptionMetricsSchema>;
+
 /** POST /users/report/events: how many events the batch recorded. */
 export const reportedEventsSchema = /* @__PURE__ */ define(() => z.strictObject({ accepted: wholeNumber }));
 

@@ -293,3 +293,13 @@ export const revenueQuery = /* @__PURE__ */ define(() =>
   }),
 );
 export type RevenueQuery = z.infer<typeof revenueQuery>;
+
+/** Ours: GET /v1/subscriptions/metrics (docs/api.md#subscription-metrics). */
+export const metricsQuery = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    start_date: z.string({ message: 'start_date is required (YYYY-MM-DD)' }),
+    end_date: z.string({ message: 'end_date is required (YYYY-MM-DD)' }),
+    group_by: z._default(z.enum(['day', 'week', 'month'], 'group_by must be day, week or month'), 'day'),
+  }),
+);
+export type MetricsQuery = z.infer<typeof metricsQuery>;

@@ -413,6 +413,7 @@ async function viewOfA() {
     quiet: await get('ListSubscriptions', { ...secret(a), query: { user_id: A_QUIET } }),
     active: await get('ListSubscriptions', { ...secret(a), query: { status: 'active' } }),
     revenue: await get('RevenueStatistics', { ...secret(a), query: TODAY }),
+    metrics: await get('SubscriptionMetrics', { ...secret(a), query: TODAY }),
     products: await get('ListProducts', secret(a)),
     segments: await get('SegmentInfo', { headers: mobileHeaders(a, A_SEGMENT) }),
     customers: await Promise.all(
@@ -831,6 +832,29 @@ const CASES: Record<string, IsolationCase> = {
         404,
         'PRODUCT_NOT_FOUND',
       );
+    },
+  },
+  SubscriptionMetrics: {
+    does: "app B's metrics count B's one subscription at B's price, never A's",
+    run: async () => {
+      const res = await ok(call('SubscriptionMetrics', { ...secret(b), query: TODAY }));
+      // The comparison below means something: A has three active subscriptions.
+      expect(aViewBefore.metrics.body.data.breakdown[0].active_subscriptions).toBe(3);
+      expect(res.body.data.breakdown).toEqual([
+        {
+          date: today,
+          mrr: bMoney.total,
+          active_subscriptions: 1,
+          active_trials: 0,
+          new_subscriptions: 1,
+          churned: 0,
+          trial_conversions: 0,
+          trials_ended: 0,
+          trial_conversion_rate: null,
+          refunds: 0,
+          unconverted_mrr: [],
+        },
+      ]);
     },
   },
   ListProducts: {

@@ -43,6 +43,7 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   CreateSubscription: { table: [...AUTH, 'PutItem'] },
   VerifyPurchase: VERIFY,
   RevenueStatistics: READ,
+  SubscriptionMetrics: READ,
   ListProducts: READ,
   GetSubscription: READ,
   // The history's partition (Query); the state item's key when the page is empty (GetItem).

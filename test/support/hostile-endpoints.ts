@@ -164,6 +164,7 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   RevenueStatistics: () => ({
     query: { start_date: '2025-01-01', end_date: '2025-03-31', group_by: 'week', product_id: 'premium_monthly' },
   }),
+  SubscriptionMetrics: () => ({ query: { start_date: '2025-01-01', end_date: '2025-03-31', group_by: 'month' } }),
   ListProducts: () => ({}),
   GetSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active } }),
   GetSubscriptionHistory: (f) => ({ params: { subscription_id: f.subscriptions.active }, query: { limit: '10' } }),

@@ -13,8 +13,8 @@ import { type LocalGateway, startGateway } from '../../local/gateway.js';
 import { assertContract, contractFetch } from './contract.js';
 import { settleCounters } from './counters.js';
 
-/** Reads that answer from what the aggregator writes: the list counts, the revenue counters, a subscription's history. */
-const READS_COUNTERS = /^\/v1\/subscriptions((\/revenue)?\/?|\/[^/]+\/history)$/;
+/** Reads that answer from what the aggregator writes: the list counts, the revenue and metrics counters, a subscription's history. */
+const READS_COUNTERS = /^\/v1\/subscriptions((\/revenue|\/metrics)?\/?|\/[^/]+\/history)$/;
 
 const headerValue = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value.join(', ') : value;
