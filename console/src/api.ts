@@ -94,7 +94,7 @@ export const post = <T>(path: string, body?: unknown) => request<T>('POST', path
 export type { DeliveryView as Delivery } from '../../lib/domain/webhook-deliveries';
 export type { CustomerInfo } from '../../lib/schemas/entitlement';
 export type { Product } from '../../lib/schemas/product';
-export type { RevenueStatistics } from '../../lib/schemas/responses';
+export type { RevenueStatistics, SubscriptionMetrics } from '../../lib/schemas/responses';
 export type {
   Pagination,
   SubscriptionDetail,

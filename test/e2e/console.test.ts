@@ -36,8 +36,8 @@ const subscriptionIds: string[] = [];
 /** A status change whose delivery failed (the receiver answered 500): pending its retry. */
 let failedEvent: string;
 
-async function buy(user: string): Promise<string> {
-  const minted = await mintReceipt(app, { product: PREMIUM_MONTHLY });
+async function buy(user: string, trial = false): Promise<string> {
+  const minted = await mintReceipt(app, { product: PREMIUM_MONTHLY, trial });
   const res = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
     bearer: app.secretKey,
     body: { platform: 'ios', receipt_data: minted.receipt_data, user_id: user },
@@ -67,6 +67,7 @@ beforeAll(async () => {
     body: { immediate: true, reason: 'console test' },
   });
   expect(cancelled.status).toBe(200);
+  await buy('console-trial-user', true);
   // The list totals and revenue trail the writes through the stream (the aggregator, here run by the test).
   await settleCounters();
   receiver = await startWebhookReceiver();
@@ -112,35 +113,44 @@ describe('the console in Chromium', () => {
   it('shows the overview: the API figures and their charts', { timeout: BROWSER_TIMEOUT }, async () => {
     const today = new Date().toISOString().slice(0, 10);
     const start = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
-    const revenue = await request('GET', `${SUBSCRIPTIONS_BASE}/revenue`, {
-      bearer: app.secretKey,
-      query: { start_date: start, end_date: today, group_by: 'day' },
-    });
-    const active = await request('GET', SUBSCRIPTIONS_BASE, {
-      bearer: app.secretKey,
-      query: { status: 'active', limit: 1 },
-    });
-    // Three purchases at 9.99 USD, one of them since cancelled without a refund.
+    const query = { start_date: start, end_date: today, group_by: 'day' };
+    const revenue = await request('GET', `${SUBSCRIPTIONS_BASE}/revenue`, { bearer: app.secretKey, query });
+    const metrics = await request('GET', `${SUBSCRIPTIONS_BASE}/metrics`, { bearer: app.secretKey, query });
+    // Three purchases at 9.99 USD, one of them since cancelled without a refund; one trial running.
     expect(revenue.body.data.total_revenue).toBeCloseTo(29.97, 2);
-    expect(active.body.pagination.total).toBe(2);
+    const now = metrics.body.data.breakdown.at(-1);
+    expect(now).toMatchObject({ date: today, mrr: 19.98, active_subscriptions: 2, active_trials: 1 });
+    expect(metrics.body.data.totals).toMatchObject({ new_subscriptions: 3, churned: 1 });
 
+    // The figures shown are the API's.
+    await page.getByTestId('mrr').waitFor();
+    const shown = async (testId: string) => page.getByTestId(testId).textContent();
+    expect(await shown('mrr')).toBe('$19.98');
+    expect(await shown('active-subscriptions')).toBe(String(now.active_subscriptions));
+    expect(await shown('active-trials')).toBe(String(now.active_trials));
+    expect(await shown('new-subscriptions')).toBe(String(metrics.body.data.totals.new_subscriptions));
+    expect(await shown('churned')).toBe(String(metrics.body.data.totals.churned));
+    expect(await shown('trial-conversion-rate')).toBe('—'); // no trial has ended yet
     await page.getByTestId('total-revenue').waitFor();
-    expect(await page.getByTestId('total-revenue').textContent()).toBe('$29.97');
-    expect(await page.getByTestId('active-subscriptions').textContent()).toBe('2');
-    expect(await page.getByTestId('new-subscriptions').textContent()).toBe(
-      String(
-        revenue.body.data.breakdown.reduce((n: number, b: { new_subscriptions: number }) => n + b.new_subscriptions, 0),
-      ),
-    );
+    expect(await shown('total-revenue')).toBe('$29.97');
     // Each chart is a drawn canvas with the numbers in a table beside it.
-    expect(await page.locator('[data-testid="chart-Revenue"] canvas').count()).toBeGreaterThan(0);
-    const drawn = await page
-      .locator('[data-testid="chart-Revenue"] canvas')
-      .first()
-      .evaluate((canvas: HTMLCanvasElement) => canvas.width > 0 && canvas.height > 0);
-    expect(drawn).toBe(true);
-    const todayRow = page.getByTestId('revenue-breakdown').locator('tr', { hasText: today });
-    expect(await todayRow.locator('td').nth(1).textContent()).toBe('$29.97');
+    for (const chart of ['MRR', 'Active subscriptions and trials', 'New and churned', 'Revenue']) {
+      const canvas = page.locator(`[data-testid="chart-${chart}"] canvas`).first();
+      expect(await canvas.evaluate((c: HTMLCanvasElement) => c.width > 0 && c.height > 0), chart).toBe(true);
+    }
+    const todayRow = page.getByTestId('breakdown').locator('tr', { hasText: today });
+    expect(await todayRow.locator('td').allTextContents()).toEqual([
+      today,
+      '$19.98',
+      '2',
+      '1',
+      '3',
+      '1',
+      '—',
+      '0',
+      '$29.97',
+      '0',
+    ]);
     expect(await page.getByTestId('revenue-by-product').locator('tbody tr').allTextContents()).toEqual([
       'premium_monthly$29.97 100.0%',
     ]);
@@ -151,7 +161,7 @@ describe('the console in Chromium', () => {
   it('filters the list and opens a subscription', { timeout: BROWSER_TIMEOUT }, async () => {
     await page.getByRole('link', { name: 'Subscriptions' }).click();
     await page.getByTestId('subscriptions').waitFor();
-    expect(await page.getByTestId('subscriptions').locator('tbody tr').count()).toBe(3);
+    expect(await page.getByTestId('subscriptions').locator('tbody tr').count()).toBe(4);
     await expectAccessible();
     await screenshot('subscriptions');
 

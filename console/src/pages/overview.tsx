@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
-import { get, type Pagination, type RevenueStatistics } from '../api';
+import { get, type RevenueStatistics, type SubscriptionMetrics } from '../api';
 import { TimeChart } from '../chart';
 import { count, daysAgo, isoDate, money, percent } from '../format';
 import { Figure, Show, useLoad } from '../ui';
@@ -11,18 +11,25 @@ const PERIODS = [
   { days: 365, label: 'Last 12 months', group_by: 'month' },
 ] as const;
 
+/** A conversion rate as the API gives it (percent, null when no trial ended). */
+const rate = (value: number | null) => (value === null ? '—' : percent(value / 100));
+
+/** Both endpoints answer the same buckets for the same period and grouping: one row each. */
+function load(query: Record<string, string>) {
+  return Promise.all([
+    get<{ data: SubscriptionMetrics }>('/v1/subscriptions/metrics', query),
+    get<{ data: RevenueStatistics }>('/v1/subscriptions/revenue', query),
+  ]).then(([metrics, revenue]) => ({ metrics: metrics.data, revenue: revenue.data }));
+}
+
 export function Overview() {
   const [days, setDays] = useState<number>(30);
   const period = PERIODS.find((p) => p.days === days) ?? PERIODS[1];
-  const range = useMemo(() => ({ start_date: daysAgo(period.days - 1), end_date: isoDate(new Date()) }), [period]);
-  const revenue = useLoad(
-    () => get<{ data: RevenueStatistics }>('/v1/subscriptions/revenue', { ...range, group_by: period.group_by }),
-    [range, period.group_by],
+  const query = useMemo(
+    () => ({ start_date: daysAgo(period.days - 1), end_date: isoDate(new Date()), group_by: period.group_by }),
+    [period],
   );
-  const active = useLoad(
-    () => get<{ pagination: Pagination }>('/v1/subscriptions', { status: 'active', limit: 1 }),
-    [],
-  );
+  const figures = useLoad(() => load(query), [query]);
   return (
     <section>
       <h1>Overview</h1>
@@ -34,96 +41,133 @@ export function Overview() {
           </option>
         ))}
       </select>
-      <div class="figures">
-        <Show loaded={active} what="active subscriptions">
-          {({ pagination }) => (
-            <Figure label="Active subscriptions" value={count(pagination.total)} testId="active-subscriptions" />
-          )}
-        </Show>
-        <Show loaded={revenue} what="revenue">
-          {({ data }) => (
+      <Show loaded={figures} what="metrics and revenue">
+        {({ metrics, revenue }) => {
+          const { currency, breakdown, totals } = metrics;
+          const now = breakdown.at(-1)!;
+          const dates = breakdown.map((b) => b.date);
+          const revenueOf = new Map(revenue.breakdown.map((b) => [b.date, b]));
+          return (
             <>
-              <Figure label="Revenue" value={money(data.total_revenue, data.currency)} testId="total-revenue" />
-              <Figure
-                label="New subscriptions"
-                value={count(data.breakdown.reduce((sum, b) => sum + b.new_subscriptions, 0))}
-                testId="new-subscriptions"
+              <div class="figures">
+                <Figure label="MRR" value={money(now.mrr, currency)} testId="mrr" />
+                <Figure
+                  label="Active subscriptions"
+                  value={count(now.active_subscriptions)}
+                  testId="active-subscriptions"
+                />
+                <Figure label="Active trials" value={count(now.active_trials)} testId="active-trials" />
+                <Figure label="New subscriptions" value={count(totals.new_subscriptions)} testId="new-subscriptions" />
+                <Figure label="Churned" value={count(totals.churned)} testId="churned" />
+                <Figure
+                  label="Trial conversion"
+                  value={rate(totals.trial_conversion_rate)}
+                  testId="trial-conversion-rate"
+                />
+                <Figure label="Revenue" value={money(revenue.total_revenue, revenue.currency)} testId="total-revenue" />
+              </div>
+              <h2>MRR</h2>
+              <TimeChart
+                title="MRR"
+                dates={dates}
+                series={[{ label: `MRR (${currency})`, values: breakdown.map((b) => b.mrr), color: '#1f5fbf' }]}
               />
-              <Figure
-                label="Renewals"
-                value={count(data.breakdown.reduce((sum, b) => sum + b.renewals, 0))}
-                testId="renewals"
+              {now.unconverted_mrr.length > 0 && (
+                <p data-testid="unconverted-mrr">
+                  Not in MRR for want of an exchange rate:{' '}
+                  {now.unconverted_mrr.map((u) => money(u.amount, u.currency)).join(', ')}.
+                </p>
+              )}
+              <h2>Active subscriptions and trials</h2>
+              <TimeChart
+                title="Active subscriptions and trials"
+                dates={dates}
+                series={[
+                  { label: 'Active', values: breakdown.map((b) => b.active_subscriptions), color: '#16803c' },
+                  { label: 'Trials', values: breakdown.map((b) => b.active_trials), color: '#b35900' },
+                ]}
               />
+              <h2>New and churned</h2>
+              <TimeChart
+                title="New and churned"
+                dates={dates}
+                series={[
+                  { label: 'New', values: breakdown.map((b) => b.new_subscriptions), color: '#16803c' },
+                  { label: 'Churned', values: breakdown.map((b) => b.churned), color: '#b3261e' },
+                ]}
+                bars
+              />
+              <h2>Revenue</h2>
+              <TimeChart
+                title="Revenue"
+                dates={revenue.breakdown.map((b) => b.date)}
+                series={[
+                  {
+                    label: `Revenue (${revenue.currency})`,
+                    values: revenue.breakdown.map((b) => b.revenue),
+                    color: '#1f5fbf',
+                  },
+                ]}
+                bars
+              />
+              <table data-testid="breakdown">
+                <caption>Per {period.group_by}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Date</th>
+                    <th scope="col">MRR</th>
+                    <th scope="col">Active</th>
+                    <th scope="col">Trials</th>
+                    <th scope="col">New</th>
+                    <th scope="col">Churned</th>
+                    <th scope="col">Trial conversion</th>
+                    <th scope="col">Refunds</th>
+                    <th scope="col">Revenue</th>
+                    <th scope="col">Renewals</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {breakdown.map((b) => (
+                    <tr key={b.date}>
+                      <td>{b.date}</td>
+                      <td>{money(b.mrr, currency)}</td>
+                      <td>{count(b.active_subscriptions)}</td>
+                      <td>{count(b.active_trials)}</td>
+                      <td>{count(b.new_subscriptions)}</td>
+                      <td>{count(b.churned)}</td>
+                      <td>{rate(b.trial_conversion_rate)}</td>
+                      <td>{count(b.refunds)}</td>
+                      <td>{money(revenueOf.get(b.date)?.revenue ?? 0, revenue.currency)}</td>
+                      <td>{count(revenueOf.get(b.date)?.renewals ?? 0)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <h2>Revenue by product</h2>
+              <table data-testid="revenue-by-product">
+                <thead>
+                  <tr>
+                    <th scope="col">Product</th>
+                    <th scope="col">Revenue</th>
+                    <th scope="col">Share</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {revenue.products.map((p) => (
+                    <tr key={p.product_id}>
+                      <td>{p.product_id}</td>
+                      <td>{money(p.revenue, revenue.currency)}</td>
+                      <td>
+                        <meter min={0} max={100} value={p.percentage} aria-label={`${p.product_id} share`} />{' '}
+                        {percent(p.percentage / 100)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
             </>
-          )}
-        </Show>
-      </div>
-      <Show loaded={revenue} what="revenue">
-        {({ data }) => (
-          <>
-            <h2>Revenue</h2>
-            <TimeChart
-              title="Revenue"
-              dates={data.breakdown.map((b) => b.date)}
-              series={[
-                { label: `Revenue (${data.currency})`, values: data.breakdown.map((b) => b.revenue), color: '#1f5fbf' },
-              ]}
-              bars
-            />
-            <h2>New subscriptions and renewals</h2>
-            <TimeChart
-              title="New subscriptions and renewals"
-              dates={data.breakdown.map((b) => b.date)}
-              series={[
-                { label: 'New', values: data.breakdown.map((b) => b.new_subscriptions), color: '#16803c' },
-                { label: 'Renewals', values: data.breakdown.map((b) => b.renewals), color: '#8a4baf' },
-              ]}
-            />
-            <table data-testid="revenue-breakdown">
-              <caption>Per {period.group_by}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Date</th>
-                  <th scope="col">Revenue</th>
-                  <th scope="col">New</th>
-                  <th scope="col">Renewals</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.breakdown.map((b) => (
-                  <tr key={b.date}>
-                    <td>{b.date}</td>
-                    <td>{money(b.revenue, data.currency)}</td>
-                    <td>{count(b.new_subscriptions)}</td>
-                    <td>{count(b.renewals)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <h2>Revenue by product</h2>
-            <table data-testid="revenue-by-product">
-              <thead>
-                <tr>
-                  <th scope="col">Product</th>
-                  <th scope="col">Revenue</th>
-                  <th scope="col">Share</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.products.map((p) => (
-                  <tr key={p.product_id}>
-                    <td>{p.product_id}</td>
-                    <td>{money(p.revenue, data.currency)}</td>
-                    <td>
-                      <meter min={0} max={100} value={p.percentage} aria-label={`${p.product_id} share`} />{' '}
-                      {percent(p.percentage / 100)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </>
-        )}
+          );
+        }}
       </Show>
     </section>
   );
