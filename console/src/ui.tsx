@@ -93,3 +93,35 @@ export function Figure({ label, value, testId }: { label: string; value: string;
     </div>
   );
 }
+
+/** A table of `rows` under `columns` headings; `row` draws one item's `<tr>` (with its key). */
+export function Table<T>({
+  testId,
+  caption,
+  columns,
+  rows,
+  row,
+}: {
+  testId?: string;
+  caption?: ComponentChildren;
+  /** Column headings; a heading that only a screen reader needs can be a visually hidden span. */
+  columns: ComponentChildren[];
+  rows: readonly T[];
+  row: (item: T) => ComponentChildren;
+}) {
+  return (
+    <table data-testid={testId}>
+      {caption !== undefined && <caption>{caption}</caption>}
+      <thead>
+        <tr>
+          {columns.map((heading, i) => (
+            <th key={i} scope="col">
+              {heading}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{rows.map(row)}</tbody>
+    </table>
+  );
+}

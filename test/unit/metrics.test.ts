@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   conversionRate,
+  EMPTY_METRICS_DELTA,
   inTrial,
   isPaying,
   type MetricsDelta,
@@ -29,16 +30,7 @@ const trial = (overrides: Partial<MetricsSubject> = {}) =>
 const converted = (overrides: Partial<MetricsSubject> = {}) =>
   trial({ expires_at: '2026-12-08T00:00:00.000Z', ...overrides });
 
-const zero: MetricsDelta = {
-  mrr_micros: 0,
-  active: 0,
-  trials: 0,
-  new_subscriptions: 0,
-  churned: 0,
-  trials_ended: 0,
-  trial_conversions: 0,
-  refunds: 0,
-};
+const zero: MetricsDelta = EMPTY_METRICS_DELTA;
 const usd = (delta: Partial<MetricsDelta>) => [{ currency: 'USD', delta: { ...zero, ...delta } }];
 
 describe('a price normalised to a month', () => {

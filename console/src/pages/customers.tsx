@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { type CustomerInfo, get } from '../api';
 import { when } from '../format';
 import { href } from '../router';
-import { Empty, Show, useLoad } from '../ui';
+import { Empty, Show, Table, useLoad } from '../ui';
 
 export function Customers({ userId }: { userId: string | undefined }) {
   const [draft, setDraft] = useState(userId ?? '');
@@ -52,30 +52,21 @@ function Customer({ userId }: { userId: string }) {
             {entitlements.length === 0 ? (
               <Empty>This app defines no entitlements.</Empty>
             ) : (
-              <table data-testid="entitlements">
-                <thead>
-                  <tr>
-                    <th scope="col">Entitlement</th>
-                    <th scope="col">Active</th>
-                    <th scope="col">Product</th>
-                    <th scope="col">Period</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">Renews</th>
+              <Table
+                testId="entitlements"
+                columns={['Entitlement', 'Active', 'Product', 'Period', 'Expires', 'Renews']}
+                rows={entitlements}
+                row={([id, state]) => (
+                  <tr key={id}>
+                    <td>{id}</td>
+                    <td>{state.active ? 'yes' : 'no'}</td>
+                    <td>{state.product_id ?? '—'}</td>
+                    <td>{state.period_type ?? '—'}</td>
+                    <td>{when(state.expires_at)}</td>
+                    <td>{state.will_renew ? 'yes' : 'no'}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {entitlements.map(([id, state]) => (
-                    <tr key={id}>
-                      <td>{id}</td>
-                      <td>{state.active ? 'yes' : 'no'}</td>
-                      <td>{state.product_id ?? '—'}</td>
-                      <td>{state.period_type ?? '—'}</td>
-                      <td>{when(state.expires_at)}</td>
-                      <td>{state.will_renew ? 'yes' : 'no'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                )}
+              />
             )}
             <h3>Subscriptions</h3>
             {data.subscriptions.length === 0 ? (

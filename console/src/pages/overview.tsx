@@ -2,7 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { get, type RevenueStatistics, type SubscriptionMetrics } from '../api';
 import { TimeChart } from '../chart';
 import { count, daysAgo, isoDate, money, percent } from '../format';
-import { Figure, Show, useLoad } from '../ui';
+import { Figure, Show, Table, useLoad } from '../ui';
 
 const PERIODS = [
   { days: 7, label: 'Last 7 days', group_by: 'day' },
@@ -110,61 +110,53 @@ export function Overview() {
                 ]}
                 bars
               />
-              <table data-testid="breakdown">
-                <caption>Per {period.group_by}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Date</th>
-                    <th scope="col">MRR</th>
-                    <th scope="col">Active</th>
-                    <th scope="col">Trials</th>
-                    <th scope="col">New</th>
-                    <th scope="col">Churned</th>
-                    <th scope="col">Trial conversion</th>
-                    <th scope="col">Refunds</th>
-                    <th scope="col">Revenue</th>
-                    <th scope="col">Renewals</th>
+              <Table
+                testId="breakdown"
+                caption={`Per ${period.group_by}`}
+                columns={[
+                  'Date',
+                  'MRR',
+                  'Active',
+                  'Trials',
+                  'New',
+                  'Churned',
+                  'Trial conversion',
+                  'Refunds',
+                  'Revenue',
+                  'Renewals',
+                ]}
+                rows={breakdown}
+                row={(b) => (
+                  <tr key={b.date}>
+                    <td>{b.date}</td>
+                    <td>{money(b.mrr, currency)}</td>
+                    <td>{count(b.active_subscriptions)}</td>
+                    <td>{count(b.active_trials)}</td>
+                    <td>{count(b.new_subscriptions)}</td>
+                    <td>{count(b.churned)}</td>
+                    <td>{rate(b.trial_conversion_rate)}</td>
+                    <td>{count(b.refunds)}</td>
+                    <td>{money(revenueOf.get(b.date)?.revenue ?? 0, revenue.currency)}</td>
+                    <td>{count(revenueOf.get(b.date)?.renewals ?? 0)}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {breakdown.map((b) => (
-                    <tr key={b.date}>
-                      <td>{b.date}</td>
-                      <td>{money(b.mrr, currency)}</td>
-                      <td>{count(b.active_subscriptions)}</td>
-                      <td>{count(b.active_trials)}</td>
-                      <td>{count(b.new_subscriptions)}</td>
-                      <td>{count(b.churned)}</td>
-                      <td>{rate(b.trial_conversion_rate)}</td>
-                      <td>{count(b.refunds)}</td>
-                      <td>{money(revenueOf.get(b.date)?.revenue ?? 0, revenue.currency)}</td>
-                      <td>{count(revenueOf.get(b.date)?.renewals ?? 0)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                )}
+              />
               <h2>Revenue by product</h2>
-              <table data-testid="revenue-by-product">
-                <thead>
-                  <tr>
-                    <th scope="col">Product</th>
-                    <th scope="col">Revenue</th>
-                    <th scope="col">Share</th>
+              <Table
+                testId="revenue-by-product"
+                columns={['Product', 'Revenue', 'Share']}
+                rows={revenue.products}
+                row={(p) => (
+                  <tr key={p.product_id}>
+                    <td>{p.product_id}</td>
+                    <td>{money(p.revenue, revenue.currency)}</td>
+                    <td>
+                      <meter min={0} max={100} value={p.percentage} aria-label={`${p.product_id} share`} />{' '}
+                      {percent(p.percentage / 100)}
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {revenue.products.map((p) => (
-                    <tr key={p.product_id}>
-                      <td>{p.product_id}</td>
-                      <td>{money(p.revenue, revenue.currency)}</td>
-                      <td>
-                        <meter min={0} max={100} value={p.percentage} aria-label={`${p.product_id} share`} />{' '}
-                        {percent(p.percentage / 100)}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                )}
+              />
             </>
           );
         }}

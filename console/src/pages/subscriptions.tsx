@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { get, type Pagination, type SubscriptionItem } from '../api';
 import { money, when } from '../format';
 import { href } from '../router';
-import { Empty, Pager, Show, useLoad } from '../ui';
+import { Empty, Pager, Show, Table, useLoad } from '../ui';
 
 /** The spec's list filters (GET /v1/subscriptions). */
 interface Filters {
@@ -70,36 +70,26 @@ export function Subscriptions() {
             <Empty>No subscription matches these filters.</Empty>
           ) : (
             <>
-              <table data-testid="subscriptions">
-                <thead>
-                  <tr>
-                    <th scope="col">Subscription</th>
-                    <th scope="col">User</th>
-                    <th scope="col">Product</th>
-                    <th scope="col">Platform</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Price</th>
-                    <th scope="col">Expires</th>
+              <Table
+                testId="subscriptions"
+                columns={['Subscription', 'User', 'Product', 'Platform', 'Status', 'Price', 'Expires']}
+                rows={data}
+                row={(item) => (
+                  <tr key={item.id}>
+                    <td>
+                      <a href={href('subscriptions', item.id)}>{item.id}</a>
+                    </td>
+                    <td>{item.user_id}</td>
+                    <td>{item.product_id}</td>
+                    <td>{item.platform}</td>
+                    <td>
+                      <span class={`status status-${item.status}`}>{item.status}</span>
+                    </td>
+                    <td>{money(item.price, item.currency)}</td>
+                    <td>{when(item.expires_at)}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {data.map((item) => (
-                    <tr key={item.id}>
-                      <td>
-                        <a href={href('subscriptions', item.id)}>{item.id}</a>
-                      </td>
-                      <td>{item.user_id}</td>
-                      <td>{item.product_id}</td>
-                      <td>{item.platform}</td>
-                      <td>
-                        <span class={`status status-${item.status}`}>{item.status}</span>
-                      </td>
-                      <td>{money(item.price, item.currency)}</td>
-                      <td>{when(item.expires_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                )}
+              />
               <Pager pagination={pagination} onPage={setPage} />
             </>
           )

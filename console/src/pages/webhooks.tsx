@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { type Delivery, type DeliveryPagination, get, post } from '../api';
 import { when } from '../format';
 import { href } from '../router';
-import { asApiError, Empty, ErrorMessage, Show, useLoad } from '../ui';
+import { asApiError, Empty, ErrorMessage, Show, Table, useLoad } from '../ui';
 
 interface DeliveryPage {
   data: Delivery[];
@@ -48,26 +48,22 @@ export function Webhooks() {
             <Empty>{status ? `No delivery is ${status}.` : 'No webhook deliveries yet.'}</Empty>
           ) : (
             <>
-              <table data-testid="deliveries">
-                <thead>
-                  <tr>
-                    <th scope="col">Event</th>
-                    <th scope="col">Subscription</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Last error</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.map((delivery) => (
-                    <DeliveryRow key={delivery.event_id} listed={delivery} />
-                  ))}
-                </tbody>
-              </table>
+              <Table
+                testId="deliveries"
+                columns={[
+                  'Event',
+                  'Subscription',
+                  'Status',
+                  'Attempts',
+                  'Last error',
+                  'Created',
+                  <span key="actions" class="visually-hidden">
+                    Actions
+                  </span>,
+                ]}
+                rows={data}
+                row={(delivery) => <DeliveryRow key={delivery.event_id} listed={delivery} />}
+              />
               <nav class="pager" aria-label="Pages">
                 <button
                   type="button"
