@@ -33,21 +33,29 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/** A file `npm start` serves itself, beside the API (the reference, the console). */
 export interface StaticAnswer {
-  contentType: string;
+  status: number;
+  headers: Record<string, string>;
   body: string | Buffer;
 }
+
+const file = (contentType: string, body: string | Buffer): StaticAnswer => ({
+  status: 200,
+  headers: { 'Content-Type': contentType },
+  body,
+});
 
 /** The reference's answer to GET `path`, or undefined when the path is not one of its own. */
 export async function apiReference(method: string, path: string): Promise<StaticAnswer | undefined> {
   if (method !== 'GET') return undefined;
   switch (path) {
     case API_REFERENCE_PATHS.document:
-      return { contentType: 'application/json; charset=utf-8', body: await readFile(DOCUMENT) };
+      return file('application/json; charset=utf-8', await readFile(DOCUMENT));
     case API_REFERENCE_PATHS.page:
-      return { contentType: 'text/html; charset=utf-8', body: PAGE };
+      return file('text/html; charset=utf-8', PAGE);
     case API_REFERENCE_PATHS.script:
-      return { contentType: 'text/javascript; charset=utf-8', body: await readFile(REDOC_BUNDLE) };
+      return file('text/javascript; charset=utf-8', await readFile(REDOC_BUNDLE));
     default:
       return undefined;
   }

@@ -4,17 +4,12 @@
  * this origin here, so the console calls the API without CORS and its CSP allows only 'self'.
  */
 import { buildConsole, CONSOLE_PATH, type ConsoleFile, consoleSecurityHeaders } from '../console/build.js';
+import type { StaticAnswer } from './api-reference.js';
 
-export interface ConsoleAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer | string;
-}
-
-export function consoleSite(): (method: string, path: string) => ConsoleAnswer | undefined {
+export function consoleSite(): (method: string, path: string) => StaticAnswer | undefined {
   const files: Map<string, ConsoleFile> = buildConsole({ apiUrl: '' });
   const security = consoleSecurityHeaders("'self'");
-  return (method, path): ConsoleAnswer | undefined => {
+  return (method, path): StaticAnswer | undefined => {
     if (path !== CONSOLE_PATH && !path.startsWith(`${CONSOLE_PATH}/`)) return undefined;
     if (method !== 'GET' && method !== 'HEAD')
       return {

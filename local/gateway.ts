@@ -280,25 +280,21 @@ export async function startGateway(options: {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const api = apiOfPath(url.pathname);
     try {
-      const page = site?.(request.method ?? 'GET', url.pathname);
+      const method = request.method ?? 'GET';
+      // Files `npm start` serves beside the API (the console at /console, the reference at /docs).
+      const page =
+        site?.(method, url.pathname) ?? (options.apiReference ? await apiReference(method, url.pathname) : undefined);
       if (page) {
         request.resume();
         response.writeHead(page.status, { ...page.headers, 'X-Request-Id': requestId });
-        response.end(request.method === 'HEAD' ? undefined : page.body);
+        response.end(method === 'HEAD' ? undefined : page.body);
         return;
       }
       // API Gateway answers the subscription API's CORS preflights itself, on its resources (cdk/constructs/api.ts).
-      if (request.method === 'OPTIONS' && api === 'subscriptions' && resolveRoute(compiled, 'OPTIONS', url.pathname)) {
+      if (method === 'OPTIONS' && api === 'subscriptions' && resolveRoute(compiled, 'OPTIONS', url.pathname)) {
         request.resume();
         response.writeHead(204, { ...preflightHeaders(request.headers.origin), 'X-Request-Id': requestId });
         response.end();
-        return;
-      }
-      const reference = options.apiReference ? await apiReference(request.method ?? 'GET', url.pathname) : undefined;
-      if (reference) {
-        request.resume();
-        response.writeHead(200, { 'Content-Type': reference.contentType, 'X-Request-Id': requestId });
-        response.end(reference.body);
         return;
       }
       const match = resolveRoute(compiled, request.method ?? 'GET', url.pathname);
