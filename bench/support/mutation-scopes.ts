@@ -52,6 +52,8 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
     mutate: ['lib/events/**/*.ts'],
     tests: [
       UNIT,
+      'test/integration/aggregator.test.ts',
+      'test/integration/metrics.test.ts',
       'test/integration/webhook-delivery.test.ts',
       'test/integration/events-database-outage.test.ts',
       'test/integration/stream-poller.test.ts',
