@@ -3,7 +3,8 @@
  * actions that handler needs. The CDK api construct creates one API Gateway method per row and one
  * Lambda function per handler module (endpointFunctions: granting exactly `table` on the table),
  * integrated with each of its rows' methods; the local gateway serves the same rows in-process.
- * Only endpoints with a real handler are listed.
+ * Only endpoints with a real handler are listed. What a mobile route requires besides its key (its
+ * headers, a user token) is lib/http/mobile-headers.ts's mobileRoutePolicy.
  */
 import type { ApiName } from './http/envelopes.js';
 

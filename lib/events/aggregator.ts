@@ -1,8 +1,9 @@
 /**
  * The stream aggregator: turns every write of a subscription item into the amounts it adds to the
  * app's list counts (its facet values before and after), revenue counters (the revenue change
- * the write carries) and metrics counters (its metrics state before and after), and applies a batch of them with one write per counter item
- * (data/aggregates.ts). Counts and revenue trail the subscription writes by the stream's delay.
+ * the write carries) and metrics counters (its metrics state before and after), and applies a
+ * batch of them with one write per counter item (data/aggregates.ts). Counts, revenue and
+ * metrics trail the subscription writes by the stream's delay.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
