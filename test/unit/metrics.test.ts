@@ -124,6 +124,12 @@ describe('what one write changes in the metrics', () => {
       [],
     ],
     [
+      'a refund the store reversed: active again, no refund counted, not new',
+      sub({ status: 'cancelled', refunded_at: '2026-11-20T00:00:00.000Z' }),
+      sub(),
+      usd({ mrr_micros: 9_990_000, active: 1 }),
+    ],
+    [
       'paused: leaves the levels, not churned',
       sub(),
       sub({ status: 'paused' }),
