@@ -51,6 +51,8 @@ describe('parseDuration (ISO 8601, whole units)', () => {
     ['PT90M', { minutes: 90 }],
     ['P1DT1H1M1S', { days: 1, hours: 1, minutes: 1, seconds: 1 }],
     ['P0D', {}],
+    ['P12Y34M56W78D', { years: 12, months: 34, weeks: 56, days: 78 }],
+    ['PT10H20M30S', { hours: 10, minutes: 20, seconds: 30 }],
   ])('%s', (text, units) => {
     expect(parseDuration(text)).toEqual({
       years: 0,
@@ -64,7 +66,7 @@ describe('parseDuration (ISO 8601, whole units)', () => {
     });
   });
 
-  it.each(['', 'P', 'PT', 'P1DT', '1M', 'p1m', 'P1.5D', 'P-1D', 'P1H', 'PT1D', 'P1M1Y', 'P1234567D', 'P1M '])(
+  it.each(['', 'P', 'PT', 'P1DT', '1M', 'p1m', 'P1.5D', 'P-1D', 'P1H', 'PT1D', 'P1M1Y', 'P1234567D', 'P1M ', 'xP1D'])(
     '%j is refused',
     (text) => {
       expect(parseDuration(text)).toBeUndefined();
@@ -79,6 +81,9 @@ describe('addDuration', () => {
     ['P1W', 'P1W', '2026-02-07T12:00:00.000Z'],
     ['PT36H', 'PT36H', '2026-02-02T00:00:00.000Z'],
     ['P1M1D: the month first, then the day', 'P1M1D', '2026-03-01T12:00:00.000Z'],
+    ['PT1H30M', 'PT1H30M', '2026-01-31T13:30:00.000Z'],
+    ['PT90S', 'PT90S', '2026-01-31T12:01:30.000Z'],
+    ['P1DT1M1S', 'P1DT1M1S', '2026-02-01T12:01:01.000Z'],
   ])('%s', (_case, text, end) => {
     expect(addDuration(NOW, parseDuration(text)!).toISOString()).toBe(end);
   });
@@ -118,6 +123,17 @@ describe('decideGrant', () => {
       decision: { granted_at: NOW.toISOString(), expires_at: '2026-02-01T12:00:00.000Z', previous_expires_at: null },
     },
     {
+      case: 'a grant ending exactly now runs no more: the duration counts from now',
+      current: grant({ expires_at: NOW.toISOString() }),
+      request: { duration: 'P1D' },
+      decision: { granted_at: NOW.toISOString(), expires_at: '2026-02-01T12:00:00.000Z', previous_expires_at: null },
+    },
+    {
+      case: 'a grant of exactly 100 years is within the bound',
+      request: { duration: 'P100Y' },
+      decision: { granted_at: NOW.toISOString(), expires_at: '2126-01-31T12:00:00.000Z', previous_expires_at: null },
+    },
+    {
       case: 'after a revoke, a grant starts afresh',
       current: REVOKED,
       request: { duration: 'PT1H' },
@@ -129,7 +145,28 @@ describe('decideGrant', () => {
   });
 
   it.each([
+    ['neither field', {}, 'body: give exactly one of duration and expires_at'],
+    [
+      'a malformed duration',
+      { duration: 'one month' },
+      'duration: must be an ISO 8601 duration of whole units, e.g. P1M, P7D, PT12H',
+    ],
+    ['a zero duration', { duration: 'P0D' }, 'duration: must be longer than zero'],
+    ['a malformed expires_at', { expires_at: 'tomorrow' }, 'expires_at: must be an ISO 8601 date-time'],
+    ['expires_at in the past', { expires_at: '2026-01-01T00:00:00.000Z' }, 'expires_at: must be in the future'],
+    ['a duration past the bound', { duration: 'P101Y' }, 'duration: must end at most 100 years from now'],
+  ] as const)('%s is refused saying %j', (_case, request: GrantRequest, message) => {
+    try {
+      decideGrant(undefined, request, NOW);
+      expect.unreachable();
+    } catch (error) {
+      expect(isAppError(error) && error.message).toBe(message);
+    }
+  });
+
+  it.each([
     ['neither field', {}, 'body'],
+    ['a malformed expires_at', { expires_at: 'tomorrow' }, 'body.expires_at'],
     ['both fields', { duration: 'P1M', expires_at: '2026-03-01T00:00:00.000Z' }, 'body'],
     ['a malformed duration', { duration: 'one month' }, 'body.duration'],
     ['a fractional duration', { duration: 'P0.5D' }, 'body.duration'],
