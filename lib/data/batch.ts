@@ -31,20 +31,25 @@ export const putRequest = (item: Record<string, unknown>): WriteRequest => ({ Pu
 const keyId = (key: { pk?: unknown; sk?: unknown }) => `${String(key.pk)}\n${String(key.sk)}`;
 
 /**
- * Items by key (at most 100 distinct) in one strongly consistent BatchGetItem: one request instead
- * of one per item. In the order of the keys, a key given twice answered twice (read once:
+ * Items by key in strongly consistent BatchGetItem requests: one request per 100 distinct keys
+ * instead of one per item. In the order of the keys, a key given twice answered twice (read once:
  * BatchGetItem refuses a repeated key); undefined where there is none. Keys DynamoDB leaves
  * unprocessed (it may, under throttling) are read one by one, so a throttled read fails as a GetItem would.
  */
 export async function batchGetConsistent(keys: TableKey[]): Promise<(Record<string, unknown> | undefined)[]> {
   const distinct = [...new Map(keys.map((key) => [keyId(key), key])).values()];
-  const { Responses, UnprocessedKeys } = await ddb.send(
-    new BatchGetCommand({ RequestItems: { [tableName]: { Keys: distinct, ConsistentRead: true } } }),
-  );
-  const found = new Map((Responses?.[tableName] ?? []).map((item) => [keyId(item), item]));
-  for (const key of UnprocessedKeys?.[tableName]?.Keys ?? []) {
-    const item = await getConsistent(key as TableKey);
-    if (item) found.set(keyId(key), item);
+  const found = new Map<string, Record<string, unknown>>();
+  for (let start = 0; start < distinct.length; start += MAX_BATCH_GET) {
+    const { Responses, UnprocessedKeys } = await ddb.send(
+      new BatchGetCommand({
+        RequestItems: { [tableName]: { Keys: distinct.slice(start, start + MAX_BATCH_GET), ConsistentRead: true } },
+      }),
+    );
+    for (const item of Responses?.[tableName] ?? []) found.set(keyId(item), item);
+    for (const key of UnprocessedKeys?.[tableName]?.Keys ?? []) {
+      const item = await getConsistent(key as TableKey);
+      if (item) found.set(keyId(key), item);
+    }
   }
   return keys.map((key) => found.get(keyId(key)));
 }

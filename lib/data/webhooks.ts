@@ -96,9 +96,6 @@ const deliveryItem = (record: DeliveryRecord) => ({
     : {}),
 });
 
-/** Keys one BatchGetItem reads. */
-const MAX_BATCH_GET = 100;
-
 const deliveriesStatusPartition = (appId: string, status: DeliveryStatus) => `${appId}#${status}`;
 const deliverySortKey = (record: Pick<DeliveryRecord, 'created_at' | 'event_id'>) =>
   `${record.created_at}#${record.event_id}`;
@@ -198,13 +195,7 @@ export async function listDeliveries(
   const Items = found.slice(0, limit);
   const lastSortKey = found.length > limit ? String(Items.at(-1)!.deliveries_sk) : null;
   if (!status) return { deliveries: Items.map(toDelivery), lastSortKey };
-  const read: (Record<string, unknown> | undefined)[] = [];
-  for (let start = 0; start < Items.length; start += MAX_BATCH_GET)
-    read.push(
-      ...(await batchGetConsistent(
-        Items.slice(start, start + MAX_BATCH_GET).map((item) => ({ pk: String(item.pk), sk: String(item.sk) })),
-      )),
-    );
+  const read = await batchGetConsistent(Items.map((item) => ({ pk: String(item.pk), sk: String(item.sk) })));
   return {
     deliveries: read.flatMap((item) => (item && item.status === status ? [toDelivery(item)] : [])),
     lastSortKey,
