@@ -19,6 +19,39 @@ export function pageInfo(page: number, limit: number, total: number): PageInfo {
 
 export const hasNextPage = (info: PageInfo): boolean => info.page < info.pages;
 
+/** An opaque cursor: its fields as base64url JSON. */
+export const encodeCursorFields = (fields: Record<string, unknown>): string =>
+  Buffer.from(JSON.stringify(fields)).toString('base64url');
+
+const invalidCursor = () =>
+  new AppError('INVALID_PARAMETER', 'cursor is not valid', {
+    details: [{ path: 'query.cursor', message: 'is not a cursor issued by this API' }],
+  });
+
+/**
+ * The fields of a cursor that `isValid` accepts; INVALID_PARAMETER when it is not base64url JSON
+ * of an object, or its fields are not what the list issues.
+ */
+export function decodeCursorFields<T extends Record<string, unknown>>(
+  cursor: string,
+  isValid: (fields: Record<string, unknown>) => boolean,
+): T {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    // Not base64url JSON: refused below.
+  }
+  if (!decoded || typeof decoded !== 'object' || !isValid(decoded as Record<string, unknown>)) throw invalidCursor();
+  return decoded as T;
+}
+
+/** A valid cursor used with another query than the one whose page it came from. */
+export const cursorOfAnotherQuery = (issuedFor: string, use: string): AppError =>
+  new AppError('INVALID_PARAMETER', `cursor was issued for ${issuedFor}`, {
+    details: [{ path: 'query.cursor', message: use }],
+  });
+
 export interface CursorPosition {
   /** Page number of the page the cursor leads to. */
   page: number;
@@ -40,37 +73,23 @@ const fingerprint = (filters: Record<string, unknown>): string =>
     .slice(0, 16);
 
 export function encodeCursor(position: CursorPosition, filters: Record<string, unknown>): string {
-  return Buffer.from(
-    JSON.stringify({ p: position.page, s: position.list_sk, i: position.id, f: fingerprint(filters) }),
-  ).toString('base64url');
+  return encodeCursorFields({ p: position.page, s: position.list_sk, i: position.id, f: fingerprint(filters) });
 }
 
 /** Throws INVALID_PARAMETER for a cursor that is malformed or was issued for other filters. */
 export function decodeCursor(cursor: string, filters: Record<string, unknown>): CursorPosition {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    // Not base64url JSON: decoded stays undefined and is refused below.
-  }
-  const c = decoded as { p?: unknown; s?: unknown; i?: unknown; f?: unknown } | undefined;
-  if (
-    !c ||
-    typeof c.p !== 'number' ||
-    !Number.isInteger(c.p) ||
-    c.p < 2 ||
-    typeof c.s !== 'string' ||
-    typeof c.i !== 'string' ||
-    !/^sub_[0-9a-f]{24}$/.test(c.i)
-  ) {
-    throw new AppError('INVALID_PARAMETER', 'cursor is not valid', {
-      details: [{ path: 'query.cursor', message: 'is not a cursor issued by this API' }],
-    });
-  }
+  const c = decodeCursorFields<{ p: number; s: string; i: string; f: unknown }>(
+    cursor,
+    (c) =>
+      typeof c.p === 'number' &&
+      Number.isInteger(c.p) &&
+      c.p >= 2 &&
+      typeof c.s === 'string' &&
+      typeof c.i === 'string' &&
+      /^sub_[0-9a-f]{24}$/.test(c.i),
+  );
   if (c.f !== fingerprint(filters)) {
-    throw new AppError('INVALID_PARAMETER', 'cursor was issued for other filters', {
-      details: [{ path: 'query.cursor', message: 'use the cursor with the same filters as the page it came from' }],
-    });
+    throw cursorOfAnotherQuery('other filters', 'use the cursor with the same filters as the page it came from');
   }
   return { page: c.p, list_sk: c.s, id: c.i };
 }

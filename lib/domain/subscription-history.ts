@@ -3,7 +3,7 @@
  * caused it. The cause rides on the state item each write puts; the aggregator turns each write's
  * old and new images into an entry (lib/events/aggregator.ts), keyed by the write's version.
  */
-import { AppError } from '../core/errors.js';
+import { cursorOfAnotherQuery, decodeCursorFields, encodeCursorFields } from './pagination.js';
 
 /** What made a change: an API call, a verified purchase, a store's notification, or the clock (the sweeper). */
 export const CHANGE_CAUSES = ['api', 'verification', 'store_notification', 'sweeper'] as const;
@@ -94,31 +94,19 @@ export interface HistoryCursor {
 }
 
 export const encodeHistoryCursor = (cursor: HistoryCursor): string =>
-  Buffer.from(JSON.stringify({ s: cursor.subscriptionId, v: cursor.before })).toString('base64url');
+  encodeCursorFields({ s: cursor.subscriptionId, v: cursor.before });
 
 /** The version a cursor continues before; INVALID_PARAMETER for a malformed one or another subscription's. */
 export function decodeHistoryCursor(cursor: string, subscriptionId: string): number {
-  let decoded: { s?: unknown; v?: unknown } | undefined;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    // Not base64url JSON: refused below.
-  }
-  if (
-    !decoded ||
-    typeof decoded !== 'object' ||
-    typeof decoded.v !== 'number' ||
-    !Number.isSafeInteger(decoded.v) ||
-    decoded.v < 1
-  ) {
-    throw new AppError('INVALID_PARAMETER', 'cursor is not valid', {
-      details: [{ path: 'query.cursor', message: 'is not a cursor issued by this API' }],
-    });
-  }
+  const decoded = decodeCursorFields<{ s: unknown; v: number }>(
+    cursor,
+    (c) => typeof c.v === 'number' && Number.isSafeInteger(c.v) && c.v >= 1,
+  );
   if (decoded.s !== subscriptionId) {
-    throw new AppError('INVALID_PARAMETER', 'cursor was issued for another subscription', {
-      details: [{ path: 'query.cursor', message: 'use the cursor with the subscription whose history it came from' }],
-    });
+    throw cursorOfAnotherQuery(
+      'another subscription',
+      'use the cursor with the subscription whose history it came from',
+    );
   }
   return decoded.v;
 }

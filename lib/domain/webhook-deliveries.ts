@@ -2,8 +2,8 @@
  * What an operator sees of a webhook delivery (the API's `GET /v1/webhooks/deliveries` and `admin
  * webhooks deliveries` alike), and the opaque cursor of that list.
  */
-import { AppError } from '../core/errors.js';
 import type { EventPayload } from '../events/schemas.js';
+import { cursorOfAnotherQuery, decodeCursorFields, encodeCursorFields } from './pagination.js';
 
 export const DELIVERY_STATUSES = [
   'pending',
@@ -116,25 +116,16 @@ export interface DeliveryCursor {
 const SORT_KEY = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z#evt_[0-9a-f]{24}$/;
 
 export const encodeDeliveryCursor = (cursor: DeliveryCursor): string =>
-  Buffer.from(JSON.stringify({ a: cursor.after, s: cursor.status })).toString('base64url');
+  encodeCursorFields({ a: cursor.after, s: cursor.status });
 
 /** Throws INVALID_PARAMETER for a cursor that is malformed or was issued for another status filter. */
 export function decodeDeliveryCursor(cursor: string, status: DeliveryStatus | null): string {
-  let decoded: { a?: unknown; s?: unknown } | undefined;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    // Not base64url JSON: refused below.
-  }
-  if (!decoded || typeof decoded !== 'object' || typeof decoded.a !== 'string' || !SORT_KEY.test(decoded.a)) {
-    throw new AppError('INVALID_PARAMETER', 'cursor is not valid', {
-      details: [{ path: 'query.cursor', message: 'is not a cursor issued by this API' }],
-    });
-  }
+  const decoded = decodeCursorFields<{ a: string; s: unknown }>(
+    cursor,
+    (c) => typeof c.a === 'string' && SORT_KEY.test(c.a),
+  );
   if (decoded.s !== status) {
-    throw new AppError('INVALID_PARAMETER', 'cursor was issued for another status filter', {
-      details: [{ path: 'query.cursor', message: 'use the cursor with the same status as the page it came from' }],
-    });
+    throw cursorOfAnotherQuery('another status filter', 'use the cursor with the same status as the page it came from');
   }
   return decoded.a;
 }
