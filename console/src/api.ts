@@ -2,6 +2,8 @@
  * The console's one way to the API: the secret key from this tab's session as a Bearer token, the
  * API's envelope unwrapped, and failures as ApiError values a page can show.
  */
+import type { SubscriptionStatus } from '../../lib/domain/subscription-state';
+import type { Platform } from '../../lib/schemas/common';
 import { clearKey, readKey } from './session';
 
 export class ApiError extends Error {
@@ -89,6 +91,14 @@ export async function request<T>(
 
 export const get = <T>(path: string, query?: Query) => request<T>('GET', withQuery(path, query));
 export const post = <T>(path: string, body?: unknown) => request<T>('POST', path, { body });
+
+/** `Listed` when it holds every value of `All`: a list that misses one fails to compile. */
+type Complete<All, Listed extends readonly All[]> = [Exclude<All, Listed[number]>] extends [never] ? Listed : never;
+const STATUSES = ['active', 'paused', 'pending_verification', 'cancelled', 'expired'] as const;
+const PLATFORM_VALUES = ['ios', 'android', 'web'] as const;
+/** The list filter's values, held to lib's types (importing lib's arrays would bundle lib's modules). */
+export const SUBSCRIPTION_STATUSES: Complete<SubscriptionStatus, typeof STATUSES> = STATUSES;
+export const PLATFORMS: Complete<Platform, typeof PLATFORM_VALUES> = PLATFORM_VALUES;
 
 // --- The API's shapes: the zod schemas' types in lib/schemas (types only: nothing of lib/ is bundled) ---
 export type { DeliveryView as Delivery } from '../../lib/domain/webhook-deliveries';

@@ -165,6 +165,21 @@ describe('the console in Chromium', () => {
     await expectAccessible();
     await screenshot('subscriptions');
 
+    // Every status and platform the API's filter takes, paused and pending ones included.
+    expect(await page.getByLabel('Status').locator('option').allTextContents()).toEqual([
+      'any',
+      'active',
+      'paused',
+      'pending_verification',
+      'cancelled',
+      'expired',
+    ]);
+    expect(await page.getByLabel('Platform').locator('option').allTextContents()).toEqual([
+      'any',
+      'ios',
+      'android',
+      'web',
+    ]);
     await page.getByLabel('Status').selectOption('cancelled');
     await page.getByRole('button', { name: 'Filter' }).click();
     await expect.poll(() => page.getByTestId('subscriptions').locator('tbody tr').count()).toBe(1);

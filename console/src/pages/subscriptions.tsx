@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { get, type Pagination, type SubscriptionItem } from '../api';
+import { get, type Pagination, PLATFORMS, SUBSCRIPTION_STATUSES, type SubscriptionItem } from '../api';
 import { money, when } from '../format';
 import { href } from '../router';
 import { Empty, Pager, Show, Table, useLoad } from '../ui';
@@ -46,22 +46,11 @@ export function Subscriptions() {
         <label for="filter-user_id">User</label>
         <input type="text" {...field('user_id')} />
         <label for="filter-status">Status</label>
-        <select {...field('status')}>
-          <option value="">any</option>
-          <option value="active">active</option>
-          <option value="expired">expired</option>
-          <option value="cancelled">cancelled</option>
-          <option value="pending">pending</option>
-        </select>
+        <Choice {...field('status')} values={SUBSCRIPTION_STATUSES} />
         <label for="filter-product_id">Product</label>
         <input type="text" {...field('product_id')} />
         <label for="filter-platform">Platform</label>
-        <select {...field('platform')}>
-          <option value="">any</option>
-          <option value="ios">ios</option>
-          <option value="android">android</option>
-          <option value="web">web</option>
-        </select>
+        <Choice {...field('platform')} values={PLATFORMS} />
         <button type="submit">Filter</button>
       </form>
       <Show loaded={loaded} what="subscriptions">
@@ -96,5 +85,27 @@ export function Subscriptions() {
         }
       </Show>
     </section>
+  );
+}
+
+/** A filter's select: any, or one of the values the API accepts. */
+function Choice({
+  values,
+  ...props
+}: {
+  values: readonly string[];
+  id: string;
+  value: string;
+  onInput: (event: Event) => void;
+}) {
+  return (
+    <select {...props}>
+      <option value="">any</option>
+      {values.map((value) => (
+        <option key={value} value={value}>
+          {value}
+        </option>
+      ))}
+    </select>
   );
 }
