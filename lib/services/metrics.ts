@@ -52,33 +52,43 @@ export async function subscriptionMetrics(
   ]);
   const reporting = app?.reporting_currency ?? 'USD';
 
-  // Per currency, the changes of each day after the period's start, newest first for suffix sums.
+  // Per currency, the changes of each day from the period's start to today.
   const byDay = new Map<string, Map<string, MetricsDelta>>();
   for (const counter of counters) {
     const days = byDay.get(counter.currency) ?? new Map<string, MetricsDelta>();
     days.set(counter.day, counter);
     byDay.set(counter.currency, days);
   }
-  const currencies = new Set([...levelsNow.keys(), ...byDay.keys()]);
-  /** Levels at the end of `day` in `currency`: now, minus what every later day changed. */
-  const levelsAt = (currency: string, day: string): MetricsLevels => {
-    const levels = { ...(levelsNow.get(currency) ?? { mrr_micros: 0, active: 0, trials: 0 }) };
-    for (const [d, delta] of byDay.get(currency) ?? []) {
-      if (d <= day) continue;
-      levels.mrr_micros -= delta.mrr_micros;
-      levels.active -= delta.active;
-      levels.trials -= delta.trials;
-    }
-    return levels;
-  };
 
-  const buckets = bucketsOf(query.start_date, query.end_date, query.group_by).map(({ date, days }) => {
-    const last = days.at(-1)!;
+  // Levels at the end of a bucket: the levels now, minus every change recorded after its last day.
+  // Walked back from the latest bucket, through the days newest first: each day is subtracted once.
+  const periodBuckets = bucketsOf(query.start_date, query.end_date, query.group_by);
+  const running = new Map<string, MetricsLevels>(
+    [...new Set([...levelsNow.keys(), ...byDay.keys()])].map((currency) => [
+      currency,
+      { ...(levelsNow.get(currency) ?? { mrr_micros: 0, active: 0, trials: 0 }) },
+    ]),
+  );
+  const newestFirst = [...counters].sort((a, b) => (a.day < b.day ? 1 : a.day > b.day ? -1 : 0));
+  const levelsAtEnd: (MetricsLevels & { currency: string })[][] = [];
+  let subtracted = 0;
+  for (let i = periodBuckets.length - 1; i >= 0; i--) {
+    const last = periodBuckets[i]!.days.at(-1)!;
+    for (; subtracted < newestFirst.length && newestFirst[subtracted]!.day > last; subtracted++) {
+      const { currency, mrr_micros, active, trials } = newestFirst[subtracted]!;
+      const levels = running.get(currency)!;
+      levels.mrr_micros -= mrr_micros;
+      levels.active -= active;
+      levels.trials -= trials;
+    }
+    levelsAtEnd[i] = [...running].map(([currency, levels]) => ({ currency, ...levels }));
+  }
+
+  const buckets = periodBuckets.map(({ date, days }, i) => {
     const flows = noFlows();
     for (const currencyDays of byDay.values())
       for (const day of days) addFlows(flows, currencyDays.get(day) ?? EMPTY_METRICS_DELTA);
-    const levels = [...currencies].map((currency) => ({ currency, ...levelsAt(currency, last) }));
-    return { date, rateDay: earlier(last, today), flows, levels };
+    return { date, rateDay: earlier(days.at(-1)!, today), flows, levels: levelsAtEnd[i]! };
   });
 
   const foreign = buckets.some((b) => b.levels.some((l) => l.currency !== reporting && l.mrr_micros !== 0));
