@@ -85,6 +85,26 @@ export function bucketsOf(start: string, end: string, groupBy: GroupBy): { date:
   return [...buckets].map(([date, days]) => ({ date, days }));
 }
 
+/**
+ * For levels at the end of each bucket (a level now minus every change recorded after the bucket):
+ * walks the buckets latest first and the changes newest first, passing each change once to `take`
+ * and then calling `atEnd` with the bucket's index once every change after its last day was taken.
+ */
+export function walkBackFromLatest<C extends { day: string }>(
+  buckets: readonly { days: readonly string[] }[],
+  changes: readonly C[],
+  take: (change: C) => void,
+  atEnd: (bucket: number) => void,
+): void {
+  const newestFirst = [...changes].sort((a, b) => (a.day < b.day ? 1 : a.day > b.day ? -1 : 0));
+  let next = 0;
+  for (let i = buckets.length - 1; i >= 0; i--) {
+    const last = buckets[i]!.days.at(-1)!;
+    for (; next < newestFirst.length && newestFirst[next]!.day > last; next++) take(newestFirst[next]!);
+    atEnd(i);
+  }
+}
+
 /** Operator-supplied daily rates: units of the reporting currency for one unit of `currency`. */
 export type RateTable = ReadonlyMap<string, ReadonlyMap<string, number>>;
 

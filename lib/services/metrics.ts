@@ -14,7 +14,14 @@ import { getApp } from '../data/apps.js';
 import { type MetricsLevels, readMetricsCounters, readMetricsNow } from '../data/metrics-counters.js';
 import { readExchangeRates } from '../data/revenue.js';
 import { conversionRate, EMPTY_METRICS_DELTA, type MetricsDelta } from '../domain/metrics.js';
-import { bucketsOf, convertMicros, fromMicros, type RateTable, validatePeriod } from '../domain/revenue.js';
+import {
+  bucketsOf,
+  convertMicros,
+  fromMicros,
+  type RateTable,
+  validatePeriod,
+  walkBackFromLatest,
+} from '../domain/revenue.js';
 import type { SubscriptionMetrics } from '../schemas/responses.js';
 import type { MetricsQuery } from '../schemas/subscription.js';
 
@@ -61,7 +68,6 @@ export async function subscriptionMetrics(
   }
 
   // Levels at the end of a bucket: the levels now, minus every change recorded after its last day.
-  // Walked back from the latest bucket, through the days newest first: each day is subtracted once.
   const periodBuckets = bucketsOf(query.start_date, query.end_date, query.group_by);
   const running = new Map<string, MetricsLevels>(
     [...new Set([...levelsNow.keys(), ...byDay.keys()])].map((currency) => [
@@ -69,20 +75,18 @@ export async function subscriptionMetrics(
       { ...(levelsNow.get(currency) ?? { mrr_micros: 0, active: 0, trials: 0 }) },
     ]),
   );
-  const newestFirst = [...counters].sort((a, b) => (a.day < b.day ? 1 : a.day > b.day ? -1 : 0));
   const levelsAtEnd: (MetricsLevels & { currency: string })[][] = [];
-  let subtracted = 0;
-  for (let i = periodBuckets.length - 1; i >= 0; i--) {
-    const last = periodBuckets[i]!.days.at(-1)!;
-    for (; subtracted < newestFirst.length && newestFirst[subtracted]!.day > last; subtracted++) {
-      const { currency, mrr_micros, active, trials } = newestFirst[subtracted]!;
+  walkBackFromLatest(
+    periodBuckets,
+    counters,
+    ({ currency, mrr_micros, active, trials }) => {
       const levels = running.get(currency)!;
       levels.mrr_micros -= mrr_micros;
       levels.active -= active;
       levels.trials -= trials;
-    }
-    levelsAtEnd[i] = [...running].map(([currency, levels]) => ({ currency, ...levels }));
-  }
+    },
+    (i) => (levelsAtEnd[i] = [...running].map(([currency, levels]) => ({ currency, ...levels }))),
+  );
 
   const buckets = periodBuckets.map(({ date, days }, i) => {
     const flows = noFlows();

@@ -17,7 +17,14 @@ import { getApp } from '../data/apps.js';
 import { getProduct } from '../data/products.js';
 import { readExchangeRates, readRevenueCounters } from '../data/revenue.js';
 import { countMatching } from '../data/subscription-queries.js';
-import { bucketsOf, convertMicros, fromMicros, percentages, validatePeriod } from '../domain/revenue.js';
+import {
+  bucketsOf,
+  convertMicros,
+  fromMicros,
+  percentages,
+  validatePeriod,
+  walkBackFromLatest,
+} from '../domain/revenue.js';
 import type { RevenueStatistics } from '../schemas/responses.js';
 import type { RevenueQuery } from '../schemas/subscription.js';
 
@@ -64,9 +71,16 @@ export async function revenueStatistics(
   }
 
   // Active at the end of day D = active now - every net change recorded after D.
-  const changesAfter = (day: string) =>
-    [...byDay].filter(([d]) => d > day).reduce((sum, [, v]) => sum + v.netActive, 0);
-  const breakdown = bucketsOf(query.start_date, query.end_date, query.group_by).map(({ date, days }) => {
+  const periodBuckets = bucketsOf(query.start_date, query.end_date, query.group_by);
+  const changesAfterEnd: number[] = [];
+  let changes = 0;
+  walkBackFromLatest(
+    periodBuckets,
+    [...byDay].map(([day, v]) => ({ day, netActive: v.netActive })),
+    (change) => (changes += change.netActive),
+    (i) => (changesAfterEnd[i] = changes),
+  );
+  const breakdown = periodBuckets.map(({ date, days }, i) => {
     const totals = days.reduce(
       (acc, d) => {
         const v = byDay.get(d);
@@ -80,7 +94,7 @@ export async function revenueStatistics(
     return {
       date,
       revenue: fromMicros(totals.revenue),
-      subscriptions: last >= today ? activeNow : activeNow - changesAfter(last),
+      subscriptions: last >= today ? activeNow : activeNow - changesAfterEnd[i]!,
       new_subscriptions: totals.newSubs,
       renewals: totals.renewals,
     };

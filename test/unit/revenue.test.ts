@@ -11,6 +11,7 @@ import {
   toMicros,
   transferredRevenue,
   validatePeriod,
+  walkBackFromLatest,
 } from '../../lib/domain/revenue.js';
 import { appErrorThrownBy } from '../support/assertions.js';
 
@@ -338,5 +339,32 @@ describe('a purchase handed to another user', () => {
       transferredRevenue({ amount_micros: 0, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 0 }),
     ).toBeNull();
     expect(transferredRevenue(null)).toBeNull();
+  });
+});
+
+describe('walkBackFromLatest (levels at the end of each bucket)', () => {
+  it('takes each change once, newest first, and closes a bucket once every change after its last day is taken', () => {
+    const buckets = bucketsOf('2026-03-02', '2026-03-08', 'day').slice(0, 3); // Mar 2, 3, 4
+    const changes = [
+      { day: '2026-03-03', n: 2 },
+      { day: '2026-03-10', n: 5 },
+      { day: '2026-03-02', n: 1 },
+      { day: '2026-03-04', n: 3 },
+    ];
+    const steps: string[] = [];
+    walkBackFromLatest(
+      buckets,
+      changes,
+      (change) => steps.push(`take ${change.day}`),
+      (i) => steps.push(`end ${buckets[i]!.date}`),
+    );
+    expect(steps).toEqual([
+      'take 2026-03-10',
+      'end 2026-03-04',
+      'take 2026-03-04',
+      'end 2026-03-03',
+      'take 2026-03-03',
+      'end 2026-03-02',
+    ]);
   });
 });
