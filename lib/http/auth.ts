@@ -30,7 +30,8 @@ export interface Caller {
   tier: RateLimitTier;
 }
 
-const MAX_REMEMBERED_KEYS = 1000;
+/** Keys remembered per instance in each cache; a full cache starts over (memory stays bounded under a flood of made-up keys). */
+export const MAX_REMEMBERED_KEYS = 1000;
 /** Key hashes this instance found to name no key, until when it may say so without asking. */
 const unknownKeys = new Map<string, number>();
 /** Sdk keys as this instance read them (any status), by hash, until when it may use the copy. */
@@ -63,10 +64,9 @@ function refuseIfKnownUnknown(rawKey: string, kind: ApiKeyKind, nowMs: number): 
 }
 
 function rememberUnknown(keyHash: string, kind: ApiKeyKind, nowMs: number): never {
-  if (config.keyCacheTtlSeconds > 0) {
-    if (unknownKeys.size >= MAX_REMEMBERED_KEYS) unknownKeys.clear();
-    unknownKeys.set(keyHash, nowMs + config.keyCacheTtlSeconds * 1000);
-  }
+  // With a TTL of 0 the entry is stale at once: kept, it only holds memory, which the bound limits.
+  if (unknownKeys.size >= MAX_REMEMBERED_KEYS) unknownKeys.clear();
+  unknownKeys.set(keyHash, nowMs + config.keyCacheTtlSeconds * 1000);
   throw invalidKey(kind);
 }
 
@@ -112,10 +112,8 @@ export async function authenticateSdkKey(rawKey: string, nowMs: number = Date.no
     const stored = await readApiKey(keyHash);
     if (!stored) rememberUnknown(keyHash, 'sdk', nowMs);
     record = { record: stored, until: nowMs + config.keyCacheTtlSeconds * 1000 };
-    if (config.keyCacheTtlSeconds > 0) {
-      if (readKeys.size >= MAX_REMEMBERED_KEYS) readKeys.clear();
-      readKeys.set(keyHash, record);
-    }
+    if (readKeys.size >= MAX_REMEMBERED_KEYS) readKeys.clear();
+    readKeys.set(keyHash, record);
   }
   const caller = callerOf(record.record, 'sdk');
   return {

@@ -20,7 +20,8 @@ import {
  * because the shared count only grows until the window ends.
  */
 const exhausted = new Map<string, { window: WindowCount; tier: RateLimitTier }>();
-const MAX_REMEMBERED = 1000;
+/** Exhausted windows remembered per instance; a full map starts over (bounded memory). */
+export const MAX_REMEMBERED = 1000;
 
 function refuse(decision: RateLimitDecision): never {
   throw new AppError(

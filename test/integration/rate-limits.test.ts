@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { config } from '../../lib/core/config.js';
 import { sha256Hex } from '../../lib/core/ids.js';
 import { revokeKey } from '../../lib/data/apps.js';
@@ -78,6 +78,7 @@ describe('authenticateAndLimit', () => {
     try {
       const refused = await appErrorOf(authenticateAndLimit(raw, 'secret', NOW + 1_000));
       expect(refused.code).toBe('RATE_LIMITED');
+      expect(refused.message).toBe('Rate limit of 50 requests per minute exceeded; retry in 59 s');
       expect(refused.status).toBe(429);
       expect(refused.retryable).toBe(true);
       expect(refused.headers).toEqual({
@@ -87,10 +88,19 @@ describe('authenticateAndLimit', () => {
       });
       expect((await storedKey(hash))?.request_count).toBe(51);
       // Refused again without another write: the instance remembers the exhausted window.
-      expect((await appErrorOf(authenticateAndLimit(raw, 'secret', NOW + 2_000))).headers).toMatchObject({
+      const again = await appErrorOf(authenticateAndLimit(raw, 'secret', NOW + 2_000));
+      expect(again).toMatchObject({ code: 'RATE_LIMITED', retryable: true });
+      expect(again.headers).toEqual({
+        'RateLimit-Policy': '"standard";q=50;w=60',
+        RateLimit: '"standard";r=0;t=58',
         'Retry-After': '58',
       });
       expect((await storedKey(hash))?.request_count).toBe(51);
+      // Another key's window is its own.
+      const other = await newKey();
+      expect((await authenticateAndLimit(other.raw, 'secret', NOW + 2_000)).headers.RateLimit).toBe(
+        '"standard";r=49;t=60',
+      );
       // A new window: allowed again.
       expect((await authenticateAndLimit(raw, 'secret', NOW + 60_000)).headers).toEqual({
         'RateLimit-Policy': '"standard";q=50;w=60',
@@ -202,5 +212,38 @@ describe('countMobileRequest', () => {
     } finally {
       config.rateLimits.standard = configured;
     }
+  });
+});
+
+describe('the windows an instance remembers as exhausted', () => {
+  it('forgets them all once it remembers the most it may, and keeps the newest', async () => {
+    const { sdkKey, appId } = await createTestApp([]);
+    // A fresh lib/http (empty memory) with a limit of 0: every user's first request exhausts its window.
+    vi.resetModules();
+    const [{ config: freshConfig }, auth, rateLimit, calls] = await Promise.all([
+      import('../../lib/core/config.js'),
+      import('../../lib/http/auth.js'),
+      import('../../lib/http/rate-limit.js'),
+      import('../support/dynamodb-calls.js'),
+    ]);
+    freshConfig.rateLimits.standard = 0;
+    const { caller } = await auth.authenticateSdkKey(sdkKey, NOW);
+    const user = (i: number) => `exhausted-${i}`;
+    // The fresh module's AppError is another class than this file's: compare codes.
+    const count = (i: number, at: number) =>
+      auth.countMobileRequest(caller, user(i), at).then(
+        () => 'allowed',
+        (error: { code: string }) => error.code,
+      );
+    for (let i = 0; i < rateLimit.MAX_REMEMBERED; i += 25)
+      await Promise.all(Array.from({ length: 25 }, (_, j) => count(i + j, NOW)));
+    const writes = async (i: number, at: number) =>
+      (await calls.dynamoDbRoundTrips(async () => expect(await count(i, at)).toBe('RATE_LIMITED'))).length;
+    expect(await writes(0, NOW + 1)).toBe(0);
+    // The next exhausted window starts the memory over, with itself in it.
+    expect(await writes(rateLimit.MAX_REMEMBERED, NOW + 2)).toBe(1);
+    expect(await writes(rateLimit.MAX_REMEMBERED, NOW + 3)).toBe(0);
+    expect(await writes(0, NOW + 4)).toBe(1);
+    expect(appId).toBe(caller.appId);
   });
 });

@@ -9,9 +9,10 @@ vi.hoisted(() => {
 import { AppError } from '../../lib/core/errors.js';
 import { sha256Hex } from '../../lib/core/ids.js';
 import { revokeKey } from '../../lib/data/apps.js';
+import { batchWriteAll, putRequest } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { authenticateAndLimit, authenticateSdkKey } from '../../lib/http/auth.js';
+import { authenticateAndLimit, authenticateSdkKey, MAX_REMEMBERED_KEYS } from '../../lib/http/auth.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 
@@ -107,5 +108,77 @@ describe('the sdk key cache with KEY_CACHE_TTL_SECONDS=30 (injected clock)', () 
     const madeUp = `pk_${'y'.repeat(40)}${Date.now()}`;
     expect(await authenticateSdkAt(madeUp, T0)).toEqual({ outcome: 'INVALID_API_KEY', calls: [['GetItem']] });
     expect(await authenticateSdkAt(madeUp, T0 + 29_999)).toEqual({ outcome: 'INVALID_API_KEY', calls: [] });
+  });
+});
+
+describe('what authentication refuses without I/O, and the bounds of its caches (KEY_CACHE_TTL_SECONDS=30)', () => {
+  const T0 = Date.parse('2026-03-10T14:00:00.000Z');
+
+  /**
+   * lib/http/auth.ts loaded anew, its caches empty whatever the tests before remembered, with a
+   * recorder of the DynamoDB client it loaded.
+   */
+  const freshAuth = async () => {
+    vi.resetModules();
+    const [auth, calls] = await Promise.all([import('../../lib/http/auth.js'), import('../support/dynamodb-calls.js')]);
+    return { ...auth, dynamoDbRoundTrips: calls.dynamoDbRoundTrips };
+  };
+  /** Authenticates every key, a few at a time (one DynamoDB Local round trip each). */
+  const authenticateAll = async (rawKeys: string[], authenticate: (raw: string) => Promise<unknown>) => {
+    for (let i = 0; i < rawKeys.length; i += 25)
+      await Promise.all(rawKeys.slice(i, i + 25).map((raw) => authenticate(raw).catch(() => undefined)));
+  };
+  const sdkAt = async (auth: Awaited<ReturnType<typeof freshAuth>>, rawKey: string, nowMs: number) => {
+    let outcome = '';
+    const calls = await auth.dynamoDbRoundTrips(async () => {
+      try {
+        outcome = (await auth.authenticateSdkKey(rawKey, nowMs)).caller.appId;
+      } catch (error) {
+        outcome = (error as { code?: string }).code ?? String(error);
+      }
+    });
+    return { outcome, calls };
+  };
+  const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+  it('refuses a key over 200 characters unread; one of 200 is looked up', async () => {
+    expect(await authenticateAt(`sk_${'z'.repeat(198)}`, T0)).toEqual({ outcome: 'INVALID_API_KEY', calls: [] });
+    expect(await authenticateAt(`sk_${'z'.repeat(197)}`, T0)).toEqual({
+      outcome: 'INVALID_API_KEY',
+      calls: [['UpdateItem']],
+    });
+  });
+
+  it('forgets every unknown key once it has remembered the most it may, and keeps the newest', async () => {
+    const auth = await freshAuth();
+    const madeUp = (i: number) => `pk_bound_${i}_${'w'.repeat(30)}_${T0}`;
+    await authenticateAll(range(MAX_REMEMBERED_KEYS).map(madeUp), (raw) => auth.authenticateSdkKey(raw, T0));
+    // Full, and still holding the first.
+    expect(await sdkAt(auth, madeUp(0), T0 + 1)).toEqual({ outcome: 'INVALID_API_KEY', calls: [] });
+    // The next unknown key starts the cache over, with itself in it.
+    expect(await sdkAt(auth, madeUp(MAX_REMEMBERED_KEYS), T0 + 2)).toEqual({
+      outcome: 'INVALID_API_KEY',
+      calls: [['GetItem']],
+    });
+    expect(await sdkAt(auth, madeUp(MAX_REMEMBERED_KEYS), T0 + 3)).toEqual({ outcome: 'INVALID_API_KEY', calls: [] });
+    expect(await sdkAt(auth, madeUp(0), T0 + 4)).toEqual({ outcome: 'INVALID_API_KEY', calls: [['GetItem']] });
+  });
+
+  it('forgets every sdk key copy once it holds the most it may, and keeps the newest', async () => {
+    const app = await createTestApp([]);
+    const { Item } = await ddb.send(
+      new GetCommand({ TableName: tableName, Key: keys.apiKey(sha256Hex(app.sdkKey)), ConsistentRead: true }),
+    );
+    // Copies of the app's sdk key item under other keys: as many stored sdk keys as the cache holds, and one more.
+    const copy = (i: number) => `pk_copy_${i}_${'v'.repeat(30)}_${T0}`;
+    await batchWriteAll(
+      range(MAX_REMEMBERED_KEYS + 1).map((i) => putRequest({ ...Item, ...keys.apiKey(sha256Hex(copy(i))) })),
+    );
+    const auth = await freshAuth();
+    await authenticateAll(range(MAX_REMEMBERED_KEYS).map(copy), (raw) => auth.authenticateSdkKey(raw, T0));
+    expect(await sdkAt(auth, copy(0), T0 + 1)).toEqual({ outcome: app.appId, calls: [] });
+    expect(await sdkAt(auth, copy(MAX_REMEMBERED_KEYS), T0 + 2)).toEqual({ outcome: app.appId, calls: [['GetItem']] });
+    expect(await sdkAt(auth, copy(MAX_REMEMBERED_KEYS), T0 + 3)).toEqual({ outcome: app.appId, calls: [] });
+    expect(await sdkAt(auth, copy(0), T0 + 4)).toEqual({ outcome: app.appId, calls: [['GetItem']] });
   });
 });

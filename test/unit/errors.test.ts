@@ -122,6 +122,38 @@ describe('request parsing', () => {
     }
   });
 
+  it('the message names the first failing path; unknown keys are listed by name', () => {
+    const error = appErrorThrownBy(() => parsePart('query', z.strictObject({ a: z.number() }), { a: 1, zz: 2, yy: 3 }));
+    expect(error).toMatchObject({
+      kind: 'INVALID_PARAMETER',
+      message: 'query: Unrecognized keys: "zz", "yy": zz, yy',
+      details: [{ path: 'query', message: 'Unrecognized keys: "zz", "yy": zz, yy' }],
+    });
+    expect(appErrorThrownBy(() => parsePart('params', z.object({ id: z.string() }), {})).message).toBe(
+      'params.id: Invalid input: expected string, received undefined',
+    );
+  });
+
+  it('an empty body is none; one that is not JSON, a byte order mark first, says so', () => {
+    expect(parseJsonBody('', false)).toBeUndefined();
+    expect(parseJsonBody(null, true)).toBeUndefined();
+    for (const [body, base64] of [
+      ['{"a":1', false],
+      [Buffer.from('\uFEFF{"a":1}').toString('base64'), true],
+    ] as const) {
+      expect(appErrorThrownBy(() => parseJsonBody(body, base64))).toMatchObject({
+        kind: 'INVALID_PARAMETER',
+        message: 'body is not valid JSON',
+        details: [{ path: 'body', message: 'is not valid JSON' }],
+      });
+    }
+  });
+
+  it('a closing bracket ends its level: many siblings nest no deeper than one of them', () => {
+    const siblings = `[${Array.from({ length: MAX_JSON_DEPTH * 2 }, () => '[{}]').join(',')}]`;
+    expect(parseJsonBody(siblings, false)).toHaveLength(MAX_JSON_DEPTH * 2);
+  });
+
   it('Bearer tokens are read case-insensitively and anything else is rejected', () => {
     expect(bearerToken('Bearer sk_abc')).toBe('sk_abc');
     expect(bearerToken('bearer   sk_abc')).toBe('sk_abc');
