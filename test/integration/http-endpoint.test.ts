@@ -226,6 +226,9 @@ describe('subscriptionsEndpoint', () => {
     const throwingString = subscriptionsEndpoint({}, async () => {
       throw 'not an Error';
     });
+    const served = subscriptionsEndpoint({}, async () => ({ body: {} }));
+    await call(served, { requestId: 'req-served' });
+    logger.info('after a success');
     await call(refusing, { resource: '/v1/things/{id}', requestId: 'req-a' });
     await call(throwingString, { requestId: 'req-b' });
     logger.info('after');
@@ -243,10 +246,12 @@ describe('subscriptionsEndpoint', () => {
         error: 'not an Error',
       }),
     ]);
-    const after = entries.find((e) => e.message === 'after');
-    expect(after).toBeDefined();
-    expect(after).not.toHaveProperty('request_id');
-    expect(after).not.toHaveProperty('route');
+    for (const message of ['after a success', 'after']) {
+      const after = entries.find((e) => e.message === message);
+      expect(after).toBeDefined();
+      expect(after).not.toHaveProperty('request_id');
+      expect(after).not.toHaveProperty('route');
+    }
   });
 
   it('a retryable 4xx stays what it is on the subscription API', async () => {
@@ -439,6 +444,29 @@ describe('notificationEndpoint', () => {
         code: 'INVALID_NOTIFICATION',
         reason: 'the signature does not verify',
       }),
+    ]);
+  });
+
+  it('keeps a 5xx as it is, its headers too, and logs it as a failure, not a refusal', async () => {
+    const entries = captureLogEntries('INFO');
+    const throttled = notificationEndpoint(async () => {
+      throw Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' });
+    });
+    const retryableBug = notificationEndpoint(async () => {
+      throw new AppError('INTERNAL_ERROR', 'half-way', { retryable: true });
+    });
+    expect(await post(throttled, { pathParameters: appPath(), body: '{}' })).toMatchObject({
+      status: 503,
+      headers: { 'Retry-After': '1' },
+      body: { error: { code: 'SERVICE_UNAVAILABLE', retryable: true } },
+    });
+    expect(await post(retryableBug, { pathParameters: appPath(), body: '{}' })).toMatchObject({
+      status: 500,
+      body: { error: { code: 'INTERNAL_ERROR', message: 'half-way', retryable: true } },
+    });
+    expect(entries.map((e) => [e.level, e.message])).toEqual([
+      ['ERROR', 'request failed'],
+      ['ERROR', 'request failed'],
     ]);
   });
 });

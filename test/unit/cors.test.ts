@@ -60,6 +60,7 @@ describe('CONSOLE_ORIGINS', () => {
     `${CONSOLE}/console`,
     'd111.cloudfront.net',
     'ftp://x.example',
+    `x${CONSOLE}`,
   ])('refuses %j', (raw) => {
     expect(() => readConsoleOrigins(raw)).toThrow(/CONSOLE_ORIGINS must list origins/);
   });
