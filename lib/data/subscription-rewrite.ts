@@ -7,9 +7,18 @@
  * meantime already has the current shape. Safe to run again; it changes nothing the second time.
  */
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { ChangeCause } from '../domain/subscription-history.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys } from './keys.js';
-import { receiptItem, subscriptionItem, toRecord } from './subscription-items.js';
+import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange } from './revenue-counters.js';
+import {
+  ANNOUNCED_EVENTS_ATTRIBUTE,
+  type AnnouncedEvents,
+  CHANGE_CAUSE_ATTRIBUTE,
+  receiptItem,
+  subscriptionItem,
+  toRecord,
+} from './subscription-items.js';
 import { writeTogether } from './subscription-writes.js';
 import { updateExpression } from './update-expression.js';
 
@@ -59,9 +68,22 @@ export async function rewriteSubscriptions(): Promise<RewriteResult> {
   return result;
 }
 
+/**
+ * The current shape of a stored SUB item, with what the write that set its version left on it
+ * (revenue, announced events, cause) kept: a rewrite at the same version is no new write to the
+ * stream's readers, and an item already in the current shape compares equal.
+ */
+const currentShape = (item: Record<string, unknown>) =>
+  subscriptionItem(
+    toRecord(item),
+    item[REVENUE_CHANGE_ATTRIBUTE] as RevenueChange | undefined,
+    item[ANNOUNCED_EVENTS_ATTRIBUTE] as AnnouncedEvents | undefined,
+    item[CHANGE_CAUSE_ATTRIBUTE] as ChangeCause | undefined,
+  );
+
 async function rewrite(item: Record<string, unknown>): Promise<boolean> {
   if (item.sk === 'SUB') {
-    const current = subscriptionItem(toRecord(item));
+    const current = currentShape(item);
     if (sameShape(item, current)) return false;
     try {
       await ddb.send(

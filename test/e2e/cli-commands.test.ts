@@ -14,12 +14,12 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `cli-commands-e2e-${process.pid}`;
 });
 
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys, listCountCell } from '../../lib/data/keys.js';
 import { getPurchaseOwner } from '../../lib/data/purchase-ownership.js';
-import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
+import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
 import { countMatching, getSubscription, listSubscriptions } from '../../lib/data/subscription-queries.js';
 import { EVENT_KINDS } from '../../lib/events/schemas.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
@@ -27,9 +27,9 @@ import { getAppWithStoreSettings } from '../../lib/stores/settings.js';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
 import { contractFetch } from '../support/contract.js';
 import { settleCounters } from '../support/counters.js';
+import { seedLegacyShapes } from '../support/legacy-items.js';
 import { createOwnTable } from '../support/own-table.js';
 import { admin, type RunResult } from '../support/processes.js';
-import { buildSubscription } from '../support/subscriptions.js';
 import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
 /** What the commands before it printed, for the commands that name earlier results. */
@@ -380,55 +380,7 @@ const CASES: Case[] = [
     // A subscription as an earlier version stored it: whole-item index keys, nulls, the receipt in
     // PAYMENT; its purchase's owner on an item of its own, and a purchase nobody owned with a store state.
     args: async (ctx) => {
-      const record = buildSubscription(appOf(ctx), { user_id: 'legacy-user' });
-      const current: Record<string, unknown> = subscriptionItem(record);
-      const keysAndFields = Object.fromEntries(Object.entries(current).filter(([name]) => !name.startsWith('l_')));
-      await ddb.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...keysAndFields, ...record, subscriptionsBy_status_pk: `${record.app_id}#status=active` },
-        }),
-      );
-      const payment = { ...keys.subscriptionPayment(record.app_id, record.id), type: 'subscription_payment' };
-      await ddb.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...payment,
-            transaction_id: null,
-            receipt_data: 'bGVnYWN5',
-            payment_method: 'api',
-            last_payment: null,
-          },
-        }),
-      );
-      const owner = { store: 'test_store', original_transaction_id: `legacy-orig-${record.id}` };
-      await ddb.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...keys.formerPurchaseOwner(record.app_id, owner.store, owner.original_transaction_id),
-            type: 'purchase_owner',
-            ...owner,
-            user_id: 'legacy-user',
-            subscription_id: record.id,
-          },
-        }),
-      );
-      const storeState = { as_of: '2026-01-01T00:00:00.000Z', note: 'a notification before anyone verified' };
-      await ddb.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...keys.formerPurchaseOwner(record.app_id, owner.store, `${owner.original_transaction_id}-unowned`),
-            type: 'purchase_owner',
-            store: owner.store,
-            original_transaction_id: `${owner.original_transaction_id}-unowned`,
-            store_state: storeState,
-            store_as_of: storeState.as_of,
-          },
-        }),
-      );
+      const { record, owner } = await seedLegacyShapes(appOf(ctx));
       ctx.legacy = record;
       ctx.legacyOwner = owner;
       return ['subscriptions', 'rewrite'];

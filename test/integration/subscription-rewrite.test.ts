@@ -1,0 +1,60 @@
+/**
+ * `subscriptions rewrite` in-process (lib/data/subscription-rewrite.ts): items an earlier version
+ * stored are brought to the current shape, once. Its own table, so the counts it returns are this
+ * file's items alone. test/e2e/cli-commands.test.ts runs the command as a process.
+ */
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  process.env.TABLE_NAME = `subscription-rewrite-${process.pid}`;
+});
+
+import { getConsistent } from '../../lib/data/batch.js';
+import { keys } from '../../lib/data/keys.js';
+import { getPurchaseOwner } from '../../lib/data/purchase-ownership.js';
+import { subscriptionItem } from '../../lib/data/subscription-items.js';
+import { getSubscription, listSubscriptions } from '../../lib/data/subscription-queries.js';
+import { rewriteSubscriptions } from '../../lib/data/subscription-rewrite.js';
+import { createTestApp } from '../support/fixtures.js';
+import { LEGACY_RECEIPT, LEGACY_STORE_STATE, seedLegacyShapes } from '../support/legacy-items.js';
+import { createOwnTable } from '../support/own-table.js';
+import { seedSubscription } from '../support/subscriptions.js';
+
+describe('rewriteSubscriptions', () => {
+  beforeAll(async () => {
+    await createOwnTable();
+  });
+
+  it('rewrites the legacy SUB and PAYMENT items, moves both purchase owners, and changes nothing the second time', async () => {
+    const { appId } = await createTestApp([]);
+    const current = await seedSubscription(appId, { user_id: 'current-user' });
+    const { record, owner, unownedTransactionId } = await seedLegacyShapes(appId);
+    const currentItem = await getConsistent(keys.subscription(appId, current.id));
+    // What the write that set its version left on it (here its cause) is not an old shape.
+    expect(currentItem).toHaveProperty('change_cause');
+
+    // Read: both subscriptions' SUB and PAYMENT items; written: the legacy pair only.
+    expect(await rewriteSubscriptions()).toEqual({ examined: 4, rewritten: 2, purchases_moved: 2 });
+
+    expect(await getConsistent(keys.subscription(appId, current.id))).toEqual(currentItem);
+    expect(await getConsistent(keys.subscription(appId, record.id))).toEqual(subscriptionItem(record));
+    const stored = await getSubscription(appId, record.id);
+    expect(stored?.record).toEqual(record);
+    expect(stored?.payment.receipt_data).toBe(LEGACY_RECEIPT);
+    expect(await getConsistent(keys.subscriptionPayment(appId, record.id))).not.toHaveProperty('receipt_data');
+    const { items } = await listSubscriptions(appId, { status: 'active', platform: 'ios' }, { skip: 0, limit: 10 });
+    expect(items.map((item) => item.id).sort()).toEqual([current.id, record.id].sort());
+
+    expect(await getPurchaseOwner(appId, owner.original_transaction_id)).toEqual({
+      user_id: 'legacy-user',
+      subscription_id: record.id,
+    });
+    const unowned = await getConsistent(keys.purchase(appId, unownedTransactionId));
+    expect(unowned).toMatchObject({ store: owner.store, store_state: LEGACY_STORE_STATE });
+    expect(unowned).not.toHaveProperty('owner_user_id');
+    for (const id of [owner.original_transaction_id, unownedTransactionId])
+      expect(await getConsistent(keys.formerPurchaseOwner(appId, owner.store, id))).toBeUndefined();
+
+    expect(await rewriteSubscriptions()).toEqual({ examined: 4, rewritten: 0, purchases_moved: 0 });
+  });
+});
