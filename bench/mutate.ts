@@ -1,5 +1,5 @@
 /**
- * `npm run mutate [-- scope ...]`: StrykerJS over lib/, one scope at a time (bench/support/
+ * `npm run mutate [-- scope ...] [--force]`: StrykerJS over lib/, one scope at a time (bench/support/
  * mutation-scopes.ts), each against the tests that hold it. Writes Stryker's JSON and HTML reports
  * to reports/mutation/ (with the incremental files that let a rerun test only what changed), the
  * scores to bench/results/mutation.json (read by `npm run bench`'s table and docs/benchmarks.md) and
@@ -16,7 +16,10 @@ import { writeBenchmarksMarkdown } from './support/report-markdown.js';
 const root = resolve(import.meta.dirname, '..');
 const resultsFile = resolve(root, 'bench/results/mutation.json');
 
-const requested = process.argv.slice(2);
+// --force: test every mutant again, not only those the incremental file cannot vouch for (it keeps
+// a survivor's result while no test that covered it changed, even when a new test would kill it).
+const force = process.argv.includes('--force');
+const requested = process.argv.slice(2).filter((arg) => arg !== '--force');
 const unknown = requested.filter((name) => !(name in MUTATION_SCOPES));
 if (unknown.length > 0) {
   console.error(`unknown scope ${unknown.join(', ')}; scopes: ${Object.keys(MUTATION_SCOPES).join(', ')}`);
@@ -42,6 +45,7 @@ for (const name of scopes) {
       resolve(root, 'node_modules/@stryker-mutator/core/bin/stryker.js'),
       'run',
       'stryker.config.mjs',
+      ...(force ? ['--force'] : []),
     ],
     { cwd: root, stdio: 'inherit', env: { ...process.env, MUTATE_SCOPE: name } },
   );

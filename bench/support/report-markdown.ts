@@ -581,7 +581,9 @@ milliseconds before it is durable, so a kill can lose the last one; the soak tol
     about: `StrykerJS makes one-line changes (mutants) to \`lib/\` and runs the tests that cover each; the score
 is the share of mutants some test detects. One scope per folder, each against the tests meant to hold
 it (\`bench/support/mutation-scopes.ts\`). Goals: 85% in \`lib/domain\` and \`lib/http\`, 75% elsewhere.
-\`npm run bench\` does not run it (it takes minutes per folder); it reads the last report. Every
+\`npm run bench\` does not run it (it takes minutes per folder); it reads the last report. A rerun tests
+only what changed; \`npm run mutate -- <scope> --force\` tests every mutant again (a new test may kill a
+survivor the incremental file still vouches for). Every
 surviving mutant, and every one ignored as equivalent with its reason: [mutation.md](mutation.md).`,
     render: (results) => {
       const scopes = Object.entries(results.figures.scopes as Record<string, any>);

@@ -27,7 +27,7 @@ export async function putEvents(events: BusEventDetail[]): Promise<number[]> {
   const failed: number[] = [];
   for (let start = 0; start < events.length; start += MAX_ENTRIES) {
     const chunk = events.slice(start, start + MAX_ENTRIES);
-    const { Entries = [], FailedEntryCount = 0 } = await eventBridge.send(
+    const { Entries = [] } = await eventBridge.send(
       new PutEventsCommand({
         Entries: chunk.map((detail) => ({
           EventBusName: config.eventBusName,
@@ -38,11 +38,9 @@ export async function putEvents(events: BusEventDetail[]): Promise<number[]> {
         })),
       }),
     );
-    if (FailedEntryCount > 0) {
-      Entries.forEach((entry, i) => {
-        if (entry.ErrorCode) failed.push(start + i);
-      });
-    }
+    Entries.forEach((entry, i) => {
+      if (entry.ErrorCode) failed.push(start + i);
+    });
   }
   return failed;
 }

@@ -291,6 +291,14 @@ describe('mobileEndpoint', () => {
     expect((await call(withMessage, headersOf())).body).toEqual({ status: 'success', message: 'Recorded' });
   });
 
+  it('answers a conditional endpoint with an ETag, and 304 when If-None-Match holds it', async () => {
+    const conditional = mobileEndpoint({ conditional: true }, async () => ({ data: { same: true } }));
+    const first = await call(conditional, headersOf());
+    expect(first).toMatchObject({ status: 200, body: { data: { same: true } } });
+    const again = await call(conditional, { ...headersOf(), 'if-none-match': first.headers.ETag! });
+    expect(again).toMatchObject({ status: 304, body: undefined, headers: { ETag: first.headers.ETag } });
+  });
+
   it('refuses a missing or blank X-API-KEY with 401, and trims the key it is given', async () => {
     for (const key of [undefined, '  ']) {
       expect(await call(reply, headersOf({ 'x-api-key': key }))).toMatchObject({

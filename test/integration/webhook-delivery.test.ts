@@ -121,7 +121,10 @@ describe('webhook delivery (Standard Webhooks, DynamoDB Local, local receiver)',
       event_id: detail.event_id,
       app_id: appId,
       payload: detail.payload,
+      reason: expect.any(String),
     });
+    // The app as a message attribute: an operator filters or redrives one app's dead letters.
+    expect(sent[0]!.args[0].input.MessageAttributes).toEqual({ app_id: { DataType: 'String', StringValue: appId } });
   });
 
   it('redelivering a dead event sends it again with the same webhook-id', async () => {

@@ -69,4 +69,14 @@ describe('mutation report', () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('unknown scope nosuch; scopes: domain, http, stores, events, data');
   });
+
+  it('npm run mutate takes --force as the flag, not as a scope', () => {
+    const run = spawnSync('npm', ['run', '--silent', 'mutate', '--', '--force', 'nosuch'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('unknown scope nosuch;');
+    expect(run.stderr).not.toContain('--force');
+  });
 });

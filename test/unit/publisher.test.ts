@@ -9,6 +9,7 @@ vi.hoisted(() => {
 });
 
 import { handler } from '../../functions/events/publish-status-changes.js';
+import { logger } from '../../lib/core/logger.js';
 import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
 import {
   ANNOUNCED_EVENTS_STREAM_FILTER,
@@ -174,6 +175,36 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
       event_id: item.event_id,
       payload: { event: 'subscription.transferred', timestamp: '2026-01-01T00:00:02.000Z', data: transfer },
     });
+  });
+
+  it('skips an event that does not parse, logging where it is, and publishes the rest', async () => {
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] });
+    const broken = transferOutboxItem(
+      APP,
+      { product_id: 'premium_monthly' } as Parameters<typeof transferOutboxItem>[1],
+      new Date('2026-01-01T00:00:02.000Z'),
+    );
+    const logged: Record<string, any>[] = [];
+    logger.setLogLevel('ERROR');
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      logged.push(JSON.parse(String(chunk)));
+      return true;
+    });
+    try {
+      expect(await handler({ Records: [streamRecord(broken), expiry()] })).toEqual({ batchItemFailures: [] });
+    } finally {
+      vi.restoreAllMocks();
+      logger.setLogLevel('SILENT');
+    }
+    expect(details().map((detail) => detail.type)).toEqual([STATUS_CHANGED]);
+    expect(logged).toEqual([
+      expect.objectContaining({
+        level: 'ERROR',
+        message: 'stream record holds an invalid event; skipped',
+        pk: broken.pk,
+        issues: 5,
+      }),
+    ]);
   });
 
   it('ignores every other stream record (state writes announcing nothing, outbox changes and removals)', async () => {

@@ -30,4 +30,9 @@ describe('webhook signatures', () => {
     expect(new Webhook(secret).verify(body, headers)).toEqual({ event: 'subscription.status_changed' });
     expect(() => new Webhook(newWebhookSecret()).verify(body, headers)).toThrow();
   });
+
+  it('refuses to sign with an empty secret, with or without the whsec_ prefix', () => {
+    for (const secret of ['whsec_', ''])
+      expect(() => signWebhook(secret, newEventId(), {}, new Date())).toThrow('webhook secret is empty');
+  });
 });
