@@ -1,40 +1,12 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logger } from '../../lib/core/logger.js';
 import { subscriptionsEndpoint } from '../../lib/http/endpoint.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { apiEvent, captureLogEntries, lambdaContext as context } from '../support/lambda-events.js';
 
-function event(secretKey: string, requestId: string): APIGatewayProxyEvent {
-  return {
-    resource: '/v1/test',
-    path: '/v1/test',
-    httpMethod: 'GET',
-    headers: { Authorization: `Bearer ${secretKey}` },
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: { requestId } as APIGatewayProxyEvent['requestContext'],
-  };
-}
-
-/** Turns on error logging and collects what is written to stdout/stderr until the mocks are restored. */
-function captureErrorLogLines(): string[] {
-  logger.setLogLevel('ERROR');
-  const lines: string[] = [];
-  for (const stream of [process.stdout, process.stderr]) {
-    vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    });
-  }
-  return lines;
-}
-
-const context = { awsRequestId: 'lambda-request', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+const event = (secretKey: string, requestId: string) =>
+  apiEvent({ headers: { authorization: `Bearer ${secretKey}` }, requestId });
 
 describe('unexpected failures', () => {
   let app: TestApp;
@@ -47,7 +19,7 @@ describe('unexpected failures', () => {
   });
 
   it('a bug is a 500 INTERNAL_ERROR whose request id is in the body and in the structured log line, without internals', async () => {
-    const lines = captureErrorLogLines();
+    const entries = captureLogEntries('ERROR');
     const handler = subscriptionsEndpoint({}, async () => {
       throw new TypeError('cannot read properties of undefined (secret internals)');
     });
@@ -59,13 +31,13 @@ describe('unexpected failures', () => {
       error: { code: 'INTERNAL_ERROR', message: 'Internal error', request_id: 'req-500' },
     });
     expect(response.body).not.toContain('secret internals');
-    const logLine = lines.map((line) => JSON.parse(line)).find((entry) => entry.request_id === 'req-500');
+    const logLine = entries.find((entry) => entry.request_id === 'req-500');
     expect(logLine).toMatchObject({ level: 'ERROR', code: 'INTERNAL_ERROR', error: { name: 'TypeError' } });
     expect(JSON.stringify(logLine)).not.toContain(app.secretKey);
   });
 
   it('redacts API keys, receipts, tokens and emails that an error message echoes from the log line', async () => {
-    const lines = captureErrorLogLines();
+    const entries = captureLogEntries('ERROR');
     const receipt = Buffer.from('a test-store receipt that must never be logged, '.repeat(4)).toString('base64');
     const jws = 'eyJhbGciOiJFUzI1NiJ9.eyJ0cmFuc2FjdGlvbklkIjoiMTAwMCJ9.c2lnbmF0dXJlLWJ5dGVz';
     const handler = subscriptionsEndpoint({}, async () => {
@@ -77,7 +49,7 @@ describe('unexpected failures', () => {
     vi.restoreAllMocks();
 
     expect(response.statusCode).toBe(500);
-    const logged = lines.join('');
+    const logged = JSON.stringify(entries);
     expect(logged).toContain('req-redact');
     for (const secret of [app.secretKey, app.sdkKey, receipt, jws, 'jane.doe@example.com'])
       expect(logged).not.toContain(secret);
