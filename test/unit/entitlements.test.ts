@@ -253,6 +253,47 @@ describe('entitlementStates', () => {
   });
 });
 
+describe('entitlementStates at the edges', () => {
+  const endsNow = NOW.toISOString();
+
+  it('a subscription whose access ends this instant gives none', () => {
+    const states = entitlementStates(DEFINITIONS, [sub({ expires_at: endsNow, auto_renew: false })], NOW);
+    expect(states.pro).toMatchObject({ active: false, expires_at: endsNow });
+    const oneLater = entitlementStates(
+      DEFINITIONS,
+      [sub({ expires_at: new Date(NOW.getTime() + 1).toISOString(), auto_renew: false })],
+      NOW,
+    );
+    expect(oneLater.pro!.active).toBe(true);
+  });
+
+  it('a grant that ends this instant, or was ended early, gives none', () => {
+    const grant = { entitlement_id: 'pro', granted_at: '2026-06-01T00:00:00.000Z', ended_at: null };
+    expect(entitlementStates(DEFINITIONS, [], NOW, [{ ...grant, expires_at: endsNow }]).pro!.active).toBe(false);
+    const revoked = { ...grant, expires_at: '2026-12-01T00:00:00.000Z', ended_at: '2026-06-29T00:00:00.000Z' };
+    expect(entitlementStates(DEFINITIONS, [], NOW, [revoked]).pro).toMatchObject({
+      active: false,
+      period_type: 'grant',
+    });
+  });
+
+  it('of two that end at the same time, the newer decides, whichever comes first; else the later end', () => {
+    const older = sub({ product_id: 'premium_monthly', created_at: '2026-06-01T00:00:00.000Z' });
+    const newer = sub({ product_id: 'premium_yearly', created_at: '2026-06-02T00:00:00.000Z' });
+    for (const order of [
+      [older, newer],
+      [newer, older],
+    ])
+      expect(entitlementStates(DEFINITIONS, order, NOW).pro!.product_id).toBe('premium_yearly');
+    const laterEnd = sub({ product_id: 'premium_monthly', expires_at: '2026-08-30T12:00:00.000Z' });
+    for (const order of [
+      [laterEnd, newer],
+      [newer, laterEnd],
+    ])
+      expect(entitlementStates(DEFINITIONS, order, NOW).pro!.product_id).toBe('premium_monthly');
+  });
+});
+
 describe('entitlement files', () => {
   it('accepts a valid set', () => {
     expect(

@@ -223,8 +223,31 @@ describe('history cursor', () => {
     ['JSON without a version', Buffer.from('{"s":"sub_1"}').toString('base64url')],
     ['a version that is not a whole number', Buffer.from('{"s":"sub_1","v":1.5}').toString('base64url')],
     ['a version below 1', Buffer.from('{"s":"sub_1","v":0}').toString('base64url')],
-    ["another subscription's", encodeHistoryCursor({ subscriptionId: 'sub_2', before: 3 })],
-  ])('refuses %s as INVALID_PARAMETER', (_, cursor) => {
-    expect(() => decodeHistoryCursor(cursor, 'sub_1')).toThrow(expect.objectContaining({ code: 'INVALID_PARAMETER' }));
+    ['a version as text', Buffer.from('{"s":"sub_1","v":"3"}').toString('base64url')],
+    ['a version past the safe integers', Buffer.from('{"s":"sub_1","v":9007199254740992}').toString('base64url')],
+    ['JSON null', Buffer.from('null').toString('base64url')],
+    ['a JSON number', Buffer.from('3').toString('base64url')],
+  ])('refuses %s: 400 cursor is not valid', (_, cursor) => {
+    expect(() => decodeHistoryCursor(cursor, 'sub_1')).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_PARAMETER',
+        message: 'cursor is not valid',
+        details: [{ path: 'query.cursor', message: 'is not a cursor issued by this API' }],
+      }),
+    );
+  });
+
+  it("refuses another subscription's cursor, saying which to use it with", () => {
+    expect(() => decodeHistoryCursor(encodeHistoryCursor({ subscriptionId: 'sub_2', before: 3 }), 'sub_1')).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_PARAMETER',
+        message: 'cursor was issued for another subscription',
+        details: [{ path: 'query.cursor', message: 'use the cursor with the subscription whose history it came from' }],
+      }),
+    );
+  });
+
+  it('takes version 1, the first one', () => {
+    expect(decodeHistoryCursor(encodeHistoryCursor({ subscriptionId: 'sub_1', before: 1 }), 'sub_1')).toBe(1);
   });
 });

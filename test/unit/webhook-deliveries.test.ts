@@ -50,6 +50,11 @@ describe('deliveredChange: the subscription an event is about, and what happened
       { subscription_id: SUB, change: 'auto_renew off' },
     ],
     [
+      'auto-renew turned back on',
+      { event: 'subscription.auto_renew_changed', timestamp: AT, data: store } as EventPayload,
+      { subscription_id: SUB, change: 'auto_renew on' },
+    ],
+    [
       'a billing issue',
       { event: 'subscription.billing_issue', timestamp: AT, data: store } as EventPayload,
       { subscription_id: SUB, change: 'billing issue' },
@@ -157,6 +162,21 @@ describe('the deliveries cursor', () => {
       null,
       'cursor is not valid',
     ],
+    ...(['null', '5', '"cursor"', '[]'] as const).map(
+      (json) => [`JSON ${json}`, Buffer.from(json).toString('base64url'), null, 'cursor is not valid'] as const,
+    ),
+    [
+      'a sort key with text before it',
+      encodeDeliveryCursor({ after: `x${SORT_KEY}`, status: null }),
+      null,
+      'cursor is not valid',
+    ],
+    [
+      'a sort key with text after it',
+      encodeDeliveryCursor({ after: `${SORT_KEY}x`, status: null }),
+      null,
+      'cursor is not valid',
+    ],
     [
       'issued for all, used with a status',
       encodeDeliveryCursor({ after: SORT_KEY, status: null }),
@@ -177,5 +197,20 @@ describe('the deliveries cursor', () => {
     ],
   ] as const)('refuses %s (400 INVALID_PARAMETER)', (_name, cursor, status, message) => {
     expect(code(() => decodeDeliveryCursor(cursor, status))).toEqual({ code: 'INVALID_PARAMETER', message });
+  });
+
+  it('says where the fault is and what to do', () => {
+    const details = (cursor: string, status: 'dead' | null) => {
+      try {
+        decodeDeliveryCursor(cursor, status);
+      } catch (error) {
+        return (error as AppError).details;
+      }
+      return undefined;
+    };
+    expect(details('%%%', null)).toEqual([{ path: 'query.cursor', message: 'is not a cursor issued by this API' }]);
+    expect(details(encodeDeliveryCursor({ after: SORT_KEY, status: null }), 'dead')).toEqual([
+      { path: 'query.cursor', message: 'use the cursor with the same status as the page it came from' },
+    ]);
   });
 });
