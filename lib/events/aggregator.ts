@@ -27,7 +27,7 @@ import { type ChangeCause, historyEntryOf } from '../domain/subscription-history
 export const AGGREGATED_STREAM_FILTER = { dynamodb: { Keys: { sk: { S: [SUBSCRIPTION_SK] } } } } as const;
 
 export const isSubscriptionRecord = (record: DynamoDBRecord): boolean =>
-  record.dynamodb?.Keys?.sk?.S === SUBSCRIPTION_SK && (record.dynamodb.Keys.pk?.S ?? '').startsWith('SUB#');
+  record.dynamodb?.Keys?.sk?.S === SUBSCRIPTION_SK && record.dynamodb.Keys.pk?.S?.startsWith('SUB#') === true;
 
 type StoredSubscription = SubscriptionRecord & {
   [REVENUE_CHANGE_ATTRIBUTE]?: RevenueChange;

@@ -43,6 +43,9 @@ describe('the aggregator: what a stream record counts', () => {
     expect(isSubscriptionRecord(other)).toBe(false);
     const payment = record(undefined, { ...subscriptionItem(active), sk: 'PAYMENT' });
     expect(isSubscriptionRecord(payment)).toBe(false);
+    const withoutPartition = record(undefined, subscriptionItem(active));
+    delete withoutPartition.dynamodb!.Keys!.pk;
+    expect(isSubscriptionRecord(withoutPartition)).toBe(false);
   });
 
   it("a write's revenue counts once: a later write of the same version that still carries it adds no revenue", () => {
@@ -53,6 +56,9 @@ describe('the aggregator: what a stream record counts', () => {
     const same = subscriptionItem(active, revenue);
     const rewritten = record(same, { ...same, user_id: 'erased' });
     expect(keysOf(contributionsOf(rewritten))).not.toContain('REV#app-1#2026-03');
+    // A later write (version 2) that updated other fields and left the first write's revenue on the item.
+    const later = record(same, { ...same, version: 2, auto_renew: false });
+    expect(keysOf(contributionsOf(later))).not.toContain('REV#app-1#2026-03');
   });
 
   it('a removed subscription leaves the metrics on the day the stream saw it go', () => {
