@@ -367,4 +367,24 @@ describe('walkBackFromLatest (levels at the end of each bucket)', () => {
       'end 2026-03-02',
     ]);
   });
+
+  it('takes every change before the first bucket closes when all are later, oldest given first', () => {
+    const buckets = bucketsOf('2026-03-02', '2026-03-04', 'day');
+    const steps: string[] = [];
+    walkBackFromLatest(
+      buckets,
+      ['2026-03-05', '2026-03-06', '2026-03-07', '2026-03-08'].map((day) => ({ day })),
+      (change) => steps.push(`take ${change.day}`),
+      (i) => steps.push(`end ${buckets[i]!.date}`),
+    );
+    expect(steps).toEqual([
+      'take 2026-03-08',
+      'take 2026-03-07',
+      'take 2026-03-06',
+      'take 2026-03-05',
+      'end 2026-03-04',
+      'end 2026-03-03',
+      'end 2026-03-02',
+    ]);
+  });
 });
