@@ -96,7 +96,7 @@ export function walkBackFromLatest<C extends { day: string }>(
   take: (change: C) => void,
   atEnd: (bucket: number) => void,
 ): void {
-  const newestFirst = [...changes].sort((a, b) => b.day.localeCompare(a.day));
+  const newestFirst = [...changes].sort((a, b) => (a.day < b.day ? 1 : a.day > b.day ? -1 : 0));
   let next = 0;
   for (let i = buckets.length - 1; i >= 0; i--) {
     const last = buckets[i]!.days.at(-1)!;
