@@ -276,8 +276,8 @@ describe('mobileEndpoint', () => {
     headers: Record<string, string>,
     parts: Omit<EventParts, 'headers'> = {},
   ) => invoke(handler, apiEvent({ resource: REPORT, method: 'POST', ...parts, headers }));
-  const headersOf = (overrides: Record<string, string | undefined> = {}) =>
-    Object.fromEntries(Object.entries(mobileHeaders(app, 'u-1', overrides)).map(([k, v]) => [k.toLowerCase(), v]));
+  // mobileHeaders names them in lower case, as the header normaliser leaves them.
+  const headersOf = (overrides: Record<string, string | undefined> = {}) => mobileHeaders(app, 'u-1', overrides);
 
   it('answers {status, message, data}: message OK unless the handler gives one, data only when there is some', async () => {
     const noData = mobileEndpoint({}, async () => ({}));
@@ -358,9 +358,7 @@ describe('mobileEndpoint', () => {
   it('for an app requiring user tokens, refuses a request without a valid X-USER-TOKEN and serves one with it', async () => {
     const strict = await createTestApp([]);
     const { issued_secret: secret } = await setUserTokenRequired(strict.appId, true);
-    const headers = Object.fromEntries(
-      Object.entries(mobileHeaders(strict, 'u-1')).map(([k, v]) => [k.toLowerCase(), v]),
-    );
+    const headers = mobileHeaders(strict, 'u-1');
     expect(await call(reply, headers)).toMatchObject({ status: 401, body: { code: 'MISSING_REQUIRED_HEADER' } });
     const token = signUserToken(secret!, strict.appId, 'u-1', Math.floor(Date.now() / 1000) + 600);
     expect((await call(reply, { ...headers, 'x-user-token': token })).status).toBe(200);

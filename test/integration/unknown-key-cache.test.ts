@@ -62,15 +62,26 @@ describe('the unknown-key cache with KEY_CACHE_TTL_SECONDS=30 (injected clock)',
   });
 });
 
-/** The outcome of one sdk key authentication at `nowMs` (the app it resolved to), with its round trips. */
-async function authenticateSdkAt(rawKey: string, nowMs: number) {
+/**
+ * The outcome of one sdk key authentication at `nowMs` (the app it resolved to, or the refusal's
+ * code), with its round trips; `auth` is this file's lib/http/auth.ts unless a fresh copy is given.
+ */
+async function authenticateSdkAt(
+  rawKey: string,
+  nowMs: number,
+  auth: Pick<typeof import('../../lib/http/auth.js'), 'authenticateSdkKey'> & {
+    dynamoDbRoundTrips: typeof dynamoDbRoundTrips;
+  } = { authenticateSdkKey, dynamoDbRoundTrips },
+) {
   let outcome = '';
-  const calls = await dynamoDbRoundTrips(async () => {
+  const calls = await auth.dynamoDbRoundTrips(async () => {
     try {
-      outcome = (await authenticateSdkKey(rawKey, nowMs)).caller.appId;
+      outcome = (await auth.authenticateSdkKey(rawKey, nowMs)).caller.appId;
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      outcome = error.code;
+      // A fresh module's AppError is another class than this file's: a refusal is known by its code.
+      const code = (error as { code?: unknown }).code;
+      if (typeof code !== 'string') throw error;
+      outcome = code;
     }
   });
   return { outcome, calls };
@@ -128,17 +139,6 @@ describe('what authentication refuses without I/O, and the bounds of its caches 
     for (let i = 0; i < rawKeys.length; i += 25)
       await Promise.all(rawKeys.slice(i, i + 25).map((raw) => authenticate(raw).catch(() => undefined)));
   };
-  const sdkAt = async (auth: Awaited<ReturnType<typeof freshAuth>>, rawKey: string, nowMs: number) => {
-    let outcome = '';
-    const calls = await auth.dynamoDbRoundTrips(async () => {
-      try {
-        outcome = (await auth.authenticateSdkKey(rawKey, nowMs)).caller.appId;
-      } catch (error) {
-        outcome = (error as { code?: string }).code ?? String(error);
-      }
-    });
-    return { outcome, calls };
-  };
   const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
   it('refuses a key over 200 characters unread; one of 200 is looked up', async () => {
@@ -154,14 +154,20 @@ describe('what authentication refuses without I/O, and the bounds of its caches 
     const madeUp = (i: number) => `pk_bound_${i}_${'w'.repeat(30)}_${T0}`;
     await authenticateAll(range(MAX_REMEMBERED_KEYS).map(madeUp), (raw) => auth.authenticateSdkKey(raw, T0));
     // Full, and still holding the first.
-    expect(await sdkAt(auth, madeUp(0), T0 + 1)).toEqual({ outcome: 'INVALID_API_KEY', calls: [] });
+    expect(await authenticateSdkAt(madeUp(0), T0 + 1, auth)).toEqual({ outcome: 'INVALID_API_KEY', calls: [] });
     // The next unknown key starts the cache over, with itself in it.
-    expect(await sdkAt(auth, madeUp(MAX_REMEMBERED_KEYS), T0 + 2)).toEqual({
+    expect(await authenticateSdkAt(madeUp(MAX_REMEMBERED_KEYS), T0 + 2, auth)).toEqual({
       outcome: 'INVALID_API_KEY',
       calls: [['GetItem']],
     });
-    expect(await sdkAt(auth, madeUp(MAX_REMEMBERED_KEYS), T0 + 3)).toEqual({ outcome: 'INVALID_API_KEY', calls: [] });
-    expect(await sdkAt(auth, madeUp(0), T0 + 4)).toEqual({ outcome: 'INVALID_API_KEY', calls: [['GetItem']] });
+    expect(await authenticateSdkAt(madeUp(MAX_REMEMBERED_KEYS), T0 + 3, auth)).toEqual({
+      outcome: 'INVALID_API_KEY',
+      calls: [],
+    });
+    expect(await authenticateSdkAt(madeUp(0), T0 + 4, auth)).toEqual({
+      outcome: 'INVALID_API_KEY',
+      calls: [['GetItem']],
+    });
   });
 
   it('forgets every sdk key copy once it holds the most it may, and keeps the newest', async () => {
@@ -176,9 +182,12 @@ describe('what authentication refuses without I/O, and the bounds of its caches 
     );
     const auth = await freshAuth();
     await authenticateAll(range(MAX_REMEMBERED_KEYS).map(copy), (raw) => auth.authenticateSdkKey(raw, T0));
-    expect(await sdkAt(auth, copy(0), T0 + 1)).toEqual({ outcome: app.appId, calls: [] });
-    expect(await sdkAt(auth, copy(MAX_REMEMBERED_KEYS), T0 + 2)).toEqual({ outcome: app.appId, calls: [['GetItem']] });
-    expect(await sdkAt(auth, copy(MAX_REMEMBERED_KEYS), T0 + 3)).toEqual({ outcome: app.appId, calls: [] });
-    expect(await sdkAt(auth, copy(0), T0 + 4)).toEqual({ outcome: app.appId, calls: [['GetItem']] });
+    expect(await authenticateSdkAt(copy(0), T0 + 1, auth)).toEqual({ outcome: app.appId, calls: [] });
+    expect(await authenticateSdkAt(copy(MAX_REMEMBERED_KEYS), T0 + 2, auth)).toEqual({
+      outcome: app.appId,
+      calls: [['GetItem']],
+    });
+    expect(await authenticateSdkAt(copy(MAX_REMEMBERED_KEYS), T0 + 3, auth)).toEqual({ outcome: app.appId, calls: [] });
+    expect(await authenticateSdkAt(copy(0), T0 + 4, auth)).toEqual({ outcome: app.appId, calls: [['GetItem']] });
   });
 });

@@ -343,6 +343,18 @@ describe('a purchase handed to another user', () => {
 });
 
 describe('walkBackFromLatest (levels at the end of each bucket)', () => {
+  /** What the walk does, in order: each change taken and each bucket closed. */
+  const stepsOf = (buckets: ReturnType<typeof bucketsOf>, changes: { day: string }[]) => {
+    const steps: string[] = [];
+    walkBackFromLatest(
+      buckets,
+      changes,
+      (change) => steps.push(`take ${change.day}`),
+      (i) => steps.push(`end ${buckets[i]!.date}`),
+    );
+    return steps;
+  };
+
   it('takes each change once, newest first, and closes a bucket once every change after its last day is taken', () => {
     const buckets = bucketsOf('2026-03-02', '2026-03-08', 'day').slice(0, 3); // Mar 2, 3, 4
     const changes = [
@@ -351,14 +363,7 @@ describe('walkBackFromLatest (levels at the end of each bucket)', () => {
       { day: '2026-03-02', n: 1 },
       { day: '2026-03-04', n: 3 },
     ];
-    const steps: string[] = [];
-    walkBackFromLatest(
-      buckets,
-      changes,
-      (change) => steps.push(`take ${change.day}`),
-      (i) => steps.push(`end ${buckets[i]!.date}`),
-    );
-    expect(steps).toEqual([
+    expect(stepsOf(buckets, changes)).toEqual([
       'take 2026-03-10',
       'end 2026-03-04',
       'take 2026-03-04',
@@ -370,14 +375,8 @@ describe('walkBackFromLatest (levels at the end of each bucket)', () => {
 
   it('takes every change before the first bucket closes when all are later, oldest given first', () => {
     const buckets = bucketsOf('2026-03-02', '2026-03-04', 'day');
-    const steps: string[] = [];
-    walkBackFromLatest(
-      buckets,
-      ['2026-03-05', '2026-03-06', '2026-03-07', '2026-03-08'].map((day) => ({ day })),
-      (change) => steps.push(`take ${change.day}`),
-      (i) => steps.push(`end ${buckets[i]!.date}`),
-    );
-    expect(steps).toEqual([
+    const later = ['2026-03-05', '2026-03-06', '2026-03-07', '2026-03-08'].map((day) => ({ day }));
+    expect(stepsOf(buckets, later)).toEqual([
       'take 2026-03-08',
       'take 2026-03-07',
       'take 2026-03-06',
