@@ -69,9 +69,12 @@ interface Candidate {
   state: (active: boolean) => EntitlementState;
 }
 
-/** Later access end first; of equal ends, the newer. */
+/**
+ * Later access end first; of equal ends, the newer. Of a full tie the one listed first stays, so a
+ * subscription (it names the product and store) is kept over a grant.
+ */
 const decidesBefore = (a: Candidate, b: Candidate): boolean =>
-  a.endsAt !== b.endsAt ? a.endsAt > b.endsAt : a.since > b.since;
+  a.endsAt > b.endsAt || (a.endsAt === b.endsAt && a.since > b.since);
 
 function grantState(grant: EntitledGrant, active: boolean): EntitlementState {
   return { ...NEVER_ENTITLED, active, expires_at: grant.expires_at, period_type: 'grant' };

@@ -14,25 +14,23 @@ export type UserPartition = 'user' | 'events' | 'sessions' | 'reports' | 'rate_l
 
 export const NO_COUNTS: ErasureCounts = Object.fromEntries(ERASED_KINDS.map((kind) => [kind, 0])) as ErasureCounts;
 
+/** What every item of a partition other than the user's own counts as. */
+const KIND_OF_PARTITION: Record<Exclude<UserPartition, 'user'>, ErasedKind | undefined> = {
+  events: 'events',
+  sessions: 'sessions',
+  reports: 'reports',
+  rate_limit: undefined,
+};
+
 /**
  * What a deleted item counts as, by its partition and sort key; undefined for what is no data of
  * the user's (the rate limiter's window, deleted all the same).
  */
 export function erasedKindOf(partition: UserPartition, sk: string): ErasedKind | undefined {
-  switch (partition) {
-    case 'user':
-      // The profile with its activity and features items; the latest report of each type; grants.
-      if (sk.startsWith('GRANT#')) return 'grants';
-      return sk.startsWith('REPORT#') ? 'reports' : 'profile';
-    case 'events':
-      return 'events';
-    case 'sessions':
-      return 'sessions';
-    case 'reports':
-      return 'reports';
-    case 'rate_limit':
-      return undefined;
-  }
+  if (partition !== 'user') return KIND_OF_PARTITION[partition];
+  // The profile with its activity and features items; the latest report of each type; grants.
+  if (sk.startsWith('GRANT#')) return 'grants';
+  return sk.startsWith('REPORT#') ? 'reports' : 'profile';
 }
 
 export function addCounts(a: ErasureCounts, b: Partial<ErasureCounts>): ErasureCounts {

@@ -291,6 +291,28 @@ describe('entitlementStates at the edges', () => {
       [newer, laterEnd],
     ])
       expect(entitlementStates(DEFINITIONS, order, NOW).pro!.product_id).toBe('premium_monthly');
+    // The later end decides even when it is the older.
+    const olderLaterEnd = { ...laterEnd, created_at: '2026-05-01T00:00:00.000Z' };
+    for (const order of [
+      [olderLaterEnd, newer],
+      [newer, olderLaterEnd],
+    ])
+      expect(entitlementStates(DEFINITIONS, order, NOW).pro!.product_id).toBe('premium_monthly');
+  });
+
+  it('of a subscription and a grant alike in end and start, the subscription decides', () => {
+    const subscription = sub({ created_at: '2026-06-01T00:00:00.000Z' });
+    const grant = {
+      entitlement_id: 'pro',
+      granted_at: subscription.created_at,
+      expires_at: subscription.expires_at,
+      ended_at: null,
+    };
+    expect(entitlementStates(DEFINITIONS, [subscription], NOW, [grant]).pro).toMatchObject({
+      active: true,
+      product_id: 'premium_monthly',
+      period_type: 'normal',
+    });
   });
 });
 

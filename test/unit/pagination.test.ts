@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../../lib/domain/pagination.js';
+import {
+  decodeCursor,
+  decodeCursorFields,
+  encodeCursor,
+  encodeCursorFields,
+  hasNextPage,
+  pageInfo,
+} from '../../lib/domain/pagination.js';
 import { appErrorThrownBy } from '../support/assertions.js';
 
 describe('page arithmetic', () => {
@@ -90,8 +97,22 @@ describe('list cursor: what is accepted and what each refusal says', () => {
     ['an id with a prefix', encodeCursor(position(2, `x${id}`), filters)],
     ['an id with a suffix', encodeCursor(position(2, `${id}0`), filters)],
     ['an id in capitals', encodeCursor(position(2, 'sub_0123456789ABCDEF01234567'), filters)],
+    // An array of the id would pass the id's pattern as a string.
+    ['an id that is not a string', encodeCursorFields({ p: 2, s: position(2).list_sk, i: [id], f: 'x' })],
+    ['a sort key that is not a string', encodeCursorFields({ p: 2, s: 20260101, i: id, f: 'x' })],
+    ['a page that is not a number', encodeCursorFields({ p: '2', s: position(2).list_sk, i: id, f: 'x' })],
   ])('refuses %s as not a cursor of this API', (_, cursor) => {
     expect(refusal(cursor)).toEqual(notACursor);
+  });
+
+  it.each([
+    ['a number', 5],
+    ['a string', 'sub_0123456789abcdef01234567'],
+    ['true', true],
+  ])('takes only a JSON object as a cursor, whatever its fields must be: not %s', (_, value) => {
+    const cursor = Buffer.from(JSON.stringify(value)).toString('base64url');
+    const error = appErrorThrownBy(() => decodeCursorFields(cursor, () => true));
+    expect({ code: error.code, message: error.message, details: error.details }).toEqual(notACursor);
   });
 
   it('refuses a cursor of other filters, saying so', () => {
