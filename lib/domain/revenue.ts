@@ -96,11 +96,12 @@ export function walkBackFromLatest<C extends { day: string }>(
   take: (change: C) => void,
   atEnd: (bucket: number) => void,
 ): void {
-  const newestFirst = [...changes].sort((a, b) => (a.day < b.day ? 1 : a.day > b.day ? -1 : 0));
+  // Days as times: one subtraction and no branch for ties, whose order is never seen (callers sum).
+  const newestFirst = changes.map((change) => ({ change, at: Date.parse(change.day) })).sort((a, b) => b.at - a.at);
   let next = 0;
   for (let i = buckets.length - 1; i >= 0; i--) {
     const last = buckets[i]!.days.at(-1)!;
-    for (; next < newestFirst.length && newestFirst[next]!.day > last; next++) take(newestFirst[next]!);
+    for (; next < newestFirst.length && newestFirst[next]!.change.day > last; next++) take(newestFirst[next]!.change);
     atEnd(i);
   }
 }
