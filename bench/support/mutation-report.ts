@@ -92,9 +92,11 @@ export function mutationMarkdown(results: Record<string, MutationScopeResult>, o
     'of mutants some test detects. Goals: 85% in `lib/domain` and `lib/http`, 75% elsewhere. Mutants that',
     'cannot change behaviour are ignored in the code (`// Stryker disable next-line <mutator>: <why>`) and',
     'listed below with that reason. Not part of `npm test` (it takes minutes per folder); `npm run bench`',
-    'prints these scores as PASS/FAIL lines from `bench/results/mutation.json`.',
+    'prints these scores as PASS/FAIL lines from `bench/results/mutation.json`. Runs are incremental: a',
+    'rerun tests only the mutants of changed code or covered by changed or new tests, and reuses the rest;',
+    '`npm run mutate -- <scope> --force` tests every mutant again. The minutes are those of the last run.',
     '',
-    '| folder | score | goal | mutants | killed | timed out | survived | no coverage | ignored | minutes |',
+    '| folder | score | goal | mutants | killed | timed out | survived | no coverage | ignored | minutes (last run) |',
     '|---|---|---|---|---|---|---|---|---|---|',
     ...order.map((name) => {
       const r = results[name]!;

@@ -1,5 +1,6 @@
 /** `npm run mutate`'s reading of Stryker's JSON report, and its refusal of an unknown scope. */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mutationMarkdown, scopeResult } from '../../bench/support/mutation-report.js';
@@ -62,6 +63,11 @@ describe('mutation report', () => {
     expect(markdown).toContain('| lib/domain | 60% | 85% | 7 | 2 | 1 | 1 | 1 | 1 | 1 |');
     expect(markdown).toContain('| `lib/domain/b.ts:2` | EqualityOperator | `a >= b` |');
     expect(markdown).toContain('| `lib/domain/a.ts:4` | EqualityOperator | `a >= b` | the caller drops it |');
+  });
+
+  it('docs/mutation.md is what the committed results render to', () => {
+    const { scopes } = JSON.parse(readFileSync(resolve(ROOT, 'bench/results/mutation.json'), 'utf8')).figures;
+    expect(readFileSync(resolve(ROOT, 'docs/mutation.md'), 'utf8')).toBe(mutationMarkdown(scopes, Object.keys(scopes)));
   });
 
   it('npm run mutate refuses an unknown scope with exit 2, naming the scopes', () => {
