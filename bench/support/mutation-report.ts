@@ -30,6 +30,8 @@ export interface MutationScopeResult {
   /** Not counted: compile errors, and mutants ignored in the code with the reason they are equivalent. */
   invalid: number;
   ignored: number;
+  /** Not counted either: static mutants left out by `--ignore-static` (absent from older results). */
+  static_not_run?: number;
   seconds: number;
   survivors: ListedMutant[];
   equivalent: ListedMutant[];
@@ -43,18 +45,24 @@ const listed = (file: string, mutant: ReportMutant): ListedMutant => ({
   ...(mutant.statusReason ? { reason: mutant.statusReason } : {}),
 });
 
+/** Stryker's status reason for a static mutant that `ignoreStatic` left out. */
+const isStaticNotRun = (mutant: ReportMutant) =>
+  mutant.status === 'Ignored' && mutant.statusReason?.startsWith('Static mutant') === true;
+
 /** Stryker's mutation score: detected / (detected + undetected), over mutants that compile and are not ignored. */
 export function scopeResult(report: StrykerReport, goal: number, seconds: number): MutationScopeResult {
   const count: Record<string, number> = {};
   const survivors: ListedMutant[] = [];
   const equivalent: ListedMutant[] = [];
   let mutants = 0;
+  let staticNotRun = 0;
   for (const [file, { mutants: fileMutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
     for (const mutant of fileMutants) {
       mutants += 1;
       count[mutant.status] = (count[mutant.status] ?? 0) + 1;
       if (mutant.status === 'Survived' || mutant.status === 'NoCoverage') survivors.push(listed(file, mutant));
-      if (mutant.status === 'Ignored') equivalent.push(listed(file, mutant));
+      if (isStaticNotRun(mutant)) staticNotRun += 1;
+      else if (mutant.status === 'Ignored') equivalent.push(listed(file, mutant));
     }
   }
   const killed = count.Killed ?? 0;
@@ -72,7 +80,8 @@ export function scopeResult(report: StrykerReport, goal: number, seconds: number
     survived,
     no_coverage: noCoverage,
     invalid: (count.CompileError ?? 0) + (count.RuntimeError ?? 0),
-    ignored: count.Ignored ?? 0,
+    ignored: (count.Ignored ?? 0) - staticNotRun,
+    ...(staticNotRun > 0 ? { static_not_run: staticNotRun } : {}),
     seconds,
     survivors,
     equivalent,
@@ -93,8 +102,9 @@ export function mutationMarkdown(results: Record<string, MutationScopeResult>, o
     'cannot change behaviour are ignored in the code (`// Stryker disable next-line <mutator>: <why>`) and',
     'listed below with that reason. Not part of `npm test` (it takes minutes per folder); `npm run bench`',
     'prints these scores as PASS/FAIL lines from `bench/results/mutation.json`. Runs are incremental: a',
-    'rerun tests only the mutants of changed code or covered by changed or new tests, and reuses the rest;',
-    '`npm run mutate -- <scope> --force` tests every mutant again. The minutes are those of the last run.',
+    'rerun tests the mutants of changed code or covered by changed tests and reuses the other results (a',
+    'survivor stays one even when a new test file would kill it); `npm run mutate -- <scope> --force`',
+    'tests every mutant again. The minutes are those of the last run.',
     '',
     '| folder | score | goal | mutants | killed | timed out | survived | no coverage | ignored | minutes (last run) |',
     '|---|---|---|---|---|---|---|---|---|---|',
@@ -106,6 +116,11 @@ export function mutationMarkdown(results: Record<string, MutationScopeResult>, o
   for (const name of order) {
     const r = results[name]!;
     lines.push('', `## lib/${name}`, '');
+    if (r.static_not_run)
+      lines.push(
+        `${r.static_not_run} static mutants (code that only runs while a module loads) were not run (\`--ignore-static\`); they are not in the score.`,
+        '',
+      );
     if (r.survivors.length === 0) lines.push('No mutant survives.');
     else
       lines.push(

@@ -583,7 +583,8 @@ is the share of mutants some test detects. One scope per folder, each against th
 it (\`bench/support/mutation-scopes.ts\`). Goals: 85% in \`lib/domain\` and \`lib/http\`, 75% elsewhere.
 \`npm run bench\` does not run it (it takes minutes per folder); it reads the last report. A rerun tests
 only what changed; \`npm run mutate -- <scope> --force\` tests every mutant again (a new test may kill a
-survivor the incremental file still vouches for). Every
+survivor the incremental file still vouches for), and \`--ignore-static\` leaves out the mutants that only
+run while a module loads (each runs every test of its scope), counting them as not run. Every
 surviving mutant, and every one ignored as equivalent with its reason: [mutation.md](mutation.md).`,
     render: (results) => {
       const scopes = Object.entries(results.figures.scopes as Record<string, any>);

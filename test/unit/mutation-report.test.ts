@@ -58,6 +58,18 @@ describe('mutation report', () => {
     });
   });
 
+  it('counts the static mutants --ignore-static left out apart: not run, not equivalent, not scored', () => {
+    const staticMutant = mutant('Ignored', 9, { statusReason: 'Static mutant (and "ignoreStatic" was enabled)' });
+    const withStatic = { files: { ...REPORT.files, 'lib/domain/c.ts': { mutants: [staticMutant, staticMutant] } } };
+    const result = scopeResult(withStatic, 85, 61);
+    expect(result).toMatchObject({ score: 60, mutants: 9, ignored: 1, static_not_run: 2 });
+    expect(result.equivalent.map((m) => m.file)).toEqual(['lib/domain/a.ts']);
+    expect(mutationMarkdown({ domain: result }, ['domain'])).toContain(
+      '2 static mutants (code that only runs while a module loads) were not run (`--ignore-static`); they are not in the score.',
+    );
+    expect(scopeResult(REPORT, 85, 61)).not.toHaveProperty('static_not_run');
+  });
+
   it('renders the score per folder, each survivor, and each equivalent mutant with its reason', () => {
     const markdown = mutationMarkdown({ domain: scopeResult(REPORT, 85, 61) }, ['domain']);
     expect(markdown).toContain('| lib/domain | 60% | 85% | 7 | 2 | 1 | 1 | 1 | 1 | 1 |');
@@ -76,13 +88,13 @@ describe('mutation report', () => {
     expect(run.stderr).toContain('unknown scope nosuch; scopes: domain, http, stores, events, data');
   });
 
-  it('npm run mutate takes --force as the flag, not as a scope', () => {
-    const run = spawnSync('npm', ['run', '--silent', 'mutate', '--', '--force', 'nosuch'], {
+  it.each(['--force', '--ignore-static'])('npm run mutate takes %s as a flag, not as a scope', (flag) => {
+    const run = spawnSync('npm', ['run', '--silent', 'mutate', '--', flag, 'nosuch'], {
       cwd: ROOT,
       encoding: 'utf8',
     });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('unknown scope nosuch;');
-    expect(run.stderr).not.toContain('--force');
+    expect(run.stderr).not.toContain(flag);
   });
 });
