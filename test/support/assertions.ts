@@ -11,13 +11,16 @@ export async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {
   throw new Error('expected a rejection with an AppError');
 }
 
-/** The AppError a synchronous call throws. */
-export function appErrorThrownBy(fn: () => unknown): AppError {
+/** The error of class `type` a synchronous call throws (fails the test when it throws nothing or another error). */
+export function errorThrownBy<E extends Error>(fn: () => unknown, type: new (...args: never[]) => E): E {
   try {
     fn();
   } catch (error) {
-    if (error instanceof AppError) return error;
+    if (error instanceof type) return error;
     throw error;
   }
-  throw new Error('expected an AppError to be thrown');
+  throw new Error(`expected ${type.name} to be thrown`);
 }
+
+/** The AppError a synchronous call throws. */
+export const appErrorThrownBy = (fn: () => unknown): AppError => errorThrownBy(fn, AppError);
