@@ -78,7 +78,6 @@ const stubs = await startStubEndpoints();
 const dir = mkdtempSync(join(tmpdir(), 'cold-start-'));
 try {
   const { marshall } = await import('@aws-sdk/util-dynamodb');
-  const { FUNCTION_ENVIRONMENT } = await import('../cdk/constructs/service-function.js');
   const { createApp } = await import('../lib/data/apps.js');
   const { keys } = await import('../lib/data/keys.js');
   const { putProducts } = await import('../lib/data/products.js');
@@ -550,7 +549,6 @@ try {
   }
   /** The environment Lambda gives the function (as the stack configures it), pointed at the local stand-ins. */
   const functionEnvironment = (name: string): Record<string, string> => ({
-    ...FUNCTION_ENVIRONMENT,
     PATH: process.env.PATH ?? '',
     AWS_LAMBDA_FUNCTION_NAME: name,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',

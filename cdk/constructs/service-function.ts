@@ -23,6 +23,7 @@ import { acknowledge } from './acknowledge.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 const NODE_HTTP_MODULE = resolve(REPO_ROOT, 'lib/core/node-http.ts');
+const STACK_TRACES_MODULE = resolve(REPO_ROOT, 'lib/core/stack-traces-in-bundle.ts');
 
 /**
  * esbuild settings of every function, shared with the bundle smoke test and the cold-start
@@ -34,9 +35,10 @@ export const ESBUILD_SETTINGS = {
   target: 'node24',
   minify: true,
   sourcemap: true,
-  // Maps name the original file and line (NODE_OPTIONS=--enable-source-maps reads them at cold
-  // start); without a copy of every source they are a third of the size, and read faster.
+  // Maps name the original file and line in stack traces, read when a stack is first formatted
+  // (lib/core/stack-traces.ts); without a copy of every source they are a third of the size.
   sourcesContent: false,
+  inject: [STACK_TRACES_MODULE],
   // ESM builds of dependencies tree-shake better than their CommonJS ones (docs/decisions/bundling.md).
   mainFields: ['module', 'main'],
   // Some CommonJS dependencies call require(); give ESM bundles one.
@@ -54,6 +56,7 @@ export function esbuildOptions(
   return {
     ...ESBUILD_SETTINGS,
     mainFields: [...ESBUILD_SETTINGS.mainFields],
+    inject: [...ESBUILD_SETTINGS.inject],
     banner: { js: ESBUILD_SETTINGS.banner },
     entryPoints: [resolve(REPO_ROOT, entry)],
     bundle: true,
@@ -61,9 +64,6 @@ export function esbuildOptions(
     logLevel: 'silent',
   };
 }
-
-/** Environment every function gets (the cold-start benchmark starts its processes with it too). */
-export const FUNCTION_ENVIRONMENT = { NODE_OPTIONS: '--enable-source-maps' } as const;
 
 export interface ServiceFunctionProps
   extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'bundling'> {
@@ -155,7 +155,7 @@ export class ServiceFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       role,
       logGroup,
-      environment: { ...FUNCTION_ENVIRONMENT, ...environment },
+      environment,
       bundling: {
         format: OutputFormat.ESM,
         target: ESBUILD_SETTINGS.target,
@@ -163,6 +163,7 @@ export class ServiceFunction extends NodejsFunction {
         sourceMap: ESBUILD_SETTINGS.sourcemap,
         sourcesContent: ESBUILD_SETTINGS.sourcesContent,
         mainFields: [...ESBUILD_SETTINGS.mainFields],
+        inject: [...ESBUILD_SETTINGS.inject],
         banner: ESBUILD_SETTINGS.banner,
         esbuildArgs: Object.fromEntries(
           Object.entries(ESBUILD_SETTINGS.alias).map(([from, to]) => [`--alias:${from}`, to]),

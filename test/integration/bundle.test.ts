@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,7 @@ import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions } from '../../cdk/constructs/service-function.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
-import { runNode } from '../support/processes.js';
+import { REPO_ROOT, runNode } from '../support/processes.js';
 
 /**
  * The deployed artefact, not the source: bundle a handler exactly as the stack does (minified ESM,
@@ -64,5 +65,50 @@ describe('a bundled function', () => {
     expect(result.stderr).toBe('');
     // The control shows the check can fail: a plain ESM import of node:http loads undici.
     expect(JSON.parse(result.stdout)).toEqual({ before: false, viaShim: false, viaImport: true, same: true });
+  });
+
+  it('names the original file and line in a stack trace, reading the source map only when a stack is formatted', async () => {
+    // A module of the bundle's own and a lib/ module under it, each at a line we can name.
+    const entry = join(dir, 'fails.ts');
+    await writeFile(
+      entry,
+      `import { AppError } from ${JSON.stringify(join(REPO_ROOT, 'lib/core/errors.ts'))};\n` +
+        'export function fail(): string {\n' +
+        "  return new AppError('INTERNAL_ERROR').withHeaders({}).stack ?? '';\n" +
+        '}\n',
+    );
+    const errorsSource = readFileSync(join(REPO_ROOT, 'lib/core/errors.ts'), 'utf8').split('\n');
+    const withHeadersLine = errorsSource.findIndex((line) => line.includes('return new AppError(this.kind')) + 1;
+    const withHeadersColumn = errorsSource[withHeadersLine - 1]!.indexOf('new AppError') + 1;
+    const script = join(dir, 'fails-invoke.mjs');
+    await writeFile(
+      script,
+      `import { unlinkSync } from 'node:fs';
+       const { fail } = await import(process.env.BUNDLE);
+       if (process.env.REMOVE_MAP) unlinkSync(process.env.BUNDLE + '.map');
+       process.stdout.write(fail());`,
+    );
+    await build(esbuildOptions(entry, join(dir, 'fails', 'index.mjs')));
+    const mapped = await runNode(script, { BUNDLE: './fails/index.mjs' }, dir);
+    expect(mapped.stderr).toBe('');
+    const lines = mapped.stdout.split('\n');
+    expect(lines[0]).toBe('AppError: Internal error');
+    // Frames keep the bundle's (minified) names; their positions are the sources'.
+    expect(lines[1]).toMatch(
+      new RegExp(`^ {4}at \\w+\\.withHeaders \\(lib/core/errors\\.ts:${withHeadersLine}:${withHeadersColumn}\\)$`),
+    );
+    expect(lines[2]).toMatch(/^ {4}at \w+ \(\.\.\/fails\.ts:3:\d+\)$/);
+    expect(mapped.stdout).not.toContain('index.mjs:');
+
+    // Not read at import: a map gone after the bundle loaded leaves the positions as they are.
+    const lazy = await runNode(script, { BUNDLE: './fails/index.mjs', REMOVE_MAP: '1' }, dir);
+    expect(lazy.stderr).toBe('');
+    expect(lazy.stdout.split('\n')[1]).toMatch(/^ {4}at \w+\.withHeaders \(file:\/\/.*\/fails\/index\.mjs:\d+:\d+\)$/);
+
+    // The control: without the injected formatter, the same bundle's stack names minified positions.
+    await build({ ...esbuildOptions(entry, join(dir, 'fails-raw', 'index.mjs')), inject: [] });
+    const raw = await runNode(script, { BUNDLE: './fails-raw/index.mjs' }, dir);
+    expect(raw.stdout).toMatch(/fails-raw\/index\.mjs:\d+:\d+\)/);
+    expect(raw.stdout).not.toContain('lib/core/errors.ts');
   });
 });
