@@ -49,7 +49,8 @@ interface PurchaseReference {
   packageName?: string;
 }
 
-function purchaseReference(receiptData: string): PurchaseReference {
+/** The purchase a Google Play receipt_data names: a bare token, or a base64 JSON purchase object. */
+export function purchaseReference(receiptData: string): PurchaseReference {
   const trimmed = receiptData.trim();
   try {
     const decoded: unknown = JSON.parse(Buffer.from(trimmed, 'base64').toString('utf8'));
