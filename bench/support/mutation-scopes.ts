@@ -36,7 +36,10 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
     tests: [
       UNIT,
       'test/integration/app-store-server-api.test.ts',
+      'test/integration/app-store-sandbox-receipts.test.ts',
       'test/integration/google-play-verifier.test.ts',
+      'test/integration/google-play-push-token.test.ts',
+      'test/integration/google-play-push-credentials.test.ts',
       'test/integration/store-settings.test.ts',
       'test/integration/google-play-notifications.test.ts',
       'test/integration/app-store-purchase-state.test.ts',

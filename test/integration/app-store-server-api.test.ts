@@ -77,7 +77,11 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
   });
 
   it('a transaction the App Store does not know is INVALID_RECEIPT', async () => {
-    expect((await appErrorOf(verifier.verify(appReceipt('2000000999999999')))).code).toBe('INVALID_RECEIPT');
+    expect(await appErrorOf(verifier.verify(appReceipt('2000000999999999')))).toMatchObject({
+      code: 'INVALID_RECEIPT',
+      message: "the App Store does not know this receipt's transaction (404)",
+      retryable: false,
+    });
   });
 
   it('refused credentials, 5xx and timeouts are VERIFICATION_FAILED, retryable', async () => {
@@ -89,11 +93,26 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
       [STAND_IN_ROOT],
       [RECEIPT_ROOT],
     );
-    expect(await appErrorOf(wrongKey.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect(await appErrorOf(wrongKey.verify(receipt))).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      message: 'the App Store Server API refused our credentials (stores apple set --issuer-id --key-id --key-file)',
+      retryable: true,
+    });
     standIn.failNext(String(tx.transactionId), 500);
-    expect(await appErrorOf(verifier.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    const failed = await appErrorOf(verifier.verify(receipt));
+    expect(failed).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      message: 'the App Store Server API answered 500; retry',
+      retryable: true,
+    });
+    // Apple's errorCode travels in the cause, for the log.
+    expect((failed.cause as Error).message).toBe('App Store Server API answered 500 (5000000)');
     standIn.failNext(String(tx.transactionId), 'hang');
-    expect(await appErrorOf(verifier.verify(receipt))).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+    expect(await appErrorOf(verifier.verify(receipt))).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      message: 'the App Store Server API did not answer (timeout); retry',
+      retryable: true,
+    });
     expect((await verifier.verify(receipt)).transaction_id).toBe(tx.transactionId);
   }, 20_000);
 

@@ -11,6 +11,7 @@ import {
 } from '../../lib/stores/google-play-notifications.js';
 import type { GooglePlaySettings } from '../../lib/stores/settings.js';
 import { appErrorOf } from '../support/assertions.js';
+import { freshModule } from '../support/fresh-module.js';
 import {
   money,
   PUSH_SERVICE_ACCOUNT,
@@ -561,5 +562,62 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
   it("all the notifications above cost one fetch of Google's keys", () => {
     expect(messages).toBeGreaterThan(20);
     expect(standIn.jwksRequests).toBe(1);
+  });
+
+  it("names refunds and one-time product notifications as Google does; a one-time product's refund is not read from Google", async () => {
+    // Loaded afresh: the module's tables of Google's names are this test's to hold (test/support/fresh-module.ts).
+    const fresh = await freshModule(() => import('../../lib/stores/google-play-notifications.js'));
+    const freshDecode = (notification: unknown) =>
+      fresh.decodeGooglePlayNotification(push(notification), bearer(), settings, endpoints);
+    const voidedOneTime = (refundType?: number) =>
+      developerNotification({
+        voidedPurchaseNotification: {
+          purchaseToken: 'rtdn-voided-onetime-2',
+          orderId: 'GPA.3345-1111-2222-00009',
+          productType: 2,
+          ...(refundType === undefined ? {} : { refundType }),
+        },
+      });
+    const tokensBefore = standIn.tokenRequests;
+    for (const [refundType, subtype] of [
+      [1, 'REFUND_TYPE_FULL_REFUND'],
+      [2, 'REFUND_TYPE_QUANTITY_BASED_PARTIAL_REFUND'],
+      [3, null],
+      [undefined, null],
+    ] as const) {
+      expect(await freshDecode(voidedOneTime(refundType))).toMatchObject({
+        type: 'VOIDED_PURCHASE',
+        subtype,
+        state: null,
+        voided: { product_type: 2, refund_type: refundType ?? null },
+      });
+    }
+    // Nothing was asked of Google's API (a read would have signed in first).
+    expect(standIn.tokenRequests).toBe(tokensBefore);
+    for (const [notificationType, type] of [
+      [1, 'ONE_TIME_PRODUCT_PURCHASED'],
+      [2, 'ONE_TIME_PRODUCT_CANCELED'],
+      [7, 'ONE_TIME_PRODUCT_7'],
+    ] as const) {
+      const oneTime = developerNotification({
+        oneTimeProductNotification: {
+          version: '1.0',
+          notificationType,
+          purchaseToken: 'rtdn-onetime-0000002',
+          sku: 'coins',
+        },
+      });
+      expect(await freshDecode(oneTime)).toMatchObject({ type, subtype: null, state: null });
+    }
+  });
+
+  it('a subscription notification about a purchase with no subscription line item: INVALID_NOTIFICATION, saying so', async () => {
+    const token = 'rtdn-no-line-item-001';
+    standIn.purchases.set(token, { ...subscriptionPurchaseV2('premium_monthly'), lineItems: [] });
+    const error = await appErrorOf(decode(push(subscriptionNotification(2, token))));
+    expect([error.code, error.message]).toEqual([
+      'INVALID_NOTIFICATION',
+      'the purchase of this notification is not a subscription (the Google Play purchase has no subscription line item)',
+    ]);
   });
 });

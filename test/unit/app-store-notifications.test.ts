@@ -12,7 +12,7 @@ import {
   VerificationException,
   VerificationStatus,
 } from '@apple/app-store-server-library';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { APPLE_ROOT_CA_G3 } from '../../lib/stores/app-store.js';
 import { decodeAppStoreNotification } from '../../lib/stores/app-store-notifications.js';
 import type { StoreNotification, StorePurchaseState } from '../../lib/stores/types.js';
@@ -26,7 +26,8 @@ import {
   type NotificationParts,
 } from '../support/app-store-notifications.js';
 import { STAND_IN_ROOT, signedByStandIn } from '../support/app-store-standin.js';
-import { appErrorThrownBy } from '../support/assertions.js';
+import { appErrorThrownBy, errorThrownBy } from '../support/assertions.js';
+import { freshModule } from '../support/fresh-module.js';
 
 const fixture = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url));
 const SANDBOX_APP = { bundleId: NOTIFY_BUNDLE, environment: 'Sandbox' } as const;
@@ -353,15 +354,21 @@ const ROWS: Row[] = [
 const decode = (parts: NotificationParts, app: Parameters<typeof decodeAppStoreNotification>[1] = SANDBOX_APP) =>
   decodeAppStoreNotification(appStoreNotificationBody(parts), app, ROOTS);
 
+/** The decoder loaded afresh, with its AppError: its import-time tables are the calling test's to hold (test/support/fresh-module.ts). */
+const freshDecoder = () =>
+  freshModule(async () => ({
+    ...(await import('../../lib/stores/app-store-notifications.js')),
+    AppError: (await import('../../lib/core/errors.js')).AppError,
+  }));
+
 describe('App Store notifications: every type and subtype', () => {
-  it.each(ROWS)('%s %s', (type, subtype, parts, expected) => {
-    const notification: StoreNotification = decode({
-      type,
-      subtype,
-      notificationUUID: UUID,
-      signedDate: SENT,
-      ...parts,
-    });
+  it.each(ROWS)('%s %s', async (type, subtype, parts, expected) => {
+    const fresh = await freshDecoder();
+    const notification: StoreNotification = fresh.decodeAppStoreNotification(
+      appStoreNotificationBody({ type, subtype, notificationUUID: UUID, signedDate: SENT, ...parts }),
+      SANDBOX_APP,
+      ROOTS,
+    );
     expect(notification).toEqual({
       store: 'app_store',
       notification_id: UUID,
@@ -478,8 +485,12 @@ describe('App Store notifications: refusals (INVALID_NOTIFICATION, saying why)',
     renewal: renewalInfo(),
     ...parts,
   });
+  let fresh: Awaited<ReturnType<typeof freshDecoder>>;
+  beforeEach(async () => {
+    fresh = await freshDecoder();
+  });
   const refusal = (body: unknown, app: Parameters<typeof decodeAppStoreNotification>[1] = SANDBOX_APP) => {
-    const error = appErrorThrownBy(() => decodeAppStoreNotification(body, app, ROOTS));
+    const error = errorThrownBy(() => fresh.decodeAppStoreNotification(body, app, ROOTS), fresh.AppError);
     expect(error.code).toBe('INVALID_NOTIFICATION');
     expect(error.status).toBe(400);
     // Never the payload's contents: no ids, no account token.

@@ -2,12 +2,16 @@
  * What the Apple verifiers' errors say to whoever reads the log: the rejection in the message, and
  * the underlying error as the cause when there was one (none is made up when there was not).
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { AppReceiptError, verifyAppReceipt } from '../../lib/stores/app-receipt.js';
 import { APPLE_ROOT_CA_G3, appleIncRootCertificate } from '../../lib/stores/app-store.js';
 import { AppleSignedDataError, verifyAppleSignedData } from '../../lib/stores/apple-signed-data.js';
+import { flipByte, RECEIPT_ROOT, signedAppReceipt } from '../support/app-receipts.js';
+import { appStoreTransaction, STAND_IN_ROOT, signedByStandIn } from '../support/app-store-standin.js';
 import { errorThrownBy } from '../support/assertions.js';
+import { freshModule } from '../support/fresh-module.js';
 
 const payload = z.object({ signedDate: z.optional(z.number()) });
 const part = (value: string) => Buffer.from(value).toString('base64url');
@@ -53,3 +57,133 @@ describe('app receipt rejections', () => {
     expect('cause' in error).toBe(false);
   });
 });
+
+/** The real Apple-signed sandbox transaction (test/fixtures/apple/README.md). */
+const TRANSACTION = readFileSync(
+  new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url),
+  'utf8',
+).trim();
+const RECEIPT_BUNDLE = 'com.example.subs';
+const jwsWithHeader = (header: object) => `${part(JSON.stringify(header))}.e30.c2ln`;
+
+describe('what INVALID_RECEIPT says of each App Store rejection', () => {
+  it.each<[string, (verifiers: Verifiers) => Promise<unknown>, string]>([
+    [
+      'a payload byte changed',
+      ({ qysmat }) => qysmat.verify(tampered(TRANSACTION)),
+      'App Store transaction rejected: the signature or certificate chain does not verify',
+    ],
+    [
+      'a chain under a root not trusted',
+      ({ qysmat }) => qysmat.verify(signedByStandIn(appStoreTransaction('com.app.qysmat', { environment: 'Sandbox' }))),
+      'App Store transaction rejected: the signature or certificate chain does not verify',
+    ],
+    [
+      'no certificate chain',
+      ({ qysmat }) => qysmat.verify(jwsWithHeader({ alg: 'ES256' })),
+      "App Store transaction rejected: the certificate chain is not Apple's",
+    ],
+    [
+      'certificates that do not parse',
+      ({ qysmat }) => qysmat.verify(jwsWithHeader({ alg: 'ES256', x5c: ['a', 'b', 'c'] })),
+      "App Store transaction rejected: the certificate chain is not Apple's",
+    ],
+    [
+      'a payload that is not JSON',
+      ({ qysmat }) => {
+        const [header, , signature] = TRANSACTION.split('.');
+        return qysmat.verify(`${header}.${part('not json')}.${signature}`);
+      },
+      'App Store transaction rejected: it is not a valid signed transaction',
+    ],
+    [
+      "another app's transaction",
+      ({ other }) => other.verify(TRANSACTION),
+      'App Store transaction rejected: it belongs to another app (bundle id)',
+    ],
+    [
+      "another environment's transaction",
+      ({ standInSandbox }) =>
+        standInSandbox.verify(signedByStandIn(appStoreTransaction(RECEIPT_BUNDLE, { environment: 'Production' }))),
+      'App Store transaction rejected: it belongs to another environment',
+    ],
+    [
+      'bytes that are no app receipt',
+      ({ qysmat }) => qysmat.verify(Buffer.from('not a receipt').toString('base64')),
+      'app receipt rejected: it is not a signed App Store receipt',
+    ],
+    [
+      'an app receipt whose content changed',
+      ({ receipts }) =>
+        receipts.verify(
+          signedAppReceipt(
+            { bundleId: RECEIPT_BUNDLE, purchases: [{ transactionId: '2000000000000001' }] },
+            { tamperContent: (content) => flipByte(content) },
+          ),
+        ),
+      'app receipt rejected: its signature does not verify',
+    ],
+    [
+      'an app receipt under a root not trusted',
+      ({ receiptsAppleOnly }) =>
+        receiptsAppleOnly.verify(
+          signedAppReceipt({ bundleId: RECEIPT_BUNDLE, purchases: [{ transactionId: '2000000000000001' }] }),
+        ),
+      "app receipt rejected: it is not signed by Apple's receipt-signing certificate chain",
+    ],
+    [
+      'an app receipt created before its certificates were valid',
+      ({ receipts }) =>
+        receipts.verify(
+          signedAppReceipt({
+            bundleId: RECEIPT_BUNDLE,
+            purchases: [{ transactionId: '2000000000000001' }],
+            createdAt: new Date('2001-01-01T00:00:00Z'),
+          }),
+        ),
+      'app receipt rejected: its certificates were not valid when it was created',
+    ],
+    [
+      "another app's receipt",
+      ({ receipts }) =>
+        receipts.verify(
+          signedAppReceipt({ bundleId: 'com.example.other', purchases: [{ transactionId: '2000000000000001' }] }),
+        ),
+      'app receipt rejected: it belongs to another app (bundle id)',
+    ],
+  ])('%s', async (_, verify, message) => {
+    // Loaded afresh: the module's table of wordings is this test's to hold (test/support/fresh-module.ts).
+    const { appStoreVerifier } = await freshModule(() => import('../../lib/stores/app-store.js'));
+    const serverApi = { issuer_id: 'issuer', key_id: 'KEY', private_key: 'unused: the receipt is refused first' };
+    const verifiers = {
+      qysmat: appStoreVerifier({ bundleId: 'com.app.qysmat', environment: 'Sandbox' }),
+      other: appStoreVerifier({ bundleId: 'com.example.other', environment: 'Sandbox' }),
+      standInSandbox: appStoreVerifier({ bundleId: RECEIPT_BUNDLE, environment: 'Sandbox' }, [STAND_IN_ROOT]),
+      receipts: appStoreVerifier(
+        { bundleId: RECEIPT_BUNDLE, environment: 'Sandbox', serverApi },
+        [STAND_IN_ROOT],
+        [RECEIPT_ROOT],
+      ),
+      receiptsAppleOnly: appStoreVerifier({ bundleId: RECEIPT_BUNDLE, environment: 'Sandbox', serverApi }, [
+        STAND_IN_ROOT,
+      ]),
+    };
+    // The module's own AppError class, not this file's: compared by shape.
+    const error = await verify(verifiers).then(
+      () => new Error('expected a rejection'),
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toMatchObject({ name: 'AppError', code: 'INVALID_RECEIPT', message });
+  });
+});
+
+type Verifiers = Record<
+  'qysmat' | 'other' | 'standInSandbox' | 'receipts' | 'receiptsAppleOnly',
+  ReturnType<typeof import('../../lib/stores/app-store.js').appStoreVerifier>
+>;
+
+/** The JWS with one character of its payload changed. */
+function tampered(jws: string): string {
+  const [header, payload, signature] = jws.split('.') as [string, string, string];
+  return [header, `${payload.slice(0, 10)}${payload[10] === 'A' ? 'B' : 'A'}${payload.slice(11)}`, signature].join('.');
+}

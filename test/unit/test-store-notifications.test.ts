@@ -10,6 +10,7 @@ import {
 } from '../../lib/stores/test-store-notifications.js';
 import type { StoreNotification, StorePurchaseState } from '../../lib/stores/types.js';
 import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
+import { freshModule } from '../support/fresh-module.js';
 
 const APP = 'app_00000000000000aa';
 const OTHER = 'app_00000000000000bb';
@@ -31,17 +32,18 @@ const LATEST: TestTransaction = {
   appAccountToken: 'B1011B47-A5C7-5DD0-A3EA-FDE09A0C181A',
 };
 
+const mintRequest = (type: TestNotificationType, overrides: Partial<TestNotificationRequest> = {}) => ({
+  appId: APP,
+  privateKeyPem: keys.privateKeyPem,
+  type,
+  latest: LATEST,
+  autoRenew: true,
+  product: type === 'product_changed' ? { productId: 'pro_yearly', price: 59.99, currency: 'EUR' } : undefined,
+  now: NOW,
+  ...overrides,
+});
 const mint = (type: TestNotificationType, overrides: Partial<TestNotificationRequest> = {}) =>
-  mintTestNotification({
-    appId: APP,
-    privateKeyPem: keys.privateKeyPem,
-    type,
-    latest: LATEST,
-    autoRenew: true,
-    product: type === 'product_changed' ? { productId: 'pro_yearly', price: 59.99, currency: 'EUR' } : undefined,
-    now: NOW,
-    ...overrides,
-  });
+  mintTestNotification(mintRequest(type, overrides));
 const decode = (body: unknown, appId = APP, publicKeyPem = keys.publicKeyPem) =>
   decodeTestStoreNotification(body, appId, publicKeyPem);
 
@@ -149,9 +151,16 @@ const EXPECTED: Record<
 };
 
 describe('test-store notifications: minted, then decoded as a store notification', () => {
-  it.each(TEST_NOTIFICATION_TYPES)('%s', (type) => {
+  it.each(TEST_NOTIFICATION_TYPES)('%s', async (type) => {
     const expected = EXPECTED[type];
-    const decoded = decode(mint(type));
+    // Minted and decoded by the module loaded afresh: its type table is this test's to hold.
+    const fresh = await freshModule(() => import('../../lib/stores/test-store-notifications.js'));
+    expect(fresh.isTestNotificationType(type)).toBe(true);
+    const decoded = fresh.decodeTestStoreNotification(
+      fresh.mintTestNotification(mintRequest(type)),
+      APP,
+      keys.publicKeyPem,
+    );
     expect(decoded).toEqual({
       store: 'test_store',
       notification_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -163,6 +172,11 @@ describe('test-store notifications: minted, then decoded as a store notification
     } satisfies StoreNotification);
     if (expected.state.transaction_id !== 'test_latest')
       expect(decoded.state?.transaction_id).not.toBe(LATEST.transactionId);
+  });
+
+  it('knows no other type', async () => {
+    const { isTestNotificationType } = await freshModule(() => import('../../lib/stores/test-store-notifications.js'));
+    for (const other of ['renew', 'DID_RENEW', '', undefined, 3]) expect(isTestNotificationType(other)).toBe(false);
   });
 
   it('every notification has its own id; a new transaction its own transaction id', () => {

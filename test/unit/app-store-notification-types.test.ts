@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { stateOfNotification } from '../../lib/stores/app-store-notification-types.js';
+import type { StorePurchaseState } from '../../lib/stores/types.js';
+import { freshModule } from '../support/fresh-module.js';
+
+const stateTypes = async () =>
+  (await freshModule(() => import('../../lib/stores/app-store-notification-types.js'))).APP_STORE_STATE_TYPES;
+
+describe("App Store notification types whose signedTransactionInfo is the purchase's state", () => {
+  it("are Apple's (App Store Server Notifications V2, notificationType) that describe a purchase", async () => {
+    expect([...(await stateTypes())].sort()).toEqual([
+      'DID_CHANGE_RENEWAL_PREF',
+      'DID_CHANGE_RENEWAL_STATUS',
+      'DID_FAIL_TO_RENEW',
+      'DID_RENEW',
+      'EXPIRED',
+      'GRACE_PERIOD_EXPIRED',
+      'METADATA_UPDATE',
+      'MIGRATION',
+      'OFFER_REDEEMED',
+      'ONE_TIME_CHARGE',
+      'PRICE_CHANGE',
+      'PRICE_INCREASE',
+      'REFUND',
+      'REFUND_DECLINED',
+      'REFUND_REVERSED',
+      'RENEWAL_EXTENDED',
+      'RENEWAL_EXTENSION',
+      'REVOKE',
+      'SUBSCRIBED',
+    ]);
+  });
+
+  it.each(['TEST', 'CONSUMPTION_REQUEST', 'EXTERNAL_PURCHASE_TOKEN', 'REFUND_REQUESTED', ''])(
+    '%s states none',
+    async (type) => {
+      expect((await stateTypes()).has(type)).toBe(false);
+    },
+  );
+});
+
+describe('the state a notification states', () => {
+  const state = { product_id: 'premium_monthly', revoked: false } as StorePurchaseState;
+  it.each<[string, StorePurchaseState, StorePurchaseState]>([
+    ['REFUND_REVERSED of a purchase not revoked: the refund is undone', state, { ...state, refund_reversed: true }],
+    [
+      'REFUND_REVERSED of a purchase still revoked: as stated',
+      { ...state, revoked: true },
+      { ...state, revoked: true },
+    ],
+  ])('%s', (_, given, expected) => {
+    expect(stateOfNotification('REFUND_REVERSED', given)).toStrictEqual(expected);
+  });
+
+  it.each(['DID_RENEW', 'REFUND', 'REVOKE'])('%s: the state as signed', (type) => {
+    expect(stateOfNotification(type, state)).toBe(state);
+  });
+});
