@@ -102,9 +102,8 @@ export function mutationMarkdown(results: Record<string, MutationScopeResult>, o
     'cannot change behaviour are ignored in the code (`// Stryker disable next-line <mutator>: <why>`) and',
     'listed below with that reason. Not part of `npm test` (it takes minutes per folder); `npm run bench`',
     'prints these scores as PASS/FAIL lines from `bench/results/mutation.json`. Runs are incremental: a',
-    'rerun tests the mutants of changed code or covered by changed tests and reuses the other results (a',
-    'survivor stays one even when a new test file would kill it); `npm run mutate -- <scope> --force`',
-    'tests every mutant again. The minutes are those of the last run.',
+    'rerun tests the mutants of changed code or covered by changed tests and reuses the other results;',
+    '`npm run mutate -- <scope> --force` tests every mutant again. The minutes are those of the last run.',
     '',
     '| folder | score | goal | mutants | killed | timed out | survived | no coverage | ignored | minutes (last run) |',
     '|---|---|---|---|---|---|---|---|---|---|',
@@ -113,6 +112,17 @@ export function mutationMarkdown(results: Record<string, MutationScopeResult>, o
       return `| lib/${name} | ${r.score}% | ${r.goal}% | ${r.mutants} | ${r.killed} | ${r.timed_out} | ${r.survived} | ${r.no_coverage} | ${r.ignored} | ${Math.round(r.seconds / 60)} |`;
     }),
   ];
+  lines.push(
+    '',
+    '## Import-time tables',
+    '',
+    'Stryker maps each mutant to the tests that ran its code (per-test coverage). Code a module runs while',
+    'it loads (a table of type names, a pattern, a wording) runs while a test file is collected, under no',
+    'test. With `--ignore-static` such a mutant is left out when no test ran it (counted below as static,',
+    'not in the score), and where some test loads the module lazily (an end-to-end test through the local',
+    'gateway) it is run against that test alone, which seldom checks the table. The tests that hold such',
+    'tables load the module afresh inside the test (`test/support/fresh-module.ts`), so the mutant is theirs.',
+  );
   for (const name of order) {
     const r = results[name]!;
     lines.push('', `## lib/${name}`, '');

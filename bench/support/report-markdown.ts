@@ -582,10 +582,11 @@ milliseconds before it is durable, so a kill can lose the last one; the soak tol
 is the share of mutants some test detects. One scope per folder, each against the tests meant to hold
 it (\`bench/support/mutation-scopes.ts\`). Goals: 85% in \`lib/domain\` and \`lib/http\`, 75% elsewhere.
 \`npm run bench\` does not run it (it takes minutes per folder); it reads the last report. A rerun tests
-only what changed; \`npm run mutate -- <scope> --force\` tests every mutant again (a new test may kill a
-survivor the incremental file still vouches for), and \`--ignore-static\` leaves out the mutants that only
-run while a module loads (each runs every test of its scope), counting them as not run. Every
-surviving mutant, and every one ignored as equivalent with its reason: [mutation.md](mutation.md).`,
+only what changed (code, or the tests covering it); \`npm run mutate -- <scope> --force\` tests every
+mutant again, and \`--ignore-static\` leaves out the mutants that only run while a module loads (each
+runs every test of its scope), counting them as not run; the tests that hold such import-time tables
+load the module afresh so that the mutants count as theirs ([mutation.md](mutation.md#import-time-tables)).
+Every surviving mutant, and every one ignored as equivalent with its reason: [mutation.md](mutation.md).`,
     render: (results) => {
       const scopes = Object.entries(results.figures.scopes as Record<string, any>);
       return [
