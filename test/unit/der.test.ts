@@ -17,6 +17,7 @@ import {
   octetStringContents,
   readElement,
 } from '../../lib/stores/der.js';
+import { errorThrownBy } from '../support/assertions.js';
 
 const OCTET_STRING = 0x04;
 const CONSTRUCTED_OCTET_STRING = 0x24;
@@ -439,5 +440,46 @@ describe('DER reader: fuzzed input answers or throws DerError, in linear work', 
       }),
       { numRuns: RUNS },
     );
+  });
+});
+
+describe('DER reader: each malformation, at its bound, with its reason', () => {
+  const bytes = (hex: string) => Buffer.from(hex.replace(/\s/g, ''), 'hex');
+  const refusalOf = (read: () => unknown) => errorThrownBy(read, DerError).message;
+
+  it.each<[string, string, string]>([
+    ['one byte', '30', 'truncated element'],
+    ['a high tag number', '1f 00', 'high tag numbers are not supported'],
+    ['a high tag number, constructed', '3f 00', 'high tag numbers are not supported'],
+    ['an indefinite length on a primitive', '04 80 00 00', 'indefinite length on a primitive element'],
+    ['an indefinite length without its end', '30 80 05 00', 'missing end-of-contents'],
+    ['a length in five bytes', '04 85 00 00 00 00 01 00', 'length too long'],
+    ['a length cut short', '04 82 01', 'truncated length'],
+    ['contents longer than the buffer', '04 03 01 02', 'element longer than its container'],
+  ])('refuses %s', (_, hex, reason) => {
+    expect(refusalOf(() => readElement(bytes(hex), 0))).toBe(reason);
+  });
+
+  it.each<[string, string, { tag: number; start: number; end: number; next: number }]>([
+    ['a two-byte element that fills its buffer', '05 00', { tag: 0x05, start: 2, end: 2, next: 2 }],
+    ['a short length of 127', `04 7f ${'00'.repeat(127)}`, { tag: 0x04, start: 2, end: 129, next: 129 }],
+    ['a long length of one byte (0x81)', `04 81 80 ${'00'.repeat(128)}`, { tag: 0x04, start: 3, end: 131, next: 131 }],
+    ['a long length in four bytes', '04 84 00 00 00 01 aa', { tag: 0x04, start: 6, end: 7, next: 7 }],
+    ['a long length that ends the buffer, with no contents', '04 81 00', { tag: 0x04, start: 3, end: 3, next: 3 }],
+    ['an indefinite length holding a zero tag', '30 80 05 00 00 00', { tag: 0x30, start: 2, end: 4, next: 6 }],
+  ])('reads %s', (_, hex, element) => {
+    expect(readElement(bytes(hex), 0)).toEqual({ ...element, depth: 0 });
+  });
+
+  it('an end-of-contents is two zero bytes: a lone zero byte is an element', () => {
+    // 30 80 | 00 01 ff | 00 00: the child 00 01 ff (tag 0, one byte) comes before the end-of-contents.
+    expect(readElement(bytes('30 80 00 01 ff 00 00'), 0)).toEqual({ tag: 0x30, start: 2, end: 5, next: 7, depth: 0 });
+  });
+
+  it('children only of a constructed element; a missing child by index and depth', () => {
+    const primitive = bytes('04 01 aa');
+    expect(refusalOf(() => childrenOf(primitive, readElement(primitive, 0)))).toBe('not a constructed element');
+    expect(refusalOf(() => elementAt(bytes('30 03 02 01 01'), [1]))).toBe('no element 1 at depth 1');
+    expect(refusalOf(() => elementAt(bytes('30 05 30 03 02 01 01'), [0, 2]))).toBe('no element 2 at depth 2');
   });
 });
