@@ -37,6 +37,24 @@ describe('App Store signed data rejections', () => {
   });
 });
 
+describe('App Store signed data whose parts are JSON but no object', () => {
+  it.each(['null', '[]', '[{"signedDate":1}]', '"text"', '7'])('a payload of %s: malformed', (json) => {
+    const error = errorThrownBy(
+      () => verifyAppleSignedData(`${part('{"alg":"ES256"}')}.${part(json)}.sig`, [APPLE_ROOT_CA_G3], payload),
+      AppleSignedDataError,
+    );
+    expect(error.rejection).toBe('malformed');
+  });
+
+  it.each(['null', '[]', '"ES256"'])('a header of %s: malformed', (json) => {
+    const error = errorThrownBy(
+      () => verifyAppleSignedData(`${part(json)}.${part('{}')}.sig`, [APPLE_ROOT_CA_G3], payload),
+      AppleSignedDataError,
+    );
+    expect(error.rejection).toBe('malformed');
+  });
+});
+
 describe('app receipt rejections', () => {
   it('bytes that are no PKCS #7 structure: malformed, caused by the DER reader', () => {
     const error = errorThrownBy(
