@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { googlePlayVerifier } from '../../lib/stores/google-play.js';
 import { appErrorOf } from '../support/assertions.js';
+import { freshModule } from '../support/fresh-module.js';
 import {
   type StandIn,
   startGooglePlayStandIn,
@@ -42,6 +43,29 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
       app_account_token: null,
     });
     expect(standIn.acknowledged).toContain('token-active-0000001');
+  });
+
+  it('signs in afresh as Google requires (RS256, the Play scope, an hour at most), and reads a token and a pending state', async () => {
+    // Loaded afresh: no access token cached, and the module's constants are this test's to hold.
+    const fresh = await freshModule(() => import('../../lib/stores/google-play.js'));
+    const freshVerifier = fresh.googlePlayVerifier(
+      { package_name: PACKAGE, service_account: standIn.serviceAccount },
+      { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
+    );
+    standIn.purchases.set('token-fresh-00000001', subscriptionPurchase('premium_monthly', 86_400_000));
+    const signIns = standIn.tokenRequests;
+    expect((await freshVerifier.verify('token-fresh-00000001')).original_transaction_id).toBe('token-fresh-00000001');
+    expect(standIn.tokenRequests).toBe(signIns + 1);
+    standIn.purchases.set(
+      'token-fresh-pending1',
+      subscriptionPurchase('premium_monthly', 86_400_000, { subscriptionState: 'SUBSCRIPTION_STATE_PENDING' }),
+    );
+    // The module's own AppError class, not this file's: compared by shape.
+    expect(await freshVerifier.verify('token-fresh-pending1').catch((error: unknown) => error)).toMatchObject({
+      name: 'AppError',
+      kind: 'INVALID_RECEIPT',
+      message: 'the Google Play purchase is not paid (pending)',
+    });
   });
 
   it("reads the account the app named at purchase (externalAccountIdentifiers.obfuscatedExternalAccountId) as the transaction's account token", async () => {
@@ -86,7 +110,10 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
         JSON.stringify({ packageName, productId: 'premium_monthly', purchaseToken: 'token-object-0000001' }),
       ).toString('base64');
     expect((await verifier.verify(object(PACKAGE))).original_transaction_id).toBe('token-object-0000001');
-    expect((await appErrorOf(verifier.verify(object('com.evil.app')))).code).toBe('INVALID_RECEIPT');
+    expect(await appErrorOf(verifier.verify(object('com.evil.app')))).toMatchObject({
+      code: 'INVALID_RECEIPT',
+      message: 'the purchase belongs to another app (package com.evil.app)',
+    });
   });
 
   it('marks free trials and test purchases', async () => {
@@ -116,12 +143,17 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
   });
 
   it('an unknown token is INVALID_RECEIPT; a pending payment too, and a pending purchase canceled', async () => {
-    expect((await appErrorOf(verifier.verify('token-unknown-000001'))).code).toBe('INVALID_RECEIPT');
+    expect(await appErrorOf(verifier.verify('token-unknown-000001'))).toMatchObject({
+      code: 'INVALID_RECEIPT',
+      message: 'Google Play does not know this purchase token (404)',
+    });
     standIn.purchases.set(
       'token-pending-000001',
       subscriptionPurchase('premium_monthly', 86_400_000, { subscriptionState: 'SUBSCRIPTION_STATE_PENDING' }),
     );
-    expect((await appErrorOf(verifier.verify('token-pending-000001'))).message).toContain('pending');
+    expect((await appErrorOf(verifier.verify('token-pending-000001'))).message).toBe(
+      'the Google Play purchase is not paid (pending)',
+    );
     standIn.purchases.set(
       'token-pending-000002',
       subscriptionPurchase('premium_monthly', 86_400_000, {
@@ -139,17 +171,27 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     standIn.failNext('token-flaky-00000001', 503);
     expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
+      message: 'Google Play answered 503; retry',
       retryable: true,
     });
-    standIn.failNext('token-flaky-00000001', 403);
+    for (const status of [401, 403]) {
+      standIn.failNext('token-flaky-00000001', status);
+      expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
+        code: 'VERIFICATION_FAILED',
+        message: `Google Play refused the service account (${status}); check its Play Console permissions`,
+        retryable: true,
+      });
+      // The access token it refused is dropped: the next read signs in again.
+      const signIns = standIn.tokenRequests;
+      expect((await verifier.verify('token-flaky-00000001')).product_id).toBe('premium_monthly');
+      expect(standIn.tokenRequests).toBe(signIns + 1);
+    }
+    standIn.failNext('token-flaky-00000001', 'hang');
     expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
+      message: 'Google Play did not answer (timeout); retry',
       retryable: true,
     });
-    standIn.failNext('token-flaky-00000001', 'hang');
-    const timedOut = await appErrorOf(verifier.verify('token-flaky-00000001'));
-    expect(timedOut).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
-    expect(timedOut.message).toContain('timeout');
     // Then it works again.
     expect((await verifier.verify('token-flaky-00000001')).product_id).toBe('premium_monthly');
   }, 20_000);
@@ -163,7 +205,11 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
       },
       { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
     );
-    expect(await appErrorOf(wrongKey.verify('token-active-0000001'))).toMatchObject({ code: 'VERIFICATION_FAILED' });
+    expect(await appErrorOf(wrongKey.verify('token-active-0000001'))).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      message: 'Google refused the service account sign-in (400 invalid_grant); check stores google set',
+      retryable: true,
+    });
     await other.close();
   });
 
@@ -172,6 +218,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     standIn.failNext(':acknowledge', 500);
     expect(await appErrorOf(verifier.verify('token-noack-00000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
+      message: 'Google Play did not accept the acknowledgement (500); retry',
       retryable: true,
     });
     await verifier.verify('token-noack-00000001');

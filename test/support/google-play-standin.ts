@@ -94,11 +94,25 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
           signature &&
           verify('sha256', Buffer.from(`${header}.${claims}`), publicKey, Buffer.from(signature, 'base64url'));
         const parsed = claims ? JSON.parse(Buffer.from(claims, 'base64url').toString()) : {};
+        const jose = header ? JSON.parse(Buffer.from(header, 'base64url').toString()) : {};
+        const nowSeconds = Date.now() / 1000;
+        // As Google's OAuth 2.0 server checks a JWT bearer grant: a form post, an RS256 assertion by
+        // the service account, for this token URL and the Play scope, issued now, for at most an hour.
+        if (!String(request.headers['content-type']).startsWith('application/x-www-form-urlencoded')) {
+          return send(400, { error: 'invalid_request' });
+        }
         if (
           form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer' ||
           !signed ||
+          jose.alg !== 'RS256' ||
+          parsed.iss !== standIn.serviceAccount.client_email ||
           parsed.aud !== standIn.tokenUrl ||
-          !String(parsed.scope).includes('androidpublisher')
+          parsed.scope !== 'https://www.googleapis.com/auth/androidpublisher' ||
+          typeof parsed.iat !== 'number' ||
+          parsed.iat > nowSeconds + 60 ||
+          typeof parsed.exp !== 'number' ||
+          parsed.exp <= nowSeconds ||
+          parsed.exp - parsed.iat > 3600
         ) {
           return send(400, { error: 'invalid_grant' });
         }
