@@ -56,12 +56,16 @@ export function mapStackTraces(bundleUrl: string): void {
     }
     return sourceMap;
   };
-  Error.prepareStackTrace = (error, callSites) => {
+  const mapped = (frame: string): string => {
     const map = loaded();
-    const frames = callSites.map((site) => {
-      const frame = String(site);
-      return `\n    at ${map ? originalFrame(frame, bundleUrl, (line, column) => map.findOrigin(line, column)) : frame}`;
-    });
-    return headerOf(error) + frames.join('');
+    if (!map) return frame;
+    try {
+      return originalFrame(frame, bundleUrl, (line, column) => map.findOrigin(line, column));
+    } catch {
+      // A stack is still written when its map cannot be read: the frame as V8 wrote it.
+      return frame;
+    }
   };
+  Error.prepareStackTrace = (error, callSites) =>
+    headerOf(error) + callSites.map((site) => `\n    at ${mapped(String(site))}`).join('');
 }
