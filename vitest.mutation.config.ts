@@ -26,5 +26,7 @@ export default defineConfig({
       'test/e2e/notifications-restart.test.ts',
     ],
     reporters: ['default'],
+    // Read by the few tests too heavy to run once per mutant (test/support/mutation.ts).
+    env: { ...base.test?.env, MUTATION_RUN: '1' },
   },
 });
