@@ -7,19 +7,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorThrownBy } from '../support/assertions.js';
-import { freshModule } from '../support/fresh-module.js';
+import { freshModuleWithAppError } from '../support/fresh-module.js';
 import { PUSH_SERVICE_ACCOUNT, type StandIn, startGooglePlayStandIn } from '../support/google-play-standin.js';
 
 const AUDIENCE = 'https://api.example.com/notifications/google-play/app_rtdn';
 const ISSUED = 1_795_000_000;
 const NOW_MS = ISSUED * 1000;
 
-const freshVerifier = () =>
-  freshModule(async () => ({
-    ...(await import('../../lib/stores/google-play-notifications.js')),
-    AppError: (await import('../../lib/core/errors.js')).AppError,
-  }));
+const freshVerifier = () => freshModuleWithAppError(() => import('../../lib/stores/google-play-notifications.js'));
 
 describe('the OIDC token of a Pub/Sub push', () => {
   let standIn: StandIn;
@@ -53,10 +48,8 @@ describe('the OIDC token of a Pub/Sub push', () => {
         jwksUrl,
       );
     } catch (error) {
-      const refused = errorThrownBy(() => {
-        throw error;
-      }, fresh.AppError);
-      return { code: refused.code, message: refused.message, retryable: refused.retryable };
+      if (!(error instanceof fresh.AppError)) throw error;
+      return { code: error.code, message: error.message, retryable: error.retryable };
     }
   }
   const refused = (message: string) => ({ code: 'INVALID_NOTIFICATION', message, retryable: false });

@@ -10,3 +10,10 @@ export async function freshModule<T>(load: () => Promise<T>): Promise<T> {
   vi.resetModules();
   return load();
 }
+
+/**
+ * The module loaded afresh with the AppError class of the same load: errors it throws are instances
+ * of that class, not of the one this test file imported.
+ */
+export const freshModuleWithAppError = <T extends object>(load: () => Promise<T>) =>
+  freshModule(async () => ({ ...(await load()), AppError: (await import('../../lib/core/errors.js')).AppError }));

@@ -27,7 +27,7 @@ import {
 } from '../support/app-store-notifications.js';
 import { STAND_IN_ROOT, signedByStandIn } from '../support/app-store-standin.js';
 import { appErrorThrownBy, errorThrownBy } from '../support/assertions.js';
-import { freshModule } from '../support/fresh-module.js';
+import { freshModuleWithAppError } from '../support/fresh-module.js';
 
 const fixture = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url));
 const SANDBOX_APP = { bundleId: NOTIFY_BUNDLE, environment: 'Sandbox' } as const;
@@ -355,11 +355,7 @@ const decode = (parts: NotificationParts, app: Parameters<typeof decodeAppStoreN
   decodeAppStoreNotification(appStoreNotificationBody(parts), app, ROOTS);
 
 /** The decoder loaded afresh, with its AppError: its import-time tables are the calling test's to hold (test/support/fresh-module.ts). */
-const freshDecoder = () =>
-  freshModule(async () => ({
-    ...(await import('../../lib/stores/app-store-notifications.js')),
-    AppError: (await import('../../lib/core/errors.js')).AppError,
-  }));
+const freshDecoder = () => freshModuleWithAppError(() => import('../../lib/stores/app-store-notifications.js'));
 
 describe('App Store notifications: every type and subtype', () => {
   it.each(ROWS)('%s %s', async (type, subtype, parts, expected) => {
