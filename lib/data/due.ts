@@ -18,6 +18,8 @@ const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 export interface DueDay {
   day: string;
   items: Record<string, unknown>[];
+  /** False when the run's limit cut the day short: it may hold more due items. */
+  complete: boolean;
 }
 
 async function checkpointDay(kind: DueKind, now: Date): Promise<string> {
@@ -56,6 +58,7 @@ export async function findDueItems(kind: DueKind, now: Date, limit: number): Pro
     day <= today && remaining > 0;
     day = dayOf(new Date(Date.parse(day) + DAY_MS))
   ) {
+    const requested = remaining;
     const items = await queryAll(
       {
         IndexName: 'workDueByDay',
@@ -68,7 +71,7 @@ export async function findDueItems(kind: DueKind, now: Date, limit: number): Pro
       remaining,
     );
     remaining -= items.length;
-    days.push({ day, items });
+    days.push({ day, items, complete: items.length < requested });
   }
   return days;
 }

@@ -1,11 +1,12 @@
 /**
  * Runs a job over the work the clock has made due (one kind of the workDueByDay index), day by day
- * from the checkpoint, and moves the checkpoint past every earlier day it finished without error.
+ * from the checkpoint, and moves the checkpoint past the days it finished (checkpointAfter).
  */
 
 import { logger } from '../core/logger.js';
 import { advanceCheckpoint, findDueItems } from '../data/due.js';
 import type { DueKind } from '../data/keys.js';
+import { checkpointAfter, type HandledDueDay } from '../domain/due-checkpoint.js';
 
 export interface DueWorkResult {
   examined: number;
@@ -19,9 +20,8 @@ export async function processDueWork(
   work: (item: Record<string, unknown>) => Promise<void>,
 ): Promise<DueWorkResult> {
   const result: DueWorkResult = { examined: 0, failed: 0 };
-  const today = now.toISOString().slice(0, 10);
-  let completeBefore: string | undefined;
-  for (const { day, items } of await findDueItems(kind, now, options.limit)) {
+  const handled: HandledDueDay[] = [];
+  for (const { day, items, complete } of await findDueItems(kind, now, options.limit)) {
     let dayFailed = false;
     let next = 0;
     const worker = async () => {
@@ -38,10 +38,10 @@ export async function processDueWork(
       }
     };
     await Promise.all(Array.from({ length: Math.min(options.concurrency, items.length) }, worker));
-    // A past day whose due items were all handled never receives new ones: skip it from now on.
-    if (dayFailed || day >= today) break;
-    completeBefore = new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
+    handled.push({ day, complete, failed: dayFailed });
+    if (dayFailed) break;
   }
-  if (completeBefore) await advanceCheckpoint(kind, completeBefore);
+  const checkpoint = checkpointAfter(handled, now);
+  if (checkpoint) await advanceCheckpoint(kind, checkpoint);
   return result;
 }

@@ -45,7 +45,7 @@ describe('expiry sweeper across midnight, with its checkpoint (injected clock, o
     vi.useRealTimers();
   });
 
-  it('a subscription due at 23:59:30 expires at the first run after midnight, and the checkpoint moves to the new day', async () => {
+  it('a subscription due at 23:59:30 expires at the first run after midnight; yesterday is read until it settles', async () => {
     clockAt('2026-03-09T12:00:00.000Z');
     // First run ever: looks back a week, finds nothing, and records that every day before today is done.
     expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 0, changed: 0, failed: 0 });
@@ -59,10 +59,16 @@ describe('expiry sweeper across midnight, with its checkpoint (injected clock, o
     expect(await statusOf(appId, late.id)).toBe('active');
     expect(await checkpoint()).toBe('2026-03-10');
 
-    // The first run of the next day reads yesterday's partition too.
+    // The first run of the next day reads yesterday's partition too, and keeps the checkpoint on
+    // it: a write that read its clock before midnight may still file an item there.
     clockAt('2026-03-11T00:00:30.000Z');
     expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 1, changed: 1, failed: 0 });
     expect(await statusOf(appId, late.id)).toBe('expired');
+    expect(await checkpoint()).toBe('2026-03-10');
+
+    // Fifteen minutes after midnight the day has settled: the checkpoint moves past it.
+    clockAt('2026-03-11T00:15:00.000Z');
+    expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 0, changed: 0, failed: 0 });
     expect(await checkpoint()).toBe('2026-03-11');
   });
 
@@ -123,5 +129,58 @@ describe('expiry sweeper across midnight, with its checkpoint (injected clock, o
     expect(await statusOf(appId, failing.id)).toBe('expired');
     expect(await statusOf(appId, later.id)).toBe('expired');
     expect(await checkpoint()).toBe('2026-03-17');
+  });
+
+  it('an item filed under yesterday after the first run past midnight is still handled', async () => {
+    clockAt('2026-03-20T23:50:00.000Z');
+    expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 0, changed: 0, failed: 0 });
+    expect(await checkpoint()).toBe('2026-03-20');
+    // A run just after midnight finds nothing in either day.
+    clockAt('2026-03-21T00:00:01.000Z');
+    expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 0, changed: 0, failed: 0 });
+
+    // A writer whose clock read 23:59:59 commits now: its item is due, and filed under the 20th.
+    clockAt('2026-03-20T23:59:58.000Z');
+    const written = await seedSubscription(appId, { expires_at: '2026-03-20T23:59:59.000Z' });
+    clockAt('2026-03-21T00:01:00.000Z');
+    expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 1, changed: 1, failed: 0 });
+    expect(await statusOf(appId, written.id)).toBe('expired');
+
+    clockAt('2026-03-21T00:16:00.000Z');
+    expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 0, changed: 0, failed: 0 });
+    expect(await checkpoint()).toBe('2026-03-21');
+  });
+
+  it("a past day cut short by the run's limit is read again by the next run", async () => {
+    clockAt('2026-03-22T08:00:00.000Z');
+    const due = [
+      await seedSubscription(appId, { expires_at: '2026-03-22T09:00:00.000Z' }),
+      await seedSubscription(appId, { expires_at: '2026-03-22T09:01:00.000Z' }),
+      await seedSubscription(appId, { expires_at: '2026-03-22T09:02:00.000Z' }),
+    ];
+    clockAt('2026-03-23T08:00:00.000Z');
+    expect(await checkpoint()).toBe('2026-03-21');
+
+    // The work leaves the items in the index (it changes nothing): only the checkpoint decides
+    // what the next run reads.
+    const seen: string[] = [];
+    const look = async (item: Record<string, unknown>) => {
+      seen.push(item.id as string);
+    };
+    expect(await processDueWork('SUB', new Date(), { limit: 2, concurrency: 1 }, look)).toEqual({
+      examined: 2,
+      failed: 0,
+    });
+    expect(seen).toEqual([due[0]!.id, due[1]!.id]);
+    // The 21st was read to its (empty) end; the 22nd was not.
+    expect(await checkpoint()).toBe('2026-03-22');
+
+    seen.length = 0;
+    expect(await processDueWork('SUB', new Date(), { limit: 10, concurrency: 1 }, look)).toEqual({
+      examined: 3,
+      failed: 0,
+    });
+    expect(seen).toEqual(due.map((s) => s.id));
+    expect(await checkpoint()).toBe('2026-03-23');
   });
 });
