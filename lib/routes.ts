@@ -72,9 +72,10 @@ const REPORT: readonly TableAction[] = [...AUTH, 'PutItem'];
 /** Every subscription change is a TransactWriteItems of puts and updates. */
 const TRANSACT: readonly TableAction[] = ['PutItem', 'UpdateItem'];
 /**
- * A store notification reads the app with its store settings, then the purchase with the
- * notification's record (BatchGetItem) and its subscription (GetItem); records a notification that
- * changes nothing (PutItem), or writes one transaction. No API key: no rate-limit item.
+ * A store notification reads the app with its store settings and the purchase with the
+ * notification's record (BatchGetItem: one request for the App Store, two for Google Play), then its
+ * subscription (GetItem); records a notification that changes nothing (PutItem), or writes one
+ * transaction. No API key: no rate-limit item.
  */
 const NOTIFY: readonly TableAction[] = ['BatchGetItem', 'GetItem', ...TRANSACT];
 /** Lists of subscriptions query keys-only indexes, then read the page's items (BatchGetItem). */

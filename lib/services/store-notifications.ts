@@ -1,16 +1,17 @@
 /**
- * Receiving a store's notification: the app and its store settings in one read, the store's
- * verification (lib/stores/*-notifications.ts), then the one apply path (store-truth.ts).
+ * Receiving a store's notification: the app and its store settings in one read (with the purchase,
+ * for the App Store), the store's verification (lib/stores/*-notifications.ts), then the one apply
+ * path (store-truth.ts).
  * Anything not genuine or not this app's is INVALID_NOTIFICATION and changes nothing.
  */
 import { AppError } from '../core/errors.js';
 import { getApp } from '../data/apps.js';
-import { decodeAppStoreNotification } from '../stores/app-store-notifications.js';
+import { verifyAppStoreNotification } from '../stores/app-store-notifications.js';
 import { decodeGooglePlayNotification } from '../stores/google-play-notifications.js';
 import { getAppWithGooglePlayPushSettings, getAppWithStoreSettings } from '../stores/settings.js';
 import { decodeTestStoreNotification } from '../stores/test-store-notifications.js';
 import type { StoreNotification } from '../stores/types.js';
-import { applyStoreNotification, applyStoreRevocation, type StoreTruthOutcome } from './store-truth.js';
+import { applyStoreNotification, applyStoreRevocation, type StoreTruthOutcome, storeStateKeys } from './store-truth.js';
 
 export interface ReceivedNotification {
   notification_id: string;
@@ -28,9 +29,19 @@ async function applied(appId: string, notification: StoreNotification): Promise<
   };
 }
 
-/** POST /notifications/app-store/{app_id}: App Store Server Notifications V2. */
+/**
+ * POST /notifications/app-store/{app_id}: App Store Server Notifications V2. The signatures are
+ * verified first (they chain to Apple's root whatever the app), so the app, its settings and the
+ * purchase the notification is about are read in one request; then the notification is held
+ * against the app.
+ */
 export async function receiveAppStoreNotification(appId: string, body: unknown): Promise<ReceivedNotification> {
-  const { app, settings } = await getAppWithStoreSettings(appId, 'app_store', { withCredentials: false });
+  const signed = verifyAppStoreNotification(body);
+  const { state } = signed;
+  const { app, settings, alsoRead } = await getAppWithStoreSettings(appId, 'app_store', {
+    withCredentials: false,
+    alsoRead: state ? storeStateKeys(appId, state, signed) : [],
+  });
   if (!app) throw noApp();
   if (!settings) {
     throw new AppError(
@@ -38,12 +49,16 @@ export async function receiveAppStoreNotification(appId: string, body: unknown):
       'this app takes no App Store notifications yet (admin stores apple set)',
     );
   }
-  const notification = decodeAppStoreNotification(body, {
+  const notification = signed.forApp({
     bundleId: settings.bundle_id,
     environment: settings.environment,
     appAppleId: settings.app_apple_id,
   });
-  return applied(appId, notification);
+  return {
+    notification_id: notification.notification_id,
+    type: notification.type,
+    outcome: await applyStoreNotification(appId, notification, undefined, state ? alsoRead : undefined),
+  };
 }
 
 /**

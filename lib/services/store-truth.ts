@@ -17,7 +17,7 @@ import { AppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
 import { batchGetConsistent } from '../data/batch.js';
 import type { TransactItem } from '../data/client.js';
-import { keys } from '../data/keys.js';
+import { keys, type TableKey } from '../data/keys.js';
 import {
   type PurchaseQuery,
   purchaseLookupKeys,
@@ -54,15 +54,43 @@ const recorded = (
 /** Lost races (a concurrent notification of the same purchase) are decided again on a fresh read. */
 const MAX_ATTEMPTS = 4;
 
+/**
+ * What deciding on a store state reads, in one BatchGetItem: the purchase (its product, its owner,
+ * the transaction's binding), the notification's record, and the purchase it replaces if any.
+ */
+export function storeStateKeys(
+  appId: string,
+  state: StorePurchaseState,
+  notification?: Pick<StoreNotification, 'store' | 'notification_id'>,
+): TableKey[] {
+  const linked = state.linked_original_transaction_id;
+  return [
+    ...purchaseLookupKeys(appId, queryOf(state)),
+    ...(notification ? [notificationKey(appId, notification)] : []),
+    ...(linked ? [keys.purchase(appId, linked)] : []),
+  ];
+}
+
+const queryOf = (state: StorePurchaseState): PurchaseQuery => ({
+  productId: state.product_id,
+  owner: { store: state.store, original_transaction_id: state.original_transaction_id },
+  transactionId: state.transaction_id,
+});
+
+/**
+ * `read`: the items of storeStateKeys, when the caller read them with its own (the app and its
+ * settings), for the first attempt.
+ */
 export async function applyStoreNotification(
   appId: string,
   notification: StoreNotification,
   now = new Date(),
+  read?: (Record<string, unknown> | undefined)[],
 ): Promise<StoreTruthOutcome> {
   if (!notification.state) {
     return (await recordNotification(appId, notification, 'recorded', now)) ? 'recorded' : 'duplicate';
   }
-  return applyStoreState(appId, notification.state, notification, now);
+  return applyStoreState(appId, notification.state, notification, now, read);
 }
 
 export async function applyStoreState(
@@ -70,26 +98,18 @@ export async function applyStoreState(
   state: StorePurchaseState,
   notification?: StoreNotification,
   now = new Date(),
+  read?: (Record<string, unknown> | undefined)[],
 ): Promise<StoreTruthOutcome> {
-  const query: PurchaseQuery = {
-    productId: state.product_id,
-    owner: { store: state.store, original_transaction_id: state.original_transaction_id },
-    transactionId: state.transaction_id,
-  };
+  const query = queryOf(state);
   const recordedAs = (outcome: NotificationOutcome) => recorded(appId, notification, outcome, now);
   // Without a notification, the state is the one the sweeper asked the store for (services/expiry.ts).
   const cause: Omit<ChangeOrigin, 'action'> = notification
     ? { by: 'store_notification', notification: notificationTypeOf(notification) }
     : { by: 'sweeper' };
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const linked = state.linked_original_transaction_id;
-    const items = await batchGetConsistent([
-      ...purchaseLookupKeys(appId, query),
-      ...(notification ? [notificationKey(appId, notification)] : []),
-      ...(linked ? [keys.purchase(appId, linked)] : []),
-    ]);
+    const items = attempt === 1 && read ? read : await batchGetConsistent(storeStateKeys(appId, state, notification));
     if (notification && items[3]) return 'duplicate';
-    const linkedItem = linked ? items.at(-1) : undefined;
+    const linkedItem = state.linked_original_transaction_id ? items.at(-1) : undefined;
     let stored: StoredStorePurchase<SubscriptionRecord> = {
       ...purchaseLookupOf(items),
       linkedOwned: toOwnedPurchase(linkedItem),

@@ -22,6 +22,7 @@ import {
   type AppStoreTransactionPayload,
   acceptsEnvironment,
   appStoreTransactionPayload,
+  isAppStoreEnvironment,
   transactionFromPayload,
 } from './app-store.js';
 import { APP_STORE_STATE_TYPES, stateOfNotification } from './app-store-notification-types.js';
@@ -100,6 +101,23 @@ const ENDED_TYPES: ReadonlySet<string> = new Set(['EXPIRED', 'GRACE_PERIOD_EXPIR
 type NotificationSettings = Pick<AppStoreSettings, 'bundleId' | 'environment' | 'appAppleId'>;
 
 /**
+ * A notification whose signatures all chain to Apple's root, read, but not yet held against the
+ * app it was posted for: what it needs of the table can then be read with the app in one request.
+ */
+export interface SignedAppStoreNotification {
+  store: 'app_store';
+  notification_id: string;
+  /** The purchase's state it reports (null: none, or of an environment no app takes). */
+  state: StorePurchaseState | null;
+  /**
+   * The notification, once it is for this app, as Apple's verifyAndDecodeNotification checks: the
+   * bundle id; the app Apple id where the app has one and Apple sends it (always in Production); an
+   * environment the app takes. Throws INVALID_NOTIFICATION.
+   */
+  forApp(settings: NotificationSettings): StoreNotification;
+}
+
+/**
  * A notification Apple POSTed, verified and read. `body`: the request's JSON, parsed or as text.
  * Throws INVALID_NOTIFICATION, saying why (never with the payload's contents).
  */
@@ -108,24 +126,31 @@ export function decodeAppStoreNotification(
   settings: NotificationSettings,
   roots: readonly X509Certificate[] = [APPLE_ROOT_CA_G3],
 ): StoreNotification {
+  return verifyAppStoreNotification(body, roots).forApp(settings);
+}
+
+/**
+ * The signatures of a notification (its payload, then the transaction and renewal info it carries)
+ * and what they say, before any app is known: no request is made. Throws INVALID_NOTIFICATION.
+ */
+export function verifyAppStoreNotification(
+  body: unknown,
+  roots: readonly X509Certificate[] = [APPLE_ROOT_CA_G3],
+): SignedAppStoreNotification {
   const signedPayload = signedPayloadOf(body);
-  const payload = verifiedAs('notification', 'its signed payload', () => {
-    const decoded = verifyAppleSignedData(signedPayload, roots, notificationPayload);
-    const { appAppleId, bundleId, environment } = appOf(decoded);
-    const appleIdRequired =
-      settings.appAppleId !== undefined && (environment === 'Production' || appAppleId !== undefined);
-    if (bundleId !== settings.bundleId || (appleIdRequired && appAppleId !== settings.appAppleId))
-      throw new AppleSignedDataError('app');
-    if (!acceptsEnvironment(settings.environment, environment)) throw new AppleSignedDataError('environment');
-    return { ...decoded, environment };
-  });
+  const payload = verifiedAs('notification', 'its signed payload', () =>
+    verifyAppleSignedData(signedPayload, roots, notificationPayload),
+  );
+  const { appAppleId, bundleId, environment } = appOf(payload);
   const signedAt = payload.signedDate;
+  const sentAt = isoOf(signedAt);
   const signed = payload.data?.signedTransactionInfo;
   const decoded =
-    APP_STORE_STATE_TYPES.has(payload.notificationType) && signed !== undefined
+    APP_STORE_STATE_TYPES.has(payload.notificationType) && signed !== undefined && isAppStoreEnvironment(environment)
       ? decodeAppStorePurchaseState(
           { signedTransactionInfo: signed, signedRenewalInfo: payload.data?.signedRenewalInfo },
-          { bundleId: settings.bundleId, environment: payload.environment },
+          // Of the payload's own app, which forApp holds against the app's.
+          { bundleId, environment },
           signedAt,
           roots,
           { ended: ENDED_TYPES.has(payload.notificationType) },
@@ -135,11 +160,26 @@ export function decodeAppStoreNotification(
   return {
     store: 'app_store',
     notification_id: payload.notificationUUID,
-    type: payload.notificationType,
-    subtype: payload.subtype ?? null,
-    environment: payload.environment,
-    sent_at: isoOf(signedAt),
     state,
+    forApp: (settings) => {
+      const accepted = verifiedAs('notification', 'its signed payload', () => {
+        const appleIdRequired =
+          settings.appAppleId !== undefined && (environment === 'Production' || appAppleId !== undefined);
+        if (bundleId !== settings.bundleId || (appleIdRequired && appAppleId !== settings.appAppleId))
+          throw new AppleSignedDataError('app');
+        if (!acceptsEnvironment(settings.environment, environment)) throw new AppleSignedDataError('environment');
+        return environment;
+      });
+      return {
+        store: 'app_store',
+        notification_id: payload.notificationUUID,
+        type: payload.notificationType,
+        subtype: payload.subtype ?? null,
+        environment: accepted,
+        sent_at: sentAt,
+        state,
+      };
+    },
   };
 }
 
@@ -152,7 +192,7 @@ export function decodeAppStoreNotification(
  */
 export function decodeAppStorePurchaseState(
   signed: SignedPurchaseState,
-  app: { bundleId: string; environment: AppStoreEnvironment },
+  app: { bundleId: string | undefined; environment: AppStoreEnvironment },
   asOf: number,
   roots: readonly X509Certificate[] = [APPLE_ROOT_CA_G3],
   { ended = false, source = 'notification' }: { ended?: boolean; source?: string } = {},

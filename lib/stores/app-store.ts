@@ -36,6 +36,8 @@ export const appleIncRootCertificate = (): X509Certificate =>
 
 export const APP_STORE_ENVIRONMENTS = ['Production', 'Sandbox'] as const;
 export type AppStoreEnvironment = (typeof APP_STORE_ENVIRONMENTS)[number];
+export const isAppStoreEnvironment = (value: unknown): value is AppStoreEnvironment =>
+  (APP_STORE_ENVIRONMENTS as readonly unknown[]).includes(value);
 
 export interface AppStoreSettings {
   bundleId: string;

@@ -29,6 +29,7 @@ import {
 } from '../support/app-store-notifications.js';
 import { appStoreTransaction, STAND_IN_ROOT, signedByStandIn } from '../support/app-store-standin.js';
 import { atTime } from '../support/clock.js';
+import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { addedKinds, storeEventKindsOf } from '../support/outbox.js';
@@ -342,6 +343,25 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
     const once = await detail(app, p.subscriptionId);
     expect((await notify(app, body)).body.data.outcome).toBe('duplicate');
     expect(await detail(app, p.subscriptionId)).toEqual(once);
+  });
+
+  it('a renewal reads the app, its settings and the purchase in one request, the subscription in another, and writes one transaction', async () => {
+    const p = await purchase();
+    const body = bodyOf(p, { type: 'DID_RENEW', tx: 'renewal' });
+    let outcome: unknown;
+    expect(
+      await dynamoDbRoundTrips(async () => {
+        outcome = (await notify(app, body)).body.data.outcome;
+      }),
+    ).toEqual([['BatchGetItem'], ['GetItem'], ['TransactWriteItems']]);
+    expect(outcome).toBe('applied');
+    // A redelivery is known from the first read.
+    expect(
+      await dynamoDbRoundTrips(async () => {
+        outcome = (await notify(app, body)).body.data.outcome;
+      }),
+    ).toEqual([['BatchGetItem']]);
+    expect(outcome).toBe('duplicate');
   });
 
   it('out of order: an older signedDate after a newer one is stale and changes nothing', async () => {

@@ -14,7 +14,7 @@ import {
 } from '@apple/app-store-server-library';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { APPLE_ROOT_CA_G3 } from '../../lib/stores/app-store.js';
-import { decodeAppStoreNotification } from '../../lib/stores/app-store-notifications.js';
+import { decodeAppStoreNotification, verifyAppStoreNotification } from '../../lib/stores/app-store-notifications.js';
 import type { StoreNotification, StorePurchaseState } from '../../lib/stores/types.js';
 import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 import {
@@ -374,6 +374,51 @@ describe('App Store notifications: every type and subtype', () => {
       sent_at: '2026-12-01T00:00:00.000Z',
       state: expected,
     });
+  });
+
+  it('verified before any app is known: the purchase it is about, then held against each app', () => {
+    const body = appStoreNotificationBody({
+      type: 'DID_RENEW',
+      notificationUUID: UUID,
+      signedDate: SENT,
+      transaction: transaction(),
+      renewal: renewalInfo(),
+    });
+    const signed = verifyAppStoreNotification(body, ROOTS);
+    expect({ store: signed.store, notification_id: signed.notification_id, state: signed.state }).toEqual({
+      store: 'app_store',
+      notification_id: UUID,
+      state: STATE,
+    });
+    expect(signed.forApp(SANDBOX_APP)).toEqual(decodeAppStoreNotification(body, SANDBOX_APP, ROOTS));
+    // A Production app takes Sandbox; another bundle, or a Sandbox app for Production, does not.
+    expect(signed.forApp({ bundleId: NOTIFY_BUNDLE, environment: 'Production' }).environment).toBe('Sandbox');
+    expect(
+      appErrorThrownBy(() => signed.forApp({ bundleId: 'com.example.other', environment: 'Sandbox' })),
+    ).toMatchObject({
+      code: 'INVALID_NOTIFICATION',
+      message:
+        'App Store notification rejected: its signed payload: it belongs to another app (bundle id, app Apple id or purchase)',
+    });
+  });
+
+  it('of an environment no app takes: no purchase to read ahead, and every app refuses it', () => {
+    const signed = verifyAppStoreNotification(
+      appStoreNotificationBody({
+        type: 'DID_RENEW',
+        environment: 'Xcode',
+        notificationUUID: UUID,
+        signedDate: SENT,
+        transaction: transaction({ environment: 'Xcode' }),
+      }),
+      ROOTS,
+    );
+    expect(signed.state).toBeNull();
+    for (const environment of ['Sandbox', 'Production'] as const)
+      expect(appErrorThrownBy(() => signed.forApp({ bundleId: NOTIFY_BUNDLE, environment }))).toMatchObject({
+        code: 'INVALID_NOTIFICATION',
+        message: 'App Store notification rejected: its signed payload: it belongs to another environment',
+      });
   });
 
   it('takes the body as JSON text too, as API Gateway hands it over', () => {
