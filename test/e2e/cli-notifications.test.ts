@@ -195,6 +195,7 @@ describe('admin notifications mint, each --type, about a purchase verified throu
     expect(decodeTestStoreNotification(output.body, app.appId, await publicKeyOf(app.appId)).state?.revoked).toBe(true);
   });
 
+  // Eleven CLI processes, one after another: over 2 s each on a loaded two-core machine.
   it('errors: exit 2 for a wrong command line, 1 for what does not exist', async () => {
     const noTestStore = json(await admin('apps', 'create', '--name', 'no test store', '--json')).app_id as string;
     const base = ['--transaction', purchase.latest, '--type', 'renewed'];
@@ -237,7 +238,7 @@ describe('admin notifications mint, each --type, about a purchase verified throu
       expect(json(result).error.code).toBe(errorCode);
       expect(json(result).error.message).toContain(message);
     }
-  });
+  }, 120_000);
 
   it('a subscription without a test-store receipt is refused: NOT_TEST_STORE', async () => {
     const created = await request('POST', SUBSCRIPTIONS_BASE, {
