@@ -170,7 +170,8 @@ let lastRead: { receiptData: string; signed: SignedReceipt } | undefined;
 export function readSignedReceipt(receiptData: string): SignedReceipt {
   if (lastRead?.receiptData === receiptData) return lastRead.signed;
   try {
-    const signed = signedReceiptOf(Buffer.from(receiptData.trim(), 'base64'));
+    // Base64 decoding skips whitespace (line breaks included).
+    const signed = signedReceiptOf(Buffer.from(receiptData, 'base64'));
     lastRead = { receiptData, signed };
     return signed;
   } catch (error) {
@@ -274,11 +275,14 @@ function attributesOf(buffer: Uint8Array): [number, Uint8Array][] {
   });
 }
 
-/** A string attribute's value: the ASN.1 string of that type inside the attribute's OCTET STRING. */
+/**
+ * A string attribute's value: the ASN.1 string of that type inside the attribute's OCTET STRING.
+ * UTF-8 reads an IA5String too (ASCII); a byte outside ASCII in one leaves no date to read.
+ */
 function stringIn(value: Uint8Array, tag: number): string {
   const string = nodeAt(value, 0);
   if (string.tag !== tag || string.next !== value.length) reject('malformed');
-  return Buffer.from(contentsOf(value, string)).toString(tag === TAG.utf8String ? 'utf8' : 'latin1');
+  return Buffer.from(contentsOf(value, string)).toString('utf8');
 }
 
 function first(attributes: [number, Uint8Array][], type: number): Uint8Array | undefined {
@@ -379,9 +383,9 @@ function receiptOf(content: Uint8Array): AppReceipt {
 
 /**
  * The purchase of a receipt to ask the App Store about: its latest subscription (the one whose
- * period ends last; the App Store then answers with that subscription's latest renewal), or the
- * first purchase when it lists no subscription. A receipt also lists consumables and older,
- * ended subscriptions, in no particular order.
+ * period ends last, the first listed of a tie; the App Store then answers with that subscription's
+ * latest renewal), or the first purchase when it lists no subscription. A receipt also lists
+ * consumables and older, ended subscriptions, in no particular order.
  */
 export function purchaseToAsk(purchases: readonly AppReceiptPurchase[]): AppReceiptPurchase | undefined {
   const subscriptions = purchases.filter((purchase) => purchase.expiresAt !== undefined);

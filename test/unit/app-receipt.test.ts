@@ -562,6 +562,11 @@ describe('which purchase of a receipt the App Store is asked about', () => {
       [purchase('consumable'), purchase('subscription', '2026-01-01T00:00:00Z')],
       'subscription',
     ],
+    [
+      'of two ending at the same time, the first listed',
+      [purchase('first', '2026-12-01T00:00:00Z'), purchase('second', '2026-12-01T00:00:00Z')],
+      'first',
+    ],
     ['the first purchase when none is a subscription', [purchase('first'), purchase('second')], 'first'],
     ['nothing when there is no purchase', [], undefined],
   ])('%s', (_name, purchases, asked) => {
