@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { googlePlayVerifier } from '../../lib/stores/google-play.js';
 import { appErrorOf } from '../support/assertions.js';
 import { freshModule } from '../support/fresh-module.js';
@@ -98,6 +98,36 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     await verifier.verify('token-reuse-00000001');
     await verifier.verify('token-reuse-00000001');
     expect(standIn.tokenRequests).toBe(before);
+  });
+
+  it("keeps the access token until a minute before Google's expires_in (3599 s), to the millisecond", async () => {
+    const fresh = await freshModule(() => import('../../lib/stores/google-play.js'));
+    const freshVerifier = fresh.googlePlayVerifier(
+      { package_name: PACKAGE, service_account: standIn.serviceAccount },
+      { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
+    );
+    standIn.purchases.set(
+      'token-expiry-0000001',
+      subscriptionPurchase('premium_monthly', 86_400_000, {
+        acknowledgementState: 'ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED',
+      }),
+    );
+    const signedInAt = Date.parse('2026-06-01T12:00:00.000Z');
+    // Date alone is faked: the stand-in, in this process, judges the sign-in's iat and exp by it too.
+    vi.useFakeTimers({ toFake: ['Date'], now: signedInAt });
+    try {
+      const signInsAt = async (at: number) => {
+        vi.setSystemTime(at);
+        const before = standIn.tokenRequests;
+        await freshVerifier.verify('token-expiry-0000001');
+        return standIn.tokenRequests - before;
+      };
+      expect(await signInsAt(signedInAt)).toBe(1);
+      expect(await signInsAt(signedInAt + 3539_000 - 1)).toBe(0);
+      expect(await signInsAt(signedInAt + 3539_000)).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('accepts a base64 purchase object, and refuses one of another package', async () => {
