@@ -662,6 +662,17 @@ describe('App Store notifications: refusals (INVALID_NOTIFICATION, saying why)',
     expect(refusal(JSON.stringify({ signedPayload: 'a.b.c', padding: 'x'.repeat(MAX_NOTIFICATION_BYTES) }))).toContain(
       'larger than 64 KB',
     );
+    // At the bound exactly, the body and the payload are read (and refused for what they are).
+    const text = (bytes: number) => {
+      const head = JSON.stringify({ signedPayload: 'a.b.c', padding: '' });
+      return JSON.stringify({ signedPayload: 'a.b.c', padding: 'x'.repeat(bytes - head.length) });
+    };
+    expect(Buffer.byteLength(text(MAX_NOTIFICATION_BYTES))).toBe(MAX_NOTIFICATION_BYTES);
+    expect(refusal(text(MAX_NOTIFICATION_BYTES))).toContain('not signed data of the documented format');
+    expect(refusal(text(MAX_NOTIFICATION_BYTES + 1))).toContain('larger than 64 KB');
+    const payloadOf = (bytes: number) => ({ signedPayload: `a.b.${'c'.repeat(bytes - 4)}` });
+    expect(refusal(payloadOf(MAX_NOTIFICATION_BYTES))).toContain('not signed data of the documented format');
+    expect(refusal(payloadOf(MAX_NOTIFICATION_BYTES + 1))).toContain('larger than 64 KB');
     // Just under the bound is read.
     const near = appStoreNotificationBody(renew({ extra: { padding: 'x'.repeat(38 * 1024) } }));
     expect(near.signedPayload.length).toBeGreaterThan(60 * 1024);
