@@ -1,14 +1,34 @@
 /**
  * A local stand-in for the App Store Server API: checks the ES256 bearer token an App Store
- * Connect key signs (kid, iss, aud, bid), and answers Get Transaction Info and Get All
- * Subscription Statuses with JWS signed by a test certificate chain (test/fixtures/app-store-standin:
- * a root, and intermediate and leaf carrying Apple's certificate-policy OIDs, "Test only, not Apple").
+ * Connect key signs as Apple does (alg, typ, kid; iss, aud, bid; issued now, expiring within an
+ * hour), and answers Get Transaction Info and Get All Subscription Statuses with JWS signed by a
+ * test certificate chain (test/fixtures/app-store-standin: a root, and intermediate and leaf
+ * carrying Apple's certificate-policy OIDs, "Test only, not Apple").
  * Verifiers that trust that test root accept them exactly as they accept Apple's.
  */
 import { createPrivateKey, createPublicKey, randomBytes, sign, verify, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/**
+ * The claims Apple requires of an App Store Server API token: its issuer, audience and bundle id;
+ * issued now (a minute of clock skew), not expired, and expiring within 60 minutes of issue.
+ */
+function tokenClaimsValid(claims: Record<string, unknown>, issuerId: string, bundleId: string): boolean {
+  const { iss, aud, bid, iat, exp } = claims;
+  const now = Date.now() / 1000;
+  return (
+    iss === issuerId &&
+    aud === 'appstoreconnect-v1' &&
+    bid === bundleId &&
+    typeof iat === 'number' &&
+    typeof exp === 'number' &&
+    iat <= now + 60 &&
+    exp > now &&
+    exp - iat <= 3600
+  );
+}
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/app-store-standin/${name}`, import.meta.url));
 export const STAND_IN_ROOT = new X509Certificate(fixture('root.pem'));
@@ -69,11 +89,10 @@ export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<
         { key: apiPublicKey, dsaEncoding: 'ieee-p1363' },
         Buffer.from(signature, 'base64url'),
       ) &&
-      JSON.parse(Buffer.from(header, 'base64url').toString()).kid === credentials.key_id &&
-      (({ iss, aud, bid, exp }) =>
-        iss === credentials.issuer_id && aud === 'appstoreconnect-v1' && bid === bundleId && exp * 1000 > Date.now())(
-        JSON.parse(Buffer.from(claims, 'base64url').toString()),
-      );
+      (({ alg, typ, kid }) => alg === 'ES256' && typ === 'JWT' && kid === credentials.key_id)(
+        JSON.parse(Buffer.from(header, 'base64url').toString()),
+      ) &&
+      tokenClaimsValid(JSON.parse(Buffer.from(claims, 'base64url').toString()), credentials.issuer_id, bundleId);
     if (!valid) return send(401, { errorCode: 4010000, errorMessage: 'Unauthenticated' });
     const transaction = path.match(/^\/inApps\/v1\/transactions\/([^/?]+)/);
     if (transaction) {
