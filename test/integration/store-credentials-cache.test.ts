@@ -25,6 +25,13 @@ const SERVICE_ACCOUNT = {
   private_key: '-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n',
 };
 
+/** An App Store Server API key as settings hold it (never used to sign here). */
+const SERVER_API = {
+  issuer_id: 'i',
+  key_id: 'k',
+  private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----',
+};
+
 describe('store credentials from Secrets Manager: cached five minutes in Lambda, read again when changed', () => {
   let secrets: SecretsManagerStandIn;
   const writes = mockClient(SecretsManagerClient);
@@ -108,18 +115,13 @@ describe('store credentials from Secrets Manager: cached five minutes in Lambda,
     const { settings } = await load(true);
     const { createTestApp } = await import('../support/fixtures.js');
     const { appId } = await createTestApp();
-    const serverApi = {
-      issuer_id: 'i',
-      key_id: 'k',
-      private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----',
-    };
     await settings.putStoreSettings(appId, 'app_store', {
       bundle_id: 'com.example.cache',
       environment: 'Sandbox',
-      server_api: serverApi,
+      server_api: SERVER_API,
     });
     const name = `subscription-backend/cache/${appId}/app_store`;
-    secrets.secrets.set(name, JSON.stringify({ server_api: serverApi }));
+    secrets.secrets.set(name, JSON.stringify({ server_api: SERVER_API }));
     const before = secrets.requests.length;
     const read = (withCredentials: boolean) =>
       settings.getAppWithStoreSettings(appId, 'app_store', { withCredentials });
@@ -128,7 +130,7 @@ describe('store credentials from Secrets Manager: cached five minutes in Lambda,
     expect((await read(true)).settings).toEqual({
       bundle_id: 'com.example.cache',
       environment: 'Sandbox',
-      server_api: serverApi,
+      server_api: SERVER_API,
     });
     expect(secrets.requests.slice(before)).toEqual([name]);
   });
@@ -139,12 +141,7 @@ describe('store credentials from Secrets Manager: cached five minutes in Lambda,
     const settings: Settings = await import('../../lib/stores/settings.js');
     const { createTestApp } = await import('../support/fixtures.js');
     const { appId } = await createTestApp();
-    const serverApi = {
-      issuer_id: 'i',
-      key_id: 'k',
-      private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----',
-    };
-    const stored = { bundle_id: 'com.example.cache', environment: 'Sandbox', server_api: serverApi } as const;
+    const stored = { bundle_id: 'com.example.cache', environment: 'Sandbox', server_api: SERVER_API } as const;
     expect((await settings.putStoreSettings(appId, 'app_store', stored)).location).not.toContain('Secrets Manager');
     const read = (withCredentials: boolean) =>
       settings.getAppWithStoreSettings(appId, 'app_store', { withCredentials });
