@@ -21,11 +21,16 @@ export interface ReceivedNotification {
 
 const noApp = () => new AppError('INVALID_NOTIFICATION', 'the path names no app of this service');
 
-async function applied(appId: string, notification: StoreNotification): Promise<ReceivedNotification> {
+/** `read`: the items of storeStateKeys, already read with the app (see applyStoreNotification). */
+async function applied(
+  appId: string,
+  notification: StoreNotification,
+  read?: (Record<string, unknown> | undefined)[],
+): Promise<ReceivedNotification> {
   return {
     notification_id: notification.notification_id,
     type: notification.type,
-    outcome: await applyStoreNotification(appId, notification),
+    outcome: await applyStoreNotification(appId, notification, undefined, read),
   };
 }
 
@@ -54,11 +59,7 @@ export async function receiveAppStoreNotification(appId: string, body: unknown):
     environment: settings.environment,
     appAppleId: settings.app_apple_id,
   });
-  return {
-    notification_id: notification.notification_id,
-    type: notification.type,
-    outcome: await applyStoreNotification(appId, notification, undefined, state ? alsoRead : undefined),
-  };
+  return applied(appId, notification, state ? alsoRead : undefined);
 }
 
 /**
