@@ -30,7 +30,7 @@ async function applied(
   return {
     notification_id: notification.notification_id,
     type: notification.type,
-    outcome: await applyStoreNotification(appId, notification, undefined, read),
+    outcome: await applyStoreNotification(appId, notification, { read }),
   };
 }
 

@@ -77,28 +77,33 @@ const queryOf = (state: StorePurchaseState): PurchaseQuery => ({
   transactionId: state.transaction_id,
 });
 
-/**
- * `read`: the items of storeStateKeys, when the caller read them with its own (the app and its
- * settings), for the first attempt.
- */
+/** How a store state is applied: the notification that brought it, and the clock. */
+export interface ApplyOptions {
+  /** Absent when the sweeper asked the store (services/expiry.ts). */
+  notification?: StoreNotification;
+  now?: Date;
+  /**
+   * The items of storeStateKeys, when the caller read them with its own (the app and its
+   * settings), for the first attempt.
+   */
+  read?: (Record<string, unknown> | undefined)[];
+}
+
 export async function applyStoreNotification(
   appId: string,
   notification: StoreNotification,
-  now = new Date(),
-  read?: (Record<string, unknown> | undefined)[],
+  { now = new Date(), read }: Omit<ApplyOptions, 'notification'> = {},
 ): Promise<StoreTruthOutcome> {
   if (!notification.state) {
     return (await recordNotification(appId, notification, 'recorded', now)) ? 'recorded' : 'duplicate';
   }
-  return applyStoreState(appId, notification.state, notification, now, read);
+  return applyStoreState(appId, notification.state, { notification, now, read });
 }
 
 export async function applyStoreState(
   appId: string,
   state: StorePurchaseState,
-  notification?: StoreNotification,
-  now = new Date(),
-  read?: (Record<string, unknown> | undefined)[],
+  { notification, now = new Date(), read }: ApplyOptions = {},
 ): Promise<StoreTruthOutcome> {
   const query = queryOf(state);
   const recordedAs = (outcome: NotificationOutcome) => recorded(appId, notification, outcome, now);
@@ -108,10 +113,13 @@ export async function applyStoreState(
     : { by: 'sweeper' };
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const items = attempt === 1 && read ? read : await batchGetConsistent(storeStateKeys(appId, state, notification));
-    if (notification && items[3]) return 'duplicate';
-    const linkedItem = state.linked_original_transaction_id ? items.at(-1) : undefined;
+    // In storeStateKeys' order: the purchase lookup, then the notification's record, then the replaced purchase.
+    const [product, owned, binding, ...rest] = items;
+    const notificationRecord = notification ? rest.shift() : undefined;
+    if (notificationRecord) return 'duplicate';
+    const linkedItem = state.linked_original_transaction_id ? rest.shift() : undefined;
     let stored: StoredStorePurchase<SubscriptionRecord> = {
-      ...purchaseLookupOf(items),
+      ...purchaseLookupOf([product, owned, binding]),
       linkedOwned: toOwnedPurchase(linkedItem),
     };
     let decision = decideStoreState(appId, state, stored, now);
@@ -220,7 +228,11 @@ export async function applyStoreRevocation(
   if (kept) {
     // News whatever the dates say: a revocation is never older than the state it revokes.
     const asOf = Math.max(Date.parse(notification.sent_at), Date.parse(kept.as_of) + 1);
-    return applyStoreState(appId, { ...kept, revoked: true, as_of: new Date(asOf).toISOString() }, notification, now);
+    return applyStoreState(
+      appId,
+      { ...kept, revoked: true, as_of: new Date(asOf).toISOString() },
+      { notification, now },
+    );
   }
   const subscriptionId = toOwnedPurchase(purchase)?.subscription_id;
   if (!subscriptionId) {
