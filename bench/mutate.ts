@@ -8,8 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type MutationScopeResult, mutationMarkdown, scopeResult } from './support/mutation-report.js';
-import { MUTATION_SCOPES } from './support/mutation-scopes.js';
+import { byFolder, type MutationScopeResult, mutationMarkdown, scopeResult } from './support/mutation-report.js';
+import { MUTATION_NAMES, MUTATION_SCOPES, scopesNamed } from './support/mutation-scopes.js';
 import { writeResults } from './support/report.js';
 import { writeBenchmarksMarkdown } from './support/report-markdown.js';
 
@@ -27,12 +27,12 @@ const force = process.argv.includes('--force');
 const ignoreStatic = process.argv.includes('--ignore-static');
 const FLAGS = ['--force', '--ignore-static'];
 const requested = process.argv.slice(2).filter((arg) => !FLAGS.includes(arg));
-const unknown = requested.filter((name) => !(name in MUTATION_SCOPES));
+const unknown = requested.filter((name) => scopesNamed(name).length === 0);
 if (unknown.length > 0) {
-  console.error(`unknown scope ${unknown.join(', ')}; scopes: ${Object.keys(MUTATION_SCOPES).join(', ')}`);
+  console.error(`unknown scope ${unknown.join(', ')}; scopes: ${MUTATION_NAMES.join(', ')}`);
   process.exit(2);
 }
-const scopes = requested.length > 0 ? requested : Object.keys(MUTATION_SCOPES);
+const scopes = requested.length > 0 ? [...new Set(requested.flatMap(scopesNamed))] : Object.keys(MUTATION_SCOPES);
 
 // Scopes not run this time keep their last figures.
 const previous: Record<string, MutationScopeResult> = existsSync(resultsFile)
@@ -63,15 +63,20 @@ for (const name of scopes) {
     continue;
   }
   const report = JSON.parse(readFileSync(resolve(root, `reports/mutation/${name}.json`), 'utf8'));
-  results[name] = scopeResult(report, MUTATION_SCOPES[name]!.goal, Math.round((Date.now() - started) / 1000));
+  const { folder, goal } = MUTATION_SCOPES[name]!;
+  const seconds = Math.round((Date.now() - started) / 1000);
+  results[name] = { ...(folder ? { folder } : {}), ...scopeResult(report, goal, seconds) };
 }
 
+// Figures kept per scope (a part run alone keeps its siblings' figures), checked per folder.
 const ordered = Object.keys(MUTATION_SCOPES).filter((name) => results[name]);
+const scopeFigures = Object.fromEntries(ordered.map((name) => [name, results[name]!]));
+const folders = byFolder(scopeFigures);
 writeResults(
   'mutation',
-  { scopes: Object.fromEntries(ordered.map((name) => [name, results[name]])) },
-  ordered.map((name) => {
-    const result = results[name]!;
+  { scopes: scopeFigures },
+  Object.keys(folders).map((name) => {
+    const result = folders[name]!;
     return {
       name: `lib/${name} mutation score (%)`,
       value: result.score,
@@ -80,6 +85,6 @@ writeResults(
     };
   }),
 );
-writeFileSync(resolve(root, 'docs/mutation.md'), mutationMarkdown(results, ordered));
+writeFileSync(resolve(root, 'docs/mutation.md'), mutationMarkdown(scopeFigures));
 console.log(`docs/mutation.md written; ${writeBenchmarksMarkdown()} rewritten`);
 if (failed) process.exitCode = 1;

@@ -20,6 +20,8 @@ export interface ListedMutant {
 }
 
 export interface MutationScopeResult {
+  /** The folder a part belongs to (lib/data runs in parts); absent when the scope is the folder. */
+  folder?: string;
   goal: number;
   score: number;
   mutants: number;
@@ -91,8 +93,62 @@ export function scopeResult(report: StrykerReport, goal: number, seconds: number
 const row = (m: ListedMutant) =>
   `| \`${m.file}:${m.line}\` | ${m.mutator} | \`${m.replacement.replace(/\|/g, '\\|')}\` |${m.reason ? ` ${m.reason} |` : ''}`;
 
-/** docs/mutation.md: the score per folder, then each survivor and each mutant ignored as equivalent. */
-export function mutationMarkdown(results: Record<string, MutationScopeResult>, order: string[]): string {
+const byPlace = (a: ListedMutant, b: ListedMutant) => a.file.localeCompare(b.file) || a.line - b.line;
+
+/**
+ * One result per folder, in the order the scopes come: the parts of a folder (scopes run apart, each
+ * with its own tests) summed, and the score worked out again from the sums.
+ */
+export function byFolder(results: Record<string, MutationScopeResult>): Record<string, MutationScopeResult> {
+  const parts = new Map<string, MutationScopeResult[]>();
+  for (const [name, result] of Object.entries(results)) {
+    const folder = result.folder ?? name;
+    parts.set(folder, [...(parts.get(folder) ?? []), result]);
+  }
+  return Object.fromEntries(
+    [...parts].map(([folder, results]) => {
+      if (results.length === 1 && !results[0]!.folder) return [folder, results[0]!];
+      const sum = (
+        key: 'mutants' | 'killed' | 'timed_out' | 'survived' | 'no_coverage' | 'invalid' | 'ignored' | 'seconds',
+      ) => results.reduce((total, r) => total + r[key], 0);
+      const staticNotRun = results.reduce((total, r) => total + (r.static_not_run ?? 0), 0);
+      const detected = sum('killed') + sum('timed_out');
+      const valid = detected + sum('survived') + sum('no_coverage');
+      const merged: MutationScopeResult = {
+        goal: Math.max(...results.map((r) => r.goal)),
+        score: valid === 0 ? 100 : Number(((100 * detected) / valid).toFixed(2)),
+        mutants: sum('mutants'),
+        killed: sum('killed'),
+        timed_out: sum('timed_out'),
+        survived: sum('survived'),
+        no_coverage: sum('no_coverage'),
+        invalid: sum('invalid'),
+        ignored: sum('ignored'),
+        ...(staticNotRun > 0 ? { static_not_run: staticNotRun } : {}),
+        seconds: sum('seconds'),
+        survivors: results.flatMap((r) => r.survivors).sort(byPlace),
+        equivalent: results.flatMap((r) => r.equivalent).sort(byPlace),
+      };
+      return [folder, merged];
+    }),
+  );
+}
+
+/** The scopes run as parts of a folder, by folder: `{ data: ['data-core', ...] }`. */
+const partsOf = (results: Record<string, MutationScopeResult>) => {
+  const parts: Record<string, string[]> = {};
+  for (const [name, result] of Object.entries(results)) if (result.folder) (parts[result.folder] ??= []).push(name);
+  return parts;
+};
+
+/**
+ * docs/mutation.md: the score per folder (a folder run in parts sums them), then each survivor and each
+ * mutant ignored as equivalent.
+ */
+export function mutationMarkdown(scopes: Record<string, MutationScopeResult>): string {
+  const results = byFolder(scopes);
+  const order = Object.keys(results);
+  const parts = partsOf(scopes);
   const lines = [
     '# Mutation testing',
     '',
@@ -126,6 +182,13 @@ export function mutationMarkdown(results: Record<string, MutationScopeResult>, o
   for (const name of order) {
     const r = results[name]!;
     lines.push('', `## lib/${name}`, '');
+    if (parts[name])
+      lines.push(
+        `Run in ${parts[name].length} parts, each a scope of its own with the tests that reach it: ${parts[name]
+          .map((part) => `\`${part}\` (${Math.round(scopes[part]!.seconds / 60)} min)`)
+          .join(', ')}. \`npm run mutate -- ${name}\` runs them all.`,
+        '',
+      );
     if (r.static_not_run)
       lines.push(
         `${r.static_not_run} static mutants (code that only runs while a module loads) were not run (\`--ignore-static\`); they are not in the score.`,
