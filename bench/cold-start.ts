@@ -19,7 +19,8 @@
  * to bundle imported, CPU: the phase lambda-perf measures) times the published lambda-perf
  * references. COLD_START_RUNS (default 7), COLD_START_ONLY=<function names,...>,
  * COLD_START_CPU_PROF=<dir> (V8 CPU profiles of every process) and COLD_START_REQUEST_PROF=<dir>
- * (of every first request alone) help when investigating.
+ * (of every first request alone) and COLD_START_KEEP_BUNDLES=1 (the bundles and their source maps
+ * stay in the temporary directory, whose path is printed) help when investigating.
  *
  * Store notifications (support/notifications.ts): each function's first request is the renewal of
  * a purchase verified a month ago, applied. Apple signs no notification for us, so the App Store
@@ -817,7 +818,8 @@ try {
   );
   process.exitCode = checks.every((c) => c.pass) ? 0 : 1;
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  if (process.env.COLD_START_KEEP_BUNDLES) console.log(`bundles kept in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
   await stubs.close();
   await google.close();
   await secrets.close();

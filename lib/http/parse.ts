@@ -29,23 +29,40 @@ export const MAX_JSON_DEPTH = 20;
 const invalidBody = (message: string) =>
   new AppError('INVALID_PARAMETER', `body ${message}`, { details: [{ path: 'body', message }] });
 
+/**
+ * What the depth check stops at: outside a string, a quote or a bracket; inside, a quote or a
+ * backslash. The regular expression engine skips everything else, and a body is mostly string (a
+ * notification's JWS, a receipt) that a loop over each character would walk in the interpreter
+ * at a cold start (docs/decisions/notification-cold-start.md). Single characters: no backtracking, any length.
+ */
+const STRUCTURE = /["[\]{}]/g;
+const STRING_END = /["\\]/g;
+
 /** Whether the JSON text nests deeper than MAX_JSON_DEPTH: one pass over the text, before any parser recurses into it. */
 function nestsTooDeep(text: string): boolean {
   let depth = 0;
-  let inString = false;
-  // Stryker disable next-line EqualityOperator: one step past the end reads NaN, which matches no bracket
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
+  let i = 0;
+  for (;;) {
+    STRUCTURE.lastIndex = i;
+    const found = STRUCTURE.exec(text);
+    if (found === null) return false;
+    i = found.index + 1;
+    const c = text.charCodeAt(found.index);
+    if (c === 0x22) {
+      // A string: to its closing quote, each backslash escaping the character after it.
+      for (;;) {
+        STRING_END.lastIndex = i;
+        const end = STRING_END.exec(text);
+        // Unterminated: nothing after its opening quote is structure.
+        if (end === null) return false;
+        i = end.index + 1;
+        if (text.charCodeAt(end.index) === 0x22) break;
+        i++;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
       if (++depth > MAX_JSON_DEPTH) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
+    } else depth--;
   }
-  return false;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

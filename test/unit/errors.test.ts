@@ -97,6 +97,56 @@ describe('request parsing', () => {
     expect(parseJsonBody(text, false)).toEqual(JSON.parse(text));
   });
 
+  it('the depth check agrees with a character-by-character scan on 20,000 generated texts, malformed ones included', () => {
+    // The reference: strings run to their closing quote (or the end), a backslash escapes the next character.
+    const tooDeep = (text: string) => {
+      let depth = 0;
+      let inString = false;
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (inString) {
+          if (c === '\\') i++;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === '[' || c === '{') {
+          if (++depth > MAX_JSON_DEPTH) return true;
+        } else if (c === ']' || c === '}') depth--;
+      }
+      return false;
+    };
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const alphabet = '[]{}"\\a,:';
+    let deep = 0;
+    for (let n = 0; n < 20_000; n++) {
+      let text = '['.repeat(Math.floor(random() * 24));
+      for (let length = Math.floor(random() * 50); length > 0; length--)
+        text += alphabet[Math.floor(random() * alphabet.length)];
+      const expected = tooDeep(text);
+      if (expected) deep++;
+      let refusedForDepth = false;
+      try {
+        parseJsonBody(text, false);
+      } catch (error) {
+        refusedForDepth = (error as Error).message === `body nests deeper than ${MAX_JSON_DEPTH} levels`;
+      }
+      expect({ text, refusedForDepth }).toEqual({ text, refusedForDepth: expected });
+    }
+    // Both answers are well represented, so agreement is not agreement on one answer.
+    expect(deep).toBeGreaterThan(2_000);
+    expect(deep).toBeLessThan(18_000);
+  });
+
+  it('a 10 MB string, or 5 million escapes, is scanned without exhausting the stack', () => {
+    const long = JSON.stringify({ a: 'x'.repeat(10_000_000) });
+    expect(parseJsonBody(long, false)).toEqual({ a: 'x'.repeat(10_000_000) });
+    const escapes = JSON.stringify({ a: '"'.repeat(5_000_000) });
+    expect(parseJsonBody(escapes, false)).toEqual({ a: '"'.repeat(5_000_000) });
+  });
+
   it('a base64 body (as API Gateway passes it) that is not UTF-8 is INVALID_PARAMETER, not decoded with U+FFFD', () => {
     const base64 = (...parts: (string | number[])[]) =>
       Buffer.concat(parts.map((p) => Buffer.from(p as string))).toString('base64');
