@@ -26,6 +26,7 @@ const integration = (...names: string[]) => names.map((name) => `test/integratio
 const DATA_CORE_TESTS = [
   UNIT,
   ...integration(
+    'data-plumbing',
     'subscriptions-repository',
     'concurrent-modification',
     'dynamodb-conflict-proxy',

@@ -28,8 +28,11 @@ export const cancellationReasonsOf = (error: unknown): (string | undefined)[] =>
     : [];
 
 export function isDataStoreUnavailable(error: unknown): boolean {
+  // Stryker disable next-line StringLiteral: any name or code outside the sets is not unavailable alike
   const name = (error as { name?: string } | undefined)?.name ?? '';
+  // Stryker disable next-line StringLiteral: any name or code outside the sets is not unavailable alike
   const code = (error as { code?: string } | undefined)?.code ?? '';
   if (UNAVAILABLE_ERROR_NAMES.has(name) || UNAVAILABLE_ERROR_CODES.has(code)) return true;
+  // Stryker disable next-line StringLiteral: an absent reason and any text outside the set are not retryable alike
   return cancellationReasonsOf(error).some((reason) => RETRYABLE_CANCELLATION_REASONS.has(reason ?? ''));
 }
