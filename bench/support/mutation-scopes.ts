@@ -45,6 +45,7 @@ const DATA_CORE_TESTS = [
 const DATA_SUBSCRIPTION_TESTS = [
   UNIT,
   ...integration(
+    'mobile-reports',
     'subscriptions-repository',
     'concurrent-modification',
     'subscription-rewrite',
