@@ -14,7 +14,7 @@ import {
   transactionItems,
 } from '../../lib/data/purchase-ownership.js';
 import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
-import { getSubscription, listSubscriptions } from '../../lib/data/subscription-queries.js';
+import { getSubscription, listSubscriptions, scanSubscriptions } from '../../lib/data/subscription-queries.js';
 import {
   bulkInsertSubscriptions,
   insertSubscription,
@@ -410,5 +410,46 @@ describe('subscription repository (DynamoDB Local)', () => {
       ddb.middlewareStack.remove('leaveKeysUnprocessed');
     }
     expect(operations).toEqual(['BatchGetItemCommand', 'GetItemCommand', 'GetItemCommand']);
+  });
+});
+
+describe('a user filter read page by page, and the whole-app scan', () => {
+  const newestFirst = async (appId: string, userId: string, count: number) => {
+    const records: SubscriptionRecord[] = [];
+    for (let n = 0; n < count; n++) {
+      const at = new Date(Date.UTC(2026, 0, 1 + n)).toISOString();
+      const sub = buildSubscription(appId, { user_id: userId, created_at: at, started_at: at, updated_at: at });
+      await insertSubscription(sub, payment(), { cause: TEST_CAUSE });
+      records.push(sub);
+    }
+    return records.reverse();
+  };
+  const ids = (items: SubscriptionRecord[]) => items.map((item) => item.id);
+
+  it("a cursor into a user's subscriptions resumes right after the one it names", async () => {
+    const { appId } = await createTestApp();
+    const all = await newestFirst(appId, 'pager', 5);
+    const first = await listSubscriptions(appId, { user_id: 'pager' }, { skip: 0, limit: 2 });
+    expect({ ids: ids(first.items), total: first.total }).toEqual({ ids: ids(all.slice(0, 2)), total: 5 });
+    const last = first.items.at(-1)!;
+    const next = await listSubscriptions(
+      appId,
+      { user_id: 'pager' },
+      { after: { id: last.id, list_sk: `${last.created_at}#${last.id}` }, skip: 0, limit: 2 },
+    );
+    expect({ ids: ids(next.items), total: next.total }).toEqual({ ids: ids(all.slice(2, 4)), total: 5 });
+    const skipped = await listSubscriptions(appId, { user_id: 'pager' }, { skip: 3, limit: 10 });
+    expect(ids(skipped.items)).toEqual(ids(all.slice(3)));
+  });
+
+  it("scanSubscriptions yields every subscription of the app, and only that app's state items", async () => {
+    const { appId } = await createTestApp();
+    const { appId: otherAppId } = await createTestApp();
+    const mine = await newestFirst(appId, 'scanned', 3);
+    await newestFirst(otherAppId, 'scanned', 1);
+    const seen: SubscriptionRecord[] = [];
+    for await (const pageOfRecords of scanSubscriptions(appId)) seen.push(...pageOfRecords);
+    expect(ids(seen).sort()).toEqual(ids(mine).sort());
+    expect(seen.find((s) => s.id === mine[0]!.id)).toEqual(mine[0]);
   });
 });
