@@ -6,8 +6,10 @@
  * decoders return them; their verification is tested with each store.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { batchGetConsistent } from '../../lib/data/batch.js';
 import { lookUpPurchase } from '../../lib/data/purchase-ownership.js';
 import { type RevenueCounter, readRevenueCounters } from '../../lib/data/revenue.js';
+import { notificationKey } from '../../lib/data/store-notifications.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
 import { applyStoreNotification, applyStoreState } from '../../lib/services/store-truth.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
@@ -312,6 +314,44 @@ describe('the store truth path (DynamoDB Local)', () => {
     const test = notificationOf(null);
     expect(await applyStoreNotification(app.appId, test)).toBe('recorded');
     expect(await applyStoreNotification(app.appId, test)).toBe('duplicate');
+  });
+
+  it('each notification is kept as a record of what it was about and did, for 30 days', async () => {
+    const purchase = await verified(app, 'u-record');
+    const renewal = notificationOf(stateOf(purchase, { transaction_id: `${purchase.original}-rec` }));
+    const test = { ...notificationOf(null), type: 'TEST', subtype: 'NONE' };
+    const now = new Date('2026-06-01T00:00:00.000Z');
+    expect(await applyStoreNotification(app.appId, renewal, { now })).toBe('applied');
+    expect(await applyStoreNotification(app.appId, test, { now })).toBe('recorded');
+    const ttl = Math.floor(now.getTime() / 1000) + 30 * 86_400;
+    const [renewalRecord, testRecord] = await batchGetConsistent([
+      notificationKey(app.appId, renewal),
+      notificationKey(app.appId, test),
+    ]);
+    expect(renewalRecord).toEqual({
+      ...notificationKey(app.appId, renewal),
+      type: 'store_notification',
+      app_id: app.appId,
+      store: 'test_store',
+      notification_id: renewal.notification_id,
+      notification_type: 'DID_RENEW',
+      subtype: null,
+      environment: 'Test',
+      sent_at: renewal.sent_at,
+      received_at: now.toISOString(),
+      original_transaction_id: purchase.original,
+      transaction_id: `${purchase.original}-rec`,
+      outcome: 'applied',
+      ttl,
+    });
+    expect(testRecord).toMatchObject({
+      notification_type: 'TEST',
+      subtype: 'NONE',
+      original_transaction_id: null,
+      transaction_id: null,
+      outcome: 'recorded',
+      ttl,
+    });
   });
 
   it("a store's sandbox purchase is marked sandbox and moves no revenue", async () => {
