@@ -13,12 +13,18 @@ import {
   purchaseStatePart,
   transactionItems,
 } from '../../lib/data/purchase-ownership.js';
-import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
-import { getSubscription, listSubscriptions, scanSubscriptions } from '../../lib/data/subscription-queries.js';
+import { receiptOf, type SubscriptionRecord } from '../../lib/data/subscription-items.js';
+import {
+  getSubscription,
+  getSubscriptionRecord,
+  listSubscriptions,
+  scanSubscriptions,
+} from '../../lib/data/subscription-queries.js';
 import {
   bulkInsertSubscriptions,
   insertSubscription,
   saveSubscriptionState,
+  writeTogether,
 } from '../../lib/data/subscription-writes.js';
 import { busEventDetail } from '../../lib/events/schemas.js';
 import { settleCounters } from '../support/counters.js';
@@ -451,5 +457,94 @@ describe('a user filter read page by page, and the whole-app scan', () => {
     for await (const pageOfRecords of scanSubscriptions(appId)) seen.push(...pageOfRecords);
     expect(ids(seen).sort()).toEqual(ids(mine).sort());
     expect(seen.find((s) => s.id === mine[0]!.id)).toEqual(mine[0]);
+  });
+});
+
+describe('what a save writes besides the state, and which refusal it reports', () => {
+  const saveOptions = { statusChange: null, cause: TEST_CAUSE };
+  const receiptOfSub = async (sub: SubscriptionRecord) => getConsistent(keys.subscriptionReceipt(sub.app_id, sub.id));
+
+  it('a payment change updates the payment item; a receipt is stored, and null deletes it', async () => {
+    const { appId } = await createTestApp();
+    const sub = record(appId);
+    await insertSubscription(sub, payment('txn-p1'), { cause: TEST_CAUSE });
+    const paid = '2026-02-01T00:00:00.000Z';
+    const first = await saveSubscriptionState(sub, sub, new Date(), {
+      ...saveOptions,
+      payment: { transaction_id: 'txn-p2', last_payment: paid, receipt_data: 'receipt-two' },
+    });
+    expect(first).toMatchObject({ saved: true });
+    expect(await getConsistent(keys.subscriptionPayment(appId, sub.id))).toMatchObject({
+      transaction_id: 'txn-p2',
+      last_payment: paid,
+    });
+    expect(receiptOf((await receiptOfSub(sub))!)).toBe('receipt-two');
+    const saved = (first as { record: SubscriptionRecord }).record;
+    expect(
+      await saveSubscriptionState(saved, saved, new Date(), { ...saveOptions, payment: { receipt_data: null } }),
+    ).toMatchObject({
+      saved: true,
+    });
+    expect(await receiptOfSub(sub)).toBeUndefined();
+    // The payment item keeps its fields when only the receipt changes.
+    expect(await getConsistent(keys.subscriptionPayment(appId, sub.id))).toMatchObject({ transaction_id: 'txn-p2' });
+  });
+
+  it('an alsoWrite item whose condition fails: also_write_refused, naming it, and nothing written', async () => {
+    const { appId } = await createTestApp();
+    const sub = record(appId);
+    await insertSubscription(sub, payment(), { cause: TEST_CAUSE });
+    const refusedWrite = {
+      Put: {
+        TableName: tableName,
+        Item: { pk: `TEST#${appId}`, sk: 'MARK', n: 1 },
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    };
+    const outcome = await saveSubscriptionState(sub, { ...sub, status: 'cancelled' }, new Date(), {
+      ...saveOptions,
+      alsoWrite: [refusedWrite],
+    });
+    expect(outcome).toEqual({ saved: false, reason: 'also_write_refused', item: refusedWrite });
+    expect(await getSubscriptionRecord(appId, sub.id)).toMatchObject({ status: 'active', version: sub.version });
+  });
+
+  it('a stale version wins over any other refusal: version_conflict', async () => {
+    const { appId } = await createTestApp();
+    const sub = record(appId);
+    await insertSubscription(sub, payment(), { cause: TEST_CAUSE });
+    const stale = { ...sub, version: sub.version - 1 };
+    const outcome = await saveSubscriptionState(stale, { ...stale, status: 'cancelled' }, new Date(), {
+      ...saveOptions,
+      alsoWrite: [
+        {
+          Put: {
+            TableName: tableName,
+            Item: { pk: `TEST#${appId}`, sk: 'MARK' },
+            ConditionExpression: 'attribute_exists(pk)',
+          },
+        },
+      ],
+    });
+    expect(outcome).toEqual({ saved: false, reason: 'version_conflict' });
+  });
+
+  it('writeTogether: all or nothing, answering the first write refused; an invalid write is thrown', async () => {
+    const { appId } = await createTestApp();
+    const put = (sk: string, condition?: string) => ({
+      Put: {
+        TableName: tableName,
+        Item: { pk: `TEST#${appId}`, sk },
+        ...(condition ? { ConditionExpression: condition } : {}),
+      },
+    });
+    expect(await writeTogether([put('A'), put('B')])).toBeUndefined();
+    expect(await getConsistent({ pk: `TEST#${appId}`, sk: 'B' })).toEqual({ pk: `TEST#${appId}`, sk: 'B' });
+    const second = put('D', 'attribute_exists(pk)');
+    expect(await writeTogether([put('C'), second, put('E', 'attribute_exists(pk)')])).toBe(second);
+    expect(await getConsistent({ pk: `TEST#${appId}`, sk: 'C' })).toBeUndefined();
+    await expect(writeTogether([put('F', 'no_such_function(pk)')])).rejects.toMatchObject({
+      name: 'ValidationException',
+    });
   });
 });
