@@ -1,5 +1,5 @@
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../../lib/core/ids.js';
 import {
   createApp,
@@ -11,6 +11,7 @@ import {
   revokeKey,
   revokeKeyById,
   rotateKey,
+  setTestStore,
   setUserTokenRequired,
   UserTokenSecretExists,
 } from '../../lib/data/apps.js';
@@ -171,5 +172,86 @@ describe('apps and API keys (DynamoDB Local)', () => {
       );
       expect(sdkKeys.map((k) => k.secret)).toEqual(sdkKeys.map(() => expected));
     }
+  });
+});
+
+describe('the test store turned on and off (admin apps test-store)', () => {
+  const newApp = async () =>
+    (await createApp({ name: 'test store', reportingCurrency: 'USD', testStore: false })).app.app_id;
+  const stored = async (appId: string) =>
+    (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.app(appId), ConsistentRead: true }))).Item!;
+
+  it('on gives the app a key pair the first time; off keeps it; on again keeps the same pair', async () => {
+    const appId = await newApp();
+    expect(await setTestStore(appId, true)).toEqual({ test_store: true, generated_key: true });
+    const first = await stored(appId);
+    expect(first).toMatchObject({ test_store: true });
+    expect(first.test_store_public_key).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+    expect(first.test_store_private_key).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    expect(first.test_store_private_key_secret).toBeUndefined();
+
+    expect(await setTestStore(appId, false)).toEqual({ test_store: false, generated_key: false });
+    expect(await stored(appId)).toMatchObject({
+      test_store: false,
+      test_store_public_key: first.test_store_public_key,
+      test_store_private_key: first.test_store_private_key,
+    });
+    // On again: the kept key is not replaced (receipts minted before still verify), nothing new is kept.
+    const keepTestStoreKey = vi.fn(async () => 'another-secret');
+    expect(await setTestStore(appId, true, { keepTestStoreKey })).toEqual({ test_store: true, generated_key: false });
+    expect(keepTestStoreKey).not.toHaveBeenCalled();
+    expect(await stored(appId)).toMatchObject({
+      test_store: true,
+      test_store_public_key: first.test_store_public_key,
+      test_store_private_key: first.test_store_private_key,
+    });
+  });
+
+  it('where the private key is kept apart (a secret), the app holds its name, not the key', async () => {
+    const appId = await newApp();
+    const kept: string[] = [];
+    const outcome = await setTestStore(appId, true, {
+      keepTestStoreKey: async (id, privateKeyPem) => {
+        kept.push(privateKeyPem);
+        return `secret-of-${id}`;
+      },
+    });
+    expect(outcome).toEqual({ test_store: true, generated_key: true });
+    const item = await stored(appId);
+    expect(item.test_store_private_key_secret).toBe(`secret-of-${appId}`);
+    expect(item.test_store_private_key).toBeUndefined();
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+  });
+
+  it('losing the race to another command: its key pair stays, and a kept key is read back to match it', async () => {
+    const appId = await newApp();
+    // The other command wins between this one's read of the app and its write.
+    const outcome = await setTestStore(appId, true, {
+      keepTestStoreKey: async () => {
+        await setTestStore(appId, true);
+        return 'kept-secret';
+      },
+      publicKeyOfKept: async (secretName) => `public key of ${secretName}`,
+    });
+    expect(outcome).toEqual({ test_store: true, generated_key: false });
+    expect(await stored(appId)).toMatchObject({ test_store: true, test_store_public_key: 'public key of kept-secret' });
+
+    const plain = await newApp();
+    let winner = '';
+    const lost = await setTestStore(plain, true, {
+      keepTestStoreKey: async () => {
+        await setTestStore(plain, true);
+        winner = (await stored(plain)).test_store_public_key;
+        return undefined;
+      },
+    });
+    expect(lost).toEqual({ test_store: true, generated_key: false });
+    expect(await stored(plain)).toMatchObject({ test_store: true, test_store_public_key: winner });
+  });
+
+  it('an app that does not exist is refused, and nothing is created', async () => {
+    await expect(setTestStore('app_missing000000', true)).rejects.toThrow('app app_missing000000 does not exist');
+    expect(await getApp('app_missing000000')).toBeUndefined();
   });
 });
