@@ -76,6 +76,7 @@ const DATA_APP_TESTS = [
     'webhook-deliveries-list',
     'webhook-delivery',
     'aggregator',
+    'aggregate-writes',
     'metrics',
     'revenue-history',
     'revenue-reads',

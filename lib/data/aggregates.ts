@@ -103,7 +103,7 @@ async function applyToItem(shardId: string, key: TableKey, entries: Entry[], now
           Key: key,
           ...updateExpression({
             set: { ...pending[0]!.set, [marker]: markerValue(pending.at(-1)!.sequence, now) },
-            ...(Object.keys(add).length > 0 ? { add } : {}),
+            add,
             condition,
           }),
           ReturnValues: 'ALL_NEW',
@@ -140,13 +140,8 @@ export async function applyStreamChanges(
   now: Date = new Date(),
 ): Promise<AppliedBatch> {
   const byItem = new Map<string, { key: TableKey; entries: Entry[] }>();
-  const ordered = [...changes].sort((a, b) =>
-    padded(a.sequenceNumber) < padded(b.sequenceNumber)
-      ? -1
-      : padded(a.sequenceNumber) > padded(b.sequenceNumber)
-        ? 1
-        : 0,
-  );
+  // Sequence numbers are digits: as BigInts they order as numbers, whatever their length.
+  const ordered = [...changes].sort((a, b) => Number(BigInt(a.sequenceNumber) - BigInt(b.sequenceNumber)));
   for (const change of ordered) {
     for (const contribution of change.contributions) {
       const id = `${contribution.key.pk}\n${contribution.key.sk}`;
@@ -157,6 +152,7 @@ export async function applyStreamChanges(
   }
   const groups = [...byItem.values()];
   const result: AppliedBatch = { written: 0, alreadyCounted: 0 };
+  // Stryker disable next-line EqualityOperator: one more round past the end writes an empty slice, nothing
   for (let start = 0; start < groups.length; start += PARALLEL_ITEMS) {
     const written = await Promise.all(
       groups.slice(start, start + PARALLEL_ITEMS).map((group) => applyToItem(shardId, group.key, group.entries, now)),
