@@ -1,5 +1,6 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../../lib/core/ids.js';
 import {
   createApp,
@@ -11,6 +12,7 @@ import {
   revokeKey,
   revokeKeyById,
   rotateKey,
+  setRestorePolicy,
   setTestStore,
   setUserTokenRequired,
   UserTokenSecretExists,
@@ -253,5 +255,163 @@ describe('the test store turned on and off (admin apps test-store)', () => {
   it('an app that does not exist is refused, and nothing is created', async () => {
     await expect(setTestStore('app_missing000000', true)).rejects.toThrow('app app_missing000000 does not exist');
     expect(await getApp('app_missing000000')).toBeUndefined();
+  });
+});
+
+describe('what every change of keys and user tokens stands on', () => {
+  const MIDDLEWARE = 'appsTest';
+  afterEach(() => {
+    ddb.middlewareStack.remove(MIDDLEWARE);
+  });
+  interface Sent {
+    command: string;
+    input: Record<string, any>;
+  }
+  /** Every command the shared client sends; `answer` may replace what DynamoDB would answer. */
+  function intercept(answer: (sent: Sent, send: () => Promise<unknown>) => Promise<unknown> = (_s, send) => send()) {
+    const sent: Sent[] = [];
+    ddb.middlewareStack.add(
+      (next, context) => async (args) => {
+        const request = { command: context.commandName!, input: structuredClone(args.input) as Record<string, any> };
+        sent.push(request);
+        return (await answer(request, () => next(args))) as never;
+      },
+      { step: 'initialize', name: MIDDLEWARE },
+    );
+    return sent;
+  }
+  const cancelled = (code: string) =>
+    new TransactionCanceledException({
+      message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${code}]`,
+      $metadata: {},
+      CancellationReasons: [{ Code: code }],
+    });
+  const transactions = (sent: Sent[]) => sent.filter(({ command }) => command === 'TransactWriteItemsCommand');
+  const newApp = async () => createApp({ name: 'keys version', reportingCurrency: 'USD', testStore: false });
+
+  it('items carry their type: the app, its keys, and the lookup item of each key', async () => {
+    const { app, secretKey } = await newApp();
+    const raw = async (key: { pk: string; sk: string }) =>
+      (await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+    const hash = sha256Hex(secretKey.key);
+    expect(await raw(keys.app(app.app_id))).toMatchObject({ type: 'app' });
+    expect(await raw(keys.apiKey(hash))).toMatchObject({ type: 'api_key', app_id: app.app_id });
+    expect(await raw(keys.appKey(app.app_id, 'secret', hash))).toMatchObject({ type: 'app_key', hash });
+  });
+
+  it('the app is read eventually consistent unless asked; a change of keys reads it and its keys strongly consistent', async () => {
+    const { app } = await newApp();
+    const sent = intercept();
+    await getApp(app.app_id);
+    await getApp(app.app_id, true);
+    await listAppKeys(app.app_id);
+    await rotateKey(app.app_id, 'sdk', false);
+    await setUserTokenRequired(app.app_id, true);
+    const reads = sent.filter(({ command }) => command === 'GetItemCommand' || command === 'QueryCommand');
+    expect(reads.map(({ command, input }) => [command, input.ConsistentRead ?? false])).toEqual([
+      ['GetItemCommand', false],
+      ['GetItemCommand', true],
+      ['QueryCommand', false],
+      // rotateKey: the app, then its sdk keys; setUserTokenRequired: the same.
+      ['GetItemCommand', true],
+      ['QueryCommand', true],
+      ['GetItemCommand', true],
+      ['QueryCommand', true],
+    ]);
+  });
+
+  it('a change that lost the race to another starts over on what that one wrote, up to 5 attempts', async () => {
+    const { app } = await newApp();
+    let refusals = 2;
+    const sent = intercept(async ({ command }, send) => {
+      if (command === 'TransactWriteItemsCommand' && refusals-- > 0) throw cancelled('ConditionalCheckFailed');
+      return send();
+    });
+    const { issued } = await rotateKey(app.app_id, 'sdk', false);
+    expect(transactions(sent)).toHaveLength(3);
+    expect((await findApiKey(issued.key))?.status).toBe('active');
+
+    ddb.middlewareStack.remove(MIDDLEWARE);
+    const always = intercept(async ({ command }, send) => {
+      if (command === 'TransactWriteItemsCommand') throw cancelled('ConditionalCheckFailed');
+      return send();
+    });
+    await expect(issueKey(app.app_id, 'sdk')).rejects.toMatchObject({ name: 'TransactionCanceledException' });
+    expect(transactions(always)).toHaveLength(5);
+  });
+
+  it('a transaction cancelled for another reason, or for an app that does not exist, is not tried again', async () => {
+    const { app } = await newApp();
+    const sent = intercept(async ({ command }, send) => {
+      if (command === 'TransactWriteItemsCommand') throw cancelled('ValidationError');
+      return send();
+    });
+    await expect(issueKey(app.app_id, 'sdk')).rejects.toMatchObject({ name: 'TransactionCanceledException' });
+    expect(transactions(sent)).toHaveLength(1);
+
+    ddb.middlewareStack.remove(MIDDLEWARE);
+    const missing = intercept();
+    await expect(issueKey('app_0000000000000001', 'sdk')).rejects.toMatchObject({
+      name: 'TransactionCanceledException',
+    });
+    expect(transactions(missing)).toHaveLength(1);
+  });
+
+  it('rotation revokes only the keys still active, and the new key takes the tier of the newest of them', async () => {
+    const { app, sdkKey } = await newApp();
+    const premium = await issueKey(app.app_id, 'sdk', 'premium');
+    await revokeKey(premium.key);
+    const { issued, revoked } = await rotateKey(app.app_id, 'sdk', false);
+    expect(revoked).toEqual([sdkKey.key_id]);
+    expect(issued.tier).toBe('standard');
+    expect(await findApiKey(premium.key)).toMatchObject({ status: 'revoked' });
+
+    // The newest active key is premium, and its hash sorts after the older key's, so the listing
+    // (in hash order) names the standard key first: the tier still comes from the newest.
+    let newest = await issueKey(app.app_id, 'sdk', 'premium');
+    while (sha256Hex(newest.key) < sha256Hex(issued.key)) {
+      await revokeKey(newest.key);
+      newest = await issueKey(app.app_id, 'sdk', 'premium');
+    }
+    const again = await rotateKey(app.app_id, 'sdk', false);
+    expect(again.issued.tier).toBe('premium');
+    expect(again.revoked.sort()).toEqual([issued.key_id, newest.key_id].sort());
+  });
+
+  it('user tokens: at most 99 active sdk keys carry the secret in one transaction; past that the change is refused', async () => {
+    const { app } = await newApp();
+    for (let i = 1; i < 99; i++) await issueKey(app.app_id, 'sdk');
+    // One revoked key is not counted.
+    await revokeKey((await issueKey(app.app_id, 'sdk')).key);
+    await setUserTokenRequired(app.app_id, true);
+    const carrying = Object.values(await secretsOnKeys(app.app_id)).filter((k) => k.kind === 'sdk' && k.secret);
+    expect(carrying).toHaveLength(99);
+
+    await issueKey(app.app_id, 'sdk');
+    await expect(setUserTokenRequired(app.app_id, false)).rejects.toThrow(
+      `app ${app.app_id} has 100 active sdk keys; revoke some first (at most 99)`,
+    );
+    expect((await getApp(app.app_id, true))?.require_user_token).toBe(true);
+  });
+
+  it('a second secret without replace is refused by name, and the message says which app', async () => {
+    const { app } = await newApp();
+    await issueUserTokenSecret(app.app_id, false);
+    await expect(issueUserTokenSecret(app.app_id, false)).rejects.toMatchObject({
+      name: 'UserTokenSecretExists',
+      message: `app ${app.app_id} already has a user-token secret`,
+    });
+  });
+
+  it('the restore policy is set on the app; an app that does not exist is refused, not created', async () => {
+    const { app } = await newApp();
+    await setRestorePolicy(app.app_id, 'transfer');
+    expect(await getApp(app.app_id, true)).toMatchObject({ restore_policy: 'transfer' });
+    await setRestorePolicy(app.app_id, 'block');
+    expect(await getApp(app.app_id, true)).toMatchObject({ restore_policy: 'block' });
+    await expect(setRestorePolicy('app_0000000000000002', 'transfer')).rejects.toMatchObject({
+      name: 'ConditionalCheckFailedException',
+    });
+    expect(await getApp('app_0000000000000002', true)).toBeUndefined();
   });
 });
