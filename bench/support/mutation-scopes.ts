@@ -82,6 +82,7 @@ const DATA_APP_TESTS = [
     'revenue-reads',
     'count-rebuild',
     'erasure',
+    'erasure-writes',
     'one-app-contention',
   ),
   'test/e2e/update-and-products.test.ts',

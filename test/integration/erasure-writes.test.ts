@@ -1,0 +1,182 @@
+/**
+ * The erasure's own writes (lib/data/erasure.ts) against DynamoDB Local, each on its own and in
+ * seconds: the marker's lease (start, claim, progress, finish), a partition deleted in bounded
+ * steps, and a subscription moved to the anonymous id with its purchase. The whole erasure of a
+ * heavy user, through the service and the job, is test/integration/erasure.test.ts.
+ */
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { batchWriteAll, putRequest } from '../../lib/data/batch.js';
+import { ddb, tableName } from '../../lib/data/client.js';
+import {
+  claimErasure,
+  deleteFromPartition,
+  detachSubscription,
+  type ErasureMarker,
+  finishErasure,
+  getErasure,
+  saveErasureProgress,
+  startErasure,
+  subscriptionKeysOfUser,
+} from '../../lib/data/erasure.js';
+import { erasureKey, keys } from '../../lib/data/keys.js';
+import { NO_COUNTS } from '../../lib/domain/erasure.js';
+import { seedSubscription } from '../support/subscriptions.js';
+
+const run = `erasure-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+let apps = 0;
+const newAppId = () => `app_${run.replace(/[^a-z0-9]/g, '')}${++apps}`;
+const T0 = new Date('2026-05-01T10:00:00.000Z');
+const MINUTE = 60_000;
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const raw = async (key: { pk: string; sk: string }) =>
+  (await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+
+const markerOf = (appId: string, userId = 'user-1'): ErasureMarker => ({
+  app_id: appId,
+  user_id: userId,
+  anonymous_id: 'erased_000000000000000000000001',
+  removed: NO_COUNTS,
+  started_at: T0.toISOString(),
+});
+
+const MIDDLEWARE = 'erasureWritesTest';
+afterEach(() => {
+  ddb.middlewareStack.remove(MIDDLEWARE);
+});
+
+describe('the erasure marker and its lease (5 minutes)', () => {
+  it('is started once, leased to its starter and found by the job when the lease runs out', async () => {
+    const marker = markerOf(newAppId());
+    const key = erasureKey(marker.app_id, marker.user_id);
+    expect(await startErasure(marker, T0)).toEqual(marker);
+    expect(await raw(key)).toEqual({
+      ...key,
+      ...marker,
+      type: 'erasure',
+      lease_until: '2026-05-01T10:05:00.000Z',
+      due_pk: 'DUE#ERA#2026-05-01',
+      due_sk: `2026-05-01T10:05:00.000Z#${key.pk}`,
+    });
+    // A second start (another request) leaves the marker as it was.
+    expect(await startErasure({ ...marker, anonymous_id: 'erased_other' }, at(MINUTE))).toBeUndefined();
+    expect(await getErasure(marker.app_id, marker.user_id)).toEqual(marker);
+  });
+
+  it('is claimed only once its lease has run out, then leased again; a missing marker is claimed by nobody', async () => {
+    const marker = markerOf(newAppId());
+    const key = erasureKey(marker.app_id, marker.user_id);
+    await startErasure(marker, T0);
+    expect(await claimErasure(key, at(4 * MINUTE))).toBeUndefined();
+    expect(await claimErasure(key, at(5 * MINUTE))).toBeUndefined();
+    expect(await claimErasure(key, at(5 * MINUTE + 1))).toEqual(marker);
+    expect(await raw(key)).toMatchObject({
+      lease_until: '2026-05-01T10:10:00.001Z',
+      due_sk: `2026-05-01T10:10:00.001Z#${key.pk}`,
+    });
+    expect(await claimErasure(key, at(6 * MINUTE))).toBeUndefined();
+    expect(await claimErasure(erasureKey(marker.app_id, 'nobody'), at(60 * MINUTE))).toBeUndefined();
+  });
+
+  it('progress is recorded and the lease given back at once; a finished erasure leaves no marker', async () => {
+    const marker = markerOf(newAppId());
+    const key = erasureKey(marker.app_id, marker.user_id);
+    await startErasure(marker, T0);
+    const removed = { ...NO_COUNTS, events: 1000, subscriptions_detached: 2 };
+    await saveErasureProgress(marker, removed, at(MINUTE));
+    expect(await raw(key)).toMatchObject({
+      removed,
+      lease_until: '2026-05-01T10:01:00.000Z',
+      due_pk: 'DUE#ERA#2026-05-01',
+      due_sk: `2026-05-01T10:01:00.000Z#${key.pk}`,
+    });
+    expect(await claimErasure(key, at(MINUTE + 1))).toEqual({ ...marker, removed });
+    await finishErasure(marker);
+    expect(await raw(key)).toBeUndefined();
+    expect(await getErasure(marker.app_id, marker.user_id)).toBeUndefined();
+  });
+
+  it('a failure other than a held lease is not taken for one', async () => {
+    const marker = markerOf(newAppId());
+    const key = erasureKey(marker.app_id, marker.user_id);
+    ddb.middlewareStack.add(
+      () => async () => {
+        throw Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
+      },
+      { step: 'initialize', name: MIDDLEWARE },
+    );
+    await expect(startErasure(marker, T0)).rejects.toThrow('throughput exceeded');
+    await expect(claimErasure(key, T0)).rejects.toThrow('throughput exceeded');
+  });
+});
+
+describe("the user's partitions and subscriptions", () => {
+  it('a partition is deleted a bounded step at a time, and says whether more may be left', async () => {
+    const pk = `TEST#${run}#partition`;
+    await batchWriteAll(Array.from({ length: 5 }, (_, i) => putRequest({ pk, sk: `item-${i}` })));
+    expect(await deleteFromPartition(pk, 3)).toEqual({ sortKeys: ['item-0', 'item-1', 'item-2'], more: true });
+    expect(await deleteFromPartition(pk, 3)).toEqual({ sortKeys: ['item-3', 'item-4'], more: false });
+    expect(await deleteFromPartition(pk, 3)).toEqual({ sortKeys: [], more: false });
+  });
+
+  it("the user's subscriptions are listed by key, at most as many as asked", async () => {
+    const appId = newAppId();
+    const seeded = await Promise.all([1, 2, 3].map(() => seedSubscription(appId, { user_id: 'user-1' })));
+    await seedSubscription(appId, { user_id: 'someone-else' });
+    const all = await subscriptionKeysOfUser(appId, 'user-1', 10);
+    expect(all.sort((a, b) => a.pk.localeCompare(b.pk))).toEqual(
+      seeded.map((s) => keys.subscription(appId, s.id)).sort((a, b) => a.pk.localeCompare(b.pk)),
+    );
+    expect(await subscriptionKeysOfUser(appId, 'user-1', 2)).toHaveLength(2);
+  });
+
+  it("a subscription moves to the anonymous id, out of the user's index, with its purchase; a second move finds it gone", async () => {
+    const appId = newAppId();
+    const subscription = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: 'otx-1' });
+    const purchase = keys.purchase(appId, 'otx-1');
+    await ddb.send(new PutCommand({ TableName: tableName, Item: { ...purchase, owner_user_id: 'user-1' } }));
+    const key = keys.subscription(appId, subscription.id);
+
+    expect(await detachSubscription(key, appId, 'user-1', 'erased_1')).toBe(true);
+    expect(await raw(key)).toMatchObject({ user_id: 'erased_1', user_pk: keys.userSubscriptions(appId, 'erased_1') });
+    expect(await raw(purchase)).toMatchObject({ owner_user_id: 'erased_1' });
+    expect(await subscriptionKeysOfUser(appId, 'user-1', 10)).toEqual([]);
+
+    expect(await detachSubscription(key, appId, 'user-1', 'erased_2')).toBe(false);
+    expect(await raw(key)).toMatchObject({ user_id: 'erased_1' });
+  });
+
+  it('a purchase another user owns by now keeps its owner; a subscription without a purchase moves alone', async () => {
+    const appId = newAppId();
+    const transferred = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: 'otx-2' });
+    const purchase = keys.purchase(appId, 'otx-2');
+    await ddb.send(new PutCommand({ TableName: tableName, Item: { ...purchase, owner_user_id: 'user-2' } }));
+    expect(await detachSubscription(keys.subscription(appId, transferred.id), appId, 'user-1', 'erased_1')).toBe(true);
+    expect(await raw(purchase)).toMatchObject({ owner_user_id: 'user-2' });
+
+    const alone = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: null });
+    expect(await detachSubscription(keys.subscription(appId, alone.id), appId, 'user-1', 'erased_1')).toBe(true);
+    expect(await raw(keys.subscription(appId, alone.id))).toMatchObject({ user_id: 'erased_1' });
+  });
+
+  it("a failure moving the purchase's owner, other than the owner having changed, fails the step", async () => {
+    const appId = newAppId();
+    const subscription = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: 'otx-3' });
+    await ddb.send(
+      new PutCommand({ TableName: tableName, Item: { ...keys.purchase(appId, 'otx-3'), owner_user_id: 'user-1' } }),
+    );
+    ddb.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { Key?: { pk?: string } };
+        if (context.commandName === 'UpdateItemCommand' && input.Key?.pk === keys.purchase(appId, 'otx-3').pk) {
+          throw Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: MIDDLEWARE },
+    );
+    await expect(
+      detachSubscription(keys.subscription(appId, subscription.id), appId, 'user-1', 'erased_1'),
+    ).rejects.toThrow('throughput exceeded');
+  });
+});
