@@ -1,11 +1,12 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { config } from '../../lib/core/config.js';
 import { sha256Hex } from '../../lib/core/ids.js';
 import { revokeKey } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { countKeyRequest, countUserRequest } from '../../lib/data/rate-limits.js';
+import { countKeyRequest, countUserRequest, readApiKey } from '../../lib/data/rate-limits.js';
 import { authenticateAndLimit, authenticateSdkKey, countMobileRequest } from '../../lib/http/auth.js';
 import { appErrorOf } from '../support/assertions.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
@@ -245,5 +246,94 @@ describe('the windows an instance remembers as exhausted', () => {
     expect(await writes(rateLimit.MAX_REMEMBERED, NOW + 3)).toBe(0);
     expect(await writes(0, NOW + 4)).toBe(1);
     expect(appId).toBe(caller.appId);
+  });
+});
+
+describe('the counters when DynamoDB refuses (a middleware on the shared client)', () => {
+  const MIDDLEWARE = 'rateLimitsTest';
+  afterEach(() => {
+    ddb.middlewareStack.remove(MIDDLEWARE);
+  });
+  /** The UpdateExpression of every write sent; `refuse` decides, by its position, which fail and how. */
+  function refuseWrites(refuse: (n: number) => Error | undefined): string[] {
+    const writes: string[] = [];
+    ddb.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'UpdateItemCommand') return next(args);
+        writes.push((args.input as { UpdateExpression: string }).UpdateExpression);
+        const error = refuse(writes.length);
+        if (error) throw error;
+        return next(args);
+      },
+      { step: 'initialize', name: MIDDLEWARE },
+    );
+    return writes;
+  }
+  /** What DynamoDB answers when the window changed under the write: the item it failed on comes back. */
+  const windowMoved = () =>
+    Object.assign(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }), {
+      Item: { pk: { S: 'x' } },
+    });
+  const throttled = () => Object.assign(new Error('throughput exceeded'), { name: 'ThrottlingException' });
+  const COUNT_IN_OPEN = 'SET window_ends_at = if_not_exists(window_ends_at, :ends) ADD request_count :one';
+  const OPEN = 'SET request_count = :one, window_ends_at = :ends';
+
+  it('a key: a window that moved under both writes is tried again, up to 3 times, then the request fails', async () => {
+    const { hash } = await newKey();
+    const twice = refuseWrites((n) => (n <= 2 ? windowMoved() : undefined));
+    expect(await countKeyRequest(hash, NOW)).toMatchObject({ window: { count: 1, windowEndsAt: NOW + 60_000 } });
+    expect(twice).toEqual([COUNT_IN_OPEN, OPEN, COUNT_IN_OPEN]);
+
+    ddb.middlewareStack.remove(MIDDLEWARE);
+    const always = refuseWrites(() => windowMoved());
+    await expect(countKeyRequest(hash, NOW)).rejects.toThrow('rate-limit window of an API key kept changing');
+    expect(always).toEqual([COUNT_IN_OPEN, OPEN, COUNT_IN_OPEN, OPEN, COUNT_IN_OPEN, OPEN]);
+  });
+
+  it('a key: a failure other than the condition fails the request at once', async () => {
+    const { hash } = await newKey();
+    const writes = refuseWrites(() => throttled());
+    await expect(countKeyRequest(hash, NOW)).rejects.toThrow('throughput exceeded');
+    expect(writes).toHaveLength(1);
+  });
+
+  it('a key is read strongly consistent, so that one issued a moment ago is found', async () => {
+    const { hash, appId } = await newKey();
+    const reads: unknown[] = [];
+    ddb.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'GetItemCommand') reads.push(args.input);
+        return next(args);
+      },
+      { step: 'initialize', name: MIDDLEWARE },
+    );
+    expect(await readApiKey(hash)).toMatchObject({ app_id: appId });
+    expect(reads).toEqual([{ TableName: tableName, Key: keys.apiKey(hash), ConsistentRead: true }]);
+  });
+
+  it('a user: each refused write tries the other kind of write, 4 writes at most, then the request fails', async () => {
+    const { appId } = await newKey();
+    const refused = () =>
+      new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+    const writes = refuseWrites(() => refused());
+    await expect(countUserRequest(appId, 'user-refused', NOW)).rejects.toThrow(
+      'rate-limit window of a user kept changing',
+    );
+    const USER_OPEN = 'SET request_count = :one, window_ends_at = :ends, #ttl = :expires';
+    const USER_COUNT = 'ADD request_count :one';
+    // Never seen by this instance: it opens first.
+    expect(writes).toEqual([USER_OPEN, USER_COUNT, USER_OPEN, USER_COUNT]);
+
+    ddb.middlewareStack.remove(MIDDLEWARE);
+    const once = refuseWrites((n) => (n === 1 ? refused() : undefined));
+    expect(await countUserRequest(appId, 'user-refused-once', NOW)).toEqual({ count: 1, windowEndsAt: NOW + 60_000 });
+    expect(once).toEqual([USER_OPEN, USER_COUNT, USER_OPEN]);
+  });
+
+  it('a user: a failure other than the condition fails the request at once', async () => {
+    const { appId } = await newKey();
+    const writes = refuseWrites(() => throttled());
+    await expect(countUserRequest(appId, 'user-throttled', NOW)).rejects.toThrow('throughput exceeded');
+    expect(writes).toHaveLength(1);
   });
 });
