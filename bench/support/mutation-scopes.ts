@@ -75,6 +75,7 @@ const DATA_APP_TESTS = [
     'webhook-claim',
     'webhook-deliveries-list',
     'webhook-delivery',
+    'webhook-records',
     'aggregator',
     'aggregate-writes',
     'metrics',
