@@ -5,97 +5,102 @@
  * the code then writes and reads the new shape. So every key is pinned here by value, not derived.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  dueAttributes,
-  duePartition,
-  erasureKey,
-  grantKey,
-  HISTORY_SK_PREFIX,
-  historyKey,
-  keys,
-  listCountCell,
-  listCountsPartition,
-  listPartitions,
-  listPartitionValue,
-  listSortKey,
-  METRICS_NOW_SK_PREFIX,
-  metricsDayKey,
-  metricsMonthPartition,
-  metricsNowKey,
-  metricsNowPartition,
-  reportKeys,
-  SUBSCRIPTION_SK,
-  userPartitionsOf,
-} from '../../lib/data/keys.js';
-import { createTableInput, TABLE, withoutKeys } from '../../lib/data/table.js';
+import type { TableKey } from '../../lib/data/keys.js';
+import { freshModule } from '../support/fresh-module.js';
+
+/**
+ * keys.ts and table.ts loaded afresh inside each test: their tables and constants are built while
+ * the module loads, and are then this test's (docs/mutation.md, "Import-time tables").
+ */
+const fresh = () =>
+  freshModule(async () => ({
+    ...(await import('../../lib/data/keys.js')),
+    ...(await import('../../lib/data/table.js')),
+  }));
 
 const A = 'app_1';
 const U = 'user-1';
 const S = 'sub_1';
 
 describe('table keys: the documented layout', () => {
-  it.each([
-    ['app', keys.app(A), { pk: 'APP#app_1', sk: 'APP' }],
-    ["app's key", keys.appKey(A, 'sdk', 'h1'), { pk: 'APP#app_1', sk: 'KEY#sdk#h1' }],
-    ['api key lookup', keys.apiKey('h1'), { pk: 'APIKEY#h1', sk: 'APIKEY' }],
-    ['rate-limit window', keys.rateLimitWindow(A, U), { pk: 'RATE#app_1#user-1', sk: 'WINDOW' }],
-    ['product', keys.product(A, 'pro'), { pk: 'APP#app_1', sk: 'PRODUCT#pro' }],
-    ['subscription', keys.subscription(A, S), { pk: 'SUB#app_1#sub_1', sk: 'SUB' }],
-    ['payment info', keys.subscriptionPayment(A, S), { pk: 'SUB#app_1#sub_1', sk: 'PAYMENT' }],
-    ['receipt', keys.subscriptionReceipt(A, S), { pk: 'SUB#app_1#sub_1', sk: 'RECEIPT' }],
-    [
-      'transfer',
-      keys.subscriptionTransfer(A, S, '2026-01-02T03:04:05.000Z', 'evt_1'),
-      { pk: 'SUB#app_1#sub_1', sk: 'TRANSFER#2026-01-02T03:04:05.000Z#evt_1' },
-    ],
-    ['transaction binding', keys.transaction(A, '2000'), { pk: 'TXN#app_1#2000', sk: 'TXN' }],
-    ['purchase (its original transaction)', keys.purchase(A, '1000'), { pk: 'TXN#app_1#1000', sk: 'TXN' }],
-    [
-      'former purchase owner',
-      keys.formerPurchaseOwner(A, 'app_store', '1000'),
-      { pk: 'OWNER#app_1#app_store#1000', sk: 'OWNER' },
-    ],
-    [
-      'store notification',
-      keys.storeNotification(A, 'google_play', 'm-1'),
-      { pk: 'NOTIFICATION#app_1#google_play#m-1', sk: 'NOTIFICATION' },
-    ],
-    [
-      'revenue counter',
-      keys.revenue(A, '2026-03-09', 'pro', 'EUR'),
-      { pk: 'REV#app_1#2026-03', sk: '2026-03-09#pro#EUR' },
-    ],
-    ['exchange rate', keys.fxRate('USD', '2026-03-09', 'EUR'), { pk: 'FX#USD#2026-03', sk: '2026-03-09#EUR' }],
-    ['outbox event', keys.outbox('evt_1'), { pk: 'OUTBOX#evt_1', sk: 'OUTBOX' }],
-    ['webhook endpoint', keys.webhook(A), { pk: 'APP#app_1', sk: 'WEBHOOK' }],
-    ['rule segments', keys.segments(A), { pk: 'APP#app_1', sk: 'SEGMENTS' }],
-    ['entitlements', keys.entitlements(A), { pk: 'APP#app_1', sk: 'ENTITLEMENTS' }],
-    ['ad configuration', keys.adsConfig(A), { pk: 'APP#app_1', sk: 'ADS' }],
-    ['store settings', keys.storeSettings(A, 'app_store'), { pk: 'APP#app_1', sk: 'STORE#app_store' }],
-    ['webhook delivery', keys.delivery('evt_1'), { pk: 'DELIVERY#evt_1', sk: 'DELIVERY' }],
-    ['job checkpoint', keys.checkpoint('expiry'), { pk: 'CHECKPOINT#expiry', sk: 'CHECKPOINT' }],
-    ['user profile', keys.userProfile(A, U), { pk: 'USER#app_1#user-1', sk: 'PROFILE' }],
-    ["user's activity", keys.userActivity(A, U), { pk: 'USER#app_1#user-1', sk: 'ACTIVITY' }],
-    ['features used', keys.userFeatures(A, U), { pk: 'USER#app_1#user-1', sk: 'FEATURES' }],
-    ['reported event', reportKeys.reportedEvent(A, U, 'k1'), { pk: 'EVENTS#app_1#user-1', sk: 'EVT#k1' }],
-    ['reported session', reportKeys.reportedSession(A, U, 'sess-1'), { pk: 'SESSIONS#app_1#user-1', sk: 'sess-1' }],
-    ['reported order', reportKeys.reportedOrder(A, 'o-1'), { pk: 'ORDER#app_1#o-1', sk: 'ORDER' }],
-    [
-      'other report',
-      reportKeys.reportHistory(A, U, 'ads', '2026-03-09T00:00:00.000Z', 'r1'),
-      { pk: 'REPORTS#app_1#user-1', sk: 'ads#2026-03-09T00:00:00.000Z#r1' },
-    ],
-    ['latest report', reportKeys.latestReport(A, U, 'ads'), { pk: 'USER#app_1#user-1', sk: 'REPORT#ads' }],
-    ['metrics of a day', metricsDayKey(A, '2026-03-09', 'EUR'), { pk: 'METRICS#app_1#2026-03', sk: '2026-03-09#EUR' }],
-    ['metrics now', metricsNowKey(A, 'EUR'), { pk: 'METRICS#app_1', sk: 'NOW#EUR' }],
-    ['history entry', historyKey(A, S, 42), { pk: 'HISTORY#app_1#sub_1', sk: 'HIST#0000000042' }],
-    ['entitlement grant', grantKey(A, U, 'premium'), { pk: 'USER#app_1#user-1', sk: 'GRANT#premium' }],
-    ['erasure under way', erasureKey(A, U), { pk: 'ERASURE#app_1#user-1', sk: 'ERASURE' }],
-  ])('%s', (_entity, key, expected) => {
-    expect(key).toEqual(expected);
+  it('every entity has its documented key', async () => {
+    const { keys, reportKeys, metricsDayKey, metricsNowKey, historyKey, grantKey, erasureKey } = await fresh();
+    const documented: [string, TableKey, TableKey][] = [
+      ['app', keys.app(A), { pk: 'APP#app_1', sk: 'APP' }],
+      ["app's key", keys.appKey(A, 'sdk', 'h1'), { pk: 'APP#app_1', sk: 'KEY#sdk#h1' }],
+      ['api key lookup', keys.apiKey('h1'), { pk: 'APIKEY#h1', sk: 'APIKEY' }],
+      ['rate-limit window', keys.rateLimitWindow(A, U), { pk: 'RATE#app_1#user-1', sk: 'WINDOW' }],
+      ['product', keys.product(A, 'pro'), { pk: 'APP#app_1', sk: 'PRODUCT#pro' }],
+      ['subscription', keys.subscription(A, S), { pk: 'SUB#app_1#sub_1', sk: 'SUB' }],
+      ['payment info', keys.subscriptionPayment(A, S), { pk: 'SUB#app_1#sub_1', sk: 'PAYMENT' }],
+      ['receipt', keys.subscriptionReceipt(A, S), { pk: 'SUB#app_1#sub_1', sk: 'RECEIPT' }],
+      [
+        'transfer',
+        keys.subscriptionTransfer(A, S, '2026-01-02T03:04:05.000Z', 'evt_1'),
+        { pk: 'SUB#app_1#sub_1', sk: 'TRANSFER#2026-01-02T03:04:05.000Z#evt_1' },
+      ],
+      ['transaction binding', keys.transaction(A, '2000'), { pk: 'TXN#app_1#2000', sk: 'TXN' }],
+      ['purchase (its original transaction)', keys.purchase(A, '1000'), { pk: 'TXN#app_1#1000', sk: 'TXN' }],
+      [
+        'former purchase owner',
+        keys.formerPurchaseOwner(A, 'app_store', '1000'),
+        { pk: 'OWNER#app_1#app_store#1000', sk: 'OWNER' },
+      ],
+      [
+        'store notification',
+        keys.storeNotification(A, 'google_play', 'm-1'),
+        { pk: 'NOTIFICATION#app_1#google_play#m-1', sk: 'NOTIFICATION' },
+      ],
+      [
+        'revenue counter',
+        keys.revenue(A, '2026-03-09', 'pro', 'EUR'),
+        { pk: 'REV#app_1#2026-03', sk: '2026-03-09#pro#EUR' },
+      ],
+      ['exchange rate', keys.fxRate('USD', '2026-03-09', 'EUR'), { pk: 'FX#USD#2026-03', sk: '2026-03-09#EUR' }],
+      ['outbox event', keys.outbox('evt_1'), { pk: 'OUTBOX#evt_1', sk: 'OUTBOX' }],
+      ['webhook endpoint', keys.webhook(A), { pk: 'APP#app_1', sk: 'WEBHOOK' }],
+      ['rule segments', keys.segments(A), { pk: 'APP#app_1', sk: 'SEGMENTS' }],
+      ['entitlements', keys.entitlements(A), { pk: 'APP#app_1', sk: 'ENTITLEMENTS' }],
+      ['ad configuration', keys.adsConfig(A), { pk: 'APP#app_1', sk: 'ADS' }],
+      ['store settings', keys.storeSettings(A, 'app_store'), { pk: 'APP#app_1', sk: 'STORE#app_store' }],
+      ['webhook delivery', keys.delivery('evt_1'), { pk: 'DELIVERY#evt_1', sk: 'DELIVERY' }],
+      ['job checkpoint', keys.checkpoint('expiry'), { pk: 'CHECKPOINT#expiry', sk: 'CHECKPOINT' }],
+      ['user profile', keys.userProfile(A, U), { pk: 'USER#app_1#user-1', sk: 'PROFILE' }],
+      ["user's activity", keys.userActivity(A, U), { pk: 'USER#app_1#user-1', sk: 'ACTIVITY' }],
+      ['features used', keys.userFeatures(A, U), { pk: 'USER#app_1#user-1', sk: 'FEATURES' }],
+      ['reported event', reportKeys.reportedEvent(A, U, 'k1'), { pk: 'EVENTS#app_1#user-1', sk: 'EVT#k1' }],
+      ['reported session', reportKeys.reportedSession(A, U, 'sess-1'), { pk: 'SESSIONS#app_1#user-1', sk: 'sess-1' }],
+      ['reported order', reportKeys.reportedOrder(A, 'o-1'), { pk: 'ORDER#app_1#o-1', sk: 'ORDER' }],
+      [
+        'other report',
+        reportKeys.reportHistory(A, U, 'ads', '2026-03-09T00:00:00.000Z', 'r1'),
+        { pk: 'REPORTS#app_1#user-1', sk: 'ads#2026-03-09T00:00:00.000Z#r1' },
+      ],
+      ['latest report', reportKeys.latestReport(A, U, 'ads'), { pk: 'USER#app_1#user-1', sk: 'REPORT#ads' }],
+      [
+        'metrics of a day',
+        metricsDayKey(A, '2026-03-09', 'EUR'),
+        { pk: 'METRICS#app_1#2026-03', sk: '2026-03-09#EUR' },
+      ],
+      ['metrics now', metricsNowKey(A, 'EUR'), { pk: 'METRICS#app_1', sk: 'NOW#EUR' }],
+      ['history entry', historyKey(A, S, 42), { pk: 'HISTORY#app_1#sub_1', sk: 'HIST#0000000042' }],
+      ['entitlement grant', grantKey(A, U, 'premium'), { pk: 'USER#app_1#user-1', sk: 'GRANT#premium' }],
+      ['erasure under way', erasureKey(A, U), { pk: 'ERASURE#app_1#user-1', sk: 'ERASURE' }],
+    ];
+    for (const [entity, key, expected] of documented) expect(key, entity).toEqual(expected);
   });
 
-  it('prefixes and partitions read by Query', () => {
+  it('prefixes and partitions read by Query', async () => {
+    const {
+      keys,
+      metricsMonthPartition,
+      metricsNowPartition,
+      listCountsPartition,
+      userPartitionsOf,
+      SUBSCRIPTION_SK,
+      HISTORY_SK_PREFIX,
+      METRICS_NOW_SK_PREFIX,
+    } = await fresh();
     expect(keys.appKeyPrefix(A)).toEqual({ pk: 'APP#app_1', skPrefix: 'KEY#' });
     expect(keys.appKeyPrefix(A, 'secret')).toEqual({ pk: 'APP#app_1', skPrefix: 'KEY#secret#' });
     expect(keys.productPrefix(A)).toEqual({ pk: 'APP#app_1', skPrefix: 'PRODUCT#' });
@@ -115,17 +120,20 @@ describe('table keys: the documented layout', () => {
     });
   });
 
-  it('history sort keys sort as their versions do (10 digits)', () => {
+  it('history sort keys sort as their versions do (10 digits)', async () => {
+    const { historyKey } = await fresh();
     expect(historyKey(A, S, 9).sk < historyKey(A, S, 10).sk).toBe(true);
     expect(historyKey(A, S, 1_234_567_890).sk).toBe('HIST#1234567890');
   });
 
-  it('a grant sorts between the activity and the profile, so the profile Query reads it', () => {
+  it('a grant sorts between the activity and the profile, so the profile Query reads it', async () => {
+    const { keys, grantKey } = await fresh();
     const { sk } = grantKey(A, U, 'premium');
     expect(keys.userActivity(A, U).sk < sk && sk < keys.userProfile(A, U).sk).toBe(true);
   });
 
-  it('list counts: one item per product (or any), one attribute per status and platform (or any)', () => {
+  it('list counts: one item per product (or any), one attribute per status and platform (or any)', async () => {
+    const { listCountCell } = await fresh();
     expect(listCountCell(A, {})).toEqual({ key: { pk: 'COUNT#app_1', sk: 'LIST#*' }, attribute: 'count#*#*' });
     expect(listCountCell(A, { product_id: 'pro', status: 'active', platform: 'ios' })).toEqual({
       key: { pk: 'COUNT#app_1', sk: 'LIST#pro' },
@@ -134,7 +142,8 @@ describe('table keys: the documented layout', () => {
     expect(listCountCell(A, { status: 'paused' }).attribute).toBe('count#paused#*');
   });
 
-  it('listing partitions: app id and facet values joined by #, one partition per platform unless filtered', () => {
+  it('listing partitions: app id and facet values joined by #, one partition per platform unless filtered', async () => {
+    const { listPartitionValue, listPartitions, listSortKey } = await fresh();
     expect(listPartitionValue(A, ['status', 'platform'], { status: 'active', platform: 'ios' })).toBe(
       'app_1#active#ios',
     );
@@ -157,7 +166,8 @@ describe('table keys: the documented layout', () => {
     expect(listSortKey('2026-03-09T00:00:00.000Z', S)).toBe('2026-03-09T00:00:00.000Z#sub_1');
   });
 
-  it('due work: filed under the day it is due, or the day it was written when that is later', () => {
+  it('due work: filed under the day it is due, or the day it was written when that is later', async () => {
+    const { dueAttributes, duePartition } = await fresh();
     expect(dueAttributes('SUB', '2026-03-10T05:00:00.000Z', '2026-03-09T00:00:00.000Z', S)).toEqual({
       due_pk: 'DUE#SUB#2026-03-10',
       due_sk: '2026-03-10T05:00:00.000Z#sub_1',
@@ -181,7 +191,8 @@ describe('table definition: what CreateTable and the stack build', () => {
   });
   const KEYS_ONLY = { ProjectionType: 'KEYS_ONLY' };
 
-  it('keys, indexes, projections and stream as documented', () => {
+  it('keys, indexes, projections and stream as documented', async () => {
+    const { createTableInput, TABLE } = await fresh();
     expect(createTableInput('subscriptions')).toEqual({
       TableName: 'subscriptions',
       BillingMode: 'PAY_PER_REQUEST',
@@ -222,7 +233,8 @@ describe('table definition: what CreateTable and the stack build', () => {
     expect(TABLE.ttlAttribute).toBe('ttl');
   });
 
-  it('an item without its keys is the entity: table and index keys and the type go, the rest stays', () => {
+  it('an item without its keys is the entity: table and index keys and the type go, the rest stays', async () => {
+    const { withoutKeys } = await fresh();
     const item = {
       pk: 'SUB#a#s',
       sk: 'SUB',
