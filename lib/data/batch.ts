@@ -11,17 +11,25 @@ const MAX_ROUNDS = 10;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The pause after the `round`th request left some unprocessed, before the next: equal jitter,
+ * half of 50, 100, 200, ... ms (at most 1,000) plus up to the other half.
+ */
+export const unprocessedDelayMs = (round: number, random: number = Math.random()): number =>
+  Math.min(1000, 25 * 2 ** round) * (0.5 + random / 2);
+
 /** BatchWriteItem until every item is stored: DynamoDB may return UnprocessedItems under load. */
 export async function batchWriteAll(requests: WriteRequest[]): Promise<void> {
   for (let start = 0; start < requests.length; start += MAX_BATCH) {
     let pending: WriteRequest[] = requests.slice(start, start + MAX_BATCH);
-    for (let round = 0; pending.length > 0; round++) {
+    for (let round = 1; ; round++) {
+      const result = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+      pending = result.UnprocessedItems?.[tableName] ?? [];
+      if (pending.length === 0) break;
       if (round === MAX_ROUNDS) {
         throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${MAX_ROUNDS} attempts`);
       }
-      if (round > 0) await sleep(Math.min(1000, 25 * 2 ** round) * (0.5 + Math.random() / 2));
-      const result = await ddb.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      pending = result.UnprocessedItems?.[tableName] ?? [];
+      await sleep(unprocessedDelayMs(round));
     }
   }
 }
@@ -69,16 +77,17 @@ export async function batchGetAll(keys: TableKey[]): Promise<(Record<string, unk
   const found = new Map<string, Record<string, unknown>>();
   for (let start = 0; start < keys.length; start += MAX_BATCH_GET) {
     let pending: Record<string, unknown>[] = keys.slice(start, start + MAX_BATCH_GET).map((key) => ({ ...key }));
-    for (let round = 0; pending.length > 0; round++) {
-      if (round === MAX_ROUNDS) {
-        throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_ROUNDS} attempts`);
-      }
-      if (round > 0) await sleep(Math.min(1000, 25 * 2 ** round) * (0.5 + Math.random() / 2));
+    for (let round = 1; ; round++) {
       const { Responses, UnprocessedKeys } = await ddb.send(
         new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }),
       );
       for (const item of Responses?.[tableName] ?? []) found.set(keyId(item), item);
       pending = UnprocessedKeys?.[tableName]?.Keys ?? [];
+      if (pending.length === 0) break;
+      if (round === MAX_ROUNDS) {
+        throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_ROUNDS} attempts`);
+      }
+      await sleep(unprocessedDelayMs(round));
     }
   }
   return keys.map((key) => found.get(keyId(key)));

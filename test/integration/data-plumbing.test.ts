@@ -88,6 +88,8 @@ describe('the client', () => {
   });
 
   it('drops undefined attributes instead of refusing the write, and refuses class instances', async () => {
+    // Loaded afresh: the client's options are set while its module loads.
+    const { ddb } = await freshModule(() => import('../../lib/data/client.js'));
     const key = keyOf('marshall', 1);
     await ddb.send(
       new PutCommand({
@@ -205,6 +207,23 @@ describe('batches DynamoDB answers in part', () => {
       'BatchGetItem left 1 keys unprocessed after 10 attempts',
     );
     expect(sent).toHaveLength(10);
+  });
+
+  it('a whole number of requests sends no empty one after them, and nothing at all sends nothing', async () => {
+    const items = Array.from({ length: 100 }, (_, n) => itemOf('whole', n));
+    const sent = intercept(async (_sent, send) => send());
+    await batchWriteAll(items.map(putRequest));
+    const wanted = items.map((item) => ({ pk: item.pk, sk: item.sk }));
+    expect(await batchGetAll(wanted)).toEqual(items);
+    expect(await batchGetConsistent(wanted)).toEqual(items);
+    expect(await batchGetAll([])).toEqual([]);
+    expect(await batchGetConsistent([])).toEqual([]);
+    await batchWriteAll([]);
+    expect(sent.map((s) => s.command)).toEqual([
+      ...Array(4).fill('BatchWriteItemCommand'),
+      'BatchGetItemCommand',
+      'BatchGetItemCommand',
+    ]);
   });
 
   it('batchGetConsistent reads strongly, 100 distinct keys a request, and answers a repeated key twice', async () => {
