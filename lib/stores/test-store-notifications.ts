@@ -102,7 +102,7 @@ export function mintTestNotification(request: TestNotificationRequest): { signed
   const after = (seconds: number) => new Date(now.getTime() + seconds * 1000);
   const period = request.expiresInSeconds ?? DEFAULT_PERIOD_SECONDS;
   /** A renewal: a new transaction of the same purchase, from now. */
-  const renewal = (product = { productId: latest.productId, price: latest.price, currency: latest.currency }) => ({
+  const renewal = (product?: TestNotificationRequest['product']) => ({
     ...latest,
     ...product,
     transactionId: newTestTransactionId(),

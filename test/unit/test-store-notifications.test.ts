@@ -1,3 +1,4 @@
+import { sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/core/errors.js';
 import { newTestStoreKeys, signTestStoreJws, type TestTransaction } from '../../lib/stores/test-store.js';
@@ -204,6 +205,30 @@ describe('test-store notifications: minted, then decoded as a store notification
     expect(decode(mint('refunded', { autoRenew: false })).state?.renewal?.auto_renew).toBe(false);
   });
 
+  it("the minted payload as Apple writes one: version 2.0, the retry flag of a billing issue, an expiry's intent", () => {
+    const renewalOf = (type: TestNotificationType) => {
+      const payload = payloadOf(mint(type));
+      expect(payload.version).toBe('2.0');
+      return JSON.parse(
+        Buffer.from(payload.data.signedRenewalInfo.split('.')[1], 'base64url').toString('utf8'),
+      ) as Record<string, unknown>;
+    };
+    expect(renewalOf('billing_issue')).toMatchObject({ isInBillingRetryPeriod: true });
+    expect(renewalOf('grace_period_expired')).toMatchObject({ isInBillingRetryPeriod: true });
+    expect(renewalOf('renewed')).toMatchObject({ isInBillingRetryPeriod: false });
+    // expirationIntent 1: the customer cancelled (Apple's code), and only on an expiry.
+    expect(renewalOf('expired')).toMatchObject({ expirationIntent: 1 });
+    for (const type of ['renewed', 'auto_renew_off', 'billing_issue', 'refunded'] as const) {
+      expect(renewalOf(type)).not.toHaveProperty('expirationIntent');
+    }
+  });
+
+  it('product_changed needs the product it changed to', () => {
+    expect(() => mint('product_changed', { product: undefined })).toThrow(
+      'product_changed needs the product changed to',
+    );
+  });
+
   it('a renewal of a trial is a paid transaction; a trial refunded is the trial, at 0', () => {
     const trial = { ...LATEST, trial: true };
     expect(decode(mint('renewed', { latest: trial })).state).toMatchObject({ trial: false, price: 9.99 });
@@ -259,6 +284,13 @@ describe('test-store notifications: minted, then decoded as a store notification
 const signed = (payload: Record<string, unknown>, appId = APP, privateKeyPem = keys.privateKeyPem) => ({
   signedPayload: signTestStoreJws(appId, privateKeyPem, payload),
 });
+/** A payload signed as the JSON text given, for what JSON.stringify never writes. */
+const signedText = (text: string) => {
+  const [header] = signTestStoreJws(APP, keys.privateKeyPem, {}).split('.');
+  const input = `${header}.${Buffer.from(text).toString('base64url')}`;
+  const signature = sign('sha256', Buffer.from(input), { key: keys.privateKeyPem, dsaEncoding: 'ieee-p1363' });
+  return { signedPayload: `${input}.${signature.toString('base64url')}` };
+};
 const payloadOf = (body: { signedPayload: string }): Record<string, any> =>
   JSON.parse(Buffer.from(body.signedPayload.split('.')[1]!, 'base64url').toString('utf8'));
 
@@ -396,6 +428,36 @@ describe('test-store notifications: refusals (INVALID_NOTIFICATION)', () => {
       ],
       [
         signed({ ...payload, subtype: 7 }),
+        'signedPayload lacks its notificationType, notificationUUID, signedDate or data',
+      ],
+      [
+        signed({ ...payload, notificationType: '' }),
+        'signedPayload lacks its notificationType, notificationUUID, signedDate or data',
+      ],
+      [
+        signed({ ...payload, notificationUUID: '' }),
+        'signedPayload lacks its notificationType, notificationUUID, signedDate or data',
+      ],
+      [
+        signed({ ...payload, data: [payload.data] }),
+        'signedPayload lacks its notificationType, notificationUUID, signedDate or data',
+      ],
+      [
+        signed({
+          ...payload,
+          data: {
+            ...payload.data,
+            signedRenewalInfo: signTestStoreJws(APP, keys.privateKeyPem, {
+              ...JSON.parse(Buffer.from(payload.data.signedRenewalInfo.split('.')[1], 'base64url').toString('utf8')),
+              gracePeriodExpiresDate: 'tomorrow',
+            }),
+          },
+        }),
+        'signedRenewalInfo has a malformed gracePeriodExpiresDate',
+      ],
+      // JSON reads 1e999 as Infinity: a number, but no time.
+      [
+        signedText(JSON.stringify({ ...payload, signedDate: 0 }).replace('"signedDate":0', '"signedDate":1e999')),
         'signedPayload lacks its notificationType, notificationUUID, signedDate or data',
       ],
       [
