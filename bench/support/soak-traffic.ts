@@ -258,7 +258,12 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
     type: RequestType,
     method: string,
     path: string,
-    init: { headers: Record<string, string>; body?: unknown; notFoundIsAnswer?: boolean },
+    init: {
+      headers: Record<string, string>;
+      body?: unknown;
+      /** Whether a 404 answers the request, decided once the answer is in (a kill may come between). */
+      notFoundIsAnswer?: boolean | (() => boolean);
+    },
   ): Promise<Answer> {
     const start = clock();
     let status = 0;
@@ -287,7 +292,9 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
     }
     const retryable =
       status === 503 && retryAfter !== null && (body?.retryable === true || body?.error?.retryable === true);
-    const answered = (status >= 200 && status < 300) || (status === 404 && init.notFoundIsAnswer === true);
+    const notFoundIsAnswer =
+      typeof init.notFoundIsAnswer === 'function' ? init.notFoundIsAnswer() : init.notFoundIsAnswer === true;
+    const answered = (status >= 200 && status < 300) || (status === 404 && notFoundIsAnswer);
     const outcome: Outcome = answered
       ? 'ok'
       : retryable
@@ -502,8 +509,17 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficResult
       if (readable.length === 0) return list();
       const sub = pick(readable);
       if (needsReading(sub)) return readAgain(sub);
-      // A plain read: the worker already knows the state of what it owns.
-      await send('get', 'GET', `${SUBSCRIPTIONS_BASE}/${sub.id}`, { headers: bearer });
+      // A plain read: the worker already knows the state of what it owns. Sent before a kill, it may be
+      // answered after the restart (the SDK's retries carry it across): a 404 then finds a lost creation.
+      const answer = await send('get', 'GET', `${SUBSCRIPTIONS_BASE}/${sub.id}`, {
+        headers: bearer,
+        notFoundIsAnswer: () =>
+          !sub.confirmedAfterRestart && acknowledgedAtRisk(sub.lastAcknowledged, options.outage()),
+      });
+      if (answer.outcome === 'ok' && answer.status === 404) {
+        sub.confirmedAfterRestart = true;
+        sub.lostAtKill = 'gone';
+      }
     };
 
     const list = async () => {
