@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { applyStreamChanges, type Contribution, type StreamChange } from '../../lib/data/aggregates.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import type { TableKey } from '../../lib/data/keys.js';
+import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 
 const run = `aggregates-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 let items = 0;
@@ -33,27 +34,7 @@ const change = (sequenceNumber: string, ...contributions: Contribution[]): Strea
 const read = async (key: TableKey) =>
   (await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
 
-const MIDDLEWARE = 'aggregateWritesTest';
-afterEach(() => {
-  ddb.middlewareStack.remove(MIDDLEWARE);
-});
-interface Sent {
-  command: string;
-  input: Record<string, any>;
-}
-/** Every command the shared client sends; `answer` may replace what DynamoDB would answer. */
-function intercept(answer: (sent: Sent, send: () => Promise<unknown>) => Promise<unknown>): Sent[] {
-  const sent: Sent[] = [];
-  ddb.middlewareStack.add(
-    (next, context) => async (args) => {
-      const request = { command: context.commandName!, input: structuredClone(args.input) as Record<string, any> };
-      sent.push(request);
-      return (await answer(request, () => next(args))) as never;
-    },
-    { step: 'initialize', name: MIDDLEWARE },
-  );
-  return sent;
-}
+afterEach(stopIntercepting);
 const conditionFailed = () =>
   new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 
@@ -93,7 +74,7 @@ describe('what a batch reports', () => {
       change('1', ...keys.map((key) => contribution(key, { n: 1 }))),
       change('2', ...keys.map((key) => contribution(key, { n: 2 }))),
     ];
-    const sent = intercept((_request, send) => send());
+    const sent = interceptCommands((_request, send) => send());
     expect(await applyStreamChanges('shard-a', batch, NOW)).toEqual({ written: 9, alreadyCounted: 0 });
     expect(sent.filter(({ command }) => command === 'UpdateItemCommand')).toHaveLength(9);
     for (const key of keys) expect(await read(key)).toMatchObject({ n: 3 });
@@ -156,9 +137,9 @@ describe("other shards' markers", () => {
     const stale = marker('1', NOW.getTime() - 72 * HOUR);
     const moved = marker('2', NOW);
     await ddb.send(new PutCommand({ TableName: tableName, Item: { ...key, 'applied#other': stale } }));
-    const sent = intercept(async (request, send) => {
+    const sent = interceptCommands(async (request, send) => {
       if (request.command === 'UpdateItemCommand' && /REMOVE/.test(request.input.UpdateExpression)) {
-        ddb.middlewareStack.remove(MIDDLEWARE);
+        stopIntercepting();
         await ddb.send(
           new PutCommand({ TableName: tableName, Item: { ...(await read(key)), 'applied#other': moved } }),
         );
@@ -181,7 +162,7 @@ describe("other shards' markers", () => {
         Item: { ...key, 'applied#other': marker('1', NOW.getTime() - 72 * HOUR) },
       }),
     );
-    intercept(async (request, send) => {
+    interceptCommands(async (request, send) => {
       if (request.command === 'UpdateItemCommand' && /REMOVE/.test(request.input.UpdateExpression)) {
         throw Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
       }
@@ -196,7 +177,7 @@ describe("other shards' markers", () => {
 describe('a contended item', () => {
   it('is read again (strongly consistent) after each refused write, and the batch fails after 8 attempts', async () => {
     const key = newKey();
-    const sent = intercept(async (request, send) => {
+    const sent = interceptCommands(async (request, send) => {
       if (request.command === 'UpdateItemCommand') throw conditionFailed();
       return send();
     });
@@ -212,7 +193,7 @@ describe('a contended item', () => {
 
   it('a write refused for another reason fails the batch at once', async () => {
     const key = newKey();
-    const sent = intercept(async (request, send) => {
+    const sent = interceptCommands(async (request, send) => {
       if (request.command === 'UpdateItemCommand') {
         throw Object.assign(new Error('item too large'), { name: 'ValidationException' });
       }
@@ -227,7 +208,7 @@ describe('a contended item', () => {
   it('refused because another reader counted part of the batch meanwhile: only the rest is added, on the marker it read', async () => {
     const key = newKey();
     let otherReader = false;
-    const sent = intercept(async (request, send) => {
+    const sent = interceptCommands(async (request, send) => {
       if (request.command === 'UpdateItemCommand' && !otherReader) {
         // Another reader of the shard counts record 5 just before this write (its commands pass through).
         otherReader = true;

@@ -19,6 +19,7 @@ import {
 } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
+import { interceptCommands, type SentCommand, stopIntercepting } from '../support/ddb-intercept.js';
 
 /** The secret each of the app's keys carries on its lookup item (what authentication reads), by key id. */
 async function secretsOnKeys(
@@ -259,34 +260,14 @@ describe('the test store turned on and off (admin apps test-store)', () => {
 });
 
 describe('what every change of keys and user tokens stands on', () => {
-  const MIDDLEWARE = 'appsTest';
-  afterEach(() => {
-    ddb.middlewareStack.remove(MIDDLEWARE);
-  });
-  interface Sent {
-    command: string;
-    input: Record<string, any>;
-  }
-  /** Every command the shared client sends; `answer` may replace what DynamoDB would answer. */
-  function intercept(answer: (sent: Sent, send: () => Promise<unknown>) => Promise<unknown> = (_s, send) => send()) {
-    const sent: Sent[] = [];
-    ddb.middlewareStack.add(
-      (next, context) => async (args) => {
-        const request = { command: context.commandName!, input: structuredClone(args.input) as Record<string, any> };
-        sent.push(request);
-        return (await answer(request, () => next(args))) as never;
-      },
-      { step: 'initialize', name: MIDDLEWARE },
-    );
-    return sent;
-  }
+  afterEach(stopIntercepting);
   const cancelled = (code: string) =>
     new TransactionCanceledException({
       message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${code}]`,
       $metadata: {},
       CancellationReasons: [{ Code: code }],
     });
-  const transactions = (sent: Sent[]) => sent.filter(({ command }) => command === 'TransactWriteItemsCommand');
+  const transactions = (sent: SentCommand[]) => sent.filter(({ command }) => command === 'TransactWriteItemsCommand');
   const newApp = async () => createApp({ name: 'keys version', reportingCurrency: 'USD', testStore: false });
 
   it('items carry their type: the app, its keys, and the lookup item of each key', async () => {
@@ -301,7 +282,7 @@ describe('what every change of keys and user tokens stands on', () => {
 
   it('the app is read eventually consistent unless asked; a change of keys reads it and its keys strongly consistent', async () => {
     const { app } = await newApp();
-    const sent = intercept();
+    const sent = interceptCommands();
     await getApp(app.app_id);
     await getApp(app.app_id, true);
     await listAppKeys(app.app_id);
@@ -323,7 +304,7 @@ describe('what every change of keys and user tokens stands on', () => {
   it('a change that lost the race to another starts over on what that one wrote, up to 5 attempts', async () => {
     const { app } = await newApp();
     let refusals = 2;
-    const sent = intercept(async ({ command }, send) => {
+    const sent = interceptCommands(async ({ command }, send) => {
       if (command === 'TransactWriteItemsCommand' && refusals-- > 0) throw cancelled('ConditionalCheckFailed');
       return send();
     });
@@ -331,8 +312,8 @@ describe('what every change of keys and user tokens stands on', () => {
     expect(transactions(sent)).toHaveLength(3);
     expect((await findApiKey(issued.key))?.status).toBe('active');
 
-    ddb.middlewareStack.remove(MIDDLEWARE);
-    const always = intercept(async ({ command }, send) => {
+    stopIntercepting();
+    const always = interceptCommands(async ({ command }, send) => {
       if (command === 'TransactWriteItemsCommand') throw cancelled('ConditionalCheckFailed');
       return send();
     });
@@ -342,15 +323,15 @@ describe('what every change of keys and user tokens stands on', () => {
 
   it('a transaction cancelled for another reason, or for an app that does not exist, is not tried again', async () => {
     const { app } = await newApp();
-    const sent = intercept(async ({ command }, send) => {
+    const sent = interceptCommands(async ({ command }, send) => {
       if (command === 'TransactWriteItemsCommand') throw cancelled('ValidationError');
       return send();
     });
     await expect(issueKey(app.app_id, 'sdk')).rejects.toMatchObject({ name: 'TransactionCanceledException' });
     expect(transactions(sent)).toHaveLength(1);
 
-    ddb.middlewareStack.remove(MIDDLEWARE);
-    const missing = intercept();
+    stopIntercepting();
+    const missing = interceptCommands();
     await expect(issueKey('app_0000000000000001', 'sdk')).rejects.toMatchObject({
       name: 'TransactionCanceledException',
     });

@@ -21,6 +21,7 @@ import {
 } from '../../lib/data/erasure.js';
 import { erasureKey, keys } from '../../lib/data/keys.js';
 import { NO_COUNTS } from '../../lib/domain/erasure.js';
+import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 import { seedSubscription } from '../support/subscriptions.js';
 
 const run = `erasure-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
@@ -40,10 +41,9 @@ const markerOf = (appId: string, userId = 'user-1'): ErasureMarker => ({
   started_at: T0.toISOString(),
 });
 
-const MIDDLEWARE = 'erasureWritesTest';
-afterEach(() => {
-  ddb.middlewareStack.remove(MIDDLEWARE);
-});
+afterEach(stopIntercepting);
+const throttled = () =>
+  Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
 
 describe('the erasure marker and its lease (5 minutes)', () => {
   it('is started once, leased to its starter and found by the job when the lease runs out', async () => {
@@ -99,12 +99,9 @@ describe('the erasure marker and its lease (5 minutes)', () => {
   it('a failure other than a held lease is not taken for one', async () => {
     const marker = markerOf(newAppId());
     const key = erasureKey(marker.app_id, marker.user_id);
-    ddb.middlewareStack.add(
-      () => async () => {
-        throw Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
-      },
-      { step: 'initialize', name: MIDDLEWARE },
-    );
+    interceptCommands(async () => {
+      throw throttled();
+    });
     await expect(startErasure(marker, T0)).rejects.toThrow('throughput exceeded');
     await expect(claimErasure(key, T0)).rejects.toThrow('throughput exceeded');
   });
@@ -165,16 +162,10 @@ describe("the user's partitions and subscriptions", () => {
     await ddb.send(
       new PutCommand({ TableName: tableName, Item: { ...keys.purchase(appId, 'otx-3'), owner_user_id: 'user-1' } }),
     );
-    ddb.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { Key?: { pk?: string } };
-        if (context.commandName === 'UpdateItemCommand' && input.Key?.pk === keys.purchase(appId, 'otx-3').pk) {
-          throw Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: MIDDLEWARE },
-    );
+    interceptCommands(async ({ command, input }, send) => {
+      if (command === 'UpdateItemCommand' && input.Key?.pk === keys.purchase(appId, 'otx-3').pk) throw throttled();
+      return send();
+    });
     await expect(
       detachSubscription(keys.subscription(appId, subscription.id), appId, 'user-1', 'erased_1'),
     ).rejects.toThrow('throughput exceeded');

@@ -9,6 +9,7 @@ import { keys } from '../../lib/data/keys.js';
 import { countKeyRequest, countUserRequest, readApiKey } from '../../lib/data/rate-limits.js';
 import { authenticateAndLimit, authenticateSdkKey, countMobileRequest } from '../../lib/http/auth.js';
 import { appErrorOf } from '../support/assertions.js';
+import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp } from '../support/fixtures.js';
 
@@ -250,23 +251,17 @@ describe('the windows an instance remembers as exhausted', () => {
 });
 
 describe('the counters when DynamoDB refuses (a middleware on the shared client)', () => {
-  const MIDDLEWARE = 'rateLimitsTest';
-  afterEach(() => {
-    ddb.middlewareStack.remove(MIDDLEWARE);
-  });
+  afterEach(stopIntercepting);
   /** The UpdateExpression of every write sent; `refuse` decides, by its position, which fail and how. */
   function refuseWrites(refuse: (n: number) => Error | undefined): string[] {
     const writes: string[] = [];
-    ddb.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName !== 'UpdateItemCommand') return next(args);
-        writes.push((args.input as { UpdateExpression: string }).UpdateExpression);
-        const error = refuse(writes.length);
-        if (error) throw error;
-        return next(args);
-      },
-      { step: 'initialize', name: MIDDLEWARE },
-    );
+    interceptCommands(async ({ command, input }, send) => {
+      if (command !== 'UpdateItemCommand') return send();
+      writes.push(input.UpdateExpression);
+      const error = refuse(writes.length);
+      if (error) throw error;
+      return send();
+    });
     return writes;
   }
   /** What DynamoDB answers when the window changed under the write: the item it failed on comes back. */
@@ -284,7 +279,7 @@ describe('the counters when DynamoDB refuses (a middleware on the shared client)
     expect(await countKeyRequest(hash, NOW)).toMatchObject({ window: { count: 1, windowEndsAt: NOW + 60_000 } });
     expect(twice).toEqual([COUNT_IN_OPEN, OPEN, COUNT_IN_OPEN]);
 
-    ddb.middlewareStack.remove(MIDDLEWARE);
+    stopIntercepting();
     const always = refuseWrites(() => windowMoved());
     await expect(countKeyRequest(hash, NOW)).rejects.toThrow('rate-limit window of an API key kept changing');
     expect(always).toEqual([COUNT_IN_OPEN, OPEN, COUNT_IN_OPEN, OPEN, COUNT_IN_OPEN, OPEN]);
@@ -299,16 +294,11 @@ describe('the counters when DynamoDB refuses (a middleware on the shared client)
 
   it('a key is read strongly consistent, so that one issued a moment ago is found', async () => {
     const { hash, appId } = await newKey();
-    const reads: unknown[] = [];
-    ddb.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'GetItemCommand') reads.push(args.input);
-        return next(args);
-      },
-      { step: 'initialize', name: MIDDLEWARE },
-    );
+    const sent = interceptCommands();
     expect(await readApiKey(hash)).toMatchObject({ app_id: appId });
-    expect(reads).toEqual([{ TableName: tableName, Key: keys.apiKey(hash), ConsistentRead: true }]);
+    expect(sent).toEqual([
+      { command: 'GetItemCommand', input: { TableName: tableName, Key: keys.apiKey(hash), ConsistentRead: true } },
+    ]);
   });
 
   it('a user: each refused write tries the other kind of write, 4 writes at most, then the request fails', async () => {
@@ -324,7 +314,7 @@ describe('the counters when DynamoDB refuses (a middleware on the shared client)
     // Never seen by this instance: it opens first.
     expect(writes).toEqual([USER_OPEN, USER_COUNT, USER_OPEN, USER_COUNT]);
 
-    ddb.middlewareStack.remove(MIDDLEWARE);
+    stopIntercepting();
     const once = refuseWrites((n) => (n === 1 ? refused() : undefined));
     expect(await countUserRequest(appId, 'user-refused-once', NOW)).toEqual({ count: 1, windowEndsAt: NOW + 60_000 });
     expect(once).toEqual([USER_OPEN, USER_COUNT, USER_OPEN]);

@@ -17,27 +17,21 @@ import {
   replaceDelivery,
   setWebhook,
 } from '../../lib/data/webhooks.js';
+import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 import { createTestApp, statusChange } from '../support/fixtures.js';
 
 const NOW = new Date('2026-04-01T08:00:00.000Z');
 const raw = async (key: { pk: string; sk: string }) =>
   (await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
 
-const MIDDLEWARE = 'webhookRecordsTest';
-afterEach(() => {
-  ddb.middlewareStack.remove(MIDDLEWARE);
-});
-function failPuts(): void {
-  ddb.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === 'PutItemCommand') {
-        throw Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: MIDDLEWARE },
-  );
-}
+afterEach(stopIntercepting);
+const failPuts = () =>
+  interceptCommands(async ({ command }, send) => {
+    if (command === 'PutItemCommand') {
+      throw Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
+    }
+    return send();
+  });
 
 describe('webhook items', () => {
   it('the endpoint and each delivery carry their type; a pending delivery is in the due index, a settled one is not', async () => {
@@ -81,16 +75,14 @@ describe('webhook items', () => {
   it('a delivery is read strongly consistent: a worker sees the claim another just made', async () => {
     const { appId } = await createTestApp();
     const created = (await createDelivery(statusChange(appId), NOW)) as DeliveryRecord;
-    const reads: unknown[] = [];
-    ddb.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'GetItemCommand') reads.push(args.input);
-        return next(args);
-      },
-      { step: 'initialize', name: MIDDLEWARE },
-    );
+    const sent = interceptCommands();
     await getDelivery(created.event_id);
-    expect(reads).toEqual([{ TableName: tableName, Key: keys.delivery(created.event_id), ConsistentRead: true }]);
+    expect(sent).toEqual([
+      {
+        command: 'GetItemCommand',
+        input: { TableName: tableName, Key: keys.delivery(created.event_id), ConsistentRead: true },
+      },
+    ]);
   });
 
   it('a failed write is no duplicate and no lost claim: it fails the caller, who is tried again', async () => {

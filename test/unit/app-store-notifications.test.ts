@@ -14,7 +14,11 @@ import {
 } from '@apple/app-store-server-library';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { APPLE_ROOT_CA_G3 } from '../../lib/stores/app-store.js';
-import { decodeAppStoreNotification, verifyAppStoreNotification } from '../../lib/stores/app-store-notifications.js';
+import {
+  decodeAppStoreNotification,
+  decodeAppStorePurchaseState,
+  verifyAppStoreNotification,
+} from '../../lib/stores/app-store-notifications.js';
 import type { StoreNotification, StorePurchaseState } from '../../lib/stores/types.js';
 import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 import {
@@ -875,6 +879,24 @@ describe("App Store notifications: Apple's real sandbox notification", () => {
     expect(
       decodeAppStoreNotification(body, { bundleId: 'com.app.qysmat', environment: 'Production', appAppleId: 1 }, roots),
     ).toEqual(EXPECTED);
+  });
+
+  it('its inner JWS alone, as the App Store Server API answers them, go through Apple Root CA - G3 by default', () => {
+    const data = REAL.data as Record<string, string>;
+    const signed = { signedTransactionInfo: data.signedTransactionInfo!, signedRenewalInfo: data.signedRenewalInfo! };
+    const asOf = Date.parse('2023-03-27T06:48:20.000Z');
+    expect(decodeAppStorePurchaseState(signed, { bundleId: 'com.app.qysmat', environment: 'Sandbox' }, asOf)).toEqual({
+      ...EXPECTED.state,
+      as_of: '2023-03-27T06:48:20.000Z',
+    });
+    const production = appErrorThrownBy(() =>
+      decodeAppStorePurchaseState(signed, { bundleId: 'com.app.qysmat', environment: 'Production' }, asOf, undefined, {
+        source: 'status',
+      }),
+    );
+    expect(production.message).toBe(
+      'App Store status rejected: its signed transaction: it belongs to another environment',
+    );
   });
 
   it("refuses it without Apple's root, for another bundle, or with a byte of Apple's transaction changed", () => {

@@ -1,0 +1,35 @@
+/**
+ * The commands the shared document client (lib/data/client.ts) sends, seen by a middleware at the
+ * step where they still hold plain values, and answered by the test where it says so: how a test
+ * makes DynamoDB refuse, conflict or answer in part, which DynamoDB Local never does by itself.
+ * Call stopIntercepting() after each test (afterEach).
+ */
+import { ddb } from '../../lib/data/client.js';
+
+export interface SentCommand {
+  /** The low-level command's name: GetItemCommand, UpdateItemCommand, TransactWriteItemsCommand, ... */
+  command: string;
+  input: Record<string, any>;
+}
+
+const NAME = 'testIntercept';
+
+/** Records every command sent; `answer` may throw, or answer in DynamoDB's place, instead of sending it. */
+export function interceptCommands(
+  answer: (sent: SentCommand, send: () => Promise<unknown>) => Promise<unknown> = (_sent, send) => send(),
+): SentCommand[] {
+  const sent: SentCommand[] = [];
+  ddb.middlewareStack.add(
+    (next, context) => async (args) => {
+      const request = { command: context.commandName!, input: structuredClone(args.input) as Record<string, any> };
+      sent.push(request);
+      return (await answer(request, () => next(args))) as never;
+    },
+    { step: 'initialize', name: NAME },
+  );
+  return sent;
+}
+
+export function stopIntercepting(): void {
+  ddb.middlewareStack.remove(NAME);
+}
