@@ -6,9 +6,10 @@
  * refuses (a middleware on the shared client stands in for a contended item).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyStreamChanges, type Contribution, type StreamChange } from '../../lib/data/aggregates.js';
+import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import type { TableKey } from '../../lib/data/keys.js';
 import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
@@ -31,8 +32,7 @@ const change = (sequenceNumber: string, ...contributions: Contribution[]): Strea
   sequenceNumber,
   contributions,
 });
-const read = async (key: TableKey) =>
-  (await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+const read = getConsistent;
 
 afterEach(stopIntercepting);
 const conditionFailed = () =>

@@ -17,6 +17,7 @@ import {
   setUserTokenRequired,
   UserTokenSecretExists,
 } from '../../lib/data/apps.js';
+import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import { interceptCommands, type SentCommand, stopIntercepting } from '../support/ddb-intercept.js';
@@ -272,8 +273,7 @@ describe('what every change of keys and user tokens stands on', () => {
 
   it('items carry their type: the app, its keys, and the lookup item of each key', async () => {
     const { app, secretKey } = await newApp();
-    const raw = async (key: { pk: string; sk: string }) =>
-      (await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+    const raw = getConsistent;
     const hash = sha256Hex(secretKey.key);
     expect(await raw(keys.app(app.app_id))).toMatchObject({ type: 'app' });
     expect(await raw(keys.apiKey(hash))).toMatchObject({ type: 'api_key', app_id: app.app_id });

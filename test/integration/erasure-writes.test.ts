@@ -4,9 +4,9 @@
  * steps, and a subscription moved to the anonymous id with its purchase. The whole erasure of a
  * heavy user, through the service and the job, is test/integration/erasure.test.ts.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { batchWriteAll, putRequest } from '../../lib/data/batch.js';
+import { batchWriteAll, getConsistent, putRequest } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import {
   claimErasure,
@@ -30,8 +30,7 @@ const newAppId = () => `app_${run.replace(/[^a-z0-9]/g, '')}${++apps}`;
 const T0 = new Date('2026-05-01T10:00:00.000Z');
 const MINUTE = 60_000;
 const at = (ms: number) => new Date(T0.getTime() + ms);
-const raw = async (key: { pk: string; sk: string }) =>
-  (await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+const raw = getConsistent;
 
 const markerOf = (appId: string, userId = 'user-1'): ErasureMarker => ({
   app_id: appId,

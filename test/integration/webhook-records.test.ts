@@ -4,8 +4,9 @@
  * reads, and failures that are not a duplicate or a lost claim. Claims racing each other are
  * test/integration/webhook-claim.test.ts; the listing's pages, webhook-deliveries-list.test.ts.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
+import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import {
@@ -21,8 +22,7 @@ import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js
 import { createTestApp, statusChange } from '../support/fixtures.js';
 
 const NOW = new Date('2026-04-01T08:00:00.000Z');
-const raw = async (key: { pk: string; sk: string }) =>
-  (await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+const raw = getConsistent;
 
 afterEach(stopIntercepting);
 const failPuts = () =>
