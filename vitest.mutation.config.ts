@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import base from './vitest.config.js';
 
 /**
@@ -8,6 +9,26 @@ import base from './vitest.config.js';
  * where Stryker's active mutant does not reach.
  */
 const include: string[] = JSON.parse(process.env.MUTATION_TESTS ?? '["test/unit/**/*.test.ts"]');
+
+const TIERS = ['test/unit/', 'test/integration/', 'test/e2e/'];
+const tierOf = (file: TestSpecification) => {
+  const tier = TIERS.findIndex((folder) => file.moduleId.includes(folder));
+  return tier === -1 ? TIERS.length : tier;
+};
+
+/**
+ * Cheapest files first. Stryker stops a mutant's run at its first failing test (bail), so a mutant
+ * that a unit table kills never pays for a suite that creates a table or starts the local runtime.
+ * Vitest's own order is the opposite (last failed, then slowest first).
+ */
+class CheapestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const duration = (file: TestSpecification) => this.ctx.cache.getTestSpecificationResult(file)?.duration ?? 0;
+    return [...files].sort(
+      (a, b) => tierOf(a) - tierOf(b) || duration(a) - duration(b) || a.moduleId.localeCompare(b.moduleId),
+    );
+  }
+}
 
 // Spread, not mergeConfig: mergeConfig would append to the base's include list.
 export default defineConfig({
@@ -26,6 +47,7 @@ export default defineConfig({
       'test/e2e/notifications-restart.test.ts',
     ],
     reporters: ['default'],
+    sequence: { ...base.test?.sequence, sequencer: CheapestFirst },
     // Read by the few tests too heavy to run once per mutant (test/support/mutation.ts).
     env: { ...base.test?.env, MUTATION_RUN: '1' },
   },
