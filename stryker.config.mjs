@@ -17,9 +17,6 @@ export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts', related: true },
   checkers: ['typescript'],
-  // TypeScript 7's native compiler checks a mutant in about a tenth of tsc 5's time; the checker had
-  // been two thirds of a run (docs/decisions/mutation-run-time.md).
-  typescriptChecker: { experimentalNativePreview: true },
   // lib/ alone: a mutant in lib/ that only breaks a test's types still runs, and the checker stays fast.
   tsconfigFile: 'tsconfig.mutation.json',
   coverageAnalysis: 'perTest',
