@@ -38,6 +38,7 @@
  * | ad configuration  | APP#<app>                   | ADS                                 |
  * | webhook delivery  | DELIVERY#<event>            | DELIVERY                            |
  * | job checkpoint    | CHECKPOINT#<job>            | CHECKPOINT                          |
+ * | Google's OIDC keys| GOOGLE_KEYS#<JWKS URL>      | KEYS (as last fetched, with the time) |
  * | erasure under way | ERASURE#<app>#<user>        | ERASURE (counts so far; due index ERA) |
  */
 import { PLATFORMS } from '../schemas/common.js';
@@ -129,6 +130,8 @@ export const keys = {
   storeSettings: (appId: string, store: string): TableKey => ({ pk: `APP#${appId}`, sk: `STORE#${store}` }),
   delivery: (eventId: string): TableKey => ({ pk: `DELIVERY#${eventId}`, sk: 'DELIVERY' }),
   checkpoint: (job: string): TableKey => ({ pk: `CHECKPOINT#${job}`, sk: 'CHECKPOINT' }),
+  /** The key set Google publishes at this URL for its Pub/Sub push tokens, as a function last fetched it. */
+  googleOidcKeys: (jwksUrl: string): TableKey => ({ pk: `GOOGLE_KEYS#${jwksUrl}`, sk: 'KEYS' }),
   userProfile: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'PROFILE' }),
   /**
    * Items of their own, next to the profile, that event batches update: an update is billed at the

@@ -4,10 +4,11 @@
  * path (store-truth.ts).
  * Anything not genuine or not this app's is INVALID_NOTIFICATION and changes nothing.
  */
+import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { getApp } from '../data/apps.js';
 import { verifyAppStoreNotification } from '../stores/app-store-notifications.js';
-import { decodeGooglePlayNotification } from '../stores/google-play-notifications.js';
+import { decodeGooglePlayNotification, rememberGoogleOidcKeys } from '../stores/google-play-notifications.js';
 import { getAppWithGooglePlayPushSettings, getAppWithStoreSettings } from '../stores/settings.js';
 import { decodeTestStoreNotification } from '../stores/test-store-notifications.js';
 import type { StoreNotification } from '../stores/types.js';
@@ -73,7 +74,9 @@ export async function receiveGooglePlayNotification(
   body: unknown,
   authorization: string | undefined,
 ): Promise<ReceivedNotification> {
-  const { app, settings } = await getAppWithGooglePlayPushSettings(appId);
+  // Google's keys come with the settings: a cold process need not fetch them before the token is checked.
+  const { app, settings, googleKeys } = await getAppWithGooglePlayPushSettings(appId, config.googleOidcJwksUrl);
+  rememberGoogleOidcKeys(config.googleOidcJwksUrl, googleKeys);
   if (!app) throw noApp();
   if (!settings) {
     throw new AppError(

@@ -6,10 +6,12 @@
  * purchases.subscriptionsv2.get, so a forged notification could at worst cause a re-read (and is
  * refused before that when its token is not Google's).
  */
-import { createPublicKey, type KeyObject, verify } from 'node:crypto';
+import { createPublicKey, type JsonWebKey, type KeyObject, verify } from 'node:crypto';
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { type HttpAnswer, httpSend } from '../core/http-client.js';
+import { logger } from '../core/logger.js';
+import { type StoredGoogleKeys, saveGoogleOidcKeys } from '../data/google-oidc-keys.js';
 import {
   configuredEndpoints,
   type GoogleEndpoints,
@@ -46,6 +48,23 @@ interface KeySet {
 const keySets = new Map<string, KeySet>();
 const fetching = new Map<string, Promise<KeySet>>();
 
+/** The RSA keys of a JWKS with a kid that Node can use, and the JWKs they came from. */
+function usableKeys(jwks: readonly unknown[]): { keys: Map<string, KeyObject>; used: Record<string, unknown>[] } {
+  const keys = new Map<string, KeyObject>();
+  const used: Record<string, unknown>[] = [];
+  for (const entry of jwks) {
+    const jwk = entry as (Record<string, unknown> & { kid?: unknown }) | null;
+    if (typeof jwk?.kid !== 'string' || jwk.kty !== 'RSA') continue;
+    try {
+      keys.set(jwk.kid, createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }));
+      used.push(jwk);
+    } catch {
+      // a key we cannot use is as good as absent
+    }
+  }
+  return { keys, used };
+}
+
 async function fetchKeySet(url: string, now: number): Promise<KeySet> {
   let response: HttpAnswer;
   try {
@@ -60,19 +79,25 @@ async function fetchKeySet(url: string, now: number): Promise<KeySet> {
   } catch (error) {
     throw unavailable("Google's OIDC keys are unreadable; retry", error);
   }
-  const keys = new Map<string, KeyObject>();
-  for (const jwk of Array.isArray(body?.keys) ? body.keys : []) {
-    if (typeof jwk?.kid !== 'string' || jwk.kty !== 'RSA') continue;
-    try {
-      keys.set(jwk.kid, createPublicKey({ key: jwk, format: 'jwk' }));
-    } catch {
-      // a key we cannot use is as good as absent
-    }
-  }
+  const { keys, used } = usableKeys(Array.isArray(body?.keys) ? body.keys : []);
   if (keys.size === 0) throw unavailable("Google's OIDC key set holds no RSA key; retry");
   const set = { keys, fetchedAt: now };
   keySets.set(url, set);
+  // For the next cold process. Only a cache: a push is not refused because it could not be written.
+  await saveGoogleOidcKeys(url, { keys: used, fetched_at: now }).catch((error: unknown) =>
+    logger.warn("Google's OIDC keys could not be kept in the table", { error: (error as Error).message }),
+  );
   return set;
+}
+
+/**
+ * Takes the key set kept in the table (read with the app's settings) as this process's own,
+ * unless the process holds one fetched later. The freshness rules of a fetched set apply.
+ */
+export function rememberGoogleOidcKeys(url: string, stored: StoredGoogleKeys | undefined): void {
+  if (!stored || (keySets.get(url)?.fetchedAt ?? -1) >= stored.fetched_at) return;
+  const { keys } = usableKeys(stored.keys);
+  if (keys.size > 0) keySets.set(url, { keys, fetchedAt: stored.fetched_at });
 }
 
 /** Concurrent pushes of a cold function share one fetch. */

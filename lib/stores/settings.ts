@@ -22,6 +22,7 @@ import { config } from '../core/config.js';
 import type { AppRecord } from '../data/apps.js';
 import { batchGetConsistent } from '../data/batch.js';
 import { ddb, tableName } from '../data/client.js';
+import { type StoredGoogleKeys, storedGoogleKeysOf } from '../data/google-oidc-keys.js';
 import { keys, type TableKey } from '../data/keys.js';
 import { define } from '../schemas/define.js';
 import { APP_STORE_ENVIRONMENTS } from './app-store.js';
@@ -190,21 +191,33 @@ export async function getAppWithStoreSettings<S extends ConfigurableStore>(
  * The app and its Google Play settings for receiving a push, in one table request and without
  * Secrets Manager: see GooglePlayPushSettings. Settings stored whole in a secret by an earlier
  * version hold no push audience (it came later, and `stores google set` moves settings to the
- * table), so such an app has none here: it accepts no pushes until it is set again.
+ * table), so such an app has none here: it accepts no pushes until it is set again. The same
+ * request reads Google's OIDC keys as kept for `jwksUrl` (lib/data/google-oidc-keys.ts).
  */
 export async function getAppWithGooglePlayPushSettings(
   appId: string,
-): Promise<{ app: AppRecord | undefined; settings: GooglePlayPushSettings | undefined }> {
-  const [app, item] = await batchGetConsistent([keys.app(appId), keys.storeSettings(appId, 'google_play')]);
+  jwksUrl: string = config.googleOidcJwksUrl,
+): Promise<{
+  app: AppRecord | undefined;
+  settings: GooglePlayPushSettings | undefined;
+  googleKeys: StoredGoogleKeys | undefined;
+}> {
+  const [app, item, keptKeys] = await batchGetConsistent([
+    keys.app(appId),
+    keys.storeSettings(appId, 'google_play'),
+    keys.googleOidcKeys(jwksUrl),
+  ]);
+  const googleKeys = storedGoogleKeysOf(keptKeys);
   const identifiers = item?.settings as Record<string, unknown> | undefined;
   const record = app as AppRecord | undefined;
-  if (!record || !item || !identifiers) return { app: record, settings: undefined };
+  if (!record || !item || !identifiers) return { app: record, settings: undefined, googleKeys };
   const text = (field: string) => (typeof identifiers[field] === 'string' ? (identifiers[field] as string) : undefined);
   const pushAudience = text('push_audience');
   const pushServiceAccount = text('push_service_account');
   let complete: Promise<GooglePlaySettings> | undefined;
   return {
     app: record,
+    googleKeys,
     settings: {
       package_name: text('package_name') ?? '',
       ...(pushAudience ? { push_audience: pushAudience } : {}),

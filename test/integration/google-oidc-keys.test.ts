@@ -1,0 +1,221 @@
+/**
+ * Google's OIDC keys kept in the table: what a process that fetched them writes, what a cold
+ * process takes from the item read with the app's settings, and when it asks Google all the same.
+ * Each test loads the verifier afresh (an empty key cache, as in a cold process) with the data
+ * client of the same load, against DynamoDB Local and the Google stand-in over HTTP.
+ */
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ddb, tableName } from '../../lib/data/client.js';
+import { saveGoogleOidcKeys, storedGoogleKeysOf } from '../../lib/data/google-oidc-keys.js';
+import { keys } from '../../lib/data/keys.js';
+import { createTestApp } from '../support/fixtures.js';
+import { freshModule } from '../support/fresh-module.js';
+import {
+  PUSH_SERVICE_ACCOUNT,
+  pushBody,
+  type StandIn,
+  startGooglePlayStandIn,
+} from '../support/google-play-standin.js';
+
+const AUDIENCE = 'https://api.example.com/notifications/google-play/app_keys';
+const ISSUED = 1_795_000_000;
+const NOW_MS = ISSUED * 1000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+const cold = () =>
+  freshModule(async () => ({
+    verifier: await import('../../lib/stores/google-play-notifications.js'),
+    client: await import('../../lib/data/client.js'),
+  }));
+
+describe("Google's OIDC keys kept in the table", () => {
+  let standIn: StandIn;
+  beforeAll(async () => {
+    standIn = await startGooglePlayStandIn('com.example.keys');
+  });
+  afterAll(async () => {
+    await standIn?.close();
+  });
+  const key = () => keys.googleOidcKeys(standIn.jwksUrl);
+  const kept = async () =>
+    (await ddb.send(new GetCommand({ TableName: tableName, Key: key(), ConsistentRead: true }))).Item;
+  beforeEach(async () => {
+    await ddb.send(new DeleteCommand({ TableName: tableName, Key: key() }));
+  });
+
+  /** A push token checked by a cold process at `now`, given what the table held (undefined: nothing). */
+  async function verifyCold(now: number, stored?: Record<string, unknown>) {
+    const { verifier } = await cold();
+    verifier.rememberGoogleOidcKeys(standIn.jwksUrl, storedGoogleKeysOf(stored));
+    const before = standIn.jwksRequests;
+    const claims = await verifier.verifyPubSubPushToken(
+      `Bearer ${standIn.pushToken({ audience: AUDIENCE, issuedAt: Math.floor(now / 1000) })}`,
+      { audience: AUDIENCE, serviceAccountEmail: PUSH_SERVICE_ACCOUNT },
+      now,
+      standIn.jwksUrl,
+    );
+    return { fetched: standIn.jwksRequests - before, aud: claims.aud };
+  }
+
+  it('a process that fetches the keys keeps the usable ones, with the time of the fetch', async () => {
+    expect(await verifyCold(NOW_MS)).toEqual({ fetched: 1, aud: AUDIENCE });
+    const item = await kept();
+    expect(item).toMatchObject({ type: 'google_oidc_keys', fetched_at: NOW_MS });
+    expect((item!.keys as { kid: string; kty: string }[]).map(({ kid, kty }) => [kid, kty])).toEqual([
+      [standIn.oidcKid, 'RSA'],
+    ]);
+  });
+
+  it('a cold process takes the kept keys and asks Google nothing while they are under an hour old', async () => {
+    await verifyCold(NOW_MS);
+    const item = await kept();
+    expect(await verifyCold(NOW_MS + 30 * MINUTE, item)).toEqual({ fetched: 0, aud: AUDIENCE });
+    expect(await verifyCold(NOW_MS + HOUR - 1, item)).toEqual({ fetched: 0, aud: AUDIENCE });
+  });
+
+  it('kept keys an hour old are fetched again, and the newer set is kept', async () => {
+    await verifyCold(NOW_MS);
+    const item = await kept();
+    expect(await verifyCold(NOW_MS + HOUR, item)).toEqual({ fetched: 1, aud: AUDIENCE });
+    expect((await kept())!.fetched_at).toBe(NOW_MS + HOUR);
+  });
+
+  it('a token signed with a key the kept set lacks fetches the set again (Google rotated its keys)', async () => {
+    await verifyCold(NOW_MS);
+    const item = await kept();
+    const rotated = standIn.newOidcKey();
+    const { verifier } = await cold();
+    verifier.rememberGoogleOidcKeys(standIn.jwksUrl, storedGoogleKeysOf(item));
+    const before = standIn.jwksRequests;
+    await verifier.verifyPubSubPushToken(
+      `Bearer ${standIn.pushToken({ audience: AUDIENCE, issuedAt: ISSUED, kid: rotated })}`,
+      { audience: AUDIENCE },
+      NOW_MS + 2 * MINUTE,
+      standIn.jwksUrl,
+    );
+    expect(standIn.jwksRequests - before).toBe(1);
+    expect(((await kept())!.keys as { kid: string }[]).map(({ kid }) => kid).sort()).toEqual(
+      [standIn.oidcKid, rotated].sort(),
+    );
+  });
+
+  it('an item holding no usable key, or no time, is no key set: the process asks Google', async () => {
+    for (const stored of [
+      { keys: [], fetched_at: NOW_MS },
+      { keys: [{ kty: 'EC', kid: 'a', crv: 'P-256', x: 'x', y: 'y' }], fetched_at: NOW_MS },
+      { keys: 'not a list', fetched_at: NOW_MS },
+      { keys: [{ kty: 'RSA', kid: standIn.oidcKid }], fetched_at: `${NOW_MS}` },
+    ]) {
+      expect(await verifyCold(NOW_MS, stored)).toEqual({ fetched: 1, aud: AUDIENCE });
+    }
+  });
+
+  it('a process keeps the set it fetched itself when the table holds an older one', async () => {
+    const { verifier } = await cold();
+    const token = `Bearer ${standIn.pushToken({ audience: AUDIENCE, issuedAt: ISSUED })}`;
+    await verifier.verifyPubSubPushToken(token, { audience: AUDIENCE }, NOW_MS, standIn.jwksUrl);
+    // An older set naming no key of Google's now: taking it would refuse the next token.
+    verifier.rememberGoogleOidcKeys(standIn.jwksUrl, { keys: [], fetched_at: NOW_MS - MINUTE });
+    verifier.rememberGoogleOidcKeys(standIn.jwksUrl, {
+      keys: [{ ...(await kept())!.keys[0], kid: 'old' }],
+      fetched_at: NOW_MS - MINUTE,
+    });
+    const before = standIn.jwksRequests;
+    await verifier.verifyPubSubPushToken(token, { audience: AUDIENCE }, NOW_MS + MINUTE, standIn.jwksUrl);
+    expect(standIn.jwksRequests - before).toBe(0);
+  });
+
+  it('an older set never replaces a newer one in the table (two processes fetching at once)', async () => {
+    const set = (fetched_at: number) => ({ keys: [{ kty: 'RSA', kid: `k${fetched_at}` }], fetched_at });
+    await saveGoogleOidcKeys(standIn.jwksUrl, set(NOW_MS));
+    await saveGoogleOidcKeys(standIn.jwksUrl, set(NOW_MS - 1));
+    expect(await kept()).toMatchObject(set(NOW_MS));
+    await saveGoogleOidcKeys(standIn.jwksUrl, set(NOW_MS + 1));
+    expect(await kept()).toMatchObject(set(NOW_MS + 1));
+  });
+
+  it('a push is not refused because its keys could not be kept (DynamoDB refused the write)', async () => {
+    const { verifier, client } = await cold();
+    const refusedWrites: string[] = [];
+    client.ddb.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'PutItemCommand') {
+          refusedWrites.push(context.commandName);
+          throw Object.assign(new Error('Throughput exceeds the current capacity'), {
+            name: 'ThrottlingException',
+            $retryable: { throttling: true },
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'refuseWrites' },
+    );
+    const claims = await verifier
+      .verifyPubSubPushToken(
+        `Bearer ${standIn.pushToken({ audience: AUDIENCE, issuedAt: ISSUED })}`,
+        { audience: AUDIENCE },
+        NOW_MS,
+        standIn.jwksUrl,
+      )
+      .finally(() => client.ddb.middlewareStack.remove('refuseWrites'));
+    expect(claims.aud).toBe(AUDIENCE);
+    expect(refusedWrites).toEqual(['PutItemCommand']);
+    expect(await kept()).toBeUndefined();
+  });
+
+  it("a cold notification function reads the kept keys with the app's settings, in one request, and asks Google nothing", async () => {
+    // Configuration is read when lib/ loads: the fresh load below reads Google's URL from here.
+    process.env.GOOGLE_OIDC_JWKS_URL = standIn.jwksUrl;
+    const app = await createTestApp([]);
+    const { putStoreSettings } = await import('../../lib/stores/settings.js');
+    await putStoreSettings(app.appId, 'google_play', {
+      package_name: 'com.example.keys',
+      service_account: standIn.serviceAccount,
+      push_audience: AUDIENCE,
+      push_service_account: PUSH_SERVICE_ACCOUNT,
+    });
+    const body = pushBody(
+      {
+        version: '1.0',
+        packageName: 'com.example.keys',
+        eventTimeMillis: String(Date.now()),
+        testNotification: { version: '1.0' },
+      },
+      `keys-${Date.now()}`,
+    );
+    const receive = async () => {
+      const { service, client } = await freshModule(async () => ({
+        service: await import('../../lib/services/store-notifications.js'),
+        client: await import('../../lib/data/client.js'),
+      }));
+      const sent: { command: string; keys: string[] }[] = [];
+      client.ddb.middlewareStack.add(
+        (next, context) => async (args) => {
+          const input = args.input as { RequestItems?: Record<string, { Keys: { pk: string }[] }> };
+          const named = Object.values(input.RequestItems ?? {}).flatMap(({ Keys }) =>
+            Keys.map(({ pk }) => pk.split('#')[0]!),
+          );
+          sent.push({ command: context.commandName!, keys: named });
+          return next(args);
+        },
+        { step: 'initialize', name: 'record' },
+      );
+      const before = standIn.jwksRequests;
+      const { type } = await service.receiveGooglePlayNotification(
+        app.appId,
+        { ...body, message: { ...(body.message as object), messageId: `${Date.now()}-${Math.random()}` } },
+        `Bearer ${standIn.pushToken({ audience: AUDIENCE })}`,
+      );
+      return { type, fetched: standIn.jwksRequests - before, first: sent[0] };
+    };
+    // The first cold process asks Google and keeps the keys; the next one finds them.
+    expect(await receive()).toMatchObject({ type: 'TEST_NOTIFICATION', fetched: 1 });
+    expect(await receive()).toEqual({
+      type: 'TEST_NOTIFICATION',
+      fetched: 0,
+      first: { command: 'BatchGetItemCommand', keys: ['APP', 'APP', 'GOOGLE_KEYS'] },
+    });
+  });
+});
