@@ -5,14 +5,13 @@
  * cancel out, the age at which another shard's marker is forgotten, and what happens when DynamoDB
  * refuses (a middleware on the shared client stands in for a contended item).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyStreamChanges, type Contribution, type StreamChange } from '../../lib/data/aggregates.js';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import type { TableKey } from '../../lib/data/keys.js';
-import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
+import { conditionFailed, interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 
 const run = `aggregates-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 let items = 0;
@@ -35,8 +34,6 @@ const change = (sequenceNumber: string, ...contributions: Contribution[]): Strea
 const read = getConsistent;
 
 afterEach(stopIntercepting);
-const conditionFailed = () =>
-  new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 
 describe('the order of a batch', () => {
   it('sequence numbers compare as numbers: the marker ends at the largest, whatever order and length they come in', async () => {
@@ -164,7 +161,7 @@ describe("other shards' markers", () => {
     );
     interceptCommands(async (request, send) => {
       if (request.command === 'UpdateItemCommand' && /REMOVE/.test(request.input.UpdateExpression)) {
-        throw Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
+        throw throttled();
       }
       return send();
     });

@@ -21,7 +21,7 @@ import {
 } from '../../lib/data/erasure.js';
 import { erasureKey, keys } from '../../lib/data/keys.js';
 import { NO_COUNTS } from '../../lib/domain/erasure.js';
-import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
+import { interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 import { seedSubscription } from '../support/subscriptions.js';
 
 const run = `erasure-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
@@ -41,8 +41,6 @@ const markerOf = (appId: string, userId = 'user-1'): ErasureMarker => ({
 });
 
 afterEach(stopIntercepting);
-const throttled = () =>
-  Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
 
 describe('the erasure marker and its lease (5 minutes)', () => {
   it('is started once, leased to its starter and found by the job when the lease runs out', async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { saveGoogleOidcKeys, storedGoogleKeysOf } from '../../lib/data/google-oidc-keys.js';
 import { keys } from '../../lib/data/keys.js';
+import { throttled } from '../support/ddb-intercept.js';
 import { createTestApp } from '../support/fixtures.js';
 import { freshModule } from '../support/fresh-module.js';
 import {
@@ -143,10 +144,7 @@ describe("Google's OIDC keys kept in the table", () => {
       (next, context) => async (args) => {
         if (context.commandName === 'PutItemCommand') {
           refusedWrites.push(context.commandName);
-          throw Object.assign(new Error('Throughput exceeds the current capacity'), {
-            name: 'ThrottlingException',
-            $retryable: { throttling: true },
-          });
+          throw throttled();
         }
         return next(args);
       },

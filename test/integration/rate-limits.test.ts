@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { config } from '../../lib/core/config.js';
@@ -9,7 +8,7 @@ import { keys } from '../../lib/data/keys.js';
 import { countKeyRequest, countUserRequest, readApiKey } from '../../lib/data/rate-limits.js';
 import { authenticateAndLimit, authenticateSdkKey, countMobileRequest } from '../../lib/http/auth.js';
 import { appErrorOf } from '../support/assertions.js';
-import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
+import { conditionFailed, interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp } from '../support/fixtures.js';
 
@@ -266,10 +265,9 @@ describe('the counters when DynamoDB refuses (a middleware on the shared client)
   }
   /** What DynamoDB answers when the window changed under the write: the item it failed on comes back. */
   const windowMoved = () =>
-    Object.assign(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }), {
+    Object.assign(conditionFailed(), {
       Item: { pk: { S: 'x' } },
     });
-  const throttled = () => Object.assign(new Error('throughput exceeded'), { name: 'ThrottlingException' });
   const COUNT_IN_OPEN = 'SET window_ends_at = if_not_exists(window_ends_at, :ends) ADD request_count :one';
   const OPEN = 'SET request_count = :one, window_ends_at = :ends';
 
@@ -287,7 +285,7 @@ describe('the counters when DynamoDB refuses (a middleware on the shared client)
 
   it('a key: a failure other than the condition fails the request at once', async () => {
     const { hash } = await newKey();
-    const writes = refuseWrites(() => throttled());
+    const writes = refuseWrites(() => throttled('ThrottlingException'));
     await expect(countKeyRequest(hash, NOW)).rejects.toThrow('throughput exceeded');
     expect(writes).toHaveLength(1);
   });
@@ -303,9 +301,7 @@ describe('the counters when DynamoDB refuses (a middleware on the shared client)
 
   it('a user: each refused write tries the other kind of write, 4 writes at most, then the request fails', async () => {
     const { appId } = await newKey();
-    const refused = () =>
-      new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
-    const writes = refuseWrites(() => refused());
+    const writes = refuseWrites(() => conditionFailed());
     await expect(countUserRequest(appId, 'user-refused', NOW)).rejects.toThrow(
       'rate-limit window of a user kept changing',
     );
@@ -315,14 +311,14 @@ describe('the counters when DynamoDB refuses (a middleware on the shared client)
     expect(writes).toEqual([USER_OPEN, USER_COUNT, USER_OPEN, USER_COUNT]);
 
     stopIntercepting();
-    const once = refuseWrites((n) => (n === 1 ? refused() : undefined));
+    const once = refuseWrites((n) => (n === 1 ? conditionFailed() : undefined));
     expect(await countUserRequest(appId, 'user-refused-once', NOW)).toEqual({ count: 1, windowEndsAt: NOW + 60_000 });
     expect(once).toEqual([USER_OPEN, USER_COUNT, USER_OPEN]);
   });
 
   it('a user: a failure other than the condition fails the request at once', async () => {
     const { appId } = await newKey();
-    const writes = refuseWrites(() => throttled());
+    const writes = refuseWrites(() => throttled('ThrottlingException'));
     await expect(countUserRequest(appId, 'user-throttled', NOW)).rejects.toThrow('throughput exceeded');
     expect(writes).toHaveLength(1);
   });

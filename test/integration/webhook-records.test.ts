@@ -18,7 +18,7 @@ import {
   replaceDelivery,
   setWebhook,
 } from '../../lib/data/webhooks.js';
-import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
+import { interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 import { createTestApp, statusChange } from '../support/fixtures.js';
 
 const NOW = new Date('2026-04-01T08:00:00.000Z');
@@ -28,7 +28,7 @@ afterEach(stopIntercepting);
 const failPuts = () =>
   interceptCommands(async ({ command }, send) => {
     if (command === 'PutItemCommand') {
-      throw Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException' });
+      throw throttled();
     }
     return send();
   });

@@ -4,6 +4,7 @@
  * makes DynamoDB refuse, conflict or answer in part, which DynamoDB Local never does by itself.
  * Call stopIntercepting() after each test (afterEach).
  */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ddb } from '../../lib/data/client.js';
 
 export interface SentCommand {
@@ -33,3 +34,12 @@ export function interceptCommands(
 export function stopIntercepting(): void {
   ddb.middlewareStack.remove(NAME);
 }
+
+/** What DynamoDB answers a write whose condition does not hold. */
+export const conditionFailed = () =>
+  new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+
+/** What DynamoDB answers a request over capacity, by the name of the throttling error. */
+export const throttled = (
+  name: 'ProvisionedThroughputExceededException' | 'ThrottlingException' = 'ProvisionedThroughputExceededException',
+) => Object.assign(new Error('throughput exceeded'), { name });
