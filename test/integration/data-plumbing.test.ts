@@ -18,6 +18,7 @@ import { transactWrite } from '../../lib/data/transactions.js';
 import { cancellationReasonsOf, isDataStoreUnavailable } from '../../lib/data/unavailable.js';
 import type { AdsConfig } from '../../lib/schemas/ads.js';
 import type { Segment } from '../../lib/schemas/segment.js';
+import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 import { freshModule } from '../support/fresh-module.js';
 
 const run = `plumbing-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
@@ -27,29 +28,8 @@ const keyOf = (part: string, n: number): TableKey => ({
 });
 const itemOf = (part: string, n: number) => ({ ...keyOf(part, n), n });
 
-interface Sent {
-  command: string;
-  input: Record<string, any>;
-}
-
-/** Records each command the shared client sends; `answer` may change the request or the response. */
-function intercept(
-  answer: (sent: Sent, send: () => Promise<{ output: Record<string, any> }>, count: number) => Promise<unknown>,
-): Sent[] {
-  const sent: Sent[] = [];
-  ddb.middlewareStack.add(
-    (next, context) => async (args) => {
-      const request = { command: context.commandName!, input: structuredClone(args.input) as Record<string, any> };
-      sent.push(request);
-      return (await answer(request, () => next(args) as never, sent.length)) as never;
-    },
-    { step: 'initialize', name: 'plumbingTest' },
-  );
-  return sent;
-}
-
 afterEach(() => {
-  ddb.middlewareStack.remove('plumbingTest');
+  stopIntercepting();
   vi.restoreAllMocks();
   vi.unstubAllEnvs();
 });
@@ -126,25 +106,17 @@ describe('batches DynamoDB answers in part', () => {
     vi.spyOn(Math, 'random').mockReturnValue(0);
     const sizes: number[] = [];
     let round = 0;
-    ddb.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName !== 'BatchWriteItemCommand') return next(args);
-        const input = args.input as { RequestItems: Record<string, unknown[]> };
-        const requests = input.RequestItems[tableName]!;
-        sizes.push(requests.length);
-        round++;
-        if (round % 2 === 0) return next(args);
-        // Each request's last put is left for later, the first time it is sent.
-        const left = requests.at(-1);
-        const response = await next({
-          ...args,
-          input: { RequestItems: { [tableName]: requests.slice(0, -1) } },
-        } as never);
-        (response.output as Record<string, unknown>).UnprocessedItems = { [tableName]: [left] };
-        return response;
-      },
-      { step: 'initialize', name: 'plumbingTest' },
-    );
+    interceptCommands(async ({ command, input }, send) => {
+      if (command !== 'BatchWriteItemCommand') return send();
+      const requests = input.RequestItems[tableName] as unknown[];
+      sizes.push(requests.length);
+      round++;
+      if (round % 2 === 0) return send();
+      // Each request's last put is left for later, the first time it is sent.
+      const response = await send({ RequestItems: { [tableName]: requests.slice(0, -1) } });
+      response.output.UnprocessedItems = { [tableName]: [requests.at(-1)] };
+      return response;
+    });
     const items = Array.from({ length: 60 }, (_, n) => itemOf('write', n));
     await batchWriteAll(items.map(putRequest));
     // Each of the three requests (25, 25, 10) once in full, then its one unprocessed put alone.
@@ -154,7 +126,7 @@ describe('batches DynamoDB answers in part', () => {
 
   it('batchWriteAll gives up after 10 requests that leave items unprocessed, saying how many', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0);
-    const sent = intercept(async ({ command, input }, send) => {
+    const sent = interceptCommands(async ({ command, input }, send) => {
       if (command !== 'BatchWriteItemCommand') return send();
       return { output: { UnprocessedItems: { [tableName]: input.RequestItems[tableName] } }, response: {} };
     });
@@ -173,25 +145,17 @@ describe('batches DynamoDB answers in part', () => {
     await batchWriteAll(items.filter((item) => item.n % 7 !== 0).map(putRequest));
     let calls = 0;
     const sizes: number[] = [];
-    ddb.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName !== 'BatchGetItemCommand') return next(args);
-        const request = (args.input as { RequestItems: Record<string, { Keys: unknown[] }> }).RequestItems[tableName]!;
-        sizes.push(request.Keys.length);
-        calls++;
-        if (calls % 2 === 0) return next(args);
-        // The first key is left for later.
-        const response = await next({
-          ...args,
-          input: { RequestItems: { [tableName]: { ...request, Keys: request.Keys.slice(1) } } },
-        } as never);
-        (response.output as Record<string, unknown>).UnprocessedKeys = {
-          [tableName]: { Keys: request.Keys.slice(0, 1) },
-        };
-        return response;
-      },
-      { step: 'initialize', name: 'plumbingTest' },
-    );
+    interceptCommands(async ({ command, input }, send) => {
+      if (command !== 'BatchGetItemCommand') return send();
+      const request = input.RequestItems[tableName] as { Keys: unknown[] };
+      sizes.push(request.Keys.length);
+      calls++;
+      if (calls % 2 === 0) return send();
+      // The first key is left for later.
+      const response = await send({ RequestItems: { [tableName]: { ...request, Keys: request.Keys.slice(1) } } });
+      response.output.UnprocessedKeys = { [tableName]: { Keys: request.Keys.slice(0, 1) } };
+      return response;
+    });
     const read = await batchGetAll(items.map((item) => ({ pk: item.pk, sk: item.sk })));
     expect(sizes).toEqual([100, 1, 50, 1]);
     expect(read).toEqual(items.map((item) => (item.n % 7 === 0 ? undefined : item)));
@@ -199,7 +163,7 @@ describe('batches DynamoDB answers in part', () => {
 
   it('batchGetAll gives up after 10 requests that leave keys unprocessed', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0);
-    const sent = intercept(async ({ command, input }, send) => {
+    const sent = interceptCommands(async ({ command, input }, send) => {
       if (command !== 'BatchGetItemCommand') return send();
       return { output: { Responses: { [tableName]: [] }, UnprocessedKeys: input.RequestItems }, response: {} };
     });
@@ -211,7 +175,7 @@ describe('batches DynamoDB answers in part', () => {
 
   it('a whole number of requests sends no empty one after them, and nothing at all sends nothing', async () => {
     const items = Array.from({ length: 100 }, (_, n) => itemOf('whole', n));
-    const sent = intercept(async (_sent, send) => send());
+    const sent = interceptCommands(async (_sent, send) => send());
     await batchWriteAll(items.map(putRequest));
     const wanted = items.map((item) => ({ pk: item.pk, sk: item.sk }));
     expect(await batchGetAll(wanted)).toEqual(items);
@@ -229,7 +193,7 @@ describe('batches DynamoDB answers in part', () => {
   it('batchGetConsistent reads strongly, 100 distinct keys a request, and answers a repeated key twice', async () => {
     const items = Array.from({ length: 120 }, (_, n) => itemOf('consistent', n));
     await batchWriteAll(items.map(putRequest));
-    const sent = intercept(async (_sent, send) => send());
+    const sent = interceptCommands(async (_sent, send) => send());
     const wanted = [...items, items[3]!, items[119]!].map((item) => ({ pk: item.pk, sk: item.sk }));
     wanted.push(keyOf('consistent', 500));
     const read = await batchGetConsistent(wanted);
@@ -258,13 +222,13 @@ describe('transactions cancelled by a conflict', () => {
 
   it('are sent again until they commit', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0);
-    const sent = intercept(async ({ command }, send, count) => {
+    const sent = interceptCommands(async ({ command }, send, count) => {
       if (command === 'TransactWriteItemsCommand' && count <= 2) throw cancelled('None', 'TransactionConflict');
       return send();
     });
     await transactWrite([put(1), put(2)]);
     expect(sent.map((s) => s.command)).toEqual(Array(3).fill('TransactWriteItemsCommand'));
-    ddb.middlewareStack.remove('plumbingTest');
+    stopIntercepting();
     expect(await batchGetConsistent([keyOf('transaction', 1), keyOf('transaction', 2)])).toEqual([
       itemOf('transaction', 1),
       itemOf('transaction', 2),
@@ -273,7 +237,7 @@ describe('transactions cancelled by a conflict', () => {
 
   it('are raised after 10 attempts when the conflict outlasts them', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0);
-    const sent = intercept(async () => {
+    const sent = interceptCommands(async () => {
       throw cancelled('TransactionConflict');
     });
     await expect(transactWrite([put(3)])).rejects.toMatchObject({ name: 'TransactionCanceledException' });
@@ -285,7 +249,7 @@ describe('transactions cancelled by a conflict', () => {
     ['no conflict at all', ['None', 'None']],
     ['throttling', ['ThrottlingError']],
   ])('are raised at once when cancelled for another reason: %s', async (_why, codes) => {
-    const sent = intercept(async () => {
+    const sent = interceptCommands(async () => {
       throw cancelled(...codes);
     });
     await expect(transactWrite([put(4)])).rejects.toMatchObject({ name: 'TransactionCanceledException' });
@@ -301,24 +265,24 @@ describe('queries across pages', () => {
   it('queryAll follows every page, and stops at max, asking no more than it needs', async () => {
     const items = Array.from({ length: 7 }, (_, n) => itemOf(part, n));
     await batchWriteAll(items.map(putRequest));
-    let sent = intercept(async (_sent, send) => send());
+    let sent = interceptCommands(async (_sent, send) => send());
     expect(await queryAll({ ...byPk, Limit: 2 })).toEqual(items);
     expect(sent.map((s) => s.input.Limit)).toEqual([2, 2, 2, 2]);
     expect(sent[0]!.input.ExclusiveStartKey).toBeUndefined();
     expect(sent[1]!.input.ExclusiveStartKey).toEqual(keyOf(part, 1));
-    ddb.middlewareStack.remove('plumbingTest');
+    stopIntercepting();
 
-    sent = intercept(async (_sent, send) => send());
+    sent = interceptCommands(async (_sent, send) => send());
     expect(await queryAll({ ...byPk, Limit: 2 }, 3)).toEqual(items.slice(0, 3));
     expect(sent.map((s) => s.input.Limit)).toEqual([2, 1]);
-    ddb.middlewareStack.remove('plumbingTest');
+    stopIntercepting();
 
-    sent = intercept(async (_sent, send) => send());
+    sent = interceptCommands(async (_sent, send) => send());
     expect(await queryAll(byPk, 5)).toEqual(items.slice(0, 5));
     expect(sent.map((s) => s.input.Limit)).toEqual([5]);
-    ddb.middlewareStack.remove('plumbingTest');
+    stopIntercepting();
 
-    sent = intercept(async (_sent, send) => send());
+    sent = interceptCommands(async (_sent, send) => send());
     expect(await queryAll(byPk)).toEqual(items);
     expect(sent.map((s) => 'Limit' in s.input)).toEqual([false]);
   });

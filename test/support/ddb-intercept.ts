@@ -15,16 +15,24 @@ export interface SentCommand {
 
 const NAME = 'testIntercept';
 
-/** Records every command sent; `answer` may throw, or answer in DynamoDB's place, instead of sending it. */
+/**
+ * Records every command sent; `answer` may throw, answer in DynamoDB's place, or send the command
+ * (with another input when given one) and change the answer. `count`: this command's number, from 1.
+ */
 export function interceptCommands(
-  answer: (sent: SentCommand, send: () => Promise<unknown>) => Promise<unknown> = (_sent, send) => send(),
+  answer: (
+    sent: SentCommand,
+    send: (input?: Record<string, unknown>) => Promise<{ output: Record<string, any> }>,
+    count: number,
+  ) => Promise<unknown> = (_sent, send) => send(),
 ): SentCommand[] {
   const sent: SentCommand[] = [];
   ddb.middlewareStack.add(
     (next, context) => async (args) => {
       const request = { command: context.commandName!, input: structuredClone(args.input) as Record<string, any> };
       sent.push(request);
-      return (await answer(request, () => next(args))) as never;
+      const send = (input?: Record<string, unknown>) => next(input ? { ...args, input } : args) as never;
+      return (await answer(request, send, sent.length)) as never;
     },
     { step: 'initialize', name: NAME },
   );
