@@ -18,6 +18,7 @@ import {
 } from '../../lib/http/endpoint.js';
 import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { freshModule } from '../support/fresh-module.js';
 import { apiEvent, captureLogEntries, type EventParts, invoke, LAMBDA_REQUEST_ID } from '../support/lambda-events.js';
 import { mobileHeaders } from '../support/mobile.js';
 
@@ -369,6 +370,32 @@ describe('mobileEndpoint', () => {
     });
     // An app that does not require them takes requests without one.
     expect((await call(reply, headersOf())).status).toBe(200);
+  });
+
+  it('says why an X-USER-TOKEN is refused: malformed, for another user, or expired', async () => {
+    // Loaded in the test: the refusal wordings are a table made while lib/http/auth.ts loads.
+    const endpoint = await freshModule(() => import('../../lib/http/endpoint.js'));
+    const fresh = endpoint.mobileEndpoint({}, async () => ({}));
+    const strict = await createTestApp([]);
+    const { issued_secret: secret } = await setUserTokenRequired(strict.appId, true);
+    const headers = mobileHeaders(strict, 'u-1');
+    const now = Math.floor(Date.now() / 1000);
+    const refusal = async (token: string) => (await call(fresh, { ...headers, 'x-user-token': token })).body;
+    expect(await refusal('v1.123')).toEqual({
+      status: 'error',
+      code: 'INVALID_USER_TOKEN',
+      message: 'X-USER-TOKEN is not a v1 user token (v1.<exp>.<signature>)',
+    });
+    expect(await refusal(signUserToken(secret!, strict.appId, 'u-2', now + 600))).toEqual({
+      status: 'error',
+      code: 'INVALID_USER_TOKEN',
+      message: 'X-USER-TOKEN was not issued for this X-USER-ID and app',
+    });
+    expect(await refusal(signUserToken(secret!, strict.appId, 'u-1', now - 600))).toEqual({
+      status: 'error',
+      code: 'INVALID_USER_TOKEN',
+      message: 'X-USER-TOKEN has expired',
+    });
   });
 });
 
