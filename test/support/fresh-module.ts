@@ -1,4 +1,4 @@
-import { vi } from 'vitest';
+import { beforeEach, vi } from 'vitest';
 
 /**
  * A module evaluated anew, from inside the running test. Tables a module builds when it is loaded
@@ -17,3 +17,21 @@ export async function freshModule<T>(load: () => Promise<T>): Promise<T> {
  */
 export const freshModuleWithAppError = <T extends object>(load: () => Promise<T>) =>
   freshModule(async () => ({ ...(await load()), AppError: (await import('../../lib/core/errors.js')).AppError }));
+
+/**
+ * The module's exports as loaded afresh before each test of the calling file: for a file whose
+ * subject builds its tables while it loads, so that every test of the file holds them (a mutant in
+ * a table is then run against the tests that read it). Read the exports inside tests only.
+ */
+export function freshBeforeEach<T extends object>(load: () => Promise<T>): T {
+  let current: T | undefined;
+  beforeEach(async () => {
+    current = await freshModule(load);
+  });
+  return new Proxy({} as T, {
+    get(_target, name) {
+      if (!current) throw new Error(`${String(name)} was read outside a test: the module is loaded before each test`);
+      return current[name as keyof T];
+    },
+  });
+}

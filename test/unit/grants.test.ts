@@ -1,16 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { isAppError } from '../../lib/core/errors.js';
 import { entitlementStates } from '../../lib/domain/entitlements.js';
-import {
-  addDuration,
-  decideExpiry,
-  decideGrant,
-  decideRevoke,
-  type GrantRecord,
-  type GrantRequest,
-  parseDuration,
-} from '../../lib/domain/grants.js';
+import type { GrantRecord, GrantRequest } from '../../lib/domain/grants.js';
 import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
+import { freshBeforeEach } from '../support/fresh-module.js';
+
+// Loaded before each test: the duration pattern and the refusals are made while the module loads.
+const grantsModule = freshBeforeEach(async () => ({
+  ...(await import('../../lib/domain/grants.js')),
+  isAppError: (await import('../../lib/core/errors.js')).isAppError,
+}));
 
 const NOW = new Date('2026-01-31T12:00:00.000Z');
 
@@ -38,7 +36,7 @@ function refusal(run: () => unknown): { path: string; message: string } | undefi
     run();
     return undefined;
   } catch (error) {
-    if (!isAppError(error) || error.kind !== 'INVALID_PARAMETER') throw error;
+    if (!grantsModule.isAppError(error) || error.kind !== 'INVALID_PARAMETER') throw error;
     return error.details![0]!;
   }
 }
@@ -54,7 +52,7 @@ describe('parseDuration (ISO 8601, whole units)', () => {
     ['P12Y34M56W78D', { years: 12, months: 34, weeks: 56, days: 78 }],
     ['PT10H20M30S', { hours: 10, minutes: 20, seconds: 30 }],
   ])('%s', (text, units) => {
-    expect(parseDuration(text)).toEqual({
+    expect(grantsModule.parseDuration(text)).toEqual({
       years: 0,
       months: 0,
       weeks: 0,
@@ -69,7 +67,7 @@ describe('parseDuration (ISO 8601, whole units)', () => {
   it.each(['', 'P', 'PT', 'P1DT', '1M', 'p1m', 'P1.5D', 'P-1D', 'P1H', 'PT1D', 'P1M1Y', 'P1234567D', 'P1M ', 'xP1D'])(
     '%j is refused',
     (text) => {
-      expect(parseDuration(text)).toBeUndefined();
+      expect(grantsModule.parseDuration(text)).toBeUndefined();
     },
   );
 });
@@ -85,7 +83,7 @@ describe('addDuration', () => {
     ['PT90S', 'PT90S', '2026-01-31T12:01:30.000Z'],
     ['P1DT1M1S', 'P1DT1M1S', '2026-02-01T12:01:01.000Z'],
   ])('%s', (_case, text, end) => {
-    expect(addDuration(NOW, parseDuration(text)!).toISOString()).toBe(end);
+    expect(grantsModule.addDuration(NOW, grantsModule.parseDuration(text)!).toISOString()).toBe(end);
   });
 });
 
@@ -141,7 +139,7 @@ describe('decideGrant', () => {
     },
   ];
   it.each(cases)('$case', ({ current, request, decision }) => {
-    expect(decideGrant(current, request, NOW)).toEqual(decision);
+    expect(grantsModule.decideGrant(current, request, NOW)).toEqual(decision);
   });
 
   it.each([
@@ -157,10 +155,10 @@ describe('decideGrant', () => {
     ['a duration past the bound', { duration: 'P101Y' }, 'duration: must end at most 100 years from now'],
   ] as const)('%s is refused saying %j', (_case, request: GrantRequest, message) => {
     try {
-      decideGrant(undefined, request, NOW);
+      grantsModule.decideGrant(undefined, request, NOW);
       expect.unreachable();
     } catch (error) {
-      expect(isAppError(error) && error.message).toBe(message);
+      expect(grantsModule.isAppError(error) && error.message).toBe(message);
     }
   });
 
@@ -178,13 +176,13 @@ describe('decideGrant', () => {
     ['expires_at in the past', { expires_at: '2026-01-01T00:00:00.000Z' }, 'body.expires_at'],
     ['expires_at past the 100-year bound', { expires_at: '2127-01-01T00:00:00.000Z' }, 'body.expires_at'],
   ] as const)('%s is a 400 naming %j', (_case, request: GrantRequest, path) => {
-    expect(refusal(() => decideGrant(RUNNING, request, NOW))?.path).toBe(path);
+    expect(refusal(() => grantsModule.decideGrant(RUNNING, request, NOW))?.path).toBe(path);
   });
 });
 
-describe('decideRevoke and decideExpiry', () => {
+describe('decideRevoke and grantsModule.decideExpiry', () => {
   it('a revoke ends a running grant now, at the next version', () => {
-    expect(decideRevoke(RUNNING, NOW)).toEqual({
+    expect(grantsModule.decideRevoke(RUNNING, NOW)).toEqual({
       ...RUNNING,
       expires_at: NOW.toISOString(),
       ended_at: NOW.toISOString(),
@@ -198,17 +196,19 @@ describe('decideRevoke and decideExpiry', () => {
     ['a grant that ran out', RAN_OUT],
     ['a revoked grant', REVOKED],
   ])('a revoke of %s changes nothing', (_case, current) => {
-    expect(decideRevoke(current, NOW)).toBeUndefined();
+    expect(grantsModule.decideRevoke(current, NOW)).toBeUndefined();
   });
 
   it('the sweeper ends a grant that ran out at its expires_at', () => {
-    expect(decideExpiry(RAN_OUT, NOW)).toEqual({
+    expect(grantsModule.decideExpiry(RAN_OUT, NOW)).toEqual({
       ...RAN_OUT,
       ended_at: RAN_OUT.expires_at,
       end_reason: 'expired',
       version: 2,
     });
-    expect(decideExpiry(grant({ expires_at: NOW.toISOString() }), NOW)).toMatchObject({ end_reason: 'expired' });
+    expect(grantsModule.decideExpiry(grant({ expires_at: NOW.toISOString() }), NOW)).toMatchObject({
+      end_reason: 'expired',
+    });
   });
 
   it.each([
@@ -217,7 +217,7 @@ describe('decideRevoke and decideExpiry', () => {
     ['a revoked grant', REVOKED],
     ['a grant it ended already', { ...RAN_OUT, ended_at: RAN_OUT.expires_at, end_reason: 'expired' as const }],
   ])('the sweeper leaves %s alone', (_case, current) => {
-    expect(decideExpiry(current, NOW)).toBeUndefined();
+    expect(grantsModule.decideExpiry(current, NOW)).toBeUndefined();
   });
 });
 
