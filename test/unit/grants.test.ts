@@ -5,10 +5,7 @@ import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
 import { freshBeforeEach } from '../support/fresh-module.js';
 
 // Loaded before each test: the duration pattern and the refusals are made while the module loads.
-const grantsModule = freshBeforeEach(async () => ({
-  ...(await import('../../lib/domain/grants.js')),
-  isAppError: (await import('../../lib/core/errors.js')).isAppError,
-}));
+const grantsModule = freshBeforeEach(() => import('../../lib/domain/grants.js'));
 
 const NOW = new Date('2026-01-31T12:00:00.000Z');
 
@@ -36,7 +33,7 @@ function refusal(run: () => unknown): { path: string; message: string } | undefi
     run();
     return undefined;
   } catch (error) {
-    if (!grantsModule.isAppError(error) || error.kind !== 'INVALID_PARAMETER') throw error;
+    if (!(error instanceof grantsModule.AppError) || error.kind !== 'INVALID_PARAMETER') throw error;
     return error.details![0]!;
   }
 }
@@ -158,7 +155,7 @@ describe('decideGrant', () => {
       grantsModule.decideGrant(undefined, request, NOW);
       expect.unreachable();
     } catch (error) {
-      expect(grantsModule.isAppError(error) && error.message).toBe(message);
+      expect(error instanceof grantsModule.AppError && error.message).toBe(message);
     }
   });
 
