@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_LIMITS, epochMillis, isReportedTime, normalizeEvents } from '../../lib/domain/events.js';
 import { reportSessionBody } from '../../lib/schemas/mobile.js';
-import { appErrorThrownBy } from '../support/assertions.js';
+import { errorThrownBy } from '../support/assertions.js';
+import { freshBeforeEach } from '../support/fresh-module.js';
+
+// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
+const eventsModule = freshBeforeEach(() => import('../../lib/domain/events.js'));
+const appErrorThrownBy = (run: () => unknown) => errorThrownBy(run, eventsModule.AppError);
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 
 describe('reported events', () => {
   it('normalises Shape A and Shape B to one shape (B: eventName -> name, properties -> extra, user from X-USER-ID)', () => {
-    const [a, b] = normalizeEvents(
+    const [a, b] = eventsModule.normalizeEvents(
       [
         { name: 'screen_view', user: 'u-1', sessionId: 's-1', extra: { screen_name: 'home' } },
         { eventName: 'button_click', timestamp: 1_780_000_000_000, properties: { button_name: 'buy' } },
@@ -41,7 +45,7 @@ describe('reported events', () => {
     [[{ eventName: 'x', timestamp: 'yesterday' }], 'INVALID_PARAMETER'],
     [['not an event'], 'INVALID_PARAMETER'],
   ])('%o is %s', (events, code) => {
-    expect(appErrorThrownBy(() => normalizeEvents(events, 'h', NOW)).code).toBe(code);
+    expect(appErrorThrownBy(() => eventsModule.normalizeEvents(events, 'h', NOW)).code).toBe(code);
   });
 
   it('names the index of the offending event, so the whole batch is refused', () => {
@@ -50,20 +54,28 @@ describe('reported events', () => {
       { name: 'ok', user: 'u', sessionId: 's' },
       { name: 'ok', user: 'u' },
     ];
-    const error = appErrorThrownBy(() => normalizeEvents(events, 'h', NOW));
+    const error = appErrorThrownBy(() => eventsModule.normalizeEvents(events, 'h', NOW));
     expect(error.code).toBe('SESSION_ID_REQUIRED');
     expect(error.message).toContain('events[2]');
   });
 
   it('enforces the limits: 1,000 events, 32 KB per event, non-empty array', () => {
     const event = { name: 'x', user: 'u', sessionId: 's' };
-    expect(normalizeEvents(Array(EVENT_LIMITS.maxEvents).fill(event), 'h', NOW)).toHaveLength(1000);
-    expect(appErrorThrownBy(() => normalizeEvents(Array(1001).fill(event), 'h', NOW)).message).toContain('1000');
+    expect(eventsModule.normalizeEvents(Array(eventsModule.EVENT_LIMITS.maxEvents).fill(event), 'h', NOW)).toHaveLength(
+      1000,
+    );
+    expect(appErrorThrownBy(() => eventsModule.normalizeEvents(Array(1001).fill(event), 'h', NOW)).message).toContain(
+      '1000',
+    );
     expect(
-      appErrorThrownBy(() => normalizeEvents([{ ...event, extra: { blob: 'x'.repeat(33_000) } }], 'h', NOW)).message,
+      appErrorThrownBy(() =>
+        eventsModule.normalizeEvents([{ ...event, extra: { blob: 'x'.repeat(33_000) } }], 'h', NOW),
+      ).message,
     ).toContain('32 KB');
-    expect(appErrorThrownBy(() => normalizeEvents([], 'h', NOW)).code).toBe('INVALID_PARAMETER');
-    expect(appErrorThrownBy(() => normalizeEvents({ name: 'x' }, 'h', NOW)).code).toBe('INVALID_PARAMETER');
+    expect(appErrorThrownBy(() => eventsModule.normalizeEvents([], 'h', NOW)).code).toBe('INVALID_PARAMETER');
+    expect(appErrorThrownBy(() => eventsModule.normalizeEvents({ name: 'x' }, 'h', NOW)).code).toBe(
+      'INVALID_PARAMETER',
+    );
   });
 
   it('gives a resent batch the same keys (a later retry included), and distinct keys to identical events in one batch', () => {
@@ -71,14 +83,14 @@ describe('reported events', () => {
       { name: 'x', user: 'u', sessionId: 's' },
       { name: 'x', user: 'u', sessionId: 's' },
     ];
-    const first = normalizeEvents(batch, 'h', NOW).map((e) => e.key);
-    const retry = normalizeEvents(batch, 'h', new Date(NOW.getTime() + 60_000)).map((e) => e.key);
+    const first = eventsModule.normalizeEvents(batch, 'h', NOW).map((e) => e.key);
+    const retry = eventsModule.normalizeEvents(batch, 'h', new Date(NOW.getTime() + 60_000)).map((e) => e.key);
     expect(retry).toEqual(first);
     expect(new Set(first).size).toBe(2);
   });
 
   it('uses a client-supplied eventId or insert_id as the key', () => {
-    const [a, b] = normalizeEvents(
+    const [a, b] = eventsModule.normalizeEvents(
       [
         { name: 'x', user: 'u', sessionId: 's', eventId: 'e-1' },
         { eventName: 'y', insert_id: 'i-1' },
@@ -90,7 +102,7 @@ describe('reported events', () => {
   });
 
   it('accepts epoch seconds as well as milliseconds and ISO strings', () => {
-    const [s, ms, iso] = normalizeEvents(
+    const [s, ms, iso] = eventsModule.normalizeEvents(
       [
         { eventName: 'a', timestamp: 1_780_000_000 },
         { eventName: 'b', timestamp: 1_780_000_000_000 },
@@ -112,9 +124,9 @@ describe('reported events', () => {
   });
 });
 
-/** The error normalizeEvents throws, as clients see it in the body. */
+/** The error eventsModule.normalizeEvents throws, as clients see it in the body. */
 const refusal = (events: unknown, now: Date = NOW) => {
-  const error = appErrorThrownBy(() => normalizeEvents(events, 'h', now));
+  const error = appErrorThrownBy(() => eventsModule.normalizeEvents(events, 'h', now));
   return { code: error.code, message: error.message, details: error.details };
 };
 
@@ -243,17 +255,17 @@ describe('reported events: the limits are inclusive', () => {
       sessionId: 's'.repeat(256),
       eventId: 'e'.repeat(256),
     };
-    const [event] = normalizeEvents([atLimits], 'h', NOW);
+    const [event] = eventsModule.normalizeEvents([atLimits], 'h', NOW);
     expect(event).toMatchObject({ name: 'n'.repeat(128), user: 'u'.repeat(256), session_id: 's'.repeat(256) });
     expect(event!.key).toBe(`id:${'e'.repeat(256)}`);
 
     const largest = { ...A, extra: { blob: 'b'.repeat(32_709) } };
     expect(Buffer.byteLength(JSON.stringify(largest))).toBe(32_768);
-    expect(normalizeEvents([largest], 'h', NOW)[0]!.extra).toEqual({ blob: 'b'.repeat(32_709) });
+    expect(eventsModule.normalizeEvents([largest], 'h', NOW)[0]!.extra).toEqual({ blob: 'b'.repeat(32_709) });
   });
 
   it('takes a null extra or properties as none, and a null timestamp as the receive time', () => {
-    const [a, b] = normalizeEvents(
+    const [a, b] = eventsModule.normalizeEvents(
       [
         { ...A, extra: null, timestamp: null },
         { eventName: 'y', properties: null },
@@ -276,7 +288,7 @@ describe('reported events: timestamps', () => {
     ['a day ahead of now, in seconds', 1_780_401_600, '2026-06-02T12:00:00.000Z'],
     ['a day ahead of now as ISO 8601', '2026-06-02T12:00:00.000Z', '2026-06-02T12:00:00.000Z'],
   ])('accepts %s', (_, timestamp, expected) => {
-    expect(normalizeEvents([{ ...A, timestamp }], 'h', NOW)[0]!.timestamp).toBe(expected);
+    expect(eventsModule.normalizeEvents([{ ...A, timestamp }], 'h', NOW)[0]!.timestamp).toBe(expected);
   });
 
   it.each([
@@ -294,24 +306,24 @@ describe('reported events: timestamps', () => {
   });
 
   it('epochMillis reads values below 1e11 as seconds and from 1e11 on as milliseconds', () => {
-    expect(epochMillis(99_999_999_999)).toBe(99_999_999_999_000);
-    expect(epochMillis(1e11)).toBe(100_000_000_000);
-    expect(epochMillis(1_780_000_000)).toBe(1_780_000_000_000);
-    expect(epochMillis(1_780_000_000_000)).toBe(1_780_000_000_000);
+    expect(eventsModule.epochMillis(99_999_999_999)).toBe(99_999_999_999_000);
+    expect(eventsModule.epochMillis(1e11)).toBe(100_000_000_000);
+    expect(eventsModule.epochMillis(1_780_000_000)).toBe(1_780_000_000_000);
+    expect(eventsModule.epochMillis(1_780_000_000_000)).toBe(1_780_000_000_000);
   });
 
   it('isReportedTime: from 2000-01-01T00:00:00.000Z to exactly a day after now, both included', () => {
-    expect(isReportedTime(946_684_800_000, NOW)).toBe(true);
-    expect(isReportedTime(946_684_799_999, NOW)).toBe(false);
-    expect(isReportedTime(1_780_401_600_000, NOW)).toBe(true);
-    expect(isReportedTime(1_780_401_600_001, NOW)).toBe(false);
-    expect(isReportedTime(Number.POSITIVE_INFINITY, NOW)).toBe(false);
+    expect(eventsModule.isReportedTime(946_684_800_000, NOW)).toBe(true);
+    expect(eventsModule.isReportedTime(946_684_799_999, NOW)).toBe(false);
+    expect(eventsModule.isReportedTime(1_780_401_600_000, NOW)).toBe(true);
+    expect(eventsModule.isReportedTime(1_780_401_600_001, NOW)).toBe(false);
+    expect(eventsModule.isReportedTime(Number.POSITIVE_INFINITY, NOW)).toBe(false);
   });
 });
 
 describe('reported events: keys', () => {
   it('derives the key of an event without an id from its place and content (stored keys: the format is fixed)', () => {
     // A change of this derivation would store a batch resent across a deploy twice.
-    expect(normalizeEvents([A], 'h', NOW)[0]!.key).toBe('h:fJ5EwfmWHd9fzrJVvhW2IiydF9tFChxE');
+    expect(eventsModule.normalizeEvents([A], 'h', NOW)[0]!.key).toBe('h:fJ5EwfmWHd9fzrJVvhW2IiydF9tFChxE');
   });
 });

@@ -1,28 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decodeCursor,
-  decodeCursorFields,
-  encodeCursor,
-  encodeCursorFields,
-  hasNextPage,
-  pageInfo,
-} from '../../lib/domain/pagination.js';
-import { appErrorThrownBy } from '../support/assertions.js';
+import { encodeCursor, encodeCursorFields } from '../../lib/domain/pagination.js';
+import { errorThrownBy } from '../support/assertions.js';
+import { freshBeforeEach } from '../support/fresh-module.js';
+
+// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
+const paginationModule = freshBeforeEach(() => import('../../lib/domain/pagination.js'));
+const appErrorThrownBy = (run: () => unknown) => errorThrownBy(run, paginationModule.AppError);
 
 describe('page arithmetic', () => {
   it('25 items at 10 per page make 3 pages', () => {
-    expect(pageInfo(1, 10, 25)).toEqual({ page: 1, limit: 10, total: 25, pages: 3 });
-    expect(hasNextPage(pageInfo(2, 10, 25))).toBe(true);
-    expect(hasNextPage(pageInfo(3, 10, 25))).toBe(false);
+    expect(paginationModule.pageInfo(1, 10, 25)).toEqual({ page: 1, limit: 10, total: 25, pages: 3 });
+    expect(paginationModule.hasNextPage(paginationModule.pageInfo(2, 10, 25))).toBe(true);
+    expect(paginationModule.hasNextPage(paginationModule.pageInfo(3, 10, 25))).toBe(false);
   });
 
   it('no items make 0 pages and no next page', () => {
-    expect(pageInfo(1, 20, 0)).toEqual({ page: 1, limit: 20, total: 0, pages: 0 });
-    expect(hasNextPage(pageInfo(1, 20, 0))).toBe(false);
+    expect(paginationModule.pageInfo(1, 20, 0)).toEqual({ page: 1, limit: 20, total: 0, pages: 0 });
+    expect(paginationModule.hasNextPage(paginationModule.pageInfo(1, 20, 0))).toBe(false);
   });
 
   it('an exact multiple has no partial last page', () => {
-    expect(pageInfo(1, 10, 30).pages).toBe(3);
+    expect(paginationModule.pageInfo(1, 10, 30).pages).toBe(3);
   });
 });
 
@@ -35,9 +33,13 @@ describe('list cursor', () => {
   const filters = { status: 'active', limit: 10 };
 
   it('round-trips the position for the same filters', () => {
-    expect(decodeCursor(encodeCursor(position, filters), { limit: 10, status: 'active', user_id: undefined })).toEqual(
-      position,
-    );
+    expect(
+      paginationModule.decodeCursor(encodeCursor(position, filters), {
+        limit: 10,
+        status: 'active',
+        user_id: undefined,
+      }),
+    ).toEqual(position);
   });
 
   it('is rejected for other filters', () => {
@@ -46,7 +48,7 @@ describe('list cursor', () => {
       { status: 'expired', limit: 10 },
       { status: 'active', limit: 20 },
     ]) {
-      const error = appErrorThrownBy(() => decodeCursor(cursor, other));
+      const error = appErrorThrownBy(() => paginationModule.decodeCursor(cursor, other));
       expect(error.code, JSON.stringify(other)).toBe('INVALID_PARAMETER');
       expect(error.message).toMatch(/other filters/);
     }
@@ -58,7 +60,7 @@ describe('list cursor', () => {
       Buffer.from('{"p":1}').toString('base64url'),
       Buffer.from('{"p":2,"s":"x","i":"sub_../x","f":"y"}').toString('base64url'),
     ]) {
-      expect(appErrorThrownBy(() => decodeCursor(bad, filters)).code, bad).toBe('INVALID_PARAMETER');
+      expect(appErrorThrownBy(() => paginationModule.decodeCursor(bad, filters)).code, bad).toBe('INVALID_PARAMETER');
     }
   });
 });
@@ -73,7 +75,7 @@ describe('list cursor: what is accepted and what each refusal says', () => {
     details: [{ path: 'query.cursor', message: 'is not a cursor issued by this API' }],
   };
   const refusal = (cursor: string, with_ = filters) => {
-    const error = appErrorThrownBy(() => decodeCursor(cursor, with_));
+    const error = appErrorThrownBy(() => paginationModule.decodeCursor(cursor, with_));
     return { code: error.code, message: error.message, details: error.details };
   };
 
@@ -81,11 +83,11 @@ describe('list cursor: what is accepted and what each refusal says', () => {
     const issued =
       'eyJwIjozLCJzIjoiMjAyNi0wMS0wMVQwMDowMDowMC4wMDBaI3N1Yl8wMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1NjciLCJpIjoic3ViXzAxMjM0NTY3ODlhYmNkZWYwMTIzNDU2NyIsImYiOiJlRDB3c1RVS1I0czBwVTV1In0';
     expect(encodeCursor(position(3), filters)).toBe(issued);
-    expect(decodeCursor(issued, filters)).toEqual(position(3));
+    expect(paginationModule.decodeCursor(issued, filters)).toEqual(position(3));
   });
 
   it('leads to page 2 or later: a cursor for page 2 is accepted, one for page 1 or 0 is not', () => {
-    expect(decodeCursor(encodeCursor(position(2), filters), filters)).toEqual(position(2));
+    expect(paginationModule.decodeCursor(encodeCursor(position(2), filters), filters)).toEqual(position(2));
     expect(refusal(encodeCursor(position(1), filters))).toEqual(notACursor);
     expect(refusal(encodeCursor(position(0), filters))).toEqual(notACursor);
   });
@@ -111,7 +113,7 @@ describe('list cursor: what is accepted and what each refusal says', () => {
     ['true', true],
   ])('takes only a JSON object as a cursor, whatever its fields must be: not %s', (_, value) => {
     const cursor = Buffer.from(JSON.stringify(value)).toString('base64url');
-    const error = appErrorThrownBy(() => decodeCursorFields(cursor, () => true));
+    const error = appErrorThrownBy(() => paginationModule.decodeCursorFields(cursor, () => true));
     expect({ code: error.code, message: error.message, details: error.details }).toEqual(notACursor);
   });
 

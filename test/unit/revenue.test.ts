@@ -1,33 +1,25 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  bucketOf,
-  bucketsOf,
-  convertMicros,
-  fromMicros,
-  isCalendarDate,
-  percentages,
-  revenueDelta,
-  toMicros,
-  transferredRevenue,
-  validatePeriod,
-  walkBackFromLatest,
-} from '../../lib/domain/revenue.js';
-import { appErrorThrownBy } from '../support/assertions.js';
+import { errorThrownBy } from '../support/assertions.js';
+import { freshBeforeEach } from '../support/fresh-module.js';
+
+// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
+const revenueModule = freshBeforeEach(() => import('../../lib/domain/revenue.js'));
+const appErrorThrownBy = (run: () => unknown) => errorThrownBy(run, revenueModule.AppError);
 
 describe('revenue buckets', () => {
   it('weeks are ISO weeks starting Monday, months calendar months; a bucket date is clipped to the period', () => {
     // 2026-01-01 is a Thursday: its week began Monday 2025-12-29, which is before the period.
-    expect(bucketOf('2026-01-01', 'week', '2026-01-01')).toBe('2026-01-01');
-    expect(bucketOf('2026-01-05', 'week', '2026-01-01')).toBe('2026-01-05');
-    expect(bucketOf('2026-01-11', 'week', '2026-01-01')).toBe('2026-01-05'); // Sunday belongs to the week of Monday the 5th
-    expect(bucketOf('2026-03-17', 'month', '2026-03-10')).toBe('2026-03-10');
-    expect(bucketOf('2026-04-17', 'month', '2026-03-10')).toBe('2026-04-01');
-    expect(bucketOf('2026-04-17', 'day', '2026-03-10')).toBe('2026-04-17');
+    expect(revenueModule.bucketOf('2026-01-01', 'week', '2026-01-01')).toBe('2026-01-01');
+    expect(revenueModule.bucketOf('2026-01-05', 'week', '2026-01-01')).toBe('2026-01-05');
+    expect(revenueModule.bucketOf('2026-01-11', 'week', '2026-01-01')).toBe('2026-01-05'); // Sunday belongs to the week of Monday the 5th
+    expect(revenueModule.bucketOf('2026-03-17', 'month', '2026-03-10')).toBe('2026-03-10');
+    expect(revenueModule.bucketOf('2026-04-17', 'month', '2026-03-10')).toBe('2026-04-01');
+    expect(revenueModule.bucketOf('2026-04-17', 'day', '2026-03-10')).toBe('2026-04-17');
   });
 
   it('cross year boundaries: the ISO week of 2026-12-31 starts 2026-12-28 and holds 2027-01-03', () => {
-    const weeks = bucketsOf('2026-12-28', '2027-01-10', 'week');
+    const weeks = revenueModule.bucketsOf('2026-12-28', '2027-01-10', 'week');
     expect(weeks.map((w) => w.date)).toEqual(['2026-12-28', '2027-01-04']);
     expect(weeks[0]!.days).toEqual([
       '2026-12-28',
@@ -41,13 +33,13 @@ describe('revenue buckets', () => {
   });
 
   it('leap years: February 2028 has 29 days, 2026 has 28', () => {
-    expect(bucketsOf('2028-02-01', '2028-03-01', 'month').map((m) => [m.date, m.days.length])).toEqual([
+    expect(revenueModule.bucketsOf('2028-02-01', '2028-03-01', 'month').map((m) => [m.date, m.days.length])).toEqual([
       ['2028-02-01', 29],
       ['2028-03-01', 1],
     ]);
-    expect(bucketsOf('2026-02-01', '2026-02-28', 'month')[0]!.days).toHaveLength(28);
-    expect(isCalendarDate('2028-02-29')).toBe(true);
-    expect(isCalendarDate('2026-02-29')).toBe(false);
+    expect(revenueModule.bucketsOf('2026-02-01', '2026-02-28', 'month')[0]!.days).toHaveLength(28);
+    expect(revenueModule.isCalendarDate('2028-02-29')).toBe(true);
+    expect(revenueModule.isCalendarDate('2026-02-29')).toBe(false);
   });
 
   it('every day of the period is in exactly one bucket, in order (property)', () => {
@@ -59,7 +51,7 @@ describe('revenue buckets', () => {
         (offset, length, groupBy) => {
           const start = new Date(Date.UTC(2024, 0, 1) + offset * 86_400_000).toISOString().slice(0, 10);
           const end = new Date(Date.UTC(2024, 0, 1) + (offset + length) * 86_400_000).toISOString().slice(0, 10);
-          const buckets = bucketsOf(start, end, groupBy);
+          const buckets = revenueModule.bucketsOf(start, end, groupBy);
           const days = buckets.flatMap((b) => b.days);
           expect(days).toHaveLength(length + 1);
           expect(days[0]).toBe(start);
@@ -81,20 +73,20 @@ describe('revenue periods', () => {
     ['2026-05-02', '2026-05-01', 'start_date'],
     ['2020-01-01', '2023-12-31', 'end_date'],
   ])('%s .. %s is a 400 naming %s', (start, end, field) => {
-    const error = appErrorThrownBy(() => validatePeriod(start, end));
+    const error = appErrorThrownBy(() => revenueModule.validatePeriod(start, end));
     expect(error.code).toBe('INVALID_PARAMETER');
     expect(error.details?.[0]?.path).toBe(`query.${field}`);
   });
 
   it('three years is allowed', () => {
-    expect(() => validatePeriod('2024-01-01', '2026-12-31')).not.toThrow();
+    expect(() => revenueModule.validatePeriod('2024-01-01', '2026-12-31')).not.toThrow();
   });
 
   it.each([
     ['one day', '2026-05-01', '2026-05-01'],
     ['exactly 1098 days (3 x 366)', '2024-01-01', '2027-01-02'],
   ])('%s is allowed (%s .. %s)', (_, start, end) => {
-    expect(() => validatePeriod(start, end)).not.toThrow();
+    expect(() => revenueModule.validatePeriod(start, end)).not.toThrow();
   });
 
   it.each([
@@ -123,7 +115,7 @@ describe('revenue periods', () => {
       { path: 'query.end_date', message: 'at most 3 years after start_date' },
     ],
   ])('%s .. %s is refused with "%s"', (start, end, message, detail) => {
-    const error = appErrorThrownBy(() => validatePeriod(start, end));
+    const error = appErrorThrownBy(() => revenueModule.validatePeriod(start, end));
     expect(error.code).toBe('INVALID_PARAMETER');
     expect(error.message).toBe(message);
     expect(error.details).toEqual([detail]);
@@ -144,7 +136,7 @@ describe('calendar dates', () => {
     ['+012026-01', false],
     ['-000001-01', false],
   ])('%s -> %s', (value, expected) => {
-    expect(isCalendarDate(value)).toBe(expected);
+    expect(revenueModule.isCalendarDate(value)).toBe(expected);
   });
 });
 
@@ -160,18 +152,24 @@ describe('currency conversion', () => {
   ]);
 
   it('converts with the rate of the day, and leaves amounts without a rate unconverted', () => {
-    expect(convertMicros(toMicros(10), 'EUR', '2026-06-01', 'USD', rates)).toBe(toMicros(10.8));
-    expect(convertMicros(toMicros(1000), 'JPY', '2026-06-01', 'USD', rates)).toBe(toMicros(6.4));
-    expect(convertMicros(toMicros(10), 'USD', '2026-06-01', 'USD', rates)).toBe(toMicros(10));
-    expect(convertMicros(toMicros(10), 'EUR', '2026-06-02', 'USD', rates)).toBeNull();
-    expect(convertMicros(toMicros(10), 'GBP', '2026-06-01', 'USD', rates)).toBeNull();
+    expect(revenueModule.convertMicros(revenueModule.toMicros(10), 'EUR', '2026-06-01', 'USD', rates)).toBe(
+      revenueModule.toMicros(10.8),
+    );
+    expect(revenueModule.convertMicros(revenueModule.toMicros(1000), 'JPY', '2026-06-01', 'USD', rates)).toBe(
+      revenueModule.toMicros(6.4),
+    );
+    expect(revenueModule.convertMicros(revenueModule.toMicros(10), 'USD', '2026-06-01', 'USD', rates)).toBe(
+      revenueModule.toMicros(10),
+    );
+    expect(revenueModule.convertMicros(revenueModule.toMicros(10), 'EUR', '2026-06-02', 'USD', rates)).toBeNull();
+    expect(revenueModule.convertMicros(revenueModule.toMicros(10), 'GBP', '2026-06-01', 'USD', rates)).toBeNull();
   });
 
   it('micro-units keep sums exact where floats drift', () => {
     const micros = Array(10)
-      .fill(toMicros(0.1))
+      .fill(revenueModule.toMicros(0.1))
       .reduce((a: number, b: number) => a + b, 0);
-    expect(fromMicros(micros)).toBe(1);
+    expect(revenueModule.fromMicros(micros)).toBe(1);
   });
 });
 
@@ -183,7 +181,7 @@ describe('product percentages', () => {
           .array(fc.integer({ min: 0, max: 10 ** 9 }), { minLength: 1, maxLength: 30 })
           .filter((v) => v.some((x) => x > 0)),
         (values) => {
-          const shares = percentages(values);
+          const shares = revenueModule.percentages(values);
           expect(Math.round(shares.reduce((a, b) => a + b, 0) * 100)).toBe(10_000);
           for (const share of shares) expect(Number(share.toFixed(2))).toBe(share);
         },
@@ -193,8 +191,8 @@ describe('product percentages', () => {
   });
 
   it('thirds round so that they still add to 100; nothing sold is 0 each', () => {
-    expect(percentages([1, 1, 1])).toEqual([33.34, 33.33, 33.33]);
-    expect(percentages([0, 0])).toEqual([0, 0]);
+    expect(revenueModule.percentages([1, 1, 1])).toEqual([33.34, 33.33, 33.33]);
+    expect(revenueModule.percentages([0, 0])).toEqual([0, 0]);
   });
 
   it.each([
@@ -222,7 +220,7 @@ describe('product percentages', () => {
       [100, 0],
     ],
   ])('the largest remainders get the spare hundredths: %o -> %o', (values, expected) => {
-    expect(percentages(values)).toEqual(expected);
+    expect(revenueModule.percentages(values)).toEqual(expected);
   });
 });
 
@@ -238,10 +236,15 @@ describe('where money moves (revenueDelta)', () => {
 
   it('a store-verified purchase is a new subscription with its price; a trial records no money', () => {
     expect(
-      revenueDelta({ ...base, operation: 'activate', statusBefore: 'pending_verification', statusAfter: 'active' }),
+      revenueModule.revenueDelta({
+        ...base,
+        operation: 'activate',
+        statusBefore: 'pending_verification',
+        statusAfter: 'active',
+      }),
     ).toEqual({ amount_micros: 9_990_000, new_subscriptions: 1, renewals: 0, refunds: 0, net_active: 1 });
     expect(
-      revenueDelta({
+      revenueModule.revenueDelta({
         ...base,
         trial: true,
         trialExpiresAt: '2026-07-01T00:00:00.000Z',
@@ -254,7 +257,12 @@ describe('where money moves (revenueDelta)', () => {
 
   it('an already-expired purchase moves nothing', () => {
     expect(
-      revenueDelta({ ...base, operation: 'activate', statusBefore: 'pending_verification', statusAfter: 'expired' }),
+      revenueModule.revenueDelta({
+        ...base,
+        operation: 'activate',
+        statusBefore: 'pending_verification',
+        statusAfter: 'expired',
+      }),
     ).toBeNull();
   });
 
@@ -267,8 +275,12 @@ describe('where money moves (revenueDelta)', () => {
       statusBefore: 'active',
       statusAfter: 'active',
     };
-    expect(revenueDelta(trial)).toMatchObject({ amount_micros: 9_990_000, new_subscriptions: 1, renewals: 0 });
-    expect(revenueDelta({ ...trial, expiresAtBefore: '2026-08-01T00:00:00.000Z' })).toMatchObject({
+    expect(revenueModule.revenueDelta(trial)).toMatchObject({
+      amount_micros: 9_990_000,
+      new_subscriptions: 1,
+      renewals: 0,
+    });
+    expect(revenueModule.revenueDelta({ ...trial, expiresAtBefore: '2026-08-01T00:00:00.000Z' })).toMatchObject({
       new_subscriptions: 0,
       renewals: 1,
     });
@@ -276,7 +288,7 @@ describe('where money moves (revenueDelta)', () => {
 
   it('a renewal of a subscription that was not a trial is a renewal, whatever its trial end says', () => {
     expect(
-      revenueDelta({
+      revenueModule.revenueDelta({
         ...base,
         trial: false,
         trialExpiresAt: '2026-07-01T00:00:00.000Z',
@@ -290,18 +302,28 @@ describe('where money moves (revenueDelta)', () => {
 
   it('a refund takes the price back; leaving active counts down', () => {
     expect(
-      revenueDelta({ ...base, operation: 'cancel', refund: true, statusBefore: 'active', statusAfter: 'cancelled' }),
+      revenueModule.revenueDelta({
+        ...base,
+        operation: 'cancel',
+        refund: true,
+        statusBefore: 'active',
+        statusAfter: 'cancelled',
+      }),
     ).toEqual({ amount_micros: -9_990_000, new_subscriptions: 0, renewals: 0, refunds: 1, net_active: -1 });
-    expect(revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'paused' })).toMatchObject({
+    expect(
+      revenueModule.revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'paused' }),
+    ).toMatchObject({
       amount_micros: 0,
       net_active: -1,
     });
-    expect(revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'active' })).toBeNull();
+    expect(
+      revenueModule.revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'active' }),
+    ).toBeNull();
   });
 
   it('a reversed refund gives the price back on its day, counts no refund, and counts up when access returns', () => {
     expect(
-      revenueDelta({
+      revenueModule.revenueDelta({
         ...base,
         operation: 'other',
         refundReversed: true,
@@ -310,7 +332,7 @@ describe('where money moves (revenueDelta)', () => {
       }),
     ).toEqual({ amount_micros: 9_990_000, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 1 });
     expect(
-      revenueDelta({
+      revenueModule.revenueDelta({
         ...base,
         operation: 'other',
         refundReversed: true,
@@ -324,7 +346,13 @@ describe('where money moves (revenueDelta)', () => {
 describe('a purchase handed to another user', () => {
   it('moves no money, only the active count', () => {
     expect(
-      transferredRevenue({ amount_micros: 9_990_000, new_subscriptions: 1, renewals: 0, refunds: 0, net_active: 1 }),
+      revenueModule.transferredRevenue({
+        amount_micros: 9_990_000,
+        new_subscriptions: 1,
+        renewals: 0,
+        refunds: 0,
+        net_active: 1,
+      }),
     ).toEqual({
       amount_micros: 0,
       new_subscriptions: 0,
@@ -336,17 +364,23 @@ describe('a purchase handed to another user', () => {
 
   it('moves nothing when the handed-over purchase is not active (an expired one)', () => {
     expect(
-      transferredRevenue({ amount_micros: 0, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 0 }),
+      revenueModule.transferredRevenue({
+        amount_micros: 0,
+        new_subscriptions: 0,
+        renewals: 0,
+        refunds: 0,
+        net_active: 0,
+      }),
     ).toBeNull();
-    expect(transferredRevenue(null)).toBeNull();
+    expect(revenueModule.transferredRevenue(null)).toBeNull();
   });
 });
 
 describe('walkBackFromLatest (levels at the end of each bucket)', () => {
   /** What the walk does, in order: each change taken and each bucket closed. */
-  const stepsOf = (buckets: ReturnType<typeof bucketsOf>, changes: { day: string }[]) => {
+  const stepsOf = (buckets: ReturnType<typeof revenueModule.bucketsOf>, changes: { day: string }[]) => {
     const steps: string[] = [];
-    walkBackFromLatest(
+    revenueModule.walkBackFromLatest(
       buckets,
       changes,
       (change) => steps.push(`take ${change.day}`),
@@ -356,7 +390,7 @@ describe('walkBackFromLatest (levels at the end of each bucket)', () => {
   };
 
   it('takes each change once, newest first, and closes a bucket once every change after its last day is taken', () => {
-    const buckets = bucketsOf('2026-03-02', '2026-03-08', 'day').slice(0, 3); // Mar 2, 3, 4
+    const buckets = revenueModule.bucketsOf('2026-03-02', '2026-03-08', 'day').slice(0, 3); // Mar 2, 3, 4
     const changes = [
       { day: '2026-03-03', n: 2 },
       { day: '2026-03-10', n: 5 },
@@ -374,7 +408,7 @@ describe('walkBackFromLatest (levels at the end of each bucket)', () => {
   });
 
   it('takes every change before the first bucket closes when all are later, oldest given first', () => {
-    const buckets = bucketsOf('2026-03-02', '2026-03-04', 'day');
+    const buckets = revenueModule.bucketsOf('2026-03-02', '2026-03-04', 'day');
     const later = ['2026-03-05', '2026-03-06', '2026-03-07', '2026-03-08'].map((day) => ({ day }));
     expect(stepsOf(buckets, later)).toEqual([
       'take 2026-03-08',

@@ -5,17 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { config } from '../../lib/core/config.js';
 import { storeMarginMs } from '../../lib/data/subscription-items.js';
-import {
-  countsAsRevenue,
-  decideStoreState,
-  environmentOf,
-  grantsAccess,
-  type StoredStorePurchase,
-  type SyncedSubscription,
-  storeEventsOf,
-  storeFacts,
-  storeRecordPatch,
-} from '../../lib/domain/store-sync.js';
+import type { StoredStorePurchase, SyncedSubscription } from '../../lib/domain/store-sync.js';
 import {
   accessEndsAt,
   applyCommand,
@@ -26,6 +16,10 @@ import {
   type SubscriptionStatus,
 } from '../../lib/domain/subscription-state.js';
 import type { StorePurchaseState } from '../../lib/stores/types.js';
+import { freshBeforeEach } from '../support/fresh-module.js';
+
+// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
+const storeSyncModule = freshBeforeEach(() => import('../../lib/domain/store-sync.js'));
 
 const NOW = new Date('2026-03-10T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -490,7 +484,7 @@ const storeState = (overrides: Partial<StorePurchaseState> = {}): StorePurchaseS
 
 describe('store facts, access and environments', () => {
   it('facts: renewal as the store says it; no renewal info leaves auto_renew to the subscription', () => {
-    expect(storeFacts(storeState())).toEqual({
+    expect(storeSyncModule.storeFacts(storeState())).toEqual({
       expires_at: at(30 * 24 * HOUR),
       auto_renew: true,
       billing_issue: false,
@@ -498,46 +492,49 @@ describe('store facts, access and environments', () => {
       revoked: false,
       refund_reversed: false,
     });
-    expect(storeFacts(storeState({ refund_reversed: true }))).toMatchObject({ refund_reversed: true });
-    expect(storeFacts(storeState({ renewal: null }))).toMatchObject({ auto_renew: null, billing_issue: false });
+    expect(storeSyncModule.storeFacts(storeState({ refund_reversed: true }))).toMatchObject({ refund_reversed: true });
+    expect(storeSyncModule.storeFacts(storeState({ renewal: null }))).toMatchObject({
+      auto_renew: null,
+      billing_issue: false,
+    });
     const grace = {
       auto_renew: true,
       renewal_product_id: null,
       billing_issue: true,
       grace_period_expires_at: at(HOUR),
     };
-    expect(storeFacts(storeState({ renewal: grace }))).toMatchObject({
+    expect(storeSyncModule.storeFacts(storeState({ renewal: grace }))).toMatchObject({
       billing_issue: true,
       grace_period_expires_at: at(HOUR),
     });
   });
 
   it('access: a running period or grace period, never a refunded purchase', () => {
-    expect(grantsAccess(storeState(), NOW)).toBe(true);
-    expect(grantsAccess(storeState({ expires_at: at(-HOUR) }), NOW)).toBe(false);
-    expect(grantsAccess(storeState({ revoked: true }), NOW)).toBe(false);
+    expect(storeSyncModule.grantsAccess(storeState(), NOW)).toBe(true);
+    expect(storeSyncModule.grantsAccess(storeState({ expires_at: at(-HOUR) }), NOW)).toBe(false);
+    expect(storeSyncModule.grantsAccess(storeState({ revoked: true }), NOW)).toBe(false);
     // A period that ends this very moment grants nothing more.
-    expect(grantsAccess(storeState({ expires_at: NOW.toISOString() }), NOW)).toBe(false);
+    expect(storeSyncModule.grantsAccess(storeState({ expires_at: NOW.toISOString() }), NOW)).toBe(false);
     const grace = {
       auto_renew: true,
       renewal_product_id: null,
       billing_issue: true,
       grace_period_expires_at: at(HOUR),
     };
-    expect(grantsAccess(storeState({ expires_at: at(-HOUR), renewal: grace }), NOW)).toBe(true);
+    expect(storeSyncModule.grantsAccess(storeState({ expires_at: at(-HOUR), renewal: grace }), NOW)).toBe(true);
   });
 
   it('environments: sandbox money is not revenue; the test store and production are', () => {
-    expect(['Production', 'Sandbox', 'Test'].map((e) => environmentOf(e as 'Production'))).toEqual([
+    expect(['Production', 'Sandbox', 'Test'].map((e) => storeSyncModule.environmentOf(e as 'Production'))).toEqual([
       'production',
       'sandbox',
       'test',
     ]);
-    expect([countsAsRevenue('production'), countsAsRevenue('sandbox'), countsAsRevenue('test')]).toEqual([
-      true,
-      false,
-      true,
-    ]);
+    expect([
+      storeSyncModule.countsAsRevenue('production'),
+      storeSyncModule.countsAsRevenue('sandbox'),
+      storeSyncModule.countsAsRevenue('test'),
+    ]).toEqual([true, false, true]);
   });
 });
 
@@ -560,7 +557,8 @@ const stored = (overrides: Partial<StoredStorePurchase<Sub>> = {}): StoredStoreP
 });
 
 describe('which subscription a store state is about (decideStoreState)', () => {
-  const decide = (s: StorePurchaseState, st: StoredStorePurchase<Sub>) => decideStoreState('app_1', s, st, NOW);
+  const decide = (s: StorePurchaseState, st: StoredStorePurchase<Sub>) =>
+    storeSyncModule.decideStoreState('app_1', s, st, NOW);
 
   const rows: [string, StorePurchaseState, StoredStorePurchase<Sub>, ReturnType<typeof decide>][] = [
     [
@@ -719,21 +717,27 @@ describe('record fields and events of a store-driven change', () => {
   const record = { product_id: 'premium_monthly', price: 9.99, currency: 'USD' };
 
   it('a renewal charges the price the store reports; a plan change moves the product', () => {
-    expect(storeRecordPatch(record, storeState(), true)).toEqual({ price: 4.99, currency: 'EUR' });
-    expect(storeRecordPatch(record, storeState(), false)).toEqual({});
-    expect(storeRecordPatch(record, storeState({ product_id: 'pro_yearly', price: 59.99 }), false)).toEqual({
+    expect(storeSyncModule.storeRecordPatch(record, storeState(), true)).toEqual({ price: 4.99, currency: 'EUR' });
+    expect(storeSyncModule.storeRecordPatch(record, storeState(), false)).toEqual({});
+    expect(
+      storeSyncModule.storeRecordPatch(record, storeState({ product_id: 'pro_yearly', price: 59.99 }), false),
+    ).toEqual({
       product_id: 'pro_yearly',
       price: 59.99,
       currency: 'EUR',
     });
-    expect(storeRecordPatch(record, storeState({ price: null, currency: null }), true)).toEqual({});
-    expect(storeRecordPatch(record, storeState({ trial: true, price: 0 }), true)).toEqual({});
+    expect(storeSyncModule.storeRecordPatch(record, storeState({ price: null, currency: null }), true)).toEqual({});
+    expect(storeSyncModule.storeRecordPatch(record, storeState({ trial: true, price: 0 }), true)).toEqual({});
     // Only what differs from the record.
-    expect(storeRecordPatch(record, storeState({ price: 9.99, currency: 'EUR' }), true)).toEqual({ currency: 'EUR' });
-    expect(storeRecordPatch(record, storeState({ price: 4.99, currency: 'USD' }), true)).toEqual({ price: 4.99 });
+    expect(storeSyncModule.storeRecordPatch(record, storeState({ price: 9.99, currency: 'EUR' }), true)).toEqual({
+      currency: 'EUR',
+    });
+    expect(storeSyncModule.storeRecordPatch(record, storeState({ price: 4.99, currency: 'USD' }), true)).toEqual({
+      price: 4.99,
+    });
   });
 
-  const side = (overrides: Partial<Parameters<typeof storeEventsOf>[0]> = {}) => ({
+  const side = (overrides: Partial<Parameters<typeof storeSyncModule.storeEventsOf>[0]> = {}) => ({
     status: 'active' as SubscriptionStatus,
     auto_renew: true,
     billing_issue_at: null,
@@ -743,15 +747,23 @@ describe('record fields and events of a store-driven change', () => {
   const none = { renewal: false, refund: false, refundReversed: false };
 
   it('each change announces its kind, in a fixed order', () => {
-    expect(storeEventsOf(side(), side(), none)).toEqual([]);
-    expect(storeEventsOf(side(), side(), { renewal: true, refund: false, refundReversed: false })).toEqual(['renewed']);
+    expect(storeSyncModule.storeEventsOf(side(), side(), none)).toEqual([]);
     expect(
-      storeEventsOf(side(), side({ status: 'cancelled' }), { renewal: false, refund: true, refundReversed: false }),
+      storeSyncModule.storeEventsOf(side(), side(), { renewal: true, refund: false, refundReversed: false }),
+    ).toEqual(['renewed']);
+    expect(
+      storeSyncModule.storeEventsOf(side(), side({ status: 'cancelled' }), {
+        renewal: false,
+        refund: true,
+        refundReversed: false,
+      }),
     ).toEqual(['refunded']);
-    expect(storeEventsOf(side(), side({ auto_renew: false }), none)).toEqual(['auto_renew_changed']);
-    expect(storeEventsOf(side(), side({ billing_issue_at: NOW.toISOString() }), none)).toEqual(['billing_issue']);
+    expect(storeSyncModule.storeEventsOf(side(), side({ auto_renew: false }), none)).toEqual(['auto_renew_changed']);
+    expect(storeSyncModule.storeEventsOf(side(), side({ billing_issue_at: NOW.toISOString() }), none)).toEqual([
+      'billing_issue',
+    ]);
     expect(
-      storeEventsOf(side(), side({ product_id: 'pro_yearly' }), {
+      storeSyncModule.storeEventsOf(side(), side({ product_id: 'pro_yearly' }), {
         renewal: true,
         refund: false,
         refundReversed: false,
@@ -761,27 +773,31 @@ describe('record fields and events of a store-driven change', () => {
 
   it('renewal turned off or on while paused, or as a subscription pauses, is announced', () => {
     const paused = side({ status: 'paused' });
-    expect(storeEventsOf(paused, side({ status: 'paused', auto_renew: false }), none)).toEqual(['auto_renew_changed']);
-    expect(storeEventsOf(side(), side({ status: 'paused', auto_renew: false }), none)).toEqual(['auto_renew_changed']);
+    expect(storeSyncModule.storeEventsOf(paused, side({ status: 'paused', auto_renew: false }), none)).toEqual([
+      'auto_renew_changed',
+    ]);
+    expect(storeSyncModule.storeEventsOf(side(), side({ status: 'paused', auto_renew: false }), none)).toEqual([
+      'auto_renew_changed',
+    ]);
   });
 
   it('an end turns renewal off without an auto_renew_changed; a continuing billing issue is not announced again', () => {
-    expect(storeEventsOf(side(), side({ status: 'expired', auto_renew: false }), none)).toEqual([]);
+    expect(storeSyncModule.storeEventsOf(side(), side({ status: 'expired', auto_renew: false }), none)).toEqual([]);
     const inIssue = side({ billing_issue_at: NOW.toISOString() });
-    expect(storeEventsOf(inIssue, inIssue, none)).toEqual([]);
+    expect(storeSyncModule.storeEventsOf(inIssue, inIssue, none)).toEqual([]);
   });
 
   it('a recovery from billing retry (expired, renewal off) is a renewal, not an auto_renew_changed', () => {
     const retrying = side({ status: 'expired', auto_renew: false, billing_issue_at: NOW.toISOString() });
-    expect(storeEventsOf(retrying, side(), { renewal: true, refund: false, refundReversed: false })).toEqual([
-      'renewed',
-    ]);
+    expect(
+      storeSyncModule.storeEventsOf(retrying, side(), { renewal: true, refund: false, refundReversed: false }),
+    ).toEqual(['renewed']);
   });
 
   it("a reversed refund is announced; access coming back is the status change's to say", () => {
     const refunded = side({ status: 'cancelled', auto_renew: false });
-    expect(storeEventsOf(refunded, side(), { renewal: false, refund: false, refundReversed: true })).toEqual([
-      'refund_reversed',
-    ]);
+    expect(
+      storeSyncModule.storeEventsOf(refunded, side(), { renewal: false, refund: false, refundReversed: true }),
+    ).toEqual(['refund_reversed']);
   });
 });
