@@ -70,7 +70,7 @@ describe('error table and envelopes', () => {
       'req-9',
     );
     expect(response.statusCode).toBe(500);
-    expect(response.headers?.['X-Request-Id']).toBe('req-9');
+    expect(response.headers).toEqual({ 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': 'req-9' });
     expect(JSON.parse(response.body)).toEqual({
       error: { code: 'INTERNAL_ERROR', message: 'Internal error', request_id: 'req-9' },
     });
