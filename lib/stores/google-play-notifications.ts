@@ -79,6 +79,7 @@ async function fetchKeySet(url: string, now: number): Promise<KeySet> {
   } catch (error) {
     throw unavailable("Google's OIDC keys are unreadable; retry", error);
   }
+  // Stryker disable next-line ArrayDeclaration: a list of strings holds no key either, usableKeys skips them
   const { keys, used } = usableKeys(Array.isArray(body?.keys) ? body.keys : []);
   if (keys.size === 0) throw unavailable("Google's OIDC key set holds no RSA key; retry");
   const set = { keys, fetchedAt: now };
@@ -95,6 +96,7 @@ async function fetchKeySet(url: string, now: number): Promise<KeySet> {
  * unless the process holds one fetched later. The freshness rules of a fetched set apply.
  */
 export function rememberGoogleOidcKeys(url: string, stored: StoredGoogleKeys | undefined): void {
+  // Stryker disable next-line UnaryOperator: -1 or 1 for no set, either below any time a set was fetched at
   if (!stored || (keySets.get(url)?.fetchedAt ?? -1) >= stored.fetched_at) return;
   const { keys } = usableKeys(stored.keys);
   if (keys.size > 0) keySets.set(url, { keys, fetchedAt: stored.fetched_at });

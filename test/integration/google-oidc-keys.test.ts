@@ -4,8 +4,9 @@
  * Each test loads the verifier afresh (an empty key cache, as in a cold process) with the data
  * client of the same load, against DynamoDB Local and the Google stand-in over HTTP.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { saveGoogleOidcKeys, storedGoogleKeysOf } from '../../lib/data/google-oidc-keys.js';
 import { keys } from '../../lib/data/keys.js';
@@ -29,6 +30,7 @@ const cold = () =>
   freshModule(async () => ({
     verifier: await import('../../lib/stores/google-play-notifications.js'),
     client: await import('../../lib/data/client.js'),
+    logger: (await import('../../lib/core/logger.js')).logger,
   }));
 
 describe("Google's OIDC keys kept in the table", () => {
@@ -44,6 +46,9 @@ describe("Google's OIDC keys kept in the table", () => {
     (await ddb.send(new GetCommand({ TableName: tableName, Key: key(), ConsistentRead: true }))).Item;
   beforeEach(async () => {
     await ddb.send(new DeleteCommand({ TableName: tableName, Key: key() }));
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
   });
 
   /** A push token checked by a cold process at `now`, given what the table held (undefined: nothing). */
@@ -137,8 +142,51 @@ describe("Google's OIDC keys kept in the table", () => {
     expect(await kept()).toMatchObject(set(NOW_MS + 1));
   });
 
-  it('a push is not refused because its keys could not be kept (DynamoDB refused the write)', async () => {
-    const { verifier, client } = await cold();
+  it('a process keeps its own set over a kept one of the same time', async () => {
+    const { verifier } = await cold();
+    const token = `Bearer ${standIn.pushToken({ audience: AUDIENCE, issuedAt: ISSUED })}`;
+    await verifier.verifyPubSubPushToken(token, { audience: AUDIENCE }, NOW_MS, standIn.jwksUrl);
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
+    verifier.rememberGoogleOidcKeys(standIn.jwksUrl, { keys: [{ ...other, kid: 'other' }], fetched_at: NOW_MS });
+    const before = standIn.jwksRequests;
+    const claims = await verifier.verifyPubSubPushToken(
+      token,
+      { audience: AUDIENCE },
+      NOW_MS + 30_000,
+      standIn.jwksUrl,
+    );
+    expect({ aud: claims.aud, fetched: standIn.jwksRequests - before }).toEqual({ aud: AUDIENCE, fetched: 0 });
+  });
+
+  it('a kid the set lacks is fetched again a minute after the last fetch, not a millisecond sooner', async () => {
+    const { verifier } = await cold();
+    const known = `Bearer ${standIn.pushToken({ audience: AUDIENCE, issuedAt: ISSUED })}`;
+    await verifier.verifyPubSubPushToken(known, { audience: AUDIENCE }, NOW_MS, standIn.jwksUrl);
+    const rotated = standIn.newOidcKey();
+    const token = `Bearer ${standIn.pushToken({ audience: AUDIENCE, issuedAt: ISSUED, kid: rotated })}`;
+    const at = async (now: number) => {
+      const before = standIn.jwksRequests;
+      const outcome = await verifier.verifyPubSubPushToken(token, { audience: AUDIENCE }, now, standIn.jwksUrl).then(
+        () => 'verified',
+        (error: Error) => error.message,
+      );
+      return { outcome, fetched: standIn.jwksRequests - before };
+    };
+    expect(await at(NOW_MS + MINUTE - 1)).toEqual({
+      outcome: `the push token is signed with a key Google does not publish (kid ${rotated})`,
+      fetched: 0,
+    });
+    expect(await at(NOW_MS + MINUTE)).toEqual({ outcome: 'verified', fetched: 1 });
+  });
+
+  it('a push is not refused because its keys could not be kept (DynamoDB refused the write): a warning says so', async () => {
+    const { verifier, client, logger } = await cold();
+    logger.setLogLevel('WARN');
+    const warnings: Record<string, unknown>[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      for (const line of String(chunk).split('\n')) if (line.startsWith('{')) warnings.push(JSON.parse(line));
+      return true;
+    });
     const refusedWrites: string[] = [];
     client.ddb.middlewareStack.add(
       (next, context) => async (args) => {
@@ -160,6 +208,13 @@ describe("Google's OIDC keys kept in the table", () => {
       .finally(() => client.ddb.middlewareStack.remove('refuseWrites'));
     expect(claims.aud).toBe(AUDIENCE);
     expect(refusedWrites).toEqual(['PutItemCommand']);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        level: 'WARN',
+        message: "Google's OIDC keys could not be kept in the table",
+        error: 'throughput exceeded',
+      }),
+    ]);
     expect(await kept()).toBeUndefined();
   });
 

@@ -4,6 +4,7 @@
  * file's). The module is loaded afresh in each test: its key cache starts empty, and its
  * import-time tables (Google's issuers) are the test's to hold (test/support/fresh-module.ts).
  */
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,9 +22,13 @@ describe('the OIDC token of a Pub/Sub push', () => {
   let keySetServer: Server;
   let keySetBody = '';
   let keySetUrl = '';
+  let keySetAccept: string | undefined;
   beforeAll(async () => {
     standIn = await startGooglePlayStandIn('com.example.subs');
-    keySetServer = createServer((_, response) => response.writeHead(200).end(keySetBody));
+    keySetServer = createServer((request, response) => {
+      keySetAccept = request.headers.accept;
+      response.writeHead(200).end(keySetBody);
+    });
     await new Promise<void>((resolve) => keySetServer.listen(0, '127.0.0.1', resolve));
     keySetUrl = `http://127.0.0.1:${(keySetServer.address() as AddressInfo).port}/certs`;
   });
@@ -98,6 +103,16 @@ describe('the OIDC token of a Pub/Sub push', () => {
       () => `Bearer ${b64(['RS256'])}.e30.c2ln`,
       "the push token's header is not a JSON object",
     ],
+    [
+      'a JOSE header that is null',
+      () => `Bearer ${b64(null)}.e30.c2ln`,
+      "the push token's header is not a JSON object",
+    ],
+    [
+      'a JOSE header that is a string',
+      () => `Bearer ${b64('RS256')}.e30.c2ln`,
+      "the push token's header is not a JSON object",
+    ],
     ['another algorithm', () => `Bearer ${token({ alg: 'HS256' })}`, 'the push token is not RS256-signed (alg HS256)'],
     ['no kid', () => `Bearer ${b64({ alg: 'RS256' })}.e30.c2ln`, 'the push token names no key (kid)'],
     ['an empty kid', () => `Bearer ${b64({ alg: 'RS256', kid: '' })}.e30.c2ln`, 'the push token names no key (kid)'],
@@ -169,6 +184,17 @@ describe('the OIDC token of a Pub/Sub push', () => {
       '{"keys":[{"kty":"EC","kid":"a","crv":"P-256","x":"x","y":"y"}]}',
       "Google's OIDC key set holds no RSA key; retry",
     ],
+    ['a null body', 'null', "Google's OIDC key set holds no RSA key; retry"],
+    [
+      'only a usable EC key',
+      JSON.stringify({ keys: [{ ...ecJwk, kid: 'ec' }] }),
+      "Google's OIDC key set holds no RSA key; retry",
+    ],
+    [
+      'only a usable RSA key without a kid',
+      JSON.stringify({ keys: [rsaJwk] }),
+      "Google's OIDC key set holds no RSA key; retry",
+    ],
     [
       'RSA keys without a kid, or unusable',
       '{"keys":[null,{"kty":"RSA","n":"AQAB","e":"AQAB"},{"kty":"RSA","kid":"b","n":"!"}]}',
@@ -192,6 +218,31 @@ describe('the OIDC token of a Pub/Sub push', () => {
     });
   });
 
+  it('asks for the keys as JSON, and names why they could not be read when Google cannot be reached', async () => {
+    keySetBody = JSON.stringify({ keys: [{ ...rsaJwk, kid: 'mine' }] });
+    await verified(`Bearer ${token()}`, { jwksUrl: keySetUrl });
+    expect(keySetAccept).toBe('application/json');
+    const closed = `http://127.0.0.1:${await closedPort()}/certs`;
+    expect(await verified(`Bearer ${token()}`, { jwksUrl: closed })).toEqual({
+      code: 'VERIFICATION_FAILED',
+      message: expect.stringMatching(/^Google's OIDC keys could not be read \(.*ECONNREFUSED.*\); retry$/),
+      retryable: true,
+    });
+  });
+
+  it('a signed payload that is not a JSON object is refused', async () => {
+    keySetBody = JSON.stringify({ keys: [{ ...rsaJwk, kid: 'mine' }] });
+    const signed = (payload: unknown) => {
+      const input = `${b64({ alg: 'RS256', kid: 'mine' })}.${b64(payload)}`;
+      return `Bearer ${input}.${sign('sha256', Buffer.from(input), rsaPair.privateKey).toString('base64url')}`;
+    };
+    for (const payload of [['claims'], null, 'claims']) {
+      expect(await verified(signed(payload), { jwksUrl: keySetUrl })).toEqual(
+        refused("the push token's payload is not a JSON object"),
+      );
+    }
+  });
+
   it('a process with no keys cached fetches them once', async () => {
     const before = standIn.jwksRequests;
     await verified(`Bearer ${token()}`);
@@ -199,4 +250,18 @@ describe('the OIDC token of a Pub/Sub push', () => {
   });
 });
 
+/** A port nothing listens on: taken, then let go. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const rsaPair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+/** A usable RSA key that is not Google's, as a JWK without a kid. */
+const rsaJwk = rsaPair.publicKey.export({ format: 'jwk' });
+/** A usable EC key, as a JWK without a kid. */
+const ecJwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
