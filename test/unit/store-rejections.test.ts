@@ -37,6 +37,23 @@ describe('App Store signed data rejections', () => {
   });
 });
 
+describe('App Store certificate chains, one after another', () => {
+  it("a chain verified once never stands in for another: Apple's real chain is refused under the stand-in root after the stand-in's passed", async () => {
+    // Loaded in the test: the cache of verified chains starts empty.
+    const { verifyAppleSignedData: verify, AppleSignedDataError: Rejected } = await freshModule(
+      () => import('../../lib/stores/apple-signed-data.js'),
+    );
+    const signedDate = Date.now();
+    const standIn = signedByStandIn({ ...appStoreTransaction('com.example.app'), signedDate });
+    expect(verify(standIn, [STAND_IN_ROOT], payload)).toMatchObject({ signedDate });
+    const apples = readFileSync(
+      new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url),
+      'utf8',
+    ).trim();
+    expect(errorThrownBy(() => verify(apples, [STAND_IN_ROOT], payload), Rejected).rejection).toBe('chain');
+  });
+});
+
 describe('App Store signed data whose parts are JSON but no object', () => {
   it.each(['null', '[]', '[{"signedDate":1}]', '"text"', '7'])('a payload of %s: malformed', (json) => {
     const error = errorThrownBy(
