@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { googlePlayVerifier } from '../../lib/stores/google-play.js';
 import { appErrorOf } from '../support/assertions.js';
@@ -226,6 +228,40 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     expect((await verifier.verify('token-flaky-00000001')).product_id).toBe('premium_monthly');
   }, 20_000);
 
+  it('Google answering 400 or 410 for a token is INVALID_RECEIPT naming the status, as 404 is', async () => {
+    standIn.purchases.set('token-gone-000000001', subscriptionPurchase('premium_monthly', 86_400_000));
+    for (const status of [400, 410]) {
+      standIn.failNext('token-gone-000000001', status);
+      expect(await appErrorOf(verifier.verify('token-gone-000000001'))).toMatchObject({
+        code: 'INVALID_RECEIPT',
+        message: `Google Play does not know this purchase token (${status})`,
+      });
+    }
+  });
+
+  it('the Play API unreachable is VERIFICATION_FAILED naming the cause', async () => {
+    const unreachable = googlePlayVerifier(
+      { package_name: PACKAGE, service_account: standIn.serviceAccount },
+      { tokenUrl: standIn.tokenUrl, apiBaseUrl: `http://127.0.0.1:${await closedPort()}` },
+    );
+    expect(await appErrorOf(unreachable.verify('token-active-0000001'))).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      message: expect.stringMatching(/^Google Play did not answer \(.*ECONNREFUSED.*\); retry$/),
+      retryable: true,
+    });
+  });
+
+  it('a purchase already acknowledged is not acknowledged again', async () => {
+    standIn.purchases.set(
+      'token-acked-00000001',
+      subscriptionPurchase('premium_monthly', 86_400_000, {
+        acknowledgementState: 'ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED',
+      }),
+    );
+    expect((await verifier.verify('token-acked-00000001')).product_id).toBe('premium_monthly');
+    expect(standIn.acknowledged).not.toContain('token-acked-00000001');
+  });
+
   it('a service account Google does not accept is VERIFICATION_FAILED', async () => {
     const other = await startGooglePlayStandIn(PACKAGE);
     const wrongKey = googlePlayVerifier(
@@ -255,3 +291,12 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     expect(standIn.acknowledged).toContain('token-noack-00000001');
   });
 });
+
+/** A port nothing listens on: taken, then let go. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
