@@ -120,6 +120,7 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
       'test/integration/google-play-push-credentials.test.ts',
       'test/integration/store-settings.test.ts',
       'test/integration/store-credentials-cache.test.ts',
+      'test/integration/secrets-transport.test.ts',
       'test/integration/google-play-notifications.test.ts',
       'test/integration/app-store-purchase-state.test.ts',
       'test/integration/expiry-store-status.test.ts',
