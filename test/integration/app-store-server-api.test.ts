@@ -116,6 +116,36 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     expect((await verifier.verify(receipt)).transaction_id).toBe(tx.transactionId);
   }, 20_000);
 
+  it('a 400 is INVALID_RECEIPT as a 404 is, with the answer as the cause', async () => {
+    const tx = appStoreTransaction(BUNDLE);
+    standIn.transactions.set(String(tx.transactionId), tx);
+    standIn.failNext(String(tx.transactionId), 400);
+    const refused = await appErrorOf(verifier.verify(appReceipt(String(tx.transactionId))));
+    expect(refused).toMatchObject({
+      code: 'INVALID_RECEIPT',
+      message: "the App Store does not know this receipt's transaction (400)",
+      retryable: false,
+    });
+    expect((refused.cause as Error).message).toBe('App Store Server API answered 400 (4000000)');
+  });
+
+  it('a key that is no .p8 private key is VERIFICATION_FAILED, retryable, naming the command that sets it', async () => {
+    const tx = appStoreTransaction(BUNDLE);
+    standIn.transactions.set(String(tx.transactionId), tx);
+    const badKey = appStoreVerifier(
+      { bundleId: BUNDLE, environment: 'Sandbox', serverApi: { ...standIn.credentials, private_key: 'not a key' } },
+      [STAND_IN_ROOT],
+      [RECEIPT_ROOT],
+    );
+    const refused = await appErrorOf(badKey.verify(appReceipt(String(tx.transactionId))));
+    expect(refused).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      message: 'the App Store Server API key is not a valid .p8 private key (stores apple set --key-file)',
+      retryable: true,
+    });
+    expect(refused.cause).toBeInstanceOf(Error);
+  });
+
   it('without App Store Server API credentials a legacy receipt is VERIFICATION_FAILED (configure them)', async () => {
     const noKey = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox' }, [STAND_IN_ROOT], [RECEIPT_ROOT]);
     const error = await appErrorOf(noKey.verify(appReceipt('2000000000000001')));
