@@ -148,6 +148,29 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     expect(standIn.requests.filter((asked) => asked === name)).toHaveLength(1);
   });
 
+  it('reads the items the caller adds in the same request, in their order, and only those', async () => {
+    const { appId } = await createTestApp();
+    secrets.on(PutSecretValueCommand).resolves({});
+    await putStoreSettings(appId, 'app_store', { bundle_id: 'com.example', environment: 'Sandbox' });
+    const { app, settings, alsoRead } = await getAppWithStoreSettings(appId, 'app_store', {
+      withCredentials: false,
+      alsoRead: [keys.product(appId, 'premium_monthly'), keys.product(appId, 'no_such_product')],
+    });
+    expect(app?.app_id).toBe(appId);
+    expect(settings).toEqual({ bundle_id: 'com.example', environment: 'Sandbox' });
+    expect(alsoRead).toHaveLength(2);
+    expect(alsoRead[0]).toMatchObject({ id: 'premium_monthly', type: 'product' });
+    expect(alsoRead[1]).toBeUndefined();
+    expect(await storedItem(appId, 'app_store')).toMatchObject({ type: 'store_settings' });
+  });
+
+  it('Google Play settings are never read without their credentials, which they cannot work without', async () => {
+    const { appId } = await createTestApp();
+    await expect(getAppWithStoreSettings(appId, 'google_play', { withCredentials: false })).rejects.toThrow(
+      'google_play settings are read with their credentials',
+    );
+  });
+
   it('still reads settings stored whole in a secret by an earlier version; no settings at all means "not configured"', async () => {
     const { appId: earlier } = await createTestApp();
     const { appId: none } = await createTestApp();
