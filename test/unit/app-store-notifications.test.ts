@@ -380,6 +380,23 @@ describe('App Store notifications: every type and subtype', () => {
     });
   });
 
+  it.each([
+    ['a chain of two certificates', ['MIIB', 'MIIB']],
+    ['a chain of three that are no certificates', ['bm90', 'YQ', 'Yg']],
+  ])("%s: the certificate chain is not Apple's", async (_case, x5c) => {
+    const fresh = await freshDecoder();
+    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const genuine = appStoreNotificationBody({ type: 'TEST', notificationUUID: UUID, signedDate: SENT });
+    const [, payload, signature] = genuine.signedPayload.split('.');
+    const signedPayload = `${part({ alg: 'ES256', x5c })}.${payload}.${signature}`;
+    expect(
+      errorThrownBy(() => fresh.decodeAppStoreNotification({ signedPayload }, SANDBOX_APP, ROOTS), fresh.AppError),
+    ).toMatchObject({
+      code: 'INVALID_NOTIFICATION',
+      message: "App Store notification rejected: its signed payload: the certificate chain is not Apple's",
+    });
+  });
+
   it('verified before any app is known: the purchase it is about, then held against each app', () => {
     const body = appStoreNotificationBody({
       type: 'DID_RENEW',
