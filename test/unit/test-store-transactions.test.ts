@@ -79,6 +79,12 @@ describe('a test-store transaction, read like a StoreKit transaction', () => {
       { originalTransactionId: '' },
       'signedTransactionInfo lacks its ids or dates',
     ],
+    [
+      'with a numeric original transaction id',
+      { originalTransactionId: 1 },
+      'signedTransactionInfo lacks its ids or dates',
+    ],
+    ['with a numeric product', { productId: 1 }, 'signedTransactionInfo lacks its ids or dates'],
     ['without a product', { productId: undefined }, 'signedTransactionInfo lacks its ids or dates'],
     ['with an empty product', { productId: '' }, 'signedTransactionInfo lacks its ids or dates'],
     ['without a purchase date', { purchaseDate: undefined }, 'signedTransactionInfo lacks its ids or dates'],
