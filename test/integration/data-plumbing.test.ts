@@ -15,11 +15,13 @@ import type { TableKey } from '../../lib/data/keys.js';
 import { keys } from '../../lib/data/keys.js';
 import { queryAll, queryPrefix } from '../../lib/data/query.js';
 import { transactWrite } from '../../lib/data/transactions.js';
-import { cancellationReasonsOf, isDataStoreUnavailable } from '../../lib/data/unavailable.js';
 import type { AdsConfig } from '../../lib/schemas/ads.js';
 import type { Segment } from '../../lib/schemas/segment.js';
 import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
-import { freshModule } from '../support/fresh-module.js';
+import { freshBeforeEach, freshModule } from '../support/fresh-module.js';
+
+// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
+const unavailableModule = freshBeforeEach(() => import('../../lib/data/unavailable.js'));
 
 const run = `plumbing-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 const keyOf = (part: string, n: number): TableKey => ({
@@ -355,19 +357,21 @@ describe('errors that may heal (a retryable 503)', () => {
     ['a socket error of another kind', named('Error', { code: 'ENOTFOUND' }), false],
     ['no error at all', undefined, false],
   ])('%s: %s', (_what, error, unavailable) => {
-    expect(isDataStoreUnavailable(error)).toBe(unavailable);
+    expect(unavailableModule.isDataStoreUnavailable(error)).toBe(unavailable);
   });
 
   it('reasons are read from TransactionCanceledException only, in the order of the items', () => {
-    expect(cancellationReasonsOf(cancelledFor('None', 'TransactionConflict', undefined))).toEqual([
+    expect(unavailableModule.cancellationReasonsOf(cancelledFor('None', 'TransactionConflict', undefined))).toEqual([
       'None',
       'TransactionConflict',
       undefined,
     ]);
-    expect(cancellationReasonsOf(named('TransactionCanceledException'))).toEqual([]);
-    expect(cancellationReasonsOf(named('ValidationException', { CancellationReasons: [{ Code: 'None' }] }))).toEqual(
-      [],
-    );
-    expect(cancellationReasonsOf(undefined)).toEqual([]);
+    expect(unavailableModule.cancellationReasonsOf(named('TransactionCanceledException'))).toEqual([]);
+    expect(
+      unavailableModule.cancellationReasonsOf(
+        named('ValidationException', { CancellationReasons: [{ Code: 'None' }] }),
+      ),
+    ).toEqual([]);
+    expect(unavailableModule.cancellationReasonsOf(undefined)).toEqual([]);
   });
 });

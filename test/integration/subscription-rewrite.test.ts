@@ -14,11 +14,14 @@ import { keys } from '../../lib/data/keys.js';
 import { getPurchaseOwner } from '../../lib/data/purchase-ownership.js';
 import { subscriptionItem } from '../../lib/data/subscription-items.js';
 import { getSubscription, listSubscriptions } from '../../lib/data/subscription-queries.js';
-import { rewriteSubscriptions } from '../../lib/data/subscription-rewrite.js';
 import { createTestApp } from '../support/fixtures.js';
+import { freshBeforeEach } from '../support/fresh-module.js';
 import { LEGACY_RECEIPT, LEGACY_STORE_STATE, seedLegacyShapes } from '../support/legacy-items.js';
 import { createOwnTable } from '../support/own-table.js';
 import { seedSubscription } from '../support/subscriptions.js';
+
+// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
+const rewriteModule = freshBeforeEach(() => import('../../lib/data/subscription-rewrite.js'));
 
 describe('rewriteSubscriptions', () => {
   beforeAll(async () => {
@@ -34,7 +37,7 @@ describe('rewriteSubscriptions', () => {
     expect(currentItem).toHaveProperty('change_cause');
 
     // Read: both subscriptions' SUB and PAYMENT items; written: the legacy pair only.
-    expect(await rewriteSubscriptions()).toEqual({ examined: 4, rewritten: 2, purchases_moved: 2 });
+    expect(await rewriteModule.rewriteSubscriptions()).toEqual({ examined: 4, rewritten: 2, purchases_moved: 2 });
 
     expect(await getConsistent(keys.subscription(appId, current.id))).toEqual(currentItem);
     expect(await getConsistent(keys.subscription(appId, record.id))).toEqual(subscriptionItem(record));
@@ -55,6 +58,6 @@ describe('rewriteSubscriptions', () => {
     for (const id of [owner.original_transaction_id, unownedTransactionId])
       expect(await getConsistent(keys.formerPurchaseOwner(appId, owner.store, id))).toBeUndefined();
 
-    expect(await rewriteSubscriptions()).toEqual({ examined: 4, rewritten: 0, purchases_moved: 0 });
+    expect(await rewriteModule.rewriteSubscriptions()).toEqual({ examined: 4, rewritten: 0, purchases_moved: 0 });
   });
 });

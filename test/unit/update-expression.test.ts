@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { allEqual, type UpdateFields, type UpdateParts, updateExpression } from '../../lib/data/update-expression.js';
+import type { UpdateFields, UpdateParts } from '../../lib/data/update-expression.js';
+import { freshBeforeEach } from '../support/fresh-module.js';
+
+// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
+const updateExpressionModule = freshBeforeEach(() => import('../../lib/data/update-expression.js'));
 
 /** Every placeholder the expressions use is defined, and every one defined is used (DynamoDB refuses both). */
 function placeholdersMatch(parts: UpdateParts): void {
@@ -98,20 +102,23 @@ describe('updateExpression', () => {
   ];
 
   it.each(cases)('$name', ({ fields, expected }) => {
-    const parts = updateExpression(fields);
+    const parts = updateExpressionModule.updateExpression(fields);
     expect(parts).toEqual(expected);
     placeholdersMatch(parts);
   });
 
   it('skips a placeholder the condition names only in its text (its value supplied later by the caller)', () => {
-    const parts = updateExpression({ set: { a: 1 }, condition: { expression: 'window_ends_at > :u0' } });
+    const parts = updateExpressionModule.updateExpression({
+      set: { a: 1 },
+      condition: { expression: 'window_ends_at > :u0' },
+    });
     expect(parts.UpdateExpression).toBe('SET #u1 = :u1');
   });
 
   it('refuses an update with nothing to set, add or remove', () => {
-    expect(() => updateExpression({ set: {}, add: {}, condition: { expression: 'attribute_exists(pk)' } })).toThrow(
-      /at least one field/,
-    );
+    expect(() =>
+      updateExpressionModule.updateExpression({ set: {}, add: {}, condition: { expression: 'attribute_exists(pk)' } }),
+    ).toThrow(/at least one field/);
   });
 });
 
@@ -125,10 +132,10 @@ describe('allEqual', () => {
       values: { ':u0': 'active', ':u1': 'ios' },
     },
   ])('$expression', ({ fields, expression, names, values }) => {
-    expect(allEqual(fields)).toEqual({ expression, names, values });
+    expect(updateExpressionModule.allEqual(fields)).toEqual({ expression, names, values });
   });
 
   it('refuses an empty condition', () => {
-    expect(() => allEqual({})).toThrow(/at least one attribute/);
+    expect(() => updateExpressionModule.allEqual({})).toThrow(/at least one attribute/);
   });
 });
