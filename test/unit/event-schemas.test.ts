@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { busEventDetail, EVENT_KINDS, eventPayload } from '../../lib/events/schemas.js';
+import { freshBeforeEach } from '../support/fresh-module.js';
+
+// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
+const eventSchemas = freshBeforeEach(() => import('../../lib/events/schemas.js'));
 
 const statusChanged = {
   event: 'subscription.status_changed',
@@ -41,7 +44,7 @@ const expired = { event: 'entitlement.expired', timestamp: '2026-02-01T00:00:10.
 
 describe('event schemas (webhook bodies and the bus detail)', () => {
   it("the service publishes the spec's status change, the transfer, the six store-driven kinds and the three of grants", () => {
-    expect(EVENT_KINDS).toEqual([
+    expect(eventSchemas.EVENT_KINDS).toEqual([
       'subscription.status_changed',
       'subscription.transferred',
       'subscription.renewed',
@@ -57,12 +60,12 @@ describe('event schemas (webhook bodies and the bus detail)', () => {
   });
 
   it('accepts either kind, each with exactly its fields', () => {
-    expect(eventPayload.parse(statusChanged)).toEqual(statusChanged);
-    expect(eventPayload.parse(transferred)).toEqual(transferred);
-    expect(eventPayload.parse(granted)).toEqual(granted);
-    expect(eventPayload.parse(expired)).toEqual(expired);
+    expect(eventSchemas.eventPayload.parse(statusChanged)).toEqual(statusChanged);
+    expect(eventSchemas.eventPayload.parse(transferred)).toEqual(transferred);
+    expect(eventSchemas.eventPayload.parse(granted)).toEqual(granted);
+    expect(eventSchemas.eventPayload.parse(expired)).toEqual(expired);
     expect(
-      busEventDetail.parse({
+      eventSchemas.busEventDetail.parse({
         app_id: 'app_0123456789abcdef',
         event_id: 'evt_0123456789abcdef01234567',
         payload: transferred,
@@ -90,6 +93,6 @@ describe('event schemas (webhook bodies and the bus detail)', () => {
     ['an expiry with a previous end (only a grant has one)', { ...expired, data: granted.data }],
     ['a grant naming a subscription', { ...expired, data: { ...grantData, subscription_id: 'sub_1' } }],
   ])('refuses %s', (_case, payload) => {
-    expect(eventPayload.safeParse(payload).success).toBe(false);
+    expect(eventSchemas.eventPayload.safeParse(payload).success).toBe(false);
   });
 });
