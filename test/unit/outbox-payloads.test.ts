@@ -3,8 +3,11 @@
  * (the subscription as the change left it, and the kind's own fields) and the outbox item's expiry.
  */
 import { describe, expect, it } from 'vitest';
-import { storeEventPayloadOf, transferOutboxItem } from '../../lib/events/outbox.js';
+import { freshBeforeEach } from '../support/fresh-module.js';
 import { buildSubscription } from '../support/subscriptions.js';
+
+// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
+const outboxModule = freshBeforeEach(() => import('../../lib/events/outbox.js'));
 
 const AT = '2026-05-01T12:00:00.000Z';
 const before = buildSubscription('app-1', {
@@ -57,14 +60,14 @@ describe('storeEventPayloadOf', () => {
     ['refund_reversed', 'subscription.refund_reversed', BASE],
     ['product_changed', 'subscription.product_changed', { ...BASE, previous_product_id: 'basic_monthly' }],
   ] as const)('%s is %s with its data', (kind, event, data) => {
-    expect(storeEventPayloadOf(kind, before, after, 'tx-9', AT)).toEqual({ event, timestamp: AT, data });
+    expect(outboxModule.storeEventPayloadOf(kind, before, after, 'tx-9', AT)).toEqual({ event, timestamp: AT, data });
   });
 });
 
 describe('outbox items', () => {
   it('expire from the table seven days after they were written', () => {
     const now = new Date('2026-05-01T12:00:00.900Z');
-    const item = transferOutboxItem(
+    const item = outboxModule.transferOutboxItem(
       'app-1',
       {
         original_transaction_id: 'otx-1',

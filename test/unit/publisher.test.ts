@@ -11,18 +11,13 @@ vi.hoisted(() => {
 import { handler } from '../../functions/events/publish-status-changes.js';
 import { logger } from '../../lib/core/logger.js';
 import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
-import {
-  ANNOUNCED_EVENTS_STREAM_FILTER,
-  announcedEventId,
-  announcedEvents,
-  isPublishedRecord,
-  OUTBOX_STREAM_FILTER,
-  PUBLISHED_STREAM_FILTERS,
-  transferOutboxItem,
-} from '../../lib/events/outbox.js';
 import { EVENT_SOURCE, PRODUCT_CHANGED, RENEWED, STATUS_CHANGED, TRANSFERRED } from '../../lib/events/schemas.js';
+import { freshBeforeEach } from '../support/fresh-module.js';
 import { matchesFilter } from '../support/stream-filter.js';
 import { buildSubscription } from '../support/subscriptions.js';
+
+// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
+const outboxModule = freshBeforeEach(() => import('../../lib/events/outbox.js'));
 
 const eventBridge = mockClient(EventBridgeClient);
 
@@ -65,7 +60,7 @@ const expired: SubscriptionRecord = {
 /** The write that expired it: the state item announcing its status change. */
 const expiry = () =>
   streamRecord(
-    subscriptionItem(expired, null, announcedEvents(4, { from: 'active', to: 'expired' })),
+    subscriptionItem(expired, null, outboxModule.announcedEvents(4, { from: 'active', to: 'expired' })),
     subscriptionItem(active),
   );
 const details = (call = 0) =>
@@ -90,7 +85,7 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
       {
         type: STATUS_CHANGED,
         app_id: APP,
-        event_id: announcedEventId(APP, active.id, 4, 'status_changed'),
+        event_id: outboxModule.announcedEventId(APP, active.id, 4, 'status_changed'),
         payload: {
           event: 'subscription.status_changed',
           timestamp: '2026-01-01T00:00:01.000Z',
@@ -112,12 +107,12 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
     await handler({ Records: [expiry()] });
     await handler({ Records: [expiry()] });
     expect(details(0)).toEqual(details(1));
-    expect(announcedEventId(APP, active.id, 4, 'status_changed')).toMatch(/^evt_[0-9a-f]{24}$/);
-    expect(announcedEventId(APP, active.id, 5, 'status_changed')).not.toBe(
-      announcedEventId(APP, active.id, 4, 'status_changed'),
+    expect(outboxModule.announcedEventId(APP, active.id, 4, 'status_changed')).toMatch(/^evt_[0-9a-f]{24}$/);
+    expect(outboxModule.announcedEventId(APP, active.id, 5, 'status_changed')).not.toBe(
+      outboxModule.announcedEventId(APP, active.id, 4, 'status_changed'),
     );
-    expect(announcedEventId(APP, active.id, 4, 'renewed')).not.toBe(
-      announcedEventId(APP, active.id, 4, 'status_changed'),
+    expect(outboxModule.announcedEventId(APP, active.id, 4, 'renewed')).not.toBe(
+      outboxModule.announcedEventId(APP, active.id, 4, 'status_changed'),
     );
   });
 
@@ -130,12 +125,15 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
       updated_at: '2026-01-01T00:00:02.000Z',
       version: 4,
     };
-    const announced = announcedEvents(4, null, { kinds: ['renewed', 'product_changed'], transactionId: 'tx-2' });
+    const announced = outboxModule.announcedEvents(4, null, {
+      kinds: ['renewed', 'product_changed'],
+      transactionId: 'tx-2',
+    });
     await handler({ Records: [streamRecord(subscriptionItem(renewed, null, announced), subscriptionItem(active))] });
     const [renewal, change] = details();
     expect(renewal).toMatchObject({
       type: RENEWED,
-      event_id: announcedEventId(APP, active.id, 4, 'renewed'),
+      event_id: outboxModule.announcedEventId(APP, active.id, 4, 'renewed'),
       payload: {
         timestamp: renewed.updated_at,
         data: { subscription_id: active.id, product_id: 'premium_yearly', transaction_id: 'tx-2', status: 'active' },
@@ -148,7 +146,11 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
   });
 
   it('announces nothing for a later write that left the events on the item, or a rewrite of the same version', async () => {
-    const withEvents = subscriptionItem(expired, null, announcedEvents(4, { from: 'active', to: 'expired' }));
+    const withEvents = subscriptionItem(
+      expired,
+      null,
+      outboxModule.announcedEvents(4, { from: 'active', to: 'expired' }),
+    );
     // A write of version 5 that kept the attribute (it did not set it), and the same item written again.
     const later = { ...withEvents, version: 5, updated_at: '2026-01-02T00:00:00.000Z' };
     const result = await handler({ Records: [streamRecord(later, withEvents), streamRecord(withEvents, withEvents)] });
@@ -166,7 +168,7 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
       from_subscription_id: active.id,
       to_subscription_id: 'sub_fedcba9876543210fedcba98',
     };
-    const item = transferOutboxItem(APP, transfer, new Date('2026-01-01T00:00:02.000Z'));
+    const item = outboxModule.transferOutboxItem(APP, transfer, new Date('2026-01-01T00:00:02.000Z'));
     expect(await handler({ Records: [expiry(), streamRecord(item)] })).toEqual({ batchItemFailures: [] });
     expect(details().map((detail) => detail.type)).toEqual([STATUS_CHANGED, TRANSFERRED]);
     expect(details()[1]).toEqual({
@@ -179,9 +181,9 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
 
   it('skips an event that does not parse, logging where it is, and publishes the rest', async () => {
     eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] });
-    const broken = transferOutboxItem(
+    const broken = outboxModule.transferOutboxItem(
       APP,
-      { product_id: 'premium_monthly' } as Parameters<typeof transferOutboxItem>[1],
+      { product_id: 'premium_monthly' } as Parameters<typeof outboxModule.transferOutboxItem>[1],
       new Date('2026-01-01T00:00:02.000Z'),
     );
     const logged: Record<string, any>[] = [];
@@ -208,7 +210,7 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
   });
 
   it('ignores every other stream record (state writes announcing nothing, outbox changes and removals)', async () => {
-    const transfer = transferOutboxItem(
+    const transfer = outboxModule.transferOutboxItem(
       APP,
       {
         original_transaction_id: '1',
@@ -248,8 +250,11 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
   });
 
   it('the stream filters let through exactly the records the publisher takes', () => {
-    expect(PUBLISHED_STREAM_FILTERS).toEqual([OUTBOX_STREAM_FILTER, ANNOUNCED_EVENTS_STREAM_FILTER]);
-    const transfer = transferOutboxItem(
+    expect(outboxModule.PUBLISHED_STREAM_FILTERS).toEqual([
+      outboxModule.OUTBOX_STREAM_FILTER,
+      outboxModule.ANNOUNCED_EVENTS_STREAM_FILTER,
+    ]);
+    const transfer = outboxModule.transferOutboxItem(
       APP,
       {
         original_transaction_id: '1',
@@ -272,8 +277,8 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
       [streamRecord({ pk: 'EVENTS#a#u', sk: 'EVT#1', events: { version: 1 } }), false],
     ];
     for (const [record, published] of samples) {
-      expect(PUBLISHED_STREAM_FILTERS.some((filter) => matchesFilter(filter, record))).toBe(published);
-      expect(isPublishedRecord(record)).toBe(published);
+      expect(outboxModule.PUBLISHED_STREAM_FILTERS.some((filter) => matchesFilter(filter, record))).toBe(published);
+      expect(outboxModule.isPublishedRecord(record)).toBe(published);
     }
   });
 });
