@@ -96,3 +96,62 @@ describe('event schemas (webhook bodies and the bus detail)', () => {
     expect(eventSchemas.eventPayload.safeParse(payload).success).toBe(false);
   });
 });
+
+describe('store-driven event schemas', () => {
+  const storeData = {
+    subscription_id: 'sub_0123456789abcdef01234567',
+    user_id: 'u-1',
+    product_id: 'premium_monthly',
+    price: 9.99,
+    currency: 'USD',
+    store: 'app_store',
+    environment: 'production',
+    status: 'active',
+    expires_at: '2026-02-01T00:00:00.000Z',
+    auto_renew: true,
+  };
+  const storeEvent = (event: string, extra: Record<string, unknown>) => ({
+    event,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    data: { ...storeData, ...extra },
+  });
+  const KINDS: [string, Record<string, unknown>][] = [
+    ['subscription.renewed', { transaction_id: '2000000000000002' }],
+    ['subscription.auto_renew_changed', {}],
+    [
+      'subscription.billing_issue',
+      { billing_issue_at: '2026-01-01T00:00:00.000Z', grace_period_expires_at: '2026-01-17T00:00:00.000Z' },
+    ],
+    ['subscription.refunded', { refunded_at: '2026-01-01T00:00:00.000Z' }],
+    ['subscription.refund_reversed', {}],
+    ['subscription.product_changed', { previous_product_id: 'basic_monthly' }],
+  ];
+
+  it.each(KINDS)('%s: accepted with the common fields and its own', (event, extra) => {
+    const payload = storeEvent(event, extra);
+    expect(eventSchemas.eventPayload.parse(payload)).toEqual(payload);
+  });
+
+  it.each(KINDS.filter(([, extra]) => Object.keys(extra).length > 0))('%s: refused without its own fields', (event) => {
+    expect(eventSchemas.eventPayload.safeParse(storeEvent(event, {})).success).toBe(false);
+  });
+
+  it.each(Object.keys(storeData))('refused without the common field %s', (field) => {
+    const payload = storeEvent('subscription.auto_renew_changed', {});
+    delete (payload.data as Record<string, unknown>)[field];
+    expect(eventSchemas.eventPayload.safeParse(payload).success).toBe(false);
+  });
+
+  it('the bus detail: the source is the service, and the event id is evt_ and 24 hex digits, nothing around them', () => {
+    expect(eventSchemas.EVENT_SOURCE).toBe('subscription-backend');
+    const detail = (event_id: string) =>
+      eventSchemas.busEventDetail.safeParse({
+        app_id: 'app_0123456789abcdef',
+        event_id,
+        payload: storeEvent('subscription.refund_reversed', {}),
+      }).success;
+    expect(detail('evt_0123456789abcdef01234567')).toBe(true);
+    expect(detail('xevt_0123456789abcdef01234567')).toBe(false);
+    expect(detail('evt_0123456789abcdef01234567x')).toBe(false);
+  });
+});
