@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshModuleWithAppError } from '../support/fresh-module.js';
 import { PUSH_SERVICE_ACCOUNT, type StandIn, startGooglePlayStandIn } from '../support/google-play-standin.js';
+import { freePort } from '../support/ports.js';
 
 const AUDIENCE = 'https://api.example.com/notifications/google-play/app_rtdn';
 const ISSUED = 1_795_000_000;
@@ -222,7 +223,7 @@ describe('the OIDC token of a Pub/Sub push', () => {
     keySetBody = JSON.stringify({ keys: [{ ...rsaJwk, kid: 'mine' }] });
     await verified(`Bearer ${token()}`, { jwksUrl: keySetUrl });
     expect(keySetAccept).toBe('application/json');
-    const closed = `http://127.0.0.1:${await closedPort()}/certs`;
+    const closed = `http://127.0.0.1:${await freePort()}/certs`;
     expect(await verified(`Bearer ${token()}`, { jwksUrl: closed })).toEqual({
       code: 'VERIFICATION_FAILED',
       message: expect.stringMatching(/^Google's OIDC keys could not be read \(.*ECONNREFUSED.*\); retry$/),
@@ -249,15 +250,6 @@ describe('the OIDC token of a Pub/Sub push', () => {
     expect(standIn.jwksRequests).toBe(before + 1);
   });
 });
-
-/** A port nothing listens on: taken, then let go. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const rsaPair = generateKeyPairSync('rsa', { modulusLength: 2048 });

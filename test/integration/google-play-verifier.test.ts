@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { googlePlayVerifier } from '../../lib/stores/google-play.js';
 import { appErrorOf } from '../support/assertions.js';
@@ -10,6 +8,7 @@ import {
   subscriptionPurchase,
   subscriptionPurchaseV2,
 } from '../support/google-play-standin.js';
+import { freePort } from '../support/ports.js';
 
 const PACKAGE = 'com.example.subs';
 
@@ -242,7 +241,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
   it('the Play API unreachable is VERIFICATION_FAILED naming the cause', async () => {
     const unreachable = googlePlayVerifier(
       { package_name: PACKAGE, service_account: standIn.serviceAccount },
-      { tokenUrl: standIn.tokenUrl, apiBaseUrl: `http://127.0.0.1:${await closedPort()}` },
+      { tokenUrl: standIn.tokenUrl, apiBaseUrl: `http://127.0.0.1:${await freePort()}` },
     );
     expect(await appErrorOf(unreachable.verify('token-active-0000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
@@ -291,12 +290,3 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     expect(standIn.acknowledged).toContain('token-noack-00000001');
   });
 });
-
-/** A port nothing listens on: taken, then let go. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getSecretString, SecretsManagerError } from '../../lib/stores/secrets.js';
+import { freePort } from '../support/ports.js';
 import { waitUntil } from '../support/webhook-receiver.js';
 
 describe('GetSecretValue over the wire', () => {
@@ -109,11 +110,7 @@ describe('GetSecretValue over the wire', () => {
   });
 
   it('a connection refused is an error, not an answer', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
-    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = `http://127.0.0.1:${port}`;
+    process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = `http://127.0.0.1:${await freePort()}`;
     await expect(getSecretString('app/secret')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 });
