@@ -24,6 +24,13 @@ const RATE_LIMIT_WINDOW_PREFIX = keys.rateLimitWindow('', '').pk.split('#')[0]!;
 /** A mobile user's rate-limit window: written by every counted mobile request, also a refused one; not app data. */
 export const isRateLimitWindow = (pk: string): boolean => pk.startsWith(`${RATE_LIMIT_WINDOW_PREFIX}#`);
 
+const GOOGLE_OIDC_KEYS_PREFIX = keys.googleOidcKeys('').pk;
+/**
+ * Google's public OIDC keys as a function last fetched them: a cache, kept by any push whose token
+ * needed them, also one refused afterwards; not app data.
+ */
+const isGoogleOidcKeys = (pk: string): boolean => pk.startsWith(GOOGLE_OIDC_KEYS_PREFIX);
+
 /**
  * An item as snapshots keep it: an API key's request counter is left out, since every
  * authenticated request counts, also a refused one, and that count is not app data (nor are the
@@ -57,7 +64,8 @@ export async function snapshotTable(options: SnapshotOptions = {}): Promise<Tabl
       new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }),
     );
     for (const item of page.Items ?? []) {
-      if (options.ignore?.(item.pk?.S ?? '') || isRateLimitWindow(item.pk?.S ?? '')) continue;
+      const pk = item.pk?.S ?? '';
+      if (options.ignore?.(pk) || isRateLimitWindow(pk) || isGoogleOidcKeys(pk)) continue;
       const kept = withoutRequestCounter(item, item.pk?.S ?? '');
       snapshot.set(keyOf(kept), { item: kept, canonical: canonical(kept) });
     }
