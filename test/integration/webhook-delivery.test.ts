@@ -14,7 +14,7 @@ import { keys } from '../../lib/data/keys.js';
 import { getDelivery, getWebhook, listDeliveries, setWebhook } from '../../lib/data/webhooks.js';
 import { type BusEventDetail, RENEWED, renewedPayload, STATUS_CHANGED } from '../../lib/events/schemas.js';
 import { deliverStatusChange, redeliver, retryDueDeliveries } from '../../lib/services/webhook-delivery.js';
-import { createTestApp, statusChange } from '../support/fixtures.js';
+import { createTestApp, statusChange, storeEventData } from '../support/fixtures.js';
 import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
 const sqs = mockClient(SQSClient);
@@ -29,16 +29,7 @@ function renewal(appId: string): BusEventDetail {
       event: RENEWED,
       timestamp: now.toISOString(),
       data: {
-        subscription_id: 'sub_0123456789abcdef01234567',
-        user_id: 'u',
-        product_id: 'premium_monthly',
-        price: 9.99,
-        currency: 'USD',
-        store: 'app_store',
-        environment: 'production',
-        status: 'active',
-        expires_at: new Date(now.getTime() + 30 * 86_400_000).toISOString(),
-        auto_renew: true,
+        ...storeEventData(new Date(now.getTime() + 30 * 86_400_000).toISOString()),
         transaction_id: '2000000000000002',
       },
     }),

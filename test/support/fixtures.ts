@@ -47,6 +47,20 @@ export async function createTestApp(products: Product[] = [PREMIUM_MONTHLY, PRO_
 }
 
 /** A status-change event as the publisher hands it to webhook delivery: a fresh event id each call. */
+/** The fields every store-driven event carries (lib/events/schemas.ts), for an active App Store subscription. */
+export const storeEventData = (expiresAt: string) => ({
+  subscription_id: 'sub_0123456789abcdef01234567',
+  user_id: 'u',
+  product_id: 'premium_monthly',
+  price: 9.99,
+  currency: 'USD',
+  store: 'app_store',
+  environment: 'production',
+  status: 'active',
+  expires_at: expiresAt,
+  auto_renew: true,
+});
+
 export function statusChange(appId: string): BusEventDetail {
   return {
     app_id: appId,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { storeEventData } from '../support/fixtures.js';
 import { freshBeforeEach } from '../support/fresh-module.js';
 
 // Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
@@ -98,18 +99,7 @@ describe('event schemas (webhook bodies and the bus detail)', () => {
 });
 
 describe('store-driven event schemas', () => {
-  const storeData = {
-    subscription_id: 'sub_0123456789abcdef01234567',
-    user_id: 'u-1',
-    product_id: 'premium_monthly',
-    price: 9.99,
-    currency: 'USD',
-    store: 'app_store',
-    environment: 'production',
-    status: 'active',
-    expires_at: '2026-02-01T00:00:00.000Z',
-    auto_renew: true,
-  };
+  const storeData = storeEventData('2026-02-01T00:00:00.000Z');
   const storeEvent = (event: string, extra: Record<string, unknown>) => ({
     event,
     timestamp: '2026-01-01T00:00:00.000Z',
