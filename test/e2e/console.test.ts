@@ -250,12 +250,13 @@ describe('the console in Chromium', () => {
   });
 
   it('shows the catalogue', { timeout: BROWSER_TIMEOUT }, async () => {
-    await page.getByRole('link', { name: 'Products' }).click();
-    await page.locator('table').waitFor();
     const products = await request('GET', `${SUBSCRIPTIONS_BASE}/products`, { bearer: app.secretKey });
-    const ids = await page.locator('tbody tr td:first-child').allTextContents();
-    expect(ids).toEqual(products.body.data.map((p: { id: string }) => p.id));
-    expect(ids).toHaveLength(3);
+    const expected = products.body.data.map((p: { id: string }) => p.id);
+    expect(expected).toHaveLength(3);
+    await page.getByRole('link', { name: 'Products' }).click();
+    await page.getByRole('heading', { name: 'Products' }).waitFor();
+    // The previous page's table can still be on screen for a moment after the click, so wait for these rows.
+    await expect.poll(() => page.locator('tbody tr td:first-child').allTextContents()).toEqual(expected);
     await expectAccessible();
     await screenshot('products');
   });
