@@ -10,7 +10,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
 import { listCountsPartition } from './keys.js';
-import { countCells } from './list-counters.js';
+import { countCells, LIST_COUNT_ITEM_TYPE } from './list-counters.js';
 import { queryAll } from './query.js';
 import { facetValuesOf } from './subscription-items.js';
 import { scanSubscriptions } from './subscription-queries.js';
@@ -82,7 +82,7 @@ export async function rebuildListCounts(
         new UpdateCommand({
           TableName: tableName,
           Key: { pk: listCountsPartition(app), sk },
-          ...updateExpression({ set: { type: 'list_count', ...set } }),
+          ...updateExpression({ set: { type: LIST_COUNT_ITEM_TYPE, ...set } }),
         }),
       );
     }

@@ -7,6 +7,9 @@
 import { type FacetValues, listCountCell, type TableKey } from './keys.js';
 import { facetCombinations } from './table.js';
 
+/** The `type` of a list count item, whichever writes it (the aggregator, the recount). */
+export const LIST_COUNT_ITEM_TYPE = 'list_count';
+
 export interface CountMove {
   key: TableKey;
   attribute: string;

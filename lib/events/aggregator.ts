@@ -10,7 +10,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { type AppliedBatch, applyStreamChanges, type Contribution } from '../data/aggregates.js';
 import { SUBSCRIPTION_SK } from '../data/keys.js';
-import { countMoves } from '../data/list-counters.js';
+import { countMoves, LIST_COUNT_ITEM_TYPE } from '../data/list-counters.js';
 import { metricsContributions } from '../data/metrics-counters.js';
 import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange, revenueCounterUpdate } from '../data/revenue-counters.js';
 import { putHistoryEntries, type SubscriptionHistoryEntry } from '../data/subscription-history.js';
@@ -47,7 +47,7 @@ export function contributionsOf(record: DynamoDBRecord): Contribution[] {
     appId,
     before && facetValuesOf(before),
     after && facetValuesOf(after),
-  ).map((move) => ({ key: move.key, set: { type: 'list_count' }, add: { [move.attribute]: move.delta } }));
+  ).map((move) => ({ key: move.key, set: { type: LIST_COUNT_ITEM_TYPE }, add: { [move.attribute]: move.delta } }));
   const revenue = after?.[REVENUE_CHANGE_ATTRIBUTE];
   // Only the write that set it carries it: a later write of the item has another version.
   if (revenue && revenue.version === after.version && before?.version !== after.version)

@@ -10,12 +10,13 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `aggregator-${process.pid}`;
 });
 
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { handler } from '../../functions/events/aggregate-counters.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys, listCountCell } from '../../lib/data/keys.js';
+import { keys, listCountCell, listCountsPartition } from '../../lib/data/keys.js';
+import { LIST_COUNT_ITEM_TYPE } from '../../lib/data/list-counters.js';
 import { readRevenueCounters } from '../../lib/data/revenue.js';
 import { revenueChange } from '../../lib/data/revenue-counters.js';
 import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
@@ -156,6 +157,42 @@ describe('the aggregator applies each stream record once', () => {
     const touched = record(sub, { ...sub, auto_renew: false }, carried);
     await aggregateRecords('shard-a', [record(undefined, sub, carried), touched]);
     expect(await revenueOf(appId)).toEqual(PAID_ONCE);
+  });
+
+  it('counts subscription items only: a write of another item of the app changes no count', async () => {
+    const appId = newApp();
+    const sub = buildSubscription(appId);
+    // Items that carry an app id, in the app's partition and in the subscription's own.
+    const product = { ...keys.product(appId, sub.product_id), type: 'product', app_id: appId, id: sub.product_id };
+    const payment = { ...subscriptionItem(sub, null), ...keys.subscriptionPayment(appId, sub.id), type: 'payment' };
+    const others = [product, payment].map(
+      (item): DynamoDBRecord => ({
+        eventName: 'INSERT',
+        dynamodb: {
+          Keys: marshall({ pk: item.pk, sk: item.sk }) as never,
+          NewImage: marshall(item, { removeUndefinedValues: true }) as never,
+          SequenceNumber: String((sequence += 100n)),
+          StreamViewType: 'NEW_AND_OLD_IMAGES',
+        },
+      }),
+    );
+    expect(await aggregateRecords('shard-a', others)).toEqual({ written: 0, alreadyCounted: 0 });
+    expect(await totals(appId)).toEqual({ all: 0, active: 0, cancelled: 0, activeIos: 0 });
+  });
+
+  it('every count item says what it is (type list_count)', async () => {
+    const appId = newApp();
+    await aggregateRecords('shard-a', story(appId));
+    const { Items = [] } = await ddb.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': listCountsPartition(appId) },
+        ConsistentRead: true,
+      }),
+    );
+    expect(Items.length).toBeGreaterThan(0);
+    expect(new Set(Items.map((item) => item.type))).toEqual(new Set([LIST_COUNT_ITEM_TYPE]));
   });
 
   it('forgets the markers of shards that ended longer ago than the stream keeps records', async () => {

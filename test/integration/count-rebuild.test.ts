@@ -9,10 +9,11 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `count-rebuild-${process.pid}`;
 });
 
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { type RebuiltCounts, rebuildListCounts } from '../../lib/data/count-rebuild.js';
 import { listCountCell } from '../../lib/data/keys.js';
+import { LIST_COUNT_ITEM_TYPE } from '../../lib/data/list-counters.js';
 import { countMatching } from '../../lib/data/subscription-queries.js';
 import { settleCounters } from '../support/counters.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
@@ -75,6 +76,11 @@ describe('rebuildListCounts', () => {
     expect(await rebuildListCounts(empty.appId)).toEqual([{ app_id: empty.appId, subscriptions: 0, corrected: 2 }]);
     expect(await countMatching(empty.appId, {})).toBe(0);
     expect(await countMatching(empty.appId, { status: 'active' })).toBe(0);
+    // The spoiled item had no type; the one the rebuild leaves says what it is.
+    const { Item } = await ddb.send(
+      new GetCommand({ TableName: tableName, Key: listCountCell(empty.appId, {}).key, ConsistentRead: true }),
+    );
+    expect(Item?.type).toBe(LIST_COUNT_ITEM_TYPE);
   });
 
   it('without an app, recounts every app that has subscriptions, each on its own', async () => {
