@@ -10,6 +10,7 @@ import { config } from '../../lib/core/config.js';
 import { putEvents } from '../../lib/events/bus.js';
 import type { BusEventDetail } from '../../lib/events/schemas.js';
 import { statusChange } from '../support/fixtures.js';
+import { freshModule } from '../support/fresh-module.js';
 
 const eventBridge = mockClient(EventBridgeClient);
 const BUS = 'subscriptions-bus';
@@ -73,6 +74,24 @@ describe('putEvents', () => {
       .resolvesOnce({ FailedEntryCount: 2, Entries: refusedAt([0, 3], 10) })
       .resolvesOnce({ FailedEntryCount: 1, Entries: refusedAt([4], 5) });
     expect(await putEvents(events(25))).toEqual([10, 13, 24]);
+  });
+
+  it("signs for the configured region: without one in the environment, the same default as the table's client", async () => {
+    const environment = { ...process.env };
+    delete process.env.AWS_REGION;
+    delete process.env.AWS_DEFAULT_REGION;
+    process.env.EVENT_BUS_NAME = BUS;
+    try {
+      const bus = await freshModule(() => import('../../lib/events/bus.js'));
+      const tableClient = await import('../../lib/data/client.js');
+      eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e1' }] });
+      expect(await bus.putEvents(events(1))).toEqual([]);
+      const client = eventBridge.send.getCall(0).thisValue as EventBridgeClient;
+      expect(await client.config.region()).toBe('us-east-1');
+      expect(await tableClient.ddb.config.region()).toBe('us-east-1');
+    } finally {
+      process.env = environment;
+    }
   });
 
   it('refuses to run without EVENT_BUS_NAME', async () => {

@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AppError } from '../../lib/core/errors.js';
-import {
-  type DeliveryFacts,
-  decodeDeliveryCursor,
-  deliveredChange,
-  deliveryView,
-  encodeDeliveryCursor,
-} from '../../lib/domain/webhook-deliveries.js';
+import { type DeliveryFacts, encodeDeliveryCursor } from '../../lib/domain/webhook-deliveries.js';
 import type { EventPayload } from '../../lib/events/schemas.js';
+import { freshBeforeEach } from '../support/fresh-module.js';
+
+// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
+const deliveries = freshBeforeEach(() => import('../../lib/domain/webhook-deliveries.js'));
 
 const SUB = 'sub_0123456789abcdef01234567';
 const OTHER = 'sub_76543210fedcba9876543210';
@@ -90,7 +88,7 @@ describe('deliveredChange: the subscription an event is about, and what happened
       ],
     ),
   ])('%s', (_name, payload, expected) => {
-    expect(deliveredChange(payload)).toEqual(expected);
+    expect(deliveries.deliveredChange(payload)).toEqual(expected);
   });
 });
 
@@ -110,7 +108,7 @@ describe('deliveryView', () => {
   };
 
   it('shows the last attempt only, and null where a field was never set', () => {
-    expect(deliveryView(delivery)).toEqual({
+    expect(deliveries.deliveryView(delivery)).toEqual({
       event_id: 'evt_0123456789abcdef01234567',
       event: 'subscription.refunded',
       subscription_id: SUB,
@@ -134,14 +132,16 @@ describe('deliveryView', () => {
       { last_status_code: null, last_error: 'timed out after 5000 ms' },
     ],
   ] as const)('%s', (_name, attempt_log, expected) => {
-    expect(deliveryView({ ...delivery, attempt_log })).toMatchObject(expected);
+    expect(deliveries.deliveryView({ ...delivery, attempt_log })).toMatchObject(expected);
   });
 });
 
 describe('the deliveries cursor', () => {
   it('leads back to where the page ended, for the same status filter', () => {
     for (const status of [null, 'dead'] as const)
-      expect(decodeDeliveryCursor(encodeDeliveryCursor({ after: SORT_KEY, status }), status)).toBe(SORT_KEY);
+      expect(
+        deliveries.decodeDeliveryCursor(deliveries.encodeDeliveryCursor({ after: SORT_KEY, status }), status),
+      ).toBe(SORT_KEY);
   });
 
   const code = (run: () => unknown) => {
@@ -196,13 +196,13 @@ describe('the deliveries cursor', () => {
       'cursor was issued for another status filter',
     ],
   ] as const)('refuses %s (400 INVALID_PARAMETER)', (_name, cursor, status, message) => {
-    expect(code(() => decodeDeliveryCursor(cursor, status))).toEqual({ code: 'INVALID_PARAMETER', message });
+    expect(code(() => deliveries.decodeDeliveryCursor(cursor, status))).toEqual({ code: 'INVALID_PARAMETER', message });
   });
 
   it('says where the fault is and what to do', () => {
     const details = (cursor: string, status: 'dead' | null) => {
       try {
-        decodeDeliveryCursor(cursor, status);
+        deliveries.decodeDeliveryCursor(cursor, status);
       } catch (error) {
         return (error as AppError).details;
       }
