@@ -27,6 +27,7 @@ const DATA_CORE_TESTS = [
   UNIT,
   ...integration(
     'data-plumbing',
+    'repository-answers',
     'subscriptions-repository',
     'concurrent-modification',
     'dynamodb-conflict-proxy',
@@ -46,6 +47,7 @@ const DATA_SUBSCRIPTION_TESTS = [
   UNIT,
   ...integration(
     'mobile-reports',
+    'repository-answers',
     'subscriptions-repository',
     'concurrent-modification',
     'subscription-rewrite',
@@ -84,6 +86,7 @@ const DATA_APP_TESTS = [
     'count-rebuild',
     'erasure',
     'erasure-writes',
+    'repository-answers',
     'one-app-contention',
     'google-oidc-keys',
   ),

@@ -1,0 +1,153 @@
+/**
+ * What the repositories do with DynamoDB's answers, where DynamoDB Local never gives them by
+ * itself (test/support/ddb-intercept.ts): a refused condition is an outcome the repository
+ * decides on, any other failure reaches the caller unchanged (the handler answers 503, the store
+ * retries); a conflict the service retries ends in CONCURRENT_MODIFICATION. And the reads that
+ * must see the latest write ask for a strongly consistent read, which DynamoDB Local gives every
+ * read anyway, so only the request shows it.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { getConsistent } from '../../lib/data/batch.js';
+import { putEntitlements } from '../../lib/data/entitlements.js';
+import { detachSubscription } from '../../lib/data/erasure.js';
+import { keys } from '../../lib/data/keys.js';
+import { mergeProfileMaps } from '../../lib/data/profiles.js';
+import { storeSession } from '../../lib/data/reports.js';
+import { recordNotification } from '../../lib/data/store-notifications.js';
+import { scanSubscriptions, subscriptionExists } from '../../lib/data/subscription-queries.js';
+import { grantEntitlement } from '../../lib/services/grants.js';
+import type { StoreNotification } from '../../lib/stores/types.js';
+import { appErrorOf } from '../support/assertions.js';
+import { conditionFailed, interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
+import { createTestApp } from '../support/fixtures.js';
+import { seedSubscription } from '../support/subscriptions.js';
+
+afterEach(stopIntercepting);
+
+const NOW = new Date('2026-06-01T12:00:00.000Z');
+const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+const context = (appId: string) => ({ appId, platform: 'ios', sdkVersion: '1.0.0' });
+const session = () => ({ sessionId: `session-${unique()}`, startTime: NOW.getTime() - 60_000, duration: 60 });
+/** Every command of that name answered with `error`; the others sent. */
+const failing = (name: string, error: () => Error) =>
+  interceptCommands(async ({ command }, send) => {
+    if (command === name) throw error();
+    return send();
+  });
+/** A transaction cancelled because its first item's condition did not hold, as DynamoDB says it. */
+const firstConditionFailed = () =>
+  new TransactionCanceledException({
+    message: 'Transaction cancelled',
+    $metadata: {},
+    CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }, { Code: 'None' }],
+  });
+
+describe('a failure other than a refused condition reaches the caller', () => {
+  it('a session report: a throttled transaction is not taken for a repeat', async () => {
+    const { appId } = await createTestApp([]);
+    failing('TransactWriteItemsCommand', throttled);
+    await expect(storeSession(context(appId), 'user-1', session(), NOW)).rejects.toThrow('throughput exceeded');
+  });
+
+  it('a store notification record: a throttled put is not taken for a redelivery', async () => {
+    const { appId } = await createTestApp([]);
+    const notification: StoreNotification = {
+      store: 'app_store',
+      notification_id: `n-${unique()}`,
+      type: 'TEST',
+      subtype: null,
+      environment: 'Sandbox',
+      sent_at: NOW.toISOString(),
+      state: null,
+    };
+    failing('PutItemCommand', throttled);
+    await expect(recordNotification(appId, notification, 'recorded', NOW)).rejects.toThrow('throughput exceeded');
+    stopIntercepting();
+    expect(await recordNotification(appId, notification, 'recorded', NOW)).toBe(true);
+    expect(await recordNotification(appId, notification, 'recorded', NOW)).toBe(false);
+  });
+
+  it("an erasure's move of a subscription: a throttled update is not taken for another owner", async () => {
+    const { appId } = await createTestApp([]);
+    const subscription = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: null });
+    failing('UpdateItemCommand', throttled);
+    await expect(
+      detachSubscription(keys.subscription(appId, subscription.id), appId, 'user-1', 'erased_1'),
+    ).rejects.toThrow('throughput exceeded');
+    stopIntercepting();
+    expect(await getConsistent(keys.subscription(appId, subscription.id))).toMatchObject({ user_id: 'user-1' });
+  });
+
+  it('a profile merge: a throttled update is not retried as a race', async () => {
+    const { appId } = await createTestApp([]);
+    const sent = failing('UpdateItemCommand', throttled);
+    await expect(mergeProfileMaps(appId, 'user-1', (maps) => maps, NOW)).rejects.toThrow('throughput exceeded');
+    expect(sent.map(({ command }) => command)).toEqual(['GetItemCommand', 'UpdateItemCommand']);
+  });
+
+  it('a profile merge that loses every race is CONCURRENT_MODIFICATION, retryable', async () => {
+    const { appId } = await createTestApp([]);
+    const sent = failing('UpdateItemCommand', conditionFailed);
+    expect(await appErrorOf(mergeProfileMaps(appId, 'user-1', (maps) => maps, NOW))).toMatchObject({
+      code: 'CONCURRENT_MODIFICATION',
+      message: 'The user profile is being changed concurrently; retry',
+      retryable: true,
+    });
+    expect(sent.filter(({ command }) => command === 'UpdateItemCommand').length).toBeGreaterThan(1);
+  });
+
+  it('a grant: a refused condition is read again and, every time refused, CONCURRENT_MODIFICATION; a throttle is itself', async () => {
+    const { appId } = await createTestApp([]);
+    await putEntitlements(appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly'] }]);
+    const raced = failing('TransactWriteItemsCommand', firstConditionFailed);
+    expect(await appErrorOf(grantEntitlement(appId, 'user-1', 'pro', { duration: 'P1M' }, NOW))).toMatchObject({
+      code: 'CONCURRENT_MODIFICATION',
+      message: 'The grant is being changed concurrently; retry',
+      retryable: true,
+    });
+    expect(raced.filter(({ command }) => command === 'TransactWriteItemsCommand').length).toBeGreaterThan(1);
+    stopIntercepting();
+
+    const throttledWrites = failing('TransactWriteItemsCommand', throttled);
+    await expect(grantEntitlement(appId, 'user-1', 'pro', { duration: 'P1M' }, NOW)).rejects.toThrow(
+      'throughput exceeded',
+    );
+    expect(throttledWrites.filter(({ command }) => command === 'TransactWriteItemsCommand')).toHaveLength(1);
+  });
+});
+
+describe('a repeated session report', () => {
+  it('is one transaction the first time; a repeat writes nothing but the profile seen now', async () => {
+    const { appId } = await createTestApp([]);
+    const reported = session();
+    const first = interceptCommands();
+    expect(await storeSession(context(appId), 'user-1', reported, NOW)).toEqual({ counted: true });
+    expect(first.map(({ command }) => command)).toEqual(['TransactWriteItemsCommand']);
+    stopIntercepting();
+    const again = interceptCommands();
+    expect(await storeSession(context(appId), 'user-1', reported, NOW)).toEqual({ counted: false });
+    expect(again.map(({ command }) => command)).toEqual(['TransactWriteItemsCommand', 'UpdateItemCommand']);
+  });
+});
+
+describe('reads that decide on the latest write are strongly consistent', () => {
+  it('by key, a profile merge, whether a subscription exists, and a page of the operator scan', async () => {
+    const { appId } = await createTestApp([]);
+    const subscription = await seedSubscription(appId);
+    const sent = interceptCommands();
+    expect(await getConsistent(keys.subscription(appId, subscription.id))).toMatchObject({ id: subscription.id });
+    await mergeProfileMaps(appId, 'user-1', (maps) => maps, NOW);
+    expect(await subscriptionExists(appId, subscription.id)).toBe(true);
+    // The first page only: the shared table may hold many pages of other files' items.
+    await scanSubscriptions(appId).next();
+    const reads = sent.filter(({ command }) => command !== 'UpdateItemCommand');
+    expect(reads.map(({ command }) => command)).toEqual([
+      'GetItemCommand',
+      'GetItemCommand',
+      'GetItemCommand',
+      'ScanCommand',
+    ]);
+    for (const read of reads) expect(read.input.ConsistentRead, read.command).toBe(true);
+  });
+});
