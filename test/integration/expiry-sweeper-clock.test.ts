@@ -8,11 +8,12 @@ vi.hoisted(() => {
 });
 
 import { ddb, tableName } from '../../lib/data/client.js';
-import { findDueItems } from '../../lib/data/due.js';
+import { advanceCheckpoint, findDueItems } from '../../lib/data/due.js';
 import { keys } from '../../lib/data/keys.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
 import { processDueWork } from '../../lib/services/due-work.js';
 import { expireDueSubscriptions } from '../../lib/services/expiry.js';
+import { interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
@@ -182,5 +183,24 @@ describe('expiry sweeper across midnight, with its checkpoint (injected clock, o
     });
     expect(seen).toEqual(due.map((s) => s.id));
     expect(await checkpoint()).toBe('2026-03-23');
+  });
+  it('the checkpoint never moves back (two overlapping runs); a failure to move it reaches the run', async () => {
+    // Another kind's checkpoint than the sweeper's, so the tests above keep theirs.
+    const grants = async () =>
+      (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.checkpoint('due-GRT'), ConsistentRead: true })))
+        .Item?.day;
+    await advanceCheckpoint('GRT', '2026-03-10');
+    await advanceCheckpoint('GRT', '2026-03-09');
+    expect(await grants()).toBe('2026-03-10');
+    interceptCommands(async ({ command }, send) => {
+      if (command === 'PutItemCommand') throw throttled();
+      return send();
+    });
+    try {
+      await expect(advanceCheckpoint('GRT', '2026-03-11')).rejects.toThrow('throughput exceeded');
+    } finally {
+      stopIntercepting();
+    }
+    expect(await grants()).toBe('2026-03-10');
   });
 });

@@ -3,7 +3,7 @@
  * stored are brought to the current shape, once. Its own table, so the counts it returns are this
  * file's items alone. test/e2e/cli-commands.test.ts runs the command as a process.
  */
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
   process.env.TABLE_NAME = `subscription-rewrite-${process.pid}`;
@@ -14,6 +14,8 @@ import { keys } from '../../lib/data/keys.js';
 import { getPurchaseOwner } from '../../lib/data/purchase-ownership.js';
 import { subscriptionItem } from '../../lib/data/subscription-items.js';
 import { getSubscription, listSubscriptions } from '../../lib/data/subscription-queries.js';
+import { rewriteSubscriptions } from '../../lib/data/subscription-rewrite.js';
+import { conditionFailed, interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 import { createTestApp } from '../support/fixtures.js';
 import { freshBeforeEach } from '../support/fresh-module.js';
 import { LEGACY_RECEIPT, LEGACY_STORE_STATE, seedLegacyShapes } from '../support/legacy-items.js';
@@ -27,6 +29,7 @@ describe('rewriteSubscriptions', () => {
   beforeAll(async () => {
     await createOwnTable();
   });
+  afterEach(stopIntercepting);
 
   it('rewrites the legacy SUB and PAYMENT items, moves both purchase owners, and changes nothing the second time', async () => {
     const { appId } = await createTestApp([]);
@@ -59,5 +62,25 @@ describe('rewriteSubscriptions', () => {
       expect(await getConsistent(keys.formerPurchaseOwner(appId, owner.store, id))).toBeUndefined();
 
     expect(await rewriteModule.rewriteSubscriptions()).toEqual({ examined: 4, rewritten: 0, purchases_moved: 0 });
+  });
+  it('a subscription changed since it was read is left to that change; any other failure stops the command', async () => {
+    const { appId } = await createTestApp([]);
+    const { record } = await seedLegacyShapes(appId);
+    const key = keys.subscription(appId, record.id);
+    const refuseStatePut = (error: () => Error) =>
+      interceptCommands(async ({ command, input }, send) => {
+        if (command === 'PutItemCommand' && input.Item?.pk === key.pk && input.Item?.sk === key.sk) throw error();
+        return send();
+      });
+    // Loaded with this file, as the interceptor's client is: the fresh module would have a client of its own.
+    refuseStatePut(throttled);
+    await expect(rewriteSubscriptions()).rejects.toThrow('throughput exceeded');
+    stopIntercepting();
+    refuseStatePut(conditionFailed);
+    await rewriteSubscriptions();
+    stopIntercepting();
+    expect(await getConsistent(key)).toHaveProperty('subscriptionsBy_status_pk');
+    await rewriteSubscriptions();
+    expect(await getConsistent(key)).toEqual(subscriptionItem(record));
   });
 });
