@@ -30,6 +30,7 @@ import {
   hasExtension,
   octetStringContents,
   readElement,
+  sameBytes,
 } from './der.js';
 
 /** Why a receipt was refused; `chain` and `certificate` mean it is not Apple's. */
@@ -125,7 +126,6 @@ function expectTag(node: Node | undefined, tag: number): Node {
   return node!;
 }
 
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
 const isOid = (buffer: Uint8Array, node: Node | undefined, dotted: string) =>
   node?.tag === TAG.oid && sameBytes(contentsOf(buffer, node), encodeOid(dotted));
 

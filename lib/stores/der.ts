@@ -121,7 +121,7 @@ export function encodeOid(dotted: string): Uint8Array {
   return Uint8Array.from(bytes);
 }
 
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
+export const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.compare(a, b) === 0;
 
 /**
  * Whether a DER certificate carries an extension with this OID. Certificate ::= SEQUENCE {
