@@ -28,6 +28,7 @@ const DATA_CORE_TESTS = [
   ...integration(
     'data-plumbing',
     'repository-answers',
+    'item-types',
     'subscriptions-repository',
     'concurrent-modification',
     'dynamodb-conflict-proxy',
@@ -48,6 +49,7 @@ const DATA_SUBSCRIPTION_TESTS = [
   ...integration(
     'mobile-reports',
     'repository-answers',
+    'item-types',
     'subscriptions-repository',
     'concurrent-modification',
     'subscription-rewrite',
@@ -87,6 +89,7 @@ const DATA_APP_TESTS = [
     'erasure',
     'erasure-writes',
     'repository-answers',
+    'item-types',
     'one-app-contention',
     'google-oidc-keys',
   ),

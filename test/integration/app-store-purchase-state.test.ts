@@ -109,6 +109,7 @@ describe('the App Store state of a purchase, read for the sweeper (local stand-i
     });
     expect(await appErrorOf(read(settings, 'Production', original, [STAND_IN_ROOT]))).toMatchObject({
       code: 'INVALID_RECEIPT',
+      message: 'the purchase is of an environment this app does not take',
     });
   });
 
@@ -128,6 +129,7 @@ describe('the App Store state of a purchase, read for the sweeper (local stand-i
     const { original } = renewedPurchase();
     expect(await appErrorOf(read({ bundleId: BUNDLE, environment: 'Sandbox' }, 'Sandbox', original))).toMatchObject({
       code: 'VERIFICATION_FAILED',
+      message: 'reading the App Store needs App Store Server API credentials',
       retryable: true,
     });
     const wrongKey = { ...settings, serverApi: { ...standIn.credentials, key_id: 'OTHERKEY' } };
