@@ -50,6 +50,7 @@ export function readElement(buffer: Uint8Array, offset: number, limit = buffer.l
     return { tag, start, end: cursor, next: cursor + 2, depth };
   }
   let length = first;
+  // Stryker disable next-line EqualityOperator: 0x80 (an indefinite length) has returned above, so >= is >
   if (first > 0x80) {
     const count = first & 0x7f;
     if (count > 4) throw new DerError('length too long');

@@ -6,6 +6,7 @@
  * Work is counted, not timed: the buffer is wrapped in a Proxy that counts the bytes read, and
  * Buffer.concat is spied on to count copies, so no assertion depends on the machine's load.
  */
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -13,6 +14,8 @@ import {
   DerError,
   type Element,
   elementAt,
+  encodeOid,
+  hasExtension,
   MAX_DEPTH,
   octetStringContents,
   readElement,
@@ -481,5 +484,44 @@ describe('DER reader: each malformation, at its bound, with its reason', () => {
     expect(refusalOf(() => childrenOf(primitive, readElement(primitive, 0)))).toBe('not a constructed element');
     expect(refusalOf(() => elementAt(bytes('30 03 02 01 01'), [1]))).toBe('no element 1 at depth 1');
     expect(refusalOf(() => elementAt(bytes('30 05 30 03 02 01 01'), [0, 2]))).toBe('no element 2 at depth 2');
+  });
+});
+
+describe('hasExtension: whether a certificate carries an extension, by its OID', () => {
+  // The leaf and intermediate Apple signed a real sandbox transaction with (test/fixtures/apple/).
+  const jws = readFileSync(new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url), 'utf8');
+  const [leaf, intermediate] = (
+    JSON.parse(Buffer.from(jws.split('.')[0]!, 'base64url').toString('utf8')).x5c as string[]
+  ).map((der) => Buffer.from(der, 'base64'));
+  const RECEIPT_SIGNING = '1.2.840.113635.100.6.11.1';
+  const WWDR_INTERMEDIATE = '1.2.840.113635.100.6.2.1';
+  /** DER of a tag around contents. */
+  const der = (tag: number, ...contents: number[][]) => {
+    const body = contents.flat();
+    return [tag, ...lengthOctets(body.length), ...body];
+  };
+  /** A certificate of this TBSCertificate (the reader looks no further than its fields). */
+  const certificate = (...tbsFields: number[][]) => Uint8Array.from(der(0x30, der(0x30, ...tbsFields)));
+  const VERSION_3 = der(0xa0, der(0x02, [2]));
+
+  it.each([
+    ['the leaf, its receipt-signing OID', leaf, RECEIPT_SIGNING, true],
+    ['the intermediate, its WWDR OID', intermediate, WWDR_INTERMEDIATE, true],
+    ['the leaf, the intermediate’s OID', leaf, WWDR_INTERMEDIATE, false],
+    ['the intermediate, the leaf’s OID', intermediate, RECEIPT_SIGNING, false],
+    ['the leaf, a prefix of its OID', leaf, '1.2.840.113635.100.6.11', false],
+    ['the leaf, its OID one arc longer', leaf, `${RECEIPT_SIGNING}.1`, false],
+  ])('%s: %s', (_name, cert, oid, expected) => {
+    expect(hasExtension(cert!, oid as string)).toBe(expected);
+  });
+
+  it('a certificate without extensions, with an empty [3], or with an extension not named by an OID has none', () => {
+    const oid = [...encodeOid(RECEIPT_SIGNING)];
+    const named = (idTag: number) => der(0xa3, der(0x30, der(0x30, der(idTag, oid), der(0x04, [0x05, 0x00]))));
+    // The same tree with the OID as its first child is read as carrying it.
+    expect(hasExtension(certificate(VERSION_3, der(0x02, [1]), named(0x06)), RECEIPT_SIGNING)).toBe(true);
+    expect(hasExtension(certificate(VERSION_3, der(0x02, [1])), RECEIPT_SIGNING)).toBe(false);
+    expect(hasExtension(certificate(VERSION_3, der(0x02, [1]), der(0xa3)), RECEIPT_SIGNING)).toBe(false);
+    expect(hasExtension(certificate(VERSION_3, der(0x02, [1]), named(0x04)), RECEIPT_SIGNING)).toBe(false);
   });
 });
