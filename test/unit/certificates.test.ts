@@ -17,6 +17,8 @@ describe('certificate dates fail closed (App Store JWS chains and legacy receipt
     expect(isValidAt(RECEIPT_ROOT, to + 1)).toBe(false);
     expect(isValidAt(RECEIPT_ROOT, from - 60_000, 60_000)).toBe(true);
     expect(isValidAt(RECEIPT_ROOT, from - 60_001, 60_000)).toBe(false);
+    expect(isValidAt(RECEIPT_ROOT, to + 60_000, 60_000)).toBe(true);
+    expect(isValidAt(RECEIPT_ROOT, to + 60_001, 60_000)).toBe(false);
   });
 
   it.each([
