@@ -472,6 +472,24 @@ describe('App Store notifications: every type and subtype', () => {
       decode({ type: 'GRACE_PERIOD_EXPIRED', signedDate: SENT, transaction: expired, renewal: over }).state?.renewal
         ?.billing_issue,
     ).toBe(false);
+    // At the moment it ends, the grace period runs no more.
+    const ending = renewalInfo({ gracePeriodExpiresDate: SENT, isInBillingRetryPeriod: false });
+    expect(
+      decode({ type: 'DID_FAIL_TO_RENEW', signedDate: SENT, transaction: expired, renewal: ending }).state?.renewal
+        ?.billing_issue,
+    ).toBe(false);
+  });
+
+  it('a date no Date can hold is not Apple’s: refused', () => {
+    const beyond = renewalInfo({ gracePeriodExpiresDate: 8.64e15 + 1 });
+    expect(
+      appErrorThrownBy(() =>
+        decode({ type: 'DID_FAIL_TO_RENEW', signedDate: SENT, transaction: expired, renewal: beyond }),
+      ),
+    ).toMatchObject({
+      code: 'INVALID_NOTIFICATION',
+      message: 'App Store notification rejected: it carries a date out of range',
+    });
   });
 });
 
@@ -671,6 +689,19 @@ describe('App Store notifications: refusals (INVALID_NOTIFICATION, saying why)',
     ] as const) {
       expect(refusal(body)).toContain(why);
     }
+    // The whole wording, and the cause: the verifier's rejection where there is one, none where there is not.
+    const notJson = errorThrownBy(() => fresh.decodeAppStoreNotification('{', SANDBOX_APP, ROOTS), fresh.AppError);
+    expect(notJson.message).toBe('App Store notification rejected: the body is not JSON');
+    expect(notJson.cause).toBeUndefined();
+    const unsigned = errorThrownBy(
+      () =>
+        fresh.decodeAppStoreNotification({ signedPayload: `${header}.bm90IEpTT04.${signature}` }, SANDBOX_APP, ROOTS),
+      fresh.AppError,
+    );
+    expect(unsigned.cause).toMatchObject({
+      rejection: 'malformed',
+      message: 'App Store signed data rejected: malformed',
+    });
     // A transaction that is not a signed transaction.
     const notJws = appStoreNotificationPayload(renew());
     (notJws.data as Record<string, unknown>).signedTransactionInfo = 'garbage';
@@ -799,6 +830,22 @@ describe("App Store notifications: the signed payload, ours against Apple's libr
         extra: { externalPurchaseToken: { bundleId: NOTIFY_BUNDLE, externalPurchaseId: 'SANDBOX_1' } },
       },
       SANDBOX_APP,
+      { accepted: true },
+    ],
+    [
+      'a production external purchase token for a Production app',
+      {
+        type: 'EXTERNAL_PURCHASE_TOKEN',
+        data: undefined,
+        extra: {
+          externalPurchaseToken: {
+            bundleId: NOTIFY_BUNDLE,
+            appAppleId: NOTIFY_APP_APPLE_ID,
+            externalPurchaseId: 'b2f4',
+          },
+        },
+      },
+      PRODUCTION_APP,
       { accepted: true },
     ],
     [
