@@ -9,22 +9,29 @@ import {
   type AppStoreStandIn,
   appStoreTransaction,
   STAND_IN_ROOT,
+  signedByStandIn,
   startAppStoreStandIn,
 } from '../support/app-store-standin.js';
 import { appErrorOf } from '../support/assertions.js';
+import { freshBeforeEach } from '../support/fresh-module.js';
+
+// Loaded before each test (after the stand-in's URL is set): what it builds while it loads, the
+// API's answer schemas, is then every test's to hold (docs/mutation.md).
+const notifications = freshBeforeEach(() => import('../../lib/stores/app-store-notifications.js'));
+const read: typeof import('../../lib/stores/app-store-notifications.js').readAppStorePurchaseState = (...args) =>
+  notifications.readAppStorePurchaseState(...args);
+const refusalOf = (promise: Promise<unknown>) => appErrorOf(promise, notifications.AppError);
 
 const BUNDLE = 'com.example.subs';
 const DAY = 86_400_000;
 
 describe('the App Store state of a purchase, read for the sweeper (local stand-in over HTTP)', () => {
   let standIn: AppStoreStandIn;
-  let read: typeof import('../../lib/stores/app-store-notifications.js').readAppStorePurchaseState;
   let settings: Parameters<typeof read>[0];
   beforeAll(async () => {
     standIn = await startAppStoreStandIn(BUNDLE);
-    // The API base URL is configuration read once: lib/ is imported after it points at the stand-in.
+    // The API base URL is configuration read once: lib/ is loaded (before each test) after it points at the stand-in.
     process.env.APP_STORE_SERVER_API_BASE_URL = standIn.url;
-    ({ readAppStorePurchaseState: read } = await import('../../lib/stores/app-store-notifications.js'));
     settings = { bundleId: BUNDLE, environment: 'Sandbox', serverApi: standIn.credentials };
   });
   afterAll(() => standIn?.close());
@@ -103,11 +110,11 @@ describe('the App Store state of a purchase, read for the sweeper (local stand-i
     const production = { ...settings, environment: 'Production' as const };
     expect((await read(production, 'Sandbox', original, [STAND_IN_ROOT])).transaction_id).toBe(renewed.transactionId);
     // The answer must be of the environment asked: the stand-in's transactions are Sandbox ones.
-    expect(await appErrorOf(read(production, 'Production', original, [STAND_IN_ROOT]))).toMatchObject({
+    expect(await refusalOf(read(production, 'Production', original, [STAND_IN_ROOT]))).toMatchObject({
       code: 'INVALID_NOTIFICATION',
       message: 'App Store subscription status rejected: its signed transaction: it belongs to another environment',
     });
-    expect(await appErrorOf(read(settings, 'Production', original, [STAND_IN_ROOT]))).toMatchObject({
+    expect(await refusalOf(read(settings, 'Production', original, [STAND_IN_ROOT]))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: 'the purchase is of an environment this app does not take',
     });
@@ -115,11 +122,11 @@ describe('the App Store state of a purchase, read for the sweeper (local stand-i
 
   it('answers not signed by a root we trust are refused; a purchase the App Store does not know is INVALID_RECEIPT', async () => {
     const { original } = renewedPurchase();
-    expect(await appErrorOf(read(settings, 'Sandbox', original))).toMatchObject({
+    expect(await refusalOf(read(settings, 'Sandbox', original))).toMatchObject({
       code: 'INVALID_NOTIFICATION',
       message: expect.stringContaining('the signature or certificate chain does not verify'),
     });
-    expect(await appErrorOf(read(settings, 'Sandbox', '2000000999999999', [STAND_IN_ROOT]))).toMatchObject({
+    expect(await refusalOf(read(settings, 'Sandbox', '2000000999999999', [STAND_IN_ROOT]))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: 'the App Store does not know this purchase (404)',
     });
@@ -127,26 +134,71 @@ describe('the App Store state of a purchase, read for the sweeper (local stand-i
 
   it('no credentials, refused credentials, 5xx and timeouts are VERIFICATION_FAILED, retryable', async () => {
     const { original } = renewedPurchase();
-    expect(await appErrorOf(read({ bundleId: BUNDLE, environment: 'Sandbox' }, 'Sandbox', original))).toMatchObject({
+    expect(await refusalOf(read({ bundleId: BUNDLE, environment: 'Sandbox' }, 'Sandbox', original))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'reading the App Store needs App Store Server API credentials',
       retryable: true,
     });
     const wrongKey = { ...settings, serverApi: { ...standIn.credentials, key_id: 'OTHERKEY' } };
-    expect(await appErrorOf(read(wrongKey, 'Sandbox', original, [STAND_IN_ROOT]))).toMatchObject({
+    expect(await refusalOf(read(wrongKey, 'Sandbox', original, [STAND_IN_ROOT]))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       retryable: true,
     });
     standIn.failNext(original, 503);
-    expect(await appErrorOf(read(settings, 'Sandbox', original, [STAND_IN_ROOT]))).toMatchObject({
+    expect(await refusalOf(read(settings, 'Sandbox', original, [STAND_IN_ROOT]))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       retryable: true,
     });
     standIn.failNext(original, 'hang');
-    expect(await appErrorOf(read(settings, 'Sandbox', original, [STAND_IN_ROOT]))).toMatchObject({
+    expect(await refusalOf(read(settings, 'Sandbox', original, [STAND_IN_ROOT]))).toMatchObject({
       code: 'VERIFICATION_FAILED',
+      message: 'the App Store Server API did not answer (timeout); retry',
       retryable: true,
     });
     expect((await read(settings, 'Sandbox', original, [STAND_IN_ROOT])).original_transaction_id).toBe(original);
   }, 20_000);
+  it('an answer of another shape, or with no status of this purchase, is refused saying so; other entries are passed over', async () => {
+    const { renewed, original } = renewedPurchase();
+    const asked = () => read(settings, 'Sandbox', original, [STAND_IN_ROOT]);
+    standIn.answerNext(original, 200, { data: 'not a list' });
+    expect(await refusalOf(asked())).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      message: 'the App Store Server API did not answer (its answer is not in the documented format); retry',
+      retryable: true,
+    });
+    standIn.answerNext(original, 200, { data: [] });
+    expect(await refusalOf(asked())).toMatchObject({
+      code: 'INVALID_RECEIPT',
+      message: 'the App Store lists no subscription status for this purchase',
+    });
+    // Another purchase of the group first, then this one without its transaction, then this one.
+    const other = appStoreTransaction(BUNDLE, { purchaseDate: Date.now() - DAY, expiresDate: Date.now() + DAY });
+    standIn.answerNext(original, 200, {
+      data: [
+        {
+          lastTransactions: [
+            {
+              originalTransactionId: String(other.originalTransactionId),
+              status: 1,
+              signedTransactionInfo: signedByStandIn(other),
+            },
+            { originalTransactionId: original, status: 1 },
+            { originalTransactionId: original, status: 1, signedTransactionInfo: signedByStandIn(renewed) },
+          ],
+        },
+      ],
+    });
+    expect((await asked()).transaction_id).toBe(renewed.transactionId);
+  });
+
+  it("a refusal keeps the API's answer as its cause, with Apple's error code when it sent one", async () => {
+    const { original } = renewedPurchase();
+    const asked = () => read(settings, 'Sandbox', original, [STAND_IN_ROOT]);
+    standIn.failNext(original, 503);
+    expect((await refusalOf(asked())).cause).toMatchObject({ message: 'App Store Server API answered 503 (5030000)' });
+    standIn.answerNext(original, 503, 'Service Unavailable');
+    const plain = await refusalOf(asked());
+    expect(plain.message).toBe('the App Store Server API answered 503; retry');
+    expect(plain.cause).toMatchObject({ message: 'App Store Server API answered 503' });
+  });
 });

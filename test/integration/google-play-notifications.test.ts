@@ -555,6 +555,7 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
     expect(await googlePurchaseState(settings, 'rtdn-state-pending01', endpoints)).toBeNull();
     expect(await appErrorOf(googlePurchaseState(settings, 'rtdn-state-unknown01', endpoints))).toMatchObject({
       code: 'INVALID_RECEIPT',
+      message: 'Google Play does not know this purchase token (404)',
     });
   });
 

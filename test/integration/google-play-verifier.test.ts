@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { googlePlayVerifier } from '../../lib/stores/google-play.js';
 import { appErrorOf } from '../support/assertions.js';
-import { freshModule } from '../support/fresh-module.js';
+import { freshBeforeEach, freshModule } from '../support/fresh-module.js';
 import {
   type StandIn,
   startGooglePlayStandIn,
@@ -10,17 +9,26 @@ import {
 } from '../support/google-play-standin.js';
 import { freePort } from '../support/ports.js';
 
+// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
+const google = freshBeforeEach(() => import('../../lib/stores/google-play.js'));
+const refusalOf = (promise: Promise<unknown>) => appErrorOf(promise, google.AppError);
+
 const PACKAGE = 'com.example.subs';
 
 describe('Google Play verification over HTTP (local stand-in of the token endpoint and the Play API)', () => {
   let standIn: StandIn;
-  let verifier: ReturnType<typeof googlePlayVerifier>;
+  // The verifier of the module as loaded for the running test.
+  const verifier = {
+    verify: (receiptData: string) =>
+      google
+        .googlePlayVerifier(
+          { package_name: PACKAGE, service_account: standIn.serviceAccount },
+          { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
+        )
+        .verify(receiptData),
+  };
   beforeAll(async () => {
     standIn = await startGooglePlayStandIn(PACKAGE);
-    verifier = googlePlayVerifier(
-      { package_name: PACKAGE, service_account: standIn.serviceAccount },
-      { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
-    );
   });
   afterAll(() => standIn.close());
 
@@ -98,7 +106,8 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     );
     await verifier.verify('token-reuse-00000001');
     await verifier.verify('token-reuse-00000001');
-    expect(standIn.tokenRequests).toBe(before);
+    // The module is loaded afresh for this test: one sign-in, for both reads.
+    expect(standIn.tokenRequests).toBe(before + 1);
   });
 
   it("keeps the access token until a minute before Google's expires_in (3599 s), to the millisecond", async () => {
@@ -141,7 +150,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
         JSON.stringify({ packageName, productId: 'premium_monthly', purchaseToken: 'token-object-0000001' }),
       ).toString('base64');
     expect((await verifier.verify(object(PACKAGE))).original_transaction_id).toBe('token-object-0000001');
-    expect(await appErrorOf(verifier.verify(object('com.evil.app')))).toMatchObject({
+    expect(await refusalOf(verifier.verify(object('com.evil.app')))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: 'the purchase belongs to another app (package com.evil.app)',
     });
@@ -174,7 +183,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
   });
 
   it('an unknown token is INVALID_RECEIPT; a pending payment too, and a pending purchase canceled', async () => {
-    expect(await appErrorOf(verifier.verify('token-unknown-000001'))).toMatchObject({
+    expect(await refusalOf(verifier.verify('token-unknown-000001'))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: 'Google Play does not know this purchase token (404)',
     });
@@ -182,7 +191,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
       'token-pending-000001',
       subscriptionPurchase('premium_monthly', 86_400_000, { subscriptionState: 'SUBSCRIPTION_STATE_PENDING' }),
     );
-    expect((await appErrorOf(verifier.verify('token-pending-000001'))).message).toBe(
+    expect((await refusalOf(verifier.verify('token-pending-000001'))).message).toBe(
       'the Google Play purchase is not paid (pending)',
     );
     standIn.purchases.set(
@@ -191,7 +200,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
         subscriptionState: 'SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED',
       }),
     );
-    expect(await appErrorOf(verifier.verify('token-pending-000002'))).toMatchObject({
+    expect(await refusalOf(verifier.verify('token-pending-000002'))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: 'the Google Play purchase is not paid (pending, then canceled)',
     });
@@ -200,14 +209,14 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
   it('Google failing (5xx), refusing the credentials, or timing out is VERIFICATION_FAILED, retryable', async () => {
     standIn.purchases.set('token-flaky-00000001', subscriptionPurchase('premium_monthly', 86_400_000));
     standIn.failNext('token-flaky-00000001', 503);
-    expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
+    expect(await refusalOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'Google Play answered 503; retry',
       retryable: true,
     });
     for (const status of [401, 403]) {
       standIn.failNext('token-flaky-00000001', status);
-      expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
+      expect(await refusalOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
         code: 'VERIFICATION_FAILED',
         message: `Google Play refused the service account (${status}); check its Play Console permissions`,
         retryable: true,
@@ -218,7 +227,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
       expect(standIn.tokenRequests).toBe(signIns + 1);
     }
     standIn.failNext('token-flaky-00000001', 'hang');
-    expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
+    expect(await refusalOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'Google Play did not answer (timeout); retry',
       retryable: true,
@@ -231,7 +240,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     standIn.purchases.set('token-gone-000000001', subscriptionPurchase('premium_monthly', 86_400_000));
     for (const status of [400, 410]) {
       standIn.failNext('token-gone-000000001', status);
-      expect(await appErrorOf(verifier.verify('token-gone-000000001'))).toMatchObject({
+      expect(await refusalOf(verifier.verify('token-gone-000000001'))).toMatchObject({
         code: 'INVALID_RECEIPT',
         message: `Google Play does not know this purchase token (${status})`,
       });
@@ -239,11 +248,11 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
   });
 
   it('the Play API unreachable is VERIFICATION_FAILED naming the cause', async () => {
-    const unreachable = googlePlayVerifier(
+    const unreachable = google.googlePlayVerifier(
       { package_name: PACKAGE, service_account: standIn.serviceAccount },
       { tokenUrl: standIn.tokenUrl, apiBaseUrl: `http://127.0.0.1:${await freePort()}` },
     );
-    expect(await appErrorOf(unreachable.verify('token-active-0000001'))).toMatchObject({
+    expect(await refusalOf(unreachable.verify('token-active-0000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: expect.stringMatching(/^Google Play did not answer \(.*ECONNREFUSED.*\); retry$/),
       retryable: true,
@@ -263,14 +272,14 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
 
   it('a service account Google does not accept is VERIFICATION_FAILED', async () => {
     const other = await startGooglePlayStandIn(PACKAGE);
-    const wrongKey = googlePlayVerifier(
+    const wrongKey = google.googlePlayVerifier(
       {
         package_name: PACKAGE,
         service_account: { ...other.serviceAccount, client_email: 'wrong@example.iam.gserviceaccount.com' },
       },
       { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
     );
-    expect(await appErrorOf(wrongKey.verify('token-active-0000001'))).toMatchObject({
+    expect(await refusalOf(wrongKey.verify('token-active-0000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'Google refused the service account sign-in (400 invalid_grant); check stores google set',
       retryable: true,
@@ -281,12 +290,42 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
   it('an acknowledgement Google refuses fails the verification (retryable), so it is retried', async () => {
     standIn.purchases.set('token-noack-00000001', subscriptionPurchase('premium_monthly', 86_400_000));
     standIn.failNext(':acknowledge', 500);
-    expect(await appErrorOf(verifier.verify('token-noack-00000001'))).toMatchObject({
+    expect(await refusalOf(verifier.verify('token-noack-00000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'Google Play did not accept the acknowledgement (500); retry',
       retryable: true,
     });
     await verifier.verify('token-noack-00000001');
     expect(standIn.acknowledged).toContain('token-noack-00000001');
+  });
+  it('a service account key that cannot sign is VERIFICATION_FAILED saying so, with the cause', async () => {
+    const unusable = google.googlePlayVerifier(
+      { package_name: PACKAGE, service_account: { ...standIn.serviceAccount, private_key: 'not a PEM key' } },
+      { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
+    );
+    const error = await refusalOf(unusable.verify('token-active-0000001'));
+    expect(error).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      message: 'the Google service account private key cannot sign (stores google set)',
+    });
+    expect(error.cause).toBeInstanceOf(Error);
+  });
+
+  it('a sign-in refused without an OAuth error names the status alone; an answer that is no JSON is unreadable', async () => {
+    standIn.purchases.set('token-text-000000001', subscriptionPurchase('premium_monthly', 86_400_000));
+    standIn.answerNext('/token', 503, 'Service Unavailable');
+    expect(await refusalOf(verifier.verify('token-text-000000001'))).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      message: 'Google refused the service account sign-in (503); check stores google set',
+      retryable: true,
+    });
+    standIn.answerNext('token-text-000000001', 200, '<html>not JSON</html>');
+    const unreadable = await refusalOf(verifier.verify('token-text-000000001'));
+    expect(unreadable).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      message: 'Google Play sent an unreadable answer; retry',
+      retryable: true,
+    });
+    expect(unreadable.cause).toBeInstanceOf(SyntaxError);
   });
 });

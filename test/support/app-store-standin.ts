@@ -57,6 +57,8 @@ export interface AppStoreStandIn {
   statuses: Map<string, number>;
   requests: string[];
   failNext(fragment: string, status: number | 'hang'): void;
+  /** The next request whose path contains `fragment` is answered this, as JSON (text when a string). */
+  answerNext(fragment: string, status: number, body: unknown): void;
   close(): Promise<void>;
 }
 
@@ -66,7 +68,7 @@ export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<
     key_id: 'STANDIN01',
     private_key: API_KEY_PEM,
   };
-  const failures: { fragment: string; status: number | 'hang' }[] = [];
+  const failures: { fragment: string; status: number | 'hang'; body?: unknown }[] = [];
   const server: Server = createServer((request, response) => {
     const path = request.url ?? '';
     const send = (status: number, body: unknown) =>
@@ -74,9 +76,10 @@ export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<
     standIn.requests.push(path);
     const failure = failures.findIndex((f) => path.includes(f.fragment));
     if (failure >= 0) {
-      const { status } = failures.splice(failure, 1)[0]!;
+      const { status, body } = failures.splice(failure, 1)[0]!;
       if (status === 'hang') return;
-      return send(status, { errorCode: status * 10000, errorMessage: 'stand-in failure' });
+      if (typeof body === 'string') return response.writeHead(status, { 'content-type': 'text/plain' }).end(body);
+      return send(status, body ?? { errorCode: status * 10000, errorMessage: 'stand-in failure' });
     }
     const [header, claims, signature] = (request.headers.authorization ?? '').replace(/^Bearer /, '').split('.');
     const valid =
@@ -142,6 +145,7 @@ export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<
     statuses: new Map(),
     requests: [],
     failNext: (fragment, status) => failures.push({ fragment, status }),
+    answerNext: (fragment, status, body) => failures.push({ fragment, status, body }),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -1,11 +1,12 @@
 /** The AppError a promise rejects with (fails the test when it resolves or rejects otherwise). */
 import { AppError } from '../../lib/core/errors.js';
 
-export async function appErrorOf(promise: Promise<unknown>): Promise<AppError> {
+export async function appErrorOf(promise: Promise<unknown>, type: typeof AppError = AppError): Promise<AppError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof AppError) return error;
+    // `type`: the AppError class of a module loaded afresh (test/support/fresh-module.ts).
+    if (error instanceof type) return error;
     throw error;
   }
   throw new Error('expected a rejection with an AppError');

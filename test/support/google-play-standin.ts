@@ -28,6 +28,8 @@ export interface StandIn {
   pushToken(options: PushTokenOptions): string;
   /** Make the next request to a path containing this fragment answer with this status (or hang). */
   failNext(fragment: string, status: number | 'hang'): void;
+  /** The next request whose path contains `fragment` is answered this, as JSON (text when a string). */
+  answerNext(fragment: string, status: number, body: unknown): void;
   close(): Promise<void>;
 }
 
@@ -62,7 +64,7 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
     return kid;
   };
   const issued = new Set<string>();
-  const failures: { fragment: string; status: number | 'hang' }[] = [];
+  const failures: { fragment: string; status: number | 'hang'; body?: unknown }[] = [];
   const server: Server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -75,9 +77,10 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
       };
       const failure = failures.findIndex((f) => path.includes(f.fragment));
       if (failure >= 0) {
-        const { status } = failures.splice(failure, 1)[0]!;
+        const { status, body: answer } = failures.splice(failure, 1)[0]!;
         if (status === 'hang') return; // never answers
-        return send(status, { error: { code: status, message: 'stand-in failure' } });
+        if (typeof answer === 'string') return response.writeHead(status, { 'content-type': 'text/plain' }).end(answer);
+        return send(status, answer ?? { error: { code: status, message: 'stand-in failure' } });
       }
       if (request.method === 'GET' && path === '/oauth2/v3/certs') {
         standIn.jwksRequests += 1;
@@ -105,6 +108,7 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
           form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer' ||
           !signed ||
           jose.alg !== 'RS256' ||
+          jose.typ !== 'JWT' ||
           parsed.iss !== standIn.serviceAccount.client_email ||
           parsed.aud !== standIn.tokenUrl ||
           parsed.scope !== 'https://www.googleapis.com/auth/androidpublisher' ||
@@ -183,6 +187,7 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
       return `${input}.${sign('sha256', Buffer.from(input), key).toString('base64url')}`;
     },
     failNext: (fragment, status) => failures.push({ fragment, status }),
+    answerNext: (fragment, status, body) => failures.push({ fragment, status, body }),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
