@@ -113,7 +113,9 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
     goal: 85,
   },
   // Not the hostile-input fuzzers (a new seed each run, so a kill could not be repeated) nor the CLI
-  // suites (the CLI runs in a child process, where no mutant is switched on).
+  // suites (the CLI runs in a child process, where no mutant is switched on). Nor the gateway suites:
+  // in the whole run of 2026-11-29 they were the first to kill 2 of 1,558 mutants (both now killed
+  // by unit and integration tests) while every survivor paid for them (docs/decisions/mutation-run-time.md).
   stores: {
     mutate: ['lib/stores/**/*.ts'],
     tests: [
@@ -131,10 +133,6 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
       'test/integration/app-store-purchase-state.test.ts',
       'test/integration/expiry-store-status.test.ts',
       'test/integration/http-client.test.ts',
-      'test/e2e/legacy-receipts.test.ts',
-      'test/e2e/verify*.test.ts',
-      'test/e2e/app-store-notifications.test.ts',
-      'test/e2e/google-play-notifications.test.ts',
     ],
     goal: 75,
   },
@@ -147,7 +145,6 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
       'test/integration/webhook-delivery.test.ts',
       'test/integration/events-database-outage.test.ts',
       'test/integration/stream-poller.test.ts',
-      'test/e2e/notifications.test.ts',
     ],
     goal: 75,
   },
