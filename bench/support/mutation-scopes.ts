@@ -65,9 +65,6 @@ const DATA_SUBSCRIPTION_TESTS = [
     'google-play-notifications',
     'erasure',
   ),
-  'test/e2e/mobile-reporting.test.ts',
-  'test/e2e/mobile-audience.test.ts',
-  'test/e2e/mobile-profile.test.ts',
 ];
 const DATA_APP_TESTS = [
   UNIT,
@@ -93,8 +90,6 @@ const DATA_APP_TESTS = [
     'one-app-contention',
     'google-oidc-keys',
   ),
-  'test/e2e/update-and-products.test.ts',
-  'test/e2e/mobile-reporting.test.ts',
 ];
 
 export const MUTATION_SCOPES: Record<string, MutationScope> = {
@@ -148,9 +143,10 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
     ],
     goal: 75,
   },
-  // The repositories against DynamoDB Local; through the gateway only where no integration test
-  // reaches a module (mobile reports, audience facts, profiles, the catalogue). In three parts of
-  // about 600 to 950 mutants each: the plumbing every repository uses, the subscription records, the rest.
+  // The repositories against DynamoDB Local, never through the gateway: in the whole run of
+  // 2026-11-29 the gateway suites covered 662 mutants of lib/data and were the first to kill none.
+  // In three parts of about 600 to 950 mutants each: the plumbing every repository uses, the
+  // subscription records, the rest.
   'data-core': {
     folder: 'data',
     mutate: ['lib/data/{keys,client,table,batch,query,transactions,unavailable,update-expression,app-config}.ts'],

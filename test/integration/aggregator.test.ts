@@ -16,7 +16,6 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { handler } from '../../functions/events/aggregate-counters.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys, listCountCell, listCountsPartition } from '../../lib/data/keys.js';
-import { LIST_COUNT_ITEM_TYPE } from '../../lib/data/list-counters.js';
 import { readRevenueCounters } from '../../lib/data/revenue.js';
 import { revenueChange } from '../../lib/data/revenue-counters.js';
 import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
@@ -192,7 +191,7 @@ describe('the aggregator applies each stream record once', () => {
       }),
     );
     expect(Items.length).toBeGreaterThan(0);
-    expect(new Set(Items.map((item) => item.type))).toEqual(new Set([LIST_COUNT_ITEM_TYPE]));
+    expect(new Set(Items.map((item) => item.type))).toEqual(new Set(['list_count']));
   });
 
   it('forgets the markers of shards that ended longer ago than the stream keeps records', async () => {

@@ -13,7 +13,6 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { type RebuiltCounts, rebuildListCounts } from '../../lib/data/count-rebuild.js';
 import { listCountCell } from '../../lib/data/keys.js';
-import { LIST_COUNT_ITEM_TYPE } from '../../lib/data/list-counters.js';
 import { countMatching } from '../../lib/data/subscription-queries.js';
 import { settleCounters } from '../support/counters.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
@@ -80,7 +79,7 @@ describe('rebuildListCounts', () => {
     const { Item } = await ddb.send(
       new GetCommand({ TableName: tableName, Key: listCountCell(empty.appId, {}).key, ConsistentRead: true }),
     );
-    expect(Item?.type).toBe(LIST_COUNT_ITEM_TYPE);
+    expect(Item?.type).toBe('list_count');
   });
 
   it('without an app, recounts every app that has subscriptions, each on its own', async () => {

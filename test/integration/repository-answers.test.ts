@@ -8,12 +8,13 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createApp, getApp, setTestStore } from '../../lib/data/apps.js';
 import { getConsistent } from '../../lib/data/batch.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
 import { detachSubscription } from '../../lib/data/erasure.js';
 import { keys } from '../../lib/data/keys.js';
 import { mergeProfileMaps } from '../../lib/data/profiles.js';
-import { storeSession } from '../../lib/data/reports.js';
+import { storeEvents, storeSession } from '../../lib/data/reports.js';
 import { recordNotification } from '../../lib/data/store-notifications.js';
 import { scanSubscriptions, subscriptionExists } from '../../lib/data/subscription-queries.js';
 import { grantEntitlement } from '../../lib/services/grants.js';
@@ -48,6 +49,45 @@ describe('a failure other than a refused condition reaches the caller', () => {
     const { appId } = await createTestApp([]);
     failing('TransactWriteItemsCommand', throttled);
     await expect(storeSession(context(appId), 'user-1', session(), NOW)).rejects.toThrow('throughput exceeded');
+  });
+
+  it("an event batch: a throttled update of the user's features is not taken for a full set", async () => {
+    const { appId } = await createTestApp([]);
+    const featureUsed = {
+      key: `e-${unique()}`,
+      name: 'feature_used',
+      user: 'user-1',
+      session_id: null,
+      timestamp: NOW.toISOString(),
+      extra: { feature_name: 'export' },
+    };
+    interceptCommands(async ({ command, input }, send) => {
+      if (command === 'UpdateItemCommand' && input.Key?.sk === 'FEATURES') throw throttled();
+      return send();
+    });
+    await expect(storeEvents(context(appId), [featureUsed], NOW)).rejects.toThrow('throughput exceeded');
+  });
+
+  it('the test store turned on: a key pair another command gave first is kept; any other failure reaches the operator', async () => {
+    const newApp = async () =>
+      (await createApp({ name: 'race', reportingCurrency: 'USD', testStore: false })).app.app_id;
+    const refuseKeyPair = (error: () => Error) =>
+      interceptCommands(async ({ command, input }, send) => {
+        if (command === 'UpdateItemCommand' && String(input.ConditionExpression).includes('test_store_public_key'))
+          throw error();
+        return send();
+      });
+    const raced = await newApp();
+    const sent = refuseKeyPair(conditionFailed);
+    expect(await setTestStore(raced, true)).toEqual({ test_store: true, generated_key: false });
+    // The app was read consistently before the pair was made; the flag is set after the lost race.
+    expect(sent.find(({ command }) => command === 'GetItemCommand')?.input.ConsistentRead).toBe(true);
+    stopIntercepting();
+    expect(await getApp(raced, true)).toMatchObject({ test_store: true });
+
+    const failing = await newApp();
+    refuseKeyPair(throttled);
+    await expect(setTestStore(failing, true)).rejects.toThrow('throughput exceeded');
   });
 
   it('a store notification record: a throttled put is not taken for a redelivery', async () => {

@@ -100,8 +100,11 @@ describe('subscription history (DynamoDB Local, own table)', () => {
       'active->cancelled',
     ]);
     expect(entries[1]!.changes).toEqual([{ field: 'auto_renew', from: true, to: false }]);
-    // One page of everything reads the same entries.
+    // One page of everything reads the same entries; a page of exactly all of them says none follows.
     expect((await getSubscriptionHistory(appId, id, { limit: 100 })).data).toEqual(entries);
+    const exact = await getSubscriptionHistory(appId, id, { limit: 7 });
+    expect(exact.data).toEqual(entries);
+    expect(exact.pagination.next_cursor).toBeNull();
   });
 
   it('a stream record applied again, alone or in another batch, writes the same entry and no other', async () => {

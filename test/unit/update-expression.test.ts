@@ -42,6 +42,11 @@ describe('updateExpression', () => {
       expected: { UpdateExpression: 'REMOVE #u0', ExpressionAttributeNames: { '#u0': 'user_token_secret' } },
     },
     {
+      name: 'two removes, separated as the grammar wants',
+      fields: { remove: ['a', 'b'] },
+      expected: { UpdateExpression: 'REMOVE #u0, #u1', ExpressionAttributeNames: { '#u0': 'a', '#u1': 'b' } },
+    },
+    {
       name: 'sets and removes',
       fields: { set: { enabled: false }, remove: ['disabled_reason'] },
       expected: {
