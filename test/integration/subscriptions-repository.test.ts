@@ -187,7 +187,20 @@ describe('subscription repository (DynamoDB Local)', () => {
         created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
       }),
     );
-    await bulkInsertSubscriptions(records.map((r) => ({ record: r, payment: payment() })));
+    await bulkInsertSubscriptions(
+      records.map((r, i) => ({ record: r, payment: { ...payment(), receipt_data: i === 0 ? 'cmVjZWlwdA==' : null } })),
+    );
+    // An active one carries its activation, on the day it was created; the others none. Only a
+    // receipt given is stored.
+    const [expired, active] = records;
+    expect((await getConsistent(keys.subscription(app, active!.id)))?.revenue_change).toEqual({
+      day: '2026-01-01',
+      version: active!.version,
+      net_active: 1,
+    });
+    expect(await getConsistent(keys.subscription(app, expired!.id))).not.toHaveProperty('revenue_change');
+    expect(await getConsistent(keys.subscriptionReceipt(app, expired!.id))).toBeDefined();
+    expect(await getConsistent(keys.subscriptionReceipt(app, active!.id))).toBeUndefined();
     await settleCounters();
     expect((await listSubscriptions(app, {}, page)).total).toBe(30);
     expect((await listSubscriptions(app, { status: 'expired' }, page)).total).toBe(10);
@@ -507,6 +520,49 @@ describe('what a save writes besides the state, and which refusal it reports', (
     });
     expect(outcome).toEqual({ saved: false, reason: 'also_write_refused', item: refusedWrite });
     expect(await getSubscriptionRecord(appId, sub.id)).toMatchObject({ status: 'active', version: sub.version });
+  });
+
+  it('an insert whose alsoWrite item is refused: also_write_refused, and nothing written', async () => {
+    const { appId } = await createTestApp();
+    const sub = record(appId);
+    const written = { Put: { TableName: tableName, Item: { pk: `TEST#${appId}`, sk: 'FREE', n: 1 } } };
+    const refused = {
+      Put: {
+        TableName: tableName,
+        Item: { pk: `TEST#${appId}`, sk: 'MARK', n: 1 },
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    };
+    expect(await insertSubscription(sub, payment(), { cause: TEST_CAUSE, alsoWrite: [written, refused] })).toEqual({
+      inserted: false,
+      reason: 'also_write_refused',
+    });
+    expect(await getSubscriptionRecord(appId, sub.id)).toBeUndefined();
+    expect(await getConsistent({ pk: `TEST#${appId}`, sk: 'FREE' })).toBeUndefined();
+  });
+
+  it("a save that would bind another subscription's transaction, or another user's purchase, is refused naming which", async () => {
+    const { appId } = await createTestApp();
+    const owner = { store: 'test_store', original_transaction_id: `otx-${appId}` };
+    const first = record(appId, { user_id: 'user-1' });
+    await insertSubscription(first, payment(`txn-${appId}`), { cause: TEST_CAUSE, owner });
+    const second = record(appId, { user_id: 'user-2' });
+    await insertSubscription(second, payment(), { cause: TEST_CAUSE });
+    const save = (options: Partial<Parameters<typeof saveSubscriptionState>[3]>) =>
+      saveSubscriptionState(second, { ...second, auto_renew: false }, new Date(), { ...saveOptions, ...options });
+    expect(await save({ bindTransaction: `txn-${appId}` })).toEqual({ saved: false, reason: 'transaction_bound' });
+    expect(await save({ bindOwner: owner })).toEqual({ saved: false, reason: 'owned_by_another_user' });
+    // A refused binding whose item an alsoWrite part also writes is that part's refusal: the caller decides anew.
+    const sameItem = {
+      key: keys.transaction(appId, `txn-${appId}`),
+      set: { note: 'x' },
+      condition: { expression: 'attribute_exists(pk)', values: {} },
+    };
+    expect(await save({ bindTransaction: `txn-${appId}`, alsoWrite: [sameItem] })).toMatchObject({
+      saved: false,
+      reason: 'also_write_refused',
+    });
+    expect(await getSubscriptionRecord(appId, second.id)).toMatchObject({ auto_renew: true, version: second.version });
   });
 
   it('a stale version wins over any other refusal: version_conflict', async () => {
