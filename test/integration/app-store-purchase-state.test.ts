@@ -166,6 +166,21 @@ describe('the App Store state of a purchase, read for the sweeper (local stand-i
       message: 'the App Store Server API did not answer (its answer is not in the documented format); retry',
       retryable: true,
     });
+    // A purchase the API lists, whose latest transaction is no auto-renewable subscription.
+    const { expiresDate: _, ...oneTime } = appStoreTransaction(BUNDLE, { originalTransactionId: original });
+    standIn.answerNext(original, 200, {
+      data: [
+        {
+          lastTransactions: [
+            { originalTransactionId: original, status: 1, signedTransactionInfo: signedByStandIn(oneTime) },
+          ],
+        },
+      ],
+    });
+    expect(await refusalOf(asked())).toMatchObject({
+      code: 'INVALID_RECEIPT',
+      message: 'the App Store lists this purchase, but not as a subscription',
+    });
     standIn.answerNext(original, 200, { data: [] });
     expect(await refusalOf(asked())).toMatchObject({
       code: 'INVALID_RECEIPT',

@@ -124,6 +124,30 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     expect((await verifier.verify(receipt)).transaction_id).toBe(tx.transactionId);
   }, 20_000);
 
+  it('an answer without the transaction is INVALID_RECEIPT; a Production app asks the sandbox only after a 404', async () => {
+    const tx = appStoreTransaction(BUNDLE);
+    standIn.transactions.set(String(tx.transactionId), tx);
+    const receipt = appReceipt(String(tx.transactionId));
+    standIn.answerNext(`/inApps/v1/transactions/${tx.transactionId}`, 200, {});
+    expect(await refusalOf(verifier.verify(receipt))).toMatchObject({
+      code: 'INVALID_RECEIPT',
+      message: 'the App Store returned no transaction for this receipt',
+    });
+    // The stand-in answers both environments: a 503 in production must not be taken for "ask the sandbox".
+    const production = appStoreVerifier(
+      { bundleId: BUNDLE, environment: 'Production', appAppleId: 1234, serverApi: standIn.credentials },
+      [STAND_IN_ROOT],
+      [RECEIPT_ROOT],
+    );
+    standIn.failNext(`/inApps/v1/transactions/${tx.transactionId}`, 503);
+    const asked = standIn.requests.length;
+    expect(await refusalOf(production.verify(receipt))).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      message: 'the App Store Server API answered 503; retry',
+    });
+    expect(standIn.requests.length - asked).toBe(1);
+  });
+
   it('a 400 is INVALID_RECEIPT as a 404 is, with the answer as the cause', async () => {
     const tx = appStoreTransaction(BUNDLE);
     standIn.transactions.set(String(tx.transactionId), tx);

@@ -212,6 +212,27 @@ describe('what INVALID_RECEIPT says of each App Store rejection', () => {
   });
 });
 
+describe("an app receipt refused by its reader keeps the reader's rejection as the cause", () => {
+  it('a changed content: INVALID_RECEIPT caused by the signature rejection', async () => {
+    const { appStoreVerifier } = await freshModule(() => import('../../lib/stores/app-store.js'));
+    const serverApi = { issuer_id: 'issuer', key_id: 'KEY', private_key: 'unused: the receipt is refused first' };
+    const receipts = appStoreVerifier(
+      { bundleId: RECEIPT_BUNDLE, environment: 'Sandbox', serverApi },
+      [STAND_IN_ROOT],
+      [RECEIPT_ROOT],
+    );
+    const receipt = signedAppReceipt(
+      { bundleId: RECEIPT_BUNDLE, purchases: [{ transactionId: '2000000000000001' }] },
+      { tamperContent: (content) => flipByte(content) },
+    );
+    const error = await receipts.verify(receipt).then(
+      () => new Error('expected a rejection'),
+      (rejection: unknown) => rejection,
+    );
+    expect(error).toMatchObject({ code: 'INVALID_RECEIPT', cause: { rejection: 'signature' } });
+  });
+});
+
 type Verifiers = Record<
   'qysmat' | 'other' | 'standInSandbox' | 'receipts' | 'receiptsAppleOnly',
   ReturnType<typeof import('../../lib/stores/app-store.js').appStoreVerifier>
