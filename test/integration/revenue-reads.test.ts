@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { batchWriteAll, putRequest } from '../../lib/data/batch.js';
 import { keys } from '../../lib/data/keys.js';
 import { putExchangeRates, readExchangeRates, readRevenueCounters } from '../../lib/data/revenue.js';
+import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 
 const counter = (appId: string, day: string, counters: Record<string, number>) =>
   putRequest({ ...keys.revenue(appId, day, 'pro', 'EUR'), day, product_id: 'pro', currency: 'EUR', ...counters });
@@ -67,6 +68,16 @@ describe('revenue counters and exchange rates by day', () => {
       },
     ]);
     expect(await readRevenueCounters(appId, '2027-01-02', '2027-02-27')).toEqual([]);
+    // One query per month of the period, all four at once: no other partition is asked.
+    const sent = interceptCommands();
+    try {
+      await readRevenueCounters(appId, '2026-11-30', '2027-02-28');
+    } finally {
+      stopIntercepting();
+    }
+    expect(sent.map(({ input }) => input.ExpressionAttributeValues?.[':pk']).sort()).toEqual(
+      ['2026-11', '2026-12', '2027-01', '2027-02'].map((month) => `REV#${appId}#${month}`),
+    );
   });
 
   it('exchange rates: into one currency, by day and source currency, across the year end', async () => {
