@@ -404,6 +404,12 @@ describe('user facts (what segments read)', () => {
     await seedSubscription(appId, { user_id: 'u2', created_at: '2026-01-01T00:00:00.000Z', trial_period: false });
     await seedSubscription(appId, {
       user_id: 'u2',
+      created_at: '2026-02-01T00:00:00.000Z',
+      status: 'expired',
+      trial_period: false,
+    });
+    await seedSubscription(appId, {
+      user_id: 'u2',
       created_at: '2026-03-01T00:00:00.000Z',
       status: 'cancelled',
       trial_period: true,
@@ -421,8 +427,11 @@ describe('user facts (what segments read)', () => {
       attribution_latest: null,
       subscriptions: [
         { status: 'cancelled', trial_period: true, trial_expires_at: '2026-03-08T00:00:00.000Z' },
+        { status: 'expired', trial_period: false, trial_expires_at: null },
         { status: 'active', trial_period: false, trial_expires_at: null },
       ],
     });
+    // Another user of the same app: the subscriptions are u2's, not the app's.
+    expect(await loadUserFacts(appId, 'nobody')).toBeUndefined();
   });
 });
