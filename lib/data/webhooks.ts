@@ -91,9 +91,8 @@ const deliveryItem = (record: DeliveryRecord) => ({
   deliveries_pk: record.app_id,
   deliveries_status_pk: deliveriesStatusPartition(record.app_id, record.status),
   deliveries_sk: deliverySortKey(record),
-  ...(record.status === 'pending' && record.next_attempt_at
-    ? dueAttributes('DLV', record.next_attempt_at, record.updated_at, record.event_id)
-    : {}),
+  // In the due index while it has a next attempt, which only a pending delivery has (services/webhook-delivery.ts).
+  ...(record.next_attempt_at ? dueAttributes('DLV', record.next_attempt_at, record.updated_at, record.event_id) : {}),
 });
 
 const deliveriesStatusPartition = (appId: string, status: DeliveryStatus) => `${appId}#${status}`;
