@@ -85,11 +85,14 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
   });
 
   it('a transaction the App Store does not know is INVALID_RECEIPT', async () => {
+    // A Sandbox app asks the sandbox once: only a Production app asks it again.
+    const asked = standIn.requests.length;
     expect(await refusalOf(verifier.verify(appReceipt('2000000999999999')))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: "the App Store does not know this receipt's transaction (404)",
       retryable: false,
     });
+    expect(standIn.requests.length - asked).toBe(1);
   });
 
   it('refused credentials, 5xx and timeouts are VERIFICATION_FAILED, retryable', async () => {
