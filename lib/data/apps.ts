@@ -438,11 +438,12 @@ async function changeUserToken(
 }
 
 /** Turns the requirement on (issuing a secret if the app has none) or off (the secret is kept for turning it on again). */
-export const setUserTokenRequired = (appId: string, required: boolean): Promise<UserTokenSetting> =>
-  changeUserToken(appId, (app) => ({
+export function setUserTokenRequired(appId: string, required: boolean): Promise<UserTokenSetting> {
+  return changeUserToken(appId, (app) => ({
     required,
     newSecret: required && !app.user_token_secret ? newUserTokenSecret() : undefined,
   }));
+}
 
 export class UserTokenSecretExists extends Error {
   constructor(appId: string) {
@@ -455,11 +456,12 @@ export class UserTokenSecretExists extends Error {
  * Issues a new secret; with `replace`, in place of the app's current one (tokens signed with the
  * old one are refused from the next request), else only if it has none (UserTokenSecretExists).
  */
-export const issueUserTokenSecret = (
+export function issueUserTokenSecret(
   appId: string,
   replace: boolean,
-): Promise<UserTokenSetting & { issued_secret: string }> =>
-  changeUserToken(appId, (app) => {
+): Promise<UserTokenSetting & { issued_secret: string }> {
+  return changeUserToken(appId, (app) => {
     if (app.user_token_secret && !replace) throw new UserTokenSecretExists(appId);
     return { required: app.require_user_token === true, newSecret: newUserTokenSecret() };
   }) as Promise<UserTokenSetting & { issued_secret: string }>;
+}

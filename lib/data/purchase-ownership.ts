@@ -53,6 +53,7 @@ export type TransactionWrite = TransactItem | TransactionItemPart;
 const TRANSACTION_ITEM_TYPE = 'transaction';
 
 export const isTransactionItemPart = (write: TransactionWrite): write is TransactionItemPart =>
+  // Stryker disable next-line LogicalOperator: a TransactItem's one key is Put, Update, Delete or ConditionCheck; a part has both
   'key' in write && 'set' in write;
 
 /** The transaction id now pays for this subscription; refused if it already pays for any (or, taking over, for another than the old one). */

@@ -16,11 +16,13 @@ export interface RevenueChange extends Partial<RevenueDelta> {
   version: number;
 }
 
-export const revenueChange = (version: number, day: string, delta: RevenueDelta): RevenueChange => ({
-  ...(Object.fromEntries(Object.entries(delta).filter(([, amount]) => amount !== 0)) as Partial<RevenueDelta>),
-  day,
-  version,
-});
+export function revenueChange(version: number, day: string, delta: RevenueDelta): RevenueChange {
+  return {
+    ...(Object.fromEntries(Object.entries(delta).filter(([, amount]) => amount !== 0)) as Partial<RevenueDelta>),
+    day,
+    version,
+  };
+}
 
 /** The counter a revenue change adds to, the fields that name it, and the amounts it adds. */
 export function revenueCounterUpdate(

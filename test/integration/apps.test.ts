@@ -20,7 +20,7 @@ import {
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { interceptCommands, type SentCommand, stopIntercepting } from '../support/ddb-intercept.js';
+import { failCommands, interceptCommands, type SentCommand, stopIntercepting } from '../support/ddb-intercept.js';
 
 /** The secret each of the app's keys carries on its lookup item (what authentication reads), by key id. */
 async function secretsOnKeys(
@@ -156,6 +156,11 @@ describe('apps and API keys (DynamoDB Local)', () => {
     });
     expect(second.issued_secret).not.toBe(first.issued_secret);
     expect((await secretsOnKeys(app.app_id))[sdkKey.key_id]!.secret).toBe(second.issued_secret);
+  });
+
+  it('the user-token setting of an app that does not exist is refused, naming the app', async () => {
+    await expect(setUserTokenRequired('app_none', true)).rejects.toThrow('app app_none does not exist');
+    await expect(issueUserTokenSecret('app_none', true)).rejects.toThrow('app app_none does not exist');
   });
 
   it("keys issued while the setting changes never miss it: every active sdk key ends with the app's setting", async () => {
@@ -313,20 +318,14 @@ describe('what every change of keys and user tokens stands on', () => {
     expect((await findApiKey(issued.key))?.status).toBe('active');
 
     stopIntercepting();
-    const always = interceptCommands(async ({ command }, send) => {
-      if (command === 'TransactWriteItemsCommand') throw cancelled('ConditionalCheckFailed');
-      return send();
-    });
+    const always = failCommands('TransactWriteItemsCommand', () => cancelled('ConditionalCheckFailed'));
     await expect(issueKey(app.app_id, 'sdk')).rejects.toMatchObject({ name: 'TransactionCanceledException' });
     expect(transactions(always)).toHaveLength(5);
   });
 
   it('a transaction cancelled for another reason, or for an app that does not exist, is not tried again', async () => {
     const { app } = await newApp();
-    const sent = interceptCommands(async ({ command }, send) => {
-      if (command === 'TransactWriteItemsCommand') throw cancelled('ValidationError');
-      return send();
-    });
+    const sent = failCommands('TransactWriteItemsCommand', () => cancelled('ValidationError'));
     await expect(issueKey(app.app_id, 'sdk')).rejects.toMatchObject({ name: 'TransactionCanceledException' });
     expect(transactions(sent)).toHaveLength(1);
 

@@ -13,7 +13,7 @@ import { keys } from '../../lib/data/keys.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
 import { processDueWork } from '../../lib/services/due-work.js';
 import { expireDueSubscriptions } from '../../lib/services/expiry.js';
-import { interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
+import { failCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
@@ -192,10 +192,7 @@ describe('expiry sweeper across midnight, with its checkpoint (injected clock, o
     await advanceCheckpoint('GRT', '2026-03-10');
     await advanceCheckpoint('GRT', '2026-03-09');
     expect(await grants()).toBe('2026-03-10');
-    interceptCommands(async ({ command }, send) => {
-      if (command === 'PutItemCommand') throw throttled();
-      return send();
-    });
+    failCommands('PutItemCommand', throttled);
     try {
       await expect(advanceCheckpoint('GRT', '2026-03-11')).rejects.toThrow('throughput exceeded');
     } finally {

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, getApp, setTestStore } from '../../lib/data/apps.js';
 import { getConsistent } from '../../lib/data/batch.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
-import { detachSubscription } from '../../lib/data/erasure.js';
+import { deleteFromPartition, detachSubscription } from '../../lib/data/erasure.js';
 import { keys } from '../../lib/data/keys.js';
 import { mergeProfileMaps } from '../../lib/data/profiles.js';
 import { storeEvents, storeSession } from '../../lib/data/reports.js';
@@ -20,7 +20,13 @@ import { scanSubscriptions, subscriptionExists } from '../../lib/data/subscripti
 import { grantEntitlement } from '../../lib/services/grants.js';
 import type { StoreNotification } from '../../lib/stores/types.js';
 import { appErrorOf } from '../support/assertions.js';
-import { conditionFailed, interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
+import {
+  conditionFailed,
+  failCommands,
+  interceptCommands,
+  stopIntercepting,
+  throttled,
+} from '../support/ddb-intercept.js';
 import { createTestApp } from '../support/fixtures.js';
 import { seedSubscription } from '../support/subscriptions.js';
 
@@ -30,12 +36,6 @@ const NOW = new Date('2026-06-01T12:00:00.000Z');
 const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 const context = (appId: string) => ({ appId, platform: 'ios', sdkVersion: '1.0.0' });
 const session = () => ({ sessionId: `session-${unique()}`, startTime: NOW.getTime() - 60_000, duration: 60 });
-/** Every command of that name answered with `error`; the others sent. */
-const failing = (name: string, error: () => Error) =>
-  interceptCommands(async ({ command }, send) => {
-    if (command === name) throw error();
-    return send();
-  });
 /** A transaction cancelled because its first item's condition did not hold, as DynamoDB says it. */
 const firstConditionFailed = () =>
   new TransactionCanceledException({
@@ -47,7 +47,7 @@ const firstConditionFailed = () =>
 describe('a failure other than a refused condition reaches the caller', () => {
   it('a session report: a throttled transaction is not taken for a repeat', async () => {
     const { appId } = await createTestApp([]);
-    failing('TransactWriteItemsCommand', throttled);
+    failCommands('TransactWriteItemsCommand', throttled);
     await expect(storeSession(context(appId), 'user-1', session(), NOW)).rejects.toThrow('throughput exceeded');
   });
 
@@ -101,7 +101,7 @@ describe('a failure other than a refused condition reaches the caller', () => {
       sent_at: NOW.toISOString(),
       state: null,
     };
-    failing('PutItemCommand', throttled);
+    failCommands('PutItemCommand', throttled);
     await expect(recordNotification(appId, notification, 'recorded', NOW)).rejects.toThrow('throughput exceeded');
     stopIntercepting();
     expect(await recordNotification(appId, notification, 'recorded', NOW)).toBe(true);
@@ -111,7 +111,7 @@ describe('a failure other than a refused condition reaches the caller', () => {
   it("an erasure's move of a subscription: a throttled update is not taken for another owner", async () => {
     const { appId } = await createTestApp([]);
     const subscription = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: null });
-    failing('UpdateItemCommand', throttled);
+    failCommands('UpdateItemCommand', throttled);
     await expect(
       detachSubscription(keys.subscription(appId, subscription.id), appId, 'user-1', 'erased_1'),
     ).rejects.toThrow('throughput exceeded');
@@ -121,14 +121,14 @@ describe('a failure other than a refused condition reaches the caller', () => {
 
   it('a profile merge: a throttled update is not retried as a race', async () => {
     const { appId } = await createTestApp([]);
-    const sent = failing('UpdateItemCommand', throttled);
+    const sent = failCommands('UpdateItemCommand', throttled);
     await expect(mergeProfileMaps(appId, 'user-1', (maps) => maps, NOW)).rejects.toThrow('throughput exceeded');
     expect(sent.map(({ command }) => command)).toEqual(['GetItemCommand', 'UpdateItemCommand']);
   });
 
   it('a profile merge that loses every race is CONCURRENT_MODIFICATION, retryable', async () => {
     const { appId } = await createTestApp([]);
-    const sent = failing('UpdateItemCommand', conditionFailed);
+    const sent = failCommands('UpdateItemCommand', conditionFailed);
     expect(await appErrorOf(mergeProfileMaps(appId, 'user-1', (maps) => maps, NOW))).toMatchObject({
       code: 'CONCURRENT_MODIFICATION',
       message: 'The user profile is being changed concurrently; retry',
@@ -140,7 +140,7 @@ describe('a failure other than a refused condition reaches the caller', () => {
   it('a grant: a refused condition is read again and, every time refused, CONCURRENT_MODIFICATION; a throttle is itself', async () => {
     const { appId } = await createTestApp([]);
     await putEntitlements(appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly'] }]);
-    const raced = failing('TransactWriteItemsCommand', firstConditionFailed);
+    const raced = failCommands('TransactWriteItemsCommand', firstConditionFailed);
     expect(await appErrorOf(grantEntitlement(appId, 'user-1', 'pro', { duration: 'P1M' }, NOW))).toMatchObject({
       code: 'CONCURRENT_MODIFICATION',
       message: 'The grant is being changed concurrently; retry',
@@ -149,7 +149,7 @@ describe('a failure other than a refused condition reaches the caller', () => {
     expect(raced.filter(({ command }) => command === 'TransactWriteItemsCommand').length).toBeGreaterThan(1);
     stopIntercepting();
 
-    const throttledWrites = failing('TransactWriteItemsCommand', throttled);
+    const throttledWrites = failCommands('TransactWriteItemsCommand', throttled);
     await expect(grantEntitlement(appId, 'user-1', 'pro', { duration: 'P1M' }, NOW)).rejects.toThrow(
       'throughput exceeded',
     );
@@ -172,7 +172,7 @@ describe('a repeated session report', () => {
 });
 
 describe('reads that decide on the latest write are strongly consistent', () => {
-  it('by key, a profile merge, whether a subscription exists, and a page of the operator scan', async () => {
+  it('by key, a profile merge, whether a subscription exists, a page of the operator scan and an erasure', async () => {
     const { appId } = await createTestApp([]);
     const subscription = await seedSubscription(appId);
     const sent = interceptCommands();
@@ -181,12 +181,15 @@ describe('reads that decide on the latest write are strongly consistent', () => 
     expect(await subscriptionExists(appId, subscription.id)).toBe(true);
     // The first page only: the shared table may hold many pages of other files' items.
     await scanSubscriptions(appId).next();
+    // An erasure deletes what was written just before it too.
+    expect(await deleteFromPartition(`NOTHING#${appId}`, 10)).toEqual({ sortKeys: [], more: false });
     const reads = sent.filter(({ command }) => command !== 'UpdateItemCommand');
     expect(reads.map(({ command }) => command)).toEqual([
       'GetItemCommand',
       'GetItemCommand',
       'GetItemCommand',
       'ScanCommand',
+      'QueryCommand',
     ]);
     for (const read of reads) expect(read.input.ConsistentRead, read.command).toBe(true);
   });

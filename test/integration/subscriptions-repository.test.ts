@@ -18,6 +18,7 @@ import {
   getSubscription,
   getSubscriptionRecord,
   listSubscriptions,
+  newestSubscriptionsOfUser,
   scanSubscriptions,
 } from '../../lib/data/subscription-queries.js';
 import {
@@ -176,6 +177,20 @@ describe('subscription repository (DynamoDB Local)', () => {
     expect(await total({ status: 'cancelled', platform: 'android' })).toBe(1);
     const cancelled = await listSubscriptions(app, { status: 'cancelled' }, page);
     expect(cancelled.items.map((s) => s.id)).toEqual([b.id]);
+  });
+
+  it("an insert with revenue carries it, amounts of zero left out, on the day of the record's update", async () => {
+    const { appId: app } = await createTestApp([]);
+    const sub = record(app, { updated_at: '2026-02-03T23:59:59.000Z' });
+    const revenue = { amount_micros: 4_990_000, new_subscriptions: 1, renewals: 0, refunds: 0, net_active: 1 };
+    await insertSubscription(sub, payment(), { cause: TEST_CAUSE, revenue });
+    expect((await getConsistent(keys.subscription(app, sub.id)))?.revenue_change).toEqual({
+      day: '2026-02-03',
+      version: sub.version,
+      amount_micros: 4_990_000,
+      new_subscriptions: 1,
+      net_active: 1,
+    });
   });
 
   it('bulk insertion counts every subscription once in every counter', async () => {
@@ -372,6 +387,16 @@ describe('subscription repository (DynamoDB Local)', () => {
         bindTransactionPart({ ...sub, id: 'sub_other' }, 'orig-1'),
       ]),
     ).toThrow(/set attribute subscription_id to different values/);
+    // The same part twice is one condition, not the condition twice.
+    const twice = transactionItems([bindTransactionPart(sub, 'orig-1'), bindTransactionPart(sub, 'orig-1')]).items;
+    expect(twice).toHaveLength(1);
+    expect(twice[0]!.Update!.ConditionExpression).toBe('attribute_not_exists(subscription_id)');
+    expect(() =>
+      transactionItems([
+        bindTransactionPart(sub, 'orig-1', { fromUserId: 'ann', fromSubscriptionId: 'sub_a' }),
+        bindTransactionPart(sub, 'orig-1', { fromUserId: 'ann', fromSubscriptionId: 'sub_b' }),
+      ]),
+    ).toThrow('two writes of one transaction item set placeholder :from to different values');
   });
 
   it('looks up the product, the owner and the binding of a purchase in one read, and reads keys DynamoDB left unprocessed one by one', async () => {
@@ -461,6 +486,29 @@ describe('a user filter read page by page, and the whole-app scan', () => {
     expect(ids(skipped.items)).toEqual(ids(all.slice(3)));
   });
 
+  it("a cursor into an app's listing resumes right after the one it names, reading only older keys", async () => {
+    const { appId } = await createTestApp();
+    const all = await newestFirst(appId, 'app-pager', 5);
+    const first = await listSubscriptions(appId, {}, { skip: 0, limit: 2 });
+    expect(ids(first.items)).toEqual(ids(all.slice(0, 2)));
+    const last = first.items.at(-1)!;
+    const after = { id: last.id, list_sk: `${last.created_at}#${last.id}` };
+    const next = await listSubscriptions(appId, {}, { after, skip: 0, limit: 2 });
+    expect(ids(next.items)).toEqual(ids(all.slice(2, 4)));
+    const rest = await listSubscriptions(appId, { platform: 'ios' }, { after, skip: 0, limit: 10 });
+    expect(ids(rest.items)).toEqual(ids(all.slice(2)));
+  });
+
+  it("a user's newest subscriptions leave out one the user index still lists after its purchase moved to another user", async () => {
+    const { appId } = await createTestApp();
+    const [newest, moved, oldest] = await newestFirst(appId, 'mover', 3);
+    // The item as the user index would still see it for a moment: keys under 'mover', the item another user's.
+    const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.subscription(appId, moved!.id) }));
+    await ddb.send(new PutCommand({ TableName: tableName, Item: { ...Item, user_id: 'someone-else' } }));
+    expect(ids(await newestSubscriptionsOfUser(appId, 'mover', 10))).toEqual([newest!.id, oldest!.id]);
+    expect(ids(await newestSubscriptionsOfUser(appId, 'mover', 1))).toEqual([newest!.id]);
+  });
+
   it("scanSubscriptions yields every subscription of the app, and only that app's state items", async () => {
     const { appId } = await createTestApp();
     const { appId: otherAppId } = await createTestApp();
@@ -539,6 +587,25 @@ describe('what a save writes besides the state, and which refusal it reports', (
     });
     expect(await getSubscriptionRecord(appId, sub.id)).toBeUndefined();
     expect(await getConsistent({ pk: `TEST#${appId}`, sk: 'FREE' })).toBeUndefined();
+  });
+
+  it('a takeover insert whose alsoWrite item is refused: also_write_refused, though the transaction is bound to the subscription taken over', async () => {
+    const { appId } = await createTestApp();
+    const from = record(appId, { user_id: 'user-1' });
+    await insertSubscription(from, payment(`txn-${appId}`), { cause: TEST_CAUSE });
+    const to = record(appId, { user_id: 'user-2' });
+    const refused = {
+      Put: {
+        TableName: tableName,
+        Item: { pk: `TEST#${appId}`, sk: 'MARK', n: 1 },
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    };
+    const takeOver = { fromUserId: 'user-1', fromSubscriptionId: from.id };
+    expect(
+      await insertSubscription(to, payment(`txn-${appId}`), { cause: TEST_CAUSE, takeOver, alsoWrite: [refused] }),
+    ).toEqual({ inserted: false, reason: 'also_write_refused' });
+    expect(await getConsistent(keys.transaction(appId, `txn-${appId}`))).toMatchObject({ subscription_id: from.id });
   });
 
   it("a save that would bind another subscription's transaction, or another user's purchase, is refused naming which", async () => {

@@ -18,20 +18,13 @@ import {
   replaceDelivery,
   setWebhook,
 } from '../../lib/data/webhooks.js';
-import { interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
+import { failCommands, interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 import { createTestApp, statusChange } from '../support/fixtures.js';
 
 const NOW = new Date('2026-04-01T08:00:00.000Z');
 const raw = getConsistent;
 
 afterEach(stopIntercepting);
-const failPuts = () =>
-  interceptCommands(async ({ command }, send) => {
-    if (command === 'PutItemCommand') {
-      throw throttled();
-    }
-    return send();
-  });
 
 describe('webhook items', () => {
   it('the endpoint and each delivery carry their type; a pending delivery is in the due index, a settled one is not', async () => {
@@ -90,7 +83,7 @@ describe('webhook items', () => {
     const detail = statusChange(appId);
     const created = (await createDelivery(detail, NOW)) as DeliveryRecord;
     expect(await createDelivery(detail, NOW)).toBe(false);
-    failPuts();
+    failCommands('PutItemCommand', throttled);
     await expect(createDelivery(statusChange(appId), NOW)).rejects.toThrow('throughput exceeded');
     await expect(replaceDelivery({ ...created, attempts: 1 }, 0)).rejects.toThrow('throughput exceeded');
   });

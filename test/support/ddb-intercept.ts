@@ -39,6 +39,13 @@ export function interceptCommands(
   return sent;
 }
 
+/** Every command of that name answered with `error`; the others sent. Returns what was sent. */
+export const failCommands = (name: string, error: () => Error): SentCommand[] =>
+  interceptCommands(async ({ command }, send) => {
+    if (command === name) throw error();
+    return send();
+  });
+
 export function stopIntercepting(): void {
   ddb.middlewareStack.remove(NAME);
 }
