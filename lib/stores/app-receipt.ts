@@ -289,7 +289,11 @@ function first(attributes: [number, Uint8Array][], type: number): Uint8Array | u
   return attributes.find(([found]) => found === type)?.[1];
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+/**
+ * Apple's form of a date, as the start of the text: Date.parse also reads other forms (an extended
+ * year, an offset), and reads nothing after the Z (NaN, refused or read as no date where it is used).
+ */
+const DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/;
 
 function checkDates(certificate: X509Certificate, at: number): void {
   if (!isValidAt(certificate, at)) reject('certificate');

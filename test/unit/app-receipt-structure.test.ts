@@ -226,8 +226,23 @@ describe('legacy app receipts: the intermediate and the root, by name and by key
       ['leaf.pem', 'negative/intermediate-under-untrusted-root.pem', 'intermediate.pem', 'root.pem'],
       'accepted',
     ],
+    [
+      'a version 1 certificate (no version field) listed first, beside the chain',
+      ['negative/version-1.pem', 'leaf.pem', 'intermediate.pem', 'root.pem'],
+      'accepted',
+    ],
   ])('%s', (_name, certificates, verdict) => {
     expect(verdictOf(signedWith(certificates))).toBe(verdict);
+  });
+
+  it("a trusted certificate with both of Apple's extensions that signs the receipt itself is no chain", () => {
+    const signer = 'negative/root-with-both-oids.pem';
+    const receipt = signReceipt(PAYLOAD, {
+      certificates: [signer],
+      signerCertificate: signer,
+      key: receiptChainKey('negative/untrusted-root.p8'),
+    });
+    expect(verdictOf(receipt, [receiptChainCertificate(signer)])).toBe('chain');
   });
 
   it("a trusted root with the good root's key under another name does not issue the intermediate", () => {
@@ -277,14 +292,17 @@ describe("legacy app receipts: the content's attributes, signed as changed", () 
     expect(verdictOf(signReceipt(bytesAfter(payloadTree(), change)))).toBe(verdict);
   });
 
-  it('an expiration date in the extended-year form is no date: the purchase is no subscription', () => {
+  it.each([
+    ['in the extended-year form', '+002026-12-01T00:00:00Z'],
+    ['with a character after it', '2026-12-01T00:00:00Z!'],
+  ])('an expiration date %s is no date: the purchase is no subscription', (_name, date) => {
     const payload = receiptPayload({
       bundleId: 'com.example.subs',
       purchases: [{ transactionId: '2000000000000001', expiresAt: new Date('2026-12-01T00:00:00Z') }],
     });
     const edited = parseDer(payload);
     const inApp = parseDer(attributeValue(edited, 17).contents!);
-    attributeValue(inApp, 1708).contents = ia5('+002026-12-01T00:00:00Z');
+    attributeValue(inApp, 1708).contents = ia5(date);
     attributeValue(edited, 17).contents = encodeDer(inApp);
     const read = verifyAppReceipt(signReceipt(encodeDer(edited)), [RECEIPT_ROOT]);
     expect(read.purchases.map((p) => p.expiresAt)).toEqual([undefined]);
