@@ -86,4 +86,28 @@ describe('outbox items', () => {
       payload: { event: 'subscription.transferred', timestamp: now.toISOString() },
     });
   });
+
+  it("a grant's event is carried as given, keyed by its own event id", () => {
+    const now = new Date('2026-05-01T12:00:00.000Z');
+    const payload = {
+      event: 'entitlement.revoked' as const,
+      timestamp: now.toISOString(),
+      data: {
+        user_id: 'u-1',
+        entitlement_id: 'pro',
+        granted_at: '2026-04-01T00:00:00.000Z',
+        expires_at: '2026-06-01T00:00:00.000Z',
+      },
+    };
+    const item = outboxModule.grantOutboxItem('app-1', payload, now);
+    expect(item).toEqual({
+      pk: `OUTBOX#${item.event_id}`,
+      sk: 'OUTBOX',
+      type: 'outbox',
+      app_id: 'app-1',
+      event_id: expect.stringMatching(/^evt_/),
+      payload,
+      ttl: 1_777_636_800 + 7 * 86_400,
+    });
+  });
 });

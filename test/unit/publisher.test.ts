@@ -102,6 +102,13 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
     ]);
   });
 
+  it("announced events on an item that is no subscription's state item are no events", () => {
+    expect(outboxModule.subscriptionEventsOf(expiry())).toHaveLength(1);
+    const elsewhere = expiry();
+    elsewhere.dynamodb!.Keys!.sk = { S: 'PAYMENT' };
+    expect(outboxModule.subscriptionEventsOf(elsewhere)).toEqual([]);
+  });
+
   it('the same record delivered again is the same event (same id): the deliverer sends it once', async () => {
     eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] });
     await handler({ Records: [expiry()] });
