@@ -2,12 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { settleCounters } from '../support/counters.js';
 
 // The App Store notification is signed by the stand-in chain; Google's push is checked against the stand-in.
-vi.mock('../../lib/stores/apple-root-ca-g3.js', async () => {
-  const { readFileSync } = await import('node:fs');
-  return {
-    APPLE_ROOT_CA_G3_PEM: readFileSync(new URL('../fixtures/app-store-standin/root.pem', import.meta.url), 'utf8'),
-  };
-});
+vi.mock('../../lib/stores/apple-root-ca-g3.js', () => import('../support/stand-in-apple-root.js'));
 const google = await vi.hoisted(async () => {
   const { startGooglePlayStandIn } = await import('../support/google-play-standin.js');
   const standIn = await startGooglePlayStandIn('com.example.subs');

@@ -7,12 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-vi.mock('../../lib/stores/apple-root-ca-g3.js', async () => {
-  const { readFileSync } = await import('node:fs');
-  return {
-    APPLE_ROOT_CA_G3_PEM: readFileSync(new URL('../fixtures/app-store-standin/root.pem', import.meta.url), 'utf8'),
-  };
-});
+vi.mock('../../lib/stores/apple-root-ca-g3.js', () => import('../support/stand-in-apple-root.js'));
 const google = await vi.hoisted(async () => {
   // Its own table, so a full scan before and after each request is small and sees only this file's writes.
   process.env.TABLE_NAME = `hostile-input-notifications-${process.pid}`;

@@ -15,12 +15,7 @@ import { type AppStoreStandIn, appStoreTransaction, startAppStoreStandIn } from 
 import type { TestApp } from '../support/fixtures.js';
 import { mobileHeaders } from '../support/mobile.js';
 
-vi.mock('../../lib/stores/apple-root-ca-g3.js', async () => {
-  const { readFileSync } = await import('node:fs');
-  return {
-    APPLE_ROOT_CA_G3_PEM: readFileSync(new URL('../fixtures/app-store-standin/root.pem', import.meta.url), 'utf8'),
-  };
-});
+vi.mock('../../lib/stores/apple-root-ca-g3.js', () => import('../support/stand-in-apple-root.js'));
 vi.mock('../../lib/stores/apple-inc-root.js', async () => {
   const { readFileSync } = await import('node:fs');
   return {

@@ -6,12 +6,7 @@
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 
-vi.mock('../../lib/stores/apple-root-ca-g3.js', async () => {
-  const { readFileSync } = await import('node:fs');
-  return {
-    APPLE_ROOT_CA_G3_PEM: readFileSync(new URL('../fixtures/app-store-standin/root.pem', import.meta.url), 'utf8'),
-  };
-});
+vi.mock('../../lib/stores/apple-root-ca-g3.js', () => import('../support/stand-in-apple-root.js'));
 
 import { setRestorePolicy } from '../../lib/data/apps.js';
 import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';

@@ -10,12 +10,7 @@ vi.hoisted(() => {
   // Its own table: the sweeper's checkpoint and due items are the table's, not one app's.
   process.env.TABLE_NAME = `expiry-store-status-${process.pid}`;
 });
-vi.mock('../../lib/stores/apple-root-ca-g3.js', async () => {
-  const { readFileSync } = await import('node:fs');
-  return {
-    APPLE_ROOT_CA_G3_PEM: readFileSync(new URL('../fixtures/app-store-standin/root.pem', import.meta.url), 'utf8'),
-  };
-});
+vi.mock('../../lib/stores/apple-root-ca-g3.js', () => import('../support/stand-in-apple-root.js'));
 
 import { config } from '../../lib/core/config.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';

@@ -8,12 +8,7 @@
 import { X509Certificate } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 
-vi.mock('../../lib/stores/apple-root-ca-g3.js', async () => {
-  const { readFileSync } = await import('node:fs');
-  return {
-    APPLE_ROOT_CA_G3_PEM: readFileSync(new URL('../fixtures/app-store-standin/root.pem', import.meta.url), 'utf8'),
-  };
-});
+vi.mock('../../lib/stores/apple-root-ca-g3.js', () => import('../support/stand-in-apple-root.js'));
 
 import {
   decodeAppStoreNotification,
