@@ -49,11 +49,16 @@ function post(endpoint: URL, headers: Record<string, string>, body: string): Pro
   });
 }
 
-/** The secret's SecretString, or undefined when no secret has that name. */
-export async function getSecretString(name: string): Promise<string | undefined> {
-  const endpoint = new URL(
+/** Where GetSecretValue goes: the endpoint the SDK would take from the environment, else the region's. */
+export function secretsManagerEndpoint(): URL {
+  return new URL(
     process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER || `https://secretsmanager.${config.region}.amazonaws.com`,
   );
+}
+
+/** The secret's SecretString, or undefined when no secret has that name. */
+export async function getSecretString(name: string): Promise<string | undefined> {
+  const endpoint = secretsManagerEndpoint();
   signer ??= new SignatureV4({
     service: 'secretsmanager',
     region: config.region,

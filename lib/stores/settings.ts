@@ -26,7 +26,7 @@ import { type StoredGoogleKeys, storedGoogleKeysOf } from '../data/google-oidc-k
 import { keys, type TableKey } from '../data/keys.js';
 import { define } from '../schemas/define.js';
 import { APP_STORE_ENVIRONMENTS } from './app-store.js';
-import { type SecretKind, secretNameOf, TEST_STORE_KEY_SECRET } from './secret-names.js';
+import { secretNameOf, TEST_STORE_KEY_SECRET } from './secret-names.js';
 import { getSecretString } from './secrets.js';
 
 export const appStoreSettingsSchema = /* @__PURE__ */ define(() =>
@@ -107,7 +107,6 @@ const CREDENTIALS: { [S in ConfigurableStore]: readonly (keyof StoreSettings[S])
 // the SDK client stays out of their bundles.
 let secretsClient: SecretsManagerClient | undefined;
 const secretsManager = () => (secretsClient ??= new SecretsManagerClient({ region: config.region }));
-const secretName = (appId: string, kind: SecretKind) => secretNameOf(config.storeSecretsPrefix ?? '', appId, kind);
 
 /** Creates the secret or stores a new version of it. */
 async function putSecret(name: string, SecretString: string, Description: string): Promise<void> {
@@ -149,7 +148,7 @@ async function settingsOf<S extends ConfigurableStore>(
   if (!item && config.storeSecretsPrefix) {
     // Settings stored before identifiers and credentials were kept apart: all of them in the secret
     // (read even when the credentials are not needed, or such an app could not verify at all).
-    raw = await readSecret(secretName(appId, store));
+    raw = await readSecret(secretNameOf(config.storeSecretsPrefix, appId, store));
   }
   if (!raw) return undefined;
   const credentials =
@@ -244,7 +243,7 @@ export async function putStoreSettings<S extends ConfigurableStore>(
   const identifiers = Object.fromEntries(Object.entries(value).filter(([field]) => !(field in credentials)));
   let credentialsSecret: string | undefined;
   if (config.storeSecretsPrefix && Object.keys(credentials).length > 0) {
-    credentialsSecret = secretName(appId, store);
+    credentialsSecret = secretNameOf(config.storeSecretsPrefix, appId, store);
     await putSecret(credentialsSecret, JSON.stringify(credentials), `${store} credentials of ${appId}`);
   }
   await ddb.send(
@@ -274,7 +273,7 @@ export async function putStoreSettings<S extends ConfigurableStore>(
  */
 export async function keepTestStorePrivateKey(appId: string, privateKeyPem: string): Promise<string | undefined> {
   if (!config.storeSecretsPrefix) return undefined;
-  const name = secretName(appId, TEST_STORE_KEY_SECRET);
+  const name = secretNameOf(config.storeSecretsPrefix, appId, TEST_STORE_KEY_SECRET);
   await putSecret(name, privateKeyPem, `test-store signing key of ${appId}`);
   return name;
 }

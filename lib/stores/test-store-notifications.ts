@@ -192,7 +192,8 @@ const invalid = (why: string) => new AppError('INVALID_NOTIFICATION', why);
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const isJws = (value: unknown): value is string => typeof value === 'string' && JWS_PATTERN.test(value);
-const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+// Number.isFinite is false for anything that is no number (it does not convert).
+const isTime = (value: unknown): value is number => Number.isFinite(value);
 
 /**
  * A test-store notification body (`{"signedPayload": "<JWS>"}`, parsed or as the raw JSON text),

@@ -168,8 +168,7 @@ function parseJson(part: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
     return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
-    // Stryker disable next-line BlockStatement: without the return, the function ends and returns undefined alike
-  } catch {
+  } /* Stryker disable next-line BlockStatement: without the return, the function ends and returns undefined alike */ catch {
     return undefined;
   }
 }

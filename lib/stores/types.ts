@@ -125,8 +125,7 @@ export function jwsHeaderOf(receiptData: string): Record<string, unknown> | unde
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
       ? (parsed as Record<string, unknown>)
       : undefined;
-    // Stryker disable next-line BlockStatement: without the return, the function ends and returns undefined alike
-  } catch {
+  } /* Stryker disable next-line BlockStatement: without the return, the function ends and returns undefined alike */ catch {
     return undefined;
   }
 }

@@ -621,4 +621,11 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
       'the purchase of this notification is not a subscription (the Google Play purchase has no subscription line item)',
     ]);
   });
+
+  it('an answer that cannot be read for another reason is no refusal of the notification: Pub/Sub delivers it again', async () => {
+    const token = 'rtdn-unreadable-time-1';
+    standIn.purchases.set(token, { ...subscriptionPurchaseV2('premium_monthly'), startTime: 'not a time' });
+    const error = await decode(push(subscriptionNotification(2, token))).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RangeError);
+  });
 });

@@ -6,10 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getSecretString, SecretsManagerError } from '../../lib/stores/secrets.js';
+import { config } from '../../lib/core/config.js';
+import { getSecretString, SecretsManagerError, secretsManagerEndpoint } from '../../lib/stores/secrets.js';
 import { freePort } from '../support/ports.js';
 import { waitUntil } from '../support/webhook-receiver.js';
 
@@ -107,6 +108,31 @@ describe('GetSecretValue over the wire', () => {
     } finally {
       await new Promise((resolve) => tlsServer.close(resolve));
     }
+  });
+
+  it('an answer cut off before its end is the connection reset, not an answer', async () => {
+    const cutting = createNetServer((socket) => {
+      socket.once('data', () => {
+        socket.write(
+          'HTTP/1.1 200 OK\r\ncontent-type: application/x-amz-json-1.1\r\ncontent-length: 100\r\n\r\n{"Secr',
+        );
+        setTimeout(() => socket.destroy(), 20);
+      });
+    });
+    await new Promise<void>((resolve) => cutting.listen(0, '127.0.0.1', resolve));
+    try {
+      process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = `http://127.0.0.1:${(cutting.address() as AddressInfo).port}`;
+      await expect(getSecretString('app/secret')).rejects.toMatchObject({ code: 'ECONNRESET', message: 'aborted' });
+    } finally {
+      await new Promise((resolve) => cutting.close(resolve));
+    }
+  });
+
+  it("without an endpoint in the environment, the region's own Secrets Manager over https", () => {
+    expect(secretsManagerEndpoint().href).toBe(`${url}/`);
+    delete process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER;
+    expect(config.region).toBe('us-east-1');
+    expect(secretsManagerEndpoint().href).toBe('https://secretsmanager.us-east-1.amazonaws.com/');
   });
 
   it('a connection refused is an error, not an answer', async () => {

@@ -4,7 +4,7 @@ import {
   ResourceNotFoundException,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -19,6 +19,7 @@ import { type AppRecord, createApp, getApp, setTestStore } from '../../lib/data/
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import {
+  getAppWithGooglePlayPushSettings,
   getAppWithStoreSettings,
   keepTestStorePrivateKey,
   publicKeyOfKeptTestStoreKey,
@@ -187,6 +188,33 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     expect(await storedItem(appId, 'app_store')).toMatchObject({ type: 'store_settings' });
   });
 
+  it("a Google Play push reads the app's identifiers as stored: fields that are no text are absent, no app is no settings", async () => {
+    const { appId } = await createTestApp();
+    const storeItem = (id: string, settings: Record<string, unknown>) =>
+      ddb.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...keys.storeSettings(id, 'google_play'), type: 'store_settings', settings },
+        }),
+      );
+    await storeItem(appId, { push_audience: 42, push_service_account: 'rtdn-push@example.iam.gserviceaccount.com' });
+    // Keys of a URL no other test stores: the table is shared.
+    const jwksUrl = `https://keys.example/${appId}`;
+    const { app, settings } = await getAppWithGooglePlayPushSettings(appId, jwksUrl);
+    expect(app?.app_id).toBe(appId);
+    expect(settings).toEqual({
+      package_name: '',
+      push_service_account: 'rtdn-push@example.iam.gserviceaccount.com',
+      withCredentials: expect.any(Function),
+    });
+    await storeItem('app_deleted', { package_name: 'com.example.subs' });
+    expect(await getAppWithGooglePlayPushSettings('app_deleted', jwksUrl)).toEqual({
+      app: undefined,
+      settings: undefined,
+      googleKeys: undefined,
+    });
+  });
+
   it('Google Play settings are never read without their credentials, which they cannot work without', async () => {
     const { appId } = await createTestApp();
     await expect(getAppWithStoreSettings(appId, 'google_play', { withCredentials: false })).rejects.toThrow(
@@ -237,6 +265,7 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     const name = `subscription-backend/test/${app.app_id}/test_store`;
     const created = secrets.commandCalls(CreateSecretCommand)[0]!.args[0].input;
     expect(created.Name).toBe(name);
+    expect(created.Description).toBe(`test-store signing key of ${app.app_id}`);
     expect(created.SecretString).toContain('BEGIN PRIVATE KEY');
 
     const item = (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.app(app.app_id) }))).Item!;
@@ -265,6 +294,11 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
       minted.receipt_data,
     );
     expect(verified.transaction_id).toBe(minted.transaction_id);
+  });
+
+  it('the public key of a kept signing key whose secret is gone is refused, naming the secret', async () => {
+    const name = `subscription-backend/test/app_gone/test_store`;
+    await expect(publicKeyOfKeptTestStoreKey(name)).rejects.toThrow(`secret ${name} does not exist`);
   });
 
   it('turning the test store on later keeps the key in the secret too; two commands racing leave the secret and the public key a pair', async () => {

@@ -443,6 +443,10 @@ describe('test-store notifications: refusals (INVALID_NOTIFICATION)', () => {
         'signedPayload lacks its notificationType, notificationUUID, signedDate or data',
       ],
       [
+        signed({ ...payload, data: 'the data' }),
+        'signedPayload lacks its notificationType, notificationUUID, signedDate or data',
+      ],
+      [
         signed({
           ...payload,
           data: {
