@@ -13,7 +13,9 @@ const DAY_MS = 86_400_000;
 /** Without a checkpoint (first run), look back this far. */
 const FIRST_RUN_LOOKBACK_DAYS = 7;
 
-const dayOf = (date: Date) => date.toISOString().slice(0, 10);
+function dayOf(date: Date) {
+  return date.toISOString().slice(0, 10);
+}
 
 export interface DueDay {
   day: string;

@@ -25,20 +25,26 @@ export interface ErasureMarker {
   started_at: string;
 }
 
-const toMarker = (item: Record<string, unknown>): ErasureMarker => ({
-  app_id: item.app_id as string,
-  user_id: item.user_id as string,
-  anonymous_id: item.anonymous_id as string,
-  removed: { ...NO_COUNTS, ...(item.removed as Partial<ErasureCounts>) },
-  started_at: item.started_at as string,
-});
+function toMarker(item: Record<string, unknown>): ErasureMarker {
+  return {
+    app_id: item.app_id as string,
+    user_id: item.user_id as string,
+    anonymous_id: item.anonymous_id as string,
+    removed: { ...NO_COUNTS, ...(item.removed as Partial<ErasureCounts>) },
+    started_at: item.started_at as string,
+  };
+}
 
 /**
  * In the due index at `at`: when its holder released it (now), or when the lease runs out, so the job
  * takes over an erasure whose holder died, and a run that found it leased has not passed it by.
  */
-const dueAt = (key: TableKey, at: Date, now: Date) => dueAttributes('ERA', at.toISOString(), now.toISOString(), key.pk);
-const leaseUntil = (now: Date) => new Date(now.getTime() + LEASE_MS);
+function dueAt(key: TableKey, at: Date, now: Date) {
+  return dueAttributes('ERA', at.toISOString(), now.toISOString(), key.pk);
+}
+function leaseUntil(now: Date) {
+  return new Date(now.getTime() + LEASE_MS);
+}
 
 export async function getErasure(appId: string, userId: string): Promise<ErasureMarker | undefined> {
   const item = await getConsistent(erasureKey(appId, userId));

@@ -21,16 +21,18 @@ export interface StoredGrant extends GrantRecord {
   user_id: string;
 }
 
-export const toGrantRecord = (item: Record<string, unknown>): StoredGrant => ({
-  app_id: item.app_id as string,
-  user_id: item.user_id as string,
-  entitlement_id: item.entitlement_id as string,
-  granted_at: item.granted_at as string,
-  expires_at: item.expires_at as string,
-  ended_at: (item.ended_at as string | null | undefined) ?? null,
-  end_reason: (item.end_reason as GrantRecord['end_reason'] | undefined) ?? null,
-  version: Number(item.version),
-});
+export function toGrantRecord(item: Record<string, unknown>): StoredGrant {
+  return {
+    app_id: item.app_id as string,
+    user_id: item.user_id as string,
+    entitlement_id: item.entitlement_id as string,
+    granted_at: item.granted_at as string,
+    expires_at: item.expires_at as string,
+    ended_at: (item.ended_at as string | null | undefined) ?? null,
+    end_reason: (item.end_reason as GrantRecord['end_reason'] | undefined) ?? null,
+    version: Number(item.version),
+  };
+}
 
 /** The grant at this key (strongly consistent: the next write is conditioned on its version). */
 export async function getGrantAt(key: TableKey): Promise<StoredGrant | undefined> {
@@ -38,8 +40,9 @@ export async function getGrantAt(key: TableKey): Promise<StoredGrant | undefined
   return item?.type === GRANT_ITEM_TYPE ? toGrantRecord(item) : undefined;
 }
 
-export const getGrant = (appId: string, userId: string, entitlementId: string) =>
-  getGrantAt(grantKey(appId, userId, entitlementId));
+export function getGrant(appId: string, userId: string, entitlementId: string) {
+  return getGrantAt(grantKey(appId, userId, entitlementId));
+}
 
 /** Another write changed the grant since it was read: the caller reads it again. */
 export class GrantChangedError extends Error {
@@ -52,14 +55,15 @@ export class GrantChangedError extends Error {
 }
 
 /** Only if the grant is still at the version read (0: there was none). */
-const unchangedSince = (version: number) =>
-  version === 0
+function unchangedSince(version: number) {
+  return version === 0
     ? { ConditionExpression: 'attribute_not_exists(pk)' }
     : {
         ConditionExpression: '#version = :read',
         ExpressionAttributeNames: { '#version': 'version' },
         ExpressionAttributeValues: { ':read': version },
       };
+}
 
 async function writeWithEvent(
   grantWrite: TransactItem,

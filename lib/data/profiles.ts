@@ -15,10 +15,12 @@ export interface UsageStats {
 }
 
 /** What every write to a profile sets: it creates the profile of a new user, and the user was seen now. */
-export const profileTouch = (appId: string, userId: string, now: Date) => ({
-  set: { type: 'user_profile', app_id: appId, user_id: userId, last_seen: now.toISOString() },
-  setIfAbsent: { first_seen: now.toISOString() },
-});
+export function profileTouch(appId: string, userId: string, now: Date) {
+  return {
+    set: { type: 'user_profile', app_id: appId, user_id: userId, last_seen: now.toISOString() },
+    setIfAbsent: { first_seen: now.toISOString() },
+  };
+}
 
 /**
  * The user's profile merged with their activity and features items (mergeProfileItems; undefined

@@ -14,7 +14,9 @@ import { profileTouch } from './profiles.js';
 import { cancellationReasonsOf } from './unavailable.js';
 import { updateExpression } from './update-expression.js';
 
-const expiry = (now: Date) => Math.floor(now.getTime() / 1000) + config.eventRetentionDays * 86_400;
+function expiry(now: Date) {
+  return Math.floor(now.getTime() / 1000) + config.eventRetentionDays * 86_400;
+}
 
 export interface ReportContext {
   appId: string;

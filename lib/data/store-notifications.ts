@@ -14,8 +14,9 @@ export const NOTIFICATION_RETENTION_DAYS = 30;
 
 export type { NotificationOutcome } from './notification-outcomes.js';
 
-export const notificationKey = (appId: string, notification: Pick<StoreNotification, 'store' | 'notification_id'>) =>
-  keys.storeNotification(appId, notification.store, notification.notification_id);
+export function notificationKey(appId: string, notification: Pick<StoreNotification, 'store' | 'notification_id'>) {
+  return keys.storeNotification(appId, notification.store, notification.notification_id);
+}
 
 /** The notification's record, refused if one with its id exists (a redelivery). */
 export function notificationRecordPut(

@@ -128,8 +128,10 @@ async function queryKeys(
 /** Largest Limit we send in one Query (DynamoDB pages at 1 MB anyway). */
 const MAX_QUERY_LIMIT = 1000;
 
-// Stryker disable next-line ConditionalExpression,EqualityOperator: list sort keys (created_at#id) are unique, so no two compare equal
-const newestFirst = (a: ListedKey, b: ListedKey) => (a.list_sk < b.list_sk ? 1 : a.list_sk > b.list_sk ? -1 : 0);
+function newestFirst(a: ListedKey, b: ListedKey) {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: list sort keys (created_at#id) are unique, so no two compare equal
+  return a.list_sk < b.list_sk ? 1 : a.list_sk > b.list_sk ? -1 : 0;
+}
 
 /**
  * The records of these keys, in their order, read from the table (the indexes hold keys only).
@@ -144,10 +146,11 @@ async function recordsOf(listed: ListedKey[], filters: ListFilters): Promise<Sub
   });
 }
 
-const matches = (record: SubscriptionRecord, filters: ListFilters): boolean =>
-  (['user_id', 'status', 'product_id', 'platform'] as const).every(
+function matches(record: SubscriptionRecord, filters: ListFilters): boolean {
+  return (['user_id', 'status', 'product_id', 'platform'] as const).every(
     (field) => filters[field] === undefined || record[field] === filters[field],
   );
+}
 
 /** The list count of these filters, as the aggregator last moved it (it trails writes by the stream's delay). */
 export async function countMatching(appId: string, filters: ListFilters): Promise<number> {

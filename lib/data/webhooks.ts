@@ -84,22 +84,30 @@ export interface DeliveryRecord extends BusEventDetail {
 /** At most this many attempts are kept in a delivery's log (newest). */
 const MAX_LOGGED_ATTEMPTS = 20;
 
-const deliveryItem = (record: DeliveryRecord) => ({
-  ...keys.delivery(record.event_id),
-  type: 'webhook_delivery',
-  ...record,
-  deliveries_pk: record.app_id,
-  deliveries_status_pk: deliveriesStatusPartition(record.app_id, record.status),
-  deliveries_sk: deliverySortKey(record),
-  // In the due index while it has a next attempt, which only a pending delivery has (services/webhook-delivery.ts).
-  ...(record.next_attempt_at ? dueAttributes('DLV', record.next_attempt_at, record.updated_at, record.event_id) : {}),
-});
+function deliveryItem(record: DeliveryRecord) {
+  return {
+    ...keys.delivery(record.event_id),
+    type: 'webhook_delivery',
+    ...record,
+    deliveries_pk: record.app_id,
+    deliveries_status_pk: deliveriesStatusPartition(record.app_id, record.status),
+    deliveries_sk: deliverySortKey(record),
+    // In the due index while it has a next attempt, which only a pending delivery has (services/webhook-delivery.ts).
+    ...(record.next_attempt_at ? dueAttributes('DLV', record.next_attempt_at, record.updated_at, record.event_id) : {}),
+  };
+}
 
-const deliveriesStatusPartition = (appId: string, status: DeliveryStatus) => `${appId}#${status}`;
-const deliverySortKey = (record: Pick<DeliveryRecord, 'created_at' | 'event_id'>) =>
-  `${record.created_at}#${record.event_id}`;
+function deliveriesStatusPartition(appId: string, status: DeliveryStatus) {
+  return `${appId}#${status}`;
+}
 
-const toDelivery = (item: Record<string, unknown>): DeliveryRecord => withoutKeys<DeliveryRecord>(item);
+function deliverySortKey(record: Pick<DeliveryRecord, 'created_at' | 'event_id'>) {
+  return `${record.created_at}#${record.event_id}`;
+}
+
+function toDelivery(item: Record<string, unknown>): DeliveryRecord {
+  return withoutKeys<DeliveryRecord>(item);
+}
 
 /** Records a new event to deliver; returns false when it is already recorded (a duplicate from the bus). */
 export async function createDelivery(detail: BusEventDetail, now: Date): Promise<DeliveryRecord | false> {

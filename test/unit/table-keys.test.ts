@@ -65,6 +65,11 @@ describe('table keys: the documented layout', () => {
       ['store settings', keys.storeSettings(A, 'app_store'), { pk: 'APP#app_1', sk: 'STORE#app_store' }],
       ['webhook delivery', keys.delivery('evt_1'), { pk: 'DELIVERY#evt_1', sk: 'DELIVERY' }],
       ['job checkpoint', keys.checkpoint('expiry'), { pk: 'CHECKPOINT#expiry', sk: 'CHECKPOINT' }],
+      [
+        "Google's OIDC keys",
+        keys.googleOidcKeys('https://www.googleapis.com/oauth2/v3/certs'),
+        { pk: 'GOOGLE_KEYS#https://www.googleapis.com/oauth2/v3/certs', sk: 'KEYS' },
+      ],
       ['user profile', keys.userProfile(A, U), { pk: 'USER#app_1#user-1', sk: 'PROFILE' }],
       ["user's activity", keys.userActivity(A, U), { pk: 'USER#app_1#user-1', sk: 'ACTIVITY' }],
       ['features used', keys.userFeatures(A, U), { pk: 'USER#app_1#user-1', sk: 'FEATURES' }],
