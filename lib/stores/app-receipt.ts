@@ -293,7 +293,9 @@ function first(attributes: [number, Uint8Array][], type: number): Uint8Array | u
  * Apple's form of a date, as the start of the text: Date.parse also reads other forms (an extended
  * year, an offset), and reads nothing after the Z (NaN, refused or read as no date where it is used).
  */
-const DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/;
+function isAppleDate(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/.test(text);
+}
 
 function checkDates(certificate: X509Certificate, at: number): void {
   if (!isValidAt(certificate, at)) reject('certificate');
@@ -360,7 +362,7 @@ function receiptOf(content: Uint8Array): AppReceipt {
   const creationDate = first(attributes, ATTRIBUTE.creationDate);
   if (!bundleId || !creationDate) return reject('malformed');
   const created = stringIn(creationDate, TAG.ia5String);
-  if (!DATE.test(created) || Number.isNaN(Date.parse(created))) reject('malformed');
+  if (!isAppleDate(created) || Number.isNaN(Date.parse(created))) reject('malformed');
   const purchases = attributes
     .filter(([type]) => type === ATTRIBUTE.inAppPurchase)
     .map(([, value]) => {
@@ -374,7 +376,7 @@ function receiptOf(content: Uint8Array): AppReceipt {
       // Empty for purchases that are not subscriptions.
       const expires = first(fields, ATTRIBUTE.expiresDate);
       const expiresDate = expires && stringIn(expires, TAG.ia5String);
-      const expiresAt = expiresDate && DATE.test(expiresDate) ? Date.parse(expiresDate) : undefined;
+      const expiresAt = expiresDate && isAppleDate(expiresDate) ? Date.parse(expiresDate) : undefined;
       return {
         transactionId,
         originalTransactionId: text(ATTRIBUTE.originalTransactionId) || transactionId,

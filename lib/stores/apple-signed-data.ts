@@ -76,9 +76,11 @@ function checkDates(certificate: X509Certificate, at: number): void {
   if (!isValidAt(certificate, at, MAX_SKEW_MS)) reject('certificate');
 }
 
-/** ES256 is ECDSA on P-256: a key of another type or curve would verify SHA-256 signatures of its own kind. */
-const isP256 = (key: KeyObject) =>
-  key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
+/**
+ * ES256 is ECDSA on P-256: a key of another type or curve would verify SHA-256 signatures of its own
+ * kind. Only an EC key has a named curve.
+ */
+const isP256 = (key: KeyObject) => key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
 
 interface VerifiedChain {
   leaf: X509Certificate;

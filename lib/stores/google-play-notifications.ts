@@ -522,8 +522,8 @@ async function stateFromGoogle(
   try {
     return purchaseStateOf(purchase, purchaseToken, asOf);
   } catch (error) {
-    if (error instanceof AppError && error.kind === 'INVALID_RECEIPT')
-      throw invalid(`the purchase of this notification is not a subscription (${error.message})`);
-    throw error;
+    // purchaseStateOf's one refusal (INVALID_RECEIPT): a purchase that is no subscription.
+    if (!(error instanceof AppError)) throw error;
+    throw invalid(`the purchase of this notification is not a subscription (${error.message})`);
   }
 }

@@ -99,6 +99,11 @@ const STRUCTURE: [string, Change, Verdict, SignOptions?][] = [
     'accepted',
   ],
   [
+    'a SEQUENCE among the certificates that is no certificate',
+    (t) => void at(t, ...CERTIFICATES).children!.push({ tag: 0x30, children: [NULL] }),
+    'malformed',
+  ],
+  [
     'unsigned attributes ([1]) after the signature',
     (t) => void at(t, ...SIGNER).children!.push({ tag: 0xa1, children: [] }),
     'accepted',
@@ -132,6 +137,11 @@ const STRUCTURE: [string, Change, Verdict, SignOptions?][] = [
   [
     'the digest algorithm with an OID for parameters',
     (t) => void at(t, ...DIGEST_ALGORITHM).children!.splice(1, 1, node(oid(OIDS.data))),
+    'signature',
+  ],
+  [
+    'the digest algorithm with an empty SEQUENCE for parameters',
+    (t) => void at(t, ...DIGEST_ALGORITHM).children!.splice(1, 1, { tag: 0x30, children: [] }),
     'signature',
   ],
   [

@@ -383,6 +383,23 @@ describe('App Store signed data: the signing key and the certificate dates, case
     expect(mine).toMatchObject({ accepted: false, rejection: 'certificate' });
   });
 
+  it("the good intermediate's key under another name than the leaf's issuer: refused at the chain", async () => {
+    const { theirs, mine } = await judge(
+      jwsOf(chainOf('leaf.pem', 'negative/intermediate-renamed.pem', 'root.pem'), 'ES256', leafKey),
+    );
+    expect(theirs).toEqual({ accepted: false, reason: 'chain or signature' });
+    expect(mine).toMatchObject({ ...theirs, rejection: 'chain' });
+  });
+
+  it("a trusted root with the good root's key under another name does not issue the intermediate: refused at the chain", async () => {
+    const jws = jwsOf(GOOD_CHAIN, 'ES256', leafKey);
+    const renamed = certificate('app-store-standin/negative/root-renamed.pem');
+    const theirs = await apple(jws, [renamed], BUNDLE, 'Sandbox');
+    expect(theirs).toEqual({ accepted: false, reason: 'chain or signature' });
+    expect(ours(jws, [renamed], BUNDLE, 'Sandbox')).toMatchObject({ ...theirs, rejection: 'chain' });
+    expect(ours(jws, [renamed, ROOT], BUNDLE, 'Sandbox').accepted).toBe(true);
+  });
+
   it('the good leaf under the same rules is accepted by both (the cases above differ from it in one thing)', async () => {
     const { theirs, mine } = await judge(jwsOf(GOOD_CHAIN, 'ES256', leafKey));
     expect(theirs.accepted).toBe(true);

@@ -159,6 +159,11 @@ describe('a Pub/Sub push body', () => {
     ['no publish time', push({ publishTime: undefined }), 'message.publishTime is not a time'],
     ['a publish time that is no time', push({ publishTime: 'yesterday' }), 'message.publishTime is not a time'],
     [
+      'a publish time that is no string',
+      push({ publishTime: 7 }),
+      'message.publishTime is not a string of 1 to 2000 characters',
+    ],
+    [
       'a bad snake_case publish time',
       push({ publishTime: undefined, publish_time: 7 }),
       'message.publish_time is not a string of 1 to 2000 characters',
