@@ -87,6 +87,16 @@ describe('outbox items', () => {
     });
   });
 
+  it('a write that announces nothing carries no announcement, so the stream filter passes none of its records', () => {
+    expect(outboxModule.announcedEvents(3, null)).toBeUndefined();
+    expect(outboxModule.announcedEvents(3, undefined, { kinds: [], transactionId: 'txn-1' })).toBeUndefined();
+    expect(outboxModule.announcedEvents(3, null, { kinds: ['renewed'], transactionId: 'txn-1' })).toEqual({
+      version: 3,
+      kinds: ['renewed'],
+      transaction_id: 'txn-1',
+    });
+  });
+
   it("a grant's event is carried as given, keyed by its own event id", () => {
     const now = new Date('2026-05-01T12:00:00.000Z');
     const payload = {
