@@ -34,7 +34,9 @@ export async function batchWriteAll(requests: WriteRequest[]): Promise<void> {
   }
 }
 
-export const putRequest = (item: Record<string, unknown>): WriteRequest => ({ PutRequest: { Item: item } });
+export function putRequest(item: Record<string, unknown>): WriteRequest {
+  return { PutRequest: { Item: item } };
+}
 
 const keyId = (key: { pk?: unknown; sk?: unknown }) => `${String(key.pk)}\n${String(key.sk)}`;
 

@@ -629,6 +629,13 @@ describe('what a save writes besides the state, and which refusal it reports', (
       saved: false,
       reason: 'also_write_refused',
     });
+    // An alsoWrite of another item that would have been written changes nothing to whose refusal it is.
+    const elsewhere = { Put: { TableName: tableName, Item: { pk: `TEST#${appId}`, sk: 'ELSEWHERE' } } };
+    expect(await save({ bindTransaction: `txn-${appId}`, alsoWrite: [elsewhere] })).toEqual({
+      saved: false,
+      reason: 'transaction_bound',
+    });
+    expect(await getConsistent({ pk: `TEST#${appId}`, sk: 'ELSEWHERE' })).toBeUndefined();
     expect(await getSubscriptionRecord(appId, second.id)).toMatchObject({ auto_renew: true, version: second.version });
   });
 

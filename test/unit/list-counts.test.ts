@@ -100,6 +100,7 @@ describe('retrying a transaction that met another', () => {
 
   it.each([
     ['a conflict on one item, none on the others', cancelled('None', 'TransactionConflict'), true],
+    ['a conflict beside a reason without a code', cancelled(undefined as never, 'TransactionConflict'), true],
     [
       'a conflict and a failed condition: the condition is the answer',
       cancelled('TransactionConflict', 'ConditionalCheckFailed'),
