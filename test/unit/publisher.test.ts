@@ -256,6 +256,36 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: records[9]!.dynamodb!.SequenceNumber }]);
   });
 
+  it('warns of the events the bus rejected, counting them, and not at all when it took every one', async () => {
+    const warned: Record<string, any>[] = [];
+    logger.setLogLevel('WARN');
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      warned.push(JSON.parse(String(chunk)));
+      return true;
+    });
+    try {
+      eventBridge
+        .on(PutEventsCommand)
+        .resolvesOnce({ FailedEntryCount: 1, Entries: [{ EventId: 'x' }, { ErrorCode: 'ThrottlingException' }] })
+        .resolvesOnce({ FailedEntryCount: 0, Entries: [{ EventId: 'y' }] });
+      await handler({ Records: [expiry(), expiry()] });
+      await handler({ Records: [expiry()] });
+    } finally {
+      vi.restoreAllMocks();
+      logger.setLogLevel('SILENT');
+    }
+    expect(warned).toEqual([
+      expect.objectContaining({ level: 'WARN', message: 'some events were not accepted by the bus', failed: 1, of: 2 }),
+    ]);
+  });
+
+  it("an item that carries an older version's announcement (written again without its old image) announces nothing", () => {
+    const rewritten = streamRecord(
+      subscriptionItem(expired, null, outboxModule.announcedEvents(3, { from: 'paused', to: 'active' })),
+    );
+    expect(outboxModule.subscriptionEventsOf(rewritten)).toEqual([]);
+  });
+
   it('the stream filters let through exactly the records the publisher takes', () => {
     expect(outboxModule.PUBLISHED_STREAM_FILTERS).toEqual([
       outboxModule.OUTBOX_STREAM_FILTER,
