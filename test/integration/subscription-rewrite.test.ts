@@ -13,7 +13,7 @@ import { getConsistent } from '../../lib/data/batch.js';
 import { keys } from '../../lib/data/keys.js';
 import { getPurchaseOwner } from '../../lib/data/purchase-ownership.js';
 import { subscriptionItem } from '../../lib/data/subscription-items.js';
-import { getSubscription, listSubscriptions } from '../../lib/data/subscription-queries.js';
+import { getSubscription, listSubscriptions, scanSubscriptions } from '../../lib/data/subscription-queries.js';
 import { rewriteSubscriptions } from '../../lib/data/subscription-rewrite.js';
 import { conditionFailed, interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 import { createTestApp } from '../support/fixtures.js';
@@ -63,6 +63,19 @@ describe('rewriteSubscriptions', () => {
 
     expect(await rewriteModule.rewriteSubscriptions()).toEqual({ examined: 4, rewritten: 0, purchases_moved: 0 });
   });
+  it("scanSubscriptions reads every page of the table, one app's state items only", async () => {
+    const { appId } = await createTestApp([]);
+    const seeded = [await seedSubscription(appId), await seedSubscription(appId), await seedSubscription(appId)];
+    // Pages of one item: the table's few items take many pages, as a large table's take several.
+    const sent = interceptCommands(async ({ command, input }, send) =>
+      command === 'ScanCommand' ? send({ ...input, Limit: 1 }) : send(),
+    );
+    const seen: string[] = [];
+    for await (const page of scanSubscriptions(appId)) seen.push(...page.map((record) => record.id));
+    expect(seen.sort()).toEqual(seeded.map((record) => record.id).sort());
+    expect(sent.length).toBeGreaterThan(3);
+  });
+
   it('a subscription changed since it was read is left to that change; any other failure stops the command', async () => {
     const { appId } = await createTestApp([]);
     const { record } = await seedLegacyShapes(appId);
