@@ -86,8 +86,11 @@ describe('apps and API keys (DynamoDB Local)', () => {
     await rotateKey(app.app_id, 'sdk', true);
     expect((await findApiKey(sdkKey.key))?.status).toBe('active');
     expect((await listAppKeys(app.app_id, 'sdk')).filter((k) => k.status === 'active')).toHaveLength(2);
+    expect(await revokeKeyById(app.app_id, 'sk_id_unknown')).toBeUndefined();
     await revokeKeyById(app.app_id, sdkKey.key_id);
     expect((await findApiKey(sdkKey.key))?.status).toBe('revoked');
+    // Only that key: the rotated sdk key and the secret key stay active.
+    expect((await listAppKeys(app.app_id)).filter((k) => k.status === 'active')).toHaveLength(2);
   });
 
   it('rotating keys of an app that does not exist fails and mints nothing', async () => {
