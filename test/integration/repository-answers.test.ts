@@ -16,7 +16,7 @@ import { keys } from '../../lib/data/keys.js';
 import { mergeProfileMaps } from '../../lib/data/profiles.js';
 import { storeEvents, storeSession } from '../../lib/data/reports.js';
 import { recordNotification } from '../../lib/data/store-notifications.js';
-import { scanSubscriptions, subscriptionExists } from '../../lib/data/subscription-queries.js';
+import { getSubscription, scanSubscriptions, subscriptionExists } from '../../lib/data/subscription-queries.js';
 import { grantEntitlement } from '../../lib/services/grants.js';
 import type { StoreNotification } from '../../lib/stores/types.js';
 import { appErrorOf } from '../support/assertions.js';
@@ -179,6 +179,7 @@ describe('reads that decide on the latest write are strongly consistent', () => 
     expect(await getConsistent(keys.subscription(appId, subscription.id))).toMatchObject({ id: subscription.id });
     await mergeProfileMaps(appId, 'user-1', (maps) => maps, NOW);
     expect(await subscriptionExists(appId, subscription.id)).toBe(true);
+    expect((await getSubscription(appId, subscription.id))?.record.id).toBe(subscription.id);
     // The first page only: the shared table may hold many pages of other files' items.
     await scanSubscriptions(appId).next();
     // An erasure deletes what was written just before it too.
@@ -188,6 +189,7 @@ describe('reads that decide on the latest write are strongly consistent', () => 
       'GetItemCommand',
       'GetItemCommand',
       'GetItemCommand',
+      'QueryCommand',
       'ScanCommand',
       'QueryCommand',
     ]);

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { itemSize } from '../../bench/support/item-size.js';
@@ -80,6 +80,19 @@ describe('subscription repository (DynamoDB Local)', () => {
     await ddb.send(new PutCommand({ TableName: tableName, Item: { ...Item, status: 'cancelled' } }));
     const { items } = await listSubscriptions(app, { status: 'active' }, page);
     expect(items.map((item) => item.id)).toEqual([kept.id]);
+  });
+
+  it('a subscription whose payment item is gone reads the payment defaults, not another item as its payment', async () => {
+    const { appId: app } = await createTestApp([]);
+    const sub = record(app);
+    await insertSubscription(sub, { ...payment('txn-gone'), receipt_data: null }, { cause: TEST_CAUSE });
+    await ddb.send(new DeleteCommand({ TableName: tableName, Key: keys.subscriptionPayment(app, sub.id) }));
+    expect((await getSubscription(app, sub.id))?.payment).toEqual({
+      transaction_id: null,
+      receipt_data: null,
+      payment_method: 'unknown',
+      last_payment: null,
+    });
   });
 
   it('keeps the receipt in its own deflated item, which a payment update leaves alone', async () => {
