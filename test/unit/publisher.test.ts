@@ -13,6 +13,7 @@ import { logger } from '../../lib/core/logger.js';
 import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
 import { EVENT_SOURCE, PRODUCT_CHANGED, RENEWED, STATUS_CHANGED, TRANSFERRED } from '../../lib/events/schemas.js';
 import { freshBeforeEach } from '../support/fresh-module.js';
+import { captureLogEntries } from '../support/lambda-events.js';
 import { matchesFilter } from '../support/stream-filter.js';
 import { buildSubscription } from '../support/subscriptions.js';
 
@@ -193,12 +194,7 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
       { product_id: 'premium_monthly' } as Parameters<typeof outboxModule.transferOutboxItem>[1],
       new Date('2026-01-01T00:00:02.000Z'),
     );
-    const logged: Record<string, any>[] = [];
-    logger.setLogLevel('ERROR');
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      logged.push(JSON.parse(String(chunk)));
-      return true;
-    });
+    const logged = captureLogEntries('ERROR');
     try {
       expect(await handler({ Records: [streamRecord(broken), expiry()] })).toEqual({ batchItemFailures: [] });
     } finally {
@@ -257,12 +253,7 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
   });
 
   it('warns of the events the bus rejected, counting them, and not at all when it took every one', async () => {
-    const warned: Record<string, any>[] = [];
-    logger.setLogLevel('WARN');
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      warned.push(JSON.parse(String(chunk)));
-      return true;
-    });
+    const warned = captureLogEntries('WARN');
     try {
       eventBridge
         .on(PutEventsCommand)
