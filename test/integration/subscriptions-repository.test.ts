@@ -42,6 +42,14 @@ const payment = (transactionId: string | null = null) => ({
   last_payment: null,
 });
 const page = { skip: 0, limit: 100 };
+/** A write of the transaction that DynamoDB refuses: its condition holds for no new item. */
+const refusedPut = (appId: string) => ({
+  Put: {
+    TableName: tableName,
+    Item: { pk: `TEST#${appId}`, sk: 'MARK', n: 1 },
+    ConditionExpression: 'attribute_exists(pk)',
+  },
+});
 /** Who owns a store purchase, as verification reads it. */
 const ownerOf = async (appId: string, owner: PurchaseOwner) =>
   (await lookUpPurchase(appId, { productId: 'any', owner, transactionId: 'any' })).owned;
@@ -568,13 +576,7 @@ describe('what a save writes besides the state, and which refusal it reports', (
     const { appId } = await createTestApp();
     const sub = record(appId);
     await insertSubscription(sub, payment(), { cause: TEST_CAUSE });
-    const refusedWrite = {
-      Put: {
-        TableName: tableName,
-        Item: { pk: `TEST#${appId}`, sk: 'MARK', n: 1 },
-        ConditionExpression: 'attribute_exists(pk)',
-      },
-    };
+    const refusedWrite = refusedPut(appId);
     const outcome = await saveSubscriptionState(sub, { ...sub, status: 'cancelled' }, new Date(), {
       ...saveOptions,
       alsoWrite: [refusedWrite],
@@ -587,13 +589,7 @@ describe('what a save writes besides the state, and which refusal it reports', (
     const { appId } = await createTestApp();
     const sub = record(appId);
     const written = { Put: { TableName: tableName, Item: { pk: `TEST#${appId}`, sk: 'FREE', n: 1 } } };
-    const refused = {
-      Put: {
-        TableName: tableName,
-        Item: { pk: `TEST#${appId}`, sk: 'MARK', n: 1 },
-        ConditionExpression: 'attribute_exists(pk)',
-      },
-    };
+    const refused = refusedPut(appId);
     expect(await insertSubscription(sub, payment(), { cause: TEST_CAUSE, alsoWrite: [written, refused] })).toEqual({
       inserted: false,
       reason: 'also_write_refused',
@@ -607,13 +603,7 @@ describe('what a save writes besides the state, and which refusal it reports', (
     const from = record(appId, { user_id: 'user-1' });
     await insertSubscription(from, payment(`txn-${appId}`), { cause: TEST_CAUSE });
     const to = record(appId, { user_id: 'user-2' });
-    const refused = {
-      Put: {
-        TableName: tableName,
-        Item: { pk: `TEST#${appId}`, sk: 'MARK', n: 1 },
-        ConditionExpression: 'attribute_exists(pk)',
-      },
-    };
+    const refused = refusedPut(appId);
     const takeOver = { fromUserId: 'user-1', fromSubscriptionId: from.id };
     expect(
       await insertSubscription(to, payment(`txn-${appId}`), { cause: TEST_CAUSE, takeOver, alsoWrite: [refused] }),
@@ -659,15 +649,7 @@ describe('what a save writes besides the state, and which refusal it reports', (
     const stale = { ...sub, version: sub.version - 1 };
     const outcome = await saveSubscriptionState(stale, { ...stale, status: 'cancelled' }, new Date(), {
       ...saveOptions,
-      alsoWrite: [
-        {
-          Put: {
-            TableName: tableName,
-            Item: { pk: `TEST#${appId}`, sk: 'MARK' },
-            ConditionExpression: 'attribute_exists(pk)',
-          },
-        },
-      ],
+      alsoWrite: [refusedPut(appId)],
     });
     expect(outcome).toEqual({ saved: false, reason: 'version_conflict' });
   });
