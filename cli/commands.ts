@@ -5,11 +5,14 @@ import type * as z from 'zod/mini';
 import { config } from '../lib/core/config.js';
 import { putAdsConfig, putSegments } from '../lib/data/app-config.js';
 import {
+  type AppSummary,
+  addAppsToDirectory,
   createApp,
   getApp,
   issueKey,
   issueUserTokenSecret,
   listAppKeys,
+  listApps,
   RESTORE_POLICIES,
   type RestorePolicy,
   revokeKey,
@@ -229,6 +232,38 @@ const COMMANDS: Record<string, Command> = {
           `sdk_key     ${sdkKey.key}   (X-API-KEY, mobile API)`,
           `Both keys: ${describeTier(tier)}.`,
           'The keys are shown only now: the service stores only their SHA-256 hashes.',
+        ].join('\n'),
+      };
+    },
+  },
+  'apps list': {
+    usage: 'apps list [--scan]',
+    options: { scan: { type: 'boolean', default: false } },
+    async run(values) {
+      // After an upgrade from a version without the directory: find the older apps first.
+      const added =
+        values.scan === true
+          ? await addAppsToDirectory({
+              onPage: ({ scanned, apps }) => console.error(`scanned ${scanned} item(s), ${apps} app(s) found`),
+            })
+          : undefined;
+      const apps = await listApps();
+      const line = (app: AppSummary) =>
+        [
+          app.app_id,
+          JSON.stringify(app.name),
+          app.reporting_currency,
+          app.test_store ? 'test store on' : 'test store off',
+          `restore ${app.restore_policy}`,
+          app.require_user_token ? 'user tokens required' : 'no user tokens',
+          `created ${app.created_at}`,
+        ].join('  ');
+      return {
+        json: { apps },
+        text: [
+          ...(added ? [`Scanned ${added.scanned} item(s): ${added.apps} app(s) in the directory.`] : []),
+          apps.length === 0 ? 'No apps yet: npm run --silent admin -- apps create --name N' : `${apps.length} app(s):`,
+          ...apps.map(line),
         ].join('\n'),
       };
     },

@@ -70,6 +70,7 @@ const DATA_APP_TESTS = [
   UNIT,
   ...integration(
     'apps',
+    'app-directory',
     'store-settings',
     'rate-limits',
     'unknown-key-cache',

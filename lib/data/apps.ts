@@ -1,10 +1,11 @@
 /** Apps and their API keys. An API key maps to exactly one app and one kind. */
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyId, newApiKey, newAppId, newUserTokenSecret, sha256Hex } from '../core/ids.js';
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
 import { newTestStoreKeys } from '../stores/test-store.js';
+import { batchGetConsistent, batchWriteAll, putRequest } from './batch.js';
 import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
-import { type ApiKeyKind, keys } from './keys.js';
+import { APP_DIRECTORY_PK, type ApiKeyKind, keys } from './keys.js';
 import { queryAll } from './query.js';
 import { cancellationReasonsOf } from './unavailable.js';
 import { updateExpression } from './update-expression.js';
@@ -150,7 +151,12 @@ export async function createApp(input: {
   const sdk = keyItems(app.app_id, 'sdk', tier, now);
   await ddb.send(
     new TransactWriteCommand({
-      TransactItems: [{ ...keys.app(app.app_id), type: 'app', ...app }, ...secret.items, ...sdk.items].map(putNew),
+      TransactItems: [
+        { ...keys.app(app.app_id), type: 'app', ...app },
+        directoryEntry(app),
+        ...secret.items,
+        ...sdk.items,
+      ].map(putNew),
     }),
   );
   return { app, secretKey: secret.issued, sdkKey: sdk.issued };
@@ -225,6 +231,90 @@ export async function setTestStore(
     await setFlag();
   }
   return { test_store: true, generated_key: false };
+}
+
+/** An app's entry in the directory: its id, and its name and creation time, which never change. */
+const directoryEntry = (app: Pick<AppRecord, 'app_id' | 'name' | 'created_at'>) => ({
+  ...keys.appDirectory(app.app_id),
+  type: 'app_directory',
+  app_id: app.app_id,
+  name: app.name,
+  created_at: app.created_at,
+});
+
+/** What `admin apps list` shows of an app: its settings, never its secrets or keys. */
+export interface AppSummary {
+  app_id: string;
+  name: string;
+  reporting_currency: string;
+  test_store: boolean;
+  restore_policy: RestorePolicy;
+  require_user_token: boolean;
+  created_at: string;
+}
+
+const summaryOf = (app: AppRecord): AppSummary => ({
+  app_id: app.app_id,
+  name: app.name,
+  reporting_currency: app.reporting_currency,
+  test_store: app.test_store,
+  restore_policy: app.restore_policy ?? 'block',
+  require_user_token: app.require_user_token ?? false,
+  created_at: app.created_at,
+});
+
+/**
+ * Every app of the service, oldest first: the directory's entries (one Query of its partition), then
+ * the apps themselves (consistent BatchGetItem) for their current settings.
+ */
+export async function listApps(): Promise<AppSummary[]> {
+  const entries = await queryAll({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': APP_DIRECTORY_PK },
+    ConsistentRead: true,
+  });
+  const apps = await batchGetConsistent(entries.map((entry) => keys.app(String(entry.app_id))));
+  return apps
+    .filter((app): app is Record<string, unknown> => app !== undefined)
+    .map((app) => summaryOf(app as unknown as AppRecord))
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.app_id.localeCompare(b.app_id));
+}
+
+/**
+ * Adds to the directory the apps created before it existed: a whole-table Scan for app items (an
+ * operator command after an upgrade, never a request), writing an entry for each, which is
+ * idempotent. `onPage` hears of every page scanned (a large table takes a while); `pageSize`
+ * caps the items a page examines (DynamoDB's own cap, 1 MB, without it).
+ */
+export async function addAppsToDirectory({
+  onPage = () => {},
+  pageSize,
+}: {
+  onPage?: (progress: { scanned: number; apps: number }) => void;
+  pageSize?: number;
+} = {}): Promise<{ scanned: number; apps: number }> {
+  const progress = { scanned: 0, apps: 0 };
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'begins_with(pk, :prefix) AND sk = :app',
+        ExpressionAttributeValues: { ':prefix': keys.app('').pk, ':app': keys.app('').sk },
+        ProjectionExpression: 'app_id, #name, created_at',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExclusiveStartKey: startKey,
+        ...(pageSize ? { Limit: pageSize } : {}),
+      }),
+    );
+    const apps = (page.Items ?? []) as Pick<AppRecord, 'app_id' | 'name' | 'created_at'>[];
+    await batchWriteAll(apps.map((app) => putRequest(directoryEntry(app))));
+    progress.scanned += page.ScannedCount ?? 0;
+    progress.apps += apps.length;
+    onPage({ ...progress });
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return progress;
 }
 
 export async function getApp(appId: string, consistent = false): Promise<AppRecord | undefined> {

@@ -5,6 +5,7 @@
  * | entity            | pk                          | sk                                  |
  * |-------------------|-----------------------------|-------------------------------------|
  * | app               | APP#<app>                   | APP                                 |
+ * | app directory     | APPS                        | APP#<app> (every app: `admin apps list`, not requests) |
  * | app's key (list)  | APP#<app>                   | KEY#<kind>#<sha256>                 |
  * | product           | APP#<app>                   | PRODUCT#<product>                   |
  * | api key lookup    | APIKEY#<sha256>             | APIKEY  (+ this minute's request count) |
@@ -52,6 +53,8 @@ export interface TableKey {
 }
 
 const ANY = '*';
+/** Partition of the app directory (keys.appDirectory). */
+export const APP_DIRECTORY_PK = 'APPS';
 /** Sort key of a subscription's state item (the one the listing indexes and the aggregator follow). */
 export const SUBSCRIPTION_SK = 'SUB';
 /** Sort key prefix of a subscription's history entries. */
@@ -59,6 +62,8 @@ export const HISTORY_SK_PREFIX = 'HIST#';
 
 export const keys = {
   app: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'APP' }),
+  /** The one partition that names every app, for the operator; no request reads it. */
+  appDirectory: (appId: string): TableKey => ({ pk: APP_DIRECTORY_PK, sk: `APP#${appId}` }),
   appKeyPrefix: (appId: string, kind?: ApiKeyKind) => ({
     pk: `APP#${appId}`,
     skPrefix: kind ? `KEY#${kind}#` : 'KEY#',

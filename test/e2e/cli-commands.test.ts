@@ -14,7 +14,7 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `cli-commands-e2e-${process.pid}`;
 });
 
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys, listCountCell } from '../../lib/data/keys.js';
@@ -98,6 +98,24 @@ const CASES: Case[] = [
     prints: ['app_id', 'secret', 'require_user_token'],
     then: (output) =>
       expect(output).toMatchObject({ secret: expect.stringMatching(/^ust_/), require_user_token: false }),
+  },
+  {
+    command: 'apps list',
+    args: () => ['apps', 'list'],
+    prints: ['apps'],
+    then: (output, ctx) => {
+      const listed = (output.apps as { app_id: string }[]).find((app) => app.app_id === appOf(ctx));
+      // Its settings as the commands above left them, and nothing else: no key, no secret.
+      expect(listed).toEqual({
+        app_id: appOf(ctx),
+        name: 'every command',
+        reporting_currency: 'USD',
+        test_store: true,
+        restore_policy: 'transfer',
+        require_user_token: false,
+        created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      });
+    },
   },
   {
     command: 'keys create',
@@ -512,6 +530,38 @@ describe('every command of the operator CLI, run as a process', () => {
     );
     expect(notTestStore.code).toBe(1);
     expect(json(notTestStore).error.code).toBe('NOT_TEST_STORE');
+  });
+
+  it('apps list --scan: an app stored before the directory existed is listed once a scan has found it', async () => {
+    const older = {
+      app_id: 'app_0123456789abcdef',
+      name: 'from an older version',
+      reporting_currency: 'EUR',
+      test_store: false,
+      created_at: '2025-01-02T03:04:05.000Z',
+    };
+    await ddb.send(
+      new PutCommand({ TableName: tableName, Item: { ...keys.app(older.app_id), type: 'app', ...older } }),
+    );
+    const before = json(await admin('apps', 'list', '--json')).apps as { app_id: string }[];
+    expect(before.map((app) => app.app_id)).not.toContain(older.app_id);
+
+    const scan = await admin('apps', 'list', '--scan');
+    expect(scan.code, scan.stderr).toBe(0);
+    // Progress on stderr as the pages go; the apps on stdout, oldest first, one line each.
+    expect(scan.stderr).toMatch(/^scanned \d+ item\(s\), \d+ app\(s\) found$/m);
+    expect(scan.stdout).toMatch(/^Scanned \d+ item\(s\): \d+ app\(s\) in the directory\.$/m);
+    const lines = scan.stdout.split('\n');
+    expect(lines[2]).toBe(
+      'app_0123456789abcdef  "from an older version"  EUR  test store off  restore block  no user tokens  created 2025-01-02T03:04:05.000Z',
+    );
+
+    const after = json(await admin('apps', 'list', '--json')).apps as { app_id: string }[];
+    expect(after[0]).toEqual({ ...older, restore_policy: 'block', require_user_token: false });
+    expect(after.slice(1).map((app) => app.app_id)).toEqual(before.map((app) => app.app_id));
+    // Scanning again finds the same apps and lists each once.
+    const again = json(await admin('apps', 'list', '--scan', '--json')).apps;
+    expect(again).toEqual(after);
   });
 
   it('stores google set: without --push-audience notifications are refused (null), a push account alone is a usage error', async () => {

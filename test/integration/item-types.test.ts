@@ -27,6 +27,7 @@ import { mintReceipt } from '../support/receipts.js';
 /** [kind, pk, sk, type]: the key shapes of docs/architecture.md's data model, and each kind's type. */
 const KINDS: [string, RegExp, RegExp, string | null][] = [
   ['app', /^APP#app_\w+$/, /^APP$/, 'app'],
+  ['app directory entry', /^APPS$/, /^APP#app_\w+$/, 'app_directory'],
   ["app's key", /^APP#app_\w+$/, /^KEY#(secret|sdk)#[0-9a-f]{64}$/, 'app_key'],
   ['product', /^APP#app_\w+$/, /^PRODUCT#/, 'product'],
   ['store settings', /^APP#app_\w+$/, /^STORE#app_store$/, 'store_settings'],
