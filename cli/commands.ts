@@ -939,12 +939,19 @@ function webhookUrl(raw: string): string {
   return url.toString();
 }
 
-function helpText(): string {
+function helpText(commands: Command[] = Object.values(COMMANDS)): string {
   return [
     'Usage: npm run --silent admin -- <command> [--json] [--aws]',
     '',
-    ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
+    ...commands.map((c) => `  ${c.usage}`),
   ].join('\n');
+}
+
+/** The commands whose names begin with these words (`apps` names every apps command). */
+function commandsUnder(words: readonly string[]): Command[] {
+  return Object.entries(COMMANDS)
+    .filter(([name]) => words.every((word, i) => name.split(' ')[i] === word))
+    .map(([, command]) => command);
 }
 
 /** The command the leading words name (names have two or three words: `apps create`, `stores apple set`). */
@@ -974,16 +981,22 @@ function withNegativeValues(args: readonly string[], options: Options): string[]
 }
 
 export async function runCommand(args: string[]): Promise<CommandResult> {
+  // The words before the first option: a command's name, or the start of one.
+  const firstOption = args.findIndex((arg) => arg.startsWith('-'));
+  const words = firstOption === -1 ? args : args.slice(0, firstOption);
+  // `--help` after a command or a group of them (`apps --help`) shows their usage only.
+  if (args.length === 0 || args[0] === 'help' || args.includes('--help')) {
+    const asked = words[0] === 'help' ? words.slice(1) : words;
+    const commands = commandsUnder(asked);
+    if (commands.length > 0) return { text: helpText(commands), json: { commands: commands.map((c) => c.usage) } };
+  }
   const name = commandNamed(args);
   const command = name === undefined ? undefined : COMMANDS[name];
   if (!name || !command) {
-    if (args.length === 0 || args[0] === 'help' || args[0] === '--help')
-      return { text: helpText(), json: { commands: Object.values(COMMANDS).map((c) => c.usage) } };
+    // A group's first word alone (`apps`) lists that group; anything else lists every command.
+    const group = commandsUnder(words.slice(0, 1));
     throw new CliError(
-      `unknown command "${args
-        .filter((arg) => !arg.startsWith('-'))
-        .slice(0, 3)
-        .join(' ')}"\n${helpText()}`,
+      `unknown command "${words.slice(0, 3).join(' ')}"\n${helpText(group.length > 0 ? group : undefined)}`,
     );
   }
   let values: ReturnType<typeof parseArgs>['values'];

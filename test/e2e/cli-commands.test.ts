@@ -532,6 +532,40 @@ describe('every command of the operator CLI, run as a process', () => {
     expect(json(notTestStore).error.code).toBe('NOT_TEST_STORE');
   });
 
+  it('--help after a command or a group shows their usage only; a group named alone lists its commands', async () => {
+    const group = await admin('apps', '--help', '--json');
+    expect(group.code).toBe(0);
+    expect(json(group).commands).toEqual([
+      'apps create --name N [--test-store] [--currency USD] [--tier standard|premium]',
+      'apps list [--scan]',
+      'apps update --app A [--restore-policy block|transfer] [--require-user-token on|off] [--test-store on|off]',
+      'apps user-token-secret --app A [--rotate]',
+    ]);
+    // Help wins over the options given with it: nothing is created.
+    const one = await admin('apps', 'create', '--name', 'not created', '--help');
+    expect(one.code).toBe(0);
+    expect(one.stdout.trim().split('\n').at(-1)).toBe(
+      '  apps create --name N [--test-store] [--currency USD] [--tier standard|premium]',
+    );
+    const listed = json(await admin('apps', 'list', '--json')).apps as { name: string }[];
+    expect(listed.map((app) => app.name)).not.toContain('not created');
+    const alone = await admin('stores', 'apple');
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toBe(
+      [
+        'error: unknown command "stores apple"',
+        'Usage: npm run --silent admin -- <command> [--json] [--aws]',
+        '',
+        '  stores apple set --app A --bundle-id B --environment Sandbox|Production [--app-apple-id N] [--issuer-id I --key-id K --key-file F.p8]',
+        '  stores google set --app A --package-name P --service-account-file F.json [--push-audience URL [--push-service-account EMAIL]]',
+        '',
+      ].join('\n'),
+    );
+    const unknown = await admin('nonsense', '--help', '--json');
+    expect(unknown.code).toBe(2);
+    expect(json(unknown).error.message).toMatch(/^unknown command "nonsense"\n/);
+  });
+
   it('apps list --scan: an app stored before the directory existed is listed once a scan has found it', async () => {
     const older = {
       app_id: 'app_0123456789abcdef',
