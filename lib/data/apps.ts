@@ -294,13 +294,15 @@ export async function addAppsToDirectory({
   pageSize?: number;
 } = {}): Promise<{ scanned: number; apps: number }> {
   const progress = { scanned: 0, apps: 0 };
+  // An app item's key: pk APP#<app>, sk APP.
+  const { pk: prefix, sk: appSk } = keys.app('');
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await ddb.send(
       new ScanCommand({
         TableName: tableName,
         FilterExpression: 'begins_with(pk, :prefix) AND sk = :app',
-        ExpressionAttributeValues: { ':prefix': keys.app('').pk, ':app': keys.app('').sk },
+        ExpressionAttributeValues: { ':prefix': prefix, ':app': appSk },
         ProjectionExpression: 'app_id, #name, created_at',
         ExpressionAttributeNames: { '#name': 'name' },
         ExclusiveStartKey: startKey,

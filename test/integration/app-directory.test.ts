@@ -22,7 +22,7 @@ import {
 import { batchWriteAll, getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { failCommands, stopIntercepting } from '../support/ddb-intercept.js';
+import { failCommands, interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 import { createOwnTable } from '../support/own-table.js';
 
 async function emptyTable(): Promise<void> {
@@ -108,6 +108,13 @@ describe('the app directory', () => {
       }),
     );
     expect(Items).toEqual([]);
+  });
+
+  it('the directory is read strongly consistent: an app created a moment ago is listed', async () => {
+    const sent = interceptCommands();
+    await listApps();
+    stopIntercepting();
+    expect(sent.map(({ command, input }) => [command, input.ConsistentRead])).toEqual([['QueryCommand', true]]);
   });
 
   it('oldest first, and apps created at the same moment by id; an entry without its app is left out', async () => {
