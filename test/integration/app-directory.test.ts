@@ -10,7 +10,7 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `app-directory-${process.pid}`;
 });
 
-import { PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
   addAppsToDirectory,
   createApp,
@@ -19,22 +19,11 @@ import {
   setTestStore,
   setUserTokenRequired,
 } from '../../lib/data/apps.js';
-import { batchWriteAll, getConsistent } from '../../lib/data/batch.js';
+import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import { failCommands, interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
-import { createOwnTable } from '../support/own-table.js';
-
-async function emptyTable(): Promise<void> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new ScanCommand({ TableName: tableName, ProjectionExpression: 'pk, sk', ExclusiveStartKey: startKey }),
-    );
-    await batchWriteAll((page.Items ?? []).map((Key) => ({ DeleteRequest: { Key } })));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-}
+import { createOwnTable, emptyOwnTable } from '../support/own-table.js';
 
 /** An app item as a version without the directory wrote it: no entry beside it. */
 async function putAppWithoutEntry(appId: string, name: string, createdAt: string): Promise<void> {
@@ -57,7 +46,7 @@ async function putAppWithoutEntry(appId: string, name: string, createdAt: string
 beforeEach(async () => {
   stopIntercepting();
   await createOwnTable();
-  await emptyTable();
+  await emptyOwnTable();
 });
 
 describe('the app directory', () => {
