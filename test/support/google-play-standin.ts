@@ -64,6 +64,9 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
     return kid;
   };
   const issued = new Set<string>();
+  // Google's path, and one of this stand-in's own: the keys are kept in the table by URL, and a port
+  // a closed stand-in used is soon another's, whose keys must not be taken for this one's.
+  const jwksPath = `/oauth2/v3/certs/${randomBytes(6).toString('hex')}`;
   const failures: { fragment: string; status: number | 'hang'; body?: unknown }[] = [];
   const server: Server = createServer((request, response) => {
     let body = '';
@@ -82,7 +85,7 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
         if (typeof answer === 'string') return response.writeHead(status, { 'content-type': 'text/plain' }).end(answer);
         return send(status, answer ?? { error: { code: status, message: 'stand-in failure' } });
       }
-      if (request.method === 'GET' && path === '/oauth2/v3/certs') {
+      if (request.method === 'GET' && path === jwksPath) {
         standIn.jwksRequests += 1;
         return send(200, { keys: [...oidcKeys.values()].filter((k) => k.published).map((k) => k.jwk) });
       }
@@ -163,7 +166,7 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
     purchases: new Map(),
     acknowledged: [],
     tokenRequests: 0,
-    jwksUrl: `${url}/oauth2/v3/certs`,
+    jwksUrl: `${url}${jwksPath}`,
     jwksRequests: 0,
     oidcKid: newOidcKey(),
     newOidcKey,
