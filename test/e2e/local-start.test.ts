@@ -96,7 +96,9 @@ describe('npm start', () => {
   }, 120_000);
 
   it('serves the OpenAPI document at /openapi.json and a reference at /docs that loads only local assets', async () => {
-    const service = await startService({});
+    // On the suite's DynamoDB Local, in a table of its own: the runtime it starts (stream poller,
+    // sweeper, webhook retries) must not act on the other files' items.
+    const service = await startService({ TABLE_NAME: `local-start-docs-${process.pid}` });
     const base = `http://127.0.0.1:${service.port}`;
     expect(service.output()).toContain(`API reference     ${base}/docs (OpenAPI document: ${base}/openapi.json)`);
     try {
@@ -126,7 +128,7 @@ describe('npm start', () => {
   }, 60_000);
 
   it('uses an external DynamoDB when DYNAMODB_ENDPOINT is set, starting no Java; HOST sets the address', async () => {
-    const service = await startService({ HOST: 'localhost' });
+    const service = await startService({ HOST: 'localhost', TABLE_NAME: `local-start-host-${process.pid}` });
     expect(service.output()).not.toContain('Starting DynamoDB Local');
     expect(service.output()).toContain(`DynamoDB          ${process.env.DYNAMODB_ENDPOINT}`);
     expect(service.output()).toContain(`Subscription API  http://localhost:${service.port}/v1/subscriptions`);

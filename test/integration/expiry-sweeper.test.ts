@@ -1,7 +1,14 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // The sweep takes every app's due subscriptions: its own table, so they are this file's only.
+  process.env.TABLE_NAME = `expiry-sweeper-${process.pid}`;
+});
+
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
 import { expireDueSubscriptions } from '../../lib/services/expiry.js';
 import { createTestApp } from '../support/fixtures.js';
+import { createOwnTable } from '../support/own-table.js';
 import { seedSubscription } from '../support/subscriptions.js';
 
 /**
@@ -15,6 +22,7 @@ const ahead = (ms: number) => new Date(base + ms).toISOString();
 describe('expiry sweeper (workDueByDay index, DynamoDB Local)', () => {
   let appId: string;
   beforeAll(async () => {
+    await createOwnTable();
     ({ appId } = await createTestApp());
   });
 

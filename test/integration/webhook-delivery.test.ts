@@ -5,6 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 vi.hoisted(() => {
   // Read once by lib/core/config.ts: this file exercises the AWS dead-letter path against a mocked SQS.
   process.env.DEAD_LETTER_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/webhook-dead-letters';
+  // Its retry job takes every app's due deliveries: its own table, so they are this file's only.
+  process.env.TABLE_NAME = `webhook-delivery-${process.pid}`;
 });
 
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -15,6 +17,7 @@ import { getDelivery, getWebhook, listDeliveries, setWebhook } from '../../lib/d
 import { type BusEventDetail, RENEWED, renewedPayload, STATUS_CHANGED } from '../../lib/events/schemas.js';
 import { deliverStatusChange, redeliver, retryDueDeliveries } from '../../lib/services/webhook-delivery.js';
 import { createTestApp, statusChange, storeEventData } from '../support/fixtures.js';
+import { createOwnTable } from '../support/own-table.js';
 import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../support/webhook-receiver.js';
 
 const sqs = mockClient(SQSClient);
@@ -56,6 +59,7 @@ describe('webhook delivery (Standard Webhooks, DynamoDB Local, local receiver)',
   let receiver: WebhookReceiver;
   let appId: string;
   beforeAll(async () => {
+    await createOwnTable();
     receiver = await startWebhookReceiver();
     ({ appId } = await createTestApp([]));
     const { secret } = await setWebhook(appId, receiver.url);
