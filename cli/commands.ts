@@ -984,14 +984,18 @@ export async function runCommand(args: string[]): Promise<CommandResult> {
   // The words before the first option: a command's name, or the start of one.
   const firstOption = args.findIndex((arg) => arg.startsWith('-'));
   const words = firstOption === -1 ? args : args.slice(0, firstOption);
-  // `--help` after a command or a group of them (`apps --help`) shows their usage only.
-  if (args.length === 0 || args[0] === 'help' || args.includes('--help')) {
+  const name = commandNamed(args);
+  const command = name === undefined ? undefined : COMMANDS[name];
+  // `--help` after a command or a group of them (`apps --help`) shows their usage only; as the value
+  // of an option (`--name --help`) it is that value.
+  const takesValue = (arg: string | undefined) =>
+    arg?.startsWith('--') === true && command?.options[arg.slice(2)]?.type === 'string';
+  const help = args.some((arg, i) => arg === '--help' && !takesValue(args[i - 1]));
+  if (args.length === 0 || args[0] === 'help' || help) {
     const asked = words[0] === 'help' ? words.slice(1) : words;
     const commands = commandsUnder(asked);
     if (commands.length > 0) return { text: helpText(commands), json: { commands: commands.map((c) => c.usage) } };
   }
-  const name = commandNamed(args);
-  const command = name === undefined ? undefined : COMMANDS[name];
   if (!name || !command) {
     // A group's first word alone (`apps`) lists that group; anything else lists every command.
     const group = commandsUnder(words.slice(0, 1));

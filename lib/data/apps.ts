@@ -301,15 +301,21 @@ export async function addAppsToDirectory({
     const page = await ddb.send(
       new ScanCommand({
         TableName: tableName,
+        ConsistentRead: true,
         FilterExpression: 'begins_with(pk, :prefix) AND sk = :app',
         ExpressionAttributeValues: { ':prefix': prefix, ':app': appSk },
-        ProjectionExpression: 'app_id, #name, created_at',
+        ProjectionExpression: 'pk, #name, created_at',
         ExpressionAttributeNames: { '#name': 'name' },
         ExclusiveStartKey: startKey,
         ...(pageSize ? { Limit: pageSize } : {}),
       }),
     );
-    const apps = (page.Items ?? []) as Pick<AppRecord, 'app_id' | 'name' | 'created_at'>[];
+    // The app's id as its key names it.
+    const apps = (page.Items ?? []).map(({ pk, name, created_at }) => ({
+      app_id: String(pk).slice(prefix.length),
+      name: String(name),
+      created_at: String(created_at),
+    }));
     await batchWriteAll(apps.map((app) => putRequest(directoryEntry(app))));
     progress.scanned += page.ScannedCount ?? 0;
     progress.apps += apps.length;

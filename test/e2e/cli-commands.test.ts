@@ -561,6 +561,10 @@ describe('every command of the operator CLI, run as a process', () => {
         '',
       ].join('\n'),
     );
+    // As the value of an option, --help is that value: parseArgs refuses it as ambiguous, nothing is shown or created.
+    const asValue = await admin('apps', 'create', '--name', '--help', '--json');
+    expect(asValue.code).toBe(2);
+    expect(json(asValue).error.code).toBe('USAGE');
     const unknown = await admin('nonsense', '--help', '--json');
     expect(unknown.code).toBe(2);
     expect(json(unknown).error.message).toMatch(/^unknown command "nonsense"\n/);

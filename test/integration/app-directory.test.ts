@@ -10,7 +10,7 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `app-directory-${process.pid}`;
 });
 
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   addAppsToDirectory,
   createApp,
@@ -22,7 +22,7 @@ import {
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
-import { failCommands, interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
+import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 import { createOwnTable, emptyOwnTable } from '../support/own-table.js';
 
 /** An app item as a version without the directory wrote it: no entry beside it. */
@@ -81,29 +81,45 @@ describe('the app directory', () => {
     ]);
   });
 
-  it('an app whose creation fails has no entry either: the entry is part of the same transaction', async () => {
-    failCommands('TransactWriteItemsCommand', () => new Error('DynamoDB is unavailable'));
-    await expect(createApp({ name: 'never', reportingCurrency: 'USD', testStore: false })).rejects.toThrow(
-      'DynamoDB is unavailable',
-    );
+  it('the entry is written in the one transaction that creates the app, on condition that it is new', async () => {
+    const sent = interceptCommands();
+    const { app } = await createApp({ name: 'atomic', reportingCurrency: 'USD', testStore: false });
     stopIntercepting();
-    // Not even an entry without its app (which listing would leave out): the partition is empty.
-    const { Items } = await ddb.send(
-      new QueryCommand({
+    expect(sent.map(({ command }) => command)).toEqual(['TransactWriteItemsCommand']);
+    const puts = (
+      sent[0]!.input.TransactItems as { Put: { Item: Record<string, unknown>; ConditionExpression: string } }[]
+    )
+      .map(({ Put }) => Put)
+      .filter(({ Item }) => Item.pk === 'APPS');
+    expect(puts).toEqual([
+      {
         TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': 'APPS' },
-        ConsistentRead: true,
-      }),
-    );
-    expect(Items).toEqual([]);
+        Item: {
+          ...keys.appDirectory(app.app_id),
+          type: 'app_directory',
+          app_id: app.app_id,
+          name: 'atomic',
+          created_at: app.created_at,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    ]);
   });
 
-  it('the directory is read strongly consistent: an app created a moment ago is listed', async () => {
+  it('the directory and the apps are read strongly consistent: an app created a moment ago is listed', async () => {
+    const { app } = await createApp({ name: 'just now', reportingCurrency: 'USD', testStore: false });
     const sent = interceptCommands();
-    await listApps();
+    expect((await listApps()).map(({ app_id }) => app_id)).toEqual([app.app_id]);
     stopIntercepting();
-    expect(sent.map(({ command, input }) => [command, input.ConsistentRead])).toEqual([['QueryCommand', true]]);
+    expect(
+      sent.map(({ command, input }) => [
+        command,
+        input.ConsistentRead ?? input.RequestItems?.[tableName]?.ConsistentRead,
+      ]),
+    ).toEqual([
+      ['QueryCommand', true],
+      ['BatchGetItemCommand', true],
+    ]);
   });
 
   it('oldest first, and apps created at the same moment by id; an entry without its app is left out', async () => {
