@@ -163,8 +163,14 @@ describe('adding the apps of an older table to the directory', () => {
 
     // The table holds the three apps, recent's keys, its lookup items and its entry: 8 items.
     const pages: { scanned: number; apps: number }[] = [];
+    const sent = interceptCommands();
     const found = await addAppsToDirectory({ onPage: (progress) => pages.push(progress), pageSize: 3 });
+    stopIntercepting();
     expect(found).toEqual({ scanned: 8, apps: 3 });
+    // Read consistently: an app created a moment before the scan is found.
+    const scans = sent.filter(({ command }) => command === 'ScanCommand');
+    expect(scans.map(({ input }) => input.ConsistentRead)).toEqual(scans.map(() => true));
+    expect(scans.length).toBe(pages.length);
     expect(pages.length).toBeGreaterThanOrEqual(3);
     expect(pages.at(-1)).toEqual(found);
     expect(pages.map((page) => page.scanned)).toEqual([...pages.map((page) => page.scanned)].sort((a, b) => a - b));
