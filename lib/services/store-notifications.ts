@@ -7,8 +7,14 @@
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { getApp } from '../data/apps.js';
+import { notificationKey } from '../data/store-notifications.js';
 import { verifyAppStoreNotification } from '../stores/app-store-notifications.js';
-import { decodeGooglePlayNotification, rememberGoogleOidcKeys } from '../stores/google-play-notifications.js';
+import {
+  authenticateGooglePlayPush,
+  parsePubSubPush,
+  readGooglePlayNotification,
+  rememberGoogleOidcKeys,
+} from '../stores/google-play-notifications.js';
 import { getAppWithGooglePlayPushSettings, getAppWithStoreSettings } from '../stores/settings.js';
 import { decodeTestStoreNotification } from '../stores/test-store-notifications.js';
 import type { StoreNotification } from '../stores/types.js';
@@ -74,8 +80,15 @@ export async function receiveGooglePlayNotification(
   body: unknown,
   authorization: string | undefined,
 ): Promise<ReceivedNotification> {
-  // Google's keys come with the settings: a cold process need not fetch them before the token is checked.
-  const { app, settings, googleKeys } = await getAppWithGooglePlayPushSettings(appId, config.googleOidcJwksUrl);
+  // Google's keys come with the settings: a cold process need not fetch them before the token is
+  // checked. So does the record of the push's message, if applied before: a redelivery (Pub/Sub
+  // delivers at least once) is answered without asking Google, even while Google cannot be asked.
+  const messageId = messageIdOf(body);
+  const { app, settings, googleKeys, alsoRead } = await getAppWithGooglePlayPushSettings(
+    appId,
+    config.googleOidcJwksUrl,
+    messageId === undefined ? [] : [notificationKey(appId, { store: 'google_play', notification_id: messageId })],
+  );
   rememberGoogleOidcKeys(config.googleOidcJwksUrl, googleKeys);
   if (!app) throw noApp();
   if (!settings) {
@@ -84,7 +97,16 @@ export async function receiveGooglePlayNotification(
       'this app takes no Google Play notifications yet (admin stores google set)',
     );
   }
-  const notification = await decodeGooglePlayNotification(body, authorization, settings);
+  const authenticated = await authenticateGooglePlayPush(body, authorization, settings);
+  const [record] = alsoRead;
+  if (record) {
+    return {
+      notification_id: authenticated.push.messageId,
+      type: String(record.notification_type),
+      outcome: 'duplicate',
+    };
+  }
+  const notification = await readGooglePlayNotification(authenticated, settings);
   // Google no longer answers for a voided purchase's token: revoke the purchase as we know it.
   if (notification.state === null && notification.voided?.product_type === SUBSCRIPTION_PRODUCT) {
     return {
@@ -94,6 +116,15 @@ export async function receiveGooglePlayNotification(
     };
   }
   return applied(appId, notification);
+}
+
+/** The push's message id, if the body is a well-formed push (it is checked whole after its token). */
+function messageIdOf(body: unknown): string | undefined {
+  try {
+    return parsePubSubPush(body).messageId;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Google's productType of a subscription in a voided purchase notification. */

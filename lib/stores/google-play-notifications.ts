@@ -424,20 +424,25 @@ export interface GooglePlayNotification extends StoreNotification {
 const complete = (settings: GooglePlaySettings | GooglePlayPushSettings): Promise<GooglePlaySettings> =>
   'withCredentials' in settings ? settings.withCredentials() : Promise.resolve(settings);
 
+/** A Pub/Sub push whose token is Google's for this app and whose notification names the app's package. */
+export interface AuthenticatedPush {
+  push: PubSubPush;
+  /** When the store says the change happened: the notification's eventTimeMillis, else the publish time. */
+  sentAt: string;
+}
+
 /**
- * Authenticates a Pub/Sub push of the app's RTDN topic and brings the purchase's state read from
- * Google. `settings` are the app's Google Play settings, complete or as getAppWithGooglePlayPushSettings
- * gives them: then the credentials are read only after the push's token verified, and only when
- * Google is asked. INVALID_NOTIFICATION: not Google's, not this app's push, or malformed;
- * VERIFICATION_FAILED, retryable: Google (keys or Play API) could not be asked.
+ * Authenticates a Pub/Sub push of the app's RTDN topic, asking Google nothing but its public keys.
+ * INVALID_NOTIFICATION: not Google's, not this app's push, or malformed; VERIFICATION_FAILED,
+ * retryable: Google's keys could not be read.
  */
-export async function decodeGooglePlayNotification(
+export async function authenticateGooglePlayPush(
   body: unknown,
   authorization: string | undefined,
   settings: GooglePlaySettings | GooglePlayPushSettings,
   endpoints: GoogleEndpoints = configuredEndpoints(),
   now: number = Date.now(),
-): Promise<GooglePlayNotification> {
+): Promise<AuthenticatedPush> {
   if (!settings.push_audience)
     throw invalid(
       "this app accepts no Google Play notifications yet: set the push subscription's audience with `admin stores google set … --push-audience URL`",
@@ -456,7 +461,37 @@ export async function decodeGooglePlayNotification(
   if (notification.packageName !== settings.package_name)
     throw invalid(`the notification is for another app (package ${notification.packageName})`);
   const eventTime = new Date(Number(notification.eventTimeMillis));
-  const sentAt = Number.isNaN(eventTime.getTime()) ? push.publishTime : eventTime.toISOString();
+  return { push, sentAt: Number.isNaN(eventTime.getTime()) ? push.publishTime : eventTime.toISOString() };
+}
+
+/**
+ * Authenticates a Pub/Sub push of the app's RTDN topic and brings the purchase's state read from
+ * Google. `settings` are the app's Google Play settings, complete or as getAppWithGooglePlayPushSettings
+ * gives them: then the credentials are read only after the push's token verified, and only when
+ * Google is asked. INVALID_NOTIFICATION: not Google's, not this app's push, or malformed;
+ * VERIFICATION_FAILED, retryable: Google (keys or Play API) could not be asked.
+ */
+export async function decodeGooglePlayNotification(
+  body: unknown,
+  authorization: string | undefined,
+  settings: GooglePlaySettings | GooglePlayPushSettings,
+  endpoints: GoogleEndpoints = configuredEndpoints(),
+  now: number = Date.now(),
+): Promise<GooglePlayNotification> {
+  return readGooglePlayNotification(
+    await authenticateGooglePlayPush(body, authorization, settings, endpoints, now),
+    settings,
+    endpoints,
+  );
+}
+
+/** An authenticated push's notification, with the purchase's state as Google tells it now. */
+export async function readGooglePlayNotification(
+  { push, sentAt }: AuthenticatedPush,
+  settings: GooglePlaySettings | GooglePlayPushSettings,
+  endpoints: GoogleEndpoints = configuredEndpoints(),
+): Promise<GooglePlayNotification> {
+  const { notification } = push;
   const base = { store: 'google_play' as const, notification_id: push.messageId, sent_at: sentAt };
   const result = (
     type: string,

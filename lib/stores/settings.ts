@@ -191,25 +191,30 @@ export async function getAppWithStoreSettings<S extends ConfigurableStore>(
  * Secrets Manager: see GooglePlayPushSettings. Settings stored whole in a secret by an earlier
  * version hold no push audience (it came later, and `stores google set` moves settings to the
  * table), so such an app has none here: it accepts no pushes until it is set again. The same
- * request reads Google's OIDC keys as kept for `jwksUrl` (lib/data/google-oidc-keys.ts).
+ * request reads Google's OIDC keys as kept for `jwksUrl` (lib/data/google-oidc-keys.ts), and the
+ * items of `alsoRead`.
  */
 export async function getAppWithGooglePlayPushSettings(
   appId: string,
   jwksUrl: string = config.googleOidcJwksUrl,
+  alsoRead: TableKey[] = [],
 ): Promise<{
   app: AppRecord | undefined;
   settings: GooglePlayPushSettings | undefined;
   googleKeys: StoredGoogleKeys | undefined;
+  /** The items of `alsoRead`, in its order. */
+  alsoRead: (Record<string, unknown> | undefined)[];
 }> {
-  const [app, item, keptKeys] = await batchGetConsistent([
+  const [app, item, keptKeys, ...also] = await batchGetConsistent([
     keys.app(appId),
     keys.storeSettings(appId, 'google_play'),
     keys.googleOidcKeys(jwksUrl),
+    ...alsoRead,
   ]);
   const googleKeys = storedGoogleKeysOf(keptKeys);
   const identifiers = item?.settings as Record<string, unknown> | undefined;
   const record = app as AppRecord | undefined;
-  if (!record || !item || !identifiers) return { app: record, settings: undefined, googleKeys };
+  if (!record || !item || !identifiers) return { app: record, settings: undefined, googleKeys, alsoRead: also };
   const text = (field: string) => (typeof identifiers[field] === 'string' ? (identifiers[field] as string) : undefined);
   const pushAudience = text('push_audience');
   const pushServiceAccount = text('push_service_account');
@@ -217,6 +222,7 @@ export async function getAppWithGooglePlayPushSettings(
   return {
     app: record,
     googleKeys,
+    alsoRead: also,
     settings: {
       package_name: text('package_name') ?? '',
       ...(pushAudience ? { push_audience: pushAudience } : {}),

@@ -218,7 +218,7 @@ describe("Google's OIDC keys kept in the table", () => {
     expect(await kept()).toBeUndefined();
   });
 
-  it("a cold notification function reads the kept keys with the app's settings, in one request, and asks Google nothing", async () => {
+  it("a cold notification function reads the kept keys with the app's settings (and the push's record), in one request, and asks Google nothing", async () => {
     // Configuration is read when lib/ loads: the fresh load below reads Google's URL from here.
     process.env.GOOGLE_OIDC_JWKS_URL = standIn.jwksUrl;
     const app = await createTestApp([]);
@@ -268,7 +268,7 @@ describe("Google's OIDC keys kept in the table", () => {
     expect(await receive()).toEqual({
       type: 'TEST_NOTIFICATION',
       fetched: 0,
-      first: { command: 'BatchGetItemCommand', keys: ['APP', 'APP', 'GOOGLE_KEYS'] },
+      first: { command: 'BatchGetItemCommand', keys: ['APP', 'APP', 'GOOGLE_KEYS', 'NOTIFICATION'] },
     });
   });
 });

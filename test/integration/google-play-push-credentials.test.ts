@@ -115,4 +115,26 @@ describe('Google Play push: credentials and Google only after the token verifies
     expect(await push(appId, test, bearer())).toMatchObject({ type: 'TEST_NOTIFICATION', outcome: 'recorded' });
     expect(secrets.requests).toEqual([secretName]);
   });
+
+  it('a redelivery of an applied push is a duplicate once its token verifies, without asking Google', async () => {
+    const token = 'credentials-token-0000000003';
+    google.purchases.set(token, subscriptionPurchaseV2('premium_monthly'));
+    const body = pushBody(renewal(token), 'credentials-redelivered');
+    const first = await receive(appId, body, bearer());
+    expect(first).toEqual({
+      notification_id: 'credentials-redelivered',
+      type: 'SUBSCRIPTION_RENEWED',
+      outcome: 'kept',
+    });
+    // Google would now refuse the token: a redelivery that asked it would be refused too.
+    google.purchases.delete(token);
+    expect(await receive(appId, body, bearer())).toEqual({ ...first, outcome: 'duplicate' });
+    // The token is checked first all the same.
+    expect(await refusal(receive(appId, body, bearer({ forgeSignature: true })))).toBe('INVALID_NOTIFICATION');
+    expect(await refusal(receive(appId, body, undefined))).toBe('INVALID_NOTIFICATION');
+    // Another message about the same purchase is no redelivery: Google is asked, and refuses it.
+    expect(await refusal(receive(appId, pushBody(renewal(token), 'credentials-another'), bearer()))).toBe(
+      'INVALID_NOTIFICATION',
+    );
+  });
 });

@@ -200,18 +200,25 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     await storeItem(appId, { push_audience: 42, push_service_account: 'rtdn-push@example.iam.gserviceaccount.com' });
     // Keys of a URL no other test stores: the table is shared.
     const jwksUrl = `https://keys.example/${appId}`;
-    const { app, settings } = await getAppWithGooglePlayPushSettings(appId, jwksUrl);
+    // With them, the items the caller asks for (the push's record, for the notification function).
+    const { app, settings, alsoRead } = await getAppWithGooglePlayPushSettings(appId, jwksUrl, [
+      keys.storeNotification(appId, 'google_play', 'never-delivered'),
+      keys.app(appId),
+    ]);
     expect(app?.app_id).toBe(appId);
+    expect(alsoRead).toEqual([undefined, app]);
     expect(settings).toEqual({
       package_name: '',
       push_service_account: 'rtdn-push@example.iam.gserviceaccount.com',
       withCredentials: expect.any(Function),
     });
     await storeItem('app_deleted', { package_name: 'com.example.subs' });
-    expect(await getAppWithGooglePlayPushSettings('app_deleted', jwksUrl)).toEqual({
+    const deleted = keys.storeSettings('app_deleted', 'google_play');
+    expect(await getAppWithGooglePlayPushSettings('app_deleted', jwksUrl, [deleted])).toEqual({
       app: undefined,
       settings: undefined,
       googleKeys: undefined,
+      alsoRead: [expect.objectContaining({ ...deleted, type: 'store_settings' })],
     });
   });
 
