@@ -1,12 +1,12 @@
 /** Apps and their API keys. An API key maps to exactly one app and one kind. */
-import { GetCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { apiKeyId, newApiKey, newAppId, newUserTokenSecret, sha256Hex } from '../core/ids.js';
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
 import { newTestStoreKeys } from '../stores/test-store.js';
 import { batchGetConsistent, batchWriteAll, putRequest } from './batch.js';
 import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
 import { APP_DIRECTORY_PK, type ApiKeyKind, keys } from './keys.js';
-import { queryAll } from './query.js';
+import { queryAll, scanPages } from './query.js';
 import { cancellationReasonsOf } from './unavailable.js';
 import { updateExpression } from './update-expression.js';
 
@@ -296,20 +296,14 @@ export async function addAppsToDirectory({
   const progress = { scanned: 0, apps: 0 };
   // An app item's key: pk APP#<app>, sk APP.
   const { pk: prefix, sk: appSk } = keys.app('');
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new ScanCommand({
-        TableName: tableName,
-        ConsistentRead: true,
-        FilterExpression: 'begins_with(pk, :prefix) AND sk = :app',
-        ExpressionAttributeValues: { ':prefix': prefix, ':app': appSk },
-        ProjectionExpression: 'pk, #name, created_at',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExclusiveStartKey: startKey,
-        ...(pageSize ? { Limit: pageSize } : {}),
-      }),
-    );
+  for await (const page of scanPages({
+    ConsistentRead: true,
+    FilterExpression: 'begins_with(pk, :prefix) AND sk = :app',
+    ExpressionAttributeValues: { ':prefix': prefix, ':app': appSk },
+    ProjectionExpression: 'pk, #name, created_at',
+    ExpressionAttributeNames: { '#name': 'name' },
+    ...(pageSize ? { Limit: pageSize } : {}),
+  })) {
     // The app's id as its key names it.
     const apps = (page.Items ?? []).map(({ pk, name, created_at }) => ({
       app_id: String(pk).slice(prefix.length),
@@ -320,8 +314,7 @@ export async function addAppsToDirectory({
     progress.scanned += page.ScannedCount ?? 0;
     progress.apps += apps.length;
     onPage({ ...progress });
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return progress;
 }
 

@@ -1,5 +1,14 @@
-/** Query helpers: every page of a query (up to a maximum), and a partition's items by sort-key prefix. */
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+/**
+ * Query helpers: every page of a query (up to a maximum), a partition's items by sort-key prefix,
+ * and the pages of a whole-table Scan.
+ */
+import {
+  QueryCommand,
+  type QueryCommandInput,
+  ScanCommand,
+  type ScanCommandInput,
+  type ScanCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
 
 /** Every item the query matches, across DynamoDB's pages, stopping once `max` items are read. */
@@ -30,3 +39,18 @@ export const queryPrefix = (pk: string, skPrefix: string): Promise<Record<string
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
   });
+
+/**
+ * Every page of a Scan of the whole table, one request each, as DynamoDB pages it: for operator
+ * commands, test and benchmark tools, never for a request.
+ */
+export async function* scanPages(
+  input: Omit<ScanCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+): AsyncGenerator<ScanCommandOutput> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb.send(new ScanCommand({ ...input, TableName: tableName, ExclusiveStartKey: startKey }));
+    yield page;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}

@@ -3,14 +3,14 @@
  * newest first, through the keys-only listing indexes and a batch read of the page, with its total
  * from the list counters.
  */
-import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SubscriptionStatus } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
 import { batchGetAll, getConsistent } from './batch.js';
 import { ddb, tableName } from './client.js';
 import { keys, listCountCell, listPartitions, SUBSCRIPTION_SK, type TableKey } from './keys.js';
 import type { TransferRecord } from './purchase-ownership.js';
-import { queryAll } from './query.js';
+import { queryAll, scanPages } from './query.js';
 import { type PaymentRecord, receiptOf, type SubscriptionRecord, toRecord } from './subscription-items.js';
 import { TABLE, withoutKeys } from './table.js';
 
@@ -230,18 +230,11 @@ export async function newestSubscriptionsOfUser(
 export async function* scanSubscriptions(appId?: string): AsyncGenerator<SubscriptionRecord[]> {
   // Stryker disable next-line StringLiteral: only subscription state items have the sort key SUB
   const prefix = appId ? keys.subscription(appId, '').pk : 'SUB#';
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new ScanCommand({
-        TableName: tableName,
-        ConsistentRead: true,
-        FilterExpression: 'begins_with(pk, :prefix) AND sk = :state',
-        ExpressionAttributeValues: { ':prefix': prefix, ':state': SUBSCRIPTION_SK },
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  for await (const page of scanPages({
+    ConsistentRead: true,
+    FilterExpression: 'begins_with(pk, :prefix) AND sk = :state',
+    ExpressionAttributeValues: { ':prefix': prefix, ':state': SUBSCRIPTION_SK },
+  })) {
     yield (page.Items ?? []).map(toRecord);
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
 }

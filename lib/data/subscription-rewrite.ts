@@ -6,10 +6,11 @@
  * subscriptionItem, conditioned on the version it was read at: one that a live write changed in the
  * meantime already has the current shape. Safe to run again; it changes nothing the second time.
  */
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChangeCause } from '../domain/subscription-history.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys } from './keys.js';
+import { scanPages } from './query.js';
 import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange } from './revenue-counters.js';
 import {
   ANNOUNCED_EVENTS_ATTRIBUTE,
@@ -38,23 +39,17 @@ const sameShape = (stored: Record<string, unknown>, current: Record<string, unkn
 
 export async function rewriteSubscriptions(): Promise<RewriteResult> {
   const result: RewriteResult = { examined: 0, rewritten: 0, purchases_moved: 0 };
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression:
-          '(begins_with(pk, :sub) AND sk IN (:state, :payment)) OR (begins_with(pk, :owner) AND sk = :ownerSk)',
-        ExpressionAttributeValues: {
-          ':sub': 'SUB#',
-          ':state': 'SUB',
-          ':payment': 'PAYMENT',
-          ':owner': `${FORMER_OWNER_PREFIX}#`,
-          ':ownerSk': keys.formerPurchaseOwner('', '', '').sk,
-        },
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  for await (const page of scanPages({
+    FilterExpression:
+      '(begins_with(pk, :sub) AND sk IN (:state, :payment)) OR (begins_with(pk, :owner) AND sk = :ownerSk)',
+    ExpressionAttributeValues: {
+      ':sub': 'SUB#',
+      ':state': 'SUB',
+      ':payment': 'PAYMENT',
+      ':owner': `${FORMER_OWNER_PREFIX}#`,
+      ':ownerSk': keys.formerPurchaseOwner('', '', '').sk,
+    },
+  })) {
     for (const item of page.Items ?? []) {
       if (String(item.pk).startsWith(`${FORMER_OWNER_PREFIX}#`)) {
         if (await movePurchaseOwner(item)) result.purchases_moved += 1;
@@ -63,8 +58,7 @@ export async function rewriteSubscriptions(): Promise<RewriteResult> {
       result.examined += 1;
       if (await rewrite(item)) result.rewritten += 1;
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return result;
 }
 

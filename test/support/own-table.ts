@@ -3,9 +3,8 @@
  * DynamoDB Local, so their stream and their scans carry only their items: set TABLE_NAME in
  * vi.hoisted (before lib/ reads it), then call createOwnTable.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWriteAll } from '../../lib/data/batch.js';
-import { ddb, tableName } from '../../lib/data/client.js';
+import { scanPages } from '../../lib/data/query.js';
 import { ensureTable, localClient } from '../../local/dynamodb.js';
 
 export async function createOwnTable(): Promise<void> {
@@ -19,17 +18,7 @@ export async function createOwnTable(): Promise<void> {
  * the same table, and what an earlier run wrote must not stand in for what this one failed to write.
  */
 export async function emptyOwnTable(): Promise<void> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new ScanCommand({
-        TableName: tableName,
-        ConsistentRead: true,
-        ProjectionExpression: 'pk, sk',
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  for await (const page of scanPages({ ConsistentRead: true, ProjectionExpression: 'pk, sk' })) {
     await batchWriteAll((page.Items ?? []).map((Key) => ({ DeleteRequest: { Key } })));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
 }
