@@ -465,27 +465,12 @@ export async function authenticateGooglePlayPush(
 }
 
 /**
- * Authenticates a Pub/Sub push of the app's RTDN topic and brings the purchase's state read from
- * Google. `settings` are the app's Google Play settings, complete or as getAppWithGooglePlayPushSettings
- * gives them: then the credentials are read only after the push's token verified, and only when
- * Google is asked. INVALID_NOTIFICATION: not Google's, not this app's push, or malformed;
- * VERIFICATION_FAILED, retryable: Google (keys or Play API) could not be asked.
+ * An authenticated push's notification, with the purchase's state as Google tells it now.
+ * `settings` are the app's Google Play settings, complete or as getAppWithGooglePlayPushSettings
+ * gives them: then the credentials are read only now, and only when Google is asked.
+ * INVALID_NOTIFICATION: Google does not know the purchase, or it is no subscription;
+ * VERIFICATION_FAILED, retryable: the Play API could not be asked.
  */
-export async function decodeGooglePlayNotification(
-  body: unknown,
-  authorization: string | undefined,
-  settings: GooglePlaySettings | GooglePlayPushSettings,
-  endpoints: GoogleEndpoints = configuredEndpoints(),
-  now: number = Date.now(),
-): Promise<GooglePlayNotification> {
-  return readGooglePlayNotification(
-    await authenticateGooglePlayPush(body, authorization, settings, endpoints, now),
-    settings,
-    endpoints,
-  );
-}
-
-/** An authenticated push's notification, with the purchase's state as Google tells it now. */
 export async function readGooglePlayNotification(
   { push, sentAt }: AuthenticatedPush,
   settings: GooglePlaySettings | GooglePlayPushSettings,

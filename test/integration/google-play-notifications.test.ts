@@ -4,9 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  decodeGooglePlayNotification,
+  authenticateGooglePlayPush,
   googlePurchaseState,
   parsePubSubPush,
+  readGooglePlayNotification,
   verifyPubSubPushToken,
 } from '../../lib/stores/google-play-notifications.js';
 import type { GooglePlaySettings } from '../../lib/stores/settings.js';
@@ -47,6 +48,19 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
   let messages = 0;
   const bearer = (options: Partial<Parameters<StandIn['pushToken']>[0]> = {}) =>
     `Bearer ${standIn.pushToken({ audience: AUDIENCE, ...options })}`;
+  /** As the notification function does: the push authenticated, then Google asked. */
+  const decodeGooglePlayNotification = async (
+    body: unknown,
+    authorization: string | undefined,
+    appSettings: GooglePlaySettings,
+    at: typeof endpoints,
+    module = { authenticateGooglePlayPush, readGooglePlayNotification },
+  ) =>
+    module.readGooglePlayNotification(
+      await module.authenticateGooglePlayPush(body, authorization, appSettings, at),
+      appSettings,
+      at,
+    );
   const decode = (body: unknown, authorization: string | null = bearer(), overrides = {}) =>
     decodeGooglePlayNotification(body, authorization ?? undefined, { ...settings, ...overrides }, endpoints);
   const push = (notification: unknown) => pushBody(notification, `1234567890${(messages += 1)}`);
@@ -569,7 +583,7 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
     // Loaded afresh: the module's tables of Google's names are this test's to hold (test/support/fresh-module.ts).
     const fresh = await freshModule(() => import('../../lib/stores/google-play-notifications.js'));
     const freshDecode = (notification: unknown) =>
-      fresh.decodeGooglePlayNotification(push(notification), bearer(), settings, endpoints);
+      decodeGooglePlayNotification(push(notification), bearer(), settings, endpoints, fresh);
     const voidedOneTime = (refundType?: number) =>
       developerNotification({
         voidedPurchaseNotification: {
