@@ -11,8 +11,8 @@ import { notificationKey } from '../data/store-notifications.js';
 import { verifyAppStoreNotification } from '../stores/app-store-notifications.js';
 import {
   authenticateGooglePlayPush,
-  parsePubSubPush,
   readGooglePlayNotification,
+  readPushBody,
   rememberGoogleOidcKeys,
 } from '../stores/google-play-notifications.js';
 import { getAppWithGooglePlayPushSettings, getAppWithStoreSettings } from '../stores/settings.js';
@@ -83,7 +83,8 @@ export async function receiveGooglePlayNotification(
   // Google's keys come with the settings: a cold process need not fetch them before the token is
   // checked. So does the record of the push's message, if applied before: a redelivery (Pub/Sub
   // delivers at least once) is answered without asking Google, even while Google cannot be asked.
-  const messageId = messageIdOf(body);
+  const pushBody = readPushBody(body);
+  const messageId = 'push' in pushBody ? pushBody.push.messageId : undefined;
   const { app, settings, googleKeys, alsoRead } = await getAppWithGooglePlayPushSettings(
     appId,
     config.googleOidcJwksUrl,
@@ -97,7 +98,7 @@ export async function receiveGooglePlayNotification(
       'this app takes no Google Play notifications yet (admin stores google set)',
     );
   }
-  const authenticated = await authenticateGooglePlayPush(body, authorization, settings);
+  const authenticated = await authenticateGooglePlayPush(pushBody, authorization, settings);
   const [record] = alsoRead;
   if (record) {
     return {
@@ -116,15 +117,6 @@ export async function receiveGooglePlayNotification(
     };
   }
   return applied(appId, notification);
-}
-
-/** The push's message id, if the body is a well-formed push (it is checked whole after its token). */
-function messageIdOf(body: unknown): string | undefined {
-  try {
-    return parsePubSubPush(body).messageId;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Google's productType of a subscription in a voided purchase notification. */

@@ -424,6 +424,20 @@ export interface GooglePlayNotification extends StoreNotification {
 const complete = (settings: GooglePlaySettings | GooglePlayPushSettings): Promise<GooglePlaySettings> =>
   'withCredentials' in settings ? settings.withCredentials() : Promise.resolve(settings);
 
+/**
+ * A push body read once, before its token is checked (its message id names the record read with the
+ * app's settings): the push, or why it is none, which is told only once the token has verified.
+ */
+export type PushBody = { push: PubSubPush } | { refused: unknown };
+
+export function readPushBody(body: unknown): PushBody {
+  try {
+    return { push: parsePubSubPush(body) };
+  } catch (refused) {
+    return { refused };
+  }
+}
+
 /** A Pub/Sub push whose token is Google's for this app and whose notification names the app's package. */
 export interface AuthenticatedPush {
   push: PubSubPush;
@@ -437,7 +451,7 @@ export interface AuthenticatedPush {
  * retryable: Google's keys could not be read.
  */
 export async function authenticateGooglePlayPush(
-  body: unknown,
+  body: PushBody,
   authorization: string | undefined,
   settings: GooglePlaySettings | GooglePlayPushSettings,
   endpoints: GoogleEndpoints = configuredEndpoints(),
@@ -456,7 +470,8 @@ export async function authenticateGooglePlayPush(
     now,
     endpoints.jwksUrl ?? config.googleOidcJwksUrl,
   );
-  const push = parsePubSubPush(body);
+  if ('refused' in body) throw body.refused;
+  const { push } = body;
   const { notification } = push;
   if (notification.packageName !== settings.package_name)
     throw invalid(`the notification is for another app (package ${notification.packageName})`);

@@ -8,6 +8,7 @@ import {
   googlePurchaseState,
   parsePubSubPush,
   readGooglePlayNotification,
+  readPushBody,
   verifyPubSubPushToken,
 } from '../../lib/stores/google-play-notifications.js';
 import type { GooglePlaySettings } from '../../lib/stores/settings.js';
@@ -54,10 +55,10 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
     authorization: string | undefined,
     appSettings: GooglePlaySettings,
     at: typeof endpoints,
-    module = { authenticateGooglePlayPush, readGooglePlayNotification },
+    module = { authenticateGooglePlayPush, readGooglePlayNotification, readPushBody },
   ) =>
     module.readGooglePlayNotification(
-      await module.authenticateGooglePlayPush(body, authorization, appSettings, at),
+      await module.authenticateGooglePlayPush(module.readPushBody(body), authorization, appSettings, at),
       appSettings,
       at,
     );
