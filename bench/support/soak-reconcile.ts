@@ -7,10 +7,9 @@
  */
 
 import { isDeepStrictEqual } from 'node:util';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from '../../lib/data/client.js';
 import type { FacetValues } from '../../lib/data/keys.js';
 import { countCells } from '../../lib/data/list-counters.js';
+import { scanPages } from '../../lib/data/query.js';
 import type { SubscriptionStatus } from '../../lib/domain/subscription-state.js';
 import { STATUS_CHANGED, type StatusChangedPayload } from '../../lib/events/schemas.js';
 import { streamEvents } from '../../test/support/outbox.js';
@@ -88,17 +87,7 @@ export async function readTable(appId: string): Promise<TableSnapshot> {
   const segments = 4;
   await Promise.all(
     Array.from({ length: segments }, async (_, segment) => {
-      let startKey: Item | undefined;
-      do {
-        const page = await ddb.send(
-          new ScanCommand({
-            TableName: tableName,
-            ConsistentRead: true,
-            Segment: segment,
-            TotalSegments: segments,
-            ExclusiveStartKey: startKey,
-          }),
-        );
+      for await (const page of scanPages({ ConsistentRead: true, Segment: segment, TotalSegments: segments })) {
         for (const item of page.Items ?? []) {
           snapshot.items += 1;
           const [kind, , ...rest] = String(item.pk).split('#');
@@ -116,8 +105,7 @@ export async function readTable(appId: string): Promise<TableSnapshot> {
             for (const [attribute, count] of Object.entries(item))
               if (attribute.startsWith('count#')) snapshot.counters.set(`${item.sk} ${attribute}`, Number(count));
         }
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      }
     }),
   );
   // The status changes the writes announced, as the publisher reads them from the stream.

@@ -13,13 +13,14 @@ vi.hoisted(() => {
 });
 
 import { readFileSync } from 'node:fs';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { sha256Hex } from '../../lib/core/ids.js';
 import { putAdsConfig, putSegments } from '../../lib/data/app-config.js';
 import { getApp } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
 import { grantKey, historyKey, keys, listCountCell, reportKeys, type TableKey } from '../../lib/data/keys.js';
+import { scanPages } from '../../lib/data/query.js';
 import { createDelivery, replaceDelivery, setWebhook } from '../../lib/data/webhooks.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import type { Product } from '../../lib/schemas/product.js';
@@ -100,16 +101,13 @@ type Snapshot = Map<string, { item: Item; json: string }>;
  */
 async function scanTable(): Promise<Snapshot> {
   const snapshot: Snapshot = new Map();
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }));
+  for await (const page of scanPages({ ConsistentRead: true })) {
     for (const item of page.Items ?? []) {
       if (isRateLimitWindow(String(item.pk))) continue;
       const kept = withoutRequestCounter(item, String(item.pk));
       snapshot.set(`${item.pk} | ${item.sk}`, { item: kept, json: canonical(kept) });
     }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  }
   return snapshot;
 }
 

@@ -1,7 +1,8 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
+import { queryAll } from '../../lib/data/query.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
@@ -13,22 +14,11 @@ const headersFor = (app: TestApp, user: string) =>
   mobileHeaders(app, user, { 'x-platform': 'Android', 'x-version': '2.1.0' });
 
 /** Events stored for a user (test-only read of the table). */
-async function storedEvents(appId: string, userId: string): Promise<Record<string, any>[]> {
-  const items: Record<string, any>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': `EVENTS#${appId}#${userId}` },
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
+function storedEvents(appId: string, userId: string): Promise<Record<string, any>[]> {
+  return queryAll({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': `EVENTS#${appId}#${userId}` },
+  });
 }
 
 describe('mobile reporting: events and sessions', () => {

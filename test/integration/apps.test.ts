@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../../lib/core/ids.js';
 import {
@@ -20,6 +20,7 @@ import {
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
+import { scanPages } from '../../lib/data/query.js';
 import { failCommands, interceptCommands, type SentCommand, stopIntercepting } from '../support/ddb-intercept.js';
 
 /** The secret each of the app's keys carries on its lookup item (what authentication reads), by key id. */
@@ -60,12 +61,7 @@ describe('apps and API keys (DynamoDB Local)', () => {
     const { secretKey, sdkKey } = await createApp({ name: 'hash check', reportingCurrency: 'USD', testStore: false });
     // The whole table, every page (a scan answers at most 1 MB at a time).
     const items: unknown[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await ddb.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey }));
-      items.push(...(page.Items ?? []));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    for await (const page of scanPages({})) items.push(...(page.Items ?? []));
     const dump = JSON.stringify(items);
     expect(dump).not.toContain(secretKey.key);
     expect(dump).not.toContain(sdkKey.key);

@@ -3,7 +3,6 @@
  * full Scan proves what is left: a user with thousands of events is erased in bounded steps (a
  * request, then the job), never left half-done, and their subscriptions stay, anonymised.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
@@ -12,11 +11,11 @@ vi.hoisted(() => {
 
 import { handler as expiryJob } from '../../functions/jobs/expire-subscriptions.js';
 import { batchWriteAll, putRequest } from '../../lib/data/batch.js';
-import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
 import { getErasure, startErasure } from '../../lib/data/erasure.js';
 import { keys, reportKeys, userPartitionsOf } from '../../lib/data/keys.js';
 import { mergeProfileMaps } from '../../lib/data/profiles.js';
+import { scanPages } from '../../lib/data/query.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
 import { NO_COUNTS } from '../../lib/domain/erasure.js';
 import { customerInfo } from '../../lib/services/customer-info.js';
@@ -34,12 +33,7 @@ type Item = Record<string, unknown>;
 
 async function scanAll(): Promise<Item[]> {
   const items: Item[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }));
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for await (const page of scanPages({ ConsistentRead: true })) items.push(...(page.Items ?? []));
   return items;
 }
 

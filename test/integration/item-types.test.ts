@@ -14,8 +14,7 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `item-types-${process.pid}`;
 });
 
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from '../../lib/data/client.js';
+import { scanPages } from '../../lib/data/query.js';
 import { NO_COUNTS } from '../../lib/domain/erasure.js';
 import { settleCounters } from '../support/counters.js';
 import { createTestApp, statusChange } from '../support/fixtures.js';
@@ -100,14 +99,7 @@ async function writers() {
 /** Every item of the table, read consistently page by page. */
 async function scanAll(): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb.send(
-      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: startKey }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for await (const page of scanPages({ ConsistentRead: true })) items.push(...(page.Items ?? []));
   return items;
 }
 
