@@ -77,7 +77,10 @@ Local, alternately with the floor, several times; medians are compared.
 **Budgets**: every bundle within the floor + 120 KB (\`test/integration/bundle-sizes.test.ts\` checks it
 in \`npm test\` too), and init plus the first request within 1.3× the floor's **CPU time**. CPU time,
 because wall time on shared two-core machines mostly measures waiting for a core and swings between
-runs of the same bundle; wall time is shown beside it. Lambda cannot be measured here: the expected
+runs of the same bundle; wall time is shown beside it. A ratio to the floor tightens whenever the
+floor itself gets faster: dropping \`--enable-source-maps\` took about as many milliseconds off the
+floor as off each function, and raised the ratios by 0.04 to 0.12
+([decisions/bundling.md](decisions/bundling.md)). Lambda cannot be measured here: the expected
 init on Lambda is our init ratio (process start to bundle imported) times the published lambda-perf
 references. \`COLD_START_ONLY=<function names>\` and \`COLD_START_RUNS\` run a subset (the other
 functions' rows are kept from the last results, each row with its own floor runs). A store
