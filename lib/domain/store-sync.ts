@@ -11,6 +11,8 @@
  * |   (a plan change or resubscription under a new purchase token)       |   subscription           |
  * | nobody owns the purchase yet                                         | keep it on the purchase  |
  * | the owner's purchase refuses it (another product, another account)   | keep it on the purchase  |
+ * | a refund (or its reversal) of an earlier period than the current one | refund_earlier: money of |
+ * |   (Apple's refunded transaction, Google's voided order)              |   that period only       |
  * | its transaction pays for, or its purchase serves, a subscription     | sync that subscription   |
  * | that subscription has ended, the store now grants access, no billing | insert: a resubscription |
  * |   issue was pending (one was: it is a recovery, sync the same one)   |                          |
@@ -66,11 +68,41 @@ export interface StoredStorePurchase<S extends SyncedSubscription> extends Store
   linkedOwned?: { user_id: string; subscription_id: string } | undefined;
 }
 
+/**
+ * A refund flow's state about an earlier period than the subscription's current one. Apple's
+ * REFUND and REFUND_REVERSED carry the transaction refunded, which may be an earlier renewal's: its
+ * period ends before the one the purchase last stated (another transaction's) or the subscription
+ * runs to. Google's voided purchase names its order: an earlier period's unless it is the latest.
+ */
+export function refundsEarlierPeriod(
+  state: StorePurchaseState,
+  held: StorePurchaseState | undefined,
+  subscription: Pick<SyncedSubscription, 'expires_at'>,
+): boolean {
+  if (!state.revoked && !state.refund_reversed) return false;
+  if (state.refunded_transaction_id !== undefined) return state.refunded_transaction_id !== state.transaction_id;
+  const laterEnds = [subscription.expires_at];
+  if (held && held.transaction_id !== state.transaction_id) laterEnds.push(held.expires_at);
+  return laterEnds.some((end) => Date.parse(state.expires_at) < Date.parse(end));
+}
+
+/**
+ * The state as it is applied: a refund of a purchase whose held state is not refunded is news
+ * whatever the dates say (the store may date it before a state it sent later, or Google's push
+ * before the read of another), so it is dated just after the held state.
+ */
+export function datedAfterHeld(state: StorePurchaseState, held: StorePurchaseState | undefined): StorePurchaseState {
+  if (!state.revoked || !held || held.revoked) return state;
+  const heldAt = Date.parse(held.as_of);
+  return Date.parse(state.as_of) > heldAt ? state : { ...state, as_of: new Date(heldAt + 1).toISOString() };
+}
+
 export type StoreStateDecision<S extends SyncedSubscription> =
   | { kind: 'stale' }
   | { kind: 'keep'; reason: string }
   | { kind: 'read_subscription'; subscriptionId: string }
   | { kind: 'sync'; subscription: S }
+  | { kind: 'refund_earlier'; subscription: S }
   | {
       kind: 'insert';
       userId: string;
@@ -102,6 +134,10 @@ export function decideStoreState<S extends SyncedSubscription>(
     };
   }
   if (!stored.owned) return { kind: 'keep', reason: 'nobody has verified this purchase yet' };
+  const synced = (subscription: S): StoreStateDecision<S> =>
+    refundsEarlierPeriod(state, stored.storeState, subscription)
+      ? { kind: 'refund_earlier', subscription }
+      : { kind: 'sync', subscription };
   // Which subscription the transaction is about does not depend on a refund: decided as if none.
   const decision = decidePurchase(
     { ...state, revoked: false },
@@ -118,11 +154,11 @@ export function decideStoreState<S extends SyncedSubscription>(
     case 'answer':
     case 'renew':
     case 'activate':
-      return { kind: 'sync', subscription: decision.subscription };
+      return synced(decision.subscription);
     case 'insert': {
       const ended = stored.subscription;
       const recovers = ended?.status === 'expired' && ended.billing_issue_at !== null;
-      if (ended && (recovers || !grantsAccess(state, now))) return { kind: 'sync', subscription: ended };
+      if (ended && (recovers || !grantsAccess(state, now))) return synced(ended);
       // Stryker disable next-line ConditionalExpression,StringLiteral: false whenever reached, an owned purchase's insert comes with its subscription
       if (!grantsAccess(state, now)) return { kind: 'keep', reason: 'the purchase grants no access' };
       const { productId, price, currency, billingPeriod } = decision;

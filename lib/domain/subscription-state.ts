@@ -64,6 +64,16 @@ export interface StoreFacts {
   revoked: boolean;
   /** The store reversed its refund: only this gives a refunded subscription its access back. */
   refund_reversed: boolean;
+  /**
+   * What the store says is about an earlier period than the subscription's current one (a refund
+   * of an earlier renewal, or its reversal): it moves that period's money only.
+   */
+  earlier_period?: boolean | undefined;
+  /**
+   * The store charged a new period that starts now with a transaction for another product (a plan
+   * change that takes effect at once): a renewal even when it ends before the current period.
+   */
+  new_period?: boolean | undefined;
 }
 
 export const PAUSE_UNITS = ['days', 'weeks', 'months'] as const;
@@ -210,8 +220,8 @@ function refundReversal(state: SubscriptionState, facts: StoreFacts, now: Date):
  * access lasts to the end of the period or of the grace period. Access already over is an expiry.
  */
 function syncedWithStore(state: SubscriptionState, facts: StoreFacts, now: Date): ReturnType<Effect> {
-  // A later period than the one recorded was paid for: a renewal.
-  const renewal = Date.parse(facts.expires_at) > Date.parse(state.expires_at);
+  // A later period than the one recorded was paid for, or a new one that starts now: a renewal.
+  const renewal = facts.new_period === true || Date.parse(facts.expires_at) > Date.parse(state.expires_at);
   const autoRenew = facts.auto_renew ?? (renewal ? true : state.auto_renew);
   const billing = facts.billing_issue
     ? { billing_issue_at: state.billing_issue_at ?? iso(now), grace_period_expires_at: facts.grace_period_expires_at }
@@ -354,7 +364,10 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
       const synced = syncedWithStore(state, facts, now);
       // Stryker disable next-line ConditionalExpression: syncedWithStore sets renewal only on an active result, so renewal alone decides
       const active = synced.status === 'active';
-      return active && synced.renewal ? synced : {};
+      if (active && synced.renewal) return synced;
+      // The store retries no more and charged nothing (Apple's EXPIRED BILLING_RETRY): the billing
+      // issue is over, so a later purchase is a resubscription (a new subscription), not a recovery.
+      return { billing_issue_at: null, grace_period_expires_at: null };
     }),
     time_passes: stays,
   },
@@ -466,6 +479,10 @@ export function applyCommand(current: SubscriptionState, command: SubscriptionCo
   let patch: Partial<SubscriptionState> & Partial<Pick<TransitionResult, 'renewal' | 'refund' | 'refundReversed'>>;
   if (command.type === 'update') {
     patch = applyUpdate(current, command, now);
+  } else if (command.type === 'sync' && command.facts.earlier_period) {
+    // Whatever the status: the lifecycle follows the current period, which an earlier one's refund leaves as it is.
+    const { revoked, refund_reversed } = command.facts;
+    patch = { refund: revoked, refundReversed: refund_reversed && !revoked };
   } else {
     const operation = operationOf(command);
     const rule = LIFECYCLE[current.status][operation];

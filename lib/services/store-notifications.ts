@@ -113,7 +113,9 @@ export async function receiveGooglePlayNotification(
     return {
       notification_id: notification.notification_id,
       type: notification.type,
-      outcome: await applyStoreRevocation(appId, notification, notification.voided.purchase_token),
+      outcome: await applyStoreRevocation(appId, notification, notification.voided.purchase_token, {
+        refundedTransactionId: notification.voided.order_id,
+      }),
     };
   }
   return applied(appId, notification);

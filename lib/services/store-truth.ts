@@ -35,7 +35,13 @@ import {
 import type { SubscriptionRecord } from '../data/subscription-items.js';
 import { getSubscriptionRecord } from '../data/subscription-queries.js';
 import { type ChangeOrigin, insertSubscription, writeTogether } from '../data/subscription-writes.js';
-import { decideStoreState, environmentOf, type StoredStorePurchase, storeFacts } from '../domain/store-sync.js';
+import {
+  datedAfterHeld,
+  decideStoreState,
+  environmentOf,
+  type StoredStorePurchase,
+  storeFacts,
+} from '../domain/store-sync.js';
 import { notificationTypeOf } from '../domain/subscription-history.js';
 import type { StoreNotification, StorePurchaseState } from '../stores/types.js';
 import { commitChange, verifiedSubscription } from './subscriptions.js';
@@ -102,26 +108,27 @@ export async function applyStoreNotification(
 
 export async function applyStoreState(
   appId: string,
-  state: StorePurchaseState,
+  stated: StorePurchaseState,
   { notification, now = new Date(), read }: ApplyOptions = {},
 ): Promise<StoreTruthOutcome> {
-  const query = queryOf(state);
+  const query = queryOf(stated);
   const recordedAs = (outcome: NotificationOutcome) => recorded(appId, notification, outcome, now);
   // Without a notification, the state is the one the sweeper asked the store for (services/expiry.ts).
   const cause: Omit<ChangeOrigin, 'action'> = notification
     ? { by: 'store_notification', notification: notificationTypeOf(notification) }
     : { by: 'sweeper' };
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const items = attempt === 1 && read ? read : await batchGetConsistent(storeStateKeys(appId, state, notification));
+    const items = attempt === 1 && read ? read : await batchGetConsistent(storeStateKeys(appId, stated, notification));
     // In storeStateKeys' order: the purchase lookup, then the notification's record, then the replaced purchase.
     const [product, owned, binding, ...rest] = items;
     const notificationRecord = notification ? rest.shift() : undefined;
     if (notificationRecord) return 'duplicate';
-    const linkedItem = state.linked_original_transaction_id ? rest.shift() : undefined;
+    const linkedItem = stated.linked_original_transaction_id ? rest.shift() : undefined;
     let stored: StoredStorePurchase<SubscriptionRecord> = {
       ...purchaseLookupOf([product, owned, binding]),
       linkedOwned: toOwnedPurchase(linkedItem),
     };
+    const state = datedAfterHeld(stated, stored.storeState);
     let decision = decideStoreState(appId, state, stored, now);
     if (decision.kind === 'read_subscription') {
       const subscription = await getSubscriptionRecord(appId, decision.subscriptionId);
@@ -146,19 +153,42 @@ export async function applyStoreState(
         if (!refused) return 'kept';
         break;
       case 'sync': {
-        // A transaction not yet recorded is this subscription's from now on, and its latest payment.
+        // A transaction not yet recorded is this subscription's from now on, and its latest payment;
+        // one for another product (a plan change at once) pays a new period even if it ends sooner.
         const newTransaction = stored.binding === undefined;
+        const newPeriod = newTransaction && state.product_id !== decision.subscription.product_id;
         const committed = await commitChange(
           appId,
           decision.subscription.id,
           () => ({
-            command: { type: 'sync', facts: storeFacts(state) },
+            command: { type: 'sync', facts: { ...storeFacts(state), new_period: newPeriod } },
             storeState: state,
             bindTransaction: newTransaction ? state.transaction_id : undefined,
             payment: newTransaction
               ? { transaction_id: state.transaction_id, ...(state.trial ? {} : { last_payment: state.purchase_date }) }
               : undefined,
             alsoWrite: [purchaseStatePart(appId, state), ...recordedAs('applied')],
+          }),
+          { current: decision.subscription, cause },
+        );
+        refused = committed.refused;
+        if (!refused) return 'applied';
+        break;
+      }
+      case 'refund_earlier': {
+        // That period's money only: the current period stands, and the purchase keeps the state of
+        // its latest transaction (not this earlier one's).
+        const committed = await commitChange(
+          appId,
+          decision.subscription.id,
+          () => ({
+            command: { type: 'sync', facts: { ...storeFacts(state), earlier_period: true } },
+            // Apple's state is the transaction refunded; Google's is the purchase now (its voided order's price unknown).
+            price:
+              state.refunded_transaction_id === undefined && state.price !== null && !state.trial
+                ? state.price
+                : undefined,
+            alsoWrite: recordedAs('applied'),
           }),
           { current: decision.subscription, cause },
         );
@@ -217,7 +247,7 @@ export async function applyStoreRevocation(
   appId: string,
   notification: StoreNotification,
   originalTransactionId: string,
-  now = new Date(),
+  { refundedTransactionId, now = new Date() }: { refundedTransactionId?: string | undefined; now?: Date } = {},
 ): Promise<StoreTruthOutcome> {
   const [purchase, recordedBefore] = await batchGetConsistent([
     keys.purchase(appId, originalTransactionId),
@@ -226,11 +256,15 @@ export async function applyStoreRevocation(
   if (recordedBefore) return 'duplicate';
   const kept = purchase?.store_state as StorePurchaseState | undefined;
   if (kept) {
-    // News whatever the dates say: a revocation is never older than the state it revokes.
-    const asOf = Math.max(Date.parse(notification.sent_at), Date.parse(kept.as_of) + 1);
+    // Dated after the kept state when it is not later (datedAfterHeld): a revocation is news.
     return applyStoreState(
       appId,
-      { ...kept, revoked: true, as_of: new Date(asOf).toISOString() },
+      {
+        ...kept,
+        revoked: true,
+        as_of: notification.sent_at,
+        ...(refundedTransactionId === undefined ? {} : { refunded_transaction_id: refundedTransactionId }),
+      },
       { notification, now },
     );
   }

@@ -356,6 +356,8 @@ export interface PlannedChange {
    * with a transaction it binds (bindTransaction), a new one.
    */
   storeState?: StorePurchaseState | undefined;
+  /** The price the money moves at when not the subscription's: a refund of an earlier period, at what it cost. */
+  price?: number | undefined;
   /** More conditional writes of the same change, written even when the subscription does not change. */
   alsoWrite?: readonly TransactionWrite[] | undefined;
 }
@@ -423,7 +425,7 @@ export async function commitChange(
     const now = new Date();
     const planned = await plan(current, now);
     if (!planned) return { statusChange: null, record: current, payment: currentPayment, transfers };
-    const { command, payment, bindOwner, storeState, alsoWrite } = planned;
+    const { command, payment, bindOwner, storeState, alsoWrite, price } = planned;
     const { next, statusChange, refund, renewal, refundReversed } = applyCommand(current, command, now);
     const { bindTransaction } = planned;
     // A later period of a transaction already recorded (the store extended it) is no payment.
@@ -437,6 +439,8 @@ export async function commitChange(
     const unchanged =
       !statusChange &&
       !payment &&
+      !refund &&
+      !refundReversed &&
       Object.keys(recordPatch).length === 0 &&
       (Object.keys(next) as (keyof typeof next)[]).every((field) => next[field] === current[field]);
     if (unchanged) {
@@ -445,7 +449,7 @@ export async function commitChange(
     }
     const updated = { ...current, ...next, ...recordPatch };
     const paid = { refund, renewal: paidRenewal, refundReversed };
-    const revenue = revenueOfChange(current, next, command, paid, updated.price);
+    const revenue = revenueOfChange(current, next, command, paid, price ?? updated.price);
     const outcome = await saveSubscriptionState(current, next, now, {
       statusChange,
       payment,

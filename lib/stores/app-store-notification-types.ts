@@ -4,6 +4,8 @@ import type { StorePurchaseState } from './types.js';
  * Apple's notification types (App Store Server Notifications V2) whose signedTransactionInfo is
  * the purchase's state: the App Store's notifications and the test store's, which are shaped like
  * them. In a module of its own so the test store's bundle does not load the App Store verifier.
+ * Not REFUND_DECLINED: a declined refund changes nothing, and its transaction is the one the
+ * refund was asked for, which may be an earlier period's than the subscription's current one.
  */
 export const APP_STORE_STATE_TYPES: ReadonlySet<string> = new Set([
   'SUBSCRIBED',
@@ -16,7 +18,6 @@ export const APP_STORE_STATE_TYPES: ReadonlySet<string> = new Set([
   'OFFER_REDEEMED',
   'PRICE_INCREASE',
   'REFUND',
-  'REFUND_DECLINED',
   'REFUND_REVERSED',
   'REVOKE',
   'RENEWAL_EXTENDED',

@@ -475,8 +475,11 @@ export async function authenticateGooglePlayPush(
   const { notification } = push;
   if (notification.packageName !== settings.package_name)
     throw invalid(`the notification is for another app (package ${notification.packageName})`);
-  const eventTime = new Date(Number(notification.eventTimeMillis));
-  return { push, sentAt: Number.isNaN(eventTime.getTime()) ? push.publishTime : eventTime.toISOString() };
+  const eventTime = Number(notification.eventTimeMillis);
+  const stated = Number.isNaN(new Date(eventTime).getTime()) ? Date.parse(push.publishTime) : eventTime;
+  // The push's times are the pusher's word: never later than now, so that no push can date a
+  // purchase's state in the future, before which every genuine state would be stale.
+  return { push, sentAt: new Date(Math.min(stated, now)).toISOString() };
 }
 
 /**
@@ -529,7 +532,9 @@ export async function readGooglePlayNotification(
     if (voidedPurchase.productType !== PRODUCT_TYPE_SUBSCRIPTION)
       return result('VOIDED_PURCHASE', subtype, null, voided);
     const state = await stateFromGoogle(settings, voidedPurchase.purchaseToken, endpoints, sentAt);
-    return result('VOIDED_PURCHASE', subtype, state ? { ...state, revoked: true } : null, voided);
+    // The order voided may be an earlier renewal's: then it refunds that period only (refundsEarlierPeriod).
+    const revoked = state ? { ...state, revoked: true, refunded_transaction_id: voidedPurchase.orderId } : null;
+    return result('VOIDED_PURCHASE', subtype, revoked, voided);
   }
   const oneTime = notification.oneTimeProductNotification;
   if (oneTime)

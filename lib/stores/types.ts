@@ -75,6 +75,11 @@ export interface StorePurchaseState extends VerifiedTransaction {
    * refunded purchase its access back. Set only by that notification, never inferred from a state.
    */
   refund_reversed?: boolean | undefined;
+  /**
+   * The transaction a refund names when it is not the state's own (Google's voided order: the state
+   * is the purchase as Google tells it now). Apple's refund is the state's transaction itself.
+   */
+  refunded_transaction_id?: string | undefined;
 }
 
 /** A store notification, verified: what it says happened, and the purchase's state it brings. */

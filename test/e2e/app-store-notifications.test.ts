@@ -114,6 +114,7 @@ const ENDED = { ...ACTIVE, status: 'expired', expires_at: 'first', auto_renew: f
 const ROWS: Row[] = [
   { name: 'SUBSCRIBED INITIAL_BUY of a verified purchase: nothing new', send: { type: 'SUBSCRIBED', subtype: 'INITIAL_BUY', tx: 'first' }, outcome: 'applied', want: FIRST },
   { name: 'SUBSCRIBED RESUBSCRIBE after the end: a new subscription of the same user', lapsed: true, before: [{ type: 'EXPIRED', subtype: 'VOLUNTARY', tx: 'first', renewal: { autoRenewStatus: 0 } }], send: { type: 'SUBSCRIBED', subtype: 'RESUBSCRIBE', tx: 'resubscribed' }, outcome: 'applied', want: ENDED, started: { status: 'active', expires_at: 'resubscribed' }, revenue: { renewals: 0, amount: 12.99 } },
+  { name: 'SUBSCRIBED RESUBSCRIBE after billing retry ended (EXPIRED BILLING_RETRY): a new subscription, not a recovery', lapsed: true, before: [{ type: 'DID_FAIL_TO_RENEW', tx: 'first', renewal: { isInBillingRetryPeriod: true }, status: 3 }, { type: 'EXPIRED', subtype: 'BILLING_RETRY', tx: 'first', renewal: { autoRenewStatus: 0 }, status: 2 }], send: { type: 'SUBSCRIBED', subtype: 'RESUBSCRIBE', tx: 'resubscribed' }, outcome: 'applied', want: ENDED, started: { status: 'active', expires_at: 'resubscribed' }, revenue: { renewals: 0, amount: 12.99 } },
   { name: 'DID_RENEW: the store’s period, at the store’s price', send: { type: 'DID_RENEW', tx: 'renewal' }, outcome: 'applied', want: { ...FIRST, expires_at: 'renewal', price: 12.99 }, revenue: { renewals: 1, amount: 12.99 }, events: ['renewed'] },
   { name: 'DID_RENEW BILLING_RECOVERY after billing retry: the same subscription active again', lapsed: true, before: [{ type: 'DID_FAIL_TO_RENEW', tx: 'first', renewal: { isInBillingRetryPeriod: true }, status: 3 }], send: { type: 'DID_RENEW', subtype: 'BILLING_RECOVERY', tx: 'renewal' }, outcome: 'applied', want: { ...FIRST, expires_at: 'renewal', price: 12.99 }, revenue: { renewals: 1, amount: 12.99 }, events: ['renewed'] },
   { name: 'DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED: runs to its end', send: { type: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_DISABLED', tx: 'first', renewal: { autoRenewStatus: 0 } }, outcome: 'applied', want: { ...FIRST, auto_renew: false }, events: ['auto_renew_changed'] },
@@ -130,6 +131,8 @@ const ROWS: Row[] = [
   { name: 'EXPIRED PRICE_INCREASE', lapsed: true, send: { type: 'EXPIRED', subtype: 'PRICE_INCREASE', tx: 'first', renewal: { autoRenewStatus: 0, priceIncreaseStatus: 0 }, status: 2 }, outcome: 'applied', want: ENDED },
   { name: 'EXPIRED PRODUCT_NOT_FOR_SALE', lapsed: true, send: { type: 'EXPIRED', subtype: 'PRODUCT_NOT_FOR_SALE', tx: 'first', status: 2 }, outcome: 'applied', want: ENDED },
   { name: 'REFUND: cancelled now, refunded by the store', send: { type: 'REFUND', tx: 'revoked', status: 5 }, outcome: 'applied', want: { ...ENDED, status: 'cancelled', expires_at: 'now', cancellation_reason: 'refunded_by_store' }, revenue: { renewals: 0, amount: -9.99 }, events: ['refunded'] },
+  { name: 'REFUND of an earlier period after a renewal: that period’s money back, the renewed period stands', before: [{ type: 'DID_RENEW', tx: 'renewal' }], send: { type: 'REFUND', tx: 'revoked', status: 1 }, outcome: 'applied', want: { ...FIRST, expires_at: 'renewal', price: 12.99 }, revenue: { renewals: 0, amount: -9.99 }, events: ['refunded'] },
+  { name: 'REFUND_REVERSED of an earlier period: that period’s money back again, nothing else', before: [{ type: 'DID_RENEW', tx: 'renewal' }, { type: 'REFUND', tx: 'revoked', status: 1 }], send: { type: 'REFUND_REVERSED', tx: 'first' }, outcome: 'applied', want: { ...FIRST, expires_at: 'renewal', price: 12.99 }, revenue: { renewals: 0, amount: 9.99 }, events: ['refund_reversed'] },
   { name: 'REFUND_REVERSED: access and money back, to the store’s period end', before: [{ type: 'REFUND', tx: 'revoked', status: 5 }], send: { type: 'REFUND_REVERSED', tx: 'first' }, outcome: 'applied', want: FIRST, revenue: { renewals: 0, amount: 9.99 }, events: ['refund_reversed'] },
   { name: 'REFUND_REVERSED after the period ended: expired, the money back', lapsed: true, before: [{ type: 'REFUND', tx: 'revoked', status: 5 }], send: { type: 'REFUND_REVERSED', tx: 'first', renewal: { autoRenewStatus: 0 } }, outcome: 'applied', want: ENDED, revenue: { renewals: 0, amount: 9.99 }, events: ['refund_reversed'] },
   { name: 'REVOKE: as a refund', send: { type: 'REVOKE', tx: 'revoked', status: 5 }, outcome: 'applied', want: { ...ENDED, status: 'cancelled', expires_at: 'now', cancellation_reason: 'refunded_by_store' }, revenue: { renewals: 0, amount: -9.99 }, events: ['refunded'] },
@@ -137,7 +140,8 @@ const ROWS: Row[] = [
   { name: 'OFFER_REDEEMED: its state applied, no change', send: { type: 'OFFER_REDEEMED', subtype: 'UPGRADE', tx: 'first' }, outcome: 'applied', want: FIRST },
   { name: 'PRICE_INCREASE: its state applied, no change', send: { type: 'PRICE_INCREASE', subtype: 'PENDING', tx: 'first', renewal: { priceIncreaseStatus: 0 } }, outcome: 'applied', want: FIRST },
   { name: 'REFUND after the end: the ended subscription records the refund', lapsed: true, before: [{ type: 'EXPIRED', subtype: 'VOLUNTARY', tx: 'first', renewal: { autoRenewStatus: 0 }, status: 2 }], send: { type: 'REFUND', tx: 'revoked', status: 5 }, outcome: 'applied', want: { ...ENDED, cancellation_reason: 'refunded_by_store' }, events: ['refunded'], revenue: { renewals: 0, amount: -9.99 } },
-  { name: 'REFUND_DECLINED: its state applied, no change', send: { type: 'REFUND_DECLINED', tx: 'first' }, outcome: 'applied', want: FIRST },
+  { name: 'REFUND_DECLINED: recorded, nothing changes (its transaction may be an earlier period’s)', send: { type: 'REFUND_DECLINED', tx: 'first' }, outcome: 'recorded', want: FIRST },
+  { name: 'REFUND_DECLINED of an earlier period after a renewal: the renewed period stands', before: [{ type: 'DID_RENEW', tx: 'renewal' }], send: { type: 'REFUND_DECLINED', tx: 'first' }, outcome: 'recorded', want: { ...FIRST, expires_at: 'renewal', price: 12.99 } },
   { name: 'PRICE_CHANGE: its state applied, no change', send: { type: 'PRICE_CHANGE', tx: 'first' }, outcome: 'applied', want: FIRST },
   { name: 'METADATA_UPDATE: its state applied, no change', send: { type: 'METADATA_UPDATE', tx: 'first' }, outcome: 'applied', want: FIRST },
   { name: 'MIGRATION: its state applied, no change', send: { type: 'MIGRATION', tx: 'first' }, outcome: 'applied', want: FIRST },
@@ -277,6 +281,83 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
         expires_at: new Date(p[row.started.expires_at].expiresDate as number).toISOString(),
       });
     }
+  });
+
+  it('DID_CHANGE_RENEWAL_PREF UPGRADE to a period that ends sooner (yearly to monthly): a new paid period at once', async () => {
+    const now = Date.now();
+    const yearly = appStoreTransaction(NOTIFY_BUNDLE, {
+      environment: 'Production',
+      productId: 'pro_yearly',
+      expiresDate: now + 365 * DAY,
+      price: 59990,
+    });
+    const verified = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+      bearer: app.secretKey,
+      body: { platform: 'ios', receipt_data: signedByStandIn(yearly), user_id: `apple-user-${(users += 1)}` },
+    });
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    const id = verified.body.data.subscription_id as string;
+    const monthly = {
+      ...yearly,
+      transactionId: String(BigInt(yearly.transactionId as string) + 1n),
+      productId: 'premium_monthly',
+      purchaseDate: now,
+      expiresDate: now + 30 * DAY,
+      price: 9990,
+    };
+    const revenueBefore = await revenueOfTheDays();
+    const eventsBefore = await storeEventKindsOf(app.appId, id);
+    const sent = await notify(
+      app,
+      appStoreNotificationBody({
+        type: 'DID_CHANGE_RENEWAL_PREF',
+        subtype: 'UPGRADE',
+        environment: 'Production',
+        signedDate: tick(),
+        transaction: { ...monthly, signedDate: clock },
+        renewal: appStoreRenewalInfo(monthly),
+      }),
+    );
+    expect(sent.body.data.outcome).toBe('applied');
+    expect(await detail(app, id)).toMatchObject({
+      status: 'active',
+      product_id: 'premium_monthly',
+      price: 9.99,
+      expires_at: new Date(monthly.expiresDate).toISOString(),
+    });
+    expect(addedKinds(eventsBefore, await storeEventKindsOf(app.appId, id))).toEqual(['product_changed', 'renewed']);
+    const revenueAfter = await revenueOfTheDays();
+    expect({
+      renewals: revenueAfter.renewals - revenueBefore.renewals,
+      amount: Math.round((revenueAfter.amount - revenueBefore.amount) * 100) / 100,
+    }).toEqual({ renewals: 1, amount: 9.99 });
+  });
+
+  it('a REFUND signed before a state already applied is applied all the same: a refund is never stale', async () => {
+    const p = await purchase();
+    const disabled = { type: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_DISABLED', tx: 'first' as const };
+    const applied = await notify(app, bodyOf(p, { ...disabled, renewal: { autoRenewStatus: 0 } }));
+    expect(applied.body.data.outcome).toBe('applied');
+    const revenueBefore = await revenueOfTheDays();
+    const signedBefore = clock - 60_000;
+    const refund = await notify(
+      app,
+      appStoreNotificationBody({
+        type: 'REFUND',
+        environment: 'Production',
+        signedDate: signedBefore,
+        transaction: { ...p.revoked, signedDate: signedBefore },
+        renewal: appStoreRenewalInfo(p.revoked, { autoRenewStatus: 0 }),
+        status: 5,
+      }),
+    );
+    expect(refund.body.data.outcome).toBe('applied');
+    expect(await detail(app, p.subscriptionId)).toMatchObject({
+      status: 'cancelled',
+      cancellation_reason: 'refunded_by_store',
+    });
+    const revenueAfter = await revenueOfTheDays();
+    expect(Math.round((revenueAfter.amount - revenueBefore.amount) * 100) / 100).toBe(-9.99);
   });
 
   it('SUBSCRIBED INITIAL_BUY of a purchase nobody verified yet is kept; verifying it starts from it', async () => {

@@ -73,6 +73,7 @@ const GRACE_END = 37 * DAY;
 const LAPSED = -DAY;
 const PAID = { state: 'SUBSCRIPTION_STATE_ACTIVE', orderId: '', expiresInMs: FIRST_END };
 const RENEWED = { ...PAID, orderId: '..1', expiresInMs: NEXT_END, price: money('USD', 12.99) };
+const RENEWED_AT_THE_SAME_PRICE = { ...PAID, orderId: '..1', expiresInMs: NEXT_END };
 
 const ACTIVE = { billing_issue: false, grace_period_expires_at: null, product_id: 'premium_monthly', price: 9.99 };
 const FIRST = { ...ACTIVE, status: 'active', expires_at: FIRST_END, auto_renew: true } as const;
@@ -104,6 +105,7 @@ const ROWS: Row[] = [
   { name: 'SUBSCRIPTION_PRICE_CHANGE_CONFIRMED: its state applied, no change', send: { code: 8, google: PAID }, type: 'SUBSCRIPTION_PRICE_CHANGE_CONFIRMED', outcome: 'applied', want: FIRST },
   { name: 'SUBSCRIPTION_PAUSE_SCHEDULE_CHANGED: its state applied, no change', send: { code: 11, google: PAID }, type: 'SUBSCRIPTION_PAUSE_SCHEDULE_CHANGED', outcome: 'applied', want: FIRST },
   { name: 'voidedPurchaseNotification: cancelled now, refunded by the store', send: { code: 'voided', google: { ...PAID, state: 'SUBSCRIPTION_STATE_EXPIRED', autoRenew: false } }, type: 'VOIDED_PURCHASE', outcome: 'applied', want: REFUNDED, revenue: { renewals: 0, amount: -9.99 }, events: ['refunded'] },
+  { name: 'voidedPurchaseNotification of an earlier renewal’s order: that period’s money back, the current period stands', before: [{ code: 2, google: RENEWED_AT_THE_SAME_PRICE }], send: { code: 'voided', google: RENEWED_AT_THE_SAME_PRICE }, type: 'VOIDED_PURCHASE', outcome: 'applied', want: { ...FIRST, expires_at: NEXT_END }, revenue: { renewals: 0, amount: -9.99 }, events: ['refunded'] },
   { name: 'voidedPurchaseNotification of a token Google no longer knows: refunded as we know it', send: { code: 'voided', google: 'forgotten' }, type: 'VOIDED_PURCHASE', outcome: 'applied', want: REFUNDED, revenue: { renewals: 0, amount: -9.99 }, events: ['refunded'] },
   { name: 'testNotification: recorded', send: { code: 'test' }, type: 'TEST_NOTIFICATION', outcome: 'recorded', want: FIRST },
 ];
@@ -262,6 +264,26 @@ describe('Google Play notifications through the gateway (stand-in of Google over
       expect(others).toHaveLength(1);
       expect(await detail(others[0]!.id)).toMatchObject({ status: 'active', expires_at: iso(start + row.started) });
     }
+  });
+
+  it('a voided purchase dated before the revocation Google reported first is a refund all the same', async () => {
+    const start = Date.now();
+    const p = await purchase(start);
+    const revoked = await deliver(
+      p.token,
+      { code: 12, google: { ...PAID, state: 'SUBSCRIPTION_STATE_EXPIRED', autoRenew: false, expiresInMs: LAPSED } },
+      start,
+    );
+    expect(revoked.body.data.outcome).toBe('applied');
+    const revenueBefore = await revenueOfTheDays();
+    const sent = await push({ ...developerNotification(p.token, 'voided'), eventTimeMillis: String(start - 60_000) });
+    expect(sent.body.data).toMatchObject({ type: 'VOIDED_PURCHASE', outcome: 'applied' });
+    expect(await detail(p.subscriptionId)).toMatchObject({
+      status: 'expired',
+      cancellation_reason: 'refunded_by_store',
+    });
+    const revenueAfter = await revenueOfTheDays();
+    expect(Math.round((revenueAfter.amount - revenueBefore.amount) * 100) / 100).toBe(-9.99);
   });
 
   it('SUBSCRIPTION_PURCHASED of a token nobody verified yet is kept; verifying it starts from it', async () => {

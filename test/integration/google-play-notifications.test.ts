@@ -374,6 +374,25 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
     });
   });
 
+  it('a push dated in the future (eventTimeMillis or publishTime) is dated now: it cannot make later states stale', async () => {
+    const future = (fields: Record<string, unknown>, publishTime?: string) =>
+      pushBody(
+        { ...developerNotification({ testNotification: { version: '1.0' } }), ...fields },
+        `future-${(messages += 1)}`,
+        publishTime ? { publishTime } : {},
+      );
+    for (const body of [
+      future({ eventTimeMillis: String(Date.parse('2100-01-01T00:00:00.000Z')) }),
+      // Beyond the last date JavaScript has: the publish time stands in, itself in the future.
+      future({ eventTimeMillis: '9999999999999999' }, '2100-01-01T00:00:00.000Z'),
+    ]) {
+      const before = Date.now();
+      const { sent_at } = await decode(body);
+      expect(Date.parse(sent_at)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(sent_at)).toBeLessThanOrEqual(Date.now());
+    }
+  });
+
   it('reads both spellings of the Pub/Sub ids, the body as text too, and falls back to publishTime', () => {
     const data = Buffer.from(JSON.stringify(developerNotification({ testNotification: { version: '1.0' } }))).toString(
       'base64',

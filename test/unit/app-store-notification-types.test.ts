@@ -22,7 +22,6 @@ describe("App Store notification types whose signedTransactionInfo is the purcha
       'PRICE_CHANGE',
       'PRICE_INCREASE',
       'REFUND',
-      'REFUND_DECLINED',
       'REFUND_REVERSED',
       'RENEWAL_EXTENDED',
       'RENEWAL_EXTENSION',
@@ -31,7 +30,7 @@ describe("App Store notification types whose signedTransactionInfo is the purcha
     ]);
   });
 
-  it.each(['TEST', 'CONSUMPTION_REQUEST', 'EXTERNAL_PURCHASE_TOKEN', 'REFUND_REQUESTED', ''])(
+  it.each(['TEST', 'CONSUMPTION_REQUEST', 'REFUND_DECLINED', 'EXTERNAL_PURCHASE_TOKEN', 'REFUND_REQUESTED', ''])(
     '%s states none',
     async (type) => {
       expect((await stateTypes()).has(type)).toBe(false);

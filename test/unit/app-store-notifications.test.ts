@@ -290,7 +290,8 @@ const ROWS: Row[] = [
     },
     state({ revoked: true }, { auto_renew: false }),
   ],
-  ['REFUND_DECLINED', undefined, { transaction: transaction(), renewal: renewalInfo() }, STATE],
+  // A declined refund changes nothing; its transaction may be an earlier period's.
+  ['REFUND_DECLINED', undefined, { transaction: transaction(), renewal: renewalInfo() }, null],
   // The one notification that gives a refunded purchase its access back, and says so.
   [
     'REFUND_REVERSED',

@@ -203,6 +203,46 @@ const SYNC: [
     { billing_issue_at: at(-50 * HOUR) },
   ],
   [
+    'active, a plan change at once to a period that ends sooner (yearly to monthly): a renewal all the same',
+    state('active', { expires_at: at(300 * 24 * HOUR) }),
+    facts({ expires_at: at(30 * 24 * HOUR), new_period: true }),
+    'active',
+    { renewal: true, refund: false, refundReversed: false },
+    { expires_at: at(30 * 24 * HOUR), auto_renew: true },
+  ],
+  [
+    'active, a period that ends sooner without a new charge: no renewal',
+    state('active', { expires_at: at(300 * 24 * HOUR) }),
+    facts({ expires_at: at(30 * 24 * HOUR) }),
+    'active',
+    { renewal: false, refund: false, refundReversed: false },
+    { expires_at: at(30 * 24 * HOUR) },
+  ],
+  [
+    'active, a refund of an earlier period: that money only, the current period stands',
+    state('active'),
+    facts({ revoked: true, earlier_period: true, expires_at: at(-24 * HOUR), auto_renew: false }),
+    'active',
+    { renewal: false, refund: true, refundReversed: false },
+    { expires_at: at(24 * HOUR), auto_renew: true, refunded_at: null, cancellation_reason: null },
+  ],
+  [
+    'expired, the reversal of an earlier period’s refund: that money back only',
+    state('expired', { expires_at: at(-48 * HOUR), auto_renew: false }),
+    facts({ refund_reversed: true, earlier_period: true, expires_at: at(-72 * HOUR) }),
+    'expired',
+    { renewal: false, refund: false, refundReversed: true },
+    { expires_at: at(-48 * HOUR), refunded_at: null },
+  ],
+  [
+    'cancelled, an earlier period both refunded and reversed: the refund counts',
+    state('cancelled', { expires_at: at(-48 * HOUR), auto_renew: false }),
+    facts({ revoked: true, refund_reversed: true, earlier_period: true }),
+    'cancelled',
+    { renewal: false, refund: true, refundReversed: false },
+    {},
+  ],
+  [
     'expired voluntarily, a new period: not a recovery (a resubscription is a new subscription)',
     state('expired', { expires_at: at(-48 * HOUR), auto_renew: false }),
     facts({ expires_at: at(30 * 24 * HOUR) }),
@@ -365,28 +405,33 @@ const SYNC: [
     { auto_renew: false, cancel_at_period_end: false, cancelled_at: at(-48 * HOUR) },
   ],
   [
-    'expired after a billing issue, the store no longer reports one but charged no new period: stays expired as it was',
-    state('expired', { expires_at: at(-48 * HOUR), auto_renew: false, billing_issue_at: at(-50 * HOUR) }),
+    'expired after a billing issue, the store retries no more and charged no new period (EXPIRED BILLING_RETRY): stays expired, the issue over',
+    state('expired', {
+      expires_at: at(-48 * HOUR),
+      auto_renew: false,
+      billing_issue_at: at(-50 * HOUR),
+      grace_period_expires_at: at(-49 * HOUR),
+    }),
     facts({ expires_at: at(-48 * HOUR), auto_renew: false }),
     'expired',
     { renewal: false, refund: false, refundReversed: false },
-    { expires_at: at(-48 * HOUR), billing_issue_at: at(-50 * HOUR) },
+    { expires_at: at(-48 * HOUR), billing_issue_at: null, grace_period_expires_at: null },
   ],
   [
-    'expired after a billing issue, the store charged a later period that has ended too: stays expired as it was',
+    'expired after a billing issue, the store charged a later period that has ended too: stays expired, the issue over',
     state('expired', { expires_at: at(-48 * HOUR), auto_renew: false, billing_issue_at: at(-50 * HOUR) }),
     facts({ expires_at: at(-24 * HOUR), auto_renew: false }),
     'expired',
     { renewal: false, refund: false, refundReversed: false },
-    { expires_at: at(-48 * HOUR), billing_issue_at: at(-50 * HOUR) },
+    { expires_at: at(-48 * HOUR), billing_issue_at: null },
   ],
   [
-    'expired in billing retry with its recorded period still running, the store repeats that period: no charge, stays expired',
+    'expired in billing retry with its recorded period still running, the store repeats that period without a billing issue: no charge, stays expired, the issue over',
     state('expired', { expires_at: at(24 * HOUR), auto_renew: false, billing_issue_at: at(-2 * HOUR) }),
     facts({ expires_at: at(24 * HOUR) }),
     'expired',
     { renewal: false, refund: false, refundReversed: false },
-    { expires_at: at(24 * HOUR), auto_renew: false, billing_issue_at: at(-2 * HOUR) },
+    { expires_at: at(24 * HOUR), auto_renew: false, billing_issue_at: null },
   ],
   [
     'expired, a cancellation and a refund recorded at the same moment, the refund reversed: stays expired (the refund cancelled nothing)',
@@ -556,6 +601,39 @@ const stored = (overrides: Partial<StoredStorePurchase<Sub>> = {}): StoredStoreP
   ...overrides,
 });
 
+describe('a refund is never stale (datedAfterHeld)', () => {
+  const held = storeState({ as_of: at(HOUR) });
+  const rows: [string, StorePurchaseState, StorePurchaseState | undefined, string][] = [
+    ['no refund: as stated', storeState({ as_of: at(-HOUR) }), held, at(-HOUR)],
+    ['a refund, nothing held: as stated', storeState({ revoked: true }), undefined, NOW.toISOString()],
+    [
+      'a refund, the held state refunded already: as stated',
+      storeState({ revoked: true }),
+      { ...held, revoked: true },
+      NOW.toISOString(),
+    ],
+    ['a refund stated before the held state: just after it', storeState({ revoked: true }), held, at(HOUR + 1)],
+    [
+      'a refund stated with the held state: just after it',
+      storeState({ revoked: true, as_of: at(HOUR) }),
+      held,
+      at(HOUR + 1),
+    ],
+    [
+      'a refund stated after the held state: as stated',
+      storeState({ revoked: true, as_of: at(2 * HOUR) }),
+      held,
+      at(2 * HOUR),
+    ],
+  ];
+  for (const [name, state, heldState, asOf] of rows) {
+    it(name, () => {
+      const dated = storeSyncModule.datedAfterHeld(state, heldState);
+      expect(dated).toEqual({ ...state, as_of: asOf });
+    });
+  }
+});
+
 describe('which subscription a store state is about (decideStoreState)', () => {
   const decide = (s: StorePurchaseState, st: StoredStorePurchase<Sub>) =>
     storeSyncModule.decideStoreState('app_1', s, st, NOW);
@@ -675,6 +753,60 @@ describe('which subscription a store state is about (decideStoreState)', () => {
       storeState({ revoked: true }),
       stored({ subscription: subscription() }),
       { kind: 'sync', subscription: subscription() },
+    ],
+    [
+      'a refund of an earlier period than the subscription runs to: that period’s money only',
+      storeState({ revoked: true, transaction_id: 't1', expires_at: at(-24 * HOUR) }),
+      stored({ subscription: subscription() }),
+      { kind: 'refund_earlier', subscription: subscription() },
+    ],
+    [
+      'a refund of an earlier transaction than the one the purchase holds: that period’s money only',
+      storeState({ revoked: true, transaction_id: 't1', expires_at: at(2 * HOUR) }),
+      stored({
+        storeState: storeState({ transaction_id: 't3', as_of: at(-HOUR) }),
+        subscription: subscription(),
+      }),
+      { kind: 'refund_earlier', subscription: subscription() },
+    ],
+    [
+      'a refund of the transaction the purchase holds, the subscription cut short before: the current period’s',
+      storeState({ revoked: true }),
+      stored({
+        storeState: storeState({ as_of: at(-HOUR) }),
+        subscription: subscription({ expires_at: at(-2 * HOUR) }),
+      }),
+      { kind: 'sync', subscription: subscription({ expires_at: at(-2 * HOUR) }) },
+    ],
+    [
+      'the reversal of an earlier period’s refund: that period’s money only',
+      storeState({ refund_reversed: true, transaction_id: 't1', expires_at: at(-24 * HOUR) }),
+      stored({ subscription: subscription() }),
+      { kind: 'refund_earlier', subscription: subscription() },
+    ],
+    [
+      'an earlier period’s state that is no refund: synced as the store states it',
+      storeState({ transaction_id: 't1', expires_at: at(-24 * HOUR) }),
+      stored({ subscription: subscription() }),
+      { kind: 'sync', subscription: subscription() },
+    ],
+    [
+      "Google's voided order, an earlier renewal's (not the purchase's latest order): that period's money only",
+      storeState({ revoked: true, transaction_id: 'GPA.1-1..1', refunded_transaction_id: 'GPA.1-1' }),
+      stored({ subscription: subscription() }),
+      { kind: 'refund_earlier', subscription: subscription() },
+    ],
+    [
+      "Google's voided order, the latest one: the current period's refund, whatever the dates",
+      storeState({ revoked: true, refunded_transaction_id: 't2', expires_at: at(-24 * HOUR) }),
+      stored({ subscription: subscription() }),
+      { kind: 'sync', subscription: subscription() },
+    ],
+    [
+      'an ended subscription, a refund of an earlier period: that period’s money only',
+      storeState({ revoked: true, transaction_id: 't1', expires_at: at(-48 * HOUR) }),
+      stored({ subscription: subscription({ status: 'expired', expires_at: at(-HOUR) }) }),
+      { kind: 'refund_earlier', subscription: subscription({ status: 'expired', expires_at: at(-HOUR) }) },
     ],
     [
       'its product left the catalogue: kept on the purchase',
