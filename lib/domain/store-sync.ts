@@ -8,7 +8,8 @@
  * | -------------------------------------------------------------------- | ------------------------ |
  * | the purchase already holds a state the store stated later (or same) | stale: nothing changes   |
  * | nobody owns the purchase, but the one it replaces is a user's        | insert: that user's new  |
- * |   (a plan change or resubscription under a new purchase token)       |   subscription           |
+ * |   (a plan change or resubscription under a new purchase token)       |   subscription; the old  |
+ * |                                                                      |   one ends (replaces)    |
  * | nobody owns the purchase yet                                         | keep it on the purchase  |
  * | the owner's purchase refuses it (another product, another account)   | keep it on the purchase  |
  * | a refund (or its reversal) of an earlier period than the current one | refund_earlier: money of |
@@ -110,6 +111,8 @@ export type StoreStateDecision<S extends SyncedSubscription> =
       price: number;
       currency: string;
       billingPeriod: BillingPeriod;
+      /** The subscription of the purchase this one replaces (Google's plan change): it ends now. */
+      replaces?: string;
     };
 
 export function decideStoreState<S extends SyncedSubscription>(
@@ -127,6 +130,7 @@ export function decideStoreState<S extends SyncedSubscription>(
     return {
       kind: 'insert',
       userId: stored.linkedOwned.user_id,
+      replaces: stored.linkedOwned.subscription_id,
       productId: stored.product.id,
       price: paid ? state.price! : stored.product.price,
       currency: paid ? state.currency! : stored.product.currency,

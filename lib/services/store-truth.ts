@@ -197,7 +197,10 @@ export async function applyStoreState(
         break;
       }
       case 'insert': {
-        // The owner subscribes again to the purchase (a resubscription): a new subscription.
+        // The owner subscribes again to the purchase (a resubscription): a new subscription. One
+        // that replaces another purchase (Google's plan change) ends that one's first: its token
+        // grants nothing more. A retry after a failure in between finds it ended and only inserts.
+        if (decision.replaces) await endReplacedSubscription(appId, decision.replaces, cause);
         const { record, payment, statusChange, revenue } = verifiedSubscription(
           appId,
           {
@@ -236,6 +239,39 @@ export async function applyStoreState(
     }
   }
   throw new AppError('SERVICE_UNAVAILABLE', 'the purchase is being changed concurrently; retry', { retryable: true });
+}
+
+/**
+ * The subscription of a purchase another replaces ends now (expired, renewal off), as the store's
+ * word; one that has ended already stays as it is. A subscription erased since is nothing to end.
+ */
+async function endReplacedSubscription(
+  appId: string,
+  subscriptionId: string,
+  cause: Omit<ChangeOrigin, 'action'>,
+): Promise<void> {
+  try {
+    await commitChange(
+      appId,
+      subscriptionId,
+      (current, now) => ({
+        command: {
+          type: 'sync',
+          facts: {
+            expires_at: new Date(Math.min(Date.parse(current.expires_at), now.getTime())).toISOString(),
+            auto_renew: false,
+            billing_issue: false,
+            grace_period_expires_at: null,
+            revoked: false,
+            refund_reversed: false,
+          },
+        },
+      }),
+      { cause },
+    );
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'SUBSCRIPTION_NOT_FOUND')) throw error;
+  }
 }
 
 /**

@@ -68,6 +68,7 @@ export const appStoreTransactionPayload = /* @__PURE__ */ define(() =>
     currency: z.optional(z.string()),
     signedDate: z.optional(z.number()),
     appAccountToken: z.optional(z.string()),
+    inAppOwnershipType: z.optional(z.string()),
   }),
 );
 export type AppStoreTransactionPayload = z.infer<typeof appStoreTransactionPayload>;
@@ -131,8 +132,14 @@ export function transactionFromPayload(
     purchase_date: new Date(payload.purchaseDate).toISOString(),
     expires_at: new Date(payload.expiresDate).toISOString(),
     trial: isFreeTrial(payload),
-    // Apple reports prices in milli-units of the storefront currency.
-    price: typeof payload.price === 'number' ? payload.price / 1000 : null,
+    // Apple reports prices in milli-units of the storefront currency. A Family Sharing member pays
+    // nothing: the purchaser's money is counted once, on the purchaser's own transaction.
+    price:
+      payload.inAppOwnershipType === 'FAMILY_SHARED'
+        ? 0
+        : typeof payload.price === 'number'
+          ? payload.price / 1000
+          : null,
     currency: payload.currency ?? null,
     revoked: payload.revocationDate !== undefined,
     app_account_token: payload.appAccountToken ?? null,

@@ -333,6 +333,45 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
     }).toEqual({ renewals: 1, amount: 9.99 });
   });
 
+  it("a Family Sharing member's purchase counts no money: verified, renewed, revoked", async () => {
+    const shared = appStoreTransaction(NOTIFY_BUNDLE, {
+      environment: 'Production',
+      inAppOwnershipType: 'FAMILY_SHARED',
+    });
+    const revenueBefore = await revenueOfTheDays();
+    const verified = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+      bearer: app.secretKey,
+      body: { platform: 'ios', receipt_data: signedByStandIn(shared), user_id: `apple-user-${(users += 1)}` },
+    });
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    const id = verified.body.data.subscription_id as string;
+    expect(await detail(app, id)).toMatchObject({ status: 'active', price: 0 });
+    const renewed = {
+      ...shared,
+      transactionId: String(BigInt(shared.transactionId as string) + 1n),
+      purchaseDate: shared.expiresDate,
+      expiresDate: (shared.expiresDate as number) + 30 * DAY,
+    };
+    for (const [type, transaction] of [
+      ['DID_RENEW', renewed],
+      ['REVOKE', { ...renewed, revocationDate: Date.now(), revocationReason: 0 }],
+    ] as const) {
+      const sent = await notify(
+        app,
+        appStoreNotificationBody({
+          type,
+          environment: 'Production',
+          signedDate: tick(),
+          transaction: { ...transaction, signedDate: clock },
+          renewal: appStoreRenewalInfo(transaction),
+        }),
+      );
+      expect(sent.body.data.outcome).toBe('applied');
+    }
+    expect(await detail(app, id)).toMatchObject({ status: 'cancelled', price: 0 });
+    expect((await revenueOfTheDays()).amount).toBe(revenueBefore.amount);
+  });
+
   it('a REFUND signed before a state already applied is applied all the same: a refund is never stale', async () => {
     const p = await purchase();
     const disabled = { type: 'DID_CHANGE_RENEWAL_STATUS', subtype: 'AUTO_RENEW_DISABLED', tx: 'first' as const };

@@ -266,6 +266,31 @@ describe('Google Play notifications through the gateway (stand-in of Google over
     }
   });
 
+  it("a plan change under a new token (linkedPurchaseToken): the user's new subscription, the old token's ends", async () => {
+    const start = Date.now();
+    const old = await purchase(start);
+    const token = `rtdn-e2e-token-${String((tokens += 1)).padStart(8, '0')}`;
+    standIn.purchases.set(token, {
+      ...googleState(
+        token,
+        { ...PAID, product: 'pro_yearly', expiresInMs: 365 * DAY, price: money('USD', 59.99) },
+        start,
+      ),
+      linkedPurchaseToken: old.token,
+    });
+    const sent = await push(developerNotification(token, 4));
+    expect(sent.body.data).toMatchObject({ type: 'SUBSCRIPTION_PURCHASED', outcome: 'applied' });
+    const replaced = await detail(old.subscriptionId);
+    expect(replaced).toMatchObject({ status: 'expired', auto_renew: false });
+    expect(Date.parse(replaced.expires_at)).toBeLessThanOrEqual(Date.now());
+    const subscriptions = (await api('GET', `${SUBSCRIPTIONS_BASE}?user_id=${old.user}`)).body.data as {
+      id: string;
+      status: string;
+      product_id: string;
+    }[];
+    expect(subscriptions.filter((s) => s.status === 'active')).toMatchObject([{ product_id: 'pro_yearly' }]);
+  });
+
   it('a voided purchase dated before the revocation Google reported first is a refund all the same', async () => {
     const start = Date.now();
     const p = await purchase(start);

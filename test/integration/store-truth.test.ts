@@ -275,7 +275,7 @@ describe('the store truth path (DynamoDB Local)', () => {
     });
   });
 
-  it("a new purchase replacing a user's (Google's new token for a plan change) is that user's new subscription", async () => {
+  it("a new purchase replacing a user's (Google's new token for a plan change) is that user's new subscription; the old one ends", async () => {
     const purchase = await verified(app, 'u-linked');
     const replacement = stateOf(
       { original: `${purchase.original}-new-token` },
@@ -300,6 +300,15 @@ describe('the store truth path (DynamoDB Local)', () => {
       price: 59.99,
       original_transaction_id: replacement.original_transaction_id,
     });
+    // The old token grants nothing more: its subscription ended when the new one started.
+    const old = await getSubscriptionRecord(app.appId, purchase.subscriptionId);
+    expect(old).toMatchObject({ status: 'expired', auto_renew: false });
+    expect(Date.parse(old!.expires_at)).toBeLessThanOrEqual(Date.now());
+    // Its later word (Google reports the old token active for a while) brings nothing back.
+    expect(
+      await applyStoreState(app.appId, stateOf(purchase, { as_of: new Date(Date.now() + 1000).toISOString() })),
+    ).toBe('applied');
+    expect(await getSubscriptionRecord(app.appId, purchase.subscriptionId)).toMatchObject({ status: 'expired' });
     // Another user verifying the new purchase is refused: it is u-linked's.
     const receipt = await mintReceipt(app, { product: PRO_YEARLY, renews: replacement.original_transaction_id });
     const refused = await verifyPurchase(app.appId, {

@@ -337,7 +337,8 @@ const ROWS: Row[] = [
       }),
       renewal: renewalInfo(),
     },
-    state({ revoked: true }),
+    // A member pays nothing: revoking its access takes no money back.
+    state({ revoked: true, price: 0 }),
   ],
   ['TEST', undefined, {}, null],
   // Apple asks for consumption data about a refund request: nothing changes yet.

@@ -47,6 +47,18 @@ describe('a free trial, from the offer fields', () => {
   });
 });
 
+describe('the price paid, in major units', () => {
+  it.each([
+    ['milliunits, as Apple reports them', { price: 9990 }, 9.99],
+    ['none stated', {}, null],
+    ["the purchaser's own", { price: 9990, inAppOwnershipType: 'PURCHASED' }, 9.99],
+    // The purchaser's money is counted on the purchaser's transaction, not once more per member.
+    ['a Family Sharing member’s: nothing', { price: 9990, inAppOwnershipType: 'FAMILY_SHARED' }, 0],
+  ])('%s', (_name, fields, price) => {
+    expect(transactionFromPayload({ ...PAYLOAD, ...fields }).price).toBe(price);
+  });
+});
+
 describe('what a transaction must carry', () => {
   it.each(['transactionId', 'originalTransactionId', 'productId', 'purchaseDate'] as const)(
     'without %s it is refused, as the caller asks (a receipt or a notification)',

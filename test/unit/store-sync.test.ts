@@ -668,6 +668,7 @@ describe('which subscription a store state is about (decideStoreState)', () => {
         price: 4.99,
         currency: 'EUR',
         billingPeriod: 'monthly',
+        replaces: 'sub_1',
       },
     ],
     [
@@ -693,6 +694,7 @@ describe('which subscription a store state is about (decideStoreState)', () => {
         price: 9.99,
         currency: 'USD',
         billingPeriod: 'monthly',
+        replaces: 'sub_1',
       },
     ],
     [
@@ -706,6 +708,7 @@ describe('which subscription a store state is about (decideStoreState)', () => {
         price: 9.99,
         currency: 'USD',
         billingPeriod: 'monthly',
+        replaces: 'sub_1',
       },
     ],
     [
@@ -719,6 +722,7 @@ describe('which subscription a store state is about (decideStoreState)', () => {
         price: 9.99,
         currency: 'USD',
         billingPeriod: 'monthly',
+        replaces: 'sub_1',
       },
     ],
     [
@@ -777,6 +781,21 @@ describe('which subscription a store state is about (decideStoreState)', () => {
         subscription: subscription({ expires_at: at(-2 * HOUR) }),
       }),
       { kind: 'sync', subscription: subscription({ expires_at: at(-2 * HOUR) }) },
+    ],
+    [
+      'a refund of the period the subscription runs to (it ends when the subscription does): the current period’s',
+      storeState({ revoked: true, expires_at: at(HOUR) }),
+      stored({ subscription: subscription() }),
+      { kind: 'sync', subscription: subscription() },
+    ],
+    [
+      'a refund of the transaction the purchase holds, held with a later end (extended since): the current period’s',
+      storeState({ revoked: true, expires_at: at(HOUR) }),
+      stored({
+        storeState: storeState({ expires_at: at(7 * 24 * HOUR), as_of: at(-HOUR) }),
+        subscription: subscription(),
+      }),
+      { kind: 'sync', subscription: subscription() },
     ],
     [
       'the reversal of an earlier period’s refund: that period’s money only',
