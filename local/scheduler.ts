@@ -4,6 +4,8 @@
  */
 import { handler as expireSubscriptions } from '../functions/jobs/expire-subscriptions.js';
 import { handler as retryWebhooks } from '../functions/jobs/retry-webhooks.js';
+import { SCHEDULED_JOB_TIMEOUT_SECONDS } from '../lib/core/defaults.js';
+import { lambdaContext } from './lambda-context.js';
 
 export interface Scheduler {
   stop(): Promise<void>;
@@ -17,9 +19,13 @@ export function startScheduler(
   let wake: (() => void) | undefined;
   const loop = (async () => {
     while (running) {
-      for (const job of [expireSubscriptions, retryWebhooks]) {
+      for (const [name, job] of [
+        ['ExpireSubscriptions', expireSubscriptions],
+        ['RetryWebhooks', retryWebhooks],
+      ] as const) {
         try {
-          await job();
+          // As the schedule invokes them: with the time the function has (its timeout).
+          await job({}, lambdaContext(name, `scheduled-${Date.now()}`, SCHEDULED_JOB_TIMEOUT_SECONDS * 1000));
         } catch (error) {
           onError(error);
         }

@@ -16,6 +16,7 @@ import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { SCHEDULED_JOB_TIMEOUT_SECONDS } from '../../lib/core/defaults.js';
 import { WEBHOOK_DELIVERER_TIMEOUT_SECONDS } from '../../lib/domain/webhook-retry.js';
 import { AGGREGATED_STREAM_FILTER } from '../../lib/events/aggregator.js';
 import { PUBLISHED_STREAM_FILTERS } from '../../lib/events/outbox.js';
@@ -172,13 +173,13 @@ export class Notifications extends Construct {
     this.retryJob = new ServiceFunction(this, 'RetryWebhooks', {
       handlerModule: NOTIFICATION_FUNCTIONS.RetryWebhooks,
       description: 'every minute: webhook deliveries whose next try is due',
-      timeout: Duration.minutes(5),
+      timeout: Duration.seconds(SCHEDULED_JOB_TIMEOUT_SECONDS),
       environment,
     }).useTable(table, ['GetItem', 'PutItem', 'UpdateItem', 'Query']);
     this.expiryJob = new ServiceFunction(this, 'ExpireSubscriptions', {
       handlerModule: NOTIFICATION_FUNCTIONS.ExpireSubscriptions,
       description: 'every minute: expiries and pause ends that are due',
-      timeout: Duration.minutes(5),
+      timeout: Duration.seconds(SCHEDULED_JOB_TIMEOUT_SECONDS),
       // Before expiring a store subscription that renews by itself, it asks the store (store-truth.ts).
     })
       // It also carries on erasures of users under way: their partitions deleted, the marker at the end.

@@ -13,19 +13,36 @@ export interface DueWorkResult {
   failed: number;
 }
 
+export interface DueWorkOptions {
+  limit: number;
+  concurrency: number;
+  /**
+   * Epoch ms after which no item is started (the function's time runs out): the items left stay
+   * due, and their day is not finished, for the next run.
+   */
+  deadline?: number | undefined;
+}
+
+/**
+ * A failed item leaves its day unfinished (the checkpoint stays at it, and the next run reads it
+ * again), but the days after it are still handled: one item that keeps failing (a store that
+ * cannot be asked) holds back no other work.
+ */
 export async function processDueWork(
   kind: DueKind,
   now: Date,
-  options: { limit: number; concurrency: number },
+  options: DueWorkOptions,
   work: (item: Record<string, unknown>) => Promise<void>,
 ): Promise<DueWorkResult> {
   const result: DueWorkResult = { examined: 0, failed: 0 };
   const handled: HandledDueDay[] = [];
+  const timeLeft = () => options.deadline === undefined || Date.now() < options.deadline;
   for (const { day, items, complete } of await findDueItems(kind, now, options.limit)) {
+    if (!timeLeft()) break;
     let dayFailed = false;
     let next = 0;
     const worker = async () => {
-      while (next < items.length) {
+      while (next < items.length && timeLeft()) {
         const item = items[next++]!;
         result.examined += 1;
         try {
@@ -38,8 +55,7 @@ export async function processDueWork(
       }
     };
     await Promise.all(Array.from({ length: Math.min(options.concurrency, items.length) }, worker));
-    handled.push({ day, complete, failed: dayFailed });
-    if (dayFailed) break;
+    handled.push({ day, complete: complete && next >= items.length, failed: dayFailed });
   }
   const checkpoint = checkpointAfter(handled, now);
   if (checkpoint) await advanceCheckpoint(kind, checkpoint);

@@ -7,7 +7,9 @@
  * No false expiries: a store subscription that renews by itself is due only
  * STORE_EXPIRY_MARGIN_SECONDS after its period, time for the store's notification to arrive; if
  * none did and the app has the store's credentials, the store is asked first and what it says is
- * applied like a notification (a renewal found so is no expiry).
+ * applied like a notification (a renewal found so is no expiry). A store that cannot be asked is
+ * asked again by the next runs for one more margin; then the clock decides, so that an outage (or
+ * credentials the store refuses) gives no free access for longer than that.
  */
 import { isAppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
@@ -35,6 +37,10 @@ const storeMayHaveRenewed = (record: SubscriptionRecord, now: Date): boolean =>
   record.auto_renew &&
   Date.parse(accessEndsAt(record)) + storeMarginMs(record) <= now.getTime();
 
+/** The store has been asked for a whole margin past the store's own (see the module's comment). */
+const storeAskedLongEnough = (record: SubscriptionRecord, now: Date): boolean =>
+  Date.parse(accessEndsAt(record)) + 2 * storeMarginMs(record) <= now.getTime();
+
 /** Asks the store about a subscription it may have renewed, and applies what it says. */
 async function askStoreFirst(appId: string, subscriptionId: string, now: Date): Promise<void> {
   const record = await getSubscriptionRecord(appId, subscriptionId);
@@ -43,10 +49,19 @@ async function askStoreFirst(appId: string, subscriptionId: string, now: Date): 
     const state = await askStore(appId, record);
     if (state) await applyStoreState(appId, state);
   } catch (error) {
-    // The store does not know the purchase: the clock decides. Unreachable: retried next run.
-    if (!(isAppError(error) && (error.kind === 'INVALID_RECEIPT' || error.kind === 'INVALID_NOTIFICATION')))
-      throw error;
-    logger.warn('store status unusable; the clock decides', {
+    if (!isAppError(error)) throw error;
+    // The store does not know the purchase: the clock decides.
+    if (error.kind === 'INVALID_RECEIPT' || error.kind === 'INVALID_NOTIFICATION') {
+      logger.warn('store status unusable; the clock decides', {
+        app_id: appId,
+        subscription_id: subscriptionId,
+        reason: error.message,
+      });
+      return;
+    }
+    // Unreachable, or our credentials refused: asked again by the next runs, for a while.
+    if (!storeAskedLongEnough(record, now)) throw error;
+    logger.error('the store could not be asked for a whole margin; the clock decides', {
       app_id: appId,
       subscription_id: subscriptionId,
       reason: error.message,
@@ -54,12 +69,16 @@ async function askStoreFirst(appId: string, subscriptionId: string, now: Date): 
   }
 }
 
-export async function expireDueSubscriptions(now = new Date()): Promise<SweepResult> {
+/**
+ * `deadline` (epoch ms): no subscription is started after it (the function's time runs out); the
+ * rest stay due for the next run.
+ */
+export async function expireDueSubscriptions(now = new Date(), deadline?: number): Promise<SweepResult> {
   let changed = 0;
   const { examined, failed } = await processDueWork(
     'SUB',
     now,
-    { limit: MAX_PER_RUN, concurrency: 8 },
+    { limit: MAX_PER_RUN, concurrency: 8, deadline },
     async (item) => {
       const appId = item.app_id as string;
       const subscriptionId = item.id as string;

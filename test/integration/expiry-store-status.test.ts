@@ -106,6 +106,45 @@ describe('the sweeper asks the store before expiring (App Store stand-in, own ta
     expect(await getSubscriptionRecord(withKey, record.id)).toMatchObject({ status: 'expired', auto_renew: false });
   });
 
+  /** A sweep `laterMs` from now (the clock alone moved). */
+  const sweepLater = async (laterMs: number) => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date(Date.now() + laterMs));
+      return await expireDueSubscriptions();
+    } finally {
+      vi.useRealTimers();
+    }
+  };
+  const statusOf = async (id: string) => (await getSubscriptionRecord(withKey, id))!.status;
+
+  it('a store that cannot be asked is asked again by the next runs for one more margin; then the clock decides', async () => {
+    config.storeExpiryMarginSeconds = 40;
+    const { record, original } = await lapsed(withKey);
+    standIn.failNext(`/inApps/v1/subscriptions/${original}`, 500);
+    expect(await expireDueSubscriptions()).toMatchObject({ failed: 1 });
+    expect(await statusOf(record.id)).toBe('active');
+    // A margin later (the period ended 60 s + 60 s ago, past 2 x 40 s) it still fails: the clock decides.
+    standIn.failNext(`/inApps/v1/subscriptions/${original}`, 500);
+    expect(await sweepLater(60_000)).toMatchObject({ failed: 0 });
+    expect(await statusOf(record.id)).toBe('expired');
+  });
+
+  it("Apple's 404 that says to retry is asked again; a plain 404 (a purchase it does not know) lets the clock decide", async () => {
+    config.storeExpiryMarginSeconds = 40;
+    const { record, original } = await lapsed(withKey);
+    const path = `/inApps/v1/subscriptions/${original}`;
+    standIn.answerNext(path, 404, {
+      errorCode: 4040006,
+      errorMessage: 'Original transaction id not found. Please try again.',
+    });
+    expect(await expireDueSubscriptions()).toMatchObject({ failed: 1 });
+    expect(await statusOf(record.id)).toBe('active');
+    standIn.answerNext(path, 404, { errorCode: 4040005, errorMessage: 'Original transaction id not found.' });
+    expect(await expireDueSubscriptions()).toMatchObject({ failed: 0 });
+    expect(await statusOf(record.id)).toBe('expired');
+  });
+
   it('without the store credentials it waits the margin, then the clock expires it', async () => {
     config.storeExpiryMarginSeconds = 3600;
     const { record } = await lapsed(withoutKey);

@@ -107,7 +107,7 @@ describe('expiry sweeper across midnight, with its checkpoint (injected clock, o
     expect(await statusOf(appId, notYet.id)).toBe('expired');
   });
 
-  it('a day with a failed item stops the checkpoint at that day, so the next run reads it again', async () => {
+  it('a day with a failed item stops the checkpoint at that day, so the next run reads it again; later days go on', async () => {
     clockAt('2026-03-15T08:00:00.000Z');
     const failing = await seedSubscription(appId, { expires_at: '2026-03-15T09:00:00.000Z' });
     clockAt('2026-03-16T08:00:00.000Z');
@@ -120,10 +120,10 @@ describe('expiry sweeper across midnight, with its checkpoint (injected clock, o
       seen.push(item.id as string);
       if (item.id === failing.id) throw new Error('injected failure');
     });
-    // The failed day ends the run: the next day is not started; the checkpoint moves past the
-    // (empty) 14th but not past the 15th.
-    expect(failed).toEqual({ examined: 1, failed: 1 });
-    expect(seen).toEqual([failing.id]);
+    // The failed item holds no other work back: the next day is handled too. The checkpoint moves
+    // past the (empty) 14th but not past the 15th.
+    expect(failed).toEqual({ examined: 2, failed: 1 });
+    expect(seen).toEqual([failing.id, later.id]);
     expect(await checkpoint()).toBe('2026-03-15');
 
     expect(await expireDueSubscriptions(new Date())).toEqual({ examined: 2, changed: 2, failed: 0 });
@@ -199,5 +199,35 @@ describe('expiry sweeper across midnight, with its checkpoint (injected clock, o
       stopIntercepting();
     }
     expect(await grants()).toBe('2026-03-10');
+  });
+
+  it('no item is started after the deadline: the rest stay due, their day unfinished', async () => {
+    // What earlier tests left due is handled first.
+    clockAt('2026-04-23T08:00:00.000Z');
+    expect((await expireDueSubscriptions(new Date())).failed).toBe(0);
+    clockAt('2026-04-24T08:00:00.000Z');
+    const first = await seedSubscription(appId, { expires_at: '2026-04-24T09:00:00.000Z' });
+    const second = await seedSubscription(appId, { expires_at: '2026-04-24T09:30:00.000Z' });
+    clockAt('2026-04-26T08:00:00.000Z');
+    const seen: string[] = [];
+    const options = { limit: 1000, concurrency: 1 };
+    // The deadline passes while the first item is handled.
+    const deadline = Date.now() + 60_000;
+    const result = await processDueWork('SUB', new Date(), { ...options, deadline }, async (item) => {
+      seen.push(item.id as string);
+      clockAt('2026-04-26T08:02:00.000Z');
+    });
+    expect(result).toEqual({ examined: 1, failed: 0 });
+    // The first started, its day cut short: the checkpoint may pass the days before it, not that one.
+    expect(seen).toEqual([first.id]);
+    expect(await checkpoint()).toBe('2026-04-24');
+    // A run with time left takes the rest.
+    expect((await expireDueSubscriptions(new Date())).failed).toBe(0);
+    expect([await statusOf(appId, first.id), await statusOf(appId, second.id)]).toEqual(['expired', 'expired']);
+    // A run whose deadline has passed starts nothing.
+    expect(await processDueWork('SUB', new Date(), { ...options, deadline: Date.now() }, async () => {})).toEqual({
+      examined: 0,
+      failed: 0,
+    });
   });
 });

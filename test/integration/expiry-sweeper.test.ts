@@ -5,8 +5,11 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `expiry-sweeper-${process.pid}`;
 });
 
+import { handler } from '../../functions/jobs/expire-subscriptions.js';
+import { SCHEDULED_JOB_TIMEOUT_SECONDS } from '../../lib/core/defaults.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
 import { expireDueSubscriptions } from '../../lib/services/expiry.js';
+import { lambdaContext } from '../../local/lambda-context.js';
 import { createTestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
 import { seedSubscription } from '../support/subscriptions.js';
@@ -67,5 +70,14 @@ describe('expiry sweeper (workDueByDay index, DynamoDB Local)', () => {
       [expiring, endingAtPeriodEnd, pauseOver].map(async (s) => (await getSubscriptionRecord(appId, s.id))!.version),
     );
     expect(again).toEqual(versions);
+  });
+
+  it('the scheduled function starts nothing in its last minute; with its whole timeout it does the work', async () => {
+    const due = await seedSubscription(appId, { expires_at: new Date(Date.now() - 60_000).toISOString() });
+    const context = (seconds: number) => lambdaContext('ExpireSubscriptions', `sweep-${seconds}`, seconds * 1000);
+    expect(await handler({}, context(30))).toMatchObject({ examined: 0, changed: 0 });
+    expect((await getSubscriptionRecord(appId, due.id))!.status).toBe('active');
+    expect(await handler({}, context(SCHEDULED_JOB_TIMEOUT_SECONDS))).toMatchObject({ examined: 1, changed: 1 });
+    expect((await getSubscriptionRecord(appId, due.id))!.status).toBe('expired');
   });
 });
