@@ -95,6 +95,21 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     expect(standIn.requests.length - asked).toBe(1);
   });
 
+  it.each([
+    [4040002, 'AccountNotFoundRetryableError'],
+    [4040004, 'AppNotFoundRetryableError'],
+    [4040006, 'OriginalTransactionIdNotFoundRetryableError'],
+  ])("Apple's 404 %i (%s) says to try again: VERIFICATION_FAILED, retryable", async (errorCode) => {
+    const tx = appStoreTransaction(BUNDLE);
+    standIn.transactions.set(String(tx.transactionId), tx);
+    standIn.answerNext(String(tx.transactionId), 404, { errorCode, errorMessage: 'Not found. Please try again.' });
+    expect(await refusalOf(verifier.verify(appReceipt(String(tx.transactionId))))).toMatchObject({
+      code: 'VERIFICATION_FAILED',
+      message: 'the App Store Server API answered 404; retry',
+      retryable: true,
+    });
+  });
+
   it('refused credentials, 5xx and timeouts are VERIFICATION_FAILED, retryable', async () => {
     const tx = appStoreTransaction(BUNDLE);
     standIn.transactions.set(String(tx.transactionId), tx);
