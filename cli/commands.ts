@@ -679,7 +679,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'stores google set': {
     usage:
-      'stores google set --app A --package-name P --service-account-file F.json [--push-audience URL [--push-service-account EMAIL]]',
+      'stores google set --app A --package-name P --service-account-file F.json [--push-audience URL --push-service-account EMAIL]',
     options: {
       app: { type: 'string' },
       'package-name': { type: 'string' },
@@ -690,9 +690,9 @@ const COMMANDS: Record<string, Command> = {
     async run(values) {
       const appId = await requireApp(values);
       const file = required(values, 'service-account-file');
-      if (values['push-service-account'] !== undefined && values['push-audience'] === undefined)
+      if ((values['push-service-account'] === undefined) !== (values['push-audience'] === undefined))
         throw new CliError(
-          '--push-service-account goes with --push-audience (the push subscription authenticates with both)',
+          '--push-audience and --push-service-account go together (the push subscription authenticates with both; the audience alone proves nothing)',
         );
       let serviceAccount: unknown;
       try {

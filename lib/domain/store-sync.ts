@@ -90,12 +90,20 @@ export function refundsEarlierPeriod(
 /**
  * The state as it is applied: a refund of a purchase whose held state is not refunded is news
  * whatever the dates say (the store may date it before a state it sent later, or Google's push
- * before the read of another), so it is dated just after the held state.
+ * before the read of another), so it is dated just after the held state. Only while the
+ * notification's record is kept (`recordKeptMs`), which answers its redeliveries: a refund stated
+ * longer ago than that is ordered by its date, so that replaying an old one changes nothing.
  */
-export function datedAfterHeld(state: StorePurchaseState, held: StorePurchaseState | undefined): StorePurchaseState {
+export function datedAfterHeld(
+  state: StorePurchaseState,
+  held: StorePurchaseState | undefined,
+  { now, recordKeptMs }: { now: Date; recordKeptMs: number },
+): StorePurchaseState {
   if (!state.revoked || !held || held.revoked) return state;
   const heldAt = Date.parse(held.as_of);
-  return Date.parse(state.as_of) > heldAt ? state : { ...state, as_of: new Date(heldAt + 1).toISOString() };
+  const statedAt = Date.parse(state.as_of);
+  if (statedAt > heldAt || now.getTime() - statedAt >= recordKeptMs) return state;
+  return { ...state, as_of: new Date(heldAt + 1).toISOString() };
 }
 
 export type StoreStateDecision<S extends SyncedSubscription> =

@@ -27,6 +27,7 @@ import {
   toOwnedPurchase,
 } from '../data/purchase-ownership.js';
 import {
+  NOTIFICATION_RETENTION_DAYS,
   type NotificationOutcome,
   notificationKey,
   notificationRecordPut,
@@ -56,6 +57,8 @@ const recorded = (
   outcome: NotificationOutcome,
   now: Date,
 ): TransactItem[] => (notification ? [notificationRecordPut(appId, notification, outcome, now)] : []);
+
+const DAY_MS = 86_400_000;
 
 /** Lost races (a concurrent notification of the same purchase) are decided again on a fresh read. */
 const MAX_ATTEMPTS = 4;
@@ -128,7 +131,10 @@ export async function applyStoreState(
       ...purchaseLookupOf([product, owned, binding]),
       linkedOwned: toOwnedPurchase(linkedItem),
     };
-    const state = datedAfterHeld(stated, stored.storeState);
+    const state = datedAfterHeld(stated, stored.storeState, {
+      now,
+      recordKeptMs: NOTIFICATION_RETENTION_DAYS * DAY_MS,
+    });
     let decision = decideStoreState(appId, state, stored, now);
     if (decision.kind === 'read_subscription') {
       const subscription = await getSubscriptionRecord(appId, decision.subscriptionId);

@@ -457,16 +457,16 @@ export async function authenticateGooglePlayPush(
   endpoints: GoogleEndpoints = configuredEndpoints(),
   now: number = Date.now(),
 ): Promise<AuthenticatedPush> {
-  if (!settings.push_audience)
+  // Both, as Google's push authentication asks: any Google account can get a Google-signed token
+  // for any audience, so the audience alone proves nothing; the push subscription's own service
+  // account, named in the token's verified email, does.
+  if (!settings.push_audience || !settings.push_service_account)
     throw invalid(
-      "this app accepts no Google Play notifications yet: set the push subscription's audience with `admin stores google set … --push-audience URL`",
+      "this app accepts no Google Play notifications yet: set the push subscription's audience and service account with `admin stores google set … --push-audience URL --push-service-account EMAIL`",
     );
   await verifyPubSubPushToken(
     authorization,
-    {
-      audience: settings.push_audience,
-      ...(settings.push_service_account ? { serviceAccountEmail: settings.push_service_account } : {}),
-    },
+    { audience: settings.push_audience, serviceAccountEmail: settings.push_service_account },
     now,
     endpoints.jwksUrl ?? config.googleOidcJwksUrl,
   );

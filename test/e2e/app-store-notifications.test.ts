@@ -12,6 +12,9 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.mock('../../lib/stores/apple-root-ca-g3.js', () => import('../support/stand-in-apple-root.js'));
 
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from '../../lib/data/client.js';
+import { notificationKey } from '../../lib/data/store-notifications.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { applyStoreNotification } from '../../lib/services/store-truth.js';
 import { decodeAppStoreNotification } from '../../lib/stores/app-store-notifications.js';
@@ -397,6 +400,26 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
     });
     const revenueAfter = await revenueOfTheDays();
     expect(Math.round((revenueAfter.amount - revenueBefore.amount) * 100) / 100).toBe(-9.99);
+  });
+
+  it('a genuine REFUND replayed after its record expired (30 days) is stale: the reversal after it stands', async () => {
+    const p = await purchase();
+    const refundBody = bodyOf(p, { type: 'REFUND', tx: 'revoked', status: 5 });
+    const refund = await notify(app, refundBody);
+    expect(refund.body.data.outcome).toBe('applied');
+    const reversed = await notify(app, bodyOf(p, { type: 'REFUND_REVERSED', tx: 'first' }));
+    expect(reversed.body.data.outcome).toBe('applied');
+    expect(await detail(app, p.subscriptionId)).toMatchObject({ status: 'active' });
+    // The record that answers redeliveries is gone (its TTL), and a month has passed.
+    await ddb.send(
+      new DeleteCommand({
+        TableName: tableName,
+        Key: notificationKey(app.appId, { store: 'app_store', notification_id: refund.body.data.notification_id }),
+      }),
+    );
+    const replay = await atTime(Date.now() + 31 * DAY, () => notify(app, refundBody));
+    expect(replay.body.data.outcome).toBe('stale');
+    expect(await detail(app, p.subscriptionId)).toMatchObject({ status: 'active', refunded_at: null });
   });
 
   it('SUBSCRIBED INITIAL_BUY of a purchase nobody verified yet is kept; verifying it starts from it', async () => {

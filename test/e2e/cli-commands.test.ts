@@ -557,7 +557,7 @@ describe('every command of the operator CLI, run as a process', () => {
         'Usage: npm run --silent admin -- <command> [--json] [--aws]',
         '',
         '  stores apple set --app A --bundle-id B --environment Sandbox|Production [--app-apple-id N] [--issuer-id I --key-id K --key-file F.p8]',
-        '  stores google set --app A --package-name P --service-account-file F.json [--push-audience URL [--push-service-account EMAIL]]',
+        '  stores google set --app A --package-name P --service-account-file F.json [--push-audience URL --push-service-account EMAIL]',
         '',
       ].join('\n'),
     );
@@ -627,7 +627,10 @@ describe('every command of the operator CLI, run as a process', () => {
     expect(text.stdout).toContain('No --push-audience: real-time developer notifications are refused.');
     const alone = await admin(...base, '--push-service-account', 'rtdn@example.com', '--json');
     expect(alone.code).toBe(2);
-    expect(json(alone).error.message).toContain('--push-service-account goes with --push-audience');
+    expect(json(alone).error.message).toContain('--push-audience and --push-service-account go together');
+    const audienceAlone = await admin(...base, '--push-audience', 'aud', '--json');
+    expect(audienceAlone.code).toBe(2);
+    expect(json(audienceAlone).error.message).toContain('--push-audience and --push-service-account go together');
     const badEmail = await admin(...base, '--push-audience', 'aud', '--push-service-account', 'not-an-email', '--json');
     expect(badEmail.code).not.toBe(0);
     expect(json(badEmail).error.message).toContain('push_service_account');

@@ -601,7 +601,10 @@ const stored = (overrides: Partial<StoredStorePurchase<Sub>> = {}): StoredStoreP
   ...overrides,
 });
 
-describe('a refund is never stale (datedAfterHeld)', () => {
+/** How long a notification's record is kept (30 days in lib/data/store-notifications.ts). */
+const KEPT = 30 * 24 * HOUR;
+
+describe('a refund is never stale while its record is kept (datedAfterHeld)', () => {
   const held = storeState({ as_of: at(HOUR) });
   const rows: [string, StorePurchaseState, StorePurchaseState | undefined, string][] = [
     ['no refund: as stated', storeState({ as_of: at(-HOUR) }), held, at(-HOUR)],
@@ -625,10 +628,23 @@ describe('a refund is never stale (datedAfterHeld)', () => {
       held,
       at(2 * HOUR),
     ],
+    // Its record no longer answers a redelivery (or a replay): ordered by its date, so stale.
+    [
+      'a refund stated as long ago as records are kept: as stated',
+      storeState({ revoked: true, as_of: at(-KEPT) }),
+      held,
+      at(-KEPT),
+    ],
+    [
+      'a refund stated just less long ago: just after the held state',
+      storeState({ revoked: true, as_of: at(1 - KEPT) }),
+      held,
+      at(HOUR + 1),
+    ],
   ];
   for (const [name, state, heldState, asOf] of rows) {
     it(name, () => {
-      const dated = storeSyncModule.datedAfterHeld(state, heldState);
+      const dated = storeSyncModule.datedAfterHeld(state, heldState, { now: NOW, recordKeptMs: KEPT });
       expect(dated).toEqual({ ...state, as_of: asOf });
     });
   }
