@@ -11,6 +11,8 @@ import type { NotificationOutcome } from './notification-outcomes.js';
 
 /** Apple retries for three days, Pub/Sub for seven: a redelivery arrives well within this. */
 export const NOTIFICATION_RETENTION_DAYS = 30;
+/** The same, in ms: how long a notification's record answers its redeliveries. */
+export const NOTIFICATION_RETENTION_MS = NOTIFICATION_RETENTION_DAYS * 86_400_000;
 
 export type { NotificationOutcome } from './notification-outcomes.js';
 

@@ -50,6 +50,20 @@ export function storeFacts(state: StorePurchaseState): StoreFacts {
   };
 }
 
+/**
+ * What the store says of a purchase it will not renew, whose state it no longer tells (Google's
+ * voided token it forgot; the token a plan change replaced): its period ends at `expiresAt`, and
+ * `revoked` says whether it was refunded.
+ */
+export const endedByStore = (expiresAt: string, revoked: boolean): StoreFacts => ({
+  expires_at: expiresAt,
+  auto_renew: false,
+  billing_issue: false,
+  grace_period_expires_at: null,
+  revoked,
+  refund_reversed: false,
+});
+
 /** The store grants access now: not refunded, and its period (or grace period) runs. */
 export function grantsAccess(state: StorePurchaseState, now: Date): boolean {
   const grace = state.renewal?.billing_issue ? state.renewal.grace_period_expires_at : null;

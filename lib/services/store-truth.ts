@@ -27,7 +27,7 @@ import {
   toOwnedPurchase,
 } from '../data/purchase-ownership.js';
 import {
-  NOTIFICATION_RETENTION_DAYS,
+  NOTIFICATION_RETENTION_MS,
   type NotificationOutcome,
   notificationKey,
   notificationRecordPut,
@@ -39,6 +39,7 @@ import { type ChangeOrigin, insertSubscription, writeTogether } from '../data/su
 import {
   datedAfterHeld,
   decideStoreState,
+  endedByStore,
   environmentOf,
   type StoredStorePurchase,
   storeFacts,
@@ -57,8 +58,6 @@ const recorded = (
   outcome: NotificationOutcome,
   now: Date,
 ): TransactItem[] => (notification ? [notificationRecordPut(appId, notification, outcome, now)] : []);
-
-const DAY_MS = 86_400_000;
 
 /** Lost races (a concurrent notification of the same purchase) are decided again on a fresh read. */
 const MAX_ATTEMPTS = 4;
@@ -133,7 +132,7 @@ export async function applyStoreState(
     };
     const state = datedAfterHeld(stated, stored.storeState, {
       now,
-      recordKeptMs: NOTIFICATION_RETENTION_DAYS * DAY_MS,
+      recordKeptMs: NOTIFICATION_RETENTION_MS,
     });
     let decision = decideStoreState(appId, state, stored, now);
     if (decision.kind === 'read_subscription') {
@@ -263,14 +262,7 @@ async function endReplacedSubscription(
       (current, now) => ({
         command: {
           type: 'sync',
-          facts: {
-            expires_at: new Date(Math.min(Date.parse(current.expires_at), now.getTime())).toISOString(),
-            auto_renew: false,
-            billing_issue: false,
-            grace_period_expires_at: null,
-            revoked: false,
-            refund_reversed: false,
-          },
+          facts: endedByStore(new Date(Math.min(Date.parse(current.expires_at), now.getTime())).toISOString(), false),
         },
       }),
       { cause },
@@ -320,14 +312,7 @@ export async function applyStoreRevocation(
     (current) => ({
       command: {
         type: 'sync',
-        facts: {
-          expires_at: current.expires_at,
-          auto_renew: false,
-          billing_issue: false,
-          grace_period_expires_at: null,
-          revoked: true,
-          refund_reversed: false,
-        },
+        facts: endedByStore(current.expires_at, true),
       },
       alsoWrite: recorded(appId, notification, 'applied', now),
     }),

@@ -569,6 +569,19 @@ describe('store facts, access and environments', () => {
     expect(storeSyncModule.grantsAccess(storeState({ expires_at: at(-HOUR), renewal: grace }), NOW)).toBe(true);
   });
 
+  it('a purchase the store ended without telling its state: renewal off, no billing issue, refunded as said', () => {
+    for (const revoked of [false, true]) {
+      expect(storeSyncModule.endedByStore(at(-HOUR), revoked)).toEqual({
+        expires_at: at(-HOUR),
+        auto_renew: false,
+        billing_issue: false,
+        grace_period_expires_at: null,
+        revoked,
+        refund_reversed: false,
+      });
+    }
+  });
+
   it('environments: sandbox money is not revenue; the test store and production are', () => {
     expect(['Production', 'Sandbox', 'Test'].map((e) => storeSyncModule.environmentOf(e as 'Production'))).toEqual([
       'production',
