@@ -30,16 +30,16 @@ export interface SweepResult {
 /** Subscriptions handled per run; the next run (a minute later) continues. */
 const MAX_PER_RUN = 1000;
 
+/** Access ended `margins` store margins ago, or longer. */
+const marginsPast = (record: SubscriptionRecord, now: Date, margins: number): boolean =>
+  Date.parse(accessEndsAt(record)) + margins * storeMarginMs(record) <= now.getTime();
+
 /** A store subscription the store was expected to renew, whose margin has run out. */
 const storeMayHaveRenewed = (record: SubscriptionRecord, now: Date): boolean =>
   (record.store === 'app_store' || record.store === 'google_play') &&
   record.status === 'active' &&
   record.auto_renew &&
-  Date.parse(accessEndsAt(record)) + storeMarginMs(record) <= now.getTime();
-
-/** The store has been asked for a whole margin past the store's own (see the module's comment). */
-const storeAskedLongEnough = (record: SubscriptionRecord, now: Date): boolean =>
-  Date.parse(accessEndsAt(record)) + 2 * storeMarginMs(record) <= now.getTime();
+  marginsPast(record, now, 1);
 
 /** Asks the store about a subscription it may have renewed, and applies what it says. */
 async function askStoreFirst(appId: string, subscriptionId: string, now: Date): Promise<void> {
@@ -60,7 +60,8 @@ async function askStoreFirst(appId: string, subscriptionId: string, now: Date): 
       return;
     }
     // Unreachable, or our credentials refused: asked again by the next runs, for a while.
-    if (!storeAskedLongEnough(record, now)) throw error;
+    // Asked for a whole margin past the store's own (see the module's comment): the clock decides.
+    if (!marginsPast(record, now, 2)) throw error;
     logger.error('the store could not be asked for a whole margin; the clock decides', {
       app_id: appId,
       subscription_id: subscriptionId,
