@@ -21,7 +21,7 @@
  * Which subscription a transaction is about is decidePurchase's rule, asked for the purchase's owner.
  */
 import type { BillingPeriod } from '../schemas/product.js';
-import type { StoreEnvironment, StorePurchaseState } from '../stores/types.js';
+import type { StoreEnvironment, StorePurchaseState, VerifiedTransaction } from '../stores/types.js';
 import { type DecidedSubscription, decidePurchase, type StoredPurchase } from './purchase-decision.js';
 import type { StoreFacts, SubscriptionState } from './subscription-state.js';
 
@@ -99,6 +99,67 @@ export function refundsEarlierPeriod(
   const laterEnds = [subscription.expires_at];
   if (held && held.transaction_id !== state.transaction_id) laterEnds.push(held.expires_at);
   return laterEnds.some((end) => Date.parse(state.expires_at) < Date.parse(end));
+}
+
+/** What verifying a transaction of a purchase nobody owned yet starts from (verifiedPurchaseStart). */
+export type VerifiedPurchaseStart =
+  /** The store refunded this transaction, or the purchase's period after it: the receipt is refused. */
+  | { kind: 'refunded' }
+  | {
+      kind: 'start';
+      /** The store's later word on the purchase to start from; undefined: the transaction alone. */
+      from: StorePurchaseState | undefined;
+      /**
+       * The store refunded an earlier period: its money goes back with the purchase's first write.
+       * price null: the transaction did not say (Google's voided order), the subscription's is taken.
+       */
+      earlierRefund?: { facts: StoreFacts; price: number | null } | undefined;
+    };
+
+/**
+ * A verified transaction of a purchase nobody owned yet, and the state a store notification kept
+ * on that purchase meanwhile (decideStoreState's `keep`). A refund refuses the transaction it is
+ * about, never a later one: a user who paid for the later period gets it.
+ *
+ * | the state kept on the purchase                                        | start                        |
+ * | --------------------------------------------------------------------- | ---------------------------- |
+ * | none, or stated before the transaction was bought                     | the transaction              |
+ * | a refund of this transaction (Apple: the state's own; Google: its     | refunded: refused            |
+ * |   order voided), or of another one bought after it                    |                              |
+ * | a refund of an earlier period (Apple: a transaction bought before     | that period's money back;    |
+ * |   this one; Google: an earlier order voided)                          |   the rows below, unrefunded |
+ * | about a transaction bought before this one (e.g. its refund reversed) | the transaction, with the    |
+ * |                                                                       |   store's renewal info       |
+ * | anything else                                                         | the kept state               |
+ */
+export function verifiedPurchaseStart(
+  transaction: VerifiedTransaction,
+  kept: StorePurchaseState | undefined,
+): VerifiedPurchaseStart {
+  if (!kept || Date.parse(kept.as_of) <= Date.parse(transaction.purchase_date))
+    return { kind: 'start', from: undefined };
+  const boughtBefore = Date.parse(kept.purchase_date) < Date.parse(transaction.purchase_date);
+  const aboutEarlierPeriod = kept.transaction_id !== transaction.transaction_id && boughtBefore;
+  let earlierRefund: { facts: StoreFacts; price: number | null } | undefined;
+  if (kept.revoked) {
+    const refundsEarlier =
+      kept.refunded_transaction_id === undefined
+        ? aboutEarlierPeriod
+        : kept.refunded_transaction_id !== transaction.transaction_id;
+    if (!refundsEarlier) return { kind: 'refunded' };
+    earlierRefund = {
+      facts: { ...storeFacts(kept), earlier_period: true },
+      // Apple's state is the transaction refunded, priced; Google's is the purchase now.
+      price: kept.refunded_transaction_id === undefined && !kept.trial ? kept.price : null,
+    };
+  }
+  const current: StorePurchaseState = { ...kept, revoked: false, refunded_transaction_id: undefined };
+  return {
+    kind: 'start',
+    // An earlier period's word brings only the renewal info: the period is the transaction's.
+    from: aboutEarlierPeriod ? { ...current, ...transaction, refund_reversed: undefined } : current,
+    earlierRefund,
+  };
 }
 
 /**

@@ -25,7 +25,7 @@ import {
 } from '../data/subscription-writes.js';
 import { addBillingPeriod, addDays } from '../domain/billing.js';
 import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../domain/pagination.js';
-import { type MoneyFacts, revenueDelta } from '../domain/revenue.js';
+import { addRevenueDeltas, type MoneyFacts, revenueDelta } from '../domain/revenue.js';
 import { countsAsRevenue, storeEventsOf, storeRecordPatch } from '../domain/store-sync.js';
 import {
   applyCommand,
@@ -260,18 +260,29 @@ export function verifiedSubscription(
   now: Date,
   /** The store's renewal state, when it said (a notification): applied with the activation. */
   facts?: StoreFacts,
+  /**
+   * An earlier period's refund the store reported before anyone verified the purchase: that
+   * period's money back (at `price`, or the subscription's when null) in the same write, as a
+   * notification of it after the verification would.
+   */
+  earlierRefund?: { facts: StoreFacts; price: number | null },
 ) {
   const { record: pending, payment } = pendingSubscription(appId, fields, now);
   const command: SubscriptionCommand = facts
     ? { type: 'sync', facts }
     : { type: 'activate', expires_at: fields.expires_at };
   const { next, statusChange, refund, renewal, refundReversed } = applyCommand(pending, command, now);
-  return {
-    record: { ...pending, ...next },
-    payment: { ...payment, ...paid },
-    statusChange,
-    revenue: revenueOfChange(pending, next, command, { refund, renewal, refundReversed }),
-  };
+  const record = { ...pending, ...next };
+  let revenue = revenueOfChange(pending, next, command, { refund, renewal, refundReversed });
+  if (earlierRefund) {
+    const refundCommand: SubscriptionCommand = { type: 'sync', facts: earlierRefund.facts };
+    const refunded = applyCommand(record, refundCommand, now);
+    revenue = addRevenueDeltas(
+      revenue,
+      revenueOfChange(record, refunded.next, refundCommand, refunded, earlierRefund.price ?? record.price),
+    );
+  }
+  return { record, payment: { ...payment, ...paid }, statusChange, revenue };
 }
 
 /**

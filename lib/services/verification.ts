@@ -37,7 +37,7 @@ import {
   screenTransaction,
 } from '../domain/purchase-decision.js';
 import { transferredRevenue } from '../domain/revenue.js';
-import { environmentOf, storeFacts } from '../domain/store-sync.js';
+import { environmentOf, storeFacts, verifiedPurchaseStart } from '../domain/store-sync.js';
 import { RECEIPT_CHARACTERS } from '../schemas/common.js';
 import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
 import { appStoreVerifier, requireAppReceiptShape } from '../stores/app-store.js';
@@ -243,9 +243,6 @@ const REFUNDED = {
   message: 'the store has revoked or refunded this purchase',
 } as const;
 
-/** The state the store reported for the purchase after the receipt's transaction, if any. */
-const laterStoreState = (state: StorePurchaseState | undefined, transaction: VerifiedTransaction) =>
-  state && Date.parse(state.as_of) > Date.parse(transaction.purchase_date) ? state : undefined;
 /** What is stored about the purchase, with the store state a notification left on it. */
 type Stored = StoredPurchase<SubscriptionRecord> & { storeState?: StorePurchaseState | undefined };
 
@@ -319,9 +316,11 @@ async function apply(
       );
     case 'insert': {
       // A new purchase: recorded and activated in one write, from the store's latest word on it
-      // (a notification that arrived before the app verified the purchase) when there is one.
-      const latest = laterStoreState(stored.storeState, transaction);
-      if (latest?.revoked) return refuse(appId, transaction, claim, REFUNDED);
+      // (a notification that arrived before the app verified the purchase) when there is one; a
+      // refund kept there refuses only the transaction it refunds (verifiedPurchaseStart).
+      const start = verifiedPurchaseStart(transaction, stored.storeState);
+      if (start.kind === 'refunded') return refuse(appId, transaction, claim, REFUNDED);
+      const latest = start.from;
       const period = latest ?? transaction;
       const { record, payment, statusChange, revenue } = verifiedSubscription(
         appId,
@@ -346,6 +345,7 @@ async function apply(
         paid,
         new Date(),
         latest && storeFacts(latest),
+        start.earlierRefund,
       );
       const inserted = await insertSubscription(record, payment, {
         owner,

@@ -447,6 +447,56 @@ describe('App Store notifications through the gateway (stand-in chain)', () => {
     });
   });
 
+  it('REFUND of an earlier period of a purchase nobody verified yet: verifying the later transaction gives that period, the earlier money is refunded', async () => {
+    const now = Date.now();
+    const first = appStoreTransaction(NOTIFY_BUNDLE, {
+      environment: 'Production',
+      purchaseDate: now - 40 * DAY,
+      originalPurchaseDate: now - 40 * DAY,
+      expiresDate: now - 10 * DAY,
+    });
+    const renewal = {
+      ...first,
+      transactionId: String(BigInt(first.transactionId as string) + 1n),
+      purchaseDate: now - 10 * DAY,
+      expiresDate: now + 20 * DAY,
+      price: 12990,
+    };
+    const refund = await notify(
+      app,
+      appStoreNotificationBody({
+        type: 'REFUND',
+        environment: 'Production',
+        signedDate: tick(),
+        transaction: { ...first, revocationDate: now - 1_000, revocationReason: 0, signedDate: clock },
+        renewal: appStoreRenewalInfo(renewal),
+        status: 1,
+      }),
+    );
+    expect(refund.body.data.outcome).toBe('kept');
+    const revenueBefore = await revenueOfTheDays();
+    const verified = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+      bearer: app.secretKey,
+      body: { platform: 'ios', receipt_data: signedByStandIn(renewal), user_id: `apple-user-${(users += 1)}` },
+    });
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    expect(await detail(app, verified.body.data.subscription_id)).toMatchObject({
+      status: 'active',
+      expires_at: new Date(renewal.expiresDate).toISOString(),
+      price: 12.99,
+      refunded_at: null,
+    });
+    const revenueAfter = await revenueOfTheDays();
+    // The later period's price in, the earlier period's price (the refunded transaction's) back out.
+    expect(Math.round((revenueAfter.amount - revenueBefore.amount) * 100) / 100).toBe(3);
+    // The refunded transaction itself stays refused.
+    const refused = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+      bearer: app.secretKey,
+      body: { platform: 'ios', receipt_data: signedByStandIn({ ...first, revocationDate: now - 1_000 }), user_id: 'x' },
+    });
+    expect(refused.body.error).toMatchObject({ code: 'INVALID_RECEIPT' });
+  });
+
   it('RENEWAL_EXTENSION SUMMARY (a summary, no transaction): recorded', async () => {
     const response = await notify(
       app,

@@ -326,6 +326,32 @@ describe('Google Play notifications through the gateway (stand-in of Google over
     expect(await detail(verified.body.data.subscription_id)).toMatchObject({ status: 'active', auto_renew: false });
   });
 
+  it('a voided earlier order of a token nobody verified yet is kept; verifying the token gives the current period', async () => {
+    const start = Date.now();
+    const token = `rtdn-e2e-unverified-${String((tokens += 1)).padStart(8, '0')}`;
+    // Google's latest order is the renewal (..1); the push voids the first order.
+    standIn.purchases.set(token, googleState(token, RENEWED, start));
+    const kept = await push(developerNotification(token, 'voided'));
+    expect(kept.body.data).toMatchObject({ type: 'VOIDED_PURCHASE', outcome: 'kept' });
+    const revenueBefore = await revenueOfTheDays();
+    const verified = await api('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+      platform: 'android',
+      receipt_data: token,
+      user_id: 'google-later-voided',
+    });
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    expect(await detail(verified.body.data.subscription_id)).toMatchObject({
+      status: 'active',
+      expires_at: iso(start + NEXT_END),
+      price: 12.99,
+      refunded_at: null,
+    });
+    // The current period's price in; the voided order's back out, at the subscription's price
+    // (Google's voided purchase notification does not price it).
+    const revenueAfter = await revenueOfTheDays();
+    expect(Math.round((revenueAfter.amount - revenueBefore.amount) * 100) / 100).toBe(0);
+  });
+
   it('the same push delivered twice (same messageId): duplicate, nothing changes', async () => {
     const start = Date.now();
     const p = await purchase(start);

@@ -663,6 +663,97 @@ describe('a refund is never stale while its record is kept (datedAfterHeld)', ()
   }
 });
 
+describe('what verifying a purchase nobody owned starts from (verifiedPurchaseStart)', () => {
+  // The verified transaction: the renewal (t2), bought an hour ago; the first period was t1's.
+  const verified = storeState();
+  const transaction = (({ renewal: _r, as_of: _a, ...rest }) => rest)(verified);
+  const FIRST_PERIOD = { transaction_id: 't1', purchase_date: at(-31 * 24 * HOUR), expires_at: at(-HOUR), price: 9.99 };
+  const renewalInfo = {
+    auto_renew: false,
+    renewal_product_id: null,
+    billing_issue: false,
+    grace_period_expires_at: null,
+  };
+  // Written out: the facts of the refund kept, an earlier period's.
+  const earlierRefunded = facts({ expires_at: at(-HOUR), revoked: true, earlier_period: true });
+  const rows: [string, StorePurchaseState | undefined, ReturnType<typeof storeSyncModule.verifiedPurchaseStart>][] = [
+    ['nothing kept: the transaction', undefined, { kind: 'start', from: undefined }],
+    [
+      'a state stated before the transaction was bought: the transaction',
+      storeState({ as_of: at(-2 * HOUR), renewal: renewalInfo }),
+      { kind: 'start', from: undefined },
+    ],
+    [
+      'a state stated when the transaction was bought: the transaction',
+      storeState({ as_of: at(-HOUR), revoked: true }),
+      { kind: 'start', from: undefined },
+    ],
+    [
+      'a later state of this transaction: that state',
+      storeState({ renewal: renewalInfo }),
+      { kind: 'start', from: storeState({ renewal: renewalInfo }) },
+    ],
+    ["a refund of this transaction (Apple's): refunded", storeState({ revoked: true }), { kind: 'refunded' }],
+    [
+      'a refund of a transaction bought after this one: refunded',
+      storeState({ revoked: true, transaction_id: 't3', purchase_date: NOW.toISOString() }),
+      { kind: 'refunded' },
+    ],
+    [
+      'a refund of another transaction bought at the same time: refunded',
+      storeState({ revoked: true, transaction_id: 't3' }),
+      { kind: 'refunded' },
+    ],
+    [
+      "a refund of an earlier period (Apple's earlier transaction): the transaction with the store's renewal info, that period's money back at its price",
+      storeState({ ...FIRST_PERIOD, revoked: true, renewal: renewalInfo }),
+      {
+        kind: 'start',
+        from: { ...verified, renewal: renewalInfo, refunded_transaction_id: undefined, refund_reversed: undefined },
+        earlierRefund: { facts: { ...earlierRefunded, auto_renew: false }, price: 9.99 },
+      },
+    ],
+    [
+      'a refund of an earlier free trial: its money back at the subscription price (no price of its own)',
+      storeState({ ...FIRST_PERIOD, trial: true, revoked: true }),
+      {
+        kind: 'start',
+        from: { ...verified, refunded_transaction_id: undefined, refund_reversed: undefined },
+        earlierRefund: { facts: earlierRefunded, price: null },
+      },
+    ],
+    [
+      "an earlier period's refund reversed: the transaction, no money moves",
+      storeState({ ...FIRST_PERIOD, refund_reversed: true, renewal: renewalInfo }),
+      {
+        kind: 'start',
+        from: { ...verified, renewal: renewalInfo, refunded_transaction_id: undefined, refund_reversed: undefined },
+        earlierRefund: undefined,
+      },
+    ],
+    [
+      "a voided order of this transaction (Google's): refunded",
+      storeState({ store: 'google_play', revoked: true, refunded_transaction_id: 't2' }),
+      { kind: 'refunded' },
+    ],
+    [
+      "a voided earlier order (Google's): the kept state unrefunded, that order's money back at the subscription's price",
+      storeState({ store: 'google_play', revoked: true, refunded_transaction_id: 't1', renewal: renewalInfo }),
+      {
+        kind: 'start',
+        from: storeState({ store: 'google_play', renewal: renewalInfo, refunded_transaction_id: undefined }),
+        earlierRefund: {
+          facts: facts({ expires_at: at(30 * 24 * HOUR), auto_renew: false, revoked: true, earlier_period: true }),
+          price: null,
+        },
+      },
+    ],
+  ];
+  for (const [name, kept, start] of rows) {
+    it(name, () => expect(storeSyncModule.verifiedPurchaseStart(transaction, kept)).toEqual(start));
+  }
+});
+
 describe('which subscription a store state is about (decideStoreState)', () => {
   const decide = (s: StorePurchaseState, st: StoredStorePurchase<Sub>) =>
     storeSyncModule.decideStoreState('app_1', s, st, NOW);
