@@ -27,7 +27,7 @@ import { rebuildListCounts } from '../lib/data/count-rebuild.js';
 import { putEntitlements } from '../lib/data/entitlements.js';
 import type { ApiKeyKind } from '../lib/data/keys.js';
 import { getProduct, listProducts, putProducts } from '../lib/data/products.js';
-import { getPurchaseOwner, getTransactionBinding } from '../lib/data/purchase-ownership.js';
+import { getPurchaseOwner, getPurchaseStoreState, getTransactionBinding } from '../lib/data/purchase-ownership.js';
 import { putExchangeRates } from '../lib/data/revenue.js';
 import { getSubscription } from '../lib/data/subscription-queries.js';
 import { rewriteSubscriptions } from '../lib/data/subscription-rewrite.js';
@@ -66,6 +66,7 @@ import { mintTestReceipt, type TestTransaction, testStoreVerifier } from '../lib
 import {
   APPLE_TYPE_OF,
   isTestNotificationType,
+  latestTestTransaction,
   mintTestNotification,
   TEST_NOTIFICATION_TYPES,
 } from '../lib/stores/test-store-notifications.js';
@@ -151,9 +152,8 @@ async function requireTestStoreKey(appId: string): Promise<{ privateKeyPem: stri
 
 /**
  * The test-store purchase a transaction id belongs to (any of its transactions, or its original
- * transaction id), and its latest transaction as the store knows it: the ids, purchase date and
- * account token from the subscription's receipt, the product, period and price from the
- * subscription (what the store last said about it).
+ * transaction id), and its latest transaction as the store knows it (latestTestTransaction: the
+ * state its last notification left, its receipt, or its subscription's period).
  */
 async function testStorePurchase(
   appId: string,
@@ -180,23 +180,16 @@ async function testStorePurchase(
       `transaction ${transactionId} is not a test-store purchase of ${appId} (its subscription ${subscriptionId} has no test-store receipt)`,
       'NOT_TEST_STORE',
     );
-  // The receipt is the latest transaction unless a later one was recorded without one.
-  const isLatest = payment.transaction_id === null || payment.transaction_id === receipt.transaction_id;
+  const storeState = await getPurchaseStoreState(appId, receipt.original_transaction_id);
   return {
     subscriptionId,
     autoRenew: record.auto_renew,
-    latest: {
-      transactionId: payment.transaction_id ?? receipt.transaction_id,
-      originalTransactionId: receipt.original_transaction_id,
-      productId: record.product_id,
-      platform: record.platform,
-      purchaseDate: new Date(isLatest ? receipt.purchase_date : (payment.last_payment ?? record.started_at)),
-      expiresDate: new Date(record.expires_at),
-      price: record.price,
-      currency: record.currency,
-      trial: isLatest && receipt.trial,
-      appAccountToken: receipt.app_account_token ?? undefined,
-    },
+    latest: latestTestTransaction({
+      record: { ...record, platform: record.platform },
+      payment,
+      receipt,
+      storeState,
+    }),
   };
 }
 

@@ -321,6 +321,16 @@ export async function lookUpPurchase(appId: string, purchase: PurchaseQuery): Pr
   return purchaseLookupOf(await batchGetConsistent(purchaseLookupKeys(appId, purchase)));
 }
 
+/** The state the store last gave a purchase (its notifications' latest word), by its original transaction id. */
+export async function getPurchaseStoreState(
+  appId: string,
+  originalTransactionId: string,
+): Promise<StorePurchaseState | undefined> {
+  return (await getConsistent(keys.purchase(appId, originalTransactionId)))?.store_state as
+    | StorePurchaseState
+    | undefined;
+}
+
 /** Whose a store purchase is, by its original transaction id; undefined when no user has it. */
 export async function getPurchaseOwner(
   appId: string,

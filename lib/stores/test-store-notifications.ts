@@ -18,7 +18,14 @@ import {
   verifiedTestStorePayload,
   verifyTestTransaction,
 } from './test-store.js';
-import { JWS_PATTERN, MAX_NOTIFICATION_BYTES, type StoreNotification, type StoreRenewalState } from './types.js';
+import {
+  JWS_PATTERN,
+  MAX_NOTIFICATION_BYTES,
+  type StoreNotification,
+  type StorePurchaseState,
+  type StoreRenewalState,
+  type VerifiedTransaction,
+} from './types.js';
 
 /** What `admin notifications mint --type` mints. */
 export const TEST_NOTIFICATION_TYPES = [
@@ -64,7 +71,7 @@ export interface TestNotificationRequest {
   /** The app's test-store signing key (PKCS#8 PEM). */
   privateKeyPem: string;
   type: TestNotificationType;
-  /** The purchase's latest transaction, as the store knows it. */
+  /** The purchase's latest transaction, as the store knows it (latestTestTransaction). */
   latest: TestTransaction;
   /** Whether the purchase renews now: what refunded keeps (the other types say it themselves). */
   autoRenew: boolean;
@@ -76,6 +83,69 @@ export interface TestNotificationRequest {
   /** product_changed (required): the product the subscriber upgraded to, at its price. */
   product?: { productId: string; price: number; currency: string } | undefined;
   now?: Date;
+}
+
+/** What is known of a test-store purchase (cli `notifications mint` reads it). */
+export interface KnownTestPurchase {
+  /** The subscription the purchase serves. */
+  record: {
+    product_id: string;
+    platform: 'ios' | 'android';
+    price: number;
+    currency: string;
+    expires_at: string;
+    started_at: string;
+  };
+  /** Its latest transaction recorded (null: the receipt's), and when it was last paid. */
+  payment: { transaction_id: string | null; last_payment: string | null };
+  /** The receipt verified for it. */
+  receipt: VerifiedTransaction;
+  /** The state the store's last notification left on the purchase, if any. */
+  storeState: StorePurchaseState | undefined;
+}
+
+/**
+ * The purchase's latest transaction as the store knows it: the store's own word on it, not the
+ * subscription's (whose end a refund or a cancellation moved to when it happened). The state the
+ * last notification left when it is about that transaction, else the receipt when it is that
+ * transaction, else (a later transaction recorded by neither) the subscription's period.
+ */
+export function latestTestTransaction({ record, payment, receipt, storeState }: KnownTestPurchase): TestTransaction {
+  const transactionId = payment.transaction_id ?? receipt.transaction_id;
+  const told =
+    storeState?.transaction_id === transactionId
+      ? storeState
+      : receipt.transaction_id === transactionId
+        ? receipt
+        : undefined;
+  const base = {
+    transactionId,
+    originalTransactionId: receipt.original_transaction_id,
+    platform: record.platform,
+    appAccountToken: receipt.app_account_token ?? undefined,
+  };
+  if (!told) {
+    return {
+      ...base,
+      productId: record.product_id,
+      purchaseDate: new Date(payment.last_payment ?? record.started_at),
+      expiresDate: new Date(record.expires_at),
+      price: record.price,
+      currency: record.currency,
+      trial: false,
+    };
+  }
+  // A trial is signed at 0 whatever its price: the subscription's stands for it.
+  const priced = !told.trial && told.price !== null && told.currency !== null;
+  return {
+    ...base,
+    productId: told.product_id,
+    purchaseDate: new Date(told.purchase_date),
+    expiresDate: new Date(told.expires_at),
+    price: priced ? told.price! : record.price,
+    currency: priced ? told.currency! : record.currency,
+    trial: told.trial,
+  };
 }
 
 /** Apple's JWSRenewalInfo fields the test store writes. */
@@ -101,16 +171,21 @@ export function mintTestNotification(request: TestNotificationRequest): { signed
   const { latest, type } = request;
   const after = (seconds: number) => new Date(now.getTime() + seconds * 1000);
   const period = request.expiresInSeconds ?? DEFAULT_PERIOD_SECONDS;
-  /** A renewal: a new transaction of the same purchase, from now. */
-  const renewal = (product?: TestNotificationRequest['product']) => ({
+  /**
+   * A new transaction of the same purchase, paid now. A renewal's period follows the current one
+   * (from now if that has ended), so it always ends later: a renewal, with its revenue. An
+   * upgrade's starts now, as Apple's does.
+   */
+  const newTransaction = (from: Date, product?: TestNotificationRequest['product']) => ({
     ...latest,
     ...product,
     transactionId: newTestTransactionId(),
     purchaseDate: now,
-    expiresDate: after(period),
+    expiresDate: new Date(from.getTime() + period * 1000),
     trial: false,
     revocationDate: undefined,
   });
+  const renewal = () => newTransaction(new Date(Math.max(now.getTime(), latest.expiresDate.getTime())));
   /** The latest transaction, ended by now at the latest (access ends). */
   const ended = { ...latest, expiresDate: new Date(Math.min(latest.expiresDate.getTime(), now.getTime())) };
   let transaction: TestTransaction = latest;
@@ -156,7 +231,7 @@ export function mintTestNotification(request: TestNotificationRequest): { signed
       break;
     case 'product_changed':
       if (!request.product) throw new Error('product_changed needs the product changed to');
-      transaction = renewal(request.product);
+      transaction = newTransaction(now, request.product);
       break;
   }
   const renewalInfo: TestRenewalPayload = {

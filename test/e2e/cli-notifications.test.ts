@@ -144,7 +144,8 @@ describe('admin notifications mint, each --type, about a purchase verified throu
     );
     const key = await publicKeyOf(app.appId);
     const state = decodeTestStoreNotification(renewed.body, app.appId, key).state!;
-    expect(Date.parse(state.expires_at) - Date.parse(state.purchase_date)).toBe(7_200_000);
+    // Paid now, for a period that follows the current one.
+    expect(Date.parse(state.expires_at) - Date.parse(purchase.expiresAt)).toBe(7_200_000);
     expect(Date.parse(state.purchase_date)).toBeGreaterThanOrEqual(before - 1000);
     const grace = await minted('--app', app.appId, '--transaction', purchase.latest, '--type', 'billing_issue');
     const renewal = decodeTestStoreNotification(grace.body, app.appId, key).state!.renewal!;
@@ -252,5 +253,115 @@ describe('admin notifications mint, each --type, about a purchase verified throu
       code: 'NOT_TEST_STORE',
       message: expect.stringContaining('transaction apple_1000 is not a test-store purchase'),
     });
+  });
+});
+
+/**
+ * What a minted notification does once POSTed to the running API, as a developer testing with the
+ * test store sees it: the subscription's detail and the app's revenue afterwards.
+ */
+describe('admin notifications mint, the body POSTed to the API', () => {
+  let app: TestApp;
+  let users = 0;
+  const DAY_MS = 86_400_000;
+  const REVENUE_DAYS = {
+    start_date: new Date().toISOString().slice(0, 10),
+    end_date: new Date(Date.now() + DAY_MS).toISOString().slice(0, 10),
+  };
+
+  beforeAll(async () => {
+    app = await createTestApp();
+  });
+
+  /** A purchase of a 30-day period, verified through the gateway: its subscription and transaction. */
+  async function purchase(): Promise<{ subscriptionId: string; transactionId: string; expiresAt: string }> {
+    const result = await admin(
+      'receipts',
+      'mint',
+      '--app',
+      app.appId,
+      '--platform',
+      'ios',
+      '--product',
+      'premium_monthly',
+      '--expires-in',
+      String(30 * 86_400),
+      '--json',
+    );
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const minted = json(result) as { receipt_data: string; transaction_id: string };
+    const verified = await request('POST', `${SUBSCRIPTIONS_BASE}/verify`, {
+      bearer: app.secretKey,
+      body: { platform: 'ios', receipt_data: minted.receipt_data, user_id: `mint-user-${(users += 1)}` },
+    });
+    expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    return {
+      subscriptionId: verified.body.data.subscription_id,
+      transactionId: minted.transaction_id,
+      expiresAt: verified.body.data.expires_at,
+    };
+  }
+  /** `notifications mint` as a process, its body POSTed to the path it names. */
+  async function mintAndPost(transactionId: string, type: TestNotificationType, ...args: string[]) {
+    const result = await admin(
+      'notifications',
+      'mint',
+      '--app',
+      app.appId,
+      '--transaction',
+      transactionId,
+      '--type',
+      type,
+      ...args,
+      '--json',
+    );
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const output = json(result) as Minted;
+    const posted = await request('POST', output.path, { body: output.body });
+    expect(posted.status, JSON.stringify(posted.body)).toBe(200);
+    expect(posted.body.data.outcome).toBe('applied');
+  }
+  const detail = async (id: string) =>
+    (await request('GET', `${SUBSCRIPTIONS_BASE}/${id}`, { bearer: app.secretKey })).body.data;
+  const revenue = async () => {
+    const { body } = await request('GET', `${SUBSCRIPTIONS_BASE}/revenue`, {
+      bearer: app.secretKey,
+      query: REVENUE_DAYS,
+    });
+    const breakdown = body.data.breakdown as { renewals: number }[];
+    return { amount: body.data.total_revenue as number, renewals: breakdown.reduce((sum, b) => sum + b.renewals, 0) };
+  };
+
+  it('renewed with a period shorter than what is left of the current one: a renewal after it, with its revenue', async () => {
+    const p = await purchase();
+    const before = await revenue();
+    await mintAndPost(p.transactionId, 'renewed', '--expires-in', '3600');
+    expect(await detail(p.subscriptionId)).toMatchObject({
+      status: 'active',
+      expires_at: new Date(Date.parse(p.expiresAt) + 3_600_000).toISOString(),
+    });
+    const after = await revenue();
+    expect({
+      renewals: after.renewals - before.renewals,
+      amount: Math.round((after.amount - before.amount) * 100) / 100,
+    }).toEqual({ renewals: 1, amount: 9.99 });
+  });
+
+  it('refunded, then refund_reversed: active again to the refunded transaction’s own end', async () => {
+    const p = await purchase();
+    await mintAndPost(p.transactionId, 'refunded');
+    expect(await detail(p.subscriptionId)).toMatchObject({
+      status: 'cancelled',
+      cancellation_reason: 'refunded_by_store',
+    });
+    const before = await revenue();
+    await mintAndPost(p.transactionId, 'refund_reversed');
+    expect(await detail(p.subscriptionId)).toMatchObject({
+      status: 'active',
+      expires_at: p.expiresAt,
+      refunded_at: null,
+    });
+    const after = await revenue();
+    expect(Math.round((after.amount - before.amount) * 100) / 100).toBe(9.99);
   });
 });

@@ -4,6 +4,8 @@ import { AppError } from '../../lib/core/errors.js';
 import { newTestStoreKeys, signTestStoreJws, type TestTransaction } from '../../lib/stores/test-store.js';
 import {
   decodeTestStoreNotification,
+  type KnownTestPurchase,
+  latestTestTransaction,
   mintTestNotification,
   TEST_NOTIFICATION_TYPES,
   type TestNotificationRequest,
@@ -90,7 +92,8 @@ const EXPECTED: Record<
   renewed: {
     type: 'DID_RENEW',
     subtype: null,
-    state: { ...NEW_TRANSACTION, expires_at: '2026-05-31T10:00:00.000Z', renewal: RENEWING },
+    // The new period follows the current one (to 2026-05-15): 30 days after it.
+    state: { ...NEW_TRANSACTION, expires_at: '2026-06-14T10:00:00.000Z', renewal: RENEWING },
   },
   auto_renew_off: {
     type: 'DID_CHANGE_RENEWAL_STATUS',
@@ -120,7 +123,7 @@ const EXPECTED: Record<
   billing_recovered: {
     type: 'DID_RENEW',
     subtype: 'BILLING_RECOVERY',
-    state: { ...NEW_TRANSACTION, expires_at: '2026-05-31T10:00:00.000Z', renewal: RENEWING },
+    state: { ...NEW_TRANSACTION, expires_at: '2026-06-14T10:00:00.000Z', renewal: RENEWING },
   },
   expired: {
     type: 'EXPIRED',
@@ -150,6 +153,114 @@ const EXPECTED: Record<
     },
   },
 };
+
+describe("the purchase's latest transaction as the test store knows it (latestTestTransaction)", () => {
+  // The receipt verified: the first transaction, a month to 2026-05-15.
+  const RECEIPT = {
+    ...LATEST_STATE,
+    transaction_id: 'test_first',
+    purchase_date: '2026-04-15T10:00:00.000Z',
+  } as const;
+  // A refund ended the subscription when it came (2026-04-20); the store's transaction still ends 2026-05-15.
+  const RECORD = {
+    product_id: 'premium_monthly',
+    platform: 'ios',
+    price: 9.99,
+    currency: 'USD',
+    expires_at: '2026-04-20T10:00:00.000Z',
+    started_at: '2026-04-15T10:00:00.000Z',
+  } as const;
+  const known = (overrides: Partial<KnownTestPurchase>): KnownTestPurchase => ({
+    record: RECORD,
+    payment: { transaction_id: 'test_first', last_payment: '2026-04-15T10:00:00.000Z' },
+    receipt: RECEIPT,
+    storeState: undefined,
+    ...overrides,
+  });
+  const FROM_RECEIPT: TestTransaction = {
+    transactionId: 'test_first',
+    originalTransactionId: 'test_original',
+    productId: 'premium_monthly',
+    platform: 'ios',
+    purchaseDate: new Date('2026-04-15T10:00:00.000Z'),
+    expiresDate: new Date('2026-05-15T10:00:00.000Z'),
+    price: 9.99,
+    currency: 'USD',
+    trial: false,
+    appAccountToken: LATEST.appAccountToken,
+  };
+  const renewalState = {
+    ...LATEST_STATE,
+    transaction_id: 'test_second',
+    purchase_date: '2026-05-15T10:00:00.000Z',
+    expires_at: '2026-06-14T10:00:00.000Z',
+    price: 12.99,
+    renewal: null,
+    as_of: '2026-05-15T10:00:00.000Z',
+  };
+  const rows: [string, KnownTestPurchase, TestTransaction][] = [
+    [
+      "the receipt is the latest: the receipt's own period, not the subscription's (a refund ended it sooner)",
+      known({}),
+      FROM_RECEIPT,
+    ],
+    [
+      'no transaction recorded besides the receipt: the receipt',
+      known({ payment: { transaction_id: null, last_payment: null } }),
+      FROM_RECEIPT,
+    ],
+    [
+      "a notification's state of the latest transaction (a refund of it): that transaction's own period, unrevoked",
+      known({ storeState: { ...RECEIPT, revoked: true, renewal: null, as_of: '2026-04-20T10:00:00.000Z' } }),
+      FROM_RECEIPT,
+    ],
+    [
+      "a renewal a notification recorded: the notification's transaction, at its price",
+      known({
+        payment: { transaction_id: 'test_second', last_payment: '2026-05-15T10:00:00.000Z' },
+        storeState: renewalState,
+      }),
+      {
+        ...FROM_RECEIPT,
+        transactionId: 'test_second',
+        purchaseDate: new Date('2026-05-15T10:00:00.000Z'),
+        expiresDate: new Date('2026-06-14T10:00:00.000Z'),
+        price: 12.99,
+      },
+    ],
+    [
+      'a trial: the subscription price stands for it',
+      known({ receipt: { ...RECEIPT, trial: true, price: 0 } }),
+      { ...FROM_RECEIPT, trial: true },
+    ],
+    [
+      "a later transaction neither the receipt nor the kept state is about: the subscription's period",
+      known({
+        payment: { transaction_id: 'test_third', last_payment: '2026-04-18T10:00:00.000Z' },
+        storeState: renewalState,
+      }),
+      {
+        ...FROM_RECEIPT,
+        transactionId: 'test_third',
+        purchaseDate: new Date('2026-04-18T10:00:00.000Z'),
+        expiresDate: new Date('2026-04-20T10:00:00.000Z'),
+      },
+    ],
+    [
+      'the same, never paid: from the subscription start',
+      known({ payment: { transaction_id: 'test_third', last_payment: null } }),
+      {
+        ...FROM_RECEIPT,
+        transactionId: 'test_third',
+        purchaseDate: new Date('2026-04-15T10:00:00.000Z'),
+        expiresDate: new Date('2026-04-20T10:00:00.000Z'),
+      },
+    ],
+  ];
+  for (const [name, purchase, latest] of rows) {
+    it(name, () => expect(latestTestTransaction(purchase)).toEqual(latest));
+  }
+});
 
 describe('test-store notifications: minted, then decoded as a store notification', () => {
   it.each(TEST_NOTIFICATION_TYPES)('%s', async (type) => {
@@ -187,14 +298,43 @@ describe('test-store notifications: minted, then decoded as a store notification
   });
 
   it('--expires-in sets the new period (renewals, upgrades) and the grace period (billing issue)', () => {
-    for (const type of ['renewed', 'billing_recovered', 'product_changed'] as const) {
-      expect(decode(mint(type, { expiresInSeconds: 3600 })).state?.expires_at).toBe('2026-05-01T11:00:00.000Z');
+    // A renewal's period follows the current one (to 2026-05-15); an upgrade's starts now.
+    for (const type of ['renewed', 'billing_recovered'] as const) {
+      expect(decode(mint(type, { expiresInSeconds: 3600 })).state?.expires_at).toBe('2026-05-15T11:00:00.000Z');
     }
+    expect(decode(mint('product_changed', { expiresInSeconds: 3600 })).state?.expires_at).toBe(
+      '2026-05-01T11:00:00.000Z',
+    );
     expect(decode(mint('billing_issue', { expiresInSeconds: 3600 })).state?.renewal).toEqual({
       ...RENEWING,
       billing_issue: true,
       grace_period_expires_at: '2026-05-01T11:00:00.000Z',
     });
+  });
+
+  it('a renewal always ends after the current period: from its end, or from now once it has ended', () => {
+    const rows: [string, string, number | undefined, string][] = [
+      [
+        'current period runs, a period shorter than what is left',
+        '2026-05-15T10:00:00.000Z',
+        60,
+        '2026-05-15T10:01:00.000Z',
+      ],
+      ['current period runs, the default period', '2026-05-15T10:00:00.000Z', undefined, '2026-06-14T10:00:00.000Z'],
+      ['current period ended (a billing issue): from now', '2026-04-30T10:00:00.000Z', 60, '2026-05-01T10:01:00.000Z'],
+      ['current period ends right now: from now', AT_NOW, 60, '2026-05-01T10:01:00.000Z'],
+    ];
+    for (const [name, end, expiresInSeconds, renewedTo] of rows) {
+      for (const type of ['renewed', 'billing_recovered'] as const) {
+        const state = decode(mint(type, { latest: { ...LATEST, expiresDate: new Date(end) }, expiresInSeconds })).state;
+        expect({ name, type, expires_at: state?.expires_at, paid: state?.purchase_date }).toEqual({
+          name,
+          type,
+          expires_at: renewedTo,
+          paid: AT_NOW,
+        });
+      }
+    }
   });
 
   it('expired and grace_period_expired keep an expiry already past; refunded keeps auto-renew as it was', () => {
