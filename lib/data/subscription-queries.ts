@@ -87,8 +87,10 @@ export interface ListPosition {
 
 export interface ListResult {
   items: SubscriptionRecord[];
-  /** All subscriptions matching the filters (not just this page). */
+  /** All subscriptions matching the filters (not just this page), as counted (see countMatching). */
   total: number;
+  /** A subscription follows this page in the listing (its key, at least: it may match no longer). */
+  more: boolean;
 }
 
 /** A subscription's place in a listing or user index (keys-only entries). */
@@ -172,9 +174,10 @@ export async function countMatching(appId: string, filters: ListFilters): Promis
 
 /**
  * Newest first. Without user_id, a page costs one counter read, the keys up to and including the
- * page from each partition the listing index has for the filters (one per platform when the platform
- * is not filtered), and one batch read of the page's items, whatever the app's size; with a cursor,
- * only the page. With user_id, the user's own subscriptions are read (and counted) in full.
+ * page (and one past it) from each partition the listing index has for the filters (one per
+ * platform when the platform is not filtered), and one batch read of the page's items, whatever
+ * the app's size; with a cursor, only the page. With user_id, the user's own subscriptions are
+ * read (and counted) in full.
  */
 export async function listSubscriptions(
   appId: string,
@@ -191,9 +194,14 @@ export async function listSubscriptions(
     );
     const items = await recordsOf(listed, filters);
     const startAt = position.after ? items.findIndex((item) => item.id === position.after!.id) + 1 : position.skip;
-    return { items: items.slice(startAt, startAt + position.limit), total: items.length };
+    return {
+      items: items.slice(startAt, startAt + position.limit),
+      total: items.length,
+      more: items.length > startAt + position.limit,
+    };
   }
-  const wanted = position.after ? position.limit : position.skip + position.limit;
+  // One key past the page says whether another item follows it (the page's total rests on it).
+  const wanted = (position.after ? position.limit : position.skip + position.limit) + 1;
   const { indexName, pkValues } = listPartitions(appId, {
     status: filters.status,
     product_id: filters.product_id,
@@ -204,8 +212,9 @@ export async function listSubscriptions(
     countMatching(appId, filters),
   ]);
   const listed = partitions.flat().sort(newestFirst).slice(0, wanted);
-  const page = position.after ? listed : listed.slice(position.skip);
-  return { items: await recordsOf(page, filters), total };
+  const start = position.after ? 0 : position.skip;
+  const page = listed.slice(start, start + position.limit);
+  return { items: await recordsOf(page, filters), total, more: listed.length > start + position.limit };
 }
 
 /**

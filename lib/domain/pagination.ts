@@ -19,6 +19,28 @@ export function pageInfo(page: number, limit: number, total: number): PageInfo {
 
 export const hasNextPage = (info: PageInfo): boolean => info.page < info.pages;
 
+/** What a page read shows of the list: its items, and whether an item follows them. */
+export interface PageSeen {
+  page: number;
+  limit: number;
+  /** Items on this page. */
+  onPage: number;
+  /** An item follows this page's last one. */
+  more: boolean;
+}
+
+/**
+ * The total a page claims: the counted one, never below what the page itself proves. Counts kept
+ * from the table's stream trail the writes, so right after creations they may count fewer items
+ * than the list shows. Items on page N follow N-1 full pages; a full page with an item after it
+ * proves one more. An empty page proves nothing (it may lie past the end).
+ */
+export function pageTotal(counted: number, { page, limit, onPage, more }: PageSeen): number {
+  if (onPage === 0) return counted;
+  const proven = (page - 1) * limit + onPage + (onPage === limit && more ? 1 : 0);
+  return Math.max(counted, proven);
+}
+
 /** An opaque cursor: its fields as base64url JSON. */
 export const encodeCursorFields = (fields: Record<string, unknown>): string =>
   Buffer.from(JSON.stringify(fields)).toString('base64url');

@@ -24,7 +24,7 @@ import {
   writeTogether,
 } from '../data/subscription-writes.js';
 import { addBillingPeriod, addDays } from '../domain/billing.js';
-import { decodeCursor, encodeCursor, hasNextPage, pageInfo } from '../domain/pagination.js';
+import { decodeCursor, encodeCursor, hasNextPage, pageInfo, pageTotal } from '../domain/pagination.js';
 import { addRevenueDeltas, type MoneyFacts, revenueDelta } from '../domain/revenue.js';
 import { countsAsRevenue, storeEventsOf, storeRecordPatch } from '../domain/store-sync.js';
 import {
@@ -151,8 +151,9 @@ export async function listSubscriptionPage(
     );
   }
   const page = after?.page ?? query.page ?? 1;
-  const { items, total } = await listSubscriptions(appId, filters, { after, skip: (page - 1) * limit, limit });
-  const info = pageInfo(page, limit, total);
+  const { items, total, more } = await listSubscriptions(appId, filters, { after, skip: (page - 1) * limit, limit });
+  // The counters trail the writes: the total is never below what this page shows.
+  const info = pageInfo(page, limit, pageTotal(total, { page, limit, onPage: items.length, more }));
   const last = items.at(-1);
   const nextCursor =
     last && hasNextPage(info)

@@ -1,4 +1,7 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ddb, tableName } from '../../lib/data/client.js';
+import { listCountCell } from '../../lib/data/keys.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { paginationSchema, subscriptionListItem } from '../../lib/schemas/subscription.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
@@ -204,5 +207,76 @@ describe('GET /v1/subscriptions', () => {
       expect(res.body.data).toEqual([]);
       expect(res.body.pagination.total).toBe(0);
     }
+  });
+});
+
+/**
+ * The totals come from counters the aggregator keeps from the table's stream, so they trail the
+ * writes. Here they are made to trail on purpose: the counters are settled, then set back to what
+ * they said before the last writes were counted (as a slow stream leaves them).
+ */
+describe('GET /v1/subscriptions while the list counters trail the writes', () => {
+  let app: TestApp;
+  const CREATED = 28;
+  const list = (query: Record<string, string | number> = {}) =>
+    request('GET', SUBSCRIPTIONS_BASE, { bearer: app.secretKey, query });
+  /** The counter of the unfiltered list (and of status=pending_verification), as a trailing stream leaves it. */
+  const countTrailsAt = (count: number) =>
+    Promise.all(
+      [{}, { status: 'pending_verification' as const }].map((filters) => {
+        const cell = listCountCell(app.appId, filters);
+        return ddb.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: cell.key,
+            UpdateExpression: 'SET #count = :count',
+            ExpressionAttributeNames: { '#count': cell.attribute },
+            ExpressionAttributeValues: { ':count': count },
+          }),
+        );
+      }),
+    );
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    for (let i = 0; i < CREATED; i++) {
+      const created = await request('POST', SUBSCRIPTIONS_BASE, {
+        bearer: app.secretKey,
+        body: { user_id: `trail-user-${i}`, product_id: 'premium_monthly', platform: 'ios' },
+      });
+      expect(created.status).toBe(201);
+    }
+    // Settled once (the gateway settles before a list): every creation is counted, and counted once.
+    expect((await list()).body.pagination.total).toBe(CREATED);
+  }, 120_000);
+
+  it.each([
+    [{ limit: 50 }, 26, CREATED, { total: CREATED, pages: 1, next: false }],
+    [{ limit: 50, status: 'pending_verification' }, 26, CREATED, { total: CREATED, pages: 1, next: false }],
+    // A full page with more after it: at least one more item, so a next page to follow.
+    [{ limit: 10 }, 0, 10, { total: 11, pages: 2, next: true }],
+    [{ limit: 10, page: 3 }, 26, 8, { total: CREATED, pages: 3, next: false }],
+    // Counted more than the page proves: as counted.
+    [{ limit: 10, page: 3 }, 30, 8, { total: 30, pages: 3, next: false }],
+  ] as const)('%o counted %i: %i items, and a total no page contradicts', async (query, counted, items, want) => {
+    await countTrailsAt(counted);
+    const res = await list(query);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(items);
+    expect(res.body.pagination).toMatchObject({ total: want.total, pages: want.pages });
+    expect(res.body.pagination.next_cursor !== null).toBe(want.next);
+  });
+
+  it('following next_cursor from a page whose count trails reaches every item', async () => {
+    await countTrailsAt(0);
+    const ids = new Set<string>();
+    let res = await list({ limit: 10 });
+    for (;;) {
+      for (const item of res.body.data as { id: string }[]) ids.add(item.id);
+      expect(res.body.pagination.total).toBeGreaterThanOrEqual(ids.size);
+      if (!res.body.pagination.next_cursor) break;
+      res = await list({ limit: 10, cursor: res.body.pagination.next_cursor });
+    }
+    expect(ids.size).toBe(CREATED);
   });
 });

@@ -24,6 +24,29 @@ describe('page arithmetic', () => {
   });
 });
 
+describe('a total never below what the page proves (pageTotal)', () => {
+  // [name, counted, page, limit, items on the page, an item follows, total]
+  const rows: [string, number, number, number, number, boolean, number][] = [
+    ['counted right: as counted', 25, 1, 10, 10, true, 25],
+    ['counted more than shown (removals not counted yet): as counted', 40, 3, 10, 5, false, 40],
+    ['right after 28 creations, counted 26: a partial first page proves its items', 26, 1, 50, 28, false, 28],
+    ['a full page with an item after it proves one more', 15, 2, 10, 10, true, 21],
+    ['a full page with none after it proves its items only', 0, 2, 10, 10, false, 20],
+    ['a partial page: an item after it is no more proof (it was left out of the page)', 0, 1, 10, 7, true, 7],
+    ['items on page 3 follow two full pages', 0, 3, 10, 4, false, 24],
+    ['an empty page proves nothing: it may lie past the end', 25, 9, 10, 0, false, 25],
+    ['an empty page of an empty list', 0, 1, 20, 0, false, 0],
+  ];
+  for (const [name, counted, page, limit, onPage, more, total] of rows) {
+    it(name, () => expect(paginationModule.pageTotal(counted, { page, limit, onPage, more })).toBe(total));
+  }
+
+  it('the pages follow the corrected total: a full page with more gets a next page', () => {
+    const total = paginationModule.pageTotal(0, { page: 1, limit: 20, onPage: 20, more: true });
+    expect(paginationModule.hasNextPage(paginationModule.pageInfo(1, 20, total))).toBe(true);
+  });
+});
+
 describe('list cursor', () => {
   const position = {
     page: 3,
