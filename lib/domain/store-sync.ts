@@ -138,8 +138,8 @@ export function verifiedPurchaseStart(
 ): VerifiedPurchaseStart {
   if (!kept || Date.parse(kept.as_of) <= Date.parse(transaction.purchase_date))
     return { kind: 'start', from: undefined };
-  const boughtBefore = Date.parse(kept.purchase_date) < Date.parse(transaction.purchase_date);
-  const aboutEarlierPeriod = kept.transaction_id !== transaction.transaction_id && boughtBefore;
+  // A transaction bought before this one (this one itself never is) paid for an earlier period.
+  const aboutEarlierPeriod = Date.parse(kept.purchase_date) < Date.parse(transaction.purchase_date);
   let earlierRefund: { facts: StoreFacts; price: number | null } | undefined;
   if (kept.revoked) {
     const refundsEarlier =

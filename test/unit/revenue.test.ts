@@ -378,7 +378,8 @@ describe('a purchase handed to another user', () => {
 
 describe('two changes written at once (addRevenueDeltas)', () => {
   const purchase = { amount_micros: 12_990_000, new_subscriptions: 1, renewals: 0, refunds: 0, net_active: 1 };
-  const earlierRefund = { amount_micros: -9_990_000, new_subscriptions: 0, renewals: 2, refunds: 1, net_active: -1 };
+  // Not a real change: each count differs, so every sum shows.
+  const earlierRefund = { amount_micros: -9_990_000, new_subscriptions: 3, renewals: 2, refunds: 1, net_active: -1 };
   const rows: [string, typeof purchase | null, typeof purchase | null, typeof purchase | null][] = [
     ['neither moves anything: null', null, null, null],
     ['only the first moves: the first', purchase, null, purchase],
@@ -387,7 +388,7 @@ describe('two changes written at once (addRevenueDeltas)', () => {
       'both: every count summed',
       purchase,
       earlierRefund,
-      { amount_micros: 3_000_000, new_subscriptions: 1, renewals: 2, refunds: 1, net_active: 0 },
+      { amount_micros: 3_000_000, new_subscriptions: 4, renewals: 2, refunds: 1, net_active: 0 },
     ],
   ];
   for (const [name, a, b, sum] of rows) {
