@@ -84,6 +84,8 @@ export class ServiceFunction extends NodejsFunction {
     // Every writer of a subscription files it in the due index by this margin, and the sweeper
     // expires by it: one value for all, as configured where `cdk deploy` runs.
     this.addEnvironment('STORE_EXPIRY_MARGIN_SECONDS', String(config.storeExpiryMarginSeconds));
+    // Whichever function writes a webhook delivery (deliverer, retry job, redeliver) sets its TTL by it.
+    this.addEnvironment('WEBHOOK_DELIVERY_RETENTION_DAYS', String(config.webhookDeliveryRetentionDays));
     this.addToRolePolicy(
       new PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [table.tableArn] }),
     );

@@ -33,6 +33,8 @@ export interface Config {
   webhookRetrySchedule: readonly number[];
   /** Per-attempt timeout of a webhook delivery. */
   webhookTimeoutMs: number;
+  /** A webhook delivery record is deleted (TTL) this many days after its last attempt or next try (at least 1). */
+  webhookDeliveryRetentionDays: number;
   /** Secrets Manager name prefix of store credentials (`<prefix><app>/<store>`); unset locally (table). */
   storeSecretsPrefix: string | undefined;
   /** Base URLs of the store APIs: configuration, so tests can point them at local stand-ins. */
@@ -94,6 +96,15 @@ function readEntitlementsCacheTtl(env: NodeJS.ProcessEnv): number {
   return value;
 }
 
+/** Delivery records (payloads naming users) are kept a month by default, never forever. */
+export const DEFAULT_WEBHOOK_DELIVERY_RETENTION_DAYS = 30;
+
+function readWebhookDeliveryRetentionDays(env: NodeJS.ProcessEnv): number {
+  const value = readNonNegativeInt(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', DEFAULT_WEBHOOK_DELIVERY_RETENTION_DAYS);
+  if (value < 1) throw new Error(`WEBHOOK_DELIVERY_RETENTION_DAYS must be at least 1, got "${value}"`);
+  return value;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const tableName = env.TABLE_NAME || (inLambda ? undefined : DEFAULT_TABLE_NAME);
@@ -108,6 +119,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deadLetterQueueUrl: env.DEAD_LETTER_QUEUE_URL || undefined,
     webhookRetrySchedule: retryScheduleFrom(env.WEBHOOK_RETRY_SCHEDULE_SECONDS),
     webhookTimeoutMs: readNonNegativeInt(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
+    webhookDeliveryRetentionDays: readWebhookDeliveryRetentionDays(env),
     storeSecretsPrefix: env.STORE_SECRETS_PREFIX || undefined,
     googleOAuthTokenUrl: env.GOOGLE_OAUTH_TOKEN_URL || 'https://oauth2.googleapis.com/token',
     googlePlayApiBaseUrl: env.GOOGLE_PLAY_API_BASE_URL || 'https://androidpublisher.googleapis.com',

@@ -1,5 +1,6 @@
 /** Webhook endpoints of apps and the record of every delivery (attempts, outcome, next try). */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../core/config.js';
 import { newWebhookSecret } from '../core/ids.js';
 import type { DeliveryStatus } from '../domain/webhook-deliveries.js';
 import type { EventFilter } from '../domain/webhook-filter.js';
@@ -94,8 +95,22 @@ function deliveryItem(record: DeliveryRecord) {
     deliveries_sk: deliverySortKey(record),
     // In the due index while it has a next attempt, which only a pending delivery has (services/webhook-delivery.ts).
     ...(record.next_attempt_at ? dueAttributes('DLV', record.next_attempt_at, record.updated_at, record.event_id) : {}),
+    ttl: deliveryExpiry(record),
   };
 }
+
+/**
+ * Epoch seconds at which TTL deletes the record: the retention after its next try, or after its
+ * last change once it has none, so a delivery still being retried is never deleted before its try.
+ */
+function deliveryExpiry(record: Pick<DeliveryRecord, 'next_attempt_at' | 'updated_at'>): number {
+  const from = Date.parse(record.next_attempt_at ?? record.updated_at);
+  return Math.floor(from / 1000) + config.webhookDeliveryRetentionDays * 86_400;
+}
+
+/** DynamoDB deletes an expired item within days, not at once: until then no read shows it. */
+const expired = (item: Record<string, unknown>, now: Date) =>
+  typeof item.ttl === 'number' && item.ttl * 1000 <= now.getTime();
 
 function deliveriesStatusPartition(appId: string, status: DeliveryStatus) {
   return `${appId}#${status}`;
@@ -106,7 +121,8 @@ function deliverySortKey(record: Pick<DeliveryRecord, 'created_at' | 'event_id'>
 }
 
 function toDelivery(item: Record<string, unknown>): DeliveryRecord {
-  return withoutKeys<DeliveryRecord>(item);
+  const { ttl: _ttl, ...record } = withoutKeys<DeliveryRecord & { ttl?: number }>(item);
+  return record;
 }
 
 /** Records a new event to deliver; returns false when it is already recorded (a duplicate from the bus). */
@@ -201,10 +217,13 @@ export async function listDeliveries(
   );
   const Items = found.slice(0, limit);
   const lastSortKey = found.length > limit ? String(Items.at(-1)!.deliveries_sk) : null;
-  if (!status) return { deliveries: Items.map(toDelivery), lastSortKey };
+  const now = new Date();
+  if (!status) return { deliveries: Items.filter((item) => !expired(item, now)).map(toDelivery), lastSortKey };
   const read = await batchGetConsistent(Items.map((item) => ({ pk: String(item.pk), sk: String(item.sk) })));
   return {
-    deliveries: read.flatMap((item) => (item && item.status === status ? [toDelivery(item)] : [])),
+    deliveries: read.flatMap((item) =>
+      item && item.status === status && !expired(item, now) ? [toDelivery(item)] : [],
+    ),
     lastSortKey,
   };
 }

@@ -318,6 +318,7 @@ describe('the CDK stack', () => {
       const variables = fn.Properties.Environment.Variables;
       if (variables.TABLE_NAME === undefined) continue;
       expect(variables.STORE_EXPIRY_MARGIN_SECONDS, id).toBe('3600');
+      expect(variables.WEBHOOK_DELIVERY_RETENTION_DAYS, id).toBe('30');
     }
   });
 
@@ -846,6 +847,7 @@ describe('secrets in the stack', () => {
     'DEAD_LETTER_QUEUE_URL',
     'STORE_SECRETS_PREFIX',
     'STORE_EXPIRY_MARGIN_SECONDS',
+    'WEBHOOK_DELIVERY_RETENTION_DAYS',
     'CONSOLE_ORIGINS',
     // RATE_LIMIT_STANDARD_PER_MINUTE, RATE_LIMIT_PREMIUM_PER_MINUTE
     ...RATE_LIMIT_TIERS.map(rateLimitVariable),

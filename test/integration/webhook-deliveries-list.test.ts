@@ -15,13 +15,14 @@ import { createTestApp, statusChange } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
-/** Deliveries of one app, one a minute from 10:00, in these statuses (oldest first). */
+/** Deliveries of one app, one a minute from an hour ago (within their retention), in these statuses (oldest first). */
 const STATUSES: DeliveryStatus[] = ['delivered', 'dead', 'delivered', 'pending', 'dead', 'delivered', 'dead'];
 
 async function seed(appId: string): Promise<DeliveryRecord[]> {
   const records: DeliveryRecord[] = [];
+  const start = Date.now() - 3600_000;
   for (const [i, status] of STATUSES.entries()) {
-    const created = await createDelivery(statusChange(appId), new Date(Date.UTC(2026, 10, 20, 10, i)));
+    const created = await createDelivery(statusChange(appId), new Date(start + i * 60_000));
     if (!created) throw new Error('a fresh event was already recorded');
     const record: DeliveryRecord = {
       ...created,

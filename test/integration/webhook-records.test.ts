@@ -4,8 +4,14 @@
  * reads, and failures that are not a duplicate or a lost claim. Claims racing each other are
  * test/integration/webhook-claim.test.ts; the listing's pages, webhook-deliveries-list.test.ts.
  */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // Read once by lib/core/config.ts: a retention other than the default, set as an operator sets it.
+  process.env.WEBHOOK_DELIVERY_RETENTION_DAYS = '7';
+});
+
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, describe, expect, it } from 'vitest';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
@@ -90,12 +96,46 @@ describe('webhook items', () => {
 
   it('listed by status, a delivery whose index entry is behind its status is left out', async () => {
     const { appId } = await createTestApp();
-    const created = (await createDelivery(statusChange(appId), NOW)) as DeliveryRecord;
+    // Now, not NOW: a record from April is past its retention, and no listing shows it.
+    const created = (await createDelivery(statusChange(appId), new Date())) as DeliveryRecord;
     // The status index is eventually consistent: its entry may still say pending after the
     // delivery went dead. Written here as that moment looks: the entry pending, the item dead.
     const item = await raw(keys.delivery(created.event_id));
     await ddb.send(new PutCommand({ TableName: tableName, Item: { ...item, status: 'dead' } }));
     expect((await listDeliveries(appId, { status: 'pending', limit: 10 })).deliveries).toEqual([]);
     expect((await listDeliveries(appId, { limit: 10 })).deliveries.map((d) => d.status)).toEqual(['dead']);
+  });
+
+  it('a delivery is deleted by TTL WEBHOOK_DELIVERY_RETENTION_DAYS after its next try, or its last change once settled', async () => {
+    const { appId } = await createTestApp();
+    const created = (await createDelivery(statusChange(appId), NOW)) as DeliveryRecord;
+    const key = keys.delivery(created.event_id);
+    const sevenDaysAfter = (iso: string) => Date.parse(iso) / 1000 + 7 * 86_400;
+    expect((await raw(key))?.ttl).toBe(sevenDaysAfter('2026-04-01T08:00:00.000Z'));
+    // Pending a retry a day later: kept past that try.
+    const retrying: DeliveryRecord = {
+      ...created,
+      attempts: 1,
+      next_attempt_at: '2026-04-02T08:00:00.000Z',
+      updated_at: '2026-04-01T08:00:01.000Z',
+    };
+    expect(await replaceDelivery(retrying, 0)).toBe(true);
+    expect((await raw(key))?.ttl).toBe(sevenDaysAfter('2026-04-02T08:00:00.000Z'));
+    const delivered = { ...retrying, attempts: 2, status: 'delivered' as const, next_attempt_at: null };
+    expect(await replaceDelivery({ ...delivered, updated_at: '2026-04-02T08:00:03.000Z' }, 1)).toBe(true);
+    expect((await raw(key))?.ttl).toBe(sevenDaysAfter('2026-04-02T08:00:03.000Z'));
+    // The storage attribute is not part of the record the code sees.
+    expect(await getDelivery(created.event_id)).not.toHaveProperty('ttl');
+  });
+
+  it('a delivery past its TTL that DynamoDB has not deleted yet is left out of both listings', async () => {
+    const { appId } = await createTestApp();
+    const old = (await createDelivery(statusChange(appId), new Date(Date.now() - 8 * 86_400_000))) as DeliveryRecord;
+    const recent = (await createDelivery(statusChange(appId), new Date())) as DeliveryRecord;
+    expect((await listDeliveries(appId, { limit: 10 })).deliveries.map((d) => d.event_id)).toEqual([recent.event_id]);
+    expect((await listDeliveries(appId, { status: 'pending', limit: 10 })).deliveries.map((d) => d.event_id)).toEqual([
+      recent.event_id,
+    ]);
+    expect(await getDelivery(old.event_id)).toBeDefined();
   });
 });

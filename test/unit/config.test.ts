@@ -12,6 +12,14 @@ describe('configuration', () => {
     );
   });
 
+  it('WEBHOOK_DELIVERY_RETENTION_DAYS: 30 by default, at least 1 day when set', () => {
+    expect(readConfig({}).webhookDeliveryRetentionDays).toBe(30);
+    expect(readConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '7' }).webhookDeliveryRetentionDays).toBe(7);
+    expect(() => readConfig({ WEBHOOK_DELIVERY_RETENTION_DAYS: '0' })).toThrow(
+      'WEBHOOK_DELIVERY_RETENTION_DAYS must be at least 1',
+    );
+  });
+
   it('STORE_EXPIRY_MARGIN_SECONDS: an hour by default, a non-negative integer when set', () => {
     expect(readConfig({}).storeExpiryMarginSeconds).toBe(3600);
     expect(readConfig({ STORE_EXPIRY_MARGIN_SECONDS: '0' }).storeExpiryMarginSeconds).toBe(0);
