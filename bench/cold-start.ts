@@ -58,6 +58,8 @@ const LAMBDA_REFERENCES_MS = { hello_world: [115, 140], bundled_sdk_client: [250
 // Before lib/ is imported: the bench process makes the first (failing) webhook attempt of the retry
 // job's work, and the retry must be due within a second, not a day.
 process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS = '1,1,1,1';
+// The webhook stand-ins listen on 127.0.0.1: the local-development opt-in (docs/security.md#webhook-targets).
+process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';
 
 // Before lib/ is imported: this process verifies the purchases the notifications are about (App
 // Store transactions signed by the stand-in chain; Google purchases at the Google stand-in), and
@@ -563,6 +565,8 @@ try {
     EVENT_BUS_NAME: 'bench-bus',
     AWS_ENDPOINT_URL_EVENTBRIDGE: stubs.url,
     DEAD_LETTER_QUEUE_URL: `${stubs.url}/queue/dead-letters`,
+    // The webhook stand-in is on 127.0.0.1, not a public address as in AWS.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
     AWS_ENDPOINT_URL_SQS: stubs.url,
     // As deployed; only the Google notification reads a credential (below): a Secrets Manager call elsewhere fails the run.
     STORE_SECRETS_PREFIX,

@@ -52,6 +52,7 @@ import { exchangeRatesSchema } from '../lib/schemas/fx.js';
 import { productCatalogueSchema } from '../lib/schemas/product.js';
 import { segmentCatalogueSchema } from '../lib/schemas/segment.js';
 import { listDeliveryPage, redeliver } from '../lib/services/webhook-delivery.js';
+import { webhookUrlRefusal } from '../lib/services/webhook-targets.js';
 import {
   appStoreSettingsSchema,
   type ConfigurableStore,
@@ -723,10 +724,17 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'webhooks set': {
-    usage: 'webhooks set --app A --url U [--events KIND,KIND...|all]   (https, or http on localhost)',
-    options: { app: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' } },
+    usage:
+      'webhooks set --app A --url U [--events KIND,KIND...|all] [--allow-private-url]   (https, or http on localhost; a public address unless --allow-private-url)',
+    options: {
+      app: { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'string' },
+      'allow-private-url': { type: 'boolean', default: false },
+    },
     async run(values) {
-      const url = webhookUrl(required(values, 'url'));
+      const allowPrivate = values['allow-private-url'] === true;
+      const url = await webhookUrl(required(values, 'url'), allowPrivate);
       const events = eventFilterOption(values);
       const appId = await requireApp(values);
       const endpoint = await setWebhook(appId, url, events);
@@ -736,6 +744,9 @@ const COMMANDS: Record<string, Command> = {
           `Webhook endpoint of ${appId}: ${url}`,
           `Receives: ${describeFilter(events)}`,
           `Signing secret (Standard Webhooks; shown only now): ${endpoint.secret}`,
+          ...(allowPrivate
+            ? ['--allow-private-url: delivered only where WEBHOOK_ALLOW_PRIVATE_TARGETS=1 (local development).']
+            : []),
         ].join('\n'),
       };
     },
@@ -919,7 +930,7 @@ const describeFilter = (events: EventFilter) =>
   events === null ? 'every event kind (kinds added later too)' : events.join(', ');
 
 /** Webhook URLs must be https; plain http only to this machine (local development). */
-function webhookUrl(raw: string): string {
+async function webhookUrl(raw: string, allowPrivate: boolean): Promise<string> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -929,6 +940,12 @@ function webhookUrl(raw: string): string {
   const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local))
     throw new CliError('--url must be https (http only for localhost)');
+  // The deliverer refuses these at every connection too; refused here so the mistake shows now.
+  const refusal = await webhookUrlRefusal(url, allowPrivate);
+  if (refusal)
+    throw new CliError(
+      `--url must lead to a public address: ${refusal} (for a receiver on your own machine, add --allow-private-url and run npm start with WEBHOOK_ALLOW_PRIVATE_TARGETS=1)`,
+    );
   return url.toString();
 }
 

@@ -58,6 +58,7 @@ if (!(sweepIntervalSeconds > 0)) {
 // Imported only now: handler modules read their configuration from the environment set above.
 const { startLocalRuntime } = await import('./runtime.js');
 const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
+const { config } = await import('../lib/core/config.js');
 let runtime: Awaited<ReturnType<typeof startLocalRuntime>>;
 try {
   runtime = await startLocalRuntime({
@@ -83,6 +84,11 @@ console.log(`API reference     ${gateway.url}/docs (OpenAPI document: ${gateway.
 console.log(`Console           ${gateway.url}/console (sign in with an app's secret key)`);
 console.log(
   `Jobs              expiry sweeper and webhook retries every ${sweepIntervalSeconds} s; outbox stream -> webhooks`,
+);
+console.log(
+  config.webhookAllowPrivateTargets
+    ? 'Webhooks          may go to loopback and private addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS=1: local development only)'
+    : 'Webhooks          to public addresses only (WEBHOOK_ALLOW_PRIVATE_TARGETS=1 allows a receiver on this machine)',
 );
 console.log('Create an app:    npm run --silent admin -- apps create --name demo --test-store   (README: Quick start)');
 console.log('Press Ctrl-C to stop.');

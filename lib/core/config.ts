@@ -33,6 +33,11 @@ export interface Config {
   webhookRetrySchedule: readonly number[];
   /** Per-attempt timeout of a webhook delivery. */
   webhookTimeoutMs: number;
+  /**
+   * WEBHOOK_ALLOW_PRIVATE_TARGETS=1: webhooks may go to loopback, private and link-local
+   * addresses. For local development only (a receiver on 127.0.0.1); never set in AWS.
+   */
+  webhookAllowPrivateTargets: boolean;
   /** A webhook delivery record is deleted (TTL) this many days after its last attempt or next try (at least 1). */
   webhookDeliveryRetentionDays: number;
   /** Secrets Manager name prefix of store credentials (`<prefix><app>/<store>`); unset locally (table). */
@@ -96,6 +101,14 @@ function readEntitlementsCacheTtl(env: NodeJS.ProcessEnv): number {
   return value;
 }
 
+/** An opt-in: `1` on, unset, empty or `0` off, anything else refused (a typo must not look like "on"). */
+function readFlag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0') return false;
+  if (raw === '1') return true;
+  throw new Error(`${name} must be 1 or 0, got "${raw}"`);
+}
+
 /** Delivery records (payloads naming users) are kept a month by default, never forever. */
 export const DEFAULT_WEBHOOK_DELIVERY_RETENTION_DAYS = 30;
 
@@ -120,6 +133,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetrySchedule: retryScheduleFrom(env.WEBHOOK_RETRY_SCHEDULE_SECONDS),
     webhookTimeoutMs: readNonNegativeInt(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
     webhookDeliveryRetentionDays: readWebhookDeliveryRetentionDays(env),
+    webhookAllowPrivateTargets: readFlag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
     storeSecretsPrefix: env.STORE_SECRETS_PREFIX || undefined,
     googleOAuthTokenUrl: env.GOOGLE_OAUTH_TOKEN_URL || 'https://oauth2.googleapis.com/token',
     googlePlayApiBaseUrl: env.GOOGLE_PLAY_API_BASE_URL || 'https://androidpublisher.googleapis.com',

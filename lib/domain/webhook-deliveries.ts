@@ -4,6 +4,7 @@
  */
 import type { EventPayload } from '../events/schemas.js';
 import { cursorOfAnotherQuery, decodeCursorFields, encodeCursorFields } from './pagination.js';
+import { type DeliveryError, shownDeliveryError } from './webhook-errors.js';
 
 export const DELIVERY_STATUSES = [
   'pending',
@@ -42,7 +43,8 @@ export interface DeliveryView {
   attempts: number;
   next_attempt_at: string | null;
   last_status_code: number | null;
-  last_error: string | null;
+  /** What failed when there was no answer, as a category (never the error's text). */
+  last_error: DeliveryError | null;
   redelivered_at: string | null;
   created_at: string;
   updated_at: string;
@@ -100,7 +102,7 @@ export function deliveryView(delivery: DeliveryFacts): DeliveryView {
     attempts: delivery.attempts,
     next_attempt_at: delivery.next_attempt_at,
     last_status_code: last?.status_code ?? null,
-    last_error: last?.error ?? null,
+    last_error: shownDeliveryError(last?.error ?? null),
     redelivered_at: delivery.redelivered_at ?? null,
     created_at: delivery.created_at,
     updated_at: delivery.updated_at,

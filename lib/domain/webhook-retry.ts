@@ -4,6 +4,8 @@
  * schedule of at least 24 hours, never sooner than the receiver's Retry-After, then dead-lettered.
  */
 
+import type { DeliveryError } from './webhook-errors.js';
+
 /** Delays before retries 1..7 (seconds): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h; ~41.6 h in all. */
 export const DEFAULT_RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 86400] as const;
 
@@ -15,7 +17,7 @@ const MAX_RETRY_AFTER_SECONDS = 86_400;
 
 export type AttemptOutcome =
   | { kind: 'response'; status: number; retryAfterSeconds?: number | undefined }
-  | { kind: 'error'; message: string };
+  | { kind: 'error'; error: DeliveryError };
 
 export type Decision = { kind: 'delivered' } | { kind: 'disable' } | { kind: 'retry'; at: Date } | { kind: 'dead' };
 

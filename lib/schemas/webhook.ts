@@ -1,6 +1,7 @@
 /** Request and response schemas of the webhook deliveries API (`/v1/webhooks`). */
 import * as z from 'zod/mini';
 import { DELIVERY_STATUSES } from '../domain/webhook-deliveries.js';
+import { DELIVERY_ERRORS } from '../domain/webhook-errors.js';
 import { EVENT_KINDS } from '../events/schemas.js';
 import { define } from './define.js';
 import { pageLimitParam } from './subscription.js';
@@ -36,7 +37,8 @@ export const deliveryViewSchema = /* @__PURE__ */ define(() =>
     attempts: wholeNumber,
     next_attempt_at: z.nullable(timestamp),
     last_status_code: z.nullable(wholeNumber),
-    last_error: z.nullable(z.string()),
+    /** What failed when the last attempt got no answer, as a category (lib/domain/webhook-errors.ts). */
+    last_error: z.nullable(z.enum(DELIVERY_ERRORS)),
     redelivered_at: z.nullable(timestamp),
     created_at: timestamp,
     updated_at: timestamp,

@@ -26,12 +26,14 @@ import {
   deliveryView,
   encodeDeliveryCursor,
 } from '../domain/webhook-deliveries.js';
+import { deliveryErrorOf } from '../domain/webhook-errors.js';
 import { receivesEvent } from '../domain/webhook-filter.js';
 import { type AttemptOutcome, decideAfterAttempt, parseRetryAfter } from '../domain/webhook-retry.js';
 import { sendToDeadLetterQueue } from '../events/dead-letter.js';
 import type { BusEventDetail } from '../events/schemas.js';
 import { signWebhook } from '../events/signing.js';
 import { processDueWork } from './due-work.js';
+import { guardedLookup, hostAddress, RefusedTargetError, targetRefusal } from './webhook-targets.js';
 
 /** While an attempt is in flight its next try is this far ahead: a crashed attempt is retried after it. */
 const ATTEMPT_LEASE_MS = 2 * 60_000;
@@ -51,13 +53,20 @@ function postOnce(
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const send = target.protocol === 'https:' ? httpsRequest : target.protocol === 'http:' ? httpRequest : undefined;
-    if (!send) return reject(new Error(`unsupported URL protocol ${target.protocol}`));
+    if (!send)
+      return reject(
+        Object.assign(new Error(`unsupported URL protocol ${target.protocol}`), { code: 'ERR_UNSUPPORTED_PROTOCOL' }),
+      );
+    // A literal address is never looked up: it is checked here, a name by the lookup as it connects.
+    const refusal = targetRefusal(hostAddress(target), config.webhookAllowPrivateTargets);
+    if (refusal) return reject(new RefusedTargetError(refusal));
     const request = send(
       target,
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         signal: AbortSignal.timeout(timeoutMs),
+        lookup: guardedLookup(config.webhookAllowPrivateTargets),
       },
       (response) => {
         response.resume();
@@ -72,9 +81,6 @@ function postOnce(
     request.end(body);
   });
 }
-
-const isTimeout = (error: unknown): boolean =>
-  (error as Error).name === 'TimeoutError' || ((error as Error).cause as Error | undefined)?.name === 'TimeoutError';
 
 /** How long an attempt keeps trying to record its outcome when its caller sets no deadline. */
 const DEFAULT_RECORDING_WINDOW_MS = 20_000;
@@ -129,10 +135,7 @@ async function post(
     );
     return { kind: 'response', status: response.status, retryAfterSeconds: parseRetryAfter(response.retryAfter, now) };
   } catch (error) {
-    return {
-      kind: 'error',
-      message: isTimeout(error) ? `timed out after ${timeoutMs} ms` : (error as Error).message,
-    };
+    return { kind: 'error', error: deliveryErrorOf(error) };
   }
 }
 
@@ -181,7 +184,7 @@ async function attempt(
   const log: AttemptLog = {
     at: now.toISOString(),
     status_code: outcome.kind === 'response' ? outcome.status : null,
-    error: outcome.kind === 'error' ? outcome.message : null,
+    error: outcome.kind === 'error' ? outcome.error : null,
     duration_ms: Date.now() - started,
   };
   const decision = decideAfterAttempt(outcome, claimed.attempts, finished, config.webhookRetrySchedule);

@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
+  // The receiver listens on 127.0.0.1: the local-development opt-in, explicitly (lib/services/webhook-targets.ts).
+  process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';
   process.env.TABLE_NAME = `cli-commands-e2e-${process.pid}`;
 });
 
@@ -328,7 +330,8 @@ const CASES: Case[] = [
   },
   {
     command: 'webhooks set',
-    args: (ctx) => ['webhooks', 'set', '--app', appOf(ctx), '--url', ctx.receiver.url],
+    // The receiver is on 127.0.0.1: a private URL, so the opt-in (docs/security.md).
+    args: (ctx) => ['webhooks', 'set', '--app', appOf(ctx), '--url', ctx.receiver.url, '--allow-private-url'],
     prints: ['app_id', 'url', 'events', 'secret'],
     then: async (output, ctx) => {
       expect(output.secret).toMatch(/^whsec_/);
@@ -693,6 +696,7 @@ describe('every command of the operator CLI, run as a process', () => {
       appOf(ctx),
       '--url',
       ctx.receiver.url,
+      '--allow-private-url',
       '--events',
       'subscription.status_changed,subscription.renewd',
       '--json',
@@ -715,6 +719,35 @@ describe('every command of the operator CLI, run as a process', () => {
     expect(text.stdout).not.toContain('whsec_');
   });
 
+  it('webhooks set refuses a loopback, private or link-local URL unless --allow-private-url; nothing is stored', async () => {
+    const app = json(await admin('apps', 'create', '--name', 'ssrf', '--json'));
+    for (const [url, refusal] of [
+      ['https://169.254.169.254/latest/meta-data/', '169.254.169.254 is a link-local address'],
+      ['https://10.0.0.8/hooks', '10.0.0.8 is a private address'],
+      ['https://[::ffff:127.0.0.1]/hooks', '::ffff:7f00:1 is a loopback address'],
+      [ctx.receiver.url, '127.0.0.1 is a loopback address'],
+      ['http://localhost:4000/', 'localhost resolves to'],
+    ] as const) {
+      const refused = await admin('webhooks', 'set', '--app', app.app_id, '--url', url, '--json');
+      expect([refused.code, json(refused).error.code], url).toEqual([2, 'USAGE']);
+      expect(json(refused).error.message, url).toContain(`--url must lead to a public address: ${refusal}`);
+      expect(json(refused).error.message, url).toContain('--allow-private-url');
+    }
+    const none = await admin('webhooks', 'show', '--app', app.app_id, '--json');
+    expect(json(none).error.code).toBe('NOT_FOUND');
+    const allowed = await admin(
+      'webhooks',
+      'set',
+      '--app',
+      app.app_id,
+      '--url',
+      ctx.receiver.url,
+      '--allow-private-url',
+    );
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stdout).toContain('delivered only where WEBHOOK_ALLOW_PRIVATE_TARGETS=1');
+  });
+
   it('an endpoint set to status changes only gets them; a renewal is listed as filtered, unsent, and sent when redelivered', async () => {
     const app = json(await admin('apps', 'create', '--name', 'kinds', '--test-store', '--json'));
     await admin('products', 'put', '--app', app.app_id, '--file', await file(ctx, 'kinds.json', [PRODUCT]), '--json');
@@ -725,6 +758,7 @@ describe('every command of the operator CLI, run as a process', () => {
       app.app_id,
       '--url',
       ctx.receiver.url,
+      '--allow-private-url',
       '--events',
       'subscription.status_changed',
       '--json',

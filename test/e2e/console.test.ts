@@ -11,7 +11,13 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // The receiver listens on 127.0.0.1: the local-development opt-in, explicitly (lib/services/webhook-targets.ts).
+  process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';
+});
+
 import { consoleContentSecurityPolicy } from '../../console/build.js';
 import { setWebhook } from '../../lib/data/webhooks.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';

@@ -65,12 +65,13 @@ describe('the README quick start, run as written', () => {
     const blocks = await quickStartBlocks();
     expect(blocks).toHaveLength(2);
     const [startBlock, purchaseBlock] = blocks;
-    expect(startBlock).toContain('npm install && npm start');
+    // The receiver is on 127.0.0.1: npm start opts in to private webhook targets, as the block says.
+    expect(startBlock).toContain('npm install && WEBHOOK_ALLOW_PRIVATE_TARGETS=1 npm start');
     // The commands a first purchase needs are all in the block that is run below.
     for (const command of [
       'apps create --name demo --test-store',
       'products put --app "$APP_ID" --file docs/examples/products.json',
-      'webhooks set --app "$APP_ID" --url http://127.0.0.1:4000/',
+      'webhooks set --app "$APP_ID" --url http://127.0.0.1:4000/ --allow-private-url',
       'node docs/examples/webhook-receiver.mjs &',
       'receipts mint --app "$APP_ID" --platform ios --product premium_monthly',
       "curl -s -w '\\n' http://127.0.0.1:3000/v1/subscriptions/verify",
@@ -88,10 +89,16 @@ describe('the README quick start, run as written', () => {
       'POWERTOOLS_LOG_LEVEL',
       'WEBHOOK_RETRY_SCHEDULE_SECONDS',
       'WEBHOOK_TIMEOUT_MS',
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS',
     ])
       delete env[name];
     const dataDir = await mkdtemp(join(tmpdir(), 'quick-start-'));
-    service = start('npm', ['start'], { ...env, PORT: String(port), DATA_DIR: dataDir });
+    service = start('npm', ['start'], {
+      ...env,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+    });
     await waitUntil(
       () => service!.output().includes('Mobile API'),
       60_000,

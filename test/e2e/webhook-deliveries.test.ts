@@ -1,4 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  // The receiver listens on 127.0.0.1: the local-development opt-in, explicitly (lib/services/webhook-targets.ts).
+  process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';
+});
+
 import { setWebhook } from '../../lib/data/webhooks.js';
 import { WEBHOOKS_BASE } from '../../lib/routes.js';
 import { deliverStatusChange } from '../../lib/services/webhook-delivery.js';

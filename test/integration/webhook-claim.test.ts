@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
+  // The receiver listens on 127.0.0.1: the local-development opt-in, explicitly (lib/services/webhook-targets.ts).
+  process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';
   // Its own table: the retry job reads every due delivery of its table, and only this file's may be there.
   process.env.TABLE_NAME = `webhook-claim-${process.pid}`;
 });

@@ -128,8 +128,14 @@ describe('deliveryView', () => {
     ['never attempted', [], { last_status_code: null, last_error: null }],
     [
       'failed without an answer',
-      [{ status_code: null, error: 'timed out after 5000 ms' }],
-      { last_status_code: null, last_error: 'timed out after 5000 ms' },
+      [{ status_code: null, error: 'timeout' }],
+      { last_status_code: null, last_error: 'timeout' },
+    ],
+    [
+      // Recorded before errors were categories: the text (an address, a port) is not shown.
+      'failed before errors were categories',
+      [{ status_code: null, error: 'connect ECONNREFUSED 10.0.0.7:6379' }],
+      { last_status_code: null, last_error: 'network' },
     ],
   ] as const)('%s', (_name, attempt_log, expected) => {
     expect(deliveries.deliveryView({ ...delivery, attempt_log })).toMatchObject(expected);

@@ -22,14 +22,14 @@ describe('webhook retry decisions', () => {
 
   it('retries follow the schedule and cover at least 24 hours before the dead letter', () => {
     const delays = DEFAULT_RETRY_SCHEDULE_SECONDS.map((_, i) => {
-      const decision = decideAfterAttempt({ kind: 'error', message: 'timeout' }, i + 1, NOW);
+      const decision = decideAfterAttempt({ kind: 'error', error: 'timeout' }, i + 1, NOW);
       if (decision.kind !== 'retry') throw new Error('expected a retry');
       return (decision.at.getTime() - NOW.getTime()) / 1000;
     });
     expect(delays).toEqual([5, 300, 1800, 7200, 18000, 36000, 86400]);
     expect(delays.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(86_400);
     expect(
-      decideAfterAttempt({ kind: 'error', message: 'timeout' }, DEFAULT_RETRY_SCHEDULE_SECONDS.length + 1, NOW),
+      decideAfterAttempt({ kind: 'error', error: 'timeout' }, DEFAULT_RETRY_SCHEDULE_SECONDS.length + 1, NOW),
     ).toEqual({ kind: 'dead' });
   });
 
