@@ -4,6 +4,7 @@ import { config } from '../core/config.js';
 import { newWebhookSecret } from '../core/ids.js';
 import type { DeliveryStatus } from '../domain/webhook-deliveries.js';
 import type { EventFilter } from '../domain/webhook-filter.js';
+import type { BreakerState } from '../domain/webhook-scheduling.js';
 import type { BusEventDetail } from '../events/schemas.js';
 import { batchGetConsistent } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
@@ -20,7 +21,11 @@ export interface WebhookEndpoint {
   /** The event kinds it receives; null (stored as no attribute) for every kind, later ones included. */
   events: EventFilter;
   updated_at: string;
+  /** Its circuit breaker (domain/webhook-scheduling.ts): attempts timed out in a row, and the pause they started. */
+  breaker: BreakerState;
 }
+
+const CLOSED_BREAKER: BreakerState = { consecutive_timeouts: 0, paused_until: null };
 
 /** Sets the app's endpoint with a new signing secret and event filter (and re-enables it). */
 export async function setWebhook(appId: string, url: string, events: EventFilter = null): Promise<WebhookEndpoint> {
@@ -32,12 +37,15 @@ export async function setWebhook(appId: string, url: string, events: EventFilter
     disabled_reason: null,
     events,
     updated_at: new Date().toISOString(),
+    // A new URL starts with a closed breaker (the Put drops the old one's).
+    breaker: CLOSED_BREAKER,
   };
+  const { breaker: _closed, ...stored } = endpoint;
   await ddb.send(
     new PutCommand({
       TableName: tableName,
       // Every kind is the absence of a filter, not today's list of kinds.
-      Item: { ...keys.webhook(appId), type: 'webhook', ...endpoint, events: events ?? undefined },
+      Item: { ...keys.webhook(appId), type: 'webhook', ...stored, events: events ?? undefined },
     }),
   );
   return endpoint;
@@ -46,8 +54,66 @@ export async function setWebhook(appId: string, url: string, events: EventFilter
 export async function getWebhook(appId: string): Promise<WebhookEndpoint | undefined> {
   const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.webhook(appId) }));
   if (!Item) return undefined;
-  const { events, ...rest } = withoutKeys<Omit<WebhookEndpoint, 'events'> & { events?: string[] }>(Item);
-  return { ...rest, events: events ?? null };
+  const { events, consecutive_timeouts, paused_until, ...rest } = withoutKeys<
+    Omit<WebhookEndpoint, 'events' | 'breaker'> & {
+      events?: string[];
+      consecutive_timeouts?: number;
+      paused_until?: string;
+    }
+  >(Item);
+  return {
+    ...rest,
+    events: events ?? null,
+    breaker: { consecutive_timeouts: consecutive_timeouts ?? 0, paused_until: paused_until ?? null },
+  };
+}
+
+/**
+ * Counts a timed-out attempt to this URL (atomically: attempts in flight together each count) and
+ * returns the count. An endpoint set to another URL since is left alone (null).
+ */
+export async function countEndpointTimeout(appId: string, url: string): Promise<number | null> {
+  try {
+    const { Attributes } = await ddb.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.webhook(appId),
+        UpdateExpression: 'ADD consecutive_timeouts :one',
+        ConditionExpression: '#url = :url',
+        ExpressionAttributeNames: { '#url': 'url' },
+        ExpressionAttributeValues: { ':one': 1, ':url': url },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(Attributes?.consecutive_timeouts);
+  } catch (error) {
+    if (isConditionFailure(error)) return null;
+    throw error;
+  }
+}
+
+/**
+ * Pauses the endpoint at this URL until `until`, or closes its breaker again (null). A pause only
+ * ever moves later: of two attempts timing out together, the one recorded last may have ended first.
+ */
+export async function setEndpointPause(appId: string, url: string, until: string | null): Promise<void> {
+  try {
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.webhook(appId),
+        UpdateExpression: until === null ? 'REMOVE consecutive_timeouts, paused_until' : 'SET paused_until = :until',
+        ConditionExpression:
+          until === null
+            ? '#url = :url'
+            : '#url = :url AND (attribute_not_exists(paused_until) OR paused_until < :until)',
+        ExpressionAttributeNames: { '#url': 'url' },
+        ExpressionAttributeValues: { ':url': url, ...(until === null ? {} : { ':until': until }) },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 export async function disableWebhook(appId: string, reason: string): Promise<void> {

@@ -2,15 +2,19 @@
  * Delivery of events to each app's webhook endpoint (of the kinds its filter names, or all):
  * Standard Webhooks signatures, a 15 s timeout per attempt, retries on a schedule of at least 24
  * hours (the workDueByDay index holds the next try), 410 Gone disabling the endpoint, and a
- * dead-letter queue once retries are exhausted. Every attempt is recorded on the delivery.
+ * dead-letter queue once retries are exhausted. Every attempt is recorded on the delivery. Retries
+ * are taken round robin across apps with a per-app cap, and an endpoint that keeps timing out is
+ * paused (domain/webhook-scheduling.ts), so one app's dead receiver holds back no other app's.
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { config } from '../core/config.js';
 import { logger } from '../core/logger.js';
+import { advanceCheckpoint, findDueItems } from '../data/due.js';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
 import {
   type AttemptLog,
+  countEndpointTimeout,
   createDelivery,
   type DeliveryRecord,
   disableWebhook,
@@ -18,7 +22,9 @@ import {
   getWebhook,
   listDeliveries,
   replaceDelivery,
+  setEndpointPause,
 } from '../data/webhooks.js';
+import { checkpointAfter, type HandledDueDay } from '../domain/due-checkpoint.js';
 import {
   type DeliveryStatus,
   type DeliveryView,
@@ -29,10 +35,20 @@ import {
 import { deliveryErrorOf } from '../domain/webhook-errors.js';
 import { receivesEvent } from '../domain/webhook-filter.js';
 import { type AttemptOutcome, decideAfterAttempt, parseRetryAfter } from '../domain/webhook-retry.js';
+import {
+  type BreakerSettings,
+  type BreakerState,
+  chooseNextAttempts,
+  DEFAULT_BREAKER,
+  type DueAttempt,
+  isPaused,
+  PER_APP_CONCURRENCY,
+  pauseAfterTimeout,
+  RETRY_CONCURRENCY,
+} from '../domain/webhook-scheduling.js';
 import { sendToDeadLetterQueue } from '../events/dead-letter.js';
 import type { BusEventDetail } from '../events/schemas.js';
 import { signWebhook } from '../events/signing.js';
-import { processDueWork } from './due-work.js';
 import { guardedLookup, hostAddress, RefusedTargetError, targetRefusal } from './webhook-targets.js';
 
 /** While an attempt is in flight its next try is this far ahead: a crashed attempt is retried after it. */
@@ -140,14 +156,72 @@ async function post(
 }
 
 /**
+ * What one retry run (or one deliverer invocation) knows of the endpoints' breakers: what it read,
+ * and what its own attempts changed since, so an endpoint paused by one attempt is not tried by the
+ * next of the same run before the table says so.
+ */
+interface BreakerMemory {
+  settings: BreakerSettings;
+  states: Map<string, BreakerState>;
+}
+
+const newBreakerMemory = (settings: BreakerSettings = DEFAULT_BREAKER): BreakerMemory => ({
+  settings,
+  states: new Map(),
+});
+
+/** The later of what the table and this run know: a pause one of them saw is not forgotten. */
+function breakerOf(memory: BreakerMemory, appId: string, stored: BreakerState): BreakerState {
+  const known = memory.states.get(appId);
+  if (!known) return stored;
+  return {
+    consecutive_timeouts: Math.max(known.consecutive_timeouts, stored.consecutive_timeouts),
+    paused_until: (known.paused_until ?? '') > (stored.paused_until ?? '') ? known.paused_until : stored.paused_until,
+  };
+}
+
+/** Counts a timeout towards the endpoint's pause, or closes its breaker after any other outcome. */
+async function updateBreaker(
+  memory: BreakerMemory,
+  appId: string,
+  url: string,
+  before: BreakerState,
+  outcome: AttemptOutcome,
+  at: Date,
+): Promise<void> {
+  if (outcome.kind === 'error' && outcome.error === 'timeout') {
+    const timeouts = await countEndpointTimeout(appId, url);
+    if (timeouts === null) return;
+    const until = pauseAfterTimeout(timeouts, at, memory.settings);
+    if (until) {
+      await setEndpointPause(appId, url, until);
+      logger.warn('webhook endpoint paused: its attempts keep timing out', { app_id: appId, timeouts, until });
+    }
+    memory.states.set(appId, { consecutive_timeouts: timeouts, paused_until: until ?? before.paused_until });
+  } else if (before.consecutive_timeouts > 0 || before.paused_until !== null) {
+    await setEndpointPause(appId, url, null);
+    memory.states.set(appId, { consecutive_timeouts: 0, paused_until: null });
+  }
+}
+
+type AttemptResult =
+  | { kind: 'sent' | 'settled' | 'claimed_elsewhere'; delivery: DeliveryRecord }
+  /** The endpoint is paused: nothing sent, the try put off to the end of the pause. */
+  | { kind: 'paused'; delivery: DeliveryRecord };
+
+interface AttemptContext {
+  recordUntil: number;
+  timeoutMs: number;
+  breakers: BreakerMemory;
+  /** A redelivery the operator asked for is sent even while the endpoint is paused. */
+  ignorePause?: boolean;
+}
+
+/**
  * One attempt at a pending delivery. The attempt is claimed first (conditional write on the
  * attempt count), so concurrent workers never send the same attempt twice.
  */
-async function attempt(
-  delivery: DeliveryRecord,
-  recordUntil: number,
-  timeoutMs = config.webhookTimeoutMs,
-): Promise<DeliveryRecord> {
+async function attempt(delivery: DeliveryRecord, context: AttemptContext): Promise<AttemptResult> {
   const now = new Date();
   const endpoint = await getWebhook(delivery.app_id);
   if (!endpoint?.enabled) {
@@ -158,7 +232,7 @@ async function attempt(
       updated_at: now.toISOString(),
     };
     await replaceDelivery(final, delivery.attempts);
-    return final;
+    return { kind: 'settled', delivery: final };
   }
   if (!delivery.redelivered_at && !receivesEvent(endpoint.events, delivery.payload.event)) {
     const final: DeliveryRecord = {
@@ -168,7 +242,18 @@ async function attempt(
       updated_at: now.toISOString(),
     };
     await replaceDelivery(final, delivery.attempts);
-    return final;
+    return { kind: 'settled', delivery: final };
+  }
+  const breaker = breakerOf(context.breakers, delivery.app_id, endpoint.breaker);
+  if (!context.ignorePause && isPaused(breaker, now)) {
+    const putOff: DeliveryRecord = {
+      ...delivery,
+      next_attempt_at: breaker.paused_until,
+      updated_at: now.toISOString(),
+    };
+    if (!(await replaceDelivery(putOff, delivery.attempts)))
+      return { kind: 'claimed_elsewhere', delivery: (await getDelivery(delivery.event_id)) ?? delivery };
+    return { kind: 'paused', delivery: putOff };
   }
   const claimed: DeliveryRecord = {
     ...delivery,
@@ -176,10 +261,18 @@ async function attempt(
     next_attempt_at: new Date(now.getTime() + ATTEMPT_LEASE_MS).toISOString(),
     updated_at: now.toISOString(),
   };
-  if (!(await replaceDelivery(claimed, delivery.attempts))) return (await getDelivery(delivery.event_id)) ?? delivery;
+  if (!(await replaceDelivery(claimed, delivery.attempts)))
+    return { kind: 'claimed_elsewhere', delivery: (await getDelivery(delivery.event_id)) ?? delivery };
 
   const started = Date.now();
-  const outcome = await post(endpoint.url, delivery.event_id, endpoint.secret, delivery.payload, now, timeoutMs);
+  const outcome = await post(
+    endpoint.url,
+    delivery.event_id,
+    endpoint.secret,
+    delivery.payload,
+    now,
+    context.timeoutMs,
+  );
   const finished = new Date();
   const log: AttemptLog = {
     at: now.toISOString(),
@@ -202,7 +295,8 @@ async function attempt(
             : 'pending',
     next_attempt_at: decision.kind === 'retry' ? decision.at.toISOString() : null,
   };
-  await recordOutcome(next, claimed.attempts, recordUntil);
+  await recordOutcome(next, claimed.attempts, context.recordUntil);
+  await updateBreaker(context.breakers, delivery.app_id, endpoint.url, breaker, outcome, finished);
   if (decision.kind === 'disable') {
     await disableWebhook(delivery.app_id, `410 Gone from ${endpoint.url} at ${log.at}`);
     logger.warn('webhook endpoint disabled: 410 Gone', { app_id: delivery.app_id, event_id: delivery.event_id });
@@ -215,7 +309,7 @@ async function attempt(
       attempts: next.attempts,
     });
   }
-  return next;
+  return { kind: 'sent', delivery: next };
 }
 
 /** A status change arriving from the bus: record it once (the bus may repeat it) and try at once. */
@@ -229,27 +323,112 @@ export async function deliverStatusChange(
     if (!existing) throw new Error(`delivery ${detail.event_id} vanished`);
     return existing;
   }
-  return attempt(created, recordingDeadline(options));
+  const result = await attempt(created, {
+    recordUntil: recordingDeadline(options),
+    timeoutMs: config.webhookTimeoutMs,
+    breakers: newBreakerMemory(),
+  });
+  return result.delivery;
 }
 
 export interface RetryResult {
+  /** Due deliveries handed to an attempt (one another run claimed first included). */
   attempted: number;
   delivered: number;
   failed: number;
+  /** Put off to the end of their endpoint's pause, unsent. */
+  paused: number;
+  /** Left due for the next run: the run's deadline came first. */
+  left: number;
 }
 
-/** The retry job: every pending delivery whose next try is due. */
-export async function retryDueDeliveries(now = new Date(), options: AttemptOptions = {}): Promise<RetryResult> {
-  let attempted = 0;
-  let delivered = 0;
-  const { failed } = await processDueWork('DLV', now, { limit: 500, concurrency: 4 }, async (item) => {
-    const delivery = await getDelivery(item.event_id as string);
+export interface RetryOptions extends AttemptOptions {
+  /** Epoch ms after which the run starts no attempt (the function's time runs out). */
+  deadline?: number | undefined;
+  concurrency?: number;
+  perAppConcurrency?: number;
+  breaker?: BreakerSettings;
+}
+
+/** Due deliveries one run reads at most (the next run reads the rest). */
+const RETRY_BATCH = 500;
+
+/**
+ * The retry job: the pending deliveries whose next try is due, taken round robin across apps with
+ * at most `perAppConcurrency` of an app in flight (domain/webhook-scheduling.ts), an endpoint that
+ * keeps timing out paused, and no attempt started after the deadline.
+ */
+export async function retryDueDeliveries(now = new Date(), options: RetryOptions = {}): Promise<RetryResult> {
+  const concurrency = options.concurrency ?? RETRY_CONCURRENCY;
+  const perAppCap = options.perAppConcurrency ?? PER_APP_CONCURRENCY;
+  const context: AttemptContext = {
+    recordUntil: recordingDeadline(options),
+    timeoutMs: config.webhookTimeoutMs,
+    breakers: newBreakerMemory(options.breaker),
+  };
+  const result: RetryResult = { attempted: 0, delivered: 0, failed: 0, paused: 0, left: 0 };
+  const days = await findDueItems('DLV', now, RETRY_BATCH);
+  type Queued = DueAttempt & { day: string };
+  let queued: Queued[] = days.flatMap(({ day, items }) =>
+    items.map((item) => ({ event_id: String(item.event_id), app_id: String(item.app_id), day })),
+  );
+  const unfinished = new Map(days.map(({ day, items }) => [day, items.length]));
+  const failedDays = new Set<string>();
+  const inFlight = new Map<string, number>();
+  let lastServed: string | undefined;
+  const timeLeft = () => options.deadline === undefined || Date.now() < options.deadline;
+
+  const work = async (item: Queued) => {
+    const delivery = await getDelivery(item.event_id);
     if (delivery?.status !== 'pending' || !delivery.next_attempt_at || delivery.next_attempt_at > now.toISOString())
       return;
-    attempted += 1;
-    if ((await attempt(delivery, recordingDeadline(options))).status === 'delivered') delivered += 1;
+    const done = await attempt(delivery, context);
+    if (done.kind === 'paused') result.paused += 1;
+    else result.attempted += 1;
+    if (done.delivery.status === 'delivered') result.delivered += 1;
+  };
+
+  await new Promise<void>((resolve) => {
+    let running = 0;
+    const pump = () => {
+      const chosen = timeLeft()
+        ? chooseNextAttempts(queued, inFlight, concurrency - running, perAppCap, lastServed)
+        : [];
+      const taken = new Set(chosen.map((item) => item.event_id));
+      const picked = queued.filter((item) => taken.has(item.event_id));
+      queued = queued.filter((item) => !taken.has(item.event_id));
+      for (const item of picked) {
+        running += 1;
+        inFlight.set(item.app_id, (inFlight.get(item.app_id) ?? 0) + 1);
+        lastServed = item.app_id;
+        work(item)
+          .catch((error: unknown) => {
+            result.failed += 1;
+            failedDays.add(item.day);
+            logger.error('webhook retry failed', { event_id: item.event_id, error: (error as Error).message });
+          })
+          .finally(() => {
+            running -= 1;
+            inFlight.set(item.app_id, inFlight.get(item.app_id)! - 1);
+            unfinished.set(item.day, unfinished.get(item.day)! - 1);
+            pump();
+          });
+      }
+      if (running === 0) resolve();
+    };
+    pump();
   });
-  return { attempted, delivered, failed };
+
+  result.left = queued.length;
+  // A day is finished once each of its items was handled without a failure (as in due-work.ts).
+  const handled: HandledDueDay[] = days.map(({ day, complete }) => ({
+    day,
+    complete: complete && unfinished.get(day) === 0,
+    failed: failedDays.has(day),
+  }));
+  const checkpoint = checkpointAfter(handled, now);
+  if (checkpoint) await advanceCheckpoint('DLV', checkpoint);
+  return result;
 }
 
 /**
@@ -275,7 +454,14 @@ export async function redeliver(
   };
   await replaceDelivery(reset, delivery.attempts, true);
   const timeoutMs = Math.min(options.timeoutMs ?? config.webhookTimeoutMs, config.webhookTimeoutMs);
-  return attempt(reset, recordingDeadline(options), timeoutMs);
+  // The operator asked for this event: sent even while its endpoint is paused (one bounded attempt).
+  const result = await attempt(reset, {
+    recordUntil: recordingDeadline(options),
+    timeoutMs,
+    breakers: newBreakerMemory(),
+    ignorePause: true,
+  });
+  return result.delivery;
 }
 
 export interface DeliveryList {
