@@ -14,6 +14,8 @@ vi.hoisted(() => {
 });
 
 import { createServer, type Server, type Socket } from 'node:net';
+import { handler as retryWebhooks } from '../../functions/jobs/retry-webhooks.js';
+import { config } from '../../lib/core/config.js';
 import {
   countEndpointTimeout,
   createDelivery,
@@ -24,6 +26,7 @@ import {
 } from '../../lib/data/webhooks.js';
 import { DEFAULT_BREAKER, PER_APP_CONCURRENCY } from '../../lib/domain/webhook-scheduling.js';
 import { deliverStatusChange, retryDueDeliveries } from '../../lib/services/webhook-delivery.js';
+import { lambdaContext } from '../../local/lambda-context.js';
 import { createTestApp, statusChange } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -155,8 +158,11 @@ describe('webhook retries with a tarpit among the endpoints (own table)', () => 
     await setWebhook(appId, tarpit.url);
     const due = await dueDeliveries(appId, 5, 30);
     const before = tarpit.connections;
-    // The first attempts start at once; they time out long after the deadline.
-    const run = await retryDueDeliveries(new Date(), { deadline: Date.now() + 300 });
+    // As the schedule invokes the job, with its function's time nearly gone: an attempt timeout
+    // (WEBHOOK_TIMEOUT_MS, 2 s in tests) and the 5 s margin left, plus a moment. The first
+    // attempts start at once; they time out long after the deadline.
+    const timeLeftMs = config.webhookTimeoutMs + 5000 + 1000;
+    const run = await retryWebhooks({}, lambdaContext('RetryWebhooks', 'deadline', timeLeftMs));
     expect(run).toMatchObject({ attempted: PER_APP_CONCURRENCY, left: 5 - PER_APP_CONCURRENCY });
     expect(tarpit.connections - before).toBe(PER_APP_CONCURRENCY);
     const records = await Promise.all(due.map((d) => getDelivery(d.event_id)));
