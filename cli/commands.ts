@@ -42,6 +42,7 @@ import {
 } from '../lib/domain/rate-limit.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../lib/domain/webhook-deliveries.js';
 import { type EventFilter, parseEventFilter } from '../lib/domain/webhook-filter.js';
+import { isPaused } from '../lib/domain/webhook-scheduling.js';
 import { EVENT_KINDS } from '../lib/events/schemas.js';
 import { toDetails } from '../lib/http/parse.js';
 import { notificationPath } from '../lib/routes.js';
@@ -763,14 +764,20 @@ const COMMANDS: Record<string, Command> = {
           'NOT_FOUND',
         );
       // Never the secret: it is shown once, by `webhooks set`.
-      const { url, enabled, disabled_reason, events, updated_at } = endpoint;
+      const { url, enabled, disabled_reason, events, updated_at, breaker } = endpoint;
+      const paused_until = isPaused(breaker, new Date()) ? breaker.paused_until : null;
       return {
-        json: { app_id: appId, url, enabled, disabled_reason, events, updated_at },
+        json: { app_id: appId, url, enabled, disabled_reason, events, updated_at, paused_until },
         text: [
           `Webhook endpoint of ${appId}: ${url}`,
           enabled
             ? 'Enabled.'
             : `Disabled: ${disabled_reason ?? 'no reason recorded'} (\`webhooks set\` enables it again).`,
+          ...(paused_until
+            ? [
+                `Paused until ${paused_until}: its last ${breaker.consecutive_timeouts} attempts timed out (its deliveries wait for the pause to end).`,
+              ]
+            : []),
           `Receives: ${describeFilter(events)}`,
           `Set ${updated_at}.`,
         ].join('\n'),

@@ -23,6 +23,7 @@ import { keys, listCountCell } from '../../lib/data/keys.js';
 import { getPurchaseOwner } from '../../lib/data/purchase-ownership.js';
 import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
 import { countMatching, getSubscription, listSubscriptions } from '../../lib/data/subscription-queries.js';
+import { countEndpointTimeout, setEndpointPause } from '../../lib/data/webhooks.js';
 import { EVENT_KINDS } from '../../lib/events/schemas.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { getAppWithStoreSettings } from '../../lib/stores/settings.js';
@@ -364,7 +365,7 @@ const CASES: Case[] = [
   {
     command: 'webhooks show',
     args: (ctx) => ['webhooks', 'show', '--app', appOf(ctx)],
-    prints: ['app_id', 'url', 'enabled', 'disabled_reason', 'events', 'updated_at'],
+    prints: ['app_id', 'url', 'enabled', 'disabled_reason', 'events', 'updated_at', 'paused_until'],
     then: (output, ctx) => {
       expect(output).toEqual({
         app_id: appOf(ctx),
@@ -373,6 +374,7 @@ const CASES: Case[] = [
         disabled_reason: null,
         events: null,
         updated_at: expect.any(String),
+        paused_until: null,
       });
       expect(JSON.stringify(output)).not.toContain('whsec_');
     },
@@ -746,6 +748,21 @@ describe('every command of the operator CLI, run as a process', () => {
     );
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stdout).toContain('delivered only where WEBHOOK_ALLOW_PRIVATE_TARGETS=1');
+  });
+
+  it('webhooks show says when the endpoint is paused (its attempts kept timing out), and webhooks set closes it', async () => {
+    const app = json(await admin('apps', 'create', '--name', 'paused', '--json'));
+    const url = 'https://hooks.example.com/paused';
+    expect((await admin('webhooks', 'set', '--app', app.app_id, '--url', url, '--json')).code).toBe(0);
+    for (let i = 0; i < 3; i++) await countEndpointTimeout(app.app_id, url);
+    const until = new Date(Date.now() + 600_000).toISOString();
+    await setEndpointPause(app.app_id, url, until);
+    expect(json(await admin('webhooks', 'show', '--app', app.app_id, '--json')).paused_until).toBe(until);
+    expect((await admin('webhooks', 'show', '--app', app.app_id)).stdout).toContain(
+      `Paused until ${until}: its last 3 attempts timed out`,
+    );
+    await admin('webhooks', 'set', '--app', app.app_id, '--url', url, '--json');
+    expect(json(await admin('webhooks', 'show', '--app', app.app_id, '--json')).paused_until).toBeNull();
   });
 
   it('an endpoint set to status changes only gets them; a renewal is listed as filtered, unsent, and sent when redelivered', async () => {
