@@ -80,3 +80,18 @@ export const isPaused = (state: BreakerState, now: Date): boolean =>
 export function pauseAfterTimeout(timeouts: number, now: Date, settings: BreakerSettings): string | null {
   return timeouts >= settings.timeouts ? new Date(now.getTime() + settings.pauseSeconds * 1000).toISOString() : null;
 }
+
+/** Time kept back after a run's last attempt could time out: recording it, the checkpoint, the answer. */
+export const RUN_RECORDING_MARGIN_MS = 5000;
+
+/**
+ * A run starts attempts for at most this long. The schedule starts one every minute: a run that
+ * stops starting then is done (its last attempts timed out and recorded) about when the next one
+ * begins, so runs do not pile up, each with its own per-app cap, behind one slow receiver.
+ */
+export const RUN_START_WINDOW_MS = 40_000;
+
+/** Epoch ms after which a retry run that started at `start` with `remainingMs` of function time starts no attempt. */
+export function retryRunDeadline(start: number, remainingMs: number, attemptTimeoutMs: number): number {
+  return start + Math.min(RUN_START_WINDOW_MS, remainingMs - attemptTimeoutMs - RUN_RECORDING_MARGIN_MS);
+}

@@ -6,6 +6,7 @@ import {
   type DueAttempt,
   isPaused,
   pauseAfterTimeout,
+  retryRunDeadline,
 } from '../../lib/domain/webhook-scheduling.js';
 
 /** `a1 a2 b1` -> attempts of apps a and b, oldest first. */
@@ -61,5 +62,23 @@ describe('the endpoint breaker', () => {
     ['2026-12-01T07:00:00.000Z', false],
   ])('paused until %s: paused now is %s', (until, paused) => {
     expect(isPaused({ consecutive_timeouts: 3, paused_until: until }, NOW)).toBe(paused);
+  });
+});
+
+describe('retryRunDeadline', () => {
+  const START = 1_000_000;
+  it.each([
+    // [what, function time left, attempt timeout, deadline after the start]
+    [
+      'deployed (300 s, 15 s attempts): the 40 s start window, so runs a minute apart do not pile up',
+      300_000,
+      15_000,
+      40_000,
+    ],
+    ['little time left: an attempt timeout and the 5 s margin before the end', 30_000, 15_000, 10_000],
+    ['too little for one attempt: nothing starts', 15_000, 15_000, -5_000],
+    ['tests (8 s left, 2 s attempts)', 8_000, 2_000, 1_000],
+  ])('%s', (_what, remaining, timeout, after) => {
+    expect(retryRunDeadline(START, remaining, timeout)).toBe(START + after);
   });
 });
