@@ -1,6 +1,7 @@
 /** The whole backend in one stack, composed of a construct per concern. */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { STORE_SECRETS_PREFIX_OUTPUT } from '../lib/domain/credential-placement.js';
 import { readConsoleOrigins } from '../lib/http/cors.js';
 import { Api } from './constructs/api.js';
 import { OperatorConsole } from './constructs/console.js';
@@ -34,9 +35,9 @@ export class SubscriptionBackendStack extends Stack {
       description: "The operator console (sign in with an app's secret key)",
     });
     this.firewall = new ApiFirewall(this, 'Firewall', { stage: this.api.restApi.deploymentStage });
-    new CfnOutput(this, 'StoreSecretsPrefix', {
+    new CfnOutput(this, STORE_SECRETS_PREFIX_OUTPUT, {
       value: storeSecretsPrefix,
-      description: 'STORE_SECRETS_PREFIX for `admin --aws stores ... set`',
+      description: 'STORE_SECRETS_PREFIX for `admin --aws` (store credentials and test-store keys)',
     });
     this.notifications = new Notifications(this, 'Notifications', { table: this.data.table, storeSecretsPrefix });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for `admin --aws`' });

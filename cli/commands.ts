@@ -57,6 +57,7 @@ import { webhookUrlRefusal } from '../lib/services/webhook-targets.js';
 import {
   appStoreSettingsSchema,
   type ConfigurableStore,
+  CredentialsNeedSecretsManager,
   googlePlaySettingsSchema,
   keepTestStorePrivateKey,
   publicKeyOfKeptTestStoreKey,
@@ -1032,5 +1033,8 @@ export async function runCommand(args: string[]): Promise<CommandResult> {
     throw new CliError(`${(error as Error).message}\nusage: ${command.usage}`);
   }
   // No option is declared `multiple`, so no value is an array.
-  return command.run(values as Record<string, string | boolean | undefined>);
+  return command.run(values as Record<string, string | boolean | undefined>).catch((error: unknown) => {
+    if (error instanceof CredentialsNeedSecretsManager) throw new CliError(error.message, 'NO_SECRETS_PREFIX');
+    throw error;
+  });
 }

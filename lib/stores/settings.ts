@@ -3,7 +3,9 @@
  * What identifies the app at its store (bundle id, environment, package name) is not secret and
  * lives in the table, next to the app; the credentials (the App Store Server API key, the Google
  * service account) live, in AWS, in Secrets Manager, one secret per app and store under
- * STORE_SECRETS_PREFIX (functions may only read them), and locally in the table item too.
+ * STORE_SECRETS_PREFIX (functions may only read them), and only in a local table in the item too:
+ * against the deployed table without the prefix, a write with credentials is refused
+ * (lib/domain/credential-placement.ts).
  * So verifying a StoreKit 2 transaction, which needs no credential, reads the settings with the
  * app in one request and never calls Secrets Manager. Credentials are never logged, never
  * returned by an API.
@@ -24,6 +26,7 @@ import { batchGetConsistent } from '../data/batch.js';
 import { ddb, tableName } from '../data/client.js';
 import { type StoredGoogleKeys, storedGoogleKeysOf } from '../data/google-oidc-keys.js';
 import { keys, type TableKey } from '../data/keys.js';
+import { credentialPlacement } from '../domain/credential-placement.js';
 import { define } from '../schemas/define.js';
 import { APP_STORE_ENVIRONMENTS } from './app-store.js';
 import { secretNameOf, TEST_STORE_KEY_SECRET } from './secret-names.js';
@@ -102,6 +105,21 @@ const CREDENTIALS: { [S in ConfigurableStore]: readonly (keyof StoreSettings[S])
   app_store: ['server_api'],
   google_play: ['service_account'],
 };
+
+/** A credential would have gone into the deployed table: nothing was written. */
+export class CredentialsNeedSecretsManager extends Error {
+  override readonly name = 'CredentialsNeedSecretsManager';
+}
+
+/** The Secrets Manager prefix to keep credentials under, or undefined where they stay in a local table. */
+function credentialsPrefix(): string | undefined {
+  const placement = credentialPlacement({
+    storeSecretsPrefix: config.storeSecretsPrefix,
+    localTable: config.dynamodbEndpoint !== undefined,
+  });
+  if (placement.kind === 'refused') throw new CredentialsNeedSecretsManager(placement.reason);
+  return placement.kind === 'secrets_manager' ? placement.prefix : undefined;
+}
 
 // Writing secrets is the operator CLI's; functions read them with lib/stores/secrets.ts, so that
 // the SDK client stays out of their bundles.
@@ -247,9 +265,12 @@ export async function putStoreSettings<S extends ConfigurableStore>(
       .map((field) => [field, value[field as string]]),
   );
   const identifiers = Object.fromEntries(Object.entries(value).filter(([field]) => !(field in credentials)));
+  const hasCredentials = Object.keys(credentials).length > 0;
+  // Decided before anything is written: refused, nothing changes.
+  const prefix = hasCredentials ? credentialsPrefix() : config.storeSecretsPrefix;
   let credentialsSecret: string | undefined;
-  if (config.storeSecretsPrefix && Object.keys(credentials).length > 0) {
-    credentialsSecret = secretNameOf(config.storeSecretsPrefix, appId, store);
+  if (prefix && hasCredentials) {
+    credentialsSecret = secretNameOf(prefix, appId, store);
     await putSecret(credentialsSecret, JSON.stringify(credentials), `${store} credentials of ${appId}`);
   }
   await ddb.send(
@@ -258,8 +279,8 @@ export async function putStoreSettings<S extends ConfigurableStore>(
       Item: {
         ...keys.storeSettings(appId, store),
         type: 'store_settings',
-        // Locally there is no Secrets Manager: the credentials stay in the item.
-        settings: config.storeSecretsPrefix ? identifiers : value,
+        // In a local table without Secrets Manager the credentials stay in the item.
+        settings: prefix ? identifiers : value,
         ...(credentialsSecret ? { credentials_secret: credentialsSecret } : {}),
         updated_at: new Date().toISOString(),
       },
@@ -275,11 +296,13 @@ export async function putStoreSettings<S extends ConfigurableStore>(
 /**
  * Where a new test-store app keeps its signing key: in AWS a secret that only the operator CLI
  * reads (no function is granted it: they verify with the public key), so the app's table item,
- * which every verification reads, never holds it. Undefined locally: the key stays in the item.
+ * which every verification reads, never holds it. Undefined in a local table without the prefix:
+ * the key stays in the item. Refused against the deployed table without the prefix.
  */
 export async function keepTestStorePrivateKey(appId: string, privateKeyPem: string): Promise<string | undefined> {
-  if (!config.storeSecretsPrefix) return undefined;
-  const name = secretNameOf(config.storeSecretsPrefix, appId, TEST_STORE_KEY_SECRET);
+  const prefix = credentialsPrefix();
+  if (!prefix) return undefined;
+  const name = secretNameOf(prefix, appId, TEST_STORE_KEY_SECRET);
   await putSecret(name, privateKeyPem, `test-store signing key of ${appId}`);
   return name;
 }

@@ -2,6 +2,7 @@
  * A local stand-in for Secrets Manager's GetSecretValue (AWS JSON 1.1 over HTTP): checks the
  * request's SigV4 signature by signing it again with the credentials it expects, and answers as
  * Secrets Manager does: the secret, or 400 ResourceNotFoundException, or 400 for a bad signature.
+ * Also PutSecretValue and CreateSecret, as the operator CLI's SDK client sends them.
  */
 
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
@@ -14,6 +15,8 @@ export interface SecretsManagerStandIn {
   secrets: Map<string, string>;
   /** Names asked for, in order. */
   requests: string[];
+  /** Names written (PutSecretValue, CreateSecret), in order. */
+  writes: string[];
   close(): Promise<void>;
 }
 
@@ -48,6 +51,7 @@ export async function startSecretsManagerStandIn(
   const signer = new SignatureV4({ service: 'secretsmanager', region, credentials, sha256: Sha256 });
   const secrets = new Map<string, string>();
   const requests: string[] = [];
+  const writes: string[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -79,16 +83,29 @@ export async function startSecretsManagerStandIn(
           message: 'The request signature we calculated does not match the signature you provided.',
         });
       }
-      if (single(request.headers['x-amz-target']) !== 'secretsmanager.GetSecretValue')
-        return answer(400, { __type: 'UnknownOperationException' });
-      const { SecretId } = JSON.parse(body) as { SecretId: string };
-      requests.push(SecretId);
-      const secret = secrets.get(SecretId);
-      if (secret === undefined)
-        return answer(400, {
+      const target = single(request.headers['x-amz-target']);
+      const notFound = () =>
+        answer(400, {
           __type: 'com.amazonaws.secretsmanager#ResourceNotFoundException',
           message: "Secrets Manager can't find the specified secret.",
         });
+      // The operator CLI's writes (the SDK client's): a new version of a secret, or a new secret.
+      if (target === 'secretsmanager.PutSecretValue' || target === 'secretsmanager.CreateSecret') {
+        const input = JSON.parse(body) as { SecretId?: string; Name?: string; SecretString: string };
+        const name = (input.SecretId ?? input.Name)!;
+        writes.push(name);
+        if (target === 'secretsmanager.PutSecretValue' && !secrets.has(name)) return notFound();
+        if (target === 'secretsmanager.CreateSecret' && secrets.has(name))
+          return answer(400, { __type: 'ResourceExistsException', message: `${name} already exists` });
+        secrets.set(name, input.SecretString);
+        const arn = `arn:aws:secretsmanager:${region}:000000000000:secret:${name}-AbCdEf`;
+        return answer(200, { ARN: arn, Name: name, VersionId: '00000000-0000-4000-8000-000000000000' });
+      }
+      if (target !== 'secretsmanager.GetSecretValue') return answer(400, { __type: 'UnknownOperationException' });
+      const { SecretId } = JSON.parse(body) as { SecretId: string };
+      requests.push(SecretId);
+      const secret = secrets.get(SecretId);
+      if (secret === undefined) return notFound();
       answer(200, {
         ARN: `arn:aws:secretsmanager:${region}:000000000000:secret:${SecretId}`,
         Name: SecretId,
@@ -102,6 +119,7 @@ export async function startSecretsManagerStandIn(
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     secrets,
     requests,
+    writes,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
