@@ -31,6 +31,7 @@ import {
 import { errorBody } from '../../lib/http/envelopes.js';
 import { ENDPOINT_TIMEOUT_SECONDS, endpointFunctions, ROUTES, type Route } from '../../lib/routes.js';
 import { acknowledge } from './acknowledge.js';
+import { wholeNumberContext } from './context.js';
 import { ServiceFunction } from './service-function.js';
 
 /**
@@ -54,7 +55,37 @@ const gatewayErrorTemplate = (code: string, withRequestId: boolean): string =>
     ...(withRequestId ? { request_id: '$context.requestId' } : {}),
   }).replaceAll(`"${MESSAGE}"`, '$context.error.messageString');
 
-const STAGE_NAME = 'prod';
+export const STAGE_NAME = 'prod';
+
+/**
+ * API Gateway applies a stage's throttle to each method on its own (one token bucket per method,
+ * shared by every app): the `-c apiThrottleRate/apiThrottleBurst` default. Two kinds of route get
+ * limits of their own (a method setting each):
+ * - store notifications: the stores post every tenant's notifications to one method per store, so
+ *   they get room of their own, sized for the stores' bursts (renewals come in waves);
+ * - routes that call a store (they read its credentials): each request can wait on the store up
+ *   to the function's timeout, so the rate bounds those functions' concurrency (rate x 10 s) and
+ *   the store API calls of all apps together.
+ */
+export type RouteThrottleKind = 'notifications' | 'store_calls';
+export const ROUTE_THROTTLE_DEFAULTS: Readonly<Record<RouteThrottleKind, { rate: number; burst: number }>> = {
+  notifications: { rate: 200, burst: 400 },
+  store_calls: { rate: 20, burst: 40 },
+};
+/** The context names of each kind's limits: `-c notificationsThrottleRate=…`, `-c storeCallsThrottleBurst=…`. */
+export const ROUTE_THROTTLE_CONTEXT: Readonly<Record<RouteThrottleKind, { rate: string; burst: string }>> = {
+  notifications: { rate: 'notificationsThrottleRate', burst: 'notificationsThrottleBurst' },
+  store_calls: { rate: 'storeCallsThrottleRate', burst: 'storeCallsThrottleBurst' },
+};
+
+/** Which limits of their own a route gets, if any. */
+export function routeThrottleKind(route: Route): RouteThrottleKind | undefined {
+  if (route.api === 'notifications') return 'notifications';
+  return route.storeSecrets ? 'store_calls' : undefined;
+}
+
+/** What API Gateway accepts as a method's rate (requests per second) and burst. */
+const THROTTLE_RANGE = [1, 10_000] as const;
 
 /**
  * Content types whose request body the 405 answer's mapping template accepts. A mapping template
@@ -91,6 +122,31 @@ export class Api extends Construct {
     // role the account already has, so it is opt-in, for an account that has none yet:
     // -c apiGatewayCloudWatchRole=true.
     const cloudWatchRole = String(this.node.tryGetContext('apiGatewayCloudWatchRole') ?? 'false') === 'true';
+    const routeList = props.routes ?? ROUTES;
+    const limitsOf = (kind: RouteThrottleKind) => ({
+      throttlingRateLimit: wholeNumberContext(
+        this.node,
+        ROUTE_THROTTLE_CONTEXT[kind].rate,
+        ROUTE_THROTTLE_DEFAULTS[kind].rate,
+        THROTTLE_RANGE,
+      ),
+      throttlingBurstLimit: wholeNumberContext(
+        this.node,
+        ROUTE_THROTTLE_CONTEXT[kind].burst,
+        ROUTE_THROTTLE_DEFAULTS[kind].burst,
+        THROTTLE_RANGE,
+      ),
+    });
+    // `<resource path>/<METHOD>`, as a stage's method settings name a method. A method setting
+    // replaces the stage's for that method: it repeats the logging settings.
+    const methodOptions = Object.fromEntries(
+      routeList.flatMap((route) => {
+        const kind = routeThrottleKind(route);
+        if (!kind) return [];
+        const settings = { ...limitsOf(kind), loggingLevel: MethodLoggingLevel.ERROR, dataTraceEnabled: false };
+        return [[`${route.path}/${route.method}`, settings]];
+      }),
+    );
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: 'subscription-backend',
       description: 'Subscription management API (/v1/subscriptions) and mobile reporting API',
@@ -106,6 +162,7 @@ export class Api extends Construct {
         // -c apiThrottleRate=… -c apiThrottleBurst=…
         throttlingRateLimit: Number(this.node.tryGetContext('apiThrottleRate') ?? 100),
         throttlingBurstLimit: Number(this.node.tryGetContext('apiThrottleBurst') ?? 200),
+        methodOptions,
         accessLogDestination: new LogGroupLogDestination(
           new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH }),
         ),

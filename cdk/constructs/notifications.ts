@@ -22,7 +22,11 @@ import { AGGREGATED_STREAM_FILTER } from '../../lib/events/aggregator.js';
 import { PUBLISHED_STREAM_FILTERS } from '../../lib/events/outbox.js';
 import { EVENT_KINDS, EVENT_SOURCE } from '../../lib/events/schemas.js';
 import { acknowledge } from './acknowledge.js';
+import { wholeNumberContext } from './context.js';
 import { ServiceFunction } from './service-function.js';
+
+/** Concurrent webhook deliveries at most (-c webhookDelivererConcurrency=N, or =unreserved for none reserved). */
+export const DEFAULT_WEBHOOK_DELIVERER_CONCURRENCY = 10;
 
 /** Handler modules of the functions this construct deploys (besides the routes' own, lib/routes.ts). */
 export const NOTIFICATION_FUNCTIONS = {
@@ -149,11 +153,27 @@ export class Notifications extends Construct {
 
     // Bus -> webhooks.
     const environment = { DEAD_LETTER_QUEUE_URL: this.webhookDeadLetters.queueUrl };
+    // Reserved concurrency: deliveries to slow receivers never take the account's concurrency from
+    // the API functions, and always have their own. Past it, EventBridge's asynchronous invocations
+    // wait in Lambda's queue (retried up to maxEventAge below), they are not lost.
+    const delivererConcurrency = String(
+      this.node.tryGetContext('webhookDelivererConcurrency') ?? DEFAULT_WEBHOOK_DELIVERER_CONCURRENCY,
+    );
     this.deliverer = new ServiceFunction(this, 'DeliverWebhook', {
       handlerModule: NOTIFICATION_FUNCTIONS.DeliverWebhook,
       description: 'EventBridge rule target: Standard Webhooks delivery',
       timeout: Duration.seconds(WEBHOOK_DELIVERER_TIMEOUT_SECONDS),
       environment,
+      ...(delivererConcurrency === 'unreserved'
+        ? {}
+        : {
+            reservedConcurrentExecutions: wholeNumberContext(
+              this.node,
+              'webhookDelivererConcurrency',
+              DEFAULT_WEBHOOK_DELIVERER_CONCURRENCY,
+              [1, 1000],
+            ),
+          }),
     }).useTable(table, ['GetItem', 'PutItem', 'UpdateItem']);
     new Rule(this, 'StatusChangedToWebhooks', {
       eventBus: this.bus,

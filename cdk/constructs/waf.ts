@@ -2,9 +2,13 @@
  * AWS WAF in front of the REST API stage: app-wide protection against a flood that per-user
  * counting cannot stop (made-up X-USER-IDs with a public sdk key each get their own window).
  *
- * - default: a REGIONAL web ACL created here, with one rule: a per-IP rate-based rule blocking an
- *   address past `wafRateLimit` requests (default 2,000) in 5 minutes with 429 RATE_LIMITED in
- *   both APIs' envelopes (what API Gateway's own throttle answers), associated with the stage;
+ * - default: a REGIONAL web ACL created here, with two rate-based rules answering 429 RATE_LIMITED
+ *   in both APIs' envelopes (what API Gateway's own throttle answers), associated with the stage:
+ *   every path but the store notification routes, per IP address, `wafRateLimit` requests
+ *   (default 2,000) in 5 minutes; the store notification routes, per IP address and path (one
+ *   app's route of one store), `wafNotificationRateLimit` (default 10,000). The stores post every
+ *   tenant's notifications from a few addresses: counted per IP alone, busy tenants together would
+ *   get a store's address blocked for all of them, and a few junk senders could not be told apart;
  * - `-c webAclArn=arn:...`: the operator's own regional web ACL is associated instead;
  * - `-c waf=false`: no web ACL (the stage throttle and the per-key and per-user limits remain).
  *
@@ -17,10 +21,27 @@ import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { AppError } from '../../lib/core/errors.js';
 import { errorBody } from '../../lib/http/envelopes.js';
+import { ROUTES, type Route } from '../../lib/routes.js';
 import { acknowledge } from './acknowledge.js';
+import { STAGE_NAME } from './api.js';
+import { wholeNumberContext } from './context.js';
 
 /** Requests one IP address may send in WAF_WINDOW_SECONDS before WAF blocks it (-c wafRateLimit=…). */
 export const DEFAULT_WAF_RATE_LIMIT = 2000;
+/** Requests one IP address may send to one notification route (store and app) in WAF_WINDOW_SECONDS (-c wafNotificationRateLimit=…). */
+export const DEFAULT_WAF_NOTIFICATION_RATE_LIMIT = 10_000;
+
+/**
+ * The store notification routes' paths as WAF sees them (the stage name first on the execute-api
+ * URL, none through a custom domain): every `api: 'notifications'` route, its `{app_id}` any one
+ * segment.
+ */
+export function notificationPathPattern(routes: readonly Route[] = ROUTES): string {
+  const paths = routes
+    .filter((route) => route.api === 'notifications')
+    .map((route) => route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^/]+\}/g, '[^/]+'));
+  return `^(/${STAGE_NAME})?(${paths.join('|')})/?$`;
+}
 export const WAF_WINDOW_SECONDS = 300;
 /** What AWS WAF accepts as a rate-based rule's limit. */
 const WAF_LIMIT_RANGE = [10, 2_000_000_000] as const;
@@ -36,16 +57,6 @@ export function wafRateLimitedBody(limit: number): string {
     { retryable: true },
   );
   return JSON.stringify({ ...errorBody('subscriptions', error, ''), ...errorBody('mobile', error, '') });
-}
-
-function readRateLimit(value: unknown): number {
-  const limit = Number(value ?? DEFAULT_WAF_RATE_LIMIT);
-  if (!Number.isInteger(limit) || limit < WAF_LIMIT_RANGE[0] || limit > WAF_LIMIT_RANGE[1]) {
-    throw new Error(
-      `-c wafRateLimit must be a whole number from ${WAF_LIMIT_RANGE[0]} to ${WAF_LIMIT_RANGE[1]}, got "${value}"`,
-    );
-  }
-  return limit;
 }
 
 export class ApiFirewall extends Construct {
@@ -71,7 +82,21 @@ export class ApiFirewall extends Construct {
       });
       return;
     }
-    const limit = readRateLimit(this.node.tryGetContext('wafRateLimit'));
+    const limit = wholeNumberContext(this.node, 'wafRateLimit', DEFAULT_WAF_RATE_LIMIT, WAF_LIMIT_RANGE);
+    const notificationLimit = wholeNumberContext(
+      this.node,
+      'wafNotificationRateLimit',
+      DEFAULT_WAF_NOTIFICATION_RATE_LIMIT,
+      WAF_LIMIT_RANGE,
+    );
+    const notificationRoute = {
+      regexMatchStatement: {
+        regexString: notificationPathPattern(),
+        fieldToMatch: { uriPath: {} },
+        textTransformations: [{ priority: 0, type: 'NONE' }],
+      },
+    };
+    const block = { block: { customResponse: { responseCode: 429, customResponseBodyKey: 'RateLimited' } } };
     const metrics = (metricName: string) => ({
       cloudWatchMetricsEnabled: true,
       metricName,
@@ -79,7 +104,7 @@ export class ApiFirewall extends Construct {
     });
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
-      description: 'Subscription backend API: per-IP rate limit',
+      description: 'Subscription backend API: per-IP rate limits, store notifications per IP and route',
       defaultAction: { allow: {} },
       visibilityConfig: metrics('subscription-backend-api'),
       customResponseBodies: {
@@ -93,10 +118,30 @@ export class ApiFirewall extends Construct {
           name: 'PerIpRateLimit',
           priority: 0,
           statement: {
-            rateBasedStatement: { limit, evaluationWindowSec: WAF_WINDOW_SECONDS, aggregateKeyType: 'IP' },
+            rateBasedStatement: {
+              limit,
+              evaluationWindowSec: WAF_WINDOW_SECONDS,
+              aggregateKeyType: 'IP',
+              scopeDownStatement: { notStatement: { statement: notificationRoute } },
+            },
           },
-          action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: 'RateLimited' } } },
+          action: block,
           visibilityConfig: metrics('subscription-backend-per-ip-rate-limit'),
+        },
+        {
+          name: 'NotificationsPerIpAndRoute',
+          priority: 1,
+          statement: {
+            rateBasedStatement: {
+              limit: notificationLimit,
+              evaluationWindowSec: WAF_WINDOW_SECONDS,
+              aggregateKeyType: 'CUSTOM_KEYS',
+              customKeys: [{ ip: {} }, { uriPath: { textTransformations: [{ priority: 0, type: 'NONE' }] } }],
+              scopeDownStatement: notificationRoute,
+            },
+          },
+          action: block,
+          visibilityConfig: metrics('subscription-backend-notifications-rate-limit'),
         },
       ],
     });

@@ -9,6 +9,15 @@ vi.hoisted(() => {
   delete process.env.RATE_LIMIT_PREMIUM_PER_MINUTE;
 });
 
+import {
+  ROUTE_THROTTLE_CONTEXT,
+  ROUTE_THROTTLE_DEFAULTS,
+  type RouteThrottleKind,
+  routeThrottleKind,
+} from '../../cdk/constructs/api.js';
+import { DEFAULT_MAX_REQUEST_UNITS } from '../../cdk/constructs/data.js';
+import { DEFAULT_WEBHOOK_DELIVERER_CONCURRENCY } from '../../cdk/constructs/notifications.js';
+import { notificationPathPattern } from '../../cdk/constructs/waf.js';
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
 import { rateLimitVariable } from '../../lib/core/config.js';
 import { ERRORS } from '../../lib/core/errors.js';
@@ -441,9 +450,9 @@ describe('the CDK stack', () => {
 
   it('logs failed requests at the stage, never whole requests (data tracing), into a log group it creates with a retention', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
-      MethodSettings: [
+      MethodSettings: Match.arrayWith([
         Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false }),
-      ],
+      ]),
     });
     const [apiId] = ofType('AWS::ApiGateway::RestApi')[0]!;
     template.hasResourceProperties('AWS::Logs::LogGroup', {
@@ -471,21 +480,55 @@ describe('the CDK stack', () => {
 describe('AWS WAF in front of the API stage', () => {
   const stageId = () => ofType('AWS::ApiGateway::Stage')[0]![0];
 
-  it('by default: a REGIONAL web ACL allowing by default, with one per-IP rate-based rule (2,000 per 5 minutes) answering 429 RATE_LIMITED', () => {
+  it('by default: a REGIONAL web ACL allowing by default: per IP 2,000 per 5 minutes except on store notification routes, which count per IP and route (10,000), both answering 429 RATE_LIMITED', () => {
     const acls = ofType('AWS::WAFv2::WebACL');
     expect(acls).toHaveLength(1);
     const acl = acls[0]![1].Properties;
     expect(acl.Scope).toBe('REGIONAL');
     expect(acl.DefaultAction).toEqual({ Allow: {} });
+    const notificationRoute = {
+      RegexMatchStatement: {
+        RegexString: notificationPathPattern(),
+        FieldToMatch: { UriPath: {} },
+        TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+      },
+    };
+    const block = { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'RateLimited' } } };
     expect(acl.Rules).toEqual([
       {
         Name: 'PerIpRateLimit',
         Priority: 0,
-        Statement: { RateBasedStatement: { Limit: 2000, EvaluationWindowSec: 300, AggregateKeyType: 'IP' } },
-        Action: { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'RateLimited' } } },
+        Statement: {
+          RateBasedStatement: {
+            Limit: 2000,
+            EvaluationWindowSec: 300,
+            AggregateKeyType: 'IP',
+            ScopeDownStatement: { NotStatement: { Statement: notificationRoute } },
+          },
+        },
+        Action: block,
         VisibilityConfig: {
           CloudWatchMetricsEnabled: true,
           MetricName: 'subscription-backend-per-ip-rate-limit',
+          SampledRequestsEnabled: true,
+        },
+      },
+      {
+        Name: 'NotificationsPerIpAndRoute',
+        Priority: 1,
+        Statement: {
+          RateBasedStatement: {
+            Limit: 10_000,
+            EvaluationWindowSec: 300,
+            AggregateKeyType: 'CUSTOM_KEYS',
+            CustomKeys: [{ IP: {} }, { UriPath: { TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }],
+            ScopeDownStatement: notificationRoute,
+          },
+        },
+        Action: block,
+        VisibilityConfig: {
+          CloudWatchMetricsEnabled: true,
+          MetricName: 'subscription-backend-notifications-rate-limit',
           SampledRequestsEnabled: true,
         },
       },
@@ -510,13 +553,36 @@ describe('AWS WAF in front of the API stage', () => {
     expect(JSON.stringify(association.ResourceArn)).toContain(`"${stageId()}"`);
   });
 
-  it('takes the per-IP limit from -c wafRateLimit=…, refusing what WAF would not accept', () => {
-    const custom = synthesize({ wafRateLimit: '6000' });
+  it('takes the limits from -c wafRateLimit=… and -c wafNotificationRateLimit=…, refusing what WAF would not accept', () => {
+    const custom = synthesize({ wafRateLimit: '6000', wafNotificationRateLimit: '50000' });
     custom.hasResourceProperties('AWS::WAFv2::WebACL', {
-      Rules: [Match.objectLike({ Statement: { RateBasedStatement: Match.objectLike({ Limit: 6000 }) } })],
+      Rules: [
+        Match.objectLike({ Statement: { RateBasedStatement: Match.objectLike({ Limit: 6000 }) } }),
+        Match.objectLike({ Statement: { RateBasedStatement: Match.objectLike({ Limit: 50000 }) } }),
+      ],
     });
-    for (const bad of ['5', 'lots', '1.5']) {
-      expect(() => synthesize({ wafRateLimit: bad }), bad).toThrow(/wafRateLimit must be a whole number from 10/);
+    for (const name of ['wafRateLimit', 'wafNotificationRateLimit']) {
+      for (const bad of ['5', 'lots', '1.5']) {
+        expect(() => synthesize({ [name]: bad }), bad).toThrow(new RegExp(`${name} must be a whole number from 10`));
+      }
+    }
+  });
+
+  it("the notification rule's pattern matches exactly the store notification routes, with or without the stage name", () => {
+    const pattern = new RegExp(notificationPathPattern());
+    const notificationPaths = ROUTES.filter((r) => r.api === 'notifications').map((r) =>
+      r.path.replace('{app_id}', 'app_0123456789abcdef'),
+    );
+    expect(notificationPaths.length).toBeGreaterThanOrEqual(3);
+    for (const path of notificationPaths) {
+      expect(pattern.test(path), path).toBe(true);
+      expect(pattern.test(`/prod${path}`), path).toBe(true);
+      expect(pattern.test(`/other${path}`), path).toBe(false);
+      expect(pattern.test(`${path}/more`), path).toBe(false);
+    }
+    for (const route of ROUTES.filter((r) => r.api !== 'notifications')) {
+      const path = route.path.replace(/\{[^}]+\}/g, 'x');
+      expect(pattern.test(path) || pattern.test(`/prod${path}`), path).toBe(false);
     }
   });
 
@@ -525,7 +591,9 @@ describe('AWS WAF in front of the API stage', () => {
     off.resourceCountIs('AWS::WAFv2::WebACL', 0);
     off.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
     off.hasResourceProperties('AWS::ApiGateway::Stage', {
-      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 })],
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }),
+      ]),
     });
   });
 
@@ -1049,5 +1117,120 @@ describe('the operator console in the stack', () => {
     template.hasOutput('ConsoleUrl', {
       Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId(), 'DomainName'] }, '/']] },
     });
+  });
+});
+
+describe('what the stack lets callers make it spend', () => {
+  /** The stage's method settings of one route (ResourcePath is the path with each / as ~1). */
+  const methodSettingOf = (t: Template, route: (typeof ROUTES)[number]) => {
+    const stage = Object.values(t.toJSON().Resources as Record<string, Resource>).find(
+      (r) => r.Type === 'AWS::ApiGateway::Stage',
+    )!;
+    return (stage.Properties.MethodSettings as Record<string, unknown>[]).find(
+      (m) => m.HttpMethod === route.method && m.ResourcePath === `/${route.path.replaceAll('/', '~1')}`,
+    );
+  };
+
+  it('gives the store notification routes and the routes that call a store limits of their own; the rest share the stage default', () => {
+    const kinds = new Map<RouteThrottleKind, string[]>();
+    for (const route of ROUTES) {
+      const kind = routeThrottleKind(route);
+      const setting = methodSettingOf(template, route);
+      if (!kind) {
+        expect(setting, route.name).toBeUndefined();
+        continue;
+      }
+      kinds.set(kind, [...(kinds.get(kind) ?? []), route.name]);
+      expect(setting, route.name).toEqual({
+        HttpMethod: route.method,
+        ResourcePath: `/${route.path.replaceAll('/', '~1')}`,
+        ThrottlingRateLimit: ROUTE_THROTTLE_DEFAULTS[kind].rate,
+        ThrottlingBurstLimit: ROUTE_THROTTLE_DEFAULTS[kind].burst,
+        // A method setting replaces the stage's: never data tracing there either.
+        LoggingLevel: 'ERROR',
+        DataTraceEnabled: false,
+      });
+    }
+    expect(kinds.get('notifications')).toEqual([
+      'AppStoreNotification',
+      'GooglePlayNotification',
+      'TestStoreNotification',
+    ]);
+    expect(kinds.get('store_calls')).toEqual(['VerifyPurchase', 'VerifyFirstReceipt', 'RecoverReceipt']);
+    expect(ROUTE_THROTTLE_DEFAULTS).toEqual({
+      notifications: { rate: 200, burst: 400 },
+      store_calls: { rate: 20, burst: 40 },
+    });
+  });
+
+  it('takes each kind of limit from its context value, refusing what API Gateway would not accept', () => {
+    const custom = synthesize({
+      [ROUTE_THROTTLE_CONTEXT.notifications.rate]: '500',
+      [ROUTE_THROTTLE_CONTEXT.notifications.burst]: '900',
+      [ROUTE_THROTTLE_CONTEXT.store_calls.rate]: '5',
+      [ROUTE_THROTTLE_CONTEXT.store_calls.burst]: '7',
+    });
+    const byName = (name: string) => ROUTES.find((r) => r.name === name)!;
+    expect(methodSettingOf(custom, byName('GooglePlayNotification'))).toMatchObject({
+      ThrottlingRateLimit: 500,
+      ThrottlingBurstLimit: 900,
+    });
+    expect(methodSettingOf(custom, byName('VerifyFirstReceipt'))).toMatchObject({
+      ThrottlingRateLimit: 5,
+      ThrottlingBurstLimit: 7,
+    });
+    for (const bad of ['0', 'many', '2.5']) {
+      expect(() => synthesize({ storeCallsThrottleRate: bad }), bad).toThrow(
+        /storeCallsThrottleRate must be a whole number/,
+      );
+    }
+  });
+
+  it('caps the on-demand table and each of its indexes at a maximum throughput (1,000 writes, 3,000 reads per second by default)', () => {
+    const [, table] = ofType('AWS::DynamoDB::Table')[0]!;
+    const cap = { MaxWriteRequestUnits: 1000, MaxReadRequestUnits: 3000 };
+    expect(DEFAULT_MAX_REQUEST_UNITS).toEqual({ write: 1000, read: 3000 });
+    expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(table.Properties.OnDemandThroughput).toEqual(cap);
+    const indexes = table.Properties.GlobalSecondaryIndexes as Record<string, unknown>[];
+    expect(indexes).toHaveLength(Object.keys(TABLE.indexes).length);
+    for (const index of indexes) expect(index.OnDemandThroughput, String(index.IndexName)).toEqual(cap);
+
+    const custom = synthesize({ tableMaxWriteRequestUnits: '2000', tableMaxReadRequestUnits: '8000' });
+    const [, customTable] = Object.entries(custom.toJSON().Resources as Record<string, Resource>).find(
+      ([, r]) => r.Type === 'AWS::DynamoDB::Table',
+    )!;
+    expect(customTable.Properties.OnDemandThroughput).toEqual({
+      MaxWriteRequestUnits: 2000,
+      MaxReadRequestUnits: 8000,
+    });
+    for (const bad of ['0', 'unlimited', '-1']) {
+      expect(() => synthesize({ tableMaxWriteRequestUnits: bad }), bad).toThrow(
+        /tableMaxWriteRequestUnits must be a whole number from 1 to 40000/,
+      );
+    }
+  });
+
+  it('reserves concurrency for the webhook deliverer (10 by default, -c webhookDelivererConcurrency=N or =unreserved)', () => {
+    const deliverer = (t: Template) =>
+      Object.values(t.toJSON().Resources as Record<string, Resource>).find(
+        (r) =>
+          r.Type === 'AWS::Lambda::Function' &&
+          r.Properties.Description === 'EventBridge rule target: Standard Webhooks delivery',
+      )!;
+    expect(DEFAULT_WEBHOOK_DELIVERER_CONCURRENCY).toBe(10);
+    expect(deliverer(template).Properties.ReservedConcurrentExecutions).toBe(10);
+    expect(deliverer(synthesize({ webhookDelivererConcurrency: '25' })).Properties.ReservedConcurrentExecutions).toBe(
+      25,
+    );
+    expect(
+      deliverer(synthesize({ webhookDelivererConcurrency: 'unreserved' })).Properties.ReservedConcurrentExecutions,
+    ).toBeUndefined();
+    expect(() => synthesize({ webhookDelivererConcurrency: '0' })).toThrow(
+      /webhookDelivererConcurrency must be a whole number/,
+    );
+    // No other function reserves any: the account's unreserved pool serves them.
+    const reserving = ofType('AWS::Lambda::Function').filter(([, r]) => r.Properties.ReservedConcurrentExecutions);
+    expect(reserving).toHaveLength(1);
   });
 });
