@@ -484,7 +484,8 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'ads put': {
-    usage: 'ads put --app A --file F   (F: {"ios": {"networks": [...]}, "android": {...}})',
+    usage:
+      'ads put --app A --file F   (F: {"ios": {"networks": [...]}, "android": {...}}; public: any sdk key holder reads them)',
     options: { app: { type: 'string' }, file: { type: 'string' } },
     async run(values) {
       const appId = await requireApp(values);

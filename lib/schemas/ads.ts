@@ -1,5 +1,9 @@
-/** The app's ad-network configuration per platform (`admin ads put --app A --file F`), returned by /adsinfo. */
+/**
+ * The app's ad-network configuration per platform (`admin ads put --app A --file F`), returned by
+ * /adsinfo to any holder of the app's sdk key: public values only, credentials are refused.
+ */
 import * as z from 'zod/mini';
+import { secretInPublicSetting } from '../domain/public-settings.js';
 import { define } from './define.js';
 
 const networkConfig = /* @__PURE__ */ define(() =>
@@ -8,10 +12,19 @@ const networkConfig = /* @__PURE__ */ define(() =>
     enabled: z._default(z.boolean(), true),
     /** Network-specific identifiers (app id, ad unit ids, placement ids...), all public values. */
     settings: z._default(
-      z.record(
-        z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/)),
-        z.union([z.string().check(z.maxLength(512)), z.number(), z.boolean()]),
-      ),
+      z
+        .record(
+          z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/)),
+          z.union([z.string().check(z.maxLength(512)), z.number(), z.boolean()]),
+        )
+        .check(
+          z.superRefine((settings, ctx) => {
+            for (const [name, value] of Object.entries(settings)) {
+              const problem = secretInPublicSetting(name, value);
+              if (problem) ctx.issues.push({ code: 'custom', message: problem, input: value, path: [name] });
+            }
+          }),
+        ),
       {},
     ),
   }),

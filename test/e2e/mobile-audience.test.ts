@@ -228,4 +228,27 @@ describe('mobile API: attribution, segments, ad-network info', () => {
       'INVALID_PARAMETER',
     );
   });
+
+  it('ads put refuses a credential in the settings any sdk key holder reads back, and keeps what was there', async () => {
+    const publicFile = await file({ ios: { networks: [{ name: 'applovin', settings: { sdk_key: 'abc123' } }] } });
+    expect((await admin('ads', 'put', '--app', app.appId, '--file', publicFile, '--json')).code).toBe(0);
+    for (const settings of [
+      { reporting_api_key: 'k1' },
+      { client_secret: 'k2' },
+      { key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----' },
+    ]) {
+      const refused = await admin(
+        ...['ads', 'put', '--app', app.appId, '--file'],
+        await file({ ios: { networks: [{ name: 'applovin', settings }] } }),
+        '--json',
+      );
+      expect(refused.code, JSON.stringify(settings)).not.toBe(0);
+      const error = JSON.parse(refused.stdout).error;
+      expect(error.message).toContain('readable by any sdk key holder (GET /adsinfo)');
+      // The value itself is never echoed back.
+      expect(error.message).not.toContain(Object.values(settings)[0]);
+    }
+    const info = await request('GET', `/adsinfo/ios/${app.appId}/1`, { headers: common(app, 'ads-user') });
+    expect(info.body.data.networks).toEqual([{ name: 'applovin', enabled: true, settings: { sdk_key: 'abc123' } }]);
+  });
 });
