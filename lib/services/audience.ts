@@ -3,6 +3,7 @@
 import { AppError } from '../core/errors.js';
 import { getAdsConfig, getSegments } from '../data/app-config.js';
 import { loadUserFacts } from '../data/user-facts.js';
+import { secretInPublicSetting } from '../domain/public-settings.js';
 import { builtInSegments, inSegment } from '../domain/segments.js';
 import type { AdsInfo, Attribution, SegmentInfo } from '../schemas/responses.js';
 
@@ -49,6 +50,12 @@ export async function adsInfo(
         latest: (facts?.attribution_latest as Attribution | null | undefined) ?? null,
       },
     },
-    networks: config?.[platform]?.networks ?? [],
+    // Settings stored before `ads put` refused credentials may hold one: never served.
+    networks: (config?.[platform]?.networks ?? []).map((network) => ({
+      ...network,
+      settings: Object.fromEntries(
+        Object.entries(network.settings).filter(([name, value]) => !secretInPublicSetting(name, value)),
+      ),
+    })),
   };
 }

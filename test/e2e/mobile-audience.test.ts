@@ -251,4 +251,21 @@ describe('mobile API: attribution, segments, ad-network info', () => {
     const info = await request('GET', `/adsinfo/ios/${app.appId}/1`, { headers: common(app, 'ads-user') });
     expect(info.body.data.networks).toEqual([{ name: 'applovin', enabled: true, settings: { sdk_key: 'abc123' } }]);
   });
+
+  it('adsinfo never serves a credential an earlier version stored in the ad settings', async () => {
+    const other = await createTestApp([]);
+    const settings = { app_id: 'ca-app-pub-1~2', client_secret: 'shh', key: '-----BEGIN PRIVATE KEY-----\nx' };
+    await ddb.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...keys.adsConfig(other.appId),
+          type: 'ads_config',
+          config: { ios: { networks: [{ name: 'admob', enabled: true, settings }] } },
+        },
+      }),
+    );
+    const info = await request('GET', `/adsinfo/ios/${other.appId}/1`, { headers: common(other, 'ads-user') });
+    expect(info.body.data.networks).toEqual([{ name: 'admob', enabled: true, settings: { app_id: 'ca-app-pub-1~2' } }]);
+  });
 });
