@@ -1,13 +1,18 @@
 /**
  * The operator CLI: `npm run --silent admin -- <group> <command> [options]`. Talks to DYNAMODB_ENDPOINT
- * (default: the DynamoDB Local of `npm start`) or, with --aws, to the deployed table (TABLE_NAME).
+ * (default: the DynamoDB Local of `npm start`) or, with --aws, to the deployed table (TABLE_NAME),
+ * keeping private keys in Secrets Manager under STORE_SECRETS_PREFIX (else read from the
+ * StoreSecretsPrefix output of the stack STACK_NAME, SubscriptionBackend by default).
  * With --json every command prints exactly one JSON document on stdout (errors too, as {"error": ...}).
  */
-import { DEFAULT_DYNAMODB_PORT } from '../lib/core/defaults.js';
+import { DEFAULT_DYNAMODB_PORT, DEFAULT_STACK_NAME } from '../lib/core/defaults.js';
+import { STORE_SECRETS_PREFIX_OUTPUT } from '../lib/domain/credential-placement.js';
 
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 const aws = argv.includes('--aws');
+/** Why the stack's outputs gave no STORE_SECRETS_PREFIX, if they were read and did not. */
+let prefixLookupProblem: string | undefined;
 
 if (aws) {
   if (!process.env.TABLE_NAME) {
@@ -17,6 +22,18 @@ if (aws) {
     process.exit(2);
   }
   delete process.env.DYNAMODB_ENDPOINT;
+  if (!process.env.STORE_SECRETS_PREFIX) {
+    // Private keys go to Secrets Manager under the stack's prefix: read it from the stack's outputs.
+    const stackName = process.env.STACK_NAME || DEFAULT_STACK_NAME;
+    const { stackOutput } = await import('./stack-outputs.js');
+    try {
+      const prefix = await stackOutput(stackName, STORE_SECRETS_PREFIX_OUTPUT);
+      if (prefix) process.env.STORE_SECRETS_PREFIX = prefix;
+      else prefixLookupProblem = `stack ${stackName} has no ${STORE_SECRETS_PREFIX_OUTPUT} output`;
+    } catch (error) {
+      prefixLookupProblem = `reading stack ${stackName} (STACK_NAME): ${(error as Error).message}`;
+    }
+  }
 } else {
   process.env.DYNAMODB_ENDPOINT ||= `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}`;
 }
@@ -38,6 +55,7 @@ try {
   }
   // Exit 2: the command line is wrong; 1: a well-formed command failed (NOT_FOUND, NOT_TEST_STORE...).
   const errorCode = error instanceof CliError ? error.code : 'FAILED';
+  if (errorCode === 'NO_SECRETS_PREFIX' && prefixLookupProblem) message += ` (${prefixLookupProblem})`;
   if (json) console.log(JSON.stringify({ error: { code: errorCode, message } }));
   else console.error(`error: ${message}`);
   process.exit(errorCode === 'USAGE' ? 2 : 1);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
+import { type CloudFormationStandIn, startCloudFormationStandIn } from '../support/cloudformation-standin.js';
 import { PREMIUM_MONTHLY } from '../support/fixtures.js';
 import { runTs } from '../support/processes.js';
 import { type SecretsManagerStandIn, startSecretsManagerStandIn } from '../support/secrets-manager-standin.js';
@@ -24,14 +25,25 @@ const MARKER_APP = `aws-secrets-${RUN}`;
 const pem = (name: string) => `-----BEGIN PRIVATE KEY-----\n${MARKER}${name}\n-----END PRIVATE KEY-----\n`;
 
 let standIn: SecretsManagerStandIn;
+let cloudFormation: CloudFormationStandIn;
+/** A stack the CloudFormation stand-in knows, with the prefix as its StoreSecretsPrefix output. */
+const DEPLOYED_STACK = 'OperatorTest';
 let files: { p8: string; serviceAccount: string; products: string };
 
-/** The CLI with --aws against the deployed table; `prefix` is STORE_SECRETS_PREFIX, if any. */
+/**
+ * The CLI with --aws against the deployed table; `prefix` is STORE_SECRETS_PREFIX, if any, and the
+ * stack it reads outputs from is one CloudFormation does not know, unless `stack` names another.
+ */
 async function adminAws(prefix: string | undefined, ...args: string[]) {
+  return adminAwsOf('NoSuchStack', prefix, ...args);
+}
+async function adminAwsOf(stack: string, prefix: string | undefined, ...args: string[]) {
   const result = await runTs('cli/cli.ts', ['--aws', ...args, '--json'], {
     DYNAMODB_ENDPOINT: undefined,
     AWS_ENDPOINT_URL_DYNAMODB: process.env.DYNAMODB_ENDPOINT,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: standIn.url,
+    AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.url,
+    STACK_NAME: stack,
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_REGION: 'us-east-1',
@@ -61,11 +73,16 @@ const expectRefused = (result: Awaited<ReturnType<typeof adminAws>>) => {
   expect(result.json.error.code).toBe('NO_SECRETS_PREFIX');
   expect(result.json.error.message).toContain('STORE_SECRETS_PREFIX');
   expect(result.json.error.message).toContain("OutputKey=='StoreSecretsPrefix'");
+  // Why the stack's outputs gave none, in CloudFormation's words.
+  expect(result.json.error.message).toContain('reading stack NoSuchStack (STACK_NAME)');
+  expect(result.json.error.message).toContain('Stack with id NoSuchStack does not exist');
 };
 
 describe('admin --aws keeps private keys in Secrets Manager or nowhere, never in the table', () => {
   beforeAll(async () => {
     standIn = await startSecretsManagerStandIn({ accessKeyId: 'local', secretAccessKey: 'local' }, 'us-east-1');
+    cloudFormation = await startCloudFormationStandIn({ accessKeyId: 'local', secretAccessKey: 'local' }, 'us-east-1');
+    cloudFormation.stacks.set(DEPLOYED_STACK, { TableName: 'subscriptions', StoreSecretsPrefix: PREFIX });
     const dir = await mkdtemp(join(tmpdir(), 'operator-secrets-'));
     files = {
       p8: join(dir, 'AuthKey.p8'),
@@ -79,7 +96,10 @@ describe('admin --aws keeps private keys in Secrets Manager or nowhere, never in
       JSON.stringify({ client_email: 'play@project.iam.gserviceaccount.com', private_key: pem('google') }),
     );
   });
-  afterAll(() => standIn?.close());
+  afterAll(async () => {
+    await standIn?.close();
+    await cloudFormation?.close();
+  });
 
   const appleArgs = (appId: string) => [
     ...['stores', 'apple', 'set', '--app', appId, '--bundle-id', 'com.example', '--environment', 'Sandbox'],
@@ -148,6 +168,27 @@ describe('admin --aws keeps private keys in Secrets Manager or nowhere, never in
     );
     expect(minted.code).toBe(0);
     expect(minted.json.receipt_data).toEqual(expect.any(String));
+  });
+
+  it("without STORE_SECRETS_PREFIX: the prefix comes from the deployed stack's StoreSecretsPrefix output", {
+    timeout: 60_000,
+  }, async () => {
+    const created = await adminAwsOf(
+      DEPLOYED_STACK,
+      undefined,
+      'apps',
+      'create',
+      '--name',
+      `${MARKER_APP}-e`,
+      '--test-store',
+    );
+    expect(created.code).toBe(0);
+    const appId = created.json.app_id as string;
+    expect(standIn.secrets.get(`${PREFIX}${appId}/test_store`)).toContain('PRIVATE KEY');
+    const google = await adminAwsOf(DEPLOYED_STACK, undefined, ...googleArgs(appId));
+    expect(google.code).toBe(0);
+    expect(google.json.stored_in).toContain(`Secrets Manager secret ${PREFIX}${appId}/google_play`);
+    expect(cloudFormation.requests).toContain(DEPLOYED_STACK);
   });
 
   it('afterwards, no item of the whole table holds any of these private keys', async () => {

@@ -28,7 +28,7 @@ const bytes = (data: string | ArrayBuffer | ArrayBufferView): string | Uint8Arra
       : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 
 /** SHA-256 (keyed: HMAC) in the shape the SigV4 signer takes. */
-class Sha256 {
+export class Sha256 {
   private readonly hash: Hash | Hmac;
   constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
     this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
@@ -42,7 +42,7 @@ class Sha256 {
   reset(): void {}
 }
 
-const single = (value: IncomingHttpHeaders[string]) => (Array.isArray(value) ? value[0] : value) ?? '';
+export const single = (value: IncomingHttpHeaders[string]) => (Array.isArray(value) ? value[0] : value) ?? '';
 
 export async function startSecretsManagerStandIn(
   credentials: { accessKeyId: string; secretAccessKey: string },
