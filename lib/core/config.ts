@@ -62,6 +62,13 @@ export interface Config {
   eventRetentionDays: number;
   /** Requests per minute per API key, by the key's tier (RATE_LIMIT_<TIER>_PER_MINUTE). */
   rateLimits: Record<RateLimitTier, number>;
+  /**
+   * Each app's budget of verifications that ask a store about a purchase it has not told us of
+   * (STORE_CALL_BURST, STORE_CALLS_PER_MINUTE; docs/security.md#outbound-store-calls).
+   */
+  storeCallBudget: { burst: number; perMinute: number };
+  /** How long "the store does not know this token or receipt" is remembered (STORE_UNKNOWN_TTL_SECONDS; 0: not). */
+  storeUnknownTtlSeconds: number;
 }
 
 /** The environment variable that sets a tier's limit, e.g. RATE_LIMIT_PREMIUM_PER_MINUTE. */
@@ -118,6 +125,22 @@ function readWebhookDeliveryRetentionDays(env: NodeJS.ProcessEnv): number {
   return value;
 }
 
+function readPositiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = readNonNegativeInt(env, name, fallback);
+  if (value === 0) throw new Error(`${name} must be at least 1, got "0"`);
+  return value;
+}
+
+/** Defaults of the store call budget: far below Google's 3,000 queries a minute per Cloud project. */
+export const DEFAULT_STORE_CALL_BUDGET = { burst: 60, perMinute: 120 } as const;
+
+/** The variables that set the store call budget, as a deployment writes them into a function's environment. */
+export const storeCallBudgetEnvironment = (from: Config): Record<string, string> => ({
+  STORE_CALL_BURST: String(from.storeCallBudget.burst),
+  STORE_CALLS_PER_MINUTE: String(from.storeCallBudget.perMinute),
+  STORE_UNKNOWN_TTL_SECONDS: String(from.storeUnknownTtlSeconds),
+});
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const tableName = env.TABLE_NAME || (inLambda ? undefined : DEFAULT_TABLE_NAME);
@@ -149,6 +172,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         readNonNegativeInt(env, rateLimitVariable(tier), DEFAULT_RATE_LIMITS[tier]),
       ]),
     ) as Record<RateLimitTier, number>,
+    storeCallBudget: {
+      burst: readPositiveInt(env, 'STORE_CALL_BURST', DEFAULT_STORE_CALL_BUDGET.burst),
+      perMinute: readPositiveInt(env, 'STORE_CALLS_PER_MINUTE', DEFAULT_STORE_CALL_BUDGET.perMinute),
+    },
+    storeUnknownTtlSeconds: readNonNegativeInt(env, 'STORE_UNKNOWN_TTL_SECONDS', 600),
   };
 }
 

@@ -16,6 +16,8 @@ export interface HttpAnswer {
   ok: boolean;
   /** The body parsed as JSON; rejects when it is not JSON. */
   json(): Promise<unknown>;
+  /** A response header (name in lower case), e.g. a store's Retry-After. */
+  header(name: string): string | undefined;
 }
 
 export interface HttpRequestOptions {
@@ -68,6 +70,10 @@ export function httpSend(url: string, options: HttpRequestOptions): Promise<Http
           status,
           ok: status >= 200 && status < 300,
           json: async () => JSON.parse(text) as unknown,
+          header: (name) => {
+            const value = response.headers[name];
+            return Array.isArray(value) ? value[0] : value;
+          },
         });
       });
     });

@@ -41,6 +41,8 @@
  * | job checkpoint    | CHECKPOINT#<job>            | CHECKPOINT                          |
  * | Google's OIDC keys| GOOGLE_KEYS#<JWKS URL>      | KEYS (as last fetched, with the time) |
  * | erasure under way | ERASURE#<app>#<user>        | ERASURE (counts so far; due index ERA) |
+ * | store call budget | STOREBUDGET#<app>#<store>   | BUDGET (token bucket, 429 back-off; TTL) |
+ * | unknown to store  | STOREMISS#<app>#<store>#<sha256 of token/receipt> | MISS (the store did not know it; TTL) |
  */
 import { PLATFORMS } from '../schemas/common.js';
 import { LIST_FACETS, LISTING_FACET_SETS, type ListFacet, listIndexName } from './table.js';
@@ -137,6 +139,13 @@ export const keys = {
   checkpoint: (job: string): TableKey => ({ pk: `CHECKPOINT#${job}`, sk: 'CHECKPOINT' }),
   /** The key set Google publishes at this URL for its Pub/Sub push tokens, as a function last fetched it. */
   googleOidcKeys: (jwksUrl: string): TableKey => ({ pk: `GOOGLE_KEYS#${jwksUrl}`, sk: 'KEYS' }),
+  /** The app's budget of outbound calls to a store (lib/domain/store-call-budget.ts). */
+  storeCallBudget: (appId: string, store: string): TableKey => ({ pk: `STOREBUDGET#${appId}#${store}`, sk: 'BUDGET' }),
+  /** A purchase token or receipt (by its hash) the store said it does not know, until the item's `until`. */
+  unknownToStore: (appId: string, store: string, subjectHash: string): TableKey => ({
+    pk: `STOREMISS#${appId}#${store}#${subjectHash}`,
+    sk: 'MISS',
+  }),
   userProfile: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'PROFILE' }),
   /**
    * Items of their own, next to the profile, that event batches update: an update is billed at the

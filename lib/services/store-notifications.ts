@@ -18,6 +18,7 @@ import {
 import { getAppWithGooglePlayPushSettings, getAppWithStoreSettings } from '../stores/settings.js';
 import { decodeTestStoreNotification } from '../stores/test-store-notifications.js';
 import type { StoreNotification } from '../stores/types.js';
+import { noteStoreThrottle } from './store-call-budget.js';
 import { applyStoreNotification, applyStoreRevocation, type StoreTruthOutcome, storeStateKeys } from './store-truth.js';
 
 export interface ReceivedNotification {
@@ -107,7 +108,11 @@ export async function receiveGooglePlayNotification(
       outcome: 'duplicate',
     };
   }
-  const notification = await readGooglePlayNotification(authenticated, settings);
+  const notification = await readGooglePlayNotification(authenticated, settings).catch(async (error: unknown) => {
+    // Pushes are not budgeted (docs/security.md#outbound-store-calls); Google's 429 holds back what is.
+    await noteStoreThrottle(appId, 'google_play', error);
+    throw error;
+  });
   // Google no longer answers for a voided purchase's token: revoke the purchase as we know it.
   if (notification.state === null && notification.voided?.product_type === SUBSCRIPTION_PRODUCT) {
     return {

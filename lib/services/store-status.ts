@@ -8,12 +8,27 @@ import { readAppStorePurchaseState } from '../stores/app-store-notifications.js'
 import { googlePurchaseState } from '../stores/google-play.js';
 import { getAppWithStoreSettings } from '../stores/settings.js';
 import type { StorePurchaseState } from '../stores/types.js';
+import { noteStoreThrottle } from './store-call-budget.js';
 
 /**
  * The store's state of the subscription's purchase now; null when the store grants nothing (a
  * pending purchase); undefined when the app has no credentials for its store (or it is no store's).
  */
 export async function askStore(
+  appId: string,
+  record: Pick<SubscriptionRecord, 'store' | 'original_transaction_id' | 'environment'>,
+): Promise<StorePurchaseState | null | undefined> {
+  try {
+    return await askStoreOnce(appId, record);
+  } catch (error) {
+    // Not budgeted itself (docs/security.md#outbound-store-calls), a 429 still holds back the calls that are.
+    if (record.store === 'app_store' || record.store === 'google_play')
+      await noteStoreThrottle(appId, record.store, error);
+    throw error;
+  }
+}
+
+async function askStoreOnce(
   appId: string,
   record: Pick<SubscriptionRecord, 'store' | 'original_transaction_id' | 'environment'>,
 ): Promise<StorePurchaseState | null | undefined> {

@@ -16,6 +16,7 @@
 
 import { AppError } from '../core/errors.js';
 import type { AppRecord } from '../data/apps.js';
+import { keys } from '../data/keys.js';
 import {
   getTransactionBinding,
   lookUpPurchase,
@@ -41,7 +42,7 @@ import { environmentOf, storeFacts, verifiedPurchaseStart } from '../domain/stor
 import { RECEIPT_CHARACTERS } from '../schemas/common.js';
 import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
 import { appStoreVerifier, requireAppReceiptShape } from '../stores/app-store.js';
-import { googlePlayVerifier } from '../stores/google-play.js';
+import { googlePlayVerifier, purchaseReference } from '../stores/google-play.js';
 import { type ConfigurableStore, getAppWithStoreSettings, type StoreSettings } from '../stores/settings.js';
 import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
 import {
@@ -51,6 +52,7 @@ import {
   statedTransaction,
   type VerifiedTransaction,
 } from '../stores/types.js';
+import { type StoreCallGuard, storeCallGuard, storeCallKeys } from './store-call-budget.js';
 import { commitChange, type PlannedChange, verifiedSubscription } from './subscriptions.js';
 
 /** The store whose settings verifying a receipt of this platform needs: none for the test store. */
@@ -175,14 +177,32 @@ async function prefetch(appId: string, body: VerifyPurchaseBody) {
     owner: { store: testStore ? 'test_store' : 'app_store', original_transaction_id: stated.original_transaction_id },
     transactionId: stated.transaction_id,
   };
+  // What asks a store (Google Play, a legacy App Store receipt) is guarded by the app's budget
+  // (store-call-budget.ts), whose items come in this read: a Google token with its purchase's item,
+  // since only a purchase the table does not know spends the budget.
+  const googleToken = store === 'google_play' ? purchaseReference(body.receipt_data).purchaseToken : undefined;
+  const asked = googleToken ?? (store === 'app_store' && !jws ? body.receipt_data : undefined);
+  const guardKeys = store && asked !== undefined ? storeCallKeys(appId, store, asked) : [];
+  const knownKeys = googleToken !== undefined ? [keys.purchase(appId, googleToken)] : [];
+  const lookupKeys = statedQuery ? purchaseLookupKeys(appId, statedQuery) : [];
   // Only legacy App Store receipts and Google Play need the store credentials (Secrets Manager in AWS).
   const { app, settings, alsoRead } = await getAppWithStoreSettings(appId, store, {
     withCredentials: store === 'google_play' || (store === 'app_store' && !jws),
-    alsoRead: statedQuery ? purchaseLookupKeys(appId, statedQuery) : [],
+    alsoRead: [...lookupKeys, ...guardKeys, ...knownKeys],
   });
   if (!app) throw new Error(`app ${appId} of an authenticated key does not exist`);
+  const guardRead = alsoRead.slice(lookupKeys.length, lookupKeys.length + guardKeys.length);
+  const guard: StoreCallGuard | undefined =
+    store && asked !== undefined
+      ? storeCallGuard(appId, store, asked, guardRead, {
+          // A Google purchase a verification or a notification wrote down is known; a legacy receipt is
+          // judged only once Apple's signature is checked, after the budget is taken: always budgeted.
+          budgeted: googleToken === undefined || alsoRead[lookupKeys.length + guardKeys.length] === undefined,
+        })
+      : undefined;
   return {
     app,
+    guard,
     verifier: verifierFor(app, body.platform, testStore, settings),
     /** The purchase as read with the app, if it is the one verified (the signature covers the stated bytes; compared anyway). */
     lookedUp: (query: PurchaseQuery): PurchaseLookup | undefined =>
@@ -191,7 +211,7 @@ async function prefetch(appId: string, body: VerifyPurchaseBody) {
       statedQuery.transactionId === query.transactionId &&
       statedQuery.owner.store === query.owner.store &&
       statedQuery.owner.original_transaction_id === query.owner.original_transaction_id
-        ? purchaseLookupOf(alsoRead)
+        ? purchaseLookupOf(alsoRead.slice(0, lookupKeys.length))
         : undefined,
   };
 }
@@ -201,8 +221,10 @@ export async function verifyPurchase(
   body: VerifyPurchaseBody,
   options: VerifyOptions = {},
 ): Promise<VerificationResult> {
-  const { app, verifier, lookedUp } = await prefetch(appId, body);
-  const transaction = await verifier.verify(body.receipt_data);
+  const { app, guard, verifier, lookedUp } = await prefetch(appId, body);
+  const transaction = await (guard
+    ? guard.run(() => verifier.verify(body.receipt_data))
+    : verifier.verify(body.receipt_data));
   const claim: PurchaseClaim = {
     appId,
     userId: body.user_id,

@@ -16,7 +16,9 @@ import * as z from 'zod/mini';
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { httpSend } from '../core/http-client.js';
+import { retryAfterSecondsOf } from '../domain/store-call-budget.js';
 import { define } from '../schemas/define.js';
+import { StoreThrottledError, UnknownToStoreError } from './store-answers.js';
 
 export interface ServerApiCredentials {
   issuer_id: string;
@@ -79,6 +81,7 @@ class AppStoreApiError extends Error {
   constructor(
     readonly httpStatus: number,
     readonly errorCode: number | undefined,
+    readonly retryAfterSeconds?: number | undefined,
   ) {
     super(`App Store Server API answered ${httpStatus}${errorCode === undefined ? '' : ` (${errorCode})`}`);
   }
@@ -95,10 +98,13 @@ function mapApiError(error: unknown, unknownTo = "this receipt's transaction"): 
   if (error instanceof AppStoreApiError) {
     const retryable = error.errorCode !== undefined && RETRYABLE_NOT_FOUND.has(error.errorCode);
     if ((error.httpStatus === 404 && !retryable) || error.httpStatus === 400) {
-      return new AppError('INVALID_RECEIPT', `the App Store does not know ${unknownTo} (${error.httpStatus})`, {
-        cause: error,
-      });
+      return new UnknownToStoreError(`the App Store does not know ${unknownTo} (${error.httpStatus})`, error);
     }
+    if (error.httpStatus === 429)
+      return new StoreThrottledError(
+        'the App Store Server API is throttling us (429); retry later',
+        error.retryAfterSeconds,
+      );
     if (error.httpStatus === 401) {
       return new AppError(
         'VERIFICATION_FAILED',
@@ -133,7 +139,11 @@ function appStoreApi(credentials: ServerApiCredentials, bundleId: string, enviro
     });
     if (!response.ok) {
       const body = (await response.json().catch(() => undefined)) as { errorCode?: unknown } | undefined;
-      throw new AppStoreApiError(response.status, typeof body?.errorCode === 'number' ? body.errorCode : undefined);
+      throw new AppStoreApiError(
+        response.status,
+        typeof body?.errorCode === 'number' ? body.errorCode : undefined,
+        retryAfterSecondsOf(response.header('retry-after'), Date.now()),
+      );
     }
     const parsed = schema.safeParse(await response.json());
     if (!parsed.success) throw new Error('its answer is not in the documented format');

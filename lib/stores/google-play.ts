@@ -9,7 +9,9 @@ import { createPrivateKey, sign } from 'node:crypto';
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { type HttpAnswer, type HttpRequestOptions, httpSend } from '../core/http-client.js';
+import { retryAfterSecondsOf } from '../domain/store-call-budget.js';
 import type { GooglePlaySettings } from './settings.js';
+import { StoreThrottledError, UnknownToStoreError } from './store-answers.js';
 import { isSignedTransaction, type StorePurchaseState, type StoreVerifier, type VerifiedTransaction } from './types.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/androidpublisher';
@@ -73,6 +75,13 @@ export function purchaseReference(receiptData: string): PurchaseReference {
 const unavailable = (message: string, cause?: unknown) =>
   new AppError('VERIFICATION_FAILED', message, { retryable: true, cause });
 
+/** Google's 429: its quota (per Google Cloud project) is spent for now. */
+const throttled = (response: HttpAnswer, what: string) =>
+  new StoreThrottledError(
+    `Google Play is throttling ${what} (429); retry later`,
+    retryAfterSecondsOf(response.header('retry-after'), Date.now()),
+  );
+
 async function call(url: string, init: Omit<HttpRequestOptions, 'timeoutMs'>): Promise<HttpAnswer> {
   try {
     return await httpSend(url, { ...init, timeoutMs: config.storeTimeoutMs });
@@ -127,6 +136,7 @@ async function accessToken(settings: GooglePlaySettings, endpoints: GoogleEndpoi
     expires_in?: number;
     error?: string;
   };
+  if (response.status === 429) throw throttled(response, 'sign-ins');
   if (!response.ok || !body.access_token) {
     throw unavailable(
       `Google refused the service account sign-in (${response.status}${body.error ? ` ${body.error}` : ''}); check stores google set`,
@@ -252,6 +262,7 @@ export async function readSubscriptionPurchase(
       `Google Play refused the service account (${response.status}); check its Play Console permissions`,
     );
   }
+  if (response.status === 429) throw throttled(response, 'purchase reads');
   if (!response.ok) throw unavailable(`Google Play answered ${response.status}; retry`);
   try {
     return { purchase: (await response.json()) as SubscriptionPurchaseV2, status: response.status, accessToken: token };
@@ -263,7 +274,8 @@ export async function readSubscriptionPurchase(
 /**
  * The store's truth about a purchase now, from purchases.subscriptionsv2.get (notifications, the
  * sweeper). Null when there is nothing to grant (see purchaseStateOf); INVALID_RECEIPT when Google
- * does not know the token; VERIFICATION_FAILED, retryable, when Google cannot be asked.
+ * does not know the token (UnknownToStoreError); VERIFICATION_FAILED, retryable, when Google cannot
+ * be asked (StoreThrottledError on its 429).
  * `asOf` (ISO) defaults to the time of the read.
  */
 export async function googlePurchaseState(
@@ -273,7 +285,7 @@ export async function googlePurchaseState(
   asOf?: string,
 ): Promise<StorePurchaseState | null> {
   const { purchase, status } = await readSubscriptionPurchase(settings, purchaseToken, endpoints);
-  if (!purchase) throw new AppError('INVALID_RECEIPT', `Google Play does not know this purchase token (${status})`);
+  if (!purchase) throw new UnknownToStoreError(`Google Play does not know this purchase token (${status})`);
   return purchaseStateOf(purchase, purchaseToken, asOf ?? new Date().toISOString());
 }
 
@@ -293,7 +305,7 @@ export function googlePlayVerifier(
         status,
         accessToken: token,
       } = await readSubscriptionPurchase(settings, purchaseToken, endpoints);
-      if (!purchase) throw new AppError('INVALID_RECEIPT', `Google Play does not know this purchase token (${status})`);
+      if (!purchase) throw new UnknownToStoreError(`Google Play does not know this purchase token (${status})`);
       const transaction = toTransaction(purchase, purchaseToken);
       if (purchase.acknowledgementState === 'ACKNOWLEDGEMENT_STATE_PENDING') {
         const ack = await call(
@@ -309,6 +321,7 @@ export function googlePlayVerifier(
             body: '{}',
           },
         );
+        if (ack.status === 429) throw throttled(ack, 'acknowledgements');
         if (!ack.ok) throw unavailable(`Google Play did not accept the acknowledgement (${ack.status}); retry`);
       }
       return transaction;

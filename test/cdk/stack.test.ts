@@ -308,6 +308,10 @@ describe('the CDK stack', () => {
       const variables = fn.Properties.Environment.Variables;
       expect(variables.RATE_LIMIT_STANDARD_PER_MINUTE, route.name).toBe('200');
       expect(variables.RATE_LIMIT_PREMIUM_PER_MINUTE, route.name).toBe('2000');
+      // The store call budget's defaults (docs/security.md#outbound-store-calls).
+      expect(variables.STORE_CALL_BURST, route.name).toBe('60');
+      expect(variables.STORE_CALLS_PER_MINUTE, route.name).toBe('120');
+      expect(variables.STORE_UNKNOWN_TTL_SECONDS, route.name).toBe('600');
       // The limiter counts in the key's item.
       expect(actionsOf(functionId)).toContain('dynamodb:UpdateItem');
     }
@@ -919,6 +923,9 @@ describe('secrets in the stack', () => {
     'CONSOLE_ORIGINS',
     // RATE_LIMIT_STANDARD_PER_MINUTE, RATE_LIMIT_PREMIUM_PER_MINUTE
     ...RATE_LIMIT_TIERS.map(rateLimitVariable),
+    'STORE_CALL_BURST',
+    'STORE_CALLS_PER_MINUTE',
+    'STORE_UNKNOWN_TTL_SECONDS',
   ]);
   /** Our key formats (sk_, pk_, whsec_), PEM keys, a CloudFormation secret reference, long base64. */
   const looksSecret = (text: string): boolean =>

@@ -58,7 +58,7 @@ export interface AppStoreStandIn {
   requests: string[];
   failNext(fragment: string, status: number | 'hang'): void;
   /** The next request whose path contains `fragment` is answered this, as JSON (text when a string). */
-  answerNext(fragment: string, status: number, body: unknown): void;
+  answerNext(fragment: string, status: number, body: unknown, headers?: Record<string, string>): void;
   close(): Promise<void>;
 }
 
@@ -68,7 +68,8 @@ export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<
     key_id: 'STANDIN01',
     private_key: API_KEY_PEM,
   };
-  const failures: { fragment: string; status: number | 'hang'; body?: unknown }[] = [];
+  const failures: { fragment: string; status: number | 'hang'; body?: unknown; headers?: Record<string, string> }[] =
+    [];
   const server: Server = createServer((request, response) => {
     const path = request.url ?? '';
     const send = (status: number, body: unknown) =>
@@ -76,8 +77,9 @@ export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<
     standIn.requests.push(path);
     const failure = failures.findIndex((f) => path.includes(f.fragment));
     if (failure >= 0) {
-      const { status, body } = failures.splice(failure, 1)[0]!;
+      const { status, body, headers } = failures.splice(failure, 1)[0]!;
       if (status === 'hang') return;
+      if (headers) for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
       if (typeof body === 'string') return response.writeHead(status, { 'content-type': 'text/plain' }).end(body);
       return send(status, body ?? { errorCode: status * 10000, errorMessage: 'stand-in failure' });
     }
@@ -145,7 +147,8 @@ export async function startAppStoreStandIn(bundleId: string, port = 0): Promise<
     statuses: new Map(),
     requests: [],
     failNext: (fragment, status) => failures.push({ fragment, status }),
-    answerNext: (fragment, status, body) => failures.push({ fragment, status, body }),
+    answerNext: (fragment, status, body, headers) =>
+      failures.push({ fragment, status, body, ...(headers ? { headers } : {}) }),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -17,6 +17,8 @@ export interface StandIn {
   purchases: Map<string, Record<string, unknown>>;
   acknowledged: string[];
   tokenRequests: number;
+  /** Requests to purchases.subscriptionsv2.get, answered or failed: what Google's quota counts. */
+  purchaseReads: number;
   /** Google's OIDC keys, as https://www.googleapis.com/oauth2/v3/certs serves them. */
   jwksUrl: string;
   jwksRequests: number;
@@ -29,7 +31,7 @@ export interface StandIn {
   /** Make the next request to a path containing this fragment answer with this status (or hang). */
   failNext(fragment: string, status: number | 'hang'): void;
   /** The next request whose path contains `fragment` is answered this, as JSON (text when a string). */
-  answerNext(fragment: string, status: number, body: unknown): void;
+  answerNext(fragment: string, status: number, body: unknown, headers?: Record<string, string>): void;
   close(): Promise<void>;
 }
 
@@ -67,7 +69,8 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
   // Google's path, and one of this stand-in's own: the keys are kept in the table by URL, and a port
   // a closed stand-in used is soon another's, whose keys must not be taken for this one's.
   const jwksPath = `/oauth2/v3/certs/${randomBytes(6).toString('hex')}`;
-  const failures: { fragment: string; status: number | 'hang'; body?: unknown }[] = [];
+  const failures: { fragment: string; status: number | 'hang'; body?: unknown; headers?: Record<string, string> }[] =
+    [];
   const server: Server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -78,10 +81,12 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
           .writeHead(status, { 'content-type': 'application/json' })
           .end(payload === undefined ? '' : JSON.stringify(payload));
       };
+      if (path.includes('/subscriptionsv2/')) standIn.purchaseReads += 1;
       const failure = failures.findIndex((f) => path.includes(f.fragment));
       if (failure >= 0) {
-        const { status, body: answer } = failures.splice(failure, 1)[0]!;
+        const { status, body: answer, headers } = failures.splice(failure, 1)[0]!;
         if (status === 'hang') return; // never answers
+        if (headers) for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
         if (typeof answer === 'string') return response.writeHead(status, { 'content-type': 'text/plain' }).end(answer);
         return send(status, answer ?? { error: { code: status, message: 'stand-in failure' } });
       }
@@ -166,6 +171,7 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
     purchases: new Map(),
     acknowledged: [],
     tokenRequests: 0,
+    purchaseReads: 0,
     jwksUrl: `${url}${jwksPath}`,
     jwksRequests: 0,
     oidcKid: newOidcKey(),
@@ -190,7 +196,8 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
       return `${input}.${sign('sha256', Buffer.from(input), key).toString('base64url')}`;
     },
     failNext: (fragment, status) => failures.push({ fragment, status }),
-    answerNext: (fragment, status, body) => failures.push({ fragment, status, body }),
+    answerNext: (fragment, status, body, headers) =>
+      failures.push({ fragment, status, body, ...(headers ? { headers } : {}) }),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
