@@ -94,6 +94,17 @@ export async function countKeyRequest(keyHash: string, nowMs: number = Date.now(
 }
 
 /**
+ * Whether a key of this hash is stored (any status): an eventually consistent read of its key
+ * attributes alone, half a read unit, so a made-up secret key never reaches the counting write.
+ */
+export async function apiKeyExists(keyHash: string): Promise<boolean> {
+  const { Item } = await ddb.send(
+    new GetCommand({ TableName: tableName, Key: keys.apiKey(keyHash), ProjectionExpression: 'pk' }),
+  );
+  return Item !== undefined;
+}
+
+/**
  * The key of this hash as stored, whatever its status; undefined when there is none. Strongly
  * consistent, so a key issued a moment ago is found (and not remembered as unknown).
  */

@@ -10,6 +10,8 @@
  * app (`countMobileRequest`), once the mobile headers named the user.
  *
  * Either way, a key this instance found unknown is refused without I/O for KEY_CACHE_TTL_SECONDS.
+ * A secret key this instance has not counted yet is first read (eventually consistent, half a read
+ * unit): a made-up key costs that read, never a write (docs/security.md#outbound-store-calls).
  */
 
 import { config } from '../core/config.js';
@@ -17,7 +19,7 @@ import { AppError } from '../core/errors.js';
 import { sha256Hex } from '../core/ids.js';
 import type { ApiKeyRecord } from '../data/apps.js';
 import type { ApiKeyKind } from '../data/keys.js';
-import { countKeyRequest, countUserRequest, readApiKey } from '../data/rate-limits.js';
+import { apiKeyExists, countKeyRequest, countUserRequest, readApiKey } from '../data/rate-limits.js';
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier, rateLimitPolicyHeader } from '../domain/rate-limit.js';
 import { checkUserToken, type UserTokenCheck } from '../domain/user-token.js';
 import { limitRequest, refuseIfExhausted } from './rate-limit.js';
@@ -34,6 +36,8 @@ export interface Caller {
 export const MAX_REMEMBERED_KEYS = 1000;
 /** Key hashes this instance found to name no key, until when it may say so without asking. */
 const unknownKeys = new Map<string, number>();
+/** Secret key hashes this instance found stored: their requests go straight to the counting write. */
+const storedSecretKeys = new Set<string>();
 /** Sdk keys as this instance read them (any status), by hash, until when it may use the copy. */
 const readKeys = new Map<string, { record: ApiKeyRecord; until: number }>();
 
@@ -90,8 +94,18 @@ export async function authenticateAndLimit(
   const keyHash = refuseIfKnownUnknown(rawKey, kind, nowMs);
   const counter = `secret:${keyHash}`;
   refuseIfExhausted(counter, nowMs);
+  // The counting write fails its condition on a key that does not exist, and a failed conditional
+  // write still costs a write unit: a key not seen here yet is read first.
+  if (!storedSecretKeys.has(keyHash)) {
+    if (!(await apiKeyExists(keyHash))) rememberUnknown(keyHash, kind, nowMs);
+    if (storedSecretKeys.size >= MAX_REMEMBERED_KEYS) storedSecretKeys.clear();
+    storedSecretKeys.add(keyHash);
+  }
   const counted = await countKeyRequest(keyHash, nowMs);
-  if (!counted) rememberUnknown(keyHash, kind, nowMs);
+  if (!counted) {
+    storedSecretKeys.delete(keyHash);
+    rememberUnknown(keyHash, kind, nowMs);
+  }
   const caller = callerOf(counted.key, kind);
   return {
     caller,

@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
   // The deployed default is 30 s; the other tests run with 0 so a revocation shows at once.
@@ -13,6 +14,7 @@ import { batchWriteAll, putRequest } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import { authenticateAndLimit, authenticateSdkKey, MAX_REMEMBERED_KEYS } from '../../lib/http/auth.js';
+import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 
@@ -39,9 +41,9 @@ describe('the unknown-key cache with KEY_CACHE_TTL_SECONDS=30 (injected clock)',
 
   it('a key found unknown is refused without I/O for 30 s, then looked up again', async () => {
     const madeUp = `sk_${'x'.repeat(40)}${Date.now()}`;
-    expect(await authenticateAt(madeUp, T0)).toEqual({ outcome: 'INVALID_API_KEY', calls: [['UpdateItem']] });
+    expect(await authenticateAt(madeUp, T0)).toEqual({ outcome: 'INVALID_API_KEY', calls: [['GetItem']] });
     expect(await authenticateAt(madeUp, T0 + 29_999)).toEqual({ outcome: 'INVALID_API_KEY', calls: [] });
-    expect(await authenticateAt(madeUp, T0 + 30_000)).toEqual({ outcome: 'INVALID_API_KEY', calls: [['UpdateItem']] });
+    expect(await authenticateAt(madeUp, T0 + 30_000)).toEqual({ outcome: 'INVALID_API_KEY', calls: [['GetItem']] });
     // Remembered again from the new lookup.
     expect(await authenticateAt(madeUp, T0 + 59_999)).toEqual({ outcome: 'INVALID_API_KEY', calls: [] });
   });
@@ -56,9 +58,42 @@ describe('the unknown-key cache with KEY_CACHE_TTL_SECONDS=30 (injected clock)',
     await ddb.send(new PutCommand({ TableName: tableName, Item: Item! }));
 
     expect(await authenticateAt(app.secretKey, T0 + 10_000)).toEqual({ outcome: 'INVALID_API_KEY', calls: [] });
-    expect(await authenticateAt(app.secretKey, T0 + 30_001)).toMatchObject({ outcome: 'ok' });
+    // Read once by this instance (it found the key missing before), then counted.
+    expect(await authenticateAt(app.secretKey, T0 + 30_001)).toEqual({
+      outcome: 'ok',
+      calls: [['GetItem'], ['UpdateItem']],
+    });
     // A known key is never cached as unknown: every request is counted.
     expect(await authenticateAt(app.secretKey, T0 + 30_002)).toEqual({ outcome: 'ok', calls: [['UpdateItem']] });
+  });
+});
+
+describe('a made-up secret key costs no write and no strongly consistent read', () => {
+  afterEach(() => stopIntercepting());
+
+  it('ever-new made-up keys are each refused after one eventually consistent read of the key alone', async () => {
+    const sent = interceptCommands();
+    for (let i = 0; i < 5; i++) {
+      const madeUp = `sk_${randomBytes(24).toString('hex')}`;
+      await expect(authenticateAndLimit(madeUp, 'secret')).rejects.toMatchObject({ code: 'INVALID_API_KEY' });
+    }
+    expect(sent.map(({ command }) => command)).toEqual(Array(5).fill('GetItemCommand'));
+    for (const { input } of sent) {
+      expect(input.ConsistentRead).not.toBe(true);
+      expect(input.ProjectionExpression).toBe('pk');
+    }
+  });
+
+  it('a genuine key is read once per instance, then each request is the one counting write', async () => {
+    const app = await createTestApp([]);
+    const sent = interceptCommands();
+    for (let i = 0; i < 3; i++) await authenticateAndLimit(app.secretKey, 'secret');
+    expect(sent.map(({ command }) => command)).toEqual([
+      'GetItemCommand',
+      'UpdateItemCommand',
+      'UpdateItemCommand',
+      'UpdateItemCommand',
+    ]);
   });
 });
 
@@ -145,7 +180,7 @@ describe('what authentication refuses without I/O, and the bounds of its caches 
     expect(await authenticateAt(`sk_${'z'.repeat(198)}`, T0)).toEqual({ outcome: 'INVALID_API_KEY', calls: [] });
     expect(await authenticateAt(`sk_${'z'.repeat(197)}`, T0)).toEqual({
       outcome: 'INVALID_API_KEY',
-      calls: [['UpdateItem']],
+      calls: [['GetItem']],
     });
   });
 
