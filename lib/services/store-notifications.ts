@@ -11,9 +11,11 @@ import { notificationKey } from '../data/store-notifications.js';
 import { verifyAppStoreNotification } from '../stores/app-store-notifications.js';
 import {
   authenticateGooglePlayPush,
+  holdsGoogleOidcKeys,
   readGooglePlayNotification,
   readPushBody,
   rememberGoogleOidcKeys,
+  verifyGoogleIdToken,
 } from '../stores/google-play-notifications.js';
 import { getAppWithGooglePlayPushSettings, getAppWithStoreSettings } from '../stores/settings.js';
 import { decodeTestStoreNotification } from '../stores/test-store-notifications.js';
@@ -81,17 +83,27 @@ export async function receiveGooglePlayNotification(
   body: unknown,
   authorization: string | undefined,
 ): Promise<ReceivedNotification> {
-  // Google's keys come with the settings: a cold process need not fetch them before the token is
-  // checked. So does the record of the push's message, if applied before: a redelivery (Pub/Sub
-  // delivers at least once) is answered without asking Google, even while Google cannot be asked.
+  // Google's keys come with the settings on a cold process: it need not fetch them before the token
+  // is checked. So does the record of the push's message, if applied before: a redelivery (Pub/Sub
+  // delivers at least once) is answered without asking Google, even while Google cannot be asked
+  // (read eventually consistent on a cold process, a redelivery seconds later may be applied again:
+  // applying is idempotent).
   const pushBody = readPushBody(body);
   const messageId = 'push' in pushBody ? pushBody.push.messageId : undefined;
+  const jwksUrl = config.googleOidcJwksUrl;
+  const now = Date.now();
+  // A forged push costs no strongly consistent read: a warm process checks Google's signature
+  // before it reads anything; a cold one reads the keys with the rest, eventually consistent.
+  const warm = holdsGoogleOidcKeys(jwksUrl);
+  const early = warm ? await verifyGoogleIdToken(authorization, now, jwksUrl) : undefined;
   const { app, settings, googleKeys, alsoRead } = await getAppWithGooglePlayPushSettings(
     appId,
-    config.googleOidcJwksUrl,
+    jwksUrl,
     messageId === undefined ? [] : [notificationKey(appId, { store: 'google_play', notification_id: messageId })],
+    { googleKeys: !warm },
   );
-  rememberGoogleOidcKeys(config.googleOidcJwksUrl, googleKeys);
+  rememberGoogleOidcKeys(jwksUrl, googleKeys);
+  const verified = early ?? (await verifyGoogleIdToken(authorization, now, jwksUrl));
   if (!app) throw noApp();
   if (!settings) {
     throw new AppError(
@@ -99,7 +111,7 @@ export async function receiveGooglePlayNotification(
       'this app takes no Google Play notifications yet (admin stores google set)',
     );
   }
-  const authenticated = await authenticateGooglePlayPush(pushBody, authorization, settings);
+  const authenticated = await authenticateGooglePlayPush(pushBody, authorization, settings, undefined, now, verified);
   const [record] = alsoRead;
   if (record) {
     return {

@@ -11,7 +11,7 @@ import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { type HttpAnswer, httpSend } from '../core/http-client.js';
 import { logger } from '../core/logger.js';
-import { type StoredGoogleKeys, saveGoogleOidcKeys } from '../data/google-oidc-keys.js';
+import { type StoredGoogleKeys, saveGoogleOidcKeys, saveGoogleOidcKeysFailure } from '../data/google-oidc-keys.js';
 import {
   configuredEndpoints,
   type GoogleEndpoints,
@@ -47,6 +47,15 @@ interface KeySet {
 /** By JWKS URL, kept while the function is warm. */
 const keySets = new Map<string, KeySet>();
 const fetching = new Map<string, Promise<KeySet>>();
+/**
+ * A failed fetch is not repeated for this long (by JWKS URL: when it failed, ms), here and, through
+ * the table, in every other instance: tokens naming made-up key ids cannot make each push fetch.
+ */
+export const JWKS_FAILURE_MEMORY_MS = 30_000;
+const failedFetches = new Map<string, number>();
+
+/** Whether this process holds Google's keys from this URL (then a push's token is checked before anything is read). */
+export const holdsGoogleOidcKeys = (url: string): boolean => keySets.has(url);
 
 /** The RSA keys of a JWKS with a kid that Node can use, and the JWKs they came from. */
 function usableKeys(jwks: readonly unknown[]): { keys: Map<string, KeyObject>; used: Record<string, unknown>[] } {
@@ -65,7 +74,29 @@ function usableKeys(jwks: readonly unknown[]): { keys: Map<string, KeyObject>; u
   return { keys, used };
 }
 
+/** A fetch that failed: remembered here and in the table (best effort), then refused as unavailable. */
+function fetchFailed(url: string, now: number, error: AppError): Promise<never> {
+  failedFetches.set(url, now);
+  return saveGoogleOidcKeysFailure(url, now)
+    .catch((cause: unknown) =>
+      logger.warn("a failed fetch of Google's OIDC keys could not be kept in the table", {
+        error: (cause as Error).message,
+      }),
+    )
+    .then(() => Promise.reject(error));
+}
+
 async function fetchKeySet(url: string, now: number): Promise<KeySet> {
+  try {
+    const set = await fetchKeySetOnce(url, now);
+    failedFetches.delete(url);
+    return set;
+  } catch (error) {
+    return fetchFailed(url, now, error as AppError);
+  }
+}
+
+async function fetchKeySetOnce(url: string, now: number): Promise<KeySet> {
   let response: HttpAnswer;
   try {
     response = await httpSend(url, { headers: { accept: 'application/json' }, timeoutMs: config.storeTimeoutMs });
@@ -96,14 +127,21 @@ async function fetchKeySet(url: string, now: number): Promise<KeySet> {
  * unless the process holds one fetched later. The freshness rules of a fetched set apply.
  */
 export function rememberGoogleOidcKeys(url: string, stored: StoredGoogleKeys | undefined): void {
+  if (stored?.fetch_failed_at !== undefined && stored.fetch_failed_at > (failedFetches.get(url) ?? -1))
+    failedFetches.set(url, stored.fetch_failed_at);
   // Stryker disable next-line UnaryOperator: -1 or 1 for no set, either below any time a set was fetched at
-  if (!stored || (keySets.get(url)?.fetchedAt ?? -1) >= stored.fetched_at) return;
+  if (!stored || stored.keys.length === 0 || (keySets.get(url)?.fetchedAt ?? -1) >= stored.fetched_at) return;
   const { keys } = usableKeys(stored.keys);
   if (keys.size > 0) keySets.set(url, { keys, fetchedAt: stored.fetched_at });
 }
 
 /** Concurrent pushes of a cold function share one fetch. */
 function refreshKeySet(url: string, now: number): Promise<KeySet> {
+  const failedAt = failedFetches.get(url);
+  if (failedAt !== undefined && now >= failedAt && now - failedAt < JWKS_FAILURE_MEMORY_MS) {
+    const seconds = Math.ceil((JWKS_FAILURE_MEMORY_MS - (now - failedAt)) / 1000);
+    return Promise.reject(unavailable(`Google's OIDC keys could not be read moments ago; retry in ${seconds} s`));
+  }
   let pending = fetching.get(url);
   if (!pending) {
     pending = fetchKeySet(url, now).finally(() => fetching.delete(url));
@@ -155,6 +193,24 @@ export async function verifyPubSubPushToken(
   now: number = Date.now(),
   jwksUrl: string = config.googleOidcJwksUrl,
 ): Promise<PushTokenClaims> {
+  return pushTokenClaimsFor(await verifyGoogleIdToken(authorization, now, jwksUrl), expected);
+}
+
+/** A token Google signed and issued, current: what needs no app's settings to tell. */
+export interface GoogleIdToken {
+  claims: Record<string, unknown>;
+}
+
+/**
+ * The first half of verifyPubSubPushToken, which needs nothing of the app: Google's signature
+ * (RS256, a key of its JWKS), Google as issuer, and the token current. A forged push is refused here,
+ * before the app's settings are read.
+ */
+export async function verifyGoogleIdToken(
+  authorization: string | undefined,
+  now: number = Date.now(),
+  jwksUrl: string = config.googleOidcJwksUrl,
+): Promise<GoogleIdToken> {
   if (!authorization)
     throw invalid('the push carries no Authorization bearer token (turn on authentication in the push subscription)');
   if (authorization.length > MAX_TOKEN_LENGTH) throw invalid('the Authorization header is too long');
@@ -175,13 +231,21 @@ export async function verifyPubSubPushToken(
   if (!signed) throw invalid("the push token signature does not verify with Google's key");
   const claims = jsonPart(payloadPart, 'payload');
   if (!ISSUERS.has(claims.iss)) throw invalid(`the push token was not issued by Google (iss ${String(claims.iss)})`);
-  if (claims.aud !== expected.audience)
-    throw invalid(`the push token is for another audience (${String(claims.aud)}), not this app's push audience`);
   const seconds = now / 1000;
   if (typeof claims.exp !== 'number' || claims.exp <= seconds - SKEW_SECONDS)
     throw invalid('the push token has expired');
   if (typeof claims.iat !== 'number' || claims.iat > seconds + SKEW_SECONDS)
     throw invalid('the push token is issued in the future');
+  return { claims };
+}
+
+/** The second half: the token is for the app's push audience and, when given, its service account. */
+export function pushTokenClaimsFor(
+  { claims }: GoogleIdToken,
+  expected: { audience: string; serviceAccountEmail?: string },
+): PushTokenClaims {
+  if (claims.aud !== expected.audience)
+    throw invalid(`the push token is for another audience (${String(claims.aud)}), not this app's push audience`);
   if (expected.serviceAccountEmail !== undefined) {
     if (claims.email !== expected.serviceAccountEmail)
       throw invalid(`the push token is for another service account (${String(claims.email)})`);
@@ -189,11 +253,11 @@ export async function verifyPubSubPushToken(
   }
   return {
     iss: claims.iss as string,
-    aud: claims.aud,
+    aud: claims.aud as string,
     sub: typeof claims.sub === 'string' ? claims.sub : null,
     email: typeof claims.email === 'string' ? claims.email : null,
-    exp: claims.exp,
-    iat: claims.iat,
+    exp: claims.exp as number,
+    iat: claims.iat as number,
   };
 }
 
@@ -456,6 +520,8 @@ export async function authenticateGooglePlayPush(
   settings: GooglePlaySettings | GooglePlayPushSettings,
   endpoints: GoogleEndpoints = configuredEndpoints(),
   now: number = Date.now(),
+  /** The token as verifyGoogleIdToken found it already, if it was checked before the settings were read. */
+  verified?: GoogleIdToken,
 ): Promise<AuthenticatedPush> {
   // Both, as Google's push authentication asks: any Google account can get a Google-signed token
   // for any audience, so the audience alone proves nothing; the push subscription's own service
@@ -464,11 +530,12 @@ export async function authenticateGooglePlayPush(
     throw invalid(
       "this app accepts no Google Play notifications yet: set the push subscription's audience and service account with `admin stores google set … --push-audience URL --push-service-account EMAIL`",
     );
-  await verifyPubSubPushToken(
-    authorization,
-    { audience: settings.push_audience, serviceAccountEmail: settings.push_service_account },
-    now,
-    endpoints.jwksUrl ?? config.googleOidcJwksUrl,
+  pushTokenClaimsFor(
+    verified ?? (await verifyGoogleIdToken(authorization, now, endpoints.jwksUrl ?? config.googleOidcJwksUrl)),
+    {
+      audience: settings.push_audience,
+      serviceAccountEmail: settings.push_service_account,
+    },
   );
   if ('refused' in body) throw body.refused;
   const { push } = body;

@@ -22,7 +22,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { config } from '../core/config.js';
 import type { AppRecord } from '../data/apps.js';
-import { batchGetConsistent } from '../data/batch.js';
+import { batchGetAll, batchGetConsistent } from '../data/batch.js';
 import { ddb, tableName } from '../data/client.js';
 import { type StoredGoogleKeys, storedGoogleKeysOf } from '../data/google-oidc-keys.js';
 import { keys, type TableKey } from '../data/keys.js';
@@ -212,10 +212,26 @@ export async function getAppWithStoreSettings<S extends ConfigurableStore>(
  * request reads Google's OIDC keys as kept for `jwksUrl` (lib/data/google-oidc-keys.ts), and the
  * items of `alsoRead`.
  */
+/** Eventually consistent items by key, a key given twice answered twice (BatchGetItem refuses a repeated key). */
+async function batchGetDistinct(wanted: TableKey[]): Promise<(Record<string, unknown> | undefined)[]> {
+  const id = (key: TableKey) => `${key.pk}\n${key.sk}`;
+  const distinct = [...new Map(wanted.map((key) => [id(key), key])).values()];
+  const position = new Map(distinct.map((key, i) => [id(key), i]));
+  const items = await batchGetAll(distinct);
+  return wanted.map((key) => items[position.get(id(key))!]);
+}
+
 export async function getAppWithGooglePlayPushSettings(
   appId: string,
   jwksUrl: string = config.googleOidcJwksUrl,
   alsoRead: TableKey[] = [],
+  /**
+   * `googleKeys: false`: the process holds Google's keys and checked the push's token already, so
+   * the read is strongly consistent and leaves the keys out. By default (a cold process) the keys
+   * are read with the rest, eventually consistent: nothing is read consistently before the token
+   * is Google's (docs/security.md#outbound-store-calls).
+   */
+  options: { googleKeys: boolean } = { googleKeys: true },
 ): Promise<{
   app: AppRecord | undefined;
   settings: GooglePlayPushSettings | undefined;
@@ -223,12 +239,16 @@ export async function getAppWithGooglePlayPushSettings(
   /** The items of `alsoRead`, in its order. */
   alsoRead: (Record<string, unknown> | undefined)[];
 }> {
-  const [app, item, keptKeys, ...also] = await batchGetConsistent([
-    keys.app(appId),
-    keys.storeSettings(appId, 'google_play'),
-    keys.googleOidcKeys(jwksUrl),
-    ...alsoRead,
-  ]);
+  const [app, item, keptKeys, ...also] = options.googleKeys
+    ? await batchGetDistinct([
+        keys.app(appId),
+        keys.storeSettings(appId, 'google_play'),
+        keys.googleOidcKeys(jwksUrl),
+        ...alsoRead,
+      ])
+    : await batchGetConsistent([keys.app(appId), keys.storeSettings(appId, 'google_play'), ...alsoRead]).then(
+        ([app, settings, ...rest]) => [app, settings, undefined, ...rest],
+      );
   const googleKeys = storedGoogleKeysOf(keptKeys);
   const identifiers = item?.settings as Record<string, unknown> | undefined;
   const record = app as AppRecord | undefined;

@@ -272,3 +272,114 @@ describe("Google's OIDC keys kept in the table", () => {
     });
   });
 });
+
+describe('what is not genuine is refused before it costs a consistent read or a fetch each', () => {
+  let standIn: StandIn;
+  beforeAll(async () => {
+    standIn = await startGooglePlayStandIn('com.example.forged');
+  });
+  afterAll(async () => {
+    await standIn?.close();
+  });
+  beforeEach(async () => {
+    await ddb.send(new DeleteCommand({ TableName: tableName, Key: keys.googleOidcKeys(standIn.jwksUrl) }));
+  });
+
+  const attempt = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'verified',
+      (error: { code?: string; message: string }) => `${error.code}: ${error.message}`,
+    );
+
+  it('a failed fetch of the keys is not repeated for 30 s, by this process or another (through the table)', async () => {
+    const token = `Bearer ${standIn.pushToken({ audience: AUDIENCE, issuedAt: ISSUED })}`;
+    const at = async (verifier: Awaited<ReturnType<typeof cold>>['verifier'], now: number) => {
+      const before = standIn.jwksRequests;
+      const outcome = await attempt(
+        verifier.verifyPubSubPushToken(token, { audience: AUDIENCE }, now, standIn.jwksUrl),
+      );
+      return { outcome, fetched: standIn.jwksRequests - before };
+    };
+    const { verifier } = await cold();
+    standIn.failNext('/oauth2/v3/certs/', 503);
+    expect(await at(verifier, NOW_MS)).toEqual({
+      outcome: "VERIFICATION_FAILED: Google's OIDC keys could not be read (HTTP 503); retry",
+      fetched: 0,
+    });
+    expect(await at(verifier, NOW_MS + 1000)).toEqual({
+      outcome: "VERIFICATION_FAILED: Google's OIDC keys could not be read moments ago; retry in 29 s",
+      fetched: 0,
+    });
+    // Another process, cold, learns of the failure from the item it reads with the app's settings.
+    const other = (await cold()).verifier;
+    const { Item } = await ddb.send(
+      new GetCommand({ TableName: tableName, Key: keys.googleOidcKeys(standIn.jwksUrl), ConsistentRead: true }),
+    );
+    other.rememberGoogleOidcKeys(standIn.jwksUrl, storedGoogleKeysOf(Item));
+    expect((await at(other, NOW_MS + 29_999)).fetched).toBe(0);
+    expect(await at(other, NOW_MS + 30_000)).toEqual({ outcome: 'verified', fetched: 1 });
+    expect(await at(verifier, NOW_MS + 30_000)).toEqual({ outcome: 'verified', fetched: 1 });
+  });
+
+  it('a forged push costs a warm function no DynamoDB request, and a cold one no strongly consistent read', async () => {
+    process.env.GOOGLE_OIDC_JWKS_URL = standIn.jwksUrl;
+    const app = await createTestApp([]);
+    const { putStoreSettings } = await import('../../lib/stores/settings.js');
+    await putStoreSettings(app.appId, 'google_play', {
+      package_name: 'com.example.forged',
+      service_account: standIn.serviceAccount,
+      push_audience: AUDIENCE,
+      push_service_account: PUSH_SERVICE_ACCOUNT,
+    });
+    const body = (id: string) =>
+      pushBody(
+        {
+          version: '1.0',
+          packageName: 'com.example.forged',
+          eventTimeMillis: String(Date.now()),
+          testNotification: { version: '1.0' },
+        },
+        id,
+      );
+    const process_ = async () => {
+      const loaded = await freshModule(async () => ({
+        service: await import('../../lib/services/store-notifications.js'),
+        client: await import('../../lib/data/client.js'),
+      }));
+      const sent: { command: string; consistent: boolean }[] = [];
+      loaded.client.ddb.middlewareStack.add(
+        (next, context) => async (args) => {
+          const input = args.input as {
+            ConsistentRead?: boolean;
+            RequestItems?: Record<string, { ConsistentRead?: boolean }>;
+          };
+          const consistent =
+            input.ConsistentRead === true ||
+            Object.values(input.RequestItems ?? {}).some((request) => request.ConsistentRead === true);
+          sent.push({ command: context.commandName!, consistent });
+          return next(args);
+        },
+        { step: 'initialize', name: 'record' },
+      );
+      const receive = (authorization: string) => {
+        sent.length = 0;
+        return attempt(
+          loaded.service.receiveGooglePlayNotification(app.appId, body(`forged-${Math.random()}`), authorization),
+        );
+      };
+      return { receive, sent };
+    };
+    const forged = `Bearer ${standIn.pushToken({ audience: AUDIENCE, forgeSignature: true })}`;
+    const genuine = `Bearer ${standIn.pushToken({ audience: AUDIENCE })}`;
+    const refusal = "INVALID_NOTIFICATION: the push token signature does not verify with Google's key";
+
+    const cold_ = await process_();
+    expect(await cold_.receive(forged)).toBe(refusal);
+    expect(cold_.sent.filter(({ consistent }) => consistent)).toEqual([]);
+    expect(cold_.sent.map(({ command }) => command)).toContain('BatchGetItemCommand');
+
+    expect(await cold_.receive(genuine)).toBe('verified');
+    expect(await cold_.receive(forged)).toBe(refusal);
+    expect(cold_.sent).toEqual([]);
+  });
+});

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   authenticateGooglePlayPush,
   googlePurchaseState,
+  JWKS_FAILURE_MEMORY_MS,
   parsePubSubPush,
   readGooglePlayNotification,
   readPushBody,
@@ -549,7 +550,11 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
       expect(
         await appErrorOf(verifyPubSubPushToken(token, { audience: AUDIENCE }, Date.now(), own.jwksUrl)),
       ).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
-      await verifyPubSubPushToken(token, { audience: AUDIENCE }, Date.now(), own.jwksUrl);
+      // A failed fetch is not repeated for JWKS_FAILURE_MEMORY_MS; then the keys are fetched again.
+      expect(
+        await appErrorOf(verifyPubSubPushToken(token, { audience: AUDIENCE }, Date.now(), own.jwksUrl)),
+      ).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
+      await verifyPubSubPushToken(token, { audience: AUDIENCE }, Date.now() + JWKS_FAILURE_MEMORY_MS, own.jwksUrl);
       const url = own.jwksUrl.replace('/oauth2/v3/certs', '/elsewhere/certs');
       await own.close();
       expect(await appErrorOf(verifyPubSubPushToken(token, { audience: AUDIENCE }, Date.now(), url))).toMatchObject({
