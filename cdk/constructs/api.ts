@@ -19,7 +19,7 @@ import {
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { config, rateLimitVariable, storeCallBudgetEnvironment } from '../../lib/core/config.js';
+import { config, rateLimitVariable } from '../../lib/core/config.js';
 import { AppError } from '../../lib/core/errors.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import {
@@ -231,7 +231,11 @@ export class Api extends Construct {
       RATE_LIMIT_TIERS.map((tier) => [rateLimitVariable(tier), String(config.rateLimits[tier])]),
     );
     // Each app's budget of store calls (docs/security.md#outbound-store-calls), as configured where `cdk deploy` runs.
-    const storeCallEnvironment = storeCallBudgetEnvironment(config);
+    const storeCallEnvironment = {
+      STORE_CALL_BURST: String(config.storeCallBudget.burst),
+      STORE_CALLS_PER_MINUTE: String(config.storeCallBudget.perMinute),
+      STORE_UNKNOWN_TTL_SECONDS: String(config.storeUnknownTtlSeconds),
+    };
     // Routes of one handler module have the same grants (endpointFunctions checks), so the first declares them.
     for (const { name, handler, routes } of endpointFunctions(props.routes ?? ROUTES)) {
       const [first] = routes as [Route];

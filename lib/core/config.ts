@@ -125,22 +125,6 @@ function readWebhookDeliveryRetentionDays(env: NodeJS.ProcessEnv): number {
   return value;
 }
 
-function readPositiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const value = readNonNegativeInt(env, name, fallback);
-  if (value === 0) throw new Error(`${name} must be at least 1, got "0"`);
-  return value;
-}
-
-/** Defaults of the store call budget: far below Google's 3,000 queries a minute per Cloud project. */
-export const DEFAULT_STORE_CALL_BUDGET = { burst: 60, perMinute: 120 } as const;
-
-/** The variables that set the store call budget, as a deployment writes them into a function's environment. */
-export const storeCallBudgetEnvironment = (from: Config): Record<string, string> => ({
-  STORE_CALL_BURST: String(from.storeCallBudget.burst),
-  STORE_CALLS_PER_MINUTE: String(from.storeCallBudget.perMinute),
-  STORE_UNKNOWN_TTL_SECONDS: String(from.storeUnknownTtlSeconds),
-});
-
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const tableName = env.TABLE_NAME || (inLambda ? undefined : DEFAULT_TABLE_NAME);
@@ -173,8 +157,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ]),
     ) as Record<RateLimitTier, number>,
     storeCallBudget: {
-      burst: readPositiveInt(env, 'STORE_CALL_BURST', DEFAULT_STORE_CALL_BUDGET.burst),
-      perMinute: readPositiveInt(env, 'STORE_CALLS_PER_MINUTE', DEFAULT_STORE_CALL_BUDGET.perMinute),
+      // Far below Google's 3,000 queries a minute per Cloud project; at least 1: a bucket that never
+      // holds a call would refuse every new purchase.
+      burst: Math.max(1, readNonNegativeInt(env, 'STORE_CALL_BURST', 60)),
+      perMinute: Math.max(1, readNonNegativeInt(env, 'STORE_CALLS_PER_MINUTE', 120)),
     },
     storeUnknownTtlSeconds: readNonNegativeInt(env, 'STORE_UNKNOWN_TTL_SECONDS', 600),
   };

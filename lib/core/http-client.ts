@@ -70,10 +70,8 @@ export function httpSend(url: string, options: HttpRequestOptions): Promise<Http
           status,
           ok: status >= 200 && status < 300,
           json: async () => JSON.parse(text) as unknown,
-          header: (name) => {
-            const value = response.headers[name];
-            return Array.isArray(value) ? value[0] : value;
-          },
+          // Only Set-Cookie comes as a list in Node, and no store API sends one.
+          header: (name) => response.headers[name] as string | undefined,
         });
       });
     });

@@ -5,8 +5,9 @@
  * verification starts with (lib/services/verification.ts), so reading them costs no round trip;
  * both expire by TTL, and each carries its own time, since TTL deletes late.
  */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoreCallBudgetLimits, StoreCallBudgetState } from '../domain/store-call-budget.js';
+import { getConsistent } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys } from './keys.js';
 
@@ -21,49 +22,36 @@ export interface StoredBudget {
 
 /** The bucket in an item read at keys.storeCallBudget. A bucket with a back-off but no take yet is full. */
 export function storedBudgetOf(item: Record<string, unknown> | undefined, limits: StoreCallBudgetLimits): StoredBudget {
-  if (!item) return { state: undefined, version: undefined };
-  const number = (field: string) => (typeof item[field] === 'number' ? (item[field] as number) : undefined);
-  const backOffUntil = number('back_off_until') ?? 0;
-  const tokens = number('tokens');
-  const refilledAt = number('refilled_at');
+  const number = (field: string) => (typeof item?.[field] === 'number' ? (item[field] as number) : undefined);
   return {
-    state:
-      tokens === undefined || refilledAt === undefined
-        ? { tokens: limits.burst, refilledAt: 0, backOffUntil }
-        : { tokens, refilledAt, backOffUntil },
+    state: item && {
+      tokens: number('tokens') ?? limits.burst,
+      refilledAt: number('refilled_at') ?? 0,
+      backOffUntil: number('back_off_until') ?? 0,
+    },
     version: number('version'),
   };
 }
 
 const ttlOf = (nowMs: number) => Math.floor(nowMs / 1000) + BUDGET_ITEM_LIFETIME_SECONDS;
 
-/**
- * Writes the bucket after a take, unless another instance wrote it since `expected` was read
- * (false then: read again with readBudget and decide again). The back-off stays as stored.
- */
-export async function writeTake(
+/** One conditional update of an app's bucket item; false when its condition does not hold. */
+async function updateBudget(
   appId: string,
   store: string,
-  expected: number | undefined,
-  next: StoreCallBudgetState,
-  nowMs: number,
+  set: string,
+  condition: string,
+  values: Record<string, unknown>,
 ): Promise<boolean> {
   try {
     await ddb.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.storeCallBudget(appId, store),
-        UpdateExpression: 'SET #type = :type, tokens = :tokens, refilled_at = :at, version = :next, #ttl = :ttl',
-        ConditionExpression: expected === undefined ? 'attribute_not_exists(version)' : 'version = :expected',
+        UpdateExpression: `SET #type = :type, #ttl = :ttl, ${set}`,
+        ConditionExpression: condition,
         ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
-        ExpressionAttributeValues: {
-          ':type': 'store_call_budget',
-          ':tokens': next.tokens,
-          ':at': next.refilledAt,
-          ':next': (expected ?? 0) + 1,
-          ':ttl': ttlOf(nowMs),
-          ...(expected === undefined ? {} : { ':expected': expected }),
-        },
+        ExpressionAttributeValues: { ':type': 'store_call_budget', ...values },
       }),
     );
     return true;
@@ -73,34 +61,44 @@ export async function writeTake(
   }
 }
 
-/** The bucket item now, strongly consistent: after a take lost a race. */
-export async function readBudget(appId: string, store: string): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await ddb.send(
-    new GetCommand({ TableName: tableName, Key: keys.storeCallBudget(appId, store), ConsistentRead: true }),
+/**
+ * Writes the bucket after a take, unless another instance wrote it since `expected` was read
+ * (false then: read again with readBudget and decide again). The back-off stays as stored.
+ */
+export const writeTake = (
+  appId: string,
+  store: string,
+  expected: number | undefined,
+  next: StoreCallBudgetState,
+  nowMs: number,
+): Promise<boolean> =>
+  // No version read: none may have been written since (nor may one that TTL deleted come back).
+  updateBudget(
+    appId,
+    store,
+    'tokens = :tokens, refilled_at = :at, version = :next',
+    'attribute_not_exists(version) OR version = :expected',
+    {
+      ':tokens': next.tokens,
+      ':at': next.refilledAt,
+      ':expected': expected ?? 0,
+      ':next': (expected ?? 0) + 1,
+      ':ttl': ttlOf(nowMs),
+    },
   );
-  return Item;
-}
 
-/** No budgeted call to the store before `until` (ms): one write, a later window already stored stays. */
+/** The bucket item now, strongly consistent: after a take lost a race. */
+export const readBudget = (appId: string, store: string) => getConsistent(keys.storeCallBudget(appId, store));
+
+/** No budgeted call to the store before `until` (ms): one write; a later window already stored stays. */
 export async function writeBackOff(appId: string, store: string, until: number, nowMs: number): Promise<void> {
-  try {
-    await ddb.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: keys.storeCallBudget(appId, store),
-        UpdateExpression: 'SET #type = :type, back_off_until = :until, #ttl = :ttl',
-        ConditionExpression: 'attribute_not_exists(back_off_until) OR back_off_until < :until',
-        ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
-        ExpressionAttributeValues: {
-          ':type': 'store_call_budget',
-          ':until': until,
-          ':ttl': Math.max(ttlOf(nowMs), Math.ceil(until / 1000)),
-        },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await updateBudget(
+    appId,
+    store,
+    'back_off_until = :until',
+    'attribute_not_exists(back_off_until) OR back_off_until < :until',
+    { ':until': until, ':ttl': ttlOf(nowMs) }, // a day: longer than any back-off
+  );
 }
 
 /** Until when (ms) an item read at keys.unknownToStore says the store does not know its subject; 0: it says nothing. */

@@ -24,69 +24,42 @@ export interface StoreCallBudgetState {
 
 export type StoreCallDecision =
   | { kind: 'call'; next: StoreCallBudgetState }
-  | { kind: 'wait'; reason: 'budget_spent' | 'store_throttled'; retryAfterSeconds: number };
+  /** `throttled`: a store's 429 holds calls back; else the bucket is empty. */
+  | { kind: 'wait'; throttled: boolean; retryAfterSeconds: number };
 
 /** How long a 429 without a Retry-After keeps budgeted calls back. */
 export const DEFAULT_BACK_OFF_SECONDS = 60;
 /** A store's Retry-After is honoured up to this. */
 export const MAX_BACK_OFF_SECONDS = 3600;
 
-/** The bucket at `nowMs`: a missing one is full; a clock that went back refills nothing. */
-export function refilled(
-  state: StoreCallBudgetState | undefined,
-  limits: StoreCallBudgetLimits,
-  nowMs: number,
-): StoreCallBudgetState {
-  if (!state) return { tokens: limits.burst, refilledAt: nowMs, backOffUntil: 0 };
-  const elapsed = Math.max(0, nowMs - state.refilledAt);
-  const tokens = Math.min(limits.burst, state.tokens + (elapsed * limits.perMinute) / 60_000);
-  return { tokens, refilledAt: Math.max(nowMs, state.refilledAt), backOffUntil: state.backOffUntil };
-}
-
-/** Whether one budgeted call may go to the store now, and the bucket after it. */
+/**
+ * Whether one budgeted call may go to the store now, and the bucket after it: a missing bucket is
+ * full, and a clock that went back refills nothing.
+ */
 export function decideStoreCall(
   state: StoreCallBudgetState | undefined,
   limits: StoreCallBudgetLimits,
   nowMs: number,
 ): StoreCallDecision {
-  const now = refilled(state, limits, nowMs);
-  if (now.backOffUntil > nowMs)
-    return {
-      kind: 'wait',
-      reason: 'store_throttled',
-      retryAfterSeconds: Math.max(1, Math.ceil((now.backOffUntil - nowMs) / 1000)),
-    };
-  if (now.tokens >= 1) return { kind: 'call', next: { ...now, tokens: now.tokens - 1 } };
-  return {
+  const { tokens = limits.burst, refilledAt = nowMs, backOffUntil = 0 } = state ?? {};
+  const now = Math.min(limits.burst, tokens + (Math.max(0, nowMs - refilledAt) * limits.perMinute) / 60_000);
+  const wait = (throttled: boolean, ms: number): StoreCallDecision => ({
     kind: 'wait',
-    reason: 'budget_spent',
-    retryAfterSeconds: Math.max(1, Math.ceil(((1 - now.tokens) * 60) / limits.perMinute)),
-  };
+    throttled,
+    retryAfterSeconds: Math.max(1, Math.ceil(ms / 1000)),
+  });
+  if (backOffUntil > nowMs) return wait(true, backOffUntil - nowMs);
+  if (now < 1) return wait(false, ((1 - now) * 60_000) / limits.perMinute);
+  return { kind: 'call', next: { tokens: now - 1, refilledAt: Math.max(nowMs, refilledAt), backOffUntil } };
 }
 
-/**
- * The bucket after the store answered 429 at `nowMs`: no budgeted call for its Retry-After (capped),
- * else DEFAULT_BACK_OFF_SECONDS; a longer window already open stays.
- */
-export function backedOff(
-  state: StoreCallBudgetState | undefined,
-  limits: StoreCallBudgetLimits,
-  nowMs: number,
-  retryAfterSeconds: number | undefined,
-): StoreCallBudgetState {
-  const now = refilled(state, limits, nowMs);
-  const seconds =
-    retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0
-      ? Math.min(MAX_BACK_OFF_SECONDS, Math.ceil(retryAfterSeconds))
-      : DEFAULT_BACK_OFF_SECONDS;
-  return { ...now, backOffUntil: Math.max(now.backOffUntil, nowMs + seconds * 1000) };
-}
+/** How long a store's 429 holds budgeted calls back: its Retry-After (capped), else DEFAULT_BACK_OFF_SECONDS. */
+export const backOffSeconds = (retryAfterSeconds: number | undefined): number =>
+  // undefined > 0 is false: the default.
+  (retryAfterSeconds as number) > 0
+    ? Math.min(MAX_BACK_OFF_SECONDS, Math.ceil(retryAfterSeconds as number))
+    : DEFAULT_BACK_OFF_SECONDS;
 
-/** A store's Retry-After header as seconds (delta-seconds or an HTTP date); undefined when absent or unreadable. */
-export function retryAfterSecondsOf(header: string | undefined, nowMs: number): number | undefined {
-  if (header === undefined || header.trim() === '') return undefined;
-  const trimmed = header.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
-}
+/** A store's Retry-After header in seconds (the stores send delta-seconds); undefined when absent or not that. */
+export const retryAfterSecondsOf = (header: string | undefined): number | undefined =>
+  header !== undefined && /^\s*\d+\s*$/.test(header) ? Number(header) : undefined;

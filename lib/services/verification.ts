@@ -16,7 +16,6 @@
 
 import { AppError } from '../core/errors.js';
 import type { AppRecord } from '../data/apps.js';
-import { keys } from '../data/keys.js';
 import {
   getTransactionBinding,
   lookUpPurchase,
@@ -52,7 +51,7 @@ import {
   statedTransaction,
   type VerifiedTransaction,
 } from '../stores/types.js';
-import { type StoreCallGuard, storeCallGuard, storeCallKeys } from './store-call-budget.js';
+import { guardedStoreCall, storeCallKeys } from './store-call-budget.js';
 import { commitChange, type PlannedChange, verifiedSubscription } from './subscriptions.js';
 
 /** The store whose settings verifying a receipt of this platform needs: none for the test store. */
@@ -178,31 +177,27 @@ async function prefetch(appId: string, body: VerifyPurchaseBody) {
     transactionId: stated.transaction_id,
   };
   // What asks a store (Google Play, a legacy App Store receipt) is guarded by the app's budget
-  // (store-call-budget.ts), whose items come in this read: a Google token with its purchase's item,
-  // since only a purchase the table does not know spends the budget.
-  const googleToken = store === 'google_play' ? purchaseReference(body.receipt_data).purchaseToken : undefined;
-  const asked = googleToken ?? (store === 'app_store' && !jws ? body.receipt_data : undefined);
-  const guardKeys = store && asked !== undefined ? storeCallKeys(appId, store, asked) : [];
-  const knownKeys = googleToken !== undefined ? [keys.purchase(appId, googleToken)] : [];
+  // (store-call-budget.ts), whose items come in this read.
+  const asked =
+    store === 'google_play'
+      ? purchaseReference(body.receipt_data).purchaseToken
+      : store === 'app_store' && !jws
+        ? body.receipt_data
+        : undefined;
+  const guardKeys = asked !== undefined ? storeCallKeys(appId, store!, asked) : [];
   const lookupKeys = statedQuery ? purchaseLookupKeys(appId, statedQuery) : [];
   // Only legacy App Store receipts and Google Play need the store credentials (Secrets Manager in AWS).
   const { app, settings, alsoRead } = await getAppWithStoreSettings(appId, store, {
-    withCredentials: store === 'google_play' || (store === 'app_store' && !jws),
-    alsoRead: [...lookupKeys, ...guardKeys, ...knownKeys],
+    withCredentials: asked !== undefined,
+    alsoRead: [...lookupKeys, ...guardKeys],
   });
   if (!app) throw new Error(`app ${appId} of an authenticated key does not exist`);
-  const guardRead = alsoRead.slice(lookupKeys.length, lookupKeys.length + guardKeys.length);
-  const guard: StoreCallGuard | undefined =
-    store && asked !== undefined
-      ? storeCallGuard(appId, store, asked, guardRead, {
-          // A Google purchase a verification or a notification wrote down is known; a legacy receipt is
-          // judged only once Apple's signature is checked, after the budget is taken: always budgeted.
-          budgeted: googleToken === undefined || alsoRead[lookupKeys.length + guardKeys.length] === undefined,
-        })
-      : undefined;
+  const guardRead = alsoRead.slice(lookupKeys.length);
   return {
     app,
-    guard,
+    /** One verification at the store, within the app's budget (store-call-budget.ts) when it asks one. */
+    verify: (call: () => Promise<VerifiedTransaction>) =>
+      asked !== undefined ? guardedStoreCall(appId, store!, asked, guardRead, call) : call(),
     verifier: verifierFor(app, body.platform, testStore, settings),
     /** The purchase as read with the app, if it is the one verified (the signature covers the stated bytes; compared anyway). */
     lookedUp: (query: PurchaseQuery): PurchaseLookup | undefined =>
@@ -221,10 +216,8 @@ export async function verifyPurchase(
   body: VerifyPurchaseBody,
   options: VerifyOptions = {},
 ): Promise<VerificationResult> {
-  const { app, guard, verifier, lookedUp } = await prefetch(appId, body);
-  const transaction = await (guard
-    ? guard.run(() => verifier.verify(body.receipt_data))
-    : verifier.verify(body.receipt_data));
+  const { app, verify, verifier, lookedUp } = await prefetch(appId, body);
+  const transaction = await verify(() => verifier.verify(body.receipt_data));
   const claim: PurchaseClaim = {
     appId,
     userId: body.user_id,

@@ -81,7 +81,6 @@ class AppStoreApiError extends Error {
   constructor(
     readonly httpStatus: number,
     readonly errorCode: number | undefined,
-    readonly retryAfterSeconds?: number | undefined,
   ) {
     super(`App Store Server API answered ${httpStatus}${errorCode === undefined ? '' : ` (${errorCode})`}`);
   }
@@ -100,11 +99,6 @@ function mapApiError(error: unknown, unknownTo = "this receipt's transaction"): 
     if ((error.httpStatus === 404 && !retryable) || error.httpStatus === 400) {
       return new UnknownToStoreError(`the App Store does not know ${unknownTo} (${error.httpStatus})`, error);
     }
-    if (error.httpStatus === 429)
-      return new StoreThrottledError(
-        'the App Store Server API is throttling us (429); retry later',
-        error.retryAfterSeconds,
-      );
     if (error.httpStatus === 401) {
       return new AppError(
         'VERIFICATION_FAILED',
@@ -137,13 +131,14 @@ function appStoreApi(credentials: ServerApiCredentials, bundleId: string, enviro
       },
       timeoutMs: config.storeTimeoutMs,
     });
+    if (response.status === 429)
+      throw new StoreThrottledError(
+        'the App Store Server API answered 429; retry later',
+        retryAfterSecondsOf(response.header('retry-after')),
+      );
     if (!response.ok) {
       const body = (await response.json().catch(() => undefined)) as { errorCode?: unknown } | undefined;
-      throw new AppStoreApiError(
-        response.status,
-        typeof body?.errorCode === 'number' ? body.errorCode : undefined,
-        retryAfterSecondsOf(response.header('retry-after'), Date.now()),
-      );
+      throw new AppStoreApiError(response.status, typeof body?.errorCode === 'number' ? body.errorCode : undefined);
     }
     const parsed = schema.safeParse(await response.json());
     if (!parsed.success) throw new Error('its answer is not in the documented format');

@@ -75,22 +75,26 @@ export function purchaseReference(receiptData: string): PurchaseReference {
 const unavailable = (message: string, cause?: unknown) =>
   new AppError('VERIFICATION_FAILED', message, { retryable: true, cause });
 
-/** Google's 429: its quota (per Google Cloud project) is spent for now. */
-const throttled = (response: HttpAnswer, what: string) =>
-  new StoreThrottledError(
-    `Google Play is throttling ${what} (429); retry later`,
-    retryAfterSecondsOf(response.header('retry-after'), Date.now()),
-  );
+const unknownToken = (status: number) =>
+  new UnknownToStoreError(`Google Play does not know this purchase token (${status})`);
 
 async function call(url: string, init: Omit<HttpRequestOptions, 'timeoutMs'>): Promise<HttpAnswer> {
+  let answer: HttpAnswer;
   try {
-    return await httpSend(url, { ...init, timeoutMs: config.storeTimeoutMs });
+    answer = await httpSend(url, { ...init, timeoutMs: config.storeTimeoutMs });
   } catch (error) {
     throw unavailable(
       `Google Play did not answer (${(error as Error).name === 'TimeoutError' ? 'timeout' : (error as Error).message}); retry`,
       error,
     );
   }
+  // Google's 429: the quota (per Google Cloud project) is spent for now, whichever call it was.
+  if (answer.status === 429)
+    throw new StoreThrottledError(
+      'Google Play answered 429; retry later',
+      retryAfterSecondsOf(answer.header('retry-after')),
+    );
+  return answer;
 }
 
 /** Access tokens by service account, reused until a minute before they expire. */
@@ -136,7 +140,6 @@ async function accessToken(settings: GooglePlaySettings, endpoints: GoogleEndpoi
     expires_in?: number;
     error?: string;
   };
-  if (response.status === 429) throw throttled(response, 'sign-ins');
   if (!response.ok || !body.access_token) {
     throw unavailable(
       `Google refused the service account sign-in (${response.status}${body.error ? ` ${body.error}` : ''}); check stores google set`,
@@ -262,7 +265,6 @@ export async function readSubscriptionPurchase(
       `Google Play refused the service account (${response.status}); check its Play Console permissions`,
     );
   }
-  if (response.status === 429) throw throttled(response, 'purchase reads');
   if (!response.ok) throw unavailable(`Google Play answered ${response.status}; retry`);
   try {
     return { purchase: (await response.json()) as SubscriptionPurchaseV2, status: response.status, accessToken: token };
@@ -285,7 +287,7 @@ export async function googlePurchaseState(
   asOf?: string,
 ): Promise<StorePurchaseState | null> {
   const { purchase, status } = await readSubscriptionPurchase(settings, purchaseToken, endpoints);
-  if (!purchase) throw new UnknownToStoreError(`Google Play does not know this purchase token (${status})`);
+  if (!purchase) throw unknownToken(status);
   return purchaseStateOf(purchase, purchaseToken, asOf ?? new Date().toISOString());
 }
 
@@ -305,7 +307,7 @@ export function googlePlayVerifier(
         status,
         accessToken: token,
       } = await readSubscriptionPurchase(settings, purchaseToken, endpoints);
-      if (!purchase) throw new UnknownToStoreError(`Google Play does not know this purchase token (${status})`);
+      if (!purchase) throw unknownToken(status);
       const transaction = toTransaction(purchase, purchaseToken);
       if (purchase.acknowledgementState === 'ACKNOWLEDGEMENT_STATE_PENDING') {
         const ack = await call(
@@ -321,7 +323,6 @@ export function googlePlayVerifier(
             body: '{}',
           },
         );
-        if (ack.status === 429) throw throttled(ack, 'acknowledgements');
         if (!ack.ok) throw unavailable(`Google Play did not accept the acknowledgement (${ack.status}); retry`);
       }
       return transaction;

@@ -5,6 +5,7 @@
  * app). Each is the AppError the client sees, of a class that says which answer it was.
  */
 import { AppError } from '../core/errors.js';
+import { DEFAULT_BACK_OFF_SECONDS } from '../domain/store-call-budget.js';
 
 /** The store does not know the purchase (Google 400/404/410, Apple 400 or a non-retryable 404). */
 export class UnknownToStoreError extends AppError {
@@ -19,9 +20,10 @@ export class StoreThrottledError extends AppError {
     message: string,
     readonly retryAfterSeconds: number | undefined,
   ) {
+    // Without the store's Retry-After, the back-off's default (lib/domain/store-call-budget.ts).
     super('VERIFICATION_FAILED', message, {
       retryable: true,
-      ...(retryAfterSeconds !== undefined ? { headers: { 'Retry-After': String(retryAfterSeconds) } } : {}),
+      headers: { 'Retry-After': String(retryAfterSeconds ?? DEFAULT_BACK_OFF_SECONDS) },
     });
   }
 }

@@ -11,7 +11,13 @@ import type { LocalGateway } from '../../local/gateway.js';
 import { signedAppReceipt } from '../support/app-receipts.js';
 import { type AppStoreStandIn, appStoreTransaction, startAppStoreStandIn } from '../support/app-store-standin.js';
 import type { TestApp } from '../support/fixtures.js';
-import { type StandIn, startGooglePlayStandIn, subscriptionPurchase } from '../support/google-play-standin.js';
+import {
+  PUSH_SERVICE_ACCOUNT,
+  pushBody,
+  type StandIn,
+  startGooglePlayStandIn,
+  subscriptionPurchase,
+} from '../support/google-play-standin.js';
 import { mobileHeaders } from '../support/mobile.js';
 
 // Legacy receipts of the stand-in's receipt chain: this process trusts its roots in place of Apple's.
@@ -41,6 +47,7 @@ beforeAll(async () => {
   // Configuration read once at start-up: lib/ is imported after it is set, as a deployment sets it.
   process.env.GOOGLE_OAUTH_TOKEN_URL = standIn.tokenUrl;
   process.env.GOOGLE_PLAY_API_BASE_URL = standIn.url;
+  process.env.GOOGLE_OIDC_JWKS_URL = standIn.jwksUrl;
   process.env.APP_STORE_SERVER_API_BASE_URL = apple.url;
   process.env.STORE_CALL_BURST = String(BURST);
   process.env.STORE_CALLS_PER_MINUTE = '1';
@@ -72,6 +79,8 @@ describe('the store call budget of an app at Google Play (STORE_CALL_BURST=5, ST
     await (await import('../../lib/stores/settings.js')).putStoreSettings(app.appId, 'google_play', {
       package_name: PACKAGE,
       service_account: standIn.serviceAccount,
+      push_audience: `https://push.example/${app.appId}`,
+      push_service_account: PUSH_SERVICE_ACCOUNT,
     });
     return app;
   }
@@ -95,7 +104,7 @@ describe('the store call budget of an app at Google Play (STORE_CALL_BURST=5, ST
     expect(refused.length).toBe(100 - (standIn.purchaseReads - before));
     expect(refused[0]).toMatchObject({ status: 400, body: { status: 'error', retryable: true } });
     expect(Number(refused[0]!.retryAfter)).toBeGreaterThanOrEqual(1);
-    expect(refused[0]!.body.message).toContain('budget of calls to the store is spent');
+    expect(refused[0]!.body.message).toContain("this app's store call budget is spent");
   });
 
   it('the same unknown token 20 times costs one Google call', async () => {
@@ -118,6 +127,30 @@ describe('the store call budget of an app at Google Play (STORE_CALL_BURST=5, ST
     const before = standIn.purchaseReads;
     const again = await first(app, 'buyer', token);
     expect(again.status).toBe(200);
+    expect(standIn.purchaseReads - before).toBe(1);
+  });
+
+  it('store notifications are not budgeted: a push is read from Google while verify spam has spent the budget', async () => {
+    const app = await googleApp();
+    for (let i = 0; i <= BURST; i++) await first(app, `spammer-${i}`, madeUp());
+    expect((await first(app, 'spammer-x', madeUp())).body.code).toBe('VERIFICATION_FAILED');
+    const token = realPurchase();
+    const before = standIn.purchaseReads;
+    const notification = {
+      version: '1.0',
+      packageName: PACKAGE,
+      eventTimeMillis: String(Date.now()),
+      subscriptionNotification: { version: '1.0', notificationType: 4, purchaseToken: token },
+    };
+    const response = await contractFetch(`${gateway.url}/notifications/google-play/${app.appId}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${standIn.pushToken({ audience: `https://push.example/${app.appId}` })}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(pushBody(notification, `budget-${randomBytes(6).toString('hex')}`)),
+    });
+    expect(response.status).toBe(200);
     expect(standIn.purchaseReads - before).toBe(1);
   });
 

@@ -56,6 +56,13 @@ const KINDS: [string, RegExp, RegExp, string | null][] = [
   ['exchange rate', /^FX#[A-Z]{3}#\d{4}-\d{2}$/, /^\d{4}-\d{2}-\d{2}#[A-Z]{3}$/, 'fx_rate'],
   ['job checkpoint', /^CHECKPOINT#/, /^CHECKPOINT$/, 'checkpoint'],
   ["Google's OIDC keys", /^GOOGLE_KEYS#/, /^KEYS$/, 'google_oidc_keys'],
+  ["an app's store call budget", /^STOREBUDGET#app_\w+#(app_store|google_play)$/, /^BUDGET$/, 'store_call_budget'],
+  [
+    'a purchase unknown to its store',
+    /^STOREMISS#app_\w+#(app_store|google_play)#[0-9a-f]{64}$/,
+    /^MISS$/,
+    'unknown_to_store',
+  ],
   ['erasure under way', /^ERASURE#app_\w+#/, /^ERASURE$/, 'erasure'],
   // Without a type: an event is stored in one write unit, so the key alone tells its kind; the
   // activity and features items are written by update expressions next to the profile, keyed alone.
@@ -87,6 +94,7 @@ async function writers() {
     ...(await import('../../lib/data/rate-limits.js')),
     ...(await import('../../lib/data/reports.js')),
     ...(await import('../../lib/data/revenue.js')),
+    ...(await import('../../lib/data/store-call-budget.js')),
     ...(await import('../../lib/data/store-notifications.js')),
     ...(await import('../../lib/data/webhooks.js')),
     ...(await import('../../lib/services/grants.js')),
@@ -114,6 +122,8 @@ async function writeEveryKind(): Promise<Record<string, unknown>[]> {
     putEntitlements,
     startErasure,
     saveGoogleOidcKeys,
+    writeTake,
+    writeUnknownToStore,
     countUserRequest,
     appendReport,
     storeEvents,
@@ -189,6 +199,14 @@ async function writeEveryKind(): Promise<Record<string, unknown>[]> {
   await putExchangeRates([{ date: DAY, from: 'EUR', to: 'USD', rate: 1.1 }]);
   await advanceCheckpoint('SUB', DAY);
   await saveGoogleOidcKeys('http://127.0.0.1/jwks', { keys: [{ kid: 'k1' }], fetched_at: NOW.getTime() });
+  await writeTake(
+    appId,
+    'google_play',
+    undefined,
+    { tokens: 1, refilledAt: NOW.getTime(), backOffUntil: 0 },
+    NOW.getTime(),
+  );
+  await writeUnknownToStore(appId, 'google_play', 'a'.repeat(64), NOW.getTime() + 600_000);
   await startErasure(
     { app_id: appId, user_id: 'leaving', anonymous_id: 'erased_1', removed: NO_COUNTS, started_at: NOW.toISOString() },
     NOW,

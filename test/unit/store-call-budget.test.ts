@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../../lib/core/config.js';
 import {
-  backedOff,
+  backOffSeconds,
   DEFAULT_BACK_OFF_SECONDS,
   decideStoreCall,
   MAX_BACK_OFF_SECONDS,
@@ -21,23 +21,19 @@ describe('decideStoreCall: one budgeted call, or how long to wait', () => {
   it.each([
     ['no bucket yet: full', undefined, { kind: 'call', next: state(9) }],
     ['one call left', state(1), { kind: 'call', next: state(0) }],
-    ['empty', state(0), { kind: 'wait', reason: 'budget_spent', retryAfterSeconds: 1 }],
-    [
-      'half a call: wait for the other half',
-      state(0.5),
-      { kind: 'wait', reason: 'budget_spent', retryAfterSeconds: 1 },
-    ],
+    ['empty', state(0), { kind: 'wait', throttled: false, retryAfterSeconds: 1 }],
+    ['half a call: wait for the other half', state(0.5), { kind: 'wait', throttled: false, retryAfterSeconds: 1 }],
     ['empty 2 s ago at 1/s: two calls back', state(0, 2000), { kind: 'call', next: state(1) }],
     ['refill stops at the burst', state(3, 3_600_000), { kind: 'call', next: state(9) }],
     [
       'a clock that went back refills nothing',
       state(0, -5000),
-      { kind: 'wait', reason: 'budget_spent', retryAfterSeconds: 1 },
+      { kind: 'wait', throttled: false, retryAfterSeconds: 1 },
     ],
     [
       'back-off open: wait for it, tokens or not',
       state(10, 0, NOW + 4500),
-      { kind: 'wait', reason: 'store_throttled', retryAfterSeconds: 5 },
+      { kind: 'wait', throttled: true, retryAfterSeconds: 5 },
     ],
     ['back-off over', state(10, 0, NOW), { kind: 'call', next: state(9, 0, NOW) }],
   ] as const)('%s', (_, before, decision) => {
@@ -52,13 +48,13 @@ describe('decideStoreCall: one budgeted call, or how long to wait', () => {
   it('the wait for an empty bucket is the time one call takes to come back', () => {
     expect(decideStoreCall(state(0), { burst: 5, perMinute: 1 }, NOW)).toEqual({
       kind: 'wait',
-      reason: 'budget_spent',
+      throttled: false,
       retryAfterSeconds: 60,
     });
   });
 });
 
-describe('backedOff: a 429 from the store', () => {
+describe('backOffSeconds: how long a 429 from the store holds budgeted calls back', () => {
   it.each([
     ['no Retry-After: the default', undefined, DEFAULT_BACK_OFF_SECONDS],
     ['Retry-After 0: the default', 0, DEFAULT_BACK_OFF_SECONDS],
@@ -66,11 +62,7 @@ describe('backedOff: a 429 from the store', () => {
     ['Retry-After 2.2 rounds up', 2.2, 3],
     ['Retry-After beyond the cap', 86_400, MAX_BACK_OFF_SECONDS],
   ] as const)('%s', (_, retryAfter, seconds) => {
-    expect(backedOff(undefined, LIMITS, NOW, retryAfter).backOffUntil).toBe(NOW + seconds * 1000);
-  });
-
-  it('keeps a longer window already open', () => {
-    expect(backedOff(state(1, 0, NOW + 600_000), LIMITS, NOW, 5).backOffUntil).toBe(NOW + 600_000);
+    expect(backOffSeconds(retryAfter)).toBe(seconds);
   });
 });
 
@@ -80,11 +72,10 @@ describe('retryAfterSecondsOf', () => {
     ['', undefined],
     ['12', 12],
     [' 3 ', 3],
-    [new Date(NOW + 30_000).toUTCString(), 30],
-    [new Date(NOW - 30_000).toUTCString(), 0],
+    [new Date(NOW + 30_000).toUTCString(), undefined],
     ['soon', undefined],
   ])('%j -> %j', (header, seconds) => {
-    expect(retryAfterSecondsOf(header, NOW)).toBe(seconds);
+    expect(retryAfterSecondsOf(header)).toBe(seconds);
   });
 });
 
@@ -95,7 +86,13 @@ describe('the budget configuration', () => {
       burst: 5,
       perMinute: 1,
     });
-    expect(() => readConfig({ STORE_CALLS_PER_MINUTE: '0' })).toThrow('STORE_CALLS_PER_MINUTE must be at least 1');
+    expect(readConfig({ STORE_CALL_BURST: '0', STORE_CALLS_PER_MINUTE: '0' }).storeCallBudget).toEqual({
+      burst: 1,
+      perMinute: 1,
+    });
+    expect(() => readConfig({ STORE_CALLS_PER_MINUTE: '-1' })).toThrow(
+      'STORE_CALLS_PER_MINUTE must be a non-negative integer',
+    );
     expect(readConfig({}).storeUnknownTtlSeconds).toBe(600);
     expect(readConfig({ STORE_UNKNOWN_TTL_SECONDS: '0' }).storeUnknownTtlSeconds).toBe(0);
   });
