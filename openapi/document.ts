@@ -180,20 +180,22 @@ const HEADERS: Record<string, Json> = {
 };
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-function responseHeaders(status: number, api: ApiName): Json {
+function responseHeaders(status: number, api: ApiName, kinds: readonly ErrorKind[] = []): Json {
   const success = status < 400; // a 304 too: the request was counted
+  // A store the app's budget may not ask now (docs/security.md#outbound-store-calls) says when.
+  const retryAfter = status === 429 || status === 503 || kinds.includes('VERIFICATION_FAILED');
   if (api === 'notifications') {
     // No key, so no key's rate limit; Retry-After when the table or the gateway says when.
     return {
       'X-Request-Id': header(GATEWAY_STATUSES.has(status) ? 'XRequestIdUnlessGateway' : 'XRequestId'),
-      ...(status === 429 || status === 503 ? { 'Retry-After': header('RetryAfter') } : {}),
+      ...(retryAfter ? { 'Retry-After': header('RetryAfter') } : {}),
     };
   }
   return {
     'X-Request-Id': header(GATEWAY_STATUSES.has(status) ? 'XRequestIdUnlessGateway' : 'XRequestId'),
     RateLimit: header(success ? 'RateLimit' : 'RateLimitIfAuthenticated'),
     'RateLimit-Policy': header(success ? 'RateLimitPolicy' : 'RateLimitPolicyIfAuthenticated'),
-    ...(status === 429 || status === 503 ? { 'Retry-After': header('RetryAfter') } : {}),
+    ...(retryAfter ? { 'Retry-After': header('RetryAfter') } : {}),
     ...(status === 401 && api === 'subscriptions' ? { 'WWW-Authenticate': header('WWWAuthenticate') } : {}),
   };
 }
@@ -218,7 +220,7 @@ function errorResponses(
     const schema = GATEWAY_STATUSES.has(status) ? { anyOf: [ofApi, ref('GatewayError')] } : ofApi;
     const response = {
       description: `${STATUS_TEXT[status]}: ${codes.join(', ')}.`,
-      headers: responseHeaders(status, route.api),
+      headers: responseHeaders(status, route.api, statusKinds),
       content: {
         'application/json': {
           schema,
