@@ -5,7 +5,7 @@
  * verification starts with (lib/services/verification.ts), so reading them costs no round trip;
  * both expire by TTL, and each carries its own time, since TTL deletes late.
  */
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoreCallBudgetLimits, StoreCallBudgetState } from '../domain/store-call-budget.js';
 import { getConsistent } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
@@ -105,17 +105,19 @@ export async function writeBackOff(appId: string, store: string, until: number, 
 export const unknownUntilOf = (item: Record<string, unknown> | undefined): number =>
   typeof item?.until === 'number' ? item.until : 0;
 
-/** Remembers that the store does not know this token or receipt (by hash) until `until` (ms). */
+/**
+ * Remembers that the store does not know this token or receipt (by hash) until `until` (ms). An
+ * UpdateItem, not a PutItem: the verification bundles already carry UpdateCommand, and PutCommand
+ * would add 0.8 KB to them (test/integration/bundle-sizes.test.ts).
+ */
 export async function writeUnknownToStore(appId: string, store: string, subjectHash: string, until: number) {
   await ddb.send(
-    new PutCommand({
+    new UpdateCommand({
       TableName: tableName,
-      Item: {
-        ...keys.unknownToStore(appId, store, subjectHash),
-        type: 'unknown_to_store',
-        until,
-        ttl: Math.ceil(until / 1000),
-      },
+      Key: keys.unknownToStore(appId, store, subjectHash),
+      UpdateExpression: 'SET #type = :type, #until = :until, #ttl = :ttl',
+      ExpressionAttributeNames: { '#type': 'type', '#until': 'until', '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':type': 'unknown_to_store', ':until': until, ':ttl': Math.ceil(until / 1000) },
     }),
   );
 }
