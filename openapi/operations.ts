@@ -403,7 +403,7 @@ export const OPERATIONS: Record<string, Operation> = {
     summary: "Erase a customer's data",
     description:
       "GDPR/CCPA erasure: deletes the user's profile (attributes and custom properties included), activity, " +
-      'events, sessions, reports and grants; their subscriptions are kept for revenue under an anonymous id ' +
+      'events, sessions, orders, reports and grants; their subscriptions are kept for revenue under an anonymous id ' +
       '(`subscriptions_detached`). A request does at most 1,000 items: 200 `erased` when nothing is left, else 202 ' +
       '`in_progress` and a job carries on every minute (DELETE again for the counts so far). Idempotent: a user ' +
       'with nothing left is a 200 with zero counts.',

@@ -23,7 +23,7 @@
  * | features used     | USER#<app>#<user>           | FEATURES (set of feature names)     |
  * | reported event    | EVENTS#<app>#<user>         | EVT#<event key> (TTL; key = dedupe) |
  * | reported session  | SESSIONS#<app>#<user>       | <session id> (TTL)                  |
- * | reported order    | ORDER#<app>#<order id>      | ORDER (TTL; idempotent on order id) |
+ * | reported order    | ORDERS#<app>#<user>         | ORDER#<order id> (TTL; idempotent per buyer and order id) |
  * | other reports     | REPORTS#<app>#<user>        | <kind>#<received at>#<id> (TTL)     |
  * | revenue counters  | REV#<app>#<YYYY-MM>         | <day>#<product>#<currency>          |
  * | metrics counters  | METRICS#<app>#<YYYY-MM>     | <day>#<currency>  (by the aggregator) |
@@ -167,7 +167,11 @@ export const reportKeys = {
     pk: `SESSIONS#${appId}#${userId}`,
     sk: sessionId,
   }),
-  reportedOrder: (appId: string, orderId: string): TableKey => ({ pk: `ORDER#${appId}#${orderId}`, sk: 'ORDER' }),
+  /** In the buyer's partition: an order id another user reported first is no claim on this buyer's order. */
+  reportedOrder: (appId: string, userId: string, orderId: string): TableKey => ({
+    pk: `ORDERS#${appId}#${userId}`,
+    sk: `ORDER#${orderId}`,
+  }),
   reportHistory: (appId: string, userId: string, kind: string, receivedAt: string, id: string): TableKey => ({
     pk: `REPORTS#${appId}#${userId}`,
     sk: `${kind}#${receivedAt}#${id}`,
@@ -220,6 +224,7 @@ export const userPartitionsOf = (appId: string, userId: string) =>
     user: `USER#${appId}#${userId}`,
     events: `EVENTS#${appId}#${userId}`,
     sessions: `SESSIONS#${appId}#${userId}`,
+    orders: `ORDERS#${appId}#${userId}`,
     reports: `REPORTS#${appId}#${userId}`,
     rate_limit: `RATE#${appId}#${userId}`,
   }) as const;

@@ -250,7 +250,7 @@ export interface ReportedOrder {
   currency: string;
 }
 
-/** Stores an order once per order id (a repeat changes nothing) and counts it on the buyer's profile. */
+/** Stores an order once per buyer and order id (a repeat changes nothing) and counts it on the buyer's profile. */
 export async function storeOrder(
   context: ReportContext,
   userId: string,
@@ -259,7 +259,7 @@ export async function storeOrder(
 ): Promise<{ recorded: boolean }> {
   const recorded = await putOnce(
     {
-      ...reportKeys.reportedOrder(context.appId, order.orderId),
+      ...reportKeys.reportedOrder(context.appId, userId, order.orderId),
       type: 'reported_order',
       order_id: order.orderId,
       product_id: order.productId,

@@ -5,12 +5,20 @@
  */
 
 /** What an erasure reports as removed. Attributes and custom properties are fields of the profile. */
-export const ERASED_KINDS = ['profile', 'events', 'sessions', 'reports', 'grants', 'subscriptions_detached'] as const;
+export const ERASED_KINDS = [
+  'profile',
+  'events',
+  'sessions',
+  'orders',
+  'reports',
+  'grants',
+  'subscriptions_detached',
+] as const;
 export type ErasedKind = (typeof ERASED_KINDS)[number];
 export type ErasureCounts = Record<ErasedKind, number>;
 
 /** The user's own partitions (userPartitionsOf), by name. */
-export type UserPartition = 'user' | 'events' | 'sessions' | 'reports' | 'rate_limit';
+export type UserPartition = 'user' | 'events' | 'sessions' | 'orders' | 'reports' | 'rate_limit';
 
 export const NO_COUNTS: ErasureCounts = Object.fromEntries(ERASED_KINDS.map((kind) => [kind, 0])) as ErasureCounts;
 
@@ -18,6 +26,7 @@ export const NO_COUNTS: ErasureCounts = Object.fromEntries(ERASED_KINDS.map((kin
 const KIND_OF_PARTITION: Record<Exclude<UserPartition, 'user'>, ErasedKind | undefined> = {
   events: 'events',
   sessions: 'sessions',
+  orders: 'orders',
   reports: 'reports',
   rate_limit: undefined,
 };

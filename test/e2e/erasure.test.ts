@@ -56,6 +56,7 @@ describe('erasure (DELETE /v1/customers/{user_id})', () => {
       events: ['paywall', 'settings', 'export'].map((screen) => ({ eventName: 'screen_view', properties: { screen } })),
     });
     await sdk('POST', '/conversion/report', { conversionType: 'trial_started', value: 1 });
+    await sdk('POST', '/order/report', { orderId: 'o-1', productId: 'premium_monthly', price: 9.99, currency: 'USD' });
     const granted = await server('POST', `${CUSTOMERS_BASE}/${USER}/entitlements/pro/grant`, {
       body: { duration: 'P1M' },
     });
@@ -85,6 +86,7 @@ describe('erasure (DELETE /v1/customers/{user_id})', () => {
           profile: 2,
           events: 3,
           sessions: 1,
+          orders: 1,
           // The conversion's history item.
           reports: 1,
           grants: 1,
@@ -109,7 +111,7 @@ describe('erasure (DELETE /v1/customers/{user_id})', () => {
       data: {
         user_id: USER,
         status: 'erased',
-        removed: { profile: 0, events: 0, sessions: 0, reports: 0, grants: 0, subscriptions_detached: 0 },
+        removed: { profile: 0, events: 0, sessions: 0, orders: 0, reports: 0, grants: 0, subscriptions_detached: 0 },
       },
     });
   });

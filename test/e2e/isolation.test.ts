@@ -657,7 +657,7 @@ const CASES: Record<string, IsolationCase> = {
         expect(res.body.data).toEqual({
           user_id: user,
           status: 'erased',
-          removed: { profile: 0, events: 0, sessions: 0, reports: 0, grants: 0, subscriptions_detached: 0 },
+          removed: { profile: 0, events: 0, sessions: 0, orders: 0, reports: 0, grants: 0, subscriptions_detached: 0 },
         });
       }
     },
@@ -1073,7 +1073,7 @@ describe("tenant isolation: app B's keys against app A's data", () => {
       keys.userProfile(a.appId, A_BUYER),
       grantKey(a.appId, A_QUIET, 'a_pro'),
       reportKeys.reportedSession(a.appId, A_BUYER, A_SESSIONS[0]!),
-      reportKeys.reportedOrder(a.appId, A_ORDERS[0]!),
+      reportKeys.reportedOrder(a.appId, A_BUYER, A_ORDERS[0]!),
     ];
     for (const key of expected) expect(aItemsBefore, `${key.pk} | ${key.sk}`).toHaveProperty([`${key.pk} | ${key.sk}`]);
     const partitions = Object.keys(aItemsBefore).map((key) => key.split(' | ')[0]);

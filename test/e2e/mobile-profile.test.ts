@@ -44,9 +44,21 @@ describe('mobile reporting: orders, conversions, typed reports, user data', () =
     expect(again.body).toEqual({ status: 'success', message: 'Order already recorded' });
     expect((await profileOf(app.appId, user)).order_count).toBe(1);
     const stored = await ddb.send(
-      new GetCommand({ TableName: tableName, Key: reportKeys.reportedOrder(app.appId, order.orderId) }),
+      new GetCommand({ TableName: tableName, Key: reportKeys.reportedOrder(app.appId, user, order.orderId) }),
     );
     expect(stored.Item).toMatchObject({ product_id: 'premium_monthly', price: 9.99, currency: 'USD', user_id: user });
+  });
+
+  it("an order id another user reported first is no claim on the buyer's own order (orders are kept per user)", async () => {
+    const order = { orderId: 'GPA.1234-shared', productId: 'premium_monthly', price: 9.99, currency: 'USD' };
+    const squatter = await send('POST', '/order/report', 'squatter', order);
+    const buyer = await send('POST', '/order/report', 'real-buyer', order);
+    expect([squatter.body.message, buyer.body.message]).toEqual(['Order recorded', 'Order recorded']);
+    expect((await profileOf(app.appId, 'real-buyer')).order_count).toBe(1);
+    const stored = await ddb.send(
+      new GetCommand({ TableName: tableName, Key: reportKeys.reportedOrder(app.appId, 'real-buyer', order.orderId) }),
+    );
+    expect(stored.Item).toMatchObject({ user_id: 'real-buyer', order_id: order.orderId });
   });
 
   it.each(['', '/v2'])('%s/conversion/report appends a conversion and counts it', async (version) => {

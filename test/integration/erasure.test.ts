@@ -76,6 +76,7 @@ async function seedUser(appId: string, userId: string, events: number): Promise<
       putRequest({ ...reportKeys.reportHistory(appId, userId, 'conversion', received, `r${i}`), type: 'report' }),
     ),
     putRequest({ ...reportKeys.latestReport(appId, userId, 'device_info'), type: 'latest_report' }),
+    putRequest({ ...reportKeys.reportedOrder(appId, userId, 'o-1'), type: 'reported_order', user_id: userId }),
     putRequest({ ...keys.userActivity(appId, userId), type: 'user_activity', first_seen: received }),
   ]);
   const subscriptions = [
@@ -138,7 +139,7 @@ describe('erasure of a user (bounded batches, continued by the job, own table)',
       user_id: 'light-user',
       status: 'erased',
       // Profile, activity (features: none); the history and the latest report; the grant.
-      removed: { profile: 2, events: 20, sessions: 2, reports: 4, grants: 1, subscriptions_detached: 2 },
+      removed: { profile: 2, events: 20, sessions: 2, orders: 1, reports: 4, grants: 1, subscriptions_detached: 2 },
     });
     expect(await leftOf(appId, 'light-user')).toEqual([]);
   });

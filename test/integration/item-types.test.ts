@@ -49,7 +49,7 @@ const KINDS: [string, RegExp, RegExp, string | null][] = [
   ['latest report of a type', /^USER#app_\w+#/, /^REPORT#/, 'latest_report'],
   ['a report', /^REPORTS#app_\w+#/, /^[\w-]+#\d{4}-/, 'report'],
   ['a session', /^SESSIONS#app_\w+#/, /^session-/, 'reported_session'],
-  ['an order', /^ORDER#app_\w+#/, /^ORDER$/, 'reported_order'],
+  ['an order', /^ORDERS#app_\w+#/, /^ORDER#/, 'reported_order'],
   ['store notification', /^NOTIFICATION#app_\w+#app_store#/, /^NOTIFICATION$/, 'store_notification'],
   ['outbox event', /^OUTBOX#evt_[0-9a-f]{24}$/, /^OUTBOX$/, 'outbox'],
   ['webhook delivery', /^DELIVERY#evt_[0-9a-f]{24}$/, /^DELIVERY$/, 'webhook_delivery'],

@@ -173,8 +173,8 @@ describe('sessions and orders: each counted once', () => {
     const order = { orderId: 'o-1', productId: 'pro', price: 4.99, currency: 'EUR' };
     expect(await storeOrder(context(appId), 'buyer', order, NOW)).toEqual({ recorded: true });
     expect(await storeOrder(context(appId), 'buyer', { ...order, price: 1 }, LATER)).toEqual({ recorded: false });
-    expect(await get(reportKeys.reportedOrder(appId, 'o-1'))).toEqual({
-      ...reportKeys.reportedOrder(appId, 'o-1'),
+    expect(await get(reportKeys.reportedOrder(appId, 'buyer', 'o-1'))).toEqual({
+      ...reportKeys.reportedOrder(appId, 'buyer', 'o-1'),
       type: 'reported_order',
       order_id: 'o-1',
       product_id: 'pro',

@@ -14,6 +14,7 @@ describe('erasedKindOf: what a deleted item counts as', () => {
     ['user', 'REPORT#device_info', 'reports'],
     ['events', 'EVT#id:1', 'events'],
     ['sessions', 's-1', 'sessions'],
+    ['orders', 'ORDER#o-1', 'orders'],
     ['reports', 'conversion#2026-01-01T00:00:00.000Z#a1', 'reports'],
     ['rate_limit', 'WINDOW', undefined],
   ] as const)('%s / %s: %s', (partition: UserPartition, sk, kind) => {

@@ -75,7 +75,7 @@ describe('table keys: the documented layout', () => {
       ['features used', keys.userFeatures(A, U), { pk: 'USER#app_1#user-1', sk: 'FEATURES' }],
       ['reported event', reportKeys.reportedEvent(A, U, 'k1'), { pk: 'EVENTS#app_1#user-1', sk: 'EVT#k1' }],
       ['reported session', reportKeys.reportedSession(A, U, 'sess-1'), { pk: 'SESSIONS#app_1#user-1', sk: 'sess-1' }],
-      ['reported order', reportKeys.reportedOrder(A, 'o-1'), { pk: 'ORDER#app_1#o-1', sk: 'ORDER' }],
+      ['reported order', reportKeys.reportedOrder(A, 'user-1', 'o-1'), { pk: 'ORDERS#app_1#user-1', sk: 'ORDER#o-1' }],
       [
         'other report',
         reportKeys.reportHistory(A, U, 'ads', '2026-03-09T00:00:00.000Z', 'r1'),
@@ -120,6 +120,7 @@ describe('table keys: the documented layout', () => {
       user: 'USER#app_1#user-1',
       events: 'EVENTS#app_1#user-1',
       sessions: 'SESSIONS#app_1#user-1',
+      orders: 'ORDERS#app_1#user-1',
       reports: 'REPORTS#app_1#user-1',
       rate_limit: 'RATE#app_1#user-1',
     });
