@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type * as z from 'zod/mini';
 import { config } from '../lib/core/config.js';
+import { AppError } from '../lib/core/errors.js';
 import { putAdsConfig, putSegments } from '../lib/data/app-config.js';
 import {
   type AppSummary,
@@ -845,7 +846,11 @@ const COMMANDS: Record<string, Command> = {
     options: { event: { type: 'string' } },
     async run(values) {
       const eventId = required(values, 'event');
-      const delivery = await redeliver(eventId);
+      const delivery = await redeliver(eventId).catch((error: unknown) => {
+        if (error instanceof AppError && error.kind === 'EVENT_OF_ERASED_USER')
+          throw new CliError(`event ${eventId} names a user who has been erased: it is not sent again`, error.kind);
+        throw error;
+      });
       if (!delivery) throw new CliError(`no delivery of event ${eventId}`, 'NOT_FOUND');
       const last = delivery.attempt_log.at(-1);
       return {

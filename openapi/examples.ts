@@ -277,5 +277,14 @@ export const revokeResult = {
 export const erasure = {
   user_id: 'user_123',
   status: 'erased',
-  removed: { profile: 3, events: 1250, sessions: 40, orders: 2, reports: 12, grants: 1, subscriptions_detached: 2 },
+  removed: {
+    profile: 3,
+    events: 1250,
+    sessions: 40,
+    orders: 2,
+    reports: 12,
+    grants: 1,
+    webhook_events: 30,
+    subscriptions_detached: 2,
+  },
 };

@@ -382,7 +382,7 @@ export const OPERATIONS: Record<string, Operation> = {
         },
       },
     ],
-    errors: ['DELIVERY_NOT_FOUND'],
+    errors: ['DELIVERY_NOT_FOUND', 'EVENT_OF_ERASED_USER'],
   },
   GetCustomer: {
     summary: "Get a customer's entitlements and subscriptions",

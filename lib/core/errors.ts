@@ -26,6 +26,8 @@ export const ERRORS = {
   CUSTOMER_NOT_FOUND: { status: 404, message: 'Customer not found' },
   /** POST /v1/webhooks/deliveries/{event_id}/redeliver: no delivery of that event in this app. */
   DELIVERY_NOT_FOUND: { status: 404, message: 'Webhook delivery not found' },
+  /** Redeliver: the event names a user who has been erased since (DELETE /v1/customers/{user_id}); it is not sent again. */
+  EVENT_OF_ERASED_USER: { status: 409, message: 'The event names a user who has been erased' },
   /** Grant and revoke: the app defines no entitlement of this id (`admin entitlements put`). */
   ENTITLEMENT_NOT_FOUND: { status: 404, message: 'Entitlement not found' },
   API_KEY_MISSING: { status: 401, code: 'MISSING_REQUIRED_HEADER', message: 'API key is missing' },

@@ -6,10 +6,20 @@
  * its lease (a request, or the job that finds it in the due index, kind ERA) carries it on.
  */
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type ErasureCounts, NO_COUNTS } from '../domain/erasure.js';
-import { batchWriteAll, getConsistent } from './batch.js';
-import { ddb, isConditionFailure, tableName } from './client.js';
-import { dueAttributes, erasureKey, keys, type TableKey } from './keys.js';
+import { appAccountTokenFor } from '../domain/app-account-token.js';
+import { anonymisedFields, type ErasureCounts, NO_COUNTS } from '../domain/erasure.js';
+import type { StorePurchaseState } from '../stores/types.js';
+import { batchGetConsistent, batchWriteAll, getConsistent } from './batch.js';
+import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
+import { dueAttributes, erasureKey, keys, SUBSCRIPTION_SK, type TableKey, userEventsPartition } from './keys.js';
+import type { TransactionItemPart, TransactionWrite, TransferRecord } from './purchase-ownership.js';
+import {
+  BOUND_TRANSACTIONS_ATTRIBUTE,
+  type SubscriptionRecord,
+  subscriptionItem,
+  toRecord,
+} from './subscription-items.js';
+import { writeTogether } from './subscription-writes.js';
 import { TABLE } from './table.js';
 import { updateExpression } from './update-expression.js';
 
@@ -139,6 +149,38 @@ export async function deleteFromPartition(pk: string, limit: number): Promise<{ 
   return { sortKeys: Items.map((item) => item.sk as string), more: LastEvaluatedKey !== undefined };
 }
 
+/**
+ * Deletes up to `limit` of the events naming the user (userEventKey): each one's outbox item and
+ * delivery record, then the pointer. A deliverer's later write of a deleted delivery is refused by
+ * its condition (the record must exist), so a retry in flight cannot bring it back. The event ids
+ * deleted, and whether more may be left.
+ */
+export async function deleteEventsOfUser(
+  appId: string,
+  userId: string,
+  limit: number,
+): Promise<{ eventIds: string[]; more: boolean }> {
+  const { Items = [], LastEvaluatedKey } = await ddb.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': userEventsPartition(appId, userId) },
+      ProjectionExpression: 'pk, sk, event_id',
+      ConsistentRead: true,
+      Limit: limit,
+    }),
+  );
+  const eventIds = Items.map((item) => item.event_id as string);
+  await batchWriteAll(
+    Items.flatMap((item) =>
+      [keys.outbox(item.event_id as string), keys.delivery(item.event_id as string), { pk: item.pk, sk: item.sk }].map(
+        (Key) => ({ DeleteRequest: { Key } }),
+      ),
+    ),
+  );
+  return { eventIds, more: LastEvaluatedKey !== undefined };
+}
+
 /** Keys of up to `limit` of the user's subscriptions (the keys-only user index). */
 export async function subscriptionKeysOfUser(appId: string, userId: string, limit: number): Promise<TableKey[]> {
   const index = TABLE.indexes.subscriptionsOfUser!;
@@ -155,53 +197,174 @@ export async function subscriptionKeysOfUser(appId: string, userId: string, limi
   return Items.map((item) => ({ pk: item.pk as string, sk: item.sk as string }));
 }
 
+export type DetachOutcome = 'detached' | 'gone' | 'changing';
+
+/** Reads and writes of a detach before it gives up on a subscription that keeps changing (the job tries again). */
+const MAX_DETACH_ATTEMPTS = 5;
+/** A transaction holds at most 100 items: the state, its purchase, its receipt, and this many transfers (both copies). */
+const MAX_TRANSFERS_DETACHED = 45;
+
+/** The subscription's own items (state, payment, receipt, transfers), read strongly consistently. */
+async function subscriptionItems(key: TableKey): Promise<Record<string, unknown>[]> {
+  const { Items = [] } = await ddb.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': key.pk },
+      ConsistentRead: true,
+    }),
+  );
+  return Items;
+}
+
+/** The transactions bound to the subscription: its original, its first and every renewal recorded since (BOUND_TRANSACTIONS_ATTRIBUTE). */
+function boundTransactionIds(record: SubscriptionRecord, payment: Record<string, unknown> | undefined): string[] {
+  const bound =
+    payment?.[BOUND_TRANSACTIONS_ATTRIBUTE] instanceof Set
+      ? [...(payment[BOUND_TRANSACTIONS_ATTRIBUTE] as Set<string>)]
+      : [];
+  const ids = [record.original_transaction_id, payment?.transaction_id, ...bound];
+  return [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
+}
+
 /**
- * Moves a subscription of the user to the anonymous id (its record, its place in the user index,
- * and its purchase's owner), so the operator keeps the revenue and the user is no longer in it.
- * False when it was no longer the user's (detached already, or transferred).
+ * The parts anonymising a transaction's item (TXN#): its binding and its purchase's owner where
+ * they name the user, and the app account token of the user in the store state kept on it. Each
+ * on the condition that it still holds what was read.
+ */
+function transactionItemParts(
+  item: Record<string, unknown>,
+  record: SubscriptionRecord,
+  userId: string,
+  anonymousId: string,
+): TransactionItemPart[] {
+  const key = { pk: item.pk as string, sk: item.sk as string };
+  const parts: TransactionItemPart[] = [];
+  const { user_id, owner_user_id } = anonymisedFields(item, userId, anonymousId);
+  if (user_id && item.subscription_id === record.id)
+    parts.push({ key, set: { user_id }, condition: { expression: 'user_id = :user', values: { ':user': userId } } });
+  if (owner_user_id)
+    parts.push({
+      key,
+      set: { owner_user_id },
+      condition: { expression: 'owner_user_id = :user', values: { ':user': userId } },
+    });
+  const state = item.store_state as StorePurchaseState | undefined;
+  if (state?.app_account_token && state.app_account_token.toLowerCase() === appAccountTokenFor(record.app_id, userId))
+    parts.push({
+      key,
+      set: { store_state: { ...state, app_account_token: null } },
+      condition: { expression: 'store_as_of = :erasedAsOf', values: { ':erasedAsOf': item.store_as_of } },
+    });
+  return parts;
+}
+
+/** Both copies of each transfer of the subscription's purchase that names the user, anonymised. */
+function transferWrites(
+  items: Record<string, unknown>[],
+  record: SubscriptionRecord,
+  userId: string,
+  anonymousId: string,
+): TransactItem[] {
+  const writes = items.flatMap((item) => {
+    if (!String(item.sk).startsWith('TRANSFER#')) return [];
+    const set = anonymisedFields(item, userId, anonymousId);
+    if (Object.keys(set).length === 0) return [];
+    const transfer = item as unknown as TransferRecord;
+    return [transfer.from_subscription_id, transfer.to_subscription_id].map(
+      (subscriptionId): TransactItem => ({
+        Update: {
+          TableName: tableName,
+          Key: keys.subscriptionTransfer(record.app_id, subscriptionId, transfer.transferred_at, transfer.event_id),
+          ...updateExpression({ set, condition: { expression: 'attribute_exists(pk)' } }),
+        },
+      }),
+    );
+  });
+  if (writes.length > 2 * MAX_TRANSFERS_DETACHED)
+    throw new Error(`subscription ${record.id} has more transfers than one transaction can anonymise`);
+  return writes;
+}
+
+/**
+ * Moves a subscription of the user to the anonymous id, so the operator keeps the revenue and the
+ * user is no longer in it: in one transaction, the state through the versioned path (a new
+ * version: a writer that read the user's version is refused and reads again, so no concurrent
+ * write can put the user back), its purchase's owner, the binding and the app account token on
+ * its original transaction, the transfers naming the user (both copies) and the receipt (it
+ * carries the app account token) deleted. Bindings of its later transactions, which hold only the
+ * user's id, are anonymised first, each on its own: until the transaction commits the subscription
+ * is still the user's, so an erasure that dies in between finds it again. `gone` when it was no
+ * longer the user's (detached already, or transferred); `changing` when other writes kept refusing
+ * it (the erasure goes on later).
  */
 export async function detachSubscription(
   key: TableKey,
   appId: string,
   userId: string,
   anonymousId: string,
-): Promise<boolean> {
-  let record: Record<string, unknown> | undefined;
-  try {
-    ({ Attributes: record } = await ddb.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        ...updateExpression({
-          set: {
-            user_id: anonymousId,
-            [TABLE.indexes.subscriptionsOfUser!.partitionKey]: keys.userSubscriptions(appId, anonymousId),
-          },
-          condition: { expression: 'user_id = :user', values: { ':user': userId } },
-        }),
-        ReturnValues: 'ALL_NEW',
-      }),
-    ));
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-  const original = record?.original_transaction_id;
-  if (typeof original === 'string') {
-    await ddb
-      .send(
-        new UpdateCommand({
+  now = new Date(),
+): Promise<DetachOutcome> {
+  for (let attempt = 1; attempt <= MAX_DETACH_ATTEMPTS; attempt++) {
+    const items = await subscriptionItems(key);
+    const state = items.find((item) => item.sk === SUBSCRIPTION_SK);
+    if (!state || state.user_id !== userId) return 'gone';
+    const record = toRecord(state);
+    const payment = items.find((item) => item.sk === 'PAYMENT');
+    const purchaseKey = record.original_transaction_id
+      ? keys.purchase(appId, record.original_transaction_id)
+      : undefined;
+    const transactions = await batchGetConsistent(
+      boundTransactionIds(record, payment).map((id) => keys.transaction(appId, id)),
+    );
+    const onPurchase: TransactionItemPart[] = [];
+    for (const item of transactions) {
+      if (!item) continue;
+      const parts = transactionItemParts(item, record, userId, anonymousId);
+      if (item.pk === purchaseKey?.pk) onPurchase.push(...parts);
+      else for (const part of parts) await writeTogether([part]);
+    }
+    const next: SubscriptionRecord = {
+      ...record,
+      user_id: anonymousId,
+      updated_at: now.toISOString(),
+      version: record.version + 1,
+    };
+    const writes: TransactionWrite[] = [
+      {
+        Put: {
           TableName: tableName,
-          Key: keys.purchase(appId, original),
-          ...updateExpression({
-            set: { owner_user_id: anonymousId },
-            condition: { expression: 'owner_user_id = :user', values: { ':user': userId } },
-          }),
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+          Item: subscriptionItem(next, null, null, { by: 'api', action: 'erase', version: next.version }),
+          ConditionExpression: 'version = :version AND user_id = :user',
+          ExpressionAttributeValues: { ':version': record.version, ':user': userId },
+        },
+      },
+      ...onPurchase,
+      ...transferWrites(items, record, userId, anonymousId),
+      ...(items.some((item) => item.sk === 'RECEIPT')
+        ? [{ Delete: { TableName: tableName, Key: keys.subscriptionReceipt(appId, record.id) } }]
+        : []),
+      // Where receipts were kept before they had an item of their own.
+      ...(typeof payment?.receipt_data === 'string'
+        ? [
+            {
+              Update: {
+                TableName: tableName,
+                Key: keys.subscriptionPayment(appId, record.id),
+                ...updateExpression({ remove: ['receipt_data'] }),
+              },
+            },
+          ]
+        : []),
+    ];
+    // Refused: someone wrote the subscription, its purchase or a transfer since the read; read again.
+    if ((await writeTogether(writes)) === undefined) return 'detached';
   }
-  return true;
+  return 'changing';
+}
+
+/** Which of these subscriptions still name the user, read strongly consistently: the check before an erasure is done. */
+export async function stillTheUsers(subscriptions: readonly TableKey[], userId: string): Promise<TableKey[]> {
+  const items = await batchGetConsistent([...subscriptions]);
+  return subscriptions.filter((_, i) => items[i]?.user_id === userId);
 }

@@ -43,6 +43,7 @@
  * | erasure under way | ERASURE#<app>#<user>        | ERASURE (counts so far; due index ERA) |
  * | store call budget | STOREBUDGET#<app>#<store>   | BUDGET (token bucket, 429 back-off; TTL) |
  * | unknown to store  | STOREMISS#<app>#<store>#<sha256 of token/receipt> | MISS (the store did not know it; TTL) |
+ * | events naming a user | USEREVENTS#<app>#<user>   | EVT#<event> (by the deliverer; for the erasure) |
  */
 import { PLATFORMS } from '../schemas/common.js';
 import { LIST_FACETS, LISTING_FACET_SETS, type ListFacet, listIndexName } from './table.js';
@@ -218,6 +219,16 @@ export const erasureKey = (appId: string, userId: string): TableKey => ({
   pk: `ERASURE#${appId}#${userId}`,
   sk: 'ERASURE',
 });
+/**
+ * An event whose payload names the user, recorded when its delivery is (a status change's or a
+ * grant's user, either user of a transfer): how an erasure finds the event's outbox item and
+ * delivery record, which are keyed by the event alone.
+ */
+export const userEventKey = (appId: string, userId: string, eventId: string): TableKey => ({
+  pk: userEventsPartition(appId, userId),
+  sk: `EVT#${eventId}`,
+});
+export const userEventsPartition = (appId: string, userId: string): string => `USEREVENTS#${appId}#${userId}`;
 /** Every partition that holds this user's data and nothing else: an erasure deletes them whole. */
 export const userPartitionsOf = (appId: string, userId: string) =>
   ({

@@ -52,6 +52,12 @@ export interface PaymentRecord {
  */
 export const ANNOUNCED_EVENTS_ATTRIBUTE = 'events';
 
+/**
+ * The transaction ids bound to a subscription, kept on its PAYMENT item (a string set): an erasure
+ * finds every binding that names the user through it (lib/data/erasure.ts).
+ */
+export const BOUND_TRANSACTIONS_ATTRIBUTE = 'bound_transaction_ids';
+
 /** What caused the write that set it (its `version`): the aggregator writes it into the subscription's history. */
 export const CHANGE_CAUSE_ATTRIBUTE = 'change_cause';
 

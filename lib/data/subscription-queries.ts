@@ -11,7 +11,13 @@ import { ddb, tableName } from './client.js';
 import { keys, listCountCell, listPartitions, SUBSCRIPTION_SK, type TableKey } from './keys.js';
 import type { TransferRecord } from './purchase-ownership.js';
 import { queryAll, scanPages } from './query.js';
-import { type PaymentRecord, receiptOf, type SubscriptionRecord, toRecord } from './subscription-items.js';
+import {
+  BOUND_TRANSACTIONS_ATTRIBUTE,
+  type PaymentRecord,
+  receiptOf,
+  type SubscriptionRecord,
+  toRecord,
+} from './subscription-items.js';
 import { TABLE, withoutKeys } from './table.js';
 
 /** A subscription's items: its state, its payment, and the transfers of its purchase to or from it (oldest first). */
@@ -39,7 +45,7 @@ export async function getSubscription(appId: string, subscriptionId: string): Pr
     record: toRecord(state),
     payment: {
       ...{ transaction_id: null, receipt_data: null, payment_method: 'unknown', last_payment: null },
-      ...(payment && withoutKeys<PaymentRecord>(payment)),
+      ...(payment && paymentFieldsOf(payment)),
       ...(receipt && { receipt_data: receiptOf(receipt) }),
     },
     // The query answers in sort-key order: TRANSFER#<time> sorts the transfers by time.
@@ -48,6 +54,12 @@ export async function getSubscription(appId: string, subscriptionId: string): Pr
     ),
   };
 }
+
+/** The payment fields of a PAYMENT item, without the transaction ids bound to it (kept for the erasure). */
+const paymentFieldsOf = (item: Record<string, unknown>): PaymentRecord => {
+  const { [BOUND_TRANSACTIONS_ATTRIBUTE]: _bound, ...fields } = withoutKeys<Record<string, unknown>>(item);
+  return fields as unknown as PaymentRecord;
+};
 
 export async function getSubscriptionRecord(
   appId: string,

@@ -27,6 +27,7 @@ import {
 } from './purchase-ownership.js';
 import { revenueChange } from './revenue-counters.js';
 import {
+  BOUND_TRANSACTIONS_ATTRIBUTE,
   type PaymentRecord,
   paymentItem,
   receiptItem,
@@ -91,7 +92,15 @@ export async function insertSubscription(
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    { Put: { TableName: tableName, Item: paymentItem(record, payment) } },
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...paymentItem(record, payment),
+          ...(transactionPart ? { [BOUND_TRANSACTIONS_ATTRIBUTE]: new Set([payment.transaction_id!]) } : {}),
+        },
+      },
+    },
     ...(payment.receipt_data
       ? [{ Put: { TableName: tableName, Item: receiptItem(record, payment.receipt_data) } }]
       : []),
@@ -223,12 +232,17 @@ export async function saveSubscriptionState(
     ...(ownerPart ? [ownerPart] : []),
   ];
   const { receipt_data: receipt, ...paymentFields } = options.payment ?? {};
-  if (Object.keys(paymentFields).length > 0) {
+  if (Object.keys(paymentFields).length > 0 || options.bindTransaction) {
     writes.push({
       Update: {
         TableName: tableName,
         Key: keys.subscriptionPayment(current.app_id, current.id),
-        ...updateExpression({ set: paymentFields }),
+        ...updateExpression({
+          set: paymentFields,
+          add: options.bindTransaction
+            ? { [BOUND_TRANSACTIONS_ATTRIBUTE]: new Set([options.bindTransaction]) }
+            : undefined,
+        }),
       },
     });
   }

@@ -12,6 +12,7 @@ export const ERASED_KINDS = [
   'orders',
   'reports',
   'grants',
+  'webhook_events',
   'subscriptions_detached',
 ] as const;
 export type ErasedKind = (typeof ERASED_KINDS)[number];
@@ -55,3 +56,33 @@ export function countDeleted(partition: UserPartition, sortKeys: readonly string
   }
   return counts;
 }
+
+/** Attributes of kept items that may name a user: a subscription's, a purchase's owner, a binding's, a transfer's. */
+export const USER_ID_FIELDS = ['user_id', 'owner_user_id', 'from_user_id', 'to_user_id'] as const;
+
+/**
+ * What anonymises a kept item: each of its USER_ID_FIELDS that holds the user's id, set to the
+ * anonymous id; empty when the item names the user nowhere (another user's, or done already).
+ */
+export function anonymisedFields(
+  item: Readonly<Record<string, unknown>>,
+  userId: string,
+  anonymousId: string,
+): Partial<Record<(typeof USER_ID_FIELDS)[number], string>> {
+  return Object.fromEntries(
+    USER_ID_FIELDS.filter((field) => item[field] === userId).map((field) => [field, anonymousId]),
+  );
+}
+
+/**
+ * The users an event's payload names (a status change's or a grant's user, both users of a
+ * transfer): the erasure of each must find the event's outbox item and delivery record.
+ */
+export function usersNamedBy(payload: { data?: unknown }): string[] {
+  const data = (payload.data ?? {}) as Record<string, unknown>;
+  const named = ['user_id', 'from_user_id', 'to_user_id'].map((field) => data[field]);
+  return [...new Set(named.filter((value): value is string => typeof value === 'string' && value !== ''))];
+}
+
+/** The anonymous ids an erasure keeps a user's subscriptions under: `erased_` and 24 hex digits. */
+export const ANONYMOUS_ID_PATTERN = /^erased_[0-9a-f]{24}$/;

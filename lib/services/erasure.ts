@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   claimErasure,
+  deleteEventsOfUser,
   deleteFromPartition,
   detachSubscription,
   type ErasureMarker,
@@ -15,9 +16,10 @@ import {
   getErasure,
   saveErasureProgress,
   startErasure,
+  stillTheUsers,
   subscriptionKeysOfUser,
 } from '../data/erasure.js';
-import { erasureKey, userPartitionsOf } from '../data/keys.js';
+import { erasureKey, type TableKey, userPartitionsOf } from '../data/keys.js';
 import { addCounts, countDeleted, type ErasureCounts, NO_COUNTS, type UserPartition } from '../domain/erasure.js';
 import { processDueWork } from './due-work.js';
 
@@ -28,6 +30,8 @@ export const JOB_ERASURE_ITEMS = 25_000;
 /** One Query page of keys, then its deletes. */
 const PAGE_ITEMS = 1000;
 const SUBSCRIPTION_PAGE = 100;
+/** Events naming the user per page: three deletes each (outbox item, delivery record, pointer). */
+const EVENT_PAGE = 300;
 
 export interface ErasureResult {
   user_id: string;
@@ -37,18 +41,36 @@ export interface ErasureResult {
 }
 
 /** Detaches and deletes up to `budget` items; whether nothing is left. */
-async function eraseSome(marker: ErasureMarker, budget: number): Promise<{ removed: ErasureCounts; done: boolean }> {
+async function eraseSome(
+  marker: ErasureMarker,
+  budget: number,
+  now: Date,
+): Promise<{ removed: ErasureCounts; done: boolean }> {
   const { app_id: appId, user_id: userId } = marker;
   let remaining = budget;
   let removed = NO_COUNTS;
+  const detached: TableKey[] = [];
+  let changing = false;
   while (remaining > 0) {
     const limit = Math.min(remaining, SUBSCRIPTION_PAGE);
     const subscriptions = await subscriptionKeysOfUser(appId, userId, limit);
-    for (const key of subscriptions)
-      if (await detachSubscription(key, appId, userId, marker.anonymous_id))
-        removed = addCounts(removed, { subscriptions_detached: 1 });
+    for (const key of subscriptions) {
+      const outcome = await detachSubscription(key, appId, userId, marker.anonymous_id, now);
+      if (outcome === 'changing') changing = true;
+      if (outcome !== 'detached') continue;
+      detached.push(key);
+      removed = addCounts(removed, { subscriptions_detached: 1 });
+    }
     remaining -= subscriptions.length;
     if (subscriptions.length < limit) break;
+  }
+  for (;;) {
+    if (remaining <= 0) return { removed, done: false };
+    // Three deletes an event: each counts three items of the budget.
+    const page = await deleteEventsOfUser(appId, userId, Math.min(Math.ceil(remaining / 3), EVENT_PAGE));
+    removed = addCounts(removed, { webhook_events: page.eventIds.length });
+    remaining -= 3 * page.eventIds.length;
+    if (!page.more) break;
   }
   for (const [partition, pk] of Object.entries(userPartitionsOf(appId, userId)) as [UserPartition, string][]) {
     for (;;) {
@@ -59,12 +81,14 @@ async function eraseSome(marker: ErasureMarker, budget: number): Promise<{ remov
       if (!page.more) break;
     }
   }
-  return { removed, done: true };
+  // The user index is read eventually consistently: before the marker goes, what this step
+  // detached is read again strongly consistently, and anything still the user's is done later.
+  return { removed, done: !changing && (await stillTheUsers(detached, userId)).length === 0 };
 }
 
 /** Carries a leased erasure on by up to `budget` items; done, its marker goes. */
 async function continueErasure(marker: ErasureMarker, budget: number, now: Date): Promise<ErasureResult> {
-  const { removed, done } = await eraseSome(marker, budget);
+  const { removed, done } = await eraseSome(marker, budget, now);
   const total = addCounts(marker.removed, removed);
   if (done) await finishErasure(marker);
   else await saveErasureProgress(marker, total, now);

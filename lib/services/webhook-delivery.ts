@@ -9,9 +9,11 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { config } from '../core/config.js';
+import { AppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
 import { advanceCheckpoint, findDueItems } from '../data/due.js';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
+import { namesAnErasedUser, recordEventOfUsers } from '../data/user-events.js';
 import {
   type AttemptLog,
   countEndpointTimeout,
@@ -317,6 +319,7 @@ export async function deliverStatusChange(
   detail: BusEventDetail,
   options: AttemptOptions = {},
 ): Promise<DeliveryRecord> {
+  await recordEventOfUsers(detail);
   const created = await createDelivery(detail, new Date());
   if (!created) {
     const existing = await getDelivery(detail.event_id);
@@ -443,6 +446,7 @@ export async function redeliver(
 ): Promise<DeliveryRecord | undefined> {
   const delivery = await getDelivery(eventId);
   if (!delivery || (options.appId !== undefined && delivery.app_id !== options.appId)) return undefined;
+  if (await namesAnErasedUser(delivery)) throw new AppError('EVENT_OF_ERASED_USER');
   const now = new Date().toISOString();
   const reset: DeliveryRecord = {
     ...delivery,

@@ -20,6 +20,7 @@ import { type RequestOptions, useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
 import { createOwnTable } from '../support/own-table.js';
 import { mintReceipt } from '../support/receipts.js';
+import { seedSubscription } from '../support/subscriptions.js';
 
 const { request } = useGateway();
 const USER = 'leaving-user';
@@ -90,6 +91,8 @@ describe('erasure (DELETE /v1/customers/{user_id})', () => {
           // The conversion's history item.
           reports: 1,
           grants: 1,
+          // No webhook deliverer runs here: no event was recorded as naming the user.
+          webhook_events: 0,
           subscriptions_detached: 1,
         },
       },
@@ -111,10 +114,39 @@ describe('erasure (DELETE /v1/customers/{user_id})', () => {
       data: {
         user_id: USER,
         status: 'erased',
-        removed: { profile: 0, events: 0, sessions: 0, orders: 0, reports: 0, grants: 0, subscriptions_detached: 0 },
+        removed: {
+          profile: 0,
+          events: 0,
+          sessions: 0,
+          orders: 0,
+          reports: 0,
+          grants: 0,
+          webhook_events: 0,
+          subscriptions_detached: 0,
+        },
       },
     });
   });
+
+  it('stays done under concurrent writes: 12 parallel PUT auto_renew toggles never put the user back (8 rounds)', async () => {
+    const outcomes: string[] = [];
+    for (let round = 0; round < 8; round++) {
+      const user = `racing-user-${round}`;
+      const { id } = await seedSubscription(app.appId, { user_id: user });
+      const toggles = Array.from({ length: 12 }, (_, i) =>
+        server('PUT', `${SUBSCRIPTIONS_BASE}/${id}`, { body: { auto_renew: i % 2 === 0 } }),
+      );
+      const erased = await server('DELETE', `${CUSTOMERS_BASE}/${user}`);
+      await Promise.all(toggles);
+      expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+      const kept = await server('GET', `${SUBSCRIPTIONS_BASE}/${id}`);
+      const listed = await server('GET', `${SUBSCRIPTIONS_BASE}?user_id=${user}`);
+      outcomes.push(
+        `${kept.body.data.user_id.startsWith('erased_') ? 'erased' : kept.body.data.user_id}, listed ${listed.body.data.length}`,
+      );
+    }
+    expect(outcomes).toEqual(Array.from({ length: 8 }, () => 'erased, listed 0'));
+  }, 120_000);
 
   it('a user id over 256 characters is a 400', async () => {
     const res = await server('DELETE', `${CUSTOMERS_BASE}/${'u'.repeat(257)}`);

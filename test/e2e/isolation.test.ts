@@ -657,7 +657,16 @@ const CASES: Record<string, IsolationCase> = {
         expect(res.body.data).toEqual({
           user_id: user,
           status: 'erased',
-          removed: { profile: 0, events: 0, sessions: 0, orders: 0, reports: 0, grants: 0, subscriptions_detached: 0 },
+          removed: {
+            profile: 0,
+            events: 0,
+            sessions: 0,
+            orders: 0,
+            reports: 0,
+            grants: 0,
+            webhook_events: 0,
+            subscriptions_detached: 0,
+          },
         });
       }
     },

@@ -17,6 +17,9 @@ import {
   subscriptionKeysOfUser,
 } from '../../lib/data/erasure.js';
 import { erasureKey, keys } from '../../lib/data/keys.js';
+import { BOUND_TRANSACTIONS_ATTRIBUTE, receiptItem } from '../../lib/data/subscription-items.js';
+import { saveSubscriptionState } from '../../lib/data/subscription-writes.js';
+import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { NO_COUNTS } from '../../lib/domain/erasure.js';
 import { interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 import { freshBeforeEach } from '../support/fresh-module.js';
@@ -132,12 +135,12 @@ describe("the user's partitions and subscriptions", () => {
     await ddb.send(new PutCommand({ TableName: tableName, Item: { ...purchase, owner_user_id: 'user-1' } }));
     const key = keys.subscription(appId, subscription.id);
 
-    expect(await detachSubscription(key, appId, 'user-1', 'erased_1')).toBe(true);
+    expect(await detachSubscription(key, appId, 'user-1', 'erased_1')).toBe('detached');
     expect(await raw(key)).toMatchObject({ user_id: 'erased_1', user_pk: keys.userSubscriptions(appId, 'erased_1') });
     expect(await raw(purchase)).toMatchObject({ owner_user_id: 'erased_1' });
     expect(await subscriptionKeysOfUser(appId, 'user-1', 10)).toEqual([]);
 
-    expect(await detachSubscription(key, appId, 'user-1', 'erased_2')).toBe(false);
+    expect(await detachSubscription(key, appId, 'user-1', 'erased_2')).toBe('gone');
     expect(await raw(key)).toMatchObject({ user_id: 'erased_1' });
   });
 
@@ -146,22 +149,122 @@ describe("the user's partitions and subscriptions", () => {
     const transferred = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: 'otx-2' });
     const purchase = keys.purchase(appId, 'otx-2');
     await ddb.send(new PutCommand({ TableName: tableName, Item: { ...purchase, owner_user_id: 'user-2' } }));
-    expect(await detachSubscription(keys.subscription(appId, transferred.id), appId, 'user-1', 'erased_1')).toBe(true);
+    expect(await detachSubscription(keys.subscription(appId, transferred.id), appId, 'user-1', 'erased_1')).toBe(
+      'detached',
+    );
     expect(await raw(purchase)).toMatchObject({ owner_user_id: 'user-2' });
 
     const alone = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: null });
-    expect(await detachSubscription(keys.subscription(appId, alone.id), appId, 'user-1', 'erased_1')).toBe(true);
+    expect(await detachSubscription(keys.subscription(appId, alone.id), appId, 'user-1', 'erased_1')).toBe('detached');
     expect(await raw(keys.subscription(appId, alone.id))).toMatchObject({ user_id: 'erased_1' });
   });
 
-  it("a failure moving the purchase's owner, other than the owner having changed, fails the step", async () => {
+  it("the detach is a new version: a writer that read the user's version is refused and cannot put the user back", async () => {
+    const appId = newAppId();
+    const read = await seedSubscription(appId, { user_id: 'user-1' });
+    const key = keys.subscription(appId, read.id);
+    expect(await detachSubscription(key, appId, 'user-1', 'erased_1')).toBe('detached');
+    expect(await raw(key)).toMatchObject({ user_id: 'erased_1', version: read.version + 1 });
+    // A toggle of auto_renew that read the subscription before the detach, written after it.
+    const late = await saveSubscriptionState(read, { ...read, auto_renew: false }, new Date(), {
+      statusChange: null,
+      cause: { by: 'api', action: 'update' },
+    });
+    expect(late).toEqual({ saved: false, reason: 'version_conflict' });
+    expect(await raw(key)).toMatchObject({ user_id: 'erased_1', auto_renew: true });
+  });
+
+  it("leaves nothing of the user on the subscription's items: bindings of every transaction, the purchase's owner and app account token, transfers (both copies), the receipt", async () => {
+    const appId = newAppId();
+    const token = appAccountTokenFor(appId, 'user-1');
+    const subscription = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: 'otx-9' });
+    const other = await seedSubscription(appId, { user_id: 'user-2' });
+    const key = keys.subscription(appId, subscription.id);
+    const transfer = {
+      from_user_id: 'user-1',
+      to_user_id: 'user-2',
+      from_subscription_id: subscription.id,
+      to_subscription_id: other.id,
+      original_transaction_id: 'otx-9',
+      transferred_at: T0.toISOString(),
+      event_id: 'evt_1',
+    };
+    const transferKeys = [subscription.id, other.id].map((id) =>
+      keys.subscriptionTransfer(appId, id, transfer.transferred_at, transfer.event_id),
+    );
+    const storeState = { original_transaction_id: 'otx-9', app_account_token: token, as_of: T0.toISOString() };
+    await batchWriteAll([
+      putRequest({
+        ...keys.purchase(appId, 'otx-9'),
+        subscription_id: subscription.id,
+        user_id: 'user-1',
+        owner_user_id: 'user-1',
+        store_state: storeState,
+        store_as_of: storeState.as_of,
+      }),
+      putRequest({ ...keys.transaction(appId, 'txn-renewal'), subscription_id: subscription.id, user_id: 'user-1' }),
+      putRequest({
+        ...keys.subscriptionPayment(appId, subscription.id),
+        transaction_id: 'txn-renewal',
+        [BOUND_TRANSACTIONS_ATTRIBUTE]: new Set(['otx-9', 'txn-renewal']),
+      }),
+      putRequest(receiptItem(subscription, `receipt naming ${token}`)),
+      ...transferKeys.map((transferKey) => putRequest({ ...transferKey, type: 'subscription_transfer', ...transfer })),
+    ]);
+
+    const sent = interceptCommands();
+    expect(await detachSubscription(key, appId, 'user-1', 'erased_1')).toBe('detached');
+    // The state, the purchase, both transfers and the receipt: one transaction.
+    const transactions = sent.filter(({ command }) => command === 'TransactWriteItemsCommand');
+    const written = transactions.map(({ input }) =>
+      input.TransactItems.map((item: Record<string, any>) => {
+        const [write] = Object.values(item);
+        return write.Key?.pk ?? write.Item.pk;
+      }),
+    );
+    expect(written.at(-1)!.sort()).toEqual(
+      [key.pk, keys.purchase(appId, 'otx-9').pk, key.pk, key.pk, transferKeys[1]!.pk].sort(),
+    );
+
+    expect(await raw(keys.purchase(appId, 'otx-9'))).toMatchObject({
+      user_id: 'erased_1',
+      owner_user_id: 'erased_1',
+      store_state: { ...storeState, app_account_token: null },
+    });
+    expect(await raw(keys.transaction(appId, 'txn-renewal'))).toMatchObject({ user_id: 'erased_1' });
+    for (const transferKey of transferKeys)
+      expect(await raw(transferKey)).toMatchObject({ from_user_id: 'erased_1', to_user_id: 'user-2' });
+    expect(await raw(keys.subscriptionReceipt(appId, subscription.id))).toBeUndefined();
+  });
+
+  it('a transaction refused half-way changes nothing; the erasure finds the subscription again and finishes', async () => {
+    const appId = newAppId();
+    const subscription = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: 'otx-4' });
+    const purchase = keys.purchase(appId, 'otx-4');
+    await ddb.send(new PutCommand({ TableName: tableName, Item: { ...purchase, owner_user_id: 'user-1' } }));
+    await ddb.send(new PutCommand({ TableName: tableName, Item: receiptItem(subscription, 'a receipt') }));
+    const key = keys.subscription(appId, subscription.id);
+    interceptCommands(async ({ command }, send) => {
+      if (command === 'TransactWriteItemsCommand') throw throttled();
+      return send();
+    });
+    await expect(detachSubscription(key, appId, 'user-1', 'erased_1')).rejects.toThrow('throughput exceeded');
+    stopIntercepting();
+    expect(await raw(key)).toMatchObject({ user_id: 'user-1', version: subscription.version });
+    expect(await raw(purchase)).toMatchObject({ owner_user_id: 'user-1' });
+    expect(await raw(keys.subscriptionReceipt(appId, subscription.id))).toBeDefined();
+    expect(await detachSubscription(key, appId, 'user-1', 'erased_1')).toBe('detached');
+    expect(await raw(purchase)).toMatchObject({ owner_user_id: 'erased_1' });
+  });
+
+  it('a failure of the transaction that moves the subscription and its purchase, other than a refused condition, fails the step', async () => {
     const appId = newAppId();
     const subscription = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: 'otx-3' });
     await ddb.send(
       new PutCommand({ TableName: tableName, Item: { ...keys.purchase(appId, 'otx-3'), owner_user_id: 'user-1' } }),
     );
-    interceptCommands(async ({ command, input }, send) => {
-      if (command === 'UpdateItemCommand' && input.Key?.pk === keys.purchase(appId, 'otx-3').pk) throw throttled();
+    interceptCommands(async ({ command }, send) => {
+      if (command === 'TransactWriteItemsCommand') throw throttled();
       return send();
     });
     await expect(

@@ -139,7 +139,16 @@ describe('erasure of a user (bounded batches, continued by the job, own table)',
       user_id: 'light-user',
       status: 'erased',
       // Profile, activity (features: none); the history and the latest report; the grant.
-      removed: { profile: 2, events: 20, sessions: 2, orders: 1, reports: 4, grants: 1, subscriptions_detached: 2 },
+      removed: {
+        profile: 2,
+        events: 20,
+        sessions: 2,
+        orders: 1,
+        reports: 4,
+        grants: 1,
+        webhook_events: 0,
+        subscriptions_detached: 2,
+      },
     });
     expect(await leftOf(appId, 'light-user')).toEqual([]);
   });

@@ -64,6 +64,7 @@ const KINDS: [string, RegExp, RegExp, string | null][] = [
     'unknown_to_store',
   ],
   ['erasure under way', /^ERASURE#app_\w+#/, /^ERASURE$/, 'erasure'],
+  ['an event naming a user', /^USEREVENTS#app_\w+#/, /^EVT#evt_[0-9a-f]{24}$/, 'user_event'],
   // Without a type: an event is stored in one write unit, so the key alone tells its kind; the
   // activity and features items are written by update expressions next to the profile, keyed alone.
   ['reported event', /^EVENTS#app_\w+#/, /^EVT#/, null],

@@ -108,10 +108,10 @@ describe('a failure other than a refused condition reaches the caller', () => {
     expect(await recordNotification(appId, notification, 'recorded', NOW)).toBe(false);
   });
 
-  it("an erasure's move of a subscription: a throttled update is not taken for another owner", async () => {
+  it("an erasure's move of a subscription: a throttled transaction is not taken for another owner", async () => {
     const { appId } = await createTestApp([]);
     const subscription = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: null });
-    failCommands('UpdateItemCommand', throttled);
+    failCommands('TransactWriteItemsCommand', throttled);
     await expect(
       detachSubscription(keys.subscription(appId, subscription.id), appId, 'user-1', 'erased_1'),
     ).rejects.toThrow('throughput exceeded');

@@ -44,3 +44,41 @@ describe('counts', () => {
     expect(Object.values(erasureModule.NO_COUNTS)).toEqual(erasureModule.ERASED_KINDS.map(() => 0));
   });
 });
+
+describe('anonymisedFields: what anonymises a kept item', () => {
+  it.each([
+    ['a subscription of the user', { user_id: 'u1' }, { user_id: 'erased_1' }],
+    [
+      'a purchase the user owns and binds',
+      { user_id: 'u1', owner_user_id: 'u1' },
+      { user_id: 'erased_1', owner_user_id: 'erased_1' },
+    ],
+    ['a transfer from the user', { from_user_id: 'u1', to_user_id: 'u2' }, { from_user_id: 'erased_1' }],
+    ['a transfer to the user', { from_user_id: 'u2', to_user_id: 'u1' }, { to_user_id: 'erased_1' }],
+    ["another user's item", { user_id: 'u2', owner_user_id: 'u2' }, {}],
+    ['an item anonymised already', { user_id: 'erased_0' }, {}],
+    ['a field that is no user field', { subscription_id: 'u1' }, {}],
+  ])('%s', (_, item, expected) => {
+    expect(erasureModule.anonymisedFields(item, 'u1', 'erased_1')).toEqual(expected);
+  });
+});
+
+describe('usersNamedBy: the users an event names', () => {
+  it.each([
+    ['a status change', { data: { subscription_id: 's', user_id: 'u1' } }, ['u1']],
+    ['a transfer', { data: { from_user_id: 'u1', to_user_id: 'u2' } }, ['u1', 'u2']],
+    ['a transfer back to the same user', { data: { from_user_id: 'u1', to_user_id: 'u1' } }, ['u1']],
+    ['no user', { data: { subscription_id: 's' } }, []],
+    ['no data', {}, []],
+    ['an empty or non-string user', { data: { user_id: '', from_user_id: 7 } }, []],
+  ])('%s', (_, payload, expected) => {
+    expect(erasureModule.usersNamedBy(payload)).toEqual(expected);
+  });
+
+  it('anonymous ids are erased_ and 24 hex digits', () => {
+    expect(erasureModule.ANONYMOUS_ID_PATTERN.test('erased_0123456789abcdef01234567')).toBe(true);
+    expect(erasureModule.ANONYMOUS_ID_PATTERN.test('erased_0123')).toBe(false);
+    expect(erasureModule.ANONYMOUS_ID_PATTERN.test('x_erased_0123456789abcdef01234567')).toBe(false);
+    expect(erasureModule.ANONYMOUS_ID_PATTERN.test('erased_0123456789abcdef01234567x')).toBe(false);
+  });
+});
