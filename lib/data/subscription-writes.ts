@@ -21,6 +21,7 @@ import {
   type PurchaseOwner,
   type TakeOver,
   type TransactionBinding,
+  type TransactionItemPart,
   type TransactionWrite,
   transactionItems,
   transferItems,
@@ -50,29 +51,30 @@ export type InsertOutcome =
 /** A change's cause as its writer names it; the write adds the version it gives the item. */
 export type ChangeOrigin = Omit<ChangeCause, 'version'>;
 
+/** What inserting a subscription writes (insertSubscription's options). */
+export interface InsertOptions {
+  owner?: PurchaseOwner | undefined;
+  /** The store state the purchase item keeps with its owner (a notification's). */
+  ownerState?: StorePurchaseState | undefined;
+  takeOver?: TakeOver | undefined;
+  statusChange?: StatusChange | null | undefined;
+  revenue?: RevenueDelta | null | undefined;
+  /** More conditional writes of the same change (the purchase's store state, a notification's record). */
+  alsoWrite?: readonly TransactionWrite[] | undefined;
+  /** What creates it (the subscription's history). */
+  cause: ChangeOrigin;
+}
+
 /**
- * Inserts a new subscription with its payment item. A transaction id can pay for
- * one subscription only, and a store purchase belongs to one user: when either is taken, nothing
- * is written and the outcome says which. A subscription inserted already past its first status
- * (a verified purchase, active at once) carries that status change: its notification and revenue
- * are written in the same transaction; so are a takeover's transfer records and notification.
+ * The writes of an insert, for a transaction that carries more (a takeover's end of the previous
+ * owner's subscription, written with it: services/verification.ts): the new state item on the
+ * condition that none exists, its payment and receipt, its bindings and a takeover's transfer.
  */
-export async function insertSubscription(
+export function insertWrites(
   record: SubscriptionRecord,
   payment: PaymentRecord,
-  options: {
-    owner?: PurchaseOwner | undefined;
-    /** The store state the purchase item keeps with its owner (a notification's). */
-    ownerState?: StorePurchaseState | undefined;
-    takeOver?: TakeOver | undefined;
-    statusChange?: StatusChange | null | undefined;
-    revenue?: RevenueDelta | null | undefined;
-    /** More conditional writes of the same change (the purchase's store state, a notification's record). */
-    alsoWrite?: readonly TransactionWrite[] | undefined;
-    /** What creates it (the subscription's history). */
-    cause: ChangeOrigin;
-  },
-): Promise<InsertOutcome> {
+  options: InsertOptions,
+): { writes: TransactionWrite[]; transactionPart?: TransactionItemPart; ownerPart?: TransactionItemPart } {
   const now = new Date(record.updated_at);
   const transactionPart = payment.transaction_id
     ? bindTransactionPart(record, payment.transaction_id, options.takeOver)
@@ -81,7 +83,7 @@ export async function insertSubscription(
     ? bindOwnerPart(record, options.owner, options.takeOver, options.ownerState)
     : undefined;
   const revenue = options.revenue && revenueChange(record.version, record.updated_at.slice(0, 10), options.revenue);
-  const { items, itemOf } = transactionItems([
+  const writes: TransactionWrite[] = [
     {
       Put: {
         TableName: tableName,
@@ -108,7 +110,24 @@ export async function insertSubscription(
     ...(ownerPart ? [ownerPart] : []),
     ...(options.owner && options.takeOver ? transferItems(record, options.owner, options.takeOver, now) : []),
     ...(options.alsoWrite ?? []),
-  ]);
+  ];
+  return { writes, ...(transactionPart && { transactionPart }), ...(ownerPart && { ownerPart }) };
+}
+
+/**
+ * Inserts a new subscription with its payment item. A transaction id can pay for
+ * one subscription only, and a store purchase belongs to one user: when either is taken, nothing
+ * is written and the outcome says which. A subscription inserted already past its first status
+ * (a verified purchase, active at once) carries that status change: its notification and revenue
+ * are written in the same transaction; so are a takeover's transfer records and notification.
+ */
+export async function insertSubscription(
+  record: SubscriptionRecord,
+  payment: PaymentRecord,
+  options: InsertOptions,
+): Promise<InsertOutcome> {
+  const { writes, transactionPart, ownerPart } = insertWrites(record, payment, options);
+  const { items, itemOf } = transactionItems(writes);
   try {
     await transactWrite(items);
     return { inserted: true };

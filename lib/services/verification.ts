@@ -24,10 +24,11 @@ import {
   type PurchaseQuery,
   purchaseLookupKeys,
   purchaseLookupOf,
+  type TakeOver,
 } from '../data/purchase-ownership.js';
-import type { SubscriptionRecord } from '../data/subscription-items.js';
+import type { PaymentRecord, SubscriptionRecord } from '../data/subscription-items.js';
 import { getSubscriptionRecord } from '../data/subscription-queries.js';
-import { insertSubscription } from '../data/subscription-writes.js';
+import { type InsertOptions, insertSubscription, insertWrites } from '../data/subscription-writes.js';
 import {
   decidePurchase,
   ownedByAnotherUser,
@@ -145,6 +146,41 @@ async function recordStoreRefund(appId: string, userId: string, transaction: Ver
   const bound = await getTransactionBinding(appId, transaction.transaction_id);
   if (bound && bound.user_id === userId)
     await cancelUnlessEnded(appId, bound.subscription_id, true, 'refunded_by_store');
+}
+
+/**
+ * A restore that takes the purchase over: the previous owner's subscription ends and the new one is
+ * inserted with its transfer in one transaction, so a crash leaves both or neither (the previous
+ * owner never loses the subscription without the new one existing). `ended_already`: the previous
+ * subscription had ended, the insert is all there is to write; undefined: something changed since
+ * the read, decide again.
+ */
+async function insertTakingOver(
+  appId: string,
+  takeOver: TakeOver,
+  record: SubscriptionRecord,
+  payment: PaymentRecord,
+  options: InsertOptions,
+): Promise<SubscriptionRecord | undefined | 'ended_already'> {
+  const { writes } = insertWrites(record, payment, options);
+  try {
+    const change = await commitChange(
+      appId,
+      takeOver.fromSubscriptionId,
+      () => ({
+        command: { type: 'cancel', immediate: true, refund: false, reason: 'transferred_to_another_user' },
+        alsoWrite: writes,
+      }),
+      { cause: { by: 'verification' } },
+    );
+    return change.refused === undefined ? record : undefined;
+  } catch (error) {
+    const ended =
+      error instanceof AppError &&
+      (error.kind === 'INVALID_STATUS_TRANSITION' || error.kind === 'SUBSCRIPTION_EXPIRED');
+    if (!ended) throw error;
+    return 'ended_already';
+  }
 }
 
 /** Binding races (two verifications of one new receipt at once) are settled by re-reading. */
@@ -283,8 +319,9 @@ async function apply(
   if (decision.kind === 'reject' || decision.kind === 'refund') return refuse(appId, transaction, claim, decision);
   if (decision.kind === 'read_subscription') throw new Error('decided without the subscription it rests on');
   // Restore with the transfer policy: the previous owner's subscription ends (their status change
-  // is notified), and the purchase continues as this user's.
-  if (decision.kind !== 'renew' && decision.takeOver) {
+  // is notified), and the purchase continues as this user's. A new subscription ends the previous
+  // one in its own transaction (insertTakingOver).
+  if (decision.kind !== 'renew' && decision.kind !== 'insert' && decision.takeOver) {
     await cancelUnlessEnded(appId, decision.takeOver.fromSubscriptionId, false, 'transferred_to_another_user');
   }
   const owner: PurchaseOwner = {
@@ -362,13 +399,18 @@ async function apply(
         latest && storeFacts(latest),
         start.earlierRefund,
       );
-      const inserted = await insertSubscription(record, payment, {
+      const options: InsertOptions = {
         owner,
         takeOver: decision.takeOver,
         statusChange,
         revenue: decision.revenue === 'transferred' ? transferredRevenue(revenue) : revenue,
         cause: { by: 'verification', action: 'create' },
-      });
+      };
+      if (decision.takeOver) {
+        const taken = await insertTakingOver(appId, decision.takeOver, record, payment, options);
+        if (taken !== 'ended_already') return taken;
+      }
+      const inserted = await insertSubscription(record, payment, options);
       if (inserted.inserted) return record;
       if (inserted.reason === 'owned_by_another_user') return refuse(appId, transaction, claim, ownedByAnotherUser());
       return undefined;
