@@ -15,6 +15,7 @@ import type { BusEventDetail } from '../../lib/events/schemas.js';
 import { eraseCustomer } from '../../lib/services/erasure.js';
 import { deliverStatusChange, redeliver } from '../../lib/services/webhook-delivery.js';
 import { createTestApp } from '../support/fixtures.js';
+import { admin } from '../support/processes.js';
 import { seedSubscription } from '../support/subscriptions.js';
 
 const statusChangeOf = (appId: string, subscriptionId: string, userId: string): BusEventDetail => ({
@@ -98,6 +99,13 @@ describe("the events naming a user: found, deleted with the user's data, never r
     const refused = await redeliver(status.event_id).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).kind).toBe('EVENT_OF_ERASED_USER');
+    expect(await getDelivery(status.event_id)).toEqual(before);
+    // The operator's command, as a process: refused with the same code, nothing sent.
+    const cli = await admin('webhooks', 'redeliver', '--event', status.event_id, '--json');
+    expect({ code: cli.code, error: JSON.parse(cli.stdout).error.code }).toEqual({
+      code: 1,
+      error: 'EVENT_OF_ERASED_USER',
+    });
     expect(await getDelivery(status.event_id)).toEqual(before);
   });
 
