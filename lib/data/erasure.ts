@@ -12,7 +12,12 @@ import type { StorePurchaseState } from '../stores/types.js';
 import { batchGetConsistent, batchWriteAll, getConsistent } from './batch.js';
 import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
 import { dueAttributes, erasureKey, keys, SUBSCRIPTION_SK, type TableKey, userEventsPartition } from './keys.js';
-import type { TransactionItemPart, TransactionWrite, TransferRecord } from './purchase-ownership.js';
+import {
+  type TransactionItemPart,
+  type TransactionWrite,
+  type TransferRecord,
+  transactionItems,
+} from './purchase-ownership.js';
 import {
   BOUND_TRANSACTIONS_ATTRIBUTE,
   type SubscriptionRecord,
@@ -199,6 +204,12 @@ export async function subscriptionKeysOfUser(appId: string, userId: string, limi
 
 export type DetachOutcome = 'detached' | 'gone' | 'changing';
 
+/** What a detach did, and how many items it wrote (the erasure's budget counts them). */
+export interface Detached {
+  outcome: DetachOutcome;
+  written: number;
+}
+
 /** Reads and writes of a detach before it gives up on a subscription that keeps changing (the job tries again). */
 const MAX_DETACH_ATTEMPTS = 5;
 /** A transaction holds at most 100 items: the state, its purchase, its receipt, and this many transfers (both copies). */
@@ -304,11 +315,12 @@ export async function detachSubscription(
   userId: string,
   anonymousId: string,
   now = new Date(),
-): Promise<DetachOutcome> {
+): Promise<Detached> {
+  let written = 0;
   for (let attempt = 1; attempt <= MAX_DETACH_ATTEMPTS; attempt++) {
     const items = await subscriptionItems(key);
     const state = items.find((item) => item.sk === SUBSCRIPTION_SK);
-    if (!state || state.user_id !== userId) return 'gone';
+    if (!state || state.user_id !== userId) return { outcome: 'gone', written };
     const record = toRecord(state);
     const payment = items.find((item) => item.sk === 'PAYMENT');
     const purchaseKey = record.original_transaction_id
@@ -322,7 +334,11 @@ export async function detachSubscription(
       if (!item) continue;
       const parts = transactionItemParts(item, record, userId, anonymousId);
       if (item.pk === purchaseKey?.pk) onPurchase.push(...parts);
-      else for (const part of parts) await writeTogether([part]);
+      else
+        for (const part of parts) {
+          await writeTogether([part]);
+          written += 1;
+        }
     }
     const next: SubscriptionRecord = {
       ...record,
@@ -358,9 +374,10 @@ export async function detachSubscription(
         : []),
     ];
     // Refused: someone wrote the subscription, its purchase or a transfer since the read; read again.
-    if ((await writeTogether(writes)) === undefined) return 'detached';
+    if ((await writeTogether(writes)) === undefined)
+      return { outcome: 'detached', written: written + transactionItems(writes).items.length };
   }
-  return 'changing';
+  return { outcome: 'changing', written };
 }
 
 /** Which of these subscriptions still name the user, read strongly consistently: the check before an erasure is done. */

@@ -55,13 +55,15 @@ async function eraseSome(
     const limit = Math.min(remaining, SUBSCRIPTION_PAGE);
     const subscriptions = await subscriptionKeysOfUser(appId, userId, limit);
     for (const key of subscriptions) {
-      const outcome = await detachSubscription(key, appId, userId, marker.anonymous_id, now);
+      if (remaining <= 0) break;
+      const { outcome, written } = await detachSubscription(key, appId, userId, marker.anonymous_id, now);
+      // Each item written counts (a subscription renewed for years has a binding per renewal); at least the read.
+      remaining -= Math.max(1, written);
       if (outcome === 'changing') changing = true;
       if (outcome !== 'detached') continue;
       detached.push(key);
       removed = addCounts(removed, { subscriptions_detached: 1 });
     }
-    remaining -= subscriptions.length;
     if (subscriptions.length < limit) break;
   }
   for (;;) {

@@ -135,12 +135,12 @@ describe("the user's partitions and subscriptions", () => {
     await ddb.send(new PutCommand({ TableName: tableName, Item: { ...purchase, owner_user_id: 'user-1' } }));
     const key = keys.subscription(appId, subscription.id);
 
-    expect(await detachSubscription(key, appId, 'user-1', 'erased_1')).toBe('detached');
+    expect((await detachSubscription(key, appId, 'user-1', 'erased_1')).outcome).toBe('detached');
     expect(await raw(key)).toMatchObject({ user_id: 'erased_1', user_pk: keys.userSubscriptions(appId, 'erased_1') });
     expect(await raw(purchase)).toMatchObject({ owner_user_id: 'erased_1' });
     expect(await subscriptionKeysOfUser(appId, 'user-1', 10)).toEqual([]);
 
-    expect(await detachSubscription(key, appId, 'user-1', 'erased_2')).toBe('gone');
+    expect((await detachSubscription(key, appId, 'user-1', 'erased_2')).outcome).toBe('gone');
     expect(await raw(key)).toMatchObject({ user_id: 'erased_1' });
   });
 
@@ -149,13 +149,15 @@ describe("the user's partitions and subscriptions", () => {
     const transferred = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: 'otx-2' });
     const purchase = keys.purchase(appId, 'otx-2');
     await ddb.send(new PutCommand({ TableName: tableName, Item: { ...purchase, owner_user_id: 'user-2' } }));
-    expect(await detachSubscription(keys.subscription(appId, transferred.id), appId, 'user-1', 'erased_1')).toBe(
-      'detached',
-    );
+    expect(
+      (await detachSubscription(keys.subscription(appId, transferred.id), appId, 'user-1', 'erased_1')).outcome,
+    ).toBe('detached');
     expect(await raw(purchase)).toMatchObject({ owner_user_id: 'user-2' });
 
     const alone = await seedSubscription(appId, { user_id: 'user-1', original_transaction_id: null });
-    expect(await detachSubscription(keys.subscription(appId, alone.id), appId, 'user-1', 'erased_1')).toBe('detached');
+    expect((await detachSubscription(keys.subscription(appId, alone.id), appId, 'user-1', 'erased_1')).outcome).toBe(
+      'detached',
+    );
     expect(await raw(keys.subscription(appId, alone.id))).toMatchObject({ user_id: 'erased_1' });
   });
 
@@ -163,7 +165,7 @@ describe("the user's partitions and subscriptions", () => {
     const appId = newAppId();
     const read = await seedSubscription(appId, { user_id: 'user-1' });
     const key = keys.subscription(appId, read.id);
-    expect(await detachSubscription(key, appId, 'user-1', 'erased_1')).toBe('detached');
+    expect((await detachSubscription(key, appId, 'user-1', 'erased_1')).outcome).toBe('detached');
     expect(await raw(key)).toMatchObject({ user_id: 'erased_1', version: read.version + 1 });
     // A toggle of auto_renew that read the subscription before the detach, written after it.
     const late = await saveSubscriptionState(read, { ...read, auto_renew: false }, new Date(), {
@@ -213,7 +215,8 @@ describe("the user's partitions and subscriptions", () => {
     ]);
 
     const sent = interceptCommands();
-    expect(await detachSubscription(key, appId, 'user-1', 'erased_1')).toBe('detached');
+    // The renewal's binding on its own, then the five items of the transaction: six items of the erasure's budget.
+    expect(await detachSubscription(key, appId, 'user-1', 'erased_1')).toEqual({ outcome: 'detached', written: 6 });
     // The state, the purchase, both transfers and the receipt: one transaction.
     const transactions = sent.filter(({ command }) => command === 'TransactWriteItemsCommand');
     const written = transactions.map(({ input }) =>
@@ -253,7 +256,7 @@ describe("the user's partitions and subscriptions", () => {
     expect(await raw(key)).toMatchObject({ user_id: 'user-1', version: subscription.version });
     expect(await raw(purchase)).toMatchObject({ owner_user_id: 'user-1' });
     expect(await raw(keys.subscriptionReceipt(appId, subscription.id))).toBeDefined();
-    expect(await detachSubscription(key, appId, 'user-1', 'erased_1')).toBe('detached');
+    expect((await detachSubscription(key, appId, 'user-1', 'erased_1')).outcome).toBe('detached');
     expect(await raw(purchase)).toMatchObject({ owner_user_id: 'erased_1' });
   });
 
