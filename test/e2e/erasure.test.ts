@@ -11,10 +11,12 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `erasure-e2e-${process.pid}`;
 });
 
+import { newEventId } from '../../lib/core/ids.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
 import { userPartitionsOf } from '../../lib/data/keys.js';
-import { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { createDelivery } from '../../lib/data/webhooks.js';
+import { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE, WEBHOOKS_BASE } from '../../lib/routes.js';
 import { createTestApp, PREMIUM_MONTHLY, type TestApp } from '../support/fixtures.js';
 import { type RequestOptions, useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
@@ -147,6 +149,32 @@ describe('erasure (DELETE /v1/customers/{user_id})', () => {
     }
     expect(outcomes).toEqual(Array.from({ length: 8 }, () => 'erased, listed 0'));
   }, 120_000);
+
+  it("refuses to redeliver an erased user's event it could not delete: 409 EVENT_OF_ERASED_USER", async () => {
+    const user = 'erased-with-old-delivery';
+    const { id } = await seedSubscription(app.appId, { user_id: user });
+    const event = {
+      app_id: app.appId,
+      event_id: newEventId(),
+      payload: {
+        event: 'subscription.status_changed' as const,
+        timestamp: new Date().toISOString(),
+        data: {
+          subscription_id: id,
+          user_id: user,
+          old_status: 'pending_verification' as const,
+          new_status: 'active' as const,
+          expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+          auto_renew: true,
+        },
+      },
+    };
+    // Recorded the way deliveries were before the deliverer noted the users an event names.
+    await createDelivery(event, new Date());
+    expect((await server('DELETE', `${CUSTOMERS_BASE}/${user}`)).status).toBe(200);
+    const res = await server('POST', `${WEBHOOKS_BASE}/deliveries/${event.event_id}/redeliver`);
+    expect({ status: res.status, code: res.body.error.code }).toEqual({ status: 409, code: 'EVENT_OF_ERASED_USER' });
+  });
 
   it('a user id over 256 characters is a 400', async () => {
     const res = await server('DELETE', `${CUSTOMERS_BASE}/${'u'.repeat(257)}`);
