@@ -138,8 +138,11 @@ describe('erasure (DELETE /v1/customers/{user_id})', () => {
       const toggles = Array.from({ length: 12 }, (_, i) =>
         server('PUT', `${SUBSCRIPTIONS_BASE}/${id}`, { body: { auto_renew: i % 2 === 0 } }),
       );
-      const erased = await server('DELETE', `${CUSTOMERS_BASE}/${user}`);
+      let erased = await server('DELETE', `${CUSTOMERS_BASE}/${user}`);
       await Promise.all(toggles);
+      // Writers that kept refusing the detach leave it under way (202): asked again, it finishes.
+      for (let again = 0; erased.status === 202 && again < 5; again++)
+        erased = await server('DELETE', `${CUSTOMERS_BASE}/${user}`);
       expect(erased.status, JSON.stringify(erased.body)).toBe(200);
       const kept = await server('GET', `${SUBSCRIPTIONS_BASE}/${id}`);
       const listed = await server('GET', `${SUBSCRIPTIONS_BASE}?user_id=${user}`);
