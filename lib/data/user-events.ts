@@ -14,13 +14,16 @@ import { keys, userEventKey } from './keys.js';
  */
 export async function recordEventOfUsers(detail: BusEventDetail): Promise<void> {
   await batchWriteAll(
-    usersNamedBy(detail.payload).map((userId) =>
-      putRequest({
-        ...userEventKey(detail.app_id, userId, detail.event_id),
-        type: 'user_event',
-        event_id: detail.event_id,
-      }),
-    ),
+    // An anonymous id names nobody: there is no one left to erase.
+    usersNamedBy(detail.payload)
+      .filter((userId) => !ANONYMOUS_ID_PATTERN.test(userId))
+      .map((userId) =>
+        putRequest({
+          ...userEventKey(detail.app_id, userId, detail.event_id),
+          type: 'user_event',
+          event_id: detail.event_id,
+        }),
+      ),
   );
 }
 

@@ -109,6 +109,17 @@ describe("the events naming a user: found, deleted with the user's data, never r
     expect(await getDelivery(status.event_id)).toEqual(before);
   });
 
+  it('an event that names an anonymous id only (a write after the erasure) records no pointer', async () => {
+    const { appId } = await createTestApp([]);
+    const anonymous = 'erased_0123456789abcdef01234567';
+    const status = statusChangeOf(appId, 'sub_x', anonymous);
+    const transfer = transferOf(appId, anonymous, 'staying');
+    for (const detail of [status, transfer]) await deliverStatusChange(detail);
+    expect(await getConsistent(userEventKey(appId, anonymous, status.event_id))).toBeUndefined();
+    expect(await getConsistent(userEventKey(appId, anonymous, transfer.event_id))).toBeUndefined();
+    expect(await getConsistent(userEventKey(appId, 'staying', transfer.event_id))).toBeDefined();
+  });
+
   it("another user's event is redelivered as before", async () => {
     const { appId } = await createTestApp([]);
     const subscription = await seedSubscription(appId, { user_id: 'staying' });
