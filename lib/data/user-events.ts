@@ -3,16 +3,25 @@
  * transfer), one pointer item per user and event (userEventKey): outbox items and delivery records
  * are keyed by the event alone, and this is how the erasure of a user finds them.
  */
+import { config } from '../core/config.js';
 import { ANONYMOUS_ID_PATTERN, usersNamedBy } from '../domain/erasure.js';
 import type { BusEventDetail } from '../events/schemas.js';
 import { batchGetConsistent, batchWriteAll, putRequest } from './batch.js';
 import { keys, userEventKey } from './keys.js';
 
 /**
- * Records which users the event names, before its delivery record is written: a delivery record
- * then never exists that the erasure of one of them cannot find.
+ * Epoch seconds at which TTL deletes a pointer: twice the delivery records' retention, so it
+ * outlives the delivery it leads to (kept the retention after its last attempt, the retries take
+ * under two days); a redelivery writes it again. The erasure deletes it sooner.
  */
-export async function recordEventOfUsers(detail: BusEventDetail): Promise<void> {
+const pointerExpiry = (now: number): number =>
+  Math.floor(now / 1000) + 2 * config.webhookDeliveryRetentionDays * 86_400;
+
+/**
+ * Records which users the event names, before its delivery record is written (and again before
+ * a redelivery): a delivery record then never exists that the erasure of one of them cannot find.
+ */
+export async function recordEventOfUsers(detail: BusEventDetail, now: number = Date.now()): Promise<void> {
   await batchWriteAll(
     // An anonymous id names nobody: there is no one left to erase.
     usersNamedBy(detail.payload)
@@ -22,6 +31,7 @@ export async function recordEventOfUsers(detail: BusEventDetail): Promise<void> 
           ...userEventKey(detail.app_id, userId, detail.event_id),
           type: 'user_event',
           event_id: detail.event_id,
+          ttl: pointerExpiry(now),
         }),
       ),
   );

@@ -447,6 +447,8 @@ export async function redeliver(
   const delivery = await getDelivery(eventId);
   if (!delivery || (options.appId !== undefined && delivery.app_id !== options.appId)) return undefined;
   if (await namesAnErasedUser(delivery)) throw new AppError('EVENT_OF_ERASED_USER');
+  // The delivery is kept the retention from now on: so is the pointer that lets an erasure find it.
+  await recordEventOfUsers(delivery);
   const now = new Date().toISOString();
   const reset: DeliveryRecord = {
     ...delivery,

@@ -3,13 +3,13 @@
  * event names before its delivery record, the erasure deletes each one's outbox item and delivery
  * record, and an event of an erased user the erasure could not find is not redelivered.
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/core/errors.js';
 import { newEventId } from '../../lib/core/ids.js';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys, userEventKey } from '../../lib/data/keys.js';
+import { keys, type TableKey, userEventKey } from '../../lib/data/keys.js';
 import { createDelivery, getDelivery } from '../../lib/data/webhooks.js';
 import type { BusEventDetail } from '../../lib/events/schemas.js';
 import { eraseCustomer } from '../../lib/services/erasure.js';
@@ -118,6 +118,22 @@ describe("the events naming a user: found, deleted with the user's data, never r
     expect(await getConsistent(userEventKey(appId, anonymous, status.event_id))).toBeUndefined();
     expect(await getConsistent(userEventKey(appId, anonymous, transfer.event_id))).toBeUndefined();
     expect(await getConsistent(userEventKey(appId, 'staying', transfer.event_id))).toBeDefined();
+  });
+
+  it('a pointer outlives the delivery it leads to, and a redelivery writes it again', async () => {
+    const { appId } = await createTestApp([]);
+    const subscription = await seedSubscription(appId, { user_id: 'kept' });
+    const status = statusChangeOf(appId, subscription.id, 'kept');
+    await deliverStatusChange(status);
+    const ttlOf = async (key: TableKey) => (await getConsistent(key))?.ttl as number;
+    const deliveryTtl = await ttlOf(keys.delivery(status.event_id));
+    expect(deliveryTtl).toBeGreaterThan(Date.now() / 1000);
+    expect(await ttlOf(userEventKey(appId, 'kept', status.event_id))).toBeGreaterThanOrEqual(deliveryTtl);
+
+    await ddb.send(new DeleteCommand({ TableName: tableName, Key: userEventKey(appId, 'kept', status.event_id) }));
+    await redeliver(status.event_id);
+    const redeliveredTtl = await ttlOf(keys.delivery(status.event_id));
+    expect(await ttlOf(userEventKey(appId, 'kept', status.event_id))).toBeGreaterThanOrEqual(redeliveredTtl);
   });
 
   it("another user's event is redelivered as before", async () => {
