@@ -74,12 +74,16 @@ export interface Config {
 /** The environment variable that sets a tier's limit, e.g. RATE_LIMIT_PREMIUM_PER_MINUTE. */
 export const rateLimitVariable = (tier: RateLimitTier): string => `RATE_LIMIT_${tier.toUpperCase()}_PER_MINUTE`;
 
-function readNonNegativeInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+/** An integer setting within [min, max]; unset or empty: the fallback. */
+function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Infinity): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) {
     throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  }
+  if (value < min || value > max) {
+    throw new Error(`${name} must be at ${value < min ? `least ${min}` : `most ${max}`}, got "${value}"`);
   }
   return value;
 }
@@ -87,26 +91,8 @@ function readNonNegativeInt(env: NodeJS.ProcessEnv, name: string, fallback: numb
 /** Revocation latency of sdk keys is this TTL: it must stay within a minute. */
 export const MAX_KEY_CACHE_TTL_SECONDS = 60;
 
-function readKeyCacheTtl(env: NodeJS.ProcessEnv): number {
-  const value = readNonNegativeInt(env, 'KEY_CACHE_TTL_SECONDS', 30);
-  if (value > MAX_KEY_CACHE_TTL_SECONDS) {
-    throw new Error(`KEY_CACHE_TTL_SECONDS must be at most ${MAX_KEY_CACHE_TTL_SECONDS}, got "${value}"`);
-  }
-  return value;
-}
-
 /** A change of an app's entitlements reaches every warm function within this many seconds. */
 export const MAX_ENTITLEMENTS_CACHE_TTL_SECONDS = 300;
-
-function readEntitlementsCacheTtl(env: NodeJS.ProcessEnv): number {
-  const value = readNonNegativeInt(env, 'ENTITLEMENTS_CACHE_TTL_SECONDS', 60);
-  if (value > MAX_ENTITLEMENTS_CACHE_TTL_SECONDS) {
-    throw new Error(
-      `ENTITLEMENTS_CACHE_TTL_SECONDS must be at most ${MAX_ENTITLEMENTS_CACHE_TTL_SECONDS}, got "${value}"`,
-    );
-  }
-  return value;
-}
 
 /** An opt-in: `1` on, unset, empty or `0` off, anything else refused (a typo must not look like "on"). */
 function readFlag(env: NodeJS.ProcessEnv, name: string): boolean {
@@ -119,12 +105,6 @@ function readFlag(env: NodeJS.ProcessEnv, name: string): boolean {
 /** Delivery records (payloads naming users) are kept a month by default, never forever. */
 export const DEFAULT_WEBHOOK_DELIVERY_RETENTION_DAYS = 30;
 
-function readWebhookDeliveryRetentionDays(env: NodeJS.ProcessEnv): number {
-  const value = readNonNegativeInt(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', DEFAULT_WEBHOOK_DELIVERY_RETENTION_DAYS);
-  if (value < 1) throw new Error(`WEBHOOK_DELIVERY_RETENTION_DAYS must be at least 1, got "${value}"`);
-  return value;
-}
-
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const tableName = env.TABLE_NAME || (inLambda ? undefined : DEFAULT_TABLE_NAME);
@@ -132,14 +112,25 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tableName,
     dynamodbEndpoint: env.DYNAMODB_ENDPOINT || undefined,
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
-    keyCacheTtlSeconds: readKeyCacheTtl(env),
-    entitlementsCacheTtlSeconds: readEntitlementsCacheTtl(env),
+    keyCacheTtlSeconds: readInt(env, 'KEY_CACHE_TTL_SECONDS', 30, 0, MAX_KEY_CACHE_TTL_SECONDS),
+    entitlementsCacheTtlSeconds: readInt(
+      env,
+      'ENTITLEMENTS_CACHE_TTL_SECONDS',
+      60,
+      0,
+      MAX_ENTITLEMENTS_CACHE_TTL_SECONDS,
+    ),
     inLambda,
     eventBusName: env.EVENT_BUS_NAME || undefined,
     deadLetterQueueUrl: env.DEAD_LETTER_QUEUE_URL || undefined,
     webhookRetrySchedule: retryScheduleFrom(env.WEBHOOK_RETRY_SCHEDULE_SECONDS),
-    webhookTimeoutMs: readNonNegativeInt(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
-    webhookDeliveryRetentionDays: readWebhookDeliveryRetentionDays(env),
+    webhookTimeoutMs: readInt(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
+    webhookDeliveryRetentionDays: readInt(
+      env,
+      'WEBHOOK_DELIVERY_RETENTION_DAYS',
+      DEFAULT_WEBHOOK_DELIVERY_RETENTION_DAYS,
+      1,
+    ),
     webhookAllowPrivateTargets: readFlag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
     storeSecretsPrefix: env.STORE_SECRETS_PREFIX || undefined,
     googleOAuthTokenUrl: env.GOOGLE_OAUTH_TOKEN_URL || 'https://oauth2.googleapis.com/token',
@@ -147,22 +138,19 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     googleOidcJwksUrl: env.GOOGLE_OIDC_JWKS_URL || 'https://www.googleapis.com/oauth2/v3/certs',
     appStoreServerApiBaseUrl: env.APP_STORE_SERVER_API_BASE_URL || undefined,
     appStoreSandboxApiBaseUrl: env.APP_STORE_SERVER_API_SANDBOX_BASE_URL || undefined,
-    storeTimeoutMs: readNonNegativeInt(env, 'STORE_TIMEOUT_MS', 10_000),
-    storeExpiryMarginSeconds: readNonNegativeInt(env, 'STORE_EXPIRY_MARGIN_SECONDS', 3600),
-    eventRetentionDays: readNonNegativeInt(env, 'EVENT_RETENTION_DAYS', 90),
+    storeTimeoutMs: readInt(env, 'STORE_TIMEOUT_MS', 10_000),
+    storeExpiryMarginSeconds: readInt(env, 'STORE_EXPIRY_MARGIN_SECONDS', 3600),
+    eventRetentionDays: readInt(env, 'EVENT_RETENTION_DAYS', 90),
     rateLimits: Object.fromEntries(
-      RATE_LIMIT_TIERS.map((tier) => [
-        tier,
-        readNonNegativeInt(env, rateLimitVariable(tier), DEFAULT_RATE_LIMITS[tier]),
-      ]),
+      RATE_LIMIT_TIERS.map((tier) => [tier, readInt(env, rateLimitVariable(tier), DEFAULT_RATE_LIMITS[tier])]),
     ) as Record<RateLimitTier, number>,
     storeCallBudget: {
       // Far below Google's 3,000 queries a minute per Cloud project; at least 1: a bucket that never
       // holds a call would refuse every new purchase.
-      burst: Math.max(1, readNonNegativeInt(env, 'STORE_CALL_BURST', 60)),
-      perMinute: Math.max(1, readNonNegativeInt(env, 'STORE_CALLS_PER_MINUTE', 120)),
+      burst: Math.max(1, readInt(env, 'STORE_CALL_BURST', 60)),
+      perMinute: Math.max(1, readInt(env, 'STORE_CALLS_PER_MINUTE', 120)),
     },
-    storeUnknownTtlSeconds: readNonNegativeInt(env, 'STORE_UNKNOWN_TTL_SECONDS', 600),
+    storeUnknownTtlSeconds: readInt(env, 'STORE_UNKNOWN_TTL_SECONDS', 600),
   };
 }
 
