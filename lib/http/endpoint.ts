@@ -4,7 +4,6 @@
  * into lib/. Handlers in functions/ are one `subscriptionsEndpoint(...)` each.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { AppError, type ErrorKind, isAppError } from '../core/errors.js';
@@ -25,6 +24,7 @@ import {
 import { conditionalResponse } from './conditional.js';
 import { corsHeaders } from './cors.js';
 import { type ApiName, errorResponse, jsonResponse } from './envelopes.js';
+import { lowerCaseHeaders } from './header-case.js';
 import { type MobileContext, mobileRoutePolicy, readMobileHeaders } from './mobile-headers.js';
 import { parseJsonBody, parsePart } from './parse.js';
 
@@ -188,7 +188,7 @@ function buildEndpoint(
   ) => Promise<APIGatewayProxyResult>,
 ) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(httpHeaderNormalizer())
+    .use(lowerCaseHeaders())
     .use(envelopeMiddleware(api))
     .handler(async (event, context) => {
       const responseHeaders: Record<string, string> = {};
