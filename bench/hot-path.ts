@@ -54,6 +54,7 @@ try {
     appIdHeader: app.appId,
     platform: 'ios',
     sdkVersion: '1.0.0',
+    userProven: false,
   };
 
   let sequence = 0;

@@ -32,10 +32,10 @@ export const FEATURE_USED = 'feature_used';
  * in it), so that an event of 1 KB as sent takes one write unit. The time is stored when the client
  * sent one; without it the event happened when it was received. Times are epoch milliseconds.
  */
-function eventItem(context: ReportContext, event: NormalizedEvent, now: Date): Record<string, unknown> {
+function eventItem(context: ReportContext, userId: string, event: NormalizedEvent, now: Date): Record<string, unknown> {
   const timestamp = Date.parse(event.timestamp);
   return {
-    ...reportKeys.reportedEvent(context.appId, event.user, event.key),
+    ...reportKeys.reportedEvent(context.appId, userId, event.key),
     name: event.name,
     ...(event.session_id !== null ? { session_id: event.session_id } : {}),
     ...(timestamp !== now.getTime() ? { timestamp } : {}),
@@ -48,20 +48,24 @@ function eventItem(context: ReportContext, event: NormalizedEvent, now: Date): R
 }
 
 /**
- * Stores every event (BatchWriteItem of plain puts, unprocessed items retried until stored: a
- * resent batch overwrites the same items, so nothing is stored twice), then records each user's
- * activity. A failure throws before the request is acknowledged; the client's retry is safe.
+ * Stores every event of the user (BatchWriteItem of plain puts, unprocessed items retried until
+ * stored: a resent batch overwrites the same items, so nothing is stored twice), then records the
+ * user's activity. One user per call: a request never writes another user's history or profile.
+ * A failure throws before the request is acknowledged; the client's retry is safe.
  */
-export async function storeEvents(context: ReportContext, events: NormalizedEvent[], now: Date): Promise<void> {
-  await batchWriteAll(events.map((event) => putRequest(eventItem(context, event, now))));
-  const features = new Map<string, Set<string>>();
+export async function storeEvents(
+  context: ReportContext,
+  userId: string,
+  events: NormalizedEvent[],
+  now: Date,
+): Promise<void> {
+  await batchWriteAll(events.map((event) => putRequest(eventItem(context, userId, event, now))));
+  const features = new Set<string>();
   for (const event of events) {
-    const used = features.get(event.user) ?? new Set<string>();
     const feature = event.name === FEATURE_USED ? event.extra.feature_name : undefined;
-    if (typeof feature === 'string' && feature.length > 0 && feature.length <= 200) used.add(feature);
-    features.set(event.user, used);
+    if (typeof feature === 'string' && feature.length > 0 && feature.length <= 200) features.add(feature);
   }
-  await Promise.all([...features].map(([user, used]) => recordActivity(context.appId, user, now, used)));
+  await recordActivity(context.appId, userId, now, features);
 }
 
 /**

@@ -6,6 +6,11 @@
  * Shape A: {name, user, sessionId, extra?}          (the dedicated event interface)
  * Shape B: {eventName, timestamp, properties}        (the overview example; user = X-USER-ID)
  * Either may carry `eventId` (or `insert_id`) and `timestamp` (epoch ms, or ISO 8601).
+ *
+ * Every event belongs to the caller (X-USER-ID): a request writes one user's history and profile,
+ * never another's. An event whose `user` names someone else is refused when the app requires
+ * signed user tokens (it would be a way round the token); otherwise X-USER-ID is as unproven as
+ * `user`, and the event is filed under X-USER-ID all the same (docs/security.md).
  */
 import { createHash } from 'node:crypto';
 import { AppError, type ErrorKind } from '../core/errors.js';
@@ -24,7 +29,6 @@ export interface NormalizedEvent {
   /** Stable identity: the client's id, or a hash of the event's content and place in the batch. */
   key: string;
   name: string;
-  user: string;
   session_id: string | null;
   /** When it happened (ISO 8601); the receive time when the client sent none. */
   timestamp: string;
@@ -59,10 +63,17 @@ function timestampOf(value: unknown, index: number, now: Date): string {
   return new Date(ms).toISOString();
 }
 
+/** Who sends the batch: X-USER-ID, and whether a signed user token proved it. */
+export interface EventSender {
+  userId: string;
+  /** The app requires signed user tokens: an event naming another user is refused, not refiled. */
+  userProven: boolean;
+}
+
 function normalizeOne(
   raw: unknown,
   index: number,
-  defaultUser: string,
+  sender: EventSender,
   now: Date,
 ): Omit<NormalizedEvent, 'key'> & { clientId?: string } {
   if (!isPlainObject(raw)) fail('INVALID_PARAMETER', index, 'an event must be an object');
@@ -74,7 +85,7 @@ function normalizeOne(
   if (name === undefined) fail('EVENT_NAME_REQUIRED', index, shapeB ? 'eventName is required' : 'name is required');
   if (name.length > EVENT_LIMITS.maxNameLength)
     fail('INVALID_PARAMETER', index, `name must be at most ${EVENT_LIMITS.maxNameLength} characters`);
-  const user = text(raw.user) ?? (shapeB ? defaultUser : undefined);
+  const user = text(raw.user) ?? (shapeB ? sender.userId : undefined);
   if (user === undefined) fail('USER_REQUIRED', index, 'user is required');
   const sessionId = text(raw.sessionId);
   if (sessionId === undefined && !shapeB) fail('SESSION_ID_REQUIRED', index, 'sessionId is required');
@@ -97,9 +108,12 @@ function normalizeOne(
   ) {
     fail('INVALID_PARAMETER', index, `eventId must be a string of 1-${EVENT_LIMITS.maxIdLength} characters`);
   }
+  // Checked last, so a malformed event gets the spec's own code first.
+  if (sender.userProven && user.trim() !== sender.userId) {
+    fail('INVALID_PARAMETER', index, 'user must be X-USER-ID: an event belongs to the user who sends it');
+  }
   return {
     name,
-    user,
     session_id: sessionId ?? null,
     timestamp: timestampOf(raw.timestamp, index, now),
     extra: (extra as Record<string, unknown> | undefined) ?? {},
@@ -110,9 +124,9 @@ function normalizeOne(
 
 /**
  * Validates and normalises a whole batch, or throws for the first offending event (naming its
- * index) so that nothing of an invalid batch is stored.
+ * index) so that nothing of an invalid batch is stored. Every event is the sender's.
  */
-export function normalizeEvents(events: unknown, defaultUser: string, now: Date): NormalizedEvent[] {
+export function normalizeEvents(events: unknown, sender: EventSender, now: Date): NormalizedEvent[] {
   if (!Array.isArray(events))
     throw new AppError('INVALID_PARAMETER', 'events must be an array', {
       details: [{ path: 'body.events', message: 'must be an array' }],
@@ -127,7 +141,7 @@ export function normalizeEvents(events: unknown, defaultUser: string, now: Date)
     });
   }
   return events.map((raw, index) => {
-    const { clientId, ...event } = normalizeOne(raw, index, defaultUser, now);
+    const { clientId, ...event } = normalizeOne(raw, index, sender, now);
     // Without a client id, the same event at the same place of a resent batch gets the same key;
     // the receive time is left out, so a retry minutes later still matches.
     const key =

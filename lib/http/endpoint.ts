@@ -229,7 +229,10 @@ export function subscriptionsEndpoint<
   });
 }
 
-export interface MobileCaller extends Caller, MobileContext {}
+export interface MobileCaller extends Caller, MobileContext {
+  /** A signed user token proved X-USER-ID (the app requires them): what names another user is refused. */
+  userProven: boolean;
+}
 
 export interface MobileReply {
   /** Goes under `data`, next to `status` and `message`. */
@@ -261,7 +264,8 @@ export function mobileEndpoint<
     const route = mobileRoutePolicy(event.resource);
     const context = readMobileHeaders(event.headers, route.headers, event.body !== null && event.body !== '');
     if (context.appIdHeader !== key.appId) throw new AppError('FORBIDDEN', 'X-APP-ID is not the app of this API key');
-    if (userTokenSecret !== undefined && route.actsOnUser) {
+    const userProven = userTokenSecret !== undefined && route.actsOnUser;
+    if (userProven) {
       requireUserToken(event.headers['x-user-token'], {
         secret: userTokenSecret,
         appId: key.appId,
@@ -271,7 +275,11 @@ export function mobileEndpoint<
     // Counted only once the user is known and, where required, proven: a request naming another
     // user without that user's token cannot spend their limit.
     Object.assign(responseHeaders, await countMobileRequest(key, context.userId));
-    const reply = await run({ caller: { ...key, ...context }, requestId, ...parseRequest(spec, event, 'mobile') });
+    const reply = await run({
+      caller: { ...key, ...context, userProven },
+      requestId,
+      ...parseRequest(spec, event, 'mobile'),
+    });
     // Without data the body has no `data` key: JSON leaves an undefined member out.
     const body = { status: 'success', message: reply.message ?? 'OK', data: reply.data };
     const response = jsonResponse(200, body, { 'X-Request-Id': requestId });

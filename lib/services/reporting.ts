@@ -26,8 +26,8 @@ const contextOf = (caller: MobileCaller): ReportContext => ({
 export async function reportEvents(caller: MobileCaller, events: unknown): Promise<{ accepted: number }> {
   const now = new Date();
   // All or nothing: the whole batch is validated before anything is written.
-  const normalized = normalizeEvents(events, caller.userId, now);
-  await storeEvents(contextOf(caller), normalized, now);
+  const normalized = normalizeEvents(events, caller, now);
+  await storeEvents(contextOf(caller), caller.userId, normalized, now);
   return { accepted: normalized.length };
 }
 

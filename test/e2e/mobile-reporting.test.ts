@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { batchGetConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
 import { queryAll } from '../../lib/data/query.js';
@@ -111,6 +112,31 @@ describe('mobile reporting: events and sessions', () => {
     expect((await post('/v2/users/report/events', user, { events })).status).toBe(200);
     expect((await post('/v2/users/report/events', user, { events })).status).toBe(200);
     expect(await storedEvents(app.appId, user)).toHaveLength(1000);
+  }, 120_000);
+
+  it('without user tokens, 1,000 events naming 1,000 made-up users are all filed under X-USER-ID: one profile written, no other', async () => {
+    const sender = 'one-sender';
+    const named = Array.from({ length: 1000 }, (_, i) => `made-up-${i}`);
+    const res = await post('/v2/users/report/events', sender, {
+      events: named.map((user, i) => ({
+        name: 'feature_used',
+        user,
+        sessionId: 's',
+        extra: { feature_name: `f-${i % 3}` },
+      })),
+    });
+    expect(res.status).toBe(200);
+    expect(await storedEvents(app.appId, sender)).toHaveLength(1000);
+    expect((await batchGetConsistent([keys.userFeatures(app.appId, sender)]))[0]?.features).toEqual(
+      new Set(['f-0', 'f-1', 'f-2']),
+    );
+    // Each event is one item, all 1,000 under the sender; and nothing of any named user's profile.
+    const theirs = named.flatMap((user) => [
+      keys.userProfile(app.appId, user),
+      keys.userActivity(app.appId, user),
+      keys.userFeatures(app.appId, user),
+    ]);
+    expect((await batchGetConsistent(theirs)).filter(Boolean)).toEqual([]);
   }, 120_000);
 
   it.each([

@@ -208,6 +208,57 @@ describe('mobile routes of an app that requires signed user tokens', () => {
   });
 });
 
+describe('events of an app that requires signed user tokens belong to the user who sends them', () => {
+  let app: TestApp;
+  let secret: string;
+  const VICTIM = 'token-victim';
+  const withToken = (user: string) => mobileHeaders(app, user, { 'x-user-token': tokenFor(secret, app, user) });
+  beforeAll(async () => {
+    await createOwnTable();
+    app = await createTestApp();
+    secret = (await setUserTokenRequired(app.appId, true)).issued_secret!;
+    // The victim has a history, an activity item and features of their own.
+    const own = await request('POST', '/users/report/events', {
+      headers: withToken(VICTIM),
+      body: { events: [{ name: 'feature_used', user: VICTIM, sessionId: 's', extra: { feature_name: 'own' } }] },
+    });
+    expect(own.status).toBe(200);
+  });
+
+  it.each(['/users/report/events', '/v2/users/report/events'])(
+    '%s: a valid token for one user and an event naming another is a 400 that writes nothing of either user',
+    async (path) => {
+      const victimItems = () =>
+        Promise.all(
+          [keys.userActivity(app.appId, VICTIM), keys.userFeatures(app.appId, VICTIM)].map(
+            async (key) =>
+              (await ddb.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item,
+          ),
+        );
+      const victimBefore = await victimItems();
+      const before = await snapshotTable();
+      const res = await request('POST', path, {
+        headers: withToken(USER),
+        body: {
+          events: [
+            { name: 'app_opened', user: USER, sessionId: 's' },
+            { name: 'feature_used', user: VICTIM, sessionId: 's', extra: { feature_name: 'planted' } },
+          ],
+        },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        status: 'error',
+        code: 'INVALID_PARAMETER',
+        message: 'events[1]: user must be X-USER-ID: an event belongs to the user who sends it',
+      });
+      expect(await victimItems()).toEqual(victimBefore);
+      expect(victimBefore[1]?.features).toEqual(new Set(['own']));
+      expect(diffSnapshots(before, await snapshotTable())).toEqual({ added: [], removed: [], changed: [] });
+    },
+  );
+});
+
 describe('rotation and turning the setting off', () => {
   it('after the secret is rotated, tokens of the old one are refused and tokens of the new one served', async () => {
     const app = await createTestApp([]);

@@ -171,11 +171,11 @@ async function writeEveryKind(): Promise<Record<string, unknown>[]> {
   const context = { appId, platform: 'ios', sdkVersion: '1.0.0' };
   await storeEvents(
     context,
+    'reporter',
     [
       {
         key: 'e1',
         name: 'feature_used',
-        user: 'reporter',
         session_id: null,
         timestamp: NOW.toISOString(),
         extra: { feature_name: 'export' },

@@ -31,7 +31,6 @@ const TTL_OF_NOW = Math.floor(NOW.getTime() / 1000) + 90 * 86_400;
 const event = (overrides: Partial<NormalizedEvent> = {}): NormalizedEvent => ({
   key: randomUUID(),
   name: 'opened',
-  user: 'u1',
   session_id: null,
   timestamp: NOW.toISOString(),
   extra: {},
@@ -54,7 +53,7 @@ describe('events', () => {
       timestamp: '2026-05-04T10:00:00.000Z',
       extra: { screen: 'paywall' },
     });
-    await storeEvents(context(appId), [bare, full], NOW);
+    await storeEvents(context(appId), 'u1', [bare, full], NOW);
     expect(await get(reportKeys.reportedEvent(appId, 'u1', bare.key))).toEqual({
       ...reportKeys.reportedEvent(appId, 'u1', bare.key),
       name: 'opened',
@@ -78,8 +77,9 @@ describe('events', () => {
 
   it("records each user's activity: first seen once, last seen at the latest batch", async () => {
     const appId = newApp();
-    await storeEvents(context(appId), [event({ user: 'a' }), event({ user: 'b' })], NOW);
-    await storeEvents(context(appId), [event({ user: 'a' })], LATER);
+    await storeEvents(context(appId), 'a', [event(), event()], NOW);
+    await storeEvents(context(appId), 'b', [event()], NOW);
+    await storeEvents(context(appId), 'a', [event()], LATER);
     expect(await get(keys.userActivity(appId, 'a'))).toMatchObject({
       first_seen: NOW.toISOString(),
       last_seen: LATER.toISOString(),
@@ -95,6 +95,7 @@ describe('events', () => {
     const used = (feature_name: unknown, name = 'feature_used') => event({ name, extra: { feature_name } });
     await storeEvents(
       context(appId),
+      'u1',
       [
         used('export'),
         used('export'),
@@ -103,10 +104,10 @@ describe('events', () => {
         used(''),
         used(7),
         used('share', 'opened'),
-        event({ user: 'other' }),
       ],
       NOW,
     );
+    await storeEvents(context(appId), 'other', [event()], NOW);
     const item = await get(keys.userFeatures(appId, 'u1'));
     expect(item?.features).toEqual(new Set(['export', 'f'.repeat(200)]));
     expect(await getUsageStats(appId, 'u1')).toEqual({
@@ -124,12 +125,13 @@ describe('events', () => {
     for (let start = 0; start < names.length; start += 100) {
       await storeEvents(
         context(appId),
+        'u1',
         names.slice(start, start + 100).map((feature_name) => event({ name: 'feature_used', extra: { feature_name } })),
         NOW,
       );
     }
     const beyond = event({ name: 'feature_used', extra: { feature_name: 'one-too-many' } });
-    await storeEvents(context(appId), [beyond], LATER);
+    await storeEvents(context(appId), 'u1', [beyond], LATER);
     expect((await get(keys.userFeatures(appId, 'u1')))?.features).toHaveProperty('size', MAX_FEATURES_PER_USER);
     expect(await get(reportKeys.reportedEvent(appId, 'u1', beyond.key))).toMatchObject({ name: 'feature_used' });
     expect(await get(keys.userActivity(appId, 'u1'))).toMatchObject({ last_seen: LATER.toISOString() });
@@ -377,7 +379,7 @@ describe('user facts (what segments read)', () => {
     const appId = newApp();
     await storeSession(context(appId), 'u1', { sessionId: 's', startTime: NOW.getTime(), duration: 1 }, NOW);
     await storeOrder(context(appId), 'u1', { orderId: 'o', productId: 'p', price: 1, currency: 'USD' }, NOW);
-    await storeEvents(context(appId), [event({ name: 'feature_used', extra: { feature_name: 'x' } })], NOW);
+    await storeEvents(context(appId), 'u1', [event({ name: 'feature_used', extra: { feature_name: 'x' } })], NOW);
     await appendReport(
       context(appId),
       'u1',

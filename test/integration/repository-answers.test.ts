@@ -56,7 +56,6 @@ describe('a failure other than a refused condition reaches the caller', () => {
     const featureUsed = {
       key: `e-${unique()}`,
       name: 'feature_used',
-      user: 'user-1',
       session_id: null,
       timestamp: NOW.toISOString(),
       extra: { feature_name: 'export' },
@@ -65,7 +64,7 @@ describe('a failure other than a refused condition reaches the caller', () => {
       if (command === 'UpdateItemCommand' && input.Key?.sk === 'FEATURES') throw throttled();
       return send();
     });
-    await expect(storeEvents(context(appId), [featureUsed], NOW)).rejects.toThrow('throughput exceeded');
+    await expect(storeEvents(context(appId), 'user-1', [featureUsed], NOW)).rejects.toThrow('throughput exceeded');
   });
 
   it('the test store turned on: a key pair another command gave first is kept; any other failure reaches the operator', async () => {

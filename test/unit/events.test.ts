@@ -8,6 +8,8 @@ const eventsModule = freshBeforeEach(() => import('../../lib/domain/events.js'))
 const appErrorThrownBy = (run: () => unknown) => errorThrownBy(run, eventsModule.AppError);
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
+/** X-USER-ID of an app without signed user tokens. */
+const SENDER = { userId: 'h', userProven: false };
 
 describe('reported events', () => {
   it('normalises Shape A and Shape B to one shape (B: eventName -> name, properties -> extra, user from X-USER-ID)', () => {
@@ -16,19 +18,17 @@ describe('reported events', () => {
         { name: 'screen_view', user: 'u-1', sessionId: 's-1', extra: { screen_name: 'home' } },
         { eventName: 'button_click', timestamp: 1_780_000_000_000, properties: { button_name: 'buy' } },
       ],
-      'header-user',
+      { userId: 'header-user', userProven: false },
       NOW,
     );
     expect(a).toMatchObject({
       name: 'screen_view',
-      user: 'u-1',
       session_id: 's-1',
       extra: { screen_name: 'home' },
       timestamp: NOW.toISOString(),
     });
     expect(b).toMatchObject({
       name: 'button_click',
-      user: 'header-user',
       session_id: null,
       extra: { button_name: 'buy' },
       timestamp: new Date(1_780_000_000_000).toISOString(),
@@ -45,7 +45,7 @@ describe('reported events', () => {
     [[{ eventName: 'x', timestamp: 'yesterday' }], 'INVALID_PARAMETER'],
     [['not an event'], 'INVALID_PARAMETER'],
   ])('%o is %s', (events, code) => {
-    expect(appErrorThrownBy(() => eventsModule.normalizeEvents(events, 'h', NOW)).code).toBe(code);
+    expect(appErrorThrownBy(() => eventsModule.normalizeEvents(events, SENDER, NOW)).code).toBe(code);
   });
 
   it('names the index of the offending event, so the whole batch is refused', () => {
@@ -54,26 +54,26 @@ describe('reported events', () => {
       { name: 'ok', user: 'u', sessionId: 's' },
       { name: 'ok', user: 'u' },
     ];
-    const error = appErrorThrownBy(() => eventsModule.normalizeEvents(events, 'h', NOW));
+    const error = appErrorThrownBy(() => eventsModule.normalizeEvents(events, SENDER, NOW));
     expect(error.code).toBe('SESSION_ID_REQUIRED');
     expect(error.message).toContain('events[2]');
   });
 
   it('enforces the limits: 1,000 events, 32 KB per event, non-empty array', () => {
     const event = { name: 'x', user: 'u', sessionId: 's' };
-    expect(eventsModule.normalizeEvents(Array(eventsModule.EVENT_LIMITS.maxEvents).fill(event), 'h', NOW)).toHaveLength(
-      1000,
-    );
-    expect(appErrorThrownBy(() => eventsModule.normalizeEvents(Array(1001).fill(event), 'h', NOW)).message).toContain(
-      '1000',
-    );
+    expect(
+      eventsModule.normalizeEvents(Array(eventsModule.EVENT_LIMITS.maxEvents).fill(event), SENDER, NOW),
+    ).toHaveLength(1000);
+    expect(
+      appErrorThrownBy(() => eventsModule.normalizeEvents(Array(1001).fill(event), SENDER, NOW)).message,
+    ).toContain('1000');
     expect(
       appErrorThrownBy(() =>
-        eventsModule.normalizeEvents([{ ...event, extra: { blob: 'x'.repeat(33_000) } }], 'h', NOW),
+        eventsModule.normalizeEvents([{ ...event, extra: { blob: 'x'.repeat(33_000) } }], SENDER, NOW),
       ).message,
     ).toContain('32 KB');
-    expect(appErrorThrownBy(() => eventsModule.normalizeEvents([], 'h', NOW)).code).toBe('INVALID_PARAMETER');
-    expect(appErrorThrownBy(() => eventsModule.normalizeEvents({ name: 'x' }, 'h', NOW)).code).toBe(
+    expect(appErrorThrownBy(() => eventsModule.normalizeEvents([], SENDER, NOW)).code).toBe('INVALID_PARAMETER');
+    expect(appErrorThrownBy(() => eventsModule.normalizeEvents({ name: 'x' }, SENDER, NOW)).code).toBe(
       'INVALID_PARAMETER',
     );
   });
@@ -83,8 +83,8 @@ describe('reported events', () => {
       { name: 'x', user: 'u', sessionId: 's' },
       { name: 'x', user: 'u', sessionId: 's' },
     ];
-    const first = eventsModule.normalizeEvents(batch, 'h', NOW).map((e) => e.key);
-    const retry = eventsModule.normalizeEvents(batch, 'h', new Date(NOW.getTime() + 60_000)).map((e) => e.key);
+    const first = eventsModule.normalizeEvents(batch, SENDER, NOW).map((e) => e.key);
+    const retry = eventsModule.normalizeEvents(batch, SENDER, new Date(NOW.getTime() + 60_000)).map((e) => e.key);
     expect(retry).toEqual(first);
     expect(new Set(first).size).toBe(2);
   });
@@ -95,7 +95,7 @@ describe('reported events', () => {
         { name: 'x', user: 'u', sessionId: 's', eventId: 'e-1' },
         { eventName: 'y', insert_id: 'i-1' },
       ],
-      'h',
+      SENDER,
       NOW,
     );
     expect([a!.key, b!.key]).toEqual(['id:e-1', 'id:i-1']);
@@ -108,7 +108,7 @@ describe('reported events', () => {
         { eventName: 'b', timestamp: 1_780_000_000_000 },
         { eventName: 'c', timestamp: '2026-05-28T20:26:40Z' },
       ],
-      'h',
+      SENDER,
       NOW,
     );
     expect(new Set([s!.timestamp, ms!.timestamp, iso!.timestamp]).size).toBe(1);
@@ -126,7 +126,7 @@ describe('reported events', () => {
 
 /** The error eventsModule.normalizeEvents throws, as clients see it in the body. */
 const refusal = (events: unknown, now: Date = NOW) => {
-  const error = appErrorThrownBy(() => eventsModule.normalizeEvents(events, 'h', now));
+  const error = appErrorThrownBy(() => eventsModule.normalizeEvents(events, SENDER, now));
   return { code: error.code, message: error.message, details: error.details };
 };
 
@@ -255,13 +255,13 @@ describe('reported events: the limits are inclusive', () => {
       sessionId: 's'.repeat(256),
       eventId: 'e'.repeat(256),
     };
-    const [event] = eventsModule.normalizeEvents([atLimits], 'h', NOW);
-    expect(event).toMatchObject({ name: 'n'.repeat(128), user: 'u'.repeat(256), session_id: 's'.repeat(256) });
+    const [event] = eventsModule.normalizeEvents([atLimits], SENDER, NOW);
+    expect(event).toMatchObject({ name: 'n'.repeat(128), session_id: 's'.repeat(256) });
     expect(event!.key).toBe(`id:${'e'.repeat(256)}`);
 
     const largest = { ...A, extra: { blob: 'b'.repeat(32_709) } };
     expect(Buffer.byteLength(JSON.stringify(largest))).toBe(32_768);
-    expect(eventsModule.normalizeEvents([largest], 'h', NOW)[0]!.extra).toEqual({ blob: 'b'.repeat(32_709) });
+    expect(eventsModule.normalizeEvents([largest], SENDER, NOW)[0]!.extra).toEqual({ blob: 'b'.repeat(32_709) });
   });
 
   it('takes a null extra or properties as none, and a null timestamp as the receive time', () => {
@@ -270,7 +270,7 @@ describe('reported events: the limits are inclusive', () => {
         { ...A, extra: null, timestamp: null },
         { eventName: 'y', properties: null },
       ],
-      'h',
+      SENDER,
       NOW,
     );
     expect(a).toMatchObject({ extra: {}, timestamp: '2026-06-01T12:00:00.000Z' });
@@ -288,7 +288,7 @@ describe('reported events: timestamps', () => {
     ['a day ahead of now, in seconds', 1_780_401_600, '2026-06-02T12:00:00.000Z'],
     ['a day ahead of now as ISO 8601', '2026-06-02T12:00:00.000Z', '2026-06-02T12:00:00.000Z'],
   ])('accepts %s', (_, timestamp, expected) => {
-    expect(eventsModule.normalizeEvents([{ ...A, timestamp }], 'h', NOW)[0]!.timestamp).toBe(expected);
+    expect(eventsModule.normalizeEvents([{ ...A, timestamp }], SENDER, NOW)[0]!.timestamp).toBe(expected);
   });
 
   it.each([
@@ -324,6 +324,40 @@ describe('reported events: timestamps', () => {
 describe('reported events: keys', () => {
   it('derives the key of an event without an id from its place and content (stored keys: the format is fixed)', () => {
     // A change of this derivation would store a batch resent across a deploy twice.
-    expect(eventsModule.normalizeEvents([A], 'h', NOW)[0]!.key).toBe('h:fJ5EwfmWHd9fzrJVvhW2IiydF9tFChxE');
+    expect(eventsModule.normalizeEvents([A], SENDER, NOW)[0]!.key).toBe('h:fJ5EwfmWHd9fzrJVvhW2IiydF9tFChxE');
+  });
+});
+
+describe("reported events: every event is the sender's (X-USER-ID)", () => {
+  const proven = { userId: 'h', userProven: true };
+  it.each([
+    ['with a user token, its own user', proven, { ...A, user: 'h' }],
+    ['with a user token, its own user with surrounding spaces', proven, { ...A, user: ' h ' }],
+    ['with a user token, Shape B (no user)', proven, { eventName: 'y' }],
+    ['without user tokens, another user (filed under X-USER-ID)', SENDER, { ...A, user: 'victim' }],
+  ])('accepts an event %s, and names no other user', (_, sender, event) => {
+    const [normalized] = eventsModule.normalizeEvents([event], sender, NOW);
+    expect(Object.keys(normalized!).sort()).toEqual(['extra', 'key', 'name', 'session_id', 'timestamp']);
+  });
+
+  it.each([
+    ['another user', { ...A, user: 'victim' }],
+    ['its own user in another case', { ...A, user: 'H' }],
+  ])('with a user token refuses an event naming %s: INVALID_PARAMETER at its index', (_, event) => {
+    const error = appErrorThrownBy(() => eventsModule.normalizeEvents([{ ...A, user: 'h' }, event], proven, NOW));
+    expect({ code: error.code, message: error.message, details: error.details }).toEqual({
+      code: 'INVALID_PARAMETER',
+      message: 'events[1]: user must be X-USER-ID: an event belongs to the user who sends it',
+      details: [
+        { path: 'body.events.1', message: 'user must be X-USER-ID: an event belongs to the user who sends it' },
+      ],
+    });
+  });
+
+  it("checks the user last: a malformed event naming another user gets the spec's own code", () => {
+    const error = appErrorThrownBy(() =>
+      eventsModule.normalizeEvents([{ user: 'victim', sessionId: 's' }], proven, NOW),
+    );
+    expect(error.code).toBe('EVENT_NAME_REQUIRED');
   });
 });

@@ -52,7 +52,11 @@ describe('free-form JSON is stored as sent, or refused', () => {
       { eventName: 'e', properties: value },
     ]) {
       const error = appErrorThrownBy(() =>
-        normalizeEvents([{ name: 'ok', user: 'u', sessionId: 's' }, event], 'u', new Date()),
+        normalizeEvents(
+          [{ name: 'ok', user: 'u', sessionId: 's' }, event],
+          { userId: 'u', userProven: false },
+          new Date(),
+        ),
       );
       expect(error).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining('events[1]') });
     }
