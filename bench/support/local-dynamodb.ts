@@ -18,5 +18,8 @@ export async function startBenchDynamoDb(tableName = 'bench'): Promise<LocalDyna
   // every request (its write is part of what is measured) without ever refusing one.
   process.env.RATE_LIMIT_STANDARD_PER_MINUTE ??= '1000000000';
   process.env.RATE_LIMIT_PREMIUM_PER_MINUTE ??= '1000000000';
+  // Likewise the apps' report quotas: counted (their write is measured), never refusing.
+  process.env.REPORT_EVENTS_PER_APP_PER_MINUTE ??= '1000000000';
+  process.env.REPORT_STORED_BYTES_PER_APP ??= '1000000000000000';
   return dynamo;
 }

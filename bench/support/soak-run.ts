@@ -162,6 +162,8 @@ function configureEnvironment(endpoint: string): void {
   process.env.KEY_CACHE_TTL_SECONDS = '30';
   process.env.RATE_LIMIT_STANDARD_PER_MINUTE = '1000000000';
   process.env.RATE_LIMIT_PREMIUM_PER_MINUTE = '1000000000';
+  process.env.REPORT_EVENTS_PER_APP_PER_MINUTE = '1000000000';
+  process.env.REPORT_STORED_BYTES_PER_APP = '1000000000000000';
   process.env.WEBHOOK_RETRY_SCHEDULE_SECONDS = '1,2,5,10,30';
   // The receiver listens on 127.0.0.1: the local-development opt-in (docs/security.md#webhook-targets).
   process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';

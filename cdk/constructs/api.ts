@@ -19,7 +19,7 @@ import {
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { config, rateLimitVariable } from '../../lib/core/config.js';
+import { config, REPORT_QUOTA_VARIABLES, rateLimitVariable } from '../../lib/core/config.js';
 import { AppError } from '../../lib/core/errors.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import {
@@ -236,6 +236,16 @@ export class Api extends Construct {
       STORE_CALLS_PER_MINUTE: String(config.storeCallBudget.perMinute),
       STORE_UNKNOWN_TTL_SECONDS: String(config.storeUnknownTtlSeconds),
     };
+    // The mobile reports' per-app quotas and retention, likewise as configured where `cdk deploy` runs.
+    const reportEnvironment = {
+      ...Object.fromEntries(
+        Object.entries(REPORT_QUOTA_VARIABLES).map(([quota, name]) => [
+          name,
+          String(config.reportQuotas[quota as keyof typeof REPORT_QUOTA_VARIABLES]),
+        ]),
+      ),
+      EVENT_RETENTION_DAYS: String(config.eventRetentionDays),
+    };
     // Routes of one handler module have the same grants (endpointFunctions checks), so the first declares them.
     for (const { name, handler, routes } of endpointFunctions(props.routes ?? ROUTES)) {
       const [first] = routes as [Route];
@@ -246,6 +256,7 @@ export class Api extends Construct {
         environment: {
           ...rateLimitEnvironment,
           ...storeCallEnvironment,
+          ...(first.api === 'mobile' ? reportEnvironment : {}),
           ...(first.api === 'subscriptions' && browserOrigins.length > 0
             ? { CONSOLE_ORIGINS: browserOrigins.join(',') }
             : {}),

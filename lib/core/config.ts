@@ -1,4 +1,5 @@
 import { DEFAULT_RATE_LIMITS, RATE_LIMIT_TIERS, type RateLimitTier } from '../domain/rate-limit.js';
+import { DEFAULT_REPORT_QUOTAS, type ReportQuotas } from '../domain/report-quota.js';
 import { retryScheduleFrom } from '../domain/webhook-retry.js';
 import { DEFAULT_TABLE_NAME } from './defaults.js';
 
@@ -69,7 +70,16 @@ export interface Config {
   storeCallBudget: { burst: number; perMinute: number };
   /** How long "the store does not know this token or receipt" is remembered (STORE_UNKNOWN_TTL_SECONDS; 0: not). */
   storeUnknownTtlSeconds: number;
+  /** What one app's mobile reports may cost (REPORT_QUOTA_VARIABLES; docs/security.md#report-quotas). */
+  reportQuotas: ReportQuotas;
 }
+
+/** The environment variable of each report quota. */
+export const REPORT_QUOTA_VARIABLES: Readonly<Record<keyof ReportQuotas, string>> = {
+  eventsPerMinute: 'REPORT_EVENTS_PER_APP_PER_MINUTE',
+  storedBytes: 'REPORT_STORED_BYTES_PER_APP',
+  typesPerUser: 'REPORT_TYPES_PER_USER',
+};
 
 /** The environment variable that sets a tier's limit, e.g. RATE_LIMIT_PREMIUM_PER_MINUTE. */
 export const rateLimitVariable = (tier: RateLimitTier): string => `RATE_LIMIT_${tier.toUpperCase()}_PER_MINUTE`;
@@ -151,6 +161,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perMinute: Math.max(1, readInt(env, 'STORE_CALLS_PER_MINUTE', 120)),
     },
     storeUnknownTtlSeconds: readInt(env, 'STORE_UNKNOWN_TTL_SECONDS', 600),
+    reportQuotas: Object.fromEntries(
+      Object.entries(REPORT_QUOTA_VARIABLES).map(([quota, name]) => [
+        quota,
+        readInt(env, name, DEFAULT_REPORT_QUOTAS[quota as keyof ReportQuotas]),
+      ]),
+    ) as unknown as ReportQuotas,
   };
 }
 

@@ -10,6 +10,7 @@
  * | product           | APP#<app>                   | PRODUCT#<product>                   |
  * | api key lookup    | APIKEY#<sha256>             | APIKEY  (+ this minute's request count) |
  * | mobile user's rate-limit window | RATE#<app>#<user> | WINDOW (request count; TTL)       |
+ * | app's report quota | QUOTA#<app>                | REPORTS (events a minute, bytes a day; TTL) |
  * | subscription      | SUB#<app>#<sub>             | SUB        (listed by the GSIs)     |
  * | its payment info  | SUB#<app>#<sub>             | PAYMENT    (transaction, last payment) |
  * | its receipt       | SUB#<app>#<sub>             | RECEIPT    (deflated; written once) |
@@ -78,6 +79,8 @@ export const keys = {
   apiKey: (hash: string): TableKey => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' }),
   /** The requests one user of an app made in the current rate-limit window (mobile API). */
   rateLimitWindow: (appId: string, userId: string): TableKey => ({ pk: `RATE#${appId}#${userId}`, sk: 'WINDOW' }),
+  /** What the app's users together reported in the current quota windows (lib/domain/report-quota.ts). */
+  reportQuota: (appId: string): TableKey => ({ pk: `QUOTA#${appId}`, sk: 'REPORTS' }),
   product: (appId: string, productId: string): TableKey => ({ pk: `APP#${appId}`, sk: `PRODUCT#${productId}` }),
   productPrefix: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'PRODUCT#' }),
   subscription: (appId: string, subscriptionId: string): TableKey => ({

@@ -12,7 +12,7 @@ import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys, reportKeys } from './keys.js';
 import { profileTouch } from './profiles.js';
 import { cancellationReasonsOf } from './unavailable.js';
-import { updateExpression } from './update-expression.js';
+import { type Condition, updateExpression } from './update-expression.js';
 
 function expiry(now: Date) {
   return Math.floor(now.getTime() / 1000) + config.eventRetentionDays * 86_400;
@@ -181,7 +181,7 @@ export interface ProfileChange {
   setIfAbsent?: Record<string, unknown>;
 }
 
-function profileUpdate(appId: string, userId: string, now: Date, change: ProfileChange) {
+function profileUpdate(appId: string, userId: string, now: Date, change: ProfileChange, condition?: Condition) {
   const touch = profileTouch(appId, userId, now);
   return {
     TableName: tableName,
@@ -190,13 +190,31 @@ function profileUpdate(appId: string, userId: string, now: Date, change: Profile
       set: { ...touch.set, ...change.set },
       setIfAbsent: { ...touch.setIfAbsent, ...change.setIfAbsent },
       add: change.add,
+      condition,
     }),
+  };
+}
+
+/** The report types a user has reported, on the profile: the cap counts them. */
+const REPORT_TYPES = 'report_types';
+
+/** Adds the type to the user's report types if it is one of them already or they have fewer than the cap. */
+function reportTypeChange(type: string, cap: number): { add: ProfileChange['add']; condition: Condition } {
+  return {
+    add: { [REPORT_TYPES]: new Set([type]) },
+    condition: {
+      expression: 'attribute_not_exists(#types) OR contains(#types, :type) OR size(#types) < :cap',
+      names: { '#types': REPORT_TYPES },
+      values: { ':type': type, ':cap': cap },
+    },
   };
 }
 
 /**
  * Appends one report to the user's history and applies its profile change, in one transaction.
- * `kind` is conversion, report:<type> or global_switch.
+ * `kind` is conversion, report:<type> or global_switch. With `keepLatestOfType`, the body is also
+ * the user's latest of that type (expiring with the history), unless the user already reports
+ * `typesPerUser` other types: then nothing is written ('too_many_types').
  */
 export async function appendReport(
   context: ReportContext,
@@ -205,46 +223,59 @@ export async function appendReport(
   payload: Record<string, unknown>,
   change: ProfileChange,
   now: Date,
-  options: { keepLatestOfType?: string } = {},
-): Promise<void> {
+  options: { keepLatestOfType?: { type: string; typesPerUser: number } } = {},
+): Promise<'recorded' | 'too_many_types'> {
   const receivedAt = now.toISOString();
   const report = { kind, payload, platform: context.platform, received_at: receivedAt };
-  await ddb.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: tableName,
-            Item: {
-              ...reportKeys.reportHistory(context.appId, userId, kind, receivedAt, randomBytes(6).toString('hex')),
-              type: 'report',
-              ...report,
-              ttl: expiry(now),
+  const latest = options.keepLatestOfType;
+  const typeChange = latest && reportTypeChange(latest.type, latest.typesPerUser);
+  const profile = profileUpdate(
+    context.appId,
+    userId,
+    now,
+    typeChange ? { ...change, add: { ...change.add, ...typeChange.add } } : change,
+    typeChange?.condition,
+  );
+  const items = [
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...reportKeys.reportHistory(context.appId, userId, kind, receivedAt, randomBytes(6).toString('hex')),
+          type: 'report',
+          ...report,
+          ttl: expiry(now),
+        },
+      },
+    },
+    // The latest of a kind is an item of its own, not a profile attribute: an app may report
+    // several kinds, and the profile item must stay within 400 KB.
+    ...(latest !== undefined
+      ? [
+          {
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...reportKeys.latestReport(context.appId, userId, latest.type),
+                type: 'latest_report',
+                app_id: context.appId,
+                user_id: userId,
+                ...report,
+                ttl: expiry(now),
+              },
             },
           },
-        },
-        // The latest of a kind is an item of its own, not a profile attribute: an app may report
-        // any number of kinds, and the profile item must stay within 400 KB.
-        ...(options.keepLatestOfType !== undefined
-          ? [
-              {
-                Put: {
-                  TableName: tableName,
-                  Item: {
-                    ...reportKeys.latestReport(context.appId, userId, options.keepLatestOfType),
-                    type: 'latest_report',
-                    app_id: context.appId,
-                    user_id: userId,
-                    ...report,
-                  },
-                },
-              },
-            ]
-          : []),
-        { Update: profileUpdate(context.appId, userId, now, change) },
-      ],
-    }),
-  );
+        ]
+      : []),
+    { Update: profile },
+  ];
+  try {
+    await ddb.send(new TransactWriteCommand({ TransactItems: items }));
+    return 'recorded';
+  } catch (error) {
+    if (typeChange && cancellationReasonsOf(error).at(-1) === 'ConditionalCheckFailed') return 'too_many_types';
+    throw error;
+  }
 }
 
 export interface ReportedOrder {

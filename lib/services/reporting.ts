@@ -1,9 +1,12 @@
 /** Use cases of the mobile reporting API: what SDKs report, stored per app and user. */
 
+import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { mergeProfileMaps } from '../data/profiles.js';
+import { chargeReportQuota } from '../data/report-quotas.js';
 import { appendReport, type ReportContext, storeEvents, storeOrder, storeSession } from '../data/reports.js';
 import { epochMillis, normalizeEvents } from '../domain/events.js';
+import { type QuotaCharge, quotaLimits } from '../domain/report-quota.js';
 import type { MobileCaller } from '../http/endpoint.js';
 import {
   type AttributionReportBody,
@@ -23,15 +26,44 @@ const contextOf = (caller: MobileCaller): ReportContext => ({
   sdkVersion: caller.sdkVersion,
 });
 
+/** Bytes of a report as sent (its JSON): what the stored-bytes quota counts, once per stored copy. */
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
+
+const QUOTA_REFUSALS = {
+  events: (limit: number) => `this app's quota of ${limit} reported events per minute is used up`,
+  bytes: (limit: number) => `this app's quota of ${limit} report bytes a day is used up`,
+};
+
+/**
+ * Counts a valid report against its app's quotas before anything of it is stored: past one, 429
+ * RATE_LIMITED with Retry-After (seconds until that window closes), and the report is not counted.
+ */
+async function chargeQuota(caller: MobileCaller, charge: Partial<QuotaCharge>): Promise<void> {
+  const refusal = await chargeReportQuota(
+    caller.appId,
+    { events: charge.events ?? 0, bytes: charge.bytes ?? 0 },
+    quotaLimits(config.reportQuotas, config.eventRetentionDays),
+  );
+  if (refusal) {
+    const seconds = refusal.retryAfterSeconds;
+    throw new AppError('RATE_LIMITED', `${QUOTA_REFUSALS[refusal.counter](refusal.limit)}; retry in ${seconds} s`, {
+      headers: { 'Retry-After': String(seconds) },
+      retryable: true,
+    });
+  }
+}
+
 export async function reportEvents(caller: MobileCaller, events: unknown): Promise<{ accepted: number }> {
   const now = new Date();
   // All or nothing: the whole batch is validated before anything is written.
   const normalized = normalizeEvents(events, caller, now);
+  await chargeQuota(caller, { events: normalized.length, bytes: jsonBytes(events) });
   await storeEvents(contextOf(caller), caller.userId, normalized, now);
   return { accepted: normalized.length };
 }
 
 export async function reportSession(caller: MobileCaller, body: ReportSessionBody): Promise<{ counted: boolean }> {
+  await chargeQuota(caller, { bytes: jsonBytes(body) });
   return storeSession(
     contextOf(caller),
     caller.userId,
@@ -41,10 +73,12 @@ export async function reportSession(caller: MobileCaller, body: ReportSessionBod
 }
 
 export async function reportOrder(caller: MobileCaller, body: ReportOrderBody): Promise<{ recorded: boolean }> {
+  await chargeQuota(caller, { bytes: jsonBytes(body) });
   return storeOrder(contextOf(caller), caller.userId, body, new Date());
 }
 
 export async function reportConversion(caller: MobileCaller, body: ReportConversionBody): Promise<void> {
+  await chargeQuota(caller, { bytes: jsonBytes(body) });
   await appendReport(
     contextOf(caller),
     caller.userId,
@@ -55,14 +89,25 @@ export async function reportConversion(caller: MobileCaller, body: ReportConvers
   );
 }
 
-/** The latest report of each type is kept (an item per type and user); every report in the history. */
+/**
+ * The latest report of each type is kept (an item per type and user, expiring with the history);
+ * every report in the history. A user may report at most REPORT_TYPES_PER_USER types.
+ */
 export async function reportTyped(caller: MobileCaller, type: string, body: Record<string, unknown>): Promise<void> {
-  await appendReport(contextOf(caller), caller.userId, `report:${type}`, body, {}, new Date(), {
-    keepLatestOfType: type,
+  await chargeQuota(caller, { bytes: 2 * jsonBytes(body) });
+  const { typesPerUser } = config.reportQuotas;
+  const outcome = await appendReport(contextOf(caller), caller.userId, `report:${type}`, body, {}, new Date(), {
+    keepLatestOfType: { type, typesPerUser },
   });
+  if (outcome === 'too_many_types') {
+    throw new AppError('INVALID_PARAMETER', `a user may report at most ${typesPerUser} report types`, {
+      details: [{ path: 'params.type', message: `at most ${typesPerUser} types per user` }],
+    });
+  }
 }
 
 export async function reportGlobalSwitch(caller: MobileCaller, body: Record<string, unknown>): Promise<void> {
+  await chargeQuota(caller, { bytes: 2 * jsonBytes(body) });
   await appendReport(
     contextOf(caller),
     caller.userId,
@@ -121,6 +166,8 @@ export async function updateUserAttributes(caller: MobileCaller, body: UserAttri
 }
 
 async function recordAttribution(caller: MobileCaller, attribution: Attribution, now: Date): Promise<void> {
+  // The history and the profile's latest (and perhaps first) attribution.
+  await chargeQuota(caller, { bytes: 2 * jsonBytes(attribution) });
   await appendReport(
     contextOf(caller),
     caller.userId,

@@ -19,7 +19,7 @@ import { DEFAULT_MAX_REQUEST_UNITS } from '../../cdk/constructs/data.js';
 import { DEFAULT_WEBHOOK_DELIVERER_CONCURRENCY } from '../../cdk/constructs/notifications.js';
 import { notificationPathPattern } from '../../cdk/constructs/waf.js';
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
-import { rateLimitVariable } from '../../lib/core/config.js';
+import { REPORT_QUOTA_VARIABLES, rateLimitVariable } from '../../lib/core/config.js';
 import { ERRORS } from '../../lib/core/errors.js';
 import { projectionOf, TABLE } from '../../lib/data/table.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
@@ -299,6 +299,25 @@ describe('the CDK stack', () => {
       expect(fn.Properties.Architectures, id).toEqual(['arm64']);
       // Stack traces are mapped when first formatted (lib/core/stack-traces.ts, test/integration/bundle.test.ts).
       expect(fn.Properties.Environment?.Variables?.NODE_OPTIONS, id).toBeUndefined();
+    }
+  });
+
+  it("gives every mobile route's function the deployed report quotas and retention, and no other function", () => {
+    for (const route of ROUTES) {
+      const variables = functionOf(route)[1].Properties.Environment.Variables;
+      const expected =
+        route.api === 'mobile'
+          ? {
+              REPORT_EVENTS_PER_APP_PER_MINUTE: '10000',
+              REPORT_STORED_BYTES_PER_APP: '107374182400',
+              REPORT_TYPES_PER_USER: '32',
+              EVENT_RETENTION_DAYS: '90',
+            }
+          : {};
+      const reportVariables = Object.fromEntries(
+        Object.entries(variables).filter(([name]) => name.startsWith('REPORT_') || name === 'EVENT_RETENTION_DAYS'),
+      );
+      expect(reportVariables, route.name).toEqual(expected);
     }
   });
 
@@ -926,6 +945,9 @@ describe('secrets in the stack', () => {
     'STORE_CALL_BURST',
     'STORE_CALLS_PER_MINUTE',
     'STORE_UNKNOWN_TTL_SECONDS',
+    // REPORT_EVENTS_PER_APP_PER_MINUTE, REPORT_STORED_BYTES_PER_APP, REPORT_TYPES_PER_USER (mobile routes)
+    ...Object.values(REPORT_QUOTA_VARIABLES),
+    'EVENT_RETENTION_DAYS',
   ]);
   /** Our key formats (sk_, pk_, whsec_), PEM keys, a CloudFormation secret reference, long base64. */
   const looksSecret = (text: string): boolean =>

@@ -72,6 +72,8 @@ const KINDS: [string, RegExp, RegExp, string | null][] = [
   ['features used', /^USER#app_\w+#/, /^FEATURES$/, null],
   // A counter every mobile request of the user updates, gone by TTL.
   ["a user's requests in the rate-limit window", /^RATE#app_\w+#/, /^WINDOW$/, null],
+  // The app's report quota windows, a counter every report updates, gone by TTL.
+  ["an app's report quota", /^QUOTA#app_\w+$/, /^REPORTS$/, null],
 ];
 
 const NOW = new Date();
@@ -93,6 +95,7 @@ async function writers() {
     ...(await import('../../lib/data/erasure.js')),
     ...(await import('../../lib/data/google-oidc-keys.js')),
     ...(await import('../../lib/data/rate-limits.js')),
+    ...(await import('../../lib/data/report-quotas.js')),
     ...(await import('../../lib/data/reports.js')),
     ...(await import('../../lib/data/revenue.js')),
     ...(await import('../../lib/data/store-call-budget.js')),
@@ -126,6 +129,7 @@ async function writeEveryKind(): Promise<Record<string, unknown>[]> {
     writeTake,
     writeUnknownToStore,
     countUserRequest,
+    chargeReportQuota,
     appendReport,
     storeEvents,
     storeOrder,
@@ -189,7 +193,9 @@ async function writeEveryKind(): Promise<Record<string, unknown>[]> {
     { sessionId: 'session-1', startTime: NOW.getTime() - 1000, duration: 1 },
     NOW,
   );
-  await appendReport(context, 'reporter', 'attribution', { source: 'x' }, {}, NOW, { keepLatestOfType: 'attribution' });
+  await appendReport(context, 'reporter', 'attribution', { source: 'x' }, {}, NOW, {
+    keepLatestOfType: { type: 'attribution', typesPerUser: 32 },
+  });
   await storeOrder(
     context,
     'reporter',
@@ -199,6 +205,7 @@ async function writeEveryKind(): Promise<Record<string, unknown>[]> {
   await countUserRequest(appId, 'reporter');
   await putExchangeRates([{ date: DAY, from: 'EUR', to: 'USD', rate: 1.1 }]);
   await advanceCheckpoint('SUB', DAY);
+  await chargeReportQuota(appId, { events: 1, bytes: 100 }, { events: 10, bytes: 1000 }, NOW.getTime());
   await saveGoogleOidcKeys('http://127.0.0.1/jwks', { keys: [{ kid: 'k1' }], fetched_at: NOW.getTime() });
   await writeTake(
     appId,

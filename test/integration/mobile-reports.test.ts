@@ -201,7 +201,7 @@ describe('reports', () => {
       { network: 'ads' },
       { setIfAbsent: { attribution_first: { network: 'ads' } }, set: { attribution_latest: { network: 'ads' } } },
       NOW,
-      { keepLatestOfType: 'attribution' },
+      { keepLatestOfType: { type: 'attribution', typesPerUser: 32 } },
     );
     await appendReport(
       context(appId),
@@ -210,7 +210,7 @@ describe('reports', () => {
       { network: 'search' },
       { setIfAbsent: { attribution_first: { network: 'search' } }, set: { attribution_latest: { network: 'search' } } },
       LATER,
-      { keepLatestOfType: 'attribution' },
+      { keepLatestOfType: { type: 'attribution', typesPerUser: 32 } },
     );
     await appendReport(context(appId), 'u1', 'conversion', { value: 1 }, { add: { conversion_count: 1 } }, LATER);
     const { Items = [] } = await ddb.send(
@@ -250,8 +250,11 @@ describe('reports', () => {
       payload: { network: 'search' },
       platform: 'ios',
       received_at: LATER.toISOString(),
+      // Expires with the history: a type no longer reported leaves nothing behind.
+      ttl: Math.floor(LATER.getTime() / 1000) + 90 * 86_400,
     });
     expect(await get(keys.userProfile(appId, 'u1'))).toMatchObject({
+      report_types: new Set(['attribution']),
       attribution_first: { network: 'ads' },
       attribution_latest: { network: 'search' },
       conversion_count: 1,
@@ -260,6 +263,36 @@ describe('reports', () => {
     });
     // A report without keepLatestOfType keeps no latest item.
     expect(await get(reportKeys.latestReport(appId, 'u1', 'conversion'))).toBeUndefined();
+  });
+});
+
+describe('report types per user', () => {
+  it('a user reporting as many types as the cap may report those again, and a new one writes nothing', async () => {
+    const appId = newApp();
+    const report = (type: string, at: Date) =>
+      appendReport(context(appId), 'u1', `report:${type}`, { type }, {}, at, {
+        keepLatestOfType: { type, typesPerUser: 2 },
+      });
+    expect(await report('device_info', NOW)).toBe('recorded');
+    expect(await report('app_info', NOW)).toBe('recorded');
+    const history = async () =>
+      (
+        await ddb.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': `REPORTS#${appId}#u1` },
+          }),
+        )
+      ).Items ?? [];
+    const profile = await get(keys.userProfile(appId, 'u1'));
+    expect(profile?.report_types).toEqual(new Set(['device_info', 'app_info']));
+    expect(await report('one_too_many', LATER)).toBe('too_many_types');
+    expect(await get(reportKeys.latestReport(appId, 'u1', 'one_too_many'))).toBeUndefined();
+    expect(await history()).toHaveLength(2);
+    expect(await get(keys.userProfile(appId, 'u1'))).toEqual(profile);
+    expect(await report('device_info', LATER)).toBe('recorded');
+    expect(await history()).toHaveLength(3);
   });
 });
 

@@ -34,4 +34,22 @@ describe('configuration', () => {
       'http://127.0.0.1:9/oauth2/v3/certs',
     );
   });
+
+  it('REPORT_EVENTS_PER_APP_PER_MINUTE, REPORT_STORED_BYTES_PER_APP, REPORT_TYPES_PER_USER: the report quotas', () => {
+    expect(readConfig({}).reportQuotas).toEqual({
+      eventsPerMinute: 10_000,
+      storedBytes: 107_374_182_400,
+      typesPerUser: 32,
+    });
+    expect(
+      readConfig({
+        REPORT_EVENTS_PER_APP_PER_MINUTE: '50',
+        REPORT_STORED_BYTES_PER_APP: '9000',
+        REPORT_TYPES_PER_USER: '3',
+      }).reportQuotas,
+    ).toEqual({ eventsPerMinute: 50, storedBytes: 9000, typesPerUser: 3 });
+    expect(() => readConfig({ REPORT_TYPES_PER_USER: 'many' })).toThrow(
+      'REPORT_TYPES_PER_USER must be a non-negative integer',
+    );
+  });
 });
