@@ -1,25 +1,34 @@
 /**
  * The app's report quota item (`QUOTA#<app>` / `REPORTS`): events in the current minute window and
- * bytes in the current day window, counted by one conditional UpdateItem per report whose
- * condition holds exactly when the plan (lib/domain/report-quota.ts) was made on the item as it
- * is; otherwise the item as it is (returned by the failed condition) decides again. A refused
- * report is not counted. One item per app: about 1,000 counted reports a second per app
- * (DynamoDB's per-item write limit).
+ * bytes in the current day window. Each function instance decides on the item as it last saw it
+ * plus what it accepted since and has not written (lib/domain/report-quota.ts), and writes those
+ * amounts in one conditional UpdateItem only when planQuotaFlush says so (a window to open, a
+ * flush share reached, its last write a few seconds old): a busy app's reports cost a write per
+ * share per instance, not one each, and the item's ~1,000 writes a second (DynamoDB's per-item
+ * limit) bound flushes, not reports. A write's condition holds exactly when its plan was made on
+ * the item as it is; otherwise the item as it is (returned by the failed condition) decides
+ * again. A refused report is not counted.
  */
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
+  carriedUnflushed,
+  type LocalQuota,
+  NO_AMOUNTS,
   planQuotaCharge,
+  planQuotaFlush,
   QUOTA_COUNTERS,
   QUOTA_WINDOW_SECONDS,
+  type QuotaAmounts,
   type QuotaCharge,
   type QuotaCounter,
   type QuotaLimits,
   type QuotaPlan,
   type QuotaState,
   type QuotaWrite,
+  withUnflushed,
 } from '../domain/report-quota.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import { keys } from './keys.js';
@@ -40,38 +49,44 @@ function stateOf(item: Record<string, unknown> | undefined): QuotaState {
   return state;
 }
 
-/** The quota items this instance last wrote or read, by app: its first guess. Bounded; forgetting costs a write. */
-const knownStates = new Map<string, QuotaState>();
-const MAX_KNOWN_STATES = 1000;
+/** What this instance knows of each app's quota (item and unflushed amounts). Bounded; forgetting costs a write and at most a share each. */
+const localQuotas = new Map<string, LocalQuota>();
+const MAX_LOCAL_QUOTAS = 1000;
 
-function remember(appId: string, state: QuotaState): void {
-  if (knownStates.size >= MAX_KNOWN_STATES) knownStates.clear();
-  knownStates.set(appId, state);
+function remember(appId: string, local: LocalQuota): void {
+  if (localQuotas.size >= MAX_LOCAL_QUOTAS && !localQuotas.has(appId)) localQuotas.clear();
+  localQuotas.set(appId, local);
 }
 
-/** The UpdateItem parts of a plan: each counter's write and the condition that it was planned on the item as it is. */
-function updateOf(writes: Record<QuotaCounter, QuotaWrite>, charge: QuotaCharge, limits: QuotaLimits, nowMs: number) {
+/**
+ * The UpdateItem parts of a flush: per counter, open its window with this charge, or add the
+ * pending amount to the window it belongs to, with room for it when this report charges that
+ * counter (what an earlier report accepted is written whatever the room: it is stored already).
+ */
+function updateOf(
+  local: LocalQuota,
+  writes: Record<QuotaCounter, QuotaWrite>,
+  charge: QuotaCharge,
+  pending: QuotaAmounts,
+  limits: QuotaLimits,
+  nowMs: number,
+) {
   const sets: string[] = [];
   const adds: string[] = [];
   const conditions: string[] = [];
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':now': nowMs };
+  const values: Record<string, unknown> = {};
   for (const counter of QUOTA_COUNTERS) {
     const write = writes[counter];
-    if (write === 'none') continue;
     const { used, endsAt } = ATTRIBUTES[counter];
-    names[`#${counter}Used`] = used;
-    names[`#${counter}Ends`] = endsAt;
-    values[`:${counter}`] = charge[counter];
-    if (write === 'add') {
-      adds.push(`#${counter}Used :${counter}`);
-      // Room for this charge in the open window: the refused charge is not counted.
-      values[`:${counter}Room`] = limits[counter] - charge[counter];
-      conditions.push(`(#${counter}Ends > :now AND #${counter}Used <= :${counter}Room)`);
-    } else {
+    if (write === 'open') {
       const ends = nowMs + QUOTA_WINDOW_SECONDS[counter] * 1000;
-      sets.push(`#${counter}Used = :${counter}`, `#${counter}Ends = :${counter}Ends`);
+      names[`#${counter}Used`] = used;
+      names[`#${counter}Ends`] = endsAt;
+      values[':now'] = nowMs;
+      values[`:${counter}`] = charge[counter];
       values[`:${counter}Ends`] = ends;
+      sets.push(`#${counter}Used = :${counter}`, `#${counter}Ends = :${counter}Ends`);
       conditions.push(`(attribute_not_exists(#${counter}Ends) OR #${counter}Ends <= :now)`);
       if (counter === 'bytes') {
         // The item lives as long as its longest window: an app that stopped reporting leaves nothing.
@@ -79,7 +94,20 @@ function updateOf(writes: Record<QuotaCounter, QuotaWrite>, charge: QuotaCharge,
         values[':ttl'] = Math.ceil(ends / 1000);
         sets.push('#ttl = :ttl');
       }
+      continue;
     }
+    const window = local.state[counter];
+    if (pending[counter] <= 0 || window === undefined) continue;
+    names[`#${counter}Used`] = used;
+    names[`#${counter}Ends`] = endsAt;
+    values[`:${counter}`] = pending[counter];
+    values[`:${counter}Ends`] = window.endsAt;
+    adds.push(`#${counter}Used :${counter}`);
+    if (charge[counter] > 0) {
+      // Room in that window for all this instance accepted plus this charge: a refused charge is not counted.
+      values[`:${counter}Room`] = limits[counter] - pending[counter];
+      conditions.push(`(#${counter}Ends = :${counter}Ends AND #${counter}Used <= :${counter}Room)`);
+    } else conditions.push(`#${counter}Ends = :${counter}Ends`);
   }
   return {
     UpdateExpression: [sets.length > 0 ? `SET ${sets.join(', ')}` : '', adds.length > 0 ? `ADD ${adds.join(', ')}` : '']
@@ -94,9 +122,10 @@ function updateOf(writes: Record<QuotaCounter, QuotaWrite>, charge: QuotaCharge,
 export type QuotaRefusal = Extract<QuotaPlan, { allowed: false }>;
 
 /**
- * Counts a report of `charge` against the app's quota windows, or refuses it (nothing counted):
- * refused without a write when this instance already knows the window is too full. One write when
- * the first guess is right (the common case); a wrong guess costs one more.
+ * Counts a report of `charge` against the app's quota windows, or refuses it (nothing counted).
+ * Decided on what this instance knows (the item as last seen plus its unflushed amounts): refused
+ * without a write when that is too full; accepted without a write while planQuotaFlush allows it;
+ * otherwise one write of everything pending, and one more when the item had moved under it.
  */
 export async function chargeReportQuota(
   appId: string,
@@ -104,28 +133,39 @@ export async function chargeReportQuota(
   limits: QuotaLimits,
   nowMs: number = Date.now(),
 ): Promise<QuotaRefusal | undefined> {
-  let state = knownStates.get(appId);
+  const known = localQuotas.get(appId) ?? { state: {}, unflushed: { ...NO_AMOUNTS } };
+  let local: LocalQuota = { ...known, unflushed: carriedUnflushed(known, known.state, nowMs) };
   for (let attempt = 0; attempt < 4; attempt++) {
-    const plan = planQuotaCharge(state, charge, limits, nowMs);
-    if (!plan.allowed) return plan;
-    if (QUOTA_COUNTERS.every((counter) => plan.writes[counter] === 'none')) return undefined;
+    const plan = planQuotaCharge(withUnflushed(local, nowMs), charge, limits, nowMs);
+    if (!plan.allowed) {
+      remember(appId, local);
+      return plan;
+    }
+    const pending = Object.fromEntries(
+      QUOTA_COUNTERS.map((counter) => [counter, local.unflushed[counter] + charge[counter]]),
+    ) as QuotaAmounts;
+    if (!planQuotaFlush(plan.writes, pending, limits, local.writtenAt, nowMs)) {
+      remember(appId, { ...local, unflushed: pending });
+      return undefined;
+    }
     try {
       const { Attributes } = await ddb.send(
         new UpdateCommand({
           TableName: tableName,
           Key: keys.reportQuota(appId),
-          ...updateOf(plan.writes, charge, limits, nowMs),
+          ...updateOf(local, plan.writes, charge, pending, limits, nowMs),
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      remember(appId, stateOf(Attributes));
+      remember(appId, { state: stateOf(Attributes), unflushed: { ...NO_AMOUNTS }, writtenAt: nowMs });
       return undefined;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const old = (error as { Item?: Record<string, AttributeValue> }).Item;
-      state = stateOf(old ? unmarshall(old) : undefined);
-      remember(appId, state);
+      const fresh = stateOf(old ? unmarshall(old) : undefined);
+      local = { state: fresh, unflushed: carriedUnflushed(local, fresh, nowMs), writtenAt: local.writtenAt };
+      remember(appId, local);
     }
   }
   // Only reachable if windows keep opening and closing under us within milliseconds.

@@ -6,6 +6,11 @@
  * arrives (TTL), so an allowance of storedBytes / retentionDays a day keeps what an app stores
  * within about storedBytes (one day more, and DynamoDB's TTL deletes up to a few days late).
  * Windows open at the first report after the previous one closed, as the rate limit's do.
+ *
+ * Counting is amortised per function instance: an instance decides on the item as it last saw it
+ * plus what it has accepted and not yet written (its unflushed amounts), and writes those in one
+ * update only when planQuotaFlush says so. So the quota holds to within (concurrent instances x
+ * flush share) of its limit, plus up to one share each of instances recycled before writing.
  */
 
 export interface ReportQuotas {
@@ -90,4 +95,91 @@ export function planQuotaCharge(
     writes[counter] = open ? 'add' : 'open';
   }
   return { allowed: true, writes };
+}
+
+/**
+ * Each counter's flush share is this fraction of its limit (1 %): small enough that many
+ * concurrent instances each holding up to a share barely pass the limit (100 instances: twice
+ * it at most), large enough that a busy app writes its quota item once per 1 % of its limit per
+ * instance instead of once per report. At least 1, so a small limit counts every report exactly.
+ */
+export const QUOTA_FLUSH_DIVISOR = 100;
+
+/** What an instance may accept of a counter without writing it. */
+export const flushShare = (limit: number): number => Math.max(1, Math.floor(limit / QUOTA_FLUSH_DIVISOR));
+
+/**
+ * Longest an instance goes on deciding on what it last wrote: a few seconds keeps its view of the
+ * other instances' counts fresh and its unflushed amounts small when reports slow down, and costs
+ * at most one write per app per instance in that time.
+ */
+export const QUOTA_FLUSH_AGE_MS = 5_000;
+
+/** Amounts accepted by this instance and not yet written, per counter. */
+export type QuotaAmounts = Record<QuotaCounter, number>;
+
+/** What one instance knows of an app's windows: the item as last read or written, plus its own unflushed amounts. */
+export interface LocalQuota {
+  state: QuotaState;
+  /** Accepted and not written, each belonging to the counter's window in `state`. */
+  unflushed: QuotaAmounts;
+  /** When this instance last wrote the item (epoch ms); undefined before its first write. */
+  writtenAt?: number;
+}
+
+export const NO_AMOUNTS: Readonly<QuotaAmounts> = { events: 0, bytes: 0 };
+
+/** The windows as this instance counts them: the item's counts plus its own unflushed amounts (of open windows). */
+export function withUnflushed(local: LocalQuota, nowMs: number): QuotaState {
+  const state: QuotaState = {};
+  for (const counter of QUOTA_COUNTERS) {
+    const window = local.state[counter];
+    if (window === undefined) continue;
+    const unflushed = window.endsAt > nowMs ? local.unflushed[counter] : 0;
+    state[counter] = { used: window.used + unflushed, endsAt: window.endsAt };
+  }
+  return state;
+}
+
+/**
+ * Unflushed amounts carried from one view of the item to a newer one: kept where the counter's
+ * window is the same open window, dropped where it closed (they counted against a window that
+ * no longer limits anything).
+ */
+export function carriedUnflushed(local: LocalQuota, fresh: QuotaState, nowMs: number): QuotaAmounts {
+  const carried = { ...NO_AMOUNTS };
+  for (const counter of QUOTA_COUNTERS) {
+    const before = local.state[counter];
+    const after = fresh[counter];
+    if (before && after && before.endsAt === after.endsAt && after.endsAt > nowMs)
+      carried[counter] = local.unflushed[counter];
+  }
+  return carried;
+}
+
+/** Why an allowed charge is written now: a window to open, a share reached, or a view too old. */
+export type QuotaFlushReason = 'window' | 'share' | 'age';
+
+/**
+ * Whether an allowed charge is written now, and why (pure). `pending`: the unflushed amounts with
+ * this charge added. A window this instance knows no open one of is opened at once (so every
+ * instance's first report, and the first after a window closes, is counted exactly); a counter
+ * whose pending amount reaches its share is written; and so is anything once the instance's last
+ * write is QUOTA_FLUSH_AGE_MS old. Otherwise the charge waits, unwritten, in `pending`.
+ */
+export function planQuotaFlush(
+  writes: Record<QuotaCounter, QuotaWrite>,
+  pending: QuotaAmounts,
+  limits: QuotaLimits,
+  writtenAt: number | undefined,
+  nowMs: number,
+): QuotaFlushReason | undefined {
+  if (QUOTA_COUNTERS.some((counter) => writes[counter] === 'open')) return 'window';
+  if (QUOTA_COUNTERS.some((counter) => pending[counter] >= flushShare(limits[counter]))) return 'share';
+  if (
+    QUOTA_COUNTERS.some((counter) => pending[counter] > 0) &&
+    (writtenAt === undefined || nowMs - writtenAt >= QUOTA_FLUSH_AGE_MS)
+  )
+    return 'age';
+  return undefined;
 }

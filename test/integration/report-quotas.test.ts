@@ -4,16 +4,25 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/keys.js';
+import { QUOTA_FLUSH_AGE_MS } from '../../lib/domain/report-quota.js';
 
 const newApp = () => `app_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 const NOW = 1_800_000_000_000;
 const LIMITS = { events: 100, bytes: 10_000 };
 
-/** The module as a separate Lambda instance has it: nothing remembered of any app. */
+/**
+ * The module as a separate Lambda instance has it: nothing remembered of any app, its own client;
+ * `writes()` counts the UpdateItems it has sent (the intercept of that client).
+ */
 async function instance() {
   vi.resetModules();
-  return import('../../lib/data/report-quotas.js');
+  const quotas = await import('../../lib/data/report-quotas.js');
+  const sent = (await import('../support/ddb-intercept.js')).interceptCommands();
+  return { ...quotas, writes: () => sent.filter(({ command }) => command === 'UpdateItemCommand').length };
 }
+
+/** Limits of a busy app: shares of 100 events and 10,000 bytes (1 %). */
+const BUSY = { events: 10_000, bytes: 1_000_000 };
 
 const quotaItem = async (appId: string) =>
   (await ddb.send(new GetCommand({ TableName: tableName, Key: keys.reportQuota(appId), ConsistentRead: true }))).Item;
@@ -77,5 +86,62 @@ describe("an app's report quota", () => {
     );
     expect(refusals.filter(Boolean)).toHaveLength(2);
     expect(await quotaItem(appId)).toMatchObject({ events_used: 100, bytes_used: 100 });
+  });
+
+  it('reports within the age cost a write per share, not one each; the item at most one share behind per instance', async () => {
+    const appId = newApp();
+    const [first, second] = [await instance(), await instance()];
+    const report = { events: 1, bytes: 100 };
+    // 150 reports each, 10 ms apart, interleaved: within QUOTA_FLUSH_AGE_MS of each instance's last write.
+    for (let i = 0; i < 150; i++) {
+      expect(await first.chargeReportQuota(appId, report, BUSY, NOW + i * 10)).toBeUndefined();
+      expect(await second.chargeReportQuota(appId, report, BUSY, NOW + i * 10 + 5)).toBeUndefined();
+    }
+    // Each: its first report (a window to open; the second's attempt finds it opened and adds), then one per 100 events.
+    expect(first.writes()).toBe(2);
+    expect(second.writes()).toBe(3);
+    const item = await quotaItem(appId);
+    const accepted = { events: 300, bytes: 30_000 };
+    expect(item).toMatchObject({ events_used: 202, bytes_used: 20_200 });
+    // Behind by less than one share (100 events, 10,000 bytes) for each instance.
+    expect(accepted.events - (item?.events_used as number)).toBeLessThan(2 * 100);
+    expect(accepted.bytes - (item?.bytes_used as number)).toBeLessThan(2 * 10_000);
+    // A report once its last write (the 101st report) is QUOTA_FLUSH_AGE_MS old writes what the instance holds: 49 and this one.
+    expect(await first.chargeReportQuota(appId, report, BUSY, NOW + 1_000 + QUOTA_FLUSH_AGE_MS)).toBeUndefined();
+    expect(first.writes()).toBe(3);
+    expect(await quotaItem(appId)).toMatchObject({ events_used: 202 + 50, bytes_used: 20_200 + 5_000 });
+  });
+
+  it('refuses once the item plus what the instance holds reach the limit; another instance counts only what was written', async () => {
+    const appId = newApp();
+    const limits = { events: 1_000, bytes: 1_000_000 }; // a share of 10 events
+    const [first, second] = [await instance(), await instance()];
+    expect(await first.chargeReportQuota(appId, { events: 990, bytes: 1 }, limits, NOW)).toBeUndefined();
+    for (let i = 1; i <= 5; i++)
+      expect(await first.chargeReportQuota(appId, { events: 1, bytes: 1 }, limits, NOW + i)).toBeUndefined();
+    expect(first.writes()).toBe(1);
+    expect(await quotaItem(appId)).toMatchObject({ events_used: 990 });
+    // 990 written and 5 held: 6 more are past the limit, refused without a write.
+    expect(await first.chargeReportQuota(appId, { events: 6, bytes: 1 }, limits, NOW + 10)).toMatchObject({
+      allowed: false,
+      counter: 'events',
+    });
+    expect(first.writes()).toBe(1);
+    // The other instance sees the 990 written, not the 5 held: its 10 fit (the bound: a share per instance).
+    expect(await second.chargeReportQuota(appId, { events: 10, bytes: 1 }, limits, NOW + 20)).toBeUndefined();
+    expect(await quotaItem(appId)).toMatchObject({ events_used: 1_000 });
+    // Reaching its share, the first writes; the item full, that report is refused and nothing of it counted.
+    expect(await first.chargeReportQuota(appId, { events: 5, bytes: 1 }, limits, NOW + 30)).toMatchObject({
+      allowed: false,
+      counter: 'events',
+    });
+    expect(first.writes()).toBe(2);
+    expect(await quotaItem(appId)).toMatchObject({ events_used: 1_000, bytes_used: 2 });
+    // Knowing the window full now, it refuses without a write until it closes.
+    expect(await first.chargeReportQuota(appId, { events: 1, bytes: 1 }, limits, NOW + 40)).toMatchObject({
+      allowed: false,
+      retryAfterSeconds: 60,
+    });
+    expect(first.writes()).toBe(2);
   });
 });

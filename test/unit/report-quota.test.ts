@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_REPORT_QUOTAS, planQuotaCharge, type QuotaState, quotaLimits } from '../../lib/domain/report-quota.js';
+import {
+  carriedUnflushed,
+  DEFAULT_REPORT_QUOTAS,
+  flushShare,
+  planQuotaCharge,
+  planQuotaFlush,
+  QUOTA_FLUSH_AGE_MS,
+  type QuotaFlushReason,
+  type QuotaState,
+  type QuotaWrite,
+  quotaLimits,
+  withUnflushed,
+} from '../../lib/domain/report-quota.js';
 
 const NOW = 1_800_000_000_000;
 const LIMITS = { events: 100, bytes: 10_000 };
@@ -70,5 +82,85 @@ describe('report quotas: the plan for one report', () => {
     // The defaults: 10,000 events a minute; 100 GiB stored, about 1.1 GiB a day at 90 days.
     expect(quotaLimits(DEFAULT_REPORT_QUOTAS, 90)).toEqual({ events: 10_000, bytes: 1_193_046_471 });
     expect(DEFAULT_REPORT_QUOTAS.typesPerUser).toBe(32);
+  });
+});
+
+describe('report quotas: when an instance writes what it accepted', () => {
+  const ADD: Record<'events' | 'bytes', QuotaWrite> = { events: 'add', bytes: 'add' };
+  const written = NOW - 1000;
+
+  it('a share is 1 % of the limit, at least 1: a small limit writes every report', () => {
+    expect([flushShare(10_000), flushShare(1_193_046_471), flushShare(199), flushShare(30), flushShare(0)]).toEqual([
+      100, 11_930_464, 1, 1, 1,
+    ]);
+  });
+
+  it.each<
+    [
+      string,
+      Record<'events' | 'bytes', QuotaWrite>,
+      { events: number; bytes: number },
+      number | undefined,
+      QuotaFlushReason | undefined,
+    ]
+  >([
+    [
+      'a window to open (first report of an instance)',
+      { events: 'open', bytes: 'open' },
+      { events: 1, bytes: 1 },
+      undefined,
+      'window',
+    ],
+    [
+      'a window closed since: opened at once',
+      { events: 'open', bytes: 'add' },
+      { events: 1, bytes: 1 },
+      written,
+      'window',
+    ],
+    ['below both shares, written a second ago: waits', ADD, { events: 0, bytes: 99 }, written, undefined],
+    ['events reach their share (1 of 100)', ADD, { events: 1, bytes: 0 }, written, 'share'],
+    ['bytes reach their share (100 of 10,000)', ADD, { events: 0, bytes: 100 }, written, 'share'],
+    [
+      'below the shares, last write just under the age: waits',
+      ADD,
+      { events: 0, bytes: 1 },
+      NOW - QUOTA_FLUSH_AGE_MS + 1,
+      undefined,
+    ],
+    ['below the shares, last write at the age: written', ADD, { events: 0, bytes: 1 }, NOW - QUOTA_FLUSH_AGE_MS, 'age'],
+    ['below the shares, never written by this instance: written', ADD, { events: 0, bytes: 1 }, undefined, 'age'],
+    [
+      'nothing pending: nothing to write, however old',
+      { events: 'none', bytes: 'none' },
+      { events: 0, bytes: 0 },
+      undefined,
+      undefined,
+    ],
+  ])('%s', (_, writes, pending, writtenAt, reason) => {
+    expect(planQuotaFlush(writes, pending, LIMITS, writtenAt, NOW)).toBe(reason);
+  });
+
+  it('decides on the item plus its unflushed amounts of open windows; a closed window drops them', () => {
+    const local = {
+      state: { events: open(50, 30), bytes: open(9_000, -1) },
+      unflushed: { events: 40, bytes: 500 },
+      writtenAt: written,
+    };
+    expect(withUnflushed(local, NOW)).toEqual({ events: open(90, 30), bytes: open(9_000, -1) });
+    // 90 of 100 counted here: 11 more refused without a write, 10 fit.
+    expect(planQuotaCharge(withUnflushed(local, NOW), { events: 11, bytes: 0 }, LIMITS, NOW)).toMatchObject({
+      allowed: false,
+      counter: 'events',
+    });
+    expect(planQuotaCharge(withUnflushed(local, NOW), { events: 10, bytes: 0 }, LIMITS, NOW)).toMatchObject({
+      allowed: true,
+    });
+    // A newer view of the item: kept where it is the same window, dropped where the window closed or changed.
+    expect(carriedUnflushed(local, { events: open(70, 30), bytes: open(100, 60) }, NOW)).toEqual({
+      events: 40,
+      bytes: 0,
+    });
+    expect(carriedUnflushed(local, { events: open(5, 50) }, NOW)).toEqual({ events: 0, bytes: 0 });
   });
 });
