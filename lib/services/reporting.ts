@@ -37,6 +37,7 @@ const QUOTA_REFUSALS = {
 /**
  * Counts a valid report against its app's quotas before anything of it is stored: past one, 429
  * RATE_LIMITED with Retry-After (seconds until that window closes), and the report is not counted.
+ * Counted in batches per function instance (lib/data/report-quotas.ts): most reports write nothing here.
  */
 async function chargeQuota(caller: MobileCaller, charge: Partial<QuotaCharge>): Promise<void> {
   const refusal = await chargeReportQuota(
