@@ -14,6 +14,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
+  addAmounts,
   carriedUnflushed,
   type LocalQuota,
   NO_AMOUNTS,
@@ -135,19 +136,22 @@ export async function chargeReportQuota(
 ): Promise<QuotaRefusal | undefined> {
   const known = localQuotas.get(appId) ?? { state: {}, unflushed: { ...NO_AMOUNTS } };
   let local: LocalQuota = { ...known, unflushed: carriedUnflushed(known, known.state, nowMs) };
+  // What this process holds now: one Lambda instance serves one request at a time, the local
+  // gateway many at once, whose reports may be accepted while a write is on its way.
+  const current = (): LocalQuota => localQuotas.get(appId) ?? { state: local.state, unflushed: { ...NO_AMOUNTS } };
   for (let attempt = 0; attempt < 4; attempt++) {
     const plan = planQuotaCharge(withUnflushed(local, nowMs), charge, limits, nowMs);
     if (!plan.allowed) {
       remember(appId, local);
       return plan;
     }
-    const pending = Object.fromEntries(
-      QUOTA_COUNTERS.map((counter) => [counter, local.unflushed[counter] + charge[counter]]),
-    ) as QuotaAmounts;
+    const pending = addAmounts(local.unflushed, charge);
     if (!planQuotaFlush(plan.writes, pending, limits, local.writtenAt, nowMs)) {
       remember(appId, { ...local, unflushed: pending });
       return undefined;
     }
+    // The write takes what is held: reports accepted meanwhile are held anew, not written twice.
+    remember(appId, { ...local, unflushed: { ...NO_AMOUNTS } });
     try {
       const { Attributes } = await ddb.send(
         new UpdateCommand({
@@ -158,14 +162,21 @@ export async function chargeReportQuota(
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      remember(appId, { state: stateOf(Attributes), unflushed: { ...NO_AMOUNTS }, writtenAt: nowMs });
+      const fresh = stateOf(Attributes);
+      remember(appId, { state: fresh, unflushed: carriedUnflushed(current(), fresh, nowMs), writtenAt: nowMs });
       return undefined;
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const old = (error as { Item?: Record<string, AttributeValue> }).Item;
-      const fresh = stateOf(old ? unmarshall(old) : undefined);
-      local = { state: fresh, unflushed: carriedUnflushed(local, fresh, nowMs), writtenAt: local.writtenAt };
+      // Not written: what it took is held again, with what was accepted meanwhile.
+      const meanwhile = current();
+      const old = isConditionFailure(error) ? (error as { Item?: Record<string, AttributeValue> }).Item : undefined;
+      const fresh = isConditionFailure(error) ? stateOf(old ? unmarshall(old) : undefined) : local.state;
+      local = {
+        state: fresh,
+        unflushed: addAmounts(carriedUnflushed(meanwhile, fresh, nowMs), carriedUnflushed(local, fresh, nowMs)),
+        writtenAt: meanwhile.writtenAt,
+      };
       remember(appId, local);
+      if (!isConditionFailure(error)) throw error;
     }
   }
   // Only reachable if windows keep opening and closing under us within milliseconds.

@@ -157,6 +157,10 @@ export function carriedUnflushed(local: LocalQuota, fresh: QuotaState, nowMs: nu
   return carried;
 }
 
+/** Two sets of amounts added up, per counter. */
+export const addAmounts = (a: QuotaAmounts, b: QuotaAmounts): QuotaAmounts =>
+  Object.fromEntries(QUOTA_COUNTERS.map((counter) => [counter, a[counter] + b[counter]])) as QuotaAmounts;
+
 /** Why an allowed charge is written now: a window to open, a share reached, or a view too old. */
 export type QuotaFlushReason = 'window' | 'share' | 'age';
 

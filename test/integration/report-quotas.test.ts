@@ -144,4 +144,22 @@ describe("an app's report quota", () => {
     });
     expect(first.writes()).toBe(2);
   });
+
+  it('reports accepted while a write is on its way (the local gateway, one process) are written once, none lost', async () => {
+    const appId = newApp();
+    const limits = { events: 1_000, bytes: 1_000_000 }; // a share of 10 events
+    const { chargeReportQuota, writes } = await instance();
+    expect(await chargeReportQuota(appId, { events: 1, bytes: 10 }, limits, NOW)).toBeUndefined();
+    const refusals = await Promise.all(
+      Array.from({ length: 95 }, (_, i) => chargeReportQuota(appId, { events: 1, bytes: 10 }, limits, NOW + 1 + i)),
+    );
+    expect(refusals.filter(Boolean)).toHaveLength(0);
+    // Once its last write is QUOTA_FLUSH_AGE_MS old, one more report writes all it holds: every report counted once.
+    expect(
+      await chargeReportQuota(appId, { events: 1, bytes: 10 }, limits, NOW + 100 + QUOTA_FLUSH_AGE_MS),
+    ).toBeUndefined();
+    expect(await quotaItem(appId)).toMatchObject({ events_used: 97, bytes_used: 970 });
+    // The first, one per share of 10 events, and the last.
+    expect(writes()).toBe(1 + 9 + 1);
+  });
 });
