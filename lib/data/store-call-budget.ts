@@ -9,7 +9,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoreCallBudgetLimits, StoreCallBudgetState } from '../domain/store-call-budget.js';
 import { getConsistent } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { keys } from './keys.js';
+import { keys, type TableKey } from './keys.js';
 
 /** An idle bucket is full again long before this; TTL then removes it (a missing bucket is full). */
 const BUDGET_ITEM_LIFETIME_SECONDS = 86_400;
@@ -33,25 +33,27 @@ export function storedBudgetOf(item: Record<string, unknown> | undefined, limits
   };
 }
 
+const BUDGET_TYPE = 'store_call_budget';
+
 const ttlOf = (nowMs: number) => Math.floor(nowMs / 1000) + BUDGET_ITEM_LIFETIME_SECONDS;
 
-/** One conditional update of an app's bucket item; false when its condition does not hold. */
-async function updateBudget(
-  appId: string,
-  store: string,
+/** One update of an item of the budget (its type and TTL set with it); false when `condition` does not hold. */
+async function updateItem(
+  key: TableKey,
+  type: string,
   set: string,
-  condition: string,
   values: Record<string, unknown>,
+  condition?: string,
 ): Promise<boolean> {
   try {
     await ddb.send(
       new UpdateCommand({
         TableName: tableName,
-        Key: keys.storeCallBudget(appId, store),
+        Key: key,
         UpdateExpression: `SET #type = :type, #ttl = :ttl, ${set}`,
         ConditionExpression: condition,
         ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':type': 'store_call_budget', ...values },
+        ExpressionAttributeValues: { ':type': type, ...values },
       }),
     );
     return true;
@@ -73,11 +75,10 @@ export const writeTake = (
   nowMs: number,
 ): Promise<boolean> =>
   // No version read: none may have been written since (nor may one that TTL deleted come back).
-  updateBudget(
-    appId,
-    store,
+  updateItem(
+    keys.storeCallBudget(appId, store),
+    BUDGET_TYPE,
     'tokens = :tokens, refilled_at = :at, version = :next',
-    'attribute_not_exists(version) OR version = :expected',
     {
       ':tokens': next.tokens,
       ':at': next.refilledAt,
@@ -85,6 +86,7 @@ export const writeTake = (
       ':next': (expected ?? 0) + 1,
       ':ttl': ttlOf(nowMs),
     },
+    'attribute_not_exists(version) OR version = :expected',
   );
 
 /** The bucket item now, strongly consistent: after a take lost a race. */
@@ -92,32 +94,23 @@ export const readBudget = (appId: string, store: string) => getConsistent(keys.s
 
 /** No budgeted call to the store before `until` (ms): one write; a later window already stored stays. */
 export async function writeBackOff(appId: string, store: string, until: number, nowMs: number): Promise<void> {
-  await updateBudget(
-    appId,
-    store,
+  await updateItem(
+    keys.storeCallBudget(appId, store),
+    BUDGET_TYPE,
     'back_off_until = :until',
-    'attribute_not_exists(back_off_until) OR back_off_until < :until',
     { ':until': until, ':ttl': ttlOf(nowMs) }, // a day: longer than any back-off
+    'attribute_not_exists(back_off_until) OR back_off_until < :until',
   );
 }
 
 /** Until when (ms) an item read at keys.unknownToStore says the store does not know its subject; 0: it says nothing. */
 export const unknownUntilOf = (item: Record<string, unknown> | undefined): number =>
-  typeof item?.until === 'number' ? item.until : 0;
+  typeof item?.unknown_until === 'number' ? item.unknown_until : 0;
 
-/**
- * Remembers that the store does not know this token or receipt (by hash) until `until` (ms). An
- * UpdateItem, not a PutItem: the verification bundles already carry UpdateCommand, and PutCommand
- * would add 0.8 KB to them (test/integration/bundle-sizes.test.ts).
- */
+/** Remembers that the store does not know this token or receipt (by hash) until `until` (ms). */
 export async function writeUnknownToStore(appId: string, store: string, subjectHash: string, until: number) {
-  await ddb.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: keys.unknownToStore(appId, store, subjectHash),
-      UpdateExpression: 'SET #type = :type, #until = :until, #ttl = :ttl',
-      ExpressionAttributeNames: { '#type': 'type', '#until': 'until', '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':type': 'unknown_to_store', ':until': until, ':ttl': Math.ceil(until / 1000) },
-    }),
-  );
+  await updateItem(keys.unknownToStore(appId, store, subjectHash), 'unknown_to_store', 'unknown_until = :until', {
+    ':until': until,
+    ':ttl': Math.ceil(until / 1000),
+  });
 }

@@ -202,16 +202,12 @@ export function revenueDelta(facts: MoneyFacts): RevenueDelta | null {
   return moves ? delta : null;
 }
 
-/** Two changes written at once (a new purchase and an earlier period's refund): what they move together. */
+/** Two changes written at once (a new purchase and an earlier period's refund): what they move together, field by field. */
 export function addRevenueDeltas(a: RevenueDelta | null, b: RevenueDelta | null): RevenueDelta | null {
   if (!a || !b) return a ?? b;
-  return {
-    amount_micros: a.amount_micros + b.amount_micros,
-    new_subscriptions: a.new_subscriptions + b.new_subscriptions,
-    renewals: a.renewals + b.renewals,
-    refunds: a.refunds + b.refunds,
-    net_active: a.net_active + b.net_active,
-  };
+  const sum = { ...a };
+  for (const field of Object.keys(b) as (keyof RevenueDelta)[]) sum[field] += b[field];
+  return sum;
 }
 
 /**

@@ -39,6 +39,8 @@ export const storeCallKeys = (appId: string, store: BudgetedStore, subject: stri
   ...(store === 'google_play' ? [keys.purchase(appId, subject)] : []),
 ];
 
+const BUDGET_SPENT = "this app's store call budget is spent";
+
 const waitFor = (seconds: number, why: string) =>
   new AppError('VERIFICATION_FAILED', `${why}; retry after ${seconds} s`, {
     retryable: true,
@@ -84,11 +86,8 @@ async function take(
     const { state, version } = storedBudgetOf(current, limits);
     const decision = decideStoreCall(state, limits, at);
     if (decision.kind === 'wait')
-      throw waitFor(
-        decision.retryAfterSeconds,
-        decision.throttled ? 'the store asked us to slow down' : "this app's store call budget is spent",
-      );
-    if (attempt === 3) throw waitFor(1, "this app's store call budget is spent");
+      throw waitFor(decision.retryAfterSeconds, decision.throttled ? 'the store asked us to slow down' : BUDGET_SPENT);
+    if (attempt === 3) throw waitFor(1, BUDGET_SPENT);
     if (await writeTake(appId, store, version, decision.next, at)) return;
     current = await readBudget(appId, store);
   }
