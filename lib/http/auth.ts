@@ -36,6 +36,8 @@ export interface Caller {
 export const MAX_REMEMBERED_KEYS = 1000;
 /** Key hashes this instance found to name no key, until when it may say so without asking. */
 const unknownKeys = new Map<string, number>();
+/** How long a key missing from an eventually consistent read is refused without asking again. */
+export const EVENTUAL_MISS_MS = 1000;
 /** Secret key hashes this instance found stored: their requests go straight to the counting write. */
 const storedSecretKeys = new Set<string>();
 /** Sdk keys as this instance read them (any status), by hash, until when it may use the copy. */
@@ -67,10 +69,15 @@ function refuseIfKnownUnknown(rawKey: string, kind: ApiKeyKind, nowMs: number): 
   return keyHash;
 }
 
-function rememberUnknown(keyHash: string, kind: ApiKeyKind, nowMs: number): never {
+function rememberUnknown(
+  keyHash: string,
+  kind: ApiKeyKind,
+  nowMs: number,
+  forMs = config.keyCacheTtlSeconds * 1000,
+): never {
   // With a TTL of 0 the entry is stale at once: kept, it only holds memory, which the bound limits.
   if (unknownKeys.size >= MAX_REMEMBERED_KEYS) unknownKeys.clear();
-  unknownKeys.set(keyHash, nowMs + config.keyCacheTtlSeconds * 1000);
+  unknownKeys.set(keyHash, nowMs + forMs);
   throw invalidKey(kind);
 }
 
@@ -97,7 +104,9 @@ export async function authenticateAndLimit(
   // The counting write fails its condition on a key that does not exist, and a failed conditional
   // write still costs a write unit: a key not seen here yet is read first.
   if (!storedSecretKeys.has(keyHash)) {
-    if (!(await apiKeyExists(keyHash))) rememberUnknown(keyHash, kind, nowMs);
+    // An eventually consistent read can miss a key issued within the last second: such a miss is
+    // remembered for a second, so a new key works a second after it is issued, not a TTL later.
+    if (!(await apiKeyExists(keyHash))) rememberUnknown(keyHash, kind, nowMs, EVENTUAL_MISS_MS);
     if (storedSecretKeys.size >= MAX_REMEMBERED_KEYS) storedSecretKeys.clear();
     storedSecretKeys.add(keyHash);
   }
