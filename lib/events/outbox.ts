@@ -147,7 +147,8 @@ function storeEventData(
         grace_period_expires_at: after.grace_period_expires_at,
       };
     case 'refunded':
-      return { ...base, refunded_at: after.refunded_at! };
+      // An earlier period's refund leaves the subscription unrefunded: it was refunded when written.
+      return { ...base, refunded_at: after.refunded_at ?? after.updated_at };
     case 'product_changed':
       return { ...base, previous_product_id: before.product_id };
     case 'auto_renew_changed':

@@ -64,6 +64,16 @@ describe('storeEventPayloadOf', () => {
   });
 });
 
+describe('subscription.refunded of an earlier period', () => {
+  it('says when the refund was written: the subscription itself stays unrefunded', () => {
+    const unrefunded = { ...after, refunded_at: null, updated_at: '2026-05-12T09:30:00.000Z' };
+    expect(outboxModule.storeEventPayloadOf('refunded', before, unrefunded, null, AT).data).toEqual({
+      ...BASE,
+      refunded_at: '2026-05-12T09:30:00.000Z',
+    });
+  });
+});
+
 describe('outbox items', () => {
   it('expire from the table seven days after they were written', () => {
     const now = new Date('2026-05-01T12:00:00.900Z');
