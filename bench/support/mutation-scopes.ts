@@ -48,6 +48,7 @@ const DATA_SUBSCRIPTION_TESTS = [
   UNIT,
   ...integration(
     'mobile-reports',
+    'report-quotas',
     'repository-answers',
     'item-types',
     'subscriptions-repository',
@@ -86,6 +87,7 @@ const DATA_APP_TESTS = [
     'count-rebuild',
     'erasure',
     'erasure-writes',
+    'erasure-events',
     'repository-answers',
     'item-types',
     'one-app-contention',
@@ -159,7 +161,7 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
     mutate: [
       'lib/data/{subscription-items,subscription-queries,subscription-writes,subscription-rewrite}.ts',
       'lib/data/{subscription-history,purchase-ownership,due,store-notifications,notification-outcomes}.ts',
-      'lib/data/{entitlements,grants,user-facts,profiles,reports}.ts',
+      'lib/data/{entitlements,grants,user-facts,profiles,reports,report-quotas}.ts',
     ],
     tests: DATA_SUBSCRIPTION_TESTS,
     goal: 75,
@@ -169,6 +171,7 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
     mutate: [
       'lib/data/{apps,products,rate-limits,webhooks,aggregates,metrics-counters,list-counters}.ts',
       'lib/data/{revenue,revenue-counters,count-rebuild,erasure,google-oidc-keys}.ts',
+      'lib/data/{store-call-budget,user-events}.ts',
     ],
     tests: DATA_APP_TESTS,
     goal: 75,
