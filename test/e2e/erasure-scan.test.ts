@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
   process.env.TABLE_NAME = `erasure-scan-${process.pid}`;
+  // The webhook receiver listens on loopback: opted in, as for local development.
+  process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';
 });
 
 import { setRestorePolicy } from '../../lib/data/apps.js';
