@@ -184,7 +184,9 @@ export const ROUTES: readonly Route[] = [
     handler: 'functions/webhooks/redeliver.ts',
     // The delivery and the endpoint (GetItem), the reset and the attempt's record (PutItem); a 410
     // disables the endpoint (UpdateItem). A first attempt is never the last: no dead-letter queue.
-    table: [...AUTH, 'PutItem'],
+    // Whether the event names an erased user (its subscriptions: BatchGetItem), and the pointers
+    // that let an erasure find the delivery, written again (BatchWriteItem).
+    table: [...AUTH, 'PutItem', 'BatchGetItem', 'BatchWriteItem'],
   },
   {
     name: 'DeleteCustomer',

@@ -55,7 +55,8 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   // A status's page: the keys-only index (Query), then the deliveries by key (BatchGetItem).
   ListWebhookDeliveries: LIST,
   // The delivery and the endpoint, the reset and the attempt's record; a 410 disables the endpoint.
-  RedeliverWebhook: { table: [...AUTH, 'PutItem'] },
+  // ... and whether the event names an erased user (BatchGetItem), its pointers written again (BatchWriteItem).
+  RedeliverWebhook: { table: [...AUTH, 'PutItem', 'BatchGetItem', 'BatchWriteItem'] },
   // The app's entitlements and the grant (GetItem), then one transaction: the grant (Put or Update), the profile (Update), the outbox item (Put).
   GrantEntitlement: { table: [...AUTH, 'PutItem'] },
   // Erasure: the marker (UpdateItem, GetItem, DeleteItem), the user's partitions and index (Query), their deletion (BatchWriteItem).
