@@ -749,7 +749,9 @@ const COMMANDS: Record<string, Command> = {
           `Receives: ${describeFilter(events)}`,
           `Signing secret (Standard Webhooks; shown only now): ${endpoint.secret}`,
           ...(allowPrivate
-            ? ['--allow-private-url: delivered only where WEBHOOK_ALLOW_PRIVATE_TARGETS=1 (local development).']
+            ? [
+                '--allow-private-url: delivered only where WEBHOOK_ALLOW_PRIVATE_TARGETS=1 (npm start sets it; AWS never).',
+              ]
             : []),
         ].join('\n'),
       };
@@ -958,7 +960,7 @@ async function webhookUrl(raw: string, allowPrivate: boolean): Promise<string> {
   const refusal = await webhookUrlRefusal(url, allowPrivate);
   if (refusal)
     throw new CliError(
-      `--url must lead to a public address: ${refusal} (for a receiver on your own machine, add --allow-private-url and run npm start with WEBHOOK_ALLOW_PRIVATE_TARGETS=1)`,
+      `--url must lead to a public address: ${refusal} (for a receiver on your own machine, add --allow-private-url: npm start delivers there)`,
     );
   return url.toString();
 }

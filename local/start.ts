@@ -27,6 +27,9 @@ process.env.TABLE_NAME ||= DEFAULT_TABLE_NAME;
 process.env.KEY_CACHE_TTL_SECONDS ??= '0';
 // Likewise `admin entitlements put` shows in customer info at once; in AWS within 60 s.
 process.env.ENTITLEMENTS_CACHE_TTL_SECONDS ??= '0';
+// A development server: webhooks may reach a receiver on this machine (the quick start's), each URL
+// still stored only with `webhooks set --allow-private-url`; deployed functions never allow it.
+process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ??= '1';
 
 let dynamo: LocalDynamoDb | undefined;
 if (!process.env.DYNAMODB_ENDPOINT) {
@@ -90,7 +93,7 @@ console.log(
 );
 console.log(
   config.webhookAllowPrivateTargets
-    ? 'Webhooks          may go to loopback and private addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS=1: local development only)'
+    ? 'Webhooks          may go to loopback and private addresses (local development; WEBHOOK_ALLOW_PRIVATE_TARGETS=0 refuses them, as AWS does)'
     : 'Webhooks          to public addresses only (WEBHOOK_ALLOW_PRIVATE_TARGETS=1 allows a receiver on this machine)',
 );
 console.log('Create an app:    npm run --silent admin -- apps create --name demo --test-store   (README: Quick start)');
