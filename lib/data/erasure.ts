@@ -11,7 +11,15 @@ import { anonymisedFields, type ErasureCounts, NO_COUNTS } from '../domain/erasu
 import type { StorePurchaseState } from '../stores/types.js';
 import { batchGetConsistent, batchWriteAll, getConsistent } from './batch.js';
 import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
-import { dueAttributes, erasureKey, keys, SUBSCRIPTION_SK, type TableKey, userEventsPartition } from './keys.js';
+import {
+  boundedDueId,
+  dueAttributes,
+  erasureKey,
+  keys,
+  SUBSCRIPTION_SK,
+  type TableKey,
+  userEventsPartition,
+} from './keys.js';
 import {
   type TransactionItemPart,
   type TransactionWrite,
@@ -55,7 +63,7 @@ function toMarker(item: Record<string, unknown>): ErasureMarker {
  * takes over an erasure whose holder died, and a run that found it leased has not passed it by.
  */
 function dueAt(key: TableKey, at: Date, now: Date) {
-  return dueAttributes('ERA', at.toISOString(), now.toISOString(), key.pk);
+  return dueAttributes('ERA', at.toISOString(), now.toISOString(), boundedDueId(key.pk));
 }
 function leaseUntil(now: Date) {
   return new Date(now.getTime() + LEASE_MS);

@@ -9,7 +9,7 @@ import { grantOutboxItem } from '../events/outbox.js';
 import type { GrantEventPayload } from '../events/schemas.js';
 import { getConsistent } from './batch.js';
 import { type TransactItem, tableName } from './client.js';
-import { dueAttributes, grantKey, keys, type TableKey } from './keys.js';
+import { boundedDueId, dueAttributes, grantKey, keys, type TableKey } from './keys.js';
 import { transactWrite } from './transactions.js';
 import { cancellationReasonsOf } from './unavailable.js';
 import { updateExpression } from './update-expression.js';
@@ -107,7 +107,12 @@ export async function putGrant(
           type: GRANT_ITEM_TYPE,
           ...grant,
           updated_at: now.toISOString(),
-          ...dueAttributes('GRT', grant.expires_at, now.toISOString(), `${user_id}#${grant.entitlement_id}`),
+          ...dueAttributes(
+            'GRT',
+            grant.expires_at,
+            now.toISOString(),
+            boundedDueId(`${user_id}#${grant.entitlement_id}`),
+          ),
         },
         ...unchangedSince(readVersion),
       },

@@ -46,6 +46,7 @@
  * | unknown to store  | STOREMISS#<app>#<store>#<sha256 of token/receipt> | MISS (the store did not know it; TTL) |
  * | events naming a user | USEREVENTS#<app>#<user>   | EVT#<event> (by the deliverer; for the erasure) |
  */
+import { sha256Hex } from '../core/ids.js';
 import { PLATFORMS } from '../schemas/common.js';
 import { LIST_FACETS, LISTING_FACET_SETS, type ListFacet, listIndexName } from './table.js';
 
@@ -291,6 +292,16 @@ export type DueKind = 'SUB' | 'DLV' | 'GRT' | 'ERA';
  * the due time. An item due in the past is filed under the day it was written, so a sweeper that
  * has processed every day before today never needs to look back at them again.
  */
+/** The longest id a due entry's sort key keeps as it is (the rest of the key is under 40 bytes). */
+export const DUE_ID_MAX_BYTES = 512;
+
+/**
+ * The id of due work whose id carries a user id (grants, erasures): a sort key holds 1,024 bytes,
+ * and a user id of 255 emoji is 1,020, so a longer id is filed by its hash. The id only orders
+ * ties; nothing reads it back.
+ */
+export const boundedDueId = (id: string): string => (Buffer.byteLength(id) > DUE_ID_MAX_BYTES ? sha256Hex(id) : id);
+
 export function dueAttributes(
   kind: DueKind,
   dueAt: string,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /**
  * The table's key layout, written out as lib/data/keys.ts documents it. Items already stored in an
  * operator's table are found by these keys: a key that changes shape orphans them (a subscription
@@ -183,6 +184,17 @@ describe('table keys: the documented layout', () => {
       due_sk: '2026-03-01T05:00:00.000Z#evt_1',
     });
     expect(duePartition('ERA', '2026-03-09')).toBe('DUE#ERA#2026-03-09');
+  });
+
+  it.each([
+    ['a user id of 255 emoji and an entitlement (1,024 bytes and more)', `${'😀'.repeat(255)}#pro`, true],
+    ['an id of 512 bytes exactly', 'é'.repeat(256), false],
+    ['an id of 513 bytes', `${'é'.repeat(256)}a`, true],
+  ])('due work of %s: the sort key stays within its 1,024 bytes', async (_, id, hashed) => {
+    const { boundedDueId, dueAttributes, DUE_ID_MAX_BYTES } = await fresh();
+    const { due_sk } = dueAttributes('GRT', '2026-03-10T05:00:00.000Z', '2026-03-09T00:00:00.000Z', boundedDueId(id));
+    expect(Buffer.byteLength(due_sk)).toBeLessThanOrEqual(24 + 1 + DUE_ID_MAX_BYTES);
+    expect(due_sk).toBe(`2026-03-10T05:00:00.000Z#${hashed ? createHash('sha256').update(id).digest('hex') : id}`);
   });
 });
 
