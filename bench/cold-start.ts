@@ -83,7 +83,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cold-start-'));
 try {
   const { marshall } = await import('@aws-sdk/util-dynamodb');
   const { createApp } = await import('../lib/data/apps.js');
-  const { keys } = await import('../lib/data/keys.js');
+  const { keys } = await import('../lib/data/table-keys.js');
   const { putProducts } = await import('../lib/data/products.js');
   const { setWebhook } = await import('../lib/data/webhooks.js');
   const { announcedEvents, subscriptionEventsOf } = await import('../lib/events/outbox.js');
@@ -91,7 +91,7 @@ try {
   const { newSubscriptionId, sha256Hex } = await import('../lib/core/ids.js');
   const { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE, WEBHOOKS_BASE } = await import('../lib/routes.js');
   const { pauseSubscription } = await import('../lib/services/subscriptions.js');
-  const { putStoreSettings } = await import('../lib/stores/settings.js');
+  const { putStoreSettings } = await import('../lib/data/store-settings.js');
   const { deliverStatusChange } = await import('../lib/services/webhook-delivery.js');
   const { grantEntitlement } = await import('../lib/services/grants.js');
   const { createTestApp, PREMIUM_MONTHLY } = await import('../test/support/fixtures.js');
@@ -150,7 +150,7 @@ try {
       sdkKey,
     } = await createApp({ name: 'cold-start apple', reportingCurrency: 'USD', testStore: false });
     await putProducts(created.app_id, [{ ...PREMIUM_MONTHLY, id: APPLE_PRODUCT, platforms: ['ios'] }]);
-    // No credentials: in AWS too these settings live in the table only (lib/stores/settings.ts).
+    // No credentials: in AWS too these settings live in the table only (lib/data/store-settings.ts).
     await putStoreSettings(created.app_id, 'app_store', { bundle_id: 'com.app.qysmat', environment: 'Sandbox' });
     return { appId: created.app_id, secretKey: secretKey.key, sdkKey: sdkKey.key };
   }

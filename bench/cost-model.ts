@@ -121,8 +121,8 @@ try {
   const { endpointFunctions, ROUTES } = await import('../lib/routes.js');
   const { getApp } = await import('../lib/data/apps.js');
   const { createDelivery, replaceDelivery, setWebhook } = await import('../lib/data/webhooks.js');
-  const { putHistoryEntries } = await import('../lib/data/subscription-history.js');
-  const { historyEntryOf } = await import('../lib/domain/subscription-history.js');
+  const { putHistoryEntries } = await import('../lib/data/history-items.js');
+  const { historyEntryOf } = await import('../lib/domain/history-entries.js');
   const { useLocalBus } = await import('../lib/events/bus.js');
   const { isOutboxInsert, isPublishedRecord, subscriptionEventsOf } = await import('../lib/events/outbox.js');
   const { STATUS_CHANGED } = await import('../lib/events/schemas.js');

@@ -14,7 +14,7 @@
  * consistent Scan of the app's subscriptions (lib/data/list-counters.ts countCells), and the
  * revenue items (REV#<app>#<month>) their value before the run plus, for every change the table
  * shows applied (its subscription's version moved, or the verified subscription exists), the delta
- * lib/domain/revenue.ts gives for it. Counters may trail the writes (a stream consumer may keep
+ * lib/domain/revenue-figures.ts gives for it. Counters may trail the writes (a stream consumer may keep
  * them): they are polled until equal, up to SETTLE_MS, and the lag is reported. The aggregator
  * keeps them from the table's stream (lib/events/aggregator.ts): after the profiles are taken, the
  * local runtime's poller of that consumer runs in this process, as `npm start` runs it.
@@ -35,7 +35,7 @@
 
 import { parseArgs } from 'node:util';
 import type { SubscriptionRecord } from '../lib/data/subscription-items.js';
-import type { RevenueDelta } from '../lib/domain/revenue.js';
+import type { RevenueDelta } from '../lib/domain/revenue-figures.js';
 import { type RecordedOperation, startConflictProxy } from '../test/support/dynamodb-conflict-proxy.js';
 import {
   type BackgroundWriter,
@@ -117,14 +117,14 @@ const proxy = await startConflictProxy({ target: dynamo.endpoint, transactionHol
 process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
 try {
   const { dynamodb } = await import('../lib/data/client.js');
-  const { keys, listCountsPartition } = await import('../lib/data/keys.js');
+  const { keys, listCountsPartition } = await import('../lib/data/table-keys.js');
   const { countCells } = await import('../lib/data/list-counters.js');
   const { AGGREGATOR, startStreamPoller } = await import('../local/stream-poller.js');
   const { facetValuesOf } = await import('../lib/data/subscription-items.js');
   const { scanSubscriptions: scanAppSubscriptions } = await import('../lib/data/subscription-queries.js');
   const { queryAll } = await import('../lib/data/query.js');
   const { getApp } = await import('../lib/data/apps.js');
-  const { revenueDelta } = await import('../lib/domain/revenue.js');
+  const { revenueDelta } = await import('../lib/domain/revenue-figures.js');
   const { countsAsRevenue } = await import('../lib/domain/store-sync.js');
   const { notificationPath } = await import('../lib/routes.js');
   const { verifyPurchase } = await import('../lib/services/verification.js');

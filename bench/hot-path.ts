@@ -27,7 +27,7 @@ process.env.RATE_LIMIT_PREMIUM_PER_MINUTE = '1000000000';
 
 const dynamo = await startBenchDynamoDb('bench-hot-path');
 try {
-  const { findApiKey } = await import('../lib/data/apps.js');
+  const { findApiKey } = await import('../lib/data/api-keys.js');
   const { countKeyRequest, countUserRequest } = await import('../lib/data/rate-limits.js');
   const { authenticateAndLimit } = await import('../lib/http/auth.js');
   const { sha256Hex } = await import('../lib/core/ids.js');

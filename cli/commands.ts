@@ -4,32 +4,45 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type * as z from 'zod/mini';
 import { config } from '../lib/core/config.js';
 import { AppError } from '../lib/core/errors.js';
+import type { ApiKeyKind } from '../lib/core/ids.js';
+import {
+  issueKey,
+  issueUserTokenSecret,
+  listAppKeys,
+  revokeKey,
+  revokeKeyById,
+  rotateKey,
+  setUserTokenRequired,
+  UserTokenSecretExists,
+} from '../lib/data/api-keys.js';
 import { putAdsConfig, putSegments } from '../lib/data/app-config.js';
 import {
   type AppSummary,
   addAppsToDirectory,
   createApp,
   getApp,
-  issueKey,
-  issueUserTokenSecret,
-  listAppKeys,
   listApps,
   RESTORE_POLICIES,
   type RestorePolicy,
-  revokeKey,
-  revokeKeyById,
-  rotateKey,
   setRestorePolicy,
   setTestStore,
-  setUserTokenRequired,
-  UserTokenSecretExists,
 } from '../lib/data/apps.js';
 import { rebuildListCounts } from '../lib/data/count-rebuild.js';
 import { putEntitlements } from '../lib/data/entitlements.js';
-import type { ApiKeyKind } from '../lib/data/keys.js';
 import { getProduct, listProducts, putProducts } from '../lib/data/products.js';
 import { getPurchaseOwner, getPurchaseStoreState, getTransactionBinding } from '../lib/data/purchase-ownership.js';
-import { putExchangeRates } from '../lib/data/revenue.js';
+import { putExchangeRates } from '../lib/data/revenue-reads.js';
+import {
+  appStoreSettingsSchema,
+  type ConfigurableStore,
+  CredentialsNeedSecretsManager,
+  googlePlaySettingsSchema,
+  keepTestStorePrivateKey,
+  publicKeyOfKeptTestStoreKey,
+  putStoreSettings,
+  type StoreSettings,
+  testStorePrivateKey,
+} from '../lib/data/store-settings.js';
 import { getSubscription } from '../lib/data/subscription-queries.js';
 import { rewriteSubscriptions } from '../lib/data/subscription-rewrite.js';
 import { getWebhook, setWebhook } from '../lib/data/webhooks.js';
@@ -41,6 +54,7 @@ import {
   RATE_LIMIT_TIERS,
   type RateLimitTier,
 } from '../lib/domain/rate-limit.js';
+import type { VerifiedTransaction } from '../lib/domain/store-purchase.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../lib/domain/webhook-deliveries.js';
 import { type EventFilter, parseEventFilter } from '../lib/domain/webhook-filter.js';
 import { isPaused } from '../lib/domain/webhook-scheduling.js';
@@ -55,17 +69,6 @@ import { productCatalogueSchema } from '../lib/schemas/product.js';
 import { segmentCatalogueSchema } from '../lib/schemas/segment.js';
 import { listDeliveryPage, redeliver } from '../lib/services/webhook-delivery.js';
 import { webhookUrlRefusal } from '../lib/services/webhook-targets.js';
-import {
-  appStoreSettingsSchema,
-  type ConfigurableStore,
-  CredentialsNeedSecretsManager,
-  googlePlaySettingsSchema,
-  keepTestStorePrivateKey,
-  publicKeyOfKeptTestStoreKey,
-  putStoreSettings,
-  type StoreSettings,
-  testStorePrivateKey,
-} from '../lib/stores/settings.js';
 import { mintTestReceipt, type TestTransaction, testStoreVerifier } from '../lib/stores/test-store.js';
 import {
   APPLE_TYPE_OF,
@@ -74,7 +77,6 @@ import {
   mintTestNotification,
   TEST_NOTIFICATION_TYPES,
 } from '../lib/stores/test-store-notifications.js';
-import type { VerifiedTransaction } from '../lib/stores/types.js';
 
 export class CliError extends Error {
   constructor(

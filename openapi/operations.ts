@@ -71,7 +71,7 @@ import {
   eventIdParams,
   listDeliveriesQuery,
 } from '../lib/schemas/webhook.js';
-import { JWS_PATTERN } from '../lib/stores/types.js';
+import { JWS_PATTERN } from '../lib/stores/signed-receipt.js';
 import * as ex from './examples.js';
 
 export interface SuccessResponse {

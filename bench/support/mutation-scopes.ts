@@ -152,7 +152,7 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
   // subscription records, the rest.
   'data-core': {
     folder: 'data',
-    mutate: ['lib/data/{keys,client,table,batch,query,transactions,unavailable,update-expression,app-config}.ts'],
+    mutate: ['lib/data/{table-keys,client,table,batch,query,transactions,unavailable,update-expression,app-config}.ts'],
     tests: DATA_CORE_TESTS,
     goal: 75,
   },
@@ -160,8 +160,8 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
     folder: 'data',
     mutate: [
       'lib/data/{subscription-items,subscription-queries,subscription-writes,subscription-rewrite}.ts',
-      'lib/data/{subscription-history,purchase-ownership,due,store-notifications,notification-outcomes}.ts',
-      'lib/data/{entitlements,grants,user-facts,profiles,reports,report-quotas}.ts',
+      'lib/data/{history-items,purchase-ownership,due,store-notifications}.ts',
+      'lib/data/{entitlements,grant-items,user-facts,profiles,reports,report-quotas}.ts',
     ],
     tests: DATA_SUBSCRIPTION_TESTS,
     goal: 75,
@@ -169,9 +169,9 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
   'data-apps': {
     folder: 'data',
     mutate: [
-      'lib/data/{apps,products,rate-limits,webhooks,aggregates,metrics-counters,list-counters}.ts',
-      'lib/data/{revenue,revenue-counters,count-rebuild,erasure,google-oidc-keys}.ts',
-      'lib/data/{store-call-budget,user-events}.ts',
+      'lib/data/{apps,api-keys,products,rate-limits,webhooks,aggregates,metrics-counters,list-counters}.ts',
+      'lib/data/{revenue-reads,revenue-counters,count-rebuild,erasure-writes,google-oidc-keys}.ts',
+      'lib/data/{store-call-budget,user-events,store-settings}.ts',
     ],
     tests: DATA_APP_TESTS,
     goal: 75,

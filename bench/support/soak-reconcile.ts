@@ -7,9 +7,9 @@
  */
 
 import { isDeepStrictEqual } from 'node:util';
-import type { FacetValues } from '../../lib/data/keys.js';
 import { countCells } from '../../lib/data/list-counters.js';
 import { scanPages } from '../../lib/data/query.js';
+import type { FacetValues } from '../../lib/data/table-keys.js';
 import type { SubscriptionStatus } from '../../lib/domain/subscription-state.js';
 import { STATUS_CHANGED, type StatusChangedPayload } from '../../lib/events/schemas.js';
 import { streamEvents } from '../../test/support/outbox.js';

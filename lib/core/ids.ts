@@ -1,9 +1,10 @@
 /** Identifiers and secrets. Keys are random (256 bits), shown once, and stored only as SHA-256. */
 import { createHash, randomBytes } from 'node:crypto';
-import type { ApiKeyKind } from '../data/keys.js';
 
 export const newAppId = (): string => `app_${randomBytes(8).toString('hex')}`;
 export const newSubscriptionId = (): string => `sub_${randomBytes(12).toString('hex')}`;
+
+export type ApiKeyKind = 'secret' | 'sdk';
 
 /** Prefixes make a leaked key recognisable (secret scanners, logs): sk_ server-side, pk_ in apps. */
 export const API_KEY_PREFIX: Record<ApiKeyKind, string> = { secret: 'sk_', sdk: 'pk_' };

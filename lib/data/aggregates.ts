@@ -15,7 +15,7 @@
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import type { TableKey } from './keys.js';
+import type { TableKey } from './table-keys.js';
 import { allEqual, updateExpression } from './update-expression.js';
 
 /** An amount one stream record adds to one item. */

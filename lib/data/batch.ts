@@ -1,7 +1,7 @@
 /** Reads and writes by key: many items in one request, or one item strongly consistently. */
 import { BatchGetCommand, BatchWriteCommand, type BatchWriteCommandInput, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
-import type { TableKey } from './keys.js';
+import type { TableKey } from './table-keys.js';
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 

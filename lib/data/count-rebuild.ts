@@ -9,11 +9,11 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
-import { listCountsPartition } from './keys.js';
 import { countCells, LIST_COUNT_ITEM_TYPE } from './list-counters.js';
 import { queryAll } from './query.js';
 import { facetValuesOf } from './subscription-items.js';
 import { scanSubscriptions } from './subscription-queries.js';
+import { listCountsPartition } from './table-keys.js';
 import { updateExpression } from './update-expression.js';
 
 // Stryker disable next-line Regex: no attribute of a list-count item holds "count#" but at its start

@@ -4,8 +4,9 @@
  * value or any). No request writes them: the aggregator (aggregates.ts) moves them from the table's
  * stream, so no item is written by every change of an app.
  */
-import { type FacetValues, listCountCell, type TableKey } from './keys.js';
+
 import { facetCombinations } from './table.js';
+import { type FacetValues, listCountCell, type TableKey } from './table-keys.js';
 
 /** The `type` of a list count item, whichever writes it (the aggregator, the recount). */
 export const LIST_COUNT_ITEM_TYPE = 'list_count';

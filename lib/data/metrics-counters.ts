@@ -5,15 +5,15 @@
  */
 import { EMPTY_METRICS_DELTA, type MetricsDelta } from '../domain/metrics.js';
 import type { Contribution } from './aggregates.js';
+import { queryPrefix } from './query.js';
+import { queryDaysByMonth } from './revenue-reads.js';
 import {
   METRICS_NOW_SK_PREFIX,
   metricsDayKey,
   metricsMonthPartition,
   metricsNowKey,
   metricsNowPartition,
-} from './keys.js';
-import { queryPrefix } from './query.js';
-import { queryDaysByMonth } from './revenue.js';
+} from './table-keys.js';
 
 const LEVEL_NAMES = ['mrr_micros', 'active', 'trials'] as const;
 export type MetricsLevels = Pick<MetricsDelta, (typeof LEVEL_NAMES)[number]>;

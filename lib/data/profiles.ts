@@ -1,11 +1,11 @@
 /** User profiles (written by the mobile reporting API); the subscription detail reads usage from them. */
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError } from '../core/errors.js';
-import type { GrantRecord } from '../domain/grants.js';
+import type { GrantRecord } from '../domain/grant-decisions.js';
 import { mergeProfileItems } from '../domain/user-activity.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { GRANT_ITEM_TYPE, toGrantRecord } from './grants.js';
-import { keys } from './keys.js';
+import { GRANT_ITEM_TYPE, toGrantRecord } from './grant-items.js';
+import { keys } from './table-keys.js';
 import { updateExpression } from './update-expression.js';
 
 export interface UsageStats {

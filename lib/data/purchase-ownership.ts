@@ -5,14 +5,14 @@
  */
 
 import { isDeepStrictEqual } from 'node:util';
+import type { StorePurchaseState } from '../domain/store-purchase.js';
 import { transferOutboxItem } from '../events/outbox.js';
 import type { Product } from '../schemas/product.js';
-import type { StorePurchaseState } from '../stores/types.js';
 import { batchGetConsistent, getConsistent } from './batch.js';
 import { type TransactItem, tableName } from './client.js';
-import { keys, type TableKey } from './keys.js';
 import { toProduct } from './products.js';
 import type { SubscriptionRecord } from './subscription-items.js';
+import { keys, type TableKey } from './table-keys.js';
 import { updateExpression } from './update-expression.js';
 
 export interface TransactionBinding {

@@ -13,9 +13,9 @@ import {
   type WindowCount,
   type WindowWrite,
 } from '../domain/rate-limit.js';
-import type { ApiKeyRecord } from './apps.js';
+import type { ApiKeyRecord } from './api-keys.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { keys, type TableKey } from './keys.js';
+import { keys, type TableKey } from './table-keys.js';
 
 /** What counting writes on an API key's item; nothing else of it changes with a request. */
 export const REQUEST_COUNTER_ATTRIBUTES = ['request_count', 'window_ends_at'] as const;

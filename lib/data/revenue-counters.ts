@@ -3,8 +3,8 @@
  * A change with revenue carries it on the subscription item it writes (`revenue_change`, stamped
  * with the item's new version); the aggregator adds it to the counter from the table's stream.
  */
-import type { RevenueDelta } from '../domain/revenue.js';
-import { keys, type TableKey } from './keys.js';
+import type { RevenueDelta } from '../domain/revenue-figures.js';
+import { keys, type TableKey } from './table-keys.js';
 
 export const REVENUE_CHANGE_ATTRIBUTE = 'revenue_change';
 

@@ -4,17 +4,17 @@
  * it is new. A store's redelivery finds it and changes nothing. Kept for NOTIFICATION_RETENTION_DAYS.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { StoreNotification } from '../stores/types.js';
+import type { NotificationOutcome } from '../domain/notification-outcomes.js';
+import type { StoreNotification } from '../domain/store-purchase.js';
 import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
-import { keys } from './keys.js';
-import type { NotificationOutcome } from './notification-outcomes.js';
+import { keys } from './table-keys.js';
 
 /** Apple retries for three days, Pub/Sub for seven: a redelivery arrives well within this. */
 export const NOTIFICATION_RETENTION_DAYS = 30;
 /** The same, in ms: how long a notification's record answers its redeliveries. */
 export const NOTIFICATION_RETENTION_MS = NOTIFICATION_RETENTION_DAYS * 86_400_000;
 
-export type { NotificationOutcome } from './notification-outcomes.js';
+export type { NotificationOutcome } from '../domain/notification-outcomes.js';
 
 export function notificationKey(appId: string, notification: Pick<StoreNotification, 'store' | 'notification_id'>) {
   return keys.storeNotification(appId, notification.store, notification.notification_id);

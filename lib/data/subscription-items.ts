@@ -5,15 +5,15 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { config } from '../core/config.js';
+import type { ChangeCause } from '../domain/history-entries.js';
+import type { StoreName } from '../domain/store-purchase.js';
 import type { StoreEventKind, SubscriptionEnvironment } from '../domain/store-sync.js';
-import type { ChangeCause } from '../domain/subscription-history.js';
 import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type SubscriptionState } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
 import type { BillingPeriod } from '../schemas/product.js';
-import type { StoreName } from '../stores/types.js';
-import { dueAttributes, type FacetValues, keys, listPartitionValue, listSortKey } from './keys.js';
 import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange } from './revenue-counters.js';
 import { LISTING_FACET_SETS, listIndexName, TABLE, withoutKeys } from './table.js';
+import { dueAttributes, type FacetValues, keys, listPartitionValue, listSortKey } from './table-keys.js';
 
 export interface SubscriptionRecord extends SubscriptionState {
   app_id: string;
@@ -54,7 +54,7 @@ export const ANNOUNCED_EVENTS_ATTRIBUTE = 'events';
 
 /**
  * The transaction ids bound to a subscription, kept on its PAYMENT item (a string set): an erasure
- * finds every binding that names the user through it (lib/data/erasure.ts).
+ * finds every binding that names the user through it (lib/data/erasure-writes.ts).
  */
 export const BOUND_TRANSACTIONS_ATTRIBUTE = 'bound_transaction_ids';
 

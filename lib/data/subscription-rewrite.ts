@@ -7,9 +7,8 @@
  * meantime already has the current shape. Safe to run again; it changes nothing the second time.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { ChangeCause } from '../domain/subscription-history.js';
+import type { ChangeCause } from '../domain/history-entries.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { keys } from './keys.js';
 import { scanPages } from './query.js';
 import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange } from './revenue-counters.js';
 import {
@@ -21,6 +20,7 @@ import {
   toRecord,
 } from './subscription-items.js';
 import { writeTogether } from './subscription-writes.js';
+import { keys } from './table-keys.js';
 import { updateExpression } from './update-expression.js';
 
 export interface RewriteResult {

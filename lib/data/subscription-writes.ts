@@ -5,15 +5,15 @@
  * subscriptions also write is in it: the list counts and revenue counters follow from the stream
  * (events/aggregator.ts), the revenue change riding on the subscription item.
  */
-import type { RevenueDelta } from '../domain/revenue.js';
+
+import type { ChangeCause } from '../domain/history-entries.js';
+import type { RevenueDelta } from '../domain/revenue-figures.js';
+import type { StorePurchaseState } from '../domain/store-purchase.js';
 import type { StoreEventKind } from '../domain/store-sync.js';
-import type { ChangeCause } from '../domain/subscription-history.js';
 import type { StatusChange, SubscriptionState } from '../domain/subscription-state.js';
 import { announcedEventId, announcedEvents } from '../events/outbox.js';
-import type { StorePurchaseState } from '../stores/types.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { type TransactItem, tableName } from './client.js';
-import { keys } from './keys.js';
 import {
   bindOwnerPart,
   bindTransactionPart,
@@ -35,6 +35,7 @@ import {
   type SubscriptionRecord,
   subscriptionItem,
 } from './subscription-items.js';
+import { keys } from './table-keys.js';
 import { transactWrite } from './transactions.js';
 import { cancellationReasonsOf } from './unavailable.js';
 import { updateExpression } from './update-expression.js';

@@ -4,10 +4,10 @@
  * are keyed by the event alone, and this is how the erasure of a user finds them.
  */
 import { config } from '../core/config.js';
-import { ANONYMOUS_ID_PATTERN, usersNamedBy } from '../domain/erasure.js';
+import { ANONYMOUS_ID_PATTERN, usersNamedBy } from '../domain/erasure-scope.js';
 import type { BusEventDetail } from '../events/schemas.js';
 import { batchGetConsistent, batchWriteAll, putRequest } from './batch.js';
-import { keys, userEventKey } from './keys.js';
+import { keys, userEventKey } from './table-keys.js';
 
 /**
  * Epoch seconds at which TTL deletes a pointer: twice the delivery records' retention, so it

@@ -5,15 +5,15 @@
  * - A subscription gives access while it is active and its period, or the store's grace period
  *   after a failed renewal, has not ended (a trial is an active period too). Paused, cancelled
  *   (refunded included), expired and not yet verified subscriptions give none.
- * - A grant of the entitlement (lib/domain/grants.ts) gives access until its expires_at.
+ * - A grant of the entitlement (lib/domain/grant-decisions.ts) gives access until its expires_at.
  * - An entitlement is active while any subscription of one of its products, or a grant of it,
  *   gives access. It is described by what decides it: of those giving access, the one whose access
  *   ends last; else the one whose access ended last (the user had it once); else nothing. Of two
  *   ending at the same time, the newer.
  */
 import type { EntitlementState } from '../schemas/entitlement.js';
-import type { StoreName } from '../stores/types.js';
-import { type GrantRecord, grantRuns } from './grants.js';
+import { type GrantRecord, grantRuns } from './grant-decisions.js';
+import type { StoreName } from './store-purchase.js';
 import type { SubscriptionEnvironment } from './store-sync.js';
 import { accessEndsAt, type SubscriptionState } from './subscription-state.js';
 

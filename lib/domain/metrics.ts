@@ -15,7 +15,7 @@
  * - Refund: the store or an operator refunded the subscription's current period.
  */
 import type { BillingPeriod } from '../schemas/product.js';
-import { toMicros } from './revenue.js';
+import { toMicros } from './revenue-figures.js';
 import { countsAsRevenue, type SubscriptionEnvironment } from './store-sync.js';
 import type { SubscriptionStatus } from './subscription-state.js';
 

@@ -26,8 +26,8 @@
  */
 import type { ErrorKind } from '../core/errors.js';
 import type { BillingPeriod } from '../schemas/product.js';
-import type { VerifiedTransaction } from '../stores/types.js';
 import { accountTokenAllows } from './app-account-token.js';
+import type { VerifiedTransaction } from './store-purchase.js';
 import type { SubscriptionStatus } from './subscription-state.js';
 
 /** The transaction as its store vouches for it (a verified receipt, or a signed store notification). */

@@ -21,8 +21,8 @@
  * Which subscription a transaction is about is decidePurchase's rule, asked for the purchase's owner.
  */
 import type { BillingPeriod } from '../schemas/product.js';
-import type { StoreEnvironment, StorePurchaseState, VerifiedTransaction } from '../stores/types.js';
 import { type DecidedSubscription, decidePurchase, type StoredPurchase } from './purchase-decision.js';
+import type { StoreEnvironment, StorePurchaseState, VerifiedTransaction } from './store-purchase.js';
 import type { StoreFacts, SubscriptionState } from './subscription-state.js';
 
 export const SUBSCRIPTION_ENVIRONMENTS = ['production', 'sandbox', 'test'] as const;

@@ -1,7 +1,7 @@
 /**
  * A user's profile as readers see it, from the items it is kept in: the profile (maps, counters,
  * and first/last seen by the reports that update it) and the activity and features items that
- * event batches update (lib/data/keys.ts says why they are apart).
+ * event batches update (lib/data/table-keys.ts says why they are apart).
  */
 
 type Item = Record<string, unknown>;

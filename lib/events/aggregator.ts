@@ -9,19 +9,19 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { type AppliedBatch, applyStreamChanges, type Contribution } from '../data/aggregates.js';
-import { SUBSCRIPTION_SK } from '../data/keys.js';
+import { putHistoryEntries, type SubscriptionHistoryEntry } from '../data/history-items.js';
 import { countMoves, LIST_COUNT_ITEM_TYPE } from '../data/list-counters.js';
 import { metricsContributions } from '../data/metrics-counters.js';
 import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange, revenueCounterUpdate } from '../data/revenue-counters.js';
-import { putHistoryEntries, type SubscriptionHistoryEntry } from '../data/subscription-history.js';
 import {
   CHANGE_CAUSE_ATTRIBUTE,
   facetValuesOf,
   type SubscriptionRecord,
   toRecord,
 } from '../data/subscription-items.js';
+import { SUBSCRIPTION_SK } from '../data/table-keys.js';
+import { type ChangeCause, historyEntryOf } from '../domain/history-entries.js';
 import { metricsChange } from '../domain/metrics.js';
-import { type ChangeCause, historyEntryOf } from '../domain/subscription-history.js';
 
 /** Which stream records reach the aggregator: writes of subscription state items. The CDK event source filter and the local stream poller both use it. */
 export const AGGREGATED_STREAM_FILTER = { dynamodb: { Keys: { sk: { S: [SUBSCRIPTION_SK] } } } } as const;
@@ -67,7 +67,7 @@ const removedOn = (record: DynamoDBRecord): string => {
   return (seconds === undefined ? new Date() : new Date(seconds * 1000)).toISOString().slice(0, 10);
 };
 
-/** The history entry one write of a subscription item adds (lib/domain/subscription-history.ts). */
+/** The history entry one write of a subscription item adds (lib/domain/history-entries.ts). */
 export function historyOf(record: DynamoDBRecord): SubscriptionHistoryEntry | null {
   const before = imageOf(record.dynamodb?.OldImage);
   const after = imageOf(record.dynamodb?.NewImage);

@@ -5,10 +5,10 @@
  */
 
 import * as z from 'zod/mini';
+import { STORE_NAMES } from '../domain/store-purchase.js';
 import { type StoreEventKind, SUBSCRIPTION_ENVIRONMENTS } from '../domain/store-sync.js';
 import { define } from '../schemas/define.js';
 import { subscriptionStatusSchema } from '../schemas/subscription.js';
-import { STORE_NAMES } from '../stores/types.js';
 
 export const STATUS_CHANGED = 'subscription.status_changed';
 /** Ours, beyond the spec: a restore moved a purchase from one user to another (restore policy `transfer`). */

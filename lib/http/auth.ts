@@ -16,9 +16,9 @@
 
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
+import type { ApiKeyKind } from '../core/ids.js';
 import { sha256Hex } from '../core/ids.js';
-import type { ApiKeyRecord } from '../data/apps.js';
-import type { ApiKeyKind } from '../data/keys.js';
+import type { ApiKeyRecord } from '../data/api-keys.js';
 import { apiKeyExists, countKeyRequest, countUserRequest, readApiKey } from '../data/rate-limits.js';
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier, rateLimitPolicyHeader } from '../domain/rate-limit.js';
 import { checkUserToken, type UserTokenCheck } from '../domain/user-token.js';

@@ -9,9 +9,9 @@ import type * as z from 'zod/mini';
 import { AppError, type ErrorKind, isAppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
+import { MAX_NOTIFICATION_BYTES } from '../domain/store-purchase.js';
 import { appIdSchema } from '../schemas/common.js';
 import type { ReceivedNotification } from '../schemas/responses.js';
-import { MAX_NOTIFICATION_BYTES } from '../stores/types.js';
 import {
   type Authenticated,
   authenticateAndLimit as authenticateAndCount,

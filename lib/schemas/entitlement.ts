@@ -3,9 +3,9 @@
  * customer info both APIs answer with (GET /v1/customers/{user_id}, GET /users/customer_info).
  */
 import * as z from 'zod/mini';
-import { ERASED_KINDS, type ErasedKind } from '../domain/erasure.js';
+import { ERASED_KINDS, type ErasedKind } from '../domain/erasure-scope.js';
+import { STORE_NAMES } from '../domain/store-purchase.js';
 import { SUBSCRIPTION_ENVIRONMENTS } from '../domain/store-sync.js';
-import { STORE_NAMES } from '../stores/types.js';
 import { productIdSchema, timestampSchema, uniqueIds, userIdSchema } from './common.js';
 import { define } from './define.js';
 import { subscriptionListItem } from './subscription.js';
@@ -97,7 +97,7 @@ export const grantParams = /* @__PURE__ */ define(() =>
   z.strictObject({ user_id: userIdSchema, entitlement_id: z.string() }),
 );
 
-/** Exactly one of the two (lib/domain/grants.ts decideGrant says which is missing or extra, and checks the duration). */
+/** Exactly one of the two (lib/domain/grant-decisions.ts decideGrant says which is missing or extra, and checks the duration). */
 export const grantBody = /* @__PURE__ */ define(() =>
   z.strictObject({
     /** ISO 8601, whole units: P1M, P7D, PT12H, P1Y2M... Counts from the end of a grant still running. */
@@ -130,7 +130,7 @@ export const revokeResultSchema = /* @__PURE__ */ define(() =>
 );
 export type RevokeResult = z.infer<typeof revokeResultSchema>;
 
-/** DELETE /v1/customers/{user_id}: counts of what the erasure removed so far (lib/domain/erasure.ts). */
+/** DELETE /v1/customers/{user_id}: counts of what the erasure removed so far (lib/domain/erasure-scope.ts). */
 export const erasureResultSchema = /* @__PURE__ */ define(() =>
   z.strictObject({
     user_id: z.string(),

@@ -1,7 +1,7 @@
 /** Operator-supplied daily exchange rates (`admin fx put --file F`). */
 
 import * as z from 'zod/mini';
-import { isCalendarDate } from '../domain/revenue.js';
+import { isCalendarDate } from '../domain/revenue-figures.js';
 import { currencySchema } from './common.js';
 import { define } from './define.js';
 

@@ -5,7 +5,7 @@
  * bundles); the OpenAPI generator (openapi/) and the tests import the schemas.
  */
 import * as z from 'zod/mini';
-import { RECEIVED_OUTCOMES } from '../data/notification-outcomes.js';
+import { RECEIVED_OUTCOMES } from '../domain/notification-outcomes.js';
 import { define } from './define.js';
 
 const wholeNumber = /* @__PURE__ */ define(() => z.number().check(z.int()));

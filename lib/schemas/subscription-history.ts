@@ -1,6 +1,6 @@
 /** Request and response schemas of a subscription's history (`GET /v1/subscriptions/{subscription_id}/history`). */
 import * as z from 'zod/mini';
-import { CHANGE_CAUSES, HISTORY_FIELDS } from '../domain/subscription-history.js';
+import { CHANGE_CAUSES, HISTORY_FIELDS } from '../domain/history-entries.js';
 import { define } from './define.js';
 import { pageLimitParam } from './subscription.js';
 
@@ -14,7 +14,7 @@ export type SubscriptionHistoryQuery = z.infer<typeof subscriptionHistoryQuery>;
 
 const historyValue = /* @__PURE__ */ define(() => z.union([z.string(), z.number(), z.boolean(), z.null()]));
 
-/** One change of a subscription (lib/domain/subscription-history.ts HistoryEntry). */
+/** One change of a subscription (lib/domain/history-entries.ts HistoryEntry). */
 export const historyEntrySchema = /* @__PURE__ */ define(() =>
   z.strictObject({
     at: z.iso.datetime(),

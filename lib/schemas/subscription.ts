@@ -1,9 +1,9 @@
 /** Request and response schemas of the subscription records API; types are inferred from them. */
 
 import * as z from 'zod/mini';
+import { STORE_NAMES } from '../domain/store-purchase.js';
 import { SUBSCRIPTION_ENVIRONMENTS } from '../domain/store-sync.js';
 import { PAUSE_UNITS, type PauseUnit, SUBSCRIPTION_STATUSES } from '../domain/subscription-state.js';
-import { STORE_NAMES } from '../stores/types.js';
 import {
   currencySchema,
   platformSchema,

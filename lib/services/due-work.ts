@@ -5,7 +5,7 @@
 
 import { logger } from '../core/logger.js';
 import { advanceCheckpoint, findDueItems } from '../data/due.js';
-import type { DueKind } from '../data/keys.js';
+import type { DueKind } from '../data/table-keys.js';
 import { checkpointAfter, type HandledDueDay } from '../domain/due-checkpoint.js';
 
 export interface DueWorkResult {

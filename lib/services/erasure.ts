@@ -18,9 +18,9 @@ import {
   startErasure,
   stillTheUsers,
   subscriptionKeysOfUser,
-} from '../data/erasure.js';
-import { erasureKey, type TableKey, userPartitionsOf } from '../data/keys.js';
-import { addCounts, countDeleted, type ErasureCounts, NO_COUNTS, type UserPartition } from '../domain/erasure.js';
+} from '../data/erasure-writes.js';
+import { erasureKey, type TableKey, userPartitionsOf } from '../data/table-keys.js';
+import { addCounts, countDeleted, type ErasureCounts, NO_COUNTS, type UserPartition } from '../domain/erasure-scope.js';
 import { processDueWork } from './due-work.js';
 
 /** Items a request deletes or detaches at most: about 40 BatchWriteItem requests, well inside the 10 s timeout. */

@@ -1,13 +1,13 @@
 /**
  * Grants of entitlements (POST /v1/customers/{user_id}/entitlements/{entitlement_id}/grant and
- * /revoke) and their end by the clock (the expiry sweeper). Decisions are lib/domain/grants.ts';
+ * /revoke) and their end by the clock (the expiry sweeper). Decisions are lib/domain/grant-decisions.ts';
  * each change writes the grant and its webhook's outbox item in one transaction. A grant is no
  * purchase: nothing here touches a subscription, so neither revenue nor the list counts move.
  */
 import { AppError } from '../core/errors.js';
 import { getEntitlements } from '../data/entitlements.js';
-import { endGrant, GrantChangedError, getGrant, getGrantAt, putGrant, type StoredGrant } from '../data/grants.js';
-import { decideExpiry, decideGrant, decideRevoke, type GrantRequest, grantRuns } from '../domain/grants.js';
+import { endGrant, GrantChangedError, getGrant, getGrantAt, putGrant, type StoredGrant } from '../data/grant-items.js';
+import { decideExpiry, decideGrant, decideRevoke, type GrantRequest, grantRuns } from '../domain/grant-decisions.js';
 import {
   ENTITLEMENT_EXPIRED,
   ENTITLEMENT_GRANTED,

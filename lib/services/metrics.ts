@@ -12,7 +12,7 @@
  */
 import { getApp } from '../data/apps.js';
 import { type MetricsLevels, readMetricsCounters, readMetricsNow } from '../data/metrics-counters.js';
-import { readExchangeRates } from '../data/revenue.js';
+import { readExchangeRates } from '../data/revenue-reads.js';
 import { conversionRate, EMPTY_METRICS_DELTA, type MetricsDelta } from '../domain/metrics.js';
 import {
   bucketsOf,
@@ -21,7 +21,7 @@ import {
   type RateTable,
   validatePeriod,
   walkBackFromLatest,
-} from '../domain/revenue.js';
+} from '../domain/revenue-figures.js';
 import type { SubscriptionMetrics } from '../schemas/responses.js';
 import type { MetricsQuery } from '../schemas/subscription.js';
 

@@ -15,7 +15,7 @@
 import { AppError } from '../core/errors.js';
 import { getApp } from '../data/apps.js';
 import { getProduct } from '../data/products.js';
-import { readExchangeRates, readRevenueCounters } from '../data/revenue.js';
+import { readExchangeRates, readRevenueCounters } from '../data/revenue-reads.js';
 import { countMatching } from '../data/subscription-queries.js';
 import {
   bucketsOf,
@@ -24,7 +24,7 @@ import {
   percentages,
   validatePeriod,
   walkBackFromLatest,
-} from '../domain/revenue.js';
+} from '../domain/revenue-figures.js';
 import type { RevenueStatistics } from '../schemas/responses.js';
 import type { RevenueQuery } from '../schemas/subscription.js';
 

@@ -14,8 +14,6 @@
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { sha256Hex } from '../core/ids.js';
-import type { TableKey } from '../data/keys.js';
-import { keys } from '../data/keys.js';
 import {
   readBudget,
   storedBudgetOf,
@@ -24,6 +22,8 @@ import {
   writeTake,
   writeUnknownToStore,
 } from '../data/store-call-budget.js';
+import type { TableKey } from '../data/table-keys.js';
+import { keys } from '../data/table-keys.js';
 import { backOffSeconds, decideStoreCall } from '../domain/store-call-budget.js';
 import { StoreThrottledError, UnknownToStoreError } from '../stores/store-answers.js';
 

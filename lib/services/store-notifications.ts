@@ -8,6 +8,8 @@ import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { getApp } from '../data/apps.js';
 import { notificationKey } from '../data/store-notifications.js';
+import { getAppWithGooglePlayPushSettings, getAppWithStoreSettings } from '../data/store-settings.js';
+import type { StoreNotification } from '../domain/store-purchase.js';
 import { verifyAppStoreNotification } from '../stores/app-store-notifications.js';
 import {
   authenticateGooglePlayPush,
@@ -17,9 +19,7 @@ import {
   rememberGoogleOidcKeys,
   verifyGoogleIdToken,
 } from '../stores/google-play-notifications.js';
-import { getAppWithGooglePlayPushSettings, getAppWithStoreSettings } from '../stores/settings.js';
 import { decodeTestStoreNotification } from '../stores/test-store-notifications.js';
-import type { StoreNotification } from '../stores/types.js';
 import { noteStoreThrottle } from './store-call-budget.js';
 import { applyStoreNotification, applyStoreRevocation, type StoreTruthOutcome, storeStateKeys } from './store-truth.js';
 

@@ -3,11 +3,12 @@
  * Google Play subscriptionsv2.get), for the sweeper before it expires a subscription the store
  * may have renewed. Needs the app's store credentials; without them there is no one to ask.
  */
+
+import { getAppWithStoreSettings } from '../data/store-settings.js';
 import type { SubscriptionRecord } from '../data/subscription-items.js';
+import type { StorePurchaseState } from '../domain/store-purchase.js';
 import { readAppStorePurchaseState } from '../stores/app-store-notifications.js';
 import { googlePurchaseState } from '../stores/google-play.js';
-import { getAppWithStoreSettings } from '../stores/settings.js';
-import type { StorePurchaseState } from '../stores/types.js';
 import { noteStoreThrottle } from './store-call-budget.js';
 
 /**

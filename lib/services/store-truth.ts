@@ -17,7 +17,6 @@ import { AppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
 import { batchGetConsistent } from '../data/batch.js';
 import type { TransactItem } from '../data/client.js';
-import { keys, type TableKey } from '../data/keys.js';
 import {
   type PurchaseQuery,
   purchaseLookupKeys,
@@ -36,6 +35,9 @@ import {
 import type { SubscriptionRecord } from '../data/subscription-items.js';
 import { getSubscriptionRecord } from '../data/subscription-queries.js';
 import { type ChangeOrigin, insertSubscription, writeTogether } from '../data/subscription-writes.js';
+import { keys, type TableKey } from '../data/table-keys.js';
+import { notificationTypeOf } from '../domain/history-entries.js';
+import type { StoreNotification, StorePurchaseState } from '../domain/store-purchase.js';
 import {
   datedAfterHeld,
   decideStoreState,
@@ -44,8 +46,6 @@ import {
   type StoredStorePurchase,
   storeFacts,
 } from '../domain/store-sync.js';
-import { notificationTypeOf } from '../domain/subscription-history.js';
-import type { StoreNotification, StorePurchaseState } from '../stores/types.js';
 import { commitChange, verifiedSubscription } from './subscriptions.js';
 
 /** What applying the store's word did; `duplicate`: the notification was applied before. */

@@ -3,9 +3,9 @@
  * from the entries the aggregator writes (lib/events/aggregator.ts).
  */
 import { AppError } from '../core/errors.js';
-import { queryHistory } from '../data/subscription-history.js';
+import { queryHistory } from '../data/history-items.js';
 import { subscriptionExists } from '../data/subscription-queries.js';
-import { decodeHistoryCursor, encodeHistoryCursor, type HistoryEntry } from '../domain/subscription-history.js';
+import { decodeHistoryCursor, encodeHistoryCursor, type HistoryEntry } from '../domain/history-entries.js';
 
 export interface HistoryList {
   data: HistoryEntry[];

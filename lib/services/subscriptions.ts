@@ -5,7 +5,6 @@
 
 import { AppError } from '../core/errors.js';
 import { newSubscriptionId } from '../core/ids.js';
-import { listSortKey } from '../data/keys.js';
 import { getProduct, listProducts } from '../data/products.js';
 import { getUsageStats } from '../data/profiles.js';
 import {
@@ -23,9 +22,11 @@ import {
   saveSubscriptionState,
   writeTogether,
 } from '../data/subscription-writes.js';
+import { listSortKey } from '../data/table-keys.js';
 import { addBillingPeriod, addDays } from '../domain/billing.js';
 import { decodeCursor, encodeCursor, hasNextPage, pageInfo, pageTotal } from '../domain/pagination.js';
-import { addRevenueDeltas, type MoneyFacts, revenueDelta } from '../domain/revenue.js';
+import { addRevenueDeltas, type MoneyFacts, revenueDelta } from '../domain/revenue-figures.js';
+import type { StorePurchaseState } from '../domain/store-purchase.js';
 import { countsAsRevenue, storeEventsOf, storeRecordPatch } from '../domain/store-sync.js';
 import {
   applyCommand,
@@ -51,7 +52,6 @@ import {
   type SubscriptionListItem,
   type UpdateSubscriptionBody,
 } from '../schemas/subscription.js';
-import type { StorePurchaseState } from '../stores/types.js';
 
 /** Payment method by platform (the spec leaves the value set open). */
 const PAYMENT_METHOD: Record<Platform, string> = { ios: 'app_store', android: 'google_play', web: 'external' };

@@ -26,6 +26,7 @@ import {
   purchaseLookupOf,
   type TakeOver,
 } from '../data/purchase-ownership.js';
+import { type ConfigurableStore, getAppWithStoreSettings, type StoreSettings } from '../data/store-settings.js';
 import type { PaymentRecord, SubscriptionRecord } from '../data/subscription-items.js';
 import { getSubscriptionRecord } from '../data/subscription-queries.js';
 import { type InsertOptions, insertSubscription, insertWrites } from '../data/subscription-writes.js';
@@ -37,21 +38,15 @@ import {
   type StoredPurchase,
   screenTransaction,
 } from '../domain/purchase-decision.js';
-import { transferredRevenue } from '../domain/revenue.js';
+import { transferredRevenue } from '../domain/revenue-figures.js';
+import type { StorePurchaseState, StoreVerifier, VerifiedTransaction } from '../domain/store-purchase.js';
 import { environmentOf, storeFacts, verifiedPurchaseStart } from '../domain/store-sync.js';
 import { RECEIPT_CHARACTERS } from '../schemas/common.js';
 import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
 import { appStoreVerifier, requireAppReceiptShape } from '../stores/app-store.js';
 import { googlePlayVerifier, purchaseReference } from '../stores/google-play.js';
-import { type ConfigurableStore, getAppWithStoreSettings, type StoreSettings } from '../stores/settings.js';
+import { jwsOf, statedTransaction } from '../stores/signed-receipt.js';
 import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
-import {
-  jwsOf,
-  type StorePurchaseState,
-  type StoreVerifier,
-  statedTransaction,
-  type VerifiedTransaction,
-} from '../stores/types.js';
 import { guardedStoreCall, storeCallKeys } from './store-call-budget.js';
 import { commitChange, type PlannedChange, verifiedSubscription } from './subscriptions.js';
 

@@ -1,4 +1,4 @@
-import type { StorePurchaseState } from './types.js';
+import type { StorePurchaseState } from '../domain/store-purchase.js';
 
 /**
  * Apple's notification types (App Store Server Notifications V2) whose signedTransactionInfo is

@@ -13,6 +13,7 @@
 import { X509Certificate } from 'node:crypto';
 import * as z from 'zod/mini';
 import { AppError } from '../core/errors.js';
+import type { StoreVerifier, VerifiedTransaction } from '../domain/store-purchase.js';
 import { define } from '../schemas/define.js';
 import {
   type AppReceipt,
@@ -26,7 +27,7 @@ import { fetchSignedTransactions, type ServerApiCredentials } from './app-store-
 import { APPLE_INC_ROOT_PEM } from './apple-inc-root.js';
 import { APPLE_ROOT_CA_G3_PEM } from './apple-root-ca-g3.js';
 import { type AppleRejection, AppleSignedDataError, verifyAppleSignedData } from './apple-signed-data.js';
-import { jwsOf, type StoreVerifier, type VerifiedTransaction } from './types.js';
+import { jwsOf } from './signed-receipt.js';
 
 export const APPLE_ROOT_CA_G3 = new X509Certificate(APPLE_ROOT_CA_G3_PEM);
 let appleIncRoot: X509Certificate | undefined;

@@ -12,6 +12,8 @@ import { AppError } from '../core/errors.js';
 import { type HttpAnswer, httpSend } from '../core/http-client.js';
 import { logger } from '../core/logger.js';
 import { type StoredGoogleKeys, saveGoogleOidcKeys, saveGoogleOidcKeysFailure } from '../data/google-oidc-keys.js';
+import type { GooglePlayPushSettings, GooglePlaySettings } from '../data/store-settings.js';
+import { MAX_NOTIFICATION_BYTES, type StoreNotification, type StorePurchaseState } from '../domain/store-purchase.js';
 import {
   configuredEndpoints,
   type GoogleEndpoints,
@@ -19,8 +21,6 @@ import {
   purchaseStateOf,
   readSubscriptionPurchase,
 } from './google-play.js';
-import type { GooglePlayPushSettings, GooglePlaySettings } from './settings.js';
-import { MAX_NOTIFICATION_BYTES, type StoreNotification, type StorePurchaseState } from './types.js';
 
 export { googlePurchaseState } from './google-play.js';
 

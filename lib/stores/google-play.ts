@@ -9,10 +9,11 @@ import { createPrivateKey, sign } from 'node:crypto';
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { type HttpAnswer, type HttpRequestOptions, httpSend } from '../core/http-client.js';
+import type { GooglePlaySettings } from '../data/store-settings.js';
 import { retryAfterSecondsOf } from '../domain/store-call-budget.js';
-import type { GooglePlaySettings } from './settings.js';
+import type { StorePurchaseState, StoreVerifier, VerifiedTransaction } from '../domain/store-purchase.js';
+import { isSignedTransaction } from './signed-receipt.js';
 import { StoreThrottledError, UnknownToStoreError } from './store-answers.js';
-import { isSignedTransaction, type StorePurchaseState, type StoreVerifier, type VerifiedTransaction } from './types.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/androidpublisher';
 

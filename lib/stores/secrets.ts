@@ -5,7 +5,7 @@
  * secret (docs/decisions/signed-get-secret-value.md). The request is the SDK's own: the AWS JSON 1.1 protocol, signed with SigV4 by the SDK's signer
  * (@smithy/signature-v4) with the credentials and hash of the function's DynamoDB client; the
  * endpoint follows AWS_ENDPOINT_URL_SECRETS_MANAGER as the SDK's does. Writing secrets is the
- * operator CLI's, with the SDK client (lib/stores/settings.ts).
+ * operator CLI's, with the SDK client (lib/data/store-settings.ts).
  */
 
 import { request as httpRequest } from 'node:http';

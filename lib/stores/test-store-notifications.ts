@@ -8,7 +8,15 @@
  */
 import { createPublicKey, randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors.js';
+import {
+  MAX_NOTIFICATION_BYTES,
+  type StoreNotification,
+  type StorePurchaseState,
+  type StoreRenewalState,
+  type VerifiedTransaction,
+} from '../domain/store-purchase.js';
 import { APP_STORE_STATE_TYPES, stateOfNotification } from './app-store-notification-types.js';
+import { JWS_PATTERN } from './signed-receipt.js';
 import {
   newTestTransactionId,
   signTestStoreJws,
@@ -18,14 +26,6 @@ import {
   verifiedTestStorePayload,
   verifyTestTransaction,
 } from './test-store.js';
-import {
-  JWS_PATTERN,
-  MAX_NOTIFICATION_BYTES,
-  type StoreNotification,
-  type StorePurchaseState,
-  type StoreRenewalState,
-  type VerifiedTransaction,
-} from './types.js';
 
 /** What `admin notifications mint --type` mints. */
 export const TEST_NOTIFICATION_TYPES = [

@@ -14,7 +14,8 @@ import {
   verify,
 } from 'node:crypto';
 import { AppError, type ErrorKind } from '../core/errors.js';
-import { jwsHeaderOf, jwsOf, type StoreVerifier, type VerifiedTransaction } from './types.js';
+import type { StoreVerifier, VerifiedTransaction } from '../domain/store-purchase.js';
+import { jwsHeaderOf, jwsOf } from './signed-receipt.js';
 
 export interface TestStoreKeys {
   /** PKCS#8 PEM; stays in the table, never returned by any API. */

@@ -15,10 +15,10 @@ vi.mock('../../lib/stores/apple-root-ca-g3.js', () => import('../support/stand-i
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { notificationKey } from '../../lib/data/store-notifications.js';
+import { putStoreSettings } from '../../lib/data/store-settings.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { applyStoreNotification } from '../../lib/services/store-truth.js';
 import { decodeAppStoreNotification } from '../../lib/stores/app-store-notifications.js';
-import { putStoreSettings } from '../../lib/stores/settings.js';
 import {
   appStoreNotificationBody,
   appStoreRenewalInfo,

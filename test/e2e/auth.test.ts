@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { revokeKey, rotateKey } from '../../lib/data/apps.js';
+import { revokeKey, rotateKey } from '../../lib/data/api-keys.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';

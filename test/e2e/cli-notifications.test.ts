@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/core/errors.js';
 import { getApp } from '../../lib/data/apps.js';
+import type { StoreNotification } from '../../lib/domain/store-purchase.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import {
   decodeTestStoreNotification,
   TEST_NOTIFICATION_TYPES,
   type TestNotificationType,
 } from '../../lib/stores/test-store-notifications.js';
-import type { StoreNotification } from '../../lib/stores/types.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { admin, type RunResult } from '../support/processes.js';

@@ -14,7 +14,7 @@ vi.hoisted(() => {
 import { newEventId } from '../../lib/core/ids.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
-import { userPartitionsOf } from '../../lib/data/keys.js';
+import { userPartitionsOf } from '../../lib/data/table-keys.js';
 import { createDelivery } from '../../lib/data/webhooks.js';
 import { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE, WEBHOOKS_BASE } from '../../lib/routes.js';
 import { createTestApp, PREMIUM_MONTHLY, type TestApp } from '../support/fixtures.js';

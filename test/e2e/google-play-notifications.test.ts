@@ -126,7 +126,7 @@ describe('Google Play notifications through the gateway (stand-in of Google over
     process.env.GOOGLE_OIDC_JWKS_URL = standIn.jwksUrl;
     app = await (await import('../support/fixtures.js')).createTestApp();
     // What `admin stores google set --package-name --service-account-file --push-audience --push-service-account` stores.
-    await (await import('../../lib/stores/settings.js')).putStoreSettings(app.appId, 'google_play', {
+    await (await import('../../lib/data/store-settings.js')).putStoreSettings(app.appId, 'google_play', {
       package_name: PACKAGE,
       service_account: standIn.serviceAccount,
       push_audience: AUDIENCE,

@@ -20,8 +20,8 @@ const google = await vi.hoisted(async () => {
   return standIn;
 });
 
+import { MAX_NOTIFICATION_BYTES } from '../../lib/domain/store-purchase.js';
 import { notificationPath, ROUTES } from '../../lib/routes.js';
-import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { fuzzEveryRouteOf } from '../support/hostile-endpoints.js';
 import { useGateway } from '../support/http.js';

@@ -19,12 +19,12 @@ import { putAdsConfig, putSegments } from '../../lib/data/app-config.js';
 import { getApp } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
-import { grantKey, historyKey, keys, listCountCell, reportKeys, type TableKey } from '../../lib/data/keys.js';
 import { scanPages } from '../../lib/data/query.js';
+import { putStoreSettings } from '../../lib/data/store-settings.js';
+import { grantKey, historyKey, keys, listCountCell, reportKeys, type TableKey } from '../../lib/data/table-keys.js';
 import { createDelivery, replaceDelivery, setWebhook } from '../../lib/data/webhooks.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import type { Product } from '../../lib/schemas/product.js';
-import { putStoreSettings } from '../../lib/stores/settings.js';
 import { mintTestNotification } from '../../lib/stores/test-store-notifications.js';
 import { runFromNoonOf } from '../support/clock.js';
 import { settleCounters } from '../support/counters.js';
@@ -116,7 +116,7 @@ const OUTBOX_PREFIX = keys.outbox('').pk;
 const DELIVERY_PREFIX = keys.delivery('').pk;
 
 /**
- * The app an item belongs to. Every app-scoped key of lib/data/keys.ts carries the app id as the
+ * The app an item belongs to. Every app-scoped key of lib/data/table-keys.ts carries the app id as the
  * second `#` segment of its partition key, and the key decides: an item in A's partition is A's,
  * whatever its attributes say. Of the global partitions only the outbox is written on an app's
  * behalf (status changes); any other global item belongs to no app, so no app's request may change it.

@@ -52,7 +52,7 @@ describe('legacy app receipts over HTTP (App Store Server API stand-in, receipts
 
   async function appleApp(): Promise<TestApp> {
     const app = await (await import('../support/fixtures.js')).createTestApp();
-    await (await import('../../lib/stores/settings.js')).putStoreSettings(app.appId, 'app_store', {
+    await (await import('../../lib/data/store-settings.js')).putStoreSettings(app.appId, 'app_store', {
       bundle_id: BUNDLE,
       environment: 'Sandbox',
       server_api: standIn.credentials,

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { listCountCell } from '../../lib/data/keys.js';
+import { listCountCell } from '../../lib/data/table-keys.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { paginationSchema, subscriptionListItem } from '../../lib/schemas/subscription.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';

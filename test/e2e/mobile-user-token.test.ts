@@ -12,9 +12,9 @@ vi.hoisted(() => {
 });
 
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { issueKey, issueUserTokenSecret, setUserTokenRequired } from '../../lib/data/apps.js';
+import { issueKey, issueUserTokenSecret, setUserTokenRequired } from '../../lib/data/api-keys.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/keys.js';
+import { keys } from '../../lib/data/table-keys.js';
 import { signUserToken } from '../../lib/domain/user-token.js';
 import { mobileRoutePolicy } from '../../lib/http/mobile-headers.js';
 import { ROUTES, type Route, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';

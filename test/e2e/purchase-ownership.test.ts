@@ -9,9 +9,9 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 vi.mock('../../lib/stores/apple-root-ca-g3.js', () => import('../support/stand-in-apple-root.js'));
 
 import { setRestorePolicy } from '../../lib/data/apps.js';
+import { putStoreSettings } from '../../lib/data/store-settings.js';
 import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
-import { putStoreSettings } from '../../lib/stores/settings.js';
 import { appStoreTransaction, signedByStandIn } from '../support/app-store-standin.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';

@@ -5,7 +5,7 @@ vi.hoisted(() => {
   process.env.KEY_CACHE_TTL_SECONDS = '2';
 });
 
-const { revokeKey } = await import('../../lib/data/apps.js');
+const { revokeKey } = await import('../../lib/data/api-keys.js');
 const { createTestApp } = await import('../support/fixtures.js');
 const { useGateway } = await import('../support/http.js');
 const { mobileHeaders } = await import('../support/mobile.js');

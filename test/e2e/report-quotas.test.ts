@@ -15,7 +15,7 @@ vi.hoisted(() => {
 
 const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
 const { ddb, tableName } = await import('../../lib/data/client.js');
-const { reportKeys } = await import('../../lib/data/keys.js');
+const { reportKeys } = await import('../../lib/data/table-keys.js');
 const { queryAll } = await import('../../lib/data/query.js');
 const { createTestApp } = await import('../support/fixtures.js');
 const { useGateway } = await import('../support/http.js');

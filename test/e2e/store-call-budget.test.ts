@@ -76,7 +76,7 @@ const first = async (app: TestApp, user: string, receipt: string, platform: 'And
 describe('the store call budget of an app at Google Play (STORE_CALL_BURST=5, STORE_CALLS_PER_MINUTE=1)', () => {
   async function googleApp(): Promise<TestApp> {
     const app = await (await import('../support/fixtures.js')).createTestApp();
-    await (await import('../../lib/stores/settings.js')).putStoreSettings(app.appId, 'google_play', {
+    await (await import('../../lib/data/store-settings.js')).putStoreSettings(app.appId, 'google_play', {
       package_name: PACKAGE,
       service_account: standIn.serviceAccount,
       push_audience: `https://push.example/${app.appId}`,
@@ -187,7 +187,7 @@ describe('the store call budget of an app at Google Play (STORE_CALL_BURST=5, ST
 describe('the store call budget of an app at the App Store, for legacy receipts (the same settings)', () => {
   async function appleApp(): Promise<TestApp> {
     const app = await (await import('../support/fixtures.js')).createTestApp();
-    await (await import('../../lib/stores/settings.js')).putStoreSettings(app.appId, 'app_store', {
+    await (await import('../../lib/data/store-settings.js')).putStoreSettings(app.appId, 'app_store', {
       bundle_id: BUNDLE,
       environment: 'Sandbox',
       server_api: apple.credentials,

@@ -22,7 +22,7 @@ describe('POST /v1/subscriptions/verify for Google Play (stand-in of Google over
     process.env.GOOGLE_OAUTH_TOKEN_URL = standIn.tokenUrl;
     process.env.GOOGLE_PLAY_API_BASE_URL = standIn.url;
     app = await (await import('../support/fixtures.js')).createTestApp();
-    await (await import('../../lib/stores/settings.js')).putStoreSettings(app.appId, 'google_play', {
+    await (await import('../../lib/data/store-settings.js')).putStoreSettings(app.appId, 'google_play', {
       package_name: PACKAGE,
       service_account: standIn.serviceAccount,
     });

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../lib/data/apps.js';
+import { putStoreSettings } from '../../lib/data/store-settings.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { verificationResult } from '../../lib/schemas/subscription.js';
-import { putStoreSettings } from '../../lib/stores/settings.js';
 import { createTestApp, PREMIUM_MONTHLY, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mintReceipt } from '../support/receipts.js';

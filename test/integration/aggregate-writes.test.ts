@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { applyStreamChanges, type Contribution, type StreamChange } from '../../lib/data/aggregates.js';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import type { TableKey } from '../../lib/data/keys.js';
+import type { TableKey } from '../../lib/data/table-keys.js';
 import { conditionFailed, interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 
 const run = `aggregates-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;

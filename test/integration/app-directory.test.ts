@@ -11,17 +11,11 @@ vi.hoisted(() => {
 });
 
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  addAppsToDirectory,
-  createApp,
-  listApps,
-  setRestorePolicy,
-  setTestStore,
-  setUserTokenRequired,
-} from '../../lib/data/apps.js';
+import { setUserTokenRequired } from '../../lib/data/api-keys.js';
+import { addAppsToDirectory, createApp, listApps, setRestorePolicy, setTestStore } from '../../lib/data/apps.js';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/keys.js';
+import { keys } from '../../lib/data/table-keys.js';
 import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 import { createOwnTable, emptyOwnTable } from '../support/own-table.js';
 

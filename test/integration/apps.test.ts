@@ -3,24 +3,21 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../../lib/core/ids.js';
 import {
-  createApp,
   findApiKey,
-  getApp,
   issueKey,
   issueUserTokenSecret,
   listAppKeys,
   revokeKey,
   revokeKeyById,
   rotateKey,
-  setRestorePolicy,
-  setTestStore,
   setUserTokenRequired,
   UserTokenSecretExists,
-} from '../../lib/data/apps.js';
+} from '../../lib/data/api-keys.js';
+import { createApp, getApp, setRestorePolicy, setTestStore } from '../../lib/data/apps.js';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/keys.js';
 import { scanPages } from '../../lib/data/query.js';
+import { keys } from '../../lib/data/table-keys.js';
 import { failCommands, interceptCommands, type SentCommand, stopIntercepting } from '../support/ddb-intercept.js';
 
 /** The secret each of the app's keys carries on its lookup item (what authentication reads), by key id. */

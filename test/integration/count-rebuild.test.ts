@@ -12,8 +12,8 @@ vi.hoisted(() => {
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../../lib/data/client.js';
 import type { RebuiltCounts } from '../../lib/data/count-rebuild.js';
-import { listCountCell } from '../../lib/data/keys.js';
 import { countMatching } from '../../lib/data/subscription-queries.js';
+import { listCountCell } from '../../lib/data/table-keys.js';
 import { settleCounters } from '../support/counters.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { freshBeforeEach } from '../support/fresh-module.js';

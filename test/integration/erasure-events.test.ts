@@ -9,7 +9,7 @@ import { AppError } from '../../lib/core/errors.js';
 import { newEventId } from '../../lib/core/ids.js';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys, type TableKey, userEventKey } from '../../lib/data/keys.js';
+import { keys, type TableKey, userEventKey } from '../../lib/data/table-keys.js';
 import { createDelivery, getDelivery } from '../../lib/data/webhooks.js';
 import type { BusEventDetail } from '../../lib/events/schemas.js';
 import { eraseCustomer } from '../../lib/services/erasure.js';

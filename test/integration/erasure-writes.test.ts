@@ -1,5 +1,5 @@
 /**
- * The erasure's own writes (lib/data/erasure.ts) against DynamoDB Local, each on its own and in
+ * The erasure's own writes (lib/data/erasure-writes.ts) against DynamoDB Local, each on its own and in
  * seconds: the marker's lease (start, claim, progress, finish), a partition deleted in bounded
  * steps, and a subscription moved to the anonymous id with its purchase. The whole erasure of a
  * heavy user, through the service and the job, is test/integration/erasure.test.ts.
@@ -15,12 +15,12 @@ import {
   type ErasureMarker,
   startErasure,
   subscriptionKeysOfUser,
-} from '../../lib/data/erasure.js';
-import { erasureKey, keys } from '../../lib/data/keys.js';
+} from '../../lib/data/erasure-writes.js';
 import { BOUND_TRANSACTIONS_ATTRIBUTE, receiptItem } from '../../lib/data/subscription-items.js';
 import { saveSubscriptionState } from '../../lib/data/subscription-writes.js';
+import { erasureKey, keys } from '../../lib/data/table-keys.js';
 import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
-import { NO_COUNTS } from '../../lib/domain/erasure.js';
+import { NO_COUNTS } from '../../lib/domain/erasure-scope.js';
 import { interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 import { freshBeforeEach } from '../support/fresh-module.js';
 import { seedSubscription } from '../support/subscriptions.js';
@@ -45,7 +45,7 @@ afterEach(stopIntercepting);
 
 describe('the erasure marker and its lease (5 minutes)', () => {
   // Loaded in each test: the lease's length is a constant the module makes while it loads.
-  const erasure = freshBeforeEach(() => import('../../lib/data/erasure.js'));
+  const erasure = freshBeforeEach(() => import('../../lib/data/erasure-writes.js'));
 
   it('is started once, leased to its starter and found by the job when the lease runs out', async () => {
     const marker = markerOf(newAppId());

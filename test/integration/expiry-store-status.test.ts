@@ -13,10 +13,10 @@ vi.hoisted(() => {
 vi.mock('../../lib/stores/apple-root-ca-g3.js', () => import('../support/stand-in-apple-root.js'));
 
 import { config } from '../../lib/core/config.js';
+import { putStoreSettings } from '../../lib/data/store-settings.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
 import { insertSubscription } from '../../lib/data/subscription-writes.js';
 import { expireDueSubscriptions } from '../../lib/services/expiry.js';
-import { putStoreSettings } from '../../lib/stores/settings.js';
 import { appStoreRenewalInfo } from '../support/app-store-notifications.js';
 import { type AppStoreStandIn, appStoreTransaction, startAppStoreStandIn } from '../support/app-store-standin.js';
 import { createTestApp } from '../support/fixtures.js';

@@ -9,7 +9,7 @@ import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { saveGoogleOidcKeys, storedGoogleKeysOf } from '../../lib/data/google-oidc-keys.js';
-import { keys } from '../../lib/data/keys.js';
+import { keys } from '../../lib/data/table-keys.js';
 import { throttled } from '../support/ddb-intercept.js';
 import { createTestApp } from '../support/fixtures.js';
 import { freshModule } from '../support/fresh-module.js';
@@ -222,7 +222,7 @@ describe("Google's OIDC keys kept in the table", () => {
     // Configuration is read when lib/ loads: the fresh load below reads Google's URL from here.
     process.env.GOOGLE_OIDC_JWKS_URL = standIn.jwksUrl;
     const app = await createTestApp([]);
-    const { putStoreSettings } = await import('../../lib/stores/settings.js');
+    const { putStoreSettings } = await import('../../lib/data/store-settings.js');
     await putStoreSettings(app.appId, 'google_play', {
       package_name: 'com.example.keys',
       service_account: standIn.serviceAccount,
@@ -324,7 +324,7 @@ describe('what is not genuine is refused before it costs a consistent read or a 
   it('a forged push costs a warm function no DynamoDB request, and a cold one no strongly consistent read', async () => {
     process.env.GOOGLE_OIDC_JWKS_URL = standIn.jwksUrl;
     const app = await createTestApp([]);
-    const { putStoreSettings } = await import('../../lib/stores/settings.js');
+    const { putStoreSettings } = await import('../../lib/data/store-settings.js');
     await putStoreSettings(app.appId, 'google_play', {
       package_name: 'com.example.forged',
       service_account: standIn.serviceAccount,

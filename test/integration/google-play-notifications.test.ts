@@ -3,6 +3,7 @@
  * the OAuth token endpoint and purchases.subscriptionsv2, and signs push tokens as Pub/Sub does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GooglePlaySettings } from '../../lib/data/store-settings.js';
 import {
   authenticateGooglePlayPush,
   googlePurchaseState,
@@ -12,7 +13,6 @@ import {
   readPushBody,
   verifyPubSubPushToken,
 } from '../../lib/stores/google-play-notifications.js';
-import type { GooglePlaySettings } from '../../lib/stores/settings.js';
 import { appErrorOf } from '../support/assertions.js';
 import { freshModule } from '../support/fresh-module.js';
 import {

@@ -44,7 +44,7 @@ describe('Google Play push: credentials and Google only after the token verifies
     process.env.AWS_ENDPOINT_URL_SECRETS_MANAGER = secrets.url;
     mockClient(SecretsManagerClient).on(PutSecretValueCommand).resolves({});
     const { createTestApp } = await import('../support/fixtures.js');
-    const { putStoreSettings } = await import('../../lib/stores/settings.js');
+    const { putStoreSettings } = await import('../../lib/data/store-settings.js');
     receive = (await import('../../lib/services/store-notifications.js')).receiveGooglePlayNotification;
     ({ appId } = await createTestApp());
     ({ appId: otherAppId } = await createTestApp());

@@ -15,8 +15,8 @@ import { handler as expiryJob } from '../../functions/jobs/expire-subscriptions.
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
-import { getGrant } from '../../lib/data/grants.js';
-import { grantKey } from '../../lib/data/keys.js';
+import { getGrant } from '../../lib/data/grant-items.js';
+import { grantKey } from '../../lib/data/table-keys.js';
 import { customerInfo } from '../../lib/services/customer-info.js';
 import { expireDueGrants, grantEntitlement, revokeEntitlement } from '../../lib/services/grants.js';
 import { createTestApp } from '../support/fixtures.js';

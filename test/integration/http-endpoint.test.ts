@@ -8,7 +8,8 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
 import { AppError } from '../../lib/core/errors.js';
 import { logger } from '../../lib/core/logger.js';
-import { setUserTokenRequired } from '../../lib/data/apps.js';
+import { setUserTokenRequired } from '../../lib/data/api-keys.js';
+import { MAX_NOTIFICATION_BYTES } from '../../lib/domain/store-purchase.js';
 import { signUserToken } from '../../lib/domain/user-token.js';
 import {
   MAX_BODY_BYTES,
@@ -16,7 +17,6 @@ import {
   notificationEndpoint,
   subscriptionsEndpoint,
 } from '../../lib/http/endpoint.js';
-import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { freshModule } from '../support/fresh-module.js';
 import { apiEvent, captureLogEntries, type EventParts, invoke, LAMBDA_REQUEST_ID } from '../support/lambda-events.js';

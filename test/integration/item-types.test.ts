@@ -15,7 +15,7 @@ vi.hoisted(() => {
 });
 
 import { scanPages } from '../../lib/data/query.js';
-import { NO_COUNTS } from '../../lib/domain/erasure.js';
+import { NO_COUNTS } from '../../lib/domain/erasure-scope.js';
 import { settleCounters } from '../support/counters.js';
 import { createTestApp, statusChange } from '../support/fixtures.js';
 import { createOwnTable, emptyOwnTable } from '../support/own-table.js';
@@ -88,23 +88,24 @@ beforeAll(() => createOwnTable());
 async function writers() {
   vi.resetModules();
   return {
-    ...(await import('../../lib/data/app-config.js')),
     ...(await import('../../lib/data/apps.js')),
+    ...(await import('../../lib/data/app-config.js')),
+    ...(await import('../../lib/data/api-keys.js')),
     ...(await import('../../lib/data/due.js')),
     ...(await import('../../lib/data/entitlements.js')),
-    ...(await import('../../lib/data/erasure.js')),
+    ...(await import('../../lib/data/erasure-writes.js')),
     ...(await import('../../lib/data/google-oidc-keys.js')),
     ...(await import('../../lib/data/rate-limits.js')),
     ...(await import('../../lib/data/report-quotas.js')),
     ...(await import('../../lib/data/reports.js')),
-    ...(await import('../../lib/data/revenue.js')),
+    ...(await import('../../lib/data/revenue-reads.js')),
     ...(await import('../../lib/data/store-call-budget.js')),
     ...(await import('../../lib/data/store-notifications.js')),
     ...(await import('../../lib/data/webhooks.js')),
     ...(await import('../../lib/services/grants.js')),
     ...(await import('../../lib/services/verification.js')),
     ...(await import('../../lib/services/webhook-delivery.js')),
-    ...(await import('../../lib/stores/settings.js')),
+    ...(await import('../../lib/data/store-settings.js')),
   };
 }
 

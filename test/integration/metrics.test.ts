@@ -3,7 +3,7 @@
  * (each at its own day), counted by the real aggregator from the table's stream: exact figures.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { putExchangeRates } from '../../lib/data/revenue.js';
+import { putExchangeRates } from '../../lib/data/revenue-reads.js';
 import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
 import { saveSubscriptionState } from '../../lib/data/subscription-writes.js';

@@ -11,14 +11,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, getApp, setTestStore } from '../../lib/data/apps.js';
 import { getConsistent } from '../../lib/data/batch.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
-import { deleteFromPartition, detachSubscription } from '../../lib/data/erasure.js';
-import { keys } from '../../lib/data/keys.js';
+import { deleteFromPartition, detachSubscription } from '../../lib/data/erasure-writes.js';
 import { mergeProfileMaps } from '../../lib/data/profiles.js';
 import { storeEvents, storeSession } from '../../lib/data/reports.js';
 import { recordNotification } from '../../lib/data/store-notifications.js';
 import { getSubscription, scanSubscriptions, subscriptionExists } from '../../lib/data/subscription-queries.js';
+import { keys } from '../../lib/data/table-keys.js';
+import type { StoreNotification } from '../../lib/domain/store-purchase.js';
 import { grantEntitlement } from '../../lib/services/grants.js';
-import type { StoreNotification } from '../../lib/stores/types.js';
 import { appErrorOf } from '../support/assertions.js';
 import {
   conditionFailed,

@@ -1,13 +1,13 @@
 /**
  * Reading the day-by-day counters and exchange rates kept in one partition per month
- * (lib/data/revenue.ts), against DynamoDB Local: periods across months and a year's end, the
+ * (lib/data/revenue-reads.ts), against DynamoDB Local: periods across months and a year's end, the
  * first and last day included, counters a day never moved read as 0.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { batchWriteAll, putRequest } from '../../lib/data/batch.js';
-import { keys } from '../../lib/data/keys.js';
-import { putExchangeRates, readExchangeRates, readRevenueCounters } from '../../lib/data/revenue.js';
+import { putExchangeRates, readExchangeRates, readRevenueCounters } from '../../lib/data/revenue-reads.js';
+import { keys } from '../../lib/data/table-keys.js';
 import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 
 const counter = (appId: string, day: string, counters: Record<string, number>) =>

@@ -19,7 +19,7 @@ vi.hoisted(() => {
   process.env.STORE_SECRETS_PREFIX = 'subscription-backend/cache/';
 });
 
-type Settings = typeof import('../../lib/stores/settings.js');
+type Settings = typeof import('../../lib/data/store-settings.js');
 const SERVICE_ACCOUNT = {
   client_email: 'play@example.iam.gserviceaccount.com',
   private_key: '-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n',
@@ -58,7 +58,7 @@ describe('store credentials from Secrets Manager: cached five minutes in Lambda,
   async function load(inLambda: boolean) {
     if (inLambda) process.env.AWS_LAMBDA_FUNCTION_NAME = 'store-credentials-cache';
     vi.resetModules();
-    const settings: Settings = await import('../../lib/stores/settings.js');
+    const settings: Settings = await import('../../lib/data/store-settings.js');
     const { createTestApp } = await import('../support/fixtures.js');
     const { appId } = await createTestApp();
     const name = `subscription-backend/cache/${appId}/google_play`;
@@ -138,7 +138,7 @@ describe('store credentials from Secrets Manager: cached five minutes in Lambda,
   it('locally (no Secrets Manager) the key is in the item, and still left out when credentials are not asked', async () => {
     delete process.env.STORE_SECRETS_PREFIX;
     vi.resetModules();
-    const settings: Settings = await import('../../lib/stores/settings.js');
+    const settings: Settings = await import('../../lib/data/store-settings.js');
     const { createTestApp } = await import('../support/fixtures.js');
     const { appId } = await createTestApp();
     const stored = { bundle_id: 'com.example.cache', environment: 'Sandbox', server_api: SERVER_API } as const;

@@ -17,7 +17,6 @@ vi.hoisted(() => {
 import { config } from '../../lib/core/config.js';
 import { type AppRecord, createApp, getApp, setTestStore } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/keys.js';
 import {
   getAppWithGooglePlayPushSettings,
   getAppWithStoreSettings,
@@ -25,7 +24,8 @@ import {
   publicKeyOfKeptTestStoreKey,
   putStoreSettings,
   testStorePrivateKey,
-} from '../../lib/stores/settings.js';
+} from '../../lib/data/store-settings.js';
+import { keys } from '../../lib/data/table-keys.js';
 import { mintTestReceipt, testStoreVerifier } from '../../lib/stores/test-store.js';
 
 const settingsOf = async (appId: string) =>
@@ -97,7 +97,7 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     delete process.env.AWS_DEFAULT_REGION;
     try {
       // Loaded afresh: the client is made on first use, with the region read when the module loads.
-      const settings = await freshModule(() => import('../../lib/stores/settings.js'));
+      const settings = await freshModule(() => import('../../lib/data/store-settings.js'));
       await settings.putStoreSettings(appId, 'app_store', {
         bundle_id: 'com.example',
         environment: 'Sandbox',

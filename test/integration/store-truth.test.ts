@@ -8,12 +8,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { batchGetConsistent } from '../../lib/data/batch.js';
 import { lookUpPurchase } from '../../lib/data/purchase-ownership.js';
-import { type RevenueCounter, readRevenueCounters } from '../../lib/data/revenue.js';
+import { type RevenueCounter, readRevenueCounters } from '../../lib/data/revenue-reads.js';
 import { notificationKey } from '../../lib/data/store-notifications.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
+import type { StoreNotification, StorePurchaseState } from '../../lib/domain/store-purchase.js';
 import { applyStoreNotification, applyStoreState } from '../../lib/services/store-truth.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
-import type { StoreNotification, StorePurchaseState } from '../../lib/stores/types.js';
 import { settleCounters } from '../support/counters.js';
 import { createTestApp, PRO_YEARLY, type TestApp } from '../support/fixtures.js';
 import { outboxEventsOf } from '../support/outbox.js';

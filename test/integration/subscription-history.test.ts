@@ -14,10 +14,10 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { historyKey, keys } from '../../lib/data/keys.js';
-import { putHistoryEntries } from '../../lib/data/subscription-history.js';
+import { putHistoryEntries } from '../../lib/data/history-items.js';
 import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
-import type { ChangeCause } from '../../lib/domain/subscription-history.js';
+import { historyKey, keys } from '../../lib/data/table-keys.js';
+import type { ChangeCause } from '../../lib/domain/history-entries.js';
 import { aggregateRecords, historyOf } from '../../lib/events/aggregator.js';
 import { getSubscriptionHistory } from '../../lib/services/subscription-history.js';
 import {

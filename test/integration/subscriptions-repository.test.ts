@@ -4,7 +4,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { itemSize } from '../../bench/support/item-size.js';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/keys.js';
 import {
   bindTransactionPart,
   getTransactionBinding,
@@ -27,6 +26,7 @@ import {
   saveSubscriptionState,
   writeTogether,
 } from '../../lib/data/subscription-writes.js';
+import { keys } from '../../lib/data/table-keys.js';
 import { busEventDetail } from '../../lib/events/schemas.js';
 import { settleCounters } from '../support/counters.js';
 import { createTestApp, PREMIUM_MONTHLY } from '../support/fixtures.js';

@@ -9,10 +9,10 @@ vi.hoisted(() => {
 
 import { AppError } from '../../lib/core/errors.js';
 import { sha256Hex } from '../../lib/core/ids.js';
-import { revokeKey } from '../../lib/data/apps.js';
+import { revokeKey } from '../../lib/data/api-keys.js';
 import { batchWriteAll, putRequest } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/keys.js';
+import { keys } from '../../lib/data/table-keys.js';
 import {
   authenticateAndLimit,
   authenticateSdkKey,

@@ -7,12 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb } from '../../lib/data/client.js';
+import { putStoreSettings } from '../../lib/data/store-settings.js';
 import { listSubscriptions } from '../../lib/data/subscription-queries.js';
 import { insertSubscription } from '../../lib/data/subscription-writes.js';
 import { ROUTES } from '../../lib/routes.js';
 import { getSubscriptionDetail, pendingSubscription } from '../../lib/services/subscriptions.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
-import { putStoreSettings } from '../../lib/stores/settings.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp, PREMIUM_MONTHLY, type TestApp } from '../support/fixtures.js';
 import { mintReceipt } from '../support/receipts.js';

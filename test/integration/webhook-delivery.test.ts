@@ -14,7 +14,7 @@ vi.hoisted(() => {
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { newEventId } from '../../lib/core/ids.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/keys.js';
+import { keys } from '../../lib/data/table-keys.js';
 import { getDelivery, getWebhook, listDeliveries, setWebhook } from '../../lib/data/webhooks.js';
 import { type BusEventDetail, RENEWED, renewedPayload, STATUS_CHANGED } from '../../lib/events/schemas.js';
 import { deliverStatusChange, redeliver, retryDueDeliveries } from '../../lib/services/webhook-delivery.js';

@@ -14,12 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { putEntitlements } from '../../lib/data/entitlements.js';
 import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
 import { createDelivery, replaceDelivery } from '../../lib/data/webhooks.js';
+import { MAX_NOTIFICATION_BYTES } from '../../lib/domain/store-purchase.js';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../lib/domain/subscription-state.js';
 import { MAX_BODY_BYTES } from '../../lib/http/endpoint.js';
 import type { ApiName } from '../../lib/http/envelopes.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
-import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 import { apiOfPath } from '../../local/gateway.js';
 import { createTestApp, statusChange, type TestApp } from './fixtures.js';
 import {

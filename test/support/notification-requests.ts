@@ -8,9 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { getApp } from '../../lib/data/apps.js';
+import { putStoreSettings } from '../../lib/data/store-settings.js';
 import { notificationPath } from '../../lib/routes.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
-import { putStoreSettings } from '../../lib/stores/settings.js';
 import { mintTestNotification } from '../../lib/stores/test-store-notifications.js';
 import { appStoreNotificationBody, appStoreRenewalInfo, NOTIFY_BUNDLE } from './app-store-notifications.js';
 import { appStoreTransaction } from './app-store-standin.js';

@@ -3,7 +3,7 @@
  * "Test only, not Apple") in place of Apple Root CA G3, for tests that verify notifications and
  * transactions the stand-in chain signed through the shipped code's default root:
  *
- *   vi.mock('../../lib/stores/apple-root-ca-g3.js', () => import('../support/stand-in-apple-root.js'));
+ *   vi.mock('../../lib/stores/apple-root-ca-g3.js', () => import('./stand-in-apple-root.js'));
  *
  * The benchmarks substitute the same module in their own way (bench/support/apple-stand-in-root.ts).
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { StorePurchaseState } from '../../lib/domain/store-purchase.js';
 import { stateOfNotification } from '../../lib/stores/app-store-notification-types.js';
-import type { StorePurchaseState } from '../../lib/stores/types.js';
 import { freshModule } from '../support/fresh-module.js';
 
 const stateTypes = async () =>

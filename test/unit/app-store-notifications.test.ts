@@ -13,14 +13,14 @@ import {
   VerificationStatus,
 } from '@apple/app-store-server-library';
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { StoreNotification, StorePurchaseState } from '../../lib/domain/store-purchase.js';
+import { MAX_NOTIFICATION_BYTES } from '../../lib/domain/store-purchase.js';
 import { APPLE_ROOT_CA_G3 } from '../../lib/stores/app-store.js';
 import {
   decodeAppStoreNotification,
   decodeAppStorePurchaseState,
   verifyAppStoreNotification,
 } from '../../lib/stores/app-store-notifications.js';
-import type { StoreNotification, StorePurchaseState } from '../../lib/stores/types.js';
-import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 import {
   appStoreNotificationBody,
   appStoreNotificationPayload,

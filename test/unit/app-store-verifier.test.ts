@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { APPLE_ROOT_CA_G3, appStoreVerifier } from '../../lib/stores/app-store.js';
-import { statedTransaction } from '../../lib/stores/types.js';
+import { statedTransaction } from '../../lib/stores/signed-receipt.js';
 import { appStoreTransaction, STAND_IN_ROOT, signedByStandIn } from '../support/app-store-standin.js';
 import { appErrorOf } from '../support/assertions.js';
 

@@ -1,7 +1,7 @@
 /** The count moves of one write of a subscription, as a table (no database). */
 import { describe, expect, it } from 'vitest';
-import type { FacetValues } from '../../lib/data/keys.js';
 import { countCells, countMoves } from '../../lib/data/list-counters.js';
+import type { FacetValues } from '../../lib/data/table-keys.js';
 import { conflictDelayMs, isTransactionConflict } from '../../lib/data/transactions.js';
 
 const ACTIVE_IOS: FacetValues = { status: 'active', product_id: 'p1', platform: 'ios' };

@@ -2,13 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MAX_NOTIFICATION_BYTES } from '../../lib/domain/store-purchase.js';
 import { ROUTES } from '../../lib/routes.js';
 import * as entitlementSchemas from '../../lib/schemas/entitlement.js';
 import * as mobileSchemas from '../../lib/schemas/mobile.js';
 import * as subscriptionSchemas from '../../lib/schemas/subscription.js';
 import * as subscriptionHistorySchemas from '../../lib/schemas/subscription-history.js';
 import * as webhookSchemas from '../../lib/schemas/webhook.js';
-import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 import { buildDocument, DOCUMENT_PATH, serializeDocument } from '../../openapi/document.js';
 import { OPERATIONS, operationOf } from '../../openapi/operations.js';
 import { contractProblems } from '../support/contract.js';

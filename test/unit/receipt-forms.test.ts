@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSignedTransaction, jwsHeaderOf, jwsOf, statedTransaction } from '../../lib/stores/types.js';
+import { isSignedTransaction, jwsHeaderOf, jwsOf, statedTransaction } from '../../lib/stores/signed-receipt.js';
 
 const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const JWS = `${part({ alg: 'ES256', kid: 'k' })}.${part({ transactionId: '1', originalTransactionId: '0', productId: 'p' })}.c2ln`;

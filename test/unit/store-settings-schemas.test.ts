@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { freshModule } from '../support/fresh-module.js';
 
 /** Loaded afresh in each test: the schemas are built when first used, and that use is the test's. */
-const settings = () => freshModule(() => import('../../lib/stores/settings.js'));
+const settings = () => freshModule(() => import('../../lib/data/store-settings.js'));
 
 /** The issues zod reports, as path and message. */
 const issuesOf = (result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>

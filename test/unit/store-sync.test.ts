@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { config } from '../../lib/core/config.js';
 import { storeMarginMs } from '../../lib/data/subscription-items.js';
+import type { StorePurchaseState } from '../../lib/domain/store-purchase.js';
 import type { StoredStorePurchase, SyncedSubscription } from '../../lib/domain/store-sync.js';
 import {
   accessEndsAt,
@@ -15,7 +16,6 @@ import {
   type SubscriptionState,
   type SubscriptionStatus,
 } from '../../lib/domain/subscription-state.js';
-import type { StorePurchaseState } from '../../lib/stores/types.js';
 import { freshBeforeEach } from '../support/fresh-module.js';
 
 // Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).

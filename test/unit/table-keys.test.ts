@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 /**
- * The table's key layout, written out as lib/data/keys.ts documents it. Items already stored in an
+ * The table's key layout, written out as lib/data/table-keys.ts documents it. Items already stored in an
  * operator's table are found by these keys: a key that changes shape orphans them (a subscription
  * no longer listed, a purchase no longer owned, a notification applied twice), however consistently
  * the code then writes and reads the new shape. So every key is pinned here by value, not derived.
  */
 import { describe, expect, it } from 'vitest';
-import type { TableKey } from '../../lib/data/keys.js';
+import type { TableKey } from '../../lib/data/table-keys.js';
 import { freshModule } from '../support/fresh-module.js';
 
 /**
@@ -15,7 +15,7 @@ import { freshModule } from '../support/fresh-module.js';
  */
 const fresh = () =>
   freshModule(async () => ({
-    ...(await import('../../lib/data/keys.js')),
+    ...(await import('../../lib/data/table-keys.js')),
     ...(await import('../../lib/data/table.js')),
   }));
 

@@ -1,6 +1,8 @@
 import { sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/core/errors.js';
+import type { StoreNotification, StorePurchaseState } from '../../lib/domain/store-purchase.js';
+import { MAX_NOTIFICATION_BYTES } from '../../lib/domain/store-purchase.js';
 import { newTestStoreKeys, signTestStoreJws, type TestTransaction } from '../../lib/stores/test-store.js';
 import {
   decodeTestStoreNotification,
@@ -11,8 +13,6 @@ import {
   type TestNotificationRequest,
   type TestNotificationType,
 } from '../../lib/stores/test-store-notifications.js';
-import type { StoreNotification, StorePurchaseState } from '../../lib/stores/types.js';
-import { MAX_NOTIFICATION_BYTES } from '../../lib/stores/types.js';
 import { freshModule } from '../support/fresh-module.js';
 
 const APP = 'app_00000000000000aa';

@@ -4,12 +4,12 @@
  * conditioned on the version read; a grant that runs is in the due index (kind GRT) at its
  * expires_at, for the sweeper.
  */
-import type { GrantRecord } from '../domain/grants.js';
+import type { GrantRecord } from '../domain/grant-decisions.js';
 import { grantOutboxItem } from '../events/outbox.js';
 import type { GrantEventPayload } from '../events/schemas.js';
 import { getConsistent } from './batch.js';
 import { type TransactItem, tableName } from './client.js';
-import { boundedDueId, dueAttributes, grantKey, keys, type TableKey } from './keys.js';
+import { boundedDueId, dueAttributes, grantKey, keys, type TableKey } from './table-keys.js';
 import { transactWrite } from './transactions.js';
 import { cancellationReasonsOf } from './unavailable.js';
 import { updateExpression } from './update-expression.js';

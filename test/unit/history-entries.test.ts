@@ -2,13 +2,13 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
-import type { ChangeCause, HistoryEntry, StateImage } from '../../lib/domain/subscription-history.js';
+import type { ChangeCause, HistoryEntry, StateImage } from '../../lib/domain/history-entries.js';
 import { historyOf } from '../../lib/events/aggregator.js';
 import { freshBeforeEach } from '../support/fresh-module.js';
 import { buildSubscription } from '../support/subscriptions.js';
 
 // Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const subscriptionHistoryModule = freshBeforeEach(() => import('../../lib/domain/subscription-history.js'));
+const subscriptionHistoryModule = freshBeforeEach(() => import('../../lib/domain/history-entries.js'));
 
 const T0 = '2026-10-20T08:30:00.000Z';
 const T1 = '2026-11-20T08:30:00.000Z';

@@ -4,7 +4,7 @@ import { errorThrownBy } from '../support/assertions.js';
 import { freshBeforeEach } from '../support/fresh-module.js';
 
 // Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const revenueModule = freshBeforeEach(() => import('../../lib/domain/revenue.js'));
+const revenueModule = freshBeforeEach(() => import('../../lib/domain/revenue-figures.js'));
 const appErrorThrownBy = (run: () => unknown) => errorThrownBy(run, revenueModule.AppError);
 
 describe('revenue buckets', () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { entitlementStates } from '../../lib/domain/entitlements.js';
-import type { GrantRecord, GrantRequest } from '../../lib/domain/grants.js';
+import type { GrantRecord, GrantRequest } from '../../lib/domain/grant-decisions.js';
 import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
 import { freshBeforeEach } from '../support/fresh-module.js';
 
 // Loaded before each test: the duration pattern and the refusals are made while the module loads.
-const grantsModule = freshBeforeEach(() => import('../../lib/domain/grants.js'));
+const grantsModule = freshBeforeEach(() => import('../../lib/domain/grant-decisions.js'));
 
 const NOW = new Date('2026-01-31T12:00:00.000Z');
 

@@ -46,11 +46,9 @@
  * | unknown to store  | STOREMISS#<app>#<store>#<sha256 of token/receipt> | MISS (the store did not know it; TTL) |
  * | events naming a user | USEREVENTS#<app>#<user>   | EVT#<event> (by the deliverer; for the erasure) |
  */
-import { sha256Hex } from '../core/ids.js';
+import { type ApiKeyKind, sha256Hex } from '../core/ids.js';
 import { PLATFORMS } from '../schemas/common.js';
 import { LIST_FACETS, LISTING_FACET_SETS, type ListFacet, listIndexName } from './table.js';
-
-export type ApiKeyKind = 'secret' | 'sdk';
 
 export interface TableKey {
   pk: string;

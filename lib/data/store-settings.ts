@@ -21,16 +21,16 @@ import {
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { config } from '../core/config.js';
-import type { AppRecord } from '../data/apps.js';
-import { batchGetAll, batchGetConsistent } from '../data/batch.js';
-import { ddb, tableName } from '../data/client.js';
-import { type StoredGoogleKeys, storedGoogleKeysOf } from '../data/google-oidc-keys.js';
-import { keys, type TableKey } from '../data/keys.js';
 import { credentialPlacement } from '../domain/credential-placement.js';
 import { define } from '../schemas/define.js';
-import { APP_STORE_ENVIRONMENTS } from './app-store.js';
-import { secretNameOf, TEST_STORE_KEY_SECRET } from './secret-names.js';
-import { getSecretString } from './secrets.js';
+import { APP_STORE_ENVIRONMENTS } from '../stores/app-store.js';
+import { secretNameOf, TEST_STORE_KEY_SECRET } from '../stores/secret-names.js';
+import { getSecretString } from '../stores/secrets.js';
+import type { AppRecord } from './apps.js';
+import { batchGetAll, batchGetConsistent } from './batch.js';
+import { ddb, tableName } from './client.js';
+import { type StoredGoogleKeys, storedGoogleKeysOf } from './google-oidc-keys.js';
+import { keys, type TableKey } from './table-keys.js';
 
 export const appStoreSettingsSchema = /* @__PURE__ */ define(() =>
   z

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { UserPartition } from '../../lib/domain/erasure.js';
+import type { UserPartition } from '../../lib/domain/erasure-scope.js';
 import { freshBeforeEach } from '../support/fresh-module.js';
 
 // Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const erasureModule = freshBeforeEach(() => import('../../lib/domain/erasure.js'));
+const erasureModule = freshBeforeEach(() => import('../../lib/domain/erasure-scope.js'));
 
 describe('erasedKindOf: what a deleted item counts as', () => {
   it.each([

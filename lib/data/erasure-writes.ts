@@ -7,19 +7,10 @@
  */
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { appAccountTokenFor } from '../domain/app-account-token.js';
-import { anonymisedFields, type ErasureCounts, NO_COUNTS } from '../domain/erasure.js';
-import type { StorePurchaseState } from '../stores/types.js';
+import { anonymisedFields, type ErasureCounts, NO_COUNTS } from '../domain/erasure-scope.js';
+import type { StorePurchaseState } from '../domain/store-purchase.js';
 import { batchGetConsistent, batchWriteAll, getConsistent } from './batch.js';
 import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
-import {
-  boundedDueId,
-  dueAttributes,
-  erasureKey,
-  keys,
-  SUBSCRIPTION_SK,
-  type TableKey,
-  userEventsPartition,
-} from './keys.js';
 import {
   type TransactionItemPart,
   type TransactionWrite,
@@ -34,6 +25,15 @@ import {
 } from './subscription-items.js';
 import { writeTogether } from './subscription-writes.js';
 import { TABLE } from './table.js';
+import {
+  boundedDueId,
+  dueAttributes,
+  erasureKey,
+  keys,
+  SUBSCRIPTION_SK,
+  type TableKey,
+  userEventsPartition,
+} from './table-keys.js';
 import { updateExpression } from './update-expression.js';
 
 /** Longest a holder keeps an erasure to itself: the job's timeout (a request releases it when it answers). */

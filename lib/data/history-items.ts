@@ -1,10 +1,10 @@
 /** A subscription's history entries: written from the table's stream, read newest first. */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { HistoryEntry } from '../domain/subscription-history.js';
+import type { HistoryEntry } from '../domain/history-entries.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { ddb, tableName } from './client.js';
-import { historyKey } from './keys.js';
 import { withoutKeys } from './table.js';
+import { historyKey } from './table-keys.js';
 
 export interface SubscriptionHistoryEntry {
   appId: string;
