@@ -39,7 +39,7 @@ if (aws) {
 }
 
 // Imported after the environment is settled: the data layer reads it once.
-const { runCommand, CliError } = await import('./commands.js');
+const { runCommand, CliError } = await import('./registry.js');
 try {
   const result = await runCommand(argv.filter((arg) => arg !== '--json' && arg !== '--aws'));
   if (json) console.log(JSON.stringify(result.json, null, 2));
