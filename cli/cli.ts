@@ -7,6 +7,7 @@
  */
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_STACK_NAME } from '../lib/core/defaults.js';
 import { STORE_SECRETS_PREFIX_OUTPUT } from '../lib/domain/credential-placement.js';
+import { CliError } from './command.js';
 
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
@@ -39,7 +40,7 @@ if (aws) {
 }
 
 // Imported after the environment is settled: the data layer reads it once.
-const { runCommand, CliError } = await import('./registry.js');
+const { runCommand } = await import('./registry.js');
 try {
   const result = await runCommand(argv.filter((arg) => arg !== '--json' && arg !== '--aws'));
   if (json) console.log(JSON.stringify(result.json, null, 2));

@@ -1,0 +1,141 @@
+/**
+ * What an app sells and shows (products, entitlements, segments, ads) and the exchange rates
+ * revenue is reported in: each put from a JSON file, validated whole before anything is written.
+ */
+import { readFile } from 'node:fs/promises';
+import type * as z from 'zod/mini';
+import { putAdsConfig, putSegments } from '../../lib/data/app-config.js';
+import { putEntitlements } from '../../lib/data/entitlements.js';
+import { listProducts, putProducts } from '../../lib/data/products.js';
+import { putExchangeRates } from '../../lib/data/revenue-reads.js';
+import { toDetails } from '../../lib/http/parse.js';
+import { adsConfigSchema } from '../../lib/schemas/ads.js';
+import { entitlementCatalogueSchema } from '../../lib/schemas/entitlement.js';
+import { exchangeRatesSchema } from '../../lib/schemas/fx.js';
+import { productCatalogueSchema } from '../../lib/schemas/product.js';
+import { segmentCatalogueSchema } from '../../lib/schemas/segment.js';
+import { CliError, type CommandTable } from '../command.js';
+import { requireApp, required } from '../options.js';
+
+/** A problem a file has beyond its schema: the path is its place in the file, as `[0.products.1]`. */
+interface FileProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * The file, parsed and valid; else every problem of it in one error (the schema's and those
+ * `check` finds in the raw JSON), and nothing is written.
+ */
+async function readValidatedFile<T>(
+  file: string,
+  schema: z.ZodMiniType<T>,
+  what: string,
+  check?: (raw: unknown) => Promise<FileProblem[]>,
+): Promise<T> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new CliError(`cannot read ${file} as JSON: ${(error as Error).message}`, 'INVALID_FILE');
+  }
+  const parsed = schema.safeParse(raw);
+  const problems = parsed.success
+    ? []
+    : toDetails('body', parsed.error).map(
+        (d) => `${d.path.replace(/^body\.?/, '[')}${d.path === 'body' ? '' : ']'} ${d.message}`,
+      );
+  for (const problem of (await check?.(raw)) ?? []) problems.push(`[${problem.path.join('.')}] ${problem.message}`);
+  if (!parsed.success || problems.length > 0) {
+    throw new CliError(`${file} is not a valid ${what}:\n  ${problems.join('\n  ')}`, 'INVALID_FILE');
+  }
+  return parsed.data;
+}
+
+/** Product ids an entitlement file names that the app's catalogue does not have. */
+async function unknownProducts(appId: string, raw: unknown): Promise<FileProblem[]> {
+  if (!Array.isArray(raw)) return [];
+  const catalogue = new Set((await listProducts(appId)).map((product) => product.id));
+  return raw.flatMap((entry: unknown, index) => {
+    const products = (entry as { products?: unknown } | null)?.products;
+    if (!Array.isArray(products)) return [];
+    return products.flatMap((product: unknown, at) =>
+      typeof product === 'string' && !catalogue.has(product)
+        ? [{ path: [index, 'products', at], message: `product ${product} is not in the catalogue of ${appId}` }]
+        : [],
+    );
+  });
+}
+
+export const catalogueCommands: CommandTable = {
+  'products put': {
+    usage: 'products put --app A --file F   (F: JSON array of Product objects)',
+    options: { app: { type: 'string' }, file: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const products = await readValidatedFile(required(values, 'file'), productCatalogueSchema, 'product list');
+      await putProducts(appId, products);
+      return {
+        json: { app_id: appId, products: products.map((p) => p.id) },
+        text: `Stored ${products.length} product(s) for ${appId}: ${products.map((p) => p.id).join(', ')}`,
+      };
+    },
+  },
+  'entitlements put': {
+    usage:
+      "entitlements put --app A --file F   (F: JSON array of {id, name, products}; replaces the app's entitlements)",
+    options: { app: { type: 'string' }, file: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const entitlements = await readValidatedFile(
+        required(values, 'file'),
+        entitlementCatalogueSchema,
+        'entitlement list',
+        (raw) => unknownProducts(appId, raw),
+      );
+      await putEntitlements(appId, entitlements);
+      const ids = entitlements.map((entitlement) => entitlement.id);
+      return {
+        json: { app_id: appId, entitlements: ids },
+        text: `Stored ${ids.length} entitlement(s) for ${appId}: ${ids.join(', ')}`,
+      };
+    },
+  },
+  'segments put': {
+    usage: "segments put --app A --file F   (F: JSON array of segments; replaces the app's rule segments)",
+    options: { app: { type: 'string' }, file: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const segments = await readValidatedFile(required(values, 'file'), segmentCatalogueSchema, 'segment list');
+      await putSegments(appId, segments);
+      return {
+        json: { app_id: appId, segments: segments.map((s) => s.id) },
+        text: `Stored ${segments.length} segment(s) for ${appId}: ${segments.map((s) => s.id).join(', ') || '(none)'}`,
+      };
+    },
+  },
+  'ads put': {
+    usage:
+      'ads put --app A --file F   (F: {"ios": {"networks": [...]}, "android": {...}}; public: any sdk key holder reads them)',
+    options: { app: { type: 'string' }, file: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const config = await readValidatedFile(required(values, 'file'), adsConfigSchema, 'ad configuration');
+      await putAdsConfig(appId, config);
+      const count = (config.ios?.networks.length ?? 0) + (config.android?.networks.length ?? 0);
+      return {
+        json: { app_id: appId, platforms: Object.keys(config), networks: count },
+        text: `Stored the ad configuration of ${appId} (${count} network entries).`,
+      };
+    },
+  },
+  'fx put': {
+    usage: 'fx put --file F   (F: JSON array of {"date":"YYYY-MM-DD","from":"EUR","to":"USD","rate":1.08})',
+    options: { file: { type: 'string' } },
+    async run(values) {
+      const rates = await readValidatedFile(required(values, 'file'), exchangeRatesSchema, 'list of exchange rates');
+      await putExchangeRates(rates);
+      return { json: { rates: rates.length }, text: `Stored ${rates.length} exchange rate(s).` };
+    },
+  },
+};
