@@ -1,7 +1,7 @@
 /**
  * The documentation stays true to the tree: its links and anchors resolve, every package is
  * justified, every operator command it names exists, and every environment variable it names is
- * exercised by a test or benchmark.
+ * exercised by a test or benchmark; the decision records are all indexed.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -117,5 +117,20 @@ describe('documentation', () => {
     for (const [, name] of settingsTable.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) names.add(name!);
     expect(names.size).toBeGreaterThan(20);
     expect([...names].filter((name) => !sources.includes(name))).toEqual([]);
+  });
+
+  it('the decision records index lists every record, and no heading dates itself', () => {
+    const folder = join(REPO_ROOT, 'docs/decisions');
+    const records = readdirSync(folder).filter((name) => name.endsWith('.md') && name !== 'README.md');
+    const index = text(join(folder, 'README.md'));
+    expect(records.length).toBeGreaterThan(20);
+    expect(records.filter((name) => !index.includes(`](${name})`))).toEqual([]);
+    const dated = records.flatMap((name) =>
+      [...withoutCode(text(join(folder, name))).matchAll(/^#{1,6} (.+)$/gm)]
+        .map(([, heading]) => heading!)
+        .filter((heading) => /\b(session \d+|issue #\d+|20\d\d-\d\d-\d\d)/i.test(heading))
+        .map((heading) => `${name}: ${heading}`),
+    );
+    expect(dated).toEqual([]);
   });
 });
