@@ -21,11 +21,13 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { buildConsole, consoleContentSecurityPolicy, consoleHtml } from '../../console/build.js';
 import { acknowledge } from './acknowledge.js';
+import { dependOnRolePolicyOnly } from './service-function.js';
 
 export class OperatorConsole extends Construct {
   readonly bucket: Bucket;
@@ -125,7 +127,9 @@ export class OperatorConsole extends Construct {
 /** CDK's own uploader (one function per stack and memory size): its grants are CDK's, scoped to the two buckets. */
 function acknowledgeUploader(stack: Stack, deployment: BucketDeployment, bucket: Bucket): void {
   const uploader = stack.node.children.find((child) => child.node.id.startsWith('Custom::CDKBucketDeployment'));
-  if (!uploader) throw new Error('OperatorConsole: the BucketDeployment function was not found');
+  if (!(uploader instanceof LambdaFunction))
+    throw new Error('OperatorConsole: the BucketDeployment function was not found');
+  dependOnRolePolicyOnly(uploader);
   const reason =
     "CDK's BucketDeployment uploader: it copies the console from the CDK assets bucket into the console bucket and invalidates the distribution, with CDK's own grants (object wildcards on those two buckets only; CloudFront invalidations have no resource ARN).";
   acknowledge(uploader, {

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -69,6 +69,20 @@ export interface ServiceFunctionProps
   extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'bundling'> {
   /** Handler module, relative to the repository root (as in lib/routes.ts). */
   handlerModule: string;
+}
+
+/**
+ * A function waits for its role's policy only. Lambda's construct makes the function depend on the
+ * whole role, but the function names the role by GetAtt, which orders them already: the repeated
+ * DependsOn is what cfn-lint reports as W3005.
+ */
+export function dependOnRolePolicyOnly(fn: LambdaFunction): void {
+  const role = fn.role;
+  const policy = role?.node.tryFindChild('DefaultPolicy');
+  if (!role || !policy) throw new Error(`${fn.node.path}: a function with a role of its own and its DefaultPolicy`);
+  const resource = fn.node.defaultChild!;
+  resource.node.removeDependency(role);
+  resource.node.addDependency(policy);
 }
 
 /** DynamoDB actions, as IAM names without the `dynamodb:` prefix (lib/routes.ts declares them per route). */
@@ -178,5 +192,6 @@ export class ServiceFunction extends NodejsFunction {
       },
       ...rest,
     });
+    dependOnRolePolicyOnly(this);
   }
 }
