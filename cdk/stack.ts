@@ -1,13 +1,25 @@
-/** The whole backend in one stack, composed of a construct per concern. */
+/**
+ * The backend: one stack, `cdk deploy`ed as one, composed of a construct per concern. The table, the
+ * notification path (bus, queues, alarms, stream and job functions), the REST API with its stage
+ * and firewall, and the console are in this stack, with every output; the routes are in one nested
+ * stack per API surface (cdk/constructs/api-surfaces.ts), so that their count grows past what one
+ * template holds (test/cdk/quotas.test.ts).
+ */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { STORE_SECRETS_PREFIX_OUTPUT } from '../lib/domain/credential-placement.js';
 import { readConsoleOrigins } from '../lib/http/cors.js';
+import { ROUTES, type Route } from '../lib/routes.js';
 import { Api } from './constructs/api.js';
 import { OperatorConsole } from './constructs/console.js';
 import { DataStore } from './constructs/data.js';
 import { Notifications } from './constructs/notifications.js';
 import { ApiFirewall } from './constructs/waf.js';
+
+export interface SubscriptionBackendStackProps extends StackProps {
+  /** The route table (lib/routes.ts); a test passes a larger one to see what the stack's quotas allow. */
+  routes?: readonly Route[];
+}
 
 export class SubscriptionBackendStack extends Stack {
   readonly data: DataStore;
@@ -16,8 +28,9 @@ export class SubscriptionBackendStack extends Stack {
   readonly firewall: ApiFirewall;
   readonly console: OperatorConsole;
 
-  constructor(scope: Construct, id: string, props: StackProps = {}) {
-    super(scope, id, { description: 'Self-hosted subscription backend', ...props });
+  constructor(scope: Construct, id: string, props: SubscriptionBackendStackProps = {}) {
+    const { routes = ROUTES, ...stackProps } = props;
+    super(scope, id, { description: 'Self-hosted subscription backend', ...stackProps });
     this.data = new DataStore(this, 'Data');
     // Store credentials: one Secrets Manager secret per app and store, written by `admin --aws stores ... set`.
     const storeSecretsPrefix = `subscription-backend/${this.stackName}/`;
@@ -27,6 +40,7 @@ export class SubscriptionBackendStack extends Stack {
     this.api = new Api(this, 'Api', {
       table: this.data.table,
       storeSecretsPrefix,
+      routes,
       browserOrigins: [this.console.origin, ...extraOrigins],
     });
     this.console.connectTo(this.api.restApi);
@@ -34,7 +48,7 @@ export class SubscriptionBackendStack extends Stack {
       value: `${this.console.origin}/`,
       description: "The operator console (sign in with an app's secret key)",
     });
-    this.firewall = new ApiFirewall(this, 'Firewall', { stage: this.api.restApi.deploymentStage });
+    this.firewall = new ApiFirewall(this, 'Firewall', { stage: this.api.restApi.deploymentStage, routes });
     new CfnOutput(this, STORE_SECRETS_PREFIX_OUTPUT, {
       value: storeSecretsPrefix,
       description: 'STORE_SECRETS_PREFIX for `admin --aws` (store credentials and test-store keys)',

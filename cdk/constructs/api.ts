@@ -1,38 +1,32 @@
 /**
- * API Gateway (REST API) with one method per row of lib/routes.ts, and one Lambda function per
- * handler module, integrated with the methods of all its rows (the V1 and V2 paths of a mobile
- * endpoint). Each function may perform exactly the DynamoDB actions its routes declare, on the
- * table and its indexes.
+ * The one API Gateway REST API: its stage, logs, throttles and gateway responses here, in the parent
+ * stack, and its routes in one nested stack per surface (./api-surfaces.ts, ./api-surface.ts): one
+ * method per row of lib/routes.ts and one Lambda function per handler module, integrated with the
+ * methods of all its rows (the V1 and V2 paths of a mobile endpoint). Each function may perform
+ * exactly the DynamoDB actions its routes declare, on the table and its indexes.
  */
-import { CfnOutput, Duration } from 'aws-cdk-lib';
+import { CfnOutput } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
-  ContentHandling,
-  LambdaIntegration,
+  type IResource,
   LogGroupLogDestination,
   MethodLoggingLevel,
-  MockIntegration,
-  PassthroughBehavior,
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { config, REPORT_QUOTA_VARIABLES, rateLimitVariable } from '../../lib/core/config.js';
-import { AppError } from '../../lib/core/errors.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
-import {
-  CORS_ALLOWED_HEADERS,
-  CORS_ALLOWED_METHODS,
-  CORS_EXPOSED_HEADERS,
-  CORS_MAX_AGE_SECONDS,
-} from '../../lib/http/cors.js';
-import { errorBody } from '../../lib/http/envelopes.js';
-import { ENDPOINT_TIMEOUT_SECONDS, endpointFunctions, ROUTES, type Route } from '../../lib/routes.js';
+import { CORS_EXPOSED_HEADERS } from '../../lib/http/cors.js';
+import type { ApiName } from '../../lib/http/envelopes.js';
+import { ROUTES, type Route } from '../../lib/routes.js';
 import { acknowledge } from './acknowledge.js';
+import { ApiSurfaceStack, STAGE_NAME } from './api-surface.js';
+import { API_SURFACES, type ApiSurfaceLayout, routesBySurface, sharedAncestors } from './api-surfaces.js';
 import { wholeNumberContext } from './context.js';
-import { ServiceFunction } from './service-function.js';
+import type { ServiceFunction } from './service-function.js';
 
 /**
  * Errors API Gateway answers itself (before any function runs: unknown route, throttling, a
@@ -55,7 +49,7 @@ const gatewayErrorTemplate = (code: string, withRequestId: boolean): string =>
     ...(withRequestId ? { request_id: '$context.requestId' } : {}),
   }).replaceAll(`"${MESSAGE}"`, '$context.error.messageString');
 
-export const STAGE_NAME = 'prod';
+export { METHOD_NOT_ALLOWED_CONTENT_TYPES, STAGE_NAME } from './api-surface.js';
 
 /**
  * API Gateway applies a stage's throttle to each method on its own (one token bucket per method,
@@ -87,31 +81,22 @@ export function routeThrottleKind(route: Route): RouteThrottleKind | undefined {
 /** What API Gateway accepts as a method's rate (requests per second) and burst. */
 const THROTTLE_RANGE = [1, 10_000] as const;
 
-/**
- * Content types whose request body the 405 answer's mapping template accepts. A mapping template
- * cannot be chosen by a wildcard, and without one a MOCK integration has no status to answer; any
- * other content type is refused by API Gateway with 415 (DEFAULT_4XX). No Content-Type counts as
- * application/json.
- */
-export const METHOD_NOT_ALLOWED_CONTENT_TYPES = [
-  'application/json',
-  'text/plain',
-  'application/x-www-form-urlencoded',
-  'multipart/form-data',
-  'application/octet-stream',
-];
-
 export class Api extends Construct {
   readonly restApi: RestApi;
+  /** The nested stacks of the routes, one per surface that has any. */
+  readonly surfaces: ApiSurfaceStack[] = [];
+  /** Every route's function, by name, whichever nested stack it is in. */
   readonly functions: Map<string, ServiceFunction> = new Map();
 
   constructor(
     scope: Construct,
     id: string,
     props: {
-      table: Table;
+      table: ITable;
       storeSecretsPrefix: string;
       routes?: readonly Route[];
+      /** Which nested stack serves which paths (./api-surfaces.ts). */
+      surfaces?: readonly ApiSurfaceLayout[];
       /** Origins whose pages may call the subscription API (CORS): the console's first. Never `*`. */
       browserOrigins?: readonly string[];
     },
@@ -123,6 +108,7 @@ export class Api extends Construct {
     // -c apiGatewayCloudWatchRole=true.
     const cloudWatchRole = String(this.node.tryGetContext('apiGatewayCloudWatchRole') ?? 'false') === 'true';
     const routeList = props.routes ?? ROUTES;
+    const layout = props.surfaces ?? API_SURFACES;
     const limitsOf = (kind: RouteThrottleKind) => ({
       throttlingRateLimit: wholeNumberContext(
         this.node,
@@ -246,98 +232,30 @@ export class Api extends Construct {
       ),
       EVENT_RETENTION_DAYS: String(config.eventRetentionDays),
     };
-    // Routes of one handler module have the same grants (endpointFunctions checks), so the first declares them.
-    for (const { name, handler, routes } of endpointFunctions(props.routes ?? ROUTES)) {
-      const [first] = routes as [Route];
-      const fn = new ServiceFunction(this, name, {
-        handlerModule: handler,
-        description: routes.map((route) => `${route.method} ${route.path}`).join(', '),
-        timeout: Duration.seconds(ENDPOINT_TIMEOUT_SECONDS),
-        environment: {
-          ...rateLimitEnvironment,
-          ...storeCallEnvironment,
-          ...(first.api === 'mobile' ? reportEnvironment : {}),
-          ...(first.api === 'subscriptions' && browserOrigins.length > 0
-            ? { CONSOLE_ORIGINS: browserOrigins.join(',') }
-            : {}),
-        },
-      }).useTable(props.table, first.table);
-      if (first.storeSecrets) fn.useStoreSecrets(props.storeSecretsPrefix);
-      // One integration for all the function's methods; it grants API Gateway invoke per method.
-      // No test-invoke permission per method (the API Gateway console's test button): half the
-      // Lambda permissions, and the template stays well under CloudFormation's 500 resources.
-      const integration = new LambdaIntegration(fn, { allowTestInvoke: false });
-      for (const route of routes) {
-        const method = this.restApi.root.resourceForPath(route.path).addMethod(route.method, integration);
-        const reason =
-          route.api === 'notifications'
-            ? 'A store posts here without a key: the handler verifies the notification itself (App Store and test store: its signature chain; Google Play: the Google-signed OIDC token of the Pub/Sub push) and re-reads Google.'
-            : `The handler authenticates the ${route.api} API key (${route.api === 'mobile' ? 'X-API-KEY' : 'Bearer'}) by its SHA-256 in the table (lib/http/auth.ts); callers are apps, not IAM or Cognito users.`;
-        acknowledge(method, { id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
-      }
-      this.functions.set(name, fn);
-    }
+    const environmentOf = (api: ApiName): Record<string, string> => ({
+      ...rateLimitEnvironment,
+      ...storeCallEnvironment,
+      ...(api === 'mobile' ? reportEnvironment : {}),
+      ...(api === 'subscriptions' && browserOrigins.length > 0 ? { CONSOLE_ORIGINS: browserOrigins.join(',') } : {}),
+    });
 
-    // API Gateway picks a resource before a method (a literal path segment beats a {param}), and
-    // answers a method a resource lacks with 403 "Missing Authentication Token". So every resource
-    // with routes gets an ANY method (a method it defines wins over ANY) answering, with no
-    // function behind it, 405 METHOD_NOT_ALLOWED and Allow in its API's envelope, as `npm start` does.
-    const byPath = new Map<string, Route[]>();
-    for (const route of props.routes ?? ROUTES) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
-    for (const [path, routes] of byPath) {
-      const allow = routes
-        .map((r) => r.method)
-        .sort()
-        .join(', ');
-      const body = JSON.stringify(errorBody(routes[0]!.api, new AppError('METHOD_NOT_ALLOWED'), ''));
-      const integration = new MockIntegration({
-        // The body may be binary (binaryMediaTypes */*): as text, the template applies to it.
-        contentHandling: ContentHandling.CONVERT_TO_TEXT,
-        passthroughBehavior: PassthroughBehavior.NEVER,
-        requestTemplates: Object.fromEntries(
-          METHOD_NOT_ALLOWED_CONTENT_TYPES.map((type) => [type, '{"statusCode": 405}']),
-        ),
-        integrationResponses: [
-          {
-            statusCode: '405',
-            responseParameters: {
-              'method.response.header.Allow': `'${allow}'`,
-              'method.response.header.Content-Type': "'application/json; charset=utf-8'",
-              'method.response.header.X-Request-Id': 'context.requestId',
-            },
-            responseTemplates: { 'application/json': body },
-          },
-        ],
+    // The paths above the surfaces' prefixes are the parent's; each surface builds its own subtrees on them.
+    const sharedPaths = new Map<string, IResource>([['/', this.restApi.root]]);
+    for (const path of sharedAncestors(layout)) sharedPaths.set(path, this.restApi.root.resourceForPath(path));
+    for (const [surface, routes] of routesBySurface(routeList, layout)) {
+      if (routes.length === 0) continue;
+      const stack = new ApiSurfaceStack(this, surface.id, {
+        description: surface.description,
+        restApi: this.restApi,
+        sharedPaths,
+        routes,
+        table: props.table,
+        storeSecretsPrefix: props.storeSecretsPrefix,
+        browserOrigins,
+        environmentOf,
       });
-      const method = this.restApi.root.resourceForPath(path).addMethod('ANY', integration, {
-        methodResponses: [
-          {
-            statusCode: '405',
-            responseParameters: {
-              'method.response.header.Allow': true,
-              'method.response.header.Content-Type': true,
-              'method.response.header.X-Request-Id': true,
-            },
-          },
-        ],
-      });
-      const reason = 'A MOCK integration answering 405 METHOD_NOT_ALLOWED with Allow: no function, no data behind it.';
-      acknowledge(method, { id: 'AwsSolutions-APIG4', reason }, { id: 'AwsSolutions-COG4', reason });
-    }
-
-    // The subscription API's CORS preflights, answered by API Gateway (an OPTIONS method wins over
-    // the ANY above); `npm start`'s gateway answers them the same way (lib/http/cors.ts).
-    if (browserOrigins.length > 0) {
-      for (const [path, routes] of byPath) {
-        if (routes[0]!.api !== 'subscriptions') continue;
-        this.restApi.root.resourceForPath(path).addCorsPreflight({
-          allowOrigins: [...browserOrigins],
-          allowMethods: [...CORS_ALLOWED_METHODS],
-          allowHeaders: [...CORS_ALLOWED_HEADERS],
-          maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
-          statusCode: 204,
-        });
-      }
+      this.surfaces.push(stack);
+      for (const [name, fn] of stack.functions) this.functions.set(name, fn);
     }
 
     new CfnOutput(scope, 'ApiUrl', { value: this.restApi.url, description: 'Base URL of both APIs' });

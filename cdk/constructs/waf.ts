@@ -23,7 +23,7 @@ import { AppError } from '../../lib/core/errors.js';
 import { errorBody } from '../../lib/http/envelopes.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import { acknowledge } from './acknowledge.js';
-import { STAGE_NAME } from './api.js';
+import { STAGE_NAME } from './api-surface.js';
 import { wholeNumberContext } from './context.js';
 
 /** Requests one IP address may send in WAF_WINDOW_SECONDS before WAF blocks it (-c wafRateLimit=…). */
@@ -63,7 +63,7 @@ export class ApiFirewall extends Construct {
   /** The web ACL this stack created; undefined with -c waf=false or -c webAclArn=…. */
   readonly webAcl: CfnWebACL | undefined;
 
-  constructor(scope: Construct, id: string, props: { stage: Stage }) {
+  constructor(scope: Construct, id: string, props: { stage: Stage; routes?: readonly Route[] }) {
     super(scope, id);
     const operatorWebAclArn = this.node.tryGetContext('webAclArn') as string | undefined;
     const enabled = String(this.node.tryGetContext('waf') ?? 'true') !== 'false';
@@ -91,7 +91,7 @@ export class ApiFirewall extends Construct {
     );
     const notificationRoute = {
       regexMatchStatement: {
-        regexString: notificationPathPattern(),
+        regexString: notificationPathPattern(props.routes),
         fieldToMatch: { uriPath: {} },
         textTransformations: [{ priority: 0, type: 'NONE' }],
       },

@@ -1,16 +1,17 @@
 /**
- * cdk-nag's AwsSolutions pack over the whole stack, registered as cdk/app.ts registers it: no
- * unacknowledged error or warning, every acknowledgement still needed, and the list of what is
- * acknowledged pinned here (each reason sits next to its resource in cdk/).
+ * cdk-nag's AwsSolutions pack over the whole stack and its nested stacks, registered as cdk/app.ts
+ * registers it: no unacknowledged error or warning, every acknowledgement still needed, and the
+ * list of what is acknowledged pinned here (each reason sits next to its resource in cdk/).
  */
 import { App, Validations } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import type { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addNagChecks } from '../../cdk/nag.js';
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
 import { ROUTES } from '../../lib/routes.js';
+import { type Assembly, assemble } from '../support/cdk-assembly.js';
 import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
 
 type Report = ReturnType<AwsSolutionsChecks['validateScope']>;
@@ -26,8 +27,8 @@ function synth(context: Record<string, string> = {}) {
   const stack = new SubscriptionBackendStack(app, 'Test');
   const pack = addNagChecks(app);
   // Synthesis runs the registered pack: an unacknowledged error would throw here, with the report.
-  const template = Template.fromStack(stack);
-  return { app, pack, template };
+  const assembly = assemble(app, stack);
+  return { app, pack, assembly, template: assembly.merged };
 }
 
 /** One line per finding and resource, so that a failure prints what to fix. */
@@ -57,11 +58,24 @@ function acknowledgements(root: IConstruct): { path: string; id: string; reason:
 describe('cdk-nag AwsSolutions checks', () => {
   let app: App;
   let pack: AwsSolutionsChecks;
+  let assembly: Assembly;
   let template: Template;
-  beforeAll(() => ({ app, pack, template } = synth()));
+  beforeAll(() => ({ app, pack, assembly, template } = synth()));
 
   it('leave no unacknowledged error or warning', () => {
     expect(findings(pack.validateScope(app))).toEqual([]);
+  });
+
+  it('judge every stack, the nested ones too', () => {
+    const judged = unacknowledgedFindings(pack, app).violations.flatMap((v) =>
+      v.violatingResources.map((r) => r.constructPath ?? ''),
+    );
+    expect(assembly.stacks.length).toBeGreaterThan(1);
+    for (const { path } of assembly.stacks)
+      expect(
+        judged.some((p) => p.startsWith(`${path}/`)),
+        path,
+      ).toBe(true);
   });
 
   it('acknowledge only these findings, each with a reason, and none that no longer occurs', () => {

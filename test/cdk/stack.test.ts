@@ -1,5 +1,4 @@
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
@@ -14,11 +13,12 @@ import {
   ROUTE_THROTTLE_DEFAULTS,
   type RouteThrottleKind,
   routeThrottleKind,
+  STAGE_NAME,
 } from '../../cdk/constructs/api.js';
+import { routesBySurface } from '../../cdk/constructs/api-surfaces.js';
 import { DEFAULT_MAX_REQUEST_UNITS } from '../../cdk/constructs/data.js';
 import { DEFAULT_WEBHOOK_DELIVERER_CONCURRENCY } from '../../cdk/constructs/notifications.js';
 import { notificationPathPattern } from '../../cdk/constructs/waf.js';
-import { SubscriptionBackendStack } from '../../cdk/stack.js';
 import { REPORT_QUOTA_VARIABLES, rateLimitVariable } from '../../lib/core/config.js';
 import { ERRORS } from '../../lib/core/errors.js';
 import { projectionOf, TABLE } from '../../lib/data/table.js';
@@ -26,25 +26,21 @@ import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { AGGREGATED_STREAM_FILTER } from '../../lib/events/aggregator.js';
 import { PUBLISHED_STREAM_FILTERS } from '../../lib/events/outbox.js';
 import { ENDPOINT_TIMEOUT_SECONDS, endpointFunctions, ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
-import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
+import { type Assembly, synthesizeAssembly } from '../support/cdk-assembly.js';
 import { type Grants, ROUTE_GRANTS, WORKER_GRANTS } from '../support/grants.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
+let assembly: Assembly;
+/** The parent's and every nested stack's resources in one template (test/support/cdk-assembly.ts). */
 let template: Template;
 let resources: Record<string, Resource>;
 
-/** The stack as `cdk synth` makes it (cdk.json's feature flags), without esbuild (the synth script bundles for real): the template is what is asserted. */
-const synthesize = (context: Record<string, unknown> = {}) =>
-  Template.fromStack(
-    new SubscriptionBackendStack(
-      new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } }),
-      'Test',
-    ),
-  );
+const synthesize = (context: Record<string, unknown> = {}) => synthesizeAssembly({ context }).merged;
 
 beforeAll(() => {
-  template = synthesize();
+  assembly = synthesizeAssembly();
+  template = assembly.merged;
   resources = template.toJSON().Resources as Record<string, Resource>;
 });
 
@@ -118,7 +114,7 @@ describe('the CDK stack', () => {
     expect(routeFunctions).toHaveLength(endpointFunctions().length);
     for (const fn of endpointFunctions()) {
       const [functionId, resource] = functionOf(fn.routes[0]!);
-      expect(functionId.startsWith(`Api${fn.name}`), fn.name).toBe(true);
+      expect(functionId.startsWith(fn.name), fn.name).toBe(true);
       expect(routesOfFunction(resource)).toEqual(fn.routes.map((route) => `${route.method} ${route.path}`));
       for (const route of fn.routes) expect(functionOf(route)[0], route.name).toBe(functionId);
       // One method per route integrated with it (the permission test below ties each to its path).
@@ -156,6 +152,9 @@ describe('the CDK stack', () => {
 
   it('lets API Gateway invoke each function from the stage method of each of its routes', () => {
     const permissions = ofType('AWS::Lambda::Permission').map(([, p]) => p.Properties);
+    const [restApiId] = ofType('AWS::ApiGateway::RestApi')[0]!;
+    // The one stage, by its name: the permissions are in the nested stacks, which the stage depends on.
+    expect(resources[onlyStage()]!.Properties.StageName).toBe(STAGE_NAME);
     for (const route of ROUTES) {
       const [functionId] = functionOf(route);
       // API Gateway's source ARN names the method, a path parameter as `*`.
@@ -165,7 +164,8 @@ describe('the CDK stack', () => {
           refOf(p.FunctionName) === functionId &&
           p.Principal === 'apigateway.amazonaws.com' &&
           p.Action === 'lambda:InvokeFunction' &&
-          render(p.SourceArn).endsWith(`/<${onlyStage()}>${source}`),
+          render(p.SourceArn) ===
+            `arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${restApiId}>/${STAGE_NAME}${source}`,
       );
       expect(granted, `${route.method} ${route.path}`).toHaveLength(1);
     }
@@ -484,11 +484,8 @@ describe('the CDK stack', () => {
     });
   });
 
-  it("stays under CloudFormation's 500 resources, with room for more routes: no test-invoke permissions", () => {
-    // 443 with 42 functions: 6 to 9 more per route. Past 450, split the stack (nested stacks)
-    // before a deploy fails at CloudFormation's limit.
-    const count = Object.keys(resources).length;
-    expect(count).toBeLessThanOrEqual(450);
+  it('grants no test-invoke permissions (the API Gateway console test button): half the Lambda permissions', () => {
+    // Each stack's room under CloudFormation's quotas is test/cdk/quotas.test.ts's.
     for (const [id, permission] of ofType('AWS::Lambda::Permission')) {
       expect(JSON.stringify(permission.Properties.SourceArn ?? ''), id).not.toContain('test-invoke-stage');
     }
@@ -497,6 +494,95 @@ describe('the CDK stack', () => {
   it('outputs the API URL and the table name', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('TableName', {});
+  });
+});
+
+describe('the stack and its nested stacks', () => {
+  const parentResources = () => assembly.stacks[0]!.template.Resources;
+
+  it('keeps the stateful resources in the parent stack under the logical ids a deployed stack has', () => {
+    // Changing one of these would make CloudFormation replace it: the table (data), the queues (what
+    // waits there), the bus (operators' rules), the alarm topic (subscriptions), the console's bucket
+    // and distribution (its origin is in the API's CORS).
+    const stateful = Object.entries(parentResources())
+      .filter(([, r]) =>
+        [
+          'AWS::DynamoDB::Table',
+          'AWS::SQS::Queue',
+          'AWS::Events::EventBus',
+          'AWS::SNS::Topic',
+          'AWS::S3::Bucket',
+          'AWS::CloudFront::Distribution',
+          'AWS::ApiGateway::RestApi',
+        ].includes(r.Type),
+      )
+      .map(([id]) => id)
+      .sort();
+    expect(stateful).toEqual(
+      [
+        'DataTableFDBAD0F2',
+        'NotificationsWebhookDeadLetters702479AA',
+        'NotificationsStreamFailuresD13580C0',
+        'NotificationsRuleTargetFailures0AB55100',
+        'NotificationsAggregatorFailuresE0418D2E',
+        'NotificationsBusD6EAAED1',
+        'NotificationsAlarms3ED26F66',
+        'ConsoleFiles2D43986C',
+        'ConsoleDistribution022D3262',
+        'ApiRestApiE35FEAFE',
+      ].sort(),
+    );
+    // The stream consumers keep their event source mappings: a new one would read the stream again from its start.
+    expect(ofType('AWS::Lambda::EventSourceMapping').every(([id]) => id in parentResources())).toBe(true);
+  });
+
+  it('serves the routes from one nested stack per API surface, each function in the stack of its paths', () => {
+    const surfaces = routesBySurface(ROUTES);
+    const nested = assembly.stacks.filter((s) => s.nested);
+    expect(nested.map((s) => s.path)).toEqual(
+      [...surfaces].filter(([, routes]) => routes.length > 0).map(([surface]) => `Test/Api/${surface.id}`),
+    );
+    for (const [surface, routes] of surfaces) {
+      const stackResources = nested.find((s) => s.path === `Test/Api/${surface.id}`)!.template.Resources;
+      for (const route of routes) expect(stackResources[functionOf(route)[0]], route.name).toBeDefined();
+    }
+    // Nothing of a route in the parent: no function but the notification path's and CDK's uploader, no method.
+    expect(Object.values(parentResources()).filter((r) => r.Type === 'AWS::ApiGateway::Method')).toEqual([]);
+    expect(
+      Object.entries(parentResources())
+        .filter(([id, r]) => r.Type === 'AWS::Lambda::Function' && !CONSOLE_UPLOADER.test(id))
+        .map(([, r]) => r.Properties!.Description),
+    ).toEqual(Object.keys(WORKER_GRANTS));
+  });
+
+  it('deploys the API after every nested stack, as a deployment whose logical id changes with any method', () => {
+    const nestedStackIds = Object.entries(parentResources())
+      .filter(([, r]) => r.Type === 'AWS::CloudFormation::Stack')
+      .map(([id]) => id);
+    expect(nestedStackIds).toHaveLength(assembly.stacks.length - 1);
+    const deploymentOf = (resources: Record<string, { Type: string; DependsOn?: unknown }>) =>
+      Object.entries(resources).find(([, r]) => r.Type === 'AWS::ApiGateway::Deployment')!;
+    const [deploymentId, deployment] = deploymentOf(parentResources());
+    expect(deployment.DependsOn).toEqual(expect.arrayContaining(nestedStackIds));
+    // A route fewer is another snapshot: CloudFormation then creates a new deployment, and the stage moves to it.
+    const fewer = synthesizeAssembly({
+      routes: ROUTES.filter((route) => route.name !== 'SegmentInfo'),
+      validate: false,
+    });
+    expect(deploymentOf(fewer.stacks[0]!.template.Resources)[0]).not.toBe(deploymentId);
+    const same = synthesizeAssembly({ validate: false });
+    expect(deploymentOf(same.stacks[0]!.template.Resources)[0]).toBe(deploymentId);
+  });
+
+  it('passes a nested stack only what it shares with the parent: the REST API and its shared paths, the table, the console origin', () => {
+    for (const { path, template: nested } of assembly.stacks.filter((s) => s.nested)) {
+      expect(Object.keys(nested.Outputs ?? {}), path).toEqual([]);
+      const names = Object.keys(nested.Parameters ?? {}).map((name) => name.replace(/^referencetoTest/, ''));
+      for (const name of names)
+        expect(name, path).toMatch(
+          /^(DataTable\w+(Arn|Ref)|ApiRestApi\w+(Ref|RootResourceId)|ApiRestApiv[12]\w+Ref|ConsoleDistribution\w+DomainName)$/,
+        );
+    }
   });
 });
 

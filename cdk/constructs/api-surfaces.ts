@@ -1,0 +1,88 @@
+/**
+ * Which nested stack serves which routes: each surface owns the API paths under its prefixes (the
+ * API Gateway resources, methods, functions, roles and permissions of those routes); the ancestors
+ * of the prefixes (`/v1`, `/v2`) belong to the parent stack, which every surface may build on.
+ *
+ * A route moved from one surface to another is created in the new nested stack before CloudFormation
+ * deletes it from the old one, and API Gateway refuses a second resource or method on the same
+ * path: keep a route where it is, and give a new group of routes a prefix (or a surface) of its own.
+ * test/cdk/quotas.test.ts fails when a surface nears a CloudFormation quota, at three times its routes.
+ */
+import type { Route } from '../../lib/routes.js';
+
+export interface ApiSurfaceLayout {
+  /** Construct id of the nested stack (stable: it names the stack's resources). */
+  id: string;
+  description: string;
+  /** Paths whose subtrees this surface owns; no prefix lies under another. */
+  prefixes: readonly string[];
+}
+
+export const API_SURFACES: readonly ApiSurfaceLayout[] = [
+  {
+    id: 'SubscriptionsApi',
+    description: 'Subscription management API: /v1/subscriptions',
+    prefixes: ['/v1/subscriptions'],
+  },
+  {
+    id: 'CustomersApi',
+    description: 'Subscription management API: /v1/customers, /v1/webhooks',
+    prefixes: ['/v1/customers', '/v1/webhooks'],
+  },
+  {
+    id: 'MobileReportsApi',
+    description: 'Mobile reporting API: the endpoints with V1 and V2 paths, and the rest of /users',
+    prefixes: [...['/users', '/sessions', '/order', '/conversion', '/report'].flatMap((path) => [path, `/v2${path}`])],
+  },
+  {
+    id: 'MobileApi',
+    description: 'Mobile reporting API: receipts, attribution, search ads, segments, ads info',
+    prefixes: ['/receipt', '/attribution', '/searchads', '/segment', '/adsinfo'],
+  },
+  {
+    id: 'StoreNotificationsApi',
+    description: 'Store notification routes: /notifications',
+    prefixes: ['/notifications'],
+  },
+];
+
+const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+
+/** The paths above the surfaces' prefixes (each prefix's ancestors but the root), built by the parent stack. */
+export function sharedAncestors(layout: readonly ApiSurfaceLayout[] = API_SURFACES): string[] {
+  const ancestors = new Set<string>();
+  for (const prefix of layout.flatMap((surface) => surface.prefixes)) {
+    const segments = prefix.split('/').filter(Boolean);
+    for (let depth = 1; depth < segments.length; depth++) ancestors.add(`/${segments.slice(0, depth).join('/')}`);
+  }
+  return [...ancestors];
+}
+
+/**
+ * The routes of each surface, in route table order. Throws for overlapping prefixes, for a route under
+ * no prefix (name a surface for it here) and for a function whose routes fall in two surfaces (one
+ * function is in one stack).
+ */
+export function routesBySurface(
+  routes: readonly Route[],
+  layout: readonly ApiSurfaceLayout[] = API_SURFACES,
+): Map<ApiSurfaceLayout, Route[]> {
+  const prefixes = layout.flatMap((surface) => surface.prefixes.map((prefix) => ({ surface, prefix })));
+  for (const a of prefixes)
+    for (const b of prefixes)
+      if (a !== b && under(a.prefix, b.prefix))
+        throw new Error(`API surface prefixes overlap: ${a.prefix}, ${b.prefix}`);
+  const bySurface = new Map<ApiSurfaceLayout, Route[]>(layout.map((surface) => [surface, []]));
+  const surfaceOfHandler = new Map<string, ApiSurfaceLayout>();
+  for (const route of routes) {
+    const owner = prefixes.find(({ prefix }) => under(route.path, prefix))?.surface;
+    if (!owner)
+      throw new Error(`${route.name}: ${route.path} is under no API surface (cdk/constructs/api-surfaces.ts)`);
+    const other = surfaceOfHandler.get(route.handler);
+    if (other && other !== owner)
+      throw new Error(`${route.handler} serves routes of two API surfaces, ${other.id} and ${owner.id}`);
+    surfaceOfHandler.set(route.handler, owner);
+    bySurface.get(owner)!.push(route);
+  }
+  return bySurface;
+}
