@@ -572,7 +572,7 @@ describe('the stack and its nested stacks', () => {
     expect(deploymentOf(fewer.stacks[0]!.template.Resources)[0]).not.toBe(deploymentId);
     const same = synthesizeAssembly({ validate: false });
     expect(deploymentOf(same.stacks[0]!.template.Resources)[0]).toBe(deploymentId);
-  });
+  }, 120_000);
 
   it('passes a nested stack only what it shares with the parent: the REST API and its shared paths, the table, the console origin', () => {
     for (const { path, template: nested } of assembly.stacks.filter((s) => s.nested)) {

@@ -5,6 +5,7 @@
  */
 import { App, type CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { addNagChecks } from '../../cdk/nag.js';
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
 import type { Route } from '../../lib/routes.js';
 import { CDK_JSON_CONTEXT } from './cdk-context.js';
@@ -40,16 +41,44 @@ export interface Assembly {
 export interface SynthesisOptions {
   context?: Record<string, unknown>;
   routes?: readonly Route[];
+  /** `Test` unless given. */
+  stackName?: string;
+  /** Where the cloud assembly is written (a temporary directory of the CDK's own unless given). */
+  outdir?: string;
   /** Off skips CloudFormation's schema validation of the templates (about 10 s). */
   validate?: boolean;
+  /**
+   * What `cdk synth` adds besides: cdk-nag (cdk/app.ts: its acknowledgements in each resource's
+   * metadata), the CLI's construct paths in metadata and its version-reporting resource, for
+   * templates of the size and count deployed.
+   */
+  asDeployed?: boolean;
 }
+
+/** The context the CDK CLI gives the app on `cdk synth` and `cdk deploy` (besides cdk.json's). */
+const CLI_CONTEXT = {
+  'aws:cdk:enable-path-metadata': true,
+  'aws:cdk:enable-asset-metadata': true,
+  'aws:cdk:version-reporting': true,
+};
 
 export function synthesizeAssembly(options: SynthesisOptions = {}): Assembly {
   const app = new App({
+    ...(options.outdir ? { outdir: options.outdir } : {}),
     ...(options.validate === false ? { builtinCloudFormationValidation: false } : {}),
-    context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...options.context },
+    context: {
+      ...CDK_JSON_CONTEXT,
+      ...(options.asDeployed ? CLI_CONTEXT : {}),
+      'aws:cdk:bundling-stacks': [],
+      ...options.context,
+    },
   });
-  const stack = new SubscriptionBackendStack(app, 'Test', options.routes ? { routes: options.routes } : {});
+  const stack = new SubscriptionBackendStack(
+    app,
+    options.stackName ?? 'Test',
+    options.routes ? { routes: options.routes } : {},
+  );
+  if (options.asDeployed) addNagChecks(app);
   return assemble(app, stack);
 }
 
@@ -71,6 +100,8 @@ export function assemble(app: App, stack: SubscriptionBackendStack): Assembly {
     const resourceId = parentStack.resolve(parentStack.getLogicalId(nested.nestedStackResource as CfnElement));
     const passed = (parent.Resources[resourceId]?.Properties?.Parameters ?? {}) as Record<string, unknown>;
     for (const [id, resource] of Object.entries(stacks[i + 1]!.template.Resources)) {
+      // Each stack's version-reporting resource (cdk synth's), with one logical id: the parent's stands for all.
+      if (resource.Type === 'AWS::CDK::Metadata') continue;
       if (resources[id]) throw new Error(`logical id ${id} is in two stacks: the merged template cannot hold both`);
       resources[id] = substitute(resource, passed) as CfnTemplate['Resources'][string];
     }
