@@ -22,6 +22,7 @@ import { notificationPathPattern } from '../../cdk/constructs/waf.js';
 import { REPORT_QUOTA_VARIABLES, rateLimitVariable } from '../../lib/core/config.js';
 import { ERRORS } from '../../lib/core/errors.js';
 import { projectionOf, TABLE } from '../../lib/data/table.js';
+import { STORE_SECRETS_PREFIX_OUTPUT } from '../../lib/domain/credential-placement.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { AGGREGATED_STREAM_FILTER } from '../../lib/events/aggregator.js';
 import { PUBLISHED_STREAM_FILTERS } from '../../lib/events/outbox.js';
@@ -30,6 +31,9 @@ import { type Assembly, synthesizeAssembly } from '../support/cdk-assembly.js';
 import { type Grants, ROUTE_GRANTS, WORKER_GRANTS } from '../support/grants.js';
 
 type Resource = { Type: string; Properties: Record<string, any> };
+
+// Several tests synthesize the stack again with other context (2 to 7 s each on an idle machine).
+vi.setConfig({ testTimeout: 120_000 });
 
 let assembly: Assembly;
 /** The parent's and every nested stack's resources in one template (test/support/cdk-assembly.ts). */
@@ -536,6 +540,22 @@ describe('the stack and its nested stacks', () => {
     expect(ofType('AWS::Lambda::EventSourceMapping').every(([id]) => id in parentResources())).toBe(true);
   });
 
+  it('has every output on the parent stack, where DescribeStacks of SubscriptionBackend reads them', () => {
+    // cli/stack-outputs.ts, README.md and docs/operations.md name these.
+    expect(Object.keys(assembly.stacks[0]!.template.Outputs ?? {}).sort()).toEqual(
+      [
+        'AlarmTopicArn',
+        'ApiRestApiEndpoint4DEFB5CC',
+        'ApiUrl',
+        'ConsoleUrl',
+        'EventBusName',
+        STORE_SECRETS_PREFIX_OUTPUT,
+        'TableName',
+        'WebhookDeadLetterQueueUrl',
+      ].sort(),
+    );
+  });
+
   it('serves the routes from one nested stack per API surface, each function in the stack of its paths', () => {
     const surfaces = routesBySurface(ROUTES);
     const nested = assembly.stacks.filter((s) => s.nested);
@@ -572,7 +592,7 @@ describe('the stack and its nested stacks', () => {
     expect(deploymentOf(fewer.stacks[0]!.template.Resources)[0]).not.toBe(deploymentId);
     const same = synthesizeAssembly({ validate: false });
     expect(deploymentOf(same.stacks[0]!.template.Resources)[0]).toBe(deploymentId);
-  }, 120_000);
+  });
 
   it('passes a nested stack only what it shares with the parent: the REST API and its shared paths, the table, the console origin', () => {
     for (const { path, template: nested } of assembly.stacks.filter((s) => s.nested)) {

@@ -28,7 +28,7 @@ const { request } = useGateway();
  * What each route's handler actually sends to DynamoDB, recorded in-process (the local gateway
  * runs the handlers in this worker) for its valid request (the seed of the hostile-input fuzzing),
  * checked against the grants written out in test/support/grants.ts, which test/cdk/stack.test.ts
- * checks the template against: a handler calling what its function may not would fail in AWS only.
+ * checks the synthesized templates against: a handler calling what its function may not would fail in AWS only.
  */
 describe('every DynamoDB action a route handler calls is granted to its function', () => {
   let fixture: Fixture;
