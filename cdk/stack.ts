@@ -2,7 +2,7 @@
  * The backend: one stack, `cdk deploy`ed as one, composed of a construct per concern. The table, the
  * notification path (bus, queues, alarms, stream and job functions), the REST API with its stage
  * and firewall, and the console are in this stack, with every output; the routes are in one nested
- * stack per API surface (cdk/constructs/api-surfaces.ts), so that their count grows past what one
+ * stack per API surface (cdk/constructs/api-surfaces.ts), so that they can outgrow what one
  * template holds (test/cdk/quotas.test.ts).
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
