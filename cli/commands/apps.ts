@@ -2,7 +2,6 @@
 
 import { issueUserTokenSecret, setUserTokenRequired, UserTokenSecretExists } from '../../lib/data/api-keys.js';
 import {
-  type AppSummary,
   addAppsToDirectory,
   createApp,
   listApps,
@@ -11,7 +10,11 @@ import {
   setRestorePolicy,
   setTestStore,
 } from '../../lib/data/apps.js';
-import { keepTestStorePrivateKey, publicKeyOfKeptTestStoreKey } from '../../lib/data/store-settings.js';
+import {
+  configuredStoresOf,
+  keepTestStorePrivateKey,
+  publicKeyOfKeptTestStoreKey,
+} from '../../lib/data/store-settings.js';
 import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { currencySchema } from '../../lib/schemas/common.js';
 import { CliError, type CommandTable } from '../command.js';
@@ -62,8 +65,17 @@ export const appCommands: CommandTable = {
               onPage: ({ scanned, apps }) => console.error(`scanned ${scanned} item(s), ${apps} app(s) found`),
             })
           : undefined;
-      const apps = await listApps();
-      const line = (app: AppSummary) =>
+      const listed = await listApps();
+      const configured = await configuredStoresOf(listed.map((app) => app.app_id));
+      const apps = listed.map((app) => {
+        const stores = configured.get(app.app_id) ?? [];
+        return {
+          ...app,
+          app_store_configured: stores.includes('app_store'),
+          google_play_configured: stores.includes('google_play'),
+        };
+      });
+      const line = (app: (typeof apps)[number]) =>
         [
           app.app_id,
           JSON.stringify(app.name),
@@ -72,6 +84,7 @@ export const appCommands: CommandTable = {
           `restore ${app.restore_policy}`,
           app.require_user_token ? 'user tokens required' : 'no user tokens',
           `created ${app.created_at}`,
+          `stores ${configured.get(app.app_id)?.join(',') || 'none'}`,
         ].join('  ');
       return {
         json: { apps },

@@ -1,11 +1,15 @@
-/** Setting an app's App Store and Google Play settings; private keys are never printed back. */
+/** Setting and showing an app's store settings; private keys are never printed back. */
 import { readFile } from 'node:fs/promises';
+import { getApp } from '../../lib/data/apps.js';
+import { tableName } from '../../lib/data/client.js';
 import {
   appStoreSettingsSchema,
   type ConfigurableStore,
   googlePlaySettingsSchema,
+  publicKeyFingerprint,
   putStoreSettings,
   type StoreSettings,
+  showStoreSettings,
 } from '../../lib/data/store-settings.js';
 import { CliError, type CommandTable } from '../command.js';
 import { requireApp, required } from '../options.js';
@@ -25,7 +29,7 @@ function parsedSettings<S extends ConfigurableStore>(store: S, raw: unknown): St
 export const storeCommands: CommandTable = {
   'stores apple set': {
     usage:
-      'stores apple set --app A --bundle-id B --environment Sandbox|Production [--app-apple-id N] [--issuer-id I --key-id K --key-file F.p8]',
+      'stores apple set --app A --bundle-id B --environment Sandbox|Production [--app-apple-id N (required for Production)] [--issuer-id I --key-id K --key-file F.p8]',
     options: {
       app: { type: 'string' },
       'bundle-id': { type: 'string' },
@@ -123,6 +127,55 @@ export const storeCommands: CommandTable = {
           settings.push_audience
             ? `Real-time developer notifications accepted for audience ${settings.push_audience}${settings.push_service_account ? ` signed as ${settings.push_service_account}` : ''}.`
             : 'No --push-audience: real-time developer notifications are refused.',
+        ].join('\n'),
+      };
+    },
+  },
+  'stores show': {
+    usage: 'stores show --app A',
+    options: { app: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const [{ app_store: apple, google_play: google }, app] = await Promise.all([
+        showStoreSettings(appId),
+        getApp(appId, true),
+      ]);
+      // The test store's public key is what its receipts are checked with; the private key is only named by where it is.
+      const publicKey = app?.test_store_public_key;
+      const testStore = {
+        enabled: app?.test_store === true,
+        public_key_sha256: publicKey ? publicKeyFingerprint(publicKey) : null,
+        stored_in: app?.test_store_private_key_secret
+          ? `Secrets Manager secret ${app.test_store_private_key_secret}`
+          : publicKey
+            ? `table ${tableName}`
+            : null,
+      };
+      return {
+        json: { app_id: appId, app_store: apple, google_play: google, test_store: testStore },
+        text: [
+          `Store settings of ${appId}:`,
+          apple
+            ? [
+                `App Store: ${apple.bundle_id} (${apple.environment}; takes ${apple.accepts_environments.join(' and ')} transactions)${apple.app_apple_id === null ? ', no app Apple id' : `, app Apple id ${apple.app_apple_id}`}.`,
+                apple.server_api
+                  ? `  App Store Server API key ${apple.server_api.key_id} of issuer ${apple.server_api.issuer_id}.`
+                  : '  No App Store Server API key: legacy receipts are refused, the sweeper does not ask the App Store.',
+                `  Stored in ${apple.stored_in}${apple.updated_at ? `, set ${apple.updated_at}` : ''}.`,
+              ].join('\n')
+            : `App Store: not set (\`stores apple set --app ${appId} ...\`).`,
+          google
+            ? [
+                `Google Play: ${google.package_name} as ${google.client_email}.`,
+                google.push_audience
+                  ? `  Real-time developer notifications accepted for audience ${google.push_audience}${google.push_service_account ? ` signed as ${google.push_service_account}` : ''}.`
+                  : '  No --push-audience: real-time developer notifications are refused.',
+                `  Stored in ${google.stored_in}${google.updated_at ? `, set ${google.updated_at}` : ''}.`,
+              ].join('\n')
+            : `Google Play: not set (\`stores google set --app ${appId} ...\`).`,
+          testStore.enabled
+            ? `Test store: on, public key SHA-256 ${testStore.public_key_sha256}; signing key in ${testStore.stored_in}.`
+            : `Test store: off${testStore.public_key_sha256 ? ` (its key ${testStore.public_key_sha256} is kept for turning it on again)` : ''}.`,
         ].join('\n'),
       };
     },

@@ -11,7 +11,7 @@
  * returned by an API.
  */
 
-import { createPublicKey } from 'node:crypto';
+import { createHash, createPublicKey } from 'node:crypto';
 import {
   CreateSecretCommand,
   PutSecretValueCommand,
@@ -23,7 +23,7 @@ import * as z from 'zod/mini';
 import { config } from '../core/config.js';
 import { credentialPlacement } from '../domain/credential-placement.js';
 import { define } from '../schemas/define.js';
-import { APP_STORE_ENVIRONMENTS } from '../stores/app-store.js';
+import { APP_STORE_ENVIRONMENTS, acceptsEnvironment } from '../stores/app-store.js';
 import { secretNameOf, TEST_STORE_KEY_SECRET } from '../stores/secret-names.js';
 import { getSecretString } from '../stores/secrets.js';
 import type { AppRecord } from './apps.js';
@@ -273,6 +273,111 @@ export async function getAppWithGooglePlayPushSettings(
   };
 }
 
+/** Where the settings of a table item are kept, as `stores ... set` and `stores show` print it. */
+const locationOf = (credentialsSecret: string | undefined) =>
+  credentialsSecret
+    ? `table ${tableName}, credentials in Secrets Manager secret ${credentialsSecret}`
+    : `table ${tableName}`;
+
+/** What `admin stores show` prints of an app's App Store settings: never the private key. */
+export interface AppStoreSettingsShown {
+  bundle_id: string;
+  environment: AppStoreSettings['environment'];
+  /** The environments whose transactions the app takes (Production takes Sandbox too: App Review). */
+  accepts_environments: AppStoreSettings['environment'][];
+  app_apple_id: number | null;
+  /** The App Store Server API key's ids (legacy receipts, the sweeper's status reads), or null. */
+  server_api: { issuer_id: string; key_id: string } | null;
+  stored_in: string;
+  updated_at: string | null;
+}
+
+/** What `admin stores show` prints of an app's Google Play settings: never the private key. */
+export interface GooglePlaySettingsShown {
+  package_name: string;
+  client_email: string;
+  push_audience: string | null;
+  push_service_account: string | null;
+  stored_in: string;
+  updated_at: string | null;
+}
+
+export interface StoreSettingsShown {
+  app_store: AppStoreSettingsShown | null;
+  google_play: GooglePlaySettingsShown | null;
+}
+
+/**
+ * An app's settings at both stores, read whole (credentials from Secrets Manager where they are
+ * kept there) and shown without any private key: identifiers, key ids, where the credentials are kept.
+ */
+export async function showStoreSettings(appId: string): Promise<StoreSettingsShown> {
+  const [appleItem, googleItem] = await batchGetConsistent([
+    keys.storeSettings(appId, 'app_store'),
+    keys.storeSettings(appId, 'google_play'),
+  ]);
+  const placeOf = (store: ConfigurableStore, item: Record<string, unknown> | undefined) =>
+    item
+      ? {
+          stored_in: locationOf(typeof item.credentials_secret === 'string' ? item.credentials_secret : undefined),
+          updated_at: typeof item.updated_at === 'string' ? item.updated_at : null,
+        }
+      : // Stored whole in a secret by an earlier version (settingsOf reads it then).
+        {
+          stored_in: `Secrets Manager secret ${secretNameOf(config.storeSecretsPrefix ?? '', appId, store)}`,
+          updated_at: null,
+        };
+  const apple = await settingsOf(appId, 'app_store', appleItem, true);
+  const google = await settingsOf(appId, 'google_play', googleItem, true);
+  return {
+    app_store: apple
+      ? {
+          bundle_id: apple.bundle_id,
+          environment: apple.environment,
+          accepts_environments: APP_STORE_ENVIRONMENTS.filter((stated) =>
+            acceptsEnvironment(apple.environment, stated),
+          ),
+          app_apple_id: apple.app_apple_id ?? null,
+          server_api: apple.server_api
+            ? { issuer_id: apple.server_api.issuer_id, key_id: apple.server_api.key_id }
+            : null,
+          ...placeOf('app_store', appleItem),
+        }
+      : null,
+    google_play: google
+      ? {
+          package_name: google.package_name,
+          client_email: google.service_account.client_email,
+          push_audience: google.push_audience ?? null,
+          push_service_account: google.push_service_account ?? null,
+          ...placeOf('google_play', googleItem),
+        }
+      : null,
+  };
+}
+
+/**
+ * The stores each app has settings for (`admin apps list`), from the table alone: settings kept
+ * whole in a secret by an earlier version are not seen here (`stores show` reads them).
+ */
+export async function configuredStoresOf(appIds: string[]): Promise<Map<string, ConfigurableStore[]>> {
+  const stores = Object.keys(schemas) as ConfigurableStore[];
+  const items = await batchGetConsistent(
+    appIds.flatMap((appId) => stores.map((store) => keys.storeSettings(appId, store))),
+  );
+  return new Map(
+    appIds.map((appId, i) => [appId, stores.filter((_, j) => items[i * stores.length + j] !== undefined)]),
+  );
+}
+
+/** The SHA-256 of a public key (its DER SubjectPublicKeyInfo), as colon-separated hex: safe to print. */
+export const publicKeyFingerprint = (publicKeyPem: string) =>
+  createHash('sha256')
+    .update(createPublicKey(publicKeyPem).export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .toUpperCase()
+    .replace(/(..)(?!$)/g, '$1:');
+
 export async function putStoreSettings<S extends ConfigurableStore>(
   appId: string,
   store: S,
@@ -306,11 +411,7 @@ export async function putStoreSettings<S extends ConfigurableStore>(
       },
     }),
   );
-  return {
-    location: credentialsSecret
-      ? `table ${tableName}, credentials in Secrets Manager secret ${credentialsSecret}`
-      : `table ${tableName}`,
-  };
+  return { location: locationOf(credentialsSecret) };
 }
 
 /**

@@ -117,6 +117,8 @@ const CASES: Case[] = [
         restore_policy: 'transfer',
         require_user_token: false,
         created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+        app_store_configured: false,
+        google_play_configured: false,
       });
     },
   },
@@ -327,6 +329,39 @@ const CASES: Case[] = [
         push_audience: 'https://api.example.com/notifications/google-play/app',
         push_service_account: 'rtdn-push@example.iam.gserviceaccount.com',
       });
+    },
+  },
+  {
+    command: 'stores show',
+    args: (ctx) => ['stores', 'show', '--app', appOf(ctx)],
+    prints: ['app_id', 'app_store', 'google_play', 'test_store'],
+    then: (output, ctx) => {
+      expect(output).toEqual({
+        app_id: appOf(ctx),
+        app_store: {
+          bundle_id: 'com.example.app',
+          environment: 'Sandbox',
+          accepts_environments: ['Sandbox'],
+          app_apple_id: null,
+          server_api: { issuer_id: 'issuer', key_id: 'KEY123' },
+          stored_in: `table ${tableName}`,
+          updated_at: expect.stringMatching(/^\d{4}-/),
+        },
+        google_play: {
+          package_name: 'com.example.app',
+          client_email: 'verifier@example.iam.gserviceaccount.com',
+          push_audience: 'https://api.example.com/notifications/google-play/app',
+          push_service_account: 'rtdn-push@example.iam.gserviceaccount.com',
+          stored_in: `table ${tableName}`,
+          updated_at: expect.stringMatching(/^\d{4}-/),
+        },
+        test_store: {
+          enabled: true,
+          public_key_sha256: expect.stringMatching(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/),
+          stored_in: `table ${tableName}`,
+        },
+      });
+      expect(JSON.stringify(output)).not.toContain('PRIVATE KEY');
     },
   },
   {
@@ -561,8 +596,9 @@ describe('every command of the operator CLI, run as a process', () => {
         'error: unknown command "stores apple"',
         'Usage: npm run --silent admin -- <command> [--json] [--aws]',
         '',
-        '  stores apple set --app A --bundle-id B --environment Sandbox|Production [--app-apple-id N] [--issuer-id I --key-id K --key-file F.p8]',
+        '  stores apple set --app A --bundle-id B --environment Sandbox|Production [--app-apple-id N (required for Production)] [--issuer-id I --key-id K --key-file F.p8]',
         '  stores google set --app A --package-name P --service-account-file F.json [--push-audience URL --push-service-account EMAIL]',
+        '  stores show --app A',
         '',
       ].join('\n'),
     );
@@ -596,11 +632,17 @@ describe('every command of the operator CLI, run as a process', () => {
     expect(scan.stdout).toMatch(/^Scanned \d+ item\(s\): \d+ app\(s\) in the directory\.$/m);
     const lines = scan.stdout.split('\n');
     expect(lines[2]).toBe(
-      'app_0123456789abcdef  "from an older version"  EUR  test store off  restore block  no user tokens  created 2025-01-02T03:04:05.000Z',
+      'app_0123456789abcdef  "from an older version"  EUR  test store off  restore block  no user tokens  created 2025-01-02T03:04:05.000Z  stores none',
     );
 
     const after = json(await admin('apps', 'list', '--json')).apps as { app_id: string }[];
-    expect(after[0]).toEqual({ ...older, restore_policy: 'block', require_user_token: false });
+    expect(after[0]).toEqual({
+      ...older,
+      restore_policy: 'block',
+      require_user_token: false,
+      app_store_configured: false,
+      google_play_configured: false,
+    });
     expect(after.slice(1).map((app) => app.app_id)).toEqual(before.map((app) => app.app_id));
     // Scanning again finds the same apps and lists each once.
     const again = json(await admin('apps', 'list', '--scan', '--json')).apps;

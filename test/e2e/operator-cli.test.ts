@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, PREMIUM_MONTHLY } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
-import { admin } from '../support/processes.js';
+import { admin, type RunResult } from '../support/processes.js';
 
 const { request } = useGateway();
 
@@ -282,5 +283,114 @@ describe('operator CLI (npm run --silent admin -- ...)', () => {
     const on = await admin('apps', 'update', '--app', app_id, '--require-user-token', 'on');
     expect(on.code).toBe(0);
     expect(on.stdout).not.toContain('ust_');
+  });
+  // About twenty processes of 2-3 s each.
+  it('stores show and apps list say what is set for each store and never print a private key; Production needs --app-apple-id', {
+    timeout: 120_000,
+  }, async () => {
+    const { app_id } = json(
+      (await admin('apps', 'create', '--name', 'store settings', '--test-store', '--json')).stdout,
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'store-settings-'));
+    const p8 = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+    const keyFile = join(dir, 'AuthKey_ABC123DEFG.p8');
+    const accountFile = join(dir, 'service-account.json');
+    await writeFile(keyFile, p8);
+    const account = {
+      type: 'service_account',
+      client_email: 'verifier@demo.iam.gserviceaccount.com',
+      private_key: rsa,
+    };
+    await writeFile(accountFile, JSON.stringify(account));
+    /** The lines of key material of both private keys: none may appear in any output. */
+    const keyLines = [p8, rsa].flatMap((pem) =>
+      String(pem)
+        .split('\n')
+        .filter((line) => line && !line.startsWith('-----')),
+    );
+    const printed: RunResult[] = [];
+    const run = async (...args: string[]) => {
+      const result = await admin(...args);
+      printed.push(result);
+      return result;
+    };
+
+    const before = await run('stores', 'show', '--app', app_id);
+    expect(before.code, before.stderr).toBe(0);
+    expect(before.stdout).toContain('App Store: not set');
+    expect(before.stdout).toContain('Google Play: not set');
+    const listedBefore = json((await run('apps', 'list', '--json')).stdout).apps.find((a: any) => a.app_id === app_id);
+    expect(listedBefore).toMatchObject({ app_store_configured: false, google_play_configured: false });
+
+    const apple = [
+      'stores',
+      'apple',
+      'set',
+      '--app',
+      app_id,
+      '--bundle-id',
+      'com.example.demo',
+      '--environment',
+      'Production',
+    ];
+    const withKey = [
+      '--issuer-id',
+      '57246542-96fe-1a63-e053-0824d011072a',
+      '--key-id',
+      'ABC123DEFG',
+      '--key-file',
+      keyFile,
+    ];
+    // Listed as optional, but Production refuses without it: the help text says so.
+    const help = await run('stores', 'apple', 'set', '--help');
+    expect(help.stdout).toContain('[--app-apple-id N (required for Production)]');
+    const refused = await run(...apple, ...withKey, '--json');
+    expect(refused.code).toBe(2);
+    expect(json(refused.stdout).error.message).toContain('app_apple_id Production needs the app Apple id');
+    expect(json((await run('stores', 'show', '--app', app_id, '--json')).stdout).app_store).toBeNull();
+    expect((await run(...apple, '--app-apple-id', '1234567890', ...withKey, '--json')).code).toBe(0);
+    const google = ['stores', 'google', 'set', '--app', app_id, '--package-name', 'com.example.demo'];
+    const push = [
+      '--push-audience',
+      'https://api.example.com/notifications/google-play/x',
+      '--push-service-account',
+      'push@demo.iam.gserviceaccount.com',
+    ];
+    expect((await run(...google, '--service-account-file', accountFile, ...push, '--json')).code).toBe(0);
+
+    const shown = json((await run('stores', 'show', '--app', app_id, '--json')).stdout);
+    expect(shown).toMatchObject({
+      app_store: {
+        bundle_id: 'com.example.demo',
+        environment: 'Production',
+        accepts_environments: ['Production', 'Sandbox'],
+        app_apple_id: 1234567890,
+        server_api: { issuer_id: '57246542-96fe-1a63-e053-0824d011072a', key_id: 'ABC123DEFG' },
+      },
+      google_play: {
+        package_name: 'com.example.demo',
+        client_email: 'verifier@demo.iam.gserviceaccount.com',
+        push_audience: 'https://api.example.com/notifications/google-play/x',
+        push_service_account: 'push@demo.iam.gserviceaccount.com',
+      },
+      test_store: { enabled: true },
+    });
+    const text = (await run('stores', 'show', '--app', app_id)).stdout;
+    expect(text).toContain(
+      'App Store: com.example.demo (Production; takes Production and Sandbox transactions), app Apple id 1234567890.',
+    );
+    expect(text).toContain('App Store Server API key ABC123DEFG of issuer 57246542-96fe-1a63-e053-0824d011072a.');
+    expect(text).toContain('Google Play: com.example.demo as verifier@demo.iam.gserviceaccount.com.');
+    expect(text).toContain(`Test store: on, public key SHA-256 ${shown.test_store.public_key_sha256}`);
+
+    const listed = json((await run('apps', 'list', '--json')).stdout).apps.find((a: any) => a.app_id === app_id);
+    expect(listed).toMatchObject({ app_store_configured: true, google_play_configured: true });
+    const line = (await run('apps', 'list')).stdout.split('\n').find((l) => l.startsWith(app_id));
+    expect(line).toMatch(/ {2}stores app_store,google_play$/);
+
+    for (const result of printed)
+      for (const keyLine of keyLines) expect(result.stdout + result.stderr).not.toContain(keyLine);
+    expect(printed.map((result) => result.stdout).join('')).not.toContain('PRIVATE KEY');
   });
 });

@@ -37,19 +37,21 @@ let files: { p8: string; serviceAccount: string; products: string };
 async function adminAws(prefix: string | undefined, ...args: string[]) {
   return adminAwsOf('NoSuchStack', prefix, ...args);
 }
+/** The environment of the CLI with --aws against the deployed table and the stand-ins. */
+const awsEnv = (prefix: string | undefined, stack = 'NoSuchStack') => ({
+  DYNAMODB_ENDPOINT: undefined,
+  AWS_ENDPOINT_URL_DYNAMODB: process.env.DYNAMODB_ENDPOINT,
+  AWS_ENDPOINT_URL_SECRETS_MANAGER: standIn.url,
+  AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.url,
+  STACK_NAME: stack,
+  AWS_ACCESS_KEY_ID: 'local',
+  AWS_SECRET_ACCESS_KEY: 'local',
+  AWS_REGION: 'us-east-1',
+  TABLE_NAME: tableName,
+  STORE_SECRETS_PREFIX: prefix,
+});
 async function adminAwsOf(stack: string, prefix: string | undefined, ...args: string[]) {
-  const result = await runTs('cli/cli.ts', ['--aws', ...args, '--json'], {
-    DYNAMODB_ENDPOINT: undefined,
-    AWS_ENDPOINT_URL_DYNAMODB: process.env.DYNAMODB_ENDPOINT,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: standIn.url,
-    AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.url,
-    STACK_NAME: stack,
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_REGION: 'us-east-1',
-    TABLE_NAME: tableName,
-    STORE_SECRETS_PREFIX: prefix,
-  });
+  const result = await runTs('cli/cli.ts', ['--aws', ...args, '--json'], awsEnv(prefix, stack));
   return { code: result.code, json: JSON.parse(result.stdout) as Record<string, any>, stderr: result.stderr };
 }
 
@@ -153,6 +155,23 @@ describe('admin --aws keeps private keys in Secrets Manager or nowhere, never in
     const google = await adminAws(PREFIX, ...googleArgs(appId));
     expect(google.code).toBe(0);
     expect(standIn.secrets.get(`${PREFIX}${appId}/google_play`)).toContain(`${MARKER}google`);
+
+    // stores show reads the key ids from the secrets and names them, never the keys.
+    const shown = await runTs('cli/cli.ts', ['--aws', 'stores', 'show', '--app', appId, '--json'], awsEnv(PREFIX));
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).not.toContain(MARKER);
+    expect(shown.stdout).not.toContain('PRIVATE KEY');
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      app_store: {
+        server_api: { issuer_id: 'issuer', key_id: 'KEY123' },
+        stored_in: `table ${tableName}, credentials in Secrets Manager secret ${PREFIX}${appId}/app_store`,
+      },
+      google_play: {
+        client_email: 'play@project.iam.gserviceaccount.com',
+        stored_in: `table ${tableName}, credentials in Secrets Manager secret ${PREFIX}${appId}/google_play`,
+      },
+      test_store: { enabled: true, stored_in: `Secrets Manager secret ${PREFIX}${appId}/test_store` },
+    });
 
     // An app that turns the test store on later: its key goes to a secret too.
     const later = await adminAws(PREFIX, 'apps', 'create', '--name', `${MARKER_APP}-d`);
