@@ -7,12 +7,15 @@ import { App, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { addNagChecks } from '../../cdk/nag.js';
 import { SubscriptionBackendStack } from '../../cdk/stack.js';
 import { ROUTES } from '../../lib/routes.js';
 import { type Assembly, assemble } from '../support/cdk-assembly.js';
 import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
+
+// Each describe synthesizes the whole app again, nested stacks included (seconds on an idle machine).
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
 type Report = ReturnType<AwsSolutionsChecks['validateScope']>;
 

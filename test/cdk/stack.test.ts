@@ -33,7 +33,7 @@ import { type Grants, ROUTE_GRANTS, WORKER_GRANTS } from '../support/grants.js';
 type Resource = { Type: string; Properties: Record<string, any> };
 
 // Several tests synthesize the stack again with other context (2 to 7 s each on an idle machine).
-vi.setConfig({ testTimeout: 120_000 });
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
 let assembly: Assembly;
 /** The parent's and every nested stack's resources in one template (test/support/cdk-assembly.ts). */
