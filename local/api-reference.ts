@@ -1,7 +1,10 @@
 /**
  * The API reference `npm start` serves beside the APIs: the OpenAPI document (docs/openapi.json,
  * written by `npm run openapi`) at /openapi.json, and at /docs a page that renders it with Redoc's
- * standalone bundle, served from node_modules: the page loads nothing from other hosts.
+ * standalone bundle, served from node_modules: the page loads nothing from other hosts. The bundle
+ * draws Redocly's logo from their CDN in its side menu; it is served without that address (the
+ * logo hides itself when it cannot load), and the page declares an inline icon, so the browser
+ * asks for no /favicon.ico either.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -11,6 +14,12 @@ import { fileURLToPath } from 'node:url';
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DOCUMENT = resolve(REPO_ROOT, 'docs/openapi.json');
 const REDOC_BUNDLE = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
+const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+
+let redocBundle: Promise<string> | undefined;
+/** Redoc's bundle without its one address on another host. */
+const localRedocBundle = (): Promise<string> =>
+  (redocBundle ??= readFile(REDOC_BUNDLE, 'utf8').then((source) => source.replaceAll(REDOC_CDN_LOGO, '')));
 
 export const API_REFERENCE_PATHS = {
   document: '/openapi.json',
@@ -24,6 +33,7 @@ const PAGE = `<!doctype html>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>Subscription backend API reference</title>
+    <link rel="icon" href="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%231f5fbf'/%3E%3C/svg%3E">
     <style>body { margin: 0; }</style>
   </head>
   <body>
@@ -55,7 +65,7 @@ export async function apiReference(method: string, path: string): Promise<Static
     case API_REFERENCE_PATHS.page:
       return file('text/html; charset=utf-8', PAGE);
     case API_REFERENCE_PATHS.script:
-      return file('text/javascript; charset=utf-8', await readFile(REDOC_BUNDLE));
+      return file('text/javascript; charset=utf-8', await localRedocBundle());
     default:
       return undefined;
   }
