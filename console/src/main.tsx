@@ -9,7 +9,7 @@ import { Subscription } from './pages/subscription';
 import { Subscriptions } from './pages/subscriptions';
 import { Webhooks } from './pages/webhooks';
 import { href, useLocation } from './router';
-import { clearKey, readKey } from './session';
+import { clearKey, publicKeyId, readKey } from './session';
 import './app.css';
 
 const PAGES = [
@@ -58,14 +58,35 @@ function App() {
             </a>
           ))}
         </nav>
-        <button type="button" onClick={signOut}>
-          Sign out
-        </button>
+        <div class="session">
+          <SignedInAs />
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
       </header>
       <main>
         <Page page={location.page} rest={location.rest} />
       </main>
     </>
+  );
+}
+
+/**
+ * Which app's key this tab is signed in with. The API says nothing of the app behind a key, so the
+ * console names the key by its public id, the one `admin keys list --app A` prints.
+ */
+function SignedInAs() {
+  const [keyId, setKeyId] = useState<string | undefined>();
+  useEffect(() => {
+    const key = readKey();
+    if (key) publicKeyId(key).then(setKeyId, () => setKeyId(undefined));
+  }, []);
+  if (!keyId) return null;
+  return (
+    <span class="signed-in" data-testid="signed-in-as" title="The key's id, as admin keys list prints it">
+      Signed in with <code>{keyId}</code>
+    </span>
   );
 }
 
@@ -76,7 +97,7 @@ function Page({ page, rest }: { page: string; rest: string[] }) {
     case 'subscriptions':
       return rest[0] ? <Subscription id={rest[0]} /> : <Subscriptions />;
     case 'customers':
-      return <Customers userId={rest[0]} />;
+      return <Customers key={rest[0] ?? ''} userId={rest[0]} />;
     case 'webhooks':
       return <Webhooks />;
     case 'products':

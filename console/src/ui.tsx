@@ -109,19 +109,50 @@ export function Table<T>({
   rows: readonly T[];
   row: (item: T) => ComponentChildren;
 }) {
+  // Wider than a phone, a table scrolls inside its own box: the page itself never scrolls sideways.
   return (
-    <table data-testid={testId}>
-      {caption !== undefined && <caption>{caption}</caption>}
-      <thead>
-        <tr>
-          {columns.map((heading, i) => (
-            <th key={i} scope="col">
-              {heading}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>{rows.map(row)}</tbody>
-    </table>
+    <div class="table-scroll">
+      <table data-testid={testId}>
+        {caption !== undefined && <caption>{caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((heading, i) => (
+              <th key={i} scope="col">
+                {heading}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{rows.map(row)}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A shell command in full, selectable as one block, with a button that copies it. */
+export function CopyableCommand({ command, testId = 'command' }: { command: string; testId?: string }) {
+  const [copied, setCopied] = useState<boolean | undefined>();
+  return (
+    <div class="command">
+      <pre>
+        <code data-testid={testId}>{command}</code>
+      </pre>
+      <button
+        type="button"
+        onClick={() =>
+          navigator.clipboard.writeText(command).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
+        Copy
+      </button>
+      {copied !== undefined && (
+        <span role="status" class="hint">
+          {copied ? 'Copied.' : 'Copying was refused: select the command and copy it.'}
+        </span>
+      )}
+    </div>
   );
 }

@@ -5,10 +5,15 @@
  * the API's and its charts are drawn, the list filtered, a subscription opened, a customer looked
  * up, the catalogue, sign out; the CSP refuses an injected inline script; the key stays in
  * sessionStorage; a refused key returns to sign-in and a 429 says when to retry; axe-core finds
- * no serious or critical violation on any page. Screenshots go to .test-results/console/, or to
- * docs/images/ with UPDATE_SCREENSHOTS=1 (how the committed ones are made).
+ * no serious or critical violation on any page. An app with nothing yet shows empty states that
+ * say what to do; a phone's width scrolls no page sideways; /docs loads nothing from elsewhere.
+ * Screenshots are taken of an app with 90 days of history (test/support/business-history.ts),
+ * to .test-results/console/, or to docs/images/ with UPDATE_SCREENSHOTS=1 (how the committed ones
+ * are made).
  */
 import { mkdirSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -19,25 +24,39 @@ vi.hoisted(() => {
 });
 
 import { consoleContentSecurityPolicy } from '../../console/build.js';
+import { apiKeyId, sha256Hex } from '../../lib/core/ids.js';
 import { setWebhook } from '../../lib/data/webhooks.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { deliverStatusChange } from '../../lib/services/webhook-delivery.js';
 import { accessibilityViolations, launchChromium } from '../support/browser.js';
+import { type BusinessHistory, seedBusinessHistory } from '../support/business-history.js';
+import { atTime } from '../support/clock.js';
 import { settleCounters } from '../support/counters.js';
 import { createTestApp, PREMIUM_MONTHLY, statusChange, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
+import { streamEvents } from '../support/outbox.js';
+import { admin } from '../support/processes.js';
 import { mintReceipt } from '../support/receipts.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
-const { request, url } = useGateway({ console: true });
+const { request, url } = useGateway({ console: true, apiReference: true });
 const SCREENSHOTS = resolve(process.env.UPDATE_SCREENSHOTS ? 'docs/images' : '.test-results/console');
 const BROWSER_TIMEOUT = 120_000;
+/** How long a page may take to show what it loaded: the seeded app's take longer on a busy machine. */
+const POLL = { timeout: 15_000 };
 
 let app: TestApp;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let receiver: WebhookReceiver;
+/** Every file a console tab asked for and got a 404 (a favicon nobody serves, say); the API's own 404s aside. */
+const notFound: string[] = [];
+const recordNotFound = (tab: Page) =>
+  tab.on('response', (response) => {
+    if (response.status() === 404 && !new URL(response.url()).pathname.startsWith('/v1/'))
+      notFound.push(response.url());
+  });
 const subscriptionIds: string[] = [];
 /**
  * A status change whose delivery failed: the receiver answered 500 and asked to be retried in a day,
@@ -55,17 +74,34 @@ async function buy(user: string, trial = false): Promise<string> {
   return res.body.data.subscription_id as string;
 }
 
-async function screenshot(name: string) {
+async function screenshot(shot: Page, name: string) {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const file = join(SCREENSHOTS, `console-${name}.png`);
-  const png = await page.screenshot({ path: file, fullPage: true });
+  const png = await shot.screenshot({ path: file, fullPage: true });
   // A PNG of a drawn page, not an empty one.
   expect(png.subarray(1, 4).toString()).toBe('PNG');
   expect(png.length).toBeGreaterThan(10_000);
 }
 
-async function expectAccessible() {
-  expect(await accessibilityViolations(page)).toEqual([]);
+async function expectAccessible(on: Page = page) {
+  expect(await accessibilityViolations(on)).toEqual([]);
+}
+
+/** A new tab of its own (viewport, permissions), signed in with `key`, on the overview. */
+async function signedInTab(key: string, viewport = { width: 1200, height: 900 }): Promise<Page> {
+  const tab = await (await browser.newContext({ viewport })).newPage();
+  recordNotFound(tab);
+  await tab.goto(`${url()}/console/`);
+  await tab.getByLabel('App secret key').fill(key);
+  await tab.getByRole('button', { name: 'Sign in' }).click();
+  await tab.getByRole('heading', { name: 'Overview' }).waitFor();
+  return tab;
+}
+
+/** Goes to a page of the console by its link in the header, and waits for its heading. */
+async function open(tab: Page, name: string) {
+  await tab.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+  await tab.getByRole('heading', { level: 1, name }).waitFor();
 }
 
 beforeAll(async () => {
@@ -88,6 +124,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   page = await context.newPage();
+  recordNotFound(page);
 }, BROWSER_TIMEOUT);
 
 afterAll(async () => {
@@ -103,7 +140,6 @@ describe('the console in Chromium', () => {
     expect(response?.headers()['x-frame-options']).toBe('DENY');
     await page.getByLabel('App secret key').waitFor();
     await expectAccessible();
-    await screenshot('sign-in');
 
     await page.getByLabel('App secret key').fill(app.sdkKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -117,6 +153,10 @@ describe('the console in Chromium', () => {
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
     expect(await context.cookies()).toEqual([]);
     expect(page.url()).not.toContain(app.secretKey);
+    // Which app's key this is: its public id, as `admin keys list --app A` prints it.
+    expect(await page.getByTestId('signed-in-as').textContent()).toBe(
+      `Signed in with ${apiKeyId('secret', sha256Hex(app.secretKey))}`,
+    );
   });
 
   it('shows the overview: the API figures and their charts', { timeout: BROWSER_TIMEOUT }, async () => {
@@ -164,7 +204,6 @@ describe('the console in Chromium', () => {
       'premium_monthly$29.97 100.0%',
     ]);
     await expectAccessible();
-    await screenshot('overview');
   });
 
   it('filters the list and opens a subscription', { timeout: BROWSER_TIMEOUT }, async () => {
@@ -172,7 +211,6 @@ describe('the console in Chromium', () => {
     await page.getByTestId('subscriptions').waitFor();
     expect(await page.getByTestId('subscriptions').locator('tbody tr').count()).toBe(4);
     await expectAccessible();
-    await screenshot('subscriptions');
 
     // Every status and platform the API's filter takes, paused and pending ones included.
     expect(await page.getByLabel('Status').locator('option').allTextContents()).toEqual([
@@ -213,24 +251,47 @@ describe('the console in Chromium', () => {
     expect(await entries.nth(0).textContent()).toContain('status: active → cancelled');
     expect(await entries.nth(1).locator('strong').textContent()).toBe('Purchase verified');
     expect(await entries.nth(1).textContent()).toContain('status: — → active');
+    // One time format throughout: the changes' timestamps as the entries' own ("2026-11-27 08:16 UTC").
+    const timeline = (await page.getByTestId('history').textContent()) ?? '';
+    expect(timeline).toMatch(/expires_at: — → \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    expect(timeline).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}/);
     await expectAccessible();
-    await screenshot('subscription');
   });
 
-  it('looks a customer up', { timeout: BROWSER_TIMEOUT }, async () => {
+  it('lists recent customers, narrows them by prefix, and looks one up', { timeout: BROWSER_TIMEOUT }, async () => {
     await page.getByRole('link', { name: 'Customers' }).click();
-    await page.getByLabel('User id').fill('nobody-here');
-    await page.getByRole('button', { name: 'Look up' }).click();
-    await expect.poll(() => page.locator('main').textContent()).toContain('has never seen that user');
+    // The users of the newest subscriptions, newest first, each once.
+    const recent = page.getByTestId('recent-customers').locator('tbody tr td:first-child');
+    await expect
+      .poll(() => recent.allTextContents(), POLL)
+      .toEqual(['console-trial-user', 'console-user-c', 'console-user-b', 'console-user-a']);
+    expect(await page.getByTestId('recent-scope').textContent()).toContain('the users of all 4 subscriptions');
+    await page.getByLabel('User id starts with').fill('console-user-');
+    await expect
+      .poll(() => recent.allTextContents(), POLL)
+      .toEqual(['console-user-c', 'console-user-b', 'console-user-a']);
+    await page.getByLabel('User id starts with').fill('nobody');
+    await expect
+      .poll(() => page.locator('main').textContent(), POLL)
+      .toContain('No recent customer’s id starts with “nobody”');
+    await page.getByLabel('User id starts with').fill('console-user-b');
+    await page.getByRole('link', { name: 'console-user-b' }).click();
+    await page.getByRole('heading', { name: 'console-user-b' }).waitFor();
+    await expectAccessible();
+    await page.getByRole('link', { name: '← Recent customers' }).click();
+    await page.getByTestId('recent-customers').waitFor();
 
-    await page.getByLabel('User id').fill('console-user-a');
+    await page.getByLabel('User id', { exact: true }).fill('nobody-here');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await expect.poll(() => page.locator('main').textContent(), POLL).toContain('has never seen that user');
+
+    await page.getByLabel('User id', { exact: true }).fill('console-user-a');
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByRole('heading', { name: 'console-user-a' }).waitFor();
     expect(await page.locator('main li').allTextContents()).toEqual([
       expect.stringContaining(`${subscriptionIds[0]} premium_monthly, active`),
     ]);
     await expectAccessible();
-    await screenshot('customers');
   });
 
   it('lists the failed webhook and redelivers it', { timeout: BROWSER_TIMEOUT }, async () => {
@@ -238,6 +299,7 @@ describe('the console in Chromium', () => {
     const rows = page.getByTestId('deliveries').locator('tbody tr');
     const row = rows.filter({ hasText: failedEvent });
     await expect.poll(() => row.count()).toBe(1);
+    expect(await page.getByTestId('endpoint-state').textContent()).toContain('A webhook endpoint is set');
     expect(await row.locator('td').nth(2).locator('.status').textContent()).toBe('pending');
     expect(await row.locator('td').nth(4).textContent()).toBe('HTTP 500');
     await page.getByLabel('Status').selectOption('dead');
@@ -246,13 +308,17 @@ describe('the console in Chromium', () => {
     await expect.poll(() => row.count()).toBe(1);
     expect(await rows.count()).toBe(1);
     await expectAccessible();
-    await screenshot('webhooks');
 
     receiver.respond = () => 204;
     await row.getByRole('button', { name: `Redeliver ${failedEvent}` }).click();
     await expect.poll(() => row.getByRole('status').textContent()).toBe('Delivered.');
     expect(await row.locator('td').nth(2).textContent()).toBe('delivered');
     expect(receiver.accepted().filter((r) => r.id === failedEvent)).toHaveLength(1);
+    // A 204 is a success, not an error: the column names failures only, in place and when listed again.
+    expect(await row.locator('td').nth(4).textContent()).toBe('—');
+    await page.getByLabel('Status').selectOption('delivered');
+    await expect.poll(() => row.locator('td').nth(2).textContent()).toBe('delivered');
+    expect(await row.locator('td').nth(4).textContent()).toBe('—');
   });
 
   it('shows the catalogue', { timeout: BROWSER_TIMEOUT }, async () => {
@@ -264,7 +330,6 @@ describe('the console in Chromium', () => {
     // The previous page's table can still be on screen for a moment after the click, so wait for these rows.
     await expect.poll(() => page.locator('tbody tr td:first-child').allTextContents()).toEqual(expected);
     await expectAccessible();
-    await screenshot('products');
   });
 
   it('refuses an injected inline script (CSP)', { timeout: BROWSER_TIMEOUT }, async () => {
@@ -311,5 +376,260 @@ describe('the console in Chromium', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('App secret key').waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  });
+});
+
+describe('an app with nothing yet', () => {
+  let empty: TestApp;
+  let tab: Page;
+  beforeAll(async () => {
+    empty = await createTestApp([]);
+    tab = await signedInTab(empty.secretKey);
+  }, BROWSER_TIMEOUT);
+
+  it('shows an overview that says there is nothing yet, not charts of zeros', {
+    timeout: BROWSER_TIMEOUT,
+  }, async () => {
+    await expect
+      .poll(() => tab.locator('main').textContent(), POLL)
+      .toContain('Nothing to show for last 30 days: no active subscription or trial');
+    expect(await tab.locator('canvas').count()).toBe(0);
+    expect(await tab.locator('table').count()).toBe(0);
+    await expectAccessible(tab);
+  });
+
+  it('says there are no subscriptions yet, and that none matches when filtered', {
+    timeout: BROWSER_TIMEOUT,
+  }, async () => {
+    await open(tab, 'Subscriptions');
+    await expect.poll(() => tab.locator('main .empty').textContent(), POLL).toContain('No subscriptions yet.');
+    await tab.getByLabel('Status').selectOption('active');
+    await tab.getByRole('button', { name: 'Filter' }).click();
+    await expect
+      .poll(() => tab.locator('main .empty').textContent(), POLL)
+      .toBe('No subscription matches these filters.');
+  });
+
+  it('shows no customers yet', { timeout: BROWSER_TIMEOUT }, async () => {
+    await open(tab, 'Customers');
+    await expect
+      .poll(() => tab.locator('main .empty').textContent(), POLL)
+      .toBe('No customers yet: no subscription has been recorded.');
+  });
+
+  it('gives the complete command that stores a catalogue, which works as copied', {
+    timeout: BROWSER_TIMEOUT,
+  }, async () => {
+    await tab.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url() });
+    await open(tab, 'Products');
+    const command = tab.getByTestId('products-empty').getByTestId('command');
+    await command.waitFor();
+    const text = (await command.textContent())!;
+    expect(text).not.toContain('`');
+    expect(text).toBe('npm run --silent admin -- products put --app APP_ID --file products.json');
+    await tab.getByTestId('products-empty').getByRole('button', { name: 'Copy' }).first().click();
+    await expect
+      .poll(() => tab.getByTestId('products-empty').getByRole('status').first().textContent(), POLL)
+      .toBe('Copied.');
+    expect(await tab.evaluate(() => navigator.clipboard.readText())).toBe(text);
+    await expectAccessible(tab);
+
+    // Run as the operator would: their app id for APP_ID, the example as products.json.
+    const example = (await tab.getByTestId('example-catalogue').textContent())!;
+    const file = join(await mkdtemp(join(tmpdir(), 'console-catalogue-')), 'products.json');
+    await writeFile(file, example);
+    const [npm, run, silent, name, dashes, ...args] = text.split(' ');
+    expect([npm, run, silent, name, dashes]).toEqual(['npm', 'run', '--silent', 'admin', '--']);
+    const result = await admin(
+      ...args.map((arg) => (arg === 'APP_ID' ? empty.appId : arg === 'products.json' ? file : arg)),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    await open(tab, 'Overview');
+    await open(tab, 'Products');
+    await expect
+      .poll(() => tab.locator('tbody tr td:first-child').allTextContents(), POLL)
+      .toEqual(['premium_monthly']);
+  });
+
+  it('says whether a webhook endpoint is set, and how to set one', { timeout: BROWSER_TIMEOUT }, async () => {
+    await open(tab, 'Webhooks');
+    const state = tab.getByTestId('endpoint-state');
+    await expect.poll(() => state.textContent(), POLL).toContain('No event has been sent yet');
+    expect(await state.getByTestId('command').textContent()).toBe(
+      'npm run --silent admin -- webhooks set --app APP_ID --url https://example.com/webhooks',
+    );
+    // An event recorded while no endpoint is set.
+    expect((await deliverStatusChange(statusChange(empty.appId))).status).toBe('no_endpoint');
+    await open(tab, 'Overview');
+    await open(tab, 'Webhooks');
+    await expect
+      .poll(() => state.textContent(), POLL)
+      .toContain('No webhook endpoint was set when the newest event was recorded');
+    await expectAccessible(tab);
+  });
+});
+
+describe('an app with 90 days of history', () => {
+  let business: BusinessHistory;
+  beforeAll(async () => {
+    business = await seedBusinessHistory(request);
+    // The webhooks of its last events, each delivered when it happened; the newest one failing.
+    const businessReceiver = await startWebhookReceiver();
+    businessReceiver.setSecret((await setWebhook(business.app.appId, businessReceiver.url)).secret);
+    const events = (await streamEvents())
+      .filter((event) => event.app_id === business.app.appId)
+      .sort((a, b) => a.payload.timestamp.localeCompare(b.payload.timestamp))
+      .slice(-12);
+    for (const [n, event] of events.entries()) {
+      if (n === events.length - 1)
+        businessReceiver.respond = () => ({ status: 503, headers: { 'Retry-After': '86400' } });
+      await atTime(Date.parse(event.payload.timestamp) + 1500, () => deliverStatusChange(event));
+    }
+    await businessReceiver.close();
+  }, 600_000);
+
+  it('charts money in its currency, dates as the tables do, and whole months', {
+    timeout: BROWSER_TIMEOUT,
+  }, async () => {
+    const tab = await signedInTab(business.app.secretKey);
+    const label = (chart: string) =>
+      tab.locator(`[data-testid="chart-${chart}"] canvas`).first().getAttribute('aria-label');
+    await expect
+      .poll(() => label('MRR'), POLL)
+      .toMatch(/^MRR: MRR \(USD\), \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}, axis \$/);
+    expect(await label('Revenue')).toMatch(/, axis \$[\d,.]+ to \$[\d,.]+$/);
+    expect(await label('New and churned')).toMatch(/, axis \d+ to \d+$/);
+    // The legends name the series, without the cursor's "Time: --".
+    const legends = await tab.locator('.u-legend').allTextContents();
+    expect(legends.length).toBe(4);
+    for (const legend of legends) expect(legend).not.toMatch(/Time|--/);
+
+    await tab.getByLabel('Period').selectOption({ label: 'Last 12 months' });
+    const months = tab.getByTestId('breakdown').locator('tbody tr td:first-child');
+    await expect.poll(() => months.count(), POLL).toBe(12);
+    const now = new Date();
+    const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 11, 1)).toISOString().slice(0, 7);
+    expect(await months.first().textContent()).toBe(first);
+    expect(await months.last().textContent()).toBe(now.toISOString().slice(0, 7));
+    expect(await label('MRR')).toMatch(/, \d{4}-\d{2} to \d{4}-\d{2}, axis /);
+
+    await tab.getByLabel('Period').selectOption({ label: 'Last 13 weeks' });
+    const weeks = tab.getByTestId('breakdown').locator('tbody tr td:first-child');
+    await expect.poll(() => weeks.count(), POLL).toBe(13);
+    // Every week a whole one, named by its Monday.
+    for (const week of await weeks.allTextContents()) expect(new Date(`${week}T00:00:00Z`).getUTCDay()).toBe(1);
+    await tab.context().close();
+  });
+
+  it('fits a phone: no page scrolls sideways at 390 px', { timeout: BROWSER_TIMEOUT }, async () => {
+    const tab = await signedInTab(business.app.secretKey, { width: 390, height: 844 });
+    const width = () => tab.evaluate(() => document.documentElement.scrollWidth);
+    await tab.getByTestId('breakdown').waitFor();
+    expect(await width()).toBeLessThanOrEqual(390);
+    for (const name of ['Subscriptions', 'Customers', 'Webhooks', 'Products']) {
+      await open(tab, name);
+      await tab.locator('main table, main .empty').first().waitFor();
+      expect(await width(), name).toBeLessThanOrEqual(390);
+    }
+    await open(tab, 'Subscriptions');
+    await tab.getByTestId('subscriptions').locator('tbody tr a').first().click();
+    await tab.getByTestId('history').waitFor();
+    expect(await width(), 'a subscription').toBeLessThanOrEqual(390);
+    // The header's navigation wraps under the brand rather than off the screen.
+    const box = await tab.getByRole('button', { name: 'Sign out' }).boundingBox();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+    await tab.context().close();
+  });
+
+  it('is what the screenshots show', { timeout: BROWSER_TIMEOUT }, async () => {
+    const signIn = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
+    await signIn.goto(`${url()}/console/`);
+    await signIn.getByLabel('App secret key').waitFor();
+    await screenshot(signIn, 'sign-in');
+    await signIn.context().close();
+
+    const tab = await signedInTab(business.app.secretKey);
+    await tab.getByLabel('Period').selectOption({ label: 'Last 13 weeks' });
+    await expect.poll(() => tab.getByTestId('breakdown').locator('tbody tr').count(), POLL).toBe(13);
+    await screenshot(tab, 'overview');
+
+    await open(tab, 'Subscriptions');
+    await tab.getByTestId('subscriptions').waitFor();
+    await screenshot(tab, 'subscriptions');
+    // A subscriber of the first weeks, with renewals in their history.
+    await tab.getByLabel('User').fill('user-0002');
+    await tab.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => tab.getByTestId('subscriptions').locator('tbody tr').count(), POLL).toBe(1);
+    await tab.getByTestId('subscriptions').locator('tbody tr a').first().click();
+    await expect.poll(() => tab.getByTestId('history').locator(':scope > li').count(), POLL).toBeGreaterThan(1);
+    await screenshot(tab, 'subscription');
+
+    await open(tab, 'Customers');
+    await tab.getByTestId('recent-customers').waitFor();
+    await tab.getByLabel('User id starts with').fill('user-019');
+    await expect.poll(() => tab.getByTestId('recent-customers').locator('tbody tr').count(), POLL).toBe(10);
+    await screenshot(tab, 'customers');
+
+    await open(tab, 'Webhooks');
+    await tab.getByTestId('deliveries').waitFor();
+    await screenshot(tab, 'webhooks');
+
+    await open(tab, 'Products');
+    await tab.locator('tbody tr').first().waitFor();
+    await screenshot(tab, 'products');
+    await tab.context().close();
+  });
+});
+
+/**
+ * Whether the page names an icon that the browser draws without asking the server: a browser asks
+ * for /favicon.ico (which nothing serves) only when a page names none (headless Chromium never asks).
+ */
+const ownIcon = (tab: Page) =>
+  tab.evaluate(
+    () =>
+      new Promise<string>((done) => {
+        const link = document.querySelector<HTMLLinkElement>('link[rel~="icon"]');
+        if (!link) return done('no icon');
+        if (!link.href.startsWith('data:')) return done(`asks for ${link.href}`);
+        const image = new Image();
+        image.onload = () => done(image.naturalWidth > 0 ? 'drawn' : 'empty');
+        image.onerror = () => done('not an image');
+        image.src = link.href;
+      }),
+  );
+
+describe('what the browser loads', () => {
+  it('asks for no file that is not there: the pages name an icon of their own', {
+    timeout: BROWSER_TIMEOUT,
+  }, async () => {
+    // Every tab above recorded the 404s it got, besides the API's.
+    expect(notFound).toEqual([]);
+    const tab = await (await browser.newContext()).newPage();
+    for (const path of ['/console/', '/docs']) {
+      await tab.goto(`${url()}${path}`);
+      expect(await ownIcon(tab), path).toBe('drawn');
+    }
+    await tab.context().close();
+  });
+
+  it('loads /docs (Redoc) from this server only', { timeout: BROWSER_TIMEOUT }, async () => {
+    const tab = await (await browser.newContext()).newPage();
+    const requested: string[] = [];
+    tab.on('request', (r) => requested.push(r.url()));
+    const failed: string[] = [];
+    tab.on('response', (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+    });
+    await tab.goto(`${url()}/docs`);
+    await tab.getByRole('heading', { name: 'List subscriptions' }).first().waitFor();
+    await tab.waitForLoadState('networkidle');
+    const origin = new URL(url()).origin;
+    expect(requested.filter((address) => !address.startsWith('data:')).length).toBeGreaterThan(1);
+    expect(requested.filter((address) => !address.startsWith('data:') && new URL(address).origin !== origin)).toEqual(
+      [],
+    );
+    expect(failed).toEqual([]);
+    await tab.context().close();
   });
 });

@@ -46,8 +46,8 @@ export interface RawRequestOptions {
   body?: Uint8Array | string;
 }
 
-/** `console`: also serve the operator console at /console (as `npm start` does). */
-export function useGateway(options: { console?: boolean } = {}) {
+/** `console`: also serve the operator console at /console; `apiReference`: /docs and /openapi.json (as `npm start` does). */
+export function useGateway(options: { console?: boolean; apiReference?: boolean } = {}) {
   let gateway: LocalGateway;
   // Keep-alive: fuzzing sends thousands of requests, one connection is enough.
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
@@ -55,7 +55,12 @@ export function useGateway(options: { console?: boolean } = {}) {
     // The suite shares two cores with DynamoDB Local, far slower than DynamoDB: a 1,000-event batch
     // that takes 2.5 s alone took over the 10 s function timeout in a full run. The timeout itself
     // is tested in test/e2e/routing.test.ts with its own gateway.
-    gateway = await startGateway({ port: 0, functionTimeoutMs: 60_000, console: options.console ?? false });
+    gateway = await startGateway({
+      port: 0,
+      functionTimeoutMs: 60_000,
+      console: options.console ?? false,
+      apiReference: options.apiReference ?? false,
+    });
   });
   afterAll(async () => {
     agent.destroy();

@@ -1,6 +1,36 @@
 import { get, type Product } from '../api';
 import { money } from '../format';
-import { Empty, Show, Table, useLoad } from '../ui';
+import { CopyableCommand, Empty, Show, Table, useLoad } from '../ui';
+
+/** The admin command that stores a catalogue, as an operator runs it beside `npm start`. */
+export const PRODUCTS_PUT_COMMAND = 'npm run --silent admin -- products put --app APP_ID --file products.json';
+
+/** A products.json to start from: one monthly product on both stores. */
+export const EXAMPLE_CATALOGUE = `[
+  {
+    "id": "premium_monthly",
+    "name": "Premium",
+    "price": 9.99,
+    "currency": "USD",
+    "billing_period": "monthly",
+    "trial_period_days": 7,
+    "platforms": ["ios", "android"]
+  }
+]`;
+
+function ProductsHowTo() {
+  return (
+    <div data-testid="products-empty">
+      <Empty>No products yet. Store the catalogue from a terminal in the project's folder:</Empty>
+      <CopyableCommand command={PRODUCTS_PUT_COMMAND} />
+      <p class="hint">
+        APP_ID is the app's id (<code>npm run --silent admin -- apps list</code> lists them). products.json is a JSON
+        array of products, the stores' product ids as ids; for example:
+      </p>
+      <CopyableCommand command={EXAMPLE_CATALOGUE} testId="example-catalogue" />
+    </div>
+  );
+}
 
 export function Products() {
   const loaded = useLoad(() => get<{ data: Product[] }>('/v1/subscriptions/products'), []);
@@ -10,7 +40,7 @@ export function Products() {
       <Show loaded={loaded} what="the catalogue">
         {({ data }) =>
           data.length === 0 ? (
-            <Empty>No products yet: add them with `npm run admin -- products put`.</Empty>
+            <ProductsHowTo />
           ) : (
             <Table
               columns={['Product', 'Name', 'Price', 'Billing', 'Trial days', 'Platforms', 'Active']}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { get, type HistoryEntry, type HistoryPagination, type SubscriptionDetail } from '../api';
-import { money, when } from '../format';
+import { money, shownValue, when } from '../format';
 import { href } from '../router';
 import { asApiError, Empty, ErrorMessage, Show, useLoad } from '../ui';
 
@@ -16,9 +16,6 @@ const CAUSES: Record<string, string> = {
   sweeper: 'Sweeper (the clock)',
   unknown: 'Unknown cause',
 };
-
-const shown = (value: unknown): string =>
-  value === null || value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value);
 
 export function Subscription({ id }: { id: string }) {
   const loaded = useLoad(() => get<{ data: SubscriptionDetail }>(`/v1/subscriptions/${encodeURIComponent(id)}`), [id]);
@@ -93,7 +90,7 @@ function History({ id }: { id: string }) {
                     <ul>
                       {entry.changes.map((change) => (
                         <li key={change.field}>
-                          {change.field}: {shown(change.from)} → {shown(change.to)}
+                          {change.field}: {shownValue(change.from)} → {shownValue(change.to)}
                         </li>
                       ))}
                     </ul>

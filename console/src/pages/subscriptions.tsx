@@ -56,7 +56,11 @@ export function Subscriptions() {
       <Show loaded={loaded} what="subscriptions">
         {({ data, pagination }) =>
           data.length === 0 ? (
-            <Empty>No subscription matches these filters.</Empty>
+            <Empty>
+              {Object.values(filters).every((value) => value === '')
+                ? 'No subscriptions yet. They show here once the app verifies a purchase (POST /v1/subscriptions/verify) or creates one (POST /v1/subscriptions).'
+                : 'No subscription matches these filters.'}
+            </Empty>
           ) : (
             <>
               <Table

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { type Delivery, type DeliveryPagination, get, post } from '../api';
-import { when } from '../format';
+import { when, withTimes } from '../format';
 import { href } from '../router';
-import { asApiError, Empty, ErrorMessage, Show, Table, useLoad } from '../ui';
+import { asApiError, CopyableCommand, Empty, ErrorMessage, Show, Table, useLoad } from '../ui';
 
 interface DeliveryPage {
   data: Delivery[];
@@ -10,6 +10,49 @@ interface DeliveryPage {
 }
 
 const STATUSES = ['pending', 'delivered', 'dead', 'endpoint_disabled', 'no_endpoint', 'filtered'];
+
+/** The command that sets the app's endpoint, as an operator runs it beside `npm start`. */
+export const WEBHOOKS_SET_COMMAND =
+  'npm run --silent admin -- webhooks set --app APP_ID --url https://example.com/webhooks';
+
+/** What failed in the last attempt: its error, or an answer outside 2xx; undefined when it succeeded or none was made. */
+export function failureOf(delivery: Delivery): string | undefined {
+  if (delivery.last_error) return delivery.last_error;
+  const code = delivery.last_status_code;
+  return code !== null && (code < 200 || code > 299) ? `HTTP ${code}` : undefined;
+}
+
+/**
+ * What the deliveries say of the endpoint: the API names neither the endpoint nor its URL (that is
+ * `admin webhooks show`), but the newest delivery was recorded against the endpoint as it then was.
+ */
+function EndpointState({ newest }: { newest: Delivery | undefined }) {
+  if (newest === undefined || newest.status === 'no_endpoint')
+    return (
+      <div class="notice" data-testid="endpoint-state">
+        <p>
+          {newest === undefined
+            ? 'No event has been sent yet, so the console cannot tell whether a webhook endpoint is set.'
+            : 'No webhook endpoint was set when the newest event was recorded: events are not being sent.'}{' '}
+          Set one from a terminal in the project's folder:
+        </p>
+        <CopyableCommand command={WEBHOOKS_SET_COMMAND} />
+      </div>
+    );
+  if (newest.status === 'endpoint_disabled')
+    return (
+      <p class="notice" data-testid="endpoint-state">
+        The webhook endpoint is disabled: events are recorded but not sent. Set its URL again to enable it.
+      </p>
+    );
+  return (
+    <p class="notice" data-testid="endpoint-state">
+      A webhook endpoint is set: the newest event was{' '}
+      {newest.status === 'delivered' ? 'delivered to it' : newest.status}. Its URL is shown by{' '}
+      <code>npm run --silent admin -- webhooks show --app APP_ID</code>.
+    </p>
+  );
+}
 
 export function Webhooks() {
   const [status, setStatus] = useState('');
@@ -20,9 +63,11 @@ export function Webhooks() {
     () => get<DeliveryPage>('/v1/webhooks/deliveries', { status, cursor, limit: 20 }),
     [status, cursor],
   );
+  const newest = useLoad(() => get<DeliveryPage>('/v1/webhooks/deliveries', { limit: 1 }), []);
   return (
     <section>
       <h1>Webhooks</h1>
+      {newest.state === 'done' && <EndpointState newest={newest.data.data[0]} />}
       <div class="filters">
         <label for="delivery-status">Status</label>
         <select
@@ -112,7 +157,7 @@ function DeliveryRow({ listed }: { listed: Delivery }) {
           ? { ok: true, text: 'Delivered.' }
           : {
               ok: false,
-              text: `Not delivered yet (${data.last_error ?? `HTTP ${data.last_status_code}`}); retried at ${when(data.next_attempt_at)}.`,
+              text: `Not delivered yet (${failureOf(data) ?? 'no answer'}); retried at ${when(data.next_attempt_at)}.`,
             },
       );
     } catch (error) {
@@ -127,7 +172,7 @@ function DeliveryRow({ listed }: { listed: Delivery }) {
         <code>{delivery.event_id}</code>
         <br />
         {delivery.event}
-        {delivery.change ? ` (${delivery.change})` : ''}
+        {delivery.change ? ` (${withTimes(delivery.change)})` : ''}
       </td>
       <td>
         {delivery.subscription_id ? (
@@ -141,7 +186,7 @@ function DeliveryRow({ listed }: { listed: Delivery }) {
         {delivery.next_attempt_at ? <div class="hint">next try {when(delivery.next_attempt_at)}</div> : null}
       </td>
       <td>{delivery.attempts}</td>
-      <td>{delivery.last_error ?? (delivery.last_status_code ? `HTTP ${delivery.last_status_code}` : '—')}</td>
+      <td>{failureOf(delivery) ?? '—'}</td>
       <td>{when(delivery.created_at)}</td>
       <td>
         <button type="button" disabled={busy} onClick={redeliver} aria-label={`Redeliver ${delivery.event_id}`}>
