@@ -334,15 +334,22 @@ export async function deliverStatusChange(
   return result.delivery;
 }
 
+/** What one run of the retry job did: its "webhook retries" log line. attempted = delivered + not_delivered + not_sent. */
 export interface RetryResult {
   /** Due deliveries handed to an attempt (one another run claimed first included). */
   attempted: number;
+  /** Sent, and the endpoint answered 2xx. */
   delivered: number;
-  failed: number;
+  /** Sent, and not taken (an error, a timeout, a non-2xx answer): to be retried, dead-lettered, or the endpoint disabled by a 410. */
+  not_delivered: number;
+  /** Attempted without a request: another run claimed it first, or it settled unsent (no endpoint, endpoint disabled, kind filtered). */
+  not_sent: number;
   /** Put off to the end of their endpoint's pause, unsent. */
   paused: number;
   /** Left due for the next run: the run's deadline came first. */
   left: number;
+  /** Due deliveries whose handling threw (logged as "webhook retry failed"): their day is read again by the next run. */
+  job_errors: number;
 }
 
 export interface RetryOptions extends AttemptOptions {
@@ -369,7 +376,15 @@ export async function retryDueDeliveries(now = new Date(), options: RetryOptions
     timeoutMs: config.webhookTimeoutMs,
     breakers: newBreakerMemory(options.breaker),
   };
-  const result: RetryResult = { attempted: 0, delivered: 0, failed: 0, paused: 0, left: 0 };
+  const result: RetryResult = {
+    attempted: 0,
+    delivered: 0,
+    not_delivered: 0,
+    not_sent: 0,
+    paused: 0,
+    left: 0,
+    job_errors: 0,
+  };
   const days = await findDueItems('DLV', now, RETRY_BATCH);
   type Queued = DueAttempt & { day: string };
   let queued: Queued[] = days.flatMap(({ day, items }) =>
@@ -386,9 +401,14 @@ export async function retryDueDeliveries(now = new Date(), options: RetryOptions
     if (delivery?.status !== 'pending' || !delivery.next_attempt_at || delivery.next_attempt_at > now.toISOString())
       return;
     const done = await attempt(delivery, context);
-    if (done.kind === 'paused') result.paused += 1;
-    else result.attempted += 1;
-    if (done.delivery.status === 'delivered') result.delivered += 1;
+    if (done.kind === 'paused') {
+      result.paused += 1;
+      return;
+    }
+    result.attempted += 1;
+    if (done.kind !== 'sent') result.not_sent += 1;
+    else if (done.delivery.status === 'delivered') result.delivered += 1;
+    else result.not_delivered += 1;
   };
 
   await new Promise<void>((resolve) => {
@@ -406,7 +426,7 @@ export async function retryDueDeliveries(now = new Date(), options: RetryOptions
         lastServed = item.app_id;
         work(item)
           .catch((error: unknown) => {
-            result.failed += 1;
+            result.job_errors += 1;
             failedDays.add(item.day);
             logger.error('webhook retry failed', { event_id: item.event_id, error: (error as Error).message });
           })

@@ -12,7 +12,9 @@ vi.hoisted(() => {
 });
 
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { handler as retryWebhooks } from '../../functions/jobs/retry-webhooks.js';
 import { newEventId } from '../../lib/core/ids.js';
+import { logger } from '../../lib/core/logger.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/table-keys.js';
 import { getDelivery, getWebhook, listDeliveries, setWebhook } from '../../lib/data/webhooks.js';
@@ -98,6 +100,36 @@ describe('webhook delivery (Standard Webhooks, DynamoDB Local, local receiver)',
     // A repeat of the same event from the bus (at-least-once) sends nothing more.
     await deliverStatusChange(detail);
     expect(receiver.received.filter((r) => r.id === detail.event_id)).toHaveLength(4);
+  });
+
+  it('the retry job\'s "webhook retries" line counts a failed attempt as not delivered, apart from the job\'s own errors', async () => {
+    receiver.respond = () => 500;
+    const detail = statusChange(appId);
+    expect(await deliverStatusChange(detail)).toMatchObject({ status: 'pending', attempts: 1 });
+    await waitUntil(
+      async () => (await getDelivery(detail.event_id))!.next_attempt_at! <= new Date().toISOString(),
+      10_000,
+      'the retry to be due',
+    );
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    logger.setLogLevel('INFO');
+    let run: Awaited<ReturnType<typeof retryWebhooks>>;
+    try {
+      run = await retryWebhooks({});
+    } finally {
+      logger.setLogLevel('SILENT');
+      write.mockRestore();
+    }
+    expect(await getDelivery(detail.event_id)).toMatchObject({ status: 'pending', attempts: 2 });
+    const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.message === 'webhook retries');
+    // Every request of this run got a 500: none delivered, this one among those not delivered.
+    expect(logged).toMatchObject({ ...run, delivered: 0, job_errors: 0 });
+    expect(run.not_delivered).toBeGreaterThanOrEqual(1);
+    expect(run.attempted).toBe(run.delivered + run.not_delivered + run.not_sent);
   });
 
   it('a receiver down past the last retry leaves the event in the dead-letter queue and visible as dead', async () => {

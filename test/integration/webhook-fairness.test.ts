@@ -103,7 +103,9 @@ describe('webhook retries with a tarpit among the endpoints (own table)', () => 
     expect(run).toMatchObject({
       attempted: sentToTarpit + 1,
       delivered: 1,
-      failed: 0,
+      not_delivered: sentToTarpit,
+      not_sent: 0,
+      job_errors: 0,
       paused: 12 - sentToTarpit,
       left: 0,
     });
