@@ -122,6 +122,8 @@ describe('the README quick start, run as written', () => {
       output.split('\n').find((line) => line.startsWith('{"data":[') || line.startsWith('{"data": ['))!,
     );
     expect(listed.data.map((s: { id: string }) => s.id)).toContain(verified.data.subscription_id);
+    // As the README says: the total may not have counted the purchase yet, but a page never claims fewer items than it shows.
+    expect(listed.pagination.total).toBe(1);
 
     // The receiver (still running in the background) prints the activation's webhook once its signature verified.
     await waitUntil(
