@@ -86,6 +86,27 @@ describe('documentation', () => {
     expect(packages.filter((name) => !section.includes(`\`${name}\``))).toEqual([]);
   });
 
+  it('the packages npm warns about on Node 20 are the ones operations.md names, from package-lock.json', () => {
+    const lock = JSON.parse(text(join(REPO_ROOT, 'package-lock.json'))) as {
+      packages: Record<string, { engines?: { node?: string } | string[] }>;
+    };
+    // The lowest major a range admits: `^22.18.0 || >=24.11.0` admits nothing below 22, `*` anything.
+    const lowestMajor = (range: string) =>
+      Math.min(...range.split('||').map((part) => Number(/\d+/.exec(part)?.[0] ?? 0)));
+    const needing22 = new Set<string>();
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
+      if (!path || !range || lowestMajor(range) < 22) continue;
+      const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+      needing22.add(name.startsWith('@') ? `${name.split('/')[0]}/` : name);
+    }
+    const versions = withoutCode(text(join(REPO_ROOT, 'docs/operations.md'))).replace(/\s+/g, ' ');
+    const sentence = /every installed package that needs Node 22 or later \(those of ([^)]*)\)/.exec(versions);
+    expect(sentence, 'docs/operations.md, Node.js versions').not.toBeNull();
+    const named = [...sentence![1]!.matchAll(/`([^`]+)`/g)].map(([, name]) => name!);
+    expect(named.sort()).toEqual([...needing22].sort());
+  });
+
   it('every operator command the docs name is one the CLI has', async () => {
     const help = await admin('help', '--json');
     const commands = (JSON.parse(help.stdout).commands as string[]).map((usage) => usage.split(/ \[?--/)[0]!.trim());
