@@ -256,6 +256,18 @@ async function invokeWithTimeout(
   }
 }
 
+/**
+ * The URL of a request target, its path with each run of slashes merged into one, as API Gateway
+ * resolves it: `ApiUrl` ends with `/`, so `<ApiUrl>/notifications/...` asks for `//notifications/...`.
+ * Parsed against a base, `//notifications/x` would be a host and the path `/x`.
+ */
+export function requestUrl(target: string): URL {
+  const queryAt = target.indexOf('?');
+  const path = queryAt === -1 ? target : target.slice(0, queryAt);
+  const query = queryAt === -1 ? '' : target.slice(queryAt);
+  return new URL(`http://localhost/${path.replace(/^\/+/, '').replace(/\/{2,}/g, '/')}${query}`);
+}
+
 export async function startGateway(options: {
   port: number;
   host?: string;
@@ -277,7 +289,7 @@ export async function startGateway(options: {
 
   const server = createServer(async (request, response) => {
     const requestId = randomUUID();
-    const url = new URL(request.url ?? '/', 'http://localhost');
+    const url = requestUrl(request.url ?? '/');
     const api = apiOfPath(url.pathname);
     try {
       const method = request.method ?? 'GET';

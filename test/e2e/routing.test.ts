@@ -4,7 +4,7 @@ import { type LocalGateway, startGateway } from '../../local/gateway.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 
-const { request } = useGateway();
+const { request, send } = useGateway();
 
 describe('routing as API Gateway does it', () => {
   let app: TestApp;
@@ -70,6 +70,22 @@ describe('routing as API Gateway does it', () => {
     const mobile = await request('GET', '/no/such/endpoint', { headers: { 'X-API-KEY': app.sdkKey } });
     expect(mobile.status).toBe(404);
     expect(mobile.body).toMatchObject({ status: 'error', code: 'ROUTE_NOT_FOUND' });
+  });
+
+  it('merges repeated slashes as API Gateway does: <ApiUrl>/notifications/... reaches its handler', async () => {
+    // ApiUrl ends with "/", so a URL written `<ApiUrl>/notifications/app-store/A` asks for //notifications/...
+    const notification = await send('POST', `//notifications/app-store/${app.appId}`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ signedPayload: 'not.a.jws' }),
+    });
+    expect(notification.status).toBe(400);
+    expect(notification.text).toContain('INVALID_NOTIFICATION');
+    expect(notification.text).not.toContain('/app-store/');
+    const listed = await send('GET', `/${SUBSCRIPTIONS_BASE}//?limit=1`, {
+      headers: { authorization: `Bearer ${app.secretKey}` },
+    });
+    expect(listed.status).toBe(200);
+    expect(JSON.parse(listed.text).data).toEqual([]);
   });
 });
 

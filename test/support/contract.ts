@@ -11,7 +11,7 @@ import addFormatsModule from 'ajv-formats';
 import { toJSONSchema } from 'zod/v4/core';
 import { ROUTES } from '../../lib/routes.js';
 import { mobileErrorSchema, subscriptionsErrorSchema } from '../../lib/schemas/responses.js';
-import { apiOfPath, compileRoutes, resolveRoute } from '../../local/gateway.js';
+import { apiOfPath, compileRoutes, requestUrl, resolveRoute } from '../../local/gateway.js';
 import { buildDocument } from '../../openapi/document.js';
 
 type Json = Record<string, any>;
@@ -106,7 +106,7 @@ function gatewayAnswerProblems(method: string, path: string, answer: Answer): st
 
 /** What in the answer to METHOD PATH the document does not describe (empty: all of it matches). */
 export function contractProblems(method: string, rawPath: string, answer: Answer): string[] {
-  const path = new URL(rawPath, 'http://localhost').pathname;
+  const path = requestUrl(rawPath).pathname;
   const verb = method.toUpperCase();
   const unrouted = gatewayAnswerProblems(verb, path, answer);
   if (unrouted) return unrouted;
