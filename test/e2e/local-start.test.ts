@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -83,6 +84,50 @@ describe('npm start', () => {
     // The Java process is gone: nothing listens on its port any more.
     await waitFor(
       async () => !(await portOpen(service.dynamodbPort)),
+      10_000,
+      () => 'DynamoDB Local to stop',
+    );
+  }, 90_000);
+
+  it('Ctrl-C in a terminal (SIGINT to the whole process group of npm start) stops it cleanly, exit 0, no ERROR', async () => {
+    const [port, dynamodbPort] = (await freePorts(2)) as [number, number];
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DYNAMODB_PORT: String(dynamodbPort) };
+    delete env.DYNAMODB_ENDPOINT;
+    env.TABLE_NAME = 'ctrl-c-test';
+    env.DATA_DIR = await mkdtemp(join(tmpdir(), 'ctrl-c-'));
+    // A terminal's Ctrl-C signals its whole foreground process group: here the group of the command
+    // `npm start` runs (npm itself, also in the group, then ends by the same signal, as npm does).
+    const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts', '--in-memory'], {
+      cwd: ROOT,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await waitFor(
+      () => output.includes('Press Ctrl-C'),
+      60_000,
+      () => `npm start to print its URLs:\n${output}`,
+    );
+    // Java is in a process group of its own, so the group's SIGINT reaches only npm start, which
+    // stops the stream pollers before Java (how fast Java dies on SIGINT varies, hence this check).
+    const [java] = execFileSync('ps', ['-o', 'pid=,pgid=,comm=', '--ppid', String(child.pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/))
+      .filter(([, , command]) => command === 'java');
+    expect(java, 'DynamoDB Local, a child of npm start').toBeDefined();
+    expect(Number(java![1])).not.toBe(child.pid);
+    // Long enough for both stream pollers to be mid-poll against DynamoDB Local.
+    await new Promise((r) => setTimeout(r, 1500));
+    process.kill(-child.pid!, 'SIGINT');
+    expect(await exited, output).toBe(0);
+    expect(output).toContain('SIGINT: stopping...');
+    expect(output).not.toMatch(/ERROR|ECONNREFUSED/);
+    await waitFor(
+      async () => !(await portOpen(dynamodbPort)),
       10_000,
       () => 'DynamoDB Local to stop',
     );
