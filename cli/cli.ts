@@ -39,6 +39,56 @@ if (aws) {
   process.env.DYNAMODB_ENDPOINT ||= `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}`;
 }
 
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/** Where a connection failed: the errors Node gives (one, or an AggregateError of one per address). */
+function failedAddresses(error: unknown): { code: string; host: string; port?: number }[] {
+  const errors = (error as Error).name === 'AggregateError' ? (error as AggregateError).errors : [error];
+  return errors.flatMap((e: NodeJS.ErrnoException & { hostname?: string; address?: string; port?: number }) => {
+    const host = e?.hostname ?? e?.address;
+    return e?.code && host ? [{ code: e.code, host, ...(e.port ? { port: e.port } : {}) }] : [];
+  });
+}
+
+function isConnectionError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return (code !== undefined && CONNECTION_ERROR_CODES.has(code)) || (error as Error).name === 'AggregateError';
+}
+
+/** The services the CLI calls with --aws: their names, AWS_ENDPOINT_URL_<ID> and endpoint prefix. */
+const AWS_SERVICES = [
+  { name: 'DynamoDB', id: 'DYNAMODB', prefix: 'dynamodb' },
+  { name: 'Secrets Manager', id: 'SECRETS_MANAGER', prefix: 'secretsmanager' },
+  { name: 'CloudFormation', id: 'CLOUDFORMATION', prefix: 'cloudformation' },
+];
+
+/** Which AWS service could not be reached, at which endpoint, named from the address that failed. */
+function unreachableAwsMessage(error: unknown): string {
+  const region = process.env.AWS_REGION || process.env.AWS_DEFAULT_REGION;
+  const [failed] = failedAddresses(error);
+  for (const service of AWS_SERVICES) {
+    const endpoint =
+      process.env[`AWS_ENDPOINT_URL_${service.id}`] ||
+      process.env.AWS_ENDPOINT_URL ||
+      `https://${service.prefix}.${region ?? '<region>'}.amazonaws.com`;
+    const url = new URL(endpoint);
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    if (failed && failed.host === url.hostname && (failed.port === undefined || failed.port === port)) {
+      return `cannot reach ${service.name} at ${endpoint} (${failed.code}): check the network, AWS_REGION${region ? ` (${region})` : ''} and any AWS_ENDPOINT_URL_${service.id}`;
+    }
+  }
+  const where = failed ? ` (${failed.code} ${failed.host}${failed.port ? `:${failed.port}` : ''})` : '';
+  return `cannot reach AWS${where}: check the network and AWS_REGION`;
+}
+
 // Imported after the environment is settled: the data layer reads it once.
 const { runCommand } = await import('./registry.js');
 try {
@@ -47,10 +97,11 @@ try {
   else console.log(result.text);
 } catch (error) {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
-  const code = (error as { code?: string }).code ?? (error as Error).name;
   let message = (error as Error).message;
-  if (code === 'ECONNREFUSED' || (error as Error).name === 'AggregateError') {
-    message = `cannot reach DynamoDB at ${endpoint}: is \`npm start\` running? (or set DYNAMODB_ENDPOINT, or use --aws)`;
+  if (isConnectionError(error)) {
+    message = aws
+      ? unreachableAwsMessage(error)
+      : `cannot reach DynamoDB at ${endpoint}: is \`npm start\` running? (or set DYNAMODB_ENDPOINT, or use --aws)`;
   } else if ((error as Error).name === 'ResourceNotFoundException') {
     message = `table ${process.env.TABLE_NAME ?? 'subscriptions'} does not exist${endpoint ? ` at ${endpoint}: start the service once with \`npm start\`` : ''}`;
   }

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { type CloudFormationStandIn, startCloudFormationStandIn } from '../support/cloudformation-standin.js';
 import { PREMIUM_MONTHLY } from '../support/fixtures.js';
+import { freePort } from '../support/ports.js';
 import { runTs } from '../support/processes.js';
 import { type SecretsManagerStandIn, startSecretsManagerStandIn } from '../support/secrets-manager-standin.js';
 
@@ -208,6 +209,30 @@ describe('admin --aws keeps private keys in Secrets Manager or nowhere, never in
     expect(google.code).toBe(0);
     expect(google.json.stored_in).toContain(`Secrets Manager secret ${PREFIX}${appId}/google_play`);
     expect(cloudFormation.requests).toContain(DEPLOYED_STACK);
+  });
+
+  it('an unreachable service is named with its endpoint, Secrets Manager or DynamoDB, never `npm start`', {
+    timeout: 60_000,
+  }, async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const create = ['--aws', 'apps', 'create', '--name', `${MARKER_APP}-u`, '--test-store', '--json'];
+    const noSecrets = await runTs('cli/cli.ts', create, {
+      ...awsEnv(PREFIX),
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: closed,
+    });
+    expect(noSecrets.code).toBe(1);
+    const secretsError = JSON.parse(noSecrets.stdout).error;
+    expect(secretsError.message).toMatch(new RegExp(`^cannot reach Secrets Manager at ${closed} \\(ECONNREFUSED\\)`));
+    expect(secretsError.message).not.toMatch(/npm start|undefined/);
+
+    const noTable = await runTs('cli/cli.ts', ['--aws', 'apps', 'list', '--json'], {
+      ...awsEnv(PREFIX),
+      AWS_ENDPOINT_URL_DYNAMODB: closed,
+    });
+    expect(noTable.code).toBe(1);
+    const tableError = JSON.parse(noTable.stdout).error;
+    expect(tableError.message).toMatch(new RegExp(`^cannot reach DynamoDB at ${closed} \\(ECONNREFUSED\\)`));
+    expect(tableError.message).not.toMatch(/npm start|undefined/);
   });
 
   it('afterwards, no item of the whole table holds any of these private keys', async () => {
