@@ -12,6 +12,8 @@ import { CliError } from './command.js';
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 const aws = argv.includes('--aws');
+/** Use DYNAMODB_ENDPOINT even though the npm start of this directory uses another DynamoDB. */
+const otherDynamoDb = argv.includes('--other-dynamodb');
 /** Why the stack's outputs gave no STORE_SECRETS_PREFIX, if they were read and did not. */
 let prefixLookupProblem: string | undefined;
 
@@ -36,7 +38,72 @@ if (aws) {
     }
   }
 } else {
-  process.env.DYNAMODB_ENDPOINT ||= `http://127.0.0.1:${process.env.DYNAMODB_PORT || DEFAULT_DYNAMODB_PORT}`;
+  await useLocalServer();
+}
+
+function refuse(code: string, message: string): never {
+  if (json) console.log(JSON.stringify({ error: { code, message } }));
+  else console.error(`error: ${message}`);
+  process.exit(1);
+}
+
+/**
+ * The DynamoDB of the `npm start` running from this directory (DATA_DIR's server.json), checked by
+ * its marker before any command runs. DYNAMODB_ENDPOINT or DYNAMODB_PORT naming another DynamoDB
+ * is refused while that server runs, unless --other-dynamodb says so; with no server running they
+ * are used as set.
+ */
+async function useLocalServer(): Promise<void> {
+  const { DEFAULT_DATA_DIR, holdsServerMarker, runningServer, serverFilePath } = await import(
+    '../lib/data/local-server.js'
+  );
+  const dataDir = process.env.DATA_DIR || DEFAULT_DATA_DIR;
+  const serverFile = serverFilePath(dataDir);
+  const explicit =
+    process.env.DYNAMODB_ENDPOINT ||
+    (process.env.DYNAMODB_PORT ? `http://127.0.0.1:${process.env.DYNAMODB_PORT}` : undefined);
+  const server = runningServer(dataDir);
+  if (!server) {
+    if (explicit) {
+      process.env.DYNAMODB_ENDPOINT = explicit;
+      return;
+    }
+    refuse(
+      'NO_SERVER',
+      `no npm start is running from this directory (${serverFile} names none): start it here, or set DATA_DIR to the one it uses, or DYNAMODB_ENDPOINT to use another DynamoDB (port ${DEFAULT_DYNAMODB_PORT} is not assumed)`,
+    );
+  }
+  if (explicit && explicit !== server.dynamodb_endpoint) {
+    if (otherDynamoDb) {
+      process.env.DYNAMODB_ENDPOINT = explicit;
+      return;
+    }
+    refuse(
+      'OTHER_DYNAMODB',
+      `${process.env.DYNAMODB_ENDPOINT ? `DYNAMODB_ENDPOINT=${explicit}` : `DYNAMODB_PORT=${process.env.DYNAMODB_PORT}`} is not the DynamoDB of the npm start running from this directory (${server.dynamodb_endpoint}, ${serverFile}): unset it to use that server's, or add --other-dynamodb to use ${explicit} anyway`,
+    );
+  }
+  process.env.DYNAMODB_ENDPOINT = server.dynamodb_endpoint;
+  process.env.TABLE_NAME ||= server.table_name;
+  const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+  const client = new DynamoDBClient({
+    endpoint: server.dynamodb_endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    const holdsMarker = await holdsServerMarker(client, server).catch((error: unknown) =>
+      refuse('FAILED', `cannot reach DynamoDB at ${server.dynamodb_endpoint}: ${(error as Error).message}`),
+    );
+    if (!holdsMarker) {
+      refuse(
+        'NOT_THIS_SERVER',
+        `the DynamoDB at ${server.dynamodb_endpoint} is not the one of the npm start running from this directory (pid ${server.pid}, ${serverFile}): its table ${server.table_name} lacks that server's marker, so another DynamoDB listens there; nothing was written`,
+      );
+    }
+  } finally {
+    client.destroy();
+  }
 }
 
 const CONNECTION_ERROR_CODES = new Set([
@@ -92,7 +159,9 @@ function unreachableAwsMessage(error: unknown): string {
 // Imported after the environment is settled: the data layer reads it once.
 const { runCommand } = await import('./registry.js');
 try {
-  const result = await runCommand(argv.filter((arg) => arg !== '--json' && arg !== '--aws'));
+  const result = await runCommand(
+    argv.filter((arg) => arg !== '--json' && arg !== '--aws' && arg !== '--other-dynamodb'),
+  );
   if (json) console.log(JSON.stringify(result.json, null, 2));
   else console.log(result.text);
 } catch (error) {

@@ -3,8 +3,20 @@
  * names one), creates the table, serves every route of lib/routes.ts through the local gateway,
  * and prints the base URLs. Ctrl-C stops the gateway and DynamoDB Local.
  */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_PORT, DEFAULT_TABLE_NAME } from '../lib/core/defaults.js';
+import {
+  DEFAULT_DATA_DIR,
+  deleteServerMarker,
+  type LocalServer,
+  putServerMarker,
+  removeServerFile,
+  serverFilePath,
+  writeServerFile,
+} from '../lib/data/local-server.js';
 import { DYNAMODB_LOCAL_HOST, ensureTable, type LocalDynamoDb, localClient, startDynamoDbLocal } from './dynamodb.js';
 
 const { values: flags } = parseArgs({ options: { 'in-memory': { type: 'boolean', default: false } } });
@@ -21,7 +33,7 @@ function portFromEnv(name: string, fallback: number): number {
 
 const port = portFromEnv('PORT', DEFAULT_PORT);
 const dynamodbPort = portFromEnv('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT);
-const dataDir = process.env.DATA_DIR || '.data';
+const dataDir = process.env.DATA_DIR || DEFAULT_DATA_DIR;
 process.env.TABLE_NAME ||= DEFAULT_TABLE_NAME;
 // Locally a revoked key stops working at once; in AWS warm functions cache keys for 30 s.
 process.env.KEY_CACHE_TTL_SECONDS ??= '0';
@@ -53,7 +65,6 @@ if (!process.env.DYNAMODB_ENDPOINT) {
 const endpoint = process.env.DYNAMODB_ENDPOINT;
 const client = localClient(endpoint);
 const tableState = await ensureTable(client, process.env.TABLE_NAME);
-client.destroy();
 
 const sweepIntervalSeconds = Number(process.env.SWEEP_INTERVAL_SECONDS || 60);
 if (!(sweepIntervalSeconds > 0)) {
@@ -83,6 +94,21 @@ try {
 }
 const { gateway } = runtime;
 
+// Where this server listens, for the operator CLI run from the same directory; the marker in its
+// table lets the CLI tell this server's DynamoDB from another listening at the same address.
+const server: LocalServer = {
+  gateway_url: gateway.url,
+  dynamodb_endpoint: endpoint,
+  table_name: process.env.TABLE_NAME,
+  pid: process.pid,
+  instance_id: randomUUID(),
+};
+await putServerMarker(client, server);
+mkdirSync(dataDir, { recursive: true });
+writeServerFile(dataDir, server);
+// The operator CLI finds this server by DATA_DIR (relative to the directory it runs in).
+const adminEnvironment = dataDir === DEFAULT_DATA_DIR ? '' : `DATA_DIR=${resolve(dataDir)} `;
+
 console.log(`DynamoDB          ${endpoint} (table "${process.env.TABLE_NAME}" ${tableState})`);
 console.log(`Subscription API  ${gateway.url}${SUBSCRIPTIONS_BASE}`);
 console.log(`Mobile API        ${gateway.url}/`);
@@ -96,7 +122,10 @@ console.log(
     ? 'Webhooks          may go to loopback and private addresses (local development; WEBHOOK_ALLOW_PRIVATE_TARGETS=0 refuses them, as AWS does)'
     : 'Webhooks          to public addresses only (WEBHOOK_ALLOW_PRIVATE_TARGETS=1 allows a receiver on this machine)',
 );
-console.log('Create an app:    npm run --silent admin -- apps create --name demo --test-store   (README: Quick start)');
+console.log(`Server file       ${serverFilePath(dataDir)} (the operator CLI finds this server by it)`);
+console.log(
+  `Create an app:    ${adminEnvironment}npm run --silent admin -- apps create --name demo --test-store   (README: Quick start)`,
+);
 console.log('Press Ctrl-C to stop.');
 
 let stopping = false;
@@ -105,6 +134,9 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   console.log(`\n${signal}: stopping...`);
   await runtime.stop();
+  removeServerFile(dataDir, server.instance_id);
+  await deleteServerMarker(client, server).catch(() => undefined);
+  client.destroy();
   await dynamo?.stop();
   process.exit(0);
 }

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -133,6 +133,83 @@ describe('npm start', () => {
     );
   }, 90_000);
 
+  it('the operator CLI finds npm start on other ports by DATA_DIR, and refuses any other DynamoDB', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'subs-found-'));
+    const service = await startService({ DYNAMODB_ENDPOINT: '', TABLE_NAME: 'found-test', DATA_DIR: dataDir }, [
+      '--in-memory',
+    ]);
+    const { runTs } = await import('../support/processes.js');
+    // Nothing but the directory: no DYNAMODB_ENDPOINT, DYNAMODB_PORT or TABLE_NAME.
+    const plain = { DYNAMODB_ENDPOINT: undefined, DYNAMODB_PORT: undefined, TABLE_NAME: undefined, DATA_DIR: dataDir };
+    try {
+      const created = await runTs('cli/cli.ts', ['apps', 'create', '--name', 'found', '--json'], plain);
+      expect(created.code, created.stdout + created.stderr).toBe(0);
+      const { secret_key } = JSON.parse(created.stdout);
+      const listed = await fetch(`http://127.0.0.1:${service.port}/v1/subscriptions`, {
+        headers: { authorization: `Bearer ${secret_key}` },
+      });
+      expect(listed.status).toBe(200);
+
+      // The banner's command, pasted into a shell in the clone, with a user's environment.
+      const line = service
+        .output()
+        .split('\n')
+        .find((l) => l.startsWith('Create an app:'))!;
+      const command = line.slice('Create an app:'.length, line.indexOf('(README')).trim();
+      expect(command).toBe(`DATA_DIR=${dataDir} npm run --silent admin -- apps create --name demo --test-store`);
+      const shellEnv: NodeJS.ProcessEnv = { ...process.env };
+      for (const name of ['DYNAMODB_ENDPOINT', 'DYNAMODB_PORT', 'TABLE_NAME', 'DATA_DIR']) delete shellEnv[name];
+      const pasted = spawnSync('bash', ['-c', `${command} --json`], { cwd: ROOT, env: shellEnv, encoding: 'utf8' });
+      expect(pasted.status, pasted.stdout + pasted.stderr).toBe(0);
+      expect(JSON.parse(pasted.stdout).secret_key).toMatch(/^sk_/);
+
+      // DYNAMODB_ENDPOINT naming another DynamoDB (the suite's) is refused while this server runs...
+      const other = { ...plain, DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT };
+      const refused = await runTs('cli/cli.ts', ['apps', 'create', '--name', 'elsewhere', '--json'], other);
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stdout).error).toMatchObject({
+        code: 'OTHER_DYNAMODB',
+        message: expect.stringContaining('--other-dynamodb'),
+      });
+      // ...unless the operator says so.
+      const allowed = await runTs('cli/cli.ts', ['apps', 'list', '--other-dynamodb', '--json'], {
+        ...other,
+        TABLE_NAME: process.env.TABLE_NAME,
+      });
+      expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
+    } finally {
+      await service.stop();
+    }
+    // Stopped, it is found no more, and port 8000 is not assumed.
+    const none = await runTs('cli/cli.ts', ['apps', 'list', '--json'], plain);
+    expect(none.code).toBe(1);
+    expect(JSON.parse(none.stdout).error.code).toBe('NO_SERVER');
+  }, 120_000);
+
+  it("refuses a DynamoDB at the server's address that lacks its marker: another DynamoDB Local listens there", async () => {
+    const { runTs } = await import('../support/processes.js');
+    const { writeServerFile } = await import('../../lib/data/local-server.js');
+    const dataDir = await mkdtemp(join(tmpdir(), 'subs-foreign-'));
+    // A running npm start (this process stands for it) whose port another DynamoDB Local now holds.
+    writeServerFile(dataDir, {
+      gateway_url: 'http://127.0.0.1:1',
+      dynamodb_endpoint: process.env.DYNAMODB_ENDPOINT!,
+      table_name: process.env.TABLE_NAME!,
+      pid: process.pid,
+      instance_id: 'not-in-this-table',
+    });
+    const env = { DYNAMODB_ENDPOINT: undefined, DYNAMODB_PORT: undefined, TABLE_NAME: undefined, DATA_DIR: dataDir };
+    const result = await runTs('cli/cli.ts', ['apps', 'create', '--name', 'foreign', '--json'], env);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout).error).toMatchObject({
+      code: 'NOT_THIS_SERVER',
+      message: expect.stringContaining('nothing was written'),
+    });
+    const text = await runTs('cli/cli.ts', ['apps', 'list'], env);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain(`the DynamoDB at ${process.env.DYNAMODB_ENDPOINT} is not the one of the npm start`);
+  }, 60_000);
+
   it('keeps data under DATA_DIR across restarts', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'subs-data-'));
     const env = { DYNAMODB_ENDPOINT: '', TABLE_NAME: 'persist-test', DATA_DIR: dataDir };
@@ -141,6 +218,7 @@ describe('npm start', () => {
     const created = await runTs('cli/cli.ts', ['apps', 'create', '--name', 'persisted', '--json'], {
       DYNAMODB_ENDPOINT: `http://127.0.0.1:${first.dynamodbPort}`,
       TABLE_NAME: 'persist-test',
+      DATA_DIR: dataDir,
     });
     const { secret_key } = JSON.parse(created.stdout);
     await first.stop();

@@ -1,8 +1,13 @@
 /** Runs in every test worker before the test files import lib/: points the data layer at the test table. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inject } from 'vitest';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamodbEndpoint');
 process.env.TABLE_NAME = inject('tableName');
+// The operator CLI looks for a running npm start under DATA_DIR: never the clone's own .data/.
+process.env.DATA_DIR ??= mkdtempSync(join(tmpdir(), 'subs-test-data-'));
 process.env.AWS_REGION = 'us-east-1';
 // Revocation must take effect at once in tests; test/integration/unknown-key-cache.test.ts tests the cache.
 process.env.KEY_CACHE_TTL_SECONDS = '0';
