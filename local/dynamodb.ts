@@ -33,7 +33,7 @@ export interface LocalDynamoDb {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function portIsOpen(port: number): Promise<boolean> {
+export function portIsOpen(port: number): Promise<boolean> {
   return new Promise((resolvePromise) => {
     const socket = connect({ host: '127.0.0.1', port });
     socket.once('connect', () => {

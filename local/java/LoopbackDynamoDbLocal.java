@@ -10,7 +10,9 @@ import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
  * interface and has no option for the address, and DynamoDB Local checks no credentials, so anyone
  * on the network could read and write the table. This builds the server as the jar's main does
  * (the same command-line options), sets the address of its Jetty connector before it starts, and
- * starts it.
+ * starts it. It also ends when its standard input does: local/dynamodb.ts keeps that pipe open for
+ * as long as it lives, so a DynamoDB Local in a process group of its own never outlives the process
+ * that started it, however that process ended (a SIGKILL included).
  *
  * Build (local/dynamodb.ts runs the .class beside this file):
  *   npm run build:dynamodb-launcher
@@ -27,5 +29,19 @@ public final class LoopbackDynamoDbLocal {
     for (Connector connector : connectors) ((ServerConnector) connector).setHost(host);
     proxy.start();
     System.out.println("DynamoDB Local listening on " + host + " only");
+    Thread watchdog = new Thread(LoopbackDynamoDbLocal::exitWhenParentGone, "parent-watchdog");
+    watchdog.setDaemon(true);
+    watchdog.start();
+  }
+
+  private static void exitWhenParentGone() {
+    try {
+      while (System.in.read() != -1) {
+        // Nothing is ever written; reading only waits for the end of the stream.
+      }
+    } catch (java.io.IOException ignored) {
+      // A broken pipe is the parent gone too.
+    }
+    System.exit(0);
   }
 }
