@@ -55,7 +55,7 @@ function refuse(code: string, message: string): never {
  */
 async function useLocalServer(): Promise<void> {
   const { DEFAULT_DATA_DIR, holdsServerMarker, runningServer, serverFilePath } = await import(
-    '../lib/data/local-server.js'
+    '../local/server-file.js'
   );
   const dataDir = process.env.DATA_DIR || DEFAULT_DATA_DIR;
   const serverFile = serverFilePath(dataDir);

@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_PORT, DEFAULT_TABLE_NAME } from '../lib/core/defaults.js';
+import { DYNAMODB_LOCAL_HOST, ensureTable, type LocalDynamoDb, localClient, startDynamoDbLocal } from './dynamodb.js';
 import {
   DEFAULT_DATA_DIR,
   deleteServerMarker,
@@ -16,8 +17,7 @@ import {
   removeServerFile,
   serverFilePath,
   writeServerFile,
-} from '../lib/data/local-server.js';
-import { DYNAMODB_LOCAL_HOST, ensureTable, type LocalDynamoDb, localClient, startDynamoDbLocal } from './dynamodb.js';
+} from './server-file.js';
 
 const { values: flags } = parseArgs({ options: { 'in-memory': { type: 'boolean', default: false } } });
 

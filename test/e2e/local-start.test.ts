@@ -188,7 +188,7 @@ describe('npm start', () => {
 
   it("refuses a DynamoDB at the server's address that lacks its marker: another DynamoDB Local listens there", async () => {
     const { runTs } = await import('../support/processes.js');
-    const { writeServerFile } = await import('../../lib/data/local-server.js');
+    const { writeServerFile } = await import('../../local/server-file.js');
     const dataDir = await mkdtemp(join(tmpdir(), 'subs-foreign-'));
     // A running npm start (this process stands for it) whose port another DynamoDB Local now holds.
     writeServerFile(dataDir, {

@@ -36,7 +36,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // lib/routes.ts: the map of paths, functions and permissions.
   lib: ['lib/http'],
   functions: ['lib', 'lib/core', 'lib/domain', 'lib/schemas', 'lib/http', 'lib/services', 'lib/events'],
+  // The CLI finds the server npm start runs from the file it writes (local/server-file.ts).
   cli: [
+    'local',
     'lib',
     'lib/core',
     'lib/domain',

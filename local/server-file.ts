@@ -7,7 +7,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLE } from './table.js';
+import { TABLE } from '../lib/data/table.js';
 
 export const DEFAULT_DATA_DIR = '.data';
 export const SERVER_FILE = 'server.json';
