@@ -38,7 +38,7 @@ try {
   const { mobileHeaders } = await import('../test/support/mobile.js');
   const { seedSubscription } = await import('../test/support/subscriptions.js');
   const { prepareInvocation, routeNamed } = await import('./support/invoke.js');
-  type MobileCaller = import('../lib/http/endpoint.js').MobileCaller;
+  type MobileCaller = import('../lib/domain/callers.js').MobileCaller;
 
   const app = await createTestApp();
   const subscription = await seedSubscription(app.appId);

@@ -20,17 +20,10 @@ import type { ApiKeyKind } from '../core/ids.js';
 import { sha256Hex } from '../core/ids.js';
 import type { ApiKeyRecord } from '../data/api-keys.js';
 import { apiKeyExists, countKeyRequest, countUserRequest, readApiKey } from '../data/rate-limits.js';
-import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier, rateLimitPolicyHeader } from '../domain/rate-limit.js';
+import type { Caller } from '../domain/callers.js';
+import { DEFAULT_RATE_LIMIT_TIER, rateLimitPolicyHeader } from '../domain/rate-limit.js';
 import { checkUserToken, type UserTokenCheck } from '../domain/user-token.js';
 import { limitRequest, refuseIfExhausted } from './rate-limit.js';
-
-export interface Caller {
-  appId: string;
-  keyId: string;
-  kind: ApiKeyKind;
-  /** Decides the key's rate limit. */
-  tier: RateLimitTier;
-}
 
 /** Keys remembered per instance in each cache; a full cache starts over (memory stays bounded under a flood of made-up keys). */
 export const MAX_REMEMBERED_KEYS = 1000;

@@ -9,6 +9,7 @@ import type * as z from 'zod/mini';
 import { AppError, type ErrorKind, isAppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
+import type { Caller, MobileCaller } from '../domain/callers.js';
 import { MAX_NOTIFICATION_BYTES } from '../domain/store-purchase.js';
 import { appIdSchema } from '../schemas/common.js';
 import type { ReceivedNotification } from '../schemas/responses.js';
@@ -17,7 +18,6 @@ import {
   authenticateAndLimit as authenticateAndCount,
   authenticateSdkKey,
   bearerToken,
-  type Caller,
   countMobileRequest,
   requireUserToken,
 } from './auth.js';
@@ -25,7 +25,7 @@ import { conditionalResponse } from './conditional.js';
 import { corsHeaders } from './cors.js';
 import { type ApiName, errorResponse, jsonResponse } from './envelopes.js';
 import { lowerCaseHeaders } from './header-case.js';
-import { type MobileContext, mobileRoutePolicy, readMobileHeaders } from './mobile-headers.js';
+import { mobileRoutePolicy, readMobileHeaders } from './mobile-headers.js';
 import { parseJsonBody, parsePart } from './parse.js';
 
 type Parsed<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
@@ -227,11 +227,6 @@ export function subscriptionsEndpoint<
     });
     return spec.conditional ? conditionalResponse(response, event.headers['if-none-match']) : response;
   });
-}
-
-export interface MobileCaller extends Caller, MobileContext {
-  /** A signed user token proved X-USER-ID (the app requires them): what names another user is refused. */
-  userProven: boolean;
 }
 
 export interface MobileReply {

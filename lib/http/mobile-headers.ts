@@ -4,6 +4,7 @@
  * themselves.
  */
 import { AppError } from '../core/errors.js';
+import type { MobileIdentity } from '../domain/callers.js';
 import type { Platform } from '../schemas/common.js';
 
 /** Lower-case names (headers are normalised). Content-Type is required only with a body. */
@@ -51,20 +52,12 @@ const DISPLAY: Record<string, string> = {
   'content-type': 'Content-Type',
 };
 
-export interface MobileContext {
-  userId: string;
-  appIdHeader: string;
-  platform: Platform | undefined;
-  /** X-VERSION: the SDK version. */
-  sdkVersion: string | undefined;
-}
-
 /** Checks the rule's headers (names the first one missing) and reads the caller's identity from them. */
 export function readMobileHeaders(
   headers: Record<string, string | undefined>,
   rule: MobileHeaderRule,
   hasBody: boolean,
-): MobileContext {
+): MobileIdentity {
   const required: string[] = [...MOBILE_HEADER_RULES[rule], ...(hasBody ? ['content-type'] : [])];
   for (const name of required) {
     if (!headers[name]?.trim()) {

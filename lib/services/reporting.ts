@@ -5,9 +5,9 @@ import { AppError } from '../core/errors.js';
 import { mergeProfileMaps } from '../data/profiles.js';
 import { chargeReportQuota } from '../data/report-quotas.js';
 import { appendReport, type ReportContext, storeEvents, storeOrder, storeSession } from '../data/reports.js';
+import type { MobileCaller } from '../domain/callers.js';
 import { epochMillis, normalizeEvents } from '../domain/events.js';
 import { type QuotaCharge, quotaLimits } from '../domain/report-quota.js';
-import type { MobileCaller } from '../http/endpoint.js';
 import {
   type AttributionReportBody,
   CUSTOM_PROPERTY_LIMITS,

@@ -69,10 +69,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 };
 
 /** Type-only imports against the table, each with why it stays. */
-const TYPE_ONLY_EXCEPTIONS: Record<string, string> = {
-  // The reporting service takes the authenticated caller as the mobile endpoint hands it over.
-  'lib/services/reporting.ts -> lib/http/endpoint.ts': 'the mobile caller type',
-};
+const TYPE_ONLY_EXCEPTIONS: Record<string, string> = {};
 
 /** Packages that do I/O: a decision never imports them. */
 const IO_PACKAGES = /^(@aws-sdk\/|node:(fs|http|https|net|dns|child_process))/;
