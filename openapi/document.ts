@@ -294,13 +294,13 @@ function mobileHeaderParameters(route: Route): Json[] {
   const add = (name: string, key: string) => {
     const required = rule.includes(name);
     // X-PLATFORM is read whenever it is sent; the others of the common rule are only required.
-    if (required || name === 'x-platform') parameters.push({ $ref: `#/components/parameters/${key}` });
+    if (required || name === 'X-PLATFORM') parameters.push({ $ref: `#/components/parameters/${key}` });
   };
-  add('x-user-id', 'XUserId');
-  add('user-agent', 'UserAgent');
-  add('x-app-id', 'XAppId');
-  add('x-platform', rule.includes('x-platform') ? 'XPlatform' : 'XPlatformOptional');
-  add('x-version', 'XVersion');
+  add('X-USER-ID', 'XUserId');
+  add('User-Agent', 'UserAgent');
+  add('X-APP-ID', 'XAppId');
+  add('X-PLATFORM', rule.includes('X-PLATFORM') ? 'XPlatform' : 'XPlatformOptional');
+  add('X-VERSION', 'XVersion');
   return parameters;
 }
 

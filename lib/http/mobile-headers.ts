@@ -7,12 +7,15 @@ import { AppError } from '../core/errors.js';
 import type { MobileIdentity } from '../domain/callers.js';
 import type { Platform } from '../schemas/common.js';
 
-/** Lower-case names (headers are normalised). Content-Type is required only with a body. */
+/**
+ * Names as the spec spells them, which a refusal names; requests are read by their lower-case
+ * names (headers are normalised). Content-Type is required only with a body.
+ */
 export const MOBILE_HEADER_RULES = {
   /** The common headers of the spec. */
-  common: ['x-user-id', 'user-agent', 'x-app-id', 'x-platform', 'x-version', 'accept'],
+  common: ['X-USER-ID', 'User-Agent', 'X-APP-ID', 'X-PLATFORM', 'X-VERSION', 'Accept'],
   /** The spec's segment-info example sends only these (besides X-API-KEY). */
-  identity: ['x-user-id', 'x-app-id'],
+  identity: ['X-USER-ID', 'X-APP-ID'],
 } as const;
 export type MobileHeaderRule = keyof typeof MOBILE_HEADER_RULES;
 
@@ -42,27 +45,16 @@ export const mobileRoutePolicy = (path: string): MobileRoutePolicy => ({
   ...(Object.hasOwn(MOBILE_POLICY_EXCEPTIONS, path) ? MOBILE_POLICY_EXCEPTIONS[path] : {}),
 });
 
-const DISPLAY: Record<string, string> = {
-  'x-user-id': 'X-USER-ID',
-  'user-agent': 'User-Agent',
-  'x-app-id': 'X-APP-ID',
-  'x-platform': 'X-PLATFORM',
-  'x-version': 'X-VERSION',
-  accept: 'Accept',
-  'content-type': 'Content-Type',
-};
-
 /** Checks the rule's headers (names the first one missing) and reads the caller's identity from them. */
 export function readMobileHeaders(
   headers: Record<string, string | undefined>,
   rule: MobileHeaderRule,
   hasBody: boolean,
 ): MobileIdentity {
-  const required: string[] = [...MOBILE_HEADER_RULES[rule], ...(hasBody ? ['content-type'] : [])];
+  const required: string[] = [...MOBILE_HEADER_RULES[rule], ...(hasBody ? ['Content-Type'] : [])];
   for (const name of required) {
-    if (!headers[name]?.trim()) {
-      throw new AppError('MISSING_REQUIRED_HEADER', `Missing required header ${DISPLAY[name] ?? name}`);
-    }
+    if (!headers[name.toLowerCase()]?.trim())
+      throw new AppError('MISSING_REQUIRED_HEADER', `Missing required header ${name}`);
   }
   const rawPlatform = headers['x-platform']?.trim().toLowerCase();
   let platform: Platform | undefined;
