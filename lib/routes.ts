@@ -3,8 +3,8 @@
  * actions that handler needs. The CDK api construct creates one API Gateway method per row and one
  * Lambda function per handler module (endpointFunctions: granting exactly `table` on the table),
  * integrated with each of its rows' methods; the local gateway serves the same rows in-process.
- * Only endpoints with a real handler are listed. What a mobile route requires besides its key (its
- * headers, a user token) is lib/http/mobile-headers.ts's mobileRoutePolicy.
+ * Only endpoints with a real handler are listed. Everything else about an endpoint (its schemas,
+ * answers, error kinds, headers, user token) is the declaration its handler module exports.
  */
 import type { ApiName } from './http/envelopes.js';
 
@@ -28,7 +28,7 @@ export interface Route {
   method: HttpMethod;
   /** API Gateway resource path; `{name}` segments are path parameters. */
   path: string;
-  /** Handler module relative to the repository root; it exports `handler`. */
+  /** Handler module relative to the repository root; it exports `handler` and its declaration, `endpoint`. */
   handler: string;
   table: readonly TableAction[];
   /** Reads the app's store credentials (Secrets Manager in AWS). */

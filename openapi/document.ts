@@ -1,16 +1,25 @@
 /**
- * Builds the OpenAPI 3.1 document of the three APIs from lib/routes.ts (paths, methods, header rules,
- * who acts on a user), the zod schemas the handlers parse requests with and the response schemas
- * (openapi/operations.ts), and the error table (lib/core/errors.ts). `npm run openapi` writes it to
- * docs/openapi.json; test/unit/openapi.test.ts checks that file is what this builds.
+ * Builds the OpenAPI 3.1 document of the three APIs from lib/routes.ts (paths, methods), each
+ * route's endpoint declaration (functions/<api>/<name>.ts: its schemas, answers, error kinds,
+ * header rule, whether it acts on a user), the words and examples of openapi/operations.ts, and the
+ * error table (lib/core/errors.ts). `npm run openapi` writes it to docs/openapi.json;
+ * test/unit/openapi.test.ts checks that file is what this builds.
  */
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod/mini';
 import { registry, toJSONSchema } from 'zod/v4/core';
 import { ERRORS, type ErrorKind } from '../lib/core/errors.js';
+import {
+  type EndpointDeclaration,
+  type MobileDeclaration,
+  mobileRulesOf,
+  type SubscriptionsDeclaration,
+} from '../lib/http/declaration.js';
 import type { ApiName } from '../lib/http/envelopes.js';
-import { MOBILE_HEADER_RULES, mobileRoutePolicy } from '../lib/http/mobile-headers.js';
+import { MOBILE_HEADER_RULES } from '../lib/http/mobile-headers.js';
 import { ROUTES, type Route } from '../lib/routes.js';
+import { appIdSchema } from '../lib/schemas/common.js';
+import { DOCUMENTED_BODIES, RESPONSES } from '../lib/schemas/documented.js';
 import { freeFormReportBody } from '../lib/schemas/mobile.js';
 import { productSchema } from '../lib/schemas/product.js';
 import {
@@ -33,7 +42,8 @@ import {
   verificationResult,
 } from '../lib/schemas/subscription.js';
 import { deliveryViewSchema } from '../lib/schemas/webhook.js';
-import { type Operation, operationOf, type SuccessResponse } from './operations.js';
+import { declarationsOf } from './declarations.js';
+import { type OperationText, operationTextOf } from './operations.js';
 
 type Json = Record<string, unknown>;
 
@@ -95,8 +105,14 @@ const NOTIFICATION_ERRORS: ErrorKind[] = [
   'SERVICE_UNAVAILABLE',
 ];
 
-/** Error kinds every route of an API can answer, before the route's own (openapi/operations.ts). */
-function commonErrors(route: Route): ErrorKind[] {
+/** The declaration's header and user-token rules, for a route of the mobile API. */
+const mobileRules = (declaration: EndpointDeclaration) => mobileRulesOf(declaration as MobileDeclaration);
+
+/** The path of every store notification route names the app, which the wrapper checks (lib/http/endpoint.ts). */
+const NOTIFICATION_PATH = z.strictObject({ app_id: appIdSchema });
+
+/** Error kinds every route of an API can answer, before the route's own (its declaration's). */
+function commonErrors(route: Route, declaration: EndpointDeclaration): ErrorKind[] {
   if (route.api === 'notifications') return NOTIFICATION_ERRORS;
   const all: ErrorKind[] = [
     'INVALID_PARAMETER',
@@ -113,7 +129,7 @@ function commonErrors(route: Route): ErrorKind[] {
     ...all,
     'MISSING_REQUIRED_HEADER',
     'FORBIDDEN',
-    ...(mobileRoutePolicy(route.path).actsOnUser ? (['USER_TOKEN_MISSING', 'INVALID_USER_TOKEN'] as ErrorKind[]) : []),
+    ...(mobileRules(declaration).actsOnUser ? (['USER_TOKEN_MISSING', 'INVALID_USER_TOKEN'] as ErrorKind[]) : []),
   ];
 }
 
@@ -207,10 +223,13 @@ function responseHeaders(status: number, api: ApiName, kinds: readonly ErrorKind
  */
 function errorResponses(
   route: Route,
-  operation: Operation,
+  declaration: EndpointDeclaration,
   shared: Map<string, { name: string; response: Json }>,
 ): Json {
-  const kinds = [...new Set([...commonErrors(route), ...(operation.errors ?? [])])];
+  const common = commonErrors(route, declaration);
+  // A path parameter its schema refuses is answered with the declared 404.
+  const { paramsNotFound, errors = [] } = declaration as SubscriptionsDeclaration;
+  const kinds = [...new Set([...common, ...(paramsNotFound ? [paramsNotFound] : []), ...errors])];
   const byStatus = new Map<number, ErrorKind[]>();
   for (const kind of kinds) byStatus.set(ERRORS[kind].status, [...(byStatus.get(ERRORS[kind].status) ?? []), kind]);
   const responses: Json = {};
@@ -233,9 +252,10 @@ function errorResponses(
     const key = JSON.stringify(response);
     let entry = shared.get(key);
     if (!entry) {
-      const common = statusKinds.every((kind) => commonErrors(route).includes(kind));
       const api = { mobile: 'Mobile', subscriptions: 'Subscriptions', notifications: 'Notifications' }[route.api];
-      const name = common ? `${api}Error${status}` : `${route.name.replace(/V2$/, '')}Error${status}`;
+      const name = statusKinds.every((kind) => common.includes(kind))
+        ? `${api}Error${status}`
+        : `${route.name.replace(/V2$/, '')}Error${status}`;
       entry = { name, response };
       shared.set(key, entry);
     }
@@ -288,8 +308,8 @@ function parametersOf(where: 'path' | 'query', schema: z.ZodMiniType | undefined
 }
 
 /** The mobile route's header rule as header parameters (X-API-KEY and X-USER-TOKEN are security schemes). */
-function mobileHeaderParameters(route: Route): Json[] {
-  const rule = MOBILE_HEADER_RULES[mobileRoutePolicy(route.path).headers] as readonly string[];
+function mobileHeaderParameters(declaration: EndpointDeclaration): Json[] {
+  const rule = MOBILE_HEADER_RULES[mobileRules(declaration).headers] as readonly string[];
   const parameters: Json[] = [];
   const add = (name: string, key: string) => {
     const required = rule.includes(name);
@@ -371,15 +391,15 @@ const TAGS: Record<ApiName, string> = {
   notifications: 'Store notifications',
 };
 
-function securityOf(route: Route): Json[] {
+function securityOf(route: Route, declaration: EndpointDeclaration): Json[] {
   // A store sends no key: each notification route authenticates what it receives (its description says how).
   if (route.api === 'notifications') return [];
   if (route.api === 'subscriptions') return [{ secretKey: [] }];
-  return mobileRoutePolicy(route.path).actsOnUser ? [{ sdkKey: [] }, { sdkKey: [], userToken: [] }] : [{ sdkKey: [] }];
+  return mobileRules(declaration).actsOnUser ? [{ sdkKey: [] }, { sdkKey: [], userToken: [] }] : [{ sdkKey: [] }];
 }
 
-function mobileDescription(route: Route, operation: Operation): string {
-  const policy = mobileRoutePolicy(route.path);
+function mobileDescription(declaration: EndpointDeclaration, text: OperationText): string {
+  const policy = mobileRules(declaration);
   const rule =
     policy.headers === 'identity'
       ? 'Headers: X-API-KEY, X-USER-ID and X-APP-ID (X-PLATFORM is checked when sent).'
@@ -390,7 +410,7 @@ function mobileDescription(route: Route, operation: Operation): string {
     ? ''
     : ' An app that requires signed user tokens also needs X-USER-TOKEN (401 MISSING_REQUIRED_HEADER or ' +
       'INVALID_USER_TOKEN without a valid one).';
-  return [operation.description, `${rule}${token}`].filter(Boolean).join('\n\n');
+  return [text.description, `${rule}${token}`].filter(Boolean).join('\n\n');
 }
 
 export interface OpenApiDocument {
@@ -416,7 +436,22 @@ function componentSchemas(entries: [z.ZodMiniType, string][], io: 'input' | 'out
   );
 }
 
-export function buildDocument(): OpenApiDocument {
+/** The body of a route's success: the declared payload in its API's envelope. */
+function successBody(route: Route, declaration: EndpointDeclaration): z.ZodMiniType {
+  if (route.api === 'notifications') return receivedNotificationResponseSchema;
+  const { response, pagination } = declaration as SubscriptionsDeclaration;
+  if (route.api === 'mobile') {
+    return response ? z.extend(mobileSuccessSchema, { data: RESPONSES[response] }) : mobileSuccessSchema;
+  }
+  if (!response) throw new Error(`${route.handler} declares no response`);
+  return z.strictObject({
+    data: RESPONSES[response],
+    ...(pagination ? { pagination: RESPONSES[pagination] } : {}),
+  });
+}
+
+export async function buildDocument(): Promise<OpenApiDocument> {
+  const declarations = await declarationsOf(ROUTES);
   const outputs: [z.ZodMiniType, string][] = [...NAMED_OUTPUT];
   const inputs: [z.ZodMiniType, string][] = [...NAMED_INPUT];
   const nameOf = (list: [z.ZodMiniType, string][], schema: z.ZodMiniType, fallback: string): string => {
@@ -428,14 +463,12 @@ export function buildDocument(): OpenApiDocument {
 
   /** A V2 route answers as its V1 route: one schema, one name. */
   const successSchemas = new Map<string, z.ZodMiniType>();
-  const successSchemaName = (route: Route, success: SuccessResponse): string => {
+  const successSchemaName = (route: Route, declaration: EndpointDeclaration, status: number): string => {
     const base = route.name.replace(/V2$/, '');
-    const suffix = success.status === 201 ? 'Created' : '';
-    const key = `${base}${suffix}Response`;
+    const key = `${base}${status === 201 ? 'Created' : ''}Response`;
     let schema = successSchemas.get(key);
     if (!schema) {
-      if (route.api !== 'mobile') schema = success.schema!;
-      else schema = success.schema ? z.extend(mobileSuccessSchema, { data: success.schema }) : mobileSuccessSchema;
+      schema = successBody(route, declaration);
       successSchemas.set(key, schema);
     }
     return nameOf(outputs, schema, key);
@@ -444,43 +477,57 @@ export function buildDocument(): OpenApiDocument {
   const sharedResponses = new Map<string, { name: string; response: Json }>();
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of ROUTES) {
-    const operation = operationOf(route.name);
-    if (!operation) throw new Error(`openapi/operations.ts describes no operation for route ${route.name}`);
+    const declaration = declarations.get(route.name)!;
+    const text = operationTextOf(route.name);
+    if (!text) throw new Error(`openapi/operations.ts describes no operation for route ${route.name}`);
+    const {
+      params,
+      query,
+      body,
+      documentedBody,
+      conditional,
+      statuses = [200],
+    } = declaration as SubscriptionsDeclaration;
+    const described = Object.keys(text.success).map(Number);
+    if (described.length !== statuses.length || !statuses.every((status) => described.includes(status))) {
+      throw new Error(
+        `openapi/operations.ts describes statuses ${described} of ${route.name}, which answers ${statuses}`,
+      );
+    }
     const responses: Json = {};
-    const validated = operation.conditional ? { ETag: header('ETag'), 'Cache-Control': header('CacheControl') } : {};
-    for (const success of operation.success) {
-      const schema = ref(successSchemaName(route, success));
-      responses[String(success.status)] = {
-        description: success.description,
-        headers: { ...responseHeaders(success.status, route.api), ...validated },
-        content: { 'application/json': { schema, example: success.example } },
+    const validated = conditional ? { ETag: header('ETag'), 'Cache-Control': header('CacheControl') } : {};
+    for (const status of statuses) {
+      const { description, example } = text.success[status]!;
+      responses[String(status)] = {
+        description,
+        headers: { ...responseHeaders(status, route.api), ...validated },
+        content: { 'application/json': { schema: ref(successSchemaName(route, declaration, status)), example } },
       };
     }
-    if (operation.conditional) {
+    if (conditional) {
       responses['304'] = {
         description: 'Not modified: If-None-Match names the ETag of the answer this request would get. No body.',
         headers: { ...responseHeaders(304, route.api), ...validated },
       };
     }
-    Object.assign(responses, errorResponses(route, operation, sharedResponses));
+    Object.assign(responses, errorResponses(route, declaration, sharedResponses));
 
     const parameters = [
-      ...parametersOf('path', operation.params),
-      ...parametersOf('query', operation.query),
-      ...(route.api === 'mobile' ? mobileHeaderParameters(route) : []),
-      ...(operation.conditional ? [{ $ref: '#/components/parameters/IfNoneMatch' }] : []),
+      ...parametersOf('path', route.api === 'notifications' ? NOTIFICATION_PATH : params),
+      ...parametersOf('query', query),
+      ...(route.api === 'mobile' ? mobileHeaderParameters(declaration) : []),
+      ...(conditional ? [{ $ref: '#/components/parameters/IfNoneMatch' }] : []),
     ];
-    const bodySchema = operation.body ?? operation.bodyDocumented;
-    const body = bodySchema
+    const shown = documentedBody ? DOCUMENTED_BODIES[documentedBody] : body;
+    const requestBody = shown
       ? {
           requestBody: {
-            required: bodyRequired(bodySchema),
+            // An absent body is validated as `{}` by the schema the handler parses.
+            required: bodyRequired(body ?? shown),
             content: {
               'application/json': {
-                schema: ref(
-                  nameOf(inputs, operation.bodyDocumented ?? bodySchema, `${route.name.replace(/V2$/, '')}Request`),
-                ),
-                ...(operation.bodyExample !== undefined ? { example: operation.bodyExample } : {}),
+                schema: ref(nameOf(inputs, shown, `${route.name.replace(/V2$/, '')}Request`)),
+                ...(text.bodyExample !== undefined ? { example: text.bodyExample } : {}),
               },
             },
           },
@@ -490,16 +537,16 @@ export function buildDocument(): OpenApiDocument {
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = {
       operationId: route.name,
-      summary: `${operation.summary}${v2}`,
+      summary: `${text.summary}${v2}`,
       ...(route.api === 'mobile'
-        ? { description: mobileDescription(route, operation) }
-        : operation.description
-          ? { description: operation.description }
+        ? { description: mobileDescription(declaration, text) }
+        : text.description
+          ? { description: text.description }
           : {}),
       tags: [TAGS[route.api]],
-      security: securityOf(route),
+      security: securityOf(route, declaration),
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...body,
+      ...requestBody,
       responses,
     };
   }

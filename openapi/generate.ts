@@ -3,5 +3,5 @@ import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { buildDocument, DOCUMENT_PATH, serializeDocument } from './document.js';
 
-writeFileSync(DOCUMENT_PATH, serializeDocument(buildDocument()));
+writeFileSync(DOCUMENT_PATH, serializeDocument(await buildDocument()));
 console.log(`wrote ${relative(process.cwd(), DOCUMENT_PATH)}`);

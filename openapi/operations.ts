@@ -1,157 +1,33 @@
 /**
- * What the OpenAPI document says about each route of lib/routes.ts beyond the route row: the zod
- * schemas its handler parses (the same ones: test/unit/openapi.test.ts reads each handler's source
- * to check), its success response, the error kinds only it can answer, and examples.
+ * The words and examples of the OpenAPI document, by route name (lib/routes.ts; a V2 route shares
+ * its V1 route's): what each operation is for, what each of its success statuses means, and
+ * examples. Build time only. Everything else about an endpoint (schemas, answers, error kinds,
+ * header rule) is its declaration, beside its handler in functions/.
  */
-import * as z from 'zod/mini';
-import type { ErrorKind } from '../lib/core/errors.js';
-import { EVENT_LIMITS } from '../lib/domain/events.js';
-import { appIdSchema } from '../lib/schemas/common.js';
-import {
-  customerInfoSchema,
-  customerParams,
-  erasureResultSchema,
-  grantBody,
-  grantParams,
-  grantSchema,
-  MAX_CUSTOMER_SUBSCRIPTIONS,
-  revokeResultSchema,
-} from '../lib/schemas/entitlement.js';
-import {
-  adsInfoParams,
-  attributionReportBody,
-  customPropertiesBody,
-  freeFormReportBody,
-  recoverReceiptBody,
-  reportConversionBody,
-  reportEventsBody,
-  reportOrderBody,
-  reportSessionBody,
-  reportTypeParams,
-  searchAdsReportBody,
-  userAttributesBody,
-  verifyFirstReceiptBody,
-} from '../lib/schemas/mobile.js';
-import { productSchema } from '../lib/schemas/product.js';
-import {
-  adsInfoSchema,
-  customPropertiesResultSchema,
-  receivedNotificationResponseSchema,
-  reportedEventsSchema,
-  revenueStatisticsSchema,
-  segmentInfoSchema,
-  subscriptionMetricsSchema,
-} from '../lib/schemas/responses.js';
-import {
-  cancelSubscriptionBody,
-  createdSubscription,
-  createSubscriptionBody,
-  listSubscriptionsQuery,
-  metricsQuery,
-  paginationSchema,
-  pauseSubscriptionBody,
-  renewSubscriptionBody,
-  resumeSubscriptionBody,
-  revenueQuery,
-  subscriptionDetail,
-  subscriptionIdParams,
-  subscriptionListItem,
-  updateSubscriptionBody,
-  verificationResult,
-  verifyPurchaseBody,
-} from '../lib/schemas/subscription.js';
-import {
-  historyEntrySchema,
-  historyPaginationSchema,
-  subscriptionHistoryQuery,
-} from '../lib/schemas/subscription-history.js';
-import {
-  deliveryPaginationSchema,
-  deliveryViewSchema,
-  eventIdParams,
-  listDeliveriesQuery,
-} from '../lib/schemas/webhook.js';
-import { JWS_PATTERN } from '../lib/stores/signed-receipt.js';
+import { MAX_NOTIFICATION_BYTES } from '../lib/domain/store-purchase.js';
+import { MAX_CUSTOMER_SUBSCRIPTIONS } from '../lib/schemas/entitlement.js';
 import * as ex from './examples.js';
 
-export interface SuccessResponse {
-  status: number;
+export interface SuccessText {
   description: string;
-  /** The whole body for the subscription API; for the mobile API, what goes under `data` (none: no `data`). */
-  schema?: z.ZodMiniType;
+  /** The whole body. */
   example: unknown;
 }
 
-export interface Operation {
+export interface OperationText {
   summary: string;
   description?: string;
-  params?: z.ZodMiniType;
-  query?: z.ZodMiniType;
-  body?: z.ZodMiniType;
-  /** What the document shows for a body the handler checks beyond its schema (events, in lib/domain/events.ts). */
-  bodyDocumented?: z.ZodMiniType;
   bodyExample?: unknown;
-  success: SuccessResponse[];
-  /** Error kinds this route answers besides those every route of its API can (openapi/document.ts). */
-  errors?: ErrorKind[];
-  /** Answers an ETag and 304 to a matching If-None-Match (the handler's endpoint says `conditional: true`). */
-  conditional?: boolean;
+  /** One entry per success status the declaration names (default: 200). */
+  success: Partial<Record<number, SuccessText>>;
 }
 
-const data = (schema: z.ZodMiniType) => z.strictObject({ data: schema });
-
-const text = (max: number) => z.string().check(z.minLength(1), z.maxLength(max));
-const eventCommon = {
-  /** The client's id of the event: a resent batch stores it once (`insert_id` is accepted too). */
-  eventId: z.optional(text(EVENT_LIMITS.maxIdLength)),
-  /** Epoch milliseconds (or seconds), or ISO 8601, between 2000 and now; default: when received. */
-  timestamp: z.optional(z.union([z.number(), z.string()])),
-};
-/** lib/domain/events.ts checks events one by one (not with zod): this is what it accepts. Other fields are ignored. */
-const reportEventsDocumented = z.strictObject({
-  events: z
-    .array(
-      z.union([
-        z.object({
-          name: text(EVENT_LIMITS.maxNameLength),
-          user: text(EVENT_LIMITS.maxIdLength),
-          sessionId: text(EVENT_LIMITS.maxIdLength),
-          extra: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
-          ...eventCommon,
-        }),
-        z.object({
-          eventName: text(EVENT_LIMITS.maxNameLength),
-          /** Default: X-USER-ID. */
-          user: z.optional(text(EVENT_LIMITS.maxIdLength)),
-          sessionId: z.optional(text(EVENT_LIMITS.maxIdLength)),
-          properties: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
-          ...eventCommon,
-        }),
-      ]),
-    )
-    .check(z.minLength(1), z.maxLength(EVENT_LIMITS.maxEvents)),
+const detail = (description: string): OperationText['success'] => ({
+  200: { description, example: { data: ex.subscriptionDetail } },
 });
 
-/**
- * The notification routes' bodies, as the stores send them. Documentation only: each store's
- * decoder (lib/stores/*-notifications.ts) reads and verifies the body itself, refusing what is not
- * genuine with INVALID_NOTIFICATION, and ignores fields it does not know.
- */
-const notificationParams = z.strictObject({ app_id: appIdSchema });
-/** App Store Server Notifications V2 (and the test store's, shaped like them): the whole notification is the JWS. */
-const signedPayloadBody = z.object({ signedPayload: z.string().check(z.regex(JWS_PATTERN)) });
-/** A Pub/Sub push (Pub/Sub spells the message's ids both ways; one of each pair is enough). */
-const pubSubPushBody = z.object({
-  message: z.object({
-    /** Base64 of the DeveloperNotification (subscriptionNotification, voidedPurchaseNotification, testNotification). */
-    data: z.base64(),
-    messageId: z.optional(z.string()),
-    message_id: z.optional(z.string()),
-    publishTime: z.optional(z.iso.datetime()),
-    publish_time: z.optional(z.iso.datetime()),
-    attributes: z.optional(z.record(z.string(), z.string())),
-  }),
-  subscription: z.string(),
+const recorded = (message: string): OperationText['success'] => ({
+  200: { description: 'Recorded.', example: { status: 'success', message } },
 });
 
 const NOTIFICATION_OUTCOMES_TEXT =
@@ -160,19 +36,12 @@ const NOTIFICATION_OUTCOMES_TEXT =
   'reflects a later state of the store: it arrived out of order), `recorded` (nothing to change: a test, a ' +
   'consumption request, a type this version does not know), `duplicate` (received before: nothing changes, ' +
   'no second event).';
-const receivedNotification = (example: unknown): SuccessResponse[] => [
-  {
-    status: 200,
-    description: `Received. ${NOTIFICATION_OUTCOMES_TEXT}`,
-    schema: receivedNotificationResponseSchema,
-    example,
-  },
-];
+const receivedNotification = (example: unknown): OperationText['success'] => ({
+  200: { description: `Received. ${NOTIFICATION_OUTCOMES_TEXT}`, example },
+});
 const NOTIFICATION_BOUNDS =
   'The body is read as JSON whatever its Content-Type (or none) says. ' +
-  // MAX_NOTIFICATION_BYTES of lib/http/endpoint.ts (test/unit/openapi.test.ts checks), not imported: the
-  // document's importers (test/support/contract.ts) must not load lib/core/config.ts before a test sets it up.
-  'A body over 64 KB is a 413 PAYLOAD_TOO_LARGE; a notification that is not ' +
+  `A body over ${MAX_NOTIFICATION_BYTES / 1024} KB is a 413 PAYLOAD_TOO_LARGE; a notification that is not ` +
   "genuine, not this app's or malformed is a 400 INVALID_NOTIFICATION and changes nothing; what may succeed " +
   "later (the table, the store's API) is a 5xx, so the store delivers it again. A redelivery changes nothing.";
 const exampleJws =
@@ -201,35 +70,6 @@ const examplePush = {
   subscription: 'projects/my-project/subscriptions/play-rtdn-push',
 };
 
-/** Every command on one subscription reads it first, and may find it gone, in the wrong state or changed meanwhile. */
-const CHANGE_ERRORS: ErrorKind[] = [
-  'SUBSCRIPTION_NOT_FOUND',
-  'SUBSCRIPTION_EXPIRED',
-  'INVALID_STATUS_TRANSITION',
-  'CONCURRENT_MODIFICATION',
-];
-const VERIFY_ERRORS: ErrorKind[] = [
-  'INVALID_RECEIPT',
-  'RECEIPT_ALREADY_USED',
-  'VERIFICATION_FAILED',
-  'SUBSCRIPTION_EXPIRED',
-  'INVALID_STATUS_TRANSITION',
-  'CONCURRENT_MODIFICATION',
-];
-/** Reports update the user's profile with a conditional write that a concurrent report can beat. */
-const REPORT_ERRORS: ErrorKind[] = ['CONCURRENT_MODIFICATION'];
-
-const detail = (status: number, description: string): SuccessResponse => ({
-  status,
-  description,
-  schema: data(subscriptionDetail),
-  example: { data: ex.subscriptionDetail },
-});
-
-const recorded = (message: string): SuccessResponse[] => [
-  { status: 200, description: 'Recorded.', example: { status: 'success', message } },
-];
-
 const CUSTOMER_INFO_TEXT =
   'Every entitlement of the app, by id: `active` while a subscription to one of its products gives access (active, ' +
   "in its trial, or in the store's grace period after a failed renewal) or a grant of it runs; the other fields " +
@@ -239,77 +79,60 @@ const CUSTOMER_INFO_TEXT =
   'If-None-Match: a 304 without a body means nothing changed.';
 
 /** Keyed by route name (lib/routes.ts); V2 routes share their V1 route's entry. */
-export const OPERATIONS: Record<string, Operation> = {
+export const OPERATIONS: Record<string, OperationText> = {
   ListSubscriptions: {
     summary: 'List subscriptions',
     description:
       'Subscriptions of the app, newest first, filtered by any of the query parameters. `page` numbers pages; ' +
       '`cursor` (from `pagination.next_cursor`) reads the next page at constant cost.',
-    query: listSubscriptionsQuery,
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'One page of subscriptions.',
-        schema: z.strictObject({ data: z.array(subscriptionListItem), pagination: paginationSchema }),
         example: { data: [ex.subscriptionListItem], pagination: ex.pagination },
       },
-    ],
+    },
   },
   CreateSubscription: {
     summary: 'Create a subscription record',
     description:
       'Records a subscription in `pending_verification`. With a `transaction_id` already recorded for the same ' +
       'user, answers 200 with that record instead of creating another.',
-    body: createSubscriptionBody,
     bodyExample: ex.createRequest,
-    success: [
-      {
-        status: 201,
+    success: {
+      201: {
         description: 'Created.',
-        schema: data(createdSubscription),
         example: { data: ex.createdSubscription },
       },
-      {
-        status: 200,
+      200: {
         description: 'The transaction was already recorded: the existing record.',
-        schema: data(createdSubscription),
         example: { data: ex.createdSubscription },
       },
-    ],
-    errors: ['PRODUCT_NOT_FOUND', 'RECEIPT_ALREADY_USED', 'CONCURRENT_MODIFICATION'],
+    },
   },
   VerifyPurchase: {
     summary: 'Verify a store purchase',
     description:
       "Verifies the receipt with the platform's store and activates (or renews) the user's subscription to the " +
       'purchased product.',
-    body: verifyPurchaseBody,
     bodyExample: ex.verifyRequest,
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'The purchase is valid.',
-        schema: data(verificationResult),
         example: { data: ex.verificationResult },
       },
-    ],
-    errors: VERIFY_ERRORS,
+    },
   },
   RevenueStatistics: {
     summary: 'Revenue statistics',
     description:
       "Revenue, active subscriptions, new subscriptions and renewals per day, week or month, in the app's " +
       'reporting currency.',
-    query: revenueQuery,
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'Statistics of the period.',
-        schema: data(revenueStatisticsSchema),
         example: { data: ex.revenueStatistics },
       },
-    ],
-    errors: ['PRODUCT_NOT_FOUND'],
+    },
   },
   SubscriptionMetrics: {
     summary: 'Subscription metrics',
@@ -319,26 +142,21 @@ export const OPERATIONS: Record<string, Operation> = {
       "purchases are left out; MRR is in the app's reporting currency. Computed from counters kept as " +
       'subscriptions change, so its cost does not grow with the number of subscriptions. Definitions: ' +
       'docs/api.md#subscription-metrics.',
-    query: metricsQuery,
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'Metrics of the period.',
-        schema: data(subscriptionMetricsSchema),
         example: { data: ex.subscriptionMetrics },
       },
-    ],
+    },
   },
   ListProducts: {
     summary: 'List products',
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: "The app's product catalogue.",
-        schema: data(z.array(productSchema)),
         example: { data: [ex.product] },
       },
-    ],
+    },
   },
   ListWebhookDeliveries: {
     summary: "List the app's webhook deliveries",
@@ -347,15 +165,12 @@ export const OPERATIONS: Record<string, Operation> = {
       "last attempt's HTTP status or error. `status` keeps one status only; `cursor` (from " +
       '`pagination.next_cursor`, with the same `status`) reads the next page. A delivery shows here as soon as it ' +
       'is recorded; with `status`, within about a second of changing status.',
-    query: listDeliveriesQuery,
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'One page of deliveries.',
-        schema: z.strictObject({ data: z.array(deliveryViewSchema), pagination: deliveryPaginationSchema }),
         example: { data: [ex.webhookDelivery], pagination: { limit: 20, next_cursor: null } },
       },
-    ],
+    },
   },
   RedeliverWebhook: {
     summary: 'Send an event to the webhook endpoint again',
@@ -364,12 +179,9 @@ export const OPERATIONS: Record<string, Operation> = {
       "if the endpoint's event filter leaves its kind out), with the same `webhook-id`. The first attempt is made " +
       'before answering (at most 5 s); the answer is the delivery after it: `delivered`, or `pending` with the ' +
       'next try scheduled.',
-    params: eventIdParams,
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'The delivery after its first new attempt.',
-        schema: data(deliveryViewSchema),
         example: {
           data: {
             ...ex.webhookDelivery,
@@ -381,23 +193,17 @@ export const OPERATIONS: Record<string, Operation> = {
           },
         },
       },
-    ],
-    errors: ['DELIVERY_NOT_FOUND', 'EVENT_OF_ERASED_USER'],
+    },
   },
   GetCustomer: {
     summary: "Get a customer's entitlements and subscriptions",
     description: `${CUSTOMER_INFO_TEXT} A user this app has never seen (no profile, no subscription, no grant) is a 404.`,
-    params: customerParams,
-    conditional: true,
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'The customer info.',
-        schema: data(customerInfoSchema),
         example: { data: ex.customerInfo },
       },
-    ],
-    errors: ['CUSTOMER_NOT_FOUND'],
+    },
   },
   DeleteCustomer: {
     summary: "Erase a customer's data",
@@ -407,21 +213,16 @@ export const OPERATIONS: Record<string, Operation> = {
       '(`subscriptions_detached`). A request does at most 1,000 items: 200 `erased` when nothing is left, else 202 ' +
       '`in_progress` and a job carries on every minute (DELETE again for the counts so far). Idempotent: a user ' +
       'with nothing left is a 200 with zero counts.',
-    params: customerParams,
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'Nothing of the user is left; the counts of what was removed.',
-        schema: data(erasureResultSchema),
         example: { data: ex.erasure },
       },
-      {
-        status: 202,
+      202: {
         description: 'Under way: what was removed so far; a job carries on.',
-        schema: data(erasureResultSchema),
         example: { data: { ...ex.erasure, status: 'in_progress' } },
       },
-    ],
+    },
   },
   GrantEntitlement: {
     summary: 'Grant an entitlement',
@@ -430,33 +231,24 @@ export const OPERATIONS: Record<string, Operation> = {
       '`PT12H`), without a purchase; it shows in customer info at once (`period_type: grant`), ends by itself and ' +
       'is never revenue. Exactly one of the two. A user the app has never seen becomes a customer. While a grant ' +
       'runs, `duration` extends it from its end and `expires_at` sets its end. Sends `entitlement.granted`.',
-    params: grantParams,
-    body: grantBody,
     bodyExample: { duration: 'P1M' },
-    success: [{ status: 200, description: 'The grant.', schema: data(grantSchema), example: { data: ex.grant } }],
-    errors: ['ENTITLEMENT_NOT_FOUND'],
+    success: { 200: { description: 'The grant.', example: { data: ex.grant } } },
   },
   RevokeEntitlement: {
     summary: 'Revoke a grant',
     description:
       'Ends the running grant of the entitlement now (`entitlement.revoked`). Idempotent: with no grant running, ' +
       "a 200 with `revoked: false` and the user's last grant, if any. Access from purchases is not affected.",
-    params: grantParams,
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'Whether a running grant was ended, and the grant as it now is.',
-        schema: data(revokeResultSchema),
         example: { data: ex.revokeResult },
       },
-    ],
-    errors: ['ENTITLEMENT_NOT_FOUND'],
+    },
   },
   GetSubscription: {
     summary: 'Get a subscription',
-    params: subscriptionIdParams,
-    success: [detail(200, 'The subscription.')],
-    errors: ['SUBSCRIPTION_NOT_FOUND'],
+    success: detail('The subscription.'),
   },
   GetSubscriptionHistory: {
     summary: "List a subscription's changes",
@@ -466,92 +258,64 @@ export const OPERATIONS: Record<string, Operation> = {
       "changed with its value before and after. Kept for the subscription's life. A change shows here within " +
       "about a second of being made (it is written from the table's stream). `cursor` (from " +
       '`pagination.next_cursor`) reads the next, older page.',
-    params: subscriptionIdParams,
-    query: subscriptionHistoryQuery,
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'One page of the history.',
-        schema: z.strictObject({ data: z.array(historyEntrySchema), pagination: historyPaginationSchema }),
         example: { data: ex.subscriptionHistory, pagination: { limit: 20, next_cursor: null } },
       },
-    ],
-    errors: ['SUBSCRIPTION_NOT_FOUND'],
+    },
   },
   UpdateSubscription: {
     summary: 'Update status or configuration',
-    params: subscriptionIdParams,
-    body: updateSubscriptionBody,
     bodyExample: { auto_renew: false },
-    success: [detail(200, 'The subscription as updated.')],
-    errors: CHANGE_ERRORS,
+    success: detail('The subscription as updated.'),
   },
   CancelSubscription: {
     summary: 'Cancel',
     description:
       'At the end of the paid period (default), or now with `immediate: true` (and a refund of the current ' +
       'period with `refund: true`).',
-    params: subscriptionIdParams,
-    body: cancelSubscriptionBody,
     bodyExample: { reason: 'too_expensive', immediate: false },
-    success: [detail(200, 'The subscription as cancelled.')],
-    errors: CHANGE_ERRORS,
+    success: detail('The subscription as cancelled.'),
   },
   RenewSubscription: {
     summary: 'Renew',
     description: 'Extends the period to `expires_at`, by default one billing period of the product.',
-    params: subscriptionIdParams,
-    body: renewSubscriptionBody,
     bodyExample: { transaction_id: '2000000123456790' },
-    success: [detail(200, 'The subscription as renewed.')],
-    errors: [...CHANGE_ERRORS, 'RECEIPT_ALREADY_USED', 'PRODUCT_NOT_FOUND'],
+    success: detail('The subscription as renewed.'),
   },
   PauseSubscription: {
     summary: 'Pause',
-    params: subscriptionIdParams,
-    body: pauseSubscriptionBody,
     bodyExample: { pause_duration: 14, unit: 'days', reason: 'travelling' },
-    success: [detail(200, 'The subscription as paused.')],
-    errors: CHANGE_ERRORS,
+    success: detail('The subscription as paused.'),
   },
   ResumeSubscription: {
     summary: 'Resume',
     description: 'Takes no body (`{}` is accepted too).',
-    params: subscriptionIdParams,
-    body: resumeSubscriptionBody,
-    success: [detail(200, 'The subscription as resumed.')],
-    errors: CHANGE_ERRORS,
+    success: detail('The subscription as resumed.'),
   },
   VerifyFirstReceipt: {
     summary: 'Verify the first purchase',
     description: 'Verifies the receipt in the store X-PLATFORM names, for the X-USER-ID user.',
-    body: verifyFirstReceiptBody,
     bodyExample: { receipt: ex.RECEIPT, productId: 'pro_monthly' },
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'Verified.',
-        schema: verificationResult,
         example: { status: 'success', message: 'Receipt verified', data: ex.verificationResult },
       },
-    ],
-    errors: VERIFY_ERRORS,
+    },
   },
   RecoverReceipt: {
     summary: 'Restore purchases',
     description:
       "Restores the receipt's purchases onto X-USER-ID; the app's restore policy decides about other users'.",
-    body: recoverReceiptBody,
     bodyExample: { receipt: ex.RECEIPT },
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'Restored.',
-        schema: verificationResult,
         example: { status: 'success', message: 'Purchases restored', data: ex.verificationResult },
       },
-    ],
-    errors: VERIFY_ERRORS,
+    },
   },
   ReportEvents: {
     summary: 'Report events',
@@ -559,139 +323,103 @@ export const OPERATIONS: Record<string, Operation> = {
       'A batch of up to 1,000 events, each `{name, user, sessionId, extra?}` or `{eventName, timestamp?, ' +
       'properties?}` (at most 32 KB each). The batch is stored whole or not at all; the first invalid event ' +
       'names the code: EVENT_NAME_REQUIRED, USER_REQUIRED, SESSION_ID_REQUIRED or INVALID_PARAMETER.',
-    body: reportEventsBody,
-    bodyDocumented: reportEventsDocumented,
     bodyExample: ex.eventsRequest,
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'Recorded.',
-        schema: reportedEventsSchema,
         example: { status: 'success', message: '2 event(s) recorded', data: { accepted: 2 } },
       },
-    ],
-    errors: ['EVENT_NAME_REQUIRED', 'USER_REQUIRED', 'SESSION_ID_REQUIRED', ...REPORT_ERRORS],
+    },
   },
   ReportSession: {
     summary: 'Report a session',
     description: 'A repeated report of one session counts once.',
-    body: reportSessionBody,
     bodyExample: { sessionId: 'sess_8c1f', startTime: 1767225600000, duration: 320 },
     success: recorded('Session recorded'),
-    errors: REPORT_ERRORS,
   },
   ReportOrder: {
     summary: 'Report an order',
     description: 'Idempotent on `orderId`.',
-    body: reportOrderBody,
     bodyExample: { orderId: 'GPA.3301-1122', productId: 'pro_monthly', price: 9.99, currency: 'USD' },
     success: recorded('Order recorded'),
-    errors: REPORT_ERRORS,
   },
   ReportConversion: {
     summary: 'Report a conversion',
-    body: reportConversionBody,
     bodyExample: { conversionType: 'trial_started', value: 1 },
     success: recorded('Conversion recorded'),
-    errors: REPORT_ERRORS,
   },
   ReportGlobalSwitch: {
     summary: 'Report the global switch state',
     description: 'Any JSON object up to 32 KB.',
-    body: freeFormReportBody,
     bodyExample: { enabled: false, reason: 'maintenance' },
     success: recorded('Global switch state recorded'),
-    errors: REPORT_ERRORS,
   },
   ReportTyped: {
     summary: 'Report typed data',
     description: 'Any JSON object up to 32 KB, stored under its type (device_info, app_info, ...).',
-    params: reportTypeParams,
-    body: freeFormReportBody,
     bodyExample: { model: 'iPhone16,1', os: '18.1' },
     success: recorded('device_info report recorded'),
-    errors: REPORT_ERRORS,
   },
   UpdateUserAttributes: {
     summary: 'Update standard attributes',
     description: '`null` clears an attribute.',
-    body: userAttributesBody,
     bodyExample: { email: 'ada@example.com', name: 'Ada', language: 'en' },
     success: recorded('Attributes updated'),
-    errors: REPORT_ERRORS,
   },
   ReportAttribution: {
     summary: 'Report attribution',
-    body: attributionReportBody,
     bodyExample: { network: 'appsflyer', data: { campaign_id: 'cmp_42', campaign_name: 'spring' } },
     success: recorded('Attribution recorded'),
-    errors: REPORT_ERRORS,
   },
   ReportSearchAds: {
     summary: 'Report Apple Search Ads attribution',
     description: 'iOS apps only (X-PLATFORM: iOS).',
-    body: searchAdsReportBody,
     bodyExample: {
       attribution: {
         'Version3.1': { 'iad-campaign-id': '1234567', 'iad-campaign-name': 'spring', 'iad-attribution': 'true' },
       },
     },
     success: recorded('Search Ads attribution recorded'),
-    errors: REPORT_ERRORS,
   },
   CustomerInfo: {
     summary: "The user's entitlements and subscriptions",
     description: `${CUSTOMER_INFO_TEXT} A user this app has never seen is a 404 USER_NOT_FOUND.`,
-    conditional: true,
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'The customer info of X-USER-ID.',
-        schema: customerInfoSchema,
         example: { status: 'success', message: 'Customer info', data: ex.customerInfo },
       },
-    ],
-    errors: ['USER_NOT_FOUND'],
+    },
   },
   SegmentInfo: {
     summary: "The user's segments",
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'Built-in and rule segments the user is in.',
-        schema: segmentInfoSchema,
         example: { status: 'success', message: 'Segments of the user', data: ex.segmentInfo },
       },
-    ],
-    errors: ['USER_NOT_FOUND'],
+    },
   },
   AdsInfo: {
     summary: 'Ad-network information',
     description: "The user's attribution and the app's ad networks for the platform; `app_id` must be the key's app.",
-    params: adsInfoParams,
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'Ad-network information.',
-        schema: adsInfoSchema,
         example: { status: 'success', message: 'Ad-network information', data: ex.adsInfo },
       },
-    ],
+    },
   },
   SetCustomProperties: {
     summary: 'Set custom properties',
     description: 'Merged into the profile; `null` deletes a property. A user holds at most 100.',
-    body: customPropertiesBody,
     bodyExample: { properties: { level: 4, beta: true, nickname: null } },
-    success: [
-      {
-        status: 200,
+    success: {
+      200: {
         description: 'Updated: how many custom properties the user has now.',
-        schema: customPropertiesResultSchema,
         example: { status: 'success', message: 'Custom properties updated', data: { properties: 2 } },
       },
-    ],
-    errors: REPORT_ERRORS,
+    },
   },
   AppStoreNotification: {
     summary: 'Receive an App Store notification',
@@ -701,8 +429,6 @@ export const OPERATIONS: Record<string, Operation> = {
       "OIDs, its bundle id (and app Apple id, when configured) must be the app's (`admin stores apple set`), and " +
       'so must its signedTransactionInfo and signedRenewalInfo. ' +
       NOTIFICATION_BOUNDS,
-    params: notificationParams,
-    bodyDocumented: signedPayloadBody,
     bodyExample: { signedPayload: exampleJws },
     success: receivedNotification({
       data: { notification_id: '002e14d5-51f5-4503-b5a8-c3a1af68eb20', type: 'DID_RENEW', outcome: 'applied' },
@@ -717,8 +443,6 @@ export const OPERATIONS: Record<string, Operation> = {
       'purchase changed: its state is then read from Google (purchases.subscriptionsv2.get), never taken from the ' +
       'push; a voided subscription purchase is a refund. ' +
       NOTIFICATION_BOUNDS,
-    params: notificationParams,
-    bodyDocumented: pubSubPushBody,
     bodyExample: examplePush,
     success: receivedNotification({
       data: { notification_id: '13672493945827361', type: 'SUBSCRIPTION_RENEWED', outcome: 'applied' },
@@ -731,8 +455,6 @@ export const OPERATIONS: Record<string, Operation> = {
       "Authenticated by the signed payload (no key): signed with the app's test-store key, for this app; only an " +
       'app with the test store on takes it. ' +
       NOTIFICATION_BOUNDS,
-    params: notificationParams,
-    bodyDocumented: signedPayloadBody,
     bodyExample: { signedPayload: exampleJws },
     success: receivedNotification({
       data: { notification_id: '6b0f6a4e-8f0e-4c55-9d1e-3a1f2b7c9d10', type: 'DID_RENEW', outcome: 'applied' },
@@ -741,4 +463,5 @@ export const OPERATIONS: Record<string, Operation> = {
 };
 
 /** The entry of a route (a V2 route shares its V1 route's). */
-export const operationOf = (routeName: string): Operation | undefined => OPERATIONS[routeName.replace(/V2$/, '')];
+export const operationTextOf = (routeName: string): OperationText | undefined =>
+  OPERATIONS[routeName.replace(/V2$/, '')];

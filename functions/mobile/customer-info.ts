@@ -1,9 +1,16 @@
 import { AppError } from '../../lib/core/errors.js';
+import type { MobileDeclaration } from '../../lib/http/declaration.js';
 import { mobileEndpoint } from '../../lib/http/endpoint.js';
 import { customerInfo } from '../../lib/services/customer-info.js';
 
 /** GET /users/customer_info (and /v2/...): X-USER-ID's entitlements and subscriptions; ETag, 304 to a matching If-None-Match. */
-export const handler = mobileEndpoint({ conditional: true }, async ({ caller }) => {
+export const endpoint = {
+  conditional: true,
+  response: 'CustomerInfo',
+  errors: ['USER_NOT_FOUND'],
+} satisfies MobileDeclaration;
+
+export const handler = mobileEndpoint(endpoint, async ({ caller }) => {
   const data = await customerInfo(caller.appId, caller.userId);
   if (!data) throw new AppError('USER_NOT_FOUND');
   return { message: 'Customer info', data };

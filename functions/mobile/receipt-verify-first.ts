@@ -1,9 +1,16 @@
+import { type MobileDeclaration, VERIFY_ERRORS } from '../../lib/http/declaration.js';
 import { mobileEndpoint } from '../../lib/http/endpoint.js';
 import { verifyFirstReceiptBody } from '../../lib/schemas/mobile.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
 
 /** POST /receipt/verify/first: the first purchase of X-USER-ID, in the store X-PLATFORM names. */
-export const handler = mobileEndpoint({ body: verifyFirstReceiptBody }, async ({ caller, body }) => ({
+export const endpoint = {
+  body: verifyFirstReceiptBody,
+  response: 'VerificationResult',
+  errors: VERIFY_ERRORS,
+} satisfies MobileDeclaration;
+
+export const handler = mobileEndpoint(endpoint, async ({ caller, body }) => ({
   message: 'Receipt verified',
   data: await verifyPurchase(
     caller.appId,

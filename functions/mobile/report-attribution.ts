@@ -1,9 +1,12 @@
+import { type MobileDeclaration, REPORT_ERRORS } from '../../lib/http/declaration.js';
 import { mobileEndpoint } from '../../lib/http/endpoint.js';
 import { attributionReportBody } from '../../lib/schemas/mobile.js';
 import { reportAttribution } from '../../lib/services/reporting.js';
 
 /** POST /attribution/report: first-touch and latest attribution on the user's profile. */
-export const handler = mobileEndpoint({ body: attributionReportBody }, async ({ caller, body }) => {
+export const endpoint = { body: attributionReportBody, errors: REPORT_ERRORS } satisfies MobileDeclaration;
+
+export const handler = mobileEndpoint(endpoint, async ({ caller, body }) => {
   await reportAttribution(caller, body);
   return { message: 'Attribution recorded' };
 });

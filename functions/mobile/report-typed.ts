@@ -1,12 +1,16 @@
+import { type MobileDeclaration, REPORT_ERRORS } from '../../lib/http/declaration.js';
 import { mobileEndpoint } from '../../lib/http/endpoint.js';
 import { freeFormReportBody, reportTypeParams } from '../../lib/schemas/mobile.js';
 import { reportTyped } from '../../lib/services/reporting.js';
 
 /** POST /report/{type} and /v2/report/{type} (device_info, app_info, ...) */
-export const handler = mobileEndpoint(
-  { params: reportTypeParams, body: freeFormReportBody },
-  async ({ caller, params, body }) => {
-    await reportTyped(caller, params.type, body);
-    return { message: `${params.type} report recorded` };
-  },
-);
+export const endpoint = {
+  params: reportTypeParams,
+  body: freeFormReportBody,
+  errors: REPORT_ERRORS,
+} satisfies MobileDeclaration;
+
+export const handler = mobileEndpoint(endpoint, async ({ caller, params, body }) => {
+  await reportTyped(caller, params.type, body);
+  return { message: `${params.type} report recorded` };
+});

@@ -1,11 +1,17 @@
+import { CHANGE_ERRORS, type SubscriptionsDeclaration } from '../../lib/http/declaration.js';
 import { subscriptionsEndpoint } from '../../lib/http/endpoint.js';
 import { cancelSubscriptionBody, subscriptionIdParams } from '../../lib/schemas/subscription.js';
 import { cancelSubscription } from '../../lib/services/subscriptions.js';
 
 /** POST /v1/subscriptions/{subscription_id}/cancel */
-export const handler = subscriptionsEndpoint(
-  { params: subscriptionIdParams, paramsNotFound: 'SUBSCRIPTION_NOT_FOUND', body: cancelSubscriptionBody },
-  async ({ caller, params, body }) => ({
-    body: { data: await cancelSubscription(caller.appId, params.subscription_id, body) },
-  }),
-);
+export const endpoint = {
+  params: subscriptionIdParams,
+  paramsNotFound: 'SUBSCRIPTION_NOT_FOUND',
+  body: cancelSubscriptionBody,
+  response: 'SubscriptionDetail',
+  errors: CHANGE_ERRORS,
+} satisfies SubscriptionsDeclaration;
+
+export const handler = subscriptionsEndpoint(endpoint, async ({ caller, params, body }) => ({
+  body: { data: await cancelSubscription(caller.appId, params.subscription_id, body) },
+}));

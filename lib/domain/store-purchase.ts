@@ -4,6 +4,9 @@
  * VERIFICATION_FAILED, retryable, when the store could not be asked).
  */
 export const STORE_NAMES = ['app_store', 'google_play', 'test_store'] as const;
+
+/** A JWS compact serialisation, three base64url parts: how the App Store and the test store sign what they send. */
+export const JWS_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 export type StoreName = (typeof STORE_NAMES)[number];
 
 /**

@@ -1,17 +1,19 @@
 /**
- * Builds a Lambda handler for one endpoint: a middy stack (header normalisation, request id and
- * logging, error envelopes) around authentication, zod parsing of path/query/body and one call
- * into lib/. Handlers in functions/ are one `subscriptionsEndpoint(...)` each.
+ * Builds a Lambda handler for one endpoint from its declaration (lib/http/declaration.ts): a middy
+ * stack (header normalisation, request id and logging, error envelopes) around authentication,
+ * zod parsing of path/query/body and one call into lib/. Handlers in functions/ are one
+ * declaration and one `subscriptionsEndpoint(endpoint, ...)` each.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { AppError, type ErrorKind, isAppError } from '../core/errors.js';
+import { AppError, isAppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
 import type { Caller, MobileCaller } from '../domain/callers.js';
 import { MAX_NOTIFICATION_BYTES } from '../domain/store-purchase.js';
 import { appIdSchema } from '../schemas/common.js';
+import type { ResponseName, ResponseOf } from '../schemas/documented.js';
 import type { ReceivedNotification } from '../schemas/responses.js';
 import {
   type Authenticated,
@@ -23,40 +25,45 @@ import {
 } from './auth.js';
 import { conditionalResponse } from './conditional.js';
 import { corsHeaders } from './cors.js';
+import {
+  type MobileDeclaration,
+  mobileRulesOf,
+  type RequestDeclaration,
+  type SubscriptionsDeclaration,
+} from './declaration.js';
 import { type ApiName, errorResponse, jsonResponse } from './envelopes.js';
 import { lowerCaseHeaders } from './header-case.js';
-import { mobileRoutePolicy, readMobileHeaders } from './mobile-headers.js';
+import { readMobileHeaders } from './mobile-headers.js';
 import { parseJsonBody, parsePart } from './parse.js';
 
-type Parsed<S> = S extends z.ZodMiniType ? z.output<S> : undefined;
+/** What the declaration's schema for a part of the request parses it into; undefined without one. */
+type Part<D, K extends 'params' | 'query' | 'body'> = D extends { [P in K]: infer S extends z.ZodMiniType }
+  ? z.output<S>
+  : undefined;
 
-type Schema = z.ZodMiniType | undefined;
-
-export interface EndpointSpec<B extends Schema, Q extends Schema, P extends Schema> {
-  body?: B;
-  query?: Q;
-  params?: P;
-  /** A path parameter that fails its schema names a resource that cannot exist: this 404. */
-  paramsNotFound?: ErrorKind;
-  /** HTTP status of a successful response (default 200). */
-  status?: number;
-  /** Answers an ETag, and 304 to a matching If-None-Match (lib/http/conditional.ts). */
-  conditional?: boolean;
-}
-
-export interface EndpointRequest<B extends Schema, Q extends Schema, P extends Schema> {
-  caller: Caller;
-  body: Parsed<B>;
-  query: Parsed<Q>;
-  params: Parsed<P>;
+export interface EndpointRequest<D extends RequestDeclaration, C = Caller> {
+  caller: C;
+  body: Part<D, 'body'>;
+  query: Part<D, 'query'>;
+  params: Part<D, 'params'>;
   requestId: string;
 }
 
-export interface EndpointReply {
-  body: unknown;
-  status?: number;
+/** What a success answers under `data`: the payload its declaration names, else nothing. */
+type Payload<D> = D extends { response: infer N extends ResponseName } ? ResponseOf<N> : undefined;
+
+/** A success of the subscription API: `{data}`, and on a page of a list `{data, pagination}` (any body undeclared). */
+type SubscriptionsBody<D> = D extends { response: ResponseName }
+  ? D extends { pagination: infer N extends ResponseName }
+    ? { data: Payload<D>; pagination: ResponseOf<N> }
+    : { data: Payload<D> }
+  : unknown;
+
+/** The answer of a subscription API handler: a declaration naming its statuses has it name one each time, else 200. */
+export type EndpointReply<D extends SubscriptionsDeclaration = SubscriptionsDeclaration> = {
+  body: SubscriptionsBody<D>;
   headers?: Record<string, string>;
-}
+} & (D extends { statuses: readonly (infer S)[] } ? { status: S } : { status?: 200 });
 
 /** Largest accepted request body of the subscription API. */
 export const MAX_BODY_BYTES = 1_048_576;
@@ -149,29 +156,25 @@ function readBody(event: APIGatewayProxyEvent, api: ApiName): unknown {
   return parseJsonBody(event.body, event.isBase64Encoded);
 }
 
-function parseRequest<B extends Schema, Q extends Schema, P extends Schema>(
-  spec: EndpointSpec<B, Q, P>,
-  event: APIGatewayProxyEvent,
-  api: ApiName,
-) {
+function parseRequest<D extends RequestDeclaration>(endpoint: D, event: APIGatewayProxyEvent, api: ApiName) {
   let params: unknown;
-  if (spec.params) {
+  if (endpoint.params) {
     try {
-      params = parsePart('params', spec.params, event.pathParameters ?? {});
+      params = parsePart('params', endpoint.params, event.pathParameters ?? {});
     } catch (error) {
-      if (spec.paramsNotFound) throw new AppError(spec.paramsNotFound);
+      if (endpoint.paramsNotFound) throw new AppError(endpoint.paramsNotFound);
       throw error;
     }
   }
   const rawQuery = readQuery(event);
-  const query = spec.query ? parsePart('query', spec.query, rawQuery) : undefined;
-  if (!spec.query && Object.keys(rawQuery).length > 0) {
+  const query = endpoint.query ? parsePart('query', endpoint.query, rawQuery) : undefined;
+  if (!endpoint.query && Object.keys(rawQuery).length > 0) {
     throw new AppError('INVALID_PARAMETER', 'this endpoint takes no query parameters');
   }
   const rawBody = readBody(event, api);
   // A body is validated even when absent, so a schema with required fields rejects an empty request.
-  const body = spec.body ? parsePart('body', spec.body, rawBody ?? {}) : undefined;
-  return { params, query, body } as { params: Parsed<P>; query: Parsed<Q>; body: Parsed<B> };
+  const body = endpoint.body ? parsePart('body', endpoint.body, rawBody ?? {}) : undefined;
+  return { params, query, body } as Pick<EndpointRequest<D>, 'params' | 'query' | 'body'>;
 }
 
 /**
@@ -212,73 +215,68 @@ async function authenticateAndLimit(
 }
 
 /** An endpoint of the subscription management API (Bearer secret key, `{error: {...}}` envelope). */
-export function subscriptionsEndpoint<
-  B extends Schema = undefined,
-  Q extends Schema = undefined,
-  P extends Schema = undefined,
->(spec: EndpointSpec<B, Q, P>, run: (request: EndpointRequest<B, Q, P>) => Promise<EndpointReply>) {
+export function subscriptionsEndpoint<D extends SubscriptionsDeclaration>(
+  endpoint: D,
+  run: (request: EndpointRequest<D>) => Promise<EndpointReply<D>>,
+) {
   return buildEndpoint('subscriptions', async (event, requestId, responseHeaders) => {
     Object.assign(responseHeaders, corsHeaders(event.headers.origin));
     const { caller } = await authenticateAndLimit(bearerToken(event.headers.authorization), responseHeaders);
-    const reply = await run({ caller, requestId, ...parseRequest(spec, event, 'subscriptions') });
-    const response = jsonResponse(reply.status ?? spec.status ?? 200, reply.body, {
+    const reply = await run({ caller, requestId, ...parseRequest(endpoint, event, 'subscriptions') });
+    const response = jsonResponse(reply.status ?? 200, reply.body, {
       ...reply.headers,
       'X-Request-Id': requestId,
     });
-    return spec.conditional ? conditionalResponse(response, event.headers['if-none-match']) : response;
+    return endpoint.conditional ? conditionalResponse(response, event.headers['if-none-match']) : response;
   });
 }
 
-export interface MobileReply {
+export interface MobileReply<D extends MobileDeclaration = MobileDeclaration> {
   /** Goes under `data`, next to `status` and `message`. */
-  data?: unknown;
+  data?: Payload<D>;
   message?: string;
 }
 
 /**
  * An endpoint of the mobile reporting API: the sdk key in X-API-KEY (absent: 401
- * MISSING_REQUIRED_HEADER; unknown or revoked: 401 INVALID_API_KEY), the route's header rule
- * (lib/routes.ts), X-APP-ID must be the key's app (403), a signed X-USER-TOKEN on routes acting
- * on the user when the app requires one (401), then the request counted against its user's rate
- * limit (429), and `{status, message, data?}` bodies. What is refused before the count carries
+ * MISSING_REQUIRED_HEADER; unknown or revoked: 401 INVALID_API_KEY), the declared header rule,
+ * X-APP-ID must be the key's app (403), a signed X-USER-TOKEN when the endpoint acts on the user
+ * and the app requires one (401), then the request counted against its user's rate limit (429),
+ * and `{status, message, data?}` bodies. What is refused before the count carries
  * RateLimit-Policy alone; from the count on, the user's RateLimit fields too.
  */
-export function mobileEndpoint<
-  B extends Schema = undefined,
-  Q extends Schema = undefined,
-  P extends Schema = undefined,
->(
-  spec: EndpointSpec<B, Q, P>,
-  run: (request: Omit<EndpointRequest<B, Q, P>, 'caller'> & { caller: MobileCaller }) => Promise<MobileReply>,
+export function mobileEndpoint<D extends MobileDeclaration>(
+  endpoint: D,
+  run: (request: EndpointRequest<D, MobileCaller>) => Promise<MobileReply<D>>,
 ) {
+  const rules = mobileRulesOf(endpoint);
   return buildEndpoint('mobile', async (event, requestId, responseHeaders) => {
     const apiKey = event.headers['x-api-key']?.trim();
     if (!apiKey) throw new AppError('API_KEY_MISSING', 'Missing required header X-API-KEY');
     const { caller: key, userTokenSecret, headers: policy } = await authenticateSdkKey(apiKey);
     Object.assign(responseHeaders, policy);
-    const route = mobileRoutePolicy(event.resource);
-    const context = readMobileHeaders(event.headers, route.headers, event.body !== null && event.body !== '');
-    if (context.appIdHeader !== key.appId) throw new AppError('FORBIDDEN', 'X-APP-ID is not the app of this API key');
-    const userProven = userTokenSecret !== undefined && route.actsOnUser;
+    const identity = readMobileHeaders(event.headers, rules.headers, event.body !== null && event.body !== '');
+    if (identity.appIdHeader !== key.appId) throw new AppError('FORBIDDEN', 'X-APP-ID is not the app of this API key');
+    const userProven = userTokenSecret !== undefined && rules.actsOnUser;
     if (userProven) {
       requireUserToken(event.headers['x-user-token'], {
         secret: userTokenSecret,
         appId: key.appId,
-        userId: context.userId,
+        userId: identity.userId,
       });
     }
     // Counted only once the user is known and, where required, proven: a request naming another
     // user without that user's token cannot spend their limit.
-    Object.assign(responseHeaders, await countMobileRequest(key, context.userId));
+    Object.assign(responseHeaders, await countMobileRequest(key, identity.userId));
     const reply = await run({
-      caller: { ...key, ...context, userProven },
+      caller: { ...key, ...identity, userProven },
       requestId,
-      ...parseRequest(spec, event, 'mobile'),
+      ...parseRequest(endpoint, event, 'mobile'),
     });
     // Without data the body has no `data` key: JSON leaves an undefined member out.
     const body = { status: 'success', message: reply.message ?? 'OK', data: reply.data };
     const response = jsonResponse(200, body, { 'X-Request-Id': requestId });
-    return spec.conditional ? conditionalResponse(response, event.headers['if-none-match']) : response;
+    return endpoint.conditional ? conditionalResponse(response, event.headers['if-none-match']) : response;
   });
 }
 

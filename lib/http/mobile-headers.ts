@@ -1,7 +1,7 @@
 /**
- * Header rules of the mobile reporting API and which rule each mobile route follows
- * (mobileRoutePolicy); the mobile endpoint middleware applies it, so handlers never check headers
- * themselves.
+ * Header rules of the mobile reporting API; each mobile endpoint's declaration names the one it
+ * follows (lib/http/declaration.ts) and the mobile endpoint wrapper applies it, so handlers never
+ * check headers themselves.
  */
 import { AppError } from '../core/errors.js';
 import type { MobileIdentity } from '../domain/callers.js';
@@ -18,32 +18,6 @@ export const MOBILE_HEADER_RULES = {
   identity: ['X-USER-ID', 'X-APP-ID'],
 } as const;
 export type MobileHeaderRule = keyof typeof MOBILE_HEADER_RULES;
-
-/** What a mobile route requires besides X-API-KEY. */
-export interface MobileRoutePolicy {
-  headers: MobileHeaderRule;
-  /**
-   * The route reads or changes data of the X-USER-ID user, so an app that requires signed user
-   * tokens refuses it without a valid X-USER-TOKEN (lib/http/auth.ts requireUserToken).
-   */
-  actsOnUser: boolean;
-}
-
-/**
- * The mobile routes (lib/routes.ts paths) whose policy is not the default one: every common
- * header, and acting on the user. A route not listed here is refused without a user token when
- * the app requires them (fail closed). Kept out of the route table so that a function's bundle
- * does not carry every route.
- */
-export const MOBILE_POLICY_EXCEPTIONS: Readonly<Record<string, Partial<MobileRoutePolicy>>> = {
-  '/segment/info': { headers: 'identity' },
-};
-
-export const mobileRoutePolicy = (path: string): MobileRoutePolicy => ({
-  headers: 'common',
-  actsOnUser: true,
-  ...(Object.hasOwn(MOBILE_POLICY_EXCEPTIONS, path) ? MOBILE_POLICY_EXCEPTIONS[path] : {}),
-});
 
 /** Checks the rule's headers (names the first one missing) and reads the caller's identity from them. */
 export function readMobileHeaders(

@@ -15,6 +15,7 @@ import type { X509Certificate } from 'node:crypto';
 import * as z from 'zod/mini';
 import { AppError } from '../core/errors.js';
 import {
+  JWS_PATTERN,
   MAX_NOTIFICATION_BYTES,
   type StoreNotification,
   type StorePurchaseState,
@@ -34,7 +35,6 @@ import {
 import { APP_STORE_STATE_TYPES, stateOfNotification } from './app-store-notification-types.js';
 import { fetchAppStorePurchaseState, type SignedPurchaseState } from './app-store-server-api.js';
 import { type AppleRejection, AppleSignedDataError, verifyAppleSignedData } from './apple-signed-data.js';
-import { JWS_PATTERN } from './signed-receipt.js';
 
 /** The types and subtypes are recorded as sent: bounded, as anything stored is. */
 const recordedString = () => z.string().check(z.minLength(1), z.maxLength(128));

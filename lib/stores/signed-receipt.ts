@@ -1,7 +1,6 @@
 /** Receipts that are signed transactions (JWS): recognised and read before anyone checks their signature. */
 
-/** A JWS compact serialisation: three base64url parts. */
-export const JWS_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+import { JWS_PATTERN } from '../domain/store-purchase.js';
 
 /** Receipts may arrive raw or base64-encoded (as the spec's `receipt_data` says): returns the JWS if it is one. */
 export function jwsOf(receiptData: string): string | undefined {

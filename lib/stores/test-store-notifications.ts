@@ -9,6 +9,7 @@
 import { createPublicKey, randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors.js';
 import {
+  JWS_PATTERN,
   MAX_NOTIFICATION_BYTES,
   type StoreNotification,
   type StorePurchaseState,
@@ -16,7 +17,6 @@ import {
   type VerifiedTransaction,
 } from '../domain/store-purchase.js';
 import { APP_STORE_STATE_TYPES, stateOfNotification } from './app-store-notification-types.js';
-import { JWS_PATTERN } from './signed-receipt.js';
 import {
   newTestTransactionId,
   signTestStoreJws,

@@ -1,6 +1,6 @@
 /**
  * Signed user tokens through HTTP: for an app that requires them, every mobile route that acts on
- * X-USER-ID (the `actsOnUser` rows of lib/routes.ts) refuses a missing or wrong X-USER-TOKEN with
+ * X-USER-ID (its declaration's `actsOnUser`, lib/http/declaration.ts) refuses a missing or wrong X-USER-TOKEN with
  * a 401 and writes nothing, and takes the right one; the subscription API is unaffected; an app
  * without the setting behaves as the spec says; rotating the secret refuses the old tokens.
  */
@@ -16,8 +16,9 @@ import { issueKey, issueUserTokenSecret, setUserTokenRequired } from '../../lib/
 import { ddb, tableName } from '../../lib/data/client.js';
 import { keys } from '../../lib/data/table-keys.js';
 import { signUserToken } from '../../lib/domain/user-token.js';
-import { mobileRoutePolicy } from '../../lib/http/mobile-headers.js';
+import { type MobileDeclaration, mobileRulesOf } from '../../lib/http/declaration.js';
 import { ROUTES, type Route, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { declarationsOf } from '../../openapi/declarations.js';
 import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { type HttpResult, useGateway } from '../support/http.js';
@@ -97,7 +98,10 @@ const VALID: Record<string, (app: TestApp) => Promise<Call> | Call> = {
 };
 
 const MOBILE = ROUTES.filter((route) => route.api === 'mobile');
-const ACTING_ON_USER = MOBILE.filter((route) => mobileRoutePolicy(route.path).actsOnUser);
+const declarations = await declarationsOf(MOBILE);
+const ACTING_ON_USER = MOBILE.filter(
+  (route) => mobileRulesOf(declarations.get(route.name) as MobileDeclaration).actsOnUser,
+);
 
 async function send(
   route: Route,

@@ -17,7 +17,7 @@ import { buildDocument } from '../../openapi/document.js';
 type Json = Record<string, any>;
 
 const DOCUMENT_ID = 'https://contract.test/openapi.json';
-const document = buildDocument();
+const document = await buildDocument();
 const compiled = compileRoutes(ROUTES);
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.

@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { MOBILE_POLICY_EXCEPTIONS, mobileRoutePolicy } from '../../lib/http/mobile-headers.js';
 import { ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { compileRoutes, matchRoute, resolveRoute, toProxyEvent } from '../../local/gateway.js';
 
@@ -73,15 +72,6 @@ describe('local gateway routing', () => {
   it('route names are unique and every handler module is named once', () => {
     expect(new Set(ROUTES.map((r) => r.name)).size).toBe(ROUTES.length);
     expect(new Set(ROUTES.map((r) => `${r.method} ${r.path}`)).size).toBe(ROUTES.length);
-  });
-
-  it('every mobile policy exception names a mobile route; a path no exception names acts on the user with every common header', () => {
-    const mobilePaths = ROUTES.filter((route) => route.api === 'mobile').map((route) => route.path);
-    for (const path of Object.keys(MOBILE_POLICY_EXCEPTIONS)) expect(mobilePaths).toContain(path);
-    expect(mobileRoutePolicy('/segment/info')).toEqual({ headers: 'identity', actsOnUser: true });
-    expect(mobileRoutePolicy('/receipt/verify/first')).toEqual({ headers: 'common', actsOnUser: true });
-    expect(mobileRoutePolicy('/no/such/route')).toEqual({ headers: 'common', actsOnUser: true });
-    expect(mobileRoutePolicy('__proto__')).toEqual({ headers: 'common', actsOnUser: true });
   });
 
   it('headers and query parameters named __proto__ or constructor are plain data in the event (as in API Gateway JSON)', () => {

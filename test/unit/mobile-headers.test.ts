@@ -88,11 +88,3 @@ describe('readMobileHeaders', () => {
     ).toMatchObject({ code: 'INVALID_PARAMETER', message: 'X-USER-ID must be at most 256 characters' });
   });
 });
-
-describe('mobileRoutePolicy', () => {
-  it('gives /segment/info the identity rule and every other route the common one, all acting on the user', () => {
-    expect(mobileHeadersModule.mobileRoutePolicy('/segment/info')).toEqual({ headers: 'identity', actsOnUser: true });
-    for (const path of ['/v2/users/report/events', '/v1/users/info', '/a/route/never/listed', 'toString', '__proto__'])
-      expect(mobileHeadersModule.mobileRoutePolicy(path)).toEqual({ headers: 'common', actsOnUser: true });
-  });
-});
