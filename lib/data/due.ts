@@ -6,7 +6,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import { queryAll } from './query.js';
-import { type IndexName, TABLE } from './table.js';
+import { TABLE } from './table.js';
 import { type DueKind, duePartition, keys } from './table-keys.js';
 
 const DAY_MS = 86_400_000;
@@ -51,7 +51,7 @@ export async function advanceCheckpoint(kind: DueKind, day: string): Promise<voi
 
 /** Items of this kind due at or before `now`, day by day from the checkpoint, at most `limit`. */
 export async function findDueItems(kind: DueKind, now: Date, limit: number): Promise<DueDay[]> {
-  const index = TABLE.indexes.workDueByDay;
+  const index = TABLE.indexes.workDueByDay!;
   const today = dayOf(now);
   const days: DueDay[] = [];
   let remaining = limit;
@@ -63,7 +63,7 @@ export async function findDueItems(kind: DueKind, now: Date, limit: number): Pro
     const requested = remaining;
     const items = await queryAll(
       {
-        IndexName: 'workDueByDay' satisfies IndexName,
+        IndexName: 'workDueByDay',
         KeyConditionExpression: '#pk = :pk AND #sk <= :upTo',
         ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
         // '~' sorts after every character of an id: everything due at or before now.

@@ -17,7 +17,7 @@ import {
   type SubscriptionRecord,
   toRecord,
 } from './subscription-items.js';
-import { type IndexName, TABLE, withoutKeys } from './table.js';
+import { TABLE, withoutKeys } from './table.js';
 import { keys, listCountCell, listPartitions, SUBSCRIPTION_SK, type TableKey } from './table-keys.js';
 
 /** A subscription's items: its state, its payment, and the transfers of its purchase to or from it (oldest first). */
@@ -116,7 +116,7 @@ interface ListedKey {
  * key (`created_at#id`, unique) bounds the key condition, so it positions every partition of a merge.
  */
 async function queryKeys(
-  indexName: IndexName,
+  indexName: string,
   pkValue: string,
   wanted: number,
   after: ListPosition['after'],

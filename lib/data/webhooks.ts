@@ -8,7 +8,7 @@ import type { BreakerState } from '../domain/webhook-scheduling.js';
 import type { BusEventDetail } from '../events/schemas.js';
 import { batchGetConsistent } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { type IndexName, withoutKeys } from './table.js';
+import { withoutKeys } from './table.js';
 import { dueAttributes, keys } from './table-keys.js';
 
 export interface WebhookEndpoint {
@@ -270,7 +270,7 @@ export async function listDeliveries(
   const { Items: found = [] } = await ddb.send(
     new QueryCommand({
       TableName: tableName,
-      IndexName: (status ? 'deliveriesByStatus' : 'deliveriesByApp') satisfies IndexName,
+      IndexName: status ? 'deliveriesByStatus' : 'deliveriesByApp',
       KeyConditionExpression: `${status ? 'deliveries_status_pk' : 'deliveries_pk'} = :partition${after ? ' AND deliveries_sk < :after' : ''}`,
       ExpressionAttributeValues: {
         ':partition': status ? deliveriesStatusPartition(appId, status) : appId,

@@ -17,7 +17,6 @@
 import { AppError } from '../core/errors.js';
 import type { AppRecord } from '../data/apps.js';
 import {
-  bindOwnerPart,
   getTransactionBinding,
   lookUpPurchase,
   type PurchaseLookup,
@@ -26,13 +25,11 @@ import {
   purchaseLookupKeys,
   purchaseLookupOf,
   type TakeOver,
-  type TransactionWrite,
-  transferItems,
 } from '../data/purchase-ownership.js';
 import { type ConfigurableStore, getAppWithStoreSettings, type StoreSettings } from '../data/store-settings.js';
-import type { SubscriptionRecord } from '../data/subscription-items.js';
+import type { PaymentRecord, SubscriptionRecord } from '../data/subscription-items.js';
 import { getSubscriptionRecord } from '../data/subscription-queries.js';
-import { insertSubscription } from '../data/subscription-writes.js';
+import { type InsertOptions, insertSubscription, insertWrites } from '../data/subscription-writes.js';
 import {
   decidePurchase,
   ownedByAnotherUser,
@@ -43,7 +40,7 @@ import {
 } from '../domain/purchase-decision.js';
 import { transferredRevenue } from '../domain/revenue-figures.js';
 import type { StorePurchaseState, StoreVerifier, VerifiedTransaction } from '../domain/store-purchase.js';
-import { environmentOf, storeFacts, type VerifiedPurchaseStart, verifiedPurchaseStart } from '../domain/store-sync.js';
+import { environmentOf, storeFacts, verifiedPurchaseStart } from '../domain/store-sync.js';
 import { RECEIPT_CHARACTERS } from '../schemas/common.js';
 import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
 import { appStoreVerifier, requireAppReceiptShape } from '../stores/app-store.js';
@@ -51,7 +48,7 @@ import { googlePlayVerifier, purchaseReference } from '../stores/google-play.js'
 import { jwsOf, statedTransaction } from '../stores/signed-receipt.js';
 import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
 import { guardedStoreCall, storeCallKeys } from './store-call-budget.js';
-import { changeWrites, commitChange, type PlannedChange, verifiedSubscription } from './subscriptions.js';
+import { commitChange, type PlannedChange, verifiedSubscription } from './subscriptions.js';
 
 /** The store whose settings verifying a receipt of this platform needs: none for the test store. */
 function storeOf(platform: VerifyPurchaseBody['platform'], testStore: boolean): ConfigurableStore | undefined {
@@ -114,10 +111,6 @@ async function requireRecord(appId: string, subscriptionId: string): Promise<Sub
   return record;
 }
 
-/** What the lifecycle answers a cancellation of a subscription that has ended. */
-const endedAlready = (error: unknown) =>
-  error instanceof AppError && (error.kind === 'INVALID_STATUS_TRANSITION' || error.kind === 'SUBSCRIPTION_EXPIRED');
-
 /** Ends a subscription now (the previous owner's after a transfer, or one the store refunded); one already ended stays as it is. */
 async function cancelUnlessEnded(
   appId: string,
@@ -133,7 +126,10 @@ async function cancelUnlessEnded(
       { cause: { by: 'verification' } },
     );
   } catch (error) {
-    if (!endedAlready(error)) throw error;
+    const ended =
+      error instanceof AppError &&
+      (error.kind === 'INVALID_STATUS_TRANSITION' || error.kind === 'SUBSCRIPTION_EXPIRED');
+    if (!ended) throw error;
   }
 }
 
@@ -148,25 +144,37 @@ async function recordStoreRefund(appId: string, userId: string, transaction: Ver
 }
 
 /**
- * A restore that takes the purchase over: the previous owner's subscription ends (cancelled now,
- * its status change notified), written in the transaction that gives the purchase to the new
- * owner, so a crash leaves both or neither. These are its writes, conditioned on the version read:
- * none when it has ended already. A concurrent change of it refuses the whole transaction, and the
- * restore decides again on fresh reads.
+ * A restore that takes the purchase over: the previous owner's subscription ends and the new one is
+ * inserted with its transfer in one transaction, so a crash leaves both or neither (the previous
+ * owner never loses the subscription without the new one existing). `ended_already`: the previous
+ * subscription had ended, the insert is all there is to write; undefined: something changed since
+ * the read, decide again.
  */
-async function previousOwnerEnds(appId: string, takeOver: TakeOver): Promise<TransactionWrite[]> {
-  const previous = await getSubscriptionRecord(appId, takeOver.fromSubscriptionId);
-  if (!previous) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${takeOver.fromSubscriptionId} not found`);
+async function insertTakingOver(
+  appId: string,
+  takeOver: TakeOver,
+  record: SubscriptionRecord,
+  payment: PaymentRecord,
+  options: InsertOptions,
+): Promise<SubscriptionRecord | undefined | 'ended_already'> {
+  const { writes } = insertWrites(record, payment, options);
   try {
-    return await changeWrites(
+    const change = await commitChange(
       appId,
-      previous,
-      { command: { type: 'cancel', immediate: true, refund: false, reason: 'transferred_to_another_user' } },
-      { by: 'verification' },
+      takeOver.fromSubscriptionId,
+      () => ({
+        command: { type: 'cancel', immediate: true, refund: false, reason: 'transferred_to_another_user' },
+        alsoWrite: writes,
+      }),
+      { cause: { by: 'verification' } },
     );
+    return change.refused === undefined ? record : undefined;
   } catch (error) {
-    if (!endedAlready(error)) throw error;
-    return [];
+    const ended =
+      error instanceof AppError &&
+      (error.kind === 'INVALID_STATUS_TRANSITION' || error.kind === 'SUBSCRIPTION_EXPIRED');
+    if (!ended) throw error;
+    return 'ended_already';
   }
 }
 
@@ -266,7 +274,7 @@ export async function verifyPurchase(
       stored = { ...stored, subscription: await requireRecord(appId, decision.subscriptionId) };
       decision = decidePurchase(transaction, claim, stored);
     }
-    const record = await apply({ appId, receiptData: body.receipt_data, transaction, claim, stored }, decision);
+    const record = await apply(appId, body.receipt_data, transaction, claim, stored, decision);
     if (record) return result(record, transaction);
     stored = undefined; // someone bound this transaction meanwhile: look again
   }
@@ -284,190 +292,123 @@ const REFUNDED = {
 /** What is stored about the purchase, with the store state a notification left on it. */
 type Stored = StoredPurchase<SubscriptionRecord> & { storeState?: StorePurchaseState | undefined };
 
-/** One verification as its decision is carried out: the receipt, the transaction its store verified, who asks, what is stored. */
-interface Verification {
-  appId: string;
-  receiptData: string;
-  transaction: VerifiedTransaction;
-  claim: PurchaseClaim;
-  stored: Stored;
-}
-
-type DecisionOf<K extends Decision['kind']> = Extract<Decision, { kind: K }>;
-
 async function refuse(
   appId: string,
   transaction: VerifiedTransaction,
   claim: PurchaseClaim,
-  decision: DecisionOf<'reject' | 'refund'>,
+  decision: Extract<Decision, { kind: 'reject' | 'refund' }>,
 ): Promise<never> {
   if (decision.kind === 'refund') await recordStoreRefund(appId, claim.userId, transaction);
   throw new AppError(decision.code, decision.message);
 }
 
 /** Carries out a decision: the subscription the transaction pays for, or undefined when it must be decided again on a fresh read. */
-function apply(verification: Verification, decision: Decision): Promise<SubscriptionRecord | undefined> {
-  const { appId, transaction, claim } = verification;
-  switch (decision.kind) {
-    case 'reject':
-    case 'refund':
-      return refuse(appId, transaction, claim, decision);
-    case 'read_subscription':
-      throw new Error('decided without the subscription it rests on');
-    case 'answer':
-      return answer(verification, decision);
-    case 'renew':
-      return renew(verification, decision);
-    case 'activate':
-      return activate(verification, decision);
-    case 'insert':
-      return insert(verification, decision);
-  }
-}
-
-const ownerOf = (transaction: VerifiedTransaction): PurchaseOwner => ({
-  store: transaction.store,
-  original_transaction_id: transaction.original_transaction_id,
-});
-
-/** The payment a transaction records: a trial pays nothing. */
-const paidBy = (transaction: VerifiedTransaction) =>
-  transaction.trial ? {} : { last_payment: transaction.purchase_date };
-
-/**
- * Commits a change decided again on the latest record (a concurrent verification of this
- * transaction may have made it); undefined when an alsoWrite item refused it (the previous owner's
- * subscription changed): decide again.
- */
-async function commitDecided(
-  { appId, transaction, claim, stored }: Verification,
-  subscription: SubscriptionRecord,
-  plan: (again: Decision, latest: SubscriptionRecord, now: Date) => PlannedChange | null,
+async function apply(
+  appId: string,
+  receiptData: string,
+  transaction: VerifiedTransaction,
+  claim: PurchaseClaim,
+  stored: Stored,
+  decision: Decision,
 ): Promise<SubscriptionRecord | undefined> {
-  const change = await commitChange(
-    appId,
-    subscription.id,
-    (latest, now) => plan(decidePurchase(transaction, claim, { ...stored, subscription: latest }), latest, now),
-    { current: subscription, cause: { by: 'verification' } },
-  );
-  return change.refused === undefined ? change.record : undefined;
-}
-
-/**
- * Verified already: nothing changes. Restored under the transfer policy, the previous owner's
- * subscription ends (one write of its own: this one's stays as it is).
- */
-async function answer({ appId }: Verification, decision: DecisionOf<'answer'>): Promise<SubscriptionRecord> {
-  if (decision.takeOver)
+  if (decision.kind === 'reject' || decision.kind === 'refund') return refuse(appId, transaction, claim, decision);
+  if (decision.kind === 'read_subscription') throw new Error('decided without the subscription it rests on');
+  // Restore with the transfer policy: the previous owner's subscription ends (their status change
+  // is notified), and the purchase continues as this user's. A new subscription ends the previous
+  // one in its own transaction (insertTakingOver).
+  if (decision.kind !== 'renew' && decision.kind !== 'insert' && decision.takeOver) {
     await cancelUnlessEnded(appId, decision.takeOver.fromSubscriptionId, false, 'transferred_to_another_user');
-  return decision.subscription;
-}
-
-/** A later transaction of a running purchase: the store's truth as the receipt tells it, the same path as a store notification's. */
-function renew(verification: Verification, decision: DecisionOf<'renew'>): Promise<SubscriptionRecord | undefined> {
-  const { transaction, receiptData } = verification;
-  const receiptState: StorePurchaseState = { ...transaction, renewal: null, as_of: transaction.purchase_date };
-  return commitDecided(verification, decision.subscription, (again) =>
-    again.kind === 'renew'
-      ? {
-          command: { type: 'sync', facts: storeFacts(receiptState) },
-          storeState: receiptState,
-          payment: { ...paidBy(transaction), transaction_id: transaction.transaction_id, receipt_data: receiptData },
-          bindTransaction: transaction.transaction_id,
-        }
-      : null,
-  );
-}
-
-/**
- * A pending_verification record of this transaction becomes active. Taking the purchase over, the
- * move, its transfer and the previous owner's end are written with the activation.
- */
-async function activate(
-  verification: Verification,
-  decision: DecisionOf<'activate'>,
-): Promise<SubscriptionRecord | undefined> {
-  const { appId, transaction } = verification;
-  const { takeOver } = decision;
-  const owner = ownerOf(transaction);
-  const previousEnds = takeOver ? await previousOwnerEnds(appId, takeOver) : [];
-  return commitDecided(verification, decision.subscription, (again, latest, now) =>
-    again.kind === 'activate'
-      ? {
-          command: { type: 'activate', expires_at: again.expiresAt },
-          payment: paidBy(transaction),
-          bindOwner: again.bindOwner && !takeOver ? owner : undefined,
-          alsoWrite: takeOver && [
-            bindOwnerPart(latest, owner, takeOver),
-            ...transferItems(latest, owner, takeOver, now),
-            ...previousEnds,
-          ],
-        }
-      : null,
-  );
-}
-
-/**
- * A new purchase: recorded and activated in one write, with a takeover's end of the previous
- * owner's subscription. Undefined when the transaction or an alsoWrite item was taken meanwhile.
- */
-async function insert(
-  verification: Verification,
-  decision: DecisionOf<'insert'>,
-): Promise<SubscriptionRecord | undefined> {
-  const { appId, transaction, claim, stored } = verification;
-  // A refund kept on the purchase refuses only the transaction it refunds (verifiedPurchaseStart).
-  const start = verifiedPurchaseStart(transaction, stored.storeState);
-  if (start.kind === 'refunded') return refuse(appId, transaction, claim, REFUNDED);
-  const { record, payment, statusChange, revenue } = newSubscription(verification, decision, start);
-  const inserted = await insertSubscription(record, payment, {
-    owner: ownerOf(transaction),
-    takeOver: decision.takeOver,
-    statusChange,
-    revenue: decision.revenue === 'transferred' ? transferredRevenue(revenue) : revenue,
-    cause: { by: 'verification', action: 'create' },
-    alsoWrite: decision.takeOver && (await previousOwnerEnds(appId, decision.takeOver)),
-  });
-  if (inserted.inserted) return record;
-  if (inserted.reason === 'owned_by_another_user') return refuse(appId, transaction, claim, ownedByAnotherUser());
-  return undefined;
-}
-
-/**
- * The subscription a new purchase starts, from the store's latest word on it (a notification that
- * arrived before the app verified the purchase) when there is one, else from the transaction.
- */
-function newSubscription(
-  { appId, receiptData, transaction, claim }: Verification,
-  decision: DecisionOf<'insert'>,
-  start: Extract<VerifiedPurchaseStart, { kind: 'start' }>,
-) {
-  const latest = start.from;
-  const period = latest ?? transaction;
-  const paidPeriod = latest && !latest.trial ? latest : undefined;
-  return verifiedSubscription(
-    appId,
-    {
-      user_id: claim.userId,
-      product_id: decision.productId,
-      platform: transaction.platform,
-      price: paidPeriod?.price ?? decision.price,
-      currency: paidPeriod?.currency ?? decision.currency,
-      billing_period: decision.billingPeriod,
-      started_at: transaction.purchase_date,
-      expires_at: period.expires_at,
-      auto_renew: latest?.renewal?.auto_renew ?? Date.parse(period.expires_at) > Date.now(),
-      trial_period: period.trial,
-      trial_expires_at: period.trial ? period.expires_at : null,
-      transaction_id: transaction.transaction_id,
-      receipt_data: receiptData,
-      store: transaction.store,
-      original_transaction_id: transaction.original_transaction_id,
-      environment: environmentOf(transaction.environment),
-    },
-    paidBy(transaction),
-    new Date(),
-    latest && storeFacts(latest),
-    start.earlierRefund,
-  );
+  }
+  const owner: PurchaseOwner = {
+    store: transaction.store,
+    original_transaction_id: transaction.original_transaction_id,
+  };
+  const paid = transaction.trial ? {} : { last_payment: transaction.purchase_date };
+  // Decided again on the latest record: a concurrent verification of this transaction may have made the change.
+  const commitDecided = async (subscription: SubscriptionRecord, plan: (again: Decision) => PlannedChange | null) =>
+    (
+      await commitChange(
+        appId,
+        subscription.id,
+        (latest) => plan(decidePurchase(transaction, claim, { ...stored, subscription: latest })),
+        { current: subscription, cause: { by: 'verification' } },
+      )
+    ).record;
+  switch (decision.kind) {
+    case 'answer':
+      return decision.subscription;
+    case 'renew': {
+      // The store's truth as the receipt tells it: the same path as a store notification's.
+      const receiptState: StorePurchaseState = { ...transaction, renewal: null, as_of: transaction.purchase_date };
+      return commitDecided(decision.subscription, (again) =>
+        again.kind === 'renew'
+          ? {
+              command: { type: 'sync', facts: storeFacts(receiptState) },
+              storeState: receiptState,
+              payment: { ...paid, transaction_id: transaction.transaction_id, receipt_data: receiptData },
+              bindTransaction: transaction.transaction_id,
+            }
+          : null,
+      );
+    }
+    case 'activate':
+      return commitDecided(decision.subscription, (again) =>
+        again.kind === 'activate'
+          ? {
+              command: { type: 'activate', expires_at: again.expiresAt },
+              payment: paid,
+              bindOwner: again.bindOwner ? owner : undefined,
+            }
+          : null,
+      );
+    case 'insert': {
+      // A new purchase: recorded and activated in one write, from the store's latest word on it
+      // (a notification that arrived before the app verified the purchase) when there is one; a
+      // refund kept there refuses only the transaction it refunds (verifiedPurchaseStart).
+      const start = verifiedPurchaseStart(transaction, stored.storeState);
+      if (start.kind === 'refunded') return refuse(appId, transaction, claim, REFUNDED);
+      const latest = start.from;
+      const period = latest ?? transaction;
+      const { record, payment, statusChange, revenue } = verifiedSubscription(
+        appId,
+        {
+          user_id: claim.userId,
+          product_id: decision.productId,
+          platform: transaction.platform,
+          price: latest && !latest.trial && latest.price !== null ? latest.price : decision.price,
+          currency: latest && !latest.trial && latest.currency !== null ? latest.currency : decision.currency,
+          billing_period: decision.billingPeriod,
+          started_at: transaction.purchase_date,
+          expires_at: period.expires_at,
+          auto_renew: latest?.renewal?.auto_renew ?? Date.parse(period.expires_at) > Date.now(),
+          trial_period: period.trial,
+          trial_expires_at: period.trial ? period.expires_at : null,
+          transaction_id: transaction.transaction_id,
+          receipt_data: receiptData,
+          store: transaction.store,
+          original_transaction_id: transaction.original_transaction_id,
+          environment: environmentOf(transaction.environment),
+        },
+        paid,
+        new Date(),
+        latest && storeFacts(latest),
+        start.earlierRefund,
+      );
+      const options: InsertOptions = {
+        owner,
+        takeOver: decision.takeOver,
+        statusChange,
+        revenue: decision.revenue === 'transferred' ? transferredRevenue(revenue) : revenue,
+        cause: { by: 'verification', action: 'create' },
+      };
+      if (decision.takeOver) {
+        const taken = await insertTakingOver(appId, decision.takeOver, record, payment, options);
+        if (taken !== 'ended_already') return taken;
+      }
+      const inserted = await insertSubscription(record, payment, options);
+      if (inserted.inserted) return record;
+      if (inserted.reason === 'owned_by_another_user') return refuse(appId, transaction, claim, ownedByAnotherUser());
+      return undefined;
+    }
+  }
 }
