@@ -26,7 +26,7 @@ describe('function bundle sizes', () => {
     dir = await mkdtemp(join(tmpdir(), 'bundle-sizes-'));
     floor = await buildBundle(FLOOR_HANDLER, dir, 'Floor');
     for (const fn of functions) bundles.set(fn.handler, await buildBundle(fn.handler, dir, fn.names[0]!));
-  }, 120_000);
+  }, 300_000);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('covers every handler module under functions/', () => {
