@@ -83,7 +83,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cold-start-'));
 try {
   const { marshall } = await import('@aws-sdk/util-dynamodb');
   const { createApp } = await import('../lib/data/apps.js');
-  const { keys } = await import('../lib/data/table-keys.js');
+  const keys = await import('../lib/data/entity-keys.js');
   const { putProducts } = await import('../lib/data/products.js');
   const { setWebhook } = await import('../lib/data/webhooks.js');
   const { announcedEvents, subscriptionEventsOf } = await import('../lib/events/outbox.js');

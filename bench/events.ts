@@ -37,7 +37,8 @@ try {
   const { mobileHeaders } = await import('../test/support/mobile.js');
   const { EVENT_LIMITS } = await import('../lib/domain/events.js');
   const { ddb, tableName } = await import('../lib/data/client.js');
-  const { keys, reportKeys } = await import('../lib/data/table-keys.js');
+  const keys = await import('../lib/data/entity-keys.js');
+  const { reportKeys } = await import('../lib/data/table-keys.js');
   const { QueryCommand, UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
   if (BATCHES.at(-1) !== EVENT_LIMITS.maxEvents) throw new Error('the largest batch must be EVENT_LIMITS.maxEvents');
 

@@ -117,7 +117,8 @@ const proxy = await startConflictProxy({ target: dynamo.endpoint, transactionHol
 process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
 try {
   const { dynamodb } = await import('../lib/data/client.js');
-  const { keys, listCountsPartition } = await import('../lib/data/table-keys.js');
+  const keys = await import('../lib/data/entity-keys.js');
+  const { listCountsPartition } = await import('../lib/data/table-keys.js');
   const { countCells } = await import('../lib/data/list-counters.js');
   const { AGGREGATOR, startStreamPoller } = await import('../local/stream-poller.js');
   const { facetValuesOf } = await import('../lib/data/subscription-items.js');

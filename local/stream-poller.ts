@@ -19,7 +19,8 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { handler as aggregateCounters } from '../functions/events/aggregate-counters.js';
 import { handler as publishStatusChanges } from '../functions/events/publish-status-changes.js';
 import { ddb, tableName } from '../lib/data/client.js';
-import { keys, type TableKey } from '../lib/data/table-keys.js';
+import * as keys from '../lib/data/entity-keys.js';
+import type { TableKey } from '../lib/data/table-keys.js';
 import { isSubscriptionRecord } from '../lib/events/aggregator.js';
 import { isPublishedRecord } from '../lib/events/outbox.js';
 

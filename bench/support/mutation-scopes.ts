@@ -152,7 +152,9 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
   // subscription records, the rest.
   'data-core': {
     folder: 'data',
-    mutate: ['lib/data/{table-keys,client,table,batch,query,transactions,unavailable,update-expression,app-config}.ts'],
+    mutate: [
+      'lib/data/{table-keys,entity-keys,client,table,batch,query,transactions,unavailable,update-expression,app-config}.ts',
+    ],
     tests: DATA_CORE_TESTS,
     goal: 75,
   },

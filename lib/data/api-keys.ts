@@ -7,8 +7,8 @@ import { type ApiKeyKind, apiKeyId, newApiKey, newUserTokenSecret, sha256Hex } f
 import { DEFAULT_RATE_LIMIT_TIER, type RateLimitTier } from '../domain/rate-limit.js';
 import type { AppRecord } from './apps.js';
 import { ddb, type TransactItem, tableName } from './client.js';
+import * as keys from './entity-keys.js';
 import { queryAll } from './query.js';
-import { keys } from './table-keys.js';
 import { cancellationReasonsOf } from './unavailable.js';
 import { updateExpression } from './update-expression.js';
 

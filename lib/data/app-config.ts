@@ -3,7 +3,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { AdsConfig } from '../schemas/ads.js';
 import type { Segment } from '../schemas/segment.js';
 import { ddb, tableName } from './client.js';
-import { keys } from './table-keys.js';
+import * as keys from './entity-keys.js';
 
 export async function putSegments(appId: string, segments: Segment[]): Promise<void> {
   await ddb.send(

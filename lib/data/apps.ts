@@ -6,8 +6,9 @@ import { newTestStoreKeys } from '../stores/test-store.js';
 import { type IssuedKey, keyItems, putNew } from './api-keys.js';
 import { batchGetConsistent, batchWriteAll, putRequest } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
+import * as keys from './entity-keys.js';
 import { queryAll, scanPages } from './query.js';
-import { APP_DIRECTORY_PK, keys } from './table-keys.js';
+import { APP_DIRECTORY_PK } from './table-keys.js';
 import { updateExpression } from './update-expression.js';
 
 export interface AppRecord {

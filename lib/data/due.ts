@@ -5,9 +5,10 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionFailure, tableName } from './client.js';
+import * as keys from './entity-keys.js';
 import { queryAll } from './query.js';
 import { TABLE } from './table.js';
-import { type DueKind, duePartition, keys } from './table-keys.js';
+import { type DueKind, duePartition } from './table-keys.js';
 
 const DAY_MS = 86_400_000;
 /** Without a checkpoint (first run), look back this far. */

@@ -2,7 +2,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Entitlement } from '../schemas/entitlement.js';
 import { ddb, tableName } from './client.js';
-import { keys } from './table-keys.js';
+import * as keys from './entity-keys.js';
 
 /** Replaces the app's entitlements with these, in one write: a reader sees the old set or the new one. */
 export async function putEntitlements(appId: string, entitlements: Entitlement[]): Promise<void> {

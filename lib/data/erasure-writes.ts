@@ -11,6 +11,7 @@ import { anonymisedFields, type ErasureCounts, NO_COUNTS } from '../domain/erasu
 import type { StorePurchaseState } from '../domain/store-purchase.js';
 import { batchGetConsistent, batchWriteAll, getConsistent } from './batch.js';
 import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
+import * as keys from './entity-keys.js';
 import {
   type TransactionItemPart,
   type TransactionWrite,
@@ -29,7 +30,6 @@ import {
   boundedDueId,
   dueAttributes,
   erasureKey,
-  keys,
   SUBSCRIPTION_SK,
   type TableKey,
   userEventsPartition,

@@ -6,7 +6,7 @@
  */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { keys } from './table-keys.js';
+import * as keys from './entity-keys.js';
 
 export interface StoredGoogleKeys {
   /** The JWKs as Google published them (the usable ones). */

@@ -3,8 +3,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Product } from '../schemas/product.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { ddb, tableName } from './client.js';
+import * as keys from './entity-keys.js';
 import { queryPrefix } from './query.js';
-import { keys } from './table-keys.js';
 
 const PRODUCT_FIELDS = [
   'id',

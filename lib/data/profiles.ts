@@ -4,8 +4,8 @@ import { AppError } from '../core/errors.js';
 import type { GrantRecord } from '../domain/grant-decisions.js';
 import { mergeProfileItems } from '../domain/user-activity.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
+import * as keys from './entity-keys.js';
 import { GRANT_ITEM_TYPE, toGrantRecord } from './grant-items.js';
-import { keys } from './table-keys.js';
 import { updateExpression } from './update-expression.js';
 
 export interface UsageStats {

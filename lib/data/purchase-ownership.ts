@@ -10,9 +10,10 @@ import { transferOutboxItem } from '../events/outbox.js';
 import type { Product } from '../schemas/product.js';
 import { batchGetConsistent, getConsistent } from './batch.js';
 import { type TransactItem, tableName } from './client.js';
+import * as keys from './entity-keys.js';
 import { toProduct } from './products.js';
 import type { SubscriptionRecord } from './subscription-items.js';
-import { keys, type TableKey } from './table-keys.js';
+import type { TableKey } from './table-keys.js';
 import { updateExpression } from './update-expression.js';
 
 export interface TransactionBinding {

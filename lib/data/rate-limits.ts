@@ -15,7 +15,8 @@ import {
 } from '../domain/rate-limit.js';
 import type { ApiKeyRecord } from './api-keys.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { keys, type TableKey } from './table-keys.js';
+import * as keys from './entity-keys.js';
+import type { TableKey } from './table-keys.js';
 
 /** What counting writes on an API key's item; nothing else of it changes with a request. */
 export const REQUEST_COUNTER_ATTRIBUTES = ['request_count', 'window_ends_at'] as const;

@@ -32,7 +32,7 @@ import {
   withUnflushed,
 } from '../domain/report-quota.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { keys } from './table-keys.js';
+import * as keys from './entity-keys.js';
 
 /** Attribute names of each counter on the item. */
 const ATTRIBUTES: Record<QuotaCounter, { used: string; endsAt: string }> = {

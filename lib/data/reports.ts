@@ -9,8 +9,9 @@ import { config } from '../core/config.js';
 import type { NormalizedEvent } from '../domain/events.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
+import * as keys from './entity-keys.js';
 import { profileTouch } from './profiles.js';
-import { keys, reportKeys } from './table-keys.js';
+import { reportKeys } from './table-keys.js';
 import { cancellationReasonsOf } from './unavailable.js';
 import { type Condition, updateExpression } from './update-expression.js';
 

@@ -4,7 +4,8 @@
  * with the item's new version); the aggregator adds it to the counter from the table's stream.
  */
 import type { RevenueDelta } from '../domain/revenue-figures.js';
-import { keys, type TableKey } from './table-keys.js';
+import * as keys from './entity-keys.js';
+import type { TableKey } from './table-keys.js';
 
 export const REVENUE_CHANGE_ATTRIBUTE = 'revenue_change';
 

@@ -1,8 +1,8 @@
 /** Revenue counters (written with each state change, see revenue-counters.ts) and exchange rates, read by month. */
 import type { RateTable } from '../domain/revenue-figures.js';
 import { batchWriteAll, putRequest } from './batch.js';
+import * as keys from './entity-keys.js';
 import { queryAll } from './query.js';
-import { keys } from './table-keys.js';
 
 export interface RevenueCounter {
   day: string;

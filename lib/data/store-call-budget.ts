@@ -9,7 +9,8 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoreCallBudgetLimits, StoreCallBudgetState } from '../domain/store-call-budget.js';
 import { getConsistent } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { keys, type TableKey } from './table-keys.js';
+import * as keys from './entity-keys.js';
+import type { TableKey } from './table-keys.js';
 
 /** An idle bucket is full again long before this; TTL then removes it (a missing bucket is full). */
 const BUDGET_ITEM_LIFETIME_SECONDS = 86_400;

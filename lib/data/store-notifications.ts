@@ -7,7 +7,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { NotificationOutcome } from '../domain/notification-outcomes.js';
 import type { StoreNotification } from '../domain/store-purchase.js';
 import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
-import { keys } from './table-keys.js';
+import * as keys from './entity-keys.js';
 
 /** Apple retries for three days, Pub/Sub for seven: a redelivery arrives well within this. */
 export const NOTIFICATION_RETENTION_DAYS = 30;

@@ -29,8 +29,9 @@ import { getSecretString } from '../stores/secrets.js';
 import type { AppRecord } from './apps.js';
 import { batchGetAll, batchGetConsistent } from './batch.js';
 import { ddb, tableName } from './client.js';
+import * as keys from './entity-keys.js';
 import { type StoredGoogleKeys, storedGoogleKeysOf } from './google-oidc-keys.js';
-import { keys, type TableKey } from './table-keys.js';
+import type { TableKey } from './table-keys.js';
 
 export const appStoreSettingsSchema = /* @__PURE__ */ define(() =>
   z

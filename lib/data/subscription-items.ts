@@ -11,9 +11,10 @@ import type { StoreEventKind, SubscriptionEnvironment } from '../domain/store-sy
 import { INITIAL_LIFECYCLE, nextTimeTransitionAt, type SubscriptionState } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
 import type { BillingPeriod } from '../schemas/product.js';
+import * as keys from './entity-keys.js';
 import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange } from './revenue-counters.js';
 import { LISTING_FACET_SETS, listIndexName, TABLE, withoutKeys } from './table.js';
-import { dueAttributes, type FacetValues, keys, listPartitionValue, listSortKey } from './table-keys.js';
+import { dueAttributes, type FacetValues, listPartitionValue, listSortKey } from './table-keys.js';
 
 export interface SubscriptionRecord extends SubscriptionState {
   app_id: string;

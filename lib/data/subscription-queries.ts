@@ -8,6 +8,7 @@ import type { SubscriptionStatus } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
 import { batchGetAll, getConsistent } from './batch.js';
 import { ddb, tableName } from './client.js';
+import * as keys from './entity-keys.js';
 import type { TransferRecord } from './purchase-ownership.js';
 import { queryAll, scanPages } from './query.js';
 import {
@@ -18,7 +19,7 @@ import {
   toRecord,
 } from './subscription-items.js';
 import { TABLE, withoutKeys } from './table.js';
-import { keys, listCountCell, listPartitions, SUBSCRIPTION_SK, type TableKey } from './table-keys.js';
+import { listCountCell, listPartitions, SUBSCRIPTION_SK, type TableKey } from './table-keys.js';
 
 /** A subscription's items: its state, its payment, and the transfers of its purchase to or from it (oldest first). */
 export interface StoredSubscription {

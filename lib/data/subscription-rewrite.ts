@@ -9,6 +9,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChangeCause } from '../domain/history-entries.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
+import * as keys from './entity-keys.js';
 import { scanPages } from './query.js';
 import { REVENUE_CHANGE_ATTRIBUTE, type RevenueChange } from './revenue-counters.js';
 import {
@@ -20,7 +21,6 @@ import {
   toRecord,
 } from './subscription-items.js';
 import { writeTogether } from './subscription-writes.js';
-import { keys } from './table-keys.js';
 import { updateExpression } from './update-expression.js';
 
 export interface RewriteResult {

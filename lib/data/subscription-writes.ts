@@ -14,6 +14,7 @@ import type { StatusChange, SubscriptionState } from '../domain/subscription-sta
 import { announcedEventId, announcedEvents } from '../events/outbox.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { type TransactItem, tableName } from './client.js';
+import * as keys from './entity-keys.js';
 import {
   bindOwnerPart,
   bindTransactionPart,
@@ -35,7 +36,6 @@ import {
   type SubscriptionRecord,
   subscriptionItem,
 } from './subscription-items.js';
-import { keys } from './table-keys.js';
 import { transactWrite } from './transactions.js';
 import { cancellationReasonsOf } from './unavailable.js';
 import { updateExpression } from './update-expression.js';

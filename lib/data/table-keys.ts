@@ -1,5 +1,6 @@
 /**
- * Every table key of every entity, built in one place. Each partition is scoped by app id, so
+ * Every table key of every entity: the map below, the builders of each entity's item in
+ * entity-keys.ts and of the rest here. Each partition is scoped by app id, so
  * a request authenticated for app B cannot address app A's items: isolation by construction.
  *
  * | entity            | pk                          | sk                                  |
@@ -46,7 +47,7 @@
  * | unknown to store  | STOREMISS#<app>#<store>#<sha256 of token/receipt> | MISS (the store did not know it; TTL) |
  * | events naming a user | USEREVENTS#<app>#<user>   | EVT#<event> (by the deliverer; for the erasure) |
  */
-import { type ApiKeyKind, sha256Hex } from '../core/ids.js';
+import { sha256Hex } from '../core/ids.js';
 import { PLATFORMS } from '../schemas/common.js';
 import { LIST_FACETS, LISTING_FACET_SETS, type ListFacet, listIndexName } from './table.js';
 
@@ -62,103 +63,6 @@ export const APP_DIRECTORY_PK = 'APPS';
 export const SUBSCRIPTION_SK = 'SUB';
 /** Sort key prefix of a subscription's history entries. */
 export const HISTORY_SK_PREFIX = 'HIST#';
-
-export const keys = {
-  app: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'APP' }),
-  /** The one partition that names every app, for the operator; no request reads it. */
-  appDirectory: (appId: string): TableKey => ({ pk: APP_DIRECTORY_PK, sk: `APP#${appId}` }),
-  appKeyPrefix: (appId: string, kind?: ApiKeyKind) => ({
-    pk: `APP#${appId}`,
-    skPrefix: kind ? `KEY#${kind}#` : 'KEY#',
-  }),
-  appKey: (appId: string, kind: ApiKeyKind, hash: string): TableKey => ({
-    pk: `APP#${appId}`,
-    sk: `KEY#${kind}#${hash}`,
-  }),
-  apiKey: (hash: string): TableKey => ({ pk: `APIKEY#${hash}`, sk: 'APIKEY' }),
-  /** The requests one user of an app made in the current rate-limit window (mobile API). */
-  rateLimitWindow: (appId: string, userId: string): TableKey => ({ pk: `RATE#${appId}#${userId}`, sk: 'WINDOW' }),
-  /** What the app's users together reported in the current quota windows (lib/domain/report-quota.ts). */
-  reportQuota: (appId: string): TableKey => ({ pk: `QUOTA#${appId}`, sk: 'REPORTS' }),
-  product: (appId: string, productId: string): TableKey => ({ pk: `APP#${appId}`, sk: `PRODUCT#${productId}` }),
-  productPrefix: (appId: string) => ({ pk: `APP#${appId}`, skPrefix: 'PRODUCT#' }),
-  subscription: (appId: string, subscriptionId: string): TableKey => ({
-    pk: `SUB#${appId}#${subscriptionId}`,
-    sk: SUBSCRIPTION_SK,
-  }),
-  subscriptionPayment: (appId: string, subscriptionId: string): TableKey => ({
-    pk: `SUB#${appId}#${subscriptionId}`,
-    sk: 'PAYMENT',
-  }),
-  /** The receipt the subscription was verified with, compressed: written once, apart from the payment fields renewals update. */
-  subscriptionReceipt: (appId: string, subscriptionId: string): TableKey => ({
-    pk: `SUB#${appId}#${subscriptionId}`,
-    sk: 'RECEIPT',
-  }),
-  /** A transfer of the purchase to or from this subscription: one item in each of the two partitions. */
-  subscriptionTransfer: (appId: string, subscriptionId: string, transferredAt: string, eventId: string): TableKey => ({
-    pk: `SUB#${appId}#${subscriptionId}`,
-    sk: `TRANSFER#${transferredAt}#${eventId}`,
-  }),
-  transaction: (appId: string, transactionId: string): TableKey => ({ pk: `TXN#${appId}#${transactionId}`, sk: 'TXN' }),
-  /**
-   * A store purchase (original transaction / purchase token) belongs to one user of one app: kept
-   * on its original transaction's item, which a first purchase's binding writes anyway. Transaction
-   * ids of the stores never collide (Apple's are numbers, Google's `GPA.` order ids, the test
-   * store's `test_`), and a transaction id is one app-wide name already (TXN#).
-   */
-  purchase: (appId: string, originalTransactionId: string): TableKey => ({
-    pk: `TXN#${appId}#${originalTransactionId}`,
-    sk: 'TXN',
-  }),
-  /** Where a purchase's owner was kept before it moved to its transaction's item (`admin subscriptions rewrite` moves it). */
-  formerPurchaseOwner: (appId: string, store: string, originalTransactionId: string): TableKey => ({
-    pk: `OWNER#${appId}#${store}#${originalTransactionId}`,
-    sk: 'OWNER',
-  }),
-  /** A store notification received (Apple notificationUUID, Pub/Sub messageId): each is applied once. */
-  storeNotification: (appId: string, store: string, notificationId: string): TableKey => ({
-    pk: `NOTIFICATION#${appId}#${store}#${notificationId}`,
-    sk: 'NOTIFICATION',
-  }),
-  revenue: (appId: string, day: string, productId: string, currency: string): TableKey => ({
-    pk: `REV#${appId}#${day.slice(0, 7)}`,
-    sk: `${day}#${productId}#${currency}`,
-  }),
-  revenueMonth: (appId: string, month: string) => `REV#${appId}#${month}`,
-  fxRate: (toCurrency: string, day: string, fromCurrency: string): TableKey => ({
-    pk: `FX#${toCurrency}#${day.slice(0, 7)}`,
-    sk: `${day}#${fromCurrency}`,
-  }),
-  fxMonth: (toCurrency: string, month: string) => `FX#${toCurrency}#${month}`,
-  outbox: (eventId: string): TableKey => ({ pk: `OUTBOX#${eventId}`, sk: 'OUTBOX' }),
-  webhook: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'WEBHOOK' }),
-  segments: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'SEGMENTS' }),
-  /** The app's entitlement definitions: one item, so a put replaces the whole set at once. */
-  entitlements: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'ENTITLEMENTS' }),
-  adsConfig: (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'ADS' }),
-  storeSettings: (appId: string, store: string): TableKey => ({ pk: `APP#${appId}`, sk: `STORE#${store}` }),
-  delivery: (eventId: string): TableKey => ({ pk: `DELIVERY#${eventId}`, sk: 'DELIVERY' }),
-  checkpoint: (job: string): TableKey => ({ pk: `CHECKPOINT#${job}`, sk: 'CHECKPOINT' }),
-  /** The key set Google publishes at this URL for its Pub/Sub push tokens, as a function last fetched it. */
-  googleOidcKeys: (jwksUrl: string): TableKey => ({ pk: `GOOGLE_KEYS#${jwksUrl}`, sk: 'KEYS' }),
-  /** The app's budget of outbound calls to a store (lib/domain/store-call-budget.ts). */
-  storeCallBudget: (appId: string, store: string): TableKey => ({ pk: `STOREBUDGET#${appId}#${store}`, sk: 'BUDGET' }),
-  /** A purchase token or receipt (by its hash) the store said it does not know, until the item's `until`. */
-  unknownToStore: (appId: string, store: string, subjectHash: string): TableKey => ({
-    pk: `STOREMISS#${appId}#${store}#${subjectHash}`,
-    sk: 'MISS',
-  }),
-  userProfile: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'PROFILE' }),
-  /**
-   * Items of their own, next to the profile, that event batches update: an update is billed at the
-   * size of the whole item, and the profile may hold kilobytes the events never change.
-   */
-  userActivity: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'ACTIVITY' }),
-  userFeatures: (appId: string, userId: string): TableKey => ({ pk: `USER#${appId}#${userId}`, sk: 'FEATURES' }),
-  /** Partition of the subscriptionsOfUser index. */
-  userSubscriptions: (appId: string, userId: string): string => `${appId}#${userId}`,
-};
 
 /** Keys of what the mobile API's reports write (events, sessions, orders, reports): only the reporting functions carry them. */
 export const reportKeys = {
@@ -186,8 +90,7 @@ export const reportKeys = {
   }),
 };
 
-// Keys of the items only history, grants, erasure and metrics use, kept out of `keys` so that the
-// bundles of the functions that never touch them (most) need not carry them (bundle-sizes.test.ts).
+// Keys of the items only history, grants, erasure and metrics use.
 
 /** A day's changes of the app's metrics in one currency (lib/domain/metrics.ts). */
 export const metricsDayKey = (appId: string, day: string, currency: string): TableKey => ({

@@ -7,7 +7,8 @@ import { config } from '../core/config.js';
 import { ANONYMOUS_ID_PATTERN, usersNamedBy } from '../domain/erasure-scope.js';
 import type { BusEventDetail } from '../events/schemas.js';
 import { batchGetConsistent, batchWriteAll, putRequest } from './batch.js';
-import { keys, userEventKey } from './table-keys.js';
+import * as keys from './entity-keys.js';
+import { userEventKey } from './table-keys.js';
 
 /**
  * Epoch seconds at which TTL deletes a pointer: twice the delivery records' retention, so it

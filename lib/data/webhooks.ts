@@ -8,8 +8,9 @@ import type { BreakerState } from '../domain/webhook-scheduling.js';
 import type { BusEventDetail } from '../events/schemas.js';
 import { batchGetConsistent } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
+import * as keys from './entity-keys.js';
 import { withoutKeys } from './table.js';
-import { dueAttributes, keys } from './table-keys.js';
+import { dueAttributes } from './table-keys.js';
 
 export interface WebhookEndpoint {
   app_id: string;

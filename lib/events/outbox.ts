@@ -12,13 +12,14 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { newEventId } from '../core/ids.js';
+import * as keys from '../data/entity-keys.js';
 import {
   ANNOUNCED_EVENTS_ATTRIBUTE,
   type AnnouncedEvents,
   type SubscriptionRecord,
   toRecord,
 } from '../data/subscription-items.js';
-import { keys, SUBSCRIPTION_SK } from '../data/table-keys.js';
+import { SUBSCRIPTION_SK } from '../data/table-keys.js';
 import type { StoreEventKind } from '../domain/store-sync.js';
 import { INITIAL_STATUS, type StatusChange, type SubscriptionState } from '../domain/subscription-state.js';
 import {

@@ -14,6 +14,7 @@
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { sha256Hex } from '../core/ids.js';
+import * as keys from '../data/entity-keys.js';
 import {
   readBudget,
   storedBudgetOf,
@@ -23,7 +24,6 @@ import {
   writeUnknownToStore,
 } from '../data/store-call-budget.js';
 import type { TableKey } from '../data/table-keys.js';
-import { keys } from '../data/table-keys.js';
 import { backOffSeconds, decideStoreCall } from '../domain/store-call-budget.js';
 import { StoreThrottledError, UnknownToStoreError } from '../stores/store-answers.js';
 

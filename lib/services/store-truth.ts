@@ -17,6 +17,7 @@ import { AppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
 import { batchGetConsistent } from '../data/batch.js';
 import type { TransactItem } from '../data/client.js';
+import * as keys from '../data/entity-keys.js';
 import {
   type PurchaseQuery,
   purchaseLookupKeys,
@@ -35,7 +36,7 @@ import {
 import type { SubscriptionRecord } from '../data/subscription-items.js';
 import { getSubscriptionRecord } from '../data/subscription-queries.js';
 import { type ChangeOrigin, insertSubscription, writeTogether } from '../data/subscription-writes.js';
-import { keys, type TableKey } from '../data/table-keys.js';
+import type { TableKey } from '../data/table-keys.js';
 import { notificationTypeOf } from '../domain/history-entries.js';
 import type { StoreNotification, StorePurchaseState } from '../domain/store-purchase.js';
 import {

@@ -19,11 +19,12 @@ vi.hoisted(() => {
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { getPurchaseOwner } from '../../lib/data/purchase-ownership.js';
 import { getAppWithStoreSettings } from '../../lib/data/store-settings.js';
 import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
 import { countMatching, getSubscription, listSubscriptions } from '../../lib/data/subscription-queries.js';
-import { keys, listCountCell } from '../../lib/data/table-keys.js';
+import { listCountCell } from '../../lib/data/table-keys.js';
 import { countEndpointTimeout, setEndpointPause } from '../../lib/data/webhooks.js';
 import { EVENT_KINDS } from '../../lib/events/schemas.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/table-keys.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';

@@ -1,8 +1,9 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { MAX_FEATURES_PER_USER } from '../../lib/data/reports.js';
-import { keys, reportKeys } from '../../lib/data/table-keys.js';
+import { reportKeys } from '../../lib/data/table-keys.js';
 import { atTime } from '../support/clock.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';

@@ -14,7 +14,7 @@ vi.hoisted(() => {
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { issueKey, issueUserTokenSecret, setUserTokenRequired } from '../../lib/data/api-keys.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/table-keys.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { signUserToken } from '../../lib/domain/user-token.js';
 import { type MobileDeclaration, mobileRulesOf } from '../../lib/http/declaration.js';
 import { ROUTES, type Route, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';

@@ -15,7 +15,7 @@ import { setUserTokenRequired } from '../../lib/data/api-keys.js';
 import { addAppsToDirectory, createApp, listApps, setRestorePolicy, setTestStore } from '../../lib/data/apps.js';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/table-keys.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 import { createOwnTable, emptyOwnTable } from '../support/own-table.js';
 

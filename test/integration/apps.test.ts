@@ -16,8 +16,8 @@ import {
 import { createApp, getApp, setRestorePolicy, setTestStore } from '../../lib/data/apps.js';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { scanPages } from '../../lib/data/query.js';
-import { keys } from '../../lib/data/table-keys.js';
 import { failCommands, interceptCommands, type SentCommand, stopIntercepting } from '../support/ddb-intercept.js';
 
 /** The secret each of the app's keys carries on its lookup item (what authentication reads), by key id. */

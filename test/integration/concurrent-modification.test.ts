@@ -1,8 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
-import { keys } from '../../lib/data/table-keys.js';
 import { updateSubscription } from '../../lib/services/subscriptions.js';
 import { appErrorOf } from '../support/assertions.js';
 import { createTestApp } from '../support/fixtures.js';

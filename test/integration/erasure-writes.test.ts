@@ -8,6 +8,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { batchWriteAll, getConsistent, putRequest } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import {
   claimErasure,
   deleteFromPartition,
@@ -18,7 +19,7 @@ import {
 } from '../../lib/data/erasure-writes.js';
 import { BOUND_TRANSACTIONS_ATTRIBUTE, receiptItem } from '../../lib/data/subscription-items.js';
 import { saveSubscriptionState } from '../../lib/data/subscription-writes.js';
-import { erasureKey, keys } from '../../lib/data/table-keys.js';
+import { erasureKey } from '../../lib/data/table-keys.js';
 import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { NO_COUNTS } from '../../lib/domain/erasure-scope.js';
 import { interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';

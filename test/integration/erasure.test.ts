@@ -12,11 +12,12 @@ vi.hoisted(() => {
 import { handler as expiryJob } from '../../functions/jobs/expire-subscriptions.js';
 import { batchWriteAll, putRequest } from '../../lib/data/batch.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { getErasure, startErasure } from '../../lib/data/erasure-writes.js';
 import { mergeProfileMaps } from '../../lib/data/profiles.js';
 import { scanPages } from '../../lib/data/query.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
-import { keys, reportKeys, userPartitionsOf } from '../../lib/data/table-keys.js';
+import { reportKeys, userPartitionsOf } from '../../lib/data/table-keys.js';
 import { NO_COUNTS } from '../../lib/domain/erasure-scope.js';
 import { customerInfo } from '../../lib/services/customer-info.js';
 import { continueErasures, eraseCustomer, REQUEST_ERASURE_ITEMS } from '../../lib/services/erasure.js';

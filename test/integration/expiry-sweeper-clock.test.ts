@@ -9,8 +9,8 @@ vi.hoisted(() => {
 
 import { ddb, tableName } from '../../lib/data/client.js';
 import { advanceCheckpoint, findDueItems } from '../../lib/data/due.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
-import { keys } from '../../lib/data/table-keys.js';
 import { processDueWork } from '../../lib/services/due-work.js';
 import { expireDueSubscriptions } from '../../lib/services/expiry.js';
 import { failCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { getUsageStats, mergeProfileMaps, readProfile } from '../../lib/data/profiles.js';
 import {
   appendReport,
@@ -16,7 +17,7 @@ import {
   storeOrder,
   storeSession,
 } from '../../lib/data/reports.js';
-import { keys, reportKeys } from '../../lib/data/table-keys.js';
+import { reportKeys } from '../../lib/data/table-keys.js';
 import { loadUserFacts } from '../../lib/data/user-facts.js';
 import type { NormalizedEvent } from '../../lib/domain/events.js';
 import { seedSubscription } from '../support/subscriptions.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/table-keys.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { QUOTA_FLUSH_AGE_MS } from '../../lib/domain/report-quota.js';
 
 const newApp = () => `app_${randomUUID().replace(/-/g, '').slice(0, 16)}`;

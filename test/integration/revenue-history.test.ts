@@ -1,8 +1,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ddb, tableName } from '../../lib/data/client.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { countMatching } from '../../lib/data/subscription-queries.js';
-import { keys } from '../../lib/data/table-keys.js';
 import { revenueStatistics } from '../../lib/services/revenue.js';
 import { settleCounters } from '../support/counters.js';
 import { createTestApp } from '../support/fixtures.js';

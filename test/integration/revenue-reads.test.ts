@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { batchWriteAll, putRequest } from '../../lib/data/batch.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { putExchangeRates, readExchangeRates, readRevenueCounters } from '../../lib/data/revenue-reads.js';
-import { keys } from '../../lib/data/table-keys.js';
 import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 
 const counter = (appId: string, day: string, counters: Record<string, number>) =>

@@ -17,6 +17,7 @@ vi.hoisted(() => {
 import { config } from '../../lib/core/config.js';
 import { type AppRecord, createApp, getApp, setTestStore } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import {
   getAppWithGooglePlayPushSettings,
   getAppWithStoreSettings,
@@ -25,7 +26,6 @@ import {
   putStoreSettings,
   testStorePrivateKey,
 } from '../../lib/data/store-settings.js';
-import { keys } from '../../lib/data/table-keys.js';
 import { mintTestReceipt, testStoreVerifier } from '../../lib/stores/test-store.js';
 
 const settingsOf = async (appId: string) =>

@@ -10,11 +10,11 @@ vi.hoisted(() => {
 });
 
 import { getConsistent } from '../../lib/data/batch.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { getPurchaseOwner } from '../../lib/data/purchase-ownership.js';
 import { subscriptionItem } from '../../lib/data/subscription-items.js';
 import { getSubscription, listSubscriptions, scanSubscriptions } from '../../lib/data/subscription-queries.js';
 import { rewriteSubscriptions } from '../../lib/data/subscription-rewrite.js';
-import { keys } from '../../lib/data/table-keys.js';
 import { conditionFailed, interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 import { createTestApp } from '../support/fixtures.js';
 import { freshBeforeEach } from '../support/fresh-module.js';

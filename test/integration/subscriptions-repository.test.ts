@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { itemSize } from '../../bench/support/item-size.js';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import {
   bindTransactionPart,
   getTransactionBinding,
@@ -26,7 +27,6 @@ import {
   saveSubscriptionState,
   writeTogether,
 } from '../../lib/data/subscription-writes.js';
-import { keys } from '../../lib/data/table-keys.js';
 import { busEventDetail } from '../../lib/events/schemas.js';
 import { settleCounters } from '../support/counters.js';
 import { createTestApp, PREMIUM_MONTHLY } from '../support/fixtures.js';

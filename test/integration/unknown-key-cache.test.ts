@@ -12,7 +12,7 @@ import { sha256Hex } from '../../lib/core/ids.js';
 import { revokeKey } from '../../lib/data/api-keys.js';
 import { batchWriteAll, putRequest } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/table-keys.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import {
   authenticateAndLimit,
   authenticateSdkKey,

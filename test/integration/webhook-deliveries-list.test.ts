@@ -9,7 +9,7 @@ vi.hoisted(() => {
 
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/table-keys.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { createDelivery, type DeliveryRecord, replaceDelivery, setWebhook } from '../../lib/data/webhooks.js';
 import type { DeliveryStatus } from '../../lib/domain/webhook-deliveries.js';
 import { listDeliveryPage, redeliver } from '../../lib/services/webhook-delivery.js';

@@ -16,7 +16,7 @@ import { handler as retryWebhooks } from '../../functions/jobs/retry-webhooks.js
 import { newEventId } from '../../lib/core/ids.js';
 import { logger } from '../../lib/core/logger.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/table-keys.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { getDelivery, getWebhook, listDeliveries, setWebhook } from '../../lib/data/webhooks.js';
 import { type BusEventDetail, RENEWED, renewedPayload, STATUS_CHANGED } from '../../lib/events/schemas.js';
 import { deliverStatusChange, redeliver, retryDueDeliveries } from '../../lib/services/webhook-delivery.js';

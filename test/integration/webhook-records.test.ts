@@ -14,7 +14,7 @@ vi.hoisted(() => {
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getConsistent } from '../../lib/data/batch.js';
 import { ddb, tableName } from '../../lib/data/client.js';
-import { keys } from '../../lib/data/table-keys.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import {
   type AttemptLog,
   createDelivery,

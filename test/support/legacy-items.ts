@@ -5,8 +5,8 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../../lib/data/client.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
-import { keys } from '../../lib/data/table-keys.js';
 import { buildSubscription } from './subscriptions.js';
 
 export const LEGACY_RECEIPT = 'bGVnYWN5';

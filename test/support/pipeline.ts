@@ -43,7 +43,7 @@ async function readOutboxFromStream(appId: string | undefined): Promise<StreamOu
 /** What is still under way: empty when the pipeline is idle. */
 async function outstanding(outbox: StreamOutbox): Promise<string[]> {
   const { ddb, tableName } = await import('../../lib/data/client.js');
-  const { keys } = await import('../../lib/data/table-keys.js');
+  const keys = await import('../../lib/data/entity-keys.js');
   const busy: string[] = [];
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName, Key: keys.checkpoint('stream-poller'), ConsistentRead: true }),

@@ -5,8 +5,8 @@
  */
 import { type AttributeValue, BatchWriteItemCommand, ScanCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { dynamodb, tableName } from '../../lib/data/client.js';
+import * as keys from '../../lib/data/entity-keys.js';
 import { REQUEST_COUNTER_ATTRIBUTES } from '../../lib/data/rate-limits.js';
-import { keys } from '../../lib/data/table-keys.js';
 
 type RawItem = Record<string, AttributeValue>;
 

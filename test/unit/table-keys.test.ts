@@ -10,12 +10,13 @@ import type { TableKey } from '../../lib/data/table-keys.js';
 import { freshModule } from '../support/fresh-module.js';
 
 /**
- * keys.ts and table.ts loaded afresh inside each test: their tables and constants are built while
+ * table-keys.ts, entity-keys.ts and table.ts loaded afresh inside each test: their tables and constants are built while
  * the module loads, and are then this test's (docs/mutation.md, "Import-time tables").
  */
 const fresh = () =>
   freshModule(async () => ({
     ...(await import('../../lib/data/table-keys.js')),
+    keys: await import('../../lib/data/entity-keys.js'),
     ...(await import('../../lib/data/table.js')),
   }));
 
