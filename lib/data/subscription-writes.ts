@@ -215,17 +215,31 @@ export type SaveOutcome =
   /** The condition of an alsoWrite item failed. */
   | { saved: false; reason: 'also_write_refused'; item: TransactionWrite };
 
+/** What a state change writes (subscriptionStateWrites): the parts a refusal is told apart by. */
+export interface StateWrites {
+  /** The subscription as the writes leave it. */
+  updated: SubscriptionRecord;
+  /** Every write, in transaction order (merge parts of one item with transactionItems). */
+  writes: TransactionWrite[];
+  /** The state item's Put, conditioned on the version read. */
+  stateItem: TransactItem;
+  transactionPart?: TransactionItemPart | undefined;
+  ownerPart?: TransactionItemPart | undefined;
+}
+
 /**
- * Writes `next` over `current` in one transaction, if nobody changed the subscription since it was
- * read (same version): the state (with the revenue change and the announced events, if any),
- * and optionally the payment item and a transaction binding.
+ * The writes of `next` over `current`, for one transaction: the state (with the revenue change
+ * and the announced events, if any) conditioned on the version read, its bindings, its payment
+ * and receipt items, and the alsoWrite items. For a transaction that carries more (a takeover's
+ * end of the previous owner's subscription: services/verification.ts), or for
+ * saveSubscriptionState to send.
  */
-export async function saveSubscriptionState(
+export function subscriptionStateWrites(
   current: SubscriptionRecord,
   next: SubscriptionState,
   now: Date,
   options: SaveOptions,
-): Promise<SaveOutcome> {
+): StateWrites {
   const nowIso = now.toISOString();
   const updated: SubscriptionRecord = {
     ...current,
@@ -250,18 +264,27 @@ export async function saveSubscriptionState(
     stateItem,
     ...(transactionPart ? [transactionPart] : []),
     ...(ownerPart ? [ownerPart] : []),
+    ...paymentWrites(current, options),
+    ...(options.alsoWrite ?? []),
   ];
-  const { receipt_data: receipt, ...paymentFields } = options.payment ?? {};
-  if (Object.keys(paymentFields).length > 0 || options.bindTransaction) {
+  return { updated, writes, stateItem, transactionPart, ownerPart };
+}
+
+/** The payment item's update (a renewal's payment, a bound transaction) and the receipt's put or delete. */
+function paymentWrites(
+  current: SubscriptionRecord,
+  { payment, bindTransaction }: Pick<SaveOptions, 'payment' | 'bindTransaction'>,
+): TransactItem[] {
+  const writes: TransactItem[] = [];
+  const { receipt_data: receipt, ...paymentFields } = payment ?? {};
+  if (Object.keys(paymentFields).length > 0 || bindTransaction) {
     writes.push({
       Update: {
         TableName: tableName,
         Key: keys.subscriptionPayment(current.app_id, current.id),
         ...updateExpression({
           set: paymentFields,
-          add: options.bindTransaction
-            ? { [BOUND_TRANSACTIONS_ATTRIBUTE]: new Set([options.bindTransaction]) }
-            : undefined,
+          add: bindTransaction ? { [BOUND_TRANSACTIONS_ATTRIBUTE]: new Set([bindTransaction]) } : undefined,
         }),
       },
     });
@@ -269,8 +292,26 @@ export async function saveSubscriptionState(
   if (receipt) writes.push({ Put: { TableName: tableName, Item: receiptItem(current, receipt) } });
   else if (receipt === null)
     writes.push({ Delete: { TableName: tableName, Key: keys.subscriptionReceipt(current.app_id, current.id) } });
+  return writes;
+}
+
+/**
+ * Writes `next` over `current` in one transaction (subscriptionStateWrites), if nobody changed
+ * the subscription since it was read (same version); the outcome says which condition refused it.
+ */
+export async function saveSubscriptionState(
+  current: SubscriptionRecord,
+  next: SubscriptionState,
+  now: Date,
+  options: SaveOptions,
+): Promise<SaveOutcome> {
+  const { updated, writes, stateItem, transactionPart, ownerPart } = subscriptionStateWrites(
+    current,
+    next,
+    now,
+    options,
+  );
   const alsoWrite = options.alsoWrite ?? [];
-  writes.push(...alsoWrite);
   const { items, itemOf } = transactionItems(writes);
   try {
     await transactWrite(items);
