@@ -19,7 +19,10 @@ import {
   type ChangeOrigin,
   insertSubscription,
   type RecordPatch,
+  type SaveOptions,
+  type SaveOutcome,
   saveSubscriptionState,
+  subscriptionStateWrites,
   writeTogether,
 } from '../data/subscription-writes.js';
 import { listSortKey } from '../data/table-keys.js';
@@ -423,80 +426,15 @@ export async function commitChange(
   plan: ChangePlan,
   options: CommitOptions,
 ): Promise<CommittedChange> {
-  const read = (): Promise<Omit<CommittedChange, 'statusChange'> | undefined> =>
-    options.withPayment
-      ? getSubscription(appId, subscriptionId)
-      : getSubscriptionRecord(appId, subscriptionId).then((record) => record && { record });
   let known = options.current;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     // The caller's record stands in for the first read only.
-    const found = known ? { record: known } : await read();
+    const found = known ? { record: known } : await readForChange(appId, subscriptionId, options.withPayment);
     known = undefined;
-    if (!found) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
-    const { record: current, payment: currentPayment, transfers } = found;
     const now = new Date();
-    const planned = await plan(current, now);
-    if (!planned) return { statusChange: null, record: current, payment: currentPayment, transfers };
-    const { command, payment, bindOwner, storeState, alsoWrite, price } = planned;
-    const { next, statusChange, refund, renewal, refundReversed } = applyCommand(current, command, now);
-    const { bindTransaction } = planned;
-    // A later period of a transaction already recorded (the store extended it) is no payment.
-    const paidRenewal = renewal && (!storeState || bindTransaction !== undefined);
-    const recordPatch: RecordPatch = storeState ? storeRecordPatch(current, storeState, paidRenewal) : {};
-    // A product changed by the store (an upgrade) is billed by its own period from now on.
-    if (recordPatch.product_id) {
-      const billingPeriod = (await getProduct(appId, recordPatch.product_id))?.billing_period;
-      if (billingPeriod && billingPeriod !== current.billing_period) recordPatch.billing_period = billingPeriod;
-    }
-    const unchanged =
-      !statusChange &&
-      !payment &&
-      !refund &&
-      !refundReversed &&
-      Object.keys(recordPatch).length === 0 &&
-      (Object.keys(next) as (keyof typeof next)[]).every((field) => next[field] === current[field]);
-    if (unchanged) {
-      const refused = alsoWrite?.length ? await writeTogether(alsoWrite) : undefined;
-      return { statusChange: null, refused, record: current, payment: currentPayment, transfers };
-    }
-    const updated = { ...current, ...next, ...recordPatch };
-    const paid = { refund, renewal: paidRenewal, refundReversed };
-    const revenue = revenueOfChange(current, next, command, paid, price ?? updated.price);
-    const outcome = await saveSubscriptionState(current, next, now, {
-      statusChange,
-      payment,
-      bindTransaction,
-      bindOwner,
-      revenue,
-      recordPatch,
-      storeEvents:
-        command.type === 'sync'
-          ? {
-              kinds: storeEventsOf(current, updated, paid),
-              transactionId: storeState?.transaction_id ?? null,
-            }
-          : undefined,
-      alsoWrite,
-      cause: { ...options.cause, action: command.type },
-    });
-    // The payment item as the same transaction left it.
-    if (outcome.saved)
-      return {
-        statusChange,
-        record: outcome.record,
-        payment: currentPayment && { ...currentPayment, ...payment },
-        transfers,
-      };
-    if (outcome.reason === 'owned_by_another_user')
-      throw new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
-    if (outcome.reason === 'also_write_refused')
-      return { statusChange: null, refused: outcome.item, record: current, payment: currentPayment, transfers };
-    if (
-      outcome.reason === 'transaction_bound' &&
-      (await requireTransactionFree(appId, subscriptionId, bindTransaction!)) === 'already_applied'
-    ) {
-      return { statusChange: null, record: current, payment: currentPayment, transfers };
-    }
+    const planned = await plan(found.record, now);
+    const committed = planned ? await commitPlanned(appId, found, planned, now, options.cause) : unchanged(found);
+    if (committed) return committed;
   }
   throw new AppError(
     'CONCURRENT_MODIFICATION',
@@ -505,6 +443,160 @@ export async function commitChange(
       retryable: true,
     },
   );
+}
+
+/** A subscription as commitChange read it: its record, and its other items when asked for them. */
+type FoundSubscription = Omit<CommittedChange, 'statusChange' | 'refused'>;
+
+async function readForChange(
+  appId: string,
+  subscriptionId: string,
+  withPayment: boolean | undefined,
+): Promise<FoundSubscription> {
+  const found = withPayment
+    ? await getSubscription(appId, subscriptionId)
+    : await getSubscriptionRecord(appId, subscriptionId).then((record) => record && { record });
+  if (!found) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${subscriptionId} not found`);
+  return found;
+}
+
+/** The subscription as read, nothing of the change written; `refused`: the alsoWrite item that stopped it. */
+const unchanged = (found: FoundSubscription, refused?: TransactionWrite): CommittedChange => ({
+  statusChange: null,
+  refused,
+  ...found,
+});
+
+/** Writes a planned change; undefined when a concurrent write won and it must be planned again on a fresh read. */
+async function commitPlanned(
+  appId: string,
+  found: FoundSubscription,
+  planned: PlannedChange,
+  now: Date,
+  cause: CommitOptions['cause'],
+): Promise<CommittedChange | undefined> {
+  const prepared = await prepareChange(appId, found.record, planned, now, cause);
+  if (!prepared) {
+    const refused = planned.alsoWrite?.length ? await writeTogether(planned.alsoWrite) : undefined;
+    return unchanged(found, refused);
+  }
+  const outcome = await saveSubscriptionState(found.record, prepared.next, now, prepared.save);
+  if (!outcome.saved) return refusal(appId, found, planned, outcome);
+  return {
+    statusChange: prepared.statusChange,
+    record: outcome.record,
+    // The payment item as the same transaction left it.
+    payment: found.payment && { ...found.payment, ...planned.payment },
+    transfers: found.transfers,
+  };
+}
+
+/** What a refused write answers: the refusal, or undefined to plan again on a fresh read. */
+async function refusal(
+  appId: string,
+  found: FoundSubscription,
+  planned: PlannedChange,
+  outcome: Extract<SaveOutcome, { saved: false }>,
+): Promise<CommittedChange | undefined> {
+  switch (outcome.reason) {
+    case 'version_conflict':
+      return undefined;
+    case 'owned_by_another_user':
+      throw new AppError('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
+    case 'also_write_refused':
+      return unchanged(found, outcome.item);
+    case 'transaction_bound': {
+      // Bound to this subscription already: a retry of the change, which is made.
+      const free = await requireTransactionFree(appId, found.record.id, planned.bindTransaction!);
+      return free === 'already_applied' ? unchanged(found) : undefined;
+    }
+  }
+}
+
+/** A planned change worked out on the subscription as read: the state it leads to, and how to save it. */
+interface PreparedChange {
+  next: SubscriptionState;
+  statusChange: StatusChange | null;
+  save: SaveOptions;
+}
+
+/**
+ * What a planned change does to the subscription as read (through the lifecycle table, which
+ * throws when it is not allowed), or undefined when it changes nothing.
+ */
+async function prepareChange(
+  appId: string,
+  current: SubscriptionRecord,
+  planned: PlannedChange,
+  now: Date,
+  cause: CommitOptions['cause'],
+): Promise<PreparedChange | undefined> {
+  const { command, payment, storeState, bindTransaction } = planned;
+  const { next, statusChange, refund, renewal, refundReversed } = applyCommand(current, command, now);
+  // A later period of a transaction already recorded (the store extended it) is no payment.
+  const paid = { refund, renewal: renewal && (!storeState || bindTransaction !== undefined), refundReversed };
+  const recordPatch = storeState ? await storeRecordPatchOf(appId, current, storeState, paid.renewal) : {};
+  const changes =
+    statusChange || payment || refund || refundReversed || Object.keys(recordPatch).length > 0 || moved(current, next);
+  if (!changes) return undefined;
+  const updated = { ...current, ...next, ...recordPatch };
+  const storeEvents =
+    command.type === 'sync'
+      ? { kinds: storeEventsOf(current, updated, paid), transactionId: storeState?.transaction_id ?? null }
+      : undefined;
+  return {
+    next,
+    statusChange,
+    save: {
+      statusChange,
+      payment,
+      bindTransaction,
+      bindOwner: planned.bindOwner,
+      revenue: revenueOfChange(current, next, command, paid, planned.price ?? updated.price),
+      recordPatch,
+      storeEvents,
+      alsoWrite: planned.alsoWrite,
+      cause: { ...cause, action: command.type },
+    },
+  };
+}
+
+/** Whether the lifecycle fields differ from the record's. */
+const moved = (current: SubscriptionRecord, next: SubscriptionState) =>
+  (Object.keys(next) as (keyof SubscriptionState)[]).some((field) => next[field] !== current[field]);
+
+/** The record fields a store state changes: its product and price, and a new product's billing period. */
+async function storeRecordPatchOf(
+  appId: string,
+  current: SubscriptionRecord,
+  storeState: StorePurchaseState,
+  paidRenewal: boolean,
+): Promise<RecordPatch> {
+  const patch: RecordPatch = storeRecordPatch(current, storeState, paidRenewal);
+  // A product changed by the store (an upgrade) is billed by its own period from now on.
+  if (patch.product_id) {
+    const billingPeriod = (await getProduct(appId, patch.product_id))?.billing_period;
+    if (billingPeriod && billingPeriod !== current.billing_period) patch.billing_period = billingPeriod;
+  }
+  return patch;
+}
+
+/**
+ * The writes of a planned change of the subscription as read, for a transaction that carries
+ * more (a takeover's end of the previous owner's subscription, written with the new owner's):
+ * its alsoWrite items alone when it changes nothing. Throws as commitChange does when the
+ * lifecycle refuses the command.
+ */
+export async function changeWrites(
+  appId: string,
+  current: SubscriptionRecord,
+  planned: PlannedChange,
+  cause: CommitOptions['cause'],
+  now = new Date(),
+): Promise<TransactionWrite[]> {
+  const prepared = await prepareChange(appId, current, planned, now, cause);
+  if (!prepared) return [...(planned.alsoWrite ?? [])];
+  return subscriptionStateWrites(current, prepared.next, now, prepared.save).writes;
 }
 
 /**
