@@ -17,6 +17,7 @@
 import { AppError } from '../core/errors.js';
 import type { AppRecord } from '../data/apps.js';
 import {
+  bindOwnerPart,
   getTransactionBinding,
   lookUpPurchase,
   type PurchaseLookup,
@@ -25,11 +26,13 @@ import {
   purchaseLookupKeys,
   purchaseLookupOf,
   type TakeOver,
+  type TransactionWrite,
+  transferItems,
 } from '../data/purchase-ownership.js';
 import { type ConfigurableStore, getAppWithStoreSettings, type StoreSettings } from '../data/store-settings.js';
-import type { PaymentRecord, SubscriptionRecord } from '../data/subscription-items.js';
+import type { SubscriptionRecord } from '../data/subscription-items.js';
 import { getSubscriptionRecord } from '../data/subscription-queries.js';
-import { type InsertOptions, insertSubscription, insertWrites } from '../data/subscription-writes.js';
+import { type InsertOptions, insertSubscription } from '../data/subscription-writes.js';
 import {
   decidePurchase,
   ownedByAnotherUser,
@@ -48,7 +51,7 @@ import { googlePlayVerifier, purchaseReference } from '../stores/google-play.js'
 import { jwsOf, statedTransaction } from '../stores/signed-receipt.js';
 import { isTestStoreReceipt, testStoreVerifier } from '../stores/test-store.js';
 import { guardedStoreCall, storeCallKeys } from './store-call-budget.js';
-import { commitChange, type PlannedChange, verifiedSubscription } from './subscriptions.js';
+import { changeWrites, commitChange, type PlannedChange, verifiedSubscription } from './subscriptions.js';
 
 /** The store whose settings verifying a receipt of this platform needs: none for the test store. */
 function storeOf(platform: VerifyPurchaseBody['platform'], testStore: boolean): ConfigurableStore | undefined {
@@ -111,6 +114,10 @@ async function requireRecord(appId: string, subscriptionId: string): Promise<Sub
   return record;
 }
 
+/** What the lifecycle answers a cancellation of a subscription that has ended. */
+const endedAlready = (error: unknown) =>
+  error instanceof AppError && (error.kind === 'INVALID_STATUS_TRANSITION' || error.kind === 'SUBSCRIPTION_EXPIRED');
+
 /** Ends a subscription now (the previous owner's after a transfer, or one the store refunded); one already ended stays as it is. */
 async function cancelUnlessEnded(
   appId: string,
@@ -126,10 +133,7 @@ async function cancelUnlessEnded(
       { cause: { by: 'verification' } },
     );
   } catch (error) {
-    const ended =
-      error instanceof AppError &&
-      (error.kind === 'INVALID_STATUS_TRANSITION' || error.kind === 'SUBSCRIPTION_EXPIRED');
-    if (!ended) throw error;
+    if (!endedAlready(error)) throw error;
   }
 }
 
@@ -144,37 +148,25 @@ async function recordStoreRefund(appId: string, userId: string, transaction: Ver
 }
 
 /**
- * A restore that takes the purchase over: the previous owner's subscription ends and the new one is
- * inserted with its transfer in one transaction, so a crash leaves both or neither (the previous
- * owner never loses the subscription without the new one existing). `ended_already`: the previous
- * subscription had ended, the insert is all there is to write; undefined: something changed since
- * the read, decide again.
+ * A restore that takes the purchase over: the previous owner's subscription ends (cancelled now,
+ * its status change notified), written in the transaction that gives the purchase to the new
+ * owner, so a crash leaves both or neither. These are its writes, conditioned on the version read:
+ * none when it has ended already. A concurrent change of it refuses the whole transaction, and the
+ * restore decides again on fresh reads.
  */
-async function insertTakingOver(
-  appId: string,
-  takeOver: TakeOver,
-  record: SubscriptionRecord,
-  payment: PaymentRecord,
-  options: InsertOptions,
-): Promise<SubscriptionRecord | undefined | 'ended_already'> {
-  const { writes } = insertWrites(record, payment, options);
+async function previousOwnerEnds(appId: string, takeOver: TakeOver): Promise<TransactionWrite[]> {
+  const previous = await getSubscriptionRecord(appId, takeOver.fromSubscriptionId);
+  if (!previous) throw new AppError('SUBSCRIPTION_NOT_FOUND', `Subscription ${takeOver.fromSubscriptionId} not found`);
   try {
-    const change = await commitChange(
+    return await changeWrites(
       appId,
-      takeOver.fromSubscriptionId,
-      () => ({
-        command: { type: 'cancel', immediate: true, refund: false, reason: 'transferred_to_another_user' },
-        alsoWrite: writes,
-      }),
-      { cause: { by: 'verification' } },
+      previous,
+      { command: { type: 'cancel', immediate: true, refund: false, reason: 'transferred_to_another_user' } },
+      { by: 'verification' },
     );
-    return change.refused === undefined ? record : undefined;
   } catch (error) {
-    const ended =
-      error instanceof AppError &&
-      (error.kind === 'INVALID_STATUS_TRANSITION' || error.kind === 'SUBSCRIPTION_EXPIRED');
-    if (!ended) throw error;
-    return 'ended_already';
+    if (!endedAlready(error)) throw error;
+    return [];
   }
 }
 
@@ -314,9 +306,9 @@ async function apply(
   if (decision.kind === 'reject' || decision.kind === 'refund') return refuse(appId, transaction, claim, decision);
   if (decision.kind === 'read_subscription') throw new Error('decided without the subscription it rests on');
   // Restore with the transfer policy: the previous owner's subscription ends (their status change
-  // is notified), and the purchase continues as this user's. A new subscription ends the previous
-  // one in its own transaction (insertTakingOver).
-  if (decision.kind !== 'renew' && decision.kind !== 'insert' && decision.takeOver) {
+  // is notified), and the purchase continues as this user's. An activation or a new subscription
+  // ends the previous one in its own transaction (previousOwnerEnds).
+  if (decision.kind === 'answer' && decision.takeOver) {
     await cancelUnlessEnded(appId, decision.takeOver.fromSubscriptionId, false, 'transferred_to_another_user');
   }
   const owner: PurchaseOwner = {
@@ -325,15 +317,19 @@ async function apply(
   };
   const paid = transaction.trial ? {} : { last_payment: transaction.purchase_date };
   // Decided again on the latest record: a concurrent verification of this transaction may have made the change.
-  const commitDecided = async (subscription: SubscriptionRecord, plan: (again: Decision) => PlannedChange | null) =>
-    (
-      await commitChange(
-        appId,
-        subscription.id,
-        (latest) => plan(decidePurchase(transaction, claim, { ...stored, subscription: latest })),
-        { current: subscription, cause: { by: 'verification' } },
-      )
-    ).record;
+  // Undefined when an alsoWrite item refused it (the previous owner's subscription changed): decide again.
+  const commitDecided = async (
+    subscription: SubscriptionRecord,
+    plan: (again: Decision, latest: SubscriptionRecord, now: Date) => PlannedChange | null,
+  ) => {
+    const change = await commitChange(
+      appId,
+      subscription.id,
+      (latest, now) => plan(decidePurchase(transaction, claim, { ...stored, subscription: latest }), latest, now),
+      { current: subscription, cause: { by: 'verification' } },
+    );
+    return change.refused === undefined ? change.record : undefined;
+  };
   switch (decision.kind) {
     case 'answer':
       return decision.subscription;
@@ -351,16 +347,25 @@ async function apply(
           : null,
       );
     }
-    case 'activate':
-      return commitDecided(decision.subscription, (again) =>
+    case 'activate': {
+      // Taking the purchase over: the move, its transfer and the previous owner's end are written with the activation.
+      const { takeOver } = decision;
+      const previousEnds = takeOver ? await previousOwnerEnds(appId, takeOver) : [];
+      return commitDecided(decision.subscription, (again, latest, now) =>
         again.kind === 'activate'
           ? {
               command: { type: 'activate', expires_at: again.expiresAt },
               payment: paid,
-              bindOwner: again.bindOwner ? owner : undefined,
+              bindOwner: again.bindOwner && !takeOver ? owner : undefined,
+              alsoWrite: takeOver && [
+                bindOwnerPart(latest, owner, takeOver),
+                ...transferItems(latest, owner, takeOver, now),
+                ...previousEnds,
+              ],
             }
           : null,
       );
+    }
     case 'insert': {
       // A new purchase: recorded and activated in one write, from the store's latest word on it
       // (a notification that arrived before the app verified the purchase) when there is one; a
@@ -400,11 +405,8 @@ async function apply(
         statusChange,
         revenue: decision.revenue === 'transferred' ? transferredRevenue(revenue) : revenue,
         cause: { by: 'verification', action: 'create' },
+        alsoWrite: decision.takeOver && (await previousOwnerEnds(appId, decision.takeOver)),
       };
-      if (decision.takeOver) {
-        const taken = await insertTakingOver(appId, decision.takeOver, record, payment, options);
-        if (taken !== 'ended_already') return taken;
-      }
       const inserted = await insertSubscription(record, payment, options);
       if (inserted.inserted) return record;
       if (inserted.reason === 'owned_by_another_user') return refuse(appId, transaction, claim, ownedByAnotherUser());

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { setRestorePolicy } from '../../lib/data/apps.js';
 import { getPurchaseOwner } from '../../lib/data/purchase-ownership.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
+import { updateSubscription } from '../../lib/services/subscriptions.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
 import { interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 import { createTestApp } from '../support/fixtures.js';
@@ -63,5 +64,32 @@ describe('a transfer restore is one transaction', () => {
       subscription_id: moved.subscription_id,
     });
     expect(await getSubscriptionRecord(appId, fromId)).toMatchObject({ status: 'cancelled' });
+  });
+
+  it("a concurrent change of the previous owner's subscription refuses the transaction, and the restore decides again", async () => {
+    const { appId, receipt_data, transaction_id, fromId } = await boughtByFirstOwner();
+    const before = (await getSubscriptionRecord(appId, fromId))!;
+    let transactions = 0;
+    const refusals: string[] = [];
+    interceptCommands(async ({ command }, send) => {
+      if (command !== 'TransactWriteItemsCommand' || ++transactions > 1) return send();
+      await updateSubscription(appId, fromId, { auto_renew: false });
+      return send().catch((error: Error) => {
+        refusals.push(error.name);
+        throw error;
+      });
+    });
+    const moved = await restoreBySecondOwner(appId, receipt_data);
+    stopIntercepting();
+    expect(refusals).toEqual(['TransactionCanceledException']);
+    expect(await getPurchaseOwner(appId, transaction_id)).toEqual({
+      user_id: 'second-owner',
+      subscription_id: moved.subscription_id,
+    });
+    // Cancelled over the concurrent change: version read, the change, the cancellation.
+    expect(await getSubscriptionRecord(appId, fromId)).toMatchObject({
+      status: 'cancelled',
+      version: before.version + 2,
+    });
   });
 });
