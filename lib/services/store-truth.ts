@@ -23,7 +23,6 @@ import {
   purchaseLookupKeys,
   purchaseLookupOf,
   purchaseStatePart,
-  type TransactionWrite,
   toOwnedPurchase,
 } from '../data/purchase-ownership.js';
 import {
@@ -45,6 +44,7 @@ import {
   endedByStore,
   environmentOf,
   type StoredStorePurchase,
+  type StoreStateDecision,
   storeFacts,
 } from '../domain/store-sync.js';
 import { commitChange, verifiedSubscription } from './subscriptions.js';
@@ -114,137 +114,216 @@ export async function applyStoreState(
   stated: StorePurchaseState,
   { notification, now = new Date(), read }: ApplyOptions = {},
 ): Promise<StoreTruthOutcome> {
-  const query = queryOf(stated);
-  const recordedAs = (outcome: NotificationOutcome) => recorded(appId, notification, outcome, now);
-  // Without a notification, the state is the one the sweeper asked the store for (services/expiry.ts).
-  const cause: Omit<ChangeOrigin, 'action'> = notification
-    ? { by: 'store_notification', notification: notificationTypeOf(notification) }
-    : { by: 'sweeper' };
+  const application: Application = { appId, notification, now, cause: causeOf(notification) };
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const items = attempt === 1 && read ? read : await batchGetConsistent(storeStateKeys(appId, stated, notification));
-    // In storeStateKeys' order: the purchase lookup, then the notification's record, then the replaced purchase.
-    const [product, owned, binding, ...rest] = items;
-    const notificationRecord = notification ? rest.shift() : undefined;
-    if (notificationRecord) return 'duplicate';
-    const linkedItem = stated.linked_original_transaction_id ? rest.shift() : undefined;
-    let stored: StoredStorePurchase<SubscriptionRecord> = {
-      ...purchaseLookupOf([product, owned, binding]),
-      linkedOwned: toOwnedPurchase(linkedItem),
-    };
-    const state = datedAfterHeld(stated, stored.storeState, {
-      now,
-      recordKeptMs: NOTIFICATION_RETENTION_MS,
-    });
-    let decision = decideStoreState(appId, state, stored, now);
-    if (decision.kind === 'read_subscription') {
-      const subscription = await getSubscriptionRecord(appId, decision.subscriptionId);
-      if (!subscription) throw new Error(`purchase points at missing subscription ${decision.subscriptionId}`);
-      stored = { ...stored, subscription };
-      decision = decideStoreState(appId, state, stored, now);
-    }
-    let refused: TransactionWrite | undefined;
-    switch (decision.kind) {
-      case 'read_subscription':
-        throw new Error('decided without the subscription it rests on');
-      case 'stale':
-        if (!notification) return 'stale';
-        return (await recordNotification(appId, notification, 'stale', now)) ? 'stale' : 'duplicate';
-      case 'keep':
-        logger.info('store state kept on the purchase', {
-          store: state.store,
-          original_transaction_id: state.original_transaction_id,
-          reason: decision.reason,
-        });
-        refused = await writeTogether([purchaseStatePart(appId, state), ...recordedAs('kept')]);
-        if (!refused) return 'kept';
-        break;
-      case 'sync': {
-        // A transaction not yet recorded is this subscription's from now on, and its latest payment;
-        // one for another product (a plan change at once) pays a new period even if it ends sooner.
-        const newTransaction = stored.binding === undefined;
-        const newPeriod = newTransaction && state.product_id !== decision.subscription.product_id;
-        const committed = await commitChange(
-          appId,
-          decision.subscription.id,
-          () => ({
-            command: { type: 'sync', facts: { ...storeFacts(state), new_period: newPeriod } },
-            storeState: state,
-            bindTransaction: newTransaction ? state.transaction_id : undefined,
-            payment: newTransaction
-              ? { transaction_id: state.transaction_id, ...(state.trial ? {} : { last_payment: state.purchase_date }) }
-              : undefined,
-            alsoWrite: [purchaseStatePart(appId, state), ...recordedAs('applied')],
-          }),
-          { current: decision.subscription, cause },
-        );
-        refused = committed.refused;
-        if (!refused) return 'applied';
-        break;
-      }
-      case 'refund_earlier': {
-        // That period's money only: the current period stands, and the purchase keeps the state of
-        // its latest transaction (not this earlier one's).
-        const committed = await commitChange(
-          appId,
-          decision.subscription.id,
-          () => ({
-            command: { type: 'sync', facts: { ...storeFacts(state), earlier_period: true } },
-            // Apple's state is the transaction refunded; Google's is the purchase now (its voided order's price unknown).
-            price:
-              state.refunded_transaction_id === undefined && state.price !== null && !state.trial
-                ? state.price
-                : undefined,
-            alsoWrite: recordedAs('applied'),
-          }),
-          { current: decision.subscription, cause },
-        );
-        refused = committed.refused;
-        if (!refused) return 'applied';
-        break;
-      }
-      case 'insert': {
-        // The owner subscribes again to the purchase (a resubscription): a new subscription. One
-        // that replaces another purchase (Google's plan change) ends that one's first: its token
-        // grants nothing more. A retry after a failure in between finds it ended and only inserts.
-        if (decision.replaces) await endReplacedSubscription(appId, decision.replaces, cause);
-        const { record, payment, statusChange, revenue } = verifiedSubscription(
-          appId,
-          {
-            user_id: decision.userId,
-            product_id: decision.productId,
-            platform: state.platform,
-            price: decision.price,
-            currency: decision.currency,
-            billing_period: decision.billingPeriod,
-            started_at: state.purchase_date,
-            expires_at: state.expires_at,
-            auto_renew: state.renewal?.auto_renew ?? true,
-            trial_period: state.trial,
-            trial_expires_at: state.trial ? state.expires_at : null,
-            transaction_id: state.transaction_id,
-            receipt_data: null,
-            store: state.store,
-            original_transaction_id: state.original_transaction_id,
-            environment: environmentOf(state.environment),
-          },
-          state.trial ? {} : { last_payment: state.purchase_date },
-          now,
-          storeFacts(state),
-        );
-        const inserted = await insertSubscription(record, payment, {
-          owner: query.owner,
-          ownerState: state,
-          statusChange,
-          revenue,
-          alsoWrite: recordedAs('applied'),
-          cause: { ...cause, action: 'create' },
-        });
-        if (inserted.inserted) return 'applied';
-        break;
-      }
-    }
+    const found = storedOf(stated, notification, items);
+    if (found === 'duplicate') return 'duplicate';
+    const state = datedAfterHeld(stated, found.storeState, { now, recordKeptMs: NOTIFICATION_RETENTION_MS });
+    const { stored, decision } = await decide(appId, state, found, now);
+    const outcome = await applyDecision(application, state, stored, decision);
+    if (outcome) return outcome;
   }
   throw new AppError('SERVICE_UNAVAILABLE', 'the purchase is being changed concurrently; retry', { retryable: true });
+}
+
+/** One application of the store's word, as its cases carry it out. */
+interface Application {
+  appId: string;
+  /** Absent when the sweeper asked the store (services/expiry.ts). */
+  notification: StoreNotification | undefined;
+  now: Date;
+  /** What makes the change (the subscription's history). */
+  cause: Omit<ChangeOrigin, 'action'>;
+}
+
+type Stored = StoredStorePurchase<SubscriptionRecord>;
+type Decision = StoreStateDecision<SubscriptionRecord>;
+type DecisionOf<K extends Decision['kind']> = Extract<Decision, { kind: K }>;
+
+/** What a case did, or undefined when it lost a race (a concurrent notification) and is decided again on a fresh read. */
+type CaseOutcome = StoreTruthOutcome | undefined;
+
+const causeOf = (notification: StoreNotification | undefined): Omit<ChangeOrigin, 'action'> =>
+  notification ? { by: 'store_notification', notification: notificationTypeOf(notification) } : { by: 'sweeper' };
+
+/** The notification's record of this outcome, written with what it changes. */
+const recordedAs = ({ appId, notification, now }: Application, outcome: NotificationOutcome) =>
+  recorded(appId, notification, outcome, now);
+
+/** What is stored, from the items of storeStateKeys in its order; 'duplicate' when the notification was recorded before. */
+function storedOf(
+  stated: StorePurchaseState,
+  notification: StoreNotification | undefined,
+  items: (Record<string, unknown> | undefined)[],
+): Stored | 'duplicate' {
+  const [product, owned, binding, ...rest] = items;
+  const notificationRecord = notification ? rest.shift() : undefined;
+  if (notificationRecord) return 'duplicate';
+  const linkedItem = stated.linked_original_transaction_id ? rest.shift() : undefined;
+  return { ...purchaseLookupOf([product, owned, binding]), linkedOwned: toOwnedPurchase(linkedItem) };
+}
+
+/** The decision, with the subscription it rests on read when it needs one. */
+async function decide(
+  appId: string,
+  state: StorePurchaseState,
+  stored: Stored,
+  now: Date,
+): Promise<{ stored: Stored; decision: Decision }> {
+  const decision = decideStoreState(appId, state, stored, now);
+  if (decision.kind !== 'read_subscription') return { stored, decision };
+  const subscription = await getSubscriptionRecord(appId, decision.subscriptionId);
+  if (!subscription) throw new Error(`purchase points at missing subscription ${decision.subscriptionId}`);
+  const withSubscription = { ...stored, subscription };
+  return { stored: withSubscription, decision: decideStoreState(appId, state, withSubscription, now) };
+}
+
+function applyDecision(
+  application: Application,
+  state: StorePurchaseState,
+  stored: Stored,
+  decision: Decision,
+): Promise<CaseOutcome> {
+  switch (decision.kind) {
+    case 'read_subscription':
+      throw new Error('decided without the subscription it rests on');
+    case 'stale':
+      return recordStale(application);
+    case 'keep':
+      return keepOnPurchase(application, state, decision.reason);
+    case 'sync':
+      return syncSubscription(application, state, stored, decision.subscription);
+    case 'refund_earlier':
+      return refundEarlierPeriod(application, state, decision.subscription);
+    case 'insert':
+      return insertResubscription(application, state, decision);
+  }
+}
+
+/** Older than what the purchase holds: nothing changes but the notification's record. */
+async function recordStale({ appId, notification, now }: Application): Promise<CaseOutcome> {
+  if (!notification) return 'stale';
+  return (await recordNotification(appId, notification, 'stale', now)) ? 'stale' : 'duplicate';
+}
+
+/** About no subscription (yet): the state stays on the purchase, where verifying it later starts from. */
+async function keepOnPurchase(
+  application: Application,
+  state: StorePurchaseState,
+  reason: string,
+): Promise<CaseOutcome> {
+  logger.info('store state kept on the purchase', {
+    store: state.store,
+    original_transaction_id: state.original_transaction_id,
+    reason,
+  });
+  const refused = await writeTogether([
+    purchaseStatePart(application.appId, state),
+    ...recordedAs(application, 'kept'),
+  ]);
+  return refused ? undefined : 'kept';
+}
+
+/**
+ * The subscription follows the store. A transaction not yet recorded is this subscription's from
+ * now on, and its latest payment; one for another product (a plan change at once) pays a new
+ * period even if it ends sooner.
+ */
+async function syncSubscription(
+  application: Application,
+  state: StorePurchaseState,
+  stored: Stored,
+  subscription: SubscriptionRecord,
+): Promise<CaseOutcome> {
+  const newTransaction = stored.binding === undefined;
+  const newPeriod = newTransaction && state.product_id !== subscription.product_id;
+  const committed = await commitChange(
+    application.appId,
+    subscription.id,
+    () => ({
+      command: { type: 'sync', facts: { ...storeFacts(state), new_period: newPeriod } },
+      storeState: state,
+      bindTransaction: newTransaction ? state.transaction_id : undefined,
+      payment: newTransaction
+        ? { transaction_id: state.transaction_id, ...(state.trial ? {} : { last_payment: state.purchase_date }) }
+        : undefined,
+      alsoWrite: [purchaseStatePart(application.appId, state), ...recordedAs(application, 'applied')],
+    }),
+    { current: subscription, cause: application.cause },
+  );
+  return committed.refused ? undefined : 'applied';
+}
+
+/**
+ * A refund (or its reversal) of an earlier period: that period's money only. The current period
+ * stands, and the purchase keeps the state of its latest transaction (not this earlier one's).
+ */
+async function refundEarlierPeriod(
+  application: Application,
+  state: StorePurchaseState,
+  subscription: SubscriptionRecord,
+): Promise<CaseOutcome> {
+  // Apple's state is the transaction refunded; Google's is the purchase now (its voided order's price unknown).
+  const refundedPrice = state.refunded_transaction_id === undefined && !state.trial ? state.price : null;
+  const committed = await commitChange(
+    application.appId,
+    subscription.id,
+    () => ({
+      command: { type: 'sync', facts: { ...storeFacts(state), earlier_period: true } },
+      price: refundedPrice ?? undefined,
+      alsoWrite: recordedAs(application, 'applied'),
+    }),
+    { current: subscription, cause: application.cause },
+  );
+  return committed.refused ? undefined : 'applied';
+}
+
+/**
+ * The owner subscribes again to the purchase (a resubscription): a new subscription. One that
+ * replaces another purchase (Google's plan change) ends that one's first: its token grants
+ * nothing more. A retry after a failure in between finds it ended and only inserts.
+ */
+async function insertResubscription(
+  application: Application,
+  state: StorePurchaseState,
+  decision: DecisionOf<'insert'>,
+): Promise<CaseOutcome> {
+  const { appId, now, cause } = application;
+  if (decision.replaces) await endReplacedSubscription(appId, decision.replaces, cause);
+  const { record, payment, statusChange, revenue } = verifiedSubscription(
+    appId,
+    {
+      user_id: decision.userId,
+      product_id: decision.productId,
+      platform: state.platform,
+      price: decision.price,
+      currency: decision.currency,
+      billing_period: decision.billingPeriod,
+      started_at: state.purchase_date,
+      expires_at: state.expires_at,
+      auto_renew: state.renewal?.auto_renew ?? true,
+      trial_period: state.trial,
+      trial_expires_at: state.trial ? state.expires_at : null,
+      transaction_id: state.transaction_id,
+      receipt_data: null,
+      store: state.store,
+      original_transaction_id: state.original_transaction_id,
+      environment: environmentOf(state.environment),
+    },
+    state.trial ? {} : { last_payment: state.purchase_date },
+    now,
+    storeFacts(state),
+  );
+  const inserted = await insertSubscription(record, payment, {
+    owner: queryOf(state).owner,
+    ownerState: state,
+    statusChange,
+    revenue,
+    alsoWrite: recordedAs(application, 'applied'),
+    cause: { ...cause, action: 'create' },
+  });
+  return inserted.inserted ? 'applied' : undefined;
 }
 
 /**

@@ -32,7 +32,7 @@ import {
 import { type ConfigurableStore, getAppWithStoreSettings, type StoreSettings } from '../data/store-settings.js';
 import type { SubscriptionRecord } from '../data/subscription-items.js';
 import { getSubscriptionRecord } from '../data/subscription-queries.js';
-import { type InsertOptions, insertSubscription } from '../data/subscription-writes.js';
+import { insertSubscription } from '../data/subscription-writes.js';
 import {
   decidePurchase,
   ownedByAnotherUser,
@@ -43,7 +43,7 @@ import {
 } from '../domain/purchase-decision.js';
 import { transferredRevenue } from '../domain/revenue-figures.js';
 import type { StorePurchaseState, StoreVerifier, VerifiedTransaction } from '../domain/store-purchase.js';
-import { environmentOf, storeFacts, verifiedPurchaseStart } from '../domain/store-sync.js';
+import { environmentOf, storeFacts, type VerifiedPurchaseStart, verifiedPurchaseStart } from '../domain/store-sync.js';
 import { RECEIPT_CHARACTERS } from '../schemas/common.js';
 import type { VerificationResult, VerifyPurchaseBody } from '../schemas/subscription.js';
 import { appStoreVerifier, requireAppReceiptShape } from '../stores/app-store.js';
@@ -266,7 +266,7 @@ export async function verifyPurchase(
       stored = { ...stored, subscription: await requireRecord(appId, decision.subscriptionId) };
       decision = decidePurchase(transaction, claim, stored);
     }
-    const record = await apply(appId, body.receipt_data, transaction, claim, stored, decision);
+    const record = await apply({ appId, receiptData: body.receipt_data, transaction, claim, stored }, decision);
     if (record) return result(record, transaction);
     stored = undefined; // someone bound this transaction meanwhile: look again
   }
@@ -284,133 +284,190 @@ const REFUNDED = {
 /** What is stored about the purchase, with the store state a notification left on it. */
 type Stored = StoredPurchase<SubscriptionRecord> & { storeState?: StorePurchaseState | undefined };
 
+/** One verification as its decision is carried out: the receipt, the transaction its store verified, who asks, what is stored. */
+interface Verification {
+  appId: string;
+  receiptData: string;
+  transaction: VerifiedTransaction;
+  claim: PurchaseClaim;
+  stored: Stored;
+}
+
+type DecisionOf<K extends Decision['kind']> = Extract<Decision, { kind: K }>;
+
 async function refuse(
   appId: string,
   transaction: VerifiedTransaction,
   claim: PurchaseClaim,
-  decision: Extract<Decision, { kind: 'reject' | 'refund' }>,
+  decision: DecisionOf<'reject' | 'refund'>,
 ): Promise<never> {
   if (decision.kind === 'refund') await recordStoreRefund(appId, claim.userId, transaction);
   throw new AppError(decision.code, decision.message);
 }
 
 /** Carries out a decision: the subscription the transaction pays for, or undefined when it must be decided again on a fresh read. */
-async function apply(
-  appId: string,
-  receiptData: string,
-  transaction: VerifiedTransaction,
-  claim: PurchaseClaim,
-  stored: Stored,
-  decision: Decision,
-): Promise<SubscriptionRecord | undefined> {
-  if (decision.kind === 'reject' || decision.kind === 'refund') return refuse(appId, transaction, claim, decision);
-  if (decision.kind === 'read_subscription') throw new Error('decided without the subscription it rests on');
-  // Restore with the transfer policy: the previous owner's subscription ends (their status change
-  // is notified), and the purchase continues as this user's. An activation or a new subscription
-  // ends the previous one in its own transaction (previousOwnerEnds).
-  if (decision.kind === 'answer' && decision.takeOver) {
-    await cancelUnlessEnded(appId, decision.takeOver.fromSubscriptionId, false, 'transferred_to_another_user');
-  }
-  const owner: PurchaseOwner = {
-    store: transaction.store,
-    original_transaction_id: transaction.original_transaction_id,
-  };
-  const paid = transaction.trial ? {} : { last_payment: transaction.purchase_date };
-  // Decided again on the latest record: a concurrent verification of this transaction may have made the change.
-  // Undefined when an alsoWrite item refused it (the previous owner's subscription changed): decide again.
-  const commitDecided = async (
-    subscription: SubscriptionRecord,
-    plan: (again: Decision, latest: SubscriptionRecord, now: Date) => PlannedChange | null,
-  ) => {
-    const change = await commitChange(
-      appId,
-      subscription.id,
-      (latest, now) => plan(decidePurchase(transaction, claim, { ...stored, subscription: latest }), latest, now),
-      { current: subscription, cause: { by: 'verification' } },
-    );
-    return change.refused === undefined ? change.record : undefined;
-  };
+function apply(verification: Verification, decision: Decision): Promise<SubscriptionRecord | undefined> {
+  const { appId, transaction, claim } = verification;
   switch (decision.kind) {
+    case 'reject':
+    case 'refund':
+      return refuse(appId, transaction, claim, decision);
+    case 'read_subscription':
+      throw new Error('decided without the subscription it rests on');
     case 'answer':
-      return decision.subscription;
-    case 'renew': {
-      // The store's truth as the receipt tells it: the same path as a store notification's.
-      const receiptState: StorePurchaseState = { ...transaction, renewal: null, as_of: transaction.purchase_date };
-      return commitDecided(decision.subscription, (again) =>
-        again.kind === 'renew'
-          ? {
-              command: { type: 'sync', facts: storeFacts(receiptState) },
-              storeState: receiptState,
-              payment: { ...paid, transaction_id: transaction.transaction_id, receipt_data: receiptData },
-              bindTransaction: transaction.transaction_id,
-            }
-          : null,
-      );
-    }
-    case 'activate': {
-      // Taking the purchase over: the move, its transfer and the previous owner's end are written with the activation.
-      const { takeOver } = decision;
-      const previousEnds = takeOver ? await previousOwnerEnds(appId, takeOver) : [];
-      return commitDecided(decision.subscription, (again, latest, now) =>
-        again.kind === 'activate'
-          ? {
-              command: { type: 'activate', expires_at: again.expiresAt },
-              payment: paid,
-              bindOwner: again.bindOwner && !takeOver ? owner : undefined,
-              alsoWrite: takeOver && [
-                bindOwnerPart(latest, owner, takeOver),
-                ...transferItems(latest, owner, takeOver, now),
-                ...previousEnds,
-              ],
-            }
-          : null,
-      );
-    }
-    case 'insert': {
-      // A new purchase: recorded and activated in one write, from the store's latest word on it
-      // (a notification that arrived before the app verified the purchase) when there is one; a
-      // refund kept there refuses only the transaction it refunds (verifiedPurchaseStart).
-      const start = verifiedPurchaseStart(transaction, stored.storeState);
-      if (start.kind === 'refunded') return refuse(appId, transaction, claim, REFUNDED);
-      const latest = start.from;
-      const period = latest ?? transaction;
-      const { record, payment, statusChange, revenue } = verifiedSubscription(
-        appId,
-        {
-          user_id: claim.userId,
-          product_id: decision.productId,
-          platform: transaction.platform,
-          price: latest && !latest.trial && latest.price !== null ? latest.price : decision.price,
-          currency: latest && !latest.trial && latest.currency !== null ? latest.currency : decision.currency,
-          billing_period: decision.billingPeriod,
-          started_at: transaction.purchase_date,
-          expires_at: period.expires_at,
-          auto_renew: latest?.renewal?.auto_renew ?? Date.parse(period.expires_at) > Date.now(),
-          trial_period: period.trial,
-          trial_expires_at: period.trial ? period.expires_at : null,
-          transaction_id: transaction.transaction_id,
-          receipt_data: receiptData,
-          store: transaction.store,
-          original_transaction_id: transaction.original_transaction_id,
-          environment: environmentOf(transaction.environment),
-        },
-        paid,
-        new Date(),
-        latest && storeFacts(latest),
-        start.earlierRefund,
-      );
-      const options: InsertOptions = {
-        owner,
-        takeOver: decision.takeOver,
-        statusChange,
-        revenue: decision.revenue === 'transferred' ? transferredRevenue(revenue) : revenue,
-        cause: { by: 'verification', action: 'create' },
-        alsoWrite: decision.takeOver && (await previousOwnerEnds(appId, decision.takeOver)),
-      };
-      const inserted = await insertSubscription(record, payment, options);
-      if (inserted.inserted) return record;
-      if (inserted.reason === 'owned_by_another_user') return refuse(appId, transaction, claim, ownedByAnotherUser());
-      return undefined;
-    }
+      return answer(verification, decision);
+    case 'renew':
+      return renew(verification, decision);
+    case 'activate':
+      return activate(verification, decision);
+    case 'insert':
+      return insert(verification, decision);
   }
+}
+
+const ownerOf = (transaction: VerifiedTransaction): PurchaseOwner => ({
+  store: transaction.store,
+  original_transaction_id: transaction.original_transaction_id,
+});
+
+/** The payment a transaction records: a trial pays nothing. */
+const paidBy = (transaction: VerifiedTransaction) =>
+  transaction.trial ? {} : { last_payment: transaction.purchase_date };
+
+/**
+ * Commits a change decided again on the latest record (a concurrent verification of this
+ * transaction may have made it); undefined when an alsoWrite item refused it (the previous owner's
+ * subscription changed): decide again.
+ */
+async function commitDecided(
+  { appId, transaction, claim, stored }: Verification,
+  subscription: SubscriptionRecord,
+  plan: (again: Decision, latest: SubscriptionRecord, now: Date) => PlannedChange | null,
+): Promise<SubscriptionRecord | undefined> {
+  const change = await commitChange(
+    appId,
+    subscription.id,
+    (latest, now) => plan(decidePurchase(transaction, claim, { ...stored, subscription: latest }), latest, now),
+    { current: subscription, cause: { by: 'verification' } },
+  );
+  return change.refused === undefined ? change.record : undefined;
+}
+
+/**
+ * Verified already: nothing changes. Restored under the transfer policy, the previous owner's
+ * subscription ends (one write of its own: this one's stays as it is).
+ */
+async function answer({ appId }: Verification, decision: DecisionOf<'answer'>): Promise<SubscriptionRecord> {
+  if (decision.takeOver)
+    await cancelUnlessEnded(appId, decision.takeOver.fromSubscriptionId, false, 'transferred_to_another_user');
+  return decision.subscription;
+}
+
+/** A later transaction of a running purchase: the store's truth as the receipt tells it, the same path as a store notification's. */
+function renew(verification: Verification, decision: DecisionOf<'renew'>): Promise<SubscriptionRecord | undefined> {
+  const { transaction, receiptData } = verification;
+  const receiptState: StorePurchaseState = { ...transaction, renewal: null, as_of: transaction.purchase_date };
+  return commitDecided(verification, decision.subscription, (again) =>
+    again.kind === 'renew'
+      ? {
+          command: { type: 'sync', facts: storeFacts(receiptState) },
+          storeState: receiptState,
+          payment: { ...paidBy(transaction), transaction_id: transaction.transaction_id, receipt_data: receiptData },
+          bindTransaction: transaction.transaction_id,
+        }
+      : null,
+  );
+}
+
+/**
+ * A pending_verification record of this transaction becomes active. Taking the purchase over, the
+ * move, its transfer and the previous owner's end are written with the activation.
+ */
+async function activate(
+  verification: Verification,
+  decision: DecisionOf<'activate'>,
+): Promise<SubscriptionRecord | undefined> {
+  const { appId, transaction } = verification;
+  const { takeOver } = decision;
+  const owner = ownerOf(transaction);
+  const previousEnds = takeOver ? await previousOwnerEnds(appId, takeOver) : [];
+  return commitDecided(verification, decision.subscription, (again, latest, now) =>
+    again.kind === 'activate'
+      ? {
+          command: { type: 'activate', expires_at: again.expiresAt },
+          payment: paidBy(transaction),
+          bindOwner: again.bindOwner && !takeOver ? owner : undefined,
+          alsoWrite: takeOver && [
+            bindOwnerPart(latest, owner, takeOver),
+            ...transferItems(latest, owner, takeOver, now),
+            ...previousEnds,
+          ],
+        }
+      : null,
+  );
+}
+
+/**
+ * A new purchase: recorded and activated in one write, with a takeover's end of the previous
+ * owner's subscription. Undefined when the transaction or an alsoWrite item was taken meanwhile.
+ */
+async function insert(
+  verification: Verification,
+  decision: DecisionOf<'insert'>,
+): Promise<SubscriptionRecord | undefined> {
+  const { appId, transaction, claim, stored } = verification;
+  // A refund kept on the purchase refuses only the transaction it refunds (verifiedPurchaseStart).
+  const start = verifiedPurchaseStart(transaction, stored.storeState);
+  if (start.kind === 'refunded') return refuse(appId, transaction, claim, REFUNDED);
+  const { record, payment, statusChange, revenue } = newSubscription(verification, decision, start);
+  const inserted = await insertSubscription(record, payment, {
+    owner: ownerOf(transaction),
+    takeOver: decision.takeOver,
+    statusChange,
+    revenue: decision.revenue === 'transferred' ? transferredRevenue(revenue) : revenue,
+    cause: { by: 'verification', action: 'create' },
+    alsoWrite: decision.takeOver && (await previousOwnerEnds(appId, decision.takeOver)),
+  });
+  if (inserted.inserted) return record;
+  if (inserted.reason === 'owned_by_another_user') return refuse(appId, transaction, claim, ownedByAnotherUser());
+  return undefined;
+}
+
+/**
+ * The subscription a new purchase starts, from the store's latest word on it (a notification that
+ * arrived before the app verified the purchase) when there is one, else from the transaction.
+ */
+function newSubscription(
+  { appId, receiptData, transaction, claim }: Verification,
+  decision: DecisionOf<'insert'>,
+  start: Extract<VerifiedPurchaseStart, { kind: 'start' }>,
+) {
+  const latest = start.from;
+  const period = latest ?? transaction;
+  const paidPeriod = latest && !latest.trial ? latest : undefined;
+  return verifiedSubscription(
+    appId,
+    {
+      user_id: claim.userId,
+      product_id: decision.productId,
+      platform: transaction.platform,
+      price: paidPeriod?.price ?? decision.price,
+      currency: paidPeriod?.currency ?? decision.currency,
+      billing_period: decision.billingPeriod,
+      started_at: transaction.purchase_date,
+      expires_at: period.expires_at,
+      auto_renew: latest?.renewal?.auto_renew ?? Date.parse(period.expires_at) > Date.now(),
+      trial_period: period.trial,
+      trial_expires_at: period.trial ? period.expires_at : null,
+      transaction_id: transaction.transaction_id,
+      receipt_data: receiptData,
+      store: transaction.store,
+      original_transaction_id: transaction.original_transaction_id,
+      environment: environmentOf(transaction.environment),
+    },
+    paidBy(transaction),
+    new Date(),
+    latest && storeFacts(latest),
+    start.earlierRefund,
+  );
 }
