@@ -125,15 +125,21 @@ export interface TransitionResult {
   refundReversed: boolean;
 }
 
-type Rule =
-  | {
-      kind: 'apply';
-      effect: (
-        state: SubscriptionState,
-        command: SubscriptionCommand,
-        now: Date,
-      ) => Partial<SubscriptionState> & Partial<Pick<TransitionResult, 'renewal' | 'refund' | 'refundReversed'>>;
-    }
+/** The commands the lifecycle table decides (an `update` is decided by MANUAL_STATUS_CHANGES). */
+type LifecycleCommand = Exclude<SubscriptionCommand, { type: 'update' }>;
+
+/** The command an operation's rules are given. */
+type CommandOf<O extends Operation> = O extends 'cancel_immediate' | 'cancel_at_period_end'
+  ? Extract<SubscriptionCommand, { type: 'cancel' }>
+  : Extract<SubscriptionCommand, { type: O }>;
+
+/** What a rule changes: the state's fields, and whether money moved. */
+type Patch = Partial<SubscriptionState> & Partial<Pick<TransitionResult, 'renewal' | 'refund' | 'refundReversed'>>;
+
+/** A transition's effect, given the command of its column. */
+type Effect<C extends SubscriptionCommand> = (state: SubscriptionState, command: C, now: Date) => Patch;
+
+type Refusal =
   /** Not possible from this status: 409 INVALID_STATUS_TRANSITION naming the status. */
   | { kind: 'conflict' }
   /** Any operation on an expired subscription: SUBSCRIPTION_EXPIRED. */
@@ -141,10 +147,12 @@ type Rule =
   /** Nothing changes (idempotent repeat, or nothing due yet). */
   | { kind: 'stays' };
 
-const conflict: Rule = { kind: 'conflict' };
-const expired: Rule = { kind: 'expired' };
-const stays: Rule = { kind: 'stays' };
-const apply = (effect: Extract<Rule, { kind: 'apply' }>['effect']): Rule => ({ kind: 'apply', effect });
+type Rule<C extends SubscriptionCommand> = { kind: 'apply'; effect: Effect<C> } | Refusal;
+
+const conflict: Refusal = { kind: 'conflict' };
+const expired: Refusal = { kind: 'expired' };
+const stays: Refusal = { kind: 'stays' };
+const apply = <C extends SubscriptionCommand>(effect: Effect<C>): Rule<C> => ({ kind: 'apply', effect });
 
 const iso = (date: Date) => date.toISOString();
 const reasonOf = (command: SubscriptionCommand) => ('reason' in command ? command.reason : undefined);
@@ -163,10 +171,9 @@ const withdrawScheduledCancel = (state: SubscriptionState): Partial<Subscription
 /**
  * Cancelled now: access ends (expires_at is the cancellation time, so a consumer granting access
  * by expires_at stops too), renewal stops, and a cancellation scheduled for later is superseded.
+ * A cancellation's or a store's refund (sync) alike.
  */
-type Effect = Extract<Rule, { kind: 'apply' }>['effect'];
-
-const cancelledNow: Effect = (state, command, now) => ({
+const cancelledNow: Effect<SubscriptionCommand> = (state, command, now) => ({
   status: 'cancelled',
   auto_renew: false,
   ...NOT_PAUSED,
@@ -190,8 +197,6 @@ export function accessEndsAt(state: Pick<SubscriptionState, 'expires_at' | 'grac
   return grace !== null && Date.parse(grace) > Date.parse(state.expires_at) ? grace : state.expires_at;
 }
 
-const factsOf = (command: SubscriptionCommand) => (command as Extract<SubscriptionCommand, { type: 'sync' }>).facts;
-
 /** The store took the money back: access ends now, with a refund (of a running or an ended subscription). */
 const refundedByStore = (state: SubscriptionState, now: Date) =>
   state.refunded_at === null ? { refunded_at: iso(now), refund: true, cancellation_reason: 'refunded_by_store' } : {};
@@ -202,7 +207,7 @@ const refundedByStore = (state: SubscriptionState, now: Date) =>
  * the store's period end (expired if that has passed). A subscription cancelled before the refund
  * (cancelled_at earlier than refunded_at) was not ended by it and stays cancelled.
  */
-function refundReversal(state: SubscriptionState, facts: StoreFacts, now: Date): ReturnType<Effect> {
+function refundReversal(state: SubscriptionState, facts: StoreFacts, now: Date): Patch {
   if (!facts.refund_reversed || facts.revoked || state.refunded_at === null) return {};
   const reversed = { refunded_at: null, cancellation_reason: null, refundReversed: true };
   if (state.status !== 'cancelled' || state.cancelled_at !== state.refunded_at) return reversed;
@@ -219,7 +224,7 @@ function refundReversal(state: SubscriptionState, facts: StoreFacts, now: Date):
  * brings a state older than one applied: lib/domain/store-sync.ts), renewal follows the store, and
  * access lasts to the end of the period or of the grace period. Access already over is an expiry.
  */
-function syncedWithStore(state: SubscriptionState, facts: StoreFacts, now: Date): ReturnType<Effect> {
+function syncedWithStore(state: SubscriptionState, facts: StoreFacts, now: Date): Patch {
   // A later period than the one recorded was paid for, or a new one that starts now: a renewal.
   const renewal = facts.new_period === true || Date.parse(facts.expires_at) > Date.parse(state.expires_at);
   const autoRenew = facts.auto_renew ?? (renewal ? true : state.auto_renew);
@@ -233,8 +238,8 @@ function syncedWithStore(state: SubscriptionState, facts: StoreFacts, now: Date)
     auto_renew: autoRenew,
     ...(autoRenew ? withdrawScheduledCancel(state) : {}),
     ...(ends > now.getTime()
-      ? { status: 'active' as const, renewal }
-      : { status: 'expired' as const, auto_renew: false, cancel_at_period_end: false }),
+      ? { status: 'active', renewal }
+      : { status: 'expired', auto_renew: false, cancel_at_period_end: false }),
   };
 }
 
@@ -243,7 +248,10 @@ export function pauseEnd(now: Date, duration: number, unit: PauseUnit): Date {
   return addDays(now, unit === 'weeks' ? duration * 7 : duration);
 }
 
-export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Operation, Rule>>>> = {
+/** One status's row: a rule per operation, each given its own command. */
+type LifecycleRow = { readonly [O in Operation]: Rule<CommandOf<O>> };
+
+export const LIFECYCLE: Readonly<Record<SubscriptionStatus, LifecycleRow>> = {
   pending_verification: {
     renew: conflict,
     pause: conflict,
@@ -251,15 +259,14 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     cancel_immediate: cancelNow,
     cancel_at_period_end: cancelNow, // nothing was paid for: there is no period to run out
     // The store's dates win; a purchase the store says has already lapsed is expired at once.
-    activate: apply((_state, command, now) => {
-      const expiresAt = (command as { expires_at: string }).expires_at;
-      return Date.parse(expiresAt) > now.getTime()
+    activate: apply((_state, { expires_at: expiresAt }, now) =>
+      Date.parse(expiresAt) > now.getTime()
         ? { status: 'active', expires_at: expiresAt }
-        : { status: 'expired', expires_at: expiresAt, auto_renew: false };
-    }),
+        : { status: 'expired', expires_at: expiresAt, auto_renew: false },
+    ),
     // The store's first word on a purchase recorded before it was verified.
     sync: apply((state, command, now) => {
-      const facts = factsOf(command);
+      const { facts } = command;
       if (facts.revoked) return cancelledNow(state, command, now);
       // Its dates are ours until the store's replace them: the activation is the payment, not a renewal.
       const { renewal: _activation, ...synced } = syncedWithStore(
@@ -272,8 +279,7 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     time_passes: stays,
   },
   active: {
-    renew: apply((state, command) => {
-      const expiresAt = (command as { expires_at: string }).expires_at;
+    renew: apply((state, { expires_at: expiresAt }) => {
       if (Date.parse(expiresAt) <= Date.parse(state.expires_at)) {
         throw new AppError(
           'INVALID_PARAMETER',
@@ -286,15 +292,12 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
       // A paid renewal continues the subscription: a scheduled cancellation is void.
       return { expires_at: expiresAt, ...withdrawScheduledCancel(state), auto_renew: true, renewal: true };
     }),
-    pause: apply((_state, command, now) => {
-      const { duration, unit, reason } = command as Extract<SubscriptionCommand, { type: 'pause' }>;
-      return {
-        status: 'paused',
-        paused_at: iso(now),
-        paused_until: iso(pauseEnd(now, duration, unit)),
-        pause_reason: reason ?? null,
-      };
-    }),
+    pause: apply((_state, { duration, unit, reason }, now) => ({
+      status: 'paused',
+      paused_at: iso(now),
+      paused_until: iso(pauseEnd(now, duration, unit)),
+      pause_reason: reason ?? null,
+    })),
     resume: conflict,
     cancel_immediate: cancelNow,
     activate: conflict,
@@ -305,12 +308,11 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
       cancellation_reason: reasonOf(command) ?? state.cancellation_reason,
     })),
     sync: apply((state, command, now) => {
-      const facts = factsOf(command);
-      if (facts.revoked) return { ...cancelledNow(state, command, now), ...refundedByStore(state, now) };
-      return syncedWithStore(state, facts, now);
+      if (command.facts.revoked) return { ...cancelledNow(state, command, now), ...refundedByStore(state, now) };
+      return syncedWithStore(state, command.facts, now);
     }),
     time_passes: apply((state, command, now) => {
-      const margin = state.auto_renew ? ((command as { storeMarginMs?: number }).storeMarginMs ?? 0) : 0;
+      const margin = state.auto_renew ? (command.storeMarginMs ?? 0) : 0;
       if (Date.parse(accessEndsAt(state)) + margin > now.getTime()) return {};
       return state.cancel_at_period_end
         ? { status: 'cancelled', auto_renew: false }
@@ -326,7 +328,7 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     activate: conflict,
     // Paused by the app, not the store: only a refund changes it.
     sync: apply((state, command, now) =>
-      factsOf(command).revoked ? { ...cancelledNow(state, command, now), ...refundedByStore(state, now) } : {},
+      command.facts.revoked ? { ...cancelledNow(state, command, now), ...refundedByStore(state, now) } : {},
     ),
     time_passes: apply((state, _command, now) => {
       if (!state.paused_until || Date.parse(state.paused_until) > now.getTime()) return {};
@@ -341,10 +343,9 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     cancel_immediate: conflict,
     cancel_at_period_end: conflict,
     activate: conflict,
-    sync: apply((state, command, now) => {
-      const facts = factsOf(command);
-      return facts.revoked ? refundedByStore(state, now) : refundReversal(state, facts, now);
-    }),
+    sync: apply((state, { facts }, now) =>
+      facts.revoked ? refundedByStore(state, now) : refundReversal(state, facts, now),
+    ),
     time_passes: stays,
   },
   expired: {
@@ -356,8 +357,7 @@ export const LIFECYCLE: Readonly<Record<SubscriptionStatus, Readonly<Record<Oper
     activate: expired,
     // A refund after the end still takes the money back; a store that charged after all (billing
     // recovery) renews the same subscription: a recovery is never a new subscription.
-    sync: apply((state, command, now) => {
-      const facts = factsOf(command);
+    sync: apply((state, { facts }, now) => {
       if (facts.revoked) return refundedByStore(state, now);
       if (state.refunded_at !== null) return refundReversal(state, facts, now);
       if (state.billing_issue_at === null || facts.billing_issue) return {};
@@ -456,7 +456,7 @@ function applyUpdate(
   return next;
 }
 
-function operationOf(command: Exclude<SubscriptionCommand, { type: 'update' }>): Operation {
+function operationOf(command: LifecycleCommand): Operation {
   if (command.type === 'cancel') return command.immediate ? 'cancel_immediate' : 'cancel_at_period_end';
   return command.type;
 }
@@ -474,9 +474,30 @@ const operationLabel: Record<Operation, string> = {
   time_passes: 'expire',
 };
 
+/** What the row's rule for this operation makes of the command; its command is the one its column takes. */
+function followRule<O extends Operation>(
+  row: LifecycleRow,
+  operation: O,
+  current: SubscriptionState,
+  command: CommandOf<O>,
+  now: Date,
+): Patch {
+  const rule: Rule<CommandOf<O>> = row[operation];
+  switch (rule.kind) {
+    case 'conflict':
+      throw invalidTransition(current.status, operationLabel[operation]);
+    case 'expired':
+      throw subscriptionExpired();
+    case 'stays':
+      return {};
+    case 'apply':
+      return rule.effect(current, command, now);
+  }
+}
+
 /** The one entry point for changing a subscription's state. Throws AppError when not allowed. */
 export function applyCommand(current: SubscriptionState, command: SubscriptionCommand, now: Date): TransitionResult {
-  let patch: Partial<SubscriptionState> & Partial<Pick<TransitionResult, 'renewal' | 'refund' | 'refundReversed'>>;
+  let patch: Patch;
   if (command.type === 'update') {
     patch = applyUpdate(current, command, now);
   } else if (command.type === 'sync' && command.facts.earlier_period) {
@@ -484,20 +505,7 @@ export function applyCommand(current: SubscriptionState, command: SubscriptionCo
     const { revoked, refund_reversed } = command.facts;
     patch = { refund: revoked, refundReversed: refund_reversed && !revoked };
   } else {
-    const operation = operationOf(command);
-    const rule = LIFECYCLE[current.status][operation];
-    switch (rule.kind) {
-      case 'conflict':
-        throw invalidTransition(current.status, operationLabel[operation]);
-      case 'expired':
-        throw subscriptionExpired();
-      case 'stays':
-        patch = {};
-        break;
-      case 'apply':
-        patch = rule.effect(current, command, now);
-        break;
-    }
+    patch = followRule(LIFECYCLE[current.status], operationOf(command), current, command, now);
   }
   const { renewal = false, refund = false, refundReversed = false, ...changes } = patch;
   const next: SubscriptionState = { ...current, ...changes };
