@@ -7,7 +7,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import * as keys from './entity-keys.js';
 import { queryAll } from './query.js';
-import { TABLE } from './table.js';
+import { type IndexName, TABLE } from './table.js';
 import { type DueKind, duePartition } from './table-keys.js';
 
 const DAY_MS = 86_400_000;
@@ -52,7 +52,7 @@ export async function advanceCheckpoint(kind: DueKind, day: string): Promise<voi
 
 /** Items of this kind due at or before `now`, day by day from the checkpoint, at most `limit`. */
 export async function findDueItems(kind: DueKind, now: Date, limit: number): Promise<DueDay[]> {
-  const index = TABLE.indexes.workDueByDay!;
+  const index = TABLE.indexes.workDueByDay;
   const today = dayOf(now);
   const days: DueDay[] = [];
   let remaining = limit;
@@ -64,7 +64,7 @@ export async function findDueItems(kind: DueKind, now: Date, limit: number): Pro
     const requested = remaining;
     const items = await queryAll(
       {
-        IndexName: 'workDueByDay',
+        IndexName: 'workDueByDay' satisfies IndexName,
         KeyConditionExpression: '#pk = :pk AND #sk <= :upTo',
         ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
         // '~' sorts after every character of an id: everything due at or before now.

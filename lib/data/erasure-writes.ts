@@ -25,7 +25,7 @@ import {
   toRecord,
 } from './subscription-items.js';
 import { writeTogether } from './subscription-writes.js';
-import { TABLE } from './table.js';
+import { type IndexName, TABLE } from './table.js';
 import {
   boundedDueId,
   dueAttributes,
@@ -196,11 +196,11 @@ export async function deleteEventsOfUser(
 
 /** Keys of up to `limit` of the user's subscriptions (the keys-only user index). */
 export async function subscriptionKeysOfUser(appId: string, userId: string, limit: number): Promise<TableKey[]> {
-  const index = TABLE.indexes.subscriptionsOfUser!;
+  const index = TABLE.indexes.subscriptionsOfUser;
   const { Items = [] } = await ddb.send(
     new QueryCommand({
       TableName: tableName,
-      IndexName: 'subscriptionsOfUser',
+      IndexName: 'subscriptionsOfUser' satisfies IndexName,
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': index.partitionKey },
       ExpressionAttributeValues: { ':pk': keys.userSubscriptions(appId, userId) },

@@ -79,7 +79,7 @@ export const facetValuesOf = (record: Pick<SubscriptionRecord, 'status' | 'produ
 /** The index key attributes of a subscription item: one per listing index, the user index's, and the due time's. */
 export function indexAttributes(record: SubscriptionRecord): Record<string, string> {
   const attributes: Record<string, string> = {
-    [TABLE.indexes.subscriptionsOfUser!.partitionKey]: keys.userSubscriptions(record.app_id, record.user_id),
+    [TABLE.indexes.subscriptionsOfUser.partitionKey]: keys.userSubscriptions(record.app_id, record.user_id),
     list_sk: listSortKey(record.created_at, record.id),
   };
   const dueAt = nextTimeTransitionAt(record, storeMarginMs(record));

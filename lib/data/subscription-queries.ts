@@ -18,7 +18,7 @@ import {
   type SubscriptionRecord,
   toRecord,
 } from './subscription-items.js';
-import { TABLE, withoutKeys } from './table.js';
+import { type IndexName, TABLE, withoutKeys } from './table.js';
 import { listCountCell, listPartitions, SUBSCRIPTION_SK, type TableKey } from './table-keys.js';
 
 /** A subscription's items: its state, its payment, and the transfers of its purchase to or from it (oldest first). */
@@ -117,7 +117,7 @@ interface ListedKey {
  * key (`created_at#id`, unique) bounds the key condition, so it positions every partition of a merge.
  */
 async function queryKeys(
-  indexName: string,
+  indexName: IndexName,
   pkValue: string,
   wanted: number,
   after: ListPosition['after'],

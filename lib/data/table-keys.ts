@@ -49,7 +49,7 @@
  */
 import { sha256Hex } from '../core/ids.js';
 import { PLATFORMS } from '../schemas/common.js';
-import { LIST_FACETS, LISTING_FACET_SETS, type ListFacet, listIndexName } from './table.js';
+import { LIST_FACETS, LISTING_FACET_SETS, type ListFacet, type ListIndexName, listIndexName } from './table.js';
 
 export interface TableKey {
   pk: string;
@@ -152,7 +152,7 @@ export type FacetValues = Partial<Record<ListFacet, string>>;
  * platform (merged newest first) when the platform is not filtered. Values are joined without
  * labels: in each index only product_id is free text, between an app id and enums without '#'.
  */
-export function listPartitions(appId: string, values: FacetValues): { indexName: string; pkValues: string[] } {
+export function listPartitions(appId: string, values: FacetValues): { indexName: ListIndexName; pkValues: string[] } {
   const facets = LISTING_FACET_SETS.find((set) =>
     LIST_FACETS.every((facet) => facet === 'platform' || set.includes(facet) === (values[facet] !== undefined)),
   )!;

@@ -46,8 +46,11 @@ export const LISTING_FACET_SETS: readonly (readonly ListFacet[])[] = [
 
 const FACET_ABBREVIATIONS: Record<ListFacet, string> = { status: 'st', product_id: 'pr', platform: 'pl' };
 
+/** A listing index's name (listIndexName). */
+export type ListIndexName = `listBy_${string}`;
+
 /** Name of the listing index keyed by exactly these facets (one of LISTING_FACET_SETS). */
-export function listIndexName(facets: readonly ListFacet[]): string {
+export function listIndexName(facets: readonly ListFacet[]): ListIndexName {
   return `listBy_${facets.join('_')}`;
 }
 
@@ -58,12 +61,30 @@ const listPartitionAttribute = (facets: readonly ListFacet[]): string =>
 /** Newest-first sort key shared by the listing indexes and the user index: `${created_at}#${id}`. */
 export const LIST_SORT_KEY = 'list_sk';
 
-const listIndexes = Object.fromEntries(
+const listIndexes: Record<ListIndexName, IndexDefinition> = Object.fromEntries(
   LISTING_FACET_SETS.map((facets) => [
     listIndexName(facets),
     { partitionKey: listPartitionAttribute(facets), sortKey: LIST_SORT_KEY, projection: 'KEYS_ONLY' },
   ]),
 );
+
+/** The indexes named in code; the listing indexes are named by their facets (listIndexName). */
+const NAMED_INDEXES = {
+  /** A user's subscriptions in an app, newest first (user_id filter; segments; receipts); keys only. */
+  subscriptionsOfUser: { partitionKey: 'user_pk', sortKey: LIST_SORT_KEY, projection: 'KEYS_ONLY' },
+  /**
+   * Sparse: work the clock makes due (expiries, pause ends, webhook retries), by kind and day,
+   * with the ids the jobs read the item by (these never change: an entry moves only with its due time).
+   */
+  workDueByDay: { partitionKey: 'due_pk', sortKey: 'due_sk', projection: ['app_id', 'id', 'event_id'] },
+  /** Webhook deliveries of an app, newest first (`admin webhooks deliveries`). */
+  deliveriesByApp: { partitionKey: 'deliveries_pk', sortKey: 'deliveries_sk', projection: 'ALL' },
+  /** The same, of one status (`<app>#<status>`): keys only, a page is then read by key. */
+  deliveriesByStatus: { partitionKey: 'deliveries_status_pk', sortKey: 'deliveries_sk', projection: 'KEYS_ONLY' },
+} satisfies Record<string, IndexDefinition>;
+
+/** Every index by name, the 4 listing indexes (LISTING_FACET_SETS) too: a name that is none of them does not compile. */
+const INDEXES: typeof NAMED_INDEXES & Record<ListIndexName, IndexDefinition> = { ...NAMED_INDEXES, ...listIndexes };
 
 export const TABLE = {
   partitionKey: 'pk',
@@ -71,23 +92,10 @@ export const TABLE = {
   /** Epoch seconds; DynamoDB deletes the item some time after (reported data, idempotency records). */
   ttlAttribute: 'ttl',
   stream: 'NEW_AND_OLD_IMAGES',
-  indexes: {
-    /** A user's subscriptions in an app, newest first (user_id filter; segments; receipts); keys only. */
-    subscriptionsOfUser: { partitionKey: 'user_pk', sortKey: LIST_SORT_KEY, projection: 'KEYS_ONLY' },
-    /**
-     * Sparse: work the clock makes due (expiries, pause ends, webhook retries), by kind and day,
-     * with the ids the jobs read the item by (these never change: an entry moves only with its due time).
-     */
-    workDueByDay: { partitionKey: 'due_pk', sortKey: 'due_sk', projection: ['app_id', 'id', 'event_id'] },
-    /** Webhook deliveries of an app, newest first (`admin webhooks deliveries`). */
-    deliveriesByApp: { partitionKey: 'deliveries_pk', sortKey: 'deliveries_sk', projection: 'ALL' },
-    /** The same, of one status (`<app>#<status>`): keys only, a page is then read by key. */
-    deliveriesByStatus: { partitionKey: 'deliveries_status_pk', sortKey: 'deliveries_sk', projection: 'KEYS_ONLY' },
-    /** The 4 listing indexes (LISTING_FACET_SETS), keys only: a page is read from the table by key. */
-    ...listIndexes,
-  } as Record<string, IndexDefinition>,
+  indexes: INDEXES,
 } as const;
 
+/** The name of one of the table's indexes: a query naming another does not compile. */
 export type IndexName = keyof typeof TABLE.indexes;
 
 /** Attribute names that carry index keys; all are strings. */

@@ -9,7 +9,7 @@ import type { BusEventDetail } from '../events/schemas.js';
 import { batchGetConsistent } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import * as keys from './entity-keys.js';
-import { withoutKeys } from './table.js';
+import { type IndexName, withoutKeys } from './table.js';
 import { dueAttributes } from './table-keys.js';
 
 export interface WebhookEndpoint {
@@ -271,7 +271,7 @@ export async function listDeliveries(
   const { Items: found = [] } = await ddb.send(
     new QueryCommand({
       TableName: tableName,
-      IndexName: status ? 'deliveriesByStatus' : 'deliveriesByApp',
+      IndexName: (status ? 'deliveriesByStatus' : 'deliveriesByApp') satisfies IndexName,
       KeyConditionExpression: `${status ? 'deliveries_status_pk' : 'deliveries_pk'} = :partition${after ? ' AND deliveries_sk < :after' : ''}`,
       ExpressionAttributeValues: {
         ':partition': status ? deliveriesStatusPartition(appId, status) : appId,

@@ -21,7 +21,7 @@ import { DEFAULT_WEBHOOK_DELIVERER_CONCURRENCY } from '../../cdk/constructs/noti
 import { notificationPathPattern } from '../../cdk/constructs/waf.js';
 import { REPORT_QUOTA_VARIABLES, rateLimitVariable } from '../../lib/core/config.js';
 import { ERRORS } from '../../lib/core/errors.js';
-import { projectionOf, TABLE } from '../../lib/data/table.js';
+import { type IndexName, projectionOf, TABLE } from '../../lib/data/table.js';
 import { STORE_SECRETS_PREFIX_OUTPUT } from '../../lib/domain/credential-placement.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { AGGREGATED_STREAM_FILTER } from '../../lib/events/aggregator.js';
@@ -372,7 +372,7 @@ describe('the CDK stack', () => {
     });
     const [, table] = ofType('AWS::DynamoDB::Table')[0]!;
     const indexes = table.Properties.GlobalSecondaryIndexes as {
-      IndexName: string;
+      IndexName: IndexName;
       KeySchema: { AttributeName: string }[];
       Projection: { ProjectionType: string; NonKeyAttributes?: string[] };
     }[];
