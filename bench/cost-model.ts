@@ -17,19 +17,66 @@
  * Durations are measured against DynamoDB Local on a shared two-core machine. It answers far more
  * slowly than DynamoDB (a subscription write, one transaction of several items, takes tens to hundreds of
  * milliseconds here), so the Lambda figures are an upper bound; the time spent waiting on it is
- * reported beside each duration.
+ * reported beside each duration. Each request's log lines (our logger at the deployed INFO level) and
+ * the items it writes that expire (reports) are counted too.
+ *
+ * Then the monthly bill of one app at its SDK's traffic (support/monthly-bill.ts): given by flags or
+ * the environment (`--help`), printed after the run; `--bill` prints it from the last results
+ * without measuring.
  */
+import { readFileSync } from 'node:fs';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent, EventBridgeEvent } from 'aws-lambda';
+import type { LogLevel } from '../lib/core/logger.js';
 import type { BusEventDetail } from '../lib/events/schemas.js';
 import type { Route } from '../lib/routes.js';
 import { trustStandInAppleRoot } from './support/apple-stand-in-root.js';
 import type { RecordedCommand } from './support/commands.js';
 import type { BenchRequest } from './support/invoke.js';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
+import {
+  billInputsOf,
+  billText,
+  DEFAULT_TRAFFIC,
+  grouped,
+  monthlyBill,
+  TRAFFIC_OPTIONS,
+  trafficFrom,
+} from './support/monthly-bill.js';
 import { LAMBDA_MEMORY_GB, lambdaDurationUsd, PRICES } from './support/prices.js';
 import { median, round, writeResults } from './support/report.js';
+import { benchArguments } from './support/usage.js';
+
+const option = (name: keyof typeof TRAFFIC_OPTIONS, what: string) =>
+  `  --${TRAFFIC_OPTIONS[name].flag.padEnd(12)} ${what} (${TRAFFIC_OPTIONS[name].env}; default ${grouped(DEFAULT_TRAFFIC[name])})`;
+const { values: flags, refuse } = benchArguments(
+  `Usage: npm run bench:cost [-- [--bill] [--mau N] [--subscribers N] [--price USD] [--launches N] [--events N]]
+
+Measures every route's cost per million requests and writes bench/results/cost-model.json, then
+prints the monthly bill of one app at the traffic its users' SDK makes. With --bill, prints that
+bill from the last results without measuring. The app (a flag, else the environment variable):
+${option('mau', 'monthly active users')}
+${option('subscribers', 'paying subscribers')}
+${option('priceUsd', 'what a subscriber pays a month, USD')}
+${option('launchesPerDay', 'launches and returns to the foreground per user per day')}
+${option('eventsPerDay', 'events reported per user per day')}`,
+  {
+    bill: { type: 'boolean' },
+    ...Object.fromEntries(Object.values(TRAFFIC_OPTIONS).map(({ flag }) => [flag, { type: 'string' as const }])),
+  },
+);
+let traffic = DEFAULT_TRAFFIC;
+try {
+  traffic = trafficFrom(flags, process.env);
+} catch (error) {
+  refuse((error as Error).message);
+}
+if (flags.bill) {
+  const results = JSON.parse(readFileSync(new URL('results/cost-model.json', import.meta.url), 'utf8'));
+  console.log(billText(monthlyBill(billInputsOf(results.figures), traffic)).join('\n'));
+  process.exit(0);
+}
 
 /** Routes that create a subscription or change one (issue #15: at most 15 write units each). */
 const SUBSCRIPTION_WRITES = [
@@ -92,8 +139,8 @@ process.env.KEY_CACHE_TTL_SECONDS = '30'; // the default in AWS: a warm function
 const EXCLUDED = [
   'free tiers',
   'data transfer out',
-  'CloudWatch Logs ingestion and storage, X-Ray traces (tracing is on)',
-  'DynamoDB storage, streams (GetRecords by a Lambda trigger is free), backups',
+  'CloudWatch Logs ingestion and storage (the bill of one app counts them), X-Ray traces (tracing is on)',
+  "DynamoDB storage (the bill of one app counts the reports'), streams (GetRecords by a Lambda trigger is free), backups",
   'sdk key reads when the 30 s key cache misses (1 RRU, a strongly consistent read, once per key and warm function)',
   'App Store / Google Play API calls and Secrets Manager reads of store credentials (cached 5 min per function)',
   'the scheduled jobs (expiry sweeper, webhook retries: per minute, not per request)',
@@ -113,6 +160,12 @@ process.env.GOOGLE_OIDC_JWKS_URL = google.jwksUrl;
 const dynamo = await startBenchDynamoDb('bench-cost');
 try {
   const { measureCapacity } = await import('./support/capacity.js');
+  const { itemSize } = await import('./support/item-size.js');
+  const { TABLE } = await import('../lib/data/table.js');
+  const { config } = await import('../lib/core/config.js');
+  const { logger } = await import('../lib/core/logger.js');
+  /** The level this process logs at outside a measured request (startBenchDynamoDb's). */
+  const LOG_LEVEL = (process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO') as LogLevel;
   const { dynamodbBusyMs, recordCommands } = await import('./support/commands.js');
   const { invokeOk } = await import('./support/invoke.js');
   const { seedApp } = await import('./support/seed.js');
@@ -216,6 +269,18 @@ try {
   };
   const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
 
+  /** A batch of `count` events of the returning user's session, as an SDK flushes its queue. */
+  const eventsRequest = async (route: Route, count: number): Promise<BenchRequest> => {
+    const batch = fresh('batch');
+    const events = Array.from({ length: count }, (_, i) => ({
+      name: 'screen_view',
+      user: 'returning-user',
+      sessionId: batch,
+      eventId: `${batch}.${i}`,
+      extra: { screen_name: 'home', i },
+    }));
+    return { path: route.path, headers: mobile, body: { events } };
+  };
   /** One realistic request per handler module; called before every invocation (state it needs is created then). */
   const REQUESTS: Record<string, (route: Route) => Promise<BenchRequest>> = {
     'functions/subscriptions/list.ts': async (route) => ({
@@ -299,17 +364,7 @@ try {
       await verifyPurchase(app.appId, { platform: 'ios', receipt_data, user_id: user });
       return { path: route.path, headers: mobileHeaders(app, user), body: { receipt: receipt_data } };
     },
-    'functions/mobile/report-events.ts': async (route) => {
-      const batch = fresh('batch');
-      const events = Array.from({ length: EVENT_BATCH }, (_, i) => ({
-        name: 'screen_view',
-        user: 'returning-user',
-        sessionId: batch,
-        eventId: `${batch}.${i}`,
-        extra: { screen_name: 'home', i },
-      }));
-      return { path: route.path, headers: mobile, body: { events } };
-    },
+    'functions/mobile/report-events.ts': async (route) => eventsRequest(route, EVENT_BATCH),
     'functions/mobile/report-session.ts': async (route) => ({
       path: route.path,
       headers: mobile,
@@ -428,25 +483,76 @@ try {
    */
   async function timeInvocations(
     invoke: () => Promise<unknown>,
-  ): Promise<{ ms: number; dynamodbMs: number; heapKb: number }> {
-    const runs: { ms: number; dynamodbMs: number; heapKb: number }[] = [];
+  ): Promise<{ ms: number; dynamodbMs: number; cpuMs: number; heapKb: number }> {
+    const runs: { ms: number; dynamodbMs: number; cpuMs: number; heapKb: number }[] = [];
     for (let run = 0; run < RUNS; run++) {
       const heap = process.memoryUsage().heapUsed;
       const busy = dynamodbBusyMs();
+      const cpu = process.cpuUsage();
       const started = performance.now();
       await invoke();
+      const { user, system } = process.cpuUsage(cpu);
       runs.push({
         ms: performance.now() - started,
         dynamodbMs: dynamodbBusyMs() - busy,
+        cpuMs: (user + system) / 1000,
         heapKb: (process.memoryUsage().heapUsed - heap) / 1024,
       });
     }
     return {
       ms: median(runs.map((r) => r.ms)),
       dynamodbMs: median(runs.map((r) => r.dynamodbMs)),
+      cpuMs: median(runs.map((r) => r.cpuMs)),
       heapKb: median(runs.map((r) => r.heapKb)),
     };
   }
+
+  /** What our logger writes while `work` runs, at the level the stack deploys (INFO, the default). */
+  async function loggedBytes<T>(work: () => Promise<T>): Promise<{ bytes: number; result: T }> {
+    let bytes = 0;
+    const streams = [process.stdout, process.stderr] as const;
+    const writes = streams.map((stream) => stream.write);
+    logger.setLogLevel('INFO');
+    for (const stream of streams)
+      stream.write = ((chunk: string | Uint8Array) => {
+        bytes += Buffer.byteLength(chunk);
+        return true;
+      }) as typeof stream.write;
+    try {
+      const result = await work();
+      return { bytes, result };
+    } finally {
+      streams.forEach((stream, i) => {
+        stream.write = writes[i]!;
+      });
+      logger.setLogLevel(LOG_LEVEL);
+    }
+  }
+  /** The items the recorded writes put that expire (reports), and their size as DynamoDB counts it. */
+  const expiringWrites = (commands: RecordedCommand[]) => {
+    const items = commands
+      .flatMap(({ name, input }): Record<string, AttributeValue>[] => {
+        const given = input as any;
+        if (name === 'PutItemCommand') return [given.Item];
+        if (name === 'BatchWriteItemCommand')
+          return Object.values(given.RequestItems as Record<string, { PutRequest?: { Item: any } }[]>)
+            .flat()
+            .flatMap((request) => (request.PutRequest ? [request.PutRequest.Item] : []));
+        if (name === 'TransactWriteItemsCommand')
+          return (given.TransactItems as { Put?: { Item: any } }[]).flatMap(({ Put }) => (Put ? [Put.Item] : []));
+        return [];
+      })
+      .filter((item) => item[TABLE.ttlAttribute] !== undefined);
+    return { items: items.length, bytes: items.reduce((sum, item) => sum + itemSize(item), 0) };
+  };
+  /** A request measured as the table's rows are: units, log bytes, expiring items, and the commands it sent. */
+  const measureRequest = async (route: Route, request: BenchRequest) => {
+    const { bytes, result: measured } = await loggedBytes(() =>
+      measureCapacity(() => recordCommands(() => invokeOk(route, request))),
+    );
+    const expiring = expiringWrites(measured.result.commands);
+    return { ...measured, log_bytes: bytes, expiring_items: expiring.items, expiring_bytes: expiring.bytes };
+  };
 
   // Every deployed function, measured once through its first route: one row for all its routes.
   const measured = [];
@@ -459,9 +565,8 @@ try {
     if (!build) throw new Error(`no realistic request for ${handler}: add one to bench/cost-model.ts`);
     await invokeOk(route, await build(route)); // warm: module loaded, key cached, profile created
     const request = await build(route);
-    const { read, write, reported, counters, indexes, items, result } = await measureCapacity(() =>
-      recordCommands(() => invokeOk(route, request)),
-    );
+    const { read, write, reported, counters, indexes, items, result, log_bytes, expiring_items, expiring_bytes } =
+      await measureRequest(route, request);
     const announcing = announcingRecords(result.commands);
     notifications.push(...announcing);
     const announced = announcing.flatMap(eventsOf).length;
@@ -472,7 +577,7 @@ try {
     }
     const prepared: BenchRequest[] = [];
     for (let run = 0; run < RUNS; run++) prepared.push(await build(route));
-    const { ms, dynamodbMs, heapKb } = await timeInvocations(() => invokeOk(route, prepared.shift()!));
+    const { ms, dynamodbMs, cpuMs, heapKb } = await timeInvocations(() => invokeOk(route, prepared.shift()!));
     measured.push({
       endpoint: routes.map((r) => `${r.method} ${r.path}`).join(', '),
       routes: routes.map((r) => r.name),
@@ -485,14 +590,43 @@ try {
       transaction_items: items,
       reported_units: reported,
       status_changes: announced,
+      log_bytes,
+      expiring_items,
+      expiring_bytes,
       handler_ms: round(ms, 1),
       waiting_on_dynamodb_ms: round(dynamodbMs, 1),
+      /** This process's CPU time while the handler ran (the DynamoDB client's included, DynamoDB Local's not). */
+      handler_cpu_ms: round(cpuMs, 1),
       heap_delta_kb: round(heapKb, 0),
     });
     console.log(
       `${route.name.padEnd(22)} ${String(read).padStart(5)} RRU ${String(write).padStart(5)} WRU (indexes ${indexes}, counters ${counters})  ${ms.toFixed(1).padStart(6)} ms (${dynamodbMs.toFixed(1)} on DynamoDB Local)  ${announced} status change(s)`,
     );
   }
+
+  // The bill's event batches lie on the line from one event to EVENT_BATCH (support/monthly-bill.ts).
+  const eventsRoute = endpointFunctions().find((fn) => fn.handler === 'functions/mobile/report-events.ts')!.routes[0]!;
+  // Warm, as the batch's row: the request before it leaves no quota read or flush due (one per 5 s).
+  await invokeOk(eventsRoute, await eventsRequest(eventsRoute, 1));
+  const one = await measureRequest(eventsRoute, await eventsRequest(eventsRoute, 1));
+  const ones: BenchRequest[] = [];
+  for (let run = 0; run < RUNS; run++) ones.push(await eventsRequest(eventsRoute, 1));
+  const oneTime = await timeInvocations(() => invokeOk(eventsRoute, ones.shift()!));
+  const eventsOfOne = {
+    read_units: one.read,
+    write_units: one.write,
+    handler_ms: round(oneTime.ms, 1),
+    waiting_on_dynamodb_ms: round(oneTime.dynamodbMs, 1),
+    handler_cpu_ms: round(oneTime.cpuMs, 1),
+    operations: one.result.commands.map(({ name }) => name.replace(/Command$/, '')),
+    status_changes: 0,
+    log_bytes: one.log_bytes,
+    expiring_items: one.expiring_items,
+    expiring_bytes: one.expiring_bytes,
+  };
+  console.log(
+    `${'ReportEvents (1 event)'.padEnd(22)} ${String(one.read).padStart(5)} RRU ${String(one.write).padStart(5)} WRU  ${oneTime.ms.toFixed(1).padStart(6)} ms`,
+  );
 
   // What one status change costs downstream: the stream publisher, the bus, the webhook deliverer.
   const template = notifications[0];
@@ -598,6 +732,8 @@ try {
       lambda_memory_gb: LAMBDA_MEMORY_GB,
       runs_per_handler: RUNS,
       event_batch: EVENT_BATCH,
+      events_of_one: eventsOfOne,
+      event_retention_days: config.eventRetentionDays,
       per_status_change: { ...perNotification, usd: round(perNotification.usd * 1e6, 3) },
       aggregator,
       process_rss_mb: round(process.memoryUsage().rss / 1_048_576, 0),
@@ -629,6 +765,8 @@ try {
       },
     ],
   );
+  const results = JSON.parse(readFileSync(new URL('results/cost-model.json', import.meta.url), 'utf8'));
+  console.log(`\n${billText(monthlyBill(billInputsOf(results.figures), traffic)).join('\n')}`);
 } finally {
   await dynamo.stop();
   await google.close();

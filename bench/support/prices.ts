@@ -22,6 +22,27 @@ export const PRICES = {
       'https://aws.amazon.com/api-gateway/pricing/ ($3.50 per million REST API calls, first 333 million; as tabled in the AWS whitepaper "Best Practices for Designing Amazon API Gateway Private APIs and Private Integration", Table 4, and awsforengineers.com "AWS API Gateway Pricing Explained")',
     date: '2025-05-19',
   },
+  apiGatewayRestRequestNext667M: {
+    usd: perMillion(2.8),
+    unit: 'REST API call (the next 667 million a month)',
+    source:
+      'https://aws.amazon.com/api-gateway/pricing/ (REST: first 333 million $3.50, next 667 million $2.80, next 19 billion $2.38, over 20 billion $1.51 per million; AWS whitepaper "Best Practices for Designing Amazon API Gateway Private APIs and Private Integration", Table 4)',
+    date: '2025-05-19',
+  },
+  apiGatewayRestRequestNext19B: {
+    usd: perMillion(2.38),
+    unit: 'REST API call (the next 19 billion a month)',
+    source:
+      'https://aws.amazon.com/api-gateway/pricing/ (as the tier above; AWS whitepaper "Best Practices for Designing Amazon API Gateway Private APIs and Private Integration", Table 4)',
+    date: '2025-05-19',
+  },
+  apiGatewayRestRequestOver20B: {
+    usd: perMillion(1.51),
+    unit: 'REST API call (over 20 billion a month)',
+    source:
+      'https://aws.amazon.com/api-gateway/pricing/ (as the tiers above; AWS whitepaper "Best Practices for Designing Amazon API Gateway Private APIs and Private Integration", Table 4)',
+    date: '2025-05-19',
+  },
   apiGatewayHttpRequest: {
     usd: perMillion(1),
     unit: 'HTTP API request (first 300 million a month; metered in 512 KB increments)',
@@ -88,6 +109,27 @@ export const PRICES = {
     source:
       'https://aws.amazon.com/dynamodb/pricing/on-demand/ ($0.625 per million WRU after the 50% on-demand throughput price cut effective 2024-11-01; jusdb.com DynamoDB cost guide, 2025-08-19)',
     date: '2024-11-01',
+  },
+  dynamodbStorageGbMonth: {
+    usd: 0.25,
+    unit: 'GB-month of DynamoDB storage (Standard table class; items count 100 bytes of overhead each)',
+    source:
+      'https://aws.amazon.com/dynamodb/pricing/on-demand/ ($0.25 per GB-month after the first 25 GB; as docs/security.md#report-quotas)',
+    date: '2026-11-25',
+  },
+  cloudWatchLogsIngestedGb: {
+    usd: 0.5,
+    unit: 'GB of CloudWatch Logs ingested (Standard log class)',
+    source:
+      'https://aws.amazon.com/cloudwatch/pricing/ ($0.50 per GB ingested, Standard class, us-east-1; c3x.dev "CloudWatch Logs cost optimization", June 2026)',
+    date: '2026-06',
+  },
+  cloudWatchLogsStoredGbMonth: {
+    usd: 0.03,
+    unit: 'GB-month of CloudWatch Logs stored',
+    source:
+      'https://aws.amazon.com/cloudwatch/pricing/ ($0.03 per GB-month archived, us-east-1; c3x.dev "CloudWatch Logs cost optimization", June 2026)',
+    date: '2026-06',
   },
   eventBridgeCustomEvent: {
     usd: perMillion(1),

@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { billInputsOf, type MonthlyBill, monthlyBill, REVENUE_SHARE } from './monthly-bill.js';
 import { byFolder, type MutationScopeResult } from './mutation-report.js';
 import { type BudgetCheck, median } from './report.js';
 
@@ -53,6 +54,36 @@ const row = (cells: (string | number)[]) =>
 const table = (head: string[], rows: (string | number)[][], align?: string[]) =>
   [row(head), row(align ?? head.map(() => '---')), ...rows.map(row)].join('\n');
 const when = (results: Results) => `Measured ${results.measured_at.slice(0, 10)} on Node ${results.node}.`;
+
+/** The bill of the default app, as a table. */
+function billSection(bill: MonthlyBill): string[] {
+  const t = bill.traffic;
+  return [
+    `The bill of an app with ${num(t.mau)} monthly active users and ${num(t.subscribers)} subscribers at ` +
+      `$${usd(t.priceUsd)} a month, ${t.launchesPerDay} launches and ${t.eventsPerDay} events per user per day ` +
+      `(the defaults): ${num(Math.round(bill.requests.total / 1e6))} million requests a month, ${num(bill.events_per_request, 1)} events per batch.`,
+    '',
+    table(
+      ['item', 'USD a month', 'of'],
+      [
+        ...bill.lines.map((line) => [line.item, num(line.usd, 2), line.detail]),
+        ['**total**', `**${num(bill.total_usd, 2)}**`, `API Gateway ${Math.round(bill.gateway_share * 100)}% of it`],
+        [
+          `a ${REVENUE_SHARE * 100}% revenue-share service`,
+          num(bill.revenue_share_usd, 2),
+          `of $${num(bill.revenue_usd, 2)} revenue a month`,
+        ],
+      ],
+      ['---', '---:', '---'],
+    ),
+    ...(bill.over_default_quotas.length === 0
+      ? []
+      : [
+          '',
+          `This app passes the default report quotas, which it must raise or have these reports refused (429): ${bill.over_default_quotas.join('; ')} ([security.md](security.md#report-quotas)).`,
+        ]),
+  ];
+}
 
 interface Section {
   name: string;
@@ -241,7 +272,28 @@ Production, signed by the test chain; Google's state read from a local stand-in)
 requests of that one notification are listed below. **Budgets**: every route of \`lib/routes.ts\` is
 priced; processing one notification reads the purchase at most once and writes in one transaction;
 a subscription creation or change writes at most 15 units (whole request, and without counter items).
-Prices live in one module, \`bench/support/prices.ts\`.`,
+Prices live in one module, \`bench/support/prices.ts\`.
+
+**The bill of one app** (\`bench/support/monthly-bill.ts\`), from these per-request figures, at the
+traffic an SDK makes: per monthly active user and launch (a start or a return to the foreground),
+the session report (\`POST /v2/sessions/report\`: what the DingYue SDK's \`activate\` sends) and
+customer info (\`GET /v2/users/customer_info\`: what a RevenueCat-style SDK reads at every launch and
+foreground), and the events queued since the last launch in one batch (\`POST /v2/users/report/events\`,
+events per day ÷ launches per day of them; its units, duration, log and stored bytes on the line
+through a measured batch of 1 and one of 100 events); per subscriber and month, the store's renewal
+notification (App Store) and the receipt the app sends again after it
+(\`POST /receipt/verify/recover\`), each status change through the publisher, the bus and the
+webhook deliverer, and the aggregator's units. REST calls by AWS's monthly tiers; WAF's web ACL, its
+two rules and every request; the reports' storage for their 90 days; CloudWatch Logs ingested and
+kept a month: our lines as the request wrote them at the deployed level (INFO), plus Lambda's START,
+END, REPORT and X-Ray lines and the stage's access log line, per request. Lambda's duration is
+estimated from the handler's CPU time (measured beside its wall time: a loaded machine inflates
+wall time, not CPU time) at the share of a vCPU 1 GB gets (1,024 of the 1,769 MB that get one),
+plus 5 ms per DynamoDB request it sends; the durations of the table (against DynamoDB Local) give
+the upper bound shown beside it. \`npm run bench:cost -- --bill\`
+prints the bill from the committed results without measuring; \`--mau\`, \`--subscribers\`,
+\`--price\`, \`--launches\`, \`--events\` (or \`COST_MAU\`, \`COST_SUBSCRIBERS\`, \`COST_PRICE_USD\`,
+\`COST_LAUNCHES_PER_DAY\`, \`COST_EVENTS_PER_DAY\`) describe another app; \`-- --help\` lists them.`,
     render: (results) => {
       const f = results.figures;
       const prices = Object.values(f.prices) as { usd: number; unit: string; source: string; date: string }[];
@@ -317,6 +369,8 @@ Prices live in one module, \`bench/support/prices.ts\`.`,
                 '); the table above does not include it.',
             ]
           : []),
+        '',
+        ...(f.events_of_one ? ['', ...billSection(monthlyBill(billInputsOf(f)))] : []),
         '',
         `**Not included**: ${f.excluded.join('; ')}.`,
         '',
