@@ -46,6 +46,7 @@ export default defineConfig({
       'test/e2e/quick-start.test.ts',
       'test/e2e/local-start.test.ts',
       'test/e2e/cli-commands.test.ts',
+      'test/e2e/documented-commands.test.ts',
       'test/e2e/notifications-restart.test.ts',
     ],
     reporters: ['default'],

@@ -16,8 +16,14 @@
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
 import { LAMBDA_MEMORY_GB, lambdaDurationUsd, PRICES } from './support/prices.js';
 import { type BudgetCheck, median, round, writeResults } from './support/report.js';
+import { benchArguments } from './support/usage.js';
 
 /** Events per request measured; 1,000 is EVENT_LIMITS.maxEvents. */
+benchArguments(`Usage: npm run bench:events
+
+Write units and dollars per reported event at 1 to 1,000 events per request; writes
+bench/results/events.json and exits 1 when a budget fails. No settings.`);
+
 const BATCHES = [1, 10, 100, 1000] as const;
 /** Measured requests per batch size (the duration is their median). */
 const RUNS = 3;

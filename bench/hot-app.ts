@@ -33,7 +33,6 @@
  * shard (about 75 bytes), so its size, and the units of each write, grow with the shards.
  */
 
-import { parseArgs } from 'node:util';
 import type { SubscriptionRecord } from '../lib/data/subscription-items.js';
 import type { RevenueDelta } from '../lib/domain/revenue-figures.js';
 import { type RecordedOperation, startConflictProxy } from '../test/support/dynamodb-conflict-proxy.js';
@@ -48,6 +47,7 @@ import {
 import type { BenchRequest } from './support/invoke.js';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
 import { round, writeResults } from './support/report.js';
+import { benchArguments } from './support/usage.js';
 
 /**
  * Requests one secret key carries per second at most. Its rate-limit counter is on the key's
@@ -83,10 +83,19 @@ function backgroundWritersAt(
   }));
 }
 
-const { values: flags } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, 'hold-ms': { type: 'string', default: '15' } },
-});
+const { values: flags, refuse } = benchArguments(
+  `Usage: npm run bench:hot-app [-- [--quick] [--hold-ms N]]
+
+One app's subscriptions changing at once through the conflict proxy at 8 to 64 writers, then a
+simulation at 1,000 and 10,000 changes/s; writes bench/results/hot-app.json and exits 1 when a
+budget fails.
+  --quick       two short levels (8 and 32 writers, 48 changes each)
+  --hold-ms N   how long a transaction holds its items, ms (default 15)`,
+  { quick: { type: 'boolean', default: false }, 'hold-ms': { type: 'string', default: '15' } },
+);
 const HOLD_MS = Number(flags['hold-ms']);
+if (!Number.isFinite(HOLD_MS) || HOLD_MS < 0)
+  refuse(`--hold-ms must be a number of at least 0, got "${flags['hold-ms']}"`);
 const LEVELS = flags.quick ? [8, 32] : [8, 16, 32, 64];
 const changesAt = (writers: number) => (flags.quick ? 48 : Math.max(160, 4 * writers));
 /** How long the counters may take to equal the recount after a level. */

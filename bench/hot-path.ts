@@ -13,6 +13,13 @@
  */
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
 import { type BudgetCheck, median, round, writeResults } from './support/report.js';
+import { benchArguments } from './support/usage.js';
+
+benchArguments(`Usage: npm run bench:hot-path
+
+The handler's own cost per request against the lib/ calls it makes, in alternating pairs; writes
+bench/results/hot-path.json and exits 1 when a budget fails. Environment:
+  HOT_PATH_PAIRS=N   pairs per scenario (default 400)`);
 
 const PAIRS = Number(process.env.HOT_PATH_PAIRS ?? 400);
 const WARMUP_PAIRS = 60;

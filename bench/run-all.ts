@@ -8,6 +8,13 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { BudgetCheck } from './support/report.js';
 import { writeBenchmarksMarkdown } from './support/report-markdown.js';
+import { benchArguments } from './support/usage.js';
+
+benchArguments(`Usage: npm run bench
+
+Runs the throughput, cost, scaling, cold-start, hot-path, hot-app and events benchmarks one after
+another (their own settings apply), prints every budget with PASS or FAIL (mutation testing's from
+its last report) and rewrites docs/benchmarks.md; exits 1 when a budget fails. No options.`);
 
 const BENCHMARKS = ['throughput', 'cost-model', 'scaling', 'cold-start', 'hot-path', 'hot-app', 'events'];
 const root = resolve(import.meta.dirname, '..');

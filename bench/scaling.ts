@@ -11,6 +11,12 @@
  */
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
 import { type BudgetCheck, writeResults } from './support/report.js';
+import { benchArguments } from './support/usage.js';
+
+benchArguments(`Usage: npm run bench:scaling
+
+Consumed read capacity of the same queries for an app of 1,000 and one of 20,000 subscriptions;
+writes bench/results/scaling.json and exits 1 when a budget fails. No settings.`);
 
 const SIZES = [1_000, 20_000] as const;
 

@@ -12,6 +12,16 @@
 import { writeResults } from './support/report.js';
 import { runSoak, type SoakOutcome, soakChecks } from './support/soak-run.js';
 import { REQUEST_TYPES } from './support/soak-traffic.js';
+import { benchArguments } from './support/usage.js';
+
+benchArguments(`Usage: npm run soak
+
+Mixed traffic at the local runtime with DynamoDB Local killed and restarted midway, then a
+reconciliation of the table and the webhooks; writes bench/results/soak.json and exits 1 when a
+check fails. Environment:
+  SOAK_SECONDS=N          traffic duration (default 120)
+  SOAK_CLIENTS=N          concurrent clients (default 8)
+  SOAK_OUTAGE_SECONDS=N   DynamoDB Local's outage (default 5; 0: none)`);
 
 function positiveNumber(name: string, fallback: number, allowZero = false): number {
   const raw = process.env[name];

@@ -16,8 +16,15 @@
 import autocannon from 'autocannon';
 import { startBenchDynamoDb } from './support/local-dynamodb.js';
 import { type BudgetCheck, median, writeResults } from './support/report.js';
+import { benchArguments } from './support/usage.js';
 
 // As in AWS: a warm function caches the key lookup, so most requests skip it.
+benchArguments(`Usage: npm run bench:throughput
+
+Requests through the local gateway against a replay of the same DynamoDB Local operations, in
+alternating pairs of slices, for the detail read, the list, create and 100-event batches; writes
+bench/results/throughput.json and exits 1 when a budget fails. No settings.`);
+
 process.env.KEY_CACHE_TTL_SECONDS = '30';
 const PAIRS = 7;
 const SLICE_S = 3;

@@ -1,7 +1,10 @@
-/** `npm run openapi`: writes the OpenAPI document of both APIs to docs/openapi.json. */
+/** `npm run openapi [-- --out FILE]`: writes the OpenAPI document of both APIs to docs/openapi.json (or FILE). */
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import { parseArgs } from 'node:util';
 import { buildDocument, DOCUMENT_PATH, serializeDocument } from './document.js';
 
-writeFileSync(DOCUMENT_PATH, serializeDocument(await buildDocument()));
-console.log(`wrote ${relative(process.cwd(), DOCUMENT_PATH)}`);
+const { values } = parseArgs({ options: { out: { type: 'string' } } });
+const out = values.out ?? DOCUMENT_PATH;
+writeFileSync(out, serializeDocument(await buildDocument()));
+console.log(`wrote ${relative(process.cwd(), out)}`);
