@@ -24,7 +24,6 @@ import { listCountCell, listCountsPartition } from '../../lib/data/table-keys.js
 import { aggregateRecords } from '../../lib/events/aggregator.js';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
 import { createTestApp } from '../support/fixtures.js';
-import { freshModule } from '../support/fresh-module.js';
 import { createOwnTable } from '../support/own-table.js';
 import { buildSubscription } from '../support/subscriptions.js';
 
@@ -207,9 +206,7 @@ describe('the aggregator applies each stream record once', () => {
         Item: { ...cell.key, 'applied#shard-old': longAgo, 'applied#shard-recent': recently },
       }),
     );
-    // Loaded afresh: the markers' prefix and retention, constants of the module, are this test's to hold.
-    const fresh = await freshModule(() => import('../../lib/events/aggregator.js'));
-    await fresh.aggregateRecords('shard-a', [record(undefined, buildSubscription(appId))]);
+    await aggregateRecords('shard-a', [record(undefined, buildSubscription(appId))]);
     const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: cell.key, ConsistentRead: true }));
     expect(
       Object.keys(Item!)

@@ -3,7 +3,10 @@
  * Statuses, its transaction and renewal info verified and read as a notification's), against the
  * local stand-in over HTTP.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '../../lib/core/config.js';
+import { readAppStorePurchaseState } from '../../lib/stores/app-store-notifications.js';
 import { appStoreRenewalInfo } from '../support/app-store-notifications.js';
 import {
   type AppStoreStandIn,
@@ -13,28 +16,22 @@ import {
   startAppStoreStandIn,
 } from '../support/app-store-standin.js';
 import { appErrorOf } from '../support/assertions.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test (after the stand-in's URL is set): what it builds while it loads, the
-// API's answer schemas, is then every test's to hold (docs/mutation.md).
-const notifications = freshBeforeEach(() => import('../../lib/stores/app-store-notifications.js'));
-const read: typeof import('../../lib/stores/app-store-notifications.js').readAppStorePurchaseState = (...args) =>
-  notifications.readAppStorePurchaseState(...args);
-const refusalOf = (promise: Promise<unknown>) => appErrorOf(promise, notifications.AppError);
 
 const BUNDLE = 'com.example.subs';
 const DAY = 86_400_000;
 
 describe('the App Store state of a purchase, read for the sweeper (local stand-in over HTTP)', () => {
   let standIn: AppStoreStandIn;
-  let settings: Parameters<typeof read>[0];
+  let settings: Parameters<typeof readAppStorePurchaseState>[0];
   beforeAll(async () => {
     standIn = await startAppStoreStandIn(BUNDLE);
-    // The API base URL is configuration read once: lib/ is loaded (before each test) after it points at the stand-in.
-    process.env.APP_STORE_SERVER_API_BASE_URL = standIn.url;
+    config.appStoreServerApiBaseUrl = standIn.url;
     settings = { bundleId: BUNDLE, environment: 'Sandbox', serverApi: standIn.credentials };
   });
-  afterAll(() => standIn?.close());
+  afterAll(() => {
+    config.appStoreServerApiBaseUrl = undefined;
+    return standIn?.close();
+  });
 
   /** A purchase whose first period ended yesterday, renewed by the store while the app stayed closed. */
   function renewedPurchase(renewal: Record<string, unknown> = {}) {
@@ -55,7 +52,7 @@ describe('the App Store state of a purchase, read for the sweeper (local stand-i
   it('asks with a signed bearer token and returns the latest transaction, its renewal, as of the time it was read', async () => {
     const { renewed, original } = renewedPurchase({ autoRenewProductId: 'premium_yearly' });
     const before = Date.now();
-    const state = await read(settings, 'Sandbox', original, [STAND_IN_ROOT]);
+    const state = await readAppStorePurchaseState(settings, 'Sandbox', original, [STAND_IN_ROOT]);
     expect(state).toEqual({
       store: 'app_store',
       platform: 'ios',
@@ -87,7 +84,7 @@ describe('the App Store state of a purchase, read for the sweeper (local stand-i
     const graceEnds = Date.now() + 3 * DAY;
     const { original } = renewedPurchase({ isInBillingRetryPeriod: true, gracePeriodExpiresDate: graceEnds });
     standIn.statuses.set(original, 4);
-    expect((await read(settings, 'Sandbox', original, [STAND_IN_ROOT])).renewal).toEqual({
+    expect((await readAppStorePurchaseState(settings, 'Sandbox', original, [STAND_IN_ROOT])).renewal).toEqual({
       auto_renew: true,
       renewal_product_id: null,
       billing_issue: true,
@@ -95,26 +92,36 @@ describe('the App Store state of a purchase, read for the sweeper (local stand-i
     });
     const ended = renewedPurchase({ autoRenewStatus: 1, expirationIntent: 2 });
     standIn.statuses.set(ended.original, 2);
-    expect((await read(settings, 'Sandbox', ended.original, [STAND_IN_ROOT])).renewal?.auto_renew).toBe(false);
+    expect(
+      (await readAppStorePurchaseState(settings, 'Sandbox', ended.original, [STAND_IN_ROOT])).renewal?.auto_renew,
+    ).toBe(false);
   });
 
   it('a refunded latest transaction is revoked; without renewal info the renewal is unknown', async () => {
     const tx = appStoreTransaction(BUNDLE, { revocationDate: Date.now() - 60_000 });
     standIn.transactions.set(String(tx.transactionId), tx);
-    const state = await read(settings, 'Sandbox', String(tx.originalTransactionId), [STAND_IN_ROOT]);
+    const state = await readAppStorePurchaseState(settings, 'Sandbox', String(tx.originalTransactionId), [
+      STAND_IN_ROOT,
+    ]);
     expect(state).toMatchObject({ transaction_id: tx.transactionId, revoked: true, renewal: null });
   });
 
   it("a Production app's sandbox purchase is read in the sandbox; a Sandbox app has no Production purchases", async () => {
     const { renewed, original } = renewedPurchase();
     const production = { ...settings, environment: 'Production' as const };
-    expect((await read(production, 'Sandbox', original, [STAND_IN_ROOT])).transaction_id).toBe(renewed.transactionId);
+    expect((await readAppStorePurchaseState(production, 'Sandbox', original, [STAND_IN_ROOT])).transaction_id).toBe(
+      renewed.transactionId,
+    );
     // The answer must be of the environment asked: the stand-in's transactions are Sandbox ones.
-    expect(await refusalOf(read(production, 'Production', original, [STAND_IN_ROOT]))).toMatchObject({
+    expect(
+      await appErrorOf(readAppStorePurchaseState(production, 'Production', original, [STAND_IN_ROOT])),
+    ).toMatchObject({
       code: 'INVALID_NOTIFICATION',
       message: 'App Store subscription status rejected: its signed transaction: it belongs to another environment',
     });
-    expect(await refusalOf(read(settings, 'Production', original, [STAND_IN_ROOT]))).toMatchObject({
+    expect(
+      await appErrorOf(readAppStorePurchaseState(settings, 'Production', original, [STAND_IN_ROOT])),
+    ).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: 'the purchase is of an environment this app does not take',
     });
@@ -122,11 +129,13 @@ describe('the App Store state of a purchase, read for the sweeper (local stand-i
 
   it('answers not signed by a root we trust are refused; a purchase the App Store does not know is INVALID_RECEIPT', async () => {
     const { original } = renewedPurchase();
-    expect(await refusalOf(read(settings, 'Sandbox', original))).toMatchObject({
+    expect(await appErrorOf(readAppStorePurchaseState(settings, 'Sandbox', original))).toMatchObject({
       code: 'INVALID_NOTIFICATION',
       message: expect.stringContaining('the signature or certificate chain does not verify'),
     });
-    expect(await refusalOf(read(settings, 'Sandbox', '2000000999999999', [STAND_IN_ROOT]))).toMatchObject({
+    expect(
+      await appErrorOf(readAppStorePurchaseState(settings, 'Sandbox', '2000000999999999', [STAND_IN_ROOT])),
+    ).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: 'the App Store does not know this purchase (404)',
     });
@@ -134,34 +143,38 @@ describe('the App Store state of a purchase, read for the sweeper (local stand-i
 
   it('no credentials, refused credentials, 5xx and timeouts are VERIFICATION_FAILED, retryable', async () => {
     const { original } = renewedPurchase();
-    expect(await refusalOf(read({ bundleId: BUNDLE, environment: 'Sandbox' }, 'Sandbox', original))).toMatchObject({
+    expect(
+      await appErrorOf(readAppStorePurchaseState({ bundleId: BUNDLE, environment: 'Sandbox' }, 'Sandbox', original)),
+    ).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'reading the App Store needs App Store Server API credentials',
       retryable: true,
     });
     const wrongKey = { ...settings, serverApi: { ...standIn.credentials, key_id: 'OTHERKEY' } };
-    expect(await refusalOf(read(wrongKey, 'Sandbox', original, [STAND_IN_ROOT]))).toMatchObject({
+    expect(await appErrorOf(readAppStorePurchaseState(wrongKey, 'Sandbox', original, [STAND_IN_ROOT]))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       retryable: true,
     });
     standIn.failNext(original, 503);
-    expect(await refusalOf(read(settings, 'Sandbox', original, [STAND_IN_ROOT]))).toMatchObject({
+    expect(await appErrorOf(readAppStorePurchaseState(settings, 'Sandbox', original, [STAND_IN_ROOT]))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       retryable: true,
     });
     standIn.failNext(original, 'hang');
-    expect(await refusalOf(read(settings, 'Sandbox', original, [STAND_IN_ROOT]))).toMatchObject({
+    expect(await appErrorOf(readAppStorePurchaseState(settings, 'Sandbox', original, [STAND_IN_ROOT]))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'the App Store Server API did not answer (timeout); retry',
       retryable: true,
     });
-    expect((await read(settings, 'Sandbox', original, [STAND_IN_ROOT])).original_transaction_id).toBe(original);
+    expect(
+      (await readAppStorePurchaseState(settings, 'Sandbox', original, [STAND_IN_ROOT])).original_transaction_id,
+    ).toBe(original);
   }, 20_000);
   it('an answer of another shape, or with no status of this purchase, is refused saying so; other entries are passed over', async () => {
     const { renewed, original } = renewedPurchase();
-    const asked = () => read(settings, 'Sandbox', original, [STAND_IN_ROOT]);
+    const asked = () => readAppStorePurchaseState(settings, 'Sandbox', original, [STAND_IN_ROOT]);
     standIn.answerNext(original, 200, { data: 'not a list' });
-    expect(await refusalOf(asked())).toMatchObject({
+    expect(await appErrorOf(asked())).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'the App Store Server API did not answer (its answer is not in the documented format); retry',
       retryable: true,
@@ -177,12 +190,12 @@ describe('the App Store state of a purchase, read for the sweeper (local stand-i
         },
       ],
     });
-    expect(await refusalOf(asked())).toMatchObject({
+    expect(await appErrorOf(asked())).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: 'the App Store lists this purchase, but not as a subscription',
     });
     standIn.answerNext(original, 200, { data: [] });
-    expect(await refusalOf(asked())).toMatchObject({
+    expect(await appErrorOf(asked())).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: 'the App Store lists no subscription status for this purchase',
     });
@@ -208,11 +221,11 @@ describe('the App Store state of a purchase, read for the sweeper (local stand-i
 
   it("a refusal keeps the API's answer as its cause, with Apple's error code when it sent one", async () => {
     const { original } = renewedPurchase();
-    const asked = () => read(settings, 'Sandbox', original, [STAND_IN_ROOT]);
+    const asked = () => readAppStorePurchaseState(settings, 'Sandbox', original, [STAND_IN_ROOT]);
     standIn.failNext(original, 503);
-    expect((await refusalOf(asked())).cause).toMatchObject({ message: 'App Store Server API answered 503 (5030000)' });
+    expect((await appErrorOf(asked())).cause).toMatchObject({ message: 'App Store Server API answered 503 (5030000)' });
     standIn.answerNext(original, 503, 'Service Unavailable');
-    const plain = await refusalOf(asked());
+    const plain = await appErrorOf(asked());
     expect(plain.message).toBe('the App Store Server API answered 503; retry');
     expect(plain.cause).toMatchObject({ message: 'App Store Server API answered 503' });
   });

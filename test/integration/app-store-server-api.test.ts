@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '../../lib/core/config.js';
+import { appStoreVerifier } from '../../lib/stores/app-store.js';
 import { flipByte, RECEIPT_ROOT, signedAppReceipt, unsignedAppReceipt } from '../support/app-receipts.js';
 import {
   type AppStoreStandIn,
@@ -8,12 +10,6 @@ import {
   startAppStoreStandIn,
 } from '../support/app-store-standin.js';
 import { appErrorOf } from '../support/assertions.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the verifier builds while it loads (the API's answer schemas) is
-// then every test's to hold (docs/mutation.md).
-const appStore = freshBeforeEach(() => import('../../lib/stores/app-store.js'));
-const refusalOf = (promise: Promise<unknown>) => appErrorOf(promise, appStore.AppError);
 
 const BUNDLE = 'com.example.subs';
 /** A receipt of this app listing these transactions, signed by the stand-in's receipt chain. */
@@ -22,8 +18,6 @@ const appReceipt = (...transactionIds: string[]) =>
 
 describe('legacy app receipts through the App Store Server API (local stand-in over HTTP)', () => {
   let standIn: AppStoreStandIn;
-  const appStoreVerifier: typeof appStore.appStoreVerifier = (...args) => appStore.appStoreVerifier(...args);
-  // The verifier of the module as loaded for the running test.
   const verifier = {
     verify: (receiptData: string) =>
       appStoreVerifier(
@@ -34,10 +28,12 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
   };
   beforeAll(async () => {
     standIn = await startAppStoreStandIn(BUNDLE);
-    // The API base URL is configuration read once: lib/ is loaded (before each test) after it points at the stand-in.
-    process.env.APP_STORE_SERVER_API_BASE_URL = standIn.url;
+    config.appStoreServerApiBaseUrl = standIn.url;
   });
-  afterAll(() => standIn?.close());
+  afterAll(() => {
+    config.appStoreServerApiBaseUrl = undefined;
+    return standIn?.close();
+  });
 
   it('verifies the receipt, asks the API with a signed bearer token, and returns the latest renewal', async () => {
     const first = appStoreTransaction(BUNDLE, {
@@ -87,7 +83,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
   it('a transaction the App Store does not know is INVALID_RECEIPT', async () => {
     // A Sandbox app asks the sandbox once: only a Production app asks it again.
     const asked = standIn.requests.length;
-    expect(await refusalOf(verifier.verify(appReceipt('2000000999999999')))).toMatchObject({
+    expect(await appErrorOf(verifier.verify(appReceipt('2000000999999999')))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: "the App Store does not know this receipt's transaction (404)",
       retryable: false,
@@ -103,7 +99,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     const tx = appStoreTransaction(BUNDLE);
     standIn.transactions.set(String(tx.transactionId), tx);
     standIn.answerNext(String(tx.transactionId), 404, { errorCode, errorMessage: 'Not found. Please try again.' });
-    expect(await refusalOf(verifier.verify(appReceipt(String(tx.transactionId))))).toMatchObject({
+    expect(await appErrorOf(verifier.verify(appReceipt(String(tx.transactionId))))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'the App Store Server API answered 404; retry',
       retryable: true,
@@ -119,13 +115,13 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
       [STAND_IN_ROOT],
       [RECEIPT_ROOT],
     );
-    expect(await refusalOf(wrongKey.verify(receipt))).toMatchObject({
+    expect(await appErrorOf(wrongKey.verify(receipt))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'the App Store Server API refused our credentials (stores apple set --issuer-id --key-id --key-file)',
       retryable: true,
     });
     standIn.failNext(String(tx.transactionId), 500);
-    const failed = await refusalOf(verifier.verify(receipt));
+    const failed = await appErrorOf(verifier.verify(receipt));
     expect(failed).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'the App Store Server API answered 500; retry',
@@ -134,7 +130,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     // Apple's errorCode travels in the cause, for the log.
     expect((failed.cause as Error).message).toBe('App Store Server API answered 500 (5000000)');
     standIn.failNext(String(tx.transactionId), 'hang');
-    expect(await refusalOf(verifier.verify(receipt))).toMatchObject({
+    expect(await appErrorOf(verifier.verify(receipt))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'the App Store Server API did not answer (timeout); retry',
       retryable: true,
@@ -147,7 +143,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     standIn.transactions.set(String(tx.transactionId), tx);
     const receipt = appReceipt(String(tx.transactionId));
     standIn.answerNext(`/inApps/v1/transactions/${tx.transactionId}`, 200, {});
-    expect(await refusalOf(verifier.verify(receipt))).toMatchObject({
+    expect(await appErrorOf(verifier.verify(receipt))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: 'the App Store returned no transaction for this receipt',
     });
@@ -159,7 +155,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     );
     standIn.failNext(`/inApps/v1/transactions/${tx.transactionId}`, 503);
     const asked = standIn.requests.length;
-    expect(await refusalOf(production.verify(receipt))).toMatchObject({
+    expect(await appErrorOf(production.verify(receipt))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'the App Store Server API answered 503; retry',
     });
@@ -170,7 +166,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     const tx = appStoreTransaction(BUNDLE);
     standIn.transactions.set(String(tx.transactionId), tx);
     standIn.failNext(String(tx.transactionId), 400);
-    const refused = await refusalOf(verifier.verify(appReceipt(String(tx.transactionId))));
+    const refused = await appErrorOf(verifier.verify(appReceipt(String(tx.transactionId))));
     expect(refused).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: "the App Store does not know this receipt's transaction (400)",
@@ -187,7 +183,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
       [STAND_IN_ROOT],
       [RECEIPT_ROOT],
     );
-    const refused = await refusalOf(badKey.verify(appReceipt(String(tx.transactionId))));
+    const refused = await appErrorOf(badKey.verify(appReceipt(String(tx.transactionId))));
     expect(refused).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'the App Store Server API key is not a valid .p8 private key (stores apple set --key-file)',
@@ -198,14 +194,14 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
 
   it('without App Store Server API credentials a legacy receipt is VERIFICATION_FAILED (configure them)', async () => {
     const noKey = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox' }, [STAND_IN_ROOT], [RECEIPT_ROOT]);
-    const error = await refusalOf(noKey.verify(appReceipt('2000000000000001')));
+    const error = await appErrorOf(noKey.verify(appReceipt('2000000000000001')));
     expect(error).toMatchObject({ code: 'VERIFICATION_FAILED', retryable: true });
     expect(error.message).toContain('stores apple set');
   });
 
   it("the stand-in's signatures are worthless to a verifier that trusts only Apple's root", async () => {
     const appleOnly = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox' });
-    const error = await refusalOf(appleOnly.verify(signedByStandIn(appStoreTransaction(BUNDLE))));
+    const error = await appErrorOf(appleOnly.verify(signedByStandIn(appStoreTransaction(BUNDLE))));
     expect(error.code).toBe('INVALID_RECEIPT');
   });
 
@@ -220,7 +216,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
         { tamperContent: (content) => flipByte(content) },
       ),
     ]) {
-      expect(await refusalOf(verifier.verify(receipt))).toMatchObject({
+      expect(await appErrorOf(verifier.verify(receipt))).toMatchObject({
         code: 'INVALID_RECEIPT',
         message: expect.stringContaining('app receipt rejected'),
       });
@@ -234,7 +230,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     const appleOnly = appStoreVerifier({ bundleId: BUNDLE, environment: 'Sandbox', serverApi: standIn.credentials }, [
       STAND_IN_ROOT,
     ]);
-    expect(await refusalOf(appleOnly.verify(appReceipt(String(tx.transactionId))))).toMatchObject({
+    expect(await appErrorOf(appleOnly.verify(appReceipt(String(tx.transactionId))))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: expect.stringContaining("not signed by Apple's"),
     });
@@ -242,7 +238,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
       bundleId: 'com.example.other',
       purchases: [{ transactionId: String(tx.transactionId) }],
     });
-    expect(await refusalOf(verifier.verify(otherApp))).toMatchObject({
+    expect(await appErrorOf(verifier.verify(otherApp))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: expect.stringContaining('another app'),
     });
@@ -252,7 +248,7 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
     // The App Store answers for the listed transaction with a transaction of another purchase.
     const listed = appStoreTransaction(BUNDLE);
     standIn.transactions.set(String(listed.transactionId), { ...listed, originalTransactionId: '2000000000000777' });
-    const error = await refusalOf(verifier.verify(appReceipt(String(listed.transactionId))));
+    const error = await appErrorOf(verifier.verify(appReceipt(String(listed.transactionId))));
     expect(error).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: expect.stringContaining('not a purchase this receipt lists'),
@@ -260,13 +256,13 @@ describe('legacy app receipts through the App Store Server API (local stand-in o
   });
 
   it('a receipt that lists no in-app purchase is INVALID_RECEIPT', async () => {
-    expect(await refusalOf(verifier.verify(appReceipt()))).toMatchObject({
+    expect(await appErrorOf(verifier.verify(appReceipt()))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: expect.stringContaining('no in-app purchase'),
     });
   });
 
   it('something that is neither a JWS nor an app receipt is INVALID_RECEIPT', async () => {
-    expect((await refusalOf(verifier.verify(Buffer.from('hello').toString('base64')))).code).toBe('INVALID_RECEIPT');
+    expect((await appErrorOf(verifier.verify(Buffer.from('hello').toString('base64')))).code).toBe('INVALID_RECEIPT');
   });
 });

@@ -11,17 +11,13 @@ vi.hoisted(() => {
 
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from '../../lib/data/client.js';
-import type { RebuiltCounts } from '../../lib/data/count-rebuild.js';
+import { type RebuiltCounts, rebuildListCounts } from '../../lib/data/count-rebuild.js';
 import { countMatching } from '../../lib/data/subscription-queries.js';
 import { listCountCell } from '../../lib/data/table-keys.js';
 import { settleCounters } from '../support/counters.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
 import { createOwnTable } from '../support/own-table.js';
 import { seedSubscription } from '../support/subscriptions.js';
-
-// Loaded in each test: the pattern of count attributes is made while the module loads.
-const rebuild = freshBeforeEach(() => import('../../lib/data/count-rebuild.js'));
 
 /** Sets count cells of `appId` to these values, as a lost or doubled aggregation would leave them. */
 async function spoil(appId: string, cells: Record<string, number>) {
@@ -65,20 +61,18 @@ describe('rebuildListCounts', () => {
     expect(await countMatching(a.appId, {})).toBe(999);
 
     const heard: RebuiltCounts[] = [];
-    const rebuilt = await rebuild.rebuildListCounts(a.appId, (done) => heard.push(done));
+    const rebuilt = await rebuildListCounts(a.appId, (done) => heard.push(done));
     expect(rebuilt).toEqual([{ app_id: a.appId, subscriptions: 3, corrected: 2 }]);
     expect(heard).toEqual(rebuilt);
     expect(await totals(a.appId)).toEqual({ all: 3, active: 2, android: 1, expiredIos: 1 });
     expect(await countMatching(a.appId, { status: 'paused', platform: 'web' })).toBe(0);
-    expect(await rebuild.rebuildListCounts(a.appId)).toEqual([{ app_id: a.appId, subscriptions: 3, corrected: 0 }]);
+    expect(await rebuildListCounts(a.appId)).toEqual([{ app_id: a.appId, subscriptions: 3, corrected: 0 }]);
   });
 
   it('sets to 0 the counts of an app with no subscription left', async () => {
     const empty = await createTestApp([]);
     await spoil(empty.appId, { [listCountCell(empty.appId, {}).attribute]: 4, 'count#active': 4 });
-    expect(await rebuild.rebuildListCounts(empty.appId)).toEqual([
-      { app_id: empty.appId, subscriptions: 0, corrected: 2 },
-    ]);
+    expect(await rebuildListCounts(empty.appId)).toEqual([{ app_id: empty.appId, subscriptions: 0, corrected: 2 }]);
     expect(await countMatching(empty.appId, {})).toBe(0);
     expect(await countMatching(empty.appId, { status: 'active' })).toBe(0);
     // The spoiled item had no type; the one the rebuild leaves says what it is.
@@ -90,7 +84,7 @@ describe('rebuildListCounts', () => {
 
   it('without an app, recounts every app that has subscriptions, each on its own', async () => {
     await spoil(b.appId, { [listCountCell(b.appId, {}).attribute]: 7 });
-    const rebuilt = await rebuild.rebuildListCounts();
+    const rebuilt = await rebuildListCounts();
     expect(rebuilt).toHaveLength(2);
     expect(rebuilt).toEqual(
       expect.arrayContaining([

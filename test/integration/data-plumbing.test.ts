@@ -5,6 +5,7 @@
  * configuration documents. Partial answers and cancellations are made by a middleware on the
  * shared client, at the step where the document client sees plain values.
  */
+
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -15,13 +16,10 @@ import * as keys from '../../lib/data/entity-keys.js';
 import { queryAll, queryPrefix } from '../../lib/data/query.js';
 import type { TableKey } from '../../lib/data/table-keys.js';
 import { transactWrite } from '../../lib/data/transactions.js';
+import { cancellationReasonsOf, isDataStoreUnavailable } from '../../lib/data/unavailable.js';
 import type { AdsConfig } from '../../lib/schemas/ads.js';
 import type { Segment } from '../../lib/schemas/segment.js';
 import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
-import { freshBeforeEach, freshModule } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const unavailableModule = freshBeforeEach(() => import('../../lib/data/unavailable.js'));
 
 const run = `plumbing-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
 const keyOf = (part: string, n: number): TableKey => ({
@@ -29,6 +27,15 @@ const keyOf = (part: string, n: number): TableKey => ({
   sk: `ITEM#${String(n).padStart(3, '0')}`,
 });
 const itemOf = (part: string, n: number) => ({ ...keyOf(part, n), n });
+
+/**
+ * lib/data/client.js evaluated anew: it reads the environment while it loads, as a function does at
+ * cold start, so a test of other variables needs a load of its own.
+ */
+async function clientLoadedNow() {
+  vi.resetModules();
+  return import('../../lib/data/client.js');
+}
 
 afterEach(() => {
   stopIntercepting();
@@ -40,7 +47,7 @@ describe('the client', () => {
   it('gives DynamoDB Local credentials of its own when the environment has none, and keeps them otherwise', async () => {
     vi.stubEnv('DYNAMODB_ENDPOINT', 'http://127.0.0.1:1');
     vi.stubEnv('AWS_ACCESS_KEY_ID', '');
-    const local = await freshModule(() => import('../../lib/data/client.js'));
+    const local = await clientLoadedNow();
     await expect(local.dynamodb.config.credentials()).resolves.toMatchObject({
       accessKeyId: 'local',
       secretAccessKey: 'local',
@@ -49,7 +56,7 @@ describe('the client', () => {
 
     vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDFROMENV');
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret-from-env');
-    const withKeys = await freshModule(() => import('../../lib/data/client.js'));
+    const withKeys = await clientLoadedNow();
     await expect(withKeys.dynamodb.config.credentials()).resolves.toMatchObject({ accessKeyId: 'AKIDFROMENV' });
   });
 
@@ -57,7 +64,7 @@ describe('the client', () => {
     vi.stubEnv('DYNAMODB_ENDPOINT', '');
     vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDLAMBDA');
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret-lambda');
-    const deployed = await freshModule(() => import('../../lib/data/client.js'));
+    const deployed = await clientLoadedNow();
     await expect(deployed.dynamodb.config.credentials()).resolves.toMatchObject({ accessKeyId: 'AKIDLAMBDA' });
   });
 
@@ -70,8 +77,6 @@ describe('the client', () => {
   });
 
   it('drops undefined attributes instead of refusing the write, and refuses class instances', async () => {
-    // Loaded afresh: the client's options are set while its module loads.
-    const { ddb } = await freshModule(() => import('../../lib/data/client.js'));
     const key = keyOf('marshall', 1);
     await ddb.send(
       new PutCommand({
@@ -89,7 +94,7 @@ describe('the client', () => {
   it('a function in Lambda without TABLE_NAME fails when it loads, not on its first request', async () => {
     vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'ListSubscriptions');
     vi.stubEnv('TABLE_NAME', '');
-    await expect(freshModule(() => import('../../lib/data/client.js'))).rejects.toThrow('TABLE_NAME is not set');
+    await expect(clientLoadedNow()).rejects.toThrow('TABLE_NAME is not set');
   });
 
   it('a failed condition is ConditionalCheckFailedException by name, nothing else', async () => {
@@ -357,21 +362,19 @@ describe('errors that may heal (a retryable 503)', () => {
     ['a socket error of another kind', named('Error', { code: 'ENOTFOUND' }), false],
     ['no error at all', undefined, false],
   ])('%s: %s', (_what, error, unavailable) => {
-    expect(unavailableModule.isDataStoreUnavailable(error)).toBe(unavailable);
+    expect(isDataStoreUnavailable(error)).toBe(unavailable);
   });
 
   it('reasons are read from TransactionCanceledException only, in the order of the items', () => {
-    expect(unavailableModule.cancellationReasonsOf(cancelledFor('None', 'TransactionConflict', undefined))).toEqual([
+    expect(cancellationReasonsOf(cancelledFor('None', 'TransactionConflict', undefined))).toEqual([
       'None',
       'TransactionConflict',
       undefined,
     ]);
-    expect(unavailableModule.cancellationReasonsOf(named('TransactionCanceledException'))).toEqual([]);
-    expect(
-      unavailableModule.cancellationReasonsOf(
-        named('ValidationException', { CancellationReasons: [{ Code: 'None' }] }),
-      ),
-    ).toEqual([]);
-    expect(unavailableModule.cancellationReasonsOf(undefined)).toEqual([]);
+    expect(cancellationReasonsOf(named('TransactionCanceledException'))).toEqual([]);
+    expect(cancellationReasonsOf(named('ValidationException', { CancellationReasons: [{ Code: 'None' }] }))).toEqual(
+      [],
+    );
+    expect(cancellationReasonsOf(undefined)).toEqual([]);
   });
 });

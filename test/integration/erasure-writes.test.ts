@@ -14,6 +14,9 @@ import {
   deleteFromPartition,
   detachSubscription,
   type ErasureMarker,
+  finishErasure,
+  getErasure,
+  saveErasureProgress,
   startErasure,
   subscriptionKeysOfUser,
 } from '../../lib/data/erasure-writes.js';
@@ -23,7 +26,6 @@ import { erasureKey } from '../../lib/data/table-keys.js';
 import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { NO_COUNTS } from '../../lib/domain/erasure-scope.js';
 import { interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
 import { seedSubscription } from '../support/subscriptions.js';
 
 const run = `erasure-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
@@ -45,13 +47,10 @@ const markerOf = (appId: string, userId = 'user-1'): ErasureMarker => ({
 afterEach(stopIntercepting);
 
 describe('the erasure marker and its lease (5 minutes)', () => {
-  // Loaded in each test: the lease's length is a constant the module makes while it loads.
-  const erasure = freshBeforeEach(() => import('../../lib/data/erasure-writes.js'));
-
   it('is started once, leased to its starter and found by the job when the lease runs out', async () => {
     const marker = markerOf(newAppId());
     const key = erasureKey(marker.app_id, marker.user_id);
-    expect(await erasure.startErasure(marker, T0)).toEqual(marker);
+    expect(await startErasure(marker, T0)).toEqual(marker);
     expect(await raw(key)).toEqual({
       ...key,
       ...marker,
@@ -61,41 +60,41 @@ describe('the erasure marker and its lease (5 minutes)', () => {
       due_sk: `2026-05-01T10:05:00.000Z#${key.pk}`,
     });
     // A second start (another request) leaves the marker as it was.
-    expect(await erasure.startErasure({ ...marker, anonymous_id: 'erased_other' }, at(MINUTE))).toBeUndefined();
-    expect(await erasure.getErasure(marker.app_id, marker.user_id)).toEqual(marker);
+    expect(await startErasure({ ...marker, anonymous_id: 'erased_other' }, at(MINUTE))).toBeUndefined();
+    expect(await getErasure(marker.app_id, marker.user_id)).toEqual(marker);
   });
 
   it('is claimed only once its lease has run out, then leased again; a missing marker is claimed by nobody', async () => {
     const marker = markerOf(newAppId());
     const key = erasureKey(marker.app_id, marker.user_id);
-    await erasure.startErasure(marker, T0);
-    expect(await erasure.claimErasure(key, at(4 * MINUTE))).toBeUndefined();
-    expect(await erasure.claimErasure(key, at(5 * MINUTE))).toBeUndefined();
-    expect(await erasure.claimErasure(key, at(5 * MINUTE + 1))).toEqual(marker);
+    await startErasure(marker, T0);
+    expect(await claimErasure(key, at(4 * MINUTE))).toBeUndefined();
+    expect(await claimErasure(key, at(5 * MINUTE))).toBeUndefined();
+    expect(await claimErasure(key, at(5 * MINUTE + 1))).toEqual(marker);
     expect(await raw(key)).toMatchObject({
       lease_until: '2026-05-01T10:10:00.001Z',
       due_sk: `2026-05-01T10:10:00.001Z#${key.pk}`,
     });
-    expect(await erasure.claimErasure(key, at(6 * MINUTE))).toBeUndefined();
-    expect(await erasure.claimErasure(erasureKey(marker.app_id, 'nobody'), at(60 * MINUTE))).toBeUndefined();
+    expect(await claimErasure(key, at(6 * MINUTE))).toBeUndefined();
+    expect(await claimErasure(erasureKey(marker.app_id, 'nobody'), at(60 * MINUTE))).toBeUndefined();
   });
 
   it('progress is recorded and the lease given back at once; a finished erasure leaves no marker', async () => {
     const marker = markerOf(newAppId());
     const key = erasureKey(marker.app_id, marker.user_id);
-    await erasure.startErasure(marker, T0);
+    await startErasure(marker, T0);
     const removed = { ...NO_COUNTS, events: 1000, subscriptions_detached: 2 };
-    await erasure.saveErasureProgress(marker, removed, at(MINUTE));
+    await saveErasureProgress(marker, removed, at(MINUTE));
     expect(await raw(key)).toMatchObject({
       removed,
       lease_until: '2026-05-01T10:01:00.000Z',
       due_pk: 'DUE#ERA#2026-05-01',
       due_sk: `2026-05-01T10:01:00.000Z#${key.pk}`,
     });
-    expect(await erasure.claimErasure(key, at(MINUTE + 1))).toEqual({ ...marker, removed });
-    await erasure.finishErasure(marker);
+    expect(await claimErasure(key, at(MINUTE + 1))).toEqual({ ...marker, removed });
+    await finishErasure(marker);
     expect(await raw(key)).toBeUndefined();
-    expect(await erasure.getErasure(marker.app_id, marker.user_id)).toBeUndefined();
+    expect(await getErasure(marker.app_id, marker.user_id)).toBeUndefined();
   });
 
   it('a failure other than a held lease is not taken for one', async () => {

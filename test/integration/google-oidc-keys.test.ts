@@ -1,8 +1,9 @@
 /**
  * Google's OIDC keys kept in the table: what a process that fetched them writes, what a cold
  * process takes from the item read with the app's settings, and when it asks Google all the same.
- * Each test loads the verifier afresh (an empty key cache, as in a cold process) with the data
- * client of the same load, against DynamoDB Local and the Google stand-in over HTTP.
+ * Each process is lib/ evaluated anew in this one (a key cache of its own, empty, as in a cold
+ * process) with the data client of the same load, against DynamoDB Local and the Google stand-in
+ * over HTTP.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -12,7 +13,6 @@ import * as keys from '../../lib/data/entity-keys.js';
 import { saveGoogleOidcKeys, storedGoogleKeysOf } from '../../lib/data/google-oidc-keys.js';
 import { throttled } from '../support/ddb-intercept.js';
 import { createTestApp } from '../support/fixtures.js';
-import { freshModule } from '../support/fresh-module.js';
 import {
   PUSH_SERVICE_ACCOUNT,
   pushBody,
@@ -26,8 +26,17 @@ const NOW_MS = ISSUED * 1000;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
+/**
+ * Modules as another process loads them, cold: evaluated anew, with caches of their own. Another
+ * JWKS URL would not do for an empty key cache: the table keeps the keys by that URL too.
+ */
+async function inNewProcess<T>(load: () => Promise<T>): Promise<T> {
+  vi.resetModules();
+  return load();
+}
+
 const cold = () =>
-  freshModule(async () => ({
+  inNewProcess(async () => ({
     verifier: await import('../../lib/stores/google-play-notifications.js'),
     client: await import('../../lib/data/client.js'),
     logger: (await import('../../lib/core/logger.js')).logger,
@@ -219,7 +228,7 @@ describe("Google's OIDC keys kept in the table", () => {
   });
 
   it("a cold notification function reads the kept keys with the app's settings (and the push's record), in one request, and asks Google nothing", async () => {
-    // Configuration is read when lib/ loads: the fresh load below reads Google's URL from here.
+    // Configuration is read when lib/ loads: the new process's load below reads Google's URL from here.
     process.env.GOOGLE_OIDC_JWKS_URL = standIn.jwksUrl;
     const app = await createTestApp([]);
     const { putStoreSettings } = await import('../../lib/data/store-settings.js');
@@ -239,7 +248,7 @@ describe("Google's OIDC keys kept in the table", () => {
       `keys-${Date.now()}`,
     );
     const receive = async () => {
-      const { service, client } = await freshModule(async () => ({
+      const { service, client } = await inNewProcess(async () => ({
         service: await import('../../lib/services/store-notifications.js'),
         client: await import('../../lib/data/client.js'),
       }));
@@ -342,7 +351,7 @@ describe('what is not genuine is refused before it costs a consistent read or a 
         id,
       );
     const process_ = async () => {
-      const loaded = await freshModule(async () => ({
+      const loaded = await inNewProcess(async () => ({
         service: await import('../../lib/services/store-notifications.js'),
         client: await import('../../lib/data/client.js'),
       }));

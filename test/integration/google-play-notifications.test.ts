@@ -14,7 +14,6 @@ import {
   verifyPubSubPushToken,
 } from '../../lib/stores/google-play-notifications.js';
 import { appErrorOf } from '../support/assertions.js';
-import { freshModule } from '../support/fresh-module.js';
 import {
   money,
   PUSH_SERVICE_ACCOUNT,
@@ -56,10 +55,9 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
     authorization: string | undefined,
     appSettings: GooglePlaySettings,
     at: typeof endpoints,
-    module = { authenticateGooglePlayPush, readGooglePlayNotification, readPushBody },
   ) =>
-    module.readGooglePlayNotification(
-      await module.authenticateGooglePlayPush(module.readPushBody(body), authorization, appSettings, at),
+    readGooglePlayNotification(
+      await authenticateGooglePlayPush(readPushBody(body), authorization, appSettings, at),
       appSettings,
       at,
     );
@@ -605,10 +603,8 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
   });
 
   it("names refunds and one-time product notifications as Google does; a one-time product's refund is not read from Google", async () => {
-    // Loaded afresh: the module's tables of Google's names are this test's to hold (test/support/fresh-module.ts).
-    const fresh = await freshModule(() => import('../../lib/stores/google-play-notifications.js'));
-    const freshDecode = (notification: unknown) =>
-      decodeGooglePlayNotification(push(notification), bearer(), settings, endpoints, fresh);
+    const decodeNotification = (notification: unknown) =>
+      decodeGooglePlayNotification(push(notification), bearer(), settings, endpoints);
     const voidedOneTime = (refundType?: number) =>
       developerNotification({
         voidedPurchaseNotification: {
@@ -625,7 +621,7 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
       [3, null],
       [undefined, null],
     ] as const) {
-      expect(await freshDecode(voidedOneTime(refundType))).toMatchObject({
+      expect(await decodeNotification(voidedOneTime(refundType))).toMatchObject({
         type: 'VOIDED_PURCHASE',
         subtype,
         state: null,
@@ -647,7 +643,7 @@ describe('Google Play notifications: Pub/Sub push, OIDC, subscriptionsv2 (stand-
           sku: 'coins',
         },
       });
-      expect(await freshDecode(oneTime)).toMatchObject({ type, subtype: null, state: null });
+      expect(await decodeNotification(oneTime)).toMatchObject({ type, subtype: null, state: null });
     }
   });
 

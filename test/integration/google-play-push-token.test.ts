@@ -1,14 +1,15 @@
 /**
  * The OIDC token of a Pub/Sub push, claim by claim and at each bound, against Google's keys served
  * over HTTP by the stand-in (and, for key sets Google would never publish, by a server of this
- * file's). The module is loaded afresh in each test: its key cache starts empty, and its
- * import-time tables (Google's issuers) are the test's to hold (test/support/fresh-module.ts).
+ * file's). Each check is a cold process's: lib/ keeps Google's keys by URL, and each asks at a URL
+ * of its own (the same keys, a query of its own), so it finds none cached.
  */
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshModuleWithAppError } from '../support/fresh-module.js';
+import { AppError } from '../../lib/core/errors.js';
+import { verifyPubSubPushToken } from '../../lib/stores/google-play-notifications.js';
 import { PUSH_SERVICE_ACCOUNT, type StandIn, startGooglePlayStandIn } from '../support/google-play-standin.js';
 import { freePort } from '../support/ports.js';
 
@@ -16,7 +17,7 @@ const AUDIENCE = 'https://api.example.com/notifications/google-play/app_rtdn';
 const ISSUED = 1_795_000_000;
 const NOW_MS = ISSUED * 1000;
 
-const freshVerifier = () => freshModuleWithAppError(() => import('../../lib/stores/google-play-notifications.js'));
+let processes = 0;
 
 describe('the OIDC token of a Pub/Sub push', () => {
   let standIn: StandIn;
@@ -45,16 +46,15 @@ describe('the OIDC token of a Pub/Sub push', () => {
     authorization: string | undefined,
     { now = NOW_MS, jwksUrl = standIn.jwksUrl, serviceAccountEmail = PUSH_SERVICE_ACCOUNT as string | null } = {},
   ) {
-    const fresh = await freshVerifier();
     try {
-      return await fresh.verifyPubSubPushToken(
+      return await verifyPubSubPushToken(
         authorization,
         { audience: AUDIENCE, ...(serviceAccountEmail ? { serviceAccountEmail } : {}) },
         now,
-        jwksUrl,
+        `${jwksUrl}?process=${++processes}`,
       );
     } catch (error) {
-      if (!(error instanceof fresh.AppError)) throw error;
+      if (!(error instanceof AppError)) throw error;
       return { code: error.code, message: error.message, retryable: error.retryable };
     }
   }

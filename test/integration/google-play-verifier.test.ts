@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { googlePlayVerifier } from '../../lib/stores/google-play.js';
 import { appErrorOf } from '../support/assertions.js';
-import { freshBeforeEach, freshModule } from '../support/fresh-module.js';
 import {
   type StandIn,
   startGooglePlayStandIn,
@@ -9,23 +9,32 @@ import {
 } from '../support/google-play-standin.js';
 import { freePort } from '../support/ports.js';
 
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const google = freshBeforeEach(() => import('../../lib/stores/google-play.js'));
-const refusalOf = (promise: Promise<unknown>) => appErrorOf(promise, google.AppError);
-
 const PACKAGE = 'com.example.subs';
+
+/** A stand-in of its own and its verifier: its service account has no access token cached yet. */
+async function withOwnStandIn(run: (own: StandIn, verifier: ReturnType<typeof googlePlayVerifier>) => Promise<void>) {
+  const own = await startGooglePlayStandIn(PACKAGE);
+  try {
+    await run(
+      own,
+      googlePlayVerifier(
+        { package_name: PACKAGE, service_account: own.serviceAccount },
+        { tokenUrl: own.tokenUrl, apiBaseUrl: own.url },
+      ),
+    );
+  } finally {
+    await own.close();
+  }
+}
 
 describe('Google Play verification over HTTP (local stand-in of the token endpoint and the Play API)', () => {
   let standIn: StandIn;
-  // The verifier of the module as loaded for the running test.
   const verifier = {
     verify: (receiptData: string) =>
-      google
-        .googlePlayVerifier(
-          { package_name: PACKAGE, service_account: standIn.serviceAccount },
-          { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
-        )
-        .verify(receiptData),
+      googlePlayVerifier(
+        { package_name: PACKAGE, service_account: standIn.serviceAccount },
+        { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
+      ).verify(receiptData),
   };
   beforeAll(async () => {
     standIn = await startGooglePlayStandIn(PACKAGE);
@@ -54,28 +63,20 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     expect(standIn.acknowledged).toContain('token-active-0000001');
   });
 
-  it('signs in afresh as Google requires (RS256, the Play scope, an hour at most), and reads a token and a pending state', async () => {
-    // Loaded afresh: no access token cached, and the module's constants are this test's to hold.
-    const fresh = await freshModule(() => import('../../lib/stores/google-play.js'));
-    const freshVerifier = fresh.googlePlayVerifier(
-      { package_name: PACKAGE, service_account: standIn.serviceAccount },
-      { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
-    );
-    standIn.purchases.set('token-fresh-00000001', subscriptionPurchase('premium_monthly', 86_400_000));
-    const signIns = standIn.tokenRequests;
-    expect((await freshVerifier.verify('token-fresh-00000001')).original_transaction_id).toBe('token-fresh-00000001');
-    expect(standIn.tokenRequests).toBe(signIns + 1);
-    standIn.purchases.set(
-      'token-fresh-pending1',
-      subscriptionPurchase('premium_monthly', 86_400_000, { subscriptionState: 'SUBSCRIPTION_STATE_PENDING' }),
-    );
-    // The module's own AppError class, not this file's: compared by shape.
-    expect(await freshVerifier.verify('token-fresh-pending1').catch((error: unknown) => error)).toMatchObject({
-      name: 'AppError',
-      kind: 'INVALID_RECEIPT',
-      message: 'the Google Play purchase is not paid (pending)',
-    });
-  });
+  it('signs in afresh as Google requires (RS256, the Play scope, an hour at most), and reads a token and a pending state', () =>
+    withOwnStandIn(async (own, ownVerifier) => {
+      own.purchases.set('token-fresh-00000001', subscriptionPurchase('premium_monthly', 86_400_000));
+      expect((await ownVerifier.verify('token-fresh-00000001')).original_transaction_id).toBe('token-fresh-00000001');
+      expect(own.tokenRequests).toBe(1);
+      own.purchases.set(
+        'token-fresh-pending1',
+        subscriptionPurchase('premium_monthly', 86_400_000, { subscriptionState: 'SUBSCRIPTION_STATE_PENDING' }),
+      );
+      expect(await appErrorOf(ownVerifier.verify('token-fresh-pending1'))).toMatchObject({
+        kind: 'INVALID_RECEIPT',
+        message: 'the Google Play purchase is not paid (pending)',
+      });
+    }));
 
   it("reads the account the app named at purchase (externalAccountIdentifiers.obfuscatedExternalAccountId) as the transaction's account token", async () => {
     const token = 'b1011b47-a5c7-5dd0-a3ea-fde09a0c181a';
@@ -96,49 +97,45 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     expect((await verifier.verify('token-profile-000001')).app_account_token).toBeNull();
   });
 
-  it('reuses the access token until it expires', async () => {
-    const before = standIn.tokenRequests;
-    standIn.purchases.set(
-      'token-reuse-00000001',
-      subscriptionPurchase('premium_monthly', 86_400_000, {
-        acknowledgementState: 'ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED',
-      }),
-    );
-    await verifier.verify('token-reuse-00000001');
-    await verifier.verify('token-reuse-00000001');
-    // The module is loaded afresh for this test: one sign-in, for both reads.
-    expect(standIn.tokenRequests).toBe(before + 1);
-  });
+  it('reuses the access token until it expires', () =>
+    withOwnStandIn(async (own, ownVerifier) => {
+      own.purchases.set(
+        'token-reuse-00000001',
+        subscriptionPurchase('premium_monthly', 86_400_000, {
+          acknowledgementState: 'ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED',
+        }),
+      );
+      await ownVerifier.verify('token-reuse-00000001');
+      await ownVerifier.verify('token-reuse-00000001');
+      // One sign-in, for both reads.
+      expect(own.tokenRequests).toBe(1);
+    }));
 
-  it("keeps the access token until a minute before Google's expires_in (3599 s), to the millisecond", async () => {
-    const fresh = await freshModule(() => import('../../lib/stores/google-play.js'));
-    const freshVerifier = fresh.googlePlayVerifier(
-      { package_name: PACKAGE, service_account: standIn.serviceAccount },
-      { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
-    );
-    standIn.purchases.set(
-      'token-expiry-0000001',
-      subscriptionPurchase('premium_monthly', 86_400_000, {
-        acknowledgementState: 'ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED',
-      }),
-    );
-    const signedInAt = Date.parse('2026-06-01T12:00:00.000Z');
-    // Date alone is faked: the stand-in, in this process, judges the sign-in's iat and exp by it too.
-    vi.useFakeTimers({ toFake: ['Date'], now: signedInAt });
-    try {
-      const signInsAt = async (at: number) => {
-        vi.setSystemTime(at);
-        const before = standIn.tokenRequests;
-        await freshVerifier.verify('token-expiry-0000001');
-        return standIn.tokenRequests - before;
-      };
-      expect(await signInsAt(signedInAt)).toBe(1);
-      expect(await signInsAt(signedInAt + 3539_000 - 1)).toBe(0);
-      expect(await signInsAt(signedInAt + 3539_000)).toBe(1);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+  it("keeps the access token until a minute before Google's expires_in (3599 s), to the millisecond", () =>
+    withOwnStandIn(async (own, ownVerifier) => {
+      own.purchases.set(
+        'token-expiry-0000001',
+        subscriptionPurchase('premium_monthly', 86_400_000, {
+          acknowledgementState: 'ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED',
+        }),
+      );
+      const signedInAt = Date.parse('2026-06-01T12:00:00.000Z');
+      // Date alone is faked: the stand-in, in this process, judges the sign-in's iat and exp by it too.
+      vi.useFakeTimers({ toFake: ['Date'], now: signedInAt });
+      try {
+        const signInsAt = async (at: number) => {
+          vi.setSystemTime(at);
+          const before = own.tokenRequests;
+          await ownVerifier.verify('token-expiry-0000001');
+          return own.tokenRequests - before;
+        };
+        expect(await signInsAt(signedInAt)).toBe(1);
+        expect(await signInsAt(signedInAt + 3539_000 - 1)).toBe(0);
+        expect(await signInsAt(signedInAt + 3539_000)).toBe(1);
+      } finally {
+        vi.useRealTimers();
+      }
+    }));
 
   it('accepts a base64 purchase object, and refuses one of another package', async () => {
     standIn.purchases.set(
@@ -150,7 +147,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
         JSON.stringify({ packageName, productId: 'premium_monthly', purchaseToken: 'token-object-0000001' }),
       ).toString('base64');
     expect((await verifier.verify(object(PACKAGE))).original_transaction_id).toBe('token-object-0000001');
-    expect(await refusalOf(verifier.verify(object('com.evil.app')))).toMatchObject({
+    expect(await appErrorOf(verifier.verify(object('com.evil.app')))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: 'the purchase belongs to another app (package com.evil.app)',
     });
@@ -183,7 +180,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
   });
 
   it('an unknown token is INVALID_RECEIPT; a pending payment too, and a pending purchase canceled', async () => {
-    expect(await refusalOf(verifier.verify('token-unknown-000001'))).toMatchObject({
+    expect(await appErrorOf(verifier.verify('token-unknown-000001'))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: 'Google Play does not know this purchase token (404)',
     });
@@ -191,7 +188,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
       'token-pending-000001',
       subscriptionPurchase('premium_monthly', 86_400_000, { subscriptionState: 'SUBSCRIPTION_STATE_PENDING' }),
     );
-    expect((await refusalOf(verifier.verify('token-pending-000001'))).message).toBe(
+    expect((await appErrorOf(verifier.verify('token-pending-000001'))).message).toBe(
       'the Google Play purchase is not paid (pending)',
     );
     standIn.purchases.set(
@@ -200,7 +197,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
         subscriptionState: 'SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED',
       }),
     );
-    expect(await refusalOf(verifier.verify('token-pending-000002'))).toMatchObject({
+    expect(await appErrorOf(verifier.verify('token-pending-000002'))).toMatchObject({
       code: 'INVALID_RECEIPT',
       message: 'the Google Play purchase is not paid (pending, then canceled)',
     });
@@ -209,14 +206,14 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
   it('Google failing (5xx), refusing the credentials, or timing out is VERIFICATION_FAILED, retryable', async () => {
     standIn.purchases.set('token-flaky-00000001', subscriptionPurchase('premium_monthly', 86_400_000));
     standIn.failNext('token-flaky-00000001', 503);
-    expect(await refusalOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
+    expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'Google Play answered 503; retry',
       retryable: true,
     });
     for (const status of [401, 403]) {
       standIn.failNext('token-flaky-00000001', status);
-      expect(await refusalOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
+      expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
         code: 'VERIFICATION_FAILED',
         message: `Google Play refused the service account (${status}); check its Play Console permissions`,
         retryable: true,
@@ -227,7 +224,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
       expect(standIn.tokenRequests).toBe(signIns + 1);
     }
     standIn.failNext('token-flaky-00000001', 'hang');
-    expect(await refusalOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
+    expect(await appErrorOf(verifier.verify('token-flaky-00000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'Google Play did not answer (timeout); retry',
       retryable: true,
@@ -240,7 +237,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     standIn.purchases.set('token-gone-000000001', subscriptionPurchase('premium_monthly', 86_400_000));
     for (const status of [400, 410]) {
       standIn.failNext('token-gone-000000001', status);
-      expect(await refusalOf(verifier.verify('token-gone-000000001'))).toMatchObject({
+      expect(await appErrorOf(verifier.verify('token-gone-000000001'))).toMatchObject({
         code: 'INVALID_RECEIPT',
         message: `Google Play does not know this purchase token (${status})`,
       });
@@ -248,11 +245,11 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
   });
 
   it('the Play API unreachable is VERIFICATION_FAILED naming the cause', async () => {
-    const unreachable = google.googlePlayVerifier(
+    const unreachable = googlePlayVerifier(
       { package_name: PACKAGE, service_account: standIn.serviceAccount },
       { tokenUrl: standIn.tokenUrl, apiBaseUrl: `http://127.0.0.1:${await freePort()}` },
     );
-    expect(await refusalOf(unreachable.verify('token-active-0000001'))).toMatchObject({
+    expect(await appErrorOf(unreachable.verify('token-active-0000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: expect.stringMatching(/^Google Play did not answer \(.*ECONNREFUSED.*\); retry$/),
       retryable: true,
@@ -272,14 +269,14 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
 
   it('a service account Google does not accept is VERIFICATION_FAILED', async () => {
     const other = await startGooglePlayStandIn(PACKAGE);
-    const wrongKey = google.googlePlayVerifier(
+    const wrongKey = googlePlayVerifier(
       {
         package_name: PACKAGE,
         service_account: { ...other.serviceAccount, client_email: 'wrong@example.iam.gserviceaccount.com' },
       },
       { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
     );
-    expect(await refusalOf(wrongKey.verify('token-active-0000001'))).toMatchObject({
+    expect(await appErrorOf(wrongKey.verify('token-active-0000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'Google refused the service account sign-in (400 invalid_grant); check stores google set',
       retryable: true,
@@ -290,7 +287,7 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
   it('an acknowledgement Google refuses fails the verification (retryable), so it is retried', async () => {
     standIn.purchases.set('token-noack-00000001', subscriptionPurchase('premium_monthly', 86_400_000));
     standIn.failNext(':acknowledge', 500);
-    expect(await refusalOf(verifier.verify('token-noack-00000001'))).toMatchObject({
+    expect(await appErrorOf(verifier.verify('token-noack-00000001'))).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'Google Play did not accept the acknowledgement (500); retry',
       retryable: true,
@@ -299,11 +296,19 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     expect(standIn.acknowledged).toContain('token-noack-00000001');
   });
   it('a service account key that cannot sign is VERIFICATION_FAILED saying so, with the cause', async () => {
-    const unusable = google.googlePlayVerifier(
-      { package_name: PACKAGE, service_account: { ...standIn.serviceAccount, private_key: 'not a PEM key' } },
+    const unusable = googlePlayVerifier(
+      {
+        package_name: PACKAGE,
+        // An account of its own: none signed in before it, so its key is used.
+        service_account: {
+          ...standIn.serviceAccount,
+          client_email: 'unusable@example.iam.gserviceaccount.com',
+          private_key: 'not a PEM key',
+        },
+      },
       { tokenUrl: standIn.tokenUrl, apiBaseUrl: standIn.url },
     );
-    const error = await refusalOf(unusable.verify('token-active-0000001'));
+    const error = await appErrorOf(unusable.verify('token-active-0000001'));
     expect(error).toMatchObject({
       code: 'VERIFICATION_FAILED',
       message: 'the Google service account private key cannot sign (stores google set)',
@@ -311,21 +316,22 @@ describe('Google Play verification over HTTP (local stand-in of the token endpoi
     expect(error.cause).toBeInstanceOf(Error);
   });
 
-  it('a sign-in refused without an OAuth error names the status alone; an answer that is no JSON is unreadable', async () => {
-    standIn.purchases.set('token-text-000000001', subscriptionPurchase('premium_monthly', 86_400_000));
-    standIn.answerNext('/token', 503, 'Service Unavailable');
-    expect(await refusalOf(verifier.verify('token-text-000000001'))).toMatchObject({
-      code: 'VERIFICATION_FAILED',
-      message: 'Google refused the service account sign-in (503); check stores google set',
-      retryable: true,
-    });
-    standIn.answerNext('token-text-000000001', 200, '<html>not JSON</html>');
-    const unreadable = await refusalOf(verifier.verify('token-text-000000001'));
-    expect(unreadable).toMatchObject({
-      code: 'VERIFICATION_FAILED',
-      message: 'Google Play sent an unreadable answer; retry',
-      retryable: true,
-    });
-    expect(unreadable.cause).toBeInstanceOf(SyntaxError);
-  });
+  it('a sign-in refused without an OAuth error names the status alone; an answer that is no JSON is unreadable', () =>
+    withOwnStandIn(async (own, ownVerifier) => {
+      own.purchases.set('token-text-000000001', subscriptionPurchase('premium_monthly', 86_400_000));
+      own.answerNext('/token', 503, 'Service Unavailable');
+      expect(await appErrorOf(ownVerifier.verify('token-text-000000001'))).toMatchObject({
+        code: 'VERIFICATION_FAILED',
+        message: 'Google refused the service account sign-in (503); check stores google set',
+        retryable: true,
+      });
+      own.answerNext('token-text-000000001', 200, '<html>not JSON</html>');
+      const unreadable = await appErrorOf(ownVerifier.verify('token-text-000000001'));
+      expect(unreadable).toMatchObject({
+        code: 'VERIFICATION_FAILED',
+        message: 'Google Play sent an unreadable answer; retry',
+        retryable: true,
+      });
+      expect(unreadable.cause).toBeInstanceOf(SyntaxError);
+    }));
 });

@@ -18,7 +18,6 @@ import {
   subscriptionsEndpoint,
 } from '../../lib/http/endpoint.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
-import { freshModule } from '../support/fresh-module.js';
 import { apiEvent, captureLogEntries, type EventParts, invoke, LAMBDA_REQUEST_ID } from '../support/lambda-events.js';
 import { mobileHeaders } from '../support/mobile.js';
 
@@ -379,14 +378,12 @@ describe('mobileEndpoint', () => {
   });
 
   it('says why an X-USER-TOKEN is refused: malformed, for another user, or expired', async () => {
-    // Loaded in the test: the refusal wordings are a table made while lib/http/auth.ts loads.
-    const endpoint = await freshModule(() => import('../../lib/http/endpoint.js'));
-    const fresh = endpoint.mobileEndpoint({}, async () => ({}));
+    const noData = mobileEndpoint({}, async () => ({}));
     const strict = await createTestApp([]);
     const { issued_secret: secret } = await setUserTokenRequired(strict.appId, true);
     const headers = mobileHeaders(strict, 'u-1');
     const now = Math.floor(Date.now() / 1000);
-    const refusal = async (token: string) => (await call(fresh, { ...headers, 'x-user-token': token })).body;
+    const refusal = async (token: string) => (await call(noData, { ...headers, 'x-user-token': token })).body;
     expect(await refusal('v1.123')).toEqual({
       status: 'error',
       code: 'INVALID_USER_TOKEN',

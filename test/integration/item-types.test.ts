@@ -14,8 +14,25 @@ vi.hoisted(() => {
   process.env.TABLE_NAME = `item-types-${process.pid}`;
 });
 
+import { putAdsConfig, putSegments } from '../../lib/data/app-config.js';
+import { setRestorePolicy } from '../../lib/data/apps.js';
+import { advanceCheckpoint } from '../../lib/data/due.js';
+import { putEntitlements } from '../../lib/data/entitlements.js';
+import { startErasure } from '../../lib/data/erasure-writes.js';
+import { saveGoogleOidcKeys } from '../../lib/data/google-oidc-keys.js';
 import { scanPages } from '../../lib/data/query.js';
+import { countUserRequest } from '../../lib/data/rate-limits.js';
+import { chargeReportQuota } from '../../lib/data/report-quotas.js';
+import { appendReport, storeEvents, storeOrder, storeSession } from '../../lib/data/reports.js';
+import { putExchangeRates } from '../../lib/data/revenue-reads.js';
+import { writeTake, writeUnknownToStore } from '../../lib/data/store-call-budget.js';
+import { recordNotification } from '../../lib/data/store-notifications.js';
+import { putStoreSettings } from '../../lib/data/store-settings.js';
+import { setWebhook } from '../../lib/data/webhooks.js';
 import { NO_COUNTS } from '../../lib/domain/erasure-scope.js';
+import { grantEntitlement } from '../../lib/services/grants.js';
+import { verifyPurchase } from '../../lib/services/verification.js';
+import { deliverStatusChange } from '../../lib/services/webhook-delivery.js';
 import { settleCounters } from '../support/counters.js';
 import { createTestApp, statusChange } from '../support/fixtures.js';
 import { createOwnTable, emptyOwnTable } from '../support/own-table.js';
@@ -81,34 +98,6 @@ const DAY = NOW.toISOString().slice(0, 10);
 
 beforeAll(() => createOwnTable());
 
-/**
- * The modules that write the items, loaded inside the test: the type names they define while they
- * load are then this test's to hold (docs/mutation.md, "Import-time tables").
- */
-async function writers() {
-  vi.resetModules();
-  return {
-    ...(await import('../../lib/data/apps.js')),
-    ...(await import('../../lib/data/app-config.js')),
-    ...(await import('../../lib/data/api-keys.js')),
-    ...(await import('../../lib/data/due.js')),
-    ...(await import('../../lib/data/entitlements.js')),
-    ...(await import('../../lib/data/erasure-writes.js')),
-    ...(await import('../../lib/data/google-oidc-keys.js')),
-    ...(await import('../../lib/data/rate-limits.js')),
-    ...(await import('../../lib/data/report-quotas.js')),
-    ...(await import('../../lib/data/reports.js')),
-    ...(await import('../../lib/data/revenue-reads.js')),
-    ...(await import('../../lib/data/store-call-budget.js')),
-    ...(await import('../../lib/data/store-notifications.js')),
-    ...(await import('../../lib/data/webhooks.js')),
-    ...(await import('../../lib/services/grants.js')),
-    ...(await import('../../lib/services/verification.js')),
-    ...(await import('../../lib/services/webhook-delivery.js')),
-    ...(await import('../../lib/data/store-settings.js')),
-  };
-}
-
 /** Every item of the table, read consistently page by page. */
 async function scanAll(): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
@@ -119,30 +108,6 @@ async function scanAll(): Promise<Record<string, unknown>[]> {
 async function writeEveryKind(): Promise<Record<string, unknown>[]> {
   // From an empty table: a kind an earlier run of this file wrote must not stand in for one this run failed to write.
   await emptyOwnTable();
-  const {
-    putAdsConfig,
-    putSegments,
-    setRestorePolicy,
-    advanceCheckpoint,
-    putEntitlements,
-    startErasure,
-    saveGoogleOidcKeys,
-    writeTake,
-    writeUnknownToStore,
-    countUserRequest,
-    chargeReportQuota,
-    appendReport,
-    storeEvents,
-    storeOrder,
-    storeSession,
-    putExchangeRates,
-    recordNotification,
-    setWebhook,
-    grantEntitlement,
-    verifyPurchase,
-    deliverStatusChange,
-    putStoreSettings,
-  } = await writers();
   const app = await createTestApp();
   const { appId } = app;
   await putStoreSettings(appId, 'app_store', { bundle_id: 'com.example.types', environment: 'Sandbox' });

@@ -32,7 +32,6 @@ const settingsOf = async (appId: string) =>
   (await getAppWithStoreSettings(appId, 'app_store', { withCredentials: true })).settings;
 
 import { createTestApp } from '../support/fixtures.js';
-import { freshModule } from '../support/fresh-module.js';
 import { type SecretsManagerStandIn, startSecretsManagerStandIn } from '../support/secrets-manager-standin.js';
 import { waitUntil } from '../support/webhook-receiver.js';
 
@@ -96,8 +95,9 @@ describe('store settings in AWS: identifiers in the table, credentials in Secret
     delete process.env.AWS_REGION;
     delete process.env.AWS_DEFAULT_REGION;
     try {
-      // Loaded afresh: the client is made on first use, with the region read when the module loads.
-      const settings = await freshModule(() => import('../../lib/data/store-settings.js'));
+      // Evaluated anew: the region is configuration, read from the environment when lib/ loads.
+      vi.resetModules();
+      const settings = await import('../../lib/data/store-settings.js');
       await settings.putStoreSettings(appId, 'app_store', {
         bundle_id: 'com.example',
         environment: 'Sandbox',

@@ -17,13 +17,9 @@ import { getSubscription, listSubscriptions, scanSubscriptions } from '../../lib
 import { rewriteSubscriptions } from '../../lib/data/subscription-rewrite.js';
 import { conditionFailed, interceptCommands, stopIntercepting, throttled } from '../support/ddb-intercept.js';
 import { createTestApp } from '../support/fixtures.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
 import { LEGACY_RECEIPT, LEGACY_STORE_STATE, seedLegacyShapes } from '../support/legacy-items.js';
 import { createOwnTable } from '../support/own-table.js';
 import { seedSubscription } from '../support/subscriptions.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const rewriteModule = freshBeforeEach(() => import('../../lib/data/subscription-rewrite.js'));
 
 describe('rewriteSubscriptions', () => {
   beforeAll(async () => {
@@ -40,7 +36,7 @@ describe('rewriteSubscriptions', () => {
     expect(currentItem).toHaveProperty('change_cause');
 
     // Read: both subscriptions' SUB and PAYMENT items; written: the legacy pair only.
-    expect(await rewriteModule.rewriteSubscriptions()).toEqual({ examined: 4, rewritten: 2, purchases_moved: 2 });
+    expect(await rewriteSubscriptions()).toEqual({ examined: 4, rewritten: 2, purchases_moved: 2 });
 
     expect(await getConsistent(keys.subscription(appId, current.id))).toEqual(currentItem);
     expect(await getConsistent(keys.subscription(appId, record.id))).toEqual(subscriptionItem(record));
@@ -61,7 +57,7 @@ describe('rewriteSubscriptions', () => {
     for (const id of [owner.original_transaction_id, unownedTransactionId])
       expect(await getConsistent(keys.formerPurchaseOwner(appId, owner.store, id))).toBeUndefined();
 
-    expect(await rewriteModule.rewriteSubscriptions()).toEqual({ examined: 4, rewritten: 0, purchases_moved: 0 });
+    expect(await rewriteSubscriptions()).toEqual({ examined: 4, rewritten: 0, purchases_moved: 0 });
   });
   it("scanSubscriptions reads every page of the table, one app's state items only", async () => {
     const { appId } = await createTestApp([]);

@@ -5,7 +5,6 @@ export async function appErrorOf(promise: Promise<unknown>, type: typeof AppErro
   try {
     await promise;
   } catch (error) {
-    // `type`: the AppError class of a module loaded afresh (test/support/fresh-module.ts).
     if (error instanceof type) return error;
     throw error;
   }

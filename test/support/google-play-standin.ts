@@ -90,7 +90,7 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
         if (typeof answer === 'string') return response.writeHead(status, { 'content-type': 'text/plain' }).end(answer);
         return send(status, answer ?? { error: { code: status, message: 'stand-in failure' } });
       }
-      if (request.method === 'GET' && path === jwksPath) {
+      if (request.method === 'GET' && path.split('?')[0] === jwksPath) {
         standIn.jwksRequests += 1;
         return send(200, { keys: [...oidcKeys.values()].filter((k) => k.published).map((k) => k.jwk) });
       }
@@ -164,7 +164,8 @@ export async function startGooglePlayStandIn(packageName: string, port = 0): Pro
     url,
     tokenUrl: `${url}/token`,
     serviceAccount: {
-      client_email: 'verifier@example-project.iam.gserviceaccount.com',
+      // This stand-in's own: lib/ keeps access tokens by account, and one another stand-in issued is not valid here.
+      client_email: `verifier-${randomBytes(4).toString('hex')}@example-project.iam.gserviceaccount.com`,
       private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       token_uri: `${url}/token`,
     },

@@ -1,28 +1,28 @@
 import fc from 'fast-check';
 import { v5 as uuidV5Oracle } from 'uuid';
 import { describe, expect, it } from 'vitest';
-import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const accountTokens = freshBeforeEach(() => import('../../lib/domain/app-account-token.js'));
+import {
+  APP_ACCOUNT_TOKEN_NAMESPACE,
+  accountTokenAllows,
+  appAccountTokenFor,
+  isUuid,
+  uuidV5,
+} from '../../lib/domain/app-account-token.js';
 
 const APP = 'app_0123456789abcdef';
 
 describe('app account tokens (UUIDv5 of <app_id>:<user_id>)', () => {
   it('the worked example of docs/store-verification.md, literally', () => {
-    expect(accountTokens.appAccountTokenFor('app_0123456789abcdef', 'user-42')).toBe(
-      'b1011b47-a5c7-5dd0-a3ea-fde09a0c181a',
-    );
+    expect(appAccountTokenFor('app_0123456789abcdef', 'user-42')).toBe('b1011b47-a5c7-5dd0-a3ea-fde09a0c181a');
   });
 
   it('the namespace is UUIDv5 of https://subscription-backend/app-account-token in the URL namespace', () => {
-    expect(accountTokens.APP_ACCOUNT_TOKEN_NAMESPACE).toBe('2f694459-cded-58fc-83f6-fffbcdd41979');
-    expect(accountTokens.uuidV5('https://subscription-backend/app-account-token', uuidV5Oracle.URL)).toBe(
-      accountTokens.APP_ACCOUNT_TOKEN_NAMESPACE,
+    expect(APP_ACCOUNT_TOKEN_NAMESPACE).toBe('2f694459-cded-58fc-83f6-fffbcdd41979');
+    expect(uuidV5('https://subscription-backend/app-account-token', uuidV5Oracle.URL)).toBe(
+      APP_ACCOUNT_TOKEN_NAMESPACE,
     );
     expect(uuidV5Oracle('https://subscription-backend/app-account-token', uuidV5Oracle.URL)).toBe(
-      accountTokens.APP_ACCOUNT_TOKEN_NAMESPACE,
+      APP_ACCOUNT_TOKEN_NAMESPACE,
     );
   });
 
@@ -32,8 +32,8 @@ describe('app account tokens (UUIDv5 of <app_id>:<user_id>)', () => {
         fc.stringMatching(/^app_[0-9a-f]{16}$/),
         fc.string({ minLength: 1, maxLength: 256, unit: 'grapheme' }),
         (appId, userId) => {
-          expect(accountTokens.appAccountTokenFor(appId, userId)).toBe(
-            uuidV5Oracle(`${appId}:${userId}`, accountTokens.APP_ACCOUNT_TOKEN_NAMESPACE),
+          expect(appAccountTokenFor(appId, userId)).toBe(
+            uuidV5Oracle(`${appId}:${userId}`, APP_ACCOUNT_TOKEN_NAMESPACE),
           );
         },
       ),
@@ -42,7 +42,7 @@ describe('app account tokens (UUIDv5 of <app_id>:<user_id>)', () => {
   });
 
   it('is a version 5, RFC 9562 variant, lowercase UUID', () => {
-    expect(accountTokens.appAccountTokenFor(APP, 'anyone')).toMatch(
+    expect(appAccountTokenFor(APP, 'anyone')).toMatch(
       /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
     );
   });
@@ -69,7 +69,7 @@ describe('app account tokens (UUIDv5 of <app_id>:<user_id>)', () => {
     ['with a token that is not a UUID (the user id itself), the user may not', 'alice', 'alice', false],
     ['with an empty token, nobody may', '', 'alice', false],
   ])('%s', (_case, token, user, allowed) => {
-    expect(accountTokens.accountTokenAllows(token, APP, user)).toBe(allowed);
+    expect(accountTokenAllows(token, APP, user)).toBe(allowed);
   });
 
   it.each([
@@ -80,12 +80,12 @@ describe('app account tokens (UUIDv5 of <app_id>:<user_id>)', () => {
     ['2f694459cded58fc83f6fffbcdd41979', false],
     ['2f694459-cded-58fc-83f6-fffbcdd4197g', false],
   ])('isUuid(%o) is %s', (value, expected) => {
-    expect(accountTokens.isUuid(value)).toBe(expected);
+    expect(isUuid(value)).toBe(expected);
   });
 
   it('uuidV5 refuses a namespace that is not a UUID, naming it', () => {
-    expect(() => accountTokens.uuidV5('name', 'not-a-uuid')).toThrow(new Error('namespace not-a-uuid is not a UUID'));
-    expect(() => accountTokens.uuidV5('name', `${accountTokens.APP_ACCOUNT_TOKEN_NAMESPACE}0`)).toThrow(
+    expect(() => uuidV5('name', 'not-a-uuid')).toThrow(new Error('namespace not-a-uuid is not a UUID'));
+    expect(() => uuidV5('name', `${APP_ACCOUNT_TOKEN_NAMESPACE}0`)).toThrow(
       new Error('namespace 2f694459-cded-58fc-83f6-fffbcdd419790 is not a UUID'),
     );
   });

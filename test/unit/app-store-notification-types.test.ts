@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { StorePurchaseState } from '../../lib/domain/store-purchase.js';
-import { stateOfNotification } from '../../lib/stores/app-store-notification-types.js';
-import { freshModule } from '../support/fresh-module.js';
-
-const stateTypes = async () =>
-  (await freshModule(() => import('../../lib/stores/app-store-notification-types.js'))).APP_STORE_STATE_TYPES;
+import { APP_STORE_STATE_TYPES, stateOfNotification } from '../../lib/stores/app-store-notification-types.js';
 
 describe("App Store notification types whose signedTransactionInfo is the purchase's state", () => {
-  it("are Apple's (App Store Server Notifications V2, notificationType) that describe a purchase", async () => {
-    expect([...(await stateTypes())].sort()).toEqual([
+  it("are Apple's (App Store Server Notifications V2, notificationType) that describe a purchase", () => {
+    expect([...APP_STORE_STATE_TYPES].sort()).toEqual([
       'DID_CHANGE_RENEWAL_PREF',
       'DID_CHANGE_RENEWAL_STATUS',
       'DID_FAIL_TO_RENEW',
@@ -32,8 +28,8 @@ describe("App Store notification types whose signedTransactionInfo is the purcha
 
   it.each(['TEST', 'CONSUMPTION_REQUEST', 'REFUND_DECLINED', 'EXTERNAL_PURCHASE_TOKEN', 'REFUND_REQUESTED', ''])(
     '%s states none',
-    async (type) => {
-      expect((await stateTypes()).has(type)).toBe(false);
+    (type) => {
+      expect(APP_STORE_STATE_TYPES.has(type)).toBe(false);
     },
   );
 });

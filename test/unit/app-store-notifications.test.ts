@@ -12,7 +12,7 @@ import {
   VerificationException,
   VerificationStatus,
 } from '@apple/app-store-server-library';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StoreNotification, StorePurchaseState } from '../../lib/domain/store-purchase.js';
 import { MAX_NOTIFICATION_BYTES } from '../../lib/domain/store-purchase.js';
 import { APPLE_ROOT_CA_G3 } from '../../lib/stores/app-store.js';
@@ -30,8 +30,7 @@ import {
   type NotificationParts,
 } from '../support/app-store-notifications.js';
 import { STAND_IN_ROOT, signedByStandIn } from '../support/app-store-standin.js';
-import { appErrorThrownBy, errorThrownBy } from '../support/assertions.js';
-import { freshModuleWithAppError } from '../support/fresh-module.js';
+import { appErrorThrownBy } from '../support/assertions.js';
 
 const fixture = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url));
 const SANDBOX_APP = { bundleId: NOTIFY_BUNDLE, environment: 'Sandbox' } as const;
@@ -360,13 +359,9 @@ const ROWS: Row[] = [
 const decode = (parts: NotificationParts, app: Parameters<typeof decodeAppStoreNotification>[1] = SANDBOX_APP) =>
   decodeAppStoreNotification(appStoreNotificationBody(parts), app, ROOTS);
 
-/** The decoder loaded afresh, with its AppError: its import-time tables are the calling test's to hold (test/support/fresh-module.ts). */
-const freshDecoder = () => freshModuleWithAppError(() => import('../../lib/stores/app-store-notifications.js'));
-
 describe('App Store notifications: every type and subtype', () => {
   it.each(ROWS)('%s %s', async (type, subtype, parts, expected) => {
-    const fresh = await freshDecoder();
-    const notification: StoreNotification = fresh.decodeAppStoreNotification(
+    const notification: StoreNotification = decodeAppStoreNotification(
       appStoreNotificationBody({ type, subtype, notificationUUID: UUID, signedDate: SENT, ...parts }),
       SANDBOX_APP,
       ROOTS,
@@ -386,14 +381,11 @@ describe('App Store notifications: every type and subtype', () => {
     ['a chain of two certificates', ['MIIB', 'MIIB']],
     ['a chain of three that are no certificates', ['bm90', 'YQ', 'Yg']],
   ])("%s: the certificate chain is not Apple's", async (_case, x5c) => {
-    const fresh = await freshDecoder();
     const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const genuine = appStoreNotificationBody({ type: 'TEST', notificationUUID: UUID, signedDate: SENT });
     const [, payload, signature] = genuine.signedPayload.split('.');
     const signedPayload = `${part({ alg: 'ES256', x5c })}.${payload}.${signature}`;
-    expect(
-      errorThrownBy(() => fresh.decodeAppStoreNotification({ signedPayload }, SANDBOX_APP, ROOTS), fresh.AppError),
-    ).toMatchObject({
+    expect(appErrorThrownBy(() => decodeAppStoreNotification({ signedPayload }, SANDBOX_APP, ROOTS))).toMatchObject({
       code: 'INVALID_NOTIFICATION',
       message: "App Store notification rejected: its signed payload: the certificate chain is not Apple's",
     });
@@ -567,12 +559,8 @@ describe('App Store notifications: refusals (INVALID_NOTIFICATION, saying why)',
     renewal: renewalInfo(),
     ...parts,
   });
-  let fresh: Awaited<ReturnType<typeof freshDecoder>>;
-  beforeEach(async () => {
-    fresh = await freshDecoder();
-  });
   const refusal = (body: unknown, app: Parameters<typeof decodeAppStoreNotification>[1] = SANDBOX_APP) => {
-    const error = errorThrownBy(() => fresh.decodeAppStoreNotification(body, app, ROOTS), fresh.AppError);
+    const error = appErrorThrownBy(() => decodeAppStoreNotification(body, app, ROOTS));
     expect(error.code).toBe('INVALID_NOTIFICATION');
     expect(error.status).toBe(400);
     // Never the payload's contents: no ids, no account token.
@@ -692,13 +680,11 @@ describe('App Store notifications: refusals (INVALID_NOTIFICATION, saying why)',
       expect(refusal(body)).toContain(why);
     }
     // The whole wording, and the cause: the verifier's rejection where there is one, none where there is not.
-    const notJson = errorThrownBy(() => fresh.decodeAppStoreNotification('{', SANDBOX_APP, ROOTS), fresh.AppError);
+    const notJson = appErrorThrownBy(() => decodeAppStoreNotification('{', SANDBOX_APP, ROOTS));
     expect(notJson.message).toBe('App Store notification rejected: the body is not JSON');
     expect(notJson.cause).toBeUndefined();
-    const unsigned = errorThrownBy(
-      () =>
-        fresh.decodeAppStoreNotification({ signedPayload: `${header}.bm90IEpTT04.${signature}` }, SANDBOX_APP, ROOTS),
-      fresh.AppError,
+    const unsigned = appErrorThrownBy(() =>
+      decodeAppStoreNotification({ signedPayload: `${header}.bm90IEpTT04.${signature}` }, SANDBOX_APP, ROOTS),
     );
     expect(unsigned.cause).toMatchObject({
       rejection: 'malformed',

@@ -1,11 +1,7 @@
 /** Conditional GET (lib/http/conditional.ts): If-None-Match as RFC 9110 13.1.2 reads it, cases written out. */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { etagOf } from '../../lib/http/conditional.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const conditionalModule = freshBeforeEach(() => import('../../lib/http/conditional.js'));
+import { conditionalResponse, etagOf, noneMatchHits } from '../../lib/http/conditional.js';
 
 const BODY = '{"data":{"active":true}}';
 const TAG = etagOf(BODY);
@@ -33,21 +29,21 @@ describe('noneMatchHits', () => {
     // W/ counts only in front.
     [`${TAG.slice(0, 5)}W/${TAG.slice(5)}`, false],
   ])('If-None-Match %j holds the tag: %s', (header, hits) => {
-    expect(conditionalModule.noneMatchHits(header, TAG)).toBe(hits);
+    expect(noneMatchHits(header, TAG)).toBe(hits);
   });
 });
 
 describe('conditionalResponse', () => {
   it('gives a 200 its ETag (a 27-character base64url SHA-256 prefix) and private, no-cache', () => {
     expect(TAG).toMatch(/^"[\w-]{27}"$/);
-    expect(conditionalModule.conditionalResponse(ok(), undefined)).toEqual({
+    expect(conditionalResponse(ok(), undefined)).toEqual({
       ...ok(),
       headers: { ...ok().headers, ETag: TAG, 'Cache-Control': 'private, no-cache' },
     });
   });
 
   it('answers 304 without a body or Content-Type when the client holds the body', () => {
-    expect(conditionalModule.conditionalResponse(ok(), TAG)).toEqual({
+    expect(conditionalResponse(ok(), TAG)).toEqual({
       statusCode: 304,
       headers: { 'X-Request-Id': 'r', ETag: TAG, 'Cache-Control': 'private, no-cache' },
       body: '',
@@ -55,6 +51,6 @@ describe('conditionalResponse', () => {
   });
 
   it('never turns an answer other than 200 into a 304', () => {
-    expect(conditionalModule.conditionalResponse(ok(201), TAG)).toMatchObject({ statusCode: 201, body: BODY });
+    expect(conditionalResponse(ok(201), TAG)).toMatchObject({ statusCode: 201, body: BODY });
   });
 });

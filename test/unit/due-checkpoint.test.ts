@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { HandledDueDay } from '../../lib/domain/due-checkpoint.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const dueCheckpointModule = freshBeforeEach(() => import('../../lib/domain/due-checkpoint.js'));
+import { checkpointAfter, DUE_DAY_SETTLE_MS } from '../../lib/domain/due-checkpoint.js';
 
 const done = (day: string): HandledDueDay => ({ day, complete: true, failed: false });
 
 describe('where the due-work checkpoint moves after a run', () => {
   it('a day settles 15 minutes after it ends', () => {
-    expect(dueCheckpointModule.DUE_DAY_SETTLE_MS).toBe(900_000);
+    expect(DUE_DAY_SETTLE_MS).toBe(900_000);
   });
 
   it.each([
@@ -63,6 +60,6 @@ describe('where the due-work checkpoint moves after a run', () => {
     ['across a leap day', [done('2028-02-28'), done('2028-02-29')], '2028-03-01T01:00:00.000Z', '2028-03-01'],
     ['across a year end', [done('2026-12-31')], '2027-01-01T00:30:00.000Z', '2027-01-01'],
   ] as const)('%s', (_, days, now, expected) => {
-    expect(dueCheckpointModule.checkpointAfter(days, new Date(now))).toBe(expected);
+    expect(checkpointAfter(days, new Date(now))).toBe(expected);
   });
 });

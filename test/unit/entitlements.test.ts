@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EntitledSubscription } from '../../lib/domain/entitlements.js';
+import { entitlementStates } from '../../lib/domain/entitlements.js';
 import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
 import { type EntitlementState, entitlementCatalogueSchema } from '../../lib/schemas/entitlement.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const entitlementsModule = freshBeforeEach(() => import('../../lib/domain/entitlements.js'));
 
 const NOW = new Date('2026-06-30T12:00:00.000Z');
 
@@ -44,7 +41,7 @@ const NONE: EntitlementState = {
 
 describe('entitlementStates', () => {
   it('a user with no subscriptions has every entitlement of the app, none active', () => {
-    expect(entitlementsModule.entitlementStates(DEFINITIONS, [], NOW)).toEqual({ pro: NONE, sync: NONE });
+    expect(entitlementStates(DEFINITIONS, [], NOW)).toEqual({ pro: NONE, sync: NONE });
   });
 
   // One subscription each: the state of `pro` (premium_monthly unlocks it) and whether `sync` is active.
@@ -178,7 +175,7 @@ describe('entitlementStates', () => {
   ];
 
   it.each(cases)('$case', ({ subscription, pro, syncActive }) => {
-    const states = entitlementsModule.entitlementStates(DEFINITIONS, [sub(subscription)], NOW);
+    const states = entitlementStates(DEFINITIONS, [sub(subscription)], NOW);
     const expected =
       pro === NONE
         ? NONE
@@ -199,7 +196,7 @@ describe('entitlementStates', () => {
   });
 
   it('of several subscriptions, one giving access decides, the one whose access ends last', () => {
-    const states = entitlementsModule.entitlementStates(
+    const states = entitlementStates(
       DEFINITIONS,
       [
         sub({ product_id: 'premium_monthly', expires_at: '2026-07-30T12:00:00.000Z' }),
@@ -223,7 +220,7 @@ describe('entitlementStates', () => {
   });
 
   it('with none giving access, the one whose access ended last describes the inactive entitlement', () => {
-    const states = entitlementsModule.entitlementStates(
+    const states = entitlementStates(
       DEFINITIONS,
       [
         sub({ status: 'expired', expires_at: '2026-05-01T00:00:00.000Z', created_at: '2026-04-01T00:00:00.000Z' }),
@@ -245,7 +242,7 @@ describe('entitlementStates', () => {
   });
 
   it('equal access ends: the newer subscription decides', () => {
-    const states = entitlementsModule.entitlementStates(
+    const states = entitlementStates(
       DEFINITIONS,
       [
         sub({ product_id: 'premium_monthly', created_at: '2026-06-01T00:00:00.000Z' }),
@@ -261,13 +258,9 @@ describe('entitlementStates at the edges', () => {
   const endsNow = NOW.toISOString();
 
   it('a subscription whose access ends this instant gives none', () => {
-    const states = entitlementsModule.entitlementStates(
-      DEFINITIONS,
-      [sub({ expires_at: endsNow, auto_renew: false })],
-      NOW,
-    );
+    const states = entitlementStates(DEFINITIONS, [sub({ expires_at: endsNow, auto_renew: false })], NOW);
     expect(states.pro).toMatchObject({ active: false, expires_at: endsNow });
-    const oneLater = entitlementsModule.entitlementStates(
+    const oneLater = entitlementStates(
       DEFINITIONS,
       [sub({ expires_at: new Date(NOW.getTime() + 1).toISOString(), auto_renew: false })],
       NOW,
@@ -277,11 +270,9 @@ describe('entitlementStates at the edges', () => {
 
   it('a grant that ends this instant, or was ended early, gives none', () => {
     const grant = { entitlement_id: 'pro', granted_at: '2026-06-01T00:00:00.000Z', ended_at: null };
-    expect(
-      entitlementsModule.entitlementStates(DEFINITIONS, [], NOW, [{ ...grant, expires_at: endsNow }]).pro!.active,
-    ).toBe(false);
+    expect(entitlementStates(DEFINITIONS, [], NOW, [{ ...grant, expires_at: endsNow }]).pro!.active).toBe(false);
     const revoked = { ...grant, expires_at: '2026-12-01T00:00:00.000Z', ended_at: '2026-06-29T00:00:00.000Z' };
-    expect(entitlementsModule.entitlementStates(DEFINITIONS, [], NOW, [revoked]).pro).toMatchObject({
+    expect(entitlementStates(DEFINITIONS, [], NOW, [revoked]).pro).toMatchObject({
       active: false,
       period_type: 'grant',
     });
@@ -294,20 +285,20 @@ describe('entitlementStates at the edges', () => {
       [older, newer],
       [newer, older],
     ])
-      expect(entitlementsModule.entitlementStates(DEFINITIONS, order, NOW).pro!.product_id).toBe('premium_yearly');
+      expect(entitlementStates(DEFINITIONS, order, NOW).pro!.product_id).toBe('premium_yearly');
     const laterEnd = sub({ product_id: 'premium_monthly', expires_at: '2026-08-30T12:00:00.000Z' });
     for (const order of [
       [laterEnd, newer],
       [newer, laterEnd],
     ])
-      expect(entitlementsModule.entitlementStates(DEFINITIONS, order, NOW).pro!.product_id).toBe('premium_monthly');
+      expect(entitlementStates(DEFINITIONS, order, NOW).pro!.product_id).toBe('premium_monthly');
     // The later end decides even when it is the older.
     const olderLaterEnd = { ...laterEnd, created_at: '2026-05-01T00:00:00.000Z' };
     for (const order of [
       [olderLaterEnd, newer],
       [newer, olderLaterEnd],
     ])
-      expect(entitlementsModule.entitlementStates(DEFINITIONS, order, NOW).pro!.product_id).toBe('premium_monthly');
+      expect(entitlementStates(DEFINITIONS, order, NOW).pro!.product_id).toBe('premium_monthly');
   });
 
   it('of a subscription and a grant alike in end and start, the subscription decides', () => {
@@ -318,7 +309,7 @@ describe('entitlementStates at the edges', () => {
       expires_at: subscription.expires_at,
       ended_at: null,
     };
-    expect(entitlementsModule.entitlementStates(DEFINITIONS, [subscription], NOW, [grant]).pro).toMatchObject({
+    expect(entitlementStates(DEFINITIONS, [subscription], NOW, [grant]).pro).toMatchObject({
       active: true,
       product_id: 'premium_monthly',
       period_type: 'normal',

@@ -2,17 +2,9 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { AppError, ERRORS } from '../../lib/core/errors.js';
 import { bearerToken } from '../../lib/http/auth.js';
-import { MAX_JSON_DEPTH } from '../../lib/http/parse.js';
-import { errorThrownBy } from '../support/assertions.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test (both in one load, with its AppError): what the modules make while they
-// load is then every test's to hold (docs/mutation.md).
-const httpEdge = freshBeforeEach(async () => ({
-  ...(await import('../../lib/http/envelopes.js')),
-  ...(await import('../../lib/http/parse.js')),
-}));
-const appErrorThrownBy = (run: () => unknown) => errorThrownBy(run, httpEdge.AppError);
+import { errorBody, errorResponse } from '../../lib/http/envelopes.js';
+import { MAX_JSON_DEPTH, parseJsonBody, parsePart } from '../../lib/http/parse.js';
+import { appErrorThrownBy } from '../support/assertions.js';
 
 describe('error table and envelopes', () => {
   it('every error kind has an HTTP status and a message', () => {
@@ -46,7 +38,7 @@ describe('error table and envelopes', () => {
     const error = new AppError('INVALID_PARAMETER', 'bad', {
       details: [{ path: 'body.price', message: 'must be a number' }],
     });
-    expect(httpEdge.errorBody('subscriptions', error, 'req-1')).toEqual({
+    expect(errorBody('subscriptions', error, 'req-1')).toEqual({
       error: {
         code: 'INVALID_PARAMETER',
         message: 'bad',
@@ -56,7 +48,7 @@ describe('error table and envelopes', () => {
   });
 
   it('the mobile API uses {status: "error", code, message}', () => {
-    expect(httpEdge.errorBody('mobile', new AppError('INVALID_API_KEY'), 'req-1')).toEqual({
+    expect(errorBody('mobile', new AppError('INVALID_API_KEY'), 'req-1')).toEqual({
       status: 'error',
       code: 'INVALID_API_KEY',
       message: 'API key is invalid',
@@ -64,7 +56,7 @@ describe('error table and envelopes', () => {
   });
 
   it('a 500 carries the request id in the body and header but no internals', () => {
-    const response = httpEdge.errorResponse(
+    const response = errorResponse(
       'subscriptions',
       new AppError('INTERNAL_ERROR', undefined, { cause: new Error('secret stack') }),
       'req-9',
@@ -80,19 +72,19 @@ describe('error table and envelopes', () => {
 
 describe('request parsing', () => {
   it('malformed JSON is INVALID_PARAMETER, never an exception of another kind', () => {
-    expect(appErrorThrownBy(() => httpEdge.parseJsonBody('{"a":', false)).code).toBe('INVALID_PARAMETER');
+    expect(appErrorThrownBy(() => parseJsonBody('{"a":', false)).code).toBe('INVALID_PARAMETER');
   });
 
   it(`a body nested deeper than ${MAX_JSON_DEPTH} levels is INVALID_PARAMETER, even 100,000 levels (no stack overflow)`, () => {
     const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
-    expect(httpEdge.parseJsonBody(nested(MAX_JSON_DEPTH), false)).toBeInstanceOf(Array);
+    expect(parseJsonBody(nested(MAX_JSON_DEPTH), false)).toBeInstanceOf(Array);
     for (const body of [
       nested(MAX_JSON_DEPTH + 1),
       nested(100_000),
       '{"a":'.repeat(100_000),
       `{"a":${nested(MAX_JSON_DEPTH)}}`,
     ]) {
-      const error = appErrorThrownBy(() => httpEdge.parseJsonBody(body, false));
+      const error = appErrorThrownBy(() => parseJsonBody(body, false));
       expect(error).toMatchObject({
         kind: 'INVALID_PARAMETER',
         message: `body nests deeper than ${MAX_JSON_DEPTH} levels`,
@@ -102,7 +94,7 @@ describe('request parsing', () => {
 
   it('brackets inside strings, escaped quotes included, do not count as nesting', () => {
     const text = JSON.stringify({ a: '[[[[{{{{'.repeat(10), b: '\\"[[[[', c: '"'.repeat(30) + '['.repeat(30) });
-    expect(httpEdge.parseJsonBody(text, false)).toEqual(JSON.parse(text));
+    expect(parseJsonBody(text, false)).toEqual(JSON.parse(text));
   });
 
   it('the depth check agrees with a character-by-character scan on 20,000 generated texts, malformed ones included', () => {
@@ -137,7 +129,7 @@ describe('request parsing', () => {
       if (expected) deep++;
       let refusedForDepth = false;
       try {
-        httpEdge.parseJsonBody(text, false);
+        parseJsonBody(text, false);
       } catch (error) {
         refusedForDepth = (error as Error).message === `body nests deeper than ${MAX_JSON_DEPTH} levels`;
       }
@@ -150,17 +142,17 @@ describe('request parsing', () => {
 
   it('a 10 MB string, or 5 million escapes, is scanned without exhausting the stack', () => {
     const long = JSON.stringify({ a: 'x'.repeat(10_000_000) });
-    expect(httpEdge.parseJsonBody(long, false)).toEqual({ a: 'x'.repeat(10_000_000) });
+    expect(parseJsonBody(long, false)).toEqual({ a: 'x'.repeat(10_000_000) });
     const escapes = JSON.stringify({ a: '"'.repeat(5_000_000) });
-    expect(httpEdge.parseJsonBody(escapes, false)).toEqual({ a: '"'.repeat(5_000_000) });
+    expect(parseJsonBody(escapes, false)).toEqual({ a: '"'.repeat(5_000_000) });
   });
 
   it('a base64 body (as API Gateway passes it) that is not UTF-8 is INVALID_PARAMETER, not decoded with U+FFFD', () => {
     const base64 = (...parts: (string | number[])[]) =>
       Buffer.concat(parts.map((p) => Buffer.from(p as string))).toString('base64');
-    expect(httpEdge.parseJsonBody(base64('{"name":"Zoë 😀"}'), true)).toEqual({ name: 'Zoë 😀' });
+    expect(parseJsonBody(base64('{"name":"Zoë 😀"}'), true)).toEqual({ name: 'Zoë 😀' });
     for (const bad of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
-      const error = appErrorThrownBy(() => httpEdge.parseJsonBody(base64('{"name":"', bad, '"}'), true));
+      const error = appErrorThrownBy(() => parseJsonBody(base64('{"name":"', bad, '"}'), true));
       expect(error).toMatchObject({
         kind: 'INVALID_PARAMETER',
         message: 'body is not valid UTF-8',
@@ -172,7 +164,7 @@ describe('request parsing', () => {
   it('zod failures list every field path', () => {
     const schema = z.strictObject({ a: z.number(), b: z.string() });
     try {
-      httpEdge.parsePart('body', schema, { a: 'x', c: 1 });
+      parsePart('body', schema, { a: 'x', c: 1 });
       expect.unreachable();
     } catch (error) {
       const paths = (error as AppError).details?.map((d) => d.path);
@@ -181,27 +173,25 @@ describe('request parsing', () => {
   });
 
   it('the message names the first failing path; unknown keys are listed by name', () => {
-    const error = appErrorThrownBy(() =>
-      httpEdge.parsePart('query', z.strictObject({ a: z.number() }), { a: 1, zz: 2, yy: 3 }),
-    );
+    const error = appErrorThrownBy(() => parsePart('query', z.strictObject({ a: z.number() }), { a: 1, zz: 2, yy: 3 }));
     expect(error).toMatchObject({
       kind: 'INVALID_PARAMETER',
       message: 'query: Unrecognized keys: "zz", "yy": zz, yy',
       details: [{ path: 'query', message: 'Unrecognized keys: "zz", "yy": zz, yy' }],
     });
-    expect(appErrorThrownBy(() => httpEdge.parsePart('params', z.object({ id: z.string() }), {})).message).toBe(
+    expect(appErrorThrownBy(() => parsePart('params', z.object({ id: z.string() }), {})).message).toBe(
       'params.id: Invalid input: expected string, received undefined',
     );
   });
 
   it('an empty body is none; one that is not JSON, a byte order mark first, says so', () => {
-    expect(httpEdge.parseJsonBody('', false)).toBeUndefined();
-    expect(httpEdge.parseJsonBody(null, true)).toBeUndefined();
+    expect(parseJsonBody('', false)).toBeUndefined();
+    expect(parseJsonBody(null, true)).toBeUndefined();
     for (const [body, base64] of [
       ['{"a":1', false],
       [Buffer.from('\uFEFF{"a":1}').toString('base64'), true],
     ] as const) {
-      expect(appErrorThrownBy(() => httpEdge.parseJsonBody(body, base64))).toMatchObject({
+      expect(appErrorThrownBy(() => parseJsonBody(body, base64))).toMatchObject({
         kind: 'INVALID_PARAMETER',
         message: 'body is not valid JSON',
         details: [{ path: 'body', message: 'is not valid JSON' }],
@@ -211,7 +201,7 @@ describe('request parsing', () => {
 
   it('a closing bracket ends its level: many siblings nest no deeper than one of them', () => {
     const siblings = `[${Array.from({ length: MAX_JSON_DEPTH * 2 }, () => '[{}]').join(',')}]`;
-    expect(httpEdge.parseJsonBody(siblings, false)).toHaveLength(MAX_JSON_DEPTH * 2);
+    expect(parseJsonBody(siblings, false)).toHaveLength(MAX_JSON_DEPTH * 2);
   });
 
   it('Bearer tokens are read case-insensitively and anything else is rejected', () => {

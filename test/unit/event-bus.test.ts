@@ -5,12 +5,11 @@
  */
 import { EventBridgeClient, PutEventsCommand, type PutEventsResultEntry } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { config } from '../../lib/core/config.js';
 import { putEvents } from '../../lib/events/bus.js';
 import type { BusEventDetail } from '../../lib/events/schemas.js';
 import { statusChange } from '../support/fixtures.js';
-import { freshModule } from '../support/fresh-module.js';
 
 const eventBridge = mockClient(EventBridgeClient);
 const BUS = 'subscriptions-bus';
@@ -82,7 +81,9 @@ describe('putEvents', () => {
     delete process.env.AWS_DEFAULT_REGION;
     process.env.EVENT_BUS_NAME = BUS;
     try {
-      const bus = await freshModule(() => import('../../lib/events/bus.js'));
+      // Evaluated anew: the region is configuration, read from the environment when lib/ loads.
+      vi.resetModules();
+      const bus = await import('../../lib/events/bus.js');
       const tableClient = await import('../../lib/data/client.js');
       eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e1' }] });
       expect(await bus.putEvents(events(1))).toEqual([]);

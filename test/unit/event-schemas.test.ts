@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { busEventDetail, EVENT_KINDS, EVENT_SOURCE, eventPayload } from '../../lib/events/schemas.js';
 import { storeEventData } from '../support/fixtures.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const eventSchemas = freshBeforeEach(() => import('../../lib/events/schemas.js'));
 
 const statusChanged = {
   event: 'subscription.status_changed',
@@ -45,7 +42,7 @@ const expired = { event: 'entitlement.expired', timestamp: '2026-02-01T00:00:10.
 
 describe('event schemas (webhook bodies and the bus detail)', () => {
   it("the service publishes the spec's status change, the transfer, the six store-driven kinds and the three of grants", () => {
-    expect(eventSchemas.EVENT_KINDS).toEqual([
+    expect(EVENT_KINDS).toEqual([
       'subscription.status_changed',
       'subscription.transferred',
       'subscription.renewed',
@@ -61,12 +58,12 @@ describe('event schemas (webhook bodies and the bus detail)', () => {
   });
 
   it('accepts either kind, each with exactly its fields', () => {
-    expect(eventSchemas.eventPayload.parse(statusChanged)).toEqual(statusChanged);
-    expect(eventSchemas.eventPayload.parse(transferred)).toEqual(transferred);
-    expect(eventSchemas.eventPayload.parse(granted)).toEqual(granted);
-    expect(eventSchemas.eventPayload.parse(expired)).toEqual(expired);
+    expect(eventPayload.parse(statusChanged)).toEqual(statusChanged);
+    expect(eventPayload.parse(transferred)).toEqual(transferred);
+    expect(eventPayload.parse(granted)).toEqual(granted);
+    expect(eventPayload.parse(expired)).toEqual(expired);
     expect(
-      eventSchemas.busEventDetail.parse({
+      busEventDetail.parse({
         app_id: 'app_0123456789abcdef',
         event_id: 'evt_0123456789abcdef01234567',
         payload: transferred,
@@ -94,7 +91,7 @@ describe('event schemas (webhook bodies and the bus detail)', () => {
     ['an expiry with a previous end (only a grant has one)', { ...expired, data: granted.data }],
     ['a grant naming a subscription', { ...expired, data: { ...grantData, subscription_id: 'sub_1' } }],
   ])('refuses %s', (_case, payload) => {
-    expect(eventSchemas.eventPayload.safeParse(payload).success).toBe(false);
+    expect(eventPayload.safeParse(payload).success).toBe(false);
   });
 });
 
@@ -119,23 +116,23 @@ describe('store-driven event schemas', () => {
 
   it.each(KINDS)('%s: accepted with the common fields and its own', (event, extra) => {
     const payload = storeEvent(event, extra);
-    expect(eventSchemas.eventPayload.parse(payload)).toEqual(payload);
+    expect(eventPayload.parse(payload)).toEqual(payload);
   });
 
   it.each(KINDS.filter(([, extra]) => Object.keys(extra).length > 0))('%s: refused without its own fields', (event) => {
-    expect(eventSchemas.eventPayload.safeParse(storeEvent(event, {})).success).toBe(false);
+    expect(eventPayload.safeParse(storeEvent(event, {})).success).toBe(false);
   });
 
   it.each(Object.keys(storeData))('refused without the common field %s', (field) => {
     const payload = storeEvent('subscription.auto_renew_changed', {});
     delete (payload.data as Record<string, unknown>)[field];
-    expect(eventSchemas.eventPayload.safeParse(payload).success).toBe(false);
+    expect(eventPayload.safeParse(payload).success).toBe(false);
   });
 
   it('the bus detail: the source is the service, and the event id is evt_ and 24 hex digits, nothing around them', () => {
-    expect(eventSchemas.EVENT_SOURCE).toBe('subscription-backend');
+    expect(EVENT_SOURCE).toBe('subscription-backend');
     const detail = (event_id: string) =>
-      eventSchemas.busEventDetail.safeParse({
+      busEventDetail.safeParse({
         app_id: 'app_0123456789abcdef',
         event_id,
         payload: storeEvent('subscription.refund_reversed', {}),

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { EVENT_LIMITS, epochMillis, isReportedTime, normalizeEvents } from '../../lib/domain/events.js';
 import { reportSessionBody } from '../../lib/schemas/mobile.js';
-import { errorThrownBy } from '../support/assertions.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const eventsModule = freshBeforeEach(() => import('../../lib/domain/events.js'));
-const appErrorThrownBy = (run: () => unknown) => errorThrownBy(run, eventsModule.AppError);
+import { appErrorThrownBy } from '../support/assertions.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 /** X-USER-ID of an app without signed user tokens. */
@@ -13,7 +9,7 @@ const SENDER = { userId: 'h', userProven: false };
 
 describe('reported events', () => {
   it('normalises Shape A and Shape B to one shape (B: eventName -> name, properties -> extra, user from X-USER-ID)', () => {
-    const [a, b] = eventsModule.normalizeEvents(
+    const [a, b] = normalizeEvents(
       [
         { name: 'screen_view', user: 'u-1', sessionId: 's-1', extra: { screen_name: 'home' } },
         { eventName: 'button_click', timestamp: 1_780_000_000_000, properties: { button_name: 'buy' } },
@@ -45,7 +41,7 @@ describe('reported events', () => {
     [[{ eventName: 'x', timestamp: 'yesterday' }], 'INVALID_PARAMETER'],
     [['not an event'], 'INVALID_PARAMETER'],
   ])('%o is %s', (events, code) => {
-    expect(appErrorThrownBy(() => eventsModule.normalizeEvents(events, SENDER, NOW)).code).toBe(code);
+    expect(appErrorThrownBy(() => normalizeEvents(events, SENDER, NOW)).code).toBe(code);
   });
 
   it('names the index of the offending event, so the whole batch is refused', () => {
@@ -54,28 +50,20 @@ describe('reported events', () => {
       { name: 'ok', user: 'u', sessionId: 's' },
       { name: 'ok', user: 'u' },
     ];
-    const error = appErrorThrownBy(() => eventsModule.normalizeEvents(events, SENDER, NOW));
+    const error = appErrorThrownBy(() => normalizeEvents(events, SENDER, NOW));
     expect(error.code).toBe('SESSION_ID_REQUIRED');
     expect(error.message).toContain('events[2]');
   });
 
   it('enforces the limits: 1,000 events, 32 KB per event, non-empty array', () => {
     const event = { name: 'x', user: 'u', sessionId: 's' };
+    expect(normalizeEvents(Array(EVENT_LIMITS.maxEvents).fill(event), SENDER, NOW)).toHaveLength(1000);
+    expect(appErrorThrownBy(() => normalizeEvents(Array(1001).fill(event), SENDER, NOW)).message).toContain('1000');
     expect(
-      eventsModule.normalizeEvents(Array(eventsModule.EVENT_LIMITS.maxEvents).fill(event), SENDER, NOW),
-    ).toHaveLength(1000);
-    expect(
-      appErrorThrownBy(() => eventsModule.normalizeEvents(Array(1001).fill(event), SENDER, NOW)).message,
-    ).toContain('1000');
-    expect(
-      appErrorThrownBy(() =>
-        eventsModule.normalizeEvents([{ ...event, extra: { blob: 'x'.repeat(33_000) } }], SENDER, NOW),
-      ).message,
+      appErrorThrownBy(() => normalizeEvents([{ ...event, extra: { blob: 'x'.repeat(33_000) } }], SENDER, NOW)).message,
     ).toContain('32 KB');
-    expect(appErrorThrownBy(() => eventsModule.normalizeEvents([], SENDER, NOW)).code).toBe('INVALID_PARAMETER');
-    expect(appErrorThrownBy(() => eventsModule.normalizeEvents({ name: 'x' }, SENDER, NOW)).code).toBe(
-      'INVALID_PARAMETER',
-    );
+    expect(appErrorThrownBy(() => normalizeEvents([], SENDER, NOW)).code).toBe('INVALID_PARAMETER');
+    expect(appErrorThrownBy(() => normalizeEvents({ name: 'x' }, SENDER, NOW)).code).toBe('INVALID_PARAMETER');
   });
 
   it('gives a resent batch the same keys (a later retry included), and distinct keys to identical events in one batch', () => {
@@ -83,14 +71,14 @@ describe('reported events', () => {
       { name: 'x', user: 'u', sessionId: 's' },
       { name: 'x', user: 'u', sessionId: 's' },
     ];
-    const first = eventsModule.normalizeEvents(batch, SENDER, NOW).map((e) => e.key);
-    const retry = eventsModule.normalizeEvents(batch, SENDER, new Date(NOW.getTime() + 60_000)).map((e) => e.key);
+    const first = normalizeEvents(batch, SENDER, NOW).map((e) => e.key);
+    const retry = normalizeEvents(batch, SENDER, new Date(NOW.getTime() + 60_000)).map((e) => e.key);
     expect(retry).toEqual(first);
     expect(new Set(first).size).toBe(2);
   });
 
   it('uses a client-supplied eventId or insert_id as the key', () => {
-    const [a, b] = eventsModule.normalizeEvents(
+    const [a, b] = normalizeEvents(
       [
         { name: 'x', user: 'u', sessionId: 's', eventId: 'e-1' },
         { eventName: 'y', insert_id: 'i-1' },
@@ -102,7 +90,7 @@ describe('reported events', () => {
   });
 
   it('accepts epoch seconds as well as milliseconds and ISO strings', () => {
-    const [s, ms, iso] = eventsModule.normalizeEvents(
+    const [s, ms, iso] = normalizeEvents(
       [
         { eventName: 'a', timestamp: 1_780_000_000 },
         { eventName: 'b', timestamp: 1_780_000_000_000 },
@@ -126,7 +114,7 @@ describe('reported events', () => {
 
 /** The error eventsModule.normalizeEvents throws, as clients see it in the body. */
 const refusal = (events: unknown, now: Date = NOW) => {
-  const error = appErrorThrownBy(() => eventsModule.normalizeEvents(events, SENDER, now));
+  const error = appErrorThrownBy(() => normalizeEvents(events, SENDER, now));
   return { code: error.code, message: error.message, details: error.details };
 };
 
@@ -255,17 +243,17 @@ describe('reported events: the limits are inclusive', () => {
       sessionId: 's'.repeat(256),
       eventId: 'e'.repeat(256),
     };
-    const [event] = eventsModule.normalizeEvents([atLimits], SENDER, NOW);
+    const [event] = normalizeEvents([atLimits], SENDER, NOW);
     expect(event).toMatchObject({ name: 'n'.repeat(128), session_id: 's'.repeat(256) });
     expect(event!.key).toBe(`id:${'e'.repeat(256)}`);
 
     const largest = { ...A, extra: { blob: 'b'.repeat(32_709) } };
     expect(Buffer.byteLength(JSON.stringify(largest))).toBe(32_768);
-    expect(eventsModule.normalizeEvents([largest], SENDER, NOW)[0]!.extra).toEqual({ blob: 'b'.repeat(32_709) });
+    expect(normalizeEvents([largest], SENDER, NOW)[0]!.extra).toEqual({ blob: 'b'.repeat(32_709) });
   });
 
   it('takes a null extra or properties as none, and a null timestamp as the receive time', () => {
-    const [a, b] = eventsModule.normalizeEvents(
+    const [a, b] = normalizeEvents(
       [
         { ...A, extra: null, timestamp: null },
         { eventName: 'y', properties: null },
@@ -288,7 +276,7 @@ describe('reported events: timestamps', () => {
     ['a day ahead of now, in seconds', 1_780_401_600, '2026-06-02T12:00:00.000Z'],
     ['a day ahead of now as ISO 8601', '2026-06-02T12:00:00.000Z', '2026-06-02T12:00:00.000Z'],
   ])('accepts %s', (_, timestamp, expected) => {
-    expect(eventsModule.normalizeEvents([{ ...A, timestamp }], SENDER, NOW)[0]!.timestamp).toBe(expected);
+    expect(normalizeEvents([{ ...A, timestamp }], SENDER, NOW)[0]!.timestamp).toBe(expected);
   });
 
   it.each([
@@ -306,25 +294,25 @@ describe('reported events: timestamps', () => {
   });
 
   it('epochMillis reads values below 1e11 as seconds and from 1e11 on as milliseconds', () => {
-    expect(eventsModule.epochMillis(99_999_999_999)).toBe(99_999_999_999_000);
-    expect(eventsModule.epochMillis(1e11)).toBe(100_000_000_000);
-    expect(eventsModule.epochMillis(1_780_000_000)).toBe(1_780_000_000_000);
-    expect(eventsModule.epochMillis(1_780_000_000_000)).toBe(1_780_000_000_000);
+    expect(epochMillis(99_999_999_999)).toBe(99_999_999_999_000);
+    expect(epochMillis(1e11)).toBe(100_000_000_000);
+    expect(epochMillis(1_780_000_000)).toBe(1_780_000_000_000);
+    expect(epochMillis(1_780_000_000_000)).toBe(1_780_000_000_000);
   });
 
   it('isReportedTime: from 2000-01-01T00:00:00.000Z to exactly a day after now, both included', () => {
-    expect(eventsModule.isReportedTime(946_684_800_000, NOW)).toBe(true);
-    expect(eventsModule.isReportedTime(946_684_799_999, NOW)).toBe(false);
-    expect(eventsModule.isReportedTime(1_780_401_600_000, NOW)).toBe(true);
-    expect(eventsModule.isReportedTime(1_780_401_600_001, NOW)).toBe(false);
-    expect(eventsModule.isReportedTime(Number.POSITIVE_INFINITY, NOW)).toBe(false);
+    expect(isReportedTime(946_684_800_000, NOW)).toBe(true);
+    expect(isReportedTime(946_684_799_999, NOW)).toBe(false);
+    expect(isReportedTime(1_780_401_600_000, NOW)).toBe(true);
+    expect(isReportedTime(1_780_401_600_001, NOW)).toBe(false);
+    expect(isReportedTime(Number.POSITIVE_INFINITY, NOW)).toBe(false);
   });
 });
 
 describe('reported events: keys', () => {
   it('derives the key of an event without an id from its place and content (stored keys: the format is fixed)', () => {
     // A change of this derivation would store a batch resent across a deploy twice.
-    expect(eventsModule.normalizeEvents([A], SENDER, NOW)[0]!.key).toBe('h:fJ5EwfmWHd9fzrJVvhW2IiydF9tFChxE');
+    expect(normalizeEvents([A], SENDER, NOW)[0]!.key).toBe('h:fJ5EwfmWHd9fzrJVvhW2IiydF9tFChxE');
   });
 });
 
@@ -336,7 +324,7 @@ describe("reported events: every event is the sender's (X-USER-ID)", () => {
     ['with a user token, Shape B (no user)', proven, { eventName: 'y' }],
     ['without user tokens, another user (filed under X-USER-ID)', SENDER, { ...A, user: 'victim' }],
   ])('accepts an event %s, and names no other user', (_, sender, event) => {
-    const [normalized] = eventsModule.normalizeEvents([event], sender, NOW);
+    const [normalized] = normalizeEvents([event], sender, NOW);
     expect(Object.keys(normalized!).sort()).toEqual(['extra', 'key', 'name', 'session_id', 'timestamp']);
   });
 
@@ -344,7 +332,7 @@ describe("reported events: every event is the sender's (X-USER-ID)", () => {
     ['another user', { ...A, user: 'victim' }],
     ['its own user in another case', { ...A, user: 'H' }],
   ])('with a user token refuses an event naming %s: INVALID_PARAMETER at its index', (_, event) => {
-    const error = appErrorThrownBy(() => eventsModule.normalizeEvents([{ ...A, user: 'h' }, event], proven, NOW));
+    const error = appErrorThrownBy(() => normalizeEvents([{ ...A, user: 'h' }, event], proven, NOW));
     expect({ code: error.code, message: error.message, details: error.details }).toEqual({
       code: 'INVALID_PARAMETER',
       message: 'events[1]: user must be X-USER-ID: an event belongs to the user who sends it',
@@ -355,9 +343,7 @@ describe("reported events: every event is the sender's (X-USER-ID)", () => {
   });
 
   it("checks the user last: a malformed event naming another user gets the spec's own code", () => {
-    const error = appErrorThrownBy(() =>
-      eventsModule.normalizeEvents([{ user: 'victim', sessionId: 's' }], proven, NOW),
-    );
+    const error = appErrorThrownBy(() => normalizeEvents([{ user: 'victim', sessionId: 's' }], proven, NOW));
     expect(error.code).toBe('EVENT_NAME_REQUIRED');
   });
 });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { purchaseReference, purchaseStateOf, type SubscriptionPurchaseV2 } from '../../lib/stores/google-play.js';
+import {
+  PURCHASE_TOKEN_PATTERN,
+  purchaseReference,
+  purchaseStateOf,
+  type SubscriptionPurchaseV2,
+} from '../../lib/stores/google-play.js';
 import { appErrorThrownBy } from '../support/assertions.js';
-import { freshModule } from '../support/fresh-module.js';
 
 const TOKEN = 'opaque-token.AO-J1Oy:x_1';
 const AS_OF = '2026-11-27T12:00:00.000Z';
@@ -21,7 +25,6 @@ describe('a Google Play purchase token', () => {
     ['!abcdefghijk', false],
     ['abcdefghijk!', false],
   ])('%s: %s', async (token, valid) => {
-    const { PURCHASE_TOKEN_PATTERN } = await freshModule(() => import('../../lib/stores/google-play.js'));
     expect(PURCHASE_TOKEN_PATTERN.test(token)).toBe(valid);
   });
 });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type DeveloperNotification, parsePubSubPush } from '../../lib/stores/google-play-notifications.js';
+import {
+  type DeveloperNotification,
+  parsePubSubPush,
+  SUBSCRIPTION_NOTIFICATION_TYPES,
+  subscriptionNotificationType,
+} from '../../lib/stores/google-play-notifications.js';
 import { appErrorThrownBy } from '../support/assertions.js';
-import { freshModule } from '../support/fresh-module.js';
 
 const TOKEN = 'token-0123456789.abc:def_ghi-jkl';
 const base64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
@@ -28,9 +32,6 @@ const refusal = (body: unknown) => {
 
 describe("Google's subscription notification types (developer.android.com, RTDN reference)", () => {
   it('names every documented code as Google does, and keeps the number of an unknown one', async () => {
-    const { SUBSCRIPTION_NOTIFICATION_TYPES, subscriptionNotificationType } = await freshModule(
-      () => import('../../lib/stores/google-play-notifications.js'),
-    );
     expect(SUBSCRIPTION_NOTIFICATION_TYPES).toStrictEqual({
       1: 'SUBSCRIPTION_RECOVERED',
       2: 'SUBSCRIPTION_RENEWED',

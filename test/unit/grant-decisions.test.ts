@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { AppError } from '../../lib/core/errors.js';
 import { entitlementStates } from '../../lib/domain/entitlements.js';
 import type { GrantRecord, GrantRequest } from '../../lib/domain/grant-decisions.js';
+import {
+  addDuration,
+  decideExpiry,
+  decideGrant,
+  decideRevoke,
+  parseDuration,
+} from '../../lib/domain/grant-decisions.js';
 import { INITIAL_LIFECYCLE } from '../../lib/domain/subscription-state.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: the duration pattern and the refusals are made while the module loads.
-const grantsModule = freshBeforeEach(() => import('../../lib/domain/grant-decisions.js'));
 
 const NOW = new Date('2026-01-31T12:00:00.000Z');
 
@@ -33,7 +37,7 @@ function refusal(run: () => unknown): { path: string; message: string } | undefi
     run();
     return undefined;
   } catch (error) {
-    if (!(error instanceof grantsModule.AppError) || error.kind !== 'INVALID_PARAMETER') throw error;
+    if (!(error instanceof AppError) || error.kind !== 'INVALID_PARAMETER') throw error;
     return error.details![0]!;
   }
 }
@@ -49,7 +53,7 @@ describe('parseDuration (ISO 8601, whole units)', () => {
     ['P12Y34M56W78D', { years: 12, months: 34, weeks: 56, days: 78 }],
     ['PT10H20M30S', { hours: 10, minutes: 20, seconds: 30 }],
   ])('%s', (text, units) => {
-    expect(grantsModule.parseDuration(text)).toEqual({
+    expect(parseDuration(text)).toEqual({
       years: 0,
       months: 0,
       weeks: 0,
@@ -64,7 +68,7 @@ describe('parseDuration (ISO 8601, whole units)', () => {
   it.each(['', 'P', 'PT', 'P1DT', '1M', 'p1m', 'P1.5D', 'P-1D', 'P1H', 'PT1D', 'P1M1Y', 'P1234567D', 'P1M ', 'xP1D'])(
     '%j is refused',
     (text) => {
-      expect(grantsModule.parseDuration(text)).toBeUndefined();
+      expect(parseDuration(text)).toBeUndefined();
     },
   );
 });
@@ -80,7 +84,7 @@ describe('addDuration', () => {
     ['PT90S', 'PT90S', '2026-01-31T12:01:30.000Z'],
     ['P1DT1M1S', 'P1DT1M1S', '2026-02-01T12:01:01.000Z'],
   ])('%s', (_case, text, end) => {
-    expect(grantsModule.addDuration(NOW, grantsModule.parseDuration(text)!).toISOString()).toBe(end);
+    expect(addDuration(NOW, parseDuration(text)!).toISOString()).toBe(end);
   });
 });
 
@@ -136,7 +140,7 @@ describe('decideGrant', () => {
     },
   ];
   it.each(cases)('$case', ({ current, request, decision }) => {
-    expect(grantsModule.decideGrant(current, request, NOW)).toEqual(decision);
+    expect(decideGrant(current, request, NOW)).toEqual(decision);
   });
 
   it.each([
@@ -152,10 +156,10 @@ describe('decideGrant', () => {
     ['a duration past the bound', { duration: 'P101Y' }, 'duration: must end at most 100 years from now'],
   ] as const)('%s is refused saying %j', (_case, request: GrantRequest, message) => {
     try {
-      grantsModule.decideGrant(undefined, request, NOW);
+      decideGrant(undefined, request, NOW);
       expect.unreachable();
     } catch (error) {
-      expect(error instanceof grantsModule.AppError && error.message).toBe(message);
+      expect(error instanceof AppError && error.message).toBe(message);
     }
   });
 
@@ -173,13 +177,13 @@ describe('decideGrant', () => {
     ['expires_at in the past', { expires_at: '2026-01-01T00:00:00.000Z' }, 'body.expires_at'],
     ['expires_at past the 100-year bound', { expires_at: '2127-01-01T00:00:00.000Z' }, 'body.expires_at'],
   ] as const)('%s is a 400 naming %j', (_case, request: GrantRequest, path) => {
-    expect(refusal(() => grantsModule.decideGrant(RUNNING, request, NOW))?.path).toBe(path);
+    expect(refusal(() => decideGrant(RUNNING, request, NOW))?.path).toBe(path);
   });
 });
 
 describe('decideRevoke and grantsModule.decideExpiry', () => {
   it('a revoke ends a running grant now, at the next version', () => {
-    expect(grantsModule.decideRevoke(RUNNING, NOW)).toEqual({
+    expect(decideRevoke(RUNNING, NOW)).toEqual({
       ...RUNNING,
       expires_at: NOW.toISOString(),
       ended_at: NOW.toISOString(),
@@ -193,17 +197,17 @@ describe('decideRevoke and grantsModule.decideExpiry', () => {
     ['a grant that ran out', RAN_OUT],
     ['a revoked grant', REVOKED],
   ])('a revoke of %s changes nothing', (_case, current) => {
-    expect(grantsModule.decideRevoke(current, NOW)).toBeUndefined();
+    expect(decideRevoke(current, NOW)).toBeUndefined();
   });
 
   it('the sweeper ends a grant that ran out at its expires_at', () => {
-    expect(grantsModule.decideExpiry(RAN_OUT, NOW)).toEqual({
+    expect(decideExpiry(RAN_OUT, NOW)).toEqual({
       ...RAN_OUT,
       ended_at: RAN_OUT.expires_at,
       end_reason: 'expired',
       version: 2,
     });
-    expect(grantsModule.decideExpiry(grant({ expires_at: NOW.toISOString() }), NOW)).toMatchObject({
+    expect(decideExpiry(grant({ expires_at: NOW.toISOString() }), NOW)).toMatchObject({
       end_reason: 'expired',
     });
   });
@@ -214,7 +218,7 @@ describe('decideRevoke and grantsModule.decideExpiry', () => {
     ['a revoked grant', REVOKED],
     ['a grant it ended already', { ...RAN_OUT, ended_at: RAN_OUT.expires_at, end_reason: 'expired' as const }],
   ])('the sweeper leaves %s alone', (_case, current) => {
-    expect(grantsModule.decideExpiry(current, NOW)).toBeUndefined();
+    expect(decideExpiry(current, NOW)).toBeUndefined();
   });
 });
 

@@ -3,12 +3,14 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
 import type { ChangeCause, HistoryEntry, StateImage } from '../../lib/domain/history-entries.js';
+import {
+  decodeHistoryCursor,
+  encodeHistoryCursor,
+  historyEntryOf,
+  notificationTypeOf,
+} from '../../lib/domain/history-entries.js';
 import { historyOf } from '../../lib/events/aggregator.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
 import { buildSubscription } from '../support/subscriptions.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const subscriptionHistoryModule = freshBeforeEach(() => import('../../lib/domain/history-entries.js'));
 
 const T0 = '2026-10-20T08:30:00.000Z';
 const T1 = '2026-11-20T08:30:00.000Z';
@@ -157,28 +159,18 @@ const CASES: {
 
 describe('historyEntryOf: the entry one write of a subscription adds to its history', () => {
   it.each(CASES)('$name', ({ before, after, cause, entry }) => {
-    expect(
-      subscriptionHistoryModule.historyEntryOf(
-        before as StateImage | undefined,
-        after as StateImage | undefined,
-        cause,
-      ),
-    ).toEqual(entry);
+    expect(historyEntryOf(before as StateImage | undefined, after as StateImage | undefined, cause)).toEqual(entry);
   });
 
   it("an entry never carries the user's id (erasure leaves history alone)", () => {
-    const entry = subscriptionHistoryModule.historyEntryOf(
-      undefined,
-      created as unknown as StateImage,
-      cause('api', 'create', 1),
-    );
+    const entry = historyEntryOf(undefined, created as unknown as StateImage, cause('api', 'create', 1));
     expect(JSON.stringify(entry)).not.toContain(created.user_id);
   });
 
   it("a store's notification type is its type, and subtype after a slash when it has one", () => {
-    expect(subscriptionHistoryModule.notificationTypeOf({ type: 'DID_RENEW', subtype: null })).toBe('DID_RENEW');
+    expect(notificationTypeOf({ type: 'DID_RENEW', subtype: null })).toBe('DID_RENEW');
     expect(
-      subscriptionHistoryModule.notificationTypeOf({
+      notificationTypeOf({
         type: 'DID_CHANGE_RENEWAL_STATUS',
         subtype: 'AUTO_RENEW_DISABLED',
       }),
@@ -223,8 +215,8 @@ describe('historyOf: a stream record of a subscription write, as the aggregator 
 
 describe('history cursor', () => {
   it('continues before the version it names, for the subscription it was issued for', () => {
-    const cursor = subscriptionHistoryModule.encodeHistoryCursor({ subscriptionId: 'sub_1', before: 21 });
-    expect(subscriptionHistoryModule.decodeHistoryCursor(cursor, 'sub_1')).toBe(21);
+    const cursor = encodeHistoryCursor({ subscriptionId: 'sub_1', before: 21 });
+    expect(decodeHistoryCursor(cursor, 'sub_1')).toBe(21);
   });
 
   it.each([
@@ -237,7 +229,7 @@ describe('history cursor', () => {
     ['JSON null', Buffer.from('null').toString('base64url')],
     ['a JSON number', Buffer.from('3').toString('base64url')],
   ])('refuses %s: 400 cursor is not valid', (_, cursor) => {
-    expect(() => subscriptionHistoryModule.decodeHistoryCursor(cursor, 'sub_1')).toThrow(
+    expect(() => decodeHistoryCursor(cursor, 'sub_1')).toThrow(
       expect.objectContaining({
         code: 'INVALID_PARAMETER',
         message: 'cursor is not valid',
@@ -247,12 +239,7 @@ describe('history cursor', () => {
   });
 
   it("refuses another subscription's cursor, saying which to use it with", () => {
-    expect(() =>
-      subscriptionHistoryModule.decodeHistoryCursor(
-        subscriptionHistoryModule.encodeHistoryCursor({ subscriptionId: 'sub_2', before: 3 }),
-        'sub_1',
-      ),
-    ).toThrow(
+    expect(() => decodeHistoryCursor(encodeHistoryCursor({ subscriptionId: 'sub_2', before: 3 }), 'sub_1')).toThrow(
       expect.objectContaining({
         code: 'INVALID_PARAMETER',
         message: 'cursor was issued for another subscription',
@@ -262,11 +249,6 @@ describe('history cursor', () => {
   });
 
   it('takes version 1, the first one', () => {
-    expect(
-      subscriptionHistoryModule.decodeHistoryCursor(
-        subscriptionHistoryModule.encodeHistoryCursor({ subscriptionId: 'sub_1', before: 1 }),
-        'sub_1',
-      ),
-    ).toBe(1);
+    expect(decodeHistoryCursor(encodeHistoryCursor({ subscriptionId: 'sub_1', before: 1 }), 'sub_1')).toBe(1);
   });
 });

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_METRICS_DELTA, type MetricsDelta, type MetricsSubject } from '../../lib/domain/metrics.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const metricsModule = freshBeforeEach(() => import('../../lib/domain/metrics.js'));
+import {
+  conversionRate,
+  EMPTY_METRICS_DELTA,
+  inTrial,
+  isPaying,
+  type MetricsDelta,
+  type MetricsSubject,
+  metricsChange,
+  monthlyMicros,
+} from '../../lib/domain/metrics.js';
 
 const sub = (overrides: Partial<MetricsSubject> = {}): MetricsSubject => ({
   status: 'active',
@@ -36,7 +41,7 @@ describe('a price normalised to a month', () => {
     ['semiannual', 44.99, 7_498_333],
     ['yearly', 59.99, 4_999_167],
   ] as const)('%s at %d is %d micro-units a month', (period, price, micros) => {
-    expect(metricsModule.monthlyMicros(price, period)).toBe(micros);
+    expect(monthlyMicros(price, period)).toBe(micros);
   });
 });
 
@@ -50,15 +55,13 @@ describe('trial and paying', () => {
     ['pending_verification', sub({ status: 'pending_verification' }), false, false],
     ['cancelled', sub({ status: 'cancelled' }), false, false],
   ])('%s: in trial %s, paying %s', (_, subject, trialing, paying) => {
-    expect(metricsModule.inTrial(subject)).toBe(trialing);
-    expect(metricsModule.isPaying(subject)).toBe(paying);
+    expect(inTrial(subject)).toBe(trialing);
+    expect(isPaying(subject)).toBe(paying);
   });
 });
 
 describe('what one write changes in the metrics', () => {
-  it.each<
-    [string, MetricsSubject | undefined, MetricsSubject | undefined, ReturnType<typeof metricsModule.metricsChange>]
-  >([
+  it.each<[string, MetricsSubject | undefined, MetricsSubject | undefined, ReturnType<typeof metricsChange>]>([
     [
       'a purchase recorded active: new, paying',
       undefined,
@@ -160,11 +163,11 @@ describe('what one write changes in the metrics', () => {
       usd({ mrr_micros: 9_990_000, active: 1, new_subscriptions: 1 }),
     ],
   ])('%s', (_, before, after, expected) => {
-    expect(metricsModule.metricsChange(before, after)).toEqual(expected);
+    expect(metricsChange(before, after)).toEqual(expected);
   });
 
   it('a store changing the currency moves the MRR from one currency to the other', () => {
-    expect(metricsModule.metricsChange(sub(), sub({ price: 8.99, currency: 'EUR' }))).toEqual([
+    expect(metricsChange(sub(), sub({ price: 8.99, currency: 'EUR' }))).toEqual([
       { currency: 'USD', delta: { ...zero, mrr_micros: -9_990_000, active: -1 } },
       { currency: 'EUR', delta: { ...zero, mrr_micros: 8_990_000, active: 1 } },
     ]);
@@ -179,6 +182,6 @@ describe('the trial conversion rate', () => {
     [2, 3, 66.67],
     [3, 3, 100],
   ])('%d of %d trials converted: %s', (conversions, ended, rate) => {
-    expect(metricsModule.conversionRate(conversions, ended)).toBe(rate);
+    expect(conversionRate(conversions, ended)).toBe(rate);
   });
 });

@@ -3,13 +3,10 @@
  * values written out from the spec (mobile-reporting-api.md: the common headers; segment-info's
  * example sends only X-USER-ID and X-APP-ID), not read from the module's own tables.
  */
-import { describe, expect, it } from 'vitest';
-import { errorThrownBy } from '../support/assertions.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
 
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const mobileHeadersModule = freshBeforeEach(() => import('../../lib/http/mobile-headers.js'));
-const appErrorThrownBy = (run: () => unknown) => errorThrownBy(run, mobileHeadersModule.AppError);
+import { describe, expect, it } from 'vitest';
+import { readMobileHeaders } from '../../lib/http/mobile-headers.js';
+import { appErrorThrownBy } from '../support/assertions.js';
 
 const COMMON = {
   'x-user-id': 'user-1',
@@ -30,61 +27,49 @@ describe('readMobileHeaders', () => {
     ['accept', 'Accept'],
   ])('the common rule refuses a request without %s, or with it blank, naming %s', (name, display) => {
     for (const value of [undefined, '   ']) {
-      const error = appErrorThrownBy(() =>
-        mobileHeadersModule.readMobileHeaders({ ...COMMON, [name]: value }, 'common', false),
-      );
+      const error = appErrorThrownBy(() => readMobileHeaders({ ...COMMON, [name]: value }, 'common', false));
       expect(error).toMatchObject({ code: 'MISSING_REQUIRED_HEADER', message: `Missing required header ${display}` });
     }
   });
 
   it('asks for Content-Type only when the request has a body', () => {
-    expect(() => mobileHeadersModule.readMobileHeaders(COMMON, 'common', false)).not.toThrow();
-    expect(appErrorThrownBy(() => mobileHeadersModule.readMobileHeaders(COMMON, 'common', true)).message).toBe(
+    expect(() => readMobileHeaders(COMMON, 'common', false)).not.toThrow();
+    expect(appErrorThrownBy(() => readMobileHeaders(COMMON, 'common', true)).message).toBe(
       'Missing required header Content-Type',
     );
-    expect(() =>
-      mobileHeadersModule.readMobileHeaders({ ...COMMON, 'content-type': 'application/json' }, 'common', true),
-    ).not.toThrow();
+    expect(() => readMobileHeaders({ ...COMMON, 'content-type': 'application/json' }, 'common', true)).not.toThrow();
   });
 
   it('the identity rule asks for X-USER-ID and X-APP-ID only', () => {
-    expect(
-      mobileHeadersModule.readMobileHeaders({ 'x-user-id': ' u ', 'x-app-id': ' app_1 ' }, 'identity', false),
-    ).toEqual({
+    expect(readMobileHeaders({ 'x-user-id': ' u ', 'x-app-id': ' app_1 ' }, 'identity', false)).toEqual({
       userId: 'u',
       appIdHeader: 'app_1',
       platform: undefined,
       sdkVersion: undefined,
     });
-    expect(
-      appErrorThrownBy(() => mobileHeadersModule.readMobileHeaders({ 'x-user-id': 'u' }, 'identity', false)).message,
-    ).toBe('Missing required header X-APP-ID');
+    expect(appErrorThrownBy(() => readMobileHeaders({ 'x-user-id': 'u' }, 'identity', false)).message).toBe(
+      'Missing required header X-APP-ID',
+    );
   });
 
   it('reads the trimmed identity, the platform in any case and the SDK version cut to 64 characters', () => {
     expect(
-      mobileHeadersModule.readMobileHeaders(
+      readMobileHeaders(
         { ...COMMON, 'x-user-id': ' user-1 ', 'x-platform': ' ANDROID ', 'x-version': ` ${'9'.repeat(70)} ` },
         'common',
         false,
       ),
     ).toEqual({ userId: 'user-1', appIdHeader: 'app_1', platform: 'android', sdkVersion: '9'.repeat(64) });
-    expect(mobileHeadersModule.readMobileHeaders(COMMON, 'common', false).platform).toBe('ios');
+    expect(readMobileHeaders(COMMON, 'common', false).platform).toBe('ios');
   });
 
   it('refuses a platform other than iOS or Android, and an X-USER-ID over 256 characters', () => {
     expect(
-      appErrorThrownBy(() =>
-        mobileHeadersModule.readMobileHeaders({ ...COMMON, 'x-platform': 'web' }, 'common', false),
-      ),
+      appErrorThrownBy(() => readMobileHeaders({ ...COMMON, 'x-platform': 'web' }, 'common', false)),
     ).toMatchObject({ code: 'INVALID_PARAMETER', message: 'X-PLATFORM must be iOS or Android' });
-    expect(() =>
-      mobileHeadersModule.readMobileHeaders({ ...COMMON, 'x-user-id': 'u'.repeat(256) }, 'common', false),
-    ).not.toThrow();
+    expect(() => readMobileHeaders({ ...COMMON, 'x-user-id': 'u'.repeat(256) }, 'common', false)).not.toThrow();
     expect(
-      appErrorThrownBy(() =>
-        mobileHeadersModule.readMobileHeaders({ ...COMMON, 'x-user-id': 'u'.repeat(257) }, 'common', false),
-      ),
+      appErrorThrownBy(() => readMobileHeaders({ ...COMMON, 'x-user-id': 'u'.repeat(257) }, 'common', false)),
     ).toMatchObject({ code: 'INVALID_PARAMETER', message: 'X-USER-ID must be at most 256 characters' });
   });
 });

@@ -2,12 +2,10 @@
  * What lib/events/outbox.ts puts in an event, written out by hand: each store event kind's data
  * (the subscription as the change left it, and the kind's own fields) and the outbox item's expiry.
  */
-import { describe, expect, it } from 'vitest';
-import { freshBeforeEach } from '../support/fresh-module.js';
-import { buildSubscription } from '../support/subscriptions.js';
 
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const outboxModule = freshBeforeEach(() => import('../../lib/events/outbox.js'));
+import { describe, expect, it } from 'vitest';
+import { announcedEvents, grantOutboxItem, storeEventPayloadOf, transferOutboxItem } from '../../lib/events/outbox.js';
+import { buildSubscription } from '../support/subscriptions.js';
 
 const AT = '2026-05-01T12:00:00.000Z';
 const before = buildSubscription('app-1', {
@@ -60,14 +58,14 @@ describe('storeEventPayloadOf', () => {
     ['refund_reversed', 'subscription.refund_reversed', BASE],
     ['product_changed', 'subscription.product_changed', { ...BASE, previous_product_id: 'basic_monthly' }],
   ] as const)('%s is %s with its data', (kind, event, data) => {
-    expect(outboxModule.storeEventPayloadOf(kind, before, after, 'tx-9', AT)).toEqual({ event, timestamp: AT, data });
+    expect(storeEventPayloadOf(kind, before, after, 'tx-9', AT)).toEqual({ event, timestamp: AT, data });
   });
 });
 
 describe('subscription.refunded of an earlier period', () => {
   it('says when the refund was written: the subscription itself stays unrefunded', () => {
     const unrefunded = { ...after, refunded_at: null, updated_at: '2026-05-12T09:30:00.000Z' };
-    expect(outboxModule.storeEventPayloadOf('refunded', before, unrefunded, null, AT).data).toEqual({
+    expect(storeEventPayloadOf('refunded', before, unrefunded, null, AT).data).toEqual({
       ...BASE,
       refunded_at: '2026-05-12T09:30:00.000Z',
     });
@@ -77,7 +75,7 @@ describe('subscription.refunded of an earlier period', () => {
 describe('outbox items', () => {
   it('expire from the table seven days after they were written', () => {
     const now = new Date('2026-05-01T12:00:00.900Z');
-    const item = outboxModule.transferOutboxItem(
+    const item = transferOutboxItem(
       'app-1',
       {
         original_transaction_id: 'otx-1',
@@ -98,9 +96,9 @@ describe('outbox items', () => {
   });
 
   it('a write that announces nothing carries no announcement, so the stream filter passes none of its records', () => {
-    expect(outboxModule.announcedEvents(3, null)).toBeUndefined();
-    expect(outboxModule.announcedEvents(3, undefined, { kinds: [], transactionId: 'txn-1' })).toBeUndefined();
-    expect(outboxModule.announcedEvents(3, null, { kinds: ['renewed'], transactionId: 'txn-1' })).toEqual({
+    expect(announcedEvents(3, null)).toBeUndefined();
+    expect(announcedEvents(3, undefined, { kinds: [], transactionId: 'txn-1' })).toBeUndefined();
+    expect(announcedEvents(3, null, { kinds: ['renewed'], transactionId: 'txn-1' })).toEqual({
       version: 3,
       kinds: ['renewed'],
       transaction_id: 'txn-1',
@@ -119,7 +117,7 @@ describe('outbox items', () => {
         expires_at: '2026-06-01T00:00:00.000Z',
       },
     };
-    const item = outboxModule.grantOutboxItem('app-1', payload, now);
+    const item = grantOutboxItem('app-1', payload, now);
     expect(item).toEqual({
       pk: `OUTBOX#${item.event_id}`,
       sk: 'OUTBOX',

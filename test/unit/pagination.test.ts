@@ -1,26 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { encodeCursor, encodeCursorFields } from '../../lib/domain/pagination.js';
-import { errorThrownBy } from '../support/assertions.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const paginationModule = freshBeforeEach(() => import('../../lib/domain/pagination.js'));
-const appErrorThrownBy = (run: () => unknown) => errorThrownBy(run, paginationModule.AppError);
+import {
+  decodeCursor,
+  decodeCursorFields,
+  encodeCursor,
+  encodeCursorFields,
+  hasNextPage,
+  pageInfo,
+  pageTotal,
+} from '../../lib/domain/pagination.js';
+import { appErrorThrownBy } from '../support/assertions.js';
 
 describe('page arithmetic', () => {
   it('25 items at 10 per page make 3 pages', () => {
-    expect(paginationModule.pageInfo(1, 10, 25)).toEqual({ page: 1, limit: 10, total: 25, pages: 3 });
-    expect(paginationModule.hasNextPage(paginationModule.pageInfo(2, 10, 25))).toBe(true);
-    expect(paginationModule.hasNextPage(paginationModule.pageInfo(3, 10, 25))).toBe(false);
+    expect(pageInfo(1, 10, 25)).toEqual({ page: 1, limit: 10, total: 25, pages: 3 });
+    expect(hasNextPage(pageInfo(2, 10, 25))).toBe(true);
+    expect(hasNextPage(pageInfo(3, 10, 25))).toBe(false);
   });
 
   it('no items make 0 pages and no next page', () => {
-    expect(paginationModule.pageInfo(1, 20, 0)).toEqual({ page: 1, limit: 20, total: 0, pages: 0 });
-    expect(paginationModule.hasNextPage(paginationModule.pageInfo(1, 20, 0))).toBe(false);
+    expect(pageInfo(1, 20, 0)).toEqual({ page: 1, limit: 20, total: 0, pages: 0 });
+    expect(hasNextPage(pageInfo(1, 20, 0))).toBe(false);
   });
 
   it('an exact multiple has no partial last page', () => {
-    expect(paginationModule.pageInfo(1, 10, 30).pages).toBe(3);
+    expect(pageInfo(1, 10, 30).pages).toBe(3);
   });
 });
 
@@ -38,12 +41,12 @@ describe('a total never below what the page proves (pageTotal)', () => {
     ['an empty page of an empty list', 0, 1, 20, 0, false, 0],
   ];
   for (const [name, counted, page, limit, onPage, more, total] of rows) {
-    it(name, () => expect(paginationModule.pageTotal(counted, { page, limit, onPage, more })).toBe(total));
+    it(name, () => expect(pageTotal(counted, { page, limit, onPage, more })).toBe(total));
   }
 
   it('the pages follow the corrected total: a full page with more gets a next page', () => {
-    const total = paginationModule.pageTotal(0, { page: 1, limit: 20, onPage: 20, more: true });
-    expect(paginationModule.hasNextPage(paginationModule.pageInfo(1, 20, total))).toBe(true);
+    const total = pageTotal(0, { page: 1, limit: 20, onPage: 20, more: true });
+    expect(hasNextPage(pageInfo(1, 20, total))).toBe(true);
   });
 });
 
@@ -57,7 +60,7 @@ describe('list cursor', () => {
 
   it('round-trips the position for the same filters', () => {
     expect(
-      paginationModule.decodeCursor(encodeCursor(position, filters), {
+      decodeCursor(encodeCursor(position, filters), {
         limit: 10,
         status: 'active',
         user_id: undefined,
@@ -71,7 +74,7 @@ describe('list cursor', () => {
       { status: 'expired', limit: 10 },
       { status: 'active', limit: 20 },
     ]) {
-      const error = appErrorThrownBy(() => paginationModule.decodeCursor(cursor, other));
+      const error = appErrorThrownBy(() => decodeCursor(cursor, other));
       expect(error.code, JSON.stringify(other)).toBe('INVALID_PARAMETER');
       expect(error.message).toMatch(/other filters/);
     }
@@ -83,7 +86,7 @@ describe('list cursor', () => {
       Buffer.from('{"p":1}').toString('base64url'),
       Buffer.from('{"p":2,"s":"x","i":"sub_../x","f":"y"}').toString('base64url'),
     ]) {
-      expect(appErrorThrownBy(() => paginationModule.decodeCursor(bad, filters)).code, bad).toBe('INVALID_PARAMETER');
+      expect(appErrorThrownBy(() => decodeCursor(bad, filters)).code, bad).toBe('INVALID_PARAMETER');
     }
   });
 });
@@ -98,7 +101,7 @@ describe('list cursor: what is accepted and what each refusal says', () => {
     details: [{ path: 'query.cursor', message: 'is not a cursor issued by this API' }],
   };
   const refusal = (cursor: string, with_ = filters) => {
-    const error = appErrorThrownBy(() => paginationModule.decodeCursor(cursor, with_));
+    const error = appErrorThrownBy(() => decodeCursor(cursor, with_));
     return { code: error.code, message: error.message, details: error.details };
   };
 
@@ -106,11 +109,11 @@ describe('list cursor: what is accepted and what each refusal says', () => {
     const issued =
       'eyJwIjozLCJzIjoiMjAyNi0wMS0wMVQwMDowMDowMC4wMDBaI3N1Yl8wMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1NjciLCJpIjoic3ViXzAxMjM0NTY3ODlhYmNkZWYwMTIzNDU2NyIsImYiOiJlRDB3c1RVS1I0czBwVTV1In0';
     expect(encodeCursor(position(3), filters)).toBe(issued);
-    expect(paginationModule.decodeCursor(issued, filters)).toEqual(position(3));
+    expect(decodeCursor(issued, filters)).toEqual(position(3));
   });
 
   it('leads to page 2 or later: a cursor for page 2 is accepted, one for page 1 or 0 is not', () => {
-    expect(paginationModule.decodeCursor(encodeCursor(position(2), filters), filters)).toEqual(position(2));
+    expect(decodeCursor(encodeCursor(position(2), filters), filters)).toEqual(position(2));
     expect(refusal(encodeCursor(position(1), filters))).toEqual(notACursor);
     expect(refusal(encodeCursor(position(0), filters))).toEqual(notACursor);
   });
@@ -136,7 +139,7 @@ describe('list cursor: what is accepted and what each refusal says', () => {
     ['true', true],
   ])('takes only a JSON object as a cursor, whatever its fields must be: not %s', (_, value) => {
     const cursor = Buffer.from(JSON.stringify(value)).toString('base64url');
-    const error = appErrorThrownBy(() => paginationModule.decodeCursorFields(cursor, () => true));
+    const error = appErrorThrownBy(() => decodeCursorFields(cursor, () => true));
     expect({ code: error.code, message: error.message, details: error.details }).toEqual(notACursor);
   });
 

@@ -11,14 +11,20 @@ vi.hoisted(() => {
 import { handler } from '../../functions/events/publish-status-changes.js';
 import { logger } from '../../lib/core/logger.js';
 import { type SubscriptionRecord, subscriptionItem } from '../../lib/data/subscription-items.js';
+import {
+  ANNOUNCED_EVENTS_STREAM_FILTER,
+  announcedEventId,
+  announcedEvents,
+  isPublishedRecord,
+  OUTBOX_STREAM_FILTER,
+  PUBLISHED_STREAM_FILTERS,
+  subscriptionEventsOf,
+  transferOutboxItem,
+} from '../../lib/events/outbox.js';
 import { EVENT_SOURCE, PRODUCT_CHANGED, RENEWED, STATUS_CHANGED, TRANSFERRED } from '../../lib/events/schemas.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
 import { captureLogEntries } from '../support/lambda-events.js';
 import { matchesFilter } from '../support/stream-filter.js';
 import { buildSubscription } from '../support/subscriptions.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const outboxModule = freshBeforeEach(() => import('../../lib/events/outbox.js'));
 
 const eventBridge = mockClient(EventBridgeClient);
 
@@ -61,7 +67,7 @@ const expired: SubscriptionRecord = {
 /** The write that expired it: the state item announcing its status change. */
 const expiry = () =>
   streamRecord(
-    subscriptionItem(expired, null, outboxModule.announcedEvents(4, { from: 'active', to: 'expired' })),
+    subscriptionItem(expired, null, announcedEvents(4, { from: 'active', to: 'expired' })),
     subscriptionItem(active),
   );
 const details = (call = 0) =>
@@ -86,7 +92,7 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
       {
         type: STATUS_CHANGED,
         app_id: APP,
-        event_id: outboxModule.announcedEventId(APP, active.id, 4, 'status_changed'),
+        event_id: announcedEventId(APP, active.id, 4, 'status_changed'),
         payload: {
           event: 'subscription.status_changed',
           timestamp: '2026-01-01T00:00:01.000Z',
@@ -104,10 +110,10 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
   });
 
   it("announced events on an item that is no subscription's state item are no events", () => {
-    expect(outboxModule.subscriptionEventsOf(expiry())).toHaveLength(1);
+    expect(subscriptionEventsOf(expiry())).toHaveLength(1);
     const elsewhere = expiry();
     elsewhere.dynamodb!.Keys!.sk = { S: 'PAYMENT' };
-    expect(outboxModule.subscriptionEventsOf(elsewhere)).toEqual([]);
+    expect(subscriptionEventsOf(elsewhere)).toEqual([]);
   });
 
   it('the same record delivered again is the same event (same id): the deliverer sends it once', async () => {
@@ -115,12 +121,12 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
     await handler({ Records: [expiry()] });
     await handler({ Records: [expiry()] });
     expect(details(0)).toEqual(details(1));
-    expect(outboxModule.announcedEventId(APP, active.id, 4, 'status_changed')).toMatch(/^evt_[0-9a-f]{24}$/);
-    expect(outboxModule.announcedEventId(APP, active.id, 5, 'status_changed')).not.toBe(
-      outboxModule.announcedEventId(APP, active.id, 4, 'status_changed'),
+    expect(announcedEventId(APP, active.id, 4, 'status_changed')).toMatch(/^evt_[0-9a-f]{24}$/);
+    expect(announcedEventId(APP, active.id, 5, 'status_changed')).not.toBe(
+      announcedEventId(APP, active.id, 4, 'status_changed'),
     );
-    expect(outboxModule.announcedEventId(APP, active.id, 4, 'renewed')).not.toBe(
-      outboxModule.announcedEventId(APP, active.id, 4, 'status_changed'),
+    expect(announcedEventId(APP, active.id, 4, 'renewed')).not.toBe(
+      announcedEventId(APP, active.id, 4, 'status_changed'),
     );
   });
 
@@ -133,7 +139,7 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
       updated_at: '2026-01-01T00:00:02.000Z',
       version: 4,
     };
-    const announced = outboxModule.announcedEvents(4, null, {
+    const announced = announcedEvents(4, null, {
       kinds: ['renewed', 'product_changed'],
       transactionId: 'tx-2',
     });
@@ -141,7 +147,7 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
     const [renewal, change] = details();
     expect(renewal).toMatchObject({
       type: RENEWED,
-      event_id: outboxModule.announcedEventId(APP, active.id, 4, 'renewed'),
+      event_id: announcedEventId(APP, active.id, 4, 'renewed'),
       payload: {
         timestamp: renewed.updated_at,
         data: { subscription_id: active.id, product_id: 'premium_yearly', transaction_id: 'tx-2', status: 'active' },
@@ -154,11 +160,7 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
   });
 
   it('announces nothing for a later write that left the events on the item, or a rewrite of the same version', async () => {
-    const withEvents = subscriptionItem(
-      expired,
-      null,
-      outboxModule.announcedEvents(4, { from: 'active', to: 'expired' }),
-    );
+    const withEvents = subscriptionItem(expired, null, announcedEvents(4, { from: 'active', to: 'expired' }));
     // A write of version 5 that kept the attribute (it did not set it), and the same item written again.
     const later = { ...withEvents, version: 5, updated_at: '2026-01-02T00:00:00.000Z' };
     const result = await handler({ Records: [streamRecord(later, withEvents), streamRecord(withEvents, withEvents)] });
@@ -176,7 +178,7 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
       from_subscription_id: active.id,
       to_subscription_id: 'sub_fedcba9876543210fedcba98',
     };
-    const item = outboxModule.transferOutboxItem(APP, transfer, new Date('2026-01-01T00:00:02.000Z'));
+    const item = transferOutboxItem(APP, transfer, new Date('2026-01-01T00:00:02.000Z'));
     expect(await handler({ Records: [expiry(), streamRecord(item)] })).toEqual({ batchItemFailures: [] });
     expect(details().map((detail) => detail.type)).toEqual([STATUS_CHANGED, TRANSFERRED]);
     expect(details()[1]).toEqual({
@@ -189,9 +191,9 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
 
   it('skips an event that does not parse, logging where it is, and publishes the rest', async () => {
     eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] });
-    const broken = outboxModule.transferOutboxItem(
+    const broken = transferOutboxItem(
       APP,
-      { product_id: 'premium_monthly' } as Parameters<typeof outboxModule.transferOutboxItem>[1],
+      { product_id: 'premium_monthly' } as Parameters<typeof transferOutboxItem>[1],
       new Date('2026-01-01T00:00:02.000Z'),
     );
     const logged = captureLogEntries('ERROR');
@@ -213,7 +215,7 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
   });
 
   it('ignores every other stream record (state writes announcing nothing, outbox changes and removals)', async () => {
-    const transfer = outboxModule.transferOutboxItem(
+    const transfer = transferOutboxItem(
       APP,
       {
         original_transaction_id: '1',
@@ -272,17 +274,14 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
 
   it("an item that carries an older version's announcement (written again without its old image) announces nothing", () => {
     const rewritten = streamRecord(
-      subscriptionItem(expired, null, outboxModule.announcedEvents(3, { from: 'paused', to: 'active' })),
+      subscriptionItem(expired, null, announcedEvents(3, { from: 'paused', to: 'active' })),
     );
-    expect(outboxModule.subscriptionEventsOf(rewritten)).toEqual([]);
+    expect(subscriptionEventsOf(rewritten)).toEqual([]);
   });
 
   it('the stream filters let through exactly the records the publisher takes', () => {
-    expect(outboxModule.PUBLISHED_STREAM_FILTERS).toEqual([
-      outboxModule.OUTBOX_STREAM_FILTER,
-      outboxModule.ANNOUNCED_EVENTS_STREAM_FILTER,
-    ]);
-    const transfer = outboxModule.transferOutboxItem(
+    expect(PUBLISHED_STREAM_FILTERS).toEqual([OUTBOX_STREAM_FILTER, ANNOUNCED_EVENTS_STREAM_FILTER]);
+    const transfer = transferOutboxItem(
       APP,
       {
         original_transaction_id: '1',
@@ -305,8 +304,8 @@ describe('outbox publisher (stream -> EventBridge PutEvents, mocked: no local Ev
       [streamRecord({ pk: 'EVENTS#a#u', sk: 'EVT#1', events: { version: 1 } }), false],
     ];
     for (const [record, published] of samples) {
-      expect(outboxModule.PUBLISHED_STREAM_FILTERS.some((filter) => matchesFilter(filter, record))).toBe(published);
-      expect(outboxModule.isPublishedRecord(record)).toBe(published);
+      expect(PUBLISHED_STREAM_FILTERS.some((filter) => matchesFilter(filter, record))).toBe(published);
+      expect(isPublishedRecord(record)).toBe(published);
     }
   });
 });

@@ -5,10 +5,7 @@ import type {
   StoredPurchase,
   StoreTransaction,
 } from '../../lib/domain/purchase-decision.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const purchaseDecisionModule = freshBeforeEach(() => import('../../lib/domain/purchase-decision.js'));
+import { decidePurchase, screenTransaction } from '../../lib/domain/purchase-decision.js';
 
 // app-1's account tokens (UUIDv5 of `app-1:<user>`), written out: inputs, not outcomes.
 const ALICE_TOKEN = 'eb9d67a2-4797-5860-ba20-e05ea68e4fad';
@@ -326,7 +323,7 @@ const ROWS: Row[] = [
 describe('decidePurchase: one row per rule', () => {
   for (const row of ROWS) {
     it(row.name, () => {
-      const decision = purchaseDecisionModule.decidePurchase(
+      const decision = decidePurchase(
         { ...TRANSACTION, ...row.transaction },
         { ...CLAIM, ...row.claim },
         { ...NOTHING_STORED, ...row.stored },
@@ -338,16 +335,16 @@ describe('decidePurchase: one row per rule', () => {
 
 describe('screenTransaction: the rows decided before anything is read', () => {
   it('lets through a transaction the requester may have bound', () => {
-    expect(purchaseDecisionModule.screenTransaction(TRANSACTION, CLAIM)).toBeUndefined();
+    expect(screenTransaction(TRANSACTION, CLAIM)).toBeUndefined();
   });
 
   it('refuses what decidePurchase refuses on the transaction alone', () => {
-    expect(purchaseDecisionModule.screenTransaction({ ...TRANSACTION, revoked: true }, CLAIM)).toEqual({
+    expect(screenTransaction({ ...TRANSACTION, revoked: true }, CLAIM)).toEqual({
       kind: 'refund',
       code: 'INVALID_RECEIPT',
       message: 'the store has revoked or refunded this purchase',
     });
-    expect(purchaseDecisionModule.screenTransaction(TRANSACTION, { ...CLAIM, expectedProductId: 'basic' })).toEqual({
+    expect(screenTransaction(TRANSACTION, { ...CLAIM, expectedProductId: 'basic' })).toEqual({
       kind: 'reject',
       code: 'INVALID_RECEIPT',
       message: 'the receipt is for product pro, not basic',

@@ -5,11 +5,11 @@ import {
   DEFAULT_RATE_LIMITS,
   decideRateLimit,
   firstWindowWrite,
+  isRateLimitTier,
   RATE_LIMIT_WINDOW_SECONDS,
   rateLimitHeaders,
   rateLimitPolicyHeader,
 } from '../../lib/domain/rate-limit.js';
-import { freshModule } from '../support/fresh-module.js';
 
 const NOW = Date.parse('2026-11-23T10:00:00Z');
 
@@ -105,9 +105,7 @@ describe('rate-limit tiers (what `--tier` accepts)', () => {
     ['', false],
     [undefined, false],
     [1, false],
-  ])('isRateLimitTier(%o) is %s', async (value, expected) => {
-    // Loaded in the test: the guard is a const made while the module loads (docs/mutation.md, "Import-time tables").
-    const { isRateLimitTier } = await freshModule(() => import('../../lib/domain/rate-limit.js'));
+  ])('isRateLimitTier(%o) is %s', (value, expected) => {
     expect(isRateLimitTier(value)).toBe(expected);
   });
 });

@@ -1,25 +1,34 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { errorThrownBy } from '../support/assertions.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const revenueModule = freshBeforeEach(() => import('../../lib/domain/revenue-figures.js'));
-const appErrorThrownBy = (run: () => unknown) => errorThrownBy(run, revenueModule.AppError);
+import {
+  addRevenueDeltas,
+  bucketOf,
+  bucketsOf,
+  convertMicros,
+  fromMicros,
+  isCalendarDate,
+  percentages,
+  revenueDelta,
+  toMicros,
+  transferredRevenue,
+  validatePeriod,
+  walkBackFromLatest,
+} from '../../lib/domain/revenue-figures.js';
+import { appErrorThrownBy } from '../support/assertions.js';
 
 describe('revenue buckets', () => {
   it('weeks are ISO weeks starting Monday, months calendar months; a bucket date is clipped to the period', () => {
     // 2026-01-01 is a Thursday: its week began Monday 2025-12-29, which is before the period.
-    expect(revenueModule.bucketOf('2026-01-01', 'week', '2026-01-01')).toBe('2026-01-01');
-    expect(revenueModule.bucketOf('2026-01-05', 'week', '2026-01-01')).toBe('2026-01-05');
-    expect(revenueModule.bucketOf('2026-01-11', 'week', '2026-01-01')).toBe('2026-01-05'); // Sunday belongs to the week of Monday the 5th
-    expect(revenueModule.bucketOf('2026-03-17', 'month', '2026-03-10')).toBe('2026-03-10');
-    expect(revenueModule.bucketOf('2026-04-17', 'month', '2026-03-10')).toBe('2026-04-01');
-    expect(revenueModule.bucketOf('2026-04-17', 'day', '2026-03-10')).toBe('2026-04-17');
+    expect(bucketOf('2026-01-01', 'week', '2026-01-01')).toBe('2026-01-01');
+    expect(bucketOf('2026-01-05', 'week', '2026-01-01')).toBe('2026-01-05');
+    expect(bucketOf('2026-01-11', 'week', '2026-01-01')).toBe('2026-01-05'); // Sunday belongs to the week of Monday the 5th
+    expect(bucketOf('2026-03-17', 'month', '2026-03-10')).toBe('2026-03-10');
+    expect(bucketOf('2026-04-17', 'month', '2026-03-10')).toBe('2026-04-01');
+    expect(bucketOf('2026-04-17', 'day', '2026-03-10')).toBe('2026-04-17');
   });
 
   it('cross year boundaries: the ISO week of 2026-12-31 starts 2026-12-28 and holds 2027-01-03', () => {
-    const weeks = revenueModule.bucketsOf('2026-12-28', '2027-01-10', 'week');
+    const weeks = bucketsOf('2026-12-28', '2027-01-10', 'week');
     expect(weeks.map((w) => w.date)).toEqual(['2026-12-28', '2027-01-04']);
     expect(weeks[0]!.days).toEqual([
       '2026-12-28',
@@ -33,13 +42,13 @@ describe('revenue buckets', () => {
   });
 
   it('leap years: February 2028 has 29 days, 2026 has 28', () => {
-    expect(revenueModule.bucketsOf('2028-02-01', '2028-03-01', 'month').map((m) => [m.date, m.days.length])).toEqual([
+    expect(bucketsOf('2028-02-01', '2028-03-01', 'month').map((m) => [m.date, m.days.length])).toEqual([
       ['2028-02-01', 29],
       ['2028-03-01', 1],
     ]);
-    expect(revenueModule.bucketsOf('2026-02-01', '2026-02-28', 'month')[0]!.days).toHaveLength(28);
-    expect(revenueModule.isCalendarDate('2028-02-29')).toBe(true);
-    expect(revenueModule.isCalendarDate('2026-02-29')).toBe(false);
+    expect(bucketsOf('2026-02-01', '2026-02-28', 'month')[0]!.days).toHaveLength(28);
+    expect(isCalendarDate('2028-02-29')).toBe(true);
+    expect(isCalendarDate('2026-02-29')).toBe(false);
   });
 
   it('every day of the period is in exactly one bucket, in order (property)', () => {
@@ -51,7 +60,7 @@ describe('revenue buckets', () => {
         (offset, length, groupBy) => {
           const start = new Date(Date.UTC(2024, 0, 1) + offset * 86_400_000).toISOString().slice(0, 10);
           const end = new Date(Date.UTC(2024, 0, 1) + (offset + length) * 86_400_000).toISOString().slice(0, 10);
-          const buckets = revenueModule.bucketsOf(start, end, groupBy);
+          const buckets = bucketsOf(start, end, groupBy);
           const days = buckets.flatMap((b) => b.days);
           expect(days).toHaveLength(length + 1);
           expect(days[0]).toBe(start);
@@ -73,20 +82,20 @@ describe('revenue periods', () => {
     ['2026-05-02', '2026-05-01', 'start_date'],
     ['2020-01-01', '2023-12-31', 'end_date'],
   ])('%s .. %s is a 400 naming %s', (start, end, field) => {
-    const error = appErrorThrownBy(() => revenueModule.validatePeriod(start, end));
+    const error = appErrorThrownBy(() => validatePeriod(start, end));
     expect(error.code).toBe('INVALID_PARAMETER');
     expect(error.details?.[0]?.path).toBe(`query.${field}`);
   });
 
   it('three years is allowed', () => {
-    expect(() => revenueModule.validatePeriod('2024-01-01', '2026-12-31')).not.toThrow();
+    expect(() => validatePeriod('2024-01-01', '2026-12-31')).not.toThrow();
   });
 
   it.each([
     ['one day', '2026-05-01', '2026-05-01'],
     ['exactly 1098 days (3 x 366)', '2024-01-01', '2027-01-02'],
   ])('%s is allowed (%s .. %s)', (_, start, end) => {
-    expect(() => revenueModule.validatePeriod(start, end)).not.toThrow();
+    expect(() => validatePeriod(start, end)).not.toThrow();
   });
 
   it.each([
@@ -115,7 +124,7 @@ describe('revenue periods', () => {
       { path: 'query.end_date', message: 'at most 3 years after start_date' },
     ],
   ])('%s .. %s is refused with "%s"', (start, end, message, detail) => {
-    const error = appErrorThrownBy(() => revenueModule.validatePeriod(start, end));
+    const error = appErrorThrownBy(() => validatePeriod(start, end));
     expect(error.code).toBe('INVALID_PARAMETER');
     expect(error.message).toBe(message);
     expect(error.details).toEqual([detail]);
@@ -136,7 +145,7 @@ describe('calendar dates', () => {
     ['+012026-01', false],
     ['-000001-01', false],
   ])('%s -> %s', (value, expected) => {
-    expect(revenueModule.isCalendarDate(value)).toBe(expected);
+    expect(isCalendarDate(value)).toBe(expected);
   });
 });
 
@@ -152,24 +161,18 @@ describe('currency conversion', () => {
   ]);
 
   it('converts with the rate of the day, and leaves amounts without a rate unconverted', () => {
-    expect(revenueModule.convertMicros(revenueModule.toMicros(10), 'EUR', '2026-06-01', 'USD', rates)).toBe(
-      revenueModule.toMicros(10.8),
-    );
-    expect(revenueModule.convertMicros(revenueModule.toMicros(1000), 'JPY', '2026-06-01', 'USD', rates)).toBe(
-      revenueModule.toMicros(6.4),
-    );
-    expect(revenueModule.convertMicros(revenueModule.toMicros(10), 'USD', '2026-06-01', 'USD', rates)).toBe(
-      revenueModule.toMicros(10),
-    );
-    expect(revenueModule.convertMicros(revenueModule.toMicros(10), 'EUR', '2026-06-02', 'USD', rates)).toBeNull();
-    expect(revenueModule.convertMicros(revenueModule.toMicros(10), 'GBP', '2026-06-01', 'USD', rates)).toBeNull();
+    expect(convertMicros(toMicros(10), 'EUR', '2026-06-01', 'USD', rates)).toBe(toMicros(10.8));
+    expect(convertMicros(toMicros(1000), 'JPY', '2026-06-01', 'USD', rates)).toBe(toMicros(6.4));
+    expect(convertMicros(toMicros(10), 'USD', '2026-06-01', 'USD', rates)).toBe(toMicros(10));
+    expect(convertMicros(toMicros(10), 'EUR', '2026-06-02', 'USD', rates)).toBeNull();
+    expect(convertMicros(toMicros(10), 'GBP', '2026-06-01', 'USD', rates)).toBeNull();
   });
 
   it('micro-units keep sums exact where floats drift', () => {
     const micros = Array(10)
-      .fill(revenueModule.toMicros(0.1))
+      .fill(toMicros(0.1))
       .reduce((a: number, b: number) => a + b, 0);
-    expect(revenueModule.fromMicros(micros)).toBe(1);
+    expect(fromMicros(micros)).toBe(1);
   });
 });
 
@@ -181,7 +184,7 @@ describe('product percentages', () => {
           .array(fc.integer({ min: 0, max: 10 ** 9 }), { minLength: 1, maxLength: 30 })
           .filter((v) => v.some((x) => x > 0)),
         (values) => {
-          const shares = revenueModule.percentages(values);
+          const shares = percentages(values);
           expect(Math.round(shares.reduce((a, b) => a + b, 0) * 100)).toBe(10_000);
           for (const share of shares) expect(Number(share.toFixed(2))).toBe(share);
         },
@@ -191,8 +194,8 @@ describe('product percentages', () => {
   });
 
   it('thirds round so that they still add to 100; nothing sold is 0 each', () => {
-    expect(revenueModule.percentages([1, 1, 1])).toEqual([33.34, 33.33, 33.33]);
-    expect(revenueModule.percentages([0, 0])).toEqual([0, 0]);
+    expect(percentages([1, 1, 1])).toEqual([33.34, 33.33, 33.33]);
+    expect(percentages([0, 0])).toEqual([0, 0]);
   });
 
   it.each([
@@ -220,7 +223,7 @@ describe('product percentages', () => {
       [100, 0],
     ],
   ])('the largest remainders get the spare hundredths: %o -> %o', (values, expected) => {
-    expect(revenueModule.percentages(values)).toEqual(expected);
+    expect(percentages(values)).toEqual(expected);
   });
 });
 
@@ -236,7 +239,7 @@ describe('where money moves (revenueDelta)', () => {
 
   it('a store-verified purchase is a new subscription with its price; a trial records no money', () => {
     expect(
-      revenueModule.revenueDelta({
+      revenueDelta({
         ...base,
         operation: 'activate',
         statusBefore: 'pending_verification',
@@ -244,7 +247,7 @@ describe('where money moves (revenueDelta)', () => {
       }),
     ).toEqual({ amount_micros: 9_990_000, new_subscriptions: 1, renewals: 0, refunds: 0, net_active: 1 });
     expect(
-      revenueModule.revenueDelta({
+      revenueDelta({
         ...base,
         trial: true,
         trialExpiresAt: '2026-07-01T00:00:00.000Z',
@@ -257,7 +260,7 @@ describe('where money moves (revenueDelta)', () => {
 
   it('an already-expired purchase moves nothing', () => {
     expect(
-      revenueModule.revenueDelta({
+      revenueDelta({
         ...base,
         operation: 'activate',
         statusBefore: 'pending_verification',
@@ -275,12 +278,12 @@ describe('where money moves (revenueDelta)', () => {
       statusBefore: 'active',
       statusAfter: 'active',
     };
-    expect(revenueModule.revenueDelta(trial)).toMatchObject({
+    expect(revenueDelta(trial)).toMatchObject({
       amount_micros: 9_990_000,
       new_subscriptions: 1,
       renewals: 0,
     });
-    expect(revenueModule.revenueDelta({ ...trial, expiresAtBefore: '2026-08-01T00:00:00.000Z' })).toMatchObject({
+    expect(revenueDelta({ ...trial, expiresAtBefore: '2026-08-01T00:00:00.000Z' })).toMatchObject({
       new_subscriptions: 0,
       renewals: 1,
     });
@@ -288,7 +291,7 @@ describe('where money moves (revenueDelta)', () => {
 
   it('a renewal of a subscription that was not a trial is a renewal, whatever its trial end says', () => {
     expect(
-      revenueModule.revenueDelta({
+      revenueDelta({
         ...base,
         trial: false,
         trialExpiresAt: '2026-07-01T00:00:00.000Z',
@@ -302,7 +305,7 @@ describe('where money moves (revenueDelta)', () => {
 
   it('a refund takes the price back; leaving active counts down', () => {
     expect(
-      revenueModule.revenueDelta({
+      revenueDelta({
         ...base,
         operation: 'cancel',
         refund: true,
@@ -310,20 +313,16 @@ describe('where money moves (revenueDelta)', () => {
         statusAfter: 'cancelled',
       }),
     ).toEqual({ amount_micros: -9_990_000, new_subscriptions: 0, renewals: 0, refunds: 1, net_active: -1 });
-    expect(
-      revenueModule.revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'paused' }),
-    ).toMatchObject({
+    expect(revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'paused' })).toMatchObject({
       amount_micros: 0,
       net_active: -1,
     });
-    expect(
-      revenueModule.revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'active' }),
-    ).toBeNull();
+    expect(revenueDelta({ ...base, operation: 'other', statusBefore: 'active', statusAfter: 'active' })).toBeNull();
   });
 
   it('a reversed refund gives the price back on its day, counts no refund, and counts up when access returns', () => {
     expect(
-      revenueModule.revenueDelta({
+      revenueDelta({
         ...base,
         operation: 'other',
         refundReversed: true,
@@ -332,7 +331,7 @@ describe('where money moves (revenueDelta)', () => {
       }),
     ).toEqual({ amount_micros: 9_990_000, new_subscriptions: 0, renewals: 0, refunds: 0, net_active: 1 });
     expect(
-      revenueModule.revenueDelta({
+      revenueDelta({
         ...base,
         operation: 'other',
         refundReversed: true,
@@ -346,7 +345,7 @@ describe('where money moves (revenueDelta)', () => {
 describe('a purchase handed to another user', () => {
   it('moves no money, only the active count', () => {
     expect(
-      revenueModule.transferredRevenue({
+      transferredRevenue({
         amount_micros: 9_990_000,
         new_subscriptions: 1,
         renewals: 0,
@@ -364,7 +363,7 @@ describe('a purchase handed to another user', () => {
 
   it('moves nothing when the handed-over purchase is not active (an expired one)', () => {
     expect(
-      revenueModule.transferredRevenue({
+      transferredRevenue({
         amount_micros: 0,
         new_subscriptions: 0,
         renewals: 0,
@@ -372,7 +371,7 @@ describe('a purchase handed to another user', () => {
         net_active: 0,
       }),
     ).toBeNull();
-    expect(revenueModule.transferredRevenue(null)).toBeNull();
+    expect(transferredRevenue(null)).toBeNull();
   });
 });
 
@@ -392,15 +391,15 @@ describe('two changes written at once (addRevenueDeltas)', () => {
     ],
   ];
   for (const [name, a, b, sum] of rows) {
-    it(name, () => expect(revenueModule.addRevenueDeltas(a, b)).toEqual(sum));
+    it(name, () => expect(addRevenueDeltas(a, b)).toEqual(sum));
   }
 });
 
 describe('walkBackFromLatest (levels at the end of each bucket)', () => {
   /** What the walk does, in order: each change taken and each bucket closed. */
-  const stepsOf = (buckets: ReturnType<typeof revenueModule.bucketsOf>, changes: { day: string }[]) => {
+  const stepsOf = (buckets: ReturnType<typeof bucketsOf>, changes: { day: string }[]) => {
     const steps: string[] = [];
-    revenueModule.walkBackFromLatest(
+    walkBackFromLatest(
       buckets,
       changes,
       (change) => steps.push(`take ${change.day}`),
@@ -410,7 +409,7 @@ describe('walkBackFromLatest (levels at the end of each bucket)', () => {
   };
 
   it('takes each change once, newest first, and closes a bucket once every change after its last day is taken', () => {
-    const buckets = revenueModule.bucketsOf('2026-03-02', '2026-03-08', 'day').slice(0, 3); // Mar 2, 3, 4
+    const buckets = bucketsOf('2026-03-02', '2026-03-08', 'day').slice(0, 3); // Mar 2, 3, 4
     const changes = [
       { day: '2026-03-03', n: 2 },
       { day: '2026-03-10', n: 5 },
@@ -428,7 +427,7 @@ describe('walkBackFromLatest (levels at the end of each bucket)', () => {
   });
 
   it('takes every change before the first bucket closes when all are later, oldest given first', () => {
-    const buckets = revenueModule.bucketsOf('2026-03-02', '2026-03-04', 'day');
+    const buckets = bucketsOf('2026-03-02', '2026-03-04', 'day');
     const later = ['2026-03-05', '2026-03-06', '2026-03-07', '2026-03-08'].map((day) => ({ day }));
     expect(stepsOf(buckets, later)).toEqual([
       'take 2026-03-08',

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UserFacts } from '../../lib/domain/segments.js';
+import { builtInSegments, conditionHolds, inSegment } from '../../lib/domain/segments.js';
 import { type SegmentCondition, segmentCatalogueSchema, segmentSchema } from '../../lib/schemas/segment.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const segmentRules = freshBeforeEach(() => import('../../lib/domain/segments.js'));
 
 const NOW = new Date('2026-06-30T00:00:00.000Z');
 const daysAgo = (days: number) => new Date(NOW.getTime() - days * 86_400_000).toISOString();
@@ -27,19 +24,16 @@ const segment = (conditions: unknown[], match: 'all' | 'any' = 'all') =>
 
 describe('built-in segments', () => {
   it('a user seen yesterday, first seen 60 days ago, never subscribed', () => {
-    expect(segmentRules.builtInSegments(facts(), NOW)).toEqual(['active_7d', 'never_subscribed']);
+    expect(builtInSegments(facts(), NOW)).toEqual(['active_7d', 'never_subscribed']);
   });
 
   it('new users, dormant users', () => {
-    expect(segmentRules.builtInSegments(facts({ first_seen: daysAgo(2), last_seen: daysAgo(2) }), NOW)).toEqual([
+    expect(builtInSegments(facts({ first_seen: daysAgo(2), last_seen: daysAgo(2) }), NOW)).toEqual([
       'new_user',
       'active_7d',
       'never_subscribed',
     ]);
-    expect(segmentRules.builtInSegments(facts({ last_seen: daysAgo(45) }), NOW)).toEqual([
-      'dormant_30d',
-      'never_subscribed',
-    ]);
+    expect(builtInSegments(facts({ last_seen: daysAgo(45) }), NOW)).toEqual(['dormant_30d', 'never_subscribed']);
   });
 
   it('trialing, paying and churned follow the subscriptions', () => {
@@ -49,11 +43,11 @@ describe('built-in segments', () => {
       trial_expires_at: new Date(NOW.getTime() + 86_400_000).toISOString(),
     };
     const paid = { status: 'active' as const, trial_period: false, trial_expires_at: null };
-    expect(segmentRules.builtInSegments(facts({ subscriptions: [trial] }), NOW)).toContain('trialing');
-    expect(segmentRules.builtInSegments(facts({ subscriptions: [trial] }), NOW)).not.toContain('paying');
-    expect(segmentRules.builtInSegments(facts({ subscriptions: [paid] }), NOW)).toContain('paying');
+    expect(builtInSegments(facts({ subscriptions: [trial] }), NOW)).toContain('trialing');
+    expect(builtInSegments(facts({ subscriptions: [trial] }), NOW)).not.toContain('paying');
+    expect(builtInSegments(facts({ subscriptions: [paid] }), NOW)).toContain('paying');
     expect(
-      segmentRules.builtInSegments(
+      builtInSegments(
         facts({
           subscriptions: [
             { ...paid, status: 'expired' },
@@ -63,9 +57,9 @@ describe('built-in segments', () => {
         NOW,
       ),
     ).toContain('churned');
-    expect(
-      segmentRules.builtInSegments(facts({ subscriptions: [{ ...paid, status: 'expired' }, paid] }), NOW),
-    ).not.toContain('churned');
+    expect(builtInSegments(facts({ subscriptions: [{ ...paid, status: 'expired' }, paid] }), NOW)).not.toContain(
+      'churned',
+    );
   });
 });
 
@@ -85,10 +79,7 @@ describe('built-in segments at their boundaries', () => {
     ['last seen 31 days ago: dormant', daysAgo(60), daysAgo(31), ['dormant_30d']],
     ['never seen: neither new, active nor dormant', null, null, []],
   ])('%s', (_, first_seen, last_seen, expected) => {
-    expect(segmentRules.builtInSegments(facts({ first_seen, last_seen }), NOW)).toEqual([
-      ...expected,
-      'never_subscribed',
-    ]);
+    expect(builtInSegments(facts({ first_seen, last_seen }), NOW)).toEqual([...expected, 'never_subscribed']);
   });
 
   it.each([
@@ -106,7 +97,7 @@ describe('built-in segments at their boundaries', () => {
     ['a pending subscription: none of them', [sub('pending_verification', false, null)], []],
   ])('%s', (_, subscriptions, expected) => {
     // Seen yesterday, first seen 60 days ago: active_7d, never new or dormant.
-    expect(segmentRules.builtInSegments(facts({ subscriptions }), NOW)).toEqual(['active_7d', ...expected]);
+    expect(builtInSegments(facts({ subscriptions }), NOW)).toEqual(['active_7d', ...expected]);
   });
 });
 
@@ -188,7 +179,7 @@ describe('each rule operator on each field, at its boundary', () => {
     ['days_since_first_seen', 'lt', 60, 'known', false],
   ] as const)('%s %s %o on the %s user -> %s', (field, op, value, user, expected) => {
     const condition = { field, op, value } as SegmentCondition;
-    expect(segmentRules.conditionHolds(condition, users[user], NOW)).toBe(expected);
+    expect(conditionHolds(condition, users[user], NOW)).toBe(expected);
   });
 });
 
@@ -212,7 +203,7 @@ describe('rule segments', () => {
     [[{ field: 'subscription.status', op: 'eq', value: 'active' }], false],
     [[{ field: 'subscription.status', op: 'neq', value: 'active' }], true],
   ])('%o -> %s', (conditions, expected) => {
-    expect(segmentRules.inSegment(segment(conditions), facts(), NOW)).toBe(expected);
+    expect(inSegment(segment(conditions), facts(), NOW)).toBe(expected);
   });
 
   it('match "any" needs one condition, "all" needs every one', () => {
@@ -220,8 +211,8 @@ describe('rule segments', () => {
       { field: 'attributes.country', op: 'eq', value: 'FR' },
       { field: 'custom_properties.plan_tier', op: 'eq', value: 'gold' },
     ];
-    expect(segmentRules.inSegment(segment(conditions, 'any'), facts(), NOW)).toBe(true);
-    expect(segmentRules.inSegment(segment(conditions, 'all'), facts(), NOW)).toBe(false);
+    expect(inSegment(segment(conditions, 'any'), facts(), NOW)).toBe(true);
+    expect(inSegment(segment(conditions, 'all'), facts(), NOW)).toBe(false);
   });
 
   it('refuses unknown fields, operators without values, built-in ids and duplicates', () => {

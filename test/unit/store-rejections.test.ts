@@ -6,12 +6,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { AppReceiptError, verifyAppReceipt } from '../../lib/stores/app-receipt.js';
-import { APPLE_ROOT_CA_G3, appleIncRootCertificate } from '../../lib/stores/app-store.js';
+import { APPLE_ROOT_CA_G3, appleIncRootCertificate, appStoreVerifier } from '../../lib/stores/app-store.js';
 import { AppleSignedDataError, verifyAppleSignedData } from '../../lib/stores/apple-signed-data.js';
 import { flipByte, RECEIPT_ROOT, signedAppReceipt } from '../support/app-receipts.js';
 import { appStoreTransaction, STAND_IN_ROOT, signedByStandIn } from '../support/app-store-standin.js';
-import { errorThrownBy } from '../support/assertions.js';
-import { freshModule } from '../support/fresh-module.js';
+import { appErrorOf, errorThrownBy } from '../support/assertions.js';
 
 const payload = z.object({ signedDate: z.optional(z.number()) });
 const part = (value: string) => Buffer.from(value).toString('base64url');
@@ -38,19 +37,17 @@ describe('App Store signed data rejections', () => {
 });
 
 describe('App Store certificate chains, one after another', () => {
-  it("a chain verified once never stands in for another: Apple's real chain is refused under the stand-in root after the stand-in's passed", async () => {
-    // Loaded in the test: the cache of verified chains starts empty.
-    const { verifyAppleSignedData: verify, AppleSignedDataError: Rejected } = await freshModule(
-      () => import('../../lib/stores/apple-signed-data.js'),
-    );
+  it("a chain verified once never stands in for another: Apple's real chain is refused under the stand-in root after the stand-in's passed", () => {
     const signedDate = Date.now();
     const standIn = signedByStandIn({ ...appStoreTransaction('com.example.app'), signedDate });
-    expect(verify(standIn, [STAND_IN_ROOT], payload)).toMatchObject({ signedDate });
+    expect(verifyAppleSignedData(standIn, [STAND_IN_ROOT], payload)).toMatchObject({ signedDate });
     const apples = readFileSync(
       new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url),
       'utf8',
     ).trim();
-    expect(errorThrownBy(() => verify(apples, [STAND_IN_ROOT], payload), Rejected).rejection).toBe('chain');
+    expect(
+      errorThrownBy(() => verifyAppleSignedData(apples, [STAND_IN_ROOT], payload), AppleSignedDataError).rejection,
+    ).toBe('chain');
   });
 });
 
@@ -187,8 +184,6 @@ describe('what INVALID_RECEIPT says of each App Store rejection', () => {
       'app receipt rejected: it belongs to another app (bundle id)',
     ],
   ])('%s', async (_, verify, message) => {
-    // Loaded afresh: the module's table of wordings is this test's to hold (test/support/fresh-module.ts).
-    const { appStoreVerifier } = await freshModule(() => import('../../lib/stores/app-store.js'));
     const serverApi = { issuer_id: 'issuer', key_id: 'KEY', private_key: 'unused: the receipt is refused first' };
     const verifiers = {
       qysmat: appStoreVerifier({ bundleId: 'com.app.qysmat', environment: 'Sandbox' }),
@@ -203,18 +198,12 @@ describe('what INVALID_RECEIPT says of each App Store rejection', () => {
         STAND_IN_ROOT,
       ]),
     };
-    // The module's own AppError class, not this file's: compared by shape.
-    const error = await verify(verifiers).then(
-      () => new Error('expected a rejection'),
-      (rejection: unknown) => rejection,
-    );
-    expect(error).toMatchObject({ name: 'AppError', code: 'INVALID_RECEIPT', message });
+    expect(await appErrorOf(verify(verifiers))).toMatchObject({ code: 'INVALID_RECEIPT', message });
   });
 });
 
 describe("an app receipt refused by its reader keeps the reader's rejection as the cause", () => {
   it('a changed content: INVALID_RECEIPT caused by the signature rejection', async () => {
-    const { appStoreVerifier } = await freshModule(() => import('../../lib/stores/app-store.js'));
     const serverApi = { issuer_id: 'issuer', key_id: 'KEY', private_key: 'unused: the receipt is refused first' };
     const receipts = appStoreVerifier(
       { bundleId: RECEIPT_BUNDLE, environment: 'Sandbox', serverApi },
@@ -225,17 +214,16 @@ describe("an app receipt refused by its reader keeps the reader's rejection as t
       { bundleId: RECEIPT_BUNDLE, purchases: [{ transactionId: '2000000000000001' }] },
       { tamperContent: (content) => flipByte(content) },
     );
-    const error = await receipts.verify(receipt).then(
-      () => new Error('expected a rejection'),
-      (rejection: unknown) => rejection,
-    );
-    expect(error).toMatchObject({ code: 'INVALID_RECEIPT', cause: { rejection: 'signature' } });
+    expect(await appErrorOf(receipts.verify(receipt))).toMatchObject({
+      code: 'INVALID_RECEIPT',
+      cause: { rejection: 'signature' },
+    });
   });
 });
 
 type Verifiers = Record<
   'qysmat' | 'other' | 'standInSandbox' | 'receipts' | 'receiptsAppleOnly',
-  ReturnType<typeof import('../../lib/stores/app-store.js').appStoreVerifier>
+  ReturnType<typeof appStoreVerifier>
 >;
 
 /** The JWS with one character of its payload changed. */

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freshModule } from '../support/fresh-module.js';
-
-/** Loaded afresh in each test: the schemas are built when first used, and that use is the test's. */
-const settings = () => freshModule(() => import('../../lib/data/store-settings.js'));
+import { appStoreSettingsSchema, googlePlaySettingsSchema } from '../../lib/data/store-settings.js';
 
 /** The issues zod reports, as path and message. */
 const issuesOf = (result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
@@ -26,8 +23,7 @@ describe('App Store settings (admin stores apple set)', () => {
       { ...SANDBOX, server_api: { issuer_id: 'i', key_id: 'K', private_key: 'MIGTAgEAMBMGByqGSM49' } },
       [{ path: 'server_api.private_key', message: 'must be the .p8 key (PEM)' }],
     ],
-  ])('%s', async (_, given, issues) => {
-    const { appStoreSettingsSchema } = await settings();
+  ])('%s', (_, given, issues) => {
     expect(issuesOf(appStoreSettingsSchema.safeParse(given))).toEqual(issues);
   });
 });
@@ -49,16 +45,14 @@ describe('Google Play settings (admin stores google set)', () => {
     [' com.example', false],
     ['com.example ', false],
     ['com.example/x', false],
-  ])('package %s: %s', async (packageName, valid) => {
-    const { googlePlaySettingsSchema } = await settings();
+  ])('package %s: %s', (packageName, valid) => {
     const issues = issuesOf(
       googlePlaySettingsSchema.safeParse({ package_name: packageName, service_account: SERVICE_ACCOUNT }),
     );
     expect(issues).toEqual(valid ? [] : [{ path: 'package_name', message: 'must be an Android package name' }]);
   });
 
-  it('keeps the key file whole, and wants its key in PEM', async () => {
-    const { googlePlaySettingsSchema } = await settings();
+  it('keeps the key file whole, and wants its key in PEM', () => {
     const parsed = googlePlaySettingsSchema.parse({
       package_name: 'com.example.subs',
       service_account: SERVICE_ACCOUNT,

@@ -2,11 +2,24 @@
  * The store's truth, pure: the lifecycle's `sync` column, grace periods and the store margin of the
  * clock, which subscription a store state is about, and the events and record fields it changes.
  */
+
 import { describe, expect, it } from 'vitest';
 import { config } from '../../lib/core/config.js';
 import { storeMarginMs } from '../../lib/data/subscription-items.js';
 import type { StorePurchaseState } from '../../lib/domain/store-purchase.js';
 import type { StoredStorePurchase, SyncedSubscription } from '../../lib/domain/store-sync.js';
+import {
+  countsAsRevenue,
+  datedAfterHeld,
+  decideStoreState,
+  endedByStore,
+  environmentOf,
+  grantsAccess,
+  storeEventsOf,
+  storeFacts,
+  storeRecordPatch,
+  verifiedPurchaseStart,
+} from '../../lib/domain/store-sync.js';
 import {
   accessEndsAt,
   applyCommand,
@@ -16,10 +29,6 @@ import {
   type SubscriptionState,
   type SubscriptionStatus,
 } from '../../lib/domain/subscription-state.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const storeSyncModule = freshBeforeEach(() => import('../../lib/domain/store-sync.js'));
 
 const NOW = new Date('2026-03-10T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -529,7 +538,7 @@ const storeState = (overrides: Partial<StorePurchaseState> = {}): StorePurchaseS
 
 describe('store facts, access and environments', () => {
   it('facts: renewal as the store says it; no renewal info leaves auto_renew to the subscription', () => {
-    expect(storeSyncModule.storeFacts(storeState())).toEqual({
+    expect(storeFacts(storeState())).toEqual({
       expires_at: at(30 * 24 * HOUR),
       auto_renew: true,
       billing_issue: false,
@@ -537,8 +546,8 @@ describe('store facts, access and environments', () => {
       revoked: false,
       refund_reversed: false,
     });
-    expect(storeSyncModule.storeFacts(storeState({ refund_reversed: true }))).toMatchObject({ refund_reversed: true });
-    expect(storeSyncModule.storeFacts(storeState({ renewal: null }))).toMatchObject({
+    expect(storeFacts(storeState({ refund_reversed: true }))).toMatchObject({ refund_reversed: true });
+    expect(storeFacts(storeState({ renewal: null }))).toMatchObject({
       auto_renew: null,
       billing_issue: false,
     });
@@ -548,30 +557,30 @@ describe('store facts, access and environments', () => {
       billing_issue: true,
       grace_period_expires_at: at(HOUR),
     };
-    expect(storeSyncModule.storeFacts(storeState({ renewal: grace }))).toMatchObject({
+    expect(storeFacts(storeState({ renewal: grace }))).toMatchObject({
       billing_issue: true,
       grace_period_expires_at: at(HOUR),
     });
   });
 
   it('access: a running period or grace period, never a refunded purchase', () => {
-    expect(storeSyncModule.grantsAccess(storeState(), NOW)).toBe(true);
-    expect(storeSyncModule.grantsAccess(storeState({ expires_at: at(-HOUR) }), NOW)).toBe(false);
-    expect(storeSyncModule.grantsAccess(storeState({ revoked: true }), NOW)).toBe(false);
+    expect(grantsAccess(storeState(), NOW)).toBe(true);
+    expect(grantsAccess(storeState({ expires_at: at(-HOUR) }), NOW)).toBe(false);
+    expect(grantsAccess(storeState({ revoked: true }), NOW)).toBe(false);
     // A period that ends this very moment grants nothing more.
-    expect(storeSyncModule.grantsAccess(storeState({ expires_at: NOW.toISOString() }), NOW)).toBe(false);
+    expect(grantsAccess(storeState({ expires_at: NOW.toISOString() }), NOW)).toBe(false);
     const grace = {
       auto_renew: true,
       renewal_product_id: null,
       billing_issue: true,
       grace_period_expires_at: at(HOUR),
     };
-    expect(storeSyncModule.grantsAccess(storeState({ expires_at: at(-HOUR), renewal: grace }), NOW)).toBe(true);
+    expect(grantsAccess(storeState({ expires_at: at(-HOUR), renewal: grace }), NOW)).toBe(true);
   });
 
   it('a purchase the store ended without telling its state: renewal off, no billing issue, refunded as said', () => {
     for (const revoked of [false, true]) {
-      expect(storeSyncModule.endedByStore(at(-HOUR), revoked)).toEqual({
+      expect(endedByStore(at(-HOUR), revoked)).toEqual({
         expires_at: at(-HOUR),
         auto_renew: false,
         billing_issue: false,
@@ -583,16 +592,16 @@ describe('store facts, access and environments', () => {
   });
 
   it('environments: sandbox money is not revenue; the test store and production are', () => {
-    expect(['Production', 'Sandbox', 'Test'].map((e) => storeSyncModule.environmentOf(e as 'Production'))).toEqual([
+    expect(['Production', 'Sandbox', 'Test'].map((e) => environmentOf(e as 'Production'))).toEqual([
       'production',
       'sandbox',
       'test',
     ]);
-    expect([
-      storeSyncModule.countsAsRevenue('production'),
-      storeSyncModule.countsAsRevenue('sandbox'),
-      storeSyncModule.countsAsRevenue('test'),
-    ]).toEqual([true, false, true]);
+    expect([countsAsRevenue('production'), countsAsRevenue('sandbox'), countsAsRevenue('test')]).toEqual([
+      true,
+      false,
+      true,
+    ]);
   });
 });
 
@@ -657,7 +666,7 @@ describe('a refund is never stale while its record is kept (datedAfterHeld)', ()
   ];
   for (const [name, state, heldState, asOf] of rows) {
     it(name, () => {
-      const dated = storeSyncModule.datedAfterHeld(state, heldState, { now: NOW, recordKeptMs: KEPT });
+      const dated = datedAfterHeld(state, heldState, { now: NOW, recordKeptMs: KEPT });
       expect(dated).toEqual({ ...state, as_of: asOf });
     });
   }
@@ -676,7 +685,7 @@ describe('what verifying a purchase nobody owned starts from (verifiedPurchaseSt
   };
   // Written out: the facts of the refund kept, an earlier period's.
   const earlierRefunded = facts({ expires_at: at(-HOUR), revoked: true, earlier_period: true });
-  const rows: [string, StorePurchaseState | undefined, ReturnType<typeof storeSyncModule.verifiedPurchaseStart>][] = [
+  const rows: [string, StorePurchaseState | undefined, ReturnType<typeof verifiedPurchaseStart>][] = [
     ['nothing kept: the transaction', undefined, { kind: 'start', from: undefined }],
     [
       'a state stated before the transaction was bought: the transaction',
@@ -750,13 +759,12 @@ describe('what verifying a purchase nobody owned starts from (verifiedPurchaseSt
     ],
   ];
   for (const [name, kept, start] of rows) {
-    it(name, () => expect(storeSyncModule.verifiedPurchaseStart(transaction, kept)).toEqual(start));
+    it(name, () => expect(verifiedPurchaseStart(transaction, kept)).toEqual(start));
   }
 });
 
 describe('which subscription a store state is about (decideStoreState)', () => {
-  const decide = (s: StorePurchaseState, st: StoredStorePurchase<Sub>) =>
-    storeSyncModule.decideStoreState('app_1', s, st, NOW);
+  const decide = (s: StorePurchaseState, st: StoredStorePurchase<Sub>) => decideStoreState('app_1', s, st, NOW);
 
   const rows: [string, StorePurchaseState, StoredStorePurchase<Sub>, ReturnType<typeof decide>][] = [
     [
@@ -988,27 +996,25 @@ describe('record fields and events of a store-driven change', () => {
   const record = { product_id: 'premium_monthly', price: 9.99, currency: 'USD' };
 
   it('a renewal charges the price the store reports; a plan change moves the product', () => {
-    expect(storeSyncModule.storeRecordPatch(record, storeState(), true)).toEqual({ price: 4.99, currency: 'EUR' });
-    expect(storeSyncModule.storeRecordPatch(record, storeState(), false)).toEqual({});
-    expect(
-      storeSyncModule.storeRecordPatch(record, storeState({ product_id: 'pro_yearly', price: 59.99 }), false),
-    ).toEqual({
+    expect(storeRecordPatch(record, storeState(), true)).toEqual({ price: 4.99, currency: 'EUR' });
+    expect(storeRecordPatch(record, storeState(), false)).toEqual({});
+    expect(storeRecordPatch(record, storeState({ product_id: 'pro_yearly', price: 59.99 }), false)).toEqual({
       product_id: 'pro_yearly',
       price: 59.99,
       currency: 'EUR',
     });
-    expect(storeSyncModule.storeRecordPatch(record, storeState({ price: null, currency: null }), true)).toEqual({});
-    expect(storeSyncModule.storeRecordPatch(record, storeState({ trial: true, price: 0 }), true)).toEqual({});
+    expect(storeRecordPatch(record, storeState({ price: null, currency: null }), true)).toEqual({});
+    expect(storeRecordPatch(record, storeState({ trial: true, price: 0 }), true)).toEqual({});
     // Only what differs from the record.
-    expect(storeSyncModule.storeRecordPatch(record, storeState({ price: 9.99, currency: 'EUR' }), true)).toEqual({
+    expect(storeRecordPatch(record, storeState({ price: 9.99, currency: 'EUR' }), true)).toEqual({
       currency: 'EUR',
     });
-    expect(storeSyncModule.storeRecordPatch(record, storeState({ price: 4.99, currency: 'USD' }), true)).toEqual({
+    expect(storeRecordPatch(record, storeState({ price: 4.99, currency: 'USD' }), true)).toEqual({
       price: 4.99,
     });
   });
 
-  const side = (overrides: Partial<Parameters<typeof storeSyncModule.storeEventsOf>[0]> = {}) => ({
+  const side = (overrides: Partial<Parameters<typeof storeEventsOf>[0]> = {}) => ({
     status: 'active' as SubscriptionStatus,
     auto_renew: true,
     billing_issue_at: null,
@@ -1018,23 +1024,19 @@ describe('record fields and events of a store-driven change', () => {
   const none = { renewal: false, refund: false, refundReversed: false };
 
   it('each change announces its kind, in a fixed order', () => {
-    expect(storeSyncModule.storeEventsOf(side(), side(), none)).toEqual([]);
+    expect(storeEventsOf(side(), side(), none)).toEqual([]);
+    expect(storeEventsOf(side(), side(), { renewal: true, refund: false, refundReversed: false })).toEqual(['renewed']);
     expect(
-      storeSyncModule.storeEventsOf(side(), side(), { renewal: true, refund: false, refundReversed: false }),
-    ).toEqual(['renewed']);
-    expect(
-      storeSyncModule.storeEventsOf(side(), side({ status: 'cancelled' }), {
+      storeEventsOf(side(), side({ status: 'cancelled' }), {
         renewal: false,
         refund: true,
         refundReversed: false,
       }),
     ).toEqual(['refunded']);
-    expect(storeSyncModule.storeEventsOf(side(), side({ auto_renew: false }), none)).toEqual(['auto_renew_changed']);
-    expect(storeSyncModule.storeEventsOf(side(), side({ billing_issue_at: NOW.toISOString() }), none)).toEqual([
-      'billing_issue',
-    ]);
+    expect(storeEventsOf(side(), side({ auto_renew: false }), none)).toEqual(['auto_renew_changed']);
+    expect(storeEventsOf(side(), side({ billing_issue_at: NOW.toISOString() }), none)).toEqual(['billing_issue']);
     expect(
-      storeSyncModule.storeEventsOf(side(), side({ product_id: 'pro_yearly' }), {
+      storeEventsOf(side(), side({ product_id: 'pro_yearly' }), {
         renewal: true,
         refund: false,
         refundReversed: false,
@@ -1044,31 +1046,27 @@ describe('record fields and events of a store-driven change', () => {
 
   it('renewal turned off or on while paused, or as a subscription pauses, is announced', () => {
     const paused = side({ status: 'paused' });
-    expect(storeSyncModule.storeEventsOf(paused, side({ status: 'paused', auto_renew: false }), none)).toEqual([
-      'auto_renew_changed',
-    ]);
-    expect(storeSyncModule.storeEventsOf(side(), side({ status: 'paused', auto_renew: false }), none)).toEqual([
-      'auto_renew_changed',
-    ]);
+    expect(storeEventsOf(paused, side({ status: 'paused', auto_renew: false }), none)).toEqual(['auto_renew_changed']);
+    expect(storeEventsOf(side(), side({ status: 'paused', auto_renew: false }), none)).toEqual(['auto_renew_changed']);
   });
 
   it('an end turns renewal off without an auto_renew_changed; a continuing billing issue is not announced again', () => {
-    expect(storeSyncModule.storeEventsOf(side(), side({ status: 'expired', auto_renew: false }), none)).toEqual([]);
+    expect(storeEventsOf(side(), side({ status: 'expired', auto_renew: false }), none)).toEqual([]);
     const inIssue = side({ billing_issue_at: NOW.toISOString() });
-    expect(storeSyncModule.storeEventsOf(inIssue, inIssue, none)).toEqual([]);
+    expect(storeEventsOf(inIssue, inIssue, none)).toEqual([]);
   });
 
   it('a recovery from billing retry (expired, renewal off) is a renewal, not an auto_renew_changed', () => {
     const retrying = side({ status: 'expired', auto_renew: false, billing_issue_at: NOW.toISOString() });
-    expect(
-      storeSyncModule.storeEventsOf(retrying, side(), { renewal: true, refund: false, refundReversed: false }),
-    ).toEqual(['renewed']);
+    expect(storeEventsOf(retrying, side(), { renewal: true, refund: false, refundReversed: false })).toEqual([
+      'renewed',
+    ]);
   });
 
   it("a reversed refund is announced; access coming back is the status change's to say", () => {
     const refunded = side({ status: 'cancelled', auto_renew: false });
-    expect(
-      storeSyncModule.storeEventsOf(refunded, side(), { renewal: false, refund: false, refundReversed: true }),
-    ).toEqual(['refund_reversed']);
+    expect(storeEventsOf(refunded, side(), { renewal: false, refund: false, refundReversed: true })).toEqual([
+      'refund_reversed',
+    ]);
   });
 });

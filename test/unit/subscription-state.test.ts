@@ -1,17 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
+  applyCommand,
   INITIAL_LIFECYCLE,
+  nextTimeTransitionAt,
   SUBSCRIPTION_STATUSES,
   type SubscriptionCommand,
   type SubscriptionState,
   type SubscriptionStatus,
 } from '../../lib/domain/subscription-state.js';
-import { errorThrownBy } from '../support/assertions.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const lifecycle = freshBeforeEach(() => import('../../lib/domain/subscription-state.js'));
-const appErrorThrownBy = (run: () => unknown) => errorThrownBy(run, lifecycle.AppError);
+import { appErrorThrownBy } from '../support/assertions.js';
 
 const NOW = new Date('2026-03-10T12:00:00.000Z');
 
@@ -83,29 +80,25 @@ describe('PUT status: every current status x every target status', () => {
       const expected = PUT_STATUS[from][to];
       if (expected === 'EXPIRED') {
         it(`${from} -> ${to} is SUBSCRIPTION_EXPIRED`, () => {
-          const error = appErrorThrownBy(() =>
-            lifecycle.applyCommand(state(from), { type: 'update', status: to }, NOW),
-          );
+          const error = appErrorThrownBy(() => applyCommand(state(from), { type: 'update', status: to }, NOW));
           expect(error.code).toBe('SUBSCRIPTION_EXPIRED');
         });
       } else if (expected === 409) {
         it(`${from} -> ${to} is a 409 INVALID_STATUS_TRANSITION naming the current status`, () => {
-          const error = appErrorThrownBy(() =>
-            lifecycle.applyCommand(state(from), { type: 'update', status: to }, NOW),
-          );
+          const error = appErrorThrownBy(() => applyCommand(state(from), { type: 'update', status: to }, NOW));
           expect(error.code).toBe('INVALID_STATUS_TRANSITION');
           expect(error.status).toBe(409);
           expect(error.message).toContain(`status is ${from}`);
         });
       } else if (expected === from) {
         it(`${from} -> ${to} is a no-op without a status change`, () => {
-          const result = lifecycle.applyCommand(state(from), { type: 'update', status: to }, NOW);
+          const result = applyCommand(state(from), { type: 'update', status: to }, NOW);
           expect(result.statusChange).toBeNull();
           expect(result.next).toEqual(state(from));
         });
       } else {
         it(`${from} -> ${to} is allowed and reports the change`, () => {
-          const result = lifecycle.applyCommand(state(from), { type: 'update', status: to }, NOW);
+          const result = applyCommand(state(from), { type: 'update', status: to }, NOW);
           expect(result.statusChange).toEqual({ from, to: expected });
           expect(result.next.status).toBe(expected);
         });
@@ -116,12 +109,12 @@ describe('PUT status: every current status x every target status', () => {
 
 describe('effects of status changes', () => {
   it('cancelling turns auto_renew off and records when it happened', () => {
-    const { next } = lifecycle.applyCommand(state('active'), { type: 'update', status: 'cancelled' }, NOW);
+    const { next } = applyCommand(state('active'), { type: 'update', status: 'cancelled' }, NOW);
     expect(next).toMatchObject({ status: 'cancelled', auto_renew: false, cancelled_at: NOW.toISOString() });
   });
 
   it('cancelling with a cancellation_date and reason keeps both', () => {
-    const { next } = lifecycle.applyCommand(
+    const { next } = applyCommand(
       state('active'),
       {
         type: 'update',
@@ -135,25 +128,25 @@ describe('effects of status changes', () => {
   });
 
   it('resuming a paused subscription pushes expires_at back by the time spent paused', () => {
-    const { next } = lifecycle.applyCommand(state('paused'), { type: 'update', status: 'active' }, NOW);
+    const { next } = applyCommand(state('paused'), { type: 'update', status: 'active' }, NOW);
     // paused 5 days (Mar 5 12:00 -> Mar 10 12:00): Apr 1 00:00 + 5 days
     expect(next).toMatchObject({ status: 'active', paused_at: null, expires_at: '2026-04-06T00:00:00.000Z' });
   });
 
   it('forcing expiry ends access now and stops renewal', () => {
-    const { next } = lifecycle.applyCommand(state('active'), { type: 'update', status: 'expired' }, NOW);
+    const { next } = applyCommand(state('active'), { type: 'update', status: 'expired' }, NOW);
     expect(next).toMatchObject({ status: 'expired', expires_at: NOW.toISOString(), auto_renew: false });
   });
 
   it('activating a pending_verification subscription keeps its dates', () => {
-    const { next } = lifecycle.applyCommand(state('pending_verification'), { type: 'update', status: 'active' }, NOW);
+    const { next } = applyCommand(state('pending_verification'), { type: 'update', status: 'active' }, NOW);
     expect(next).toEqual({ ...state('pending_verification'), status: 'active' });
   });
 });
 
 describe('configuration updates without a status', () => {
   it('turning auto_renew off on an active subscription changes no status', () => {
-    const result = lifecycle.applyCommand(
+    const result = applyCommand(
       state('active'),
       { type: 'update', auto_renew: false, cancellation_reason: 'user_request' },
       NOW,
@@ -164,26 +157,26 @@ describe('configuration updates without a status', () => {
 
   it('auto_renew cannot be turned back on for a cancelled subscription', () => {
     const error = appErrorThrownBy(() =>
-      lifecycle.applyCommand(state('cancelled', { auto_renew: false }), { type: 'update', auto_renew: true }, NOW),
+      applyCommand(state('cancelled', { auto_renew: false }), { type: 'update', auto_renew: true }, NOW),
     );
     expect(error.code).toBe('INVALID_STATUS_TRANSITION');
   });
 
   it('a cancelled subscription still accepts a cancellation reason', () => {
-    const { next } = lifecycle.applyCommand(state('cancelled'), { type: 'update', cancellation_reason: 'fraud' }, NOW);
+    const { next } = applyCommand(state('cancelled'), { type: 'update', cancellation_reason: 'fraud' }, NOW);
     expect(next.cancellation_reason).toBe('fraud');
   });
 
   it('an expired subscription accepts no change at all', () => {
     expect(
-      appErrorThrownBy(() => lifecycle.applyCommand(state('expired'), { type: 'update', auto_renew: false }, NOW)).code,
+      appErrorThrownBy(() => applyCommand(state('expired'), { type: 'update', auto_renew: false }, NOW)).code,
     ).toBe('SUBSCRIPTION_EXPIRED');
   });
 
   it('the input state is never mutated', () => {
     const current = state('paused');
     const copy = structuredClone(current);
-    lifecycle.applyCommand(current, { type: 'update', status: 'cancelled' }, NOW);
+    applyCommand(current, { type: 'update', status: 'cancelled' }, NOW);
     expect(current).toEqual(copy);
   });
 });
@@ -261,12 +254,12 @@ describe('lifecycle: every status x every operation', () => {
       const at = command.type === 'time_passes' ? LATER : NOW;
       it(`${from} + ${name} -> ${expected}`, () => {
         if (expected === 409 || expected === 'EXPIRED') {
-          const error = appErrorThrownBy(() => lifecycle.applyCommand(state(from), command, at));
+          const error = appErrorThrownBy(() => applyCommand(state(from), command, at));
           expect(error.code).toBe(expected === 409 ? 'INVALID_STATUS_TRANSITION' : 'SUBSCRIPTION_EXPIRED');
           if (expected === 409) expect(error.message).toContain(from);
           return;
         }
-        const result = lifecycle.applyCommand(state(from), command, at);
+        const result = applyCommand(state(from), command, at);
         expect(result.next.status).toBe(expected);
         expect(result.statusChange).toEqual(expected === from ? null : { from, to: expected });
       });
@@ -277,7 +270,7 @@ describe('lifecycle: every status x every operation', () => {
 describe('lifecycle effects', () => {
   it('renew moves expires_at, records a renewal, and voids a cancellation scheduled for the period end', () => {
     const current = state('active', { auto_renew: false, cancel_at_period_end: true });
-    const result = lifecycle.applyCommand(current, { type: 'renew', expires_at: '2026-05-01T00:00:00.000Z' }, NOW);
+    const result = applyCommand(current, { type: 'renew', expires_at: '2026-05-01T00:00:00.000Z' }, NOW);
     expect(result).toMatchObject({ renewal: true, refund: false, statusChange: null });
     expect(result.next).toMatchObject({
       expires_at: '2026-05-01T00:00:00.000Z',
@@ -288,7 +281,7 @@ describe('lifecycle effects', () => {
 
   it('renew to an expires_at that is not later is a 400 naming the field', () => {
     const error = appErrorThrownBy(() =>
-      lifecycle.applyCommand(state('active'), { type: 'renew', expires_at: '2026-04-01T00:00:00.000Z' }, NOW),
+      applyCommand(state('active'), { type: 'renew', expires_at: '2026-04-01T00:00:00.000Z' }, NOW),
     );
     expect(error.code).toBe('INVALID_PARAMETER');
     expect(error.details?.[0]?.path).toBe('body.expires_at');
@@ -299,7 +292,7 @@ describe('lifecycle effects', () => {
     ['weeks', 2, '2026-03-24T12:00:00.000Z'],
     ['months', 1, '2026-04-10T12:00:00.000Z'],
   ] as const)('pause for %s sets paused_until = now + %i %s', (unit, duration, until) => {
-    const { next } = lifecycle.applyCommand(state('active'), { type: 'pause', duration, unit, reason: 'travel' }, NOW);
+    const { next } = applyCommand(state('active'), { type: 'pause', duration, unit, reason: 'travel' }, NOW);
     expect(next).toMatchObject({
       status: 'paused',
       paused_at: NOW.toISOString(),
@@ -309,7 +302,7 @@ describe('lifecycle effects', () => {
   });
 
   it('cancel at period end keeps access until expires_at, then the clock cancels it', () => {
-    const scheduled = lifecycle.applyCommand(
+    const scheduled = applyCommand(
       state('active'),
       { type: 'cancel', immediate: false, refund: false, reason: 'price' },
       NOW,
@@ -322,19 +315,19 @@ describe('lifecycle effects', () => {
       cancelled_at: NOW.toISOString(),
     });
     // Before expiry nothing happens.
-    expect(lifecycle.applyCommand(scheduled, { type: 'time_passes' }, NOW).statusChange).toBeNull();
-    const atEnd = lifecycle.applyCommand(scheduled, { type: 'time_passes' }, LATER);
+    expect(applyCommand(scheduled, { type: 'time_passes' }, NOW).statusChange).toBeNull();
+    const atEnd = applyCommand(scheduled, { type: 'time_passes' }, LATER);
     expect(atEnd.statusChange).toEqual({ from: 'active', to: 'cancelled' });
   });
 
   it('cancelling at period end twice is an idempotent repeat', () => {
-    const once = lifecycle.applyCommand(state('active'), { type: 'cancel', immediate: false, refund: false }, NOW).next;
-    const twice = lifecycle.applyCommand(once, { type: 'cancel', immediate: false, refund: false }, LATER);
+    const once = applyCommand(state('active'), { type: 'cancel', immediate: false, refund: false }, NOW).next;
+    const twice = applyCommand(once, { type: 'cancel', immediate: false, refund: false }, LATER);
     expect(twice.next).toEqual(once);
   });
 
   it('an immediate cancel with refund records the refund', () => {
-    const result = lifecycle.applyCommand(state('active'), { type: 'cancel', immediate: true, refund: true }, NOW);
+    const result = applyCommand(state('active'), { type: 'cancel', immediate: true, refund: true }, NOW);
     expect(result).toMatchObject({ refund: true, renewal: false, statusChange: { from: 'active', to: 'cancelled' } });
     expect(result.next).toMatchObject({
       auto_renew: false,
@@ -344,7 +337,7 @@ describe('lifecycle effects', () => {
   });
 
   it('the store activating a pending purchase that has already lapsed expires it at once', () => {
-    const result = lifecycle.applyCommand(
+    const result = applyCommand(
       state('pending_verification'),
       { type: 'activate', expires_at: '2026-03-01T00:00:00.000Z' },
       NOW,
@@ -354,32 +347,32 @@ describe('lifecycle effects', () => {
   });
 
   it('an active subscription does not expire before expires_at', () => {
-    expect(lifecycle.applyCommand(state('active'), { type: 'time_passes' }, NOW).statusChange).toBeNull();
+    expect(applyCommand(state('active'), { type: 'time_passes' }, NOW).statusChange).toBeNull();
   });
 
   it('a pause that ends resumes at paused_until, pushing expires_at back by the whole pause', () => {
     // paused Mar 5 12:00 -> Mar 20 12:00 = 15 days; the sweeper runs later, which must not count.
-    const { next, statusChange } = lifecycle.applyCommand(state('paused'), { type: 'time_passes' }, LATER);
+    const { next, statusChange } = applyCommand(state('paused'), { type: 'time_passes' }, LATER);
     expect(statusChange).toEqual({ from: 'paused', to: 'active' });
     expect(next).toMatchObject({ paused_at: null, paused_until: null, expires_at: '2026-04-16T00:00:00.000Z' });
   });
 
   it('resume pushes expires_at back by the time actually paused', () => {
-    const { next } = lifecycle.applyCommand(state('paused'), { type: 'resume' }, NOW);
+    const { next } = applyCommand(state('paused'), { type: 'resume' }, NOW);
     expect(next.expires_at).toBe('2026-04-06T00:00:00.000Z');
   });
 
   it('the sweeper looks at active subscriptions at expires_at and paused ones at paused_until only', () => {
-    expect(lifecycle.nextTimeTransitionAt(state('active'))).toBe('2026-04-01T00:00:00.000Z');
-    expect(lifecycle.nextTimeTransitionAt(state('paused'))).toBe('2026-03-20T12:00:00.000Z');
+    expect(nextTimeTransitionAt(state('active'))).toBe('2026-04-01T00:00:00.000Z');
+    expect(nextTimeTransitionAt(state('paused'))).toBe('2026-03-20T12:00:00.000Z');
     for (const status of ['pending_verification', 'cancelled', 'expired'] as const)
-      expect(lifecycle.nextTimeTransitionAt(state(status))).toBeNull();
+      expect(nextTimeTransitionAt(state(status))).toBeNull();
   });
 });
 
 describe('boundaries: a moment exactly at now', () => {
   it('the store activating a purchase that lapses exactly now expires it', () => {
-    const result = lifecycle.applyCommand(
+    const result = applyCommand(
       state('pending_verification'),
       { type: 'activate', expires_at: '2026-03-10T12:00:00.000Z' },
       NOW,
@@ -388,7 +381,7 @@ describe('boundaries: a moment exactly at now', () => {
   });
 
   it('an active subscription whose expires_at is exactly now expires when the clock passes', () => {
-    const result = lifecycle.applyCommand(
+    const result = applyCommand(
       state('active', { expires_at: '2026-03-10T12:00:00.000Z' }),
       { type: 'time_passes' },
       NOW,
@@ -399,12 +392,12 @@ describe('boundaries: a moment exactly at now', () => {
 
   it('a pause whose paused_until is exactly now ends when the clock passes', () => {
     const current = state('paused', { paused_until: '2026-03-10T12:00:00.000Z' });
-    const result = lifecycle.applyCommand(current, { type: 'time_passes' }, NOW);
+    const result = applyCommand(current, { type: 'time_passes' }, NOW);
     expect(result.next).toMatchObject({ status: 'active', paused_at: null, paused_until: null });
   });
 
   it('a pause that has not ended yet stays paused when the clock passes', () => {
-    const result = lifecycle.applyCommand(state('paused'), { type: 'time_passes' }, NOW);
+    const result = applyCommand(state('paused'), { type: 'time_passes' }, NOW);
     expect(result.next).toEqual(state('paused'));
     expect(result.statusChange).toBeNull();
   });
@@ -419,21 +412,17 @@ describe('cancel: what is kept and what is recorded', () => {
   });
 
   it('an immediate cancel without a reason keeps the reason already recorded', () => {
-    const { next } = lifecycle.applyCommand(scheduled, { type: 'cancel', immediate: true, refund: false }, NOW);
+    const { next } = applyCommand(scheduled, { type: 'cancel', immediate: true, refund: false }, NOW);
     expect(next.cancellation_reason).toBe('too_expensive');
   });
 
   it('an immediate cancel with a reason replaces the one recorded', () => {
-    const { next } = lifecycle.applyCommand(
-      scheduled,
-      { type: 'cancel', immediate: true, refund: false, reason: 'moved' },
-      NOW,
-    );
+    const { next } = applyCommand(scheduled, { type: 'cancel', immediate: true, refund: false, reason: 'moved' }, NOW);
     expect(next.cancellation_reason).toBe('moved');
   });
 
   it('a cancel without refund records no refund', () => {
-    const result = lifecycle.applyCommand(state('active'), { type: 'cancel', immediate: true, refund: false }, NOW);
+    const result = applyCommand(state('active'), { type: 'cancel', immediate: true, refund: false }, NOW);
     expect(result.refund).toBe(false);
     expect(result.next.refunded_at).toBeNull();
   });
@@ -442,7 +431,7 @@ describe('cancel: what is kept and what is recorded', () => {
 describe('refusals: code, message and details', () => {
   it('renew to an expires_at that is not later names the current expires_at', () => {
     const error = appErrorThrownBy(() =>
-      lifecycle.applyCommand(state('active'), { type: 'renew', expires_at: '2026-03-15T00:00:00.000Z' }, NOW),
+      applyCommand(state('active'), { type: 'renew', expires_at: '2026-03-15T00:00:00.000Z' }, NOW),
     );
     expect(error.code).toBe('INVALID_PARAMETER');
     expect(error.message).toBe('expires_at must be later than the current expires_at 2026-04-01T00:00:00.000Z');
@@ -451,7 +440,7 @@ describe('refusals: code, message and details', () => {
 
   it('any operation on an expired subscription says it has expired', () => {
     for (const command of [{ type: 'resume' }, { type: 'update', auto_renew: false }] as const) {
-      const error = appErrorThrownBy(() => lifecycle.applyCommand(state('expired'), command, NOW));
+      const error = appErrorThrownBy(() => applyCommand(state('expired'), command, NOW));
       expect(error.code).toBe('SUBSCRIPTION_EXPIRED');
       expect(error.message).toBe('Subscription has expired and can no longer be changed');
       expect(error.details).toBeUndefined();
@@ -459,17 +448,13 @@ describe('refusals: code, message and details', () => {
   });
 
   it('a status change not allowed by hand names the target and the current status', () => {
-    const error = appErrorThrownBy(() =>
-      lifecycle.applyCommand(state('active'), { type: 'update', status: 'paused' }, NOW),
-    );
+    const error = appErrorThrownBy(() => applyCommand(state('active'), { type: 'update', status: 'paused' }, NOW));
     expect(error.code).toBe('INVALID_STATUS_TRANSITION');
     expect(error.message).toBe('Cannot change status to paused: subscription status is active');
   });
 
   it('turning auto_renew on for a cancelled subscription says so', () => {
-    const error = appErrorThrownBy(() =>
-      lifecycle.applyCommand(state('cancelled'), { type: 'update', auto_renew: true }, NOW),
-    );
+    const error = appErrorThrownBy(() => applyCommand(state('cancelled'), { type: 'update', auto_renew: true }, NOW));
     expect(error.code).toBe('INVALID_STATUS_TRANSITION');
     expect(error.message).toBe('Cannot turn auto_renew on: subscription status is cancelled');
   });
@@ -498,7 +483,7 @@ describe('refusals: code, message and details', () => {
       'Cannot activate: subscription status is active',
     ],
   ] as const)('a %s subscription refuses %o with its message', (from, command, message) => {
-    const error = appErrorThrownBy(() => lifecycle.applyCommand(state(from), command, NOW));
+    const error = appErrorThrownBy(() => applyCommand(state(from), command, NOW));
     expect(error.code).toBe('INVALID_STATUS_TRANSITION');
     expect(error.message).toBe(message);
   });
@@ -513,12 +498,12 @@ describe('PUT effects on the scheduled cancellation and cancelled_at', () => {
   });
 
   it('cancelling by hand supersedes a cancellation scheduled for the period end', () => {
-    const { next } = lifecycle.applyCommand(scheduled, { type: 'update', status: 'cancelled' }, NOW);
+    const { next } = applyCommand(scheduled, { type: 'update', status: 'cancelled' }, NOW);
     expect(next).toMatchObject({ status: 'cancelled', cancel_at_period_end: false });
   });
 
   it('turning auto_renew off leaves a scheduled cancellation in place', () => {
-    const { next } = lifecycle.applyCommand(scheduled, { type: 'update', auto_renew: false }, NOW);
+    const { next } = applyCommand(scheduled, { type: 'update', auto_renew: false }, NOW);
     expect(next).toMatchObject({
       auto_renew: false,
       cancel_at_period_end: true,
@@ -528,7 +513,7 @@ describe('PUT effects on the scheduled cancellation and cancelled_at', () => {
   });
 
   it('turning auto_renew on withdraws a scheduled cancellation', () => {
-    const { next } = lifecycle.applyCommand(scheduled, { type: 'update', auto_renew: true }, NOW);
+    const { next } = applyCommand(scheduled, { type: 'update', auto_renew: true }, NOW);
     expect(next).toMatchObject({
       auto_renew: true,
       cancel_at_period_end: false,
@@ -539,17 +524,13 @@ describe('PUT effects on the scheduled cancellation and cancelled_at', () => {
 
   it('a cancellation_date without a status change sets cancelled_at', () => {
     const current = state('cancelled', { cancelled_at: '2026-03-01T00:00:00.000Z' });
-    const { next } = lifecycle.applyCommand(
-      current,
-      { type: 'update', cancellation_date: '2026-03-02T00:00:00.000Z' },
-      NOW,
-    );
+    const { next } = applyCommand(current, { type: 'update', cancellation_date: '2026-03-02T00:00:00.000Z' }, NOW);
     expect(next.cancelled_at).toBe('2026-03-02T00:00:00.000Z');
   });
 
   it('an update without a cancellation_date leaves cancelled_at as it was', () => {
     const current = state('cancelled', { cancelled_at: '2026-03-01T00:00:00.000Z' });
-    const { next } = lifecycle.applyCommand(current, { type: 'update', cancellation_reason: 'moved' }, NOW);
+    const { next } = applyCommand(current, { type: 'update', cancellation_reason: 'moved' }, NOW);
     expect(next.cancelled_at).toBe('2026-03-01T00:00:00.000Z');
   });
 });

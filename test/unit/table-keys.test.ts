@@ -6,27 +6,39 @@ import { createHash } from 'node:crypto';
  * the code then writes and reads the new shape. So every key is pinned here by value, not derived.
  */
 import { describe, expect, it } from 'vitest';
-import type { TableKey } from '../../lib/data/table-keys.js';
-import { freshModule } from '../support/fresh-module.js';
-
-/**
- * table-keys.ts, entity-keys.ts and table.ts loaded afresh inside each test: their tables and constants are built while
- * the module loads, and are then this test's (docs/mutation.md, "Import-time tables").
- */
-const fresh = () =>
-  freshModule(async () => ({
-    ...(await import('../../lib/data/table-keys.js')),
-    keys: await import('../../lib/data/entity-keys.js'),
-    ...(await import('../../lib/data/table.js')),
-  }));
+import * as keys from '../../lib/data/entity-keys.js';
+import { createTableInput, TABLE, withoutKeys } from '../../lib/data/table.js';
+import {
+  boundedDueId,
+  DUE_ID_MAX_BYTES,
+  dueAttributes,
+  duePartition,
+  erasureKey,
+  grantKey,
+  HISTORY_SK_PREFIX,
+  historyKey,
+  listCountCell,
+  listCountsPartition,
+  listPartitions,
+  listPartitionValue,
+  listSortKey,
+  METRICS_NOW_SK_PREFIX,
+  metricsDayKey,
+  metricsMonthPartition,
+  metricsNowKey,
+  metricsNowPartition,
+  reportKeys,
+  SUBSCRIPTION_SK,
+  type TableKey,
+  userPartitionsOf,
+} from '../../lib/data/table-keys.js';
 
 const A = 'app_1';
 const U = 'user-1';
 const S = 'sub_1';
 
 describe('table keys: the documented layout', () => {
-  it('every entity has its documented key', async () => {
-    const { keys, reportKeys, metricsDayKey, metricsNowKey, historyKey, grantKey, erasureKey } = await fresh();
+  it('every entity has its documented key', () => {
     const documented: [string, TableKey, TableKey][] = [
       ['app', keys.app(A), { pk: 'APP#app_1', sk: 'APP' }],
       ["app's key", keys.appKey(A, 'sdk', 'h1'), { pk: 'APP#app_1', sk: 'KEY#sdk#h1' }],
@@ -97,17 +109,7 @@ describe('table keys: the documented layout', () => {
     for (const [entity, key, expected] of documented) expect(key, entity).toEqual(expected);
   });
 
-  it('prefixes and partitions read by Query', async () => {
-    const {
-      keys,
-      metricsMonthPartition,
-      metricsNowPartition,
-      listCountsPartition,
-      userPartitionsOf,
-      SUBSCRIPTION_SK,
-      HISTORY_SK_PREFIX,
-      METRICS_NOW_SK_PREFIX,
-    } = await fresh();
+  it('prefixes and partitions read by Query', () => {
     expect(keys.appKeyPrefix(A)).toEqual({ pk: 'APP#app_1', skPrefix: 'KEY#' });
     expect(keys.appKeyPrefix(A, 'secret')).toEqual({ pk: 'APP#app_1', skPrefix: 'KEY#secret#' });
     expect(keys.productPrefix(A)).toEqual({ pk: 'APP#app_1', skPrefix: 'PRODUCT#' });
@@ -128,20 +130,17 @@ describe('table keys: the documented layout', () => {
     });
   });
 
-  it('history sort keys sort as their versions do (10 digits)', async () => {
-    const { historyKey } = await fresh();
+  it('history sort keys sort as their versions do (10 digits)', () => {
     expect(historyKey(A, S, 9).sk < historyKey(A, S, 10).sk).toBe(true);
     expect(historyKey(A, S, 1_234_567_890).sk).toBe('HIST#1234567890');
   });
 
-  it('a grant sorts between the activity and the profile, so the profile Query reads it', async () => {
-    const { keys, grantKey } = await fresh();
+  it('a grant sorts between the activity and the profile, so the profile Query reads it', () => {
     const { sk } = grantKey(A, U, 'premium');
     expect(keys.userActivity(A, U).sk < sk && sk < keys.userProfile(A, U).sk).toBe(true);
   });
 
-  it('list counts: one item per product (or any), one attribute per status and platform (or any)', async () => {
-    const { listCountCell } = await fresh();
+  it('list counts: one item per product (or any), one attribute per status and platform (or any)', () => {
     expect(listCountCell(A, {})).toEqual({ key: { pk: 'COUNT#app_1', sk: 'LIST#*' }, attribute: 'count#*#*' });
     expect(listCountCell(A, { product_id: 'pro', status: 'active', platform: 'ios' })).toEqual({
       key: { pk: 'COUNT#app_1', sk: 'LIST#pro' },
@@ -150,8 +149,7 @@ describe('table keys: the documented layout', () => {
     expect(listCountCell(A, { status: 'paused' }).attribute).toBe('count#paused#*');
   });
 
-  it('listing partitions: app id and facet values joined by #, one partition per platform unless filtered', async () => {
-    const { listPartitionValue, listPartitions, listSortKey } = await fresh();
+  it('listing partitions: app id and facet values joined by #, one partition per platform unless filtered', () => {
     expect(listPartitionValue(A, ['status', 'platform'], { status: 'active', platform: 'ios' })).toBe(
       'app_1#active#ios',
     );
@@ -174,8 +172,7 @@ describe('table keys: the documented layout', () => {
     expect(listSortKey('2026-03-09T00:00:00.000Z', S)).toBe('2026-03-09T00:00:00.000Z#sub_1');
   });
 
-  it('due work: filed under the day it is due, or the day it was written when that is later', async () => {
-    const { dueAttributes, duePartition } = await fresh();
+  it('due work: filed under the day it is due, or the day it was written when that is later', () => {
     expect(dueAttributes('SUB', '2026-03-10T05:00:00.000Z', '2026-03-09T00:00:00.000Z', S)).toEqual({
       due_pk: 'DUE#SUB#2026-03-10',
       due_sk: '2026-03-10T05:00:00.000Z#sub_1',
@@ -191,8 +188,7 @@ describe('table keys: the documented layout', () => {
     ['a user id of 255 emoji and an entitlement (1,024 bytes and more)', `${'😀'.repeat(255)}#pro`, true],
     ['an id of 512 bytes exactly', 'é'.repeat(256), false],
     ['an id of 513 bytes', `${'é'.repeat(256)}a`, true],
-  ])('due work of %s: the sort key stays within its 1,024 bytes', async (_, id, hashed) => {
-    const { boundedDueId, dueAttributes, DUE_ID_MAX_BYTES } = await fresh();
+  ])('due work of %s: the sort key stays within its 1,024 bytes', (_, id, hashed) => {
     const { due_sk } = dueAttributes('GRT', '2026-03-10T05:00:00.000Z', '2026-03-09T00:00:00.000Z', boundedDueId(id));
     expect(Buffer.byteLength(due_sk)).toBeLessThanOrEqual(24 + 1 + DUE_ID_MAX_BYTES);
     expect(due_sk).toBe(`2026-03-10T05:00:00.000Z#${hashed ? createHash('sha256').update(id).digest('hex') : id}`);
@@ -210,8 +206,7 @@ describe('table definition: what CreateTable and the stack build', () => {
   });
   const KEYS_ONLY = { ProjectionType: 'KEYS_ONLY' };
 
-  it('keys, indexes, projections and stream as documented', async () => {
-    const { createTableInput, TABLE } = await fresh();
+  it('keys, indexes, projections and stream as documented', () => {
     expect(createTableInput('subscriptions')).toEqual({
       TableName: 'subscriptions',
       BillingMode: 'PAY_PER_REQUEST',
@@ -252,8 +247,7 @@ describe('table definition: what CreateTable and the stack build', () => {
     expect(TABLE.ttlAttribute).toBe('ttl');
   });
 
-  it('an item without its keys is the entity: table and index keys and the type go, the rest stays', async () => {
-    const { withoutKeys } = await fresh();
+  it('an item without its keys is the entity: table and index keys and the type go, the rest stays', () => {
     const item = {
       pk: 'SUB#a#s',
       sk: 'SUB',

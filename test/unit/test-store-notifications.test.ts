@@ -6,6 +6,7 @@ import { MAX_NOTIFICATION_BYTES } from '../../lib/domain/store-purchase.js';
 import { newTestStoreKeys, signTestStoreJws, type TestTransaction } from '../../lib/stores/test-store.js';
 import {
   decodeTestStoreNotification,
+  isTestNotificationType,
   type KnownTestPurchase,
   latestTestTransaction,
   mintTestNotification,
@@ -13,7 +14,6 @@ import {
   type TestNotificationRequest,
   type TestNotificationType,
 } from '../../lib/stores/test-store-notifications.js';
-import { freshModule } from '../support/fresh-module.js';
 
 const APP = 'app_00000000000000aa';
 const OTHER = 'app_00000000000000bb';
@@ -263,16 +263,10 @@ describe("the purchase's latest transaction as the test store knows it (latestTe
 });
 
 describe('test-store notifications: minted, then decoded as a store notification', () => {
-  it.each(TEST_NOTIFICATION_TYPES)('%s', async (type) => {
+  it.each(TEST_NOTIFICATION_TYPES)('%s', (type) => {
     const expected = EXPECTED[type];
-    // Minted and decoded by the module loaded afresh: its type table is this test's to hold.
-    const fresh = await freshModule(() => import('../../lib/stores/test-store-notifications.js'));
-    expect(fresh.isTestNotificationType(type)).toBe(true);
-    const decoded = fresh.decodeTestStoreNotification(
-      fresh.mintTestNotification(mintRequest(type)),
-      APP,
-      keys.publicKeyPem,
-    );
+    expect(isTestNotificationType(type)).toBe(true);
+    const decoded = decodeTestStoreNotification(mintTestNotification(mintRequest(type)), APP, keys.publicKeyPem);
     expect(decoded).toEqual({
       store: 'test_store',
       notification_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -286,8 +280,7 @@ describe('test-store notifications: minted, then decoded as a store notification
       expect(decoded.state?.transaction_id).not.toBe(LATEST.transactionId);
   });
 
-  it('knows no other type', async () => {
-    const { isTestNotificationType } = await freshModule(() => import('../../lib/stores/test-store-notifications.js'));
+  it('knows no other type', () => {
     for (const other of ['renew', 'DID_RENEW', '', undefined, 3]) expect(isTestNotificationType(other)).toBe(false);
   });
 

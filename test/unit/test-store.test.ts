@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { newTestStoreKeys } from '../../lib/stores/test-store.js';
+import {
+  isTestStoreReceipt,
+  mintTestReceipt,
+  newTestStoreKeys,
+  testStoreVerifier,
+} from '../../lib/stores/test-store.js';
 import { appErrorOf } from '../support/assertions.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const testStore = freshBeforeEach(() => import('../../lib/stores/test-store.js'));
-const refusalOf = (promise: Promise<unknown>) => appErrorOf(promise, testStore.AppError);
 
 const APP = 'app_00000000000000aa';
 const OTHER = 'app_00000000000000bb';
 const keys = newTestStoreKeys();
 const otherKeys = newTestStoreKeys();
 const NOW = new Date('2026-05-01T10:00:00.000Z');
-const mint = (overrides: Partial<Parameters<typeof testStore.mintTestReceipt>[0]> = {}) =>
-  testStore.mintTestReceipt({
+const mint = (overrides: Partial<Parameters<typeof mintTestReceipt>[0]> = {}) =>
+  mintTestReceipt({
     appId: APP,
     privateKeyPem: keys.privateKeyPem,
     productId: 'premium_monthly',
@@ -29,12 +29,12 @@ const mint = (overrides: Partial<Parameters<typeof testStore.mintTestReceipt>[0]
 describe('test store', () => {
   // The verifier of the module as loaded for the running test.
   const verifier = {
-    verify: (receiptData: string) => testStore.testStoreVerifier(APP, keys.publicKeyPem).verify(receiptData),
+    verify: (receiptData: string) => testStoreVerifier(APP, keys.publicKeyPem).verify(receiptData),
   };
 
   it('verifies a minted receipt and reads it like a StoreKit transaction', async () => {
     const { receipt_data, transaction_id } = mint();
-    expect(testStore.isTestStoreReceipt(receipt_data)).toBe(true);
+    expect(isTestStoreReceipt(receipt_data)).toBe(true);
     expect(await verifier.verify(receipt_data)).toEqual({
       store: 'test_store',
       platform: 'ios',
@@ -72,28 +72,26 @@ describe('test store', () => {
   });
 
   it('is refused by any other app, even one with the test store on', async () => {
-    const error = await refusalOf(
-      testStore.testStoreVerifier(OTHER, otherKeys.publicKeyPem).verify(mint().receipt_data),
-    );
+    const error = await appErrorOf(testStoreVerifier(OTHER, otherKeys.publicKeyPem).verify(mint().receipt_data));
     expect(error.code).toBe('INVALID_RECEIPT');
     expect(error.message).toBe('test-store receipt was minted for another app');
   });
 
   it('a receipt signed with another key, or changed in one byte, does not verify', async () => {
     const forged = mint({ privateKeyPem: otherKeys.privateKeyPem });
-    expect((await refusalOf(verifier.verify(forged.receipt_data))).message).toBe(
+    expect((await appErrorOf(verifier.verify(forged.receipt_data))).message).toBe(
       'test-store receipt signature does not verify',
     );
     const jws = Buffer.from(mint().receipt_data, 'base64').toString();
     const [h, p, s] = jws.split('.') as [string, string, string];
     const changed = `${h}.${p.slice(0, 20)}${p[20] === 'A' ? 'B' : 'A'}${p.slice(21)}.${s}`;
-    expect((await refusalOf(verifier.verify(changed))).code).toBe('INVALID_RECEIPT');
+    expect((await appErrorOf(verifier.verify(changed))).code).toBe('INVALID_RECEIPT');
   });
 
   it('garbage is INVALID_RECEIPT', async () => {
     for (const receipt of ['x', Buffer.from('a.b.c').toString('base64'), 'eyJhbGciOiJub25lIn0.e30.']) {
-      expect((await refusalOf(verifier.verify(receipt))).code).toBe('INVALID_RECEIPT');
+      expect((await appErrorOf(verifier.verify(receipt))).code).toBe('INVALID_RECEIPT');
     }
-    expect(testStore.isTestStoreReceipt('x')).toBe(false);
+    expect(isTestStoreReceipt('x')).toBe(false);
   });
 });

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UpdateFields, UpdateParts } from '../../lib/data/update-expression.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const updateExpressionModule = freshBeforeEach(() => import('../../lib/data/update-expression.js'));
+import { allEqual, updateExpression } from '../../lib/data/update-expression.js';
 
 /** Every placeholder the expressions use is defined, and every one defined is used (DynamoDB refuses both). */
 function placeholdersMatch(parts: UpdateParts): void {
@@ -107,13 +104,13 @@ describe('updateExpression', () => {
   ];
 
   it.each(cases)('$name', ({ fields, expected }) => {
-    const parts = updateExpressionModule.updateExpression(fields);
+    const parts = updateExpression(fields);
     expect(parts).toEqual(expected);
     placeholdersMatch(parts);
   });
 
   it('skips a placeholder the condition names only in its text (its value supplied later by the caller)', () => {
-    const parts = updateExpressionModule.updateExpression({
+    const parts = updateExpression({
       set: { a: 1 },
       condition: { expression: 'window_ends_at > :u0' },
     });
@@ -121,9 +118,9 @@ describe('updateExpression', () => {
   });
 
   it('refuses an update with nothing to set, add or remove', () => {
-    expect(() =>
-      updateExpressionModule.updateExpression({ set: {}, add: {}, condition: { expression: 'attribute_exists(pk)' } }),
-    ).toThrow(/at least one field/);
+    expect(() => updateExpression({ set: {}, add: {}, condition: { expression: 'attribute_exists(pk)' } })).toThrow(
+      /at least one field/,
+    );
   });
 });
 
@@ -137,10 +134,10 @@ describe('allEqual', () => {
       values: { ':u0': 'active', ':u1': 'ios' },
     },
   ])('$expression', ({ fields, expression, names, values }) => {
-    expect(updateExpressionModule.allEqual(fields)).toEqual({ expression, names, values });
+    expect(allEqual(fields)).toEqual({ expression, names, values });
   });
 
   it('refuses an empty condition', () => {
-    expect(() => updateExpressionModule.allEqual({})).toThrow(/at least one attribute/);
+    expect(() => allEqual({})).toThrow(/at least one attribute/);
   });
 });

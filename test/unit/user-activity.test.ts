@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const userActivityModule = freshBeforeEach(() => import('../../lib/domain/user-activity.js'));
+import { mergeProfileItems } from '../../lib/domain/user-activity.js';
 
 describe('mergeProfileItems', () => {
   const profile = {
@@ -13,12 +10,12 @@ describe('mergeProfileItems', () => {
   };
 
   it('is undefined for a user with none of the items', () => {
-    expect(userActivityModule.mergeProfileItems(undefined, undefined, undefined)).toBeUndefined();
+    expect(mergeProfileItems(undefined, undefined, undefined)).toBeUndefined();
   });
 
   it('takes the earliest first_seen, the latest last_seen and the union of the features', () => {
     expect(
-      userActivityModule.mergeProfileItems(
+      mergeProfileItems(
         profile,
         { first_seen: '2026-02-01T00:00:00.000Z', last_seen: '2026-04-01T00:00:00.000Z' },
         { features: new Set(['sync', 'export']) },
@@ -30,7 +27,7 @@ describe('mergeProfileItems', () => {
       features: new Set(['export', 'sync']),
     });
     expect(
-      userActivityModule.mergeProfileItems(
+      mergeProfileItems(
         { last_seen: '2026-05-01T00:00:00.000Z' },
         { first_seen: '2025-12-01T00:00:00.000Z', last_seen: '2026-04-01T00:00:00.000Z' },
         undefined,
@@ -40,27 +37,23 @@ describe('mergeProfileItems', () => {
 
   it('stands for a user known only by events, and reads features stored as a list', () => {
     expect(
-      userActivityModule.mergeProfileItems(
-        undefined,
-        { first_seen: 'a', last_seen: 'b' },
-        { features: ['sync'] as unknown as string[] },
-      ),
+      mergeProfileItems(undefined, { first_seen: 'a', last_seen: 'b' }, { features: ['sync'] as unknown as string[] }),
     ).toEqual({ first_seen: 'a', last_seen: 'b', features: new Set(['sync']) });
-    expect(userActivityModule.mergeProfileItems({ features: new Set() }, undefined, undefined)).toEqual({});
+    expect(mergeProfileItems({ features: new Set() }, undefined, undefined)).toEqual({});
   });
 
   it('takes the earliest first_seen and the latest last_seen whichever item holds it', () => {
     // The activity item holds the earlier first_seen and the profile the later last_seen: the
     // profile's own dates are not taken just for coming first.
     expect(
-      userActivityModule.mergeProfileItems(
+      mergeProfileItems(
         { first_seen: '2026-02-01T00:00:00.000Z', last_seen: '2026-06-01T00:00:00.000Z' },
         { first_seen: '2026-01-15T00:00:00.000Z', last_seen: '2026-05-01T00:00:00.000Z' },
         undefined,
       ),
     ).toEqual({ first_seen: '2026-01-15T00:00:00.000Z', last_seen: '2026-06-01T00:00:00.000Z' });
     expect(
-      userActivityModule.mergeProfileItems(
+      mergeProfileItems(
         { first_seen: '2026-03-01T00:00:00.000Z', last_seen: '2026-03-02T00:00:00.000Z' },
         { first_seen: '2026-01-01T00:00:00.000Z', last_seen: '2026-04-01T00:00:00.000Z' },
         undefined,
@@ -71,22 +64,14 @@ describe('mergeProfileItems', () => {
   it('adds no first_seen or last_seen attribute when no item holds one', () => {
     // toStrictEqual: an attribute holding undefined is not an absent one (DynamoDB refuses to
     // marshal undefined, and `in` sees the key).
-    const merged = userActivityModule.mergeProfileItems({ total_sessions: 1 }, undefined, {
+    const merged = mergeProfileItems({ total_sessions: 1 }, undefined, {
       features: new Set(['sync']),
     });
     expect(merged).toStrictEqual({ total_sessions: 1, features: new Set(['sync']) });
     expect(Object.keys(merged!)).toEqual(['total_sessions', 'features']);
-    const onlyFirst = userActivityModule.mergeProfileItems(
-      undefined,
-      { first_seen: '2026-01-01T00:00:00.000Z' },
-      undefined,
-    );
+    const onlyFirst = mergeProfileItems(undefined, { first_seen: '2026-01-01T00:00:00.000Z' }, undefined);
     expect(onlyFirst).toStrictEqual({ first_seen: '2026-01-01T00:00:00.000Z' });
-    const onlyLast = userActivityModule.mergeProfileItems(
-      { last_seen: '2026-01-01T00:00:00.000Z' },
-      undefined,
-      undefined,
-    );
+    const onlyLast = mergeProfileItems({ last_seen: '2026-01-01T00:00:00.000Z' }, undefined, undefined);
     expect(onlyLast).toStrictEqual({ last_seen: '2026-01-01T00:00:00.000Z' });
   });
 });

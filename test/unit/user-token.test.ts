@@ -2,15 +2,9 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { newUserTokenSecret } from '../../lib/core/ids.js';
-import { errorThrownBy } from '../support/assertions.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the modules make while they load is then every test's to hold (docs/mutation.md).
-const userToken = freshBeforeEach(async () => ({
-  ...(await import('../../lib/domain/user-token.js')),
-  ...(await import('../../lib/http/auth.js')),
-}));
-const appErrorThrownBy = (run: () => unknown) => errorThrownBy(run, userToken.AppError);
+import { checkUserToken, signUserToken } from '../../lib/domain/user-token.js';
+import { requireUserToken } from '../../lib/http/auth.js';
+import { appErrorThrownBy } from '../support/assertions.js';
 
 /** The worked example of docs/security.md (section "Mobile trust model"), literally. */
 const EXAMPLE = {
@@ -31,57 +25,51 @@ const withSignatureChar = (token: string, index: number, char: string) => {
 
 describe('signed user tokens (v1)', () => {
   it('the worked example of docs/security.md gives exactly its token, and the page shows both', () => {
-    expect(userToken.signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, EXAMPLE.exp)).toBe(EXAMPLE.token);
-    expect(userToken.checkUserToken(EXAMPLE.token, expected, BEFORE_EXP)).toBe('valid');
+    expect(signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, EXAMPLE.exp)).toBe(EXAMPLE.token);
+    expect(checkUserToken(EXAMPLE.token, expected, BEFORE_EXP)).toBe('valid');
     const page = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
     for (const value of [EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, String(EXAMPLE.exp), EXAMPLE.token])
       expect(page).toContain(value);
   });
 
   it('is refused for another user, another app, or another secret', () => {
-    expect(userToken.checkUserToken(EXAMPLE.token, { ...expected, userId: 'user-43' }, BEFORE_EXP)).toBe(
+    expect(checkUserToken(EXAMPLE.token, { ...expected, userId: 'user-43' }, BEFORE_EXP)).toBe('wrong_signature');
+    expect(checkUserToken(EXAMPLE.token, { ...expected, appId: 'app_0123456789abcdee' }, BEFORE_EXP)).toBe(
       'wrong_signature',
     );
-    expect(userToken.checkUserToken(EXAMPLE.token, { ...expected, appId: 'app_0123456789abcdee' }, BEFORE_EXP)).toBe(
-      'wrong_signature',
-    );
-    expect(userToken.checkUserToken(EXAMPLE.token, { ...expected, secret: newUserTokenSecret() }, BEFORE_EXP)).toBe(
+    expect(checkUserToken(EXAMPLE.token, { ...expected, secret: newUserTokenSecret() }, BEFORE_EXP)).toBe(
       'wrong_signature',
     );
   });
 
   it('user and app ids are compared exactly: case and surrounding text matter', () => {
     for (const userId of ['User-42', 'USER-42', 'user-42 ', ' user-42', 'user-4', 'user-420', '']) {
-      expect(userToken.checkUserToken(EXAMPLE.token, { ...expected, userId }, BEFORE_EXP), JSON.stringify(userId)).toBe(
+      expect(checkUserToken(EXAMPLE.token, { ...expected, userId }, BEFORE_EXP), JSON.stringify(userId)).toBe(
         'wrong_signature',
       );
     }
-    expect(
-      userToken.checkUserToken(EXAMPLE.token, { ...expected, appId: EXAMPLE.appId.toUpperCase() }, BEFORE_EXP),
-    ).toBe('wrong_signature');
+    expect(checkUserToken(EXAMPLE.token, { ...expected, appId: EXAMPLE.appId.toUpperCase() }, BEFORE_EXP)).toBe(
+      'wrong_signature',
+    );
   });
 
   it('a changed exp or signature is refused', () => {
-    expect(userToken.checkUserToken(EXAMPLE.token.replace('1893456000', '1893456001'), expected, BEFORE_EXP)).toBe(
+    expect(checkUserToken(EXAMPLE.token.replace('1893456000', '1893456001'), expected, BEFORE_EXP)).toBe(
       'wrong_signature',
     );
-    expect(userToken.checkUserToken(EXAMPLE.token.replace('1893456000', '9893456000'), expected, BEFORE_EXP)).toBe(
+    expect(checkUserToken(EXAMPLE.token.replace('1893456000', '9893456000'), expected, BEFORE_EXP)).toBe(
       'wrong_signature',
     );
-    expect(userToken.checkUserToken(withSignatureChar(EXAMPLE.token, 0, 'D'), expected, BEFORE_EXP)).toBe(
-      'wrong_signature',
-    );
+    expect(checkUserToken(withSignatureChar(EXAMPLE.token, 0, 'D'), expected, BEFORE_EXP)).toBe('wrong_signature');
     // The last character carries 4 bits; 'h' decodes to the same bytes as 'g' but is not the server's spelling.
-    expect(userToken.checkUserToken(withSignatureChar(EXAMPLE.token, 42, 'h'), expected, BEFORE_EXP)).toBe(
-      'wrong_signature',
-    );
+    expect(checkUserToken(withSignatureChar(EXAMPLE.token, 42, 'h'), expected, BEFORE_EXP)).toBe('wrong_signature');
   });
 
   it('expires at exp: valid until the second before, refused from that second on', () => {
-    expect(userToken.checkUserToken(EXAMPLE.token, expected, EXAMPLE.exp * 1000 - 1)).toBe('valid');
-    expect(userToken.checkUserToken(EXAMPLE.token, expected, EXAMPLE.exp * 1000)).toBe('expired');
+    expect(checkUserToken(EXAMPLE.token, expected, EXAMPLE.exp * 1000 - 1)).toBe('valid');
+    expect(checkUserToken(EXAMPLE.token, expected, EXAMPLE.exp * 1000)).toBe('expired');
     // Only a genuine token is said to be expired.
-    expect(userToken.checkUserToken(EXAMPLE.token, { ...expected, userId: 'user-43' }, EXAMPLE.exp * 1000)).toBe(
+    expect(checkUserToken(EXAMPLE.token, { ...expected, userId: 'user-43' }, EXAMPLE.exp * 1000)).toBe(
       'wrong_signature',
     );
   });
@@ -106,19 +94,19 @@ describe('signed user tokens (v1)', () => {
       ` ${EXAMPLE.token}`,
       `Bearer ${EXAMPLE.token}`,
     ]) {
-      expect(userToken.checkUserToken(token, expected, BEFORE_EXP), token).toBe('malformed');
+      expect(checkUserToken(token, expected, BEFORE_EXP), token).toBe('malformed');
     }
   });
 
   it('user ids are signed as UTF-8, and dots in them cannot move the field boundaries', () => {
     const exp = 1893456000;
-    const accented = userToken.signUserToken(EXAMPLE.secret, EXAMPLE.appId, 'zoë', exp);
-    expect(userToken.checkUserToken(accented, { ...expected, userId: 'zoë' }, BEFORE_EXP)).toBe('valid');
-    expect(userToken.checkUserToken(accented, { ...expected, userId: 'zoe' }, BEFORE_EXP)).toBe('wrong_signature');
+    const accented = signUserToken(EXAMPLE.secret, EXAMPLE.appId, 'zoë', exp);
+    expect(checkUserToken(accented, { ...expected, userId: 'zoë' }, BEFORE_EXP)).toBe('valid');
+    expect(checkUserToken(accented, { ...expected, userId: 'zoe' }, BEFORE_EXP)).toBe('wrong_signature');
     // "v1.<app>.1893456000.7.x" is (exp 1893456000, user "7.x"); no other exp/user split signs the same.
-    const dotted = userToken.signUserToken(EXAMPLE.secret, EXAMPLE.appId, '7.x', exp);
-    expect(userToken.checkUserToken(dotted, { ...expected, userId: '7.x' }, BEFORE_EXP)).toBe('valid');
-    expect(userToken.checkUserToken(dotted, { ...expected, userId: 'x' }, BEFORE_EXP)).toBe('wrong_signature');
+    const dotted = signUserToken(EXAMPLE.secret, EXAMPLE.appId, '7.x', exp);
+    expect(checkUserToken(dotted, { ...expected, userId: '7.x' }, BEFORE_EXP)).toBe('valid');
+    expect(checkUserToken(dotted, { ...expected, userId: 'x' }, BEFORE_EXP)).toBe('wrong_signature');
   });
 
   it('for any secret, app, user and exp, the token checks, and any other character in it does not', () => {
@@ -131,13 +119,13 @@ describe('signed user tokens (v1)', () => {
         fc.nat(),
         fc.constantFrom(...'ABCabc019_-.'),
         (secret, appId, userId, exp, position, replacement) => {
-          const token = userToken.signUserToken(secret, appId, userId, exp);
+          const token = signUserToken(secret, appId, userId, exp);
           const now = exp * 1000 - 1;
-          expect(userToken.checkUserToken(token, { secret, appId, userId }, now)).toBe('valid');
+          expect(checkUserToken(token, { secret, appId, userId }, now)).toBe('valid');
           const at = position % token.length;
           if (token[at] === replacement) return;
           const mutated = token.slice(0, at) + replacement + token.slice(at + 1);
-          expect(userToken.checkUserToken(mutated, { secret, appId, userId }, now)).not.toBe('valid');
+          expect(checkUserToken(mutated, { secret, appId, userId }, now)).not.toBe('valid');
         },
       ),
       { numRuns: 300 },
@@ -148,12 +136,12 @@ describe('signed user tokens (v1)', () => {
     [1, 'v1.1.LXB-yoHJSbmYoahIv2f5VUILlgDC3NCFbEE-JWy0Tiw'],
     [999_999_999_999, 'v1.999999999999.S0gPwCONQobBqyHB8mYblq6CcjrFjihoUYE0b2asMKA'],
   ])('signing takes exp %i, an end of the range the format carries', (exp, token) => {
-    expect(userToken.signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, exp)).toBe(token);
+    expect(signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, exp)).toBe(token);
   });
 
   it('signing refuses an exp out of range saying which range it takes', () => {
     for (const exp of [0, 1e12]) {
-      const sign = () => userToken.signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, exp);
+      const sign = () => signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, exp);
       expect(sign, String(exp)).toThrow(RangeError);
       expect(sign, String(exp)).toThrow(new RangeError('exp must be whole seconds in 1..999999999999'));
     }
@@ -161,14 +149,12 @@ describe('signed user tokens (v1)', () => {
 
   it('signing refuses an exp the format cannot carry', () => {
     for (const exp of [0, -1, 1.5, 1e12, Number.NaN])
-      expect(() => userToken.signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, exp), String(exp)).toThrow(
-        RangeError,
-      );
+      expect(() => signUserToken(EXAMPLE.secret, EXAMPLE.appId, EXAMPLE.userId, exp), String(exp)).toThrow(RangeError);
   });
 
   it('requireUserToken: absent is 401 MISSING_REQUIRED_HEADER, anything not valid 401 INVALID_USER_TOKEN saying why', () => {
     for (const token of [undefined, '', '  ']) {
-      const missing = appErrorThrownBy(() => userToken.requireUserToken(token, expected, BEFORE_EXP));
+      const missing = appErrorThrownBy(() => requireUserToken(token, expected, BEFORE_EXP));
       expect([missing.kind, missing.status, missing.code]).toEqual([
         'USER_TOKEN_MISSING',
         401,
@@ -182,10 +168,10 @@ describe('signed user tokens (v1)', () => {
       [EXAMPLE.token, EXAMPLE.exp * 1000, 'expired'],
     ];
     for (const [token, now, message] of cases) {
-      const error = appErrorThrownBy(() => userToken.requireUserToken(token, expected, now));
+      const error = appErrorThrownBy(() => requireUserToken(token, expected, now));
       expect([error.status, error.code]).toEqual([401, 'INVALID_USER_TOKEN']);
       expect(error.message).toContain(message);
     }
-    expect(() => userToken.requireUserToken(` ${EXAMPLE.token} `, expected, BEFORE_EXP)).not.toThrow();
+    expect(() => requireUserToken(` ${EXAMPLE.token} `, expected, BEFORE_EXP)).not.toThrow();
   });
 });

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { AppError } from '../../lib/core/errors.js';
-import { type DeliveryFacts, encodeDeliveryCursor } from '../../lib/domain/webhook-deliveries.js';
+import {
+  type DeliveryFacts,
+  decodeDeliveryCursor,
+  deliveredChange,
+  deliveryView,
+  encodeDeliveryCursor,
+} from '../../lib/domain/webhook-deliveries.js';
 import type { EventPayload } from '../../lib/events/schemas.js';
-import { freshBeforeEach } from '../support/fresh-module.js';
-
-// Loaded before each test: what the module makes while it loads is then every test's to hold (docs/mutation.md).
-const deliveries = freshBeforeEach(() => import('../../lib/domain/webhook-deliveries.js'));
 
 const SUB = 'sub_0123456789abcdef01234567';
 const OTHER = 'sub_76543210fedcba9876543210';
@@ -88,7 +90,7 @@ describe('deliveredChange: the subscription an event is about, and what happened
       ],
     ),
   ])('%s', (_name, payload, expected) => {
-    expect(deliveries.deliveredChange(payload)).toEqual(expected);
+    expect(deliveredChange(payload)).toEqual(expected);
   });
 });
 
@@ -108,7 +110,7 @@ describe('deliveryView', () => {
   };
 
   it('shows the last attempt only, and null where a field was never set', () => {
-    expect(deliveries.deliveryView(delivery)).toEqual({
+    expect(deliveryView(delivery)).toEqual({
       event_id: 'evt_0123456789abcdef01234567',
       event: 'subscription.refunded',
       subscription_id: SUB,
@@ -138,16 +140,14 @@ describe('deliveryView', () => {
       { last_status_code: null, last_error: 'network' },
     ],
   ] as const)('%s', (_name, attempt_log, expected) => {
-    expect(deliveries.deliveryView({ ...delivery, attempt_log })).toMatchObject(expected);
+    expect(deliveryView({ ...delivery, attempt_log })).toMatchObject(expected);
   });
 });
 
 describe('the deliveries cursor', () => {
   it('leads back to where the page ended, for the same status filter', () => {
     for (const status of [null, 'dead'] as const)
-      expect(
-        deliveries.decodeDeliveryCursor(deliveries.encodeDeliveryCursor({ after: SORT_KEY, status }), status),
-      ).toBe(SORT_KEY);
+      expect(decodeDeliveryCursor(encodeDeliveryCursor({ after: SORT_KEY, status }), status)).toBe(SORT_KEY);
   });
 
   const code = (run: () => unknown) => {
@@ -202,13 +202,13 @@ describe('the deliveries cursor', () => {
       'cursor was issued for another status filter',
     ],
   ] as const)('refuses %s (400 INVALID_PARAMETER)', (_name, cursor, status, message) => {
-    expect(code(() => deliveries.decodeDeliveryCursor(cursor, status))).toEqual({ code: 'INVALID_PARAMETER', message });
+    expect(code(() => decodeDeliveryCursor(cursor, status))).toEqual({ code: 'INVALID_PARAMETER', message });
   });
 
   it('says where the fault is and what to do', () => {
     const details = (cursor: string, status: 'dead' | null) => {
       try {
-        deliveries.decodeDeliveryCursor(cursor, status);
+        decodeDeliveryCursor(cursor, status);
       } catch (error) {
         return (error as AppError).details;
       }
