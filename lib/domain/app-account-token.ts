@@ -19,9 +19,8 @@ import { createHash } from 'node:crypto';
  */
 export const APP_ACCOUNT_TOKEN_NAMESPACE = '2f694459-cded-58fc-83f6-fffbcdd41979';
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
+export const isUuid = (value: string): boolean =>
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 
 /** UUIDv5 (RFC 9562 section 5.5): SHA-1 of the namespace's 16 bytes and the name, version and variant set. */
 export function uuidV5(name: string, namespace: string): string {

@@ -1,13 +1,6 @@
 /** Calendar arithmetic of billing periods (pure). */
 import type { BillingPeriod } from '../schemas/product.js';
 
-const MONTHS: Record<Exclude<BillingPeriod, 'weekly'>, number> = {
-  monthly: 1,
-  quarterly: 3,
-  semiannual: 6,
-  yearly: 12,
-};
-
 const DAY_MS = 86_400_000;
 
 export function addDays(from: Date, days: number): Date {
@@ -30,5 +23,7 @@ export function addMonths(from: Date, months: number): Date {
 
 /** End of one billing period that starts at `from`. */
 export function addBillingPeriod(from: Date, period: BillingPeriod): Date {
-  return period === 'weekly' ? addDays(from, 7) : addMonths(from, MONTHS[period]);
+  return period === 'weekly'
+    ? addDays(from, 7)
+    : addMonths(from, { monthly: 1, quarterly: 3, semiannual: 6, yearly: 12 }[period]);
 }

@@ -23,21 +23,22 @@ export type UserPartition = 'user' | 'events' | 'sessions' | 'orders' | 'reports
 
 export const NO_COUNTS: ErasureCounts = Object.fromEntries(ERASED_KINDS.map((kind) => [kind, 0])) as ErasureCounts;
 
-/** What every item of a partition other than the user's own counts as. */
-const KIND_OF_PARTITION: Record<Exclude<UserPartition, 'user'>, ErasedKind | undefined> = {
-  events: 'events',
-  sessions: 'sessions',
-  orders: 'orders',
-  reports: 'reports',
-  rate_limit: undefined,
-};
-
 /**
  * What a deleted item counts as, by its partition and sort key; undefined for what is no data of
  * the user's (the rate limiter's window, deleted all the same).
  */
 export function erasedKindOf(partition: UserPartition, sk: string): ErasedKind | undefined {
-  if (partition !== 'user') return KIND_OF_PARTITION[partition];
+  if (partition !== 'user') {
+    // What every item of a partition other than the user's own counts as.
+    const kindOfPartition: Record<Exclude<UserPartition, 'user'>, ErasedKind | undefined> = {
+      events: 'events',
+      sessions: 'sessions',
+      orders: 'orders',
+      reports: 'reports',
+      rate_limit: undefined,
+    };
+    return kindOfPartition[partition];
+  }
   // The profile with its activity and features items; the latest report of each type; grants.
   if (sk.startsWith('GRANT#')) return 'grants';
   return sk.startsWith('REPORT#') ? 'reports' : 'profile';

@@ -47,13 +47,12 @@ export interface Duration {
   seconds: number;
 }
 
-// Whole numbers only (P1.5D is refused), at most 6 digits each: a bound that no grant needs to reach.
-const DURATION =
-  /^P(?:(\d{1,6})Y)?(?:(\d{1,6})M)?(?:(\d{1,6})W)?(?:(\d{1,6})D)?(?:T(?:(\d{1,6})H)?(?:(\d{1,6})M)?(?:(\d{1,6})S)?)?$/;
-
 /** An ISO 8601 duration of whole units (PnYnMnWnDTnHnMnS); undefined when malformed or empty. */
 export function parseDuration(text: string): Duration | undefined {
-  const match = DURATION.exec(text);
+  // Whole numbers only (P1.5D is refused), at most 6 digits each: a bound that no grant needs to reach.
+  const duration =
+    /^P(?:(\d{1,6})Y)?(?:(\d{1,6})M)?(?:(\d{1,6})W)?(?:(\d{1,6})D)?(?:T(?:(\d{1,6})H)?(?:(\d{1,6})M)?(?:(\d{1,6})S)?)?$/;
+  const match = duration.exec(text);
   // "P" and "PT" name no unit; "P1DT" has a T with nothing after it.
   if (!match || text === 'P' || text.endsWith('T')) return undefined;
   const [years, months, weeks, days, hours, minutes, seconds] = match.slice(1).map((part) => Number(part ?? 0)) as [

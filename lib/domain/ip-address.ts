@@ -18,25 +18,6 @@ export type AddressKind =
   | 'reserved'
   | 'not_an_address';
 
-/** [first octets..., prefix length, kind] of the special IPv4 ranges (RFC 6890); the first match wins. */
-const IPV4_RANGES: readonly [readonly number[], number, AddressKind][] = [
-  [[0], 8, 'unspecified'], // "this network", 0.0.0.0 included
-  [[10], 8, 'private'],
-  [[100, 64], 10, 'cgnat'],
-  [[127], 8, 'loopback'],
-  [[169, 254], 16, 'link_local'],
-  [[172, 16], 12, 'private'],
-  [[192, 0, 0], 24, 'reserved'], // IETF protocol assignments
-  [[192, 0, 2], 24, 'reserved'], // documentation
-  [[192, 88, 99], 24, 'reserved'], // 6to4 relay anycast
-  [[192, 168], 16, 'private'],
-  [[198, 18], 15, 'reserved'], // benchmarking
-  [[198, 51, 100], 24, 'reserved'], // documentation
-  [[203, 0, 113], 24, 'reserved'], // documentation
-  [[224], 4, 'multicast'],
-  [[240], 4, 'reserved'], // 255.255.255.255 included
-];
-
 function inPrefix(bytes: readonly number[], prefix: readonly number[], bits: number): boolean {
   for (let bit = 0; bit < bits; bit += 8) {
     const index = bit / 8;
@@ -83,7 +64,25 @@ function parseIpv6(text: string): number[] | undefined {
 }
 
 function classifyIpv4(bytes: readonly number[]): AddressKind {
-  return IPV4_RANGES.find(([prefix, bits]) => inPrefix(bytes, prefix, bits))?.[2] ?? 'public';
+  // [first octets..., prefix length, kind] of the special IPv4 ranges (RFC 6890); the first match wins.
+  const ranges: readonly [readonly number[], number, AddressKind][] = [
+    [[0], 8, 'unspecified'], // "this network", 0.0.0.0 included
+    [[10], 8, 'private'],
+    [[100, 64], 10, 'cgnat'],
+    [[127], 8, 'loopback'],
+    [[169, 254], 16, 'link_local'],
+    [[172, 16], 12, 'private'],
+    [[192, 0, 0], 24, 'reserved'], // IETF protocol assignments
+    [[192, 0, 2], 24, 'reserved'], // documentation
+    [[192, 88, 99], 24, 'reserved'], // 6to4 relay anycast
+    [[192, 168], 16, 'private'],
+    [[198, 18], 15, 'reserved'], // benchmarking
+    [[198, 51, 100], 24, 'reserved'], // documentation
+    [[203, 0, 113], 24, 'reserved'], // documentation
+    [[224], 4, 'multicast'],
+    [[240], 4, 'reserved'], // 255.255.255.255 included
+  ];
+  return ranges.find(([prefix, bits]) => inPrefix(bytes, prefix, bits))?.[2] ?? 'public';
 }
 
 function classifyIpv6(bytes: readonly number[]): AddressKind {

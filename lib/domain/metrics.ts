@@ -32,18 +32,17 @@ export interface MetricsSubject {
   refunded_at: string | null;
 }
 
-/** Periods in a month, for normalising a price to a month. */
-const PER_MONTH: Record<BillingPeriod, number> = {
-  weekly: 52 / 12,
-  monthly: 1,
-  quarterly: 1 / 3,
-  semiannual: 1 / 6,
-  yearly: 1 / 12,
-};
-
 /** A price per period as micro-units per month. */
-export const monthlyMicros = (price: number, period: BillingPeriod): number =>
-  Math.round(toMicros(price) * PER_MONTH[period]);
+export const monthlyMicros = (price: number, period: BillingPeriod): number => {
+  const perMonth: Record<BillingPeriod, number> = {
+    weekly: 52 / 12,
+    monthly: 1,
+    quarterly: 1 / 3,
+    semiannual: 1 / 6,
+    yearly: 1 / 12,
+  };
+  return Math.round(toMicros(price) * perMonth[period]);
+};
 
 export const inTrial = (s: MetricsSubject): boolean =>
   s.status === 'active' && s.trial_period && s.trial_expires_at !== null && s.expires_at <= s.trial_expires_at;
@@ -86,10 +85,6 @@ function levelsOf(s: MetricsSubject | undefined): Pick<MetricsDelta, (typeof LEV
   };
 }
 
-const ENDED: readonly SubscriptionStatus[] = ['expired', 'cancelled'];
-/** A subscription that was never paying or in trial: recorded, not verified yet. */
-const NOT_STARTED: readonly SubscriptionStatus[] = ['pending_verification'];
-
 /**
  * What a write that turns `before` into `after` changes, per currency (a store may change the
  * currency a subscription is paid in). `before` is undefined for a new item, `after` for a
@@ -114,14 +109,15 @@ export function metricsChange(
     const wasTrial = before !== undefined && inTrial(before);
     const wasPaying = before !== undefined && isPaying(before);
     const nowPaying = isPaying(after);
-    const fresh = before === undefined || NOT_STARTED.includes(before.status);
+    // A subscription that was never paying or in trial: recorded, not verified yet.
+    const fresh = before === undefined || before.status === 'pending_verification';
     const events: Partial<MetricsDelta> = {};
     if (nowPaying && (fresh || wasTrial)) events.new_subscriptions = 1;
     if (wasTrial && !inTrial(after)) {
       events.trials_ended = 1;
       if (nowPaying) events.trial_conversions = 1;
     }
-    if (wasPaying && ENDED.includes(after.status)) events.churned = 1;
+    if (wasPaying && (after.status === 'expired' || after.status === 'cancelled')) events.churned = 1;
     if (after.refunded_at !== null && after.refunded_at !== (before?.refunded_at ?? null)) events.refunds = 1;
     add(after.currency, events);
   }

@@ -5,16 +5,13 @@
  * user-token secret, a Stripe secret key), is refused when it is set.
  */
 
-/** Names of settings that hold credentials, not identifiers. */
-const SECRET_NAME = /secret|token|passw|private|credential|api[_-]?key|signing/i;
-/** Values that are credentials whatever they are called. */
-const SECRET_VALUE = /PRIVATE KEY|^(sk|whsec|ust)_|^[rs]k_(live|test)_/;
-
 /** Why this setting may not be public, or undefined when it may. */
 export function secretInPublicSetting(name: string, value: string | number | boolean): string | undefined {
-  if (SECRET_NAME.test(name))
+  // Names of settings that hold credentials, not identifiers.
+  if (/secret|token|passw|private|credential|api[_-]?key|signing/i.test(name))
     return `"${name}" is named like a credential: ad settings are readable by any sdk key holder (GET /adsinfo), keep secrets out of them`;
-  if (typeof value === 'string' && SECRET_VALUE.test(value))
+  // Values that are credentials whatever they are called.
+  if (typeof value === 'string' && /PRIVATE KEY|^(sk|whsec|ust)_|^[rs]k_(live|test)_/.test(value))
     return `the value of "${name}" is a credential: ad settings are readable by any sdk key holder (GET /adsinfo), keep secrets out of them`;
   return undefined;
 }

@@ -115,9 +115,6 @@ export type PurchaseDecision<S extends DecidedSubscription> =
       revenue: 'new_purchase' | 'transferred';
     } & TakesOver);
 
-/** Subscriptions that take renewals; an ended one is replaced by a new subscription. */
-const RUNNING: readonly SubscriptionStatus[] = ['active', 'paused', 'pending_verification'];
-
 const reject = (code: 'INVALID_RECEIPT' | 'RECEIPT_ALREADY_USED', message: string) =>
   ({ kind: 'reject', code, message }) as const;
 
@@ -195,7 +192,8 @@ export function decidePurchase<S extends DecidedSubscription>(
         }
       : { kind: 'answer', subscription, takeOver };
   }
-  if (subscription && RUNNING.includes(subscription.status)) {
+  // A subscription that takes renewals; an ended one is replaced by a new subscription.
+  if (subscription && ['active', 'paused', 'pending_verification'].includes(subscription.status)) {
     // A later transaction of a running purchase renews it; an older one changes nothing.
     const renews =
       subscription.status === 'active' && Date.parse(transaction.expires_at) > Date.parse(subscription.expires_at);

@@ -19,39 +19,38 @@ export interface UserFacts {
 const DAY_MS = 86_400_000;
 const daysSince = (iso: string | null, now: Date) => (iso ? (now.getTime() - Date.parse(iso)) / DAY_MS : null);
 
-/** Why each built-in segment holds (docs/api.md lists the same definitions). */
-const BUILT_IN: Record<(typeof BUILT_IN_SEGMENTS)[number], (facts: UserFacts, now: Date) => boolean> = {
-  /** First seen in the last 7 days. */
-  new_user: (f, now) => (daysSince(f.first_seen, now) ?? Infinity) <= 7,
-  /** Seen (any report) in the last 7 days. */
-  active_7d: (f, now) => (daysSince(f.last_seen, now) ?? Infinity) <= 7,
-  /** Known, but not seen for more than 30 days. */
-  dormant_30d: (f, now) => (daysSince(f.last_seen, now) ?? 0) > 30,
-  /** An active subscription still in its free trial. */
-  trialing: (f, now) =>
-    f.subscriptions.some(
-      (s) =>
-        s.status === 'active' &&
-        s.trial_period &&
-        s.trial_expires_at !== null &&
-        Date.parse(s.trial_expires_at) > now.getTime(),
-    ),
-  /** An active or paused subscription past any trial. */
-  paying: (f, now) =>
-    f.subscriptions.some(
-      (s) =>
-        (s.status === 'active' || s.status === 'paused') &&
-        !(s.trial_period && s.trial_expires_at !== null && Date.parse(s.trial_expires_at) > now.getTime()),
-    ),
-  /** Had subscriptions, all of them ended (expired or cancelled). */
-  churned: (f) =>
-    f.subscriptions.length > 0 && f.subscriptions.every((s) => s.status === 'expired' || s.status === 'cancelled'),
-  /** Never had a subscription. */
-  never_subscribed: (f) => f.subscriptions.length === 0,
-};
-
 export function builtInSegments(facts: UserFacts, now: Date): string[] {
-  return BUILT_IN_SEGMENTS.filter((id) => BUILT_IN[id](facts, now));
+  // Why each built-in segment holds (docs/api.md lists the same definitions).
+  const holds: Record<(typeof BUILT_IN_SEGMENTS)[number], (facts: UserFacts, now: Date) => boolean> = {
+    /** First seen in the last 7 days. */
+    new_user: (f, now) => (daysSince(f.first_seen, now) ?? Infinity) <= 7,
+    /** Seen (any report) in the last 7 days. */
+    active_7d: (f, now) => (daysSince(f.last_seen, now) ?? Infinity) <= 7,
+    /** Known, but not seen for more than 30 days. */
+    dormant_30d: (f, now) => (daysSince(f.last_seen, now) ?? 0) > 30,
+    /** An active subscription still in its free trial. */
+    trialing: (f, now) =>
+      f.subscriptions.some(
+        (s) =>
+          s.status === 'active' &&
+          s.trial_period &&
+          s.trial_expires_at !== null &&
+          Date.parse(s.trial_expires_at) > now.getTime(),
+      ),
+    /** An active or paused subscription past any trial. */
+    paying: (f, now) =>
+      f.subscriptions.some(
+        (s) =>
+          (s.status === 'active' || s.status === 'paused') &&
+          !(s.trial_period && s.trial_expires_at !== null && Date.parse(s.trial_expires_at) > now.getTime()),
+      ),
+    /** Had subscriptions, all of them ended (expired or cancelled). */
+    churned: (f) =>
+      f.subscriptions.length > 0 && f.subscriptions.every((s) => s.status === 'expired' || s.status === 'cancelled'),
+    /** Never had a subscription. */
+    never_subscribed: (f) => f.subscriptions.length === 0,
+  };
+  return BUILT_IN_SEGMENTS.filter((id) => holds[id](facts, now));
 }
 
 function fieldValues(facts: UserFacts, field: string, now: Date): unknown[] {

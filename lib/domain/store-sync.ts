@@ -28,12 +28,8 @@ import type { StoreFacts, SubscriptionState } from './subscription-state.js';
 export const SUBSCRIPTION_ENVIRONMENTS = ['production', 'sandbox', 'test'] as const;
 export type SubscriptionEnvironment = (typeof SUBSCRIPTION_ENVIRONMENTS)[number];
 
-const ENVIRONMENTS: Record<StoreEnvironment, SubscriptionEnvironment> = {
-  Production: 'production',
-  Sandbox: 'sandbox',
-  Test: 'test',
-};
-export const environmentOf = (environment: StoreEnvironment): SubscriptionEnvironment => ENVIRONMENTS[environment];
+export const environmentOf = (environment: StoreEnvironment): SubscriptionEnvironment =>
+  (({ Production: 'production', Sandbox: 'sandbox', Test: 'test' }) as const)[environment];
 
 /** A store's test accounts pay no money: their purchases stay out of revenue statistics. */
 export const countsAsRevenue = (environment: SubscriptionEnvironment): boolean => environment !== 'sandbox';

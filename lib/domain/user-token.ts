@@ -17,9 +17,6 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** A v1 token: exp of 1 to 12 digits (within Number's exact integers), then 32 bytes in base64url. */
-const TOKEN = /^v1\.([1-9][0-9]{0,11})\.([A-Za-z0-9_-]{43})$/;
-
 /** Largest exp the format carries. */
 export const MAX_USER_TOKEN_EXP = 999_999_999_999;
 
@@ -47,7 +44,8 @@ export function checkUserToken(
   expected: { secret: string; appId: string; userId: string },
   nowMs: number,
 ): UserTokenCheck {
-  const match = TOKEN.exec(token);
+  // exp of 1 to 12 digits (within Number's exact integers), then 32 bytes in base64url.
+  const match = /^v1\.([1-9][0-9]{0,11})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!match) return 'malformed';
   const [, exp, given] = match as unknown as [string, string, string];
   const wanted = signature(expected.secret, expected.appId, expected.userId, exp);

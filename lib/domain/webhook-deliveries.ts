@@ -115,8 +115,6 @@ export interface DeliveryCursor {
   status: DeliveryStatus | null;
 }
 
-const SORT_KEY = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z#evt_[0-9a-f]{24}$/;
-
 export const encodeDeliveryCursor = (cursor: DeliveryCursor): string =>
   encodeCursorFields({ a: cursor.after, s: cursor.status });
 
@@ -124,7 +122,7 @@ export const encodeDeliveryCursor = (cursor: DeliveryCursor): string =>
 export function decodeDeliveryCursor(cursor: string, status: DeliveryStatus | null): string {
   const decoded = decodeCursorFields<{ a: string; s: unknown }>(
     cursor,
-    (c) => typeof c.a === 'string' && SORT_KEY.test(c.a),
+    (c) => typeof c.a === 'string' && /^\d{4}-\d{2}-\d{2}T[\d:.]+Z#evt_[0-9a-f]{24}$/.test(c.a),
   );
   if (decoded.s !== status) {
     throw cursorOfAnotherQuery('another status filter', 'use the cursor with the same status as the page it came from');

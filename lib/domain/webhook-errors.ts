@@ -25,11 +25,6 @@ export const DELIVERY_ERRORS = [
 ] as const;
 export type DeliveryError = (typeof DELIVERY_ERRORS)[number];
 
-const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME', 'ENODATA']);
-const UNREACHABLE_CODES = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ETIMEDOUT']);
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|ERR_OSSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
-
 interface ErrorFacts {
   name?: unknown;
   code?: unknown;
@@ -45,10 +40,11 @@ export function deliveryErrorOf(error: unknown): DeliveryError {
   if (code === 'ERR_REFUSED_TARGET') return 'refused_target';
   if (code === 'ERR_INVALID_URL' || code === 'ERR_UNSUPPORTED_PROTOCOL') return 'invalid_url';
   if (code === 'ECONNREFUSED') return 'connection_refused';
-  if (RESET_CODES.has(code)) return 'connection_reset';
-  if (DNS_CODES.has(code)) return 'dns';
-  if (UNREACHABLE_CODES.has(code)) return 'unreachable';
-  if (TLS_CODE.test(code)) return 'tls';
+  if (['ECONNRESET', 'EPIPE', 'ECONNABORTED'].includes(code)) return 'connection_reset';
+  if (['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME', 'ENODATA'].includes(code)) return 'dns';
+  if (['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ETIMEDOUT'].includes(code)) return 'unreachable';
+  if (/^(ERR_TLS_|ERR_SSL_|ERR_OSSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/.test(code))
+    return 'tls';
   return 'network';
 }
 
