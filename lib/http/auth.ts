@@ -154,12 +154,6 @@ export async function countMobileRequest(
   return limitRequest(counter, caller.tier, await countUserRequest(caller.appId, userId, nowMs), nowMs);
 }
 
-const USER_TOKEN_REFUSALS: Record<Exclude<UserTokenCheck, 'valid'>, string> = {
-  malformed: 'X-USER-TOKEN is not a v1 user token (v1.<exp>.<signature>)',
-  wrong_signature: 'X-USER-TOKEN was not issued for this X-USER-ID and app',
-  expired: 'X-USER-TOKEN has expired',
-};
-
 /**
  * For an app that requires signed user tokens: X-USER-TOKEN must be the app server's token for
  * this user (absent: 401 MISSING_REQUIRED_HEADER; otherwise not valid: 401 INVALID_USER_TOKEN).
@@ -172,7 +166,14 @@ export function requireUserToken(
   const value = token?.trim();
   if (!value) throw new AppError('USER_TOKEN_MISSING');
   const check = checkUserToken(value, expected, nowMs);
-  if (check !== 'valid') throw new AppError('INVALID_USER_TOKEN', USER_TOKEN_REFUSALS[check]);
+  if (check !== 'valid') {
+    const refusals: Record<Exclude<UserTokenCheck, 'valid'>, string> = {
+      malformed: 'X-USER-TOKEN is not a v1 user token (v1.<exp>.<signature>)',
+      wrong_signature: 'X-USER-TOKEN was not issued for this X-USER-ID and app',
+      expired: 'X-USER-TOKEN has expired',
+    };
+    throw new AppError('INVALID_USER_TOKEN', refusals[check]);
+  }
 }
 
 /** `Authorization: Bearer <secret key>` of the subscription API. */

@@ -6,16 +6,14 @@
  * the local gateway's in `npm start`, both from the lists below.
  */
 
-/** `https://host[:port]` or `http://host[:port]`: an origin as browsers send it, nothing more. */
-const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/;
-
 export function readConsoleOrigins(raw: string | undefined): string[] {
   const origins = (raw ?? '')
     .split(',')
     .map((origin) => origin.trim())
     .filter(Boolean);
   for (const origin of origins) {
-    if (!ORIGIN.test(origin)) {
+    // `https://host[:port]` or `http://host[:port]`: an origin as browsers send it, nothing more.
+    if (!/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/.test(origin)) {
       throw new Error(
         `CONSOLE_ORIGINS must list origins such as https://console.example.com (no path, no "*"), got "${origin}"`,
       );

@@ -10,14 +10,16 @@ import type { MobileErrorBody, SubscriptionsErrorBody } from '../schemas/respons
 /** The store notification routes answer with the subscription API's envelopes. */
 export type ApiName = 'subscriptions' | 'mobile' | 'notifications';
 
-const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' };
-
 export function jsonResponse(
   statusCode: number,
   body: unknown,
   headers: Record<string, string> = {},
 ): APIGatewayProxyResult {
-  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+  return {
+    statusCode,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+    body: JSON.stringify(body),
+  };
 }
 
 export function errorBody(api: ApiName, error: AppError, requestId: string): SubscriptionsErrorBody | MobileErrorBody {

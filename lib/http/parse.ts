@@ -29,30 +29,29 @@ export const MAX_JSON_DEPTH = 20;
 const invalidBody = (message: string) =>
   new AppError('INVALID_PARAMETER', `body ${message}`, { details: [{ path: 'body', message }] });
 
-/**
- * What the depth check stops at: outside a string, a quote or a bracket; inside, a quote or a
- * backslash. The regular expression engine skips everything else, and a body is mostly string (a
- * notification's JWS, a receipt) that a loop over each character would walk in the interpreter
- * at a cold start (docs/decisions/notification-cold-start.md). Single characters: no backtracking, any length.
- */
-const STRUCTURE = /["[\]{}]/g;
-const STRING_END = /["\\]/g;
-
 /** Whether the JSON text nests deeper than MAX_JSON_DEPTH: one pass over the text, before any parser recurses into it. */
 function nestsTooDeep(text: string): boolean {
+  /**
+   * What the depth check stops at: outside a string, a quote or a bracket; inside, a quote or a
+   * backslash. The regular expression engine skips everything else, and a body is mostly string (a
+   * notification's JWS, a receipt) that a loop over each character would walk in the interpreter
+   * at a cold start (docs/decisions/notification-cold-start.md). Single characters: no backtracking, any length.
+   */
+  const structure = /["[\]{}]/g;
+  const stringEnd = /["\\]/g;
   let depth = 0;
   let i = 0;
   for (;;) {
-    STRUCTURE.lastIndex = i;
-    const found = STRUCTURE.exec(text);
+    structure.lastIndex = i;
+    const found = structure.exec(text);
     if (found === null) return false;
     i = found.index + 1;
     const c = text.charCodeAt(found.index);
     if (c === 0x22) {
       // A string: to its closing quote, each backslash escaping the character after it.
       for (;;) {
-        STRING_END.lastIndex = i;
-        const end = STRING_END.exec(text);
+        stringEnd.lastIndex = i;
+        const end = stringEnd.exec(text);
         // Unterminated: nothing after its opening quote is structure.
         if (end === null) return false;
         i = end.index + 1;
@@ -65,8 +64,6 @@ function nestsTooDeep(text: string): boolean {
   }
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
 /**
  * Parses a JSON request body; a body that is not UTF-8, not JSON or nested too deep is a 400,
  * never a 500. A base64 body (API Gateway passes every body so: the API's binary media types
@@ -77,7 +74,7 @@ export function parseJsonBody(raw: string | null, isBase64Encoded: boolean): unk
   let text = raw;
   if (isBase64Encoded) {
     try {
-      text = utf8.decode(Buffer.from(raw, 'base64'));
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.from(raw, 'base64'));
     } catch {
       throw invalidBody('is not valid UTF-8');
     }
