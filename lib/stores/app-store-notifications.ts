@@ -32,7 +32,7 @@ import {
   isAppStoreEnvironment,
   transactionFromPayload,
 } from './app-store.js';
-import { APP_STORE_STATE_TYPES, stateOfNotification } from './app-store-notification-types.js';
+import { stateOfNotification, statesPurchase } from './app-store-notification-types.js';
 import { fetchAppStorePurchaseState, type SignedPurchaseState } from './app-store-server-api.js';
 import { type AppleRejection, AppleSignedDataError, verifyAppleSignedData } from './apple-signed-data.js';
 
@@ -92,12 +92,6 @@ export const appStoreRenewalPayload = /* @__PURE__ */ define(() =>
 );
 export type AppStoreRenewalPayload = z.infer<typeof appStoreRenewalPayload>;
 
-/**
- * Types after which the subscription does not renew at expires_at: it ended (EXPIRED), or its
- * grace period did (GRACE_PERIOD_EXPIRED: access ends; a later recovery is a DID_RENEW of its own).
- */
-const ENDED_TYPES: ReadonlySet<string> = new Set(['EXPIRED', 'GRACE_PERIOD_EXPIRED']);
-
 type NotificationSettings = Pick<AppStoreSettings, 'bundleId' | 'environment' | 'appAppleId'>;
 
 /**
@@ -146,14 +140,16 @@ export function verifyAppStoreNotification(
   const sentAt = isoOf(signedAt);
   const signed = payload.data?.signedTransactionInfo;
   const decoded =
-    APP_STORE_STATE_TYPES.has(payload.notificationType) && signed !== undefined && isAppStoreEnvironment(environment)
+    statesPurchase(payload.notificationType) && signed !== undefined && isAppStoreEnvironment(environment)
       ? decodeAppStorePurchaseState(
           { signedTransactionInfo: signed, signedRenewalInfo: payload.data?.signedRenewalInfo },
           // Of the payload's own app, which forApp holds against the app's.
           { bundleId, environment },
           signedAt,
           roots,
-          { ended: ENDED_TYPES.has(payload.notificationType) },
+          // The subscription does not renew at expires_at after these: it ended (EXPIRED), or its grace
+          // period did (GRACE_PERIOD_EXPIRED: access ends; a later recovery is a DID_RENEW of its own).
+          { ended: ['EXPIRED', 'GRACE_PERIOD_EXPIRED'].includes(payload.notificationType) },
         )
       : null;
   const state = decoded && stateOfNotification(payload.notificationType, decoded);
@@ -323,7 +319,16 @@ function verifiedAs<T>(source: string, what: string, verify: () => T): T {
     return verify();
   } catch (error) {
     if (!(error instanceof AppleSignedDataError)) throw error;
-    throw invalid(`${what}: ${REJECTIONS[error.rejection]}`, error, source);
+    const rejections: Record<AppleRejection, string> = {
+      malformed: 'it is not signed data of the documented format',
+      signature: 'the signature or certificate chain does not verify',
+      chain: 'the signature or certificate chain does not verify',
+      app: 'it belongs to another app (bundle id, app Apple id or purchase)',
+      environment: 'it belongs to another environment',
+      chain_length: "the certificate chain is not Apple's",
+      certificate: "the certificate chain is not Apple's",
+    };
+    throw invalid(`${what}: ${rejections[error.rejection]}`, error, source);
   }
 }
 
@@ -336,13 +341,3 @@ function isoOf(ms: number): string {
   if (Number.isNaN(date.getTime())) throw invalid('it carries a date out of range');
   return date.toISOString();
 }
-
-const REJECTIONS: Record<AppleRejection, string> = {
-  malformed: 'it is not signed data of the documented format',
-  signature: 'the signature or certificate chain does not verify',
-  chain: 'the signature or certificate chain does not verify',
-  app: 'it belongs to another app (bundle id, app Apple id or purchase)',
-  environment: 'it belongs to another environment',
-  chain_length: "the certificate chain is not Apple's",
-  certificate: "the certificate chain is not Apple's",
-};

@@ -86,16 +86,12 @@ class AppStoreApiError extends Error {
   }
 }
 
-/**
- * Apple's 404s that say to try again (AccountNotFoundRetryableError, AppNotFoundRetryableError,
- * OriginalTransactionIdNotFoundRetryableError): the App Store does not know it yet, not at all.
- */
-const RETRYABLE_NOT_FOUND: ReadonlySet<number> = new Set([4040002, 4040004, 4040006]);
-
 function mapApiError(error: unknown, unknownTo = "this receipt's transaction"): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof AppStoreApiError) {
-    const retryable = error.errorCode !== undefined && RETRYABLE_NOT_FOUND.has(error.errorCode);
+    // Apple's 404s that say to try again (AccountNotFoundRetryableError, AppNotFoundRetryableError,
+    // OriginalTransactionIdNotFoundRetryableError): the App Store does not know it yet, not at all.
+    const retryable = error.errorCode !== undefined && [4040002, 4040004, 4040006].includes(error.errorCode);
     if ((error.httpStatus === 404 && !retryable) || error.httpStatus === 400) {
       return new UnknownToStoreError(`the App Store does not know ${unknownTo} (${error.httpStatus})`, error);
     }

@@ -104,7 +104,7 @@ export function decodeAppStoreTransaction(
     return payload;
   } catch (error) {
     if (!(error instanceof AppleSignedDataError)) throw error;
-    throw new AppError('INVALID_RECEIPT', `App Store transaction rejected: ${APPLE_REJECTIONS[error.rejection]}`, {
+    throw new AppError('INVALID_RECEIPT', `App Store transaction rejected: ${appleRejection(error.rejection)}`, {
       cause: error,
     });
   }
@@ -172,7 +172,7 @@ export function decodeAppReceipt(
     throw receiptRejected(error);
   }
   if (receipt.bundleId !== app.bundleId)
-    throw new AppError('INVALID_RECEIPT', `app receipt rejected: ${APPLE_REJECTIONS.app}`);
+    throw new AppError('INVALID_RECEIPT', `app receipt rejected: ${appleRejection('app')}`);
   if (receipt.purchases.length === 0)
     throw new AppError('INVALID_RECEIPT', 'app receipt rejected: it lists no in-app purchase');
   return receipt;
@@ -180,9 +180,13 @@ export function decodeAppReceipt(
 
 function receiptRejected(error: unknown): unknown {
   if (!(error instanceof AppReceiptError)) return error;
-  return new AppError('INVALID_RECEIPT', `app receipt rejected: ${RECEIPT_REJECTIONS[error.rejection]}`, {
-    cause: error,
-  });
+  const rejections: Record<AppReceiptRejection, string> = {
+    malformed: 'it is not a signed App Store receipt',
+    signature: 'its signature does not verify',
+    chain: "it is not signed by Apple's receipt-signing certificate chain",
+    certificate: 'its certificates were not valid when it was created',
+  };
+  return new AppError('INVALID_RECEIPT', `app receipt rejected: ${rejections[error.rejection]}`, { cause: error });
 }
 
 export function appStoreVerifier(
@@ -228,21 +232,14 @@ export function appStoreVerifier(
   };
 }
 
-/** Why an app receipt was refused, in words. */
-const RECEIPT_REJECTIONS: Record<AppReceiptRejection, string> = {
-  malformed: 'it is not a signed App Store receipt',
-  signature: 'its signature does not verify',
-  chain: "it is not signed by Apple's receipt-signing certificate chain",
-  certificate: 'its certificates were not valid when it was created',
-};
-
 /** Why a signed transaction was refused, in words. */
-const APPLE_REJECTIONS: Record<AppleRejection, string> = {
-  malformed: 'it is not a valid signed transaction',
-  signature: 'the signature or certificate chain does not verify',
-  chain: 'the signature or certificate chain does not verify',
-  app: 'it belongs to another app (bundle id)',
-  environment: 'it belongs to another environment',
-  chain_length: "the certificate chain is not Apple's",
-  certificate: "the certificate chain is not Apple's",
-};
+const appleRejection = (rejection: AppleRejection): string =>
+  ({
+    malformed: 'it is not a valid signed transaction',
+    signature: 'the signature or certificate chain does not verify',
+    chain: 'the signature or certificate chain does not verify',
+    app: 'it belongs to another app (bundle id)',
+    environment: 'it belongs to another environment',
+    chain_length: "the certificate chain is not Apple's",
+    certificate: "the certificate chain is not Apple's",
+  })[rejection];

@@ -51,8 +51,6 @@ export class AppleSignedDataError extends Error {
   }
 }
 
-const LEAF_OID = '1.2.840.113635.100.6.11.1';
-const INTERMEDIATE_OID = '1.2.840.113635.100.6.2.1';
 const MAX_SKEW_MS = 60_000;
 
 const reject = (rejection: AppleRejection, cause?: unknown): never => {
@@ -123,8 +121,9 @@ function verifyChain(x5c: unknown, roots: readonly X509Certificate[]): VerifiedC
     leaf.issuer === intermediate.subject &&
     leaf.verify(intermediate.publicKey) &&
     intermediate.ca &&
-    hasExtension(leaf.raw, LEAF_OID) &&
-    hasExtension(intermediate.raw, INTERMEDIATE_OID);
+    // Apple's marker extensions of its leaf and intermediate certificates.
+    hasExtension(leaf.raw, '1.2.840.113635.100.6.11.1') &&
+    hasExtension(intermediate.raw, '1.2.840.113635.100.6.2.1');
   if (!chained) return reject('chain');
   const chain = { leaf, intermediate, root };
   // Stryker disable next-line ConditionalExpression,EqualityOperator: the bound limits memory only; a chain not kept is verified again, alike

@@ -31,7 +31,6 @@ const unavailable = (message: string, cause?: unknown) =>
 // ---------------------------------------------------------------------------------------------
 // The push's OIDC token
 
-const ISSUERS: ReadonlySet<unknown> = new Set(['https://accounts.google.com', 'accounts.google.com']);
 /** Clock difference tolerated between Google and this function. */
 const SKEW_SECONDS = 60;
 /** Google rotates its keys every few weeks and publishes the next ones ahead: an hour-old set is fresh enough. */
@@ -230,7 +229,8 @@ export async function verifyGoogleIdToken(
   );
   if (!signed) throw invalid("the push token signature does not verify with Google's key");
   const claims = jsonPart(payloadPart, 'payload');
-  if (!ISSUERS.has(claims.iss)) throw invalid(`the push token was not issued by Google (iss ${String(claims.iss)})`);
+  if (claims.iss !== 'https://accounts.google.com' && claims.iss !== 'accounts.google.com')
+    throw invalid(`the push token was not issued by Google (iss ${String(claims.iss)})`);
   const seconds = now / 1000;
   if (typeof claims.exp !== 'number' || claims.exp <= seconds - SKEW_SECONDS)
     throw invalid('the push token has expired');
@@ -428,40 +428,34 @@ export function parsePubSubPush(body: unknown): PubSubPush {
 // ---------------------------------------------------------------------------------------------
 // Notification types
 
-/** subscriptionNotification.notificationType, as Google names them. */
-export const SUBSCRIPTION_NOTIFICATION_TYPES: Readonly<Record<number, string>> = {
-  1: 'SUBSCRIPTION_RECOVERED',
-  2: 'SUBSCRIPTION_RENEWED',
-  3: 'SUBSCRIPTION_CANCELED',
-  4: 'SUBSCRIPTION_PURCHASED',
-  5: 'SUBSCRIPTION_ON_HOLD',
-  6: 'SUBSCRIPTION_IN_GRACE_PERIOD',
-  7: 'SUBSCRIPTION_RESTARTED',
-  8: 'SUBSCRIPTION_PRICE_CHANGE_CONFIRMED',
-  9: 'SUBSCRIPTION_DEFERRED',
-  10: 'SUBSCRIPTION_PAUSED',
-  11: 'SUBSCRIPTION_PAUSE_SCHEDULE_CHANGED',
-  12: 'SUBSCRIPTION_REVOKED',
-  13: 'SUBSCRIPTION_EXPIRED',
-  17: 'SUBSCRIPTION_ITEMS_CHANGED',
-  18: 'SUBSCRIPTION_CANCELLATION_SCHEDULED',
-  19: 'SUBSCRIPTION_PRICE_CHANGE_UPDATED',
-  20: 'SUBSCRIPTION_PENDING_PURCHASE_CANCELED',
-  22: 'SUBSCRIPTION_PRICE_STEP_UP_CONSENT_UPDATED',
-};
+/**
+ * The type a notification is recorded as: subscriptionNotification.notificationType as Google
+ * names it; a code this version does not know keeps its number.
+ */
+export function subscriptionNotificationType(code: number): string {
+  const types: Readonly<Record<number, string>> = {
+    1: 'SUBSCRIPTION_RECOVERED',
+    2: 'SUBSCRIPTION_RENEWED',
+    3: 'SUBSCRIPTION_CANCELED',
+    4: 'SUBSCRIPTION_PURCHASED',
+    5: 'SUBSCRIPTION_ON_HOLD',
+    6: 'SUBSCRIPTION_IN_GRACE_PERIOD',
+    7: 'SUBSCRIPTION_RESTARTED',
+    8: 'SUBSCRIPTION_PRICE_CHANGE_CONFIRMED',
+    9: 'SUBSCRIPTION_DEFERRED',
+    10: 'SUBSCRIPTION_PAUSED',
+    11: 'SUBSCRIPTION_PAUSE_SCHEDULE_CHANGED',
+    12: 'SUBSCRIPTION_REVOKED',
+    13: 'SUBSCRIPTION_EXPIRED',
+    17: 'SUBSCRIPTION_ITEMS_CHANGED',
+    18: 'SUBSCRIPTION_CANCELLATION_SCHEDULED',
+    19: 'SUBSCRIPTION_PRICE_CHANGE_UPDATED',
+    20: 'SUBSCRIPTION_PENDING_PURCHASE_CANCELED',
+    22: 'SUBSCRIPTION_PRICE_STEP_UP_CONSENT_UPDATED',
+  };
+  return types[code] ?? `SUBSCRIPTION_${code}`;
+}
 
-/** The type a notification is recorded as; a code this version does not know keeps its number. */
-export const subscriptionNotificationType = (code: number): string =>
-  SUBSCRIPTION_NOTIFICATION_TYPES[code] ?? `SUBSCRIPTION_${code}`;
-
-const ONE_TIME_PRODUCT_TYPES: Readonly<Record<number, string>> = {
-  1: 'ONE_TIME_PRODUCT_PURCHASED',
-  2: 'ONE_TIME_PRODUCT_CANCELED',
-};
-const REFUND_TYPES: Readonly<Record<number, string>> = {
-  1: 'REFUND_TYPE_FULL_REFUND',
-  2: 'REFUND_TYPE_QUANTITY_BASED_PARTIAL_REFUND',
-};
 const PRODUCT_TYPE_SUBSCRIPTION = 1;
 
 // ---------------------------------------------------------------------------------------------
@@ -594,7 +588,11 @@ export async function readGooglePlayNotification(
       product_type: voidedPurchase.productType,
       refund_type: voidedPurchase.refundType ?? null,
     };
-    const subtype = REFUND_TYPES[voidedPurchase.refundType ?? 0] ?? null;
+    const refundTypes: Readonly<Record<number, string>> = {
+      1: 'REFUND_TYPE_FULL_REFUND',
+      2: 'REFUND_TYPE_QUANTITY_BASED_PARTIAL_REFUND',
+    };
+    const subtype = refundTypes[voidedPurchase.refundType ?? 0] ?? null;
     // One-time products are not sold through this backend: recorded, nothing changes.
     if (voidedPurchase.productType !== PRODUCT_TYPE_SUBSCRIPTION)
       return result('VOIDED_PURCHASE', subtype, null, voided);
@@ -604,12 +602,13 @@ export async function readGooglePlayNotification(
     return result('VOIDED_PURCHASE', subtype, revoked, voided);
   }
   const oneTime = notification.oneTimeProductNotification;
-  if (oneTime)
-    return result(
-      ONE_TIME_PRODUCT_TYPES[oneTime.notificationType] ?? `ONE_TIME_PRODUCT_${oneTime.notificationType}`,
-      null,
-      null,
-    );
+  if (oneTime) {
+    const oneTimeTypes: Readonly<Record<number, string>> = {
+      1: 'ONE_TIME_PRODUCT_PURCHASED',
+      2: 'ONE_TIME_PRODUCT_CANCELED',
+    };
+    return result(oneTimeTypes[oneTime.notificationType] ?? `ONE_TIME_PRODUCT_${oneTime.notificationType}`, null, null);
+  }
   if (notification.testNotification) return result('TEST_NOTIFICATION', null, null);
   return result('UNKNOWN_NOTIFICATION', null, null);
 }

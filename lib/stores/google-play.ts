@@ -165,10 +165,8 @@ function majorUnits(money: { units?: string; nanos?: number } | undefined): numb
 }
 
 /** Paid but not yet, or never: Google knows the purchase, but there is nothing to grant. */
-const UNPAID_STATES: ReadonlySet<string | undefined> = new Set([
-  'SUBSCRIPTION_STATE_PENDING',
-  'SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED',
-]);
+const unpaid = (state: string | undefined): boolean =>
+  state === 'SUBSCRIPTION_STATE_PENDING' || state === 'SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED';
 
 /** The purchase's latest transaction (its first line item: a subscription purchase has one). */
 function latestTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string): VerifiedTransaction {
@@ -199,7 +197,7 @@ function latestTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: stri
 }
 
 function toTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string): VerifiedTransaction {
-  if (UNPAID_STATES.has(purchase.subscriptionState))
+  if (unpaid(purchase.subscriptionState))
     throw new AppError(
       'INVALID_RECEIPT',
       `the Google Play purchase is not paid (${purchase.subscriptionState === 'SUBSCRIPTION_STATE_PENDING' ? 'pending' : 'pending, then canceled'})`,
@@ -216,7 +214,7 @@ export function purchaseStateOf(
   purchaseToken: string,
   asOf: string,
 ): StorePurchaseState | null {
-  if (UNPAID_STATES.has(purchase.subscriptionState)) return null;
+  if (unpaid(purchase.subscriptionState)) return null;
   const transaction = latestTransaction(purchase, purchaseToken);
   const item = purchase.lineItems![0]!;
   const grace = purchase.subscriptionState === 'SUBSCRIPTION_STATE_IN_GRACE_PERIOD';

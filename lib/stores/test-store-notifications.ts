@@ -16,7 +16,7 @@ import {
   type StoreRenewalState,
   type VerifiedTransaction,
 } from '../domain/store-purchase.js';
-import { APP_STORE_STATE_TYPES, stateOfNotification } from './app-store-notification-types.js';
+import { stateOfNotification, statesPurchase } from './app-store-notification-types.js';
 import {
   newTestTransactionId,
   signTestStoreJws,
@@ -319,7 +319,7 @@ export function decodeTestStoreNotification(body: unknown, appId: string, public
     sent_at: sentAt,
   };
   // As Apple's: a type without a state, or a summary of many purchases (no transaction), changes none.
-  if (!APP_STORE_STATE_TYPES.has(notificationType) || data.signedTransactionInfo === undefined)
+  if (!statesPurchase(notificationType) || data.signedTransactionInfo === undefined)
     return { ...notification, state: null };
   if (!isJws(data.signedTransactionInfo)) throw invalid('signedTransactionInfo is not a JWS');
   const transaction = verifyTestTransaction(

@@ -255,15 +255,13 @@ export function verifyTestTransaction(
   };
 }
 
-const RECEIPT_REFUSAL: TestStoreRefusal = { kind: 'INVALID_RECEIPT', what: 'test-store receipt' };
-
 export function testStoreVerifier(appId: string, publicKeyPem: string): StoreVerifier {
   const publicKey = createPublicKey(publicKeyPem);
   return {
     async verify(receiptData: string): Promise<VerifiedTransaction> {
       const jws = jwsOf(receiptData);
       if (!jws) throw new AppError('INVALID_RECEIPT', 'receipt_data is not a test-store receipt');
-      return verifyTestTransaction(jws, appId, publicKey, RECEIPT_REFUSAL);
+      return verifyTestTransaction(jws, appId, publicKey, { kind: 'INVALID_RECEIPT', what: 'test-store receipt' });
     },
   };
 }
