@@ -32,13 +32,12 @@ export interface RewriteResult {
   purchases_moved: number;
 }
 
-const FORMER_OWNER_PREFIX = keys.formerPurchaseOwner('', '', '').pk.split('#')[0]!;
-
 const sameShape = (stored: Record<string, unknown>, current: Record<string, unknown>): boolean =>
   JSON.stringify(Object.entries(stored).sort()) === JSON.stringify(Object.entries(current).sort());
 
 export async function rewriteSubscriptions(): Promise<RewriteResult> {
   const result: RewriteResult = { examined: 0, rewritten: 0, purchases_moved: 0 };
+  const formerOwnerPrefix = keys.formerPurchaseOwner('', '', '').pk.split('#')[0]!;
   for await (const page of scanPages({
     FilterExpression:
       '(begins_with(pk, :sub) AND sk IN (:state, :payment)) OR (begins_with(pk, :owner) AND sk = :ownerSk)',
@@ -46,12 +45,12 @@ export async function rewriteSubscriptions(): Promise<RewriteResult> {
       ':sub': 'SUB#',
       ':state': 'SUB',
       ':payment': 'PAYMENT',
-      ':owner': `${FORMER_OWNER_PREFIX}#`,
+      ':owner': `${formerOwnerPrefix}#`,
       ':ownerSk': keys.formerPurchaseOwner('', '', '').sk,
     },
   })) {
     for (const item of page.Items ?? []) {
-      if (String(item.pk).startsWith(`${FORMER_OWNER_PREFIX}#`)) {
+      if (String(item.pk).startsWith(`${formerOwnerPrefix}#`)) {
         if (await movePurchaseOwner(item)) result.purchases_moved += 1;
         continue;
       }

@@ -32,12 +32,10 @@ export interface UpdateParts {
   ExpressionAttributeValues?: Record<string, unknown>;
 }
 
-const PLACEHOLDER = /[#:][A-Za-z0-9_]+/g;
-
 /** Hands out placeholder pairs #uN / :uN, skipping any the expressions already hold. */
 function placeholders(taken: Condition | undefined) {
   const used = new Set([
-    ...(taken?.expression.match(PLACEHOLDER) ?? []),
+    ...(taken?.expression.match(/[#:][A-Za-z0-9_]+/g) ?? []),
     ...Object.keys(taken?.names ?? {}),
     ...Object.keys(taken?.values ?? {}),
   ]);
