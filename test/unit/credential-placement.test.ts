@@ -15,8 +15,12 @@ describe('where private keys are kept', () => {
     if (placement.kind === 'secrets_manager') expect(placement.prefix).toBe(prefix);
   });
 
-  it('the refusal names the environment variable and the stack output that holds its value', () => {
+  it('the refusal names the environment variable and the stack output that holds its value, and how to read it', () => {
     const placement = credentialPlacement({ storeSecretsPrefix: undefined, localTable: false });
-    expect(placement.kind === 'refused' && placement.reason).toMatch(/STORE_SECRETS_PREFIX.*StoreSecretsPrefix/s);
+    expect(placement.kind === 'refused' && placement.reason).toBe(
+      'STORE_SECRETS_PREFIX is not set: against the deployed table, private keys are kept in Secrets Manager only, never in the table. ' +
+        'Set it to the stack\'s StoreSecretsPrefix output: export STORE_SECRETS_PREFIX="$(aws cloudformation describe-stacks --stack-name SubscriptionBackend ' +
+        '--query "Stacks[0].Outputs[?OutputKey==\'StoreSecretsPrefix\'].OutputValue" --output text)" (the stack name is SubscriptionBackend unless deployed with -c stackName=...)',
+    );
   });
 });

@@ -1,6 +1,6 @@
 /** The webhook target classifier (lib/domain/ip-address.ts): only a public unicast address is a receiver. */
 import { describe, expect, it } from 'vitest';
-import { type AddressKind, classifyAddress } from '../../lib/domain/ip-address.js';
+import { type AddressKind, classifyAddress, isIpAddress } from '../../lib/domain/ip-address.js';
 
 const CASES: [string, AddressKind][] = [
   // IPv4
@@ -72,11 +72,26 @@ const CASES: [string, AddressKind][] = [
   ['1:2:3:4:5:6:7:8:9', 'not_an_address'],
   ['1:2:3:4:5:6:7', 'not_an_address'],
   ['12345::', 'not_an_address'],
+  ['1.2.3.4:1::', 'not_an_address'], // a dotted IPv4 is only the last part
   ['', 'not_an_address'],
 ];
 
 describe('classifyAddress', () => {
   it.each(CASES)('%s is %s', (address, kind) => {
     expect(classifyAddress(address)).toBe(kind);
+  });
+});
+
+describe('isIpAddress', () => {
+  it.each([
+    ['8.8.8.8', true],
+    ['10.0.0.1', true],
+    ['::1', true],
+    ['[2606:4700::1111]', true],
+    ['hooks.example.com', false],
+    ['1.2.3', false],
+    ['', false],
+  ])('%s: %s', (text, expected) => {
+    expect(isIpAddress(text)).toBe(expected);
   });
 });

@@ -11,6 +11,9 @@ describe('settings readable by any sdk key holder', () => {
     ['test_mode', true],
     ['refresh_seconds', 30],
     ['skip_label', 'sk'],
+    // A credential's prefix inside a value, not at its start.
+    ['placement', 'disk_1'],
+    ['network', 'fork_live_1'],
   ] as const)('%s = %s is public', (name, value) => {
     expect(secretInPublicSetting(name, value)).toBeUndefined();
   });
