@@ -19,13 +19,11 @@ export type AddressKind =
   | 'not_an_address';
 
 function inPrefix(bytes: readonly number[], prefix: readonly number[], bits: number): boolean {
-  for (let bit = 0; bit < bits; bit += 8) {
-    const index = bit / 8;
-    const width = Math.min(8, bits - bit);
-    const mask = (0xff << (8 - width)) & 0xff;
-    if (((bytes[index] ?? 0) & mask) !== ((prefix[index] ?? 0) & mask)) return false;
-  }
-  return true;
+  const whole = Math.floor(bits / 8);
+  for (let index = 0; index < whole; index++) if ((bytes[index] ?? 0) !== (prefix[index] ?? 0)) return false;
+  // The bits of the next byte that the prefix still covers: none when it ends at a byte's end.
+  const mask = (0xff << (8 - (bits % 8))) & 0xff;
+  return ((bytes[whole] ?? 0) & mask) === ((prefix[whole] ?? 0) & mask);
 }
 
 function parseIpv4(text: string): number[] | undefined {
@@ -38,7 +36,7 @@ function parseIpv4(text: string): number[] | undefined {
 /** The 16 bytes of an IPv6 address (`::` and a trailing dotted IPv4 allowed; a `%zone` ignored). */
 function parseIpv6(text: string): number[] | undefined {
   const address = text.split('%')[0]!;
-  if (!/^[0-9a-f:.]+$/i.test(address) || address.split('::').length > 2) return undefined;
+  if (/[^0-9a-f:.]/i.test(address) || address.split('::').length > 2) return undefined;
   const toGroups = (part: string): number[] | undefined => {
     if (part === '') return [];
     const groups: number[] = [];
