@@ -177,11 +177,16 @@ export function mutationMarkdown(scopes: Record<string, MutationScopeResult>): s
     '## Import-time tables',
     '',
     'Stryker maps each mutant to the tests that ran its code (per-test coverage). Code a module runs while',
-    'it loads (a table of type names, a pattern, a wording) runs while a test file is collected, under no',
-    'test. With `--ignore-static` such a mutant is left out when no test ran it (counted below as static,',
-    'not in the score), and where some test loads the module lazily (an end-to-end test through the local',
-    'gateway) it is run against that test alone, which seldom checks the table. The tests that hold such',
-    'tables load the module afresh inside the test (`test/support/fresh-module.ts`), so the mutant is theirs.',
+    'it loads runs while a test file is collected, under no test: such a mutant is static, and runs against',
+    'every test of its scope related to its file (with `--ignore-static` it is left out, counted below as',
+    'not run, or run against the one test that loaded the module again, which seldom checks it). Tests',
+    'import their subject once, at the top of the file, as its users do. So a table that a function reads',
+    '(type names, wordings, a pattern) is written in that function, built at each call by whichever test',
+    'makes it, not at module level; a table read in one place is inlined there, which costs the bundle',
+    'nothing. What must outlive a call stays at module level: a cache, a client, a constant other modules',
+    'import, a schema; so does an arrow function bound to a name, whose one mutant (`() => undefined`) any',
+    'test calling it kills. A test evaluates a module again (`vi.resetModules()`) only to read other',
+    'environment variables or to stand for another process, and says so.',
   );
   for (const name of order) {
     const r = results[name]!;
