@@ -16,8 +16,21 @@ const aws = argv.includes('--aws');
 const otherDynamoDb = argv.includes('--other-dynamodb');
 /** Why the stack's outputs gave no STORE_SECRETS_PREFIX, if they were read and did not. */
 let prefixLookupProblem: string | undefined;
+/**
+ * Asked for help: no words, `help ...` or `--help`. After an option (`--name --help`) it may be that
+ * option's value, which only the command's options tell: such a command line goes the usual way.
+ */
+const asksForHelp =
+  argv.length === 0 || argv[0] === 'help' || argv.some((arg, i) => arg === '--help' && !argv[i - 1]?.startsWith('--'));
 
-if (aws) {
+// Help needs no table, and no store secret prefix: the help text is all that runs.
+if (!asksForHelp) {
+  if (aws) await useAwsTable();
+  else await useLocalServer();
+}
+
+/** The deployed table (TABLE_NAME), and Secrets Manager under the stack's prefix for private keys. */
+async function useAwsTable(): Promise<void> {
   if (!process.env.TABLE_NAME) {
     const message = '--aws needs TABLE_NAME (the TableName output of the deployed stack)';
     if (json) console.log(JSON.stringify({ error: { code: 'USAGE', message } }));
@@ -25,20 +38,17 @@ if (aws) {
     process.exit(2);
   }
   delete process.env.DYNAMODB_ENDPOINT;
-  if (!process.env.STORE_SECRETS_PREFIX) {
-    // Private keys go to Secrets Manager under the stack's prefix: read it from the stack's outputs.
-    const stackName = process.env.STACK_NAME || DEFAULT_STACK_NAME;
-    const { stackOutput } = await import('./stack-outputs.js');
-    try {
-      const prefix = await stackOutput(stackName, STORE_SECRETS_PREFIX_OUTPUT);
-      if (prefix) process.env.STORE_SECRETS_PREFIX = prefix;
-      else prefixLookupProblem = `stack ${stackName} has no ${STORE_SECRETS_PREFIX_OUTPUT} output`;
-    } catch (error) {
-      prefixLookupProblem = `reading stack ${stackName} (STACK_NAME): ${(error as Error).message}`;
-    }
+  if (process.env.STORE_SECRETS_PREFIX) return;
+  // Private keys go to Secrets Manager under the stack's prefix: read it from the stack's outputs.
+  const stackName = process.env.STACK_NAME || DEFAULT_STACK_NAME;
+  const { stackOutput } = await import('./stack-outputs.js');
+  try {
+    const prefix = await stackOutput(stackName, STORE_SECRETS_PREFIX_OUTPUT);
+    if (prefix) process.env.STORE_SECRETS_PREFIX = prefix;
+    else prefixLookupProblem = `stack ${stackName} has no ${STORE_SECRETS_PREFIX_OUTPUT} output`;
+  } catch (error) {
+    prefixLookupProblem = `reading stack ${stackName} (STACK_NAME): ${(error as Error).message}`;
   }
-} else {
-  await useLocalServer();
 }
 
 function refuse(code: string, message: string): never {

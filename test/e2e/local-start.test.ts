@@ -184,6 +184,18 @@ describe('npm start', () => {
     const none = await runTs('cli/cli.ts', ['apps', 'list', '--json'], plain);
     expect(none.code).toBe(1);
     expect(JSON.parse(none.stdout).error.code).toBe('NO_SERVER');
+    // Help needs no server: the whole list, a group's and a command's usage.
+    for (const args of [
+      [],
+      ['--help'],
+      ['help', 'apps'],
+      ['apps', '--help'],
+      ['apps', 'create', '--name', 'x', '--help'],
+    ]) {
+      const help = await runTs('cli/cli.ts', args, plain);
+      expect(help.code, `${args.join(' ')}: ${help.stdout}${help.stderr}`).toBe(0);
+      expect(help.stdout).toContain('apps create --name N');
+    }
   }, 120_000);
 
   it("refuses a DynamoDB at the server's address that lacks its marker: another DynamoDB Local listens there", async () => {
