@@ -7,7 +7,7 @@
  * writes go through lib/'s client: a test recording a request's DynamoDB calls settles first.
  */
 import type { DynamoDBRecord } from 'aws-lambda';
-import { readTableStream } from './table-stream.js';
+import { readTableStream, resumeFrom } from './table-stream.js';
 
 /** Per stream and shard, the last record this process has applied: the next call starts after it. */
 const applied = new Map<string, string>();
@@ -19,6 +19,6 @@ export async function settleCounters(): Promise<void> {
       await aggregateRecords(shardId, records as unknown as DynamoDBRecord[]);
       applied.set(`${streamArn} ${shardId}`, records.at(-1)!.dynamodb!.SequenceNumber!);
     },
-    (streamArn, shardId) => applied.get(`${streamArn} ${shardId}`),
+    (streamArn, shardId) => resumeFrom(applied, streamArn, shardId),
   );
 }

@@ -1,7 +1,7 @@
 /** What the outbox sent for one subscription: the events its changes announced, read back from the table's stream. */
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { BusEventDetail, EventPayload } from '../../lib/events/schemas.js';
-import { readTableStream } from './table-stream.js';
+import { readTableStream, resumeFrom } from './table-stream.js';
 
 /** Every event the stream has carried so far (per stream and shard, where this process stopped reading). */
 const seen: BusEventDetail[] = [];
@@ -22,7 +22,7 @@ export async function streamEvents(): Promise<readonly BusEventDetail[]> {
       }
       readUpTo.set(`${streamArn} ${shardId}`, records.at(-1)!.dynamodb!.SequenceNumber!);
     },
-    (streamArn, shardId) => readUpTo.get(`${streamArn} ${shardId}`),
+    (streamArn, shardId) => resumeFrom(readUpTo, streamArn, shardId),
   );
   return seen;
 }

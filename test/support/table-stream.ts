@@ -15,13 +15,85 @@ import { localClient } from '../../local/dynamodb.js';
 
 export type { StreamRecord };
 
+/** Where to begin reading a shard: after a record read before, or at an iterator taken earlier (streamTip). */
+export type ShardStart = { after: string } | { iterator: string };
+
 /**
- * Calls `visit` with each page of records of every shard, in order, from the start of the shard or
- * after the sequence number `after` names for it. Answers the stream's ARN.
+ * Where each shard of the table's stream ends now, as iterators that read only what is written
+ * after this call, by `<stream ARN> <shard id>`; none for a table that does not exist (yet). A test
+ * file that reads the shared table's stream starts there: what came before is other files'.
+ */
+export async function streamTip(tableName: string | undefined): Promise<Map<string, string>> {
+  const tip = new Map<string, string>();
+  if (!tableName || !process.env.DYNAMODB_ENDPOINT) return tip;
+  const client = localClient(process.env.DYNAMODB_ENDPOINT);
+  const streamArn = await client
+    .send(new DescribeTableCommand({ TableName: tableName }))
+    .then(
+      ({ Table }) => Table?.LatestStreamArn,
+      () => undefined,
+    )
+    .finally(() => client.destroy());
+  if (!streamArn) return tip;
+  const streams = streamsClient();
+  try {
+    for (const shard of await shardsOf(streams, streamArn)) {
+      const { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'LATEST' }),
+      );
+      if (ShardIterator) tip.set(`${streamArn} ${shard.ShardId}`, ShardIterator);
+    }
+  } finally {
+    streams.destroy();
+  }
+  return tip;
+}
+
+const streamsClient = () =>
+  new DynamoDBStreamsClient({
+    endpoint: process.env.DYNAMODB_ENDPOINT,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+
+async function shardsOf(streams: DynamoDBStreamsClient, streamArn: string): Promise<Shard[]> {
+  const shards: Shard[] = [];
+  let next: string | undefined;
+  do {
+    const { StreamDescription } = await streams.send(
+      new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: next }),
+    );
+    shards.push(...(StreamDescription?.Shards ?? []));
+    next = StreamDescription?.LastEvaluatedShardId;
+  } while (next);
+  return shards;
+}
+
+/**
+ * Where the test table's stream stood when this module was first imported by the running test file
+ * (as it is by the helpers below, before the file's tests write anything). On the suite's shared
+ * table what came before is other files', of other apps: reading it all again from the start, as
+ * each file once did, made a file's first read as slow as the suite so far was long (a 30 s time-out
+ * late in a run). A file's own table does not exist yet when it imports this: read from the start.
+ */
+const TIP_AT_IMPORT = await streamTip(process.env.TABLE_NAME);
+
+/** Where a helper that has read up to `readUpTo` (by `<stream ARN> <shard id>`) goes on reading. */
+export function resumeFrom(readUpTo: ReadonlyMap<string, string>, streamArn: string, shardId: string) {
+  const key = `${streamArn} ${shardId}`;
+  const after = readUpTo.get(key);
+  if (after) return { after };
+  const iterator = TIP_AT_IMPORT.get(key);
+  return iterator ? { iterator } : undefined;
+}
+
+/**
+ * Calls `visit` with each page of records of every shard, in order, from where `start` says (by
+ * default, and for a shard it says nothing of, the start of the shard). Answers the stream's ARN.
  */
 export async function readTableStream(
   visit: (shardId: string, records: StreamRecord[], streamArn: string) => Promise<void> | void,
-  after: (streamArn: string, shardId: string) => string | undefined = () => undefined,
+  start: (streamArn: string, shardId: string) => ShardStart | undefined = () => undefined,
 ): Promise<string> {
   const { tableName } = await import('../../lib/data/client.js');
   // Its own clients: lib/'s shared one is what tests record calls of.
@@ -31,32 +103,24 @@ export async function readTableStream(
     .finally(() => client.destroy());
   const streamArn = Table?.LatestStreamArn;
   if (!streamArn) throw new Error(`table ${tableName} has no stream`);
-  const streams = new DynamoDBStreamsClient({
-    endpoint: process.env.DYNAMODB_ENDPOINT,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const streams = streamsClient();
   try {
-    const shards: Shard[] = [];
-    let next: string | undefined;
-    do {
-      const { StreamDescription } = await streams.send(
-        new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: next }),
-      );
-      shards.push(...(StreamDescription?.Shards ?? []));
-      next = StreamDescription?.LastEvaluatedShardId;
-    } while (next);
-    for (const shard of shards) {
-      const position = after(streamArn, shard.ShardId!);
-      let { ShardIterator: iterator } = await streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: shard.ShardId,
-          ...(position
-            ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: position }
-            : { ShardIteratorType: 'TRIM_HORIZON' }),
-        }),
-      );
+    for (const shard of await shardsOf(streams, streamArn)) {
+      const position = start(streamArn, shard.ShardId!);
+      let iterator =
+        position && 'iterator' in position
+          ? position.iterator
+          : (
+              await streams.send(
+                new GetShardIteratorCommand({
+                  StreamArn: streamArn,
+                  ShardId: shard.ShardId,
+                  ...(position
+                    ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: position.after }
+                    : { ShardIteratorType: 'TRIM_HORIZON' }),
+                }),
+              )
+            ).ShardIterator;
       while (iterator) {
         const { Records = [], NextShardIterator } = await streams.send(
           new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }),
