@@ -130,7 +130,7 @@ try {
   const { announcedEvents, subscriptionEventsOf } = await import('../lib/events/outbox.js');
   const { EVENT_SOURCE, STATUS_CHANGED } = await import('../lib/events/schemas.js');
   const { newSubscriptionId, sha256Hex } = await import('../lib/core/ids.js');
-  const { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE, WEBHOOKS_BASE } = await import('../lib/routes.js');
+  const { APP_PATH, CUSTOMERS_BASE, SUBSCRIPTIONS_BASE, WEBHOOKS_BASE } = await import('../lib/routes.js');
   const { pauseSubscription } = await import('../lib/services/subscriptions.js');
   const { putStoreSettings } = await import('../lib/data/store-settings.js');
   const { deliverStatusChange } = await import('../lib/services/webhook-delivery.js');
@@ -377,6 +377,12 @@ try {
         await grantEntitlement(app.appId, user_id, 'pro', { duration: 'P1M' });
         return customer('DeleteCustomer', `/${user_id}`);
       },
+      check: ok,
+    },
+    // The console's header and webhooks page: the app, its stores and its webhook endpoint.
+    'functions/subscriptions/app.ts': {
+      event: async () =>
+        proxyEvent(routeNamed('GetApp'), { path: APP_PATH, headers: { authorization: `Bearer ${app.secretKey}` } }),
       check: ok,
     },
     // The console's webhooks page: the app's latest deliveries (DeliverWebhook's runs made some).

@@ -50,6 +50,9 @@ export const CUSTOMERS_BASE = '/v1/customers';
 /** Base of the app's webhook deliveries on the subscription management API (Bearer secret key). */
 export const WEBHOOKS_BASE = '/v1/webhooks';
 
+/** The app the secret key belongs to, on the subscription management API. */
+export const APP_PATH = '/v1/app';
+
 /** Base of the store notification routes: the URLs operators give App Store Connect and Pub/Sub. */
 export const NOTIFICATIONS_BASE = '/notifications';
 /** Path segment of each store's notification route. */
@@ -187,6 +190,15 @@ export const ROUTES: readonly Route[] = [
     // Whether the event names an erased user (its subscriptions: BatchGetItem), and the pointers
     // that let an erasure find the delivery, written again (BatchWriteItem).
     table: [...AUTH, 'PutItem', 'BatchGetItem', 'BatchWriteItem'],
+  },
+  {
+    name: 'GetApp',
+    api: 'subscriptions',
+    method: 'GET',
+    path: APP_PATH,
+    handler: 'functions/subscriptions/app.ts',
+    // The app and its webhook endpoint (GetItem), whether each store's settings are stored (BatchGetItem).
+    table: [...AUTH, 'BatchGetItem'],
   },
   {
     name: 'DeleteCustomer',

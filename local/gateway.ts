@@ -17,6 +17,7 @@ import { redactText } from '../lib/core/redact.js';
 import { preflightHeaders } from '../lib/http/cors.js';
 import { type ApiName, errorResponse } from '../lib/http/envelopes.js';
 import {
+  APP_PATH,
   CUSTOMERS_BASE,
   ENDPOINT_TIMEOUT_SECONDS,
   endpointFunctions,
@@ -131,7 +132,8 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
 
 /** Whose envelope answers a path that matches no route: the API's prefix decides. */
 export function apiOfPath(path: string): ApiName {
-  if ([SUBSCRIPTIONS_BASE, CUSTOMERS_BASE, WEBHOOKS_BASE].some((base) => path.startsWith(base))) return 'subscriptions';
+  if ([SUBSCRIPTIONS_BASE, CUSTOMERS_BASE, WEBHOOKS_BASE, APP_PATH].some((base) => path.startsWith(base)))
+    return 'subscriptions';
   return path.startsWith(`${NOTIFICATIONS_BASE}/`) ? 'notifications' : 'mobile';
 }
 

@@ -288,3 +288,20 @@ export const erasure = {
     subscriptions_detached: 2,
   },
 };
+
+export const appOverview = {
+  app_id: 'app_0123456789abcdef',
+  name: 'Acme Notes',
+  reporting_currency: 'USD',
+  test_store: false,
+  stores: { app_store: true, google_play: true },
+  webhook: {
+    url: 'https://api.example.com/hooks/subscriptions',
+    enabled: true,
+    disabled_reason: null,
+    events: null,
+    paused_until: null,
+    updated_at: '2026-11-02T10:00:00.000Z',
+  },
+  created_at: '2026-11-01T09:00:00.000Z',
+};

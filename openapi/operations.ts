@@ -158,6 +158,17 @@ export const OPERATIONS: Record<string, OperationText> = {
       },
     },
   },
+  GetApp: {
+    summary: 'The app of this key',
+    description:
+      'The app the secret key belongs to: its name and reporting currency, whether the test store is on, which ' +
+      "stores' settings are stored, and its webhook endpoint (null while none is set). Never a secret: not the " +
+      "webhook's signing secret, the store credentials or the test store's key (the operator CLI's `apps`, " +
+      '`stores show` and `webhooks show` say the rest).',
+    success: {
+      200: { description: 'The app.', example: { data: ex.appOverview } },
+    },
+  },
   ListWebhookDeliveries: {
     summary: "List the app's webhook deliveries",
     description:

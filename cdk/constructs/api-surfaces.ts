@@ -26,8 +26,8 @@ export const API_SURFACES: readonly ApiSurfaceLayout[] = [
   },
   {
     id: 'CustomersApi',
-    description: 'Subscription management API: /v1/customers, /v1/webhooks',
-    prefixes: ['/v1/customers', '/v1/webhooks'],
+    description: 'Subscription management API: /v1/customers, /v1/webhooks, /v1/app',
+    prefixes: ['/v1/customers', '/v1/webhooks', '/v1/app'],
   },
   {
     id: 'MobileReportsApi',

@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { whenUnauthorized } from './api';
+import { type AppOverview, get, whenUnauthorized } from './api';
 import { Customers } from './pages/customers';
 import { Overview } from './pages/overview';
 import { Products } from './pages/products';
@@ -10,6 +10,7 @@ import { Subscriptions } from './pages/subscriptions';
 import { Webhooks } from './pages/webhooks';
 import { href, useLocation } from './router';
 import { clearKey, publicKeyId, readKey } from './session';
+import { useLoad } from './ui';
 import './app.css';
 
 const PAGES = [
@@ -73,19 +74,25 @@ function App() {
 }
 
 /**
- * Which app's key this tab is signed in with. The API says nothing of the app behind a key, so the
- * console names the key by its public id, the one `admin keys list --app A` prints.
+ * Which app this tab is signed in to (GET /v1/app), and with which key: its public id, the one
+ * `admin keys list --app A` prints.
  */
 function SignedInAs() {
   const [keyId, setKeyId] = useState<string | undefined>();
+  const app = useLoad(() => get<{ data: AppOverview }>('/v1/app'), []);
   useEffect(() => {
     const key = readKey();
     if (key) publicKeyId(key).then(setKeyId, () => setKeyId(undefined));
   }, []);
   if (!keyId) return null;
   return (
-    <span class="signed-in" data-testid="signed-in-as" title="The key's id, as admin keys list prints it">
-      Signed in with <code>{keyId}</code>
+    <span class="signed-in" data-testid="signed-in-as" title="The app, and the key's id as admin keys list prints it">
+      {app.state === 'done' && (
+        <strong data-testid="app-name" title={app.data.data.app_id}>
+          {app.data.data.name}
+        </strong>
+      )}{' '}
+      <code>{keyId}</code>
     </span>
   );
 }

@@ -9,6 +9,7 @@
 import * as z from 'zod/mini';
 import { EVENT_LIMITS } from '../domain/events.js';
 import { JWS_PATTERN } from '../domain/store-purchase.js';
+import { appOverviewSchema } from './app.js';
 import { define } from './define.js';
 import { customerInfoSchema, erasureResultSchema, grantSchema, revokeResultSchema } from './entitlement.js';
 import { productSchema } from './product.js';
@@ -56,6 +57,7 @@ export const RESPONSES = /* @__PURE__ */ define(() => ({
   SegmentInfo: segmentInfoSchema,
   AdsInfo: adsInfoSchema,
   CustomPropertiesResult: customPropertiesResultSchema,
+  AppOverview: appOverviewSchema,
 }));
 export type Responses = typeof RESPONSES;
 export type ResponseName = keyof Responses;

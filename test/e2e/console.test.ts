@@ -25,7 +25,7 @@ vi.hoisted(() => {
 
 import { consoleContentSecurityPolicy } from '../../console/build.js';
 import { apiKeyId, sha256Hex } from '../../lib/core/ids.js';
-import { setWebhook } from '../../lib/data/webhooks.js';
+import { disableWebhook, setWebhook } from '../../lib/data/webhooks.js';
 import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { deliverStatusChange } from '../../lib/services/webhook-delivery.js';
 import { accessibilityViolations, launchChromium } from '../support/browser.js';
@@ -153,10 +153,12 @@ describe('the console in Chromium', () => {
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
     expect(await context.cookies()).toEqual([]);
     expect(page.url()).not.toContain(app.secretKey);
-    // Which app's key this is: its public id, as `admin keys list --app A` prints it.
+    // Which app this is (GET /v1/app), and which of its keys: its public id, as `admin keys list --app A` prints it.
+    await page.getByTestId('app-name').waitFor();
     expect(await page.getByTestId('signed-in-as').textContent()).toBe(
-      `Signed in with ${apiKeyId('secret', sha256Hex(app.secretKey))}`,
+      `test app ${apiKeyId('secret', sha256Hex(app.secretKey))}`,
     );
+    expect(await page.getByTestId('app-name').getAttribute('title')).toBe(app.appId);
   });
 
   it('shows the overview: the API figures and their charts', { timeout: BROWSER_TIMEOUT }, async () => {
@@ -299,7 +301,8 @@ describe('the console in Chromium', () => {
     const rows = page.getByTestId('deliveries').locator('tbody tr');
     const row = rows.filter({ hasText: failedEvent });
     await expect.poll(() => row.count()).toBe(1);
-    expect(await page.getByTestId('endpoint-state').textContent()).toContain('A webhook endpoint is set');
+    await expect.poll(() => page.getByTestId('endpoint-url').textContent()).toBe(receiver.url);
+    expect(await page.getByTestId('endpoint-state').textContent()).toContain('(receives every event)');
     expect(await row.locator('td').nth(2).locator('.status').textContent()).toBe('pending');
     expect(await row.locator('td').nth(4).textContent()).toBe('HTTP 500');
     await page.getByLabel('Status').selectOption('dead');
@@ -454,17 +457,20 @@ describe('an app with nothing yet', () => {
   it('says whether a webhook endpoint is set, and how to set one', { timeout: BROWSER_TIMEOUT }, async () => {
     await open(tab, 'Webhooks');
     const state = tab.getByTestId('endpoint-state');
-    await expect.poll(() => state.textContent(), POLL).toContain('No event has been sent yet');
+    await expect.poll(() => state.textContent(), POLL).toContain('No webhook endpoint is set');
     expect(await state.getByTestId('command').textContent()).toBe(
-      'npm run --silent admin -- webhooks set --app APP_ID --url https://example.com/webhooks',
+      `npm run --silent admin -- webhooks set --app ${empty.appId} --url https://example.com/webhooks`,
     );
-    // An event recorded while no endpoint is set.
-    expect((await deliverStatusChange(statusChange(empty.appId))).status).toBe('no_endpoint');
+    // Set with an event filter, then disabled (as a receiver's 410 leaves it): the page says both.
+    await setWebhook(empty.appId, 'https://example.com/webhooks', ['subscription.renewed']);
     await open(tab, 'Overview');
     await open(tab, 'Webhooks');
-    await expect
-      .poll(() => state.textContent(), POLL)
-      .toContain('No webhook endpoint was set when the newest event was recorded');
+    await expect.poll(() => tab.getByTestId('endpoint-url').textContent(), POLL).toBe('https://example.com/webhooks');
+    expect(await state.textContent()).toContain('(receives subscription.renewed)');
+    await disableWebhook(empty.appId, 'the receiver answered 410 Gone');
+    await open(tab, 'Overview');
+    await open(tab, 'Webhooks');
+    await expect.poll(() => state.textContent(), POLL).toContain('It is disabled (the receiver answered 410 Gone)');
     await expectAccessible(tab);
   });
 });

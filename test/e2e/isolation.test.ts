@@ -865,6 +865,15 @@ const CASES: Record<string, IsolationCase> = {
       ]);
     },
   },
+  GetApp: {
+    does: "app B's secret key reads app B alone: its name and webhook URL, nothing of A",
+    run: async () => {
+      const res = await ok(call('GetApp', secret(b)));
+      expect(res.body.data).toMatchObject({ app_id: b.appId, webhook: { url: 'https://b.example.com/webhooks' } });
+      for (const secretOfA of [a.appId, 'https://a.example.com/webhooks'])
+        expect(JSON.stringify(res.body)).not.toContain(secretOfA);
+    },
+  },
   ListProducts: {
     does: "app B's secret key lists exactly B's catalogue, at B's prices",
     run: async () => {

@@ -45,6 +45,8 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   RevenueStatistics: READ,
   SubscriptionMetrics: READ,
   ListProducts: READ,
+  // The app and its webhook endpoint (GetItem), whether each store's settings are stored (BatchGetItem).
+  GetApp: { table: [...AUTH, 'BatchGetItem'] },
   GetSubscription: READ,
   // The history's partition (Query); the state item's key when the page is empty (GetItem).
   GetSubscriptionHistory: READ,

@@ -166,6 +166,7 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   }),
   SubscriptionMetrics: () => ({ query: { start_date: '2025-01-01', end_date: '2025-03-31', group_by: 'month' } }),
   ListProducts: () => ({}),
+  GetApp: () => ({}),
   GetSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active } }),
   GetSubscriptionHistory: (f) => ({ params: { subscription_id: f.subscriptions.active }, query: { limit: '10' } }),
   GetCustomer: () => ({ params: { user_id: OWNER } }),

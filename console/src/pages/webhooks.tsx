@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { type Delivery, type DeliveryPagination, get, post } from '../api';
+import { type AppOverview, type Delivery, type DeliveryPagination, get, post } from '../api';
 import { when, withTimes } from '../format';
 import { href } from '../router';
 import { asApiError, CopyableCommand, Empty, ErrorMessage, Show, Table, useLoad } from '../ui';
@@ -22,35 +22,34 @@ export function failureOf(delivery: Delivery): string | undefined {
   return code !== null && (code < 200 || code > 299) ? `HTTP ${code}` : undefined;
 }
 
-/**
- * What the deliveries say of the endpoint: the API names neither the endpoint nor its URL (that is
- * `admin webhooks show`), but the newest delivery was recorded against the endpoint as it then was.
- */
-function EndpointState({ newest }: { newest: Delivery | undefined }) {
-  if (newest === undefined || newest.status === 'no_endpoint')
+/** The app's webhook endpoint as GET /v1/app names it: its URL and whether events reach it. */
+function EndpointState({ app }: { app: AppOverview }) {
+  const endpoint = app.webhook;
+  const setCommand = WEBHOOKS_SET_COMMAND.replace('APP_ID', app.app_id);
+  if (endpoint === null)
     return (
       <div class="notice" data-testid="endpoint-state">
         <p>
-          {newest === undefined
-            ? 'No event has been sent yet, so the console cannot tell whether a webhook endpoint is set.'
-            : 'No webhook endpoint was set when the newest event was recorded: events are not being sent.'}{' '}
-          Set one from a terminal in the project's folder:
+          No webhook endpoint is set: events are recorded but not sent. Set one from a terminal in the project's folder:
         </p>
-        <CopyableCommand command={WEBHOOKS_SET_COMMAND} />
+        <CopyableCommand command={setCommand} />
       </div>
     );
-  if (newest.status === 'endpoint_disabled')
-    return (
-      <p class="notice" data-testid="endpoint-state">
-        The webhook endpoint is disabled: events are recorded but not sent. Set its URL again to enable it.
-      </p>
-    );
+  const receives = endpoint.events === null ? 'every event' : endpoint.events.join(', ');
   return (
-    <p class="notice" data-testid="endpoint-state">
-      A webhook endpoint is set: the newest event was{' '}
-      {newest.status === 'delivered' ? 'delivered to it' : newest.status}. Its URL is shown by{' '}
-      <code>npm run --silent admin -- webhooks show --app APP_ID</code>.
-    </p>
+    <div class="notice" data-testid="endpoint-state">
+      <p>
+        Webhook endpoint: <code data-testid="endpoint-url">{endpoint.url}</code> (receives {receives}).
+      </p>
+      {!endpoint.enabled ? (
+        <p>
+          It is disabled{endpoint.disabled_reason ? ` (${endpoint.disabled_reason})` : ''}: events are recorded but not
+          sent. Set its URL again to enable it.
+        </p>
+      ) : endpoint.paused_until ? (
+        <p>Its last attempts timed out: deliveries wait until {when(endpoint.paused_until)}.</p>
+      ) : null}
+    </div>
   );
 }
 
@@ -63,11 +62,11 @@ export function Webhooks() {
     () => get<DeliveryPage>('/v1/webhooks/deliveries', { status, cursor, limit: 20 }),
     [status, cursor],
   );
-  const newest = useLoad(() => get<DeliveryPage>('/v1/webhooks/deliveries', { limit: 1 }), []);
+  const app = useLoad(() => get<{ data: AppOverview }>('/v1/app'), []);
   return (
     <section>
       <h1>Webhooks</h1>
-      {newest.state === 'done' && <EndpointState newest={newest.data.data[0]} />}
+      {app.state === 'done' && <EndpointState app={app.data.data} />}
       <div class="filters">
         <label for="delivery-status">Status</label>
         <select
