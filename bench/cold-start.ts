@@ -44,7 +44,7 @@
  * over all rows.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { SCHEDULED_JOB_TIMEOUT_SECONDS } from '../lib/core/defaults.js';
@@ -85,6 +85,9 @@ if (!Number.isInteger(RUNS) || RUNS < MIN_PAIRS) {
   );
   process.exit(2);
 }
+// The profile folders are made here: a process would fail writing into one that does not exist.
+for (const dir of [process.env.COLD_START_CPU_PROF, process.env.COLD_START_REQUEST_PROF])
+  if (dir) mkdirSync(resolve(dir), { recursive: true });
 /** The most pairs of one function: past them a ratio still inside its band is judged by its median. */
 const MAX_PAIRS = RUNS + 3 * EXTRA_PAIRS;
 /** As the stack sets it (cdk/constructs/service-function.ts): store credentials are read from Secrets Manager. */
