@@ -29,6 +29,8 @@ const CASES: [string, AddressKind][] = [
   ['198.18.0.1', 'reserved'],
   ['198.19.255.255', 'reserved'],
   ['198.20.0.0', 'public'],
+  ['192.88.99.1', 'reserved'],
+  ['198.51.100.7', 'reserved'],
   ['203.0.113.9', 'reserved'],
   ['224.0.0.1', 'multicast'],
   ['239.255.255.250', 'multicast'],
@@ -62,6 +64,12 @@ const CASES: [string, AddressKind][] = [
   ['::127.0.0.1', 'reserved'], // IPv4-compatible (deprecated)
   ['100::1', 'reserved'], // discard
   ['4000::1', 'reserved'], // outside global unicast
+  ['2001:db8:1:2:3:4::5', 'reserved'], // '::' standing for one group
+  ['::2', 'reserved'], // IPv4-compatible, not loopback
+  // Only ::ffff:0:0/96 maps an IPv4 address: not with another prefix, nor with only one of its bytes.
+  ['2606:4700::ffff:7f00:1', 'public'],
+  ['::ff:7f00:1', 'reserved'],
+  ['::ff00:7f00:1', 'reserved'],
   // Not addresses
   ['localhost', 'not_an_address'],
   ['hooks.example.com', 'not_an_address'],
@@ -74,6 +82,12 @@ const CASES: [string, AddressKind][] = [
   ['12345::', 'not_an_address'],
   ['1.2.3.4:1::', 'not_an_address'], // a dotted IPv4 is only the last part
   ['', 'not_an_address'],
+  ['1:2:3:4::5:6:7:8', 'not_an_address'], // '::' stands for at least one group
+  // Brackets only as a pair around the whole address.
+  ['[::1', 'not_an_address'],
+  ['::1]', 'not_an_address'],
+  ['x::1]', 'not_an_address'],
+  ['[::1x', 'not_an_address'],
 ];
 
 describe('classifyAddress', () => {

@@ -163,4 +163,13 @@ describe('report quotas: when an instance writes what it accepted', () => {
     });
     expect(carriedUnflushed(local, { events: open(5, 50) }, NOW)).toEqual({ events: 0, bytes: 0 });
   });
+
+  it('a window that ends this very millisecond is closed: its unflushed amounts count and carry no more', () => {
+    const local = { state: { events: open(50, 0) }, unflushed: { events: 40, bytes: 0 }, writtenAt: written };
+    expect(withUnflushed(local, NOW)).toEqual({ events: open(50, 0) });
+    expect(carriedUnflushed(local, { events: open(50, 0) }, NOW)).toEqual({ events: 0, bytes: 0 });
+    // A millisecond before its end it is open.
+    expect(withUnflushed(local, NOW - 1)).toEqual({ events: open(90, 0) });
+    expect(carriedUnflushed(local, { events: open(50, 0) }, NOW - 1)).toEqual({ events: 40, bytes: 0 });
+  });
 });

@@ -74,6 +74,9 @@ describe('retryAfterSecondsOf', () => {
     [' 3 ', 3],
     [new Date(NOW + 30_000).toUTCString(), undefined],
     ['soon', undefined],
+    // Digits with anything else around them are not delta-seconds.
+    ['12 s', undefined],
+    ['in 12', undefined],
   ])('%j -> %j', (header, seconds) => {
     expect(retryAfterSecondsOf(header)).toBe(seconds);
   });
