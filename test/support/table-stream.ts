@@ -15,6 +15,8 @@ import { localClient } from '../../local/dynamodb.js';
 
 export type { StreamRecord };
 
+const STALE_ITERATOR = new Set(['TrimmedDataAccessException', 'ExpiredIteratorException']);
+
 /** Where to begin reading a shard: after a record read before, or at an iterator taken earlier (streamTip). */
 export type ShardStart = { after: string } | { iterator: string };
 
@@ -107,24 +109,36 @@ export async function readTableStream(
   try {
     for (const shard of await shardsOf(streams, streamArn)) {
       const position = start(streamArn, shard.ShardId!);
-      let iterator =
-        position && 'iterator' in position
-          ? position.iterator
-          : (
-              await streams.send(
-                new GetShardIteratorCommand({
-                  StreamArn: streamArn,
-                  ShardId: shard.ShardId,
-                  ...(position
-                    ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: position.after }
-                    : { ShardIteratorType: 'TRIM_HORIZON' }),
-                }),
-              )
-            ).ShardIterator;
+      const iteratorAt = async (from: ShardStart | undefined) =>
+        (
+          await streams.send(
+            new GetShardIteratorCommand({
+              StreamArn: streamArn,
+              ShardId: shard.ShardId,
+              ...(from && 'after' in from
+                ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: from.after }
+                : { ShardIteratorType: 'TRIM_HORIZON' }),
+            }),
+          )
+        ).ShardIterator;
+      let iterator = position && 'iterator' in position ? position.iterator : await iteratorAt(position);
+      let saved = position !== undefined && 'iterator' in position;
       while (iterator) {
-        const { Records = [], NextShardIterator } = await streams.send(
-          new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }),
-        );
+        const page = await streams
+          .send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }))
+          .catch((error: unknown) => {
+            // An iterator kept since the file began can expire, or fall behind the shard's trimmed
+            // start: read that shard from its start instead (slower, never wrong).
+            if (saved && STALE_ITERATOR.has((error as Error).name)) return undefined;
+            throw error;
+          });
+        if (page === undefined) {
+          saved = false;
+          iterator = await iteratorAt(undefined);
+          continue;
+        }
+        saved = false;
+        const { Records = [], NextShardIterator } = page;
         if (Records.length === 0) break; // DynamoDB Local answers an open shard's end with no records
         await visit(shard.ShardId!, Records, streamArn);
         iterator = NextShardIterator;
