@@ -1,9 +1,8 @@
 /** An app's webhook endpoint: setting and showing it, listing its deliveries, redelivering an event. */
 import { AppError } from '../../lib/core/errors.js';
-import { getWebhook, setWebhook } from '../../lib/data/webhooks.js';
+import { getWebhook, setWebhook, webhookEndpointView } from '../../lib/data/webhooks.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../lib/domain/webhook-deliveries.js';
 import { type EventFilter, parseEventFilter } from '../../lib/domain/webhook-filter.js';
-import { isPaused } from '../../lib/domain/webhook-scheduling.js';
 import { EVENT_KINDS } from '../../lib/events/schemas.js';
 import { listDeliveryPage, redeliver } from '../../lib/services/webhook-delivery.js';
 import { webhookUrlRefusal } from '../../lib/services/webhook-targets.js';
@@ -85,10 +84,10 @@ export const webhookEndpointCommands: CommandTable = {
           'NOT_FOUND',
         );
       // Never the secret: it is shown once, by `webhooks set`.
-      const { url, enabled, disabled_reason, events, updated_at, breaker } = endpoint;
-      const paused_until = isPaused(breaker, new Date()) ? breaker.paused_until : null;
+      const view = webhookEndpointView(endpoint, new Date());
+      const { url, enabled, disabled_reason, events, updated_at, paused_until } = view;
       return {
-        json: { app_id: appId, url, enabled, disabled_reason, events, updated_at, paused_until },
+        json: { app_id: appId, ...view },
         text: [
           `Webhook endpoint of ${appId}: ${url}`,
           enabled
@@ -96,7 +95,7 @@ export const webhookEndpointCommands: CommandTable = {
             : `Disabled: ${disabled_reason ?? 'no reason recorded'} (\`webhooks set\` enables it again).`,
           ...(paused_until
             ? [
-                `Paused until ${paused_until}: its last ${breaker.consecutive_timeouts} attempts timed out (its deliveries wait for the pause to end).`,
+                `Paused until ${paused_until}: its last ${endpoint.breaker.consecutive_timeouts} attempts timed out (its deliveries wait for the pause to end).`,
               ]
             : []),
           `Receives: ${describeFilter(events)}`,

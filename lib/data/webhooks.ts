@@ -4,8 +4,9 @@ import { config } from '../core/config.js';
 import { newWebhookSecret } from '../core/ids.js';
 import type { DeliveryStatus } from '../domain/webhook-deliveries.js';
 import type { EventFilter } from '../domain/webhook-filter.js';
-import type { BreakerState } from '../domain/webhook-scheduling.js';
-import type { BusEventDetail } from '../events/schemas.js';
+import { type BreakerState, isPaused } from '../domain/webhook-scheduling.js';
+import type { BusEventDetail, EventKind } from '../events/schemas.js';
+import type { WebhookEndpointView } from '../schemas/app.js';
 import { batchGetConsistent } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import * as keys from './entity-keys.js';
@@ -73,6 +74,20 @@ export async function getWebhook(appId: string): Promise<WebhookEndpoint | undef
  * Counts a timed-out attempt to this URL (atomically: attempts in flight together each count) and
  * returns the count. An endpoint set to another URL since is left alone (null).
  */
+/** The endpoint as the API and `webhooks show` present it: never its signing secret. */
+export function webhookEndpointView(endpoint: WebhookEndpoint, now: Date): WebhookEndpointView {
+  const { url, enabled, disabled_reason, events, updated_at, breaker } = endpoint;
+  return {
+    url,
+    enabled,
+    disabled_reason,
+    // `webhooks set` stores known kinds only (lib/domain/webhook-filter.ts).
+    events: events as EventKind[] | null,
+    paused_until: isPaused(breaker, now) ? breaker.paused_until : null,
+    updated_at,
+  };
+}
+
 export async function countEndpointTimeout(appId: string, url: string): Promise<number | null> {
   try {
     const { Attributes } = await ddb.send(

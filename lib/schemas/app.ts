@@ -19,6 +19,7 @@ export const webhookEndpointViewSchema = /* @__PURE__ */ define(() =>
     updated_at: timestamp,
   }),
 );
+export type WebhookEndpointView = z.infer<typeof webhookEndpointViewSchema>;
 
 export const appOverviewSchema = /* @__PURE__ */ define(() =>
   z.strictObject({

@@ -1,9 +1,7 @@
 /** The app a secret key belongs to, as the console's header and webhooks page show it (GET /v1/app). */
 import { getApp } from '../data/apps.js';
 import { configuredStoresOf } from '../data/store-settings.js';
-import { getWebhook } from '../data/webhooks.js';
-import { isPaused } from '../domain/webhook-scheduling.js';
-import type { EventKind } from '../events/schemas.js';
+import { getWebhook, webhookEndpointView } from '../data/webhooks.js';
 import type { AppOverview } from '../schemas/app.js';
 
 export async function appOverview(appId: string, now = new Date()): Promise<AppOverview> {
@@ -16,17 +14,7 @@ export async function appOverview(appId: string, now = new Date()): Promise<AppO
     reporting_currency: app.reporting_currency,
     test_store: app.test_store,
     stores: { app_store: configured.includes('app_store'), google_play: configured.includes('google_play') },
-    webhook: webhook
-      ? {
-          url: webhook.url,
-          enabled: webhook.enabled,
-          disabled_reason: webhook.disabled_reason,
-          // `webhooks set` stores known kinds only (lib/domain/webhook-filter.ts).
-          events: webhook.events as EventKind[] | null,
-          paused_until: isPaused(webhook.breaker, now) ? webhook.breaker.paused_until : null,
-          updated_at: webhook.updated_at,
-        }
-      : null,
+    webhook: webhook ? webhookEndpointView(webhook, now) : null,
     created_at: app.created_at,
   };
 }
