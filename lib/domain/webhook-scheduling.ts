@@ -48,7 +48,7 @@ export function chooseNextAttempts(
   const order = [...apps.slice(after + 1), ...apps.slice(0, after + 1)];
   const taken = new Map<string, number>();
   const chosen: DueAttempt[] = [];
-  for (let progress = true; progress && chosen.length < slots; ) {
+  for (let progress = true; progress; ) {
     progress = false;
     for (const app of order) {
       if (chosen.length >= slots) break;

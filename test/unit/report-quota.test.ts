@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  addAmounts,
   carriedUnflushed,
   DEFAULT_REPORT_QUOTAS,
   flushShare,
@@ -171,5 +172,10 @@ describe('report quotas: when an instance writes what it accepted', () => {
     // A millisecond before its end it is open.
     expect(withUnflushed(local, NOW - 1)).toEqual({ events: open(90, 0) });
     expect(carriedUnflushed(local, { events: open(50, 0) }, NOW - 1)).toEqual({ events: 40, bytes: 0 });
+  });
+
+  it('amounts add up per counter', () => {
+    expect(addAmounts({ events: 3, bytes: 400 }, { events: 2, bytes: 0 })).toEqual({ events: 5, bytes: 400 });
+    expect(addAmounts({ events: 0, bytes: 0 }, { events: 0, bytes: 7 })).toEqual({ events: 0, bytes: 7 });
   });
 });
