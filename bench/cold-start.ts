@@ -354,6 +354,16 @@ try {
       },
       check: ok,
     },
+    // The console's customer search: the first page of customers whose id starts with what was typed.
+    'functions/subscriptions/customers.ts': {
+      event: async () =>
+        proxyEvent(routeNamed('ListCustomers'), {
+          path: CUSTOMERS_BASE,
+          headers: { authorization: `Bearer ${app.secretKey}` },
+          query: { prefix: 'cold-', limit: '20' },
+        }),
+      check: ok,
+    },
     // An operator opening a subscription's history (entries written by the aggregator's settle above or not: a 200 either way).
     'functions/subscriptions/history.ts': {
       event: async () => sub('GetSubscriptionHistory', `/${detailOf.id}/history`),

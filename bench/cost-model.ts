@@ -78,51 +78,58 @@ if (flags.bill) {
   process.exit(0);
 }
 
-/** Routes that create a subscription or change one (issue #15: at most 15 write units each). */
-const SUBSCRIPTION_WRITES = [
-  'CreateSubscription',
-  'VerifyPurchase',
-  'VerifyFirstReceipt',
-  'UpdateSubscription',
-  'CancelSubscription',
-  'RenewSubscription',
-  'PauseSubscription',
-  'ResumeSubscription',
-  'AppStoreNotification',
-  'GooglePlayNotification',
-  'TestStoreNotification',
-];
-const WRITE_BUDGET = 15;
+/**
+ * Routes that create a subscription or change one. Issue #15: at most 15 write units each; a
+ * creation may take one more, its entry in the customers index (docs/decisions/customer-search-index.md).
+ */
+const SUBSCRIPTION_WRITES = {
+  creation: ['CreateSubscription', 'VerifyPurchase', 'VerifyFirstReceipt'],
+  change: [
+    'UpdateSubscription',
+    'CancelSubscription',
+    'RenewSubscription',
+    'PauseSubscription',
+    'ResumeSubscription',
+    'AppStoreNotification',
+    'GooglePlayNotification',
+    'TestStoreNotification',
+  ],
+} as const;
+const WRITE_BUDGET = { creation: 16, change: 15 } as const;
 
 /**
- * The most write units of a subscription creation or change, of the whole request and without the
- * list and revenue counter items (the part the counters' move to the stream aggregator removes).
+ * The most write units of a subscription creation, and of a change, of the whole request and
+ * without the list and revenue counter items (the part the counters' move to the stream aggregator removes).
  */
 function subscriptionWriteBudgets(
   rows: { routes: string[]; write_units: number; counter_write_units: number }[],
 ): { name: string; value: number; budget: string; pass: boolean }[] {
-  const writes = rows.filter((row) => row.routes.some((route) => SUBSCRIPTION_WRITES.includes(route)));
-  if (writes.length !== SUBSCRIPTION_WRITES.length) throw new Error('a subscription-writing route was not measured');
-  const worst = (units: (row: (typeof writes)[number]) => number) => {
-    const row = writes.reduce((a, b) => (units(b) > units(a) ? b : a));
-    return { value: units(row), route: row.routes[0]! };
-  };
-  const total = worst((row) => row.write_units);
-  const own = worst((row) => row.write_units - row.counter_write_units);
-  return [
-    {
-      name: `WRU per subscription creation or change, most of ${writes.length} routes (${total.route})`,
-      value: total.value,
-      budget: `<= ${WRITE_BUDGET}`,
-      pass: total.value <= WRITE_BUDGET,
-    },
-    {
-      name: `the same without list and revenue counter items (${own.route})`,
-      value: own.value,
-      budget: `<= ${WRITE_BUDGET}`,
-      pass: own.value <= WRITE_BUDGET,
-    },
-  ];
+  return (['creation', 'change'] as const).flatMap((kind) => {
+    const routes: readonly string[] = SUBSCRIPTION_WRITES[kind];
+    const writes = rows.filter((row) => row.routes.some((route) => routes.includes(route)));
+    if (writes.length !== routes.length) throw new Error(`a subscription ${kind} route was not measured`);
+    const worst = (units: (row: (typeof writes)[number]) => number) => {
+      const row = writes.reduce((a, b) => (units(b) > units(a) ? b : a));
+      return { value: units(row), route: row.routes[0]! };
+    };
+    const total = worst((row) => row.write_units);
+    const own = worst((row) => row.write_units - row.counter_write_units);
+    const budget = WRITE_BUDGET[kind];
+    return [
+      {
+        name: `WRU per subscription ${kind}, most of ${writes.length} routes (${total.route})`,
+        value: total.value,
+        budget: `<= ${budget}`,
+        pass: total.value <= budget,
+      },
+      {
+        name: `the same ${kind} without list and revenue counter items (${own.route})`,
+        value: own.value,
+        budget: `<= ${budget}`,
+        pass: own.value <= budget,
+      },
+    ];
+  });
 }
 
 /** Subscription writes the aggregator's cost is measured on (the last ones the measured requests made). */
@@ -415,6 +422,14 @@ try {
     'functions/subscriptions/customer.ts': async (route) => ({
       path: pathOf(route, { user_id: 'returning-user' }),
       headers: api,
+    }),
+    // The console's header and webhooks page: the app, its stores and its webhook endpoint.
+    'functions/subscriptions/app.ts': async (route) => ({ path: pathOf(route, {}), headers: api }),
+    // The console's customer search: the first page of customers whose id starts with what was typed.
+    'functions/subscriptions/customers.ts': async (route) => ({
+      path: pathOf(route, {}),
+      headers: api,
+      query: { prefix: 'returning', limit: '20' },
     }),
     // A support gesture: a month more for a user who has a grant running (the warm-up granted it).
     'functions/subscriptions/customer-grant.ts': async (route) => ({

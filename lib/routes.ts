@@ -162,6 +162,15 @@ export const ROUTES: readonly Route[] = [
     table: [...AUTH, 'Query', ...TRANSACT],
   },
   {
+    name: 'ListCustomers',
+    api: 'subscriptions',
+    method: 'GET',
+    path: CUSTOMERS_BASE,
+    handler: 'functions/subscriptions/customers.ts',
+    // The customers index (Query).
+    table: [...AUTH, 'Query'],
+  },
+  {
     name: 'GetCustomer',
     api: 'subscriptions',
     method: 'GET',

@@ -206,6 +206,24 @@ export const OPERATIONS: Record<string, OperationText> = {
       },
     },
   },
+  ListCustomers: {
+    summary: "Find the app's customers by user id",
+    description:
+      'The users the app has a profile or a subscription of, in user id order (by UTF-8 bytes), each once: with ' +
+      '`prefix`, those whose id starts with it (case-sensitive). `cursor` (from `pagination.next_cursor`, with the ' +
+      'same `prefix`) reads the next page. A request reads the index at most five times, so a page can hold fewer ' +
+      'than `limit` customers while `next_cursor` says more follow. An erased customer is not listed; a new one ' +
+      'is, within about a second. `GET /v1/customers/{user_id}` answers the rest of a customer.',
+    success: {
+      200: {
+        description: 'One page of customers.',
+        example: {
+          data: [{ user_id: 'user_1f2e' }, { user_id: 'user_1f9a' }],
+          pagination: { limit: 2, next_cursor: 'eyJhIjoidXNlcl8xZjlhIiwicCI6InVzZXJfMWYifQ' },
+        },
+      },
+    },
+  },
   GetCustomer: {
     summary: "Get a customer's entitlements and subscriptions",
     description: `${CUSTOMER_INFO_TEXT} A user this app has never seen (no profile, no subscription, no grant) is a 404.`,

@@ -103,6 +103,7 @@ export const PLATFORMS: Complete<Platform, typeof PLATFORM_VALUES> = PLATFORM_VA
 // --- The API's shapes: the zod schemas' types in lib/schemas (types only: nothing of lib/ is bundled) ---
 export type { DeliveryView as Delivery } from '../../lib/domain/webhook-deliveries';
 export type { AppOverview } from '../../lib/schemas/app';
+export type { CustomerList } from '../../lib/schemas/customer-list';
 export type { CustomerInfo } from '../../lib/schemas/entitlement';
 export type { Product } from '../../lib/schemas/product';
 export type { RevenueStatistics, SubscriptionMetrics } from '../../lib/schemas/responses';

@@ -4,6 +4,7 @@ import { AppError } from '../core/errors.js';
 import type { GrantRecord } from '../domain/grant-decisions.js';
 import { mergeProfileItems } from '../domain/user-activity.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
+import { profileCustomerAttributes } from './customer-index.js';
 import * as keys from './entity-keys.js';
 import { GRANT_ITEM_TYPE, toGrantRecord } from './grant-items.js';
 import { updateExpression } from './update-expression.js';
@@ -18,7 +19,8 @@ export interface UsageStats {
 export function profileTouch(appId: string, userId: string, now: Date) {
   return {
     set: { type: 'user_profile', app_id: appId, user_id: userId, last_seen: now.toISOString() },
-    setIfAbsent: { first_seen: now.toISOString() },
+    // Its customers index key never changes: written once, later writes leave the index alone.
+    setIfAbsent: { first_seen: now.toISOString(), ...profileCustomerAttributes(appId, userId) },
   };
 }
 

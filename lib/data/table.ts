@@ -81,6 +81,12 @@ const NAMED_INDEXES = {
   deliveriesByApp: { partitionKey: 'deliveries_pk', sortKey: 'deliveries_sk', projection: 'ALL' },
   /** The same, of one status (`<app>#<status>`): keys only, a page is then read by key. */
   deliveriesByStatus: { partitionKey: 'deliveries_status_pk', sortKey: 'deliveries_sk', projection: 'KEYS_ONLY' },
+  /**
+   * The customers of an app by user id (GET /v1/customers?prefix=): its subscriptions and user
+   * profiles, by attributes they carry anyway (their app, and the user index's `<app>#<user>`), so
+   * no subscription item grows for it; a user with both has several entries. Keys only.
+   */
+  customersOfApp: { partitionKey: 'app_id', sortKey: 'user_pk', projection: 'KEYS_ONLY' },
 } satisfies Record<string, IndexDefinition>;
 
 /** Every index by name, the 4 listing indexes (LISTING_FACET_SETS) too: a name that is none of them does not compile. */
@@ -108,7 +114,9 @@ export function keyAttributeNames(): string[] {
   return [...names];
 }
 
-const STORAGE_ATTRIBUTES = new Set([...keyAttributeNames(), 'type']);
+/** Index keys that are fields of the entities too (an item's app): an entity keeps them. */
+const ENTITY_FIELDS = new Set(['app_id']);
+const STORAGE_ATTRIBUTES = new Set([...keyAttributeNames().filter((name) => !ENTITY_FIELDS.has(name)), 'type']);
 
 /** An item without its table and index keys and its entity type: the entity as the code knows it. */
 export function withoutKeys<T>(item: Record<string, unknown>): T {

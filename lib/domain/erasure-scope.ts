@@ -21,7 +21,9 @@ export type ErasureCounts = Record<ErasedKind, number>;
 /** The user's own partitions (userPartitionsOf), by name. */
 export type UserPartition = 'user' | 'events' | 'sessions' | 'orders' | 'reports' | 'rate_limit';
 
-export const NO_COUNTS: ErasureCounts = Object.fromEntries(ERASED_KINDS.map((kind) => [kind, 0])) as ErasureCounts;
+export const NO_COUNTS: ErasureCounts = /* @__PURE__ */ Object.fromEntries(
+  /* @__PURE__ */ ERASED_KINDS.map((kind) => [kind, 0]),
+) as ErasureCounts;
 
 /**
  * What a deleted item counts as, by its partition and sort key; undefined for what is no data of

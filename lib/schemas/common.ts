@@ -11,8 +11,15 @@ export const productIdSchema = /* @__PURE__ */ define(() =>
   z.string().check(z.regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1-128 characters of letters, digits, . _ : -')),
 );
 
+/** The most bytes of UTF-8 a user id takes: `<app>#<user>` is a sort key (1,024 bytes) of the customers index. */
+export const USER_ID_MAX_BYTES = 1000;
+
 export const userIdSchema = /* @__PURE__ */ define(() =>
-  z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(256, 'must be at most 256 characters')),
+  z.string().check(
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(256, 'must be at most 256 characters'),
+    z.refine((id) => Buffer.byteLength(id) <= USER_ID_MAX_BYTES, `must be at most ${USER_ID_MAX_BYTES} bytes of UTF-8`),
+  ),
 );
 
 export const subscriptionIdSchema = /* @__PURE__ */ define(() =>

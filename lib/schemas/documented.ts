@@ -10,6 +10,7 @@ import * as z from 'zod/mini';
 import { EVENT_LIMITS } from '../domain/events.js';
 import { JWS_PATTERN } from '../domain/store-purchase.js';
 import { appOverviewSchema } from './app.js';
+import { customerPaginationSchema, customerSummarySchema } from './customer-list.js';
 import { define } from './define.js';
 import { customerInfoSchema, erasureResultSchema, grantSchema, revokeResultSchema } from './entitlement.js';
 import { productSchema } from './product.js';
@@ -58,6 +59,8 @@ export const RESPONSES = /* @__PURE__ */ define(() => ({
   AdsInfo: adsInfoSchema,
   CustomPropertiesResult: customPropertiesResultSchema,
   AppOverview: appOverviewSchema,
+  CustomerList: z.array(customerSummarySchema),
+  CustomerPagination: customerPaginationSchema,
 }));
 export type Responses = typeof RESPONSES;
 export type ResponseName = keyof Responses;

@@ -132,13 +132,13 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('deploys 43 functions, 43 bundles and 43 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+  it('deploys 44 functions, 44 bundles and 44 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
     const functions = ofType('AWS::Lambda::Function');
-    // 36 handler modules of lib/routes.ts and the 5 event and job functions.
-    expect(functions).toHaveLength(43);
-    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(43);
-    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(43);
-    expect(ofType('AWS::IAM::Role')).toHaveLength(43);
+    // 39 handler modules of lib/routes.ts and the 5 event and job functions.
+    expect(functions).toHaveLength(44);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(44);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(44);
+    expect(ofType('AWS::IAM::Role')).toHaveLength(44);
     for (const path of [
       '/users/report/events',
       '/users/customer_info',

@@ -27,7 +27,7 @@ import { countMatching, getSubscription, listSubscriptions } from '../../lib/dat
 import { listCountCell } from '../../lib/data/table-keys.js';
 import { countEndpointTimeout, setEndpointPause } from '../../lib/data/webhooks.js';
 import { EVENT_KINDS } from '../../lib/events/schemas.js';
-import { SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime.js';
 import { contractFetch } from '../support/contract.js';
 import { settleCounters } from '../support/counters.js';
@@ -62,6 +62,14 @@ const file = async (ctx: Context, name: string, content: unknown) => {
   return path;
 };
 const appOf = (ctx: Context) => ctx.app!.app_id;
+/** The app's customers whose id starts with `prefix`, as GET /v1/customers finds them. */
+async function customersNamed(ctx: Context, prefix: string): Promise<string[]> {
+  const res = await contractFetch(`${ctx.runtime.gateway.url}${CUSTOMERS_BASE}?prefix=${encodeURIComponent(prefix)}`, {
+    headers: { authorization: `Bearer ${ctx.app!.secret_key}` },
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: { user_id: string }[] }).data.map((customer) => customer.user_id);
+}
 
 const PRODUCT = {
   id: 'premium_monthly',
@@ -471,6 +479,34 @@ const CASES: Case[] = [
       expect(await getConsistent(former)).toBeUndefined();
       const again = json(await admin('subscriptions', 'rewrite', '--json'));
       expect(again).toEqual({ examined: again.examined, rewritten: 0, purchases_moved: 0 });
+    },
+  },
+  {
+    command: 'customers reindex',
+    // A profile as an earlier version stored it: not in the customers index, so the search misses it.
+    args: async (ctx) => {
+      const userId = 'legacy-profile-user';
+      await ddb.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...keys.userProfile(appOf(ctx), userId),
+            type: 'user_profile',
+            app_id: appOf(ctx),
+            user_id: userId,
+            first_seen: '2026-01-01T00:00:00.000Z',
+            last_seen: '2026-01-02T00:00:00.000Z',
+          },
+        }),
+      );
+      expect(await customersNamed(ctx, 'legacy-profile')).toEqual([]);
+      return ['customers', 'reindex'];
+    },
+    prints: ['examined', 'indexed'],
+    then: async (output, ctx) => {
+      expect(output.indexed).toBeGreaterThanOrEqual(1);
+      expect(await customersNamed(ctx, 'legacy-profile')).toEqual(['legacy-profile-user']);
+      expect(json(await admin('customers', 'reindex', '--json'))).toEqual({ examined: 0, indexed: 0 });
     },
   },
   {

@@ -260,7 +260,9 @@ describe('the console in Chromium', () => {
     await expectAccessible();
   });
 
-  it('lists recent customers, narrows them by prefix, and looks one up', { timeout: BROWSER_TIMEOUT }, async () => {
+  it('lists recent customers, finds any customer by prefix, and looks one up', {
+    timeout: BROWSER_TIMEOUT,
+  }, async () => {
     await page.getByRole('link', { name: 'Customers' }).click();
     // The users of the newest subscriptions, newest first, each once.
     const recent = page.getByTestId('recent-customers').locator('tbody tr td:first-child');
@@ -268,15 +270,19 @@ describe('the console in Chromium', () => {
       .poll(() => recent.allTextContents(), POLL)
       .toEqual(['console-trial-user', 'console-user-c', 'console-user-b', 'console-user-a']);
     expect(await page.getByTestId('recent-scope').textContent()).toContain('the users of all 4 subscriptions');
+    // Typing searches every customer of the app (GET /v1/customers), in id order.
+    const found = page.getByTestId('customer-search').locator('tbody tr td:first-child');
     await page.getByLabel('User id starts with').fill('console-user-');
     await expect
-      .poll(() => recent.allTextContents(), POLL)
-      .toEqual(['console-user-c', 'console-user-b', 'console-user-a']);
+      .poll(() => found.allTextContents(), POLL)
+      .toEqual(['console-user-a', 'console-user-b', 'console-user-c']);
+    await expectAccessible();
     await page.getByLabel('User id starts with').fill('nobody');
     await expect
       .poll(() => page.locator('main').textContent(), POLL)
-      .toContain('No recent customer’s id starts with “nobody”');
+      .toContain('No customer’s id starts with “nobody”');
     await page.getByLabel('User id starts with').fill('console-user-b');
+    await expect.poll(() => found.allTextContents(), POLL).toEqual(['console-user-b']);
     await page.getByRole('link', { name: 'console-user-b' }).click();
     await page.getByRole('heading', { name: 'console-user-b' }).waitFor();
     await expectAccessible();
@@ -573,8 +579,17 @@ describe('an app with 90 days of history', () => {
     await open(tab, 'Customers');
     await tab.getByTestId('recent-customers').waitFor();
     await tab.getByLabel('User id starts with').fill('user-019');
-    await expect.poll(() => tab.getByTestId('recent-customers').locator('tbody tr').count(), POLL).toBe(10);
+    await expect.poll(() => tab.getByTestId('customer-search').locator('tbody tr').count(), POLL).toBe(10);
     await screenshot(tab, 'customers');
+    // More customers than a page: Next and Previous walk the pages.
+    await tab.getByLabel('User id starts with').fill('user-00');
+    const searched = tab.getByTestId('customer-search').locator('tbody tr td:first-child');
+    await expect.poll(() => searched.first().textContent(), POLL).toBe('user-0001');
+    expect(await searched.count()).toBe(20);
+    await tab.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => searched.first().textContent(), POLL).toBe('user-0021');
+    await tab.getByRole('button', { name: 'Previous' }).click();
+    await expect.poll(() => searched.first().textContent(), POLL).toBe('user-0001');
 
     await open(tab, 'Webhooks');
     await tab.getByTestId('deliveries').waitFor();

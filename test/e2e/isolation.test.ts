@@ -635,6 +635,23 @@ const CASES: Record<string, IsolationCase> = {
         );
     },
   },
+  ListCustomers: {
+    does: "app B's secret key finds B's customers only: every id it lists is B's, none that only A knows",
+    run: async () => {
+      // User ids are the app's own: B may have a user of the same id as one of A's (a case below grants one).
+      const onlyA: string[] = [];
+      for (const user of [A_BUYER, A_QUIET, A_SEGMENT])
+        if ((await call('GetCustomer', { ...secret(b), params: { user_id: user } })).status === 404) onlyA.push(user);
+      expect(onlyA.length).toBeGreaterThan(0);
+      for (const query of [{}, { prefix: 'a-' }, { prefix: A_QUIET }, { prefix: 'b-' }] as Record<string, string>[]) {
+        const res = await ok(call('ListCustomers', { ...secret(b), query }));
+        const listed = (res.body.data as { user_id: string }[]).map((c) => c.user_id);
+        for (const user of onlyA) expect(listed, JSON.stringify(query)).not.toContain(user);
+        for (const user of listed) await ok(call('GetCustomer', { ...secret(b), params: { user_id: user } }));
+        if (query.prefix === undefined || query.prefix === 'b-') expect(listed).toContain(B_USER);
+      }
+    },
+  },
   GetCustomer: {
     does: "app B's secret key cannot read app A's customers (404 CUSTOMER_NOT_FOUND), and sees B's entitlements only",
     run: async () => {

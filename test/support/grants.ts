@@ -51,6 +51,8 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   // The history's partition (Query); the state item's key when the page is empty (GetItem).
   GetSubscriptionHistory: READ,
   // Customer info: the profile and the user index (Query), the subscriptions (BatchGetItem), the entitlements (GetItem).
+  // The customers index (Query).
+  ListCustomers: READ,
   GetCustomer: LIST,
   CustomerInfo: LIST,
   CustomerInfoV2: LIST,

@@ -169,6 +169,7 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   GetApp: () => ({}),
   GetSubscription: (f) => ({ params: { subscription_id: f.subscriptions.active } }),
   GetSubscriptionHistory: (f) => ({ params: { subscription_id: f.subscriptions.active }, query: { limit: '10' } }),
+  ListCustomers: () => ({ query: { prefix: OWNER.slice(0, 3), limit: '5' } }),
   GetCustomer: () => ({ params: { user_id: OWNER } }),
   ListWebhookDeliveries: () => ({ query: { limit: '10', status: 'dead' } }),
   RedeliverWebhook: (f) => ({ params: { event_id: f.deliveries.dead } }),

@@ -8,8 +8,8 @@ const stored = (record: SubscriptionRecord) => marshall(subscriptionItem(record)
 const active = buildSubscription('app_0123456789abcdef', { store: 'app_store', original_transaction_id: '2000000001' });
 
 describe("index write units by DynamoDB's rules (the capacity meter)", () => {
-  it('a new subscription writes one unit in each of its six indexes: four listing, the user, the due time', () => {
-    expect(indexUnits(undefined, stored(active))).toBe(6);
+  it('a new subscription writes one unit in each of its seven indexes: four listing, the user, the customers, the due time', () => {
+    expect(indexUnits(undefined, stored(active))).toBe(7);
   });
 
   it('a status change moves it in the two status-keyed listing indexes (a removal and an addition each)', () => {

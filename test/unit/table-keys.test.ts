@@ -220,6 +220,7 @@ describe('table definition: what CreateTable and the stack build', () => {
         'deliveries_pk',
         'deliveries_sk',
         'deliveries_status_pk',
+        'app_id',
         'l_pl',
         'l_st_pl',
         'l_pr_pl',
@@ -237,6 +238,7 @@ describe('table definition: what CreateTable and the stack build', () => {
         }),
         gsi('deliveriesByApp', 'deliveries_pk', 'deliveries_sk', { ProjectionType: 'ALL' }),
         gsi('deliveriesByStatus', 'deliveries_status_pk', 'deliveries_sk', KEYS_ONLY),
+        gsi('customersOfApp', 'app_id', 'user_pk', KEYS_ONLY),
         gsi('listBy_platform', 'l_pl', 'list_sk', KEYS_ONLY),
         gsi('listBy_status_platform', 'l_st_pl', 'list_sk', KEYS_ONLY),
         gsi('listBy_product_id_platform', 'l_pr_pl', 'list_sk', KEYS_ONLY),
@@ -247,7 +249,7 @@ describe('table definition: what CreateTable and the stack build', () => {
     expect(TABLE.ttlAttribute).toBe('ttl');
   });
 
-  it('an item without its keys is the entity: table and index keys and the type go, the rest stays', () => {
+  it('an item without its keys is the entity: table and index keys and the type go, the rest (its app too) stays', () => {
     const item = {
       pk: 'SUB#a#s',
       sk: 'SUB',
@@ -263,10 +265,12 @@ describe('table definition: what CreateTable and the stack build', () => {
       l_pr_pl: 'a#pro#ios',
       l_st_pr_pl: 'a#active#pro#ios',
       type: 'subscription',
+      // The customers index's partition key, and a field of every item of an app.
+      app_id: 'a',
       id: 's',
       status: 'active',
       ttl: 5,
     };
-    expect(withoutKeys(item)).toEqual({ id: 's', status: 'active', ttl: 5 });
+    expect(withoutKeys(item)).toEqual({ app_id: 'a', id: 's', status: 'active', ttl: 5 });
   });
 });

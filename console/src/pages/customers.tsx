@@ -1,12 +1,12 @@
-import { useState } from 'preact/hooks';
-import { type CustomerInfo, get, type Pagination, type SubscriptionItem } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { type CustomerInfo, type CustomerList, get, type Pagination, type SubscriptionItem } from '../api';
 import { when } from '../format';
 import { href } from '../router';
 import { Empty, Show, Table, useLoad } from '../ui';
 
 /** How many of the newest subscriptions the recent customers are read from (the list's largest page). */
 export const RECENT_SUBSCRIPTIONS = 100;
-/** How many of them are listed at once: typing more of an id narrows the rest down. */
+/** How many customers are listed at once. */
 const SHOWN_CUSTOMERS = 20;
 
 interface RecentCustomer {
@@ -27,12 +27,8 @@ export function recentCustomers(items: readonly SubscriptionItem[]): RecentCusto
   return [...byUser.values()];
 }
 
-/**
- * The users of the newest subscriptions, narrowed by a user-id prefix as it is typed. The API finds
- * a customer by exact id only, so the prefix search covers these users, and says so.
- */
+/** The users of the newest subscriptions, newest first: who bought lately, before anything is typed. */
 function RecentCustomers() {
-  const [prefix, setPrefix] = useState('');
   const loaded = useLoad(
     () =>
       get<{ data: SubscriptionItem[]; pagination: Pagination }>('/v1/subscriptions', {
@@ -46,7 +42,6 @@ function RecentCustomers() {
       {({ data, pagination }) => {
         const customers = recentCustomers(data);
         if (customers.length === 0) return <Empty>No customers yet: no subscription has been recorded.</Empty>;
-        const shown = customers.filter((c) => c.user_id.startsWith(prefix.trim()));
         const scope =
           pagination.total > data.length
             ? `the users of the ${data.length} newest of ${pagination.total} subscriptions`
@@ -54,45 +49,113 @@ function RecentCustomers() {
         return (
           <>
             <h2>Recent customers</h2>
-            <div class="filters">
-              <label for="customer-prefix">User id starts with</label>
-              <input
-                id="customer-prefix"
-                type="search"
-                value={prefix}
-                onInput={(e) => setPrefix((e.target as HTMLInputElement).value)}
-              />
-            </div>
             <p class="hint" data-testid="recent-scope">
-              Searches {scope}. Look up anyone else by their exact user id above.
+              Lists {scope}. Type the start of a user id above to find any customer.
             </p>
-            {shown.length === 0 ? (
-              <Empty>No recent customer’s id starts with “{prefix.trim()}”.</Empty>
-            ) : (
-              <Table
-                testId="recent-customers"
-                columns={['User', 'Subscriptions', 'Newest subscription']}
-                caption={
-                  shown.length > SHOWN_CUSTOMERS
-                    ? `The newest ${SHOWN_CUSTOMERS} of ${shown.length}: type more of an id to narrow them down.`
-                    : undefined
-                }
-                rows={shown.slice(0, SHOWN_CUSTOMERS)}
-                row={(c) => (
-                  <tr key={c.user_id}>
-                    <td>
-                      <a href={href('customers', c.user_id)}>{c.user_id}</a>
-                    </td>
-                    <td>{c.subscriptions}</td>
-                    <td>{when(c.latest)}</td>
-                  </tr>
-                )}
-              />
-            )}
+            <Table
+              testId="recent-customers"
+              columns={['User', 'Subscriptions', 'Newest subscription']}
+              caption={
+                customers.length > SHOWN_CUSTOMERS
+                  ? `The newest ${SHOWN_CUSTOMERS} of ${customers.length}: type the start of an id to find the others.`
+                  : undefined
+              }
+              rows={customers.slice(0, SHOWN_CUSTOMERS)}
+              row={(c) => (
+                <tr key={c.user_id}>
+                  <td>
+                    <a href={href('customers', c.user_id)}>{c.user_id}</a>
+                  </td>
+                  <td>{c.subscriptions}</td>
+                  <td>{when(c.latest)}</td>
+                </tr>
+              )}
+            />
           </>
         );
       }}
     </Show>
+  );
+}
+
+/** Every customer whose id starts with `prefix` (GET /v1/customers), a page at a time. */
+function CustomerSearch({ prefix }: { prefix: string }) {
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors.at(-1);
+  const loaded = useLoad(
+    () =>
+      get<CustomerList>('/v1/customers', {
+        prefix,
+        limit: SHOWN_CUSTOMERS,
+        cursor,
+      }),
+    [prefix, cursor],
+  );
+  return (
+    <Show loaded={loaded} what="customers">
+      {({ data, pagination }) => (
+        <>
+          <h2>Customers whose id starts with “{prefix}”</h2>
+          {data.length === 0 ? (
+            <Empty>No customer’s id starts with “{prefix}”.</Empty>
+          ) : (
+            <Table
+              testId="customer-search"
+              columns={['User']}
+              rows={data}
+              row={(c) => (
+                <tr key={c.user_id}>
+                  <td>
+                    <a href={href('customers', c.user_id)}>{c.user_id}</a>
+                  </td>
+                </tr>
+              )}
+            />
+          )}
+          <nav class="pager" aria-label="Pages">
+            {cursors.length > 0 && (
+              <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>
+                Previous
+              </button>
+            )}
+            {pagination.next_cursor && (
+              <button type="button" onClick={() => setCursors([...cursors, pagination.next_cursor!])}>
+                Next
+              </button>
+            )}
+          </nav>
+        </>
+      )}
+    </Show>
+  );
+}
+
+/** A value that follows `value` once it has stopped changing for `ms`: one search per pause in typing. */
+function useSettled(value: string, ms: number): string {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+function FindCustomers() {
+  const [prefix, setPrefix] = useState('');
+  const typed = useSettled(prefix.trim(), 250);
+  return (
+    <>
+      <div class="filters">
+        <label for="customer-prefix">User id starts with</label>
+        <input
+          id="customer-prefix"
+          type="search"
+          value={prefix}
+          onInput={(e) => setPrefix((e.target as HTMLInputElement).value)}
+        />
+      </div>
+      {typed ? <CustomerSearch key={typed} prefix={typed} /> : <RecentCustomers />}
+    </>
   );
 }
 
@@ -125,7 +188,7 @@ export function Customers({ userId }: { userId: string | undefined }) {
           <Customer key={userId} userId={userId} />
         </>
       ) : (
-        <RecentCustomers />
+        <FindCustomers />
       )}
     </section>
   );
