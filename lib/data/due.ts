@@ -4,6 +4,7 @@
  * due items, so a run reads today's partition plus any day it has not finished, never a Scan.
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetConsistent } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import * as keys from './entity-keys.js';
 import { queryAll } from './query.js';
@@ -25,11 +26,23 @@ export interface DueDay {
   complete: boolean;
 }
 
+const firstDay = (item: Record<string, unknown> | undefined, now: Date): string =>
+  (item?.day as string | undefined) ?? dayOf(new Date(now.getTime() - FIRST_RUN_LOOKBACK_DAYS * DAY_MS));
+
 async function checkpointDay(kind: DueKind, now: Date): Promise<string> {
   const { Item } = await ddb.send(
     new GetCommand({ TableName: tableName, Key: keys.checkpoint(`due-${kind}`), ConsistentRead: true }),
   );
-  return (Item?.day as string | undefined) ?? dayOf(new Date(now.getTime() - FIRST_RUN_LOOKBACK_DAYS * DAY_MS));
+  return firstDay(Item, now);
+}
+
+/**
+ * The first day each kind's run must read, for a job that runs several kinds at once: their
+ * checkpoints in one strongly consistent BatchGetItem instead of a GetItem each.
+ */
+export async function checkpointDays(kinds: readonly DueKind[], now: Date): Promise<Map<DueKind, string>> {
+  const items = await batchGetConsistent(kinds.map((kind) => keys.checkpoint(`due-${kind}`)));
+  return new Map(kinds.map((kind, i) => [kind, firstDay(items[i], now)]));
 }
 
 /** Records that every day before `day` has been fully processed. */
@@ -50,14 +63,17 @@ export async function advanceCheckpoint(kind: DueKind, day: string): Promise<voi
     });
 }
 
-/** Items of this kind due at or before `now`, day by day from the checkpoint, at most `limit`. */
-export async function findDueItems(kind: DueKind, now: Date, limit: number): Promise<DueDay[]> {
+/**
+ * Items of this kind due at or before `now`, day by day from the checkpoint (`from`, when the
+ * caller read it: checkpointDays), at most `limit`.
+ */
+export async function findDueItems(kind: DueKind, now: Date, limit: number, from?: string): Promise<DueDay[]> {
   const index = TABLE.indexes.workDueByDay;
   const today = dayOf(now);
   const days: DueDay[] = [];
   let remaining = limit;
   for (
-    let day = await checkpointDay(kind, now);
+    let day = from ?? (await checkpointDay(kind, now));
     day <= today && remaining > 0;
     day = dayOf(new Date(Date.parse(day) + DAY_MS))
   ) {

@@ -145,9 +145,14 @@ export async function finishErasure(marker: ErasureMarker): Promise<void> {
 
 /**
  * Deletes up to `limit` items of a partition (one Query of their keys, then BatchWriteItem 25 at a
- * time, unprocessed items retried): the sort keys deleted, and whether the partition may hold more.
+ * time, unprocessed items retried), and the `alsoDelete` items known by key in the same writes: the
+ * sort keys of the partition's items deleted, and whether the partition may hold more.
  */
-export async function deleteFromPartition(pk: string, limit: number): Promise<{ sortKeys: string[]; more: boolean }> {
+export async function deleteFromPartition(
+  pk: string,
+  limit: number,
+  alsoDelete: readonly TableKey[] = [],
+): Promise<{ sortKeys: string[]; more: boolean }> {
   const { Items = [], LastEvaluatedKey } = await ddb.send(
     new QueryCommand({
       TableName: tableName,
@@ -158,7 +163,8 @@ export async function deleteFromPartition(pk: string, limit: number): Promise<{ 
       Limit: limit,
     }),
   );
-  await batchWriteAll(Items.map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } })));
+  const deleted = [...Items.map((item) => ({ pk: item.pk as string, sk: item.sk as string })), ...alsoDelete];
+  await batchWriteAll(deleted.map((Key) => ({ DeleteRequest: { Key } })));
   return { sortKeys: Items.map((item) => item.sk as string), more: LastEvaluatedKey !== undefined };
 }
 

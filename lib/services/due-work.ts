@@ -8,6 +8,9 @@ import { advanceCheckpoint, findDueItems } from '../data/due.js';
 import type { DueKind } from '../data/table-keys.js';
 import { checkpointAfter, type HandledDueDay } from '../domain/due-checkpoint.js';
 
+/** For a job that runs several kinds at once: their checkpoints in one read (options.from of each). */
+export { checkpointDays } from '../data/due.js';
+
 export interface DueWorkResult {
   examined: number;
   failed: number;
@@ -21,6 +24,8 @@ export interface DueWorkOptions {
    * due, and their day is not finished, for the next run.
    */
   deadline?: number | undefined;
+  /** The checkpoint's day, when the job read it with other kinds' (checkpointDays); else it is read here. */
+  from?: string | undefined;
 }
 
 /**
@@ -37,7 +42,7 @@ export async function processDueWork(
   const result: DueWorkResult = { examined: 0, failed: 0 };
   const handled: HandledDueDay[] = [];
   const timeLeft = () => options.deadline === undefined || Date.now() < options.deadline;
-  for (const { day, items, complete } of await findDueItems(kind, now, options.limit)) {
+  for (const { day, items, complete } of await findDueItems(kind, now, options.limit, options.from)) {
     if (!timeLeft()) break;
     let dayFailed = false;
     let next = 0;

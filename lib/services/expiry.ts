@@ -74,12 +74,12 @@ async function askStoreFirst(appId: string, subscriptionId: string, now: Date): 
  * `deadline` (epoch ms): no subscription is started after it (the function's time runs out); the
  * rest stay due for the next run.
  */
-export async function expireDueSubscriptions(now = new Date(), deadline?: number): Promise<SweepResult> {
+export async function expireDueSubscriptions(now = new Date(), deadline?: number, from?: string): Promise<SweepResult> {
   let changed = 0;
   const { examined, failed } = await processDueWork(
     'SUB',
     now,
-    { limit: MAX_PER_RUN, concurrency: 8, deadline },
+    { limit: MAX_PER_RUN, concurrency: 8, deadline, from },
     async (item) => {
       const appId = item.app_id as string;
       const subscriptionId = item.id as string;

@@ -123,12 +123,12 @@ const MAX_GRANTS_PER_RUN = 1000;
  * since the write is conditioned on the version read and takes the grant out of the due index.
  * A grant extended or revoked meanwhile is no longer due and is left alone.
  */
-export async function expireDueGrants(now = new Date()): Promise<GrantSweepResult> {
+export async function expireDueGrants(now = new Date(), from?: string): Promise<GrantSweepResult> {
   let ended = 0;
   const { examined, failed } = await processDueWork(
     'GRT',
     now,
-    { limit: MAX_GRANTS_PER_RUN, concurrency: 8 },
+    { limit: MAX_GRANTS_PER_RUN, concurrency: 8, from },
     async (item) => {
       const key = { pk: item.pk as string, sk: item.sk as string };
       try {

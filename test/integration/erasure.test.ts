@@ -11,6 +11,7 @@ vi.hoisted(() => {
 
 import { handler as expiryJob } from '../../functions/jobs/expire-subscriptions.js';
 import { batchWriteAll, putRequest } from '../../lib/data/batch.js';
+import { ddb } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
 import * as keys from '../../lib/data/entity-keys.js';
 import { getErasure, startErasure } from '../../lib/data/erasure-writes.js';
@@ -152,6 +153,27 @@ describe('erasure of a user (bounded batches, continued by the job, own table)',
       },
     });
     expect(await leftOf(appId, 'light-user')).toEqual([]);
+  });
+
+  it("deletes the rate limiter's window by its key with the user's first page: its partition is not queried", async () => {
+    await seedUser(appId, 'limited-user', 1);
+    await batchWriteAll([putRequest({ ...keys.rateLimitWindow(appId, 'limited-user'), count: 3 })]);
+    const send = vi.spyOn(ddb, 'send');
+    try {
+      expect((await eraseCustomer(appId, 'limited-user')).status).toBe('erased');
+      const queried = send.mock.calls
+        .map(
+          ([command]) =>
+            command.input as { KeyConditionExpression?: string; ExpressionAttributeValues?: Record<string, unknown> },
+        )
+        .filter((input) => input.KeyConditionExpression !== undefined)
+        .map((input) => String(input.ExpressionAttributeValues?.[':pk']));
+      expect(queried.some((pk) => pk.startsWith('USER#'))).toBe(true);
+      expect(queried.filter((pk) => pk.startsWith('RATE#'))).toEqual([]);
+    } finally {
+      send.mockRestore();
+    }
+    expect(await leftOf(appId, 'limited-user')).toEqual([]);
   });
 
   it('an erasure whose request died is carried on by the job once its lease runs out, never left half-done', async () => {

@@ -10,6 +10,7 @@ import { SCHEDULED_JOB_TIMEOUT_SECONDS } from '../../lib/core/defaults.js';
 import { getSubscriptionRecord } from '../../lib/data/subscription-queries.js';
 import { expireDueSubscriptions } from '../../lib/services/expiry.js';
 import { lambdaContext } from '../../local/lambda-context.js';
+import { dynamoDbRoundTrips } from '../support/dynamodb-calls.js';
 import { createTestApp } from '../support/fixtures.js';
 import { createOwnTable } from '../support/own-table.js';
 import { seedSubscription } from '../support/subscriptions.js';
@@ -79,5 +80,15 @@ describe('expiry sweeper (workDueByDay index, DynamoDB Local)', () => {
     expect((await getSubscriptionRecord(appId, due.id))!.status).toBe('active');
     expect(await handler({}, context(SCHEDULED_JOB_TIMEOUT_SECONDS))).toMatchObject({ examined: 1, changed: 1 });
     expect((await getSubscriptionRecord(appId, due.id))!.status).toBe('expired');
+  });
+
+  it("reads its three kinds' checkpoints (subscriptions, grants, erasures) in one request first", async () => {
+    const context = lambdaContext('ExpireSubscriptions', 'sweep-reads', SCHEDULED_JOB_TIMEOUT_SECONDS * 1000);
+    const trips = await dynamoDbRoundTrips(() => handler({}, context));
+    expect(trips[0]).toEqual(['BatchGetItem']);
+    // Then the kinds' day partitions (and a checkpoint moved on, on a first run): no checkpoint is read again.
+    expect(trips.slice(1).flat()).toContain('Query');
+    expect(trips.slice(1).flat()).not.toContain('GetItem');
+    expect(trips.slice(1).flat()).not.toContain('BatchGetItem');
   });
 });
