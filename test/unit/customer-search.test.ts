@@ -78,6 +78,14 @@ describe('the customer cursor', () => {
     expect(decodeCustomerCursor(encodeCustomerCursor('', 'anyone'), '')).toBe('anyone');
   });
 
+  it('says how to use a cursor of another prefix', () => {
+    expect(() => decodeCustomerCursor(encodeCustomerCursor('cus-', 'cus-bob'), 'other')).toThrow(
+      expect.objectContaining({
+        details: [{ path: 'query.cursor', message: 'use the cursor with the same prefix as the page it came from' }],
+      }),
+    );
+  });
+
   it.each([
     ['another prefix', encodeCustomerCursor('cus-', 'cus-bob'), 'other', 'cursor was issued for another prefix'],
     ['no prefix where it had one', encodeCustomerCursor('cus-', 'cus-bob'), '', 'cursor was issued for another prefix'],
