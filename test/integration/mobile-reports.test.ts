@@ -20,6 +20,7 @@ import {
 import { reportKeys } from '../../lib/data/table-keys.js';
 import { loadUserFacts } from '../../lib/data/user-facts.js';
 import type { NormalizedEvent } from '../../lib/domain/events.js';
+import { interceptCommands, stopIntercepting } from '../support/ddb-intercept.js';
 import { seedSubscription } from '../support/subscriptions.js';
 
 const newApp = () => `app_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
@@ -294,6 +295,42 @@ describe('report types per user', () => {
     expect(await get(keys.userProfile(appId, 'u1'))).toEqual(profile);
     expect(await report('device_info', LATER)).toBe('recorded');
     expect(await history()).toHaveLength(3);
+  });
+});
+
+describe('a report whose transaction DynamoDB cancels', () => {
+  afterEach(stopIntercepting);
+  const canceled = (...codes: string[]) =>
+    Object.assign(new Error('Transaction cancelled'), {
+      name: 'TransactionCanceledException',
+      CancellationReasons: codes.map((Code) => ({ Code })),
+    });
+  const failTransactions = (error: () => Error) =>
+    interceptCommands(async ({ command }, send) => {
+      if (command === 'TransactWriteItemsCommand') throw error();
+      return send();
+    });
+
+  it("is too many types only when it keeps the latest of a type and the profile's condition failed", async () => {
+    const appId = newApp();
+    const typed = () =>
+      appendReport(context(appId), 'u1', 'report:app_info', {}, {}, NOW, {
+        keepLatestOfType: { type: 'app_info', typesPerUser: 2 },
+      });
+    failTransactions(() => canceled('None', 'None', 'ConditionalCheckFailed'));
+    expect(await typed()).toBe('too_many_types');
+    // Another reason on the profile: a failure, thrown.
+    stopIntercepting();
+    failTransactions(() => canceled('None', 'None', 'TransactionConflict'));
+    await expect(typed()).rejects.toThrow('Transaction cancelled');
+  });
+
+  it('a report that keeps no latest of a type is never too many types: the failure is thrown', async () => {
+    const appId = newApp();
+    failTransactions(() => canceled('None', 'ConditionalCheckFailed'));
+    await expect(appendReport(context(appId), 'u1', 'conversion', {}, {}, NOW)).rejects.toThrow(
+      'Transaction cancelled',
+    );
   });
 });
 

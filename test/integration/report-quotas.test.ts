@@ -162,4 +162,22 @@ describe("an app's report quota", () => {
     // The first, one per share of 10 events, and the last.
     expect(writes()).toBe(1 + 9 + 1);
   });
+
+  it('a write refused for another reason than its condition fails the report, which is not counted; the next one is', async () => {
+    const appId = newApp();
+    vi.resetModules();
+    const { chargeReportQuota } = await import('../../lib/data/report-quotas.js');
+    const { interceptCommands, throttled } = await import('../support/ddb-intercept.js');
+    let refusals = 0;
+    interceptCommands(async ({ command }, send) => {
+      if (command === 'UpdateItemCommand' && refusals++ === 0) throw throttled();
+      return send();
+    });
+    await expect(chargeReportQuota(appId, { events: 30, bytes: 300 }, LIMITS, NOW)).rejects.toMatchObject({
+      name: 'ProvisionedThroughputExceededException',
+    });
+    expect(await quotaItem(appId)).toBeUndefined();
+    expect(await chargeReportQuota(appId, { events: 20, bytes: 200 }, LIMITS, NOW + 1000)).toBeUndefined();
+    expect(await quotaItem(appId)).toMatchObject({ events_used: 20, bytes_used: 200 });
+  });
 });

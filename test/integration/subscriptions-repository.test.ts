@@ -507,6 +507,20 @@ describe('a user filter read page by page, and the whole-app scan', () => {
     expect(ids(skipped.items)).toEqual(ids(all.slice(3)));
   });
 
+  it("a page of a user's subscriptions says whether another follows it", async () => {
+    const { appId } = await createTestApp();
+    await newestFirst(appId, 'more-or-not', 3);
+    const more = async (skip: number, limit: number) =>
+      (await listSubscriptions(appId, { user_id: 'more-or-not' }, { skip, limit })).more;
+    // [skip, limit]: 3 subscriptions.
+    expect(await more(0, 2)).toBe(true);
+    expect(await more(1, 2)).toBe(false);
+    expect(await more(0, 3)).toBe(false);
+    expect(await more(0, 4)).toBe(false);
+    expect(await more(2, 1)).toBe(false);
+    expect(await more(1, 1)).toBe(true);
+  });
+
   it("a cursor into an app's listing resumes right after the one it names, reading only older keys", async () => {
     const { appId } = await createTestApp();
     const all = await newestFirst(appId, 'app-pager', 5);
