@@ -97,6 +97,17 @@ function updateOf(
       }
       continue;
     }
+    if (write === 'join') {
+      // Whatever window is open now, with room for this charge: otherwise the item as it is decides.
+      names[`#${counter}Used`] = used;
+      names[`#${counter}Ends`] = endsAt;
+      values[':now'] = nowMs;
+      values[`:${counter}`] = pending[counter];
+      values[`:${counter}Room`] = limits[counter] - pending[counter];
+      adds.push(`#${counter}Used :${counter}`);
+      conditions.push(`(#${counter}Ends > :now AND #${counter}Used <= :${counter}Room)`);
+      continue;
+    }
     const window = local.state[counter];
     if (pending[counter] <= 0 || window === undefined) continue;
     names[`#${counter}Used`] = used;
@@ -136,11 +147,13 @@ export async function chargeReportQuota(
 ): Promise<QuotaRefusal | undefined> {
   const known = localQuotas.get(appId) ?? { state: {}, unflushed: { ...NO_AMOUNTS } };
   let local: LocalQuota = { ...known, unflushed: carriedUnflushed(known, known.state, nowMs) };
+  // Until this instance has read or written the item, it joins the window open now.
+  let seen = localQuotas.has(appId);
   // What this process holds now: one Lambda instance serves one request at a time, the local
   // gateway many at once, whose reports may be accepted while a write is on its way.
   const current = (): LocalQuota => localQuotas.get(appId) ?? { state: local.state, unflushed: { ...NO_AMOUNTS } };
   for (let attempt = 0; attempt < 4; attempt++) {
-    const plan = planQuotaCharge(withUnflushed(local, nowMs), charge, limits, nowMs);
+    const plan = planQuotaCharge(seen ? withUnflushed(local, nowMs) : undefined, charge, limits, nowMs);
     if (!plan.allowed) {
       remember(appId, local);
       return plan;
@@ -170,6 +183,7 @@ export async function chargeReportQuota(
       const meanwhile = current();
       const old = isConditionFailure(error) ? (error as { Item?: Record<string, AttributeValue> }).Item : undefined;
       const fresh = isConditionFailure(error) ? stateOf(old ? unmarshall(old) : undefined) : local.state;
+      seen = isConditionFailure(error);
       local = {
         state: fresh,
         unflushed: addAmounts(carriedUnflushed(meanwhile, fresh, nowMs), carriedUnflushed(local, fresh, nowMs)),

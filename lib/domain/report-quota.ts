@@ -60,8 +60,11 @@ export interface QuotaWindow {
 
 export type QuotaState = Partial<Record<QuotaCounter, QuotaWindow>>;
 
-/** Per counter: add to its open window, open a new one with this charge, or leave it alone. */
-export type QuotaWrite = 'add' | 'open' | 'none';
+/**
+ * Per counter: add to its open window, open a new one with this charge, join whatever window is
+ * open (the instance has not seen the item yet), or leave it alone.
+ */
+export type QuotaWrite = 'add' | 'open' | 'join' | 'none';
 
 export type QuotaPlan =
   | { allowed: true; writes: Record<QuotaCounter, QuotaWrite> }
@@ -72,6 +75,11 @@ export type QuotaPlan =
  * window known open whose room the charge exceeds refuses it (its count only grows until it
  * closes, so a stale state never refuses wrongly); the refused charge is not counted. A charge
  * larger than a whole window is refused for a window's length.
+ *
+ * `undefined` is an instance that has not seen the item yet: it joins the window open now, as
+ * an app's windows usually are when a new instance starts (instances start as traffic rises), so
+ * its first report costs one write, not a refused `open` and a second write. Where no window is
+ * open the join's condition fails, and the item it returns decides again.
  */
 export function planQuotaCharge(
   state: QuotaState | undefined,
@@ -92,7 +100,7 @@ export function planQuotaCharge(
         : QUOTA_WINDOW_SECONDS[counter];
       return { allowed: false, counter, limit, retryAfterSeconds };
     }
-    writes[counter] = open ? 'add' : 'open';
+    writes[counter] = state === undefined ? 'join' : open ? 'add' : 'open';
   }
   return { allowed: true, writes };
 }
@@ -166,8 +174,8 @@ export type QuotaFlushReason = 'window' | 'share' | 'age';
 
 /**
  * Whether an allowed charge is written now, and why (pure). `pending`: the unflushed amounts with
- * this charge added. A window this instance knows no open one of is opened at once (so every
- * instance's first report, and the first after a window closes, is counted exactly); a counter
+ * this charge added. A window this instance knows no open one of is opened or joined at once (so
+ * every instance's first report, and the first after a window closes, is counted exactly); a counter
  * whose pending amount reaches its share is written; and so is anything once the instance's last
  * write is QUOTA_FLUSH_AGE_MS old. Otherwise the charge waits, unwritten, in `pending`.
  */
@@ -178,7 +186,7 @@ export function planQuotaFlush(
   writtenAt: number | undefined,
   nowMs: number,
 ): QuotaFlushReason | undefined {
-  if (QUOTA_COUNTERS.some((counter) => writes[counter] === 'open')) return 'window';
+  if (QUOTA_COUNTERS.some((counter) => writes[counter] === 'open' || writes[counter] === 'join')) return 'window';
   if (QUOTA_COUNTERS.some((counter) => pending[counter] >= flushShare(limits[counter]))) return 'share';
   if (
     QUOTA_COUNTERS.some((counter) => pending[counter] > 0) &&

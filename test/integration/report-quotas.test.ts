@@ -55,7 +55,7 @@ describe("an app's report quota", () => {
       limit: 100,
       retryAfterSeconds: 40,
     });
-    // Another guesses the window closed, learns it from the failed condition, and refuses.
+    // Another joins the open window, learns from the failed condition that it has no room, and refuses.
     const second = await instance();
     expect(await second.chargeReportQuota(appId, { events: 11, bytes: 100 }, LIMITS, NOW + 30_000)).toMatchObject({
       allowed: false,
@@ -72,6 +72,31 @@ describe("an app's report quota", () => {
       events_used: 5,
       events_window_ends_at: NOW + 120_000,
       bytes_used: 300,
+      bytes_window_ends_at: NOW + 86_400_000,
+    });
+  });
+
+  it("an instance's first report joins the windows open: one write; a closed minute costs a second", async () => {
+    const appId = newApp();
+    const opener = await instance();
+    expect(await opener.chargeReportQuota(appId, { events: 10, bytes: 100 }, LIMITS, NOW)).toBeUndefined();
+    const joining = await instance();
+    expect(await joining.chargeReportQuota(appId, { events: 20, bytes: 200 }, LIMITS, NOW + 10_000)).toBeUndefined();
+    expect(joining.writes()).toBe(1);
+    expect(await quotaItem(appId)).toMatchObject({
+      events_used: 30,
+      events_window_ends_at: NOW + 60_000,
+      bytes_used: 300,
+      bytes_window_ends_at: NOW + 86_400_000,
+    });
+    // The minute over: the join is refused by its condition, and the item it returns opens a new minute.
+    const late = await instance();
+    expect(await late.chargeReportQuota(appId, { events: 5, bytes: 50 }, LIMITS, NOW + 61_000)).toBeUndefined();
+    expect(late.writes()).toBe(2);
+    expect(await quotaItem(appId)).toMatchObject({
+      events_used: 5,
+      events_window_ends_at: NOW + 121_000,
+      bytes_used: 350,
       bytes_window_ends_at: NOW + 86_400_000,
     });
   });
@@ -97,9 +122,9 @@ describe("an app's report quota", () => {
       expect(await first.chargeReportQuota(appId, report, BUSY, NOW + i * 10)).toBeUndefined();
       expect(await second.chargeReportQuota(appId, report, BUSY, NOW + i * 10 + 5)).toBeUndefined();
     }
-    // Each: its first report (a window to open; the second's attempt finds it opened and adds), then one per 100 events.
-    expect(first.writes()).toBe(2);
-    expect(second.writes()).toBe(3);
+    // Each: its first report (the first finds no window to join and opens one, the second joins it), then one per 100 events.
+    expect(first.writes()).toBe(3);
+    expect(second.writes()).toBe(2);
     const item = await quotaItem(appId);
     const accepted = { events: 300, bytes: 30_000 };
     expect(item).toMatchObject({ events_used: 202, bytes_used: 20_200 });
@@ -108,7 +133,7 @@ describe("an app's report quota", () => {
     expect(accepted.bytes - (item?.bytes_used as number)).toBeLessThan(2 * 10_000);
     // A report once its last write (the 101st report) is QUOTA_FLUSH_AGE_MS old writes what the instance holds: 49 and this one.
     expect(await first.chargeReportQuota(appId, report, BUSY, NOW + 1_000 + QUOTA_FLUSH_AGE_MS)).toBeUndefined();
-    expect(first.writes()).toBe(3);
+    expect(first.writes()).toBe(4);
     expect(await quotaItem(appId)).toMatchObject({ events_used: 202 + 50, bytes_used: 20_200 + 5_000 });
   });
 
@@ -116,17 +141,18 @@ describe("an app's report quota", () => {
     const appId = newApp();
     const limits = { events: 1_000, bytes: 1_000_000 }; // a share of 10 events
     const [first, second] = [await instance(), await instance()];
+    // No window to join yet: the first report's join is refused by its condition, then opens both windows.
     expect(await first.chargeReportQuota(appId, { events: 990, bytes: 1 }, limits, NOW)).toBeUndefined();
     for (let i = 1; i <= 5; i++)
       expect(await first.chargeReportQuota(appId, { events: 1, bytes: 1 }, limits, NOW + i)).toBeUndefined();
-    expect(first.writes()).toBe(1);
+    expect(first.writes()).toBe(2);
     expect(await quotaItem(appId)).toMatchObject({ events_used: 990 });
     // 990 written and 5 held: 6 more are past the limit, refused without a write.
     expect(await first.chargeReportQuota(appId, { events: 6, bytes: 1 }, limits, NOW + 10)).toMatchObject({
       allowed: false,
       counter: 'events',
     });
-    expect(first.writes()).toBe(1);
+    expect(first.writes()).toBe(2);
     // The other instance sees the 990 written, not the 5 held: its 10 fit (the bound: a share per instance).
     expect(await second.chargeReportQuota(appId, { events: 10, bytes: 1 }, limits, NOW + 20)).toBeUndefined();
     expect(await quotaItem(appId)).toMatchObject({ events_used: 1_000 });
@@ -135,14 +161,14 @@ describe("an app's report quota", () => {
       allowed: false,
       counter: 'events',
     });
-    expect(first.writes()).toBe(2);
+    expect(first.writes()).toBe(3);
     expect(await quotaItem(appId)).toMatchObject({ events_used: 1_000, bytes_used: 2 });
     // Knowing the window full now, it refuses without a write until it closes.
     expect(await first.chargeReportQuota(appId, { events: 1, bytes: 1 }, limits, NOW + 40)).toMatchObject({
       allowed: false,
       retryAfterSeconds: 60,
     });
-    expect(first.writes()).toBe(2);
+    expect(first.writes()).toBe(3);
   });
 
   it('reports accepted while a write is on its way (the local gateway, one process) are written once, none lost', async () => {
@@ -159,8 +185,8 @@ describe("an app's report quota", () => {
       await chargeReportQuota(appId, { events: 1, bytes: 10 }, limits, NOW + 100 + QUOTA_FLUSH_AGE_MS),
     ).toBeUndefined();
     expect(await quotaItem(appId)).toMatchObject({ events_used: 97, bytes_used: 970 });
-    // The first, one per share of 10 events, and the last.
-    expect(writes()).toBe(1 + 9 + 1);
+    // The first (a refused join, then the windows opened), one per share of 10 events, and the last.
+    expect(writes()).toBe(2 + 9 + 1);
   });
 
   it('a write refused for another reason than its condition fails the report, which is not counted; the next one is', async () => {

@@ -20,8 +20,20 @@ const open = (used: number, secondsLeft: number) => ({ used, endsAt: NOW + secon
 
 describe('report quotas: the plan for one report', () => {
   it.each<[string, QuotaState | undefined, { events: number; bytes: number }, unknown]>([
-    ['no windows yet: both opened', undefined, { events: 10, bytes: 500 }, { events: 'open', bytes: 'open' }],
-    ['no events: only bytes counted', undefined, { events: 0, bytes: 500 }, { events: 'none', bytes: 'open' }],
+    ['no windows yet: both opened', {}, { events: 10, bytes: 500 }, { events: 'open', bytes: 'open' }],
+    ['no events: only bytes counted', {}, { events: 0, bytes: 500 }, { events: 'none', bytes: 'open' }],
+    [
+      'the item not seen yet: the open windows joined',
+      undefined,
+      { events: 10, bytes: 500 },
+      { events: 'join', bytes: 'join' },
+    ],
+    [
+      'not seen yet, no events: only bytes joined',
+      undefined,
+      { events: 0, bytes: 500 },
+      { events: 'none', bytes: 'join' },
+    ],
     [
       'open windows with room: added to',
       { events: open(50, 30), bytes: open(9_000, 3600) },
@@ -34,7 +46,13 @@ describe('report quotas: the plan for one report', () => {
       { events: 100, bytes: 1 },
       { events: 'open', bytes: 'add' },
     ],
-    ['exactly a whole window fits', undefined, { events: 100, bytes: 10_000 }, { events: 'open', bytes: 'open' }],
+    ['exactly a whole window fits', {}, { events: 100, bytes: 10_000 }, { events: 'open', bytes: 'open' }],
+    [
+      'not seen yet, a whole window: joined',
+      undefined,
+      { events: 100, bytes: 10_000 },
+      { events: 'join', bytes: 'join' },
+    ],
   ])('%s', (_, state, charge, writes) => {
     expect(planQuotaCharge(state, charge, LIMITS, NOW)).toEqual({ allowed: true, writes });
   });
@@ -106,12 +124,20 @@ describe('report quotas: when an instance writes what it accepted', () => {
     ]
   >([
     [
-      'a window to open (first report of an instance)',
+      'a window to open (none on the item)',
       { events: 'open', bytes: 'open' },
       { events: 1, bytes: 1 },
       undefined,
       'window',
     ],
+    [
+      'the item not seen yet (first report of an instance): joined at once',
+      { events: 'join', bytes: 'join' },
+      { events: 1, bytes: 1 },
+      undefined,
+      'window',
+    ],
+    ['only bytes to join', { events: 'none', bytes: 'join' }, { events: 0, bytes: 1 }, written, 'window'],
     [
       'a window closed since: opened at once',
       { events: 'open', bytes: 'add' },
