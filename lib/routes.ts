@@ -215,9 +215,10 @@ export const ROUTES: readonly Route[] = [
     method: 'DELETE',
     path: `${CUSTOMERS_BASE}/{user_id}`,
     handler: 'functions/subscriptions/customer-delete.ts',
-    // The erasure marker (UpdateItem, GetItem; DeleteItem when done), the user's partitions and index
-    // (Query), their deletion (BatchWriteItem) and the subscriptions' detachment (UpdateItem).
-    table: [...AUTH, 'Query', 'BatchWriteItem', 'DeleteItem'],
+    // The erasure marker (UpdateItem, GetItem; when done, DeleteItem in a transaction with a
+    // ConditionCheckItem of each subscription it detached), the user's partitions and index (Query),
+    // their deletion (BatchWriteItem) and the subscriptions' detachment (UpdateItem).
+    table: [...AUTH, 'Query', 'BatchWriteItem', 'DeleteItem', 'ConditionCheckItem'],
   },
   ...(['grant', 'revoke'] as const).map(
     (operation): Route => ({

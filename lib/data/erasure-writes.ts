@@ -139,10 +139,6 @@ export async function saveErasureProgress(marker: ErasureMarker, removed: Erasur
   );
 }
 
-export async function finishErasure(marker: ErasureMarker): Promise<void> {
-  await ddb.send(new DeleteCommand({ TableName: tableName, Key: erasureKey(marker.app_id, marker.user_id) }));
-}
-
 /**
  * Deletes up to `limit` items of a partition (one Query of their keys, then BatchWriteItem 25 at a
  * time, unprocessed items retried), and the `alsoDelete` items known by key in the same writes: the
@@ -394,8 +390,41 @@ export async function detachSubscription(
   return { outcome: 'changing', written };
 }
 
-/** Which of these subscriptions still name the user, read strongly consistently: the check before an erasure is done. */
-export async function stillTheUsers(subscriptions: readonly TableKey[], userId: string): Promise<TableKey[]> {
+/** Which of these subscriptions still name the user, read strongly consistently. */
+async function stillTheUsers(subscriptions: readonly TableKey[], userId: string): Promise<TableKey[]> {
   const items = await batchGetConsistent([...subscriptions]);
   return subscriptions.filter((_, i) => items[i]?.user_id === userId);
+}
+
+/** A transaction holds at most 100 items: the marker's delete and this many checks. */
+const MAX_CHECKED_IN_FINISH = 99;
+
+/**
+ * Ends the erasure, its marker deleted, once none of the subscriptions it detached names the user
+ * again (a concurrent write after the detach could have): in one transaction, each checked
+ * strongly consistently, so nothing can put the user back between the check and the delete.
+ * False, with the marker kept, when one does: the erasure goes on later. More subscriptions than
+ * one transaction holds are read first, then the marker deleted.
+ */
+export async function finishErasureOnceDetached(
+  marker: ErasureMarker,
+  detached: readonly TableKey[],
+): Promise<boolean> {
+  const key = erasureKey(marker.app_id, marker.user_id);
+  if (detached.length > 0 && detached.length <= MAX_CHECKED_IN_FINISH) {
+    const checks = detached.map(
+      (subscription): TransactItem => ({
+        ConditionCheck: {
+          TableName: tableName,
+          Key: subscription,
+          ConditionExpression: 'attribute_not_exists(pk) OR user_id <> :user',
+          ExpressionAttributeValues: { ':user': marker.user_id },
+        },
+      }),
+    );
+    return (await writeTogether([...checks, { Delete: { TableName: tableName, Key: key } }])) === undefined;
+  }
+  if ((await stillTheUsers(detached, marker.user_id)).length > 0) return false;
+  await ddb.send(new DeleteCommand({ TableName: tableName, Key: key }));
+  return true;
 }

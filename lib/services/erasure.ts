@@ -13,11 +13,10 @@ import {
   deleteFromPartition,
   detachSubscription,
   type ErasureMarker,
-  finishErasure,
+  finishErasureOnceDetached,
   getErasure,
   saveErasureProgress,
   startErasure,
-  stillTheUsers,
   subscriptionKeysOfUser,
 } from '../data/erasure-writes.js';
 import { erasureKey, type TableKey, userPartitionsOf } from '../data/table-keys.js';
@@ -41,12 +40,15 @@ export interface ErasureResult {
   removed: ErasureCounts;
 }
 
-/** Detaches and deletes up to `budget` items; whether nothing is left. */
+/**
+ * Detaches and deletes up to `budget` items: what it removed, whether it went through everything,
+ * and the subscriptions it detached (checked again before the erasure ends).
+ */
 async function eraseSome(
   marker: ErasureMarker,
   budget: number,
   now: Date,
-): Promise<{ removed: ErasureCounts; done: boolean }> {
+): Promise<{ removed: ErasureCounts; done: boolean; detached: TableKey[] }> {
   const { app_id: appId, user_id: userId } = marker;
   let remaining = budget;
   let removed = NO_COUNTS;
@@ -68,7 +70,7 @@ async function eraseSome(
     if (subscriptions.length < limit) break;
   }
   for (;;) {
-    if (remaining <= 0) return { removed, done: false };
+    if (remaining <= 0) return { removed, done: false, detached };
     // Three deletes an event: each counts three items of the budget.
     const page = await deleteEventsOfUser(appId, userId, Math.min(Math.ceil(remaining / 3), EVENT_PAGE));
     removed = addCounts(removed, { webhook_events: page.eventIds.length });
@@ -80,7 +82,7 @@ async function eraseSome(
   for (const [partition, pk] of Object.entries(userPartitionsOf(appId, userId)) as [UserPartition, string][]) {
     if (partition === 'rate_limit') continue;
     for (;;) {
-      if (remaining <= 0) return { removed, done: false };
+      if (remaining <= 0) return { removed, done: false, detached };
       const page = await deleteFromPartition(pk, Math.min(remaining, PAGE_ITEMS), byKey);
       byKey = [];
       removed = addCounts(removed, countDeleted(partition, page.sortKeys));
@@ -88,17 +90,19 @@ async function eraseSome(
       if (!page.more) break;
     }
   }
-  // The user index is read eventually consistently: before the marker goes, what this step
-  // detached is read again strongly consistently, and anything still the user's is done later.
-  return { removed, done: !changing && (await stillTheUsers(detached, userId)).length === 0 };
+  return { removed, done: !changing, detached };
 }
 
-/** Carries a leased erasure on by up to `budget` items; done, its marker goes. */
+/**
+ * Carries a leased erasure on by up to `budget` items; done, its marker goes, in one transaction
+ * with a strongly consistent check that what this step detached is still not the user's (the
+ * user index it found them by is eventually consistent); anything that is again is done later.
+ */
 async function continueErasure(marker: ErasureMarker, budget: number, now: Date): Promise<ErasureResult> {
-  const { removed, done } = await eraseSome(marker, budget, now);
+  const { removed, done: visited, detached } = await eraseSome(marker, budget, now);
   const total = addCounts(marker.removed, removed);
-  if (done) await finishErasure(marker);
-  else await saveErasureProgress(marker, total, now);
+  const done = visited && (await finishErasureOnceDetached(marker, detached));
+  if (!done) await saveErasureProgress(marker, total, now);
   return { user_id: marker.user_id, status: done ? 'erased' : 'in_progress', removed: total };
 }
 

@@ -14,7 +14,7 @@ import {
   deleteFromPartition,
   detachSubscription,
   type ErasureMarker,
-  finishErasure,
+  finishErasureOnceDetached,
   getErasure,
   saveErasureProgress,
   startErasure,
@@ -92,9 +92,56 @@ describe('the erasure marker and its lease (5 minutes)', () => {
       due_sk: `2026-05-01T10:01:00.000Z#${key.pk}`,
     });
     expect(await claimErasure(key, at(MINUTE + 1))).toEqual({ ...marker, removed });
-    await finishErasure(marker);
+    expect(await finishErasureOnceDetached(marker, [])).toBe(true);
     expect(await raw(key)).toBeUndefined();
     expect(await getErasure(marker.app_id, marker.user_id)).toBeUndefined();
+  });
+
+  it("ends only once what it detached is not the user's again: the check and the delete in one transaction", async () => {
+    const appId = newAppId();
+    const marker = markerOf(appId);
+    const key = erasureKey(appId, marker.user_id);
+    const subscription = await seedSubscription(appId, { user_id: 'user-1' });
+    const subscriptionKey = keys.subscription(appId, subscription.id);
+    await startErasure(marker, T0);
+    const sent = interceptCommands();
+    // Still the user's (as after a write that read the detached version put the user back): the marker stays.
+    expect(await finishErasureOnceDetached(marker, [subscriptionKey])).toBe(false);
+    expect(sent.map(({ command }) => command)).toEqual(['TransactWriteItemsCommand']);
+    expect(sent[0]!.input.TransactItems.map((item: object) => Object.keys(item)[0])).toEqual([
+      'ConditionCheck',
+      'Delete',
+    ]);
+    expect(await raw(key)).toBeDefined();
+    expect((await detachSubscription(subscriptionKey, appId, 'user-1', marker.anonymous_id)).outcome).toBe('detached');
+    // Detached, and one deleted since (not the user's either): the marker goes.
+    expect(await finishErasureOnceDetached(marker, [subscriptionKey, keys.subscription(appId, 'sub_gone')])).toBe(true);
+    expect(await raw(key)).toBeUndefined();
+  });
+
+  it('more detached subscriptions than one transaction holds are read first, then the marker deleted', async () => {
+    const appId = newAppId();
+    const marker = markerOf(appId);
+    const key = erasureKey(appId, marker.user_id);
+    const subscription = await seedSubscription(appId, { user_id: 'user-1' });
+    const detached = [
+      keys.subscription(appId, subscription.id),
+      ...Array.from({ length: 99 }, (_, i) => keys.subscription(appId, `sub_gone_${i}`)),
+    ];
+    await startErasure(marker, T0);
+    const sent = interceptCommands();
+    expect(await finishErasureOnceDetached(marker, detached)).toBe(false);
+    expect(sent.map(({ command }) => command)).toEqual(['BatchGetItemCommand']);
+    expect(await raw(key)).toBeDefined();
+    await detachSubscription(detached[0]!, appId, 'user-1', marker.anonymous_id);
+    expect(await finishErasureOnceDetached(marker, detached)).toBe(true);
+    expect(await raw(key)).toBeUndefined();
+    // Nothing detached: the marker's delete alone.
+    await startErasure(marker, T0);
+    sent.length = 0;
+    expect(await finishErasureOnceDetached(marker, [])).toBe(true);
+    expect(sent.map(({ command }) => command)).toEqual(['DeleteItemCommand']);
+    expect(await raw(key)).toBeUndefined();
   });
 
   it('a failure other than a held lease is not taken for one', async () => {

@@ -63,8 +63,9 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   RedeliverWebhook: { table: [...AUTH, 'PutItem', 'BatchGetItem', 'BatchWriteItem'] },
   // The app's entitlements and the grant (GetItem), then one transaction: the grant (Put or Update), the profile (Update), the outbox item (Put).
   GrantEntitlement: { table: [...AUTH, 'PutItem'] },
-  // Erasure: the marker (UpdateItem, GetItem, DeleteItem), the user's partitions and index (Query), their deletion (BatchWriteItem).
-  DeleteCustomer: { table: [...AUTH, 'Query', 'BatchWriteItem', 'DeleteItem'] },
+  // Erasure: the marker (UpdateItem, GetItem, DeleteItem), the user's partitions and index (Query), their deletion
+  // (BatchWriteItem); the marker's delete in one transaction with a check of each detached subscription (ConditionCheckItem).
+  DeleteCustomer: { table: [...AUTH, 'Query', 'BatchWriteItem', 'DeleteItem', 'ConditionCheckItem'] },
   RevokeEntitlement: { table: [...AUTH, 'PutItem'] },
   UpdateSubscription: { table: CHANGE },
   CancelSubscription: { table: CHANGE },
