@@ -217,8 +217,9 @@ export const ROUTES: readonly Route[] = [
     handler: 'functions/subscriptions/customer-delete.ts',
     // The erasure marker (UpdateItem, GetItem; when done, DeleteItem in a transaction with a
     // ConditionCheckItem of each subscription it detached), the user's partitions and index (Query),
-    // their deletion (BatchWriteItem) and the subscriptions' detachment (UpdateItem).
-    table: [...AUTH, 'Query', 'BatchWriteItem', 'DeleteItem', 'ConditionCheckItem'],
+    // their deletion (BatchWriteItem), and each subscription's detachment: one transaction of its
+    // state's new version (PutItem), its purchase and transfers (UpdateItem), its receipt (DeleteItem).
+    table: [...AUTH, 'Query', 'PutItem', 'BatchWriteItem', 'DeleteItem', 'ConditionCheckItem'],
   },
   ...(['grant', 'revoke'] as const).map(
     (operation): Route => ({

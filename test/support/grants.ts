@@ -64,8 +64,9 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   // The app's entitlements and the grant (GetItem), then one transaction: the grant (Put or Update), the profile (Update), the outbox item (Put).
   GrantEntitlement: { table: [...AUTH, 'PutItem'] },
   // Erasure: the marker (UpdateItem, GetItem, DeleteItem), the user's partitions and index (Query), their deletion
-  // (BatchWriteItem); the marker's delete in one transaction with a check of each detached subscription (ConditionCheckItem).
-  DeleteCustomer: { table: [...AUTH, 'Query', 'BatchWriteItem', 'DeleteItem', 'ConditionCheckItem'] },
+  // (BatchWriteItem); a subscription's detachment, one transaction with its state's new version (PutItem); the
+  // marker's delete in one transaction with a check of each detached subscription (ConditionCheckItem).
+  DeleteCustomer: { table: [...AUTH, 'Query', 'PutItem', 'BatchWriteItem', 'DeleteItem', 'ConditionCheckItem'] },
   RevokeEntitlement: { table: [...AUTH, 'PutItem'] },
   UpdateSubscription: { table: CHANGE },
   CancelSubscription: { table: CHANGE },

@@ -549,6 +549,8 @@ export async function buildFixture(): Promise<Fixture> {
   await putEntitlements(app.appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly'] }]);
   const owned = (await mint(app)).receipt_data;
   await verifyPurchase(app.appId, { platform: 'ios', receipt_data: owned, user_id: OWNER });
+  // The valid erasure's user is a subscriber: the erasure detaches the subscription and checks it before it ends.
+  await seed('active', app, { user_id: 'erased-user' });
   const deadDelivery = async (owner: TestApp) => {
     const created = await createDelivery(statusChange(owner.appId), new Date());
     if (!created) throw new Error('a new event was already recorded');
