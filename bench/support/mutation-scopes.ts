@@ -164,7 +164,7 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
     mutate: [
       'lib/data/{subscription-items,subscription-queries,subscription-writes,subscription-rewrite}.ts',
       'lib/data/{history-items,purchase-ownership,due,store-notifications}.ts',
-      'lib/data/{entitlements,grant-items,user-facts,profiles,reports,report-quotas}.ts',
+      'lib/data/{entitlements,grant-items,user-facts,profiles,profile-fields,reports,report-quotas}.ts',
     ],
     tests: DATA_SUBSCRIPTION_TESTS,
     goal: 75,

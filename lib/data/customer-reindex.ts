@@ -19,12 +19,14 @@ export interface ReindexResult {
   indexed: number;
 }
 
+/** The attribute a profile in the customers index has (the index's sort key). */
+const INDEXED = TABLE.indexes.customersOfApp.sortKey;
+
 export async function reindexCustomers(onProgress?: (result: ReindexResult) => void): Promise<ReindexResult> {
   const result: ReindexResult = { examined: 0, indexed: 0 };
-  const sortKey = TABLE.indexes.customersOfApp.sortKey;
   for await (const page of scanPages({
     FilterExpression: 'begins_with(pk, :user) AND sk = :profile AND attribute_not_exists(#indexed)',
-    ExpressionAttributeNames: { '#indexed': sortKey },
+    ExpressionAttributeNames: { '#indexed': INDEXED },
     ExpressionAttributeValues: { ':user': 'USER#', ':profile': keys.userProfile('', '').sk },
     ProjectionExpression: 'pk, sk, app_id, user_id',
   })) {
@@ -57,7 +59,7 @@ async function indexProfile({ appId, userId }: { appId: string; userId: string }
           set: { app_id: appId, ...profileCustomerAttributes(appId, userId) },
           condition: {
             expression: 'attribute_exists(pk) AND attribute_not_exists(#indexed)',
-            names: { '#indexed': TABLE.indexes.customersOfApp.sortKey },
+            names: { '#indexed': INDEXED },
           },
         }),
       }),

@@ -9,8 +9,8 @@ import { grantOutboxItem } from '../events/outbox.js';
 import type { GrantEventPayload } from '../events/schemas.js';
 import { getConsistent } from './batch.js';
 import { type TransactItem, tableName } from './client.js';
-import { profileCustomerAttributes } from './customer-index.js';
 import * as keys from './entity-keys.js';
+import { newProfileFields } from './profile-fields.js';
 import { boundedDueId, dueAttributes, grantKey, type TableKey } from './table-keys.js';
 import { transactWrite } from './transactions.js';
 import { cancellationReasonsOf } from './unavailable.js';
@@ -125,13 +125,7 @@ export async function putGrant(
           TableName: tableName,
           Key: keys.userProfile(app_id, user_id),
           ...updateExpression({
-            setIfAbsent: {
-              type: 'user_profile',
-              app_id,
-              user_id,
-              first_seen: now.toISOString(),
-              ...profileCustomerAttributes(app_id, user_id),
-            },
+            setIfAbsent: newProfileFields(app_id, user_id, now),
           }),
         },
       },

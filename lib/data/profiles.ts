@@ -4,9 +4,9 @@ import { AppError } from '../core/errors.js';
 import type { GrantRecord } from '../domain/grant-decisions.js';
 import { mergeProfileItems } from '../domain/user-activity.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
-import { profileCustomerAttributes } from './customer-index.js';
 import * as keys from './entity-keys.js';
 import { GRANT_ITEM_TYPE, toGrantRecord } from './grant-items.js';
+import { newProfileFields } from './profile-fields.js';
 import { updateExpression } from './update-expression.js';
 
 export interface UsageStats {
@@ -17,11 +17,7 @@ export interface UsageStats {
 
 /** What every write to a profile sets: it creates the profile of a new user, and the user was seen now. */
 export function profileTouch(appId: string, userId: string, now: Date) {
-  return {
-    set: { type: 'user_profile', app_id: appId, user_id: userId, last_seen: now.toISOString() },
-    // Its customers index key never changes: written once, later writes leave the index alone.
-    setIfAbsent: { first_seen: now.toISOString(), ...profileCustomerAttributes(appId, userId) },
-  };
+  return { set: { last_seen: now.toISOString() }, setIfAbsent: newProfileFields(appId, userId, now) };
 }
 
 /**
