@@ -133,7 +133,9 @@ try {
   const { announcedEvents, subscriptionEventsOf } = await import('../lib/events/outbox.js');
   const { EVENT_SOURCE, STATUS_CHANGED } = await import('../lib/events/schemas.js');
   const { newSubscriptionId, sha256Hex } = await import('../lib/core/ids.js');
-  const { APP_PATH, CUSTOMERS_BASE, SUBSCRIPTIONS_BASE, WEBHOOKS_BASE } = await import('../lib/routes.js');
+  const { APP_PATH, CUSTOMERS_BASE, OFFERINGS_PATH, SUBSCRIPTIONS_BASE, WEBHOOKS_BASE } = await import(
+    '../lib/routes.js'
+  );
   const { pauseSubscription } = await import('../lib/services/subscriptions.js');
   const { putStoreSettings } = await import('../lib/data/store-settings.js');
   const { deliverStatusChange } = await import('../lib/services/webhook-delivery.js');
@@ -176,6 +178,8 @@ try {
   const detailOf = await seedSubscription(app.appId);
   const { putEntitlements } = await import('../lib/data/entitlements.js');
   await putEntitlements(app.appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly', 'pro_yearly'] }]);
+  const { seedShownSettings } = await import('./support/shown-settings.js');
+  await seedShownSettings(app.appId);
   await setWebhook(app.appId, `${stubs.url}/webhook/ok`);
   const flakyApp = await createTestApp([]);
   await setWebhook(flakyApp.appId, `${stubs.url}/webhook/flaky`);
@@ -392,6 +396,27 @@ try {
       },
       check: ok,
     },
+    // An operator (or the console) reading what the app shows.
+    'functions/subscriptions/offerings.ts': {
+      event: async () =>
+        proxyEvent(routeNamed('ListOfferings'), {
+          path: OFFERINGS_PATH,
+          headers: { authorization: `Bearer ${app.secretKey}` },
+        }),
+      check: ok,
+    },
+    // A backend asking what a subscriber is shown (before rendering its own paywall).
+    'functions/subscriptions/customer-offerings.ts': {
+      async event(run) {
+        const { user_id } = await seedSubscription(app.appId, { user_id: `cold-shown-${run}` });
+        return proxyEvent(routeNamed('GetCustomerOfferings'), {
+          path: `${CUSTOMERS_BASE}/${user_id}/offerings`,
+          headers: { authorization: `Bearer ${app.secretKey}` },
+          query: { platform: 'ios' },
+        });
+      },
+      check: ok,
+    },
     // The console's header and webhooks page: the app, its stores and its webhook endpoint.
     'functions/subscriptions/app.ts': {
       event: async () =>
@@ -505,6 +530,8 @@ try {
       attribution: { 'Version3.1': { 'iad-campaign-id': '1234567', 'iad-keyword': 'habit tracker' } },
     })),
     'functions/mobile/segment-info.ts': mobile('SegmentInfo', '/segment/info', () => undefined),
+    // An app launch: what the user is shown (a new install, never seen before).
+    'functions/mobile/offerings.ts': mobile('UserOfferingsV2', '/v2/offerings', () => undefined),
     // An app launch of a subscriber: the SDK reads the user's customer info.
     'functions/mobile/customer-info.ts': {
       async event(run) {

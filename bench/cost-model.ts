@@ -132,6 +132,40 @@ function subscriptionWriteBudgets(
   });
 }
 
+/** Read units a launch's read of what the user is shown may take (issue #39). */
+const LAUNCH_READ_BUDGET = 4;
+
+/**
+ * What a launch reads (UserOfferings): as measured, with the app's settings kept by the warm
+ * function; and on a cold cache, with them read too: the same BatchGetItem GET /v1/offerings
+ * sends (ListOfferings, whose only other request is the key's count).
+ */
+function launchReadBudgets(
+  rows: { routes: string[]; read_units: number }[],
+): { name: string; value: number; budget: string; pass: boolean }[] {
+  const units = (route: string) => {
+    const row = rows.find((r) => r.routes.includes(route));
+    if (!row) throw new Error(`${route} was not measured`);
+    return row.read_units;
+  };
+  const warm = units('UserOfferings');
+  const cold = warm + units('ListOfferings');
+  return [
+    {
+      name: 'RRU per launch read of offerings (app settings cached)',
+      value: warm,
+      budget: `<= ${LAUNCH_READ_BUDGET}`,
+      pass: warm <= LAUNCH_READ_BUDGET,
+    },
+    {
+      name: 'RRU per launch read of offerings (app settings read too)',
+      value: cold,
+      budget: `<= ${LAUNCH_READ_BUDGET}`,
+      pass: cold <= LAUNCH_READ_BUDGET,
+    },
+  ];
+}
+
 /** Subscription writes the aggregator's cost is measured on (the last ones the measured requests made). */
 const AGGREGATED_WRITES = 40;
 /** Measured invocations per handler for the duration (the first, capacity-measured one, is extra). */
@@ -217,6 +251,9 @@ try {
   ]);
   await seedSubscription(app.appId, { user_id: 'returning-user', product_id: 'pro_yearly', status: 'expired' });
   await seedSubscription(app.appId, { user_id: 'returning-user', product_id: 'premium_monthly' });
+  // What the app shows, read at every launch.
+  const { seedShownSettings } = await import('./support/shown-settings.js');
+  await seedShownSettings(app.appId);
   const receiver = await startWebhookReceiver();
   receiver.setSecret((await setWebhook(app.appId, receiver.url)).secret);
 
@@ -417,6 +454,14 @@ try {
       },
     }),
     'functions/mobile/segment-info.ts': async (route) => ({ path: route.path, headers: mobile }),
+    // Every app launch: what the user is shown (the app's settings cached by the warm function, as in AWS).
+    'functions/mobile/offerings.ts': async (route) => ({ path: route.path, headers: mobile }),
+    'functions/subscriptions/offerings.ts': async (route) => ({ path: pathOf(route, {}), headers: api }),
+    'functions/subscriptions/customer-offerings.ts': async (route) => ({
+      path: pathOf(route, { user_id: 'returning-user' }),
+      headers: api,
+      query: { platform: 'ios' },
+    }),
     // Every app launch (the entitlement definitions cached by the warm function, as in AWS).
     'functions/mobile/customer-info.ts': async (route) => ({ path: route.path, headers: mobile }),
     'functions/subscriptions/customer.ts': async (route) => ({
@@ -772,6 +817,7 @@ try {
         },
       ]),
       ...subscriptionWriteBudgets(rows),
+      ...launchReadBudgets(rows),
       {
         name: 'routes priced (every route of lib/routes.ts)',
         value: rows.reduce((n, row) => n + row.routes.length, 0),

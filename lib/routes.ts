@@ -53,6 +53,9 @@ export const WEBHOOKS_BASE = '/v1/webhooks';
 /** The app the secret key belongs to, on the subscription management API. */
 export const APP_PATH = '/v1/app';
 
+/** What the app shows (offerings, placements, remote switches), on the subscription management API. */
+export const OFFERINGS_PATH = '/v1/offerings';
+
 /** Base of the store notification routes: the URLs operators give App Store Connect and Pub/Sub. */
 export const NOTIFICATIONS_BASE = '/notifications';
 /** Path segment of each store's notification route. */
@@ -180,6 +183,25 @@ export const ROUTES: readonly Route[] = [
     table: LIST,
   },
   {
+    name: 'ListOfferings',
+    api: 'subscriptions',
+    method: 'GET',
+    path: OFFERINGS_PATH,
+    handler: 'functions/subscriptions/offerings.ts',
+    // The app's offerings, switches and segments (BatchGetItem).
+    table: [...AUTH, 'BatchGetItem'],
+  },
+  {
+    name: 'GetCustomerOfferings',
+    api: 'subscriptions',
+    method: 'GET',
+    path: `${CUSTOMERS_BASE}/{user_id}/offerings`,
+    handler: 'functions/subscriptions/customer-offerings.ts',
+    // The app's offerings, switches and segments (BatchGetItem), the profile (Query), the user's
+    // index (Query) and their subscriptions (BatchGetItem).
+    table: LIST,
+  },
+  {
     name: 'ListWebhookDeliveries',
     api: 'subscriptions',
     method: 'GET',
@@ -267,6 +289,14 @@ export const ROUTES: readonly Route[] = [
       method: 'GET',
       path: `${version}/users/customer_info`,
       handler: 'functions/mobile/customer-info.ts',
+      table: LIST,
+    },
+    {
+      name: `UserOfferings${version ? 'V2' : ''}`,
+      api: 'mobile',
+      method: 'GET',
+      path: `${version}/offerings`,
+      handler: 'functions/mobile/offerings.ts',
       table: LIST,
     },
     {

@@ -22,6 +22,7 @@ import {
   ENDPOINT_TIMEOUT_SECONDS,
   endpointFunctions,
   NOTIFICATIONS_BASE,
+  OFFERINGS_PATH,
   ROUTES,
   type Route,
   SUBSCRIPTIONS_BASE,
@@ -132,7 +133,9 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
 
 /** Whose envelope answers a path that matches no route: the API's prefix decides. */
 export function apiOfPath(path: string): ApiName {
-  if ([SUBSCRIPTIONS_BASE, CUSTOMERS_BASE, WEBHOOKS_BASE, APP_PATH].some((base) => path.startsWith(base)))
+  if (
+    [SUBSCRIPTIONS_BASE, CUSTOMERS_BASE, WEBHOOKS_BASE, APP_PATH, OFFERINGS_PATH].some((base) => path.startsWith(base))
+  )
     return 'subscriptions';
   return path.startsWith(`${NOTIFICATIONS_BASE}/`) ? 'notifications' : 'mobile';
 }

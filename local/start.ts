@@ -37,8 +37,10 @@ const dataDir = process.env.DATA_DIR || DEFAULT_DATA_DIR;
 process.env.TABLE_NAME ||= DEFAULT_TABLE_NAME;
 // Locally a revoked key stops working at once; in AWS warm functions cache keys for 30 s.
 process.env.KEY_CACHE_TTL_SECONDS ??= '0';
-// Likewise `admin entitlements put` shows in customer info at once; in AWS within 60 s.
+// Likewise `admin entitlements put` shows in customer info at once, and `offerings put` and
+// `switches put` in offerings; in AWS within 60 s.
 process.env.ENTITLEMENTS_CACHE_TTL_SECONDS ??= '0';
+process.env.OFFERINGS_CACHE_TTL_SECONDS ??= '0';
 // A development server: webhooks may reach a receiver on this machine (the quick start's), each URL
 // still stored only with `webhooks set --allow-private-url`; deployed functions never allow it.
 process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ??= '1';

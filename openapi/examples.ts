@@ -305,3 +305,47 @@ export const appOverview = {
   },
   created_at: '2026-11-01T09:00:00.000Z',
 };
+
+const standardOffering = {
+  id: 'standard',
+  description: 'Monthly and yearly',
+  packages: [
+    { id: '$rc_monthly', products: { ios: 'premium_monthly', android: 'premium_monthly' }, metadata: {} },
+    { id: '$rc_annual', products: { ios: 'pro_yearly', android: 'pro_yearly' }, metadata: { badge: 'best value' } },
+  ],
+  metadata: { headline: 'Go premium' },
+};
+const winbackOffering = {
+  id: 'winback',
+  description: 'A year at a discount, for churned users',
+  packages: [{ id: '$rc_annual', products: { ios: 'pro_yearly_winback' }, metadata: {} }],
+  metadata: {},
+};
+
+export const appOfferings = {
+  current_offering_id: 'standard',
+  offerings: [standardOffering, winbackOffering],
+  placements: [
+    { id: 'onboarding', rules: [{ audience: { segment: 'churned' }, offering: 'winback' }], default: 'standard' },
+  ],
+  switches: [
+    {
+      key: 'show_trial_banner',
+      type: 'boolean',
+      description: 'The trial banner on the home screen',
+      value: true,
+      rules: [{ audience: { segment: 'paying' }, value: false }],
+    },
+  ],
+  updated_at: '2026-11-30T09:00:00.000Z',
+};
+
+export const customerOfferings = {
+  user_id: 'user_123',
+  platform: 'ios',
+  segments: ['churned'],
+  current_offering_id: 'standard',
+  offerings: [standardOffering, winbackOffering],
+  placements: { onboarding: { offering_id: 'winback', chosen_by: { rule: 0, audience: { segment: 'churned' } } } },
+  switches: { show_trial_banner: { value: true, chosen_by: 'default' } },
+};

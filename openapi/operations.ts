@@ -169,6 +169,27 @@ export const OPERATIONS: Record<string, OperationText> = {
       200: { description: 'The app.', example: { data: ex.appOverview } },
     },
   },
+  ListOfferings: {
+    summary: 'What the app shows',
+    description:
+      "The app's offerings (packages of products per platform), which one is current, its placements and its " +
+      'remote switches, as `admin offerings put` and `admin switches put` stored them, read fresh. An app that ' +
+      'has put nothing has `current_offering_id: null` and empty lists.',
+    success: {
+      200: { description: "The app's offerings, placements and switches.", example: { data: ex.appOfferings } },
+    },
+  },
+  GetCustomerOfferings: {
+    summary: 'What one customer is shown',
+    description:
+      "Each placement's offering and each remote switch's value for this user, with the rule that chose it " +
+      '(`chosen_by`: its place in the list and its audience, or `default`), and the segments the rules were matched ' +
+      'against. `platform` is the platform to match rules for; without it, rules naming a platform do not match. ' +
+      'A user the app has never seen is shown what a new user would be.',
+    success: {
+      200: { description: 'What the user is shown.', example: { data: ex.customerOfferings } },
+    },
+  },
   ListWebhookDeliveries: {
     summary: "List the app's webhook deliveries",
     description:
@@ -417,6 +438,18 @@ export const OPERATIONS: Record<string, OperationText> = {
       200: {
         description: 'The customer info of X-USER-ID.',
         example: { status: 'success', message: 'Customer info', data: ex.customerInfo },
+      },
+    },
+  },
+  UserOfferings: {
+    summary: 'What the user is shown',
+    description:
+      "Each placement's offering and each remote switch's value for X-USER-ID on X-PLATFORM, with the rule that " +
+      'chose it, and every offering of the app. Any user id is answered: one never seen is shown what a new user is.',
+    success: {
+      200: {
+        description: 'What X-USER-ID is shown.',
+        example: { status: 'success', message: 'Offerings of the user', data: ex.customerOfferings },
       },
     },
   },

@@ -40,6 +40,11 @@ export const API_SURFACES: readonly ApiSurfaceLayout[] = [
     prefixes: ['/receipt', '/attribution', '/searchads', '/segment', '/adsinfo'],
   },
   {
+    id: 'OfferingsApi',
+    description: 'What apps show: /v1/offerings and the mobile /offerings, /v2/offerings',
+    prefixes: ['/v1/offerings', '/offerings', '/v2/offerings'],
+  },
+  {
     id: 'StoreNotificationsApi',
     description: 'Store notification routes: /notifications',
     prefixes: ['/notifications'],

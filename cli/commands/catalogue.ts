@@ -1,19 +1,21 @@
 /**
- * What an app sells and shows (products, entitlements, segments, ads) and the exchange rates
+ * What an app sells and shows (products, entitlements, segments, offerings, switches, ads) and the exchange rates
  * revenue is reported in: each put from a JSON file, validated whole before anything is written.
  */
 import { readFile } from 'node:fs/promises';
 import type * as z from 'zod/mini';
-import { putAdsConfig, putSegments } from '../../lib/data/app-config.js';
+import { getSegments, putAdsConfig, putSegments } from '../../lib/data/app-config.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
+import { putOfferings, putRemoteSwitches } from '../../lib/data/offerings.js';
 import { listProducts, putProducts } from '../../lib/data/products.js';
 import { putExchangeRates } from '../../lib/data/revenue-reads.js';
 import { toDetails } from '../../lib/http/parse.js';
 import { adsConfigSchema } from '../../lib/schemas/ads.js';
 import { entitlementCatalogueSchema } from '../../lib/schemas/entitlement.js';
 import { exchangeRatesSchema } from '../../lib/schemas/fx.js';
+import { MAX_SHOWN_DOCUMENT_BYTES, offeringsDocumentSchema, remoteSwitchesSchema } from '../../lib/schemas/offering.js';
 import { productCatalogueSchema } from '../../lib/schemas/product.js';
-import { segmentCatalogueSchema } from '../../lib/schemas/segment.js';
+import { BUILT_IN_SEGMENTS, segmentCatalogueSchema } from '../../lib/schemas/segment.js';
 import { CliError, type CommandTable } from '../command.js';
 import { requireApp, required } from '../options.js';
 
@@ -67,6 +69,59 @@ async function unknownProducts(appId: string, raw: unknown): Promise<FileProblem
   });
 }
 
+/** A stored document over MAX_SHOWN_DOCUMENT_BYTES: a launch reads it whole. */
+function tooLarge(raw: unknown, what: string): FileProblem[] {
+  const bytes = Buffer.byteLength(JSON.stringify(raw) ?? '');
+  return bytes > MAX_SHOWN_DOCUMENT_BYTES
+    ? [{ path: [], message: `the ${what} take ${bytes} bytes of JSON, more than ${MAX_SHOWN_DOCUMENT_BYTES}` }]
+    : [];
+}
+
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const field = (value: unknown, name: string): unknown =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
+
+/** Segments rules name that are neither built in nor among the app's rule segments (`segments put`). */
+async function unknownSegments(
+  appId: string,
+  rulesAt: { rules: unknown; path: (string | number)[] }[],
+): Promise<FileProblem[]> {
+  const known = new Set<string>([...BUILT_IN_SEGMENTS, ...(await getSegments(appId)).map((segment) => segment.id)]);
+  return rulesAt.flatMap(({ rules, path }) =>
+    asArray(rules).flatMap((rule, at) => {
+      const segment = field(field(rule, 'audience'), 'segment');
+      return typeof segment === 'string' && !known.has(segment)
+        ? [{ path: [...path, at, 'audience', 'segment'], message: `segment ${segment} is not defined for ${appId}` }]
+        : [];
+    }),
+  );
+}
+
+/** Products packages name that the catalogue lacks, or that it does not sell on that platform. */
+async function unsellableProducts(appId: string, raw: unknown): Promise<FileProblem[]> {
+  const catalogue = new Map((await listProducts(appId)).map((product) => [product.id, product]));
+  return asArray(field(raw, 'offerings')).flatMap((offering, o) =>
+    asArray(field(offering, 'packages')).flatMap((entry, p) =>
+      Object.entries((field(entry, 'products') as Record<string, unknown> | undefined) ?? {}).flatMap(
+        ([platform, id]): FileProblem[] => {
+          if (typeof id !== 'string') return [];
+          const path = ['offerings', o, 'packages', p, 'products', platform];
+          const product = catalogue.get(id);
+          if (!product) return [{ path, message: `product ${id} is not in the catalogue of ${appId}` }];
+          if (!(product.platforms as string[]).includes(platform))
+            return [
+              {
+                path,
+                message: `product ${id} is not sold on ${platform} (its platforms: ${product.platforms.join(', ')})`,
+              },
+            ];
+          return [];
+        },
+      ),
+    ),
+  );
+}
+
 export const catalogueCommands: CommandTable = {
   'products put': {
     usage: 'products put --app A --file F   (F: JSON array of Product objects)',
@@ -111,6 +166,63 @@ export const catalogueCommands: CommandTable = {
       return {
         json: { app_id: appId, segments: segments.map((s) => s.id) },
         text: `Stored ${segments.length} segment(s) for ${appId}: ${segments.map((s) => s.id).join(', ') || '(none)'}`,
+      };
+    },
+  },
+  'offerings put': {
+    usage:
+      "offerings put --app A --file F   (F: {current, offerings: [{id, packages: [{id, products: {ios, android, web}}]}], placements}; replaces the app's offerings and placements)",
+    options: { app: { type: 'string' }, file: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const document = await readValidatedFile(
+        required(values, 'file'),
+        offeringsDocumentSchema,
+        'offerings file',
+        async (raw) => [
+          ...tooLarge(raw, 'offerings'),
+          ...(await unsellableProducts(appId, raw)),
+          ...(await unknownSegments(
+            appId,
+            asArray(field(raw, 'placements')).map((placement, at) => ({
+              rules: field(placement, 'rules'),
+              path: ['placements', at, 'rules'],
+            })),
+          )),
+        ],
+      );
+      await putOfferings(appId, document);
+      const offerings = document.offerings.map((offering) => offering.id);
+      const placements = document.placements.map((placement) => placement.id);
+      return {
+        json: { app_id: appId, current: document.current, offerings, placements },
+        text: `Stored ${offerings.length} offering(s) for ${appId} (current: ${document.current}): ${offerings.join(', ')}; ${placements.length} placement(s)${placements.length > 0 ? `: ${placements.join(', ')}` : ''}`,
+      };
+    },
+  },
+  'switches put': {
+    usage:
+      "switches put --app A --file F   (F: JSON array of {key, type, value, rules}; replaces the app's remote switches)",
+    options: { app: { type: 'string' }, file: { type: 'string' } },
+    async run(values) {
+      const appId = await requireApp(values);
+      const switches = await readValidatedFile(
+        required(values, 'file'),
+        remoteSwitchesSchema,
+        'switch list',
+        async (raw) => [
+          ...tooLarge(raw, 'switches'),
+          ...(await unknownSegments(
+            appId,
+            asArray(raw).map((entry, at) => ({ rules: field(entry, 'rules'), path: [at, 'rules'] })),
+          )),
+        ],
+      );
+      await putRemoteSwitches(appId, switches);
+      const keys = switches.map((entry) => entry.key);
+      return {
+        json: { app_id: appId, switches: keys },
+        text: `Stored ${keys.length} switch(es) for ${appId}: ${keys.join(', ') || '(none)'}`,
       };
     },
   },

@@ -24,6 +24,12 @@ export interface Config {
    * (ENTITLEMENTS_CACHE_TTL_SECONDS, at most 300; 0 reads them on every request).
    */
   entitlementsCacheTtlSeconds: number;
+  /**
+   * How long a warm function answers what an app shows (offerings, placements, remote switches
+   * and the rule segments that target them) from what it read (OFFERINGS_CACHE_TTL_SECONDS, at
+   * most 300; 0 reads them on every request).
+   */
+  offeringsCacheTtlSeconds: number;
   /** Set in AWS Lambda; decides whether a missing TABLE_NAME is fatal. */
   inLambda: boolean;
   /** The stack's EventBridge bus; unset locally, where the local bus dispatches in-process. */
@@ -103,6 +109,8 @@ export const MAX_KEY_CACHE_TTL_SECONDS = 60;
 
 /** A change of an app's entitlements reaches every warm function within this many seconds. */
 export const MAX_ENTITLEMENTS_CACHE_TTL_SECONDS = 300;
+/** A change of what an app shows (`offerings put`, `switches put`) reaches every warm function within this many seconds. */
+export const MAX_OFFERINGS_CACHE_TTL_SECONDS = 300;
 
 /** An opt-in: `1` on, unset, empty or `0` off, anything else refused (a typo must not look like "on"). */
 function readFlag(env: NodeJS.ProcessEnv, name: string): boolean {
@@ -130,6 +138,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       0,
       MAX_ENTITLEMENTS_CACHE_TTL_SECONDS,
     ),
+    offeringsCacheTtlSeconds: readInt(env, 'OFFERINGS_CACHE_TTL_SECONDS', 60, 0, MAX_OFFERINGS_CACHE_TTL_SECONDS),
     inLambda,
     eventBusName: env.EVENT_BUS_NAME || undefined,
     deadLetterQueueUrl: env.DEAD_LETTER_QUEUE_URL || undefined,

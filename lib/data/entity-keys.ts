@@ -94,6 +94,10 @@ export const segments = (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 
 /** The app's entitlement definitions: one item, so a put replaces the whole set at once. */
 export const entitlements = (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'ENTITLEMENTS' });
 export const adsConfig = (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'ADS' });
+/** The app's offerings and placements: one item, so a put replaces them at once. */
+export const offerings = (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'OFFERINGS' });
+/** The app's remote switches: one item. */
+export const remoteSwitches = (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'SWITCHES' });
 export const storeSettings = (appId: string, store: string): TableKey => ({ pk: `APP#${appId}`, sk: `STORE#${store}` });
 export const delivery = (eventId: string): TableKey => ({ pk: `DELIVERY#${eventId}`, sk: 'DELIVERY' });
 export const checkpoint = (job: string): TableKey => ({ pk: `CHECKPOINT#${job}`, sk: 'CHECKPOINT' });

@@ -1,6 +1,7 @@
 /** Everything segment rules may read about a user: the profile and the user's subscriptions. */
 import type { UserFacts } from '../domain/segments.js';
 import { readProfile } from './profiles.js';
+import type { SubscriptionRecord } from './subscription-items.js';
 import { listSubscriptions } from './subscription-queries.js';
 
 export interface UserProfileView extends UserFacts {
@@ -15,6 +16,14 @@ export async function loadUserFacts(appId: string, userId: string): Promise<User
     listSubscriptions(appId, { user_id: userId }, { skip: 0, limit: 1000 }),
   ]);
   if (!profile && subscriptions.length === 0) return undefined;
+  return userFactsOf(profile, subscriptions);
+}
+
+/** What segment rules read, from the user's profile (merged, as readUserItems answers it) and subscriptions, newest first. */
+export function userFactsOf(
+  profile: Record<string, unknown> | undefined,
+  subscriptions: readonly Pick<SubscriptionRecord, 'status' | 'trial_period' | 'trial_expires_at' | 'created_at'>[],
+): UserProfileView {
   const features = profile?.features as Set<string> | undefined;
   const latest = (profile?.attribution_latest as Record<string, unknown> | undefined) ?? null;
   return {

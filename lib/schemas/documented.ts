@@ -13,6 +13,7 @@ import { appOverviewSchema } from './app.js';
 import { customerPaginationSchema, customerSummarySchema } from './customer-list.js';
 import { define } from './define.js';
 import { customerInfoSchema, erasureResultSchema, grantSchema, revokeResultSchema } from './entitlement.js';
+import { appOfferingsSchema, customerOfferingsSchema } from './offering.js';
 import { productSchema } from './product.js';
 import {
   adsInfoSchema,
@@ -48,6 +49,8 @@ export const RESPONSES = /* @__PURE__ */ define(() => ({
   SubscriptionHistory: z.array(historyEntrySchema),
   HistoryPagination: historyPaginationSchema,
   CustomerInfo: customerInfoSchema,
+  AppOfferings: appOfferingsSchema,
+  CustomerOfferings: customerOfferingsSchema,
   ErasureResult: erasureResultSchema,
   Grant: grantSchema,
   RevokeResult: revokeResultSchema,

@@ -132,13 +132,13 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('deploys 44 functions, 44 bundles and 44 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+  it('deploys 47 functions, 47 bundles and 47 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
     const functions = ofType('AWS::Lambda::Function');
-    // 39 handler modules of lib/routes.ts and the 5 event and job functions.
-    expect(functions).toHaveLength(44);
-    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(44);
-    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(44);
-    expect(ofType('AWS::IAM::Role')).toHaveLength(44);
+    // 42 handler modules of lib/routes.ts and the 5 event and job functions.
+    expect(functions).toHaveLength(47);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(47);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(47);
+    expect(ofType('AWS::IAM::Role')).toHaveLength(47);
     for (const path of [
       '/users/report/events',
       '/users/customer_info',

@@ -203,6 +203,43 @@ const CASES: Case[] = [
     prints: ['app_id', 'segments'],
   },
   {
+    command: 'offerings put',
+    args: async (ctx) => [
+      'offerings',
+      'put',
+      '--app',
+      appOf(ctx),
+      '--file',
+      await file(ctx, 'offerings.json', {
+        current: 'standard',
+        offerings: [{ id: 'standard', packages: [{ id: '$rc_monthly', products: { ios: 'premium_monthly' } }] }],
+        placements: [
+          {
+            id: 'onboarding',
+            rules: [{ audience: { segment: 'german_speakers' }, offering: 'standard' }],
+            default: 'standard',
+          },
+        ],
+      }),
+    ],
+    prints: ['app_id', 'current', 'offerings', 'placements'],
+    then: (output) =>
+      expect(output).toMatchObject({ current: 'standard', offerings: ['standard'], placements: ['onboarding'] }),
+  },
+  {
+    command: 'switches put',
+    args: async (ctx) => [
+      'switches',
+      'put',
+      '--app',
+      appOf(ctx),
+      '--file',
+      await file(ctx, 'switches.json', [{ key: 'show_banner', type: 'boolean', value: false }]),
+    ],
+    prints: ['app_id', 'switches'],
+    then: (output) => expect(output.switches).toEqual(['show_banner']),
+  },
+  {
     command: 'ads put',
     args: async (ctx) => [
       'ads',

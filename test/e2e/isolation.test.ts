@@ -20,6 +20,7 @@ import { getApp } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
 import * as keys from '../../lib/data/entity-keys.js';
+import { putOfferings, putRemoteSwitches } from '../../lib/data/offerings.js';
 import { scanPages } from '../../lib/data/query.js';
 import { putStoreSettings } from '../../lib/data/store-settings.js';
 import { grantKey, historyKey, listCountCell, reportKeys, type TableKey } from '../../lib/data/table-keys.js';
@@ -269,6 +270,28 @@ async function setUpAppA(): Promise<void> {
   await putAdsConfig(a.appId, {
     ios: { networks: [{ name: 'a_network', enabled: true, settings: { unit: 'a-secret-unit' } }] },
   });
+  // What A shows: an offering, a placement choosing by A's segment, a switch.
+  await putOfferings(a.appId, {
+    current: 'a_offering',
+    offerings: [
+      {
+        id: 'a_offering',
+        description: 'A only',
+        metadata: { headline: 'a-headline' },
+        packages: [{ id: 'a_package', products: { ios: A_ONLY.id }, metadata: {} }],
+      },
+    ],
+    placements: [
+      {
+        id: 'a_placement',
+        rules: [{ audience: { segment: 'a_gold' }, offering: 'a_offering' }],
+        default: 'a_offering',
+      },
+    ],
+  });
+  await putRemoteSwitches(a.appId, [
+    { key: 'a_switch', type: 'string', description: '', value: 'a-switch-value', rules: [] },
+  ]);
   await putEntitlements(a.appId, [
     { id: 'a_pro', name: 'A Pro', products: ['premium_monthly', 'pro_yearly', A_ONLY.id] },
   ]);
@@ -383,6 +406,7 @@ async function setUpAppB(): Promise<void> {
   await putAdsConfig(b.appId, {
     ios: { networks: [{ name: 'b_network', enabled: true, settings: { unit: 'b-unit' } }] },
   });
+  await putRemoteSwitches(b.appId, [{ key: 'b_switch', type: 'boolean', description: '', value: true, rules: [] }]);
   // The same product id as A's entitlement names, in B's own catalogue.
   await putEntitlements(b.appId, [{ id: 'b_pro', name: 'B Pro', products: ['premium_monthly'] }]);
   bActive = await verifySub(b, B_USER, (await mint(b, B_PREMIUM)).receipt_data);
@@ -1017,6 +1041,43 @@ const CASES: Record<string, IsolationCase> = {
     { body: { properties: { plan_tier: 'b_tier' } } },
     (res) => expect(res.body.data).toEqual({ properties: 1 }),
   ),
+  ListOfferings: {
+    does: "app B's secret key reads what app B shows alone: none of A's offerings, placements or switches",
+    run: async () => {
+      const res = await ok(call('ListOfferings', secret(b)));
+      expect(res.body.data).toMatchObject({ current_offering_id: null, offerings: [], placements: [] });
+      expect(res.body.data.switches.map((entry: { key: string }) => entry.key)).toEqual(['b_switch']);
+      for (const ofA of ['a_offering', 'a_switch', 'a-headline']) expect(JSON.stringify(res.body)).not.toContain(ofA);
+    },
+  },
+  GetCustomerOfferings: {
+    does: "app B's secret key, asking about A's users, gets what B would show them: B's switches and segments, nothing of A",
+    run: async () => {
+      for (const user of [A_QUIET, A_SEGMENT, B_USER]) {
+        const res = await ok(call('GetCustomerOfferings', { ...secret(b), params: { user_id: user } }));
+        expect(Object.keys(res.body.data.switches)).toEqual(['b_switch']);
+        expect(res.body.data.segments).not.toContain('a_gold');
+        for (const ofA of ['a_offering', 'a_placement', 'a_switch'])
+          expect(JSON.stringify(res.body)).not.toContain(ofA);
+      }
+    },
+  },
+  ...bothVersions('UserOfferings', (name) => ({
+    does: "app B's sdk key cannot read what app A shows: 403 naming A, B's own offerings and switches for any user id",
+    run: async () => {
+      expectMobileError(
+        await call(name, { headers: mobileHeaders(b, A_SEGMENT, { 'x-app-id': a.appId }) }),
+        403,
+        'FORBIDDEN',
+      );
+      for (const user of [A_SEGMENT, B_USER]) {
+        const res = await ok(call(name, { headers: mobileHeaders(b, user) }));
+        expect(Object.keys(res.body.data.switches)).toEqual(['b_switch']);
+        expect(res.body.data.offerings).toEqual([]);
+        for (const ofA of ['a_offering', 'a_switch', 'a_gold']) expect(JSON.stringify(res.body)).not.toContain(ofA);
+      }
+    },
+  })),
   SegmentInfo: {
     does: "app B's sdk key cannot read app A's users or segments: 403 naming A, 404 USER_NOT_FOUND for a user only A knows, B's segments only",
     run: async () => {

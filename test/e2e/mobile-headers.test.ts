@@ -39,6 +39,8 @@ const REQUIRED: Record<string, string[]> = {
   'POST /users/custom_properties/set': COMMON,
   'GET /users/customer_info': COMMON,
   'GET /v2/users/customer_info': COMMON,
+  'GET /offerings': COMMON,
+  'GET /v2/offerings': COMMON,
 };
 const nameOf = (route: (typeof ROUTES)[number]) => `${route.method} ${route.path}`;
 const DISPLAY: Record<string, string> = {

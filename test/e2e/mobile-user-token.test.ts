@@ -81,6 +81,7 @@ const VALID: Record<string, (app: TestApp) => Promise<Call> | Call> = {
         [`UpdateUserAttributes${v}`, () => ({ path: `${prefix}/users/attribute/update`, body: { name: 'Ada' } })],
         // Served once the user is known: ReportEvents, earlier in the route table, made them so.
         [`CustomerInfo${v}`, () => ({ path: `${prefix}/users/customer_info` })],
+        [`UserOfferings${v}`, () => ({ path: `${prefix}/offerings` })],
       ];
     }),
   ),

@@ -20,6 +20,7 @@ import { advanceCheckpoint } from '../../lib/data/due.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
 import { startErasure } from '../../lib/data/erasure-writes.js';
 import { saveGoogleOidcKeys } from '../../lib/data/google-oidc-keys.js';
+import { putOfferings, putRemoteSwitches } from '../../lib/data/offerings.js';
 import { scanPages } from '../../lib/data/query.js';
 import { countUserRequest } from '../../lib/data/rate-limits.js';
 import { chargeReportQuota } from '../../lib/data/report-quotas.js';
@@ -50,6 +51,8 @@ const KINDS: [string, RegExp, RegExp, string | null][] = [
   ['entitlement definitions', /^APP#app_\w+$/, /^ENTITLEMENTS$/, 'entitlements'],
   ['segments', /^APP#app_\w+$/, /^SEGMENTS$/, 'segments'],
   ['ads configuration', /^APP#app_\w+$/, /^ADS$/, 'ads_config'],
+  ['offerings and placements', /^APP#app_\w+$/, /^OFFERINGS$/, 'offerings'],
+  ['remote switches', /^APP#app_\w+$/, /^SWITCHES$/, 'remote_switches'],
   ['API key lookup', /^APIKEY#[0-9a-f]{64}$/, /^APIKEY$/, 'api_key'],
   ['subscription state', /^SUB#app_\w+#sub_[0-9a-f]{24}$/, /^SUB$/, 'subscription'],
   ['its payment', /^SUB#app_\w+#sub_[0-9a-f]{24}$/, /^PAYMENT$/, 'subscription_payment'],
@@ -114,6 +117,8 @@ async function writeEveryKind(): Promise<Record<string, unknown>[]> {
   await putEntitlements(appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly'] }]);
   await putSegments(appId, [{ id: 'all', name: 'All', type: 'built_in' }] as never);
   await putAdsConfig(appId, { enabled: false } as never);
+  await putOfferings(appId, { current: 'o', offerings: [], placements: [] });
+  await putRemoteSwitches(appId, []);
   await grantEntitlement(appId, 'granted-user', 'pro', { duration: 'P1M' }, NOW);
   // A purchase verified by one user, then restored by another: a transfer.
   const { receipt_data } = await mintReceipt(app);

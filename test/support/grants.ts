@@ -67,6 +67,12 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   // (BatchWriteItem); a subscription's detachment, one transaction with its state's new version (PutItem); the
   // marker's delete in one transaction with a check of each detached subscription (ConditionCheckItem).
   DeleteCustomer: { table: [...AUTH, 'Query', 'PutItem', 'BatchWriteItem', 'DeleteItem', 'ConditionCheckItem'] },
+  // What the app shows: its offerings, switches and segments (BatchGetItem).
+  ListOfferings: { table: [...AUTH, 'BatchGetItem'] },
+  // ... and what one user is shown: their profile and index (Query), subscriptions (BatchGetItem).
+  GetCustomerOfferings: LIST,
+  UserOfferings: LIST,
+  UserOfferingsV2: LIST,
   RevokeEntitlement: { table: [...AUTH, 'PutItem'] },
   UpdateSubscription: { table: CHANGE },
   CancelSubscription: { table: CHANGE },

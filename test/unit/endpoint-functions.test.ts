@@ -12,11 +12,12 @@ describe('one function per handler module', () => {
     for (const fn of functions) for (const route of fn.routes) expect(route.handler, route.name).toBe(fn.handler);
   });
 
-  it('serves both paths of the eight V1/V2 mobile endpoints with one function named by the V1 route', () => {
+  it('serves both paths of the nine V1/V2 mobile endpoints with one function named by the V1 route', () => {
     const shared = functions.filter((fn) => fn.routes.length > 1);
     expect(shared.map((fn) => [fn.name, fn.routes.map((route) => route.path)])).toEqual([
       ['ReportEvents', ['/users/report/events', '/v2/users/report/events']],
       ['CustomerInfo', ['/users/customer_info', '/v2/users/customer_info']],
+      ['UserOfferings', ['/offerings', '/v2/offerings']],
       ['ReportSession', ['/sessions/report', '/v2/sessions/report']],
       ['ReportOrder', ['/order/report', '/v2/order/report']],
       ['ReportConversion', ['/conversion/report', '/v2/conversion/report']],
@@ -24,7 +25,7 @@ describe('one function per handler module', () => {
       ['ReportTyped', ['/report/{type}', '/v2/report/{type}']],
       ['UpdateUserAttributes', ['/users/attribute/update', '/v2/users/attribute/update']],
     ]);
-    expect(functions).toHaveLength(ROUTES.length - 8);
+    expect(functions).toHaveLength(ROUTES.length - 9);
   });
 
   it('refuses routes of one module that need different grants: one role could not be least privilege for both', () => {

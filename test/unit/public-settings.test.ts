@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { secretInPublicSetting } from '../../lib/domain/public-settings.js';
+import { credentialInPublicJson, secretInPublicSetting } from '../../lib/domain/public-settings.js';
 
 describe('settings readable by any sdk key holder', () => {
   it.each([
@@ -34,5 +34,27 @@ describe('settings readable by any sdk key holder', () => {
     ['key', 'rk_live_abc'],
   ] as const)('%s = %s is refused', (name, value) => {
     expect(secretInPublicSetting(name, value)).toMatch(/readable by any sdk key holder \(GET \/adsinfo\)/);
+  });
+});
+
+describe('public JSON (offerings metadata, remote switches): the first credential in it, with its place', () => {
+  const READ_BY = 'readable by anyone';
+  it.each<[string, unknown, string, unknown]>([
+    ['a plain value', 'Unlock everything', 'headline', undefined],
+    ['a boolean under a credential-like name', true, 'secret_menu', undefined],
+    ['numbers and nulls', { token_count: 3, none: null }, 'metadata', undefined],
+    ['a string named like a credential', { api_key: 'abc' }, 'metadata', { path: ['api_key'] }],
+    [
+      'deep in an array',
+      { cards: [{ title: 'a' }, { title: 'sk_live_1' }] },
+      'metadata',
+      { path: ['cards', 1, 'title'] },
+    ],
+    ['a bare string, by the name the JSON has', 'abc', 'stripe_secret', { path: [] }],
+    ['an array item takes its parent name', { tokens: ['a'] }, 'metadata', { path: ['tokens', 0] }],
+  ])('%s', (_, value, name, found) => {
+    const result = credentialInPublicJson(value, name, READ_BY);
+    if (found === undefined) expect(result).toBeUndefined();
+    else expect(result).toEqual({ ...(found as object), message: expect.stringContaining(READ_BY) });
   });
 });

@@ -1,0 +1,78 @@
+/**
+ * What an app shows and what one user is shown, for both APIs. A launch reads it, so its cost is
+ * fixed: the app's offerings, switches and rule segments (one BatchGetItem, kept by a warm function
+ * for OFFERINGS_CACHE_TTL_SECONDS), the user's profile (one Query of the user's partition) and
+ * newest subscriptions (the user index, then one batch read): two round trips, the app's read in
+ * parallel with the user's first.
+ */
+import { config } from '../core/config.js';
+import { readShownSettings, type ShownSettings } from '../data/offerings.js';
+import { readUserItems } from '../data/profiles.js';
+import { newestSubscriptionsOfUser } from '../data/subscription-queries.js';
+import { userFactsOf } from '../data/user-facts.js';
+import { shownTo } from '../domain/offering-choice.js';
+import { builtInSegments, inSegment } from '../domain/segments.js';
+import type { Platform } from '../schemas/common.js';
+import { MAX_CUSTOMER_SUBSCRIPTIONS } from '../schemas/entitlement.js';
+import type { AppOfferings, CustomerOfferings } from '../schemas/offering.js';
+
+/** Apps whose settings a warm function keeps; a full cache starts over (bounded memory). */
+const MAX_CACHED_APPS = 1000;
+const settingsCache = new Map<string, { settings: ShownSettings; until: number }>();
+
+async function shownSettingsOf(appId: string): Promise<ShownSettings> {
+  const hit = settingsCache.get(appId);
+  if (hit && hit.until > Date.now()) return hit.settings;
+  const settings = await readShownSettings(appId);
+  const ttlMs = config.offeringsCacheTtlSeconds * 1000;
+  if (ttlMs > 0) {
+    if (settingsCache.size >= MAX_CACHED_APPS) settingsCache.clear();
+    settingsCache.set(appId, { settings, until: Date.now() + ttlMs });
+  }
+  return settings;
+}
+
+/** The app's offerings, placements and switches as stored, read now (not from a warm function's copy). */
+export async function appOfferings(appId: string): Promise<AppOfferings> {
+  const { offerings, switches, updated_at } = await readShownSettings(appId);
+  return {
+    current_offering_id: offerings?.current ?? null,
+    offerings: offerings?.offerings ?? [],
+    placements: offerings?.placements ?? [],
+    switches,
+    updated_at,
+  };
+}
+
+/**
+ * What the user is shown on `platform` (the request's; undefined: rules naming a platform do not
+ * match), with the segments it was decided on. A user the app has never seen is shown what a new
+ * user would be (the launch of a fresh install asks before anything is reported).
+ */
+export async function offeringsForUser(
+  appId: string,
+  userId: string,
+  platform: Platform | undefined,
+  now = new Date(),
+): Promise<CustomerOfferings> {
+  const [settings, { profile }, subscriptions] = await Promise.all([
+    shownSettingsOf(appId),
+    readUserItems(appId, userId),
+    newestSubscriptionsOfUser(appId, userId, MAX_CUSTOMER_SUBSCRIPTIONS),
+  ]);
+  const facts = userFactsOf(profile, subscriptions);
+  const segments = [
+    ...builtInSegments(facts, now),
+    ...settings.segments.filter((segment) => inSegment(segment, facts, now)).map((segment) => segment.id),
+  ];
+  const shown = shownTo(settings.offerings, settings.switches, { segments: new Set(segments), platform });
+  return {
+    user_id: userId,
+    platform: platform ?? null,
+    segments,
+    current_offering_id: shown.current_offering_id,
+    offerings: settings.offerings?.offerings ?? [],
+    placements: shown.placements,
+    switches: shown.switches,
+  };
+}
