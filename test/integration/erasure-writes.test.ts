@@ -136,6 +136,12 @@ describe('the erasure marker and its lease (5 minutes)', () => {
     await detachSubscription(detached[0]!, appId, 'user-1', marker.anonymous_id);
     expect(await finishErasureOnceDetached(marker, detached)).toBe(true);
     expect(await raw(key)).toBeUndefined();
+    // As many as one transaction holds with the marker's delete (99): checked in it.
+    await startErasure(marker, T0);
+    sent.length = 0;
+    expect(await finishErasureOnceDetached(marker, detached.slice(1))).toBe(true);
+    expect(sent.map(({ command }) => command)).toEqual(['TransactWriteItemsCommand']);
+    expect(sent[0]!.input.TransactItems).toHaveLength(100);
     // Nothing detached: the marker's delete alone.
     await startErasure(marker, T0);
     sent.length = 0;

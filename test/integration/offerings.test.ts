@@ -91,6 +91,24 @@ describe('offerings', () => {
     });
   });
 
+  it('updated_at is when offerings or switches were last put, whichever came later', async () => {
+    const at = (minute: number) => new Date(Date.UTC(2026, 10, 30, 9, minute));
+    const first = await createTestApp();
+    await putOfferings(first.appId, DOCUMENT, at(1));
+    expect((await appOfferings(first.appId)).updated_at).toBe(at(1).toISOString());
+    await putRemoteSwitches(first.appId, SWITCHES, at(2));
+    expect((await appOfferings(first.appId)).updated_at).toBe(at(2).toISOString());
+    await putOfferings(first.appId, DOCUMENT, at(3));
+    expect((await appOfferings(first.appId)).updated_at).toBe(at(3).toISOString());
+    const switchesOnly = await createTestApp();
+    await putRemoteSwitches(switchesOnly.appId, SWITCHES, at(4));
+    expect(await appOfferings(switchesOnly.appId)).toMatchObject({
+      current_offering_id: null,
+      switches: SWITCHES,
+      updated_at: at(4).toISOString(),
+    });
+  });
+
   it("chosen by the user's segments and the request's platform, with the rule that chose", async () => {
     const app = await appShowing();
     await mergeProfileMaps(
