@@ -154,10 +154,8 @@ export async function chargeReportQuota(
   const current = (): LocalQuota => localQuotas.get(appId) ?? { state: local.state, unflushed: { ...NO_AMOUNTS } };
   for (let attempt = 0; attempt < 4; attempt++) {
     const plan = planQuotaCharge(seen ? withUnflushed(local, nowMs) : undefined, charge, limits, nowMs);
-    if (!plan.allowed) {
-      remember(appId, local);
-      return plan;
-    }
+    // Refused, nothing changes: what the instance knows is remembered already (or, unseen, it joins next time).
+    if (!plan.allowed) return plan;
     const pending = addAmounts(local.unflushed, charge);
     if (!planQuotaFlush(plan.writes, pending, limits, local.writtenAt, nowMs)) {
       remember(appId, { ...local, unflushed: pending });

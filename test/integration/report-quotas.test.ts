@@ -89,6 +89,14 @@ describe("an app's report quota", () => {
       bytes_used: 300,
       bytes_window_ends_at: NOW + 86_400_000,
     });
+    // An instance that refused an oversized report first, without a write, still joins the open windows.
+    const refusing = await instance();
+    expect(await refusing.chargeReportQuota(appId, { events: 101, bytes: 1 }, LIMITS, NOW + 20_000)).toMatchObject({
+      allowed: false,
+      counter: 'events',
+    });
+    expect(await refusing.chargeReportQuota(appId, { events: 1, bytes: 1 }, LIMITS, NOW + 20_000)).toBeUndefined();
+    expect(refusing.writes()).toBe(1);
     // The minute over: the join is refused by its condition, and the item it returns opens a new minute.
     const late = await instance();
     expect(await late.chargeReportQuota(appId, { events: 5, bytes: 50 }, LIMITS, NOW + 61_000)).toBeUndefined();
@@ -96,7 +104,7 @@ describe("an app's report quota", () => {
     expect(await quotaItem(appId)).toMatchObject({
       events_used: 5,
       events_window_ends_at: NOW + 121_000,
-      bytes_used: 350,
+      bytes_used: 351,
       bytes_window_ends_at: NOW + 86_400_000,
     });
   });
