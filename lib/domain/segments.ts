@@ -3,7 +3,7 @@
  * from activity and subscriptions, and the app's rule segments.
  */
 
-import { BUILT_IN_SEGMENTS, type Segment, type SegmentCondition } from '../schemas/segment.js';
+import { BUILT_IN_SEGMENTS, type BuiltInSegment, type Segment, type SegmentCondition } from '../schemas/segment.js';
 import type { SubscriptionStatus } from './subscription-state.js';
 
 export interface UserFacts {
@@ -19,9 +19,9 @@ export interface UserFacts {
 const DAY_MS = 86_400_000;
 const daysSince = (iso: string | null, now: Date) => (iso ? (now.getTime() - Date.parse(iso)) / DAY_MS : null);
 
-export function builtInSegments(facts: UserFacts, now: Date): string[] {
+export function builtInSegments(facts: UserFacts, now: Date): BuiltInSegment[] {
   // Why each built-in segment holds (docs/api.md lists the same definitions).
-  const holds: Record<(typeof BUILT_IN_SEGMENTS)[number], (facts: UserFacts, now: Date) => boolean> = {
+  const holds: Record<BuiltInSegment, (facts: UserFacts, now: Date) => boolean> = {
     /** First seen in the last 7 days. */
     new_user: (f, now) => (daysSince(f.first_seen, now) ?? Infinity) <= 7,
     /** Seen (any report) in the last 7 days. */
@@ -110,4 +110,16 @@ export function conditionHolds(condition: SegmentCondition, facts: UserFacts, no
 export function inSegment(segment: Segment, facts: UserFacts, now: Date): boolean {
   const check = (condition: SegmentCondition) => conditionHolds(condition, facts, now);
   return segment.match === 'any' ? segment.conditions.some(check) : segment.conditions.every(check);
+}
+
+/** The segments a user is in: the built-in ones, then the app's rule segments that hold, in the app's order. */
+export function segmentsOf(
+  facts: UserFacts,
+  ruleSegments: readonly Segment[],
+  now: Date,
+): { builtIn: BuiltInSegment[]; rules: Segment[] } {
+  return {
+    builtIn: builtInSegments(facts, now),
+    rules: ruleSegments.filter((segment) => inSegment(segment, facts, now)),
+  };
 }

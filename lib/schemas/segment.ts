@@ -53,6 +53,7 @@ export const BUILT_IN_SEGMENTS = [
   'churned',
   'never_subscribed',
 ] as const;
+export type BuiltInSegment = (typeof BUILT_IN_SEGMENTS)[number];
 
 export const segmentSchema = /* @__PURE__ */ define(() =>
   z

@@ -4,10 +4,11 @@ import { AppError } from '../core/errors.js';
 import { getAdsConfig, getSegments } from '../data/app-config.js';
 import { loadUserFacts } from '../data/user-facts.js';
 import { secretInPublicSetting } from '../domain/public-settings.js';
-import { builtInSegments, inSegment } from '../domain/segments.js';
+import { segmentsOf } from '../domain/segments.js';
 import type { AdsInfo, Attribution, SegmentInfo } from '../schemas/responses.js';
+import type { BuiltInSegment } from '../schemas/segment.js';
 
-const BUILT_IN_NAMES: Record<string, string> = {
+const BUILT_IN_NAMES: Record<BuiltInSegment, string> = {
   new_user: 'New user (first seen in the last 7 days)',
   active_7d: 'Active in the last 7 days',
   dormant_30d: 'Not seen for over 30 days',
@@ -20,13 +21,12 @@ const BUILT_IN_NAMES: Record<string, string> = {
 export async function segmentInfo(appId: string, userId: string, now = new Date()): Promise<SegmentInfo> {
   const [facts, segments] = await Promise.all([loadUserFacts(appId, userId), getSegments(appId)]);
   if (!facts) throw new AppError('USER_NOT_FOUND', `User ${userId} has never been seen by this app`);
+  const { builtIn, rules } = segmentsOf(facts, segments, now);
   return {
     user_id: userId,
     segments: [
-      ...builtInSegments(facts, now).map((id) => ({ id, name: BUILT_IN_NAMES[id]!, type: 'built_in' as const })),
-      ...segments
-        .filter((segment) => inSegment(segment, facts, now))
-        .map((segment) => ({ id: segment.id, name: segment.name, type: 'custom' as const })),
+      ...builtIn.map((id) => ({ id, name: BUILT_IN_NAMES[id], type: 'built_in' as const })),
+      ...rules.map((segment) => ({ id: segment.id, name: segment.name, type: 'custom' as const })),
     ],
   };
 }

@@ -11,7 +11,7 @@ import { readUserItems } from '../data/profiles.js';
 import { newestSubscriptionsOfUser } from '../data/subscription-queries.js';
 import { userFactsOf } from '../data/user-facts.js';
 import { shownTo } from '../domain/offering-choice.js';
-import { builtInSegments, inSegment } from '../domain/segments.js';
+import { segmentsOf } from '../domain/segments.js';
 import type { Platform } from '../schemas/common.js';
 import { MAX_CUSTOMER_SUBSCRIPTIONS } from '../schemas/entitlement.js';
 import type { AppOfferings, CustomerOfferings } from '../schemas/offering.js';
@@ -61,10 +61,8 @@ export async function offeringsForUser(
     newestSubscriptionsOfUser(appId, userId, MAX_CUSTOMER_SUBSCRIPTIONS),
   ]);
   const facts = userFactsOf(profile, subscriptions);
-  const segments = [
-    ...builtInSegments(facts, now),
-    ...settings.segments.filter((segment) => inSegment(segment, facts, now)).map((segment) => segment.id),
-  ];
+  const { builtIn, rules } = segmentsOf(facts, settings.segments, now);
+  const segments = [...builtIn, ...rules.map((segment) => segment.id)];
   const shown = shownTo(settings.offerings, settings.switches, { segments: new Set(segments), platform });
   return {
     user_id: userId,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UserFacts } from '../../lib/domain/segments.js';
-import { builtInSegments, conditionHolds, inSegment } from '../../lib/domain/segments.js';
+import { builtInSegments, conditionHolds, inSegment, segmentsOf } from '../../lib/domain/segments.js';
 import { type SegmentCondition, segmentCatalogueSchema, segmentSchema } from '../../lib/schemas/segment.js';
 
 const NOW = new Date('2026-06-30T00:00:00.000Z');
@@ -213,6 +213,27 @@ describe('rule segments', () => {
     ];
     expect(inSegment(segment(conditions, 'any'), facts(), NOW)).toBe(true);
     expect(inSegment(segment(conditions, 'all'), facts(), NOW)).toBe(false);
+  });
+
+  it("segmentsOf: the built-in segments, then the rule segments that hold, in the app's order", () => {
+    const german = segmentSchema.parse({
+      id: 'german',
+      name: 'German',
+      conditions: [{ field: 'attributes.country', op: 'eq', value: 'DE' }],
+    });
+    const french = segmentSchema.parse({
+      id: 'french',
+      name: 'French',
+      conditions: [{ field: 'attributes.country', op: 'eq', value: 'FR' }],
+    });
+    const gold = segmentSchema.parse({
+      id: 'gold',
+      name: 'Gold',
+      conditions: [{ field: 'custom_properties.plan_tier', op: 'eq', value: 'gold' }],
+    });
+    const { builtIn, rules } = segmentsOf(facts(), [gold, french, german], NOW);
+    expect(builtIn).toEqual(['active_7d', 'never_subscribed']);
+    expect(rules.map((s) => s.id)).toEqual(['gold', 'german']);
   });
 
   it('refuses unknown fields, operators without values, built-in ids and duplicates', () => {
