@@ -21,6 +21,7 @@ import {
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { config } from '../core/config.js';
+import { readThroughCache } from '../core/read-through-cache.js';
 import { credentialPlacement } from '../domain/credential-placement.js';
 import { define } from '../schemas/define.js';
 import { APP_STORE_ENVIRONMENTS, acceptsEnvironment } from '../stores/app-store.js';
@@ -135,21 +136,18 @@ async function putSecret(name: string, SecretString: string, Description: string
     if (!(error instanceof ResourceNotFoundException)) throw error;
     await secretsManager().send(new CreateSecretCommand({ Name: name, SecretString, Description }));
   }
-  cache.delete(name);
+  readSecret.forget(name);
 }
 
 /** Settings change rarely: a warm function reads each app's credentials once per this many ms. */
 const CACHE_MS = 5 * 60_000;
-const cache = new Map<string, { value: unknown; until: number }>();
-
-async function readSecret(name: string): Promise<Record<string, unknown> | undefined> {
-  const hit = cache.get(name);
-  if (hit && hit.until > Date.now()) return hit.value as Record<string, unknown> | undefined;
-  const secret = await getSecretString(name);
-  const value = secret ? (JSON.parse(secret) as Record<string, unknown>) : undefined;
-  if (config.inLambda) cache.set(name, { value, until: Date.now() + CACHE_MS });
-  return value;
-}
+const readSecret = readThroughCache(
+  async (name): Promise<Record<string, unknown> | undefined> => {
+    const secret = await getSecretString(name);
+    return secret ? (JSON.parse(secret) as Record<string, unknown>) : undefined;
+  },
+  () => (config.inLambda ? CACHE_MS : 0),
+);
 
 /**
  * The settings of the table item, with their credentials when asked (from Secrets Manager when

@@ -6,23 +6,15 @@
  * which a warm function keeps for ENTITLEMENTS_CACHE_TTL_SECONDS.
  */
 import { config } from '../core/config.js';
+import { readThroughCache } from '../core/read-through-cache.js';
 import { getEntitlements } from '../data/entitlements.js';
 import { readUserItems } from '../data/profiles.js';
 import { newestSubscriptionsOfUser } from '../data/subscription-queries.js';
 import { entitlementStates } from '../domain/entitlements.js';
-import { type CustomerInfo, type Entitlement, MAX_CUSTOMER_SUBSCRIPTIONS } from '../schemas/entitlement.js';
+import { type CustomerInfo, MAX_CUSTOMER_SUBSCRIPTIONS } from '../schemas/entitlement.js';
 import { toListItem } from './subscriptions.js';
 
-const definitionsCache = new Map<string, { entitlements: Entitlement[]; until: number }>();
-
-async function entitlementsOf(appId: string): Promise<Entitlement[]> {
-  const hit = definitionsCache.get(appId);
-  if (hit && hit.until > Date.now()) return hit.entitlements;
-  const entitlements = await getEntitlements(appId);
-  const ttlMs = config.entitlementsCacheTtlSeconds * 1000;
-  if (ttlMs > 0) definitionsCache.set(appId, { entitlements, until: Date.now() + ttlMs });
-  return entitlements;
-}
+const entitlementsOf = readThroughCache(getEntitlements, () => config.entitlementsCacheTtlSeconds * 1000);
 
 /** The customer info of a user; undefined for a user this app has never seen (no profile, no subscription). */
 export async function customerInfo(appId: string, userId: string, now = new Date()): Promise<CustomerInfo | undefined> {

@@ -6,7 +6,8 @@
  * parallel with the user's first.
  */
 import { config } from '../core/config.js';
-import { readShownSettings, type ShownSettings } from '../data/offerings.js';
+import { readThroughCache } from '../core/read-through-cache.js';
+import { readShownSettings } from '../data/offerings.js';
 import { readUserItems } from '../data/profiles.js';
 import { newestSubscriptionsOfUser } from '../data/subscription-queries.js';
 import { userFactsOf } from '../data/user-facts.js';
@@ -16,21 +17,7 @@ import type { Platform } from '../schemas/common.js';
 import { MAX_CUSTOMER_SUBSCRIPTIONS } from '../schemas/entitlement.js';
 import type { AppOfferings, CustomerOfferings } from '../schemas/offering.js';
 
-/** Apps whose settings a warm function keeps; a full cache starts over (bounded memory). */
-const MAX_CACHED_APPS = 1000;
-const settingsCache = new Map<string, { settings: ShownSettings; until: number }>();
-
-async function shownSettingsOf(appId: string): Promise<ShownSettings> {
-  const hit = settingsCache.get(appId);
-  if (hit && hit.until > Date.now()) return hit.settings;
-  const settings = await readShownSettings(appId);
-  const ttlMs = config.offeringsCacheTtlSeconds * 1000;
-  if (ttlMs > 0) {
-    if (settingsCache.size >= MAX_CACHED_APPS) settingsCache.clear();
-    settingsCache.set(appId, { settings, until: Date.now() + ttlMs });
-  }
-  return settings;
-}
+const shownSettingsOf = readThroughCache(readShownSettings, () => config.offeringsCacheTtlSeconds * 1000);
 
 /** The app's offerings, placements and switches as stored, read now (not from a warm function's copy). */
 export async function appOfferings(appId: string): Promise<AppOfferings> {
