@@ -9,7 +9,8 @@
  *   module: esbuild tree-shakes a namespace import, but a namespace re-exported from a module
  *   of ours would bring all of zod (and its 40 locales) back.
  * - zod's English messages: zod/mini starts without any ("Invalid input" for everything); this
- *   module sets them, as classic zod does on import, and every schema module imports it.
+ *   module sets them, as classic zod does on import, from lib/schemas/zod-messages.ts (zod's
+ *   locale for the formats we use: docs/decisions/zod-messages.md), and every schema module imports it.
  * - `export const x = /* @__PURE__ *\/ define(() => z.string().check(...))`: to esbuild a chained
  *   call such as `.check()` may have side effects, so every schema of a module would be built
  *   when a bundle imports the module, used or not. Built inside a call marked pure, a schema
@@ -17,10 +18,10 @@
  *   `@__NO_SIDE_EFFECTS__` on functions in another module.)
  */
 
-import { en } from 'zod/locales';
 import { config } from 'zod/mini';
+import { englishMessage } from './zod-messages.js';
 
-config(en());
+config({ localeError: englishMessage });
 
 /** Returns what `build` builds; see above for why schemas are built through it. */
 export function define<T>(build: () => T): T {
