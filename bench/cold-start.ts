@@ -494,11 +494,23 @@ try {
         extra: { screen_name: 'home' },
       })),
     })),
-    'functions/mobile/report-session.ts': mobile('ReportSessionV2', '/v2/sessions/report', (run) => ({
-      sessionId: `s-${run}`,
-      startTime: Date.now() - 60_000,
-      duration: 60,
-    })),
+    // The heavier of the function's two uses (issue #39): the DingYue SDK's launch also reads what the user is shown.
+    'functions/mobile/report-session.ts': {
+      ...mobile('DingYueReportSession', '/dingyue/sessions/report', () => ({
+        osVersion: 'iOS 17.5',
+        appVersion: '1.2.0',
+        device: 'iPhone15,2',
+        area: 'US',
+        language: 'en-US',
+        deviceInfo: { deviceCode: 'iPhone15,2', systemName: 'iOS' },
+      })),
+      // The SDK's refusals are 200s too: only its `ok` is a served launch.
+      check: (result) => {
+        ok(result);
+        if ((JSON.parse(result.body) as { status?: string }).status !== 'ok')
+          throw new Error(`answered ${result.body}`);
+      },
+    },
     'functions/mobile/report-order.ts': mobile('ReportOrderV2', '/v2/order/report', (run) => ({
       orderId: `order-${run}-${Date.now()}`,
       productId: 'premium_monthly',

@@ -688,6 +688,24 @@ try {
     `${'ReportEvents (1 event)'.padEnd(22)} ${String(one.read).padStart(5)} RRU ${String(one.write).padStart(5)} WRU  ${oneTime.ms.toFixed(1).padStart(6)} ms`,
   );
 
+  // Issue #39: the DingYue SDK's launch, its session written and what the user is shown read, in one request.
+  const dingyueRoute = ROUTES.find((r) => r.name === 'DingYueReportSession')!;
+  const dingyueLaunch = (): BenchRequest => ({
+    path: dingyueRoute.path,
+    headers: mobile,
+    body: { osVersion: 'iOS 17.5', appVersion: '1.2.0', device: 'iPhone15,2', area: 'US', language: 'en-US' },
+  });
+  await invokeOk(dingyueRoute, dingyueLaunch());
+  const dingyue = await measureRequest(dingyueRoute, dingyueLaunch());
+  const dingyueLaunchRead = {
+    read_units: dingyue.read,
+    write_units: dingyue.write,
+    operations: dingyue.result.commands.map(({ name }) => name.replace(/Command$/, '')),
+  };
+  console.log(
+    `${'DingYueReportSession'.padEnd(22)} ${String(dingyue.read).padStart(5)} RRU ${String(dingyue.write).padStart(5)} WRU  ${dingyueLaunchRead.operations.join(', ')}`,
+  );
+
   // What one status change costs downstream: the stream publisher, the bus, the webhook deliverer.
   const template = notifications[0];
   if (!template) throw new Error('no measured request changed a status: the notification path cannot be measured');
@@ -793,6 +811,7 @@ try {
       runs_per_handler: RUNS,
       event_batch: EVENT_BATCH,
       events_of_one: eventsOfOne,
+      dingyue_launch: dingyueLaunchRead,
       event_retention_days: config.eventRetentionDays,
       per_status_change: { ...perNotification, usd: round(perNotification.usd * 1e6, 3) },
       aggregator,
@@ -818,6 +837,12 @@ try {
       ]),
       ...subscriptionWriteBudgets(rows),
       ...launchReadBudgets(rows),
+      {
+        name: 'RRU per DingYue SDK launch (its session and what the user is shown; app settings cached)',
+        value: dingyueLaunchRead.read_units,
+        budget: `<= ${LAUNCH_READ_BUDGET}`,
+        pass: dingyueLaunchRead.read_units <= LAUNCH_READ_BUDGET,
+      },
       {
         name: 'routes priced (every route of lib/routes.ts)',
         value: rows.reduce((n, row) => n + row.routes.length, 0),

@@ -6,6 +6,7 @@
  * Only endpoints with a real handler are listed. Everything else about an endpoint (its schemas,
  * answers, error kinds, headers, user token) is the declaration its handler module exports.
  */
+import { DINGYUE_BASE } from './http/dingyue.js';
 import type { ApiName } from './http/envelopes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -89,7 +90,7 @@ const LIST: readonly TableAction[] = [...AUTH, 'Query', 'BatchGetItem'];
 /** Purchase verification reads the product, the purchase's owner and the transaction's binding in one BatchGetItem. */
 const VERIFY: readonly TableAction[] = [...AUTH, 'BatchGetItem', ...TRANSACT];
 
-export const ROUTES: readonly Route[] = [
+const SPEC_ROUTES: readonly Route[] = [
   {
     name: 'ListSubscriptions',
     api: 'subscriptions',
@@ -305,7 +306,8 @@ export const ROUTES: readonly Route[] = [
       method: 'POST',
       path: `${version}/sessions/report`,
       handler: 'functions/mobile/report-session.ts',
-      table: REPORT,
+      // Its DingYue call also reads what the app shows the user (as UserOfferings does).
+      table: [...REPORT, 'Query', 'BatchGetItem'],
     },
     ...(
       [
@@ -395,6 +397,34 @@ export const ROUTES: readonly Route[] = [
       ...(store === 'google_play' ? { storeSecrets: true } : {}),
     }),
   ),
+];
+
+/**
+ * The DingYue SDK's calls (its Classes/OpenAPIs/APIs/*.swift), each beside the handler of the spec
+ * route it mirrors: the same function, grants and surface as that route.
+ */
+const DINGYUE_CALLS: readonly (readonly [name: string, method: HttpMethod, path: string, handler: string])[] = [
+  ['DingYueReportSession', 'POST', '/sessions/report', 'report-session'],
+  ['DingYueVerifyFirstReceipt', 'POST', '/receipt/verify/first', 'receipt-verify-first'],
+  ['DingYueRecoverReceipt', 'POST', '/receipt/verify/recover', 'receipt-verify-recover'],
+  ['DingYueReportEvents', 'POST', '/users/report/events', 'report-events'],
+  ['DingYueReportTyped', 'POST', '/report/{type}', 'report-typed'],
+  ['DingYueUpdateUserAttributes', 'PUT', '/users/attribute/update', 'update-attributes'],
+  ['DingYueSetCustomProperties', 'POST', '/users/custom_properties/set', 'set-custom-properties'],
+  ['DingYueReportConversion', 'POST', '/conversion/report', 'report-conversion'],
+  ['DingYueReportAttribution', 'POST', '/attribution/report', 'report-attribution'],
+  ['DingYueReportSearchAds', 'POST', '/searchads/report', 'report-search-ads'],
+  ['DingYueSegmentInfo', 'GET', '/segment/info', 'segment-info'],
+  ['DingYueReportGlobalSwitch', 'POST', '/report/global_switch', 'report-global-switch'],
+];
+
+export const ROUTES: readonly Route[] = [
+  ...SPEC_ROUTES,
+  ...DINGYUE_CALLS.map(([name, method, path, module]): Route => {
+    const handler = `functions/mobile/${module}.ts`;
+    const mirrored = SPEC_ROUTES.find((route) => route.handler === handler)!;
+    return { ...mirrored, name, method, path: `${DINGYUE_BASE}${path}` };
+  }),
 ];
 
 /**

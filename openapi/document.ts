@@ -15,6 +15,7 @@ import {
   mobileRulesOf,
   type SubscriptionsDeclaration,
 } from '../lib/http/declaration.js';
+import { isDingYuePath } from '../lib/http/dingyue.js';
 import type { ApiName } from '../lib/http/envelopes.js';
 import { MOBILE_HEADER_RULES } from '../lib/http/mobile-headers.js';
 import { ROUTES, type Route } from '../lib/routes.js';
@@ -476,7 +477,8 @@ export async function buildDocument(): Promise<OpenApiDocument> {
 
   const sharedResponses = new Map<string, { name: string; response: Json }>();
   const paths: Record<string, Record<string, Json>> = {};
-  for (const route of ROUTES) {
+  // The DingYue SDK's dialect is that SDK's API, not ours: docs/sdk-dingyue.md describes it.
+  for (const route of ROUTES.filter((candidate) => !isDingYuePath(candidate.path))) {
     const declaration = declarations.get(route.name)!;
     const text = operationTextOf(route.name);
     if (!text) throw new Error(`openapi/operations.ts describes no operation for route ${route.name}`);

@@ -32,12 +32,23 @@ export const API_SURFACES: readonly ApiSurfaceLayout[] = [
   {
     id: 'MobileReportsApi',
     description: 'Mobile reporting API: the endpoints with V1 and V2 paths, and the rest of /users',
-    prefixes: [...['/users', '/sessions', '/order', '/conversion', '/report'].flatMap((path) => [path, `/v2${path}`])],
+    prefixes: [
+      ...['/users', '/sessions', '/order', '/conversion', '/report'].flatMap((path) => [path, `/v2${path}`]),
+      // The DingYue SDK's calls of these functions (lib/http/dingyue.ts).
+      ...['/users', '/sessions', '/conversion', '/report'].map((path) => `/dingyue${path}`),
+    ],
   },
   {
     id: 'MobileApi',
     description: 'Mobile reporting API: receipts, attribution, search ads, segments, ads info',
-    prefixes: ['/receipt', '/attribution', '/searchads', '/segment', '/adsinfo'],
+    prefixes: [
+      '/receipt',
+      '/attribution',
+      '/searchads',
+      '/segment',
+      '/adsinfo',
+      ...['/receipt', '/attribution', '/searchads', '/segment'].map((path) => `/dingyue${path}`),
+    ],
   },
   {
     id: 'OfferingsApi',

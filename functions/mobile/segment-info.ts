@@ -7,9 +7,16 @@ export const endpoint = {
   headers: 'identity',
   response: 'SegmentInfo',
   errors: ['USER_NOT_FOUND'],
+  dingyue: {},
 } satisfies MobileDeclaration;
 
-export const handler = mobileEndpoint(endpoint, async ({ caller }) => ({
-  message: 'Segments of the user',
-  data: await segmentInfo(caller.appId, caller.userId),
-}));
+export const handler = mobileEndpoint(
+  endpoint,
+  async ({ caller }) => ({
+    message: 'Segments of the user',
+    data: await segmentInfo(caller.appId, caller.userId),
+  }),
+  async ({ caller }) => ({
+    segmentList: (await segmentInfo(caller.appId, caller.userId)).segments.map((segment) => segment.id),
+  }),
+);

@@ -1,4 +1,5 @@
 import { AppError } from '../../lib/core/errors.js';
+import { conditionalResponse } from '../../lib/http/conditional.js';
 import type { SubscriptionsDeclaration } from '../../lib/http/declaration.js';
 import { subscriptionsEndpoint } from '../../lib/http/endpoint.js';
 import { customerParams } from '../../lib/schemas/entitlement.js';
@@ -7,7 +8,7 @@ import { customerInfo } from '../../lib/services/customer-info.js';
 /** GET /v1/customers/{user_id}: the user's entitlements and subscriptions; ETag, 304 to a matching If-None-Match. */
 export const endpoint = {
   params: customerParams,
-  conditional: true,
+  conditional: conditionalResponse,
   response: 'CustomerInfo',
   errors: ['CUSTOMER_NOT_FOUND'],
 } satisfies SubscriptionsDeclaration;

@@ -134,6 +134,8 @@ export async function storeSession(
   userId: string,
   session: ReportedSession,
   now: Date,
+  /** Profile fields the session sets too (the DingYue SDK's device). */
+  profileSet: Record<string, unknown> = {},
 ): Promise<{ counted: boolean }> {
   const counted = await putOnce(
     {
@@ -146,7 +148,7 @@ export async function storeSession(
       received_at: now.toISOString(),
       ttl: expiry(now),
     },
-    profileUpdate(context.appId, userId, now, { add: { total_sessions: 1 } }),
+    profileUpdate(context.appId, userId, now, { add: { total_sessions: 1 }, set: profileSet }),
   );
   // A repeated report still means the user was active.
   if (!counted) await touchProfile(context.appId, userId, now);

@@ -39,9 +39,16 @@ export function uuidV5(name: string, namespace: string): string {
 export const appAccountTokenFor = (appId: string, userId: string): string =>
   uuidV5(`${appId}:${userId}`, APP_ACCOUNT_TOKEN_NAMESPACE);
 
+/** Whether a token is a version-5 UUID, as every token of ours is. */
+const isOurs = (token: string): boolean => isUuid(token) && token.charAt(14) === '5';
+
 /**
- * Whether a purchase whose transactions carry `token` (null: none) may be bound to this user.
+ * Whether a purchase whose transactions carry `token` (null: none) may be bound to this user: a
+ * token of ours (version 5) only to its user. Any other token is not an account of ours and binds
+ * nothing: the purchase is owned as one without a token (first verified, then the restore policy).
+ * The DingYue SDK makes every purchase for its device id (StoreKit's applicationUsername, a random,
+ * version-4 UUID), which a restore on the user's next device must be able to move.
  * Tokens are compared as UUIDs, whatever their letter case (Swift's UUID prints upper case).
  */
 export const accountTokenAllows = (token: string | null, appId: string, userId: string): boolean =>
-  token === null || token.toLowerCase() === appAccountTokenFor(appId, userId);
+  token === null || !isOurs(token) || token.toLowerCase() === appAccountTokenFor(appId, userId);

@@ -23,6 +23,8 @@ export function noneMatchHits(ifNoneMatch: string | undefined, etag: string): bo
  * The 200 with its ETag, or a 304 with the ETag and no body when the client holds this body.
  * `private, no-cache`: a shared cache must not keep one user's answer, and a client revalidates each time.
  */
+export type ConditionalAnswer = typeof conditionalResponse;
+
 export function conditionalResponse(
   response: APIGatewayProxyResult,
   ifNoneMatch: string | undefined,

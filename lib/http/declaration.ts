@@ -9,6 +9,7 @@
 import type * as z from 'zod/mini';
 import type { ErrorKind } from '../core/errors.js';
 import type { DocumentedBodyName, ResponseName } from '../schemas/documented.js';
+import type { ConditionalAnswer } from './conditional.js';
 import type { MobileHeaderRule } from './mobile-headers.js';
 
 /** The part of a request every API's endpoints declare alike. */
@@ -18,8 +19,11 @@ export interface RequestDeclaration {
   body?: z.ZodMiniType;
   /** A path parameter that fails its schema names a resource that cannot exist: this 404. */
   paramsNotFound?: ErrorKind;
-  /** Answers an ETag, and 304 to a matching If-None-Match (lib/http/conditional.ts). */
-  conditional?: boolean;
+  /**
+   * Answers an ETag, and 304 to a matching If-None-Match: `conditionalResponse` of
+   * lib/http/conditional.ts, named here so that only the bundles of such endpoints carry it.
+   */
+  conditional?: ConditionalAnswer;
   /** What a success answers under `data` (lib/schemas/documented.ts RESPONSES); none: no `data`. */
   response?: ResponseName;
   /** Error kinds this endpoint answers besides those every endpoint of its API can (openapi/document.ts). */
@@ -45,6 +49,12 @@ export interface MobileDeclaration extends RequestDeclaration {
    * tokens refuses it without a valid X-USER-TOKEN; default true (fail closed).
    */
   actsOnUser?: boolean;
+  /**
+   * Its call in the DingYue SDK's dialect, under /dingyue (lib/routes.ts): the request body as the
+   * SDK builds it, and the headers it must carry (default: the `dingyue` rule, what the SDK sends). Its handler then
+   * passes a third argument to the wrapper, which answers the SDK's envelope (lib/http/dingyue.ts).
+   */
+  dingyue?: { body?: z.ZodMiniType; headers?: MobileHeaderRule };
 }
 
 /**

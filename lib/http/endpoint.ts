@@ -23,7 +23,6 @@ import {
   countMobileRequest,
   requireUserToken,
 } from './auth.js';
-import { conditionalResponse } from './conditional.js';
 import { corsHeaders } from './cors.js';
 import {
   type MobileDeclaration,
@@ -31,6 +30,7 @@ import {
   type RequestDeclaration,
   type SubscriptionsDeclaration,
 } from './declaration.js';
+import { type DingYueAnswer, dingyueErrorResponse, dingyueSuccess, isDingYuePath } from './dingyue.js';
 import { type ApiName, errorResponse, jsonResponse } from './envelopes.js';
 import { lowerCaseHeaders } from './header-case.js';
 import { readMobileHeaders } from './mobile-headers.js';
@@ -117,7 +117,10 @@ function envelopeMiddleware(api: ApiName): MiddlewareObj<APIGatewayProxyEvent, A
         });
       }
       logger.removeKeys(['request_id', 'route']);
-      request.response = errorResponse(api, appError, requestId);
+      request.response =
+        api === 'mobile' && isDingYuePath(request.event.resource)
+          ? dingyueErrorResponse(appError, requestId)
+          : errorResponse(api, appError, requestId);
     },
   };
 }
@@ -156,7 +159,12 @@ function readBody(event: APIGatewayProxyEvent, api: ApiName): unknown {
   return parseJsonBody(event.body, event.isBase64Encoded);
 }
 
-function parseRequest<D extends RequestDeclaration>(endpoint: D, event: APIGatewayProxyEvent, api: ApiName) {
+function parseRequest<D extends RequestDeclaration>(
+  endpoint: D,
+  event: APIGatewayProxyEvent,
+  api: ApiName,
+  bodySchema = endpoint.body,
+) {
   let params: unknown;
   if (endpoint.params) {
     try {
@@ -173,7 +181,7 @@ function parseRequest<D extends RequestDeclaration>(endpoint: D, event: APIGatew
   }
   const rawBody = readBody(event, api);
   // A body is validated even when absent, so a schema with required fields rejects an empty request.
-  const body = endpoint.body ? parsePart('body', endpoint.body, rawBody ?? {}) : undefined;
+  const body = bodySchema ? parsePart('body', bodySchema, rawBody ?? {}) : undefined;
   return { params, query, body } as Pick<EndpointRequest<D>, 'params' | 'query' | 'body'>;
 }
 
@@ -227,7 +235,7 @@ export function subscriptionsEndpoint<D extends SubscriptionsDeclaration>(
       ...reply.headers,
       'X-Request-Id': requestId,
     });
-    return endpoint.conditional ? conditionalResponse(response, event.headers['if-none-match']) : response;
+    return endpoint.conditional ? endpoint.conditional(response, event.headers['if-none-match']) : response;
   });
 }
 
@@ -238,46 +246,75 @@ export interface MobileReply<D extends MobileDeclaration = MobileDeclaration> {
 }
 
 /**
- * An endpoint of the mobile reporting API: the sdk key in X-API-KEY (absent: 401
- * MISSING_REQUIRED_HEADER; unknown or revoked: 401 INVALID_API_KEY), the declared header rule,
- * X-APP-ID must be the key's app (403), a signed X-USER-TOKEN when the endpoint acts on the user
- * and the app requires one (401), then the request counted against its user's rate limit (429),
- * and `{status, message, data?}` bodies. What is refused before the count carries
- * RateLimit-Policy alone; from the count on, the user's RateLimit fields too.
+ * An endpoint of the mobile reporting API: the caller authenticated (authenticateMobile) and
+ * `{status, message, data?}` bodies. Under /dingyue, the same caller checks with the SDK's header
+ * rule, the SDK's body, the handler's DingYue call and the SDK's envelope (lib/http/dingyue.ts).
  */
 export function mobileEndpoint<D extends MobileDeclaration>(
   endpoint: D,
   run: (request: EndpointRequest<D, MobileCaller>) => Promise<MobileReply<D>>,
+  ...dingyue: D extends { dingyue: object } ? [DingYueRun<D>] : []
 ) {
   const rules = mobileRulesOf(endpoint);
+  const dingyueRules = { ...rules, headers: endpoint.dingyue?.headers ?? 'dingyue' };
   return buildEndpoint('mobile', async (event, requestId, responseHeaders) => {
-    const apiKey = event.headers['x-api-key']?.trim();
-    if (!apiKey) throw new AppError('API_KEY_MISSING', 'Missing required header X-API-KEY');
-    const { caller: key, userTokenSecret, headers: policy } = await authenticateSdkKey(apiKey);
-    Object.assign(responseHeaders, policy);
-    const identity = readMobileHeaders(event.headers, rules.headers, event.body !== null && event.body !== '');
-    if (identity.appIdHeader !== key.appId) throw new AppError('FORBIDDEN', 'X-APP-ID is not the app of this API key');
-    const userProven = userTokenSecret !== undefined && rules.actsOnUser;
-    if (userProven) {
-      requireUserToken(event.headers['x-user-token'], {
-        secret: userTokenSecret,
-        appId: key.appId,
-        userId: identity.userId,
-      });
+    const inDingYue = isDingYuePath(event.resource);
+    const caller = await authenticateMobile(event, inDingYue ? dingyueRules : rules, responseHeaders);
+    if (inDingYue) {
+      const answer = await (dingyue[0] as DingYueRun<D>)({
+        caller,
+        requestId,
+        ...parseRequest(endpoint, event, 'mobile', endpoint.dingyue?.body),
+      } as EndpointRequest<DingYueRequestOf<D>, MobileCaller>);
+      return dingyueSuccess(answer, { 'X-Request-Id': requestId });
     }
-    // Counted only once the user is known and, where required, proven: a request naming another
-    // user without that user's token cannot spend their limit.
-    Object.assign(responseHeaders, await countMobileRequest(key, identity.userId));
-    const reply = await run({
-      caller: { ...key, ...identity, userProven },
-      requestId,
-      ...parseRequest(endpoint, event, 'mobile'),
-    });
+    const reply = await run({ caller, requestId, ...parseRequest(endpoint, event, 'mobile') });
     // Without data the body has no `data` key: JSON leaves an undefined member out.
     const body = { status: 'success', message: reply.message ?? 'OK', data: reply.data };
     const response = jsonResponse(200, body, { 'X-Request-Id': requestId });
-    return endpoint.conditional ? conditionalResponse(response, event.headers['if-none-match']) : response;
+    return endpoint.conditional ? endpoint.conditional(response, event.headers['if-none-match']) : response;
   });
+}
+
+/** A mobile endpoint's request as its DingYue call is parsed: the SDK's body in place of the spec's. */
+type DingYueRequestOf<D extends MobileDeclaration> = Omit<D, 'body'> &
+  (D extends { dingyue: { body: infer S extends z.ZodMiniType } } ? { body: S } : { body?: undefined });
+
+/** The handler of a mobile endpoint's DingYue call: what it answers beside `status: "ok"`. */
+export type DingYueRun<D extends MobileDeclaration> = (
+  request: EndpointRequest<DingYueRequestOf<D>, MobileCaller>,
+) => Promise<DingYueAnswer>;
+
+/**
+ * The sdk key in X-API-KEY (absent: 401 MISSING_REQUIRED_HEADER; unknown or revoked: 401
+ * INVALID_API_KEY), the header rule, X-APP-ID the key's app (403), a signed X-USER-TOKEN when the
+ * endpoint acts on the user and the app requires one (401), then the request counted against its
+ * user's rate limit (429). What is refused before the count carries RateLimit-Policy alone; from
+ * the count on, the user's RateLimit fields too.
+ */
+async function authenticateMobile(
+  event: APIGatewayProxyEvent,
+  rules: ReturnType<typeof mobileRulesOf>,
+  responseHeaders: Record<string, string>,
+): Promise<MobileCaller> {
+  const apiKey = event.headers['x-api-key']?.trim();
+  if (!apiKey) throw new AppError('API_KEY_MISSING', 'Missing required header X-API-KEY');
+  const { caller: key, userTokenSecret, headers: policy } = await authenticateSdkKey(apiKey);
+  Object.assign(responseHeaders, policy);
+  const identity = readMobileHeaders(event.headers, rules.headers, event.body !== null && event.body !== '');
+  if (identity.appIdHeader !== key.appId) throw new AppError('FORBIDDEN', 'X-APP-ID is not the app of this API key');
+  const userProven = userTokenSecret !== undefined && rules.actsOnUser;
+  if (userProven) {
+    requireUserToken(event.headers['x-user-token'], {
+      secret: userTokenSecret,
+      appId: key.appId,
+      userId: identity.userId,
+    });
+  }
+  // Counted only once the user is known and, where required, proven: a request naming another
+  // user without that user's token cannot spend their limit.
+  Object.assign(responseHeaders, await countMobileRequest(key, identity.userId));
+  return { ...key, ...identity, userProven };
 }
 
 export interface NotificationRequest {

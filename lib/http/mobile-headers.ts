@@ -16,6 +16,11 @@ export const MOBILE_HEADER_RULES = {
   common: ['X-USER-ID', 'User-Agent', 'X-APP-ID', 'X-PLATFORM', 'X-VERSION', 'Accept'],
   /** The spec's segment-info example sends only these (besides X-API-KEY). */
   identity: ['X-USER-ID', 'X-APP-ID'],
+  /**
+   * What the DingYue SDK sets on every call (its OpenAPIs/APIs/*.swift builders): no User-Agent
+   * (it never sends the one it is given) and no Accept of its own.
+   */
+  dingyue: ['X-USER-ID', 'X-APP-ID', 'X-PLATFORM', 'X-VERSION'],
 } as const;
 export type MobileHeaderRule = keyof typeof MOBILE_HEADER_RULES;
 

@@ -9,13 +9,14 @@ import { config } from '../core/config.js';
 import { readThroughCache } from '../core/read-through-cache.js';
 import { readShownSettings } from '../data/offerings.js';
 import { readUserItems } from '../data/profiles.js';
+import type { SubscriptionRecord } from '../data/subscription-items.js';
 import { newestSubscriptionsOfUser } from '../data/subscription-queries.js';
 import { userFactsOf } from '../data/user-facts.js';
 import { shownTo } from '../domain/offering-choice.js';
 import { segmentsOf } from '../domain/segments.js';
 import type { Platform } from '../schemas/common.js';
 import { MAX_CUSTOMER_SUBSCRIPTIONS } from '../schemas/entitlement.js';
-import type { AppOfferings, CustomerOfferings } from '../schemas/offering.js';
+import type { AppOfferings, CustomerOfferings, RemoteSwitch } from '../schemas/offering.js';
 
 const shownSettingsOf = readThroughCache(readShownSettings, () => config.offeringsCacheTtlSeconds * 1000);
 
@@ -31,17 +32,24 @@ export async function appOfferings(appId: string): Promise<AppOfferings> {
   };
 }
 
+/** What a launch reads about one user: what they are shown, the app's switches as set, and their newest subscriptions. */
+export interface LaunchView {
+  shown: CustomerOfferings;
+  switches: RemoteSwitch[];
+  subscriptions: SubscriptionRecord[];
+}
+
 /**
  * What the user is shown on `platform` (the request's; undefined: rules naming a platform do not
  * match), with the segments it was decided on. A user the app has never seen is shown what a new
  * user would be (the launch of a fresh install asks before anything is reported).
  */
-export async function offeringsForUser(
+export async function launchViewOf(
   appId: string,
   userId: string,
   platform: Platform | undefined,
   now = new Date(),
-): Promise<CustomerOfferings> {
+): Promise<LaunchView> {
   const [settings, { profile }, subscriptions] = await Promise.all([
     shownSettingsOf(appId),
     readUserItems(appId, userId),
@@ -50,14 +58,28 @@ export async function offeringsForUser(
   const facts = userFactsOf(profile, subscriptions);
   const { builtIn, rules } = segmentsOf(facts, settings.segments, now);
   const segments = [...builtIn, ...rules.map((segment) => segment.id)];
-  const shown = shownTo(settings.offerings, settings.switches, { segments: new Set(segments), platform });
+  const chosen = shownTo(settings.offerings, settings.switches, { segments: new Set(segments), platform });
   return {
-    user_id: userId,
-    platform: platform ?? null,
-    segments,
-    current_offering_id: shown.current_offering_id,
-    offerings: settings.offerings?.offerings ?? [],
-    placements: shown.placements,
-    switches: shown.switches,
+    shown: {
+      user_id: userId,
+      platform: platform ?? null,
+      segments,
+      current_offering_id: chosen.current_offering_id,
+      offerings: settings.offerings?.offerings ?? [],
+      placements: chosen.placements,
+      switches: chosen.switches,
+    },
+    switches: settings.switches,
+    subscriptions,
   };
+}
+
+/** What the user is shown (launchViewOf), as both APIs answer it. */
+export async function offeringsForUser(
+  appId: string,
+  userId: string,
+  platform: Platform | undefined,
+  now = new Date(),
+): Promise<CustomerOfferings> {
+  return (await launchViewOf(appId, userId, platform, now)).shown;
 }

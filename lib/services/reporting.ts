@@ -63,13 +63,20 @@ export async function reportEvents(caller: MobileCaller, events: unknown): Promi
   return { accepted: normalized.length };
 }
 
-export async function reportSession(caller: MobileCaller, body: ReportSessionBody): Promise<{ counted: boolean }> {
-  await chargeQuota(caller, { bytes: jsonBytes(body) });
+/** `profileSet`: profile fields the session sets too (the DingYue SDK's device), counted in the report's bytes. */
+export async function reportSession(
+  caller: MobileCaller,
+  body: ReportSessionBody,
+  profileSet: Record<string, unknown> = {},
+): Promise<{ counted: boolean }> {
+  const extra = Object.keys(profileSet).length > 0 ? jsonBytes(profileSet) : 0;
+  await chargeQuota(caller, { bytes: jsonBytes(body) + extra });
   return storeSession(
     contextOf(caller),
     caller.userId,
     { sessionId: body.sessionId, startTime: epochMillis(body.startTime), duration: body.duration },
     new Date(),
+    profileSet,
   );
 }
 
@@ -78,13 +85,19 @@ export async function reportOrder(caller: MobileCaller, body: ReportOrderBody): 
   return storeOrder(contextOf(caller), caller.userId, body, new Date());
 }
 
-export async function reportConversion(caller: MobileCaller, body: ReportConversionBody): Promise<void> {
-  await chargeQuota(caller, { bytes: jsonBytes(body) });
+/** `coarseValue`: SKAdNetwork's coarse conversion value, which the DingYue SDK reports beside the value. */
+export async function reportConversion(
+  caller: MobileCaller,
+  body: ReportConversionBody,
+  coarseValue?: string,
+): Promise<void> {
+  const report = coarseValue === undefined ? body : { ...body, coarseValue };
+  await chargeQuota(caller, { bytes: jsonBytes(report) });
   await appendReport(
     contextOf(caller),
     caller.userId,
     'conversion',
-    body,
+    report,
     { add: { conversion_count: 1 } },
     new Date(),
   );

@@ -15,7 +15,7 @@
  */
 
 import { AppError } from '../core/errors.js';
-import type { AppRecord } from '../data/apps.js';
+import type { AppRecord, RestorePolicy } from '../data/apps.js';
 import {
   bindOwnerPart,
   getTransactionBinding,
@@ -178,6 +178,8 @@ export interface VerifyOptions {
   expectedProductId?: string | undefined;
   /** A restore (mobile verify/recover): with the app's `transfer` policy another user's purchase moves to this user. */
   restore?: boolean;
+  /** The restore policy of an app that set none (default `block`): the DingYue dialect's is `transfer`. */
+  unsetRestorePolicy?: RestorePolicy;
 }
 
 /**
@@ -247,7 +249,7 @@ export async function verifyPurchase(
     platform: body.platform,
     transactionId: body.transaction_id,
     expectedProductId: options.expectedProductId,
-    transfers: options.restore === true && app.restore_policy === 'transfer',
+    transfers: options.restore === true && (app.restore_policy ?? options.unsetRestorePolicy) === 'transfer',
   };
   // A transaction refused for what it is costs no further read.
   const refused = screenTransaction(transaction, claim);

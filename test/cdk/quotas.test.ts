@@ -102,10 +102,13 @@ function measures(assembly: Assembly): Measure[] {
   return [...perStack, ...roles, ...managed, ...environments, ...resourcePolicies, apiResources];
 }
 
-/** The measures past QUOTA_MARGIN of their quota, one line each, with the source to read. */
-const overMargin = (all: Measure[]) =>
+/**
+ * The measures past QUOTA_MARGIN of their quota, one line each, with the source to read; with
+ * `grown`, a quota AWS raises on request is held to its limit instead.
+ */
+const overMargin = (all: Measure[], grown = false) =>
   all
-    .filter(([, measured, quota]) => measured > quota.limit * QUOTA_MARGIN)
+    .filter(([, measured, quota]) => measured > quota.limit * (grown && quota.raisable ? 1 : QUOTA_MARGIN))
     .map(([what, measured, quota]) => `${what}: ${measured} of ${quota.limit} (${quota.what}; ${quota.source})`);
 
 describe.each([
@@ -125,7 +128,8 @@ describe.each([
     const resources = assembly.merged.toJSON().Resources as Record<string, Resource>;
     const count = (type: string, where: (r: Resource) => boolean = () => true) =>
       Object.values(resources).filter((r) => r.Type === type && where(r)).length;
-    expect(routes).toHaveLength(ROUTES.length * factor);
+    const dingyue = ROUTES.filter((route) => route.path.startsWith('/dingyue/')).length;
+    expect(routes).toHaveLength((ROUTES.length - dingyue) * factor + dingyue);
     expect(count('AWS::ApiGateway::Method', (m) => m.Properties!.Integration?.Type === 'AWS_PROXY')).toBe(
       routes.length,
     );
@@ -144,7 +148,7 @@ describe.each([
         all.some(([what]) => what.endsWith(kind)),
         kind,
       ).toBe(true);
-    expect(overMargin(all)).toEqual([]);
+    expect(overMargin(all, factor > 1)).toEqual([]);
   });
 
   it("keeps the WAF rule's pattern of the store notification routes within its quota", () => {

@@ -867,6 +867,8 @@ describe('store credentials in the stack', () => {
       (route) => `${route.method} ${route.path}`,
     );
     expect(verifying.sort()).toEqual([
+      'POST /dingyue/receipt/verify/first',
+      'POST /dingyue/receipt/verify/recover',
       'POST /notifications/google-play/{app_id}',
       'POST /receipt/verify/first',
       'POST /receipt/verify/recover',
@@ -874,7 +876,10 @@ describe('store credentials in the stack', () => {
     ]);
     // The sweeper asks the store before it expires a subscription the store may have renewed.
     const sweeper = 'every minute: expiries and pause ends that are due';
-    expect(readers.map(([, r]) => r.Properties.Description).sort()).toEqual([...verifying, sweeper].sort());
+    // A function's description lists the routes it serves (a DingYue call's, beside the route it mirrors).
+    const served = readers.flatMap(([, r]) => String(r.Properties.Description).split(', '));
+    expect(served.sort()).toEqual([...verifying, sweeper].sort());
+    expect(readers).toHaveLength(5);
     for (const [id, fn] of readers) {
       expect(actionsOf(id).filter((a) => a.startsWith('secretsmanager:'))).toEqual(['secretsmanager:GetSecretValue']);
       expect(fn.Properties.Environment.Variables.STORE_SECRETS_PREFIX).toBe('subscription-backend/Test/');
@@ -1291,7 +1296,13 @@ describe('what the stack lets callers make it spend', () => {
       'GooglePlayNotification',
       'TestStoreNotification',
     ]);
-    expect(kinds.get('store_calls')).toEqual(['VerifyPurchase', 'VerifyFirstReceipt', 'RecoverReceipt']);
+    expect(kinds.get('store_calls')).toEqual([
+      'VerifyPurchase',
+      'VerifyFirstReceipt',
+      'RecoverReceipt',
+      'DingYueVerifyFirstReceipt',
+      'DingYueRecoverReceipt',
+    ]);
     expect(ROUTE_THROTTLE_DEFAULTS).toEqual({
       notifications: { rate: 200, burst: 400 },
       store_calls: { rate: 20, burst: 40 },

@@ -10,5 +10,5 @@ vi.hoisted(() => {
 
 import { fuzzEveryRouteOf } from '../support/hostile-endpoints.js';
 
-// 21 routes x 50 cases: the two files together stay near a minute on two busy cores (FUZZ_RUNS=200 for a longer run).
+// 37 routes x 50 cases: the two files together stay near a minute on two busy cores (FUZZ_RUNS=200 for a longer run).
 fuzzEveryRouteOf('mobile', 50);

@@ -200,6 +200,16 @@ function expectMobileError(res: HttpResult, status: number, code: string): void 
   });
 }
 
+/** A refusal in the DingYue SDK's envelope (routes under /dingyue): a 200 `fail` unless the status is kept. */
+function expectDingYueFail(res: HttpResult, status: number, code: string): void {
+  expect({ status: res.status, body: res.body }).toEqual({
+    status,
+    body: { status: 'fail', code, errmsg: expect.any(String) },
+  });
+}
+
+const inDingYue = (route: Route) => route.path.startsWith('/dingyue/');
+
 // ---------------------------------------------------------------------------------------------
 // The two apps
 // ---------------------------------------------------------------------------------------------
@@ -289,8 +299,10 @@ async function setUpAppA(): Promise<void> {
       },
     ],
   });
+  // A boolean one too: the DingYue SDK's launch answers the boolean switches.
   await putRemoteSwitches(a.appId, [
     { key: 'a_switch', type: 'string', description: '', value: 'a-switch-value', rules: [] },
+    { key: 'a_flag', type: 'boolean', description: 'A flag', value: true, rules: [] },
   ]);
   await putEntitlements(a.appId, [
     { id: 'a_pro', name: 'A Pro', products: ['premium_monthly', 'pro_yearly', A_ONLY.id] },
@@ -494,17 +506,19 @@ function mobileWriteCase(
   what: string,
   sample: MobileSample,
   check?: (res: HttpResult) => void,
+  dialect: 'spec' | 'dingyue' = 'spec',
 ): IsolationCase {
+  const through = dialect === 'dingyue' ? ' through the DingYue SDK' : '';
   return {
-    does: `app B's sdk key cannot ${what} into app A (403), and A's user ids under B's X-APP-ID land only in B's partitions`,
+    does: `app B's sdk key cannot ${what} into app A${through} (403), and A's user ids under B's X-APP-ID land only in B's partitions`,
     run: async () => {
-      expectMobileError(
+      (dialect === 'dingyue' ? expectDingYueFail : expectMobileError)(
         await call(name, { ...sample, headers: mobileHeaders(b, A_BUYER, { 'x-app-id': a.appId }) }),
         403,
         'FORBIDDEN',
       );
       const own = await ok(call(name, { ...sample, headers: mobileHeaders(b, A_BUYER) }));
-      expect(own.body.status).toBe('success');
+      expect(own.body.status).toBe(dialect === 'dingyue' ? 'ok' : 'success');
       check?.(own);
       // Event batches record the user's activity on an item of its own next to the profile.
       const known =
@@ -541,6 +555,42 @@ function mobileReceiptCase(name: string, bodyOf: (receipt: string) => Record<str
       }
       // A's purchase is still A_BUYER's: another user of A is refused it.
       const stolen = await call(name, { body, headers: mobileHeaders(a, 'a-thief') });
+      expectMobileError(stolen, 400, 'RECEIPT_ALREADY_USED');
+    },
+  };
+}
+
+/** mobileWriteCase for a DingYue SDK call: the same probes, in that SDK's envelope. */
+const dingyueWriteCase = (name: string, what: string, sample: MobileSample, check?: (res: HttpResult) => void) =>
+  mobileWriteCase(name, what, sample, check, 'dingyue');
+
+/** mobileReceiptCase for a DingYue SDK call: A's receipts in B's hands are a 200 `fail`, A's purchase stays A_BUYER's. */
+function dingyueReceiptCase(name: string, bodyOf: (receipt: string) => Record<string, unknown>): IsolationCase {
+  return {
+    does: `app B's sdk key cannot claim app A's purchases through the DingYue SDK: 403 naming A, "fail" INVALID_RECEIPT in B, A's ownership unchanged`,
+    run: async () => {
+      expectDingYueFail(
+        await call(name, {
+          body: bodyOf(aVerifiedReceipt.receipt_data),
+          headers: mobileHeaders(b, A_BUYER, { 'x-app-id': a.appId }),
+        }),
+        403,
+        'FORBIDDEN',
+      );
+      for (const receipt of [aVerifiedReceipt, aUnusedReceipt]) {
+        for (const user of [A_BUYER, B_USER]) {
+          expectDingYueFail(
+            await call(name, { body: bodyOf(receipt.receipt_data), headers: mobileHeaders(b, user) }),
+            200,
+            'INVALID_RECEIPT',
+          );
+        }
+      }
+      // A's purchase is still A_BUYER's: another user of A is refused it (by the spec's call, which moves nothing).
+      const stolen = await call('VerifyFirstReceipt', {
+        body: { receipt: aVerifiedReceipt.receipt_data, productId: 'premium_monthly' },
+        headers: mobileHeaders(a, 'a-thief'),
+      });
       expectMobileError(stolen, 400, 'RECEIPT_ALREADY_USED');
     },
   };
@@ -628,11 +678,86 @@ const notificationCases: Record<string, IsolationCase> = {
   },
 };
 
+/** The DingYue SDK's calls (lib/routes.ts DINGYUE_CALLS), each beside the case of the route it mirrors. */
+const DINGYUE_CASES: Record<string, IsolationCase> = {
+  // A_BUYER holds A's purchase and A has a boolean switch: B's launch of the same user id answers neither.
+  DingYueReportSession: dingyueWriteCase(
+    'DingYueReportSession',
+    'report a launch',
+    { body: { osVersion: 'iOS 17.5', device: 'b-phone', language: 'fr-FR' } },
+    (res) => {
+      expect(res.body.switchItems).toEqual([{ variableName: 'b_switch', variableValue: true }]);
+      expect(res.body.globalSwitchItems.map((entry: { varName: string }) => entry.varName)).toEqual(['b_switch']);
+      for (const ofA of ['a_flag', 'a_switch', A_ONLY.id, aVerifiedReceipt.transaction_id])
+        expect(JSON.stringify(res.body)).not.toContain(ofA);
+    },
+  ),
+  DingYueVerifyFirstReceipt: dingyueReceiptCase('DingYueVerifyFirstReceipt', (appleReceipt) => ({
+    appleReceipt,
+    platformProductId: 'premium_monthly',
+    price: '9.99',
+    currencyCode: 'USD',
+    countryCode: 'US',
+  })),
+  DingYueRecoverReceipt: dingyueReceiptCase('DingYueRecoverReceipt', (appleReceipt) => ({ appleReceipt })),
+  DingYueReportEvents: dingyueWriteCase('DingYueReportEvents', 'report events', {
+    body: { events: [{ name: 'ENTER_PAYWALL', extra: '2.0', user: 'b-paywall', sessionId: A_SESSIONS[0] }] },
+  }),
+  DingYueReportTyped: dingyueWriteCase('DingYueReportTyped', 'report a device token', {
+    params: { type: 'device_token' },
+    body: 'b-device-token',
+  }),
+  DingYueUpdateUserAttributes: dingyueWriteCase('DingYueUpdateUserAttributes', 'update user attributes', {
+    body: [
+      { key: 'language', value: 'fr', type: 'string' },
+      { key: 'uniqueUser.extraData.userPurchasedSources', value: 'b_source', type: 'string' },
+    ],
+  }),
+  DingYueSetCustomProperties: dingyueWriteCase('DingYueSetCustomProperties', 'set custom properties', {
+    body: { plan_tier: 'b_tier' },
+  }),
+  DingYueReportConversion: dingyueWriteCase('DingYueReportConversion', 'report a conversion value', {
+    body: { conversionValue: 2, coarseValue: 'MEDIUM' },
+  }),
+  DingYueReportAttribution: dingyueWriteCase('DingYueReportAttribution', 'report attribution ids', {
+    body: { appsFlyerId: 'b-appsflyer-id' },
+  }),
+  DingYueReportSearchAds: dingyueWriteCase('DingYueReportSearchAds', 'report Search Ads attribution', {
+    body: { attribution: { 'Version3.1': { 'iad-attribution': 'false' } } },
+  }),
+  DingYueReportGlobalSwitch: dingyueWriteCase('DingYueReportGlobalSwitch', 'report a global switch', {
+    body: { showName: 'A flag', varName: 'a_flag', value: false },
+  }),
+  DingYueSegmentInfo: {
+    does: "app B's sdk key cannot read app A's users or segments through the DingYue SDK: 403 naming A, \"fail\" USER_NOT_FOUND for a user only A knows, B's segments only",
+    run: async () => {
+      expectDingYueFail(
+        await call('DingYueSegmentInfo', { headers: mobileHeaders(b, A_SEGMENT, { 'x-app-id': a.appId }) }),
+        403,
+        'FORBIDDEN',
+      );
+      expectDingYueFail(
+        await call('DingYueSegmentInfo', { headers: mobileHeaders(b, A_SEGMENT) }),
+        200,
+        'USER_NOT_FOUND',
+      );
+      // A_BUYER is German and gold in A; in B, a user of B's probes.
+      for (const user of [B_USER, A_BUYER]) {
+        const own = await ok(call('DingYueSegmentInfo', { headers: mobileHeaders(b, user) }));
+        expect(own.body).toEqual({ status: 'ok', segmentList: expect.arrayContaining(['b_everyone']) });
+        expect(own.body.segmentList).not.toContain('a_german_speakers');
+        expect(own.body.segmentList).not.toContain('a_gold');
+      }
+    },
+  },
+};
+
 /** What of A's a customer info answer must never carry. */
 const secretsOfA = () => [A_QUIET, A_SEGMENT, 'a_pro', A_ONLY.id, a.appId, ...aIds()];
 
 const CASES: Record<string, IsolationCase> = {
   ...notificationCases,
+  ...DINGYUE_CASES,
   ListWebhookDeliveries: {
     does: "app B's secret key lists B's webhook deliveries only, with or without a status filter",
     run: async () => {
@@ -1229,7 +1354,7 @@ describe("tenant isolation: app B's keys against app A's data", () => {
             params: anyParams(route, appId),
             body: route.method === 'GET' ? undefined : {},
           });
-          expectMobileError(res, 401, 'INVALID_API_KEY');
+          (inDingYue(route) ? expectDingYueFail : expectMobileError)(res, 401, 'INVALID_API_KEY');
         }
       }
     });

@@ -11,6 +11,7 @@ import { logger } from '../../lib/core/logger.js';
 import { setUserTokenRequired } from '../../lib/data/api-keys.js';
 import { MAX_NOTIFICATION_BYTES } from '../../lib/domain/store-purchase.js';
 import { signUserToken } from '../../lib/domain/user-token.js';
+import { conditionalResponse } from '../../lib/http/conditional.js';
 import {
   MAX_BODY_BYTES,
   mobileEndpoint,
@@ -211,7 +212,9 @@ describe('subscriptionsEndpoint', () => {
   });
 
   it('answers a conditional endpoint with an ETag, and 304 when If-None-Match holds it', async () => {
-    const conditional = subscriptionsEndpoint({ conditional: true }, async () => ({ body: { same: true } }));
+    const conditional = subscriptionsEndpoint({ conditional: conditionalResponse }, async () => ({
+      body: { same: true },
+    }));
     const first = await call(conditional);
     expect(first.headers.ETag).toMatch(/^"[\w-]{27}"$/);
     const again = await call(conditional, { headers: { 'if-none-match': first.headers.ETag! } });
@@ -295,7 +298,7 @@ describe('mobileEndpoint', () => {
   });
 
   it('answers a conditional endpoint with an ETag, and 304 when If-None-Match holds it', async () => {
-    const conditional = mobileEndpoint({ conditional: true, response: 'ReportedEvents' }, async () => ({
+    const conditional = mobileEndpoint({ conditional: conditionalResponse, response: 'ReportedEvents' }, async () => ({
       data: { accepted: 1 },
     }));
     const first = await call(conditional, headersOf());

@@ -84,8 +84,9 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   // A batch of events is written with BatchWriteItem.
   ReportEvents: { table: [...AUTH, 'BatchWriteItem'] },
   ReportEventsV2: { table: [...AUTH, 'BatchWriteItem'] },
-  ReportSession: REPORT,
-  ReportSessionV2: REPORT,
+  // A session, and under /dingyue the launch: what the app shows the user read as UserOfferings does.
+  ReportSession: { table: [...AUTH, 'PutItem', 'Query', 'BatchGetItem'] },
+  ReportSessionV2: { table: [...AUTH, 'PutItem', 'Query', 'BatchGetItem'] },
   ReportOrder: REPORT,
   ReportOrderV2: REPORT,
   ReportConversion: REPORT,
@@ -101,6 +102,19 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   ReportSearchAds: REPORT,
   SegmentInfo: LIST,
   AdsInfo: LIST,
+  // The DingYue SDK's calls: each served by the function of the route it mirrors, with its grants.
+  DingYueReportSession: { table: [...AUTH, 'PutItem', 'Query', 'BatchGetItem'] },
+  DingYueVerifyFirstReceipt: VERIFY,
+  DingYueRecoverReceipt: VERIFY,
+  DingYueReportEvents: { table: [...AUTH, 'BatchWriteItem'] },
+  DingYueReportTyped: REPORT,
+  DingYueUpdateUserAttributes: REPORT,
+  DingYueSetCustomProperties: REPORT,
+  DingYueReportConversion: REPORT,
+  DingYueReportAttribution: REPORT,
+  DingYueReportSearchAds: REPORT,
+  DingYueSegmentInfo: LIST,
+  DingYueReportGlobalSwitch: REPORT,
   AppStoreNotification: NOTIFY,
   // Google's push says only that a purchase changed: the handler reads it from Google with the app's credentials.
   GooglePlayNotification: { ...NOTIFY, storeSecrets: true },

@@ -2,8 +2,9 @@
  * Issue #7, "Hostile input": the fuzzing of every route of one API, shared by the two test files
  * (one per API, so that they run in parallel, each with its own table). Requests are
  * authenticated with the app's real keys so that fuzzed input reaches validation and business
- * logic. For every answer: never a 5xx, the API's envelope with a code of lib/core/errors.ts, no trace
- * of internals, no prototype pollution in the (in-process) handlers, and a refused request writes
+ * logic. For every answer: never a 5xx, the API's envelope with a code of lib/core/errors.ts (under
+ * /dingyue the DingYue SDK's, whose refusals the caller can fix are a 200 `fail`), no trace of
+ * internals, no prototype pollution in the (in-process) handlers, and a refused request writes
  * nothing: the table is scanned before and after each request.
  *
  * Import it after setting TABLE_NAME (vi.hoisted): it imports lib/.
@@ -16,11 +17,13 @@ import type { SubscriptionRecord } from '../../lib/data/subscription-items.js';
 import { createDelivery, replaceDelivery } from '../../lib/data/webhooks.js';
 import { MAX_NOTIFICATION_BYTES } from '../../lib/domain/store-purchase.js';
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../lib/domain/subscription-state.js';
+import { isDingYuePath } from '../../lib/http/dingyue.js';
 import { MAX_BODY_BYTES } from '../../lib/http/endpoint.js';
 import type { ApiName } from '../../lib/http/envelopes.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import { verifyPurchase } from '../../lib/services/verification.js';
-import { apiOfPath } from '../../local/gateway.js';
+import { apiOfPath, compileRoutes, matchRoute, requestUrl } from '../../local/gateway.js';
+import { DINGYUE_LAUNCH } from './dingyue-requests.js';
 import { createTestApp, statusChange, type TestApp } from './fixtures.js';
 import {
   type Alternatives,
@@ -97,11 +100,13 @@ function alternativesOf(f: Fixture): Alternatives {
     user: [OWNER, 'another-user'],
     product_id: products,
     productId: products,
+    platformProductId: products,
     platform: ['ios', 'android', 'web', 'ANDROID'],
     currency: ['EUR', 'eur', 'XXX'],
     status: [...SUBSCRIPTION_STATUSES, 'pending'],
     receipt_data: receipts,
     receipt: receipts,
+    appleReceipt: receipts,
     transaction_id: ['tx-of-nothing', f.receipts.verify.transaction_id],
     expires_at: [iso(-DAY), iso(400 * DAY), iso(0)],
     cancellation_date: [iso(-DAY), iso(DAY)],
@@ -268,6 +273,42 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   UserOfferingsV2: () => ({}),
   AdsInfo: (f) => ({ params: { platform: 'ios', app_id: f.app.appId, store_id: '1234567' } }),
   SetCustomProperties: () => ({ body: { properties: { plan: 'gold', level: 3, beta: true, legacy: null } } }),
+  // The DingYue SDK's calls (lib/schemas/dingyue.ts), as its encoders write them.
+  DingYueReportSession: () => ({ body: DINGYUE_LAUNCH }),
+  DingYueVerifyFirstReceipt: (f) => ({
+    body: {
+      appleReceipt: f.receipts.first,
+      platformProductId: 'premium_monthly',
+      price: '7.99',
+      currencyCode: 'USD',
+      countryCode: 'US',
+    },
+  }),
+  DingYueRecoverReceipt: (f) => ({ body: { appleReceipt: f.receipts.recover } }),
+  DingYueReportEvents: () => ({
+    body: {
+      events: [
+        { name: 'ENTER_PAYWALL', extra: '2.0', user: 'paywall-1', sessionId: '3f0b7c2e-1a2b-4c3d-9e8f-0a1b2c3d4e5f' },
+      ],
+    },
+  }),
+  DingYueReportTyped: () => ({ params: { type: 'idfa' }, body: '6D92078A-8246-4BA4-AE5B-76104861E7DC' }),
+  DingYueUpdateUserAttributes: () => ({
+    body: [{ key: 'uniqueUser.extraData.userPurchasedSources', value: 'paywall:Summer/7306/2.0', type: 'string' }],
+  }),
+  DingYueSetCustomProperties: () => ({ body: { plan_tier: 'gold' } }),
+  DingYueReportConversion: () => ({ body: { conversionValue: 1, coarseValue: 'LOW' } }),
+  DingYueReportAttribution: () => ({ body: { appsFlyerId: '1690000000000-1234567' } }),
+  DingYueReportSearchAds: () => ({
+    body: {
+      attribution: {
+        'Version3.1': { 'iad-attribution': 'true', 'iad-campaign-id': '542370539' },
+        rawData: { attribution: true },
+      },
+    },
+  }),
+  DingYueSegmentInfo: () => ({}),
+  DingYueReportGlobalSwitch: () => ({ body: { showName: 'New onboarding', varName: 'new_onboarding', value: true } }),
   AppStoreNotification: (f) => ({ params: { app_id: f.app.appId }, body: notificationsOf(f).appStore }),
   GooglePlayNotification: (f) => ({
     params: { app_id: f.app.appId },
@@ -535,6 +576,17 @@ function outcomeOf(answer: Answer): string {
   }
 }
 
+/** The `status` member of a JSON answer (the DingYue SDK's "ok" or "fail"), if any. */
+function statusOf(answer: Answer): unknown {
+  try {
+    return (JSON.parse(answer.text) as { status?: unknown }).status;
+  } catch {
+    return undefined;
+  }
+}
+
+const COMPILED = compileRoutes(ROUTES);
+
 const prototypeKeys = () => Object.getOwnPropertyNames(Object.prototype).sort().join();
 const PROTOTYPE_KEYS = prototypeKeys();
 
@@ -611,18 +663,29 @@ export function fuzzEveryRouteOf(
     cases += 1;
     outcomes.set(outcomeOf(answer), (outcomes.get(outcomeOf(answer)) ?? 0) + 1);
     // A path that leaves the route (e.g. /v1/subscriptions/..) is answered by whichever API the normalised path names.
-    const problems = answerProblems(apiOfPath(new URL(c.path, 'http://localhost').pathname), answer, c.method);
-    // A notification route refuses a body over its 64 KB unread: a 413, whatever is wrong inside.
-    const refusal = api === 'notifications' && (c.body?.length ?? 0) > MAX_NOTIFICATION_BYTES ? 413 : 400;
-    if (c.refuse && answer.status !== refusal)
-      problems.push(`expected a ${refusal} for ${c.description}, got ${answer.status}`);
+    const pathname = requestUrl(c.path).pathname;
+    // A DingYue call that the request reached answers in that SDK's envelope (the gateway's 404 and 405 in ours).
+    const reached = matchRoute(COMPILED, c.method, pathname)?.route;
+    const dingyue = reached && isDingYuePath(reached.path) ? reached.name : undefined;
+    const problems = answerProblems(apiOfPath(pathname), answer, c.method, dingyue);
+    // Under /dingyue a refusal the caller can fix is a 200 `fail`: refused all the same.
+    const failed = dingyue !== undefined && answer.status === 200 && statusOf(answer) === 'fail';
+    if (dingyue) {
+      if (c.refuse && !failed)
+        problems.push(`expected a 200 "fail" for ${c.description}, got ${answer.status} ${statusOf(answer)}`);
+    } else {
+      // A notification route refuses a body over its 64 KB unread: a 413, whatever is wrong inside.
+      const refusal = api === 'notifications' && (c.body?.length ?? 0) > MAX_NOTIFICATION_BYTES ? 413 : 400;
+      if (c.refuse && answer.status !== refusal)
+        problems.push(`expected a ${refusal} for ${c.description}, got ${answer.status}`);
+    }
     if (prototypeKeys() !== PROTOTYPE_KEYS || ({} as Record<string, unknown>).polluted !== undefined)
       problems.push('Object.prototype was polluted');
     const after = await snapshotTable();
     const diff = diffSnapshots(baseline, after);
     if (!isEmptyDiff(diff)) {
-      if (answer.status < 200 || answer.status >= 300)
-        problems.push(`refused with ${answer.status} but wrote ${JSON.stringify(diff)}`);
+      if (answer.status < 200 || answer.status >= 300 || failed)
+        problems.push(`refused with ${outcomeOf(answer)} but wrote ${JSON.stringify(diff)}`);
       await restoreSnapshot(baseline, after);
     }
     if (problems.length > 0)

@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { ERRORS } from '../../lib/core/errors.js';
 import type { ApiName } from '../../lib/http/envelopes.js';
 import type { Route } from '../../lib/routes.js';
+import { dingyueAnswerProblems } from './dingyue-envelope.js';
 
 /** Written into the body verbatim, not JSON-encoded. */
 export class RawJson {
@@ -672,7 +673,13 @@ export interface Answer {
 }
 
 /** Everything wrong with an answer of `api` (empty when it is right). */
-export function answerProblems(api: ApiName, answer: Answer, method = 'GET'): string[] {
+export function answerProblems(
+  api: ApiName,
+  answer: Answer,
+  method = 'GET',
+  /** The DingYue call that answered (a route under /dingyue): that SDK's envelope, not the mobile API's. */
+  dingyueRoute?: string,
+): string[] {
   const problems: string[] = [];
   // A subscription API resource's CORS preflight: the gateway's empty 204 (test/e2e/cors.test.ts).
   if (api === 'subscriptions' && method.toUpperCase() === 'OPTIONS' && answer.status === 204 && answer.text === '')
@@ -682,6 +689,7 @@ export function answerProblems(api: ApiName, answer: Answer, method = 'GET'): st
     if (leak.test(answer.text)) problems.push(`body leaks internals (${leak}): ${answer.text.slice(0, 300)}`);
   if (!String(answer.headers['content-type'] ?? '').startsWith('application/json'))
     problems.push(`content-type ${answer.headers['content-type']}`);
+  if (dingyueRoute) return [...problems, ...dingyueAnswerProblems(dingyueRoute, answer.status, answer.text)];
   let body: unknown;
   try {
     body = JSON.parse(answer.text);

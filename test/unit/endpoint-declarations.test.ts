@@ -28,9 +28,21 @@ describe('the mobile routes', () => {
     for (const [name, rule] of Object.entries(rules)) {
       expect({ name, ...rule }).toEqual({
         name,
-        headers: name === 'SegmentInfo' ? 'identity' : 'common',
+        headers: name === 'SegmentInfo' || name === 'DingYueSegmentInfo' ? 'identity' : 'common',
         actsOnUser: true,
       });
+    }
+  });
+});
+
+describe('the DingYue routes', () => {
+  it("each declare the SDK's call, which asks the headers every SDK call sets (its OpenAPIs/APIs/*.swift builders)", async () => {
+    const dingyue = ROUTES.filter((route) => route.path.startsWith('/dingyue/'));
+    const declarations = await declarationsOf(dingyue);
+    for (const [name, declaration] of declarations) {
+      const call = (declaration as MobileDeclaration).dingyue;
+      expect(call, name).toBeDefined();
+      expect(call!.headers ?? 'dingyue', name).toBe('dingyue');
     }
   });
 });

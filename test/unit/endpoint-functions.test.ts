@@ -13,7 +13,8 @@ describe('one function per handler module', () => {
   });
 
   it('serves both paths of the nine V1/V2 mobile endpoints with one function named by the V1 route', () => {
-    const shared = functions.filter((fn) => fn.routes.length > 1);
+    const spec = endpointFunctions(ROUTES.filter((route) => !route.path.startsWith('/dingyue/')));
+    const shared = spec.filter((fn) => fn.routes.length > 1);
     expect(shared.map((fn) => [fn.name, fn.routes.map((route) => route.path)])).toEqual([
       ['ReportEvents', ['/users/report/events', '/v2/users/report/events']],
       ['CustomerInfo', ['/users/customer_info', '/v2/users/customer_info']],
@@ -25,7 +26,17 @@ describe('one function per handler module', () => {
       ['ReportTyped', ['/report/{type}', '/v2/report/{type}']],
       ['UpdateUserAttributes', ['/users/attribute/update', '/v2/users/attribute/update']],
     ]);
-    expect(functions).toHaveLength(ROUTES.length - 9);
+  });
+
+  it("serves each of the DingYue SDK's 12 routes with the function of the spec route it mirrors: no function of its own", () => {
+    const dingyue = ROUTES.filter((route) => route.path.startsWith('/dingyue/'));
+    expect(dingyue).toHaveLength(12);
+    for (const route of dingyue) {
+      const fn = functions.find((candidate) => candidate.routes.includes(route))!;
+      expect(fn.routes[0]!.path.startsWith('/dingyue/'), route.name).toBe(false);
+      expect(fn.routes.map((r) => r.path)).toContain(route.path.slice('/dingyue'.length));
+    }
+    expect(functions).toHaveLength(ROUTES.length - 9 - 12);
   });
 
   it('refuses routes of one module that need different grants: one role could not be least privilege for both', () => {

@@ -15,11 +15,15 @@ describe('docs/openapi.json', () => {
     expect(readFileSync(DOCUMENT_PATH, 'utf8')).toBe(serializeDocument(document));
   });
 
-  it('has one operation per route of lib/routes.ts, and openapi/operations.ts describes no other', () => {
+  it("has one operation per route of lib/routes.ts but the DingYue SDK's (docs/sdk-dingyue.md), and openapi/operations.ts describes no other", () => {
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
     );
-    expect(operations.sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path} ${r.name}`).sort());
+    expect(operations.sort()).toEqual(
+      ROUTES.filter((r) => !r.path.startsWith('/dingyue/'))
+        .map((r) => `${r.method} ${r.path} ${r.name}`)
+        .sort(),
+    );
     const described = new Set(ROUTES.map((r) => r.name.replace(/V2$/, '')));
     expect(Object.keys(OPERATIONS).filter((name) => !described.has(name))).toEqual([]);
   });
