@@ -105,6 +105,7 @@ export type { DeliveryView as Delivery } from '../../lib/domain/webhook-deliveri
 export type { AppOverview } from '../../lib/schemas/app';
 export type { CustomerList } from '../../lib/schemas/customer-list';
 export type { CustomerInfo } from '../../lib/schemas/entitlement';
+export type { AppOfferings, Audience } from '../../lib/schemas/offering';
 export type { Product } from '../../lib/schemas/product';
 export type { RevenueStatistics, SubscriptionMetrics } from '../../lib/schemas/responses';
 export type {

@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { type AppOverview, get, whenUnauthorized } from './api';
 import { Customers } from './pages/customers';
+import { Offerings } from './pages/offerings';
 import { Overview } from './pages/overview';
 import { Products } from './pages/products';
 import { SignIn } from './pages/sign-in';
@@ -19,6 +20,7 @@ const PAGES = [
   { page: 'customers', label: 'Customers' },
   { page: 'webhooks', label: 'Webhooks' },
   { page: 'products', label: 'Products' },
+  { page: 'offerings', label: 'Offerings' },
 ] as const;
 
 function App() {
@@ -109,6 +111,8 @@ function Page({ page, rest }: { page: string; rest: string[] }) {
       return <Webhooks />;
     case 'products':
       return <Products />;
+    case 'offerings':
+      return <Offerings />;
     default:
       return (
         <section>

@@ -341,6 +341,66 @@ describe('the console in Chromium', () => {
     await expectAccessible();
   });
 
+  it('shows what the app shows: offerings, placements and remote switches as set', {
+    timeout: BROWSER_TIMEOUT,
+  }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'console-offerings-'));
+    await writeFile(
+      join(dir, 'offerings.json'),
+      JSON.stringify({
+        current: 'standard',
+        offerings: [
+          {
+            id: 'standard',
+            description: 'Monthly',
+            packages: [{ id: '$rc_monthly', products: { ios: 'premium_monthly' } }],
+          },
+          { id: 'annual', packages: [{ id: '$rc_annual', products: { ios: 'pro_yearly', android: 'pro_yearly' } }] },
+        ],
+        placements: [
+          { id: 'onboarding', rules: [{ audience: { platform: 'android' }, offering: 'annual' }], default: 'standard' },
+        ],
+      }),
+    );
+    await writeFile(
+      join(dir, 'switches.json'),
+      JSON.stringify([
+        {
+          key: 'show_trial_banner',
+          type: 'boolean',
+          description: 'Trial banner',
+          value: true,
+          rules: [{ audience: { segment: 'paying' }, value: false }],
+        },
+      ]),
+    );
+    for (const command of ['offerings', 'switches'] as const) {
+      const put = await admin(command, 'put', '--app', app.appId, '--file', join(dir, `${command}.json`), '--json');
+      expect(put.code, put.stderr).toBe(0);
+    }
+    await open(page, 'Offerings');
+    const offerings = page.getByTestId('offerings');
+    await expect
+      .poll(() => offerings.locator('tbody tr td:first-child').allTextContents(), POLL)
+      .toEqual(['standard (current)', 'annual']);
+    expect(await offerings.locator('tbody tr').nth(1).locator('td').nth(1).textContent()).toBe(
+      '$rc_annual: ios pro_yearly, android pro_yearly',
+    );
+    expect(await page.getByTestId('placements').locator('tbody tr td').allTextContents()).toEqual([
+      'onboarding',
+      'on android → annual',
+      'standard',
+    ]);
+    expect(await page.getByTestId('switches').locator('tbody tr td').allTextContents()).toEqual([
+      'show_trial_banner',
+      'boolean',
+      'true',
+      'segment paying → false',
+      'Trial banner',
+    ]);
+    await expectAccessible();
+  });
+
   it('refuses an injected inline script (CSP)', { timeout: BROWSER_TIMEOUT }, async () => {
     const violations = await page.evaluate(
       () =>
@@ -460,6 +520,17 @@ describe('an app with nothing yet', () => {
       .toEqual(['premium_monthly']);
   });
 
+  it('says how to set offerings and switches when the app has none', { timeout: BROWSER_TIMEOUT }, async () => {
+    await open(tab, 'Offerings');
+    await expect
+      .poll(() => tab.getByTestId('offerings-empty').getByTestId('command').textContent(), POLL)
+      .toBe('npm run --silent admin -- offerings put --app APP_ID --file offerings.json');
+    expect(await tab.getByTestId('switches-empty').getByTestId('command').textContent()).toBe(
+      'npm run --silent admin -- switches put --app APP_ID --file switches.json',
+    );
+    await expectAccessible(tab);
+  });
+
   it('says whether a webhook endpoint is set, and how to set one', { timeout: BROWSER_TIMEOUT }, async () => {
     await open(tab, 'Webhooks');
     const state = tab.getByTestId('endpoint-state');
@@ -538,7 +609,7 @@ describe('an app with 90 days of history', () => {
     const width = () => tab.evaluate(() => document.documentElement.scrollWidth);
     await tab.getByTestId('breakdown').waitFor();
     expect(await width()).toBeLessThanOrEqual(390);
-    for (const name of ['Subscriptions', 'Customers', 'Webhooks', 'Products']) {
+    for (const name of ['Subscriptions', 'Customers', 'Webhooks', 'Products', 'Offerings']) {
       await open(tab, name);
       await tab.locator('main table, main .empty').first().waitFor();
       expect(await width(), name).toBeLessThanOrEqual(390);

@@ -1,0 +1,133 @@
+import { type AppOfferings, type Audience, get } from '../api';
+import { CopyableCommand, Empty, Show, Table, useLoad } from '../ui';
+
+/** The admin commands that set what the app shows, as an operator runs them beside `npm start`. */
+export const OFFERINGS_PUT_COMMAND = 'npm run --silent admin -- offerings put --app APP_ID --file offerings.json';
+export const SWITCHES_PUT_COMMAND = 'npm run --silent admin -- switches put --app APP_ID --file switches.json';
+
+/** Who a rule is for, in words: "segment gold_members on ios". */
+const audienceText = (audience: Audience): string =>
+  [audience.segment && `segment ${audience.segment}`, audience.platform && `on ${audience.platform}`]
+    .filter(Boolean)
+    .join(' ');
+
+const valueText = (value: unknown): string => JSON.stringify(value);
+
+function Rules({ rules, then }: { rules: readonly { audience: Audience }[]; then: (index: number) => string }) {
+  if (rules.length === 0) return <span class="hint">none</span>;
+  return (
+    <ol>
+      {rules.map((rule, i) => (
+        <li key={i}>
+          {audienceText(rule.audience)} → {then(i)}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function OfferingsTables({ data }: { data: AppOfferings }) {
+  return (
+    <>
+      <h2>Offerings</h2>
+      {data.offerings.length === 0 ? (
+        <div data-testid="offerings-empty">
+          <Empty>No offerings yet. Set them from a terminal in the project's folder:</Empty>
+          <CopyableCommand command={OFFERINGS_PUT_COMMAND} />
+        </div>
+      ) : (
+        <Table
+          testId="offerings"
+          columns={['Offering', 'Packages (product per platform)', 'Description']}
+          rows={data.offerings}
+          row={(offering) => (
+            <tr key={offering.id}>
+              <td>
+                <code>{offering.id}</code>
+                {offering.id === data.current_offering_id && <em> (current)</em>}
+              </td>
+              <td>
+                <ul>
+                  {offering.packages.map((pkg) => (
+                    <li key={pkg.id}>
+                      <code>{pkg.id}</code>:{' '}
+                      {Object.entries(pkg.products)
+                        .map(([platform, product]) => `${platform} ${product}`)
+                        .join(', ')}
+                    </li>
+                  ))}
+                </ul>
+              </td>
+              <td>{offering.description}</td>
+            </tr>
+          )}
+        />
+      )}
+      {data.placements.length > 0 && (
+        <>
+          <h2>Placements</h2>
+          <Table
+            testId="placements"
+            columns={['Placement', 'Rules (first match wins)', 'Default']}
+            rows={data.placements}
+            row={(placement) => (
+              <tr key={placement.id}>
+                <td>
+                  <code>{placement.id}</code>
+                </td>
+                <td>
+                  <Rules rules={placement.rules} then={(i) => placement.rules[i]!.offering} />
+                </td>
+                <td>
+                  <code>{placement.default}</code>
+                </td>
+              </tr>
+            )}
+          />
+        </>
+      )}
+      <h2>Remote switches</h2>
+      {data.switches.length === 0 ? (
+        <div data-testid="switches-empty">
+          <Empty>No remote switches yet. Set them from a terminal in the project's folder:</Empty>
+          <CopyableCommand command={SWITCHES_PUT_COMMAND} />
+        </div>
+      ) : (
+        <Table
+          testId="switches"
+          columns={['Switch', 'Type', 'Value', 'Rules (first match wins)', 'Description']}
+          rows={data.switches}
+          row={(entry) => (
+            <tr key={entry.key}>
+              <td>
+                <code>{entry.key}</code>
+              </td>
+              <td>{entry.type}</td>
+              <td>
+                <code>{valueText(entry.value)}</code>
+              </td>
+              <td>
+                <Rules rules={entry.rules} then={(i) => valueText(entry.rules[i]!.value)} />
+              </td>
+              <td>{entry.description}</td>
+            </tr>
+          )}
+        />
+      )}
+      {data.updated_at && <p class="hint">Last set {new Date(data.updated_at).toLocaleString()}.</p>}
+    </>
+  );
+}
+
+/** What the app shows (GET /v1/offerings): offerings, placements and remote switches, as stored. */
+export function Offerings() {
+  const loaded = useLoad(() => get<{ data: AppOfferings }>('/v1/offerings'), []);
+  return (
+    <section>
+      <h1>Offerings</h1>
+      <Show loaded={loaded} what="what the app shows">
+        {({ data }) => <OfferingsTables data={data} />}
+      </Show>
+    </section>
+  );
+}
