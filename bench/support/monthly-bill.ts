@@ -8,6 +8,9 @@
  * - the session report (`POST /v2/sessions/report`, the DingYue SDK's `activate`);
  * - customer info (`GET /v2/users/customer_info`, what a RevenueCat-style SDK reads at every launch
  *   and foreground to decide the entitlements);
+ * - what the app shows the user (`GET /v2/offerings`: offerings, placements, remote switches),
+ *   which such an SDK reads at every launch too; the DingYue SDK's launch reads it within its
+ *   session report, so for an app on that SDK this line is an upper bound;
  * - the events since the last launch in one batch (`POST /v2/users/report/events`): an SDK queues
  *   its events and flushes them at the next launch, so a request carries events per day / launches
  *   per day of them (at least 1, at most the 1,000 a request may carry).
@@ -103,6 +106,7 @@ export interface MeasuredRequest {
 export interface BillInputs {
   session: MeasuredRequest;
   customerInfo: MeasuredRequest;
+  offerings: MeasuredRequest;
   /** An event batch of one event and one of `events` events, between which a batch is interpolated. */
   eventsOfOne: MeasuredRequest;
   eventsBatch: MeasuredRequest & { events: number };
@@ -134,6 +138,7 @@ export function billInputsOf(figures: any): BillInputs {
   return {
     session: row('ReportSession'),
     customerInfo: row('CustomerInfo'),
+    offerings: row('UserOfferings'),
     eventsOfOne: measured(figures.events_of_one),
     eventsBatch: { ...row('ReportEvents'), events: figures.event_batch },
     renewal: row('AppStoreNotification'),
@@ -192,6 +197,7 @@ export interface MonthlyBill {
   requests: {
     session: number;
     customer_info: number;
+    offerings: number;
     events: number;
     renewal: number;
     reverify: number;
@@ -228,6 +234,7 @@ export function monthlyBill(inputs: BillInputs, traffic: AppTraffic = DEFAULT_TR
   const kinds: [keyof Omit<MonthlyBill['requests'], 'total'>, number, MeasuredRequest][] = [
     ['session', launches, inputs.session],
     ['customer_info', launches, inputs.customerInfo],
+    ['offerings', launches, inputs.offerings],
     ['events', events / eventsPerRequest, eventBatch(inputs, eventsPerRequest)],
     ['renewal', traffic.subscribers, inputs.renewal],
     ['reverify', traffic.subscribers, inputs.reverify],
@@ -314,6 +321,7 @@ export function monthlyBill(inputs: BillInputs, traffic: AppTraffic = DEFAULT_TR
     requests: {
       session: launches,
       customer_info: launches,
+      offerings: launches,
       events: events / eventsPerRequest,
       renewal: traffic.subscribers,
       reverify: traffic.subscribers,

@@ -301,7 +301,8 @@ Prices live in one module, \`bench/support/prices.ts\`.
 traffic an SDK makes: per monthly active user and launch (a start or a return to the foreground),
 the session report (\`POST /v2/sessions/report\`: what the DingYue SDK's \`activate\` sends) and
 customer info (\`GET /v2/users/customer_info\`: what a RevenueCat-style SDK reads at every launch and
-foreground), and the events queued since the last launch in one batch (\`POST /v2/users/report/events\`,
+foreground), what the app shows the user (\`GET /v2/offerings\`, read at every launch too; the DingYue
+SDK's launch reads it within its session report, so for its apps an upper bound), and the events queued since the last launch in one batch (\`POST /v2/users/report/events\`,
 events per day ÷ launches per day of them; its units, duration, log and stored bytes on the line
 through a measured batch of 1 and one of 100 events); per subscriber and month, the store's renewal
 notification (App Store) and the receipt the app sends again after it

@@ -37,6 +37,7 @@ const INPUTS: BillInputs = {
     expiring_bytes: 200,
   }),
   customerInfo: request({ read_units: 2, write_units: 1, handler_ms: 20, handler_cpu_ms: 3, dynamodb_requests: 4 }),
+  offerings: request({ read_units: 2, write_units: 1, handler_ms: 18, handler_cpu_ms: 3, dynamodb_requests: 4 }),
   eventsOfOne: request({
     write_units: 3,
     handler_ms: 10,
@@ -91,17 +92,18 @@ describe('the monthly bill at an SDK’s traffic', () => {
     expect(four.expiring_items).toBeCloseTo(4, 9);
   });
 
-  it('per launch a session report, customer info and the events since the last launch; per subscriber a renewal and a re-sent receipt', () => {
+  it('per launch a session report, customer info, what the app shows and the events since the last launch; per subscriber a renewal and a re-sent receipt', () => {
     const traffic = { mau: 1000, subscribers: 10, priceUsd: 5, launchesPerDay: 2, eventsPerDay: 8 };
     const bill = monthlyBill(INPUTS, traffic);
     const launches = 1000 * 2 * 30;
     expect(bill.requests).toEqual({
       session: launches,
       customer_info: launches,
+      offerings: launches,
       events: launches,
       renewal: 10,
       reverify: 10,
-      total: 3 * launches + 20,
+      total: 4 * launches + 20,
     });
     expect(bill.events_per_request).toBe(4);
     expect(bill.status_changes).toBe(10);
@@ -110,15 +112,15 @@ describe('the monthly bill at an SDK’s traffic', () => {
     expect(line('API Gateway')).toBeCloseTo(requests * PRICES.apiGatewayRestRequest.usd, 9);
     expect(line('WAF')).toBeCloseTo(5 + 2 + requests * 0.6e-6, 9);
     // Durations billed per started millisecond at 1 GB: the CPU at 1,024/1,769 of a vCPU and 5 ms
-    // per DynamoDB request (session 3.46 + 10 ms, customer info 5.18 + 20, four events 3.46 +
-    // 15.45, renewal 10.37 + 15, receipt 3.46 + 15); the bus adds the publisher and the deliverer.
-    const gbSeconds = launches * (0.014 + 0.026 + 0.019) + 10 * (0.026 + 0.019) + 10 * (0.001 + 0.03);
+    // per DynamoDB request (session 3.46 + 10 ms, customer info and offerings 5.18 + 20 each, four
+    // events 3.46 + 15.45, renewal 10.37 + 15, receipt 3.46 + 15); the bus adds the publisher and the deliverer.
+    const gbSeconds = launches * (0.014 + 0.026 + 0.026 + 0.019) + 10 * (0.026 + 0.019) + 10 * (0.001 + 0.03);
     expect(line('Lambda')).toBeCloseTo(
       (requests + 20) * PRICES.lambdaRequest.usd + gbSeconds * PRICES.lambdaArmGbSecond.usd,
       9,
     );
-    const readUnits = launches * 2 + 10 * (5 + 4) + 10 * 0.5;
-    const writeUnits = launches * (5 + 1 + 6) + 10 * (12 + 1) + 10 * (14 + 3.8);
+    const readUnits = launches * (2 + 2) + 10 * (5 + 4) + 10 * 0.5;
+    const writeUnits = launches * (5 + 1 + 1 + 6) + 10 * (12 + 1) + 10 * (14 + 3.8);
     // Sessions (200 B) and four events (150 B each) per launch, each item 100 B more, kept 90 days.
     const stored = ((launches * (200 + 100 + 4 * (150 + 100))) / 30) * 90;
     expect(line('DynamoDB')).toBeCloseTo(
