@@ -50,6 +50,7 @@ describe('every DynamoDB action a route handler calls is granted to its function
     const query = new URLSearchParams(valid.query ?? {}).toString();
     let status = 0;
     let body: any;
+    const stacks = new Map<string, string>();
     const actions = await dynamoDbActions(async () => {
       const res = await request(route.method, `${pathOf(route, valid.params ?? {})}${query ? `?${query}` : ''}`, {
         headers: authHeaders(route, fixture),
@@ -57,12 +58,14 @@ describe('every DynamoDB action a route handler calls is granted to its function
       });
       status = res.status;
       body = res.body;
-    });
+    }, stacks);
     // The valid request succeeds, so the handler went all the way (under /dingyue a refusal is a 200 too).
     expect(status, name).toBeLessThan(300);
     if (route.path.startsWith('/dingyue/')) expect(body.status, JSON.stringify(body)).toBe('ok');
     const granted = new Set(ROUTE_GRANTS[name]?.table ?? []);
-    expect([...actions].filter((action) => !granted.has(action as never)).sort(), name).toEqual([]);
+    const ungranted = [...actions].filter((action) => !granted.has(action as never)).sort();
+    // Where each was sent from, to tell the handler's own call from anything else in this process.
+    expect(ungranted, `${name}\n${ungranted.map((action) => stacks.get(action)).join('\n')}`).toEqual([]);
     if (route.api === 'notifications') {
       // Applied to the verified test-store purchase; kept on the purchases no user verified yet.
       expect(body.data.outcome, name).toBe(name === 'TestStoreNotification' ? 'applied' : 'kept');

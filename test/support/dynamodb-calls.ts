@@ -59,19 +59,38 @@ const TRANSACT_ITEM_ACTIONS: Record<string, string> = {
   Get: 'GetItem',
 };
 
-/** The IAM actions (without `dynamodb:`) that the DynamoDB requests of a piece of work need. */
-export async function dynamoDbActions(work: () => Promise<unknown>): Promise<Set<string>> {
+/** Test helpers that write through lib/'s client themselves (the aggregator run over the stream). */
+const TEST_HELPER_FRAME = /\/test\/support\/(counters|subscriptions)\.ts:/;
+
+/**
+ * The IAM actions (without `dynamodb:`) that the DynamoDB requests of a piece of work need. A
+ * request whose async stack runs through a test helper (test/support/counters.ts applying the
+ * stream, seeding) is the test's, not the work's: not counted. `stacks` gets each action's first stack.
+ */
+export async function dynamoDbActions(
+  work: () => Promise<unknown>,
+  stacks?: Map<string, string>,
+): Promise<Set<string>> {
   const actions = new Set<string>();
   const name = `recordDynamoDbActions${++recordings}`;
   ddb.middlewareStack.add(
     (next, context) => async (args) => {
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 200;
+      const stack = new Error('DynamoDB request').stack ?? '';
+      Error.stackTraceLimit = limit;
+      if (TEST_HELPER_FRAME.test(stack)) return next(args);
       const operation = (context.commandName ?? 'unknown').replace(/Command$/, '');
       const items = (args.input as { TransactItems?: Record<string, unknown>[] }).TransactItems;
-      if (operation === 'TransactWriteItems' || operation === 'TransactGetItems') {
-        for (const item of items ?? [])
-          for (const kind of Object.keys(item)) actions.add(TRANSACT_ITEM_ACTIONS[kind] ?? `unknown ${kind}`);
-      } else {
-        actions.add(operation);
+      const found =
+        operation === 'TransactWriteItems' || operation === 'TransactGetItems'
+          ? (items ?? []).flatMap((item) =>
+              Object.keys(item).map((kind) => TRANSACT_ITEM_ACTIONS[kind] ?? `unknown ${kind}`),
+            )
+          : [operation];
+      for (const action of found) {
+        actions.add(action);
+        if (stacks && !stacks.has(action)) stacks.set(action, stack);
       }
       return next(args);
     },
