@@ -233,8 +233,9 @@ describe('mobile API: attribution, segments, ad-network info', () => {
     const publicFile = await file({ ios: { networks: [{ name: 'applovin', settings: { sdk_key: 'abc123' } }] } });
     expect((await admin('ads', 'put', '--app', app.appId, '--file', publicFile, '--json')).code).toBe(0);
     for (const settings of [
-      { reporting_api_key: 'k1' },
-      { client_secret: 'k2' },
+      // Values no temporary file's path can hold by chance (the message names the file: /tmp/audience-2k2hDE/).
+      { reporting_api_key: 'never-echoed-value-1' },
+      { client_secret: 'never-echoed-value-2' },
       { key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----' },
     ]) {
       const refused = await admin(
