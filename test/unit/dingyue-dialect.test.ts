@@ -24,6 +24,21 @@ describe('subscribedObjectOf', () => {
       { platformProductId: 'p', originalTransactionId: 'sub_1', expiresAt: Date.parse('2026-12-31T00:00:00.000Z') },
     ],
     [
+      "a verification's result without a transaction: its subscription id stands in",
+      {
+        product_id: 'p',
+        original_transaction_id: null,
+        expires_at: '2026-12-31T00:00:00.000Z',
+        subscription_id: 'sub_9',
+      },
+      { platformProductId: 'p', originalTransactionId: 'sub_9', expiresAt: Date.parse('2026-12-31T00:00:00.000Z') },
+    ],
+    [
+      'nothing to name it by: an empty id',
+      { product_id: 'p', original_transaction_id: null, expires_at: '2026-12-31T00:00:00.000Z' },
+      { platformProductId: 'p', originalTransactionId: '', expiresAt: Date.parse('2026-12-31T00:00:00.000Z') },
+    ],
+    [
       'one in a grace period: access ends when the grace does',
       {
         product_id: 'p',
@@ -42,6 +57,7 @@ describe('heldSubscriptions', () => {
   it.each([
     ['active, within its period', 'active', '2026-12-03T00:00:00.000Z', true],
     ['active, its period over (not yet swept)', 'active', '2026-12-01T00:00:00.000Z', false],
+    ['active, its period ending this instant', 'active', NOW.toISOString(), false],
     ['paused', 'paused', '2026-12-03T00:00:00.000Z', false],
     ['cancelled', 'cancelled', '2026-12-03T00:00:00.000Z', false],
     ['expired', 'expired', '2026-12-03T00:00:00.000Z', false],
@@ -87,6 +103,9 @@ describe('specEventsOf', () => {
       },
       { eventName: 'ABOUT_PRIVACYPOLICY', eventId: 'req-1:2', properties: {} },
     ]);
+    expect(specEventsOf([{ name: 'X', extra: null, user: null, sessionId: null }], 'r')).toEqual([
+      { eventName: 'X', eventId: 'r:0', properties: {} },
+    ]);
   });
 });
 
@@ -109,6 +128,18 @@ describe('specPropertiesOf', () => {
       { customProperties: [{ key: 'a', value: '1' }], other: 1 },
     ],
     ['a list that is not of pairs: as sent', { customProperties: [1, 2] }, { customProperties: [1, 2] }],
+    [
+      'a list of pairs and something else: as sent',
+      { customProperties: [{ key: 'a', value: 1 }, 'b'] },
+      { customProperties: [{ key: 'a', value: 1 }, 'b'] },
+    ],
+    ['a list holding null: as sent', { customProperties: [null] }, { customProperties: [null] }],
+    [
+      'a list of pairs whose key is no string: as sent',
+      { customProperties: [{ key: 1, value: 2 }] },
+      { customProperties: [{ key: 1, value: 2 }] },
+    ],
+    ['a list of strings: as sent', { customProperties: ['key'] }, { customProperties: ['key'] }],
   ])('%s', (_case, body, expected) => {
     expect(specPropertiesOf(body)).toEqual(expected);
   });
@@ -131,21 +162,41 @@ describe('specAttributesOf', () => {
   });
 });
 
+describe("specAttributesOf: the spec's attribute names", () => {
+  it.each([
+    'email',
+    'name',
+    'first_name',
+    'last_name',
+    'phone',
+    'language',
+    'country',
+    'gender',
+    'birthday',
+    'timezone',
+  ])('%s is an attribute', (key) => {
+    expect(specAttributesOf([{ key, value: 'v' }])).toEqual({ attributes: { [key]: 'v' }, properties: {} });
+  });
+});
+
 describe('dingyueSwitchesOf', () => {
   it('answers the boolean switches: their value for the user, and as set', () => {
     const switches = [
       { key: 'banner', type: 'boolean', description: 'Trial banner', value: true },
       { key: 'theme', type: 'json', description: '', value: { color: 'blue' } },
       { key: 'beta', type: 'boolean', description: '', value: false },
+      { key: 'dark', type: 'boolean', description: 'Dark mode', value: true },
     ];
     expect(dingyueSwitchesOf(switches, { banner: { value: false }, theme: { value: {} } })).toEqual({
       switchItems: [
         { variableName: 'banner', variableValue: false },
         { variableName: 'beta', variableValue: false },
+        { variableName: 'dark', variableValue: true },
       ],
       globalSwitchItems: [
         { showName: 'Trial banner', varName: 'banner', value: true },
         { showName: 'beta', varName: 'beta', value: false },
+        { showName: 'Dark mode', varName: 'dark', value: true },
       ],
     });
   });
