@@ -169,5 +169,14 @@ describe('GET /v1/customers', () => {
     const long = await search({ prefix: 'x'.repeat(257) });
     expect(long.status).toBe(400);
     expect(long.body.error.code).toBe('INVALID_PARAMETER');
+    // 256 characters, but 1,024 bytes: past the index key's size with the app's id (the fuzzer's
+    // counterexample, seed 294381009, which DynamoDB refused as a 500).
+    const wide = await search({ prefix: '😀'.repeat(256) });
+    expect(wide.status).toBe(400);
+    expect(wide.body.error).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      message: expect.stringContaining('1000 bytes'),
+    });
+    expect((await search({ prefix: '😀'.repeat(250) })).status).toBe(200);
   });
 });
