@@ -3,6 +3,7 @@
  * of its calls is served by the spec endpoint it mirrors (docs/sdk-dingyue.md): what it sends is
  * translated here, then held to that endpoint's own rules.
  */
+import { givesAccess } from './entitlements.js';
 import { accessEndsAt, type SubscriptionState } from './subscription-state.js';
 
 /** SubscribedObject.swift: a purchase the user holds; `expiresAt` in epoch milliseconds. */
@@ -42,7 +43,7 @@ export const heldSubscriptions = <
 >(
   subscriptions: readonly S[],
   now: Date,
-): S[] => subscriptions.filter((s) => s.status === 'active' && Date.parse(accessEndsAt(s)) > now.getTime());
+): S[] => subscriptions.filter((s) => givesAccess(s, now));
 
 /** The spec's event of a DingYue Event: its `extra` and `user` are the app's strings (a paywall's version and id). */
 export interface DingYueEvent {

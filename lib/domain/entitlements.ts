@@ -32,8 +32,11 @@ export interface EntitlementDefinition {
   products: readonly string[];
 }
 
-export const givesAccess = (subscription: EntitledSubscription, now: Date): boolean =>
-  subscription.status === 'active' && Date.parse(accessEndsAt(subscription)) > now.getTime();
+/** Whether a subscription gives access now: active, within its period or the store's grace. */
+export const givesAccess = (
+  subscription: Pick<SubscriptionState, 'status' | 'expires_at' | 'grace_period_expires_at'>,
+  now: Date,
+): boolean => subscription.status === 'active' && Date.parse(accessEndsAt(subscription)) > now.getTime();
 
 /** The state of an entitlement nothing ever unlocked for this user. */
 export const NEVER_ENTITLED: EntitlementState = {
