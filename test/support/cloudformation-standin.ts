@@ -7,7 +7,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256, single } from './secrets-manager-standin.js';
+import { Sha256 } from './secrets-manager-standin.js';
+import { signedAsExpected } from './sigv4-check.js';
 
 export interface CloudFormationStandIn {
   url: string;
@@ -41,25 +42,7 @@ export async function startCloudFormationStandIn(
           status,
           `<ErrorResponse xmlns="${NS}"><Error><Type>Sender</Type><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error><RequestId>0</RequestId></ErrorResponse>`,
         );
-      const authorization = single(request.headers.authorization);
-      const signedHeaders = /SignedHeaders=([^,]+)/.exec(authorization)?.[1]?.split(';') ?? [];
-      const amzDate = single(request.headers['x-amz-date']);
-      const signingDate = new Date(amzDate.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
-      const resigned = await signer.sign(
-        {
-          method: request.method ?? 'POST',
-          protocol: 'http:',
-          hostname: '127.0.0.1',
-          path: request.url ?? '/',
-          query: {},
-          headers: Object.fromEntries(
-            signedHeaders.filter((name) => name !== 'x-amz-date').map((name) => [name, single(request.headers[name])]),
-          ),
-          body,
-        },
-        { signingDate },
-      );
-      if (!authorization || resigned.headers.authorization !== authorization)
+      if (!(await signedAsExpected(signer, request, body)))
         return error(
           403,
           'SignatureDoesNotMatch',

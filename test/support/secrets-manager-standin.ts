@@ -9,6 +9,7 @@ import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { signedAsExpected } from './sigv4-check.js';
 
 export interface SecretsManagerStandIn {
   url: string;
@@ -59,25 +60,7 @@ export async function startSecretsManagerStandIn(
       const body = Buffer.concat(chunks).toString('utf8');
       const answer = (status: number, value: unknown) =>
         response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(value));
-      const authorization = single(request.headers.authorization);
-      const signedHeaders = /SignedHeaders=([^,]+)/.exec(authorization)?.[1]?.split(';') ?? [];
-      const amzDate = single(request.headers['x-amz-date']);
-      const signingDate = new Date(amzDate.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
-      const resigned = await signer.sign(
-        {
-          method: request.method ?? 'POST',
-          protocol: 'http:',
-          hostname: '127.0.0.1',
-          path: request.url ?? '/',
-          query: {},
-          headers: Object.fromEntries(
-            signedHeaders.filter((name) => name !== 'x-amz-date').map((name) => [name, single(request.headers[name])]),
-          ),
-          body,
-        },
-        { signingDate },
-      );
-      if (!authorization || resigned.headers.authorization !== authorization) {
+      if (!(await signedAsExpected(signer, request, body))) {
         return answer(400, {
           __type: 'InvalidSignatureException',
           message: 'The request signature we calculated does not match the signature you provided.',
