@@ -10,10 +10,12 @@ import type { Construct } from 'constructs';
 import { STORE_SECRETS_PREFIX_OUTPUT } from '../lib/domain/credential-placement.js';
 import { readConsoleOrigins } from '../lib/http/cors.js';
 import { ROUTES, type Route } from '../lib/routes.js';
+import { PAYWALLS_BUCKET_OUTPUT } from '../lib/schemas/paywall.js';
 import { Api } from './constructs/api.js';
 import { OperatorConsole } from './constructs/console.js';
 import { DataStore } from './constructs/data.js';
 import { Notifications } from './constructs/notifications.js';
+import { PaywallBundles } from './constructs/paywalls.js';
 import { ApiFirewall } from './constructs/waf.js';
 
 export interface SubscriptionBackendStackProps extends StackProps {
@@ -27,6 +29,7 @@ export class SubscriptionBackendStack extends Stack {
   readonly notifications: Notifications;
   readonly firewall: ApiFirewall;
   readonly console: OperatorConsole;
+  readonly paywalls: PaywallBundles;
 
   constructor(scope: Construct, id: string, props: SubscriptionBackendStackProps = {}) {
     const { routes = ROUTES, ...stackProps } = props;
@@ -35,6 +38,10 @@ export class SubscriptionBackendStack extends Stack {
     // Store credentials: one Secrets Manager secret per app and store, written by `admin --aws stores ... set`.
     const storeSecretsPrefix = `subscription-backend/${this.stackName}/`;
     this.console = new OperatorConsole(this, 'Console');
+    this.paywalls = new PaywallBundles(this, 'Paywalls', {
+      distribution: this.console.distribution,
+      headers: this.console.headers,
+    });
     // More origins for the console (an operator's own domain): -c consoleOrigins=https://console.example.com
     const extraOrigins = readConsoleOrigins(this.node.tryGetContext('consoleOrigins') as string | undefined);
     this.api = new Api(this, 'Api', {
@@ -42,6 +49,7 @@ export class SubscriptionBackendStack extends Stack {
       storeSecretsPrefix,
       routes,
       browserOrigins: [this.console.origin, ...extraOrigins],
+      paywallsBaseUrl: this.paywalls.baseUrl,
     });
     this.console.connectTo(this.api.restApi);
     new CfnOutput(this, 'ConsoleUrl', {
@@ -54,6 +62,10 @@ export class SubscriptionBackendStack extends Stack {
       description: 'STORE_SECRETS_PREFIX for `admin --aws` (store credentials and test-store keys)',
     });
     this.notifications = new Notifications(this, 'Notifications', { table: this.data.table, storeSecretsPrefix });
+    new CfnOutput(this, PAYWALLS_BUCKET_OUTPUT, {
+      value: this.paywalls.bucket.bucketName,
+      description: 'PAYWALLS_BUCKET for `admin --aws paywalls upload`',
+    });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName, description: 'TABLE_NAME for `admin --aws`' });
   }
 }

@@ -6,6 +6,7 @@ import { appCommands } from './commands/apps.js';
 import { catalogueCommands } from './commands/catalogue.js';
 import { keyCommands } from './commands/keys.js';
 import { maintenanceCommands } from './commands/maintenance.js';
+import { paywallCommands } from './commands/paywalls.js';
 import { storeCommands } from './commands/stores.js';
 import { testStoreCommands } from './commands/test-store.js';
 import { redeliveryCommands, webhookEndpointCommands } from './commands/webhooks.js';
@@ -16,6 +17,7 @@ const COMMANDS: CommandTable = {
   ...appCommands,
   ...keyCommands,
   ...catalogueCommands,
+  ...paywallCommands,
   ...testStoreCommands,
   ...storeCommands,
   ...webhookEndpointCommands,

@@ -31,6 +31,7 @@ import {
 import { apiReference } from './api-reference.js';
 import { consoleSite } from './console.js';
 import { lambdaContext } from './lambda-context.js';
+import { paywallFiles } from './paywall-files.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -283,8 +284,11 @@ export async function startGateway(options: {
   apiReference?: boolean;
   /** Also serve the operator console at /console (CloudFront's, in AWS). */
   console?: boolean;
+  /** Also serve the paywall bundles of this folder at /paywalls (CloudFront's, in AWS). */
+  paywallsDir?: string;
 }): Promise<LocalGateway> {
   const site = options.console ? consoleSite() : undefined;
+  const bundles = options.paywallsDir ? paywallFiles(options.paywallsDir) : undefined;
   const compiled = compileRoutes(options.routes ?? ROUTES);
   // The deployed function of each route (the V1 and V2 paths of an endpoint share one), by route name.
   const functionNames = new Map(
@@ -298,9 +302,11 @@ export async function startGateway(options: {
     const api = apiOfPath(url.pathname);
     try {
       const method = request.method ?? 'GET';
-      // Files `npm start` serves beside the API (the console at /console, the reference at /docs).
+      // Files `npm start` serves beside the API (the console at /console, bundles at /paywalls, the reference at /docs).
       const page =
-        site?.(method, url.pathname) ?? (options.apiReference ? await apiReference(method, url.pathname) : undefined);
+        site?.(method, url.pathname) ??
+        (await bundles?.(method, url.pathname)) ??
+        (options.apiReference ? await apiReference(method, url.pathname) : undefined);
       if (page) {
         request.resume();
         response.writeHead(page.status, { ...page.headers, 'X-Request-Id': requestId });

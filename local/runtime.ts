@@ -28,6 +28,8 @@ export async function startLocalRuntime(options: {
   apiReference?: boolean;
   /** Serve the operator console at /console. */
   console?: boolean;
+  /** Serve the paywall bundles of this folder at /paywalls. */
+  paywallsDir?: string;
   /** Each function's timeout; the stack's by default. Tests on a loaded machine give more. */
   functionTimeoutMs?: number;
 }): Promise<LocalRuntime> {
@@ -41,6 +43,7 @@ export async function startLocalRuntime(options: {
     ...(options.host ? { host: options.host } : {}),
     apiReference: options.apiReference ?? false,
     console: options.console ?? false,
+    ...(options.paywallsDir ? { paywallsDir: options.paywallsDir } : {}),
     ...(options.functionTimeoutMs ? { functionTimeoutMs: options.functionTimeoutMs } : {}),
   });
   const poller = await startStreamPoller({ client: dynamodb, endpoint, onError: report('stream poller') });

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_DYNAMODB_PORT, DEFAULT_PORT, DEFAULT_TABLE_NAME } from '../lib/core/defaults.js';
 import { DYNAMODB_LOCAL_HOST, ensureTable, type LocalDynamoDb, localClient, startDynamoDbLocal } from './dynamodb.js';
+import { PAYWALLS_PATH, paywallsDir } from './paywall-files.js';
 import {
   DEFAULT_DATA_DIR,
   deleteServerMarker,
@@ -86,6 +87,7 @@ try {
     sweepIntervalSeconds,
     apiReference: true,
     console: true,
+    paywallsDir: paywallsDir(),
   });
 } catch (error) {
   console.error(
@@ -95,6 +97,8 @@ try {
   process.exit(1);
 }
 const { gateway } = runtime;
+// What launches answer as a bundle's download URL: this server's own /paywalls (known once it listens).
+process.env.PAYWALLS_BASE_URL ||= `${gateway.url}${PAYWALLS_PATH}`;
 
 // Where this server listens, for the operator CLI run from the same directory; the marker in its
 // table lets the CLI tell this server's DynamoDB from another listening at the same address.
@@ -116,6 +120,9 @@ console.log(`Subscription API  ${gateway.url}${SUBSCRIPTIONS_BASE}`);
 console.log(`Mobile API        ${gateway.url}/`);
 console.log(`API reference     ${gateway.url}/docs (OpenAPI document: ${gateway.url}/openapi.json)`);
 console.log(`Console           ${gateway.url}/console (sign in with an app's secret key)`);
+console.log(
+  `Paywalls          ${process.env.PAYWALLS_BASE_URL}/ (bundles of \`admin paywalls upload\`, from ${paywallsDir()})`,
+);
 console.log(
   `Jobs              expiry sweeper and webhook retries every ${sweepIntervalSeconds} s; outbox stream -> webhooks`,
 );

@@ -314,6 +314,7 @@ const standardOffering = {
     { id: '$rc_annual', products: { ios: 'pro_yearly', android: 'pro_yearly' }, metadata: { badge: 'best value' } },
   ],
   metadata: { headline: 'Go premium' },
+  paywall: 'spring_sale',
 };
 const winbackOffering = {
   id: 'winback',
@@ -322,11 +323,32 @@ const winbackOffering = {
   metadata: {},
 };
 
+const paywall = (id: string, name: string, version: number, sha256: string) => ({
+  id,
+  name,
+  version,
+  sha256,
+  bytes: 184_320,
+  files: 14,
+  uploaded_at: '2026-11-30T08:00:00.000Z',
+  download_url: `https://d1234abcd.cloudfront.net/paywalls/app_0123456789abcdef/${id}/${sha256}.zip`,
+});
+const paywalls = [
+  paywall('spring_sale', 'Spring sale', 3, '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'),
+  paywall('welcome', 'Welcome guide', 1, '60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752'),
+];
+const welcomeGuide = { id: 'welcome', pages: 3, purchase: true };
+
 export const appOfferings = {
   current_offering_id: 'standard',
   offerings: [standardOffering, winbackOffering],
   placements: [
-    { id: 'onboarding', rules: [{ audience: { segment: 'churned' }, offering: 'winback' }], default: 'standard' },
+    {
+      id: 'onboarding',
+      rules: [{ audience: { segment: 'churned' }, offering: 'winback' }],
+      default: 'standard',
+      guide_page: welcomeGuide,
+    },
   ],
   switches: [
     {
@@ -337,6 +359,7 @@ export const appOfferings = {
       rules: [{ audience: { segment: 'paying' }, value: false }],
     },
   ],
+  paywalls,
   updated_at: '2026-11-30T09:00:00.000Z',
 };
 
@@ -346,6 +369,13 @@ export const customerOfferings = {
   segments: ['churned'],
   current_offering_id: 'standard',
   offerings: [standardOffering, winbackOffering],
-  placements: { onboarding: { offering_id: 'winback', chosen_by: { rule: 0, audience: { segment: 'churned' } } } },
+  placements: {
+    onboarding: {
+      offering_id: 'winback',
+      guide_page: welcomeGuide,
+      chosen_by: { rule: 0, audience: { segment: 'churned' } },
+    },
+  },
   switches: { show_trial_banner: { value: true, chosen_by: 'default' } },
+  paywalls,
 };

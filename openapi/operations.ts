@@ -172,9 +172,10 @@ export const OPERATIONS: Record<string, OperationText> = {
   ListOfferings: {
     summary: 'What the app shows',
     description:
-      "The app's offerings (packages of products per platform), which one is current, its placements and its " +
-      'remote switches, as `admin offerings put` and `admin switches put` stored them, read fresh. An app that ' +
-      'has put nothing has `current_offering_id: null` and empty lists.',
+      "The app's offerings (packages of products per platform), which one is current, its placements, its " +
+      'remote switches and its paywall and guide page bundles (each at its current version, with its download ' +
+      'URL), as `admin offerings put`, `admin switches put` and `admin paywalls upload` stored them, read fresh. ' +
+      'An app that has put nothing has `current_offering_id: null` and empty lists.',
     success: {
       200: { description: "The app's offerings, placements and switches.", example: { data: ex.appOfferings } },
     },
@@ -182,7 +183,7 @@ export const OPERATIONS: Record<string, OperationText> = {
   GetCustomerOfferings: {
     summary: 'What one customer is shown',
     description:
-      "Each placement's offering and each remote switch's value for this user, with the rule that chose it " +
+      "Each placement's offering (and guide page) and each remote switch's value for this user, with the rule that chose it " +
       '(`chosen_by`: its place in the list and its audience, or `default`), and the segments the rules were matched ' +
       'against. `platform` is the platform to match rules for; without it, rules naming a platform do not match. ' +
       'A user the app has never seen is shown what a new user would be.',

@@ -93,6 +93,7 @@ const DATA_APP_TESTS = [
     'one-app-contention',
     'google-oidc-keys',
     'customer-index',
+    'paywalls',
     'offerings',
   ),
 ];
@@ -175,7 +176,7 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
     mutate: [
       'lib/data/{apps,api-keys,products,rate-limits,webhooks,aggregates,metrics-counters,list-counters}.ts',
       'lib/data/{revenue-reads,revenue-counters,count-rebuild,erasure-writes,google-oidc-keys}.ts',
-      'lib/data/{store-call-budget,user-events,store-settings,customer-index,customer-reindex,offerings}.ts',
+      'lib/data/{store-call-budget,user-events,store-settings,customer-index,customer-reindex,offerings,paywalls}.ts',
     ],
     tests: DATA_APP_TESTS,
     goal: 75,

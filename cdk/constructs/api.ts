@@ -99,6 +99,8 @@ export class Api extends Construct {
       surfaces?: readonly ApiSurfaceLayout[];
       /** Origins whose pages may call the subscription API (CORS): the console's first. Never `*`. */
       browserOrigins?: readonly string[];
+      /** Where paywall bundles are downloaded from (PAYWALLS_BASE_URL); unset, none has a URL. */
+      paywallsBaseUrl?: string;
     },
   ) {
     super(scope, id);
@@ -237,6 +239,7 @@ export class Api extends Construct {
       ...storeCallEnvironment,
       ...(api === 'mobile' ? reportEnvironment : {}),
       ...(api === 'subscriptions' && browserOrigins.length > 0 ? { CONSOLE_ORIGINS: browserOrigins.join(',') } : {}),
+      ...(props.paywallsBaseUrl ? { PAYWALLS_BASE_URL: props.paywallsBaseUrl } : {}),
     });
 
     // The paths above the surfaces' prefixes are the parent's; each surface builds its own subtrees on them.

@@ -22,28 +22,26 @@ import {
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { buildConsole, consoleContentSecurityPolicy, consoleHtml } from '../../console/build.js';
 import { acknowledge } from './acknowledge.js';
+import { privateBucket } from './private-bucket.js';
 import { dependOnRolePolicyOnly } from './service-function.js';
 
 export class OperatorConsole extends Construct {
   readonly bucket: Bucket;
   readonly distribution: Distribution;
+  /** The console's security headers (nosniff, no framing, strict CSP), for whatever else it serves. */
+  readonly headers: ResponseHeadersPolicy;
   /** `https://<distribution>.cloudfront.net`: the origin the API allows in CORS. */
   readonly origin: string;
   private apiOrigin: string | undefined;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
-    this.bucket = new Bucket(this, 'Files', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      encryption: BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-    });
+    this.bucket = privateBucket(this, 'Files');
     acknowledge(this.bucket, {
       id: 'AwsSolutions-S1',
       reason:
@@ -101,6 +99,7 @@ export class OperatorConsole extends Construct {
           "The distribution's default *.cloudfront.net certificate; TLSv1.2_2021 applies once an operator attaches their own domain and certificate (docs/console.md).",
       },
     );
+    this.headers = headers;
     this.origin = `https://${this.distribution.distributionDomainName}`;
   }
 

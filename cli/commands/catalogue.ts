@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import type * as z from 'zod/mini';
 import { getSegments, putAdsConfig, putSegments } from '../../lib/data/app-config.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
-import { putOfferings, putRemoteSwitches } from '../../lib/data/offerings.js';
+import { putOfferings, putRemoteSwitches, refreshOfferedProducts } from '../../lib/data/offerings.js';
+import { readPaywalls } from '../../lib/data/paywalls.js';
 import { listProducts, putProducts } from '../../lib/data/products.js';
 import { putExchangeRates } from '../../lib/data/revenue-reads.js';
 import { toDetails } from '../../lib/http/parse.js';
@@ -14,7 +15,7 @@ import { adsConfigSchema } from '../../lib/schemas/ads.js';
 import { entitlementCatalogueSchema } from '../../lib/schemas/entitlement.js';
 import { exchangeRatesSchema } from '../../lib/schemas/fx.js';
 import { MAX_SHOWN_DOCUMENT_BYTES, offeringsDocumentSchema, remoteSwitchesSchema } from '../../lib/schemas/offering.js';
-import { productCatalogueSchema } from '../../lib/schemas/product.js';
+import { type Product, productCatalogueSchema } from '../../lib/schemas/product.js';
 import { BUILT_IN_SEGMENTS, segmentCatalogueSchema } from '../../lib/schemas/segment.js';
 import { CliError, type CommandTable } from '../command.js';
 import { requireApp, required } from '../options.js';
@@ -98,8 +99,8 @@ async function unknownSegments(
 }
 
 /** Products packages name that the catalogue lacks, or that it does not sell on that platform. */
-async function unsellableProducts(appId: string, raw: unknown): Promise<FileProblem[]> {
-  const catalogue = new Map((await listProducts(appId)).map((product) => [product.id, product]));
+function unsellableProducts(appId: string, raw: unknown, products: Product[]): FileProblem[] {
+  const catalogue = new Map(products.map((product) => [product.id, product]));
   return asArray(field(raw, 'offerings')).flatMap((offering, o) =>
     asArray(field(offering, 'packages')).flatMap((entry, p) =>
       Object.entries((field(entry, 'products') as Record<string, unknown> | undefined) ?? {}).flatMap(
@@ -122,6 +123,31 @@ async function unsellableProducts(appId: string, raw: unknown): Promise<FileProb
   );
 }
 
+/** Paywalls offerings name, and guide pages placements name, that were never uploaded. */
+async function unknownPaywalls(appId: string, raw: unknown): Promise<FileProblem[]> {
+  const uploaded = new Set((await readPaywalls(appId)).paywalls.map((paywall) => paywall.id));
+  const unknown = (id: unknown, path: (string | number)[]): FileProblem[] =>
+    typeof id === 'string' && !uploaded.has(id)
+      ? [
+          {
+            path,
+            message: `paywall ${id} is not uploaded for ${appId} (admin paywalls upload --app ${appId} --id ${id} --file F)`,
+          },
+        ]
+      : [];
+  return [
+    ...asArray(field(raw, 'offerings')).flatMap((offering, o) =>
+      unknown(field(offering, 'paywall'), ['offerings', o, 'paywall']),
+    ),
+    ...asArray(field(raw, 'placements')).flatMap((placement, p) => [
+      ...unknown(field(field(placement, 'guide_page'), 'id'), ['placements', p, 'guide_page', 'id']),
+      ...asArray(field(placement, 'rules')).flatMap((rule, r) =>
+        unknown(field(field(rule, 'guide_page'), 'id'), ['placements', p, 'rules', r, 'guide_page', 'id']),
+      ),
+    ]),
+  ];
+}
+
 export const catalogueCommands: CommandTable = {
   'products put': {
     usage: 'products put --app A --file F   (F: JSON array of Product objects)',
@@ -130,6 +156,8 @@ export const catalogueCommands: CommandTable = {
       const appId = await requireApp(values);
       const products = await readValidatedFile(required(values, 'file'), productCatalogueSchema, 'product list');
       await putProducts(appId, products);
+      // What paywalls show of these products (their name, price) follows the catalogue.
+      await refreshOfferedProducts(appId, await listProducts(appId));
       return {
         json: { app_id: appId, products: products.map((p) => p.id) },
         text: `Stored ${products.length} product(s) for ${appId}: ${products.map((p) => p.id).join(', ')}`,
@@ -175,13 +203,15 @@ export const catalogueCommands: CommandTable = {
     options: { app: { type: 'string' }, file: { type: 'string' } },
     async run(values) {
       const appId = await requireApp(values);
+      const catalogue = await listProducts(appId);
       const document = await readValidatedFile(
         required(values, 'file'),
         offeringsDocumentSchema,
         'offerings file',
         async (raw) => [
           ...tooLarge(raw, 'offerings'),
-          ...(await unsellableProducts(appId, raw)),
+          ...unsellableProducts(appId, raw, catalogue),
+          ...(await unknownPaywalls(appId, raw)),
           ...(await unknownSegments(
             appId,
             asArray(field(raw, 'placements')).map((placement, at) => ({
@@ -191,7 +221,7 @@ export const catalogueCommands: CommandTable = {
           )),
         ],
       );
-      await putOfferings(appId, document);
+      await putOfferings(appId, document, catalogue);
       const offerings = document.offerings.map((offering) => offering.id);
       const placements = document.placements.map((placement) => placement.id);
       return {

@@ -104,6 +104,13 @@ function readInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
   return value;
 }
 
+/**
+ * Where paywall and guide page bundles are downloaded from (PAYWALLS_BASE_URL: CloudFront's
+ * `/paywalls` in AWS, `npm start`'s own locally); unset, bundles have no download URL. Read when
+ * answered, not once: `npm start` knows its own URL only when it listens.
+ */
+export const paywallsBaseUrl = (): string | undefined => process.env.PAYWALLS_BASE_URL || undefined;
+
 /** Revocation latency of sdk keys is this TTL: it must stay within a minute. */
 export const MAX_KEY_CACHE_TTL_SECONDS = 60;
 

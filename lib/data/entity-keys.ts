@@ -96,6 +96,8 @@ export const entitlements = (appId: string): TableKey => ({ pk: `APP#${appId}`, 
 export const adsConfig = (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'ADS' });
 /** The app's offerings and placements: one item, so a put replaces them at once. */
 export const offerings = (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'OFFERINGS' });
+/** The app's paywall and guide page bundles, each at its current version: one item. */
+export const paywalls = (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'PAYWALLS' });
 /** The app's remote switches: one item. */
 export const remoteSwitches = (appId: string): TableKey => ({ pk: `APP#${appId}`, sk: 'SWITCHES' });
 export const storeSettings = (appId: string, store: string): TableKey => ({ pk: `APP#${appId}`, sk: `STORE#${store}` });

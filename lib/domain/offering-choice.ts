@@ -1,10 +1,10 @@
 /**
- * What one user is shown (pure): each placement's offering and each remote switch's value, chosen
+ * What one user is shown (pure): each placement's offering (and guide page) and each remote switch's value, chosen
  * by the first rule whose audience the user is in, else the default; and the rule that chose it,
  * so an operator can tell why a user saw what they saw.
  */
 import type { Platform } from '../schemas/common.js';
-import type { Audience, OfferingsDocument, RemoteSwitch } from '../schemas/offering.js';
+import type { Audience, GuidePage, OfferingsDocument, RemoteSwitch } from '../schemas/offering.js';
 
 /** What a rule's audience is matched against: the user's segments, and the platform of the request, when it names one. */
 export interface Viewer {
@@ -33,6 +33,8 @@ export function firstMatch<T>(
 
 export interface ShownPlacement {
   offering_id: string;
+  /** The chosen rule's guide page, else the placement's; null: none. */
+  guide_page: GuidePage | null;
   chosen_by: ChosenBy;
 }
 
@@ -55,13 +57,14 @@ export function shownTo(
 ): ShownToViewer {
   const placements: Record<string, ShownPlacement> = {};
   for (const placement of document?.placements ?? []) {
+    const fallback = placement.guide_page ?? null;
     const { chosen, chosen_by } = firstMatch(
       placement.rules,
-      (at) => placement.rules[at]!.offering,
-      placement.default,
+      (at) => ({ offering_id: placement.rules[at]!.offering, guide_page: placement.rules[at]!.guide_page ?? fallback }),
+      { offering_id: placement.default, guide_page: fallback },
       viewer,
     );
-    placements[placement.id] = { offering_id: chosen, chosen_by };
+    placements[placement.id] = { ...chosen, chosen_by };
   }
   const values: Record<string, ShownSwitch> = {};
   for (const entry of switches) {

@@ -8,6 +8,7 @@ import * as z from 'zod/mini';
 import { credentialInPublicJson } from '../domain/public-settings.js';
 import { PLATFORMS, platformSchema, productIdSchema, uniqueIds, unstorablePlace } from './common.js';
 import { define } from './define.js';
+import { paywallAnswerSchema, paywallIdSchema } from './paywall.js';
 
 /** Ids of offerings, packages and placements: RevenueCat's package ids (`$rc_monthly`) fit. */
 export const OFFERING_ID_PATTERN = /^[A-Za-z0-9_.$-]{1,64}$/;
@@ -88,20 +89,44 @@ export const offeringSchema = /* @__PURE__ */ define(() =>
     description: z._default(z.string().check(z.maxLength(1000)), ''),
     packages: z.array(packageSchema).check(z.minLength(1), z.maxLength(20), uniqueIds<Package>('package')),
     metadata: metadataSchema,
+    /** The paywall bundle (`admin paywalls upload`) this offering is sold with. */
+    paywall: z.optional(paywallIdSchema),
   }),
 );
 export type Offering = z.infer<typeof offeringSchema>;
 
+/** A guide page bundle (`admin paywalls upload`) a placement opens, selling the offering it chose. */
+export const guidePageSchema = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    id: paywallIdSchema,
+    /** How many screens the guide pages through. */
+    pages: z._default(z.number().check(z.int(), z.gte(1), z.lte(50)), 1),
+    /** Whether the guide offers the purchase itself. */
+    purchase: z._default(z.boolean(), false),
+  }),
+);
+export type GuidePage = z.infer<typeof guidePageSchema>;
+
 export const placementSchema = /* @__PURE__ */ define(() =>
   z.strictObject({
     id: offeringIdSchema,
-    /** First match wins. */
+    /** First match wins; a rule's guide page replaces the placement's for its audience. */
     rules: z._default(
-      z.array(z.strictObject({ audience: audienceSchema, offering: offeringIdSchema })).check(z.maxLength(20)),
+      z
+        .array(
+          z.strictObject({
+            audience: audienceSchema,
+            offering: offeringIdSchema,
+            guide_page: z.optional(guidePageSchema),
+          }),
+        )
+        .check(z.maxLength(20)),
       [],
     ),
     /** The offering shown when no rule matches. */
     default: offeringIdSchema,
+    /** The guide page the app opens here when no rule names one. */
+    guide_page: z.optional(guidePageSchema),
   }),
 );
 export type Placement = z.infer<typeof placementSchema>;
@@ -203,6 +228,8 @@ export const appOfferingsSchema = /* @__PURE__ */ define(() =>
     offerings: z.array(offeringSchema),
     placements: z.array(placementSchema),
     switches: z.array(remoteSwitchSchema),
+    /** The paywall and guide page bundles, each at its current version. */
+    paywalls: z.array(paywallAnswerSchema),
     /** When offerings or switches were last put; null before either. */
     updated_at: z.nullable(z.string()),
   }),
@@ -219,8 +246,13 @@ export const customerOfferingsSchema = /* @__PURE__ */ define(() =>
     segments: z.array(z.string()),
     current_offering_id: z.nullable(z.string()),
     offerings: z.array(offeringSchema),
-    placements: z.record(z.string(), z.strictObject({ offering_id: z.string(), chosen_by: chosenBySchema })),
+    placements: z.record(
+      z.string(),
+      z.strictObject({ offering_id: z.string(), guide_page: z.nullable(guidePageSchema), chosen_by: chosenBySchema }),
+    ),
     switches: z.record(z.string(), z.strictObject({ value: z.unknown(), chosen_by: chosenBySchema })),
+    /** The bundles the offerings and placements name, each at its current version. */
+    paywalls: z.array(paywallAnswerSchema),
   }),
 );
 export type CustomerOfferings = z.infer<typeof customerOfferingsSchema>;

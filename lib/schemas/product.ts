@@ -24,6 +24,8 @@ export const productSchema = /* @__PURE__ */ define(() =>
   }),
 );
 export type Product = z.infer<typeof productSchema>;
+/** What a paywall shows of a product its offering sells (the offerings keep a copy: lib/data/offerings.ts). */
+export type OfferedProduct = Pick<Product, 'name' | 'description' | 'price' | 'currency' | 'billing_period'>;
 
 export const MAX_PRODUCTS_PER_APP = 500;
 

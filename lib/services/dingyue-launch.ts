@@ -1,10 +1,12 @@
 /**
  * The DingYue SDK's launch (POST /dingyue/sessions/report): the session and the device it runs on
- * recorded, and what the app shows this user read, as the SDK's ReportSessionResult. The write and
- * the read go in parallel: the read is launchViewOf's, two round trips at most.
+ * recorded, and what the app shows this user read, as the SDK's ReportSessionResult (paywall,
+ * guide page, switches, purchases held). The write and the read go in parallel: the read is
+ * launchViewOf's, two round trips at most.
  */
 import type { MobileCaller } from '../domain/callers.js';
 import { dingyueSwitchesOf, heldSubscriptions, subscribedObjectOf } from '../domain/dingyue-dialect.js';
+import { dingyueCountryOf, dingyueShownOf } from '../domain/dingyue-paywall.js';
 import type { DingYueDevice } from '../schemas/dingyue.js';
 import { launchViewOf } from './offerings.js';
 import { reportSession } from './reporting.js';
@@ -38,6 +40,12 @@ export async function dingyueLaunch(caller: MobileCaller, device: DingYueDevice,
     launchViewOf(caller.appId, caller.userId, caller.platform, now),
   ]);
   return {
+    ...dingyueShownOf(
+      view.shown,
+      view.products,
+      caller.platform === 'android' ? 'android' : 'ios',
+      dingyueCountryOf(device.area),
+    ),
     ...dingyueSwitchesOf(view.switches, view.shown.switches),
     subscribedProducts: heldSubscriptions(view.subscriptions, now).map(subscribedObjectOf),
   };

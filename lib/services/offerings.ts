@@ -5,7 +5,7 @@
  * newest subscriptions (the user index, then one batch read): two round trips, the app's read in
  * parallel with the user's first.
  */
-import { config } from '../core/config.js';
+import { config, paywallsBaseUrl } from '../core/config.js';
 import { readThroughCache } from '../core/read-through-cache.js';
 import { readShownSettings } from '../data/offerings.js';
 import { readUserItems } from '../data/profiles.js';
@@ -16,26 +16,48 @@ import { shownTo } from '../domain/offering-choice.js';
 import { segmentsOf } from '../domain/segments.js';
 import type { Platform } from '../schemas/common.js';
 import { MAX_CUSTOMER_SUBSCRIPTIONS } from '../schemas/entitlement.js';
-import type { AppOfferings, CustomerOfferings, RemoteSwitch } from '../schemas/offering.js';
+import type { AppOfferings, CustomerOfferings, OfferingsDocument, RemoteSwitch } from '../schemas/offering.js';
+import { answerPaywall, type Paywall, type PaywallAnswer } from '../schemas/paywall.js';
+import type { OfferedProduct } from '../schemas/product.js';
 
 const shownSettingsOf = readThroughCache(readShownSettings, () => config.offeringsCacheTtlSeconds * 1000);
 
 /** The app's offerings, placements and switches as stored, read now (not from a warm function's copy). */
 export async function appOfferings(appId: string): Promise<AppOfferings> {
-  const { offerings, switches, updated_at } = await readShownSettings(appId);
+  const { offerings, switches, paywalls, updated_at } = await readShownSettings(appId);
+  const baseUrl = paywallsBaseUrl();
   return {
     current_offering_id: offerings?.current ?? null,
     offerings: offerings?.offerings ?? [],
     placements: offerings?.placements ?? [],
     switches,
+    paywalls: paywalls.map((paywall) => answerPaywall(appId, paywall, baseUrl)),
     updated_at,
   };
 }
 
-/** What a launch reads about one user: what they are shown, the app's switches as set, and their newest subscriptions. */
+/** The bundles the document's offerings and placements name, as answered. */
+function namedPaywalls(appId: string, document: OfferingsDocument | undefined, paywalls: Paywall[]): PaywallAnswer[] {
+  const named = new Set([
+    ...(document?.offerings ?? []).flatMap((offering) => (offering.paywall ? [offering.paywall] : [])),
+    ...(document?.placements ?? []).flatMap((placement) =>
+      [placement.guide_page, ...placement.rules.map((rule) => rule.guide_page)].flatMap((guide) =>
+        guide ? [guide.id] : [],
+      ),
+    ),
+  ]);
+  const baseUrl = paywallsBaseUrl();
+  return paywalls.filter((paywall) => named.has(paywall.id)).map((paywall) => answerPaywall(appId, paywall, baseUrl));
+}
+
+/**
+ * What a launch reads about one user: what they are shown, the app's switches as set, what its
+ * paywalls show of each product, and the user's newest subscriptions.
+ */
 export interface LaunchView {
   shown: CustomerOfferings;
   switches: RemoteSwitch[];
+  products: Record<string, OfferedProduct>;
   subscriptions: SubscriptionRecord[];
 }
 
@@ -68,8 +90,10 @@ export async function launchViewOf(
       offerings: settings.offerings?.offerings ?? [],
       placements: chosen.placements,
       switches: chosen.switches,
+      paywalls: namedPaywalls(appId, settings.offerings, settings.paywalls),
     },
     switches: settings.switches,
+    products: settings.products,
     subscriptions,
   };
 }

@@ -27,10 +27,11 @@ import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { AGGREGATED_STREAM_FILTER } from '../../lib/events/aggregator.js';
 import { PUBLISHED_STREAM_FILTERS } from '../../lib/events/outbox.js';
 import { ENDPOINT_TIMEOUT_SECONDS, endpointFunctions, ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
+import { PAYWALLS_BUCKET_OUTPUT, PAYWALLS_PREFIX } from '../../lib/schemas/paywall.js';
 import { type Assembly, synthesizeAssembly } from '../support/cdk-assembly.js';
 import { type Grants, ROUTE_GRANTS, WORKER_GRANTS } from '../support/grants.js';
 
-type Resource = { Type: string; Properties: Record<string, any> };
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
 
 // Several tests synthesize the stack again with other context (2 to 7 s each on an idle machine).
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
@@ -533,6 +534,7 @@ describe('the stack and its nested stacks', () => {
         'NotificationsAlarms3ED26F66',
         'ConsoleFiles2D43986C',
         'ConsoleDistribution022D3262',
+        'PaywallsFilesC28619AD',
         'ApiRestApiE35FEAFE',
       ].sort(),
     );
@@ -550,6 +552,7 @@ describe('the stack and its nested stacks', () => {
         'ConsoleUrl',
         'EventBusName',
         STORE_SECRETS_PREFIX_OUTPUT,
+        PAYWALLS_BUCKET_OUTPUT,
         'TableName',
         'WebhookDeadLetterQueueUrl',
       ].sort(),
@@ -1051,6 +1054,7 @@ describe('secrets in the stack', () => {
     'STORE_EXPIRY_MARGIN_SECONDS',
     'WEBHOOK_DELIVERY_RETENTION_DAYS',
     'CONSOLE_ORIGINS',
+    'PAYWALLS_BASE_URL',
     // RATE_LIMIT_STANDARD_PER_MINUTE, RATE_LIMIT_PREMIUM_PER_MINUTE
     ...RATE_LIMIT_TIERS.map(rateLimitVariable),
     'STORE_CALL_BURST',
@@ -1115,6 +1119,19 @@ describe('secrets in the stack', () => {
   });
 });
 
+/** A bucket no one outside reads or writes but through its policy, encrypted by S3. */
+function expectPrivateEncrypted(bucket: Resource): void {
+  expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+    BlockPublicAcls: true,
+    BlockPublicPolicy: true,
+    IgnorePublicAcls: true,
+    RestrictPublicBuckets: true,
+  });
+  expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration).toEqual([
+    { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+  ]);
+}
+
 describe('the operator console in the stack', () => {
   const CSP_PREFIX =
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src https://";
@@ -1124,22 +1141,20 @@ describe('the operator console in the stack', () => {
     return found[0]!;
   };
   const distributionId = () => only('AWS::CloudFront::Distribution')[0];
+  /** The console's bucket (the other holds the paywall bundles). */
+  const consoleBucket = (): [string, Resource] => {
+    const found = ofType('AWS::S3::Bucket').filter(([id]) => id.startsWith('ConsoleFiles'));
+    expect(found).toHaveLength(1);
+    return found[0]!;
+  };
   const consoleOrigin = () => ({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId(), 'DomainName'] }]] });
 
   it('keeps the files in a private, encrypted bucket that refuses plain HTTP', () => {
-    const [bucketId, bucket] = only('AWS::S3::Bucket');
-    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
-      BlockPublicAcls: true,
-      BlockPublicPolicy: true,
-      IgnorePublicAcls: true,
-      RestrictPublicBuckets: true,
-    });
-    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration).toEqual([
-      { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
-    ]);
-    const [, policy] = only('AWS::S3::BucketPolicy');
-    expect(refOf(policy.Properties.Bucket)).toBe(bucketId);
-    const statements = policy.Properties.PolicyDocument.Statement as Statement[];
+    const [bucketId, bucket] = consoleBucket();
+    expectPrivateEncrypted(bucket);
+    const policies = ofType('AWS::S3::BucketPolicy').filter(([, p]) => refOf(p.Properties.Bucket) === bucketId);
+    expect(policies).toHaveLength(1);
+    const statements = policies[0]![1].Properties.PolicyDocument.Statement as Statement[];
     expect(statements).toContainEqual(
       expect.objectContaining({
         Effect: 'Deny',
@@ -1164,10 +1179,16 @@ describe('the operator console in the stack', () => {
     const config = distribution.Properties.DistributionConfig;
     expect(config.DefaultRootObject).toBe('index.html');
     expect(config.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
-    expect(config.Origins).toHaveLength(1);
-    expect(config.Origins[0].S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
-    const [oacId, oac] = only('AWS::CloudFront::OriginAccessControl');
-    expect(refOf(config.Origins[0].OriginAccessControlId)).toBe(oacId);
+    // The console's origin, and the paywall bundles' (the paywalls describe below).
+    expect(config.Origins).toHaveLength(2);
+    const consoleOriginConfig = config.Origins.find(
+      (o: { Id: string }) => o.Id === config.DefaultCacheBehavior.TargetOriginId,
+    );
+    expect(JSON.stringify(consoleOriginConfig.DomainName)).toContain(consoleBucket()[0]);
+    expect(consoleOriginConfig.S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
+    const oacId = refOf(consoleOriginConfig.OriginAccessControlId)!;
+    const oac = resources[oacId]!;
+    expect(oac.Type).toBe('AWS::CloudFront::OriginAccessControl');
     expect(oac.Properties.OriginAccessControlConfig).toMatchObject({
       OriginAccessControlOriginType: 's3',
       SigningBehavior: 'always',
@@ -1190,7 +1211,7 @@ describe('the operator console in the stack', () => {
 
   it('uploads the build with the API URL in index.html, and invalidates the distribution', () => {
     const [, deployment] = only('Custom::CDKBucketDeployment');
-    expect(refOf(deployment.Properties.DestinationBucketName)).toBe(only('AWS::S3::Bucket')[0]);
+    expect(refOf(deployment.Properties.DestinationBucketName)).toBe(consoleBucket()[0]);
     expect(refOf(deployment.Properties.DistributionId)).toBe(distributionId());
     expect(deployment.Properties.DistributionPaths).toEqual(['/*']);
     // Source.data: index.html with the stage URL as a deploy-time marker.
@@ -1206,7 +1227,7 @@ describe('the operator console in the stack', () => {
         .filter((s) => [s.Action].flat().some((a) => a.startsWith(prefix)))
         .flatMap((s) => [s.Resource].flat().map((r) => JSON.stringify(r)));
     for (const resource of resourcesOf('s3:'))
-      expect(resource.includes(only('AWS::S3::Bucket')[0]) || resource.includes('cdk-hnb659fds-assets')).toBe(true);
+      expect(resource.includes(consoleBucket()[0]) || resource.includes('cdk-hnb659fds-assets')).toBe(true);
     expect(
       statements
         .flatMap((s) => [s.Action].flat())
@@ -1257,6 +1278,64 @@ describe('the operator console in the stack', () => {
     template.hasOutput('ConsoleUrl', {
       Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId(), 'DomainName'] }, '/']] },
     });
+  });
+});
+
+describe('the paywall bundles in the stack', () => {
+  const paywallsBucket = (): [string, Resource] => {
+    const found = ofType('AWS::S3::Bucket').filter(([id]) => id.startsWith('PaywallsFiles'));
+    expect(found).toHaveLength(1);
+    return found[0]!;
+  };
+  const distribution = () => {
+    const found = ofType('AWS::CloudFront::Distribution');
+    expect(found).toHaveLength(1);
+    return found[0]!;
+  };
+
+  it('keeps them in a private, encrypted bucket of their own that refuses plain HTTP and outlives the stack', () => {
+    const [bucketId, bucket] = paywallsBucket();
+    expectPrivateEncrypted(bucket);
+    expect(bucket.DeletionPolicy).toBe('Retain');
+    const policies = ofType('AWS::S3::BucketPolicy').filter(([, p]) => refOf(p.Properties.Bucket) === bucketId);
+    expect(policies).toHaveLength(1);
+    const statements = policies[0]![1].Properties.PolicyDocument.Statement as Statement[];
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+    // CloudFront of this distribution reads; nothing else is allowed anything.
+    const allowed = statements.filter((s) => s.Effect === 'Allow');
+    expect(allowed).toHaveLength(1);
+    expect(allowed[0]).toMatchObject({ Action: 's3:GetObject', Principal: { Service: 'cloudfront.amazonaws.com' } });
+    expect(JSON.stringify(allowed[0]!.Condition)).toContain(distribution()[0]);
+    // The console's deployment (which prunes) never writes this bucket.
+    const [, deployment] = ofType('Custom::CDKBucketDeployment')[0]!;
+    expect(refOf(deployment.Properties.DestinationBucketName)).not.toBe(bucketId);
+  });
+
+  it(`serves ${PAYWALLS_PREFIX}/* from that bucket through origin access control, HTTPS only, with the security headers`, () => {
+    const [bucketId] = paywallsBucket();
+    const config = distribution()[1].Properties.DistributionConfig;
+    const behaviors = config.CacheBehaviors as Record<string, any>[];
+    expect(behaviors.map((b) => b.PathPattern)).toEqual([`${PAYWALLS_PREFIX}/*`]);
+    const [behavior] = behaviors;
+    expect(behavior!.ViewerProtocolPolicy).toBe('https-only');
+    expect(behavior!.ResponseHeadersPolicyId).toEqual(config.DefaultCacheBehavior.ResponseHeadersPolicyId);
+    const origin = config.Origins.find((o: { Id: string }) => o.Id === behavior!.TargetOriginId);
+    expect(JSON.stringify(origin.DomainName)).toContain(bucketId);
+    expect(resources[refOf(origin.OriginAccessControlId)!]!.Type).toBe('AWS::CloudFront::OriginAccessControl');
+  });
+
+  it('tells every route function where bundles are downloaded, and the CLI which bucket takes them', () => {
+    const expected = {
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distribution()[0], 'DomainName'] }, `/${PAYWALLS_PREFIX}`]],
+    };
+    for (const route of ROUTES) {
+      const [id, fn] = functionOf(route);
+      expect(fn.Properties.Environment.Variables.PAYWALLS_BASE_URL, id).toEqual(expected);
+    }
+    const outputs = assembly.stacks[0]!.template.Outputs as Record<string, { Value: unknown }>;
+    expect(outputs[PAYWALLS_BUCKET_OUTPUT]!.Value).toEqual({ Ref: paywallsBucket()[0] });
   });
 });
 

@@ -5,15 +5,21 @@
  * reachable, three-word ones such as `stores apple set` included.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
   // The receiver listens on 127.0.0.1: the local-development opt-in, explicitly (lib/services/webhook-targets.ts).
   process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';
   process.env.TABLE_NAME = `cli-commands-e2e-${process.pid}`;
+  // `paywalls upload` writes its bundles here (the CLI's processes inherit it), not into the project's .data.
+  const { mkdtempSync } = require('node:fs') as typeof import('node:fs');
+  const { join: joinPath } = require('node:path') as typeof import('node:path');
+  const { tmpdir: tmp } = require('node:os') as typeof import('node:os');
+  process.env.PAYWALLS_DIR = mkdtempSync(joinPath(tmp(), 'cli-paywalls-'));
 });
 
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -238,6 +244,22 @@ const CASES: Case[] = [
     ],
     prints: ['app_id', 'switches'],
     then: (output) => expect(output.switches).toEqual(['show_banner']),
+  },
+  {
+    command: 'paywalls upload',
+    args: async (ctx) => {
+      const path = join(ctx.dir, 'bundle.zip');
+      await writeFile(path, zipSync({ 'index.html': strToU8('<h1>Go premium</h1>') }));
+      return ['paywalls', 'upload', '--app', appOf(ctx), '--id', 'main', '--file', path, '--name', 'Main paywall'];
+    },
+    prints: ['app_id', 'paywall', 'stored_at'],
+    then: async (output) => {
+      expect(output.paywall).toMatchObject({ id: 'main', name: 'Main paywall', version: 1, files: 1 });
+      expect(output.stored_at).toBe(
+        join(process.env.PAYWALLS_DIR!, output.app_id, 'main', `${output.paywall.sha256}.zip`),
+      );
+      expect((await readFile(output.stored_at)).subarray(0, 2).toString()).toBe('PK');
+    },
   },
   {
     command: 'ads put',

@@ -15,12 +15,18 @@ import { mkdirSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { strToU8, zipSync } from 'fflate';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
   // The receiver listens on 127.0.0.1: the local-development opt-in, explicitly (lib/services/webhook-targets.ts).
   process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = '1';
+  // The CLI (a child process) writes paywall bundles where the gateway serves them, as with `npm start`.
+  const { mkdtempSync } = require('node:fs') as typeof import('node:fs');
+  const { join: joinPath } = require('node:path') as typeof import('node:path');
+  const { tmpdir: tmp } = require('node:os') as typeof import('node:os');
+  process.env.PAYWALLS_DIR = mkdtempSync(joinPath(tmp(), 'console-paywalls-'));
 });
 
 import { consoleContentSecurityPolicy } from '../../console/build.js';
@@ -39,7 +45,7 @@ import { admin } from '../support/processes.js';
 import { mintReceipt } from '../support/receipts.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
-const { request, url } = useGateway({ console: true, apiReference: true });
+const { request, url } = useGateway({ console: true, apiReference: true, paywalls: true });
 const SCREENSHOTS = resolve(process.env.UPDATE_SCREENSHOTS ? 'docs/images' : '.test-results/console');
 const BROWSER_TIMEOUT = 120_000;
 /** How long a page may take to show what it loaded: the seeded app's take longer on a busy machine. */
@@ -341,10 +347,28 @@ describe('the console in Chromium', () => {
     await expectAccessible();
   });
 
-  it('shows what the app shows: offerings, placements and remote switches as set', {
+  it('shows what the app shows: offerings, placements, paywall bundles and remote switches as set', {
     timeout: BROWSER_TIMEOUT,
   }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'console-offerings-'));
+    await writeFile(
+      join(dir, 'spring.zip'),
+      zipSync({ 'index.html': strToU8('<h1>Spring</h1>'), 'app.js': strToU8('go()') }),
+    );
+    for (const id of ['spring', 'welcome']) {
+      const uploaded = await admin(
+        'paywalls',
+        'upload',
+        '--app',
+        app.appId,
+        '--id',
+        id,
+        '--file',
+        join(dir, 'spring.zip'),
+        '--json',
+      );
+      expect(uploaded.code, uploaded.stdout).toBe(0);
+    }
     await writeFile(
       join(dir, 'offerings.json'),
       JSON.stringify({
@@ -354,11 +378,17 @@ describe('the console in Chromium', () => {
             id: 'standard',
             description: 'Monthly',
             packages: [{ id: '$rc_monthly', products: { ios: 'premium_monthly' } }],
+            paywall: 'spring',
           },
           { id: 'annual', packages: [{ id: '$rc_annual', products: { ios: 'pro_yearly', android: 'pro_yearly' } }] },
         ],
         placements: [
-          { id: 'onboarding', rules: [{ audience: { platform: 'android' }, offering: 'annual' }], default: 'standard' },
+          {
+            id: 'onboarding',
+            rules: [{ audience: { platform: 'android' }, offering: 'annual', guide_page: { id: 'spring' } }],
+            default: 'standard',
+            guide_page: { id: 'welcome', pages: 3, purchase: true },
+          },
         ],
       }),
     );
@@ -386,11 +416,28 @@ describe('the console in Chromium', () => {
     expect(await offerings.locator('tbody tr').nth(1).locator('td').nth(1).textContent()).toBe(
       '$rc_annual: ios pro_yearly, android pro_yearly',
     );
+    expect(await offerings.locator('tbody tr td:last-child').allTextContents()).toEqual(['spring', 'none']);
     expect(await page.getByTestId('placements').locator('tbody tr td').allTextContents()).toEqual([
       'onboarding',
-      'on android → annual',
+      'on android → annual, guide spring',
       'standard',
+      'welcome (3 pages, sells)',
     ]);
+    const paywalls = page.getByTestId('paywalls');
+    expect(await paywalls.locator('tbody tr td:nth-child(-n+4)').allTextContents()).toEqual([
+      'spring',
+      'spring',
+      '1',
+      '2',
+      'welcome',
+      'welcome',
+      '1',
+      '2',
+    ]);
+    // Each bundle links to where the app downloads it.
+    const href = await paywalls.locator('tbody tr a').first().getAttribute('href');
+    expect(href).toMatch(new RegExp(`^${url()}/paywalls/${app.appId}/spring/[0-9a-f]{64}\\.zip$`));
+    expect((await fetch(href!)).headers.get('content-type')).toBe('application/zip');
     expect(await page.getByTestId('switches').locator('tbody tr td').allTextContents()).toEqual([
       'show_trial_banner',
       'boolean',
@@ -527,6 +574,9 @@ describe('an app with nothing yet', () => {
       .toBe('npm run --silent admin -- offerings put --app APP_ID --file offerings.json');
     expect(await tab.getByTestId('switches-empty').getByTestId('command').textContent()).toBe(
       'npm run --silent admin -- switches put --app APP_ID --file switches.json',
+    );
+    expect(await tab.getByTestId('paywalls-empty').getByTestId('command').textContent()).toBe(
+      'npm run --silent admin -- paywalls upload --app APP_ID --id PAYWALL_ID --file bundle.zip',
     );
     await expectAccessible(tab);
   });

@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it, vi } from 'vitest';
 import { readUserItems } from '../../lib/data/profiles.js';
 import { DINGYUE_LAUNCH } from '../support/dingyue-requests.js';
@@ -25,12 +26,17 @@ import { useGateway } from '../support/http.js';
 import { admin } from '../support/processes.js';
 import { mintReceipt } from '../support/receipts.js';
 
-// What an operator changes is seen at the next launch, as with `npm start` (local/start.ts).
+// What an operator changes is seen at the next launch, as with `npm start` (local/start.ts); the CLI
+// (a child process) and the gateway share the bundles' folder.
 vi.hoisted(() => {
   process.env.OFFERINGS_CACHE_TTL_SECONDS = '0';
+  const { mkdtempSync } = require('node:fs') as typeof import('node:fs');
+  const { join: joinPath } = require('node:path') as typeof import('node:path');
+  const { tmpdir: tmp } = require('node:os') as typeof import('node:os');
+  process.env.PAYWALLS_DIR = mkdtempSync(joinPath(tmp(), 'dingyue-paywalls-'));
 });
 
-const { send } = useGateway();
+const { send } = useGateway({ paywalls: true });
 
 /** JSONEncoder's `.prettyPrinted` output as Foundation writes it. */
 function swiftPrettyJson(value: unknown): string {
@@ -99,11 +105,57 @@ const list = (json: Json, key: string) => {
   if (!Array.isArray(value)) throw new DecodingError(`typeMismatch ${key}`);
   return value as Json[];
 };
+/** Subscription.swift: type, name, platformProductId, price (a String), currencyCode, countryCode required. */
+function subscription(json: Json) {
+  for (const key of ['type', 'name', 'platformProductId', 'price', 'currencyCode', 'countryCode'])
+    field<string>(json, key, 'string', false);
+  for (const key of ['appleSubscriptionGroupId', 'subscriptionDescription', 'period', 'icon'])
+    field<string>(json, key, 'string', true);
+  return json as { name: string; platformProductId: string; price: string; period?: string; currencyCode: string };
+}
+/**
+ * Paywall.swift (DYMGuideObject.swift adds purchaseSwitch: Bool, swiperSize: Int): version a Double,
+ * subscriptions required, each PaywallSubscriptions' `subscription` force-unwrapped by the SDK
+ * (API/ApiManager.swift:84-87, API/DYMGuideController.swift:270-273), downloadUrl given to
+ * `URL(string:)!` (API/ApiManager.swift:72, 121).
+ */
+function paywallModel(json: Json, guide: boolean) {
+  const subscriptions = list(json, 'subscriptions');
+  if (!subscriptions) throw new DecodingError('keyNotFound subscriptions');
+  const downloadUrl = field<string>(json, 'downloadUrl', 'string', false);
+  if (!URL.canParse(downloadUrl)) throw new DecodingError('URL(string:) is nil: downloadUrl');
+  const model = {
+    name: field<string>(json, 'name', 'string', false),
+    version: field<number>(json, 'version', 'number', false),
+    downloadUrl,
+    previewUrl: field<string>(json, 'previewUrl', 'string', true),
+    customize: field<boolean>(json, 'customize', 'boolean', false),
+    subscriptions: subscriptions.map((entry) => ({
+      subscriptionId: field<string>(entry, 'subscriptionId', 'string', true),
+      subscription: subscription(field<Json>(entry, 'subscription', 'object', false)),
+    })),
+  };
+  if (!guide) return model;
+  const swiperSize = field<number>(json, 'swiperSize', 'number', false);
+  if (!Number.isInteger(swiperSize)) throw new DecodingError('typeMismatch swiperSize');
+  return { ...model, purchaseSwitch: field<boolean>(json, 'purchaseSwitch', 'boolean', false), swiperSize };
+}
+const optionalModel = (json: Json, key: string, guide: boolean) => {
+  const value = field<Json>(json, key, 'object', true);
+  return value && paywallModel(value, guide);
+};
+/** The SDK's identity of a downloaded bundle: `paywallId + "/" + String(version)` (API/ApiManager.swift:68). */
+const swiftIdentity = (id: string, version: number) => `${id}/${Number.isInteger(version) ? `${version}.0` : version}`;
+
 const decode = {
   simpleStatus: (json: Json) => ({ status: status(json) }),
   /** ReportSessionResult.swift; SwitchItem.swift {variableName, variableValue: Bool}; GlobalSwitch.swift. */
   reportSession: (json: Json) => ({
     status: status(json),
+    paywall: optionalModel(json, 'paywall', false),
+    paywallId: field<string>(json, 'paywallId', 'string', true),
+    guidePage: optionalModel(json, 'guidePage', true),
+    guidePageId: field<string>(json, 'guidePageId', 'string', true),
     switchItems: list(json, 'switchItems')?.map((item) => ({
       variableName: field<string>(item, 'variableName', 'string', false),
       variableValue: field<boolean>(item, 'variableValue', 'boolean', false),
@@ -147,6 +199,29 @@ async function switchesPut(app: TestApp, switches: unknown) {
   expect((await admin('switches', 'put', '--app', app.appId, '--file', file, '--json')).code).toBe(0);
 }
 
+async function jsonFile(name: string, content: unknown): Promise<string> {
+  const file = join(await mkdtemp(join(tmpdir(), `${name}-`)), `${name}.json`);
+  await writeFile(file, JSON.stringify(content));
+  return file;
+}
+
+async function paywallUpload(app: TestApp, id: string, files: Record<string, string>): Promise<void> {
+  const file = join(await mkdtemp(join(tmpdir(), 'bundle-')), `${id}.zip`);
+  await writeFile(
+    file,
+    zipSync(Object.fromEntries(Object.entries(files).map(([name, body]) => [name, strToU8(body)]))),
+  );
+  const result = await admin('paywalls', 'upload', '--app', app.appId, '--id', id, '--file', file, '--json');
+  expect(result.code, result.stdout).toBe(0);
+}
+
+/** What the SDK's downloadTask and SSZipArchive do with a downloadUrl (API/ApiManager.swift:245-262): the files unzipped. */
+async function downloadBundle(url: string): Promise<Record<string, string>> {
+  const res = await send('GET', new URL(url).pathname);
+  expect(res.status).toBe(200);
+  return Object.fromEntries(Object.entries(unzipSync(res.bytes)).map(([name, data]) => [name, strFromU8(data)]));
+}
+
 describe('the DingYue SDK against /dingyue', () => {
   it('writes its bodies as Foundation does: pretty-printed, " : ", slashes escaped', () => {
     expect(swiftPrettyJson({ a: 'x/y', b: [1] })).toBe('{\n  "a" : "x\\/y",\n  "b" : [\n    1\n  ]\n}');
@@ -156,7 +231,16 @@ describe('the DingYue SDK against /dingyue', () => {
     const app = await createTestApp();
     const device = newDevice();
     const launch = decode.reportSession((await sdk(app, device, 'POST', '/sessions/report', LAUNCH)).json);
-    expect(launch).toEqual({ status: 'ok', switchItems: [], globalSwitchItems: [], subscribedProducts: [] });
+    expect(launch).toEqual({
+      status: 'ok',
+      paywall: undefined,
+      paywallId: undefined,
+      guidePage: undefined,
+      guidePageId: undefined,
+      switchItems: [],
+      globalSwitchItems: [],
+      subscribedProducts: [],
+    });
 
     // OpenAPIs/APIs/SessionsAPI.swift:61-82, one event per request (API/DYMEventManager.swift:13-24).
     const event = { name: 'ENTER_PAYWALL', extra: '2.0', user: 'paywall-7306', sessionId: randomUUID() };
@@ -233,13 +317,70 @@ describe('the DingYue SDK against /dingyue', () => {
     expect((await sdk({ ...app, sdkKey: 'pk_wrong' }, device, 'POST', '/sessions/report', LAUNCH)).status).toBe(401);
   });
 
-  it('story: launch, events, purchase, restore on a second device, a switch changed by the operator', async () => {
+  it('story: launch with a paywall and a guide page, events, purchase, restore on a second device, operator changes', async () => {
     const app = await createTestApp();
     const phone = newDevice();
     await switchesPut(app, [{ key: 'show_trial_banner', type: 'boolean', description: 'Trial banner', value: true }]);
+    // The operator's paywall and onboarding guide, and the offering they sell.
+    await paywallUpload(app, 'spring', { 'index.html': '<h1>Spring sale</h1>', 'config.js': 'window.products = []' });
+    await paywallUpload(app, 'welcome', { 'index.html': '<h1>Welcome</h1>', 'step2.html': '<h1>Sync</h1>' });
+    const offerings = {
+      current: 'standard',
+      offerings: [
+        {
+          id: 'standard',
+          paywall: 'spring',
+          packages: [
+            { id: '$rc_monthly', products: { ios: 'premium_monthly', android: 'premium_monthly' } },
+            { id: 'web', products: { web: 'premium_monthly' } },
+          ],
+        },
+      ],
+      placements: [{ id: 'onboarding', default: 'standard', guide_page: { id: 'welcome', pages: 2, purchase: true } }],
+    };
+    const put = await admin(
+      'offerings',
+      'put',
+      '--app',
+      app.appId,
+      '--file',
+      await jsonFile('offerings', offerings),
+      '--json',
+    );
+    expect(put.code, put.stdout).toBe(0);
+
     const first = decode.reportSession((await sdk(app, phone, 'POST', '/sessions/report', LAUNCH)).json);
     expect(first.switchItems).toEqual([{ variableName: 'show_trial_banner', variableValue: true }]);
     expect(first.globalSwitchItems).toEqual([{ showName: 'Trial banner', varName: 'show_trial_banner', value: true }]);
+    const monthly = {
+      type: 'SUBSCRIPTION',
+      name: 'Premium',
+      platformProductId: 'premium_monthly',
+      subscriptionDescription: 'Every feature, billed monthly',
+      period: 'MONTH',
+      price: '9.99',
+      currencyCode: 'USD',
+      countryCode: 'US',
+    };
+    expect(first.paywallId).toBe('spring');
+    expect(first.paywall).toMatchObject({
+      name: 'spring',
+      version: 1,
+      customize: true,
+      subscriptions: [{ subscriptionId: '$rc_monthly', subscription: monthly }],
+    });
+    expect(swiftIdentity(first.paywallId!, first.paywall!.version)).toBe('spring/1.0');
+    expect(first.guidePageId).toBe('welcome');
+    expect(first.guidePage).toMatchObject({ version: 1, purchaseSwitch: true, swiperSize: 2 });
+    // The app downloads both from the URLs answered and opens index.html at the unzipped root.
+    expect(await downloadBundle(first.paywall!.downloadUrl)).toEqual({
+      'index.html': '<h1>Spring sale</h1>',
+      'config.js': 'window.products = []',
+    });
+    expect(Object.keys(await downloadBundle(first.guidePage!.downloadUrl)).sort()).toEqual([
+      'index.html',
+      'step2.html',
+    ]);
 
     expect(
       decode.simpleStatus(
@@ -291,9 +432,20 @@ describe('the DingYue SDK against /dingyue', () => {
     expect(blocked.status).toBe('fail');
     expect(blocked.errmsg).toBeTruthy();
 
-    // The operator turns the banner off: the next launch sees it.
+    // The operator turns the banner off, raises the price and uploads a new paywall: the next launch sees all three.
     await switchesPut(app, [{ key: 'show_trial_banner', type: 'boolean', description: 'Trial banner', value: false }]);
+    const raised = { ...PREMIUM_MONTHLY, price: 12.99 };
+    expect(
+      (await admin('products', 'put', '--app', app.appId, '--file', await jsonFile('products', [raised]), '--json'))
+        .code,
+    ).toBe(0);
+    await paywallUpload(app, 'spring', { 'index.html': '<h1>Summer sale</h1>', 'config.js': '' });
     const later = decode.reportSession((await sdk(app, phone, 'POST', '/sessions/report', LAUNCH)).json);
     expect(later.switchItems).toEqual([{ variableName: 'show_trial_banner', variableValue: false }]);
+    expect(later.paywall!.subscriptions[0]!.subscription.price).toBe('12.99');
+    // A new identity, so the SDK downloads it (API/ApiManager.swift:71-72), from a new URL.
+    expect(swiftIdentity(later.paywallId!, later.paywall!.version)).toBe('spring/2.0');
+    expect(later.paywall!.downloadUrl).not.toBe(first.paywall!.downloadUrl);
+    expect((await downloadBundle(later.paywall!.downloadUrl))['index.html']).toBe('<h1>Summer sale</h1>');
   });
 });

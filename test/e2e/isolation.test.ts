@@ -21,6 +21,7 @@ import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
 import * as keys from '../../lib/data/entity-keys.js';
 import { putOfferings, putRemoteSwitches } from '../../lib/data/offerings.js';
+import { recordPaywallVersion } from '../../lib/data/paywalls.js';
 import { scanPages } from '../../lib/data/query.js';
 import { putStoreSettings } from '../../lib/data/store-settings.js';
 import { grantKey, historyKey, listCountCell, reportKeys, type TableKey } from '../../lib/data/table-keys.js';
@@ -280,25 +281,37 @@ async function setUpAppA(): Promise<void> {
   await putAdsConfig(a.appId, {
     ios: { networks: [{ name: 'a_network', enabled: true, settings: { unit: 'a-secret-unit' } }] },
   });
-  // What A shows: an offering, a placement choosing by A's segment, a switch.
-  await putOfferings(a.appId, {
-    current: 'a_offering',
-    offerings: [
-      {
-        id: 'a_offering',
-        description: 'A only',
-        metadata: { headline: 'a-headline' },
-        packages: [{ id: 'a_package', products: { ios: A_ONLY.id }, metadata: {} }],
-      },
-    ],
-    placements: [
-      {
-        id: 'a_placement',
-        rules: [{ audience: { segment: 'a_gold' }, offering: 'a_offering' }],
-        default: 'a_offering',
-      },
-    ],
+  // What A shows: an offering with its paywall, a placement choosing by A's segment, a switch.
+  await recordPaywallVersion(a.appId, {
+    id: 'a_paywall',
+    name: 'a_paywall',
+    sha256: 'a'.repeat(64),
+    bytes: 1,
+    files: 1,
   });
+  await putOfferings(
+    a.appId,
+    {
+      current: 'a_offering',
+      offerings: [
+        {
+          id: 'a_offering',
+          description: 'A only',
+          metadata: { headline: 'a-headline' },
+          paywall: 'a_paywall',
+          packages: [{ id: 'a_package', products: { ios: A_ONLY.id }, metadata: {} }],
+        },
+      ],
+      placements: [
+        {
+          id: 'a_placement',
+          rules: [{ audience: { segment: 'a_gold' }, offering: 'a_offering' }],
+          default: 'a_offering',
+        },
+      ],
+    },
+    [],
+  );
   // A boolean one too: the DingYue SDK's launch answers the boolean switches.
   await putRemoteSwitches(a.appId, [
     { key: 'a_switch', type: 'string', description: '', value: 'a-switch-value', rules: [] },
@@ -1170,9 +1183,10 @@ const CASES: Record<string, IsolationCase> = {
     does: "app B's secret key reads what app B shows alone: none of A's offerings, placements or switches",
     run: async () => {
       const res = await ok(call('ListOfferings', secret(b)));
-      expect(res.body.data).toMatchObject({ current_offering_id: null, offerings: [], placements: [] });
+      expect(res.body.data).toMatchObject({ current_offering_id: null, offerings: [], placements: [], paywalls: [] });
       expect(res.body.data.switches.map((entry: { key: string }) => entry.key)).toEqual(['b_switch']);
-      for (const ofA of ['a_offering', 'a_switch', 'a-headline']) expect(JSON.stringify(res.body)).not.toContain(ofA);
+      for (const ofA of ['a_offering', 'a_switch', 'a-headline', 'a_paywall', a.appId])
+        expect(JSON.stringify(res.body)).not.toContain(ofA);
     },
   },
   GetCustomerOfferings: {
@@ -1182,7 +1196,7 @@ const CASES: Record<string, IsolationCase> = {
         const res = await ok(call('GetCustomerOfferings', { ...secret(b), params: { user_id: user } }));
         expect(Object.keys(res.body.data.switches)).toEqual(['b_switch']);
         expect(res.body.data.segments).not.toContain('a_gold');
-        for (const ofA of ['a_offering', 'a_placement', 'a_switch'])
+        for (const ofA of ['a_offering', 'a_placement', 'a_switch', 'a_paywall'])
           expect(JSON.stringify(res.body)).not.toContain(ofA);
       }
     },
@@ -1199,7 +1213,8 @@ const CASES: Record<string, IsolationCase> = {
         const res = await ok(call(name, { headers: mobileHeaders(b, user) }));
         expect(Object.keys(res.body.data.switches)).toEqual(['b_switch']);
         expect(res.body.data.offerings).toEqual([]);
-        for (const ofA of ['a_offering', 'a_switch', 'a_gold']) expect(JSON.stringify(res.body)).not.toContain(ofA);
+        for (const ofA of ['a_offering', 'a_switch', 'a_gold', 'a_paywall'])
+          expect(JSON.stringify(res.body)).not.toContain(ofA);
       }
     },
   })),

@@ -1,9 +1,10 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { freePorts } from '../support/ports.js';
 import { startTs } from '../support/processes.js';
@@ -140,15 +141,44 @@ describe('npm start', () => {
     ]);
     const { runTs } = await import('../support/processes.js');
     // Nothing but the directory: no DYNAMODB_ENDPOINT, DYNAMODB_PORT or TABLE_NAME.
-    const plain = { DYNAMODB_ENDPOINT: undefined, DYNAMODB_PORT: undefined, TABLE_NAME: undefined, DATA_DIR: dataDir };
+    const plain = {
+      DYNAMODB_ENDPOINT: undefined,
+      DYNAMODB_PORT: undefined,
+      TABLE_NAME: undefined,
+      DATA_DIR: dataDir,
+      PAYWALLS_DIR: undefined,
+      PAYWALLS_BASE_URL: undefined,
+    };
     try {
       const created = await runTs('cli/cli.ts', ['apps', 'create', '--name', 'found', '--json'], plain);
       expect(created.code, created.stdout + created.stderr).toBe(0);
-      const { secret_key } = JSON.parse(created.stdout);
+      const { app_id, secret_key } = JSON.parse(created.stdout);
       const listed = await fetch(`http://127.0.0.1:${service.port}/v1/subscriptions`, {
         headers: { authorization: `Bearer ${secret_key}` },
       });
       expect(listed.status).toBe(200);
+
+      // A paywall uploaded beside this server lands under DATA_DIR, and the server serves it at the URL it answers.
+      const zip = zipSync({ 'index.html': strToU8('<h1>Go premium</h1>') });
+      await writeFile(join(dataDir, 'bundle.zip'), zip);
+      const uploaded = await runTs(
+        'cli/cli.ts',
+        ['paywalls', 'upload', '--app', app_id, '--id', 'main', '--file', join(dataDir, 'bundle.zip'), '--json'],
+        plain,
+      );
+      expect(uploaded.code, uploaded.stdout + uploaded.stderr).toBe(0);
+      expect(JSON.parse(uploaded.stdout).stored_at).toMatch(
+        new RegExp(`^${dataDir}/paywalls/${app_id}/main/[0-9a-f]{64}\\.zip$`),
+      );
+      const offerings = await fetch(`http://127.0.0.1:${service.port}/v1/offerings`, {
+        headers: { authorization: `Bearer ${secret_key}` },
+      });
+      const [paywall] = ((await offerings.json()) as { data: { paywalls: { download_url: string }[] } }).data.paywalls;
+      expect(paywall!.download_url.startsWith(`http://127.0.0.1:${service.port}/paywalls/${app_id}/main/`)).toBe(true);
+      const downloaded = await fetch(paywall!.download_url);
+      expect(downloaded.headers.get('content-type')).toBe('application/zip');
+      expect(Buffer.from(await downloaded.arrayBuffer()).equals(Buffer.from(zip))).toBe(true);
+      expect(service.output()).toContain(`Paywalls          http://127.0.0.1:${service.port}/paywalls/ (bundles of`);
 
       // The banner's command, pasted into a shell in the clone, with a user's environment.
       const line = service

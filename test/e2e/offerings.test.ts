@@ -142,6 +142,7 @@ describe('offerings, placements and remote switches', () => {
       offerings: [],
       placements: [],
       switches: [],
+      paywalls: [],
       updated_at: null,
     });
   });
@@ -196,8 +197,12 @@ describe('offerings, placements and remote switches', () => {
       platform: 'ios',
       current_offering_id: 'standard',
       placements: {
-        onboarding: { offering_id: 'gold', chosen_by: { rule: 0, audience: { segment: 'gold_members' } } },
-        settings: { offering_id: 'standard', chosen_by: 'default' },
+        onboarding: {
+          offering_id: 'gold',
+          guide_page: null,
+          chosen_by: { rule: 0, audience: { segment: 'gold_members' } },
+        },
+        settings: { offering_id: 'standard', guide_page: null, chosen_by: 'default' },
       },
       switches: {
         show_trial_banner: { value: true, chosen_by: 'default' },
@@ -211,6 +216,7 @@ describe('offerings, placements and remote switches', () => {
     const android = await sdk('/v2/offerings', 'newcomer', 'Android');
     expect(android.body.data.placements.settings).toEqual({
       offering_id: 'gold',
+      guide_page: null,
       chosen_by: { rule: 0, audience: { platform: 'android' } },
     });
 

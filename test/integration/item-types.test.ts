@@ -21,6 +21,7 @@ import { putEntitlements } from '../../lib/data/entitlements.js';
 import { startErasure } from '../../lib/data/erasure-writes.js';
 import { saveGoogleOidcKeys } from '../../lib/data/google-oidc-keys.js';
 import { putOfferings, putRemoteSwitches } from '../../lib/data/offerings.js';
+import { recordPaywallVersion } from '../../lib/data/paywalls.js';
 import { scanPages } from '../../lib/data/query.js';
 import { countUserRequest } from '../../lib/data/rate-limits.js';
 import { chargeReportQuota } from '../../lib/data/report-quotas.js';
@@ -53,6 +54,7 @@ const KINDS: [string, RegExp, RegExp, string | null][] = [
   ['ads configuration', /^APP#app_\w+$/, /^ADS$/, 'ads_config'],
   ['offerings and placements', /^APP#app_\w+$/, /^OFFERINGS$/, 'offerings'],
   ['remote switches', /^APP#app_\w+$/, /^SWITCHES$/, 'remote_switches'],
+  ['paywall bundles', /^APP#app_\w+$/, /^PAYWALLS$/, 'paywalls'],
   ['API key lookup', /^APIKEY#[0-9a-f]{64}$/, /^APIKEY$/, 'api_key'],
   ['subscription state', /^SUB#app_\w+#sub_[0-9a-f]{24}$/, /^SUB$/, 'subscription'],
   ['its payment', /^SUB#app_\w+#sub_[0-9a-f]{24}$/, /^PAYMENT$/, 'subscription_payment'],
@@ -117,8 +119,9 @@ async function writeEveryKind(): Promise<Record<string, unknown>[]> {
   await putEntitlements(appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly'] }]);
   await putSegments(appId, [{ id: 'all', name: 'All', type: 'built_in' }] as never);
   await putAdsConfig(appId, { enabled: false } as never);
-  await putOfferings(appId, { current: 'o', offerings: [], placements: [] });
+  await putOfferings(appId, { current: 'o', offerings: [], placements: [] }, []);
   await putRemoteSwitches(appId, []);
+  await recordPaywallVersion(appId, { id: 'main', name: 'Main', sha256: '0'.repeat(64), bytes: 1, files: 1 });
   await grantEntitlement(appId, 'granted-user', 'pro', { duration: 'P1M' }, NOW);
   // A purchase verified by one user, then restored by another: a transfer.
   const { receipt_data } = await mintReceipt(app);

@@ -66,7 +66,7 @@ async function appShowing() {
       conditions: [{ field: 'attributes.language', op: 'eq', value: 'de' }],
     },
   ]);
-  await putOfferings(app.appId, DOCUMENT);
+  await putOfferings(app.appId, DOCUMENT, []);
   await putRemoteSwitches(app.appId, SWITCHES);
   return app;
 }
@@ -79,6 +79,7 @@ describe('offerings', () => {
       offerings: DOCUMENT.offerings,
       placements: DOCUMENT.placements,
       switches: SWITCHES,
+      paywalls: [],
       updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     const empty = await createTestApp();
@@ -87,6 +88,7 @@ describe('offerings', () => {
       offerings: [],
       placements: [],
       switches: [],
+      paywalls: [],
       updated_at: null,
     });
   });
@@ -94,11 +96,11 @@ describe('offerings', () => {
   it('updated_at is when offerings or switches were last put, whichever came later', async () => {
     const at = (minute: number) => new Date(Date.UTC(2026, 10, 30, 9, minute));
     const first = await createTestApp();
-    await putOfferings(first.appId, DOCUMENT, at(1));
+    await putOfferings(first.appId, DOCUMENT, [], at(1));
     expect((await appOfferings(first.appId)).updated_at).toBe(at(1).toISOString());
     await putRemoteSwitches(first.appId, SWITCHES, at(2));
     expect((await appOfferings(first.appId)).updated_at).toBe(at(2).toISOString());
-    await putOfferings(first.appId, DOCUMENT, at(3));
+    await putOfferings(first.appId, DOCUMENT, [], at(3));
     expect((await appOfferings(first.appId)).updated_at).toBe(at(3).toISOString());
     const switchesOnly = await createTestApp();
     await putRemoteSwitches(switchesOnly.appId, SWITCHES, at(4));
@@ -121,6 +123,7 @@ describe('offerings', () => {
     expect(anna.segments).toEqual(expect.arrayContaining(['never_subscribed', 'german_speakers']));
     expect(anna.placements.paywall).toEqual({
       offering_id: 'german',
+      guide_page: null,
       chosen_by: { rule: 1, audience: { segment: 'german_speakers', platform: 'ios' } },
     });
     expect(anna.switches.discount).toEqual({
@@ -141,7 +144,7 @@ describe('offerings', () => {
     // Never seen: what a new install is shown.
     const stranger = await offeringsForUser(app.appId, 'stranger', undefined);
     expect(stranger).toMatchObject({ platform: null, segments: ['never_subscribed'] });
-    expect(stranger.placements.paywall).toEqual({ offering_id: 'standard', chosen_by: 'default' });
+    expect(stranger.placements.paywall).toEqual({ offering_id: 'standard', guide_page: null, chosen_by: 'default' });
   });
 
   it("a launch's read: the app's settings beside the user's profile and subscriptions, two round trips", async () => {
@@ -163,7 +166,7 @@ describe('offerings', () => {
     const app = await appShowing();
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     expect((await offeringsForUser(app.appId, 'u', 'ios')).current_offering_id).toBe('standard');
-    await putOfferings(app.appId, { ...DOCUMENT, current: 'loyal' });
+    await putOfferings(app.appId, { ...DOCUMENT, current: 'loyal' }, []);
     vi.advanceTimersByTime(59_000);
     expect((await offeringsForUser(app.appId, 'u', 'ios')).current_offering_id).toBe('standard');
     expect((await appOfferings(app.appId)).current_offering_id).toBe('loyal');

@@ -27,6 +27,10 @@ const SUCCESS_MEMBERS: Record<string, readonly string[]> = {
   DingYueRecoverReceipt: ['receipts'],
   DingYueSegmentInfo: ['segmentList'],
 };
+/** Members a success has only when there is something to answer: the launch's paywall and guide page, when the app set them. */
+const OPTIONAL_MEMBERS: Record<string, readonly string[]> = {
+  DingYueReportSession: ['guidePage', 'guidePageId', 'paywall', 'paywallId'],
+};
 
 /** What in this answer of the DingYue call `routeName` is not the SDK's envelope (empty: all of it is). */
 export function dingyueAnswerProblems(routeName: string, status: number, text: string): string[] {
@@ -43,9 +47,13 @@ export function dingyueAnswerProblems(routeName: string, status: number, text: s
   const keys = Object.keys(record).sort();
   if (record.status === 'ok') {
     if (status !== 200) problems.push(`status "ok" with HTTP ${status}`);
+    const optional = OPTIONAL_MEMBERS[routeName] ?? [];
     const expected = ['status', ...(SUCCESS_MEMBERS[routeName] ?? [])].sort();
-    if (keys.join() !== expected.join())
-      problems.push(`success members ${keys.join(', ')}, expected ${expected.join(', ')}`);
+    const required = keys.filter((key) => !optional.includes(key));
+    if (required.join() !== expected.join())
+      problems.push(
+        `success members ${keys.join(', ')}, expected ${expected.join(', ')}${optional.length > 0 ? ` (and any of ${optional.join(', ')})` : ''}`,
+      );
     return problems;
   }
   if (record.status !== 'fail') return [`status is ${JSON.stringify(record.status)}, not "ok" or "fail"`];

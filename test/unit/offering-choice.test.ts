@@ -98,8 +98,8 @@ describe('offerings: what one user is shown, first matching rule or the default'
     ['no platform given: platform rules never match', viewer([]), 'standard', 'default'],
   ])('%s', (_, who, offering, chosenBy) => {
     const shown = shownTo(DOCUMENT, SWITCHES, who);
-    expect(shown.placements.onboarding).toEqual({ offering_id: offering, chosen_by: chosenBy });
-    expect(shown.placements.settings).toEqual({ offering_id: 'standard', chosen_by: 'default' });
+    expect(shown.placements.onboarding).toEqual({ offering_id: offering, guide_page: null, chosen_by: chosenBy });
+    expect(shown.placements.settings).toEqual({ offering_id: 'standard', guide_page: null, chosen_by: 'default' });
     expect(shown.current_offering_id).toBe('standard');
   });
 
@@ -110,6 +110,32 @@ describe('offerings: what one user is shown, first matching rule or the default'
     const shown = shownTo(DOCUMENT, SWITCHES, who);
     expect(shown.switches.show_banner).toEqual({ value, chosen_by: chosenBy });
     expect(shown.switches.theme).toEqual({ value: { color: 'blue' }, chosen_by: 'default' });
+  });
+
+  it.each<[string, Viewer, string | null]>([
+    ["no rule matches: the placement's", viewer([], 'ios'), 'welcome'],
+    ["a rule naming one: the rule's", viewer(['churned'], 'ios'), 'come_back'],
+    ["a rule naming none: the placement's", viewer([], 'android'), 'welcome'],
+  ])('a guide page: %s', (_, who, guide) => {
+    const guided: OfferingsDocument = {
+      ...DOCUMENT,
+      placements: [
+        {
+          id: 'onboarding',
+          rules: [
+            {
+              audience: { segment: 'churned' },
+              offering: 'winback',
+              guide_page: { id: 'come_back', pages: 1, purchase: true },
+            },
+            { audience: { platform: 'android' }, offering: 'android_intro' },
+          ],
+          default: 'standard',
+          guide_page: { id: 'welcome', pages: 3, purchase: false },
+        },
+      ],
+    };
+    expect(shownTo(guided, [], who).placements.onboarding?.guide_page?.id ?? null).toBe(guide);
   });
 
   it('an app that has put nothing shows nothing', () => {

@@ -4,6 +4,10 @@ import { CopyableCommand, Empty, Show, Table, useLoad } from '../ui';
 /** The admin commands that set what the app shows, as an operator runs them beside `npm start`. */
 export const OFFERINGS_PUT_COMMAND = 'npm run --silent admin -- offerings put --app APP_ID --file offerings.json';
 export const SWITCHES_PUT_COMMAND = 'npm run --silent admin -- switches put --app APP_ID --file switches.json';
+export const PAYWALLS_UPLOAD_COMMAND =
+  'npm run --silent admin -- paywalls upload --app APP_ID --id PAYWALL_ID --file bundle.zip';
+
+const none = <span class="hint">none</span>;
 
 /** Who a rule is for, in words: "segment gold_members on ios". */
 const audienceText = (audience: Audience): string =>
@@ -38,7 +42,7 @@ function OfferingsTables({ data }: { data: AppOfferings }) {
       ) : (
         <Table
           testId="offerings"
-          columns={['Offering', 'Packages (product per platform)', 'Description']}
+          columns={['Offering', 'Packages (product per platform)', 'Description', 'Paywall']}
           rows={data.offerings}
           row={(offering) => (
             <tr key={offering.id}>
@@ -59,6 +63,7 @@ function OfferingsTables({ data }: { data: AppOfferings }) {
                 </ul>
               </td>
               <td>{offering.description}</td>
+              <td>{offering.paywall ? <code>{offering.paywall}</code> : none}</td>
             </tr>
           )}
         />
@@ -68,7 +73,7 @@ function OfferingsTables({ data }: { data: AppOfferings }) {
           <h2>Placements</h2>
           <Table
             testId="placements"
-            columns={['Placement', 'Rules (first match wins)', 'Default']}
+            columns={['Placement', 'Rules (first match wins)', 'Default', 'Guide page']}
             rows={data.placements}
             row={(placement) => (
               <tr key={placement.id}>
@@ -76,15 +81,63 @@ function OfferingsTables({ data }: { data: AppOfferings }) {
                   <code>{placement.id}</code>
                 </td>
                 <td>
-                  <Rules rules={placement.rules} then={(i) => placement.rules[i]!.offering} />
+                  <Rules
+                    rules={placement.rules}
+                    then={(i) => {
+                      const rule = placement.rules[i]!;
+                      return rule.guide_page ? `${rule.offering}, guide ${rule.guide_page.id}` : rule.offering;
+                    }}
+                  />
                 </td>
                 <td>
                   <code>{placement.default}</code>
+                </td>
+                <td>
+                  {placement.guide_page ? (
+                    <>
+                      <code>{placement.guide_page.id}</code> ({placement.guide_page.pages} page
+                      {placement.guide_page.pages === 1 ? '' : 's'}
+                      {placement.guide_page.purchase ? ', sells' : ''})
+                    </>
+                  ) : (
+                    none
+                  )}
                 </td>
               </tr>
             )}
           />
         </>
+      )}
+      <h2>Paywalls and guide pages</h2>
+      {data.paywalls.length === 0 ? (
+        <div data-testid="paywalls-empty">
+          <Empty>No paywall or guide page bundles yet. Upload a zip with index.html at its root:</Empty>
+          <CopyableCommand command={PAYWALLS_UPLOAD_COMMAND} />
+        </div>
+      ) : (
+        <Table
+          testId="paywalls"
+          columns={['Bundle', 'Name', 'Version', 'Files', 'Size', 'Uploaded']}
+          rows={data.paywalls}
+          row={(paywall) => (
+            <tr key={paywall.id}>
+              <td>
+                {paywall.download_url ? (
+                  <a href={paywall.download_url}>
+                    <code>{paywall.id}</code>
+                  </a>
+                ) : (
+                  <code>{paywall.id}</code>
+                )}
+              </td>
+              <td>{paywall.name}</td>
+              <td>{paywall.version}</td>
+              <td>{paywall.files}</td>
+              <td>{(paywall.bytes / 1024).toFixed(1)} KB</td>
+              <td>{new Date(paywall.uploaded_at).toLocaleString()}</td>
+            </tr>
+          )}
+        />
       )}
       <h2>Remote switches</h2>
       {data.switches.length === 0 ? (
@@ -119,7 +172,7 @@ function OfferingsTables({ data }: { data: AppOfferings }) {
   );
 }
 
-/** What the app shows (GET /v1/offerings): offerings, placements and remote switches, as stored. */
+/** What the app shows (GET /v1/offerings): offerings, placements, paywall bundles and remote switches, as stored. */
 export function Offerings() {
   const loaded = useLoad(() => get<{ data: AppOfferings }>('/v1/offerings'), []);
   return (
