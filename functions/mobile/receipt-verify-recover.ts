@@ -1,4 +1,4 @@
-import { subscribedObjectOf } from '../../lib/domain/dingyue-dialect.js';
+import { subscribedObjectOf } from '../../lib/domain/subscribed-object.js';
 import { type MobileDeclaration, VERIFY_ERRORS } from '../../lib/http/declaration.js';
 import { mobileEndpoint } from '../../lib/http/endpoint.js';
 import { dingyueRecoverBody, receiptOf } from '../../lib/schemas/dingyue.js';

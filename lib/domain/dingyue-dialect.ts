@@ -1,49 +1,10 @@
 /**
- * The DingYue iOS SDK's requests as the spec's, and our answers as the SDK's models (pure). Each
- * of its calls is served by the spec endpoint it mirrors (docs/sdk-dingyue.md): what it sends is
- * translated here, then held to that endpoint's own rules.
+ * The DingYue iOS SDK's requests as the spec's, and our answers as the SDK's models (pure; its
+ * SubscribedObject: ./subscribed-object.ts). Each of its calls is served by the spec endpoint it
+ * mirrors (docs/sdk-dingyue.md): what it sends is translated here, then held to that endpoint's
+ * own rules.
  */
-import { givesAccess } from './entitlements.js';
-import { accessEndsAt, type SubscriptionState } from './subscription-state.js';
-
-/** SubscribedObject.swift: a purchase the user holds; `expiresAt` in epoch milliseconds. */
-export interface SubscribedObject {
-  platformProductId: string;
-  originalTransactionId: string;
-  expiresAt: number;
-}
-
-/**
- * Our subscription (a record, or a verification's result) as the SDK's SubscribedObject. Its
- * `expiresAt` is when access ends: a store's grace period included, since apps on the SDK compare
- * it with the clock to decide access.
- */
-export const subscribedObjectOf = (subscription: {
-  product_id: string;
-  original_transaction_id: string | null;
-  expires_at: string;
-  grace_period_expires_at?: string | null;
-  id?: string;
-  subscription_id?: string;
-}): SubscribedObject => ({
-  platformProductId: subscription.product_id,
-  // A subscription created by an app server has no store transaction: its id stands in.
-  originalTransactionId: subscription.original_transaction_id ?? subscription.id ?? subscription.subscription_id ?? '',
-  expiresAt: Date.parse(
-    accessEndsAt({
-      expires_at: subscription.expires_at,
-      grace_period_expires_at: subscription.grace_period_expires_at ?? null,
-    }),
-  ),
-});
-
-/** The subscriptions that give access now (active, within their period or grace), newest first as given. */
-export const heldSubscriptions = <
-  S extends Pick<SubscriptionState, 'status' | 'expires_at' | 'grace_period_expires_at'>,
->(
-  subscriptions: readonly S[],
-  now: Date,
-): S[] => subscriptions.filter((s) => givesAccess(s, now));
+import { USER_ATTRIBUTE_NAMES } from '../schemas/mobile.js';
 
 /** The spec's event of a DingYue Event: its `extra` and `user` are the app's strings (a paywall's version and id). */
 export interface DingYueEvent {
@@ -85,18 +46,7 @@ const isKeyValue = (entry: unknown): entry is { key: string; value: unknown } =>
   typeof entry === 'object' && entry !== null && typeof (entry as { key?: unknown }).key === 'string';
 
 /** The spec's standard user attributes (PUT /users/attribute/update). */
-const STANDARD_ATTRIBUTES = new Set([
-  'email',
-  'name',
-  'first_name',
-  'last_name',
-  'phone',
-  'language',
-  'country',
-  'gender',
-  'birthday',
-  'timezone',
-]);
+const STANDARD_ATTRIBUTES: ReadonlySet<string> = new Set(USER_ATTRIBUTE_NAMES);
 
 /**
  * The SDK's attribute edits ({key, value, type}) as the spec's standard attributes and, for any

@@ -8,7 +8,7 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { AppError } from '../core/errors.js';
-import { jsonResponse } from './envelopes.js';
+import { jsonResponse, requestRefOf } from './envelopes.js';
 
 /**
  * Base of the SDK's dialect: an app on the SDK sets its basePath to `<ApiUrl>/dingyue`. Each call
@@ -31,13 +31,7 @@ export function dingyueSuccess(answer: DingYueAnswer, headers: Record<string, st
 export function dingyueErrorResponse(error: AppError, requestId: string): APIGatewayProxyResult {
   return jsonResponse(
     KEPT_STATUS(error) ? error.status : 200,
-    // Only a 500 carries the request id in the body, as in the other dialects.
-    {
-      status: 'fail',
-      errmsg: error.message,
-      code: error.code,
-      ...(error.status >= 500 ? { request_id: requestId } : {}),
-    },
+    { status: 'fail', errmsg: error.message, code: error.code, ...requestRefOf(error, requestId) },
     { ...error.headers, 'X-Request-Id': requestId },
   );
 }

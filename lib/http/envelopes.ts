@@ -22,9 +22,12 @@ export function jsonResponse(
   };
 }
 
+/** Only a 5xx carries the request id in its body, in every dialect; every response has it in X-Request-Id. */
+export const requestRefOf = (error: AppError, requestId: string): { request_id?: string } =>
+  error.status >= 500 ? { request_id: requestId } : {};
+
 export function errorBody(api: ApiName, error: AppError, requestId: string): SubscriptionsErrorBody | MobileErrorBody {
-  // Only a 500 carries the request id in the body; every response has it in X-Request-Id.
-  const requestRef = error.status >= 500 ? { request_id: requestId } : {};
+  const requestRef = requestRefOf(error, requestId);
   const retry = error.retryable ? { retryable: true as const } : {};
   if (api === 'mobile') {
     return { status: 'error', code: error.code, message: error.message, ...retry, ...requestRef };

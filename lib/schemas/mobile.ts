@@ -118,6 +118,20 @@ const attribute = (...checks: Parameters<ReturnType<typeof z.string>['check']>) 
   z.nullable(z.string().check(...checks));
 
 /** Standard user attributes; null clears one. */
+/** The spec's standard user attributes: the keys of userAttributesBody (test/unit/dingyue-dialect.test.ts holds them equal). */
+export const USER_ATTRIBUTE_NAMES = [
+  'email',
+  'name',
+  'first_name',
+  'last_name',
+  'phone',
+  'language',
+  'country',
+  'gender',
+  'birthday',
+  'timezone',
+] as const;
+
 export const userAttributesBody = /* @__PURE__ */ define(() =>
   z
     .partial(

@@ -5,8 +5,9 @@
  * launchViewOf's, two round trips at most.
  */
 import type { MobileCaller } from '../domain/callers.js';
-import { dingyueSwitchesOf, heldSubscriptions, subscribedObjectOf } from '../domain/dingyue-dialect.js';
+import { dingyueSwitchesOf } from '../domain/dingyue-dialect.js';
 import { dingyueCountryOf, dingyueShownOf } from '../domain/dingyue-paywall.js';
+import { heldSubscriptions, subscribedObjectOf } from '../domain/subscribed-object.js';
 import type { DingYueDevice } from '../schemas/dingyue.js';
 import { launchViewOf } from './offerings.js';
 import { reportSession } from './reporting.js';

@@ -2,14 +2,20 @@
 import { describe, expect, it } from 'vitest';
 import {
   dingyueSwitchesOf,
-  heldSubscriptions,
   specAttributesOf,
   specEventsOf,
   specPropertiesOf,
-  subscribedObjectOf,
 } from '../../lib/domain/dingyue-dialect.js';
+import { heldSubscriptions, subscribedObjectOf } from '../../lib/domain/subscribed-object.js';
+import { USER_ATTRIBUTE_NAMES, userAttributesBody } from '../../lib/schemas/mobile.js';
 
 const NOW = new Date('2026-12-02T12:00:00.000Z');
+
+describe('USER_ATTRIBUTE_NAMES', () => {
+  it("are the keys of the spec's attribute body, which the dialect maps an edit to", () => {
+    expect([...USER_ATTRIBUTE_NAMES].sort()).toEqual(Object.keys(userAttributesBody._zod.def.shape).sort());
+  });
+});
 
 describe('subscribedObjectOf', () => {
   it.each([
