@@ -28,8 +28,9 @@ import { underMutationTesting } from '../support/mutation.js';
 import { createOwnTable } from '../support/own-table.js';
 import { seedSubscription } from '../support/subscriptions.js';
 
-// 2.5 times what a request erases: the request, then two runs of the job (at 1,000 items a run) finish it.
-const EVENTS = 2500;
+// 1.4 times what a request erases: the request, then two runs of the job (at JOB_RUN_ITEMS a run) finish it.
+const EVENTS = 1400;
+const JOB_RUN_ITEMS = 300;
 
 type Item = Record<string, unknown>;
 
@@ -96,7 +97,7 @@ describe('erasure of a user (bounded batches, continued by the job, own table)',
     await putEntitlements(appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly'] }]);
   });
 
-  // Two minutes each time: under mutation testing it would run once per mutant of lib/data it reaches.
+  // A minute each time: under mutation testing it would run once per mutant of lib/data it reaches.
   it.skipIf(underMutationTesting)(
     `a user with ${EVENTS} events: a request erases at most ${REQUEST_ERASURE_ITEMS} items, the job the rest; nothing is left`,
     async () => {
@@ -111,9 +112,9 @@ describe('erasure of a user (bounded batches, continued by the job, own table)',
       // Under way, recorded: the job finds the marker in the due index.
       expect(await getErasure(appId, 'heavy-user')).toMatchObject({ removed: first.removed });
 
-      // A job run of 1,000 items leaves some; the second finishes.
+      // A job run of JOB_RUN_ITEMS items leaves some; the second finishes.
       const runs = [];
-      for (let run = 0; run < 2; run++) runs.push(await continueErasures(new Date(), 1000));
+      for (let run = 0; run < 2; run++) runs.push(await continueErasures(new Date(), JOB_RUN_ITEMS));
       expect(runs.map((run) => run.erased)).toEqual([0, 1]);
       expect(await getErasure(appId, 'heavy-user')).toBeUndefined();
 
