@@ -555,6 +555,33 @@ try {
       },
       check: ok,
     },
+    // RevenueCat's SDKs: a subscriber's launch reads their customer info; a purchase posts its receipt.
+    'functions/revenuecat/subscriber.ts': {
+      async event(run) {
+        const { user_id } = await seedSubscription(app.appId, { user_id: `cold-revenuecat-${run}` });
+        return proxyEvent(routeNamed('RevenueCatCustomerInfo'), {
+          path: `/v1/subscribers/${user_id}`,
+          headers: { authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' },
+        });
+      },
+      check: ok,
+    },
+    'functions/revenuecat/receipts.ts': {
+      async event(run) {
+        const apple = await appleApp();
+        return proxyEvent(routeNamed('RevenueCatPostReceipt'), {
+          path: '/v1/receipts',
+          headers: { authorization: `Bearer ${apple.sdkKey}`, 'x-platform': 'iOS' },
+          body: {
+            app_user_id: `apple-revenuecat-${run}`,
+            fetch_token: APPLE_JWS,
+            is_restore: false,
+            product_id: APPLE_PRODUCT,
+          },
+        });
+      },
+      check: ok,
+    },
     'functions/mobile/ads-info.ts': mobile('AdsInfo', `/adsinfo/ios/${app.appId}/1234567890`, () => undefined),
     'functions/mobile/set-custom-properties.ts': mobile('SetCustomProperties', '/users/custom_properties/set', () => ({
       properties: { plan: 'family', seats: 3 },

@@ -262,6 +262,7 @@ try {
   const api = { authorization: `Bearer ${app.secretKey}` };
   /** A returning user of the mobile SDK: their profile exists after the warm-up request. */
   const mobile = mobileHeaders(app, 'returning-user');
+  const revenuecat = { authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' };
   const pathOf = (route: Route, params: Record<string, string>) =>
     route.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name]!);
   const activeSubscription = async () => (await seedSubscription(app.appId, { user_id: fresh('subscriber') })).id;
@@ -464,6 +465,16 @@ try {
     }),
     // Every app launch (the entitlement definitions cached by the warm function, as in AWS).
     'functions/mobile/customer-info.ts': async (route) => ({ path: route.path, headers: mobile }),
+    // RevenueCat's SDKs: a launch reads the customer info; a purchase posts its receipt.
+    'functions/revenuecat/subscriber.ts': async (route) => ({
+      path: pathOf(route, { app_user_id: 'returning-user' }),
+      headers: revenuecat,
+    }),
+    'functions/revenuecat/receipts.ts': async (route) => ({
+      path: route.path,
+      headers: revenuecat,
+      body: { app_user_id: fresh('buyer'), fetch_token: mint().receipt_data, is_restore: false },
+    }),
     'functions/subscriptions/customer.ts': async (route) => ({
       path: pathOf(route, { user_id: 'returning-user' }),
       headers: api,

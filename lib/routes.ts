@@ -8,6 +8,7 @@
  */
 import { DINGYUE_BASE } from './http/dingyue.js';
 import type { ApiName } from './http/envelopes.js';
+import { REVENUECAT_RECEIPTS_PATH, REVENUECAT_SUBSCRIBERS_PATH } from './http/revenuecat.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -397,6 +398,26 @@ const SPEC_ROUTES: readonly Route[] = [
       ...(store === 'google_play' ? { storeSecrets: true } : {}),
     }),
   ),
+  // RevenueCat's SDK dialect (lib/http/revenuecat.ts): Bearer sdk key, at the API's root.
+  {
+    name: 'RevenueCatCustomerInfo',
+    api: 'revenuecat',
+    method: 'GET',
+    path: `${REVENUECAT_SUBSCRIBERS_PATH}/{app_user_id}`,
+    handler: 'functions/revenuecat/subscriber.ts',
+    // As CustomerInfo; a new user's profile is created (GetItem, UpdateItem).
+    table: LIST,
+  },
+  {
+    name: 'RevenueCatPostReceipt',
+    api: 'revenuecat',
+    method: 'POST',
+    path: REVENUECAT_RECEIPTS_PATH,
+    handler: 'functions/revenuecat/receipts.ts',
+    // A verification, then the user's customer info (Query).
+    table: [...VERIFY, 'Query'],
+    storeSecrets: true,
+  },
 ];
 
 /**

@@ -15,7 +15,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Handler } from 'aws-l
 import { AppError } from '../lib/core/errors.js';
 import { redactText } from '../lib/core/redact.js';
 import { preflightHeaders } from '../lib/http/cors.js';
-import { type ApiName, errorResponse } from '../lib/http/envelopes.js';
+import { type ApiName, errorResponse as envelopedErrorResponse } from '../lib/http/envelopes.js';
+import { isRevenueCatPath, revenuecatErrorResponse } from '../lib/http/revenuecat.js';
 import {
   APP_PATH,
   CUSTOMERS_BASE,
@@ -132,12 +133,17 @@ export function matchRoute(compiled: CompiledRoute[], method: string, path: stri
   return resolved && 'route' in resolved ? resolved : undefined;
 }
 
+/** A refusal of the gateway's own (no route, a body too large, a function timed out) in the API's envelope. */
+const errorResponse = (api: ApiName, error: AppError, requestId: string): APIGatewayProxyResult =>
+  api === 'revenuecat' ? revenuecatErrorResponse(error, requestId) : envelopedErrorResponse(api, error, requestId);
+
 /** Whose envelope answers a path that matches no route: the API's prefix decides. */
 export function apiOfPath(path: string): ApiName {
   if (
     [SUBSCRIPTIONS_BASE, CUSTOMERS_BASE, WEBHOOKS_BASE, APP_PATH, OFFERINGS_PATH].some((base) => path.startsWith(base))
   )
     return 'subscriptions';
+  if (isRevenueCatPath(path)) return 'revenuecat';
   return path.startsWith(`${NOTIFICATIONS_BASE}/`) ? 'notifications' : 'mobile';
 }
 

@@ -253,7 +253,12 @@ function errorResponses(
     const key = JSON.stringify(response);
     let entry = shared.get(key);
     if (!entry) {
-      const api = { mobile: 'Mobile', subscriptions: 'Subscriptions', notifications: 'Notifications' }[route.api];
+      const api = {
+        mobile: 'Mobile',
+        subscriptions: 'Subscriptions',
+        notifications: 'Notifications',
+        revenuecat: 'RevenueCat',
+      }[route.api];
       const name = statusKinds.every((kind) => common.includes(kind))
         ? `${api}Error${status}`
         : `${route.name.replace(/V2$/, '')}Error${status}`;
@@ -390,6 +395,7 @@ const TAGS: Record<ApiName, string> = {
   subscriptions: 'Subscriptions',
   mobile: 'Mobile reporting',
   notifications: 'Store notifications',
+  revenuecat: 'RevenueCat SDKs',
 };
 
 function securityOf(route: Route, declaration: EndpointDeclaration): Json[] {
@@ -477,8 +483,8 @@ export async function buildDocument(): Promise<OpenApiDocument> {
 
   const sharedResponses = new Map<string, { name: string; response: Json }>();
   const paths: Record<string, Record<string, Json>> = {};
-  // The DingYue SDK's dialect is that SDK's API, not ours: docs/sdk-dingyue.md describes it.
-  for (const route of ROUTES.filter((candidate) => !isDingYuePath(candidate.path))) {
+  // The SDK dialects are those SDKs' APIs, not ours: docs/sdk-dingyue.md and docs/sdk-revenuecat.md describe them.
+  for (const route of ROUTES.filter((candidate) => !isDingYuePath(candidate.path) && candidate.api !== 'revenuecat')) {
     const declaration = declarations.get(route.name)!;
     const text = operationTextOf(route.name);
     if (!text) throw new Error(`openapi/operations.ts describes no operation for route ${route.name}`);

@@ -24,6 +24,7 @@ import type { Construct } from 'constructs';
 import { AppError } from '../../lib/core/errors.js';
 import { CORS_ALLOWED_HEADERS, CORS_ALLOWED_METHODS, CORS_MAX_AGE_SECONDS } from '../../lib/http/cors.js';
 import { type ApiName, errorBody } from '../../lib/http/envelopes.js';
+import { revenuecatErrorBody } from '../../lib/http/revenuecat.js';
 import { ENDPOINT_TIMEOUT_SECONDS, endpointFunctions, type Route } from '../../lib/routes.js';
 import { acknowledge } from './acknowledge.js';
 import { ServiceFunction } from './service-function.js';
@@ -116,7 +117,11 @@ export class ApiSurfaceStack extends NestedStack {
         .map((r) => r.method)
         .sort()
         .join(', ');
-      const body = JSON.stringify(errorBody(routes[0]!.api, new AppError('METHOD_NOT_ALLOWED'), ''));
+      const api = routes[0]!.api;
+      const refusal = new AppError('METHOD_NOT_ALLOWED');
+      const body = JSON.stringify(
+        api === 'revenuecat' ? revenuecatErrorBody(refusal, '') : errorBody(api, refusal, ''),
+      );
       const integration = new MockIntegration({
         // The body may be binary (binaryMediaTypes */*): as text, the template applies to it.
         contentHandling: ContentHandling.CONVERT_TO_TEXT,

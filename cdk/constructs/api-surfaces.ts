@@ -8,6 +8,7 @@
  * path: keep a route where it is, and give a new group of routes a prefix (or a surface) of its own.
  * test/cdk/quotas.test.ts fails when a surface nears a CloudFormation quota, at three times its routes.
  */
+import { REVENUECAT_PREFIXES } from '../../lib/http/revenuecat.js';
 import type { Route } from '../../lib/routes.js';
 
 export interface ApiSurfaceLayout {
@@ -59,6 +60,11 @@ export const API_SURFACES: readonly ApiSurfaceLayout[] = [
     id: 'StoreNotificationsApi',
     description: 'Store notification routes: /notifications',
     prefixes: ['/notifications'],
+  },
+  {
+    id: 'RevenueCatApi',
+    description: "RevenueCat's SDK dialect: /v1/subscribers, /v1/receipts",
+    prefixes: REVENUECAT_PREFIXES,
   },
 ];
 

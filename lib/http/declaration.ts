@@ -57,6 +57,16 @@ export interface MobileDeclaration extends RequestDeclaration {
   dingyue?: { body?: z.ZodMiniType; headers?: MobileHeaderRule };
 }
 
+/** An endpoint of RevenueCat's SDK dialect (lib/http/revenuecat.ts). */
+export interface RevenueCatDeclaration extends RequestDeclaration {
+  /** Where the request names its user (the SDKs' app_user_id): the path's, or the body's. */
+  user: 'path' | 'body';
+  /** Reads the store of the request's X-Platform (a purchase): a request without a known one is refused. */
+  platform?: true;
+  /** The statuses of a success (default: 200 alone); the handler's answer names the one it is. */
+  statuses?: readonly (200 | 201)[];
+}
+
 /**
  * A store notification route. Its wrapper reads the app from the path and the store's decoder
  * the body, the same way on every route: what differs is only what the document shows.
@@ -65,7 +75,11 @@ export interface NotificationDeclaration {
   documentedBody: DocumentedBodyName;
 }
 
-export type EndpointDeclaration = SubscriptionsDeclaration | MobileDeclaration | NotificationDeclaration;
+export type EndpointDeclaration =
+  | SubscriptionsDeclaration
+  | MobileDeclaration
+  | RevenueCatDeclaration
+  | NotificationDeclaration;
 
 /** Every command on one subscription reads it first, and may find it gone, in the wrong state or changed meanwhile. */
 export const CHANGE_ERRORS = [

@@ -11,8 +11,9 @@ import { AppError, isAppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
 import { isDataStoreUnavailable } from '../data/unavailable.js';
 import type { Caller, MobileCaller } from '../domain/callers.js';
+import type { RevenueCatCustomerInfo } from '../domain/revenuecat-customer.js';
 import { MAX_NOTIFICATION_BYTES } from '../domain/store-purchase.js';
-import { appIdSchema } from '../schemas/common.js';
+import { appIdSchema, type Platform } from '../schemas/common.js';
 import type { ResponseName, ResponseOf } from '../schemas/documented.js';
 import type { ReceivedNotification } from '../schemas/responses.js';
 import {
@@ -28,13 +29,21 @@ import {
   type MobileDeclaration,
   mobileRulesOf,
   type RequestDeclaration,
+  type RevenueCatDeclaration,
   type SubscriptionsDeclaration,
 } from './declaration.js';
 import { type DingYueAnswer, dingyueErrorResponse, dingyueSuccess, isDingYuePath } from './dingyue.js';
-import { type ApiName, errorResponse, jsonResponse } from './envelopes.js';
+import { type ApiName, type EnvelopedApi, errorResponse, jsonResponse } from './envelopes.js';
 import { lowerCaseHeaders } from './header-case.js';
 import { readMobileHeaders } from './mobile-headers.js';
 import { parseJsonBody, parsePart } from './parse.js';
+import {
+  customerInfoResponse,
+  REVENUECAT_ETAG_HEADER,
+  revenuecatErrorResponse,
+  revenuecatPlatformOf,
+  revenuecatSdkKeyOf,
+} from './revenuecat.js';
 
 /** What the declaration's schema for a part of the request parses it into; undefined without one. */
 type Part<D, K extends 'params' | 'query' | 'body'> = D extends { [P in K]: infer S extends z.ZodMiniType }
@@ -84,8 +93,22 @@ function toAppError(error: unknown): AppError {
 const requestIdOf = (event: APIGatewayProxyEvent, context: Context): string =>
   event.requestContext?.requestId ?? context.awsRequestId;
 
+/** The answer to a refusal, in an API's envelope. */
+type ErrorAnswer = (error: AppError, requestId: string, event: APIGatewayProxyEvent) => APIGatewayProxyResult;
+
+/** The envelopes of lib/http/envelopes.ts, and under /dingyue the DingYue SDK's. */
+const envelopedError =
+  (api: EnvelopedApi): ErrorAnswer =>
+  (error, requestId, event) =>
+    api === 'mobile' && isDingYuePath(event.resource)
+      ? dingyueErrorResponse(error, requestId)
+      : errorResponse(api, error, requestId);
+
 /** Sets the request id on every log line and maps any error to the API's envelope. */
-function envelopeMiddleware(api: ApiName): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+function envelopeMiddleware(
+  api: ApiName,
+  answerError: ErrorAnswer,
+): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     before: (request) => {
       logger.appendKeys({ request_id: requestIdOf(request.event, request.context), route: request.event.resource });
@@ -117,10 +140,7 @@ function envelopeMiddleware(api: ApiName): MiddlewareObj<APIGatewayProxyEvent, A
         });
       }
       logger.removeKeys(['request_id', 'route']);
-      request.response =
-        api === 'mobile' && isDingYuePath(request.event.resource)
-          ? dingyueErrorResponse(appError, requestId)
-          : errorResponse(api, appError, requestId);
+      request.response = answerError(appError, requestId, request.event);
     },
   };
 }
@@ -197,10 +217,11 @@ function buildEndpoint(
     requestId: string,
     responseHeaders: Record<string, string>,
   ) => Promise<APIGatewayProxyResult>,
+  answerError: ErrorAnswer = envelopedError(api as EnvelopedApi),
 ) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(lowerCaseHeaders())
-    .use(envelopeMiddleware(api))
+    .use(envelopeMiddleware(api, answerError))
     .handler(async (event, context) => {
       const responseHeaders: Record<string, string> = {};
       try {
@@ -315,6 +336,58 @@ async function authenticateMobile(
   // user without that user's token cannot spend their limit.
   Object.assign(responseHeaders, await countMobileRequest(key, identity.userId));
   return { ...key, ...identity, userProven };
+}
+
+/** A RevenueCat call's caller: the sdk key's app and the user the request names. */
+export interface RevenueCatCaller extends Caller {
+  userId: string;
+  /** X-Platform's store, for a declaration that reads it. */
+  platform: Platform | undefined;
+}
+
+/** What a RevenueCat call answers: a customer info (validated by its ETag), or another JSON body. */
+export type RevenueCatReply<D extends RevenueCatDeclaration = RevenueCatDeclaration> = (
+  | { customerInfo: RevenueCatCustomerInfo; body?: undefined }
+  | { body: Record<string, unknown>; customerInfo?: undefined }
+) &
+  (D extends { statuses: readonly (infer S)[] } ? { status: S } : { status?: 200 });
+
+/**
+ * An endpoint of RevenueCat's SDK dialect (lib/http/revenuecat.ts): the sdk key as a Bearer token,
+ * the request parsed, the user it names (path or body) proven where the app requires user tokens,
+ * and counted against that user's limit, as on the mobile API. A GET's customer info is a 304 to
+ * the SDK that holds it (X-RevenueCat-ETag); a POST is never a 304, since the SDKs would replay a
+ * cached answer to another purchase.
+ */
+export function revenuecatEndpoint<D extends RevenueCatDeclaration>(
+  endpoint: D,
+  run: (request: EndpointRequest<D, RevenueCatCaller>) => Promise<RevenueCatReply<D>>,
+) {
+  return buildEndpoint(
+    'revenuecat',
+    async (event, requestId, responseHeaders) => {
+      const {
+        caller: key,
+        userTokenSecret,
+        headers: policy,
+      } = await authenticateSdkKey(revenuecatSdkKeyOf(event.headers.authorization));
+      Object.assign(responseHeaders, policy);
+      const request = parseRequest(endpoint, event, 'revenuecat');
+      const named = (endpoint.user === 'path' ? request.params : request.body) as unknown as { app_user_id: string };
+      const userId = named.app_user_id;
+      if (userTokenSecret !== undefined) {
+        requireUserToken(event.headers['x-user-token'], { secret: userTokenSecret, appId: key.appId, userId });
+      }
+      Object.assign(responseHeaders, await countMobileRequest(key, userId));
+      const platform = endpoint.platform ? revenuecatPlatformOf(event.headers['x-platform']) : undefined;
+      const reply = await run({ caller: { ...key, userId, platform }, requestId, ...request });
+      const headers = { 'X-Request-Id': requestId };
+      if (!reply.customerInfo) return jsonResponse(reply.status ?? 200, reply.body, headers);
+      const held = event.httpMethod === 'GET' ? event.headers[REVENUECAT_ETAG_HEADER.toLowerCase()] : undefined;
+      return customerInfoResponse(reply.customerInfo, reply.status ?? 200, held, headers);
+    },
+    revenuecatErrorResponse,
+  );
 }
 
 export interface NotificationRequest {

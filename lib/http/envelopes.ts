@@ -1,14 +1,17 @@
 /**
  * Response bodies of both APIs, in one place. The subscription API wraps payloads in `data` and
  * errors in `{error: {code, message, details?}}`; the mobile API answers `{status, message}` and
- * `{status: "error", code, message}`.
+ * `{status: "error", code, message}`. The SDK dialects' envelopes are their own modules'
+ * (lib/http/dingyue.ts, lib/http/revenuecat.ts), so that only their functions carry them.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { AppError } from '../core/errors.js';
 import type { MobileErrorBody, SubscriptionsErrorBody } from '../schemas/responses.js';
 
 /** The store notification routes answer with the subscription API's envelopes. */
-export type ApiName = 'subscriptions' | 'mobile' | 'notifications';
+export type ApiName = 'subscriptions' | 'mobile' | 'notifications' | 'revenuecat';
+/** The APIs whose envelopes are this module's. */
+export type EnvelopedApi = Exclude<ApiName, 'revenuecat'>;
 
 export function jsonResponse(
   statusCode: number,
@@ -26,7 +29,11 @@ export function jsonResponse(
 export const requestRefOf = (error: AppError, requestId: string): { request_id?: string } =>
   error.status >= 500 ? { request_id: requestId } : {};
 
-export function errorBody(api: ApiName, error: AppError, requestId: string): SubscriptionsErrorBody | MobileErrorBody {
+export function errorBody(
+  api: EnvelopedApi,
+  error: AppError,
+  requestId: string,
+): SubscriptionsErrorBody | MobileErrorBody {
   const requestRef = requestRefOf(error, requestId);
   const retry = error.retryable ? { retryable: true as const } : {};
   if (api === 'mobile') {
@@ -43,6 +50,6 @@ export function errorBody(api: ApiName, error: AppError, requestId: string): Sub
   };
 }
 
-export function errorResponse(api: ApiName, error: AppError, requestId: string): APIGatewayProxyResult {
+export function errorResponse(api: EnvelopedApi, error: AppError, requestId: string): APIGatewayProxyResult {
   return jsonResponse(error.status, errorBody(api, error, requestId), { ...error.headers, 'X-Request-Id': requestId });
 }

@@ -16,14 +16,21 @@ import { toListItem } from './subscriptions.js';
 
 const entitlementsOf = readThroughCache(getEntitlements, () => config.entitlementsCacheTtlSeconds * 1000);
 
-/** The customer info of a user; undefined for a user this app has never seen (no profile, no subscription). */
-export async function customerInfo(appId: string, userId: string, now = new Date()): Promise<CustomerInfo | undefined> {
+/** What a customer info is decided from, read at once: the profile and grants, the newest subscriptions, the app's entitlements. */
+export async function readCustomerFacts(appId: string, userId: string) {
   const [{ profile, grants }, subscriptions, entitlements] = await Promise.all([
     readUserItems(appId, userId),
     newestSubscriptionsOfUser(appId, userId, MAX_CUSTOMER_SUBSCRIPTIONS),
     entitlementsOf(appId),
   ]);
-  if (!profile && subscriptions.length === 0 && grants.length === 0) return undefined;
+  const known = profile !== undefined || subscriptions.length > 0 || grants.length > 0;
+  return { profile, grants, subscriptions, entitlements, known };
+}
+
+/** The customer info of a user; undefined for a user this app has never seen (no profile, no subscription). */
+export async function customerInfo(appId: string, userId: string, now = new Date()): Promise<CustomerInfo | undefined> {
+  const { profile, grants, subscriptions, entitlements, known } = await readCustomerFacts(appId, userId);
+  if (!known) return undefined;
   return {
     user_id: userId,
     entitlements: entitlementStates(entitlements, subscriptions, now, grants),

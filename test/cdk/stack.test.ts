@@ -133,13 +133,13 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('deploys 47 functions, 47 bundles and 47 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+  it('deploys 49 functions, 49 bundles and 49 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
     const functions = ofType('AWS::Lambda::Function');
     // 42 handler modules of lib/routes.ts and the 5 event and job functions.
-    expect(functions).toHaveLength(47);
-    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(47);
-    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(47);
-    expect(ofType('AWS::IAM::Role')).toHaveLength(47);
+    expect(functions).toHaveLength(49);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(49);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(49);
+    expect(ofType('AWS::IAM::Role')).toHaveLength(49);
     for (const path of [
       '/users/report/events',
       '/users/customer_info',
@@ -875,6 +875,7 @@ describe('store credentials in the stack', () => {
       'POST /notifications/google-play/{app_id}',
       'POST /receipt/verify/first',
       'POST /receipt/verify/recover',
+      'POST /v1/receipts',
       'POST /v1/subscriptions/verify',
     ]);
     // The sweeper asks the store before it expires a subscription the store may have renewed.
@@ -882,7 +883,7 @@ describe('store credentials in the stack', () => {
     // A function's description lists the routes it serves (a DingYue call's, beside the route it mirrors).
     const served = readers.flatMap(([, r]) => String(r.Properties.Description).split(', '));
     expect(served.sort()).toEqual([...verifying, sweeper].sort());
-    expect(readers).toHaveLength(5);
+    expect(readers).toHaveLength(6);
     for (const [id, fn] of readers) {
       expect(actionsOf(id).filter((a) => a.startsWith('secretsmanager:'))).toEqual(['secretsmanager:GetSecretValue']);
       expect(fn.Properties.Environment.Variables.STORE_SECRETS_PREFIX).toBe('subscription-backend/Test/');
@@ -1379,6 +1380,7 @@ describe('what the stack lets callers make it spend', () => {
       'VerifyPurchase',
       'VerifyFirstReceipt',
       'RecoverReceipt',
+      'RevenueCatPostReceipt',
       'DingYueVerifyFirstReceipt',
       'DingYueRecoverReceipt',
     ]);

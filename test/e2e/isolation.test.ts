@@ -768,9 +768,64 @@ const DINGYUE_CASES: Record<string, IsolationCase> = {
 /** What of A's a customer info answer must never carry. */
 const secretsOfA = () => [A_QUIET, A_SEGMENT, 'a_pro', A_ONLY.id, a.appId, ...aIds()];
 
+/** RevenueCat's SDK dialect: B's sdk key as the SDKs send it (Bearer), aimed at A's users and receipts. */
+const revenuecatHeaders = (app: TestApp) => ({ authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' });
+
+function expectRevenueCatError(res: HttpResult, status: number, code: number, error: string): void {
+  expect({ status: res.status, body: res.body }).toEqual({
+    status,
+    body: { code, error, message: expect.any(String) },
+  });
+}
+
+const REVENUECAT_CASES: Record<string, IsolationCase> = {
+  RevenueCatCustomerInfo: {
+    // A_BUYER (A's purchase) only: a read records the user in B, and other cases hold B to knowing none of A's other ids.
+    does: "app B's sdk key reading A's buyer's id gets B's own new user: nothing of A's entitlements, purchases or ids",
+    run: async () => {
+      for (const user of [A_BUYER]) {
+        const res = await ok(
+          call('RevenueCatCustomerInfo', { params: { app_user_id: user }, headers: revenuecatHeaders(b) }),
+        );
+        expect(res.body.subscriber).toMatchObject({ subscriptions: {}, entitlements: {}, non_subscriptions: {} });
+        const text = JSON.stringify(res.body);
+        for (const secret of ['a_pro', A_ONLY.id, a.appId, ...aIds()]) expect(text).not.toContain(secret);
+      }
+    },
+  },
+  RevenueCatPostReceipt: {
+    does: "app B's sdk key cannot claim app A's receipts: 7103 INVALID_RECEIPT in B, A's purchase stays A_BUYER's (7102)",
+    run: async () => {
+      for (const receipt of [aVerifiedReceipt, aUnusedReceipt]) {
+        for (const user of [A_BUYER, B_USER]) {
+          expectRevenueCatError(
+            await call('RevenueCatPostReceipt', {
+              body: { app_user_id: user, fetch_token: receipt.receipt_data, is_restore: true },
+              headers: revenuecatHeaders(b),
+            }),
+            400,
+            7103,
+            'INVALID_RECEIPT',
+          );
+        }
+      }
+      expectRevenueCatError(
+        await call('RevenueCatPostReceipt', {
+          body: { app_user_id: 'a-thief', fetch_token: aVerifiedReceipt.receipt_data, is_restore: true },
+          headers: revenuecatHeaders(a),
+        }),
+        400,
+        7102,
+        'RECEIPT_ALREADY_USED',
+      );
+    },
+  },
+};
+
 const CASES: Record<string, IsolationCase> = {
   ...notificationCases,
   ...DINGYUE_CASES,
+  ...REVENUECAT_CASES,
   ListWebhookDeliveries: {
     does: "app B's secret key lists B's webhook deliveries only, with or without a status filter",
     run: async () => {

@@ -5,19 +5,20 @@
  * status, every required header it names (and each named header that is present must match its
  * schema) and a body matching the schema. A path that is no endpoint's must be a 404
  * ROUTE_NOT_FOUND, a method the path does not serve a 405 METHOD_NOT_ALLOWED with Allow, each in
- * its API's error envelope. The DingYue SDK's calls, which the document leaves out, are held to
- * that SDK's envelope (test/support/dingyue-envelope.ts).
+ * its API's error envelope. The SDK dialects, which the document leaves out, are held to those
+ * SDKs' rules (test/support/dingyue-envelope.ts, test/support/revenuecat-decoders.ts).
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { toJSONSchema } from 'zod/v4/core';
 import { isDingYuePath } from '../../lib/http/dingyue.js';
-import { ROUTES } from '../../lib/routes.js';
+import { ROUTES, type Route } from '../../lib/routes.js';
 import { mobileErrorSchema, subscriptionsErrorSchema } from '../../lib/schemas/responses.js';
 import { apiOfPath, compileRoutes, requestUrl, resolveRoute } from '../../local/gateway.js';
 import { DOCUMENT_PATH, type OpenApiDocument } from '../../openapi/document.js';
 import { dingyueAnswerProblems } from './dingyue-envelope.js';
+import { revenuecatAnswerProblems } from './revenuecat-decoders.js';
 
 type Json = Record<string, any>;
 
@@ -63,10 +64,23 @@ const resolve = (object: Json): Json => {
 };
 
 const subscriptionsEnvelope = toJSONSchema(subscriptionsErrorSchema, { target: 'draft-2020-12', io: 'output' });
+/** RevenueCat's error envelope (lib/http/envelopes.ts; the SDKs' rules: test/support/revenuecat-decoders.ts). */
+const revenuecatEnvelope = {
+  type: 'object',
+  required: ['code', 'message', 'error'],
+  additionalProperties: false,
+  properties: {
+    code: { type: 'integer', minimum: 1 },
+    message: { type: 'string', minLength: 1 },
+    error: { type: 'string' },
+    request_id: { type: 'string' },
+  },
+};
 const ENVELOPES = {
   subscriptions: subscriptionsEnvelope,
   notifications: subscriptionsEnvelope,
   mobile: toJSONSchema(mobileErrorSchema, { target: 'draft-2020-12', io: 'output' }),
+  revenuecat: revenuecatEnvelope,
 };
 
 export interface Answer {
@@ -103,7 +117,8 @@ function gatewayAnswerProblems(method: string, path: string, answer: Answer): st
   const problems = bodyProblems(ENVELOPES[api], answer.text);
   if (problems.length === 0) {
     const body = JSON.parse(answer.text) as Json;
-    if ((body.error?.code ?? body.code) !== code) problems.push(`code is not ${code}`);
+    const answered = api === 'revenuecat' ? body.error : (body.error?.code ?? body.code);
+    if (answered !== code) problems.push(`code is not ${code}`);
   }
   if (answer.status !== status) problems.push(`status ${answer.status}, expected ${status} ${code}`);
   if (resolved && answer.header('allow') !== resolved.allow.join(', ')) problems.push('Allow header is wrong');
@@ -116,7 +131,13 @@ export function contractProblems(method: string, rawPath: string, answer: Answer
   const verb = method.toUpperCase();
   const unrouted = gatewayAnswerProblems(verb, path, answer);
   if (unrouted) return unrouted;
-  const route = (resolveRoute(compiled, verb, path) as { route: { name: string; path: string } }).route;
+  const route = (resolveRoute(compiled, verb, path) as { route: Route }).route;
+  // RevenueCat's SDK calls are held to what those SDKs decode, which the document does not describe.
+  if (route.api === 'revenuecat') {
+    return revenuecatAnswerProblems(answer.status, answer.header('content-type'), answer.text).map(
+      (p) => `${route.name} ${answer.status}: ${p}`,
+    );
+  }
   // The DingYue SDK's calls answer in that SDK's envelope, which the document does not describe.
   if (isDingYuePath(route.path)) {
     const contentType = answer.header('content-type') ?? '';

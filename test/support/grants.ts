@@ -81,6 +81,9 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   ResumeSubscription: { table: CHANGE },
   VerifyFirstReceipt: VERIFY,
   RecoverReceipt: VERIFY,
+  // RevenueCat's SDKs: the customer info (creating a new user's profile), and a verification followed by it.
+  RevenueCatCustomerInfo: LIST,
+  RevenueCatPostReceipt: { table: [...VERIFY.table, 'Query'], storeSecrets: true },
   // A batch of events is written with BatchWriteItem.
   ReportEvents: { table: [...AUTH, 'BatchWriteItem'] },
   ReportEventsV2: { table: [...AUTH, 'BatchWriteItem'] },

@@ -205,6 +205,16 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   }),
   ResumeSubscription: (f) => ({ params: { subscription_id: f.subscriptions.paused }, body: {} }),
   VerifyFirstReceipt: (f) => ({ body: { receipt: f.receipts.first, productId: 'premium_monthly' } }),
+  RevenueCatCustomerInfo: () => ({ params: { app_user_id: USER } }),
+  RevenueCatPostReceipt: (f) => ({
+    body: {
+      app_user_id: USER,
+      fetch_token: f.receipts.first,
+      is_restore: false,
+      product_id: 'premium_monthly',
+      price: '9.99',
+    },
+  }),
   RecoverReceipt: (f) => ({ body: { receipt: f.receipts.recover } }),
   ...Object.fromEntries(
     (['', 'V2'] as const).flatMap((v) => [
@@ -346,6 +356,7 @@ export function authHeaders(route: Route, f: Fixture): Record<string, string> {
       ? { authorization: notificationsOf(f).googlePlay.authorization }
       : {};
   }
+  if (route.api === 'revenuecat') return { authorization: `Bearer ${f.app.sdkKey}`, 'x-platform': 'iOS' };
   return route.api === 'subscriptions' ? { authorization: `Bearer ${f.app.secretKey}` } : mobileHeaders(f.app, USER);
 }
 
@@ -374,25 +385,35 @@ function authVariants(api: ApiName, f: Fixture): fc.Arbitrary<Record<string, str
       )
       .map((authorization) => ({ authorization }));
   }
-  if (api === 'subscriptions') {
-    return fc
+  /** Authorization headers that are not `Bearer <key>` of the right kind: the API's own key, the other kind's. */
+  const bearerVariants = (key: string, wrongKind: string, more: string[]) =>
+    fc
       .constantFrom(
         undefined,
         '',
         'Bearer',
         'Bearer ',
-        `Bearer ${f.app.sdkKey}`,
-        `Basic ${f.app.secretKey}`,
-        `bearer ${f.app.secretKey}`,
-        `Bearer ${f.app.secretKey}x`,
-        `Bearer  ${f.app.secretKey}  `,
-        `Bearer ${f.app.secretKey} ${f.app.secretKey}`,
+        `Bearer ${wrongKind}`,
+        `Basic ${key}`,
+        `Bearer ${key}x`,
+        `Bearer ${key} ${key}`,
         `Bearer ${'k'.repeat(3000)}`,
-        `Bearer ${f.other.secretKey}`,
-        'Bearer sk_',
-        `Token ${f.app.secretKey}`,
+        ...more,
       )
       .map((authorization) => ({ authorization }));
+  if (api === 'revenuecat') {
+    const key = f.app.sdkKey;
+    return bearerVariants(key, f.app.secretKey, [`Bearer rcb_rcb_${key}`, 'Bearer rcb_', 'Bearer pk_']);
+  }
+  if (api === 'subscriptions') {
+    const key = f.app.secretKey;
+    return bearerVariants(key, f.app.sdkKey, [
+      `bearer ${key}`,
+      `Bearer  ${key}  `,
+      `Bearer ${f.other.secretKey}`,
+      'Bearer sk_',
+      `Token ${key}`,
+    ]);
   }
   return fc.oneof(
     fc

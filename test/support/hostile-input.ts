@@ -12,6 +12,7 @@ import { ERRORS } from '../../lib/core/errors.js';
 import type { ApiName } from '../../lib/http/envelopes.js';
 import type { Route } from '../../lib/routes.js';
 import { dingyueAnswerProblems } from './dingyue-envelope.js';
+import { revenuecatAnswerProblems } from './revenuecat-decoders.js';
 
 /** Written into the body verbatim, not JSON-encoded. */
 export class RawJson {
@@ -709,6 +710,14 @@ export function answerProblems(
   };
   const success = answer.status >= 200 && answer.status < 300;
   if (!record(body)) return [...problems, `body is not an object: ${answer.text.slice(0, 200)}`];
+  // RevenueCat's dialect: the SDKs' decoders, and our code (its status is the dialect's: test/unit/revenuecat-errors.test.ts).
+  if (api === 'revenuecat') {
+    const header = answer.headers['content-type'];
+    problems.push(...revenuecatAnswerProblems(answer.status, Array.isArray(header) ? header[0] : header, answer.text));
+    if (!success && !PUBLIC_CODES.has(body.error as string))
+      problems.push(`error ${JSON.stringify(body.error)} is not in lib/core/errors.ts`);
+    return problems;
+  }
   // The store notification routes answer in the subscription API's envelopes.
   if (api !== 'mobile') {
     if (success) {

@@ -16,6 +16,8 @@ export interface MintOptions {
   revokes?: string;
   /** The purchase is made for this account (StoreKit's appAccountToken). */
   appAccountToken?: string;
+  /** The platform the receipt is issued for (default ios). */
+  platform?: 'ios' | 'android';
 }
 
 export async function mintReceipt(
@@ -28,7 +30,7 @@ export async function mintReceipt(
     appId: app.appId,
     privateKeyPem: (await getApp(app.appId))!.test_store_private_key!,
     productId: priced.id,
-    platform: 'ios',
+    platform: options.platform ?? 'ios',
     price: priced.price,
     currency: priced.currency,
     expiresInSeconds: options.expiresIn ?? 30 * 86_400,

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
-import { compileRoutes, matchRoute, resolveRoute, toProxyEvent } from '../../local/gateway.js';
+import { apiOfPath, compileRoutes, matchRoute, resolveRoute, toProxyEvent } from '../../local/gateway.js';
 
 const compiled = compileRoutes(ROUTES);
 
@@ -11,6 +11,18 @@ describe('local gateway routing', () => {
       const path = route.path.replace(/\{[^}]+\}/g, 'sub_0123456789abcdef01234567');
       expect(matchRoute(compiled, route.method, path)?.route.name).toBe(route.name);
     }
+  });
+
+  it("RevenueCat's paths, served at the root, are no other API's: each path's envelope is its route's API", () => {
+    for (const route of ROUTES) {
+      const path = route.path.replace(/\{[^}]+\}/g, 'x');
+      expect(apiOfPath(path), route.path).toBe(route.api);
+      expect(apiOfPath(`${path}/unknown`), route.path).toBe(route.api);
+    }
+    // The SDKs' calls not served yet are answered in RevenueCat's envelope too.
+    expect(apiOfPath('/v1/subscribers/identify')).toBe('revenuecat');
+    expect(apiOfPath('/v1/receipts/x')).toBe('revenuecat');
+    expect(apiOfPath('/v1/subscriptions')).toBe('subscriptions');
   });
 
   it('literal paths are never taken for subscription ids', () => {

@@ -1,0 +1,117 @@
+/**
+ * RevenueCat's SDK dialect (purchases-ios, purchases-android, purchases-js and the SDKs built on
+ * them): served at the API's root, since the native SDKs resolve their absolute `/v1/...` paths
+ * against the proxy URL and drop any path it has (docs/sdk-revenuecat.md). The app's sdk key is
+ * the SDKs' public API key, sent as `Authorization: Bearer`; purchases-js accepts only keys that
+ * start `rcb_`, so `rcb_<sdk key>` is the same key.
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { AppError } from '../core/errors.js';
+import type { RevenueCatCustomerInfo } from '../domain/revenuecat-customer.js';
+import { revenuecatRefusalOf } from '../domain/revenuecat-errors.js';
+import type { Platform } from '../schemas/common.js';
+import { etagOf } from './conditional.js';
+import { jsonResponse, requestRefOf } from './envelopes.js';
+
+export const REVENUECAT_SUBSCRIBERS_PATH = '/v1/subscribers';
+export const REVENUECAT_RECEIPTS_PATH = '/v1/receipts';
+
+/** The paths of the dialect: apiOfPath (local/gateway.ts) answers them in its envelope. */
+export const REVENUECAT_PREFIXES = [REVENUECAT_SUBSCRIBERS_PATH, REVENUECAT_RECEIPTS_PATH] as const;
+
+export const isRevenueCatPath = (path: string): boolean =>
+  REVENUECAT_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+
+/** The SDKs' validator header, in and out (their ETagManager); an empty one is sent when nothing is cached. */
+export const REVENUECAT_ETAG_HEADER = 'X-RevenueCat-ETag';
+/** The server's time of an answer in milliseconds: the SDKs date a cached answer replayed on a 304 by it. */
+export const REVENUECAT_REQUEST_TIME_HEADER = 'X-RevenueCat-Request-Time';
+
+/** The prefix purchases-js requires of a key (configuration-validators.ts): stripped once. */
+export const REVENUECAT_WEB_KEY_PREFIX = 'rcb_';
+
+/** The sdk key of `Authorization: Bearer <key>`, without purchases-js's `rcb_` prefix. */
+export function revenuecatSdkKeyOf(authorization: string | undefined): string {
+  const match = authorization?.match(/^Bearer[ ]+(\S+)\s*$/i);
+  if (!authorization) throw new AppError('API_KEY_MISSING', 'Authorization header with a Bearer sdk key is required');
+  if (!match) throw new AppError('INVALID_API_KEY', 'Authorization header must be "Bearer <sdk key>"');
+  const key = match[1]!;
+  return key.startsWith(REVENUECAT_WEB_KEY_PREFIX) ? key.slice(REVENUECAT_WEB_KEY_PREFIX.length) : key;
+}
+
+/** X-Platform as the SDKs send it: Apple's platforms (iOS, macOS, tvOS, watchOS, visionOS), android, web. */
+const PLATFORM_OF_HEADER: Record<string, Platform> = {
+  ios: 'ios',
+  ipados: 'ios',
+  macos: 'ios',
+  tvos: 'ios',
+  watchos: 'ios',
+  visionos: 'ios',
+  android: 'android',
+  web: 'web',
+};
+
+export function revenuecatPlatformOf(header: string | undefined): Platform {
+  const platform = header === undefined ? undefined : PLATFORM_OF_HEADER[header.trim().toLowerCase()];
+  if (!platform) {
+    throw new AppError(
+      'INVALID_PARAMETER',
+      `X-Platform ${JSON.stringify(header ?? null)} is not one this service verifies`,
+      {
+        details: [{ path: 'headers.x-platform', message: 'must be iOS (or another Apple platform), android or web' }],
+      },
+    );
+  }
+  return platform;
+}
+
+/**
+ * A customer info answer with its validator: the ETag covers the subscriber, not the request
+ * time, so an unchanged user is a 304 to a client that holds the answer (a non-empty ETag that
+ * matches; an empty one is a client without a copy). A 304 repeats the ETag, as the SDKs need.
+ */
+export function customerInfoResponse(
+  info: RevenueCatCustomerInfo,
+  status: 200 | 201,
+  requestEtag: string | undefined,
+  headers: Record<string, string>,
+): APIGatewayProxyResult {
+  const etag = etagOf(JSON.stringify(info.subscriber)).slice(1, -1);
+  const validators = {
+    ...headers,
+    [REVENUECAT_ETAG_HEADER]: etag,
+    [REVENUECAT_REQUEST_TIME_HEADER]: String(info.request_date_ms),
+    'Cache-Control': 'private, no-cache',
+  };
+  if (status === 200 && requestEtag !== undefined && requestEtag.trim() === etag) {
+    return { statusCode: 304, headers: validators, body: '' };
+  }
+  return jsonResponse(status, info, validators);
+}
+
+/** A refusal in RevenueCat's dialect: its integer code (lib/domain/revenuecat-errors.ts), our code as `error`. */
+export interface RevenueCatErrorBody {
+  code: number;
+  message: string;
+  error: string;
+  request_id?: string;
+}
+
+export const revenuecatErrorBody = (error: AppError, requestId: string): RevenueCatErrorBody => ({
+  code: revenuecatRefusalOf(error).code,
+  message: error.message,
+  error: error.code,
+  ...requestRefOf(error, requestId),
+});
+
+/** A retry-later refusal is a 503 with Retry-After, so the SDK keeps the purchase and retries it. */
+export function revenuecatErrorResponse(error: AppError, requestId: string): APIGatewayProxyResult {
+  const { status } = revenuecatRefusalOf(error);
+  const retryAfter: Record<string, string> =
+    status === 503 && !error.headers?.['Retry-After'] ? { 'Retry-After': '1' } : {};
+  return jsonResponse(status, revenuecatErrorBody(error, requestId), {
+    ...error.headers,
+    ...retryAfter,
+    'X-Request-Id': requestId,
+  });
+}

@@ -1,0 +1,30 @@
+/**
+ * Requests of RevenueCat's SDKs (purchases-ios, purchases-android, purchases-js) as they build
+ * them; docs/sdk-revenuecat.md cites the file and line of each. Bodies are open objects: the SDKs
+ * add fields release by release (prices, offers, paywall context), and what this service does not
+ * read must not refuse a purchase.
+ */
+import * as z from 'zod/mini';
+import { productIdSchema, receiptToVerifySchema, userIdSchema } from './common.js';
+import { define } from './define.js';
+
+/** `/v1/subscribers/{app_user_id}`: decoded once by the gateway, as each SDK escapes it. */
+export const revenuecatSubscriberParams = /* @__PURE__ */ define(() => z.strictObject({ app_user_id: userIdSchema }));
+
+/**
+ * POST /v1/receipts. `fetch_token` is the purchase: a StoreKit 2 transaction's JWS or a StoreKit 1
+ * app receipt (iOS), a Play purchase token (Android), a test-store receipt. iOS may send none, with
+ * only its `app_transaction` (a sync of a device without purchases): nothing to verify then.
+ */
+export const revenuecatReceiptBody = /* @__PURE__ */ define(() =>
+  z.object({
+    app_user_id: userIdSchema,
+    fetch_token: z.optional(receiptToVerifySchema),
+    is_restore: z.optional(z.boolean()),
+    /** iOS: the product bought (absent from a restore or sync). */
+    product_id: z.optional(productIdSchema),
+    /** Android: the products of the purchase. */
+    product_ids: z.optional(z.array(productIdSchema).check(z.maxLength(50))),
+  }),
+);
+export type RevenueCatReceiptBody = z.infer<typeof revenuecatReceiptBody>;

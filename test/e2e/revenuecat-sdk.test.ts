@@ -1,0 +1,283 @@
+/**
+ * RevenueCat's SDKs pointed at this service (`Purchases.proxyURL` = the API's root), each call
+ * replayed as the SDK builds it and each answer held to the SDKs' decoders
+ * (test/support/revenuecat-decoders.ts, checked on every answer by the gateway helper's contract check).
+ *
+ * - Headers: purchases-ios Sources/Networking/HTTPClient/HTTPClient.swift:106-152 (defaultHeaders,
+ *   Authorization at 163-165) and the request snapshot
+ *   Tests/UnitTests/Networking/Backend/__Snapshots__/BackendGetCustomerInfoTests/macOS-testSendsNonceWhenEnabled.1.json;
+ *   purchases-android purchases/src/main/kotlin/com/revenuecat/purchases/common/HTTPClient.kt:297-330
+ *   (getHeaders; Authorization in common/BackendHelper.kt:17).
+ * - X-RevenueCat-ETag: sent on every call, empty without a cached answer (purchases-ios
+ *   HTTPClient/ETagManager.swift:43-81; purchases-android common/networking/ETagManager.kt:131-142).
+ * - Ids: iOS escapes with `.urlHostAllowed`, so `$` and `:` stay raw (HTTPRequestPath.swift:331-333,
+ *   FoundationExtensions/String+Extensions.swift:23-27); Android `Uri.encode`s them
+ *   (common/networking/Endpoint.kt:7-8).
+ * - Receipt bodies: purchases-ios __Snapshots__/BackendPostReceiptDataTests/iOS13-testPostsJWSTokenWithProductDataCorrectly.1.json
+ *   and ...AppTransactionAndNoReceiptCorrectly.1.json; purchases-android common/Backend.kt:269-292.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { setRestorePolicy } from '../../lib/data/apps.js';
+import { putEntitlements } from '../../lib/data/entitlements.js';
+import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { useGateway } from '../support/http.js';
+import { mintReceipt } from '../support/receipts.js';
+
+const { send } = useGateway();
+
+/** iOS's defaultHeaders (HTTPClient.swift:106-152), as the snapshot records them, and the ETag merge (677-688). */
+const iosHeaders = (key: string, etag = '') => ({
+  Authorization: `Bearer ${key}`,
+  'content-type': 'application/json',
+  'X-Client-Build-Version': '12345',
+  'X-Client-Bundle-ID': 'com.example.app',
+  'X-Client-Version': '17.0.0',
+  'X-Is-Sandbox': 'true',
+  'X-Observer-Mode-Enabled': 'false',
+  'X-Platform': 'iOS',
+  'X-Platform-Flavor': 'native',
+  'X-Platform-Version': 'Version 17.0.0 (Build 21A342)',
+  'X-Storefront': 'USA',
+  'X-StoreKit-Version': '2',
+  'X-StoreKit2-Enabled': 'true',
+  'X-Version': '5.0.0',
+  'X-Retry-Count': '0',
+  'X-RevenueCat-ETag': etag,
+});
+
+/** Android's getHeaders (HTTPClient.kt:297-330): no X-Is-Sandbox; the ETag always, empty without a copy. */
+const androidHeaders = (key: string, etag = '') => ({
+  'Content-Type': 'application/json',
+  'X-Platform': 'android',
+  'X-Platform-Flavor': 'native',
+  'X-Platform-Version': '34',
+  'X-Platform-Device': 'Pixel 8',
+  'X-Platform-Brand': 'google',
+  'X-Version': '8.0.0',
+  'X-Preferred-Locales': 'en_US',
+  'X-Client-Locale': 'en-US',
+  'X-Client-Version': '1.0',
+  'X-Client-Bundle-ID': 'com.example.app',
+  'X-Observer-Mode-Enabled': 'false',
+  'X-Is-Debug-Build': 'false',
+  'X-Kotlin-Version': '1.9.0',
+  'X-Is-Backgrounded': 'false',
+  Authorization: `Bearer ${key}`,
+  'X-RevenueCat-ETag': etag,
+});
+
+const anonymousId = () => `$RCAnonymousID:${randomBytes(16).toString('hex')}`;
+/** The iOS path of an id ($ and : raw); Android's is encodeURIComponent's. */
+const iosPath = (id: string) => `/v1/subscribers/${id.replaceAll(' ', '%20')}`;
+const androidPath = (id: string) => `/v1/subscribers/${encodeURIComponent(id)}`;
+
+const json = (text: string) => JSON.parse(text) as Record<string, any>;
+
+/** The iOS StoreKit 2 purchase body of the snapshot (testPostsJWSTokenWithProductDataCorrectly): price a string. */
+const iosPurchase = (userId: string, fetchToken: string, overrides: Record<string, unknown> = {}) => ({
+  app_user_id: userId,
+  attributes: { $attConsentStatus: { updated_at_ms: 1678307200000, value: 'notDetermined' } },
+  currency: 'USD',
+  fetch_token: fetchToken,
+  initiation_source: 'purchase',
+  is_restore: false,
+  observer_mode: false,
+  price: '9.99',
+  product_id: 'premium_monthly',
+  store_country: 'USA',
+  ...overrides,
+});
+
+/** Android's body (Backend.kt:269-292): product_ids, platform_product_ids, price a number. */
+const androidPurchase = (userId: string, fetchToken: string, overrides: Record<string, unknown> = {}) => ({
+  fetch_token: fetchToken,
+  product_ids: ['premium_monthly'],
+  platform_product_ids: [{ product_id: 'premium_monthly', base_plan_id: 'monthly' }],
+  app_user_id: userId,
+  is_restore: false,
+  observer_mode: false,
+  purchase_completed_by: 'revenuecat',
+  sdk_originated: true,
+  price: 9.99,
+  currency: 'USD',
+  normal_duration: 'P1M',
+  initiation_source: 'purchase',
+  ...overrides,
+});
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await createTestApp();
+  await putEntitlements(app.appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly'] }]);
+});
+
+const postReceipt = (headers: Record<string, string>, body: unknown) =>
+  send('POST', '/v1/receipts', { headers, body: JSON.stringify(body) });
+
+describe('GET /v1/subscribers/{app_user_id}', () => {
+  it('an anonymous user, raw from iOS and percent-encoded from Android, is one user, recorded at the first read', async () => {
+    const id = anonymousId();
+    const ios = await send('GET', iosPath(id), { headers: iosHeaders(app.sdkKey) });
+    expect(ios.status, ios.text).toBe(200);
+    const info = json(ios.text);
+    expect(info.subscriber).toMatchObject({
+      original_app_user_id: id,
+      subscriptions: {},
+      non_subscriptions: {},
+      entitlements: {},
+    });
+    expect(Math.abs(info.request_date_ms - Date.now())).toBeLessThan(60_000);
+
+    const android = await send('GET', androidPath(id), { headers: androidHeaders(app.sdkKey) });
+    expect(android.status).toBe(200);
+    expect(json(android.text).subscriber.first_seen).toBe(info.subscriber.first_seen);
+    // The subscription API sees the user the SDK created.
+    const customer = await send('GET', `/v1/customers/${encodeURIComponent(id)}`, {
+      headers: { authorization: `Bearer ${app.secretKey}` },
+    });
+    expect(customer.status).toBe(200);
+  });
+
+  it('X-RevenueCat-ETag: a 304 repeating it for the SDK that holds the answer, a 200 for an empty or stale one', async () => {
+    const id = anonymousId();
+    const first = await send('GET', iosPath(id), { headers: iosHeaders(app.sdkKey) });
+    const etag = first.headers['x-revenuecat-etag'] as string;
+    expect(etag).toMatch(/^[\w-]{20,}$/);
+    expect(first.headers['x-revenuecat-request-time']).toMatch(/^\d{13}$/);
+
+    const held = await send('GET', iosPath(id), { headers: iosHeaders(app.sdkKey, etag) });
+    expect(held.status).toBe(304);
+    expect(held.text).toBe('');
+    expect(held.headers['x-revenuecat-etag']).toBe(etag);
+
+    const stale = await send('GET', iosPath(id), { headers: iosHeaders(app.sdkKey, 'not-this-one') });
+    expect(stale.status).toBe(200);
+    // A purchase changes the subscriber: the SDK's copy is stale, it gets the new answer.
+    const { receipt_data } = await mintReceipt(app);
+    expect((await postReceipt(iosHeaders(app.sdkKey), iosPurchase(id, receipt_data))).status).toBe(200);
+    const after = await send('GET', androidPath(id), { headers: androidHeaders(app.sdkKey, etag) });
+    expect(after.status).toBe(200);
+    expect(after.headers['x-revenuecat-etag']).not.toBe(etag);
+    expect(json(after.text).subscriber.entitlements.pro).toBeDefined();
+  });
+
+  it("the key: Bearer, also as purchases-js's rcb_ form; any other is a 401 with RevenueCat's 7225", async () => {
+    const id = anonymousId();
+    expect((await send('GET', iosPath(id), { headers: iosHeaders(`rcb_${app.sdkKey}`) })).status).toBe(200);
+    for (const key of ['pk_not-a-key', app.secretKey]) {
+      const refused = await send('GET', iosPath(id), { headers: iosHeaders(key) });
+      expect(refused.status).toBe(401);
+      expect(json(refused.text)).toMatchObject({ code: 7225, error: 'INVALID_API_KEY' });
+    }
+    const { Authorization: _, ...withoutKey } = iosHeaders(app.sdkKey);
+    const missing = await send('GET', iosPath(id), { headers: withoutKey });
+    expect(missing.status).toBe(401);
+    expect(json(missing.text).code).toBe(7225);
+  });
+});
+
+describe('POST /v1/receipts', () => {
+  it('an iOS purchase (StoreKit 2 body, price a string) gives the entitlement, as every SDK decodes it', async () => {
+    const id = anonymousId();
+    const { receipt_data, transaction_id } = await mintReceipt(app);
+    const res = await postReceipt(iosHeaders(app.sdkKey), iosPurchase(id, receipt_data));
+    expect(res.status, res.text).toBe(200);
+    const { subscriber, request_date: requestDate } = json(res.text);
+    expect(subscriber.entitlements.pro).toMatchObject({
+      product_identifier: 'premium_monthly',
+      grace_period_expires_date: null,
+    });
+    expect(Date.parse(subscriber.entitlements.pro.expires_date)).toBeGreaterThan(Date.parse(requestDate));
+    expect(subscriber.subscriptions.premium_monthly).toMatchObject({
+      store: 'test_store',
+      is_sandbox: true,
+      period_type: 'normal',
+      unsubscribe_detected_at: null,
+      price: { amount: 9.99, currency: 'USD' },
+      store_transaction_id: transaction_id,
+    });
+  });
+
+  it('an Android purchase (product_ids, price a number) the same; posting it again is idempotent', async () => {
+    const id = anonymousId();
+    const { receipt_data } = await mintReceipt(app, { platform: 'android' });
+    const first = await postReceipt(androidHeaders(app.sdkKey), androidPurchase(id, receipt_data));
+    expect(first.status, first.text).toBe(200);
+    const again = await postReceipt(androidHeaders(app.sdkKey), androidPurchase(id, receipt_data));
+    expect(again.status).toBe(200);
+    expect(json(again.text).subscriber).toEqual(json(first.text).subscriber);
+    expect(Object.keys(json(again.text).subscriber.subscriptions)).toEqual(['premium_monthly']);
+  });
+
+  it('a sync without a purchase (iOS app_transaction only) answers the customer info', async () => {
+    const id = anonymousId();
+    const res = await postReceipt(iosHeaders(app.sdkKey), {
+      app_transaction: 'some_jws_token',
+      app_user_id: id,
+      initiation_source: 'purchase',
+      is_restore: false,
+      observer_mode: true,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(json(res.text).subscriber.entitlements).toEqual({});
+  });
+
+  it('a token that can never verify is a 4xx (the SDK finishes it); one that may verify later a 503 with Retry-After (kept)', async () => {
+    const id = anonymousId();
+    const garbage = await postReceipt(iosHeaders(app.sdkKey), iosPurchase(id, 'not a receipt'));
+    expect(garbage.status).toBe(400);
+    expect(json(garbage.text)).toMatchObject({ code: 7103, error: 'INVALID_RECEIPT' });
+
+    // A genuine App Store transaction for an app whose App Store credentials are not set yet.
+    const jws = readFileSync(
+      new URL('../fixtures/apple/sandbox-subscription-transaction.jws', import.meta.url),
+      'utf8',
+    );
+    const later = await postReceipt(iosHeaders(app.sdkKey), iosPurchase(id, jws.trim()));
+    expect(later.status, later.text).toBe(503);
+    expect(later.headers['retry-after']).toMatch(/^\d+$/);
+    expect(json(later.text)).toMatchObject({ code: 7101, error: 'VERIFICATION_FAILED' });
+
+    const unknownPlatform = await postReceipt(
+      { ...iosHeaders(app.sdkKey), 'X-Platform': 'amazon' },
+      iosPurchase(id, (await mintReceipt(app)).receipt_data),
+    );
+    expect(unknownPlatform.status).toBe(400);
+    expect(json(unknownPlatform.text)).toMatchObject({ code: 7226, error: 'INVALID_PARAMETER' });
+  });
+
+  it('a restore of another user\'s purchase: 7102 under "block"; moved to the restoring user under "transfer"', async () => {
+    const own = await createTestApp();
+    await putEntitlements(own.appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly'] }]);
+    const [buyer, other] = [anonymousId(), anonymousId()];
+    const { receipt_data } = await mintReceipt(own);
+    expect((await postReceipt(iosHeaders(own.sdkKey), iosPurchase(buyer, receipt_data))).status).toBe(200);
+    const restore = { is_restore: true, initiation_source: 'restore', product_id: undefined, price: undefined };
+
+    const blocked = await postReceipt(iosHeaders(own.sdkKey), iosPurchase(other, receipt_data, restore));
+    expect(blocked.status).toBe(400);
+    expect(json(blocked.text)).toMatchObject({ code: 7102, error: 'RECEIPT_ALREADY_USED' });
+
+    await setRestorePolicy(own.appId, 'transfer');
+    const moved = await postReceipt(iosHeaders(own.sdkKey), iosPurchase(other, receipt_data, restore));
+    expect(moved.status, moved.text).toBe(200);
+    expect(json(moved.text).subscriber.entitlements.pro).toBeDefined();
+    const buyerNow = json((await send('GET', iosPath(buyer), { headers: iosHeaders(own.sdkKey) })).text);
+    expect(Date.parse(buyerNow.subscriber.entitlements.pro.expires_date)).toBeLessThanOrEqual(
+      Date.parse(buyerNow.request_date),
+    );
+  });
+
+  it('an expired purchase restored is no error: the entitlement shows as ended (expires_date before request_date)', async () => {
+    const id = anonymousId();
+    const { receipt_data } = await mintReceipt(app, { expiresIn: -3600, platform: 'android' });
+    const res = await postReceipt(androidHeaders(app.sdkKey), androidPurchase(id, receipt_data, { is_restore: true }));
+    expect(res.status, res.text).toBe(200);
+    const { subscriber, request_date: requestDate } = json(res.text);
+    for (const entitlement of Object.values(subscriber.entitlements) as { expires_date: string }[])
+      expect(Date.parse(entitlement.expires_date)).toBeLessThan(Date.parse(requestDate));
+  });
+});
