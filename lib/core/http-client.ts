@@ -1,5 +1,5 @@
 /**
- * A small HTTP(S) client over node:http(s), for the store APIs: a process's first fetch() sets up
+ * A small HTTP(S) client over node:http(s), for the store APIs and Secrets Manager: a process's first fetch() sets up
  * undici (its WebAssembly HTTP parser and web streams), which tripled the CPU of a cold Google
  * Play notification function's first request (bench/cold-start.ts; docs/benchmarks.md). As with
  * fetch, redirects are not followed and any status is an answer; the timeout covers the whole
@@ -16,6 +16,8 @@ export interface HttpAnswer {
   ok: boolean;
   /** The body parsed as JSON; rejects when it is not JSON. */
   json(): Promise<unknown>;
+  /** The body as text (UTF-8). */
+  text(): string;
   /** A response header (name in lower case), e.g. a store's Retry-After. */
   header(name: string): string | undefined;
 }
@@ -70,6 +72,7 @@ export function httpSend(url: string, options: HttpRequestOptions): Promise<Http
           status,
           ok: status >= 200 && status < 300,
           json: async () => JSON.parse(text) as unknown,
+          text: () => text,
           // Only Set-Cookie comes as a list in Node, and no store API sends one.
           header: (name) => response.headers[name] as string | undefined,
         });

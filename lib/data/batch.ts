@@ -1,15 +1,14 @@
 /** Reads and writes by key: many items in one request, or one item strongly consistently. */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchGetCommand, BatchWriteCommand, type BatchWriteCommandInput, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
-import type { TableKey } from './table-keys.js';
+import { keyIdOf, type TableKey } from './table-keys.js';
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
 const MAX_BATCH = 25;
 const MAX_BATCH_GET = 100;
 const MAX_ROUNDS = 10;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The pause after the `round`th request left some unprocessed, before the next: equal jitter,
@@ -38,8 +37,6 @@ export function putRequest(item: Record<string, unknown>): WriteRequest {
   return { PutRequest: { Item: item } };
 }
 
-const keyId = (key: { pk?: unknown; sk?: unknown }) => `${String(key.pk)}\n${String(key.sk)}`;
-
 /**
  * Items by key in strongly consistent BatchGetItem requests: one request per 100 distinct keys
  * instead of one per item. In the order of the keys, a key given twice answered twice (read once:
@@ -47,7 +44,7 @@ const keyId = (key: { pk?: unknown; sk?: unknown }) => `${String(key.pk)}\n${Str
  * unprocessed (it may, under throttling) are read one by one, so a throttled read fails as a GetItem would.
  */
 export async function batchGetConsistent(keys: TableKey[]): Promise<(Record<string, unknown> | undefined)[]> {
-  const distinct = [...new Map(keys.map((key) => [keyId(key), key])).values()];
+  const distinct = [...new Map(keys.map((key) => [keyIdOf(key), key])).values()];
   const found = new Map<string, Record<string, unknown>>();
   for (let start = 0; start < distinct.length; start += MAX_BATCH_GET) {
     const { Responses, UnprocessedKeys } = await ddb.send(
@@ -55,13 +52,13 @@ export async function batchGetConsistent(keys: TableKey[]): Promise<(Record<stri
         RequestItems: { [tableName]: { Keys: distinct.slice(start, start + MAX_BATCH_GET), ConsistentRead: true } },
       }),
     );
-    for (const item of Responses?.[tableName] ?? []) found.set(keyId(item), item);
+    for (const item of Responses?.[tableName] ?? []) found.set(keyIdOf(item), item);
     for (const key of UnprocessedKeys?.[tableName]?.Keys ?? []) {
       const item = await getConsistent(key as TableKey);
-      if (item) found.set(keyId(key), item);
+      if (item) found.set(keyIdOf(key), item);
     }
   }
-  return keys.map((key) => found.get(keyId(key)));
+  return keys.map((key) => found.get(keyIdOf(key)));
 }
 
 /** One item by key in a strongly consistent GetItem; undefined when there is none. */
@@ -83,7 +80,7 @@ export async function batchGetAll(keys: TableKey[]): Promise<(Record<string, unk
       const { Responses, UnprocessedKeys } = await ddb.send(
         new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }),
       );
-      for (const item of Responses?.[tableName] ?? []) found.set(keyId(item), item);
+      for (const item of Responses?.[tableName] ?? []) found.set(keyIdOf(item), item);
       pending = UnprocessedKeys?.[tableName]?.Keys ?? [];
       if (pending.length === 0) break;
       if (round === MAX_ROUNDS) {
@@ -92,5 +89,5 @@ export async function batchGetAll(keys: TableKey[]): Promise<(Record<string, unk
       await sleep(unprocessedDelayMs(round));
     }
   }
-  return keys.map((key) => found.get(keyId(key)));
+  return keys.map((key) => found.get(keyIdOf(key)));
 }

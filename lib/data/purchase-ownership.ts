@@ -13,7 +13,7 @@ import { type TransactItem, tableName } from './client.js';
 import * as keys from './entity-keys.js';
 import { toProduct } from './products.js';
 import type { SubscriptionRecord } from './subscription-items.js';
-import type { TableKey } from './table-keys.js';
+import { keyIdOf, type TableKey } from './table-keys.js';
 import { updateExpression } from './update-expression.js';
 
 export interface TransactionBinding {
@@ -131,8 +131,6 @@ export const purchaseStatePart = (appId: string, state: StorePurchaseState): Tra
   };
 };
 
-const keyId = (key: TableKey) => `${key.pk}\n${key.sk}`;
-
 /** `into`, with `more` merged in: one refuses to set an attribute (or a placeholder) to two values. */
 function mergeInto(into: Record<string, unknown>, more: Record<string, unknown>, what: string): void {
   for (const [name, value] of Object.entries(more)) {
@@ -157,7 +155,7 @@ export function transactionItems(writes: readonly TransactionWrite[]): {
   >();
   for (const write of writes) {
     if (!isTransactionItemPart(write)) continue;
-    const id = keyId(write.key);
+    const id = keyIdOf(write.key);
     const entry = merged.get(id) ?? { key: write.key, set: {}, conditions: [], values: {} };
     mergeInto(entry.set, write.set, 'attribute');
     mergeInto(entry.values, write.condition.values, 'placeholder');
@@ -174,7 +172,7 @@ export function transactionItems(writes: readonly TransactionWrite[]): {
       },
     });
   }
-  const itemOf = (write: TransactionWrite) => (isTransactionItemPart(write) ? built.get(keyId(write.key))! : write);
+  const itemOf = (write: TransactionWrite) => (isTransactionItemPart(write) ? built.get(keyIdOf(write.key))! : write);
   const items: TransactItem[] = [];
   for (const write of writes) {
     const item = itemOf(write);

@@ -151,7 +151,10 @@ const readSecret = readThroughCache(
 
 /**
  * The settings of the table item, with their credentials when asked (from Secrets Manager when
- * the item names a secret). Without credentials, the credential fields are absent.
+ * the item names a secret). Without credentials, the credential fields are absent. Read as
+ * stored, like every item: putStoreSettings (`admin stores ... set`) validated them when it wrote
+ * them, and parsing them again would put their schemas' formats (URL, email, ...) in every
+ * verifying function, 6.6 KB of its bundle (docs/decisions/bundling.md).
  */
 async function settingsOf<S extends ConfigurableStore>(
   appId: string,
@@ -174,7 +177,7 @@ async function settingsOf<S extends ConfigurableStore>(
       : undefined;
   const merged: Record<string, unknown> = { ...raw, ...credentials };
   if (!withCredentials) for (const field of CREDENTIALS[store]) delete merged[field as string];
-  return schemas[store].parse(merged);
+  return merged as unknown as StoreSettings[S];
 }
 
 /**

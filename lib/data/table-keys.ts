@@ -56,6 +56,9 @@ export interface TableKey {
   sk: string;
 }
 
+/** One string per item key, for maps and sets of keys (an item's own pk and sk are keys too). */
+export const keyIdOf = (key: { pk?: unknown; sk?: unknown }): string => `${String(key.pk)}\n${String(key.sk)}`;
+
 const ANY = '*';
 /** Partition of the app directory (keys.appDirectory). */
 export const APP_DIRECTORY_PK = 'APPS';

@@ -5,6 +5,7 @@
  * does not retry cancellations. A cancellation for any other reason (a failed condition) is the
  * caller's to read, and a conflict that outlasts every attempt is raised (the API answers 503).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, type TransactItem } from './client.js';
 import { cancellationReasonsOf } from './unavailable.js';
@@ -12,8 +13,6 @@ import { cancellationReasonsOf } from './unavailable.js';
 const MAX_ATTEMPTS = 10;
 const BASE_DELAY_MS = 20;
 const MAX_DELAY_MS = 500;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Cancelled only because other transactions held its items: the same transaction may commit now. */
 export function isTransactionConflict(error: unknown): boolean {

@@ -113,17 +113,31 @@ const endFor = (end: string, gives: boolean, stoppedAt: string | null, now: Date
 const stoppedAtOf = (s: RevenueCatSubscriptionInput): string =>
   s.refunded_at ?? s.cancelled_at ?? s.paused_at ?? s.updated_at;
 
+const optionalDate = (at: string | null) => (at === null ? null : revenuecatDate(at));
+
+/** What an entry says of what is unknown or does not apply (a grant has no store, price or renewal). */
+const ENTRY_DEFAULTS = {
+  period_type: 'normal',
+  ownership_type: 'PURCHASED',
+  unsubscribe_detected_at: null,
+  billing_issues_detected_at: null,
+  grace_period_expires_date: null,
+  refunded_at: null,
+  auto_resume_date: null,
+  store_transaction_id: null,
+} as const satisfies Partial<RevenueCatSubscription>;
+
 function subscriptionEntry(subscription: RevenueCatSubscriptionInput, now: Date): RevenueCatSubscription {
   const gives = givesAccess(subscription, now);
   const willRenew = subscription.auto_renew && !subscription.cancel_at_period_end;
-  const optionalDate = (at: string | null) => (at === null ? null : revenuecatDate(at));
+  const started = revenuecatDate(subscription.started_at);
   const trial =
     subscription.trial_period &&
     subscription.trial_expires_at !== null &&
     Date.parse(subscription.trial_expires_at) >= Math.min(now.getTime(), Date.parse(subscription.expires_at));
   return {
-    purchase_date: revenuecatDate(subscription.started_at),
-    original_purchase_date: revenuecatDate(subscription.started_at),
+    purchase_date: started,
+    original_purchase_date: started,
     expires_date: endFor(subscription.expires_at, gives, stoppedAtOf(subscription), now),
     store: subscription.store === null ? 'external' : STORE_NAMES[subscription.store],
     is_sandbox: subscription.environment !== 'production',
@@ -140,20 +154,14 @@ function subscriptionEntry(subscription: RevenueCatSubscriptionInput, now: Date)
 }
 
 function grantEntry(grant: EntitledGrant, active: boolean, now: Date): RevenueCatSubscription {
+  const granted = revenuecatDate(grant.granted_at);
   return {
-    purchase_date: revenuecatDate(grant.granted_at),
-    original_purchase_date: revenuecatDate(grant.granted_at),
+    ...ENTRY_DEFAULTS,
+    purchase_date: granted,
+    original_purchase_date: granted,
     expires_date: endFor(grant.expires_at, active, grant.ended_at, now),
     store: 'promotional',
     is_sandbox: false,
-    period_type: 'normal',
-    ownership_type: 'PURCHASED',
-    unsubscribe_detected_at: null,
-    billing_issues_detected_at: null,
-    grace_period_expires_date: null,
-    refunded_at: null,
-    auto_resume_date: null,
-    store_transaction_id: null,
   };
 }
 
@@ -186,10 +194,7 @@ function entitlementOf(
       product_identifier: decider.product_id,
       purchase_date: revenuecatDate(decider.started_at),
       expires_date: endFor(accessEndsAt(decider), state.active, stoppedAtOf(decider), now),
-      grace_period_expires_date:
-        state.active && decider.grace_period_expires_at !== null
-          ? revenuecatDate(decider.grace_period_expires_at)
-          : null,
+      grace_period_expires_date: state.active ? optionalDate(decider.grace_period_expires_at) : null,
     },
     product: decider.product_id,
   };

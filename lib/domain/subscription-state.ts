@@ -1,7 +1,8 @@
 /**
  * The subscription state machine: every status a subscription can have and every way it may
  * change, as pure functions of (current state, command, now). No I/O: services load the record,
- * call `applyCommand`, and persist the result conditioned on the version they read.
+ * call `applyCommand` (or `applyLifecycleCommand`, the same for every command but an operator's
+ * edit), and persist the result conditioned on the version they read.
  *
  * LIFECYCLE is the whole table, one row per status and one column per operation; a reader finds
  * every transition, its guard and its effect there.
@@ -126,7 +127,7 @@ export interface TransitionResult {
 }
 
 /** The commands the lifecycle table decides (an `update` is decided by MANUAL_STATUS_CHANGES). */
-type LifecycleCommand = Exclude<SubscriptionCommand, { type: 'update' }>;
+export type LifecycleCommand = Exclude<SubscriptionCommand, { type: 'update' }>;
 
 /** The command an operation's rules are given. */
 type CommandOf<O extends Operation> = O extends 'cancel_immediate' | 'cancel_at_period_end'
@@ -497,16 +498,30 @@ function followRule<O extends Operation>(
 
 /** The one entry point for changing a subscription's state. Throws AppError when not allowed. */
 export function applyCommand(current: SubscriptionState, command: SubscriptionCommand, now: Date): TransitionResult {
-  let patch: Patch;
-  if (command.type === 'update') {
-    patch = applyUpdate(current, command, now);
-  } else if (command.type === 'sync' && command.facts.earlier_period) {
+  return command.type === 'update'
+    ? transitionOf(current, applyUpdate(current, command, now))
+    : applyLifecycleCommand(current, command, now);
+}
+
+/**
+ * A command of the lifecycle table (every command but an operator's `update`): what the stores,
+ * the clock and the lifecycle endpoints do, decided without the operator's edit rules, so that
+ * functions that never edit a subscription do not carry them.
+ */
+export function applyLifecycleCommand(
+  current: SubscriptionState,
+  command: LifecycleCommand,
+  now: Date,
+): TransitionResult {
+  if (command.type === 'sync' && command.facts.earlier_period) {
     // Whatever the status: the lifecycle follows the current period, which an earlier one's refund leaves as it is.
     const { revoked, refund_reversed } = command.facts;
-    patch = { refund: revoked, refundReversed: refund_reversed && !revoked };
-  } else {
-    patch = followRule(LIFECYCLE[current.status], operationOf(command), current, command, now);
+    return transitionOf(current, { refund: revoked, refundReversed: refund_reversed && !revoked });
   }
+  return transitionOf(current, followRule(LIFECYCLE[current.status], operationOf(command), current, command, now));
+}
+
+function transitionOf(current: SubscriptionState, patch: Patch): TransitionResult {
   const { renewal = false, refund = false, refundReversed = false, ...changes } = patch;
   const next: SubscriptionState = { ...current, ...changes };
   const statusChange = next.status !== current.status ? { from: current.status, to: next.status } : null;

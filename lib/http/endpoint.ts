@@ -96,19 +96,18 @@ const requestIdOf = (event: APIGatewayProxyEvent, context: Context): string =>
 /** The answer to a refusal, in an API's envelope. */
 type ErrorAnswer = (error: AppError, requestId: string, event: APIGatewayProxyEvent) => APIGatewayProxyResult;
 
-/** The envelopes of lib/http/envelopes.ts, and under /dingyue the DingYue SDK's. */
+/** An API's envelope of lib/http/envelopes.ts. */
 const envelopedError =
   (api: EnvelopedApi): ErrorAnswer =>
-  (error, requestId, event) =>
-    api === 'mobile' && isDingYuePath(event.resource)
-      ? dingyueErrorResponse(error, requestId)
-      : errorResponse(api, error, requestId);
+  (error, requestId) =>
+    errorResponse(api, error, requestId);
+
+/** The mobile API's envelope, and under /dingyue the DingYue SDK's. */
+const mobileError: ErrorAnswer = (error, requestId, event) =>
+  isDingYuePath(event.resource) ? dingyueErrorResponse(error, requestId) : errorResponse('mobile', error, requestId);
 
 /** Sets the request id on every log line and maps any error to the API's envelope. */
-function envelopeMiddleware(
-  api: ApiName,
-  answerError: ErrorAnswer,
-): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+function envelopeMiddleware(answerError: ErrorAnswer): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     before: (request) => {
       logger.appendKeys({ request_id: requestIdOf(request.event, request.context), route: request.event.resource });
@@ -118,18 +117,7 @@ function envelopeMiddleware(
     },
     onError: (request) => {
       const requestId = requestIdOf(request.event, request.context);
-      let appError = toAppError(request.error);
-      // A store retries a delivery only on a 5xx: what may succeed later (a store API, the table) is one.
-      if (api === 'notifications' && appError.retryable && appError.status < 500) {
-        appError = new AppError('SERVICE_UNAVAILABLE', appError.message, { retryable: true, cause: appError });
-      }
-      if (api === 'notifications' && appError.status < 500) {
-        logger.warn('store notification refused', {
-          request_id: requestId,
-          code: appError.code,
-          reason: appError.message,
-        });
-      }
+      const appError = toAppError(request.error);
       if (appError.status >= 500) {
         const cause = appError.cause ?? request.error;
         logger.error('request failed', {
@@ -211,17 +199,16 @@ function parseRequest<D extends RequestDeclaration>(
  * RateLimit fields once the caller is known).
  */
 function buildEndpoint(
-  api: ApiName,
   handle: (
     event: APIGatewayProxyEvent,
     requestId: string,
     responseHeaders: Record<string, string>,
   ) => Promise<APIGatewayProxyResult>,
-  answerError: ErrorAnswer = envelopedError(api as EnvelopedApi),
+  answerError: ErrorAnswer,
 ) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(lowerCaseHeaders())
-    .use(envelopeMiddleware(api, answerError))
+    .use(envelopeMiddleware(answerError))
     .handler(async (event, context) => {
       const responseHeaders: Record<string, string> = {};
       try {
@@ -248,7 +235,7 @@ export function subscriptionsEndpoint<D extends SubscriptionsDeclaration>(
   endpoint: D,
   run: (request: EndpointRequest<D>) => Promise<EndpointReply<D>>,
 ) {
-  return buildEndpoint('subscriptions', async (event, requestId, responseHeaders) => {
+  return buildEndpoint(async (event, requestId, responseHeaders) => {
     Object.assign(responseHeaders, corsHeaders(event.headers.origin));
     const { caller } = await authenticateAndLimit(bearerToken(event.headers.authorization), responseHeaders);
     const reply = await run({ caller, requestId, ...parseRequest(endpoint, event, 'subscriptions') });
@@ -257,7 +244,7 @@ export function subscriptionsEndpoint<D extends SubscriptionsDeclaration>(
       'X-Request-Id': requestId,
     });
     return endpoint.conditional ? endpoint.conditional(response, event.headers['if-none-match']) : response;
-  });
+  }, envelopedError('subscriptions'));
 }
 
 export interface MobileReply<D extends MobileDeclaration = MobileDeclaration> {
@@ -278,7 +265,7 @@ export function mobileEndpoint<D extends MobileDeclaration>(
 ) {
   const rules = mobileRulesOf(endpoint);
   const dingyueRules = { ...rules, headers: endpoint.dingyue?.headers ?? 'dingyue' };
-  return buildEndpoint('mobile', async (event, requestId, responseHeaders) => {
+  return buildEndpoint(async (event, requestId, responseHeaders) => {
     const inDingYue = isDingYuePath(event.resource);
     const caller = await authenticateMobile(event, inDingYue ? dingyueRules : rules, responseHeaders);
     if (inDingYue) {
@@ -294,7 +281,7 @@ export function mobileEndpoint<D extends MobileDeclaration>(
     const body = { status: 'success', message: reply.message ?? 'OK', data: reply.data };
     const response = jsonResponse(200, body, { 'X-Request-Id': requestId });
     return endpoint.conditional ? endpoint.conditional(response, event.headers['if-none-match']) : response;
-  });
+  }, mobileError);
 }
 
 /** A mobile endpoint's request as its DingYue call is parsed: the SDK's body in place of the spec's. */
@@ -363,31 +350,27 @@ export function revenuecatEndpoint<D extends RevenueCatDeclaration>(
   endpoint: D,
   run: (request: EndpointRequest<D, RevenueCatCaller>) => Promise<RevenueCatReply<D>>,
 ) {
-  return buildEndpoint(
-    'revenuecat',
-    async (event, requestId, responseHeaders) => {
-      const {
-        caller: key,
-        userTokenSecret,
-        headers: policy,
-      } = await authenticateSdkKey(revenuecatSdkKeyOf(event.headers.authorization));
-      Object.assign(responseHeaders, policy);
-      const request = parseRequest(endpoint, event, 'revenuecat');
-      const named = (endpoint.user === 'path' ? request.params : request.body) as unknown as { app_user_id: string };
-      const userId = named.app_user_id;
-      if (userTokenSecret !== undefined) {
-        requireUserToken(event.headers['x-user-token'], { secret: userTokenSecret, appId: key.appId, userId });
-      }
-      Object.assign(responseHeaders, await countMobileRequest(key, userId));
-      const platform = endpoint.platform ? revenuecatPlatformOf(event.headers['x-platform']) : undefined;
-      const reply = await run({ caller: { ...key, userId, platform }, requestId, ...request });
-      const headers = { 'X-Request-Id': requestId };
-      if (!reply.customerInfo) return jsonResponse(reply.status ?? 200, reply.body, headers);
-      const held = event.httpMethod === 'GET' ? event.headers[REVENUECAT_ETAG_HEADER.toLowerCase()] : undefined;
-      return customerInfoResponse(reply.customerInfo, reply.status ?? 200, held, headers);
-    },
-    revenuecatErrorResponse,
-  );
+  return buildEndpoint(async (event, requestId, responseHeaders) => {
+    const {
+      caller: key,
+      userTokenSecret,
+      headers: policy,
+    } = await authenticateSdkKey(revenuecatSdkKeyOf(event.headers.authorization));
+    Object.assign(responseHeaders, policy);
+    const request = parseRequest(endpoint, event, 'revenuecat');
+    const named = (endpoint.user === 'path' ? request.params : request.body) as unknown as { app_user_id: string };
+    const userId = named.app_user_id;
+    if (userTokenSecret !== undefined) {
+      requireUserToken(event.headers['x-user-token'], { secret: userTokenSecret, appId: key.appId, userId });
+    }
+    Object.assign(responseHeaders, await countMobileRequest(key, userId));
+    const platform = endpoint.platform ? revenuecatPlatformOf(event.headers['x-platform']) : undefined;
+    const reply = await run({ caller: { ...key, userId, platform }, requestId, ...request });
+    const headers = { 'X-Request-Id': requestId };
+    if (!reply.customerInfo) return jsonResponse(reply.status ?? 200, reply.body, headers);
+    const held = event.httpMethod === 'GET' ? event.headers[REVENUECAT_ETAG_HEADER.toLowerCase()] : undefined;
+    return customerInfoResponse(reply.customerInfo, reply.status ?? 200, held, headers);
+  }, revenuecatErrorResponse);
 }
 
 export interface NotificationRequest {
@@ -407,26 +390,47 @@ export interface NotificationRequest {
  * later is a 503 so the store retries. Success: 200 `{data: {notification_id, type, outcome}}`.
  */
 export function notificationEndpoint(run: (request: NotificationRequest) => Promise<ReceivedNotification>) {
-  return buildEndpoint('notifications', async (event, requestId) => {
-    const path = appIdSchema.safeParse(event.pathParameters?.app_id);
-    if (!path.success) throw new AppError('INVALID_NOTIFICATION', 'the path names no app');
-    const appId = path.data;
-    if (event.body === null || event.body === '') throw new AppError('INVALID_NOTIFICATION', 'the body is empty');
-    const bytes = event.isBase64Encoded ? Buffer.byteLength(event.body, 'base64') : Buffer.byteLength(event.body);
-    if (bytes > MAX_NOTIFICATION_BYTES) {
-      throw new AppError(
-        'PAYLOAD_TOO_LARGE',
-        `a store notification is at most ${MAX_NOTIFICATION_BYTES} bytes (64 KB)`,
-      );
-    }
-    let body: unknown;
+  return buildEndpoint(async (event, requestId) => {
     try {
-      body = parseJsonBody(event.body, event.isBase64Encoded);
-    } catch {
-      throw new AppError('INVALID_NOTIFICATION', 'the body is not JSON');
+      return await receiveNotification(event, requestId, run);
+    } catch (error) {
+      // A store retries a delivery only on a 5xx: what may succeed later (a store API, the table) is one.
+      if (isAppError(error) && error.retryable && error.status < 500) {
+        throw new AppError('SERVICE_UNAVAILABLE', error.message, { retryable: true, cause: error });
+      }
+      throw error;
     }
-    const data = await run({ appId, body, headers: event.headers, requestId });
-    logger.info('store notification', { app_id: appId, ...data });
-    return jsonResponse(200, { data }, { 'X-Request-Id': requestId });
-  });
+  }, notificationError);
+}
+
+/** A refusal of a store notification is logged: the store shows no one its answer. */
+const notificationError: ErrorAnswer = (error, requestId) => {
+  if (error.status < 500) {
+    logger.warn('store notification refused', { request_id: requestId, code: error.code, reason: error.message });
+  }
+  return errorResponse('notifications', error, requestId);
+};
+
+async function receiveNotification(
+  event: APIGatewayProxyEvent,
+  requestId: string,
+  run: (request: NotificationRequest) => Promise<ReceivedNotification>,
+): Promise<APIGatewayProxyResult> {
+  const path = appIdSchema.safeParse(event.pathParameters?.app_id);
+  if (!path.success) throw new AppError('INVALID_NOTIFICATION', 'the path names no app');
+  const appId = path.data;
+  if (event.body === null || event.body === '') throw new AppError('INVALID_NOTIFICATION', 'the body is empty');
+  const bytes = event.isBase64Encoded ? Buffer.byteLength(event.body, 'base64') : Buffer.byteLength(event.body);
+  if (bytes > MAX_NOTIFICATION_BYTES) {
+    throw new AppError('PAYLOAD_TOO_LARGE', `a store notification is at most ${MAX_NOTIFICATION_BYTES} bytes (64 KB)`);
+  }
+  let body: unknown;
+  try {
+    body = parseJsonBody(event.body, event.isBase64Encoded);
+  } catch {
+    throw new AppError('INVALID_NOTIFICATION', 'the body is not JSON');
+  }
+  const data = await run({ appId, body, headers: event.headers, requestId });
+  logger.info('store notification', { app_id: appId, ...data });
+  return jsonResponse(200, { data }, { 'X-Request-Id': requestId });
 }

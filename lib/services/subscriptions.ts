@@ -33,12 +33,15 @@ import type { StorePurchaseState } from '../domain/store-purchase.js';
 import { countsAsRevenue, storeEventsOf, storeRecordPatch } from '../domain/store-sync.js';
 import {
   applyCommand,
+  applyLifecycleCommand,
   INITIAL_LIFECYCLE,
   INITIAL_STATUS,
+  type LifecycleCommand,
   type StatusChange,
   type StoreFacts,
   type SubscriptionCommand,
   type SubscriptionState,
+  type TransitionResult,
 } from '../domain/subscription-state.js';
 import type { Platform } from '../schemas/common.js';
 import type { Product } from '../schemas/product.js';
@@ -272,15 +275,15 @@ export function verifiedSubscription(
   earlierRefund?: { facts: StoreFacts; price: number | null },
 ) {
   const { record: pending, payment } = pendingSubscription(appId, fields, now);
-  const command: SubscriptionCommand = facts
+  const command: LifecycleCommand = facts
     ? { type: 'sync', facts }
     : { type: 'activate', expires_at: fields.expires_at };
-  const { next, statusChange, refund, renewal, refundReversed } = applyCommand(pending, command, now);
+  const { next, statusChange, refund, renewal, refundReversed } = applyLifecycleCommand(pending, command, now);
   const record = { ...pending, ...next };
   let revenue = revenueOfChange(pending, next, command, { refund, renewal, refundReversed });
   if (earlierRefund) {
-    const refundCommand: SubscriptionCommand = { type: 'sync', facts: earlierRefund.facts };
-    const refunded = applyCommand(record, refundCommand, now);
+    const refundCommand: LifecycleCommand = { type: 'sync', facts: earlierRefund.facts };
+    const refunded = applyLifecycleCommand(record, refundCommand, now);
     revenue = addRevenueDeltas(
       revenue,
       revenueOfChange(record, refunded.next, refundCommand, refunded, earlierRefund.price ?? record.price),
@@ -360,8 +363,18 @@ const createdView = (record: SubscriptionRecord): CreatedSubscription => ({
 /** Concurrent writers are re-run on a fresh read this many times before the caller sees a 409. */
 const MAX_ATTEMPTS = 3;
 
-export interface PlannedChange {
-  command: SubscriptionCommand;
+/**
+ * A planned change: a lifecycle command, which the lifecycle table decides, or an operator's edit
+ * (PUT), decided by its planner (applyCommand, with the edit rules), so that what never edits a
+ * subscription does not carry them.
+ */
+export type PlannedChange = PlannedWrites &
+  (
+    | { command: LifecycleCommand }
+    | { command: Extract<SubscriptionCommand, { type: 'update' }>; decided: TransitionResult }
+  );
+
+interface PlannedWrites {
   payment?: Partial<PaymentRecord>;
   bindTransaction?: string | undefined;
   bindOwner?: PurchaseOwner | undefined;
@@ -532,7 +545,8 @@ async function prepareChange(
   cause: CommitOptions['cause'],
 ): Promise<PreparedChange | undefined> {
   const { command, payment, storeState, bindTransaction } = planned;
-  const { next, statusChange, refund, renewal, refundReversed } = applyCommand(current, command, now);
+  const { next, statusChange, refund, renewal, refundReversed } =
+    'decided' in planned ? planned.decided : applyLifecycleCommand(current, planned.command, now);
   // A later period of a transaction already recorded (the store extended it) is no payment.
   const paid = { refund, renewal: renewal && (!storeState || bindTransaction !== undefined), refundReversed };
   const recordPatch = storeState ? await storeRecordPatchOf(appId, current, storeState, paid.renewal) : {};
@@ -649,7 +663,10 @@ export function updateSubscription(
   subscriptionId: string,
   body: UpdateSubscriptionBody,
 ): Promise<SubscriptionDetail> {
-  return changeSubscription(appId, subscriptionId, () => ({ command: { type: 'update', ...body } }));
+  return changeSubscription(appId, subscriptionId, (current, now) => {
+    const command = { type: 'update', ...body } as const;
+    return { command, decided: applyCommand(current, command, now) };
+  });
 }
 
 /** A paid renewal. Without expires_at the period is extended by the product's billing period. */

@@ -6,8 +6,10 @@
  * are taken round robin across apps with a per-app cap, and an endpoint that keeps timing out is
  * paused (domain/webhook-scheduling.ts), so one app's dead receiver holds back no other app's.
  */
+
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
@@ -116,8 +118,6 @@ export interface AttemptOptions {
 }
 
 const recordingDeadline = (options: AttemptOptions) => options.recordUntil ?? Date.now() + DEFAULT_RECORDING_WINDOW_MS;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Records an attempt's outcome, trying again while DynamoDB is unavailable and time is left. */
 async function recordOutcome(next: DeliveryRecord, claimedAttempts: number, recordUntil: number): Promise<void> {
   for (let pauseMs = 250; ; pauseMs = Math.min(2 * pauseMs, 2000)) {

@@ -8,10 +8,9 @@
  * operator CLI's, with the SDK client (lib/data/store-settings.ts).
  */
 
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { config } from '../core/config.js';
+import { httpSend } from '../core/http-client.js';
 import { dynamodb } from '../data/client.js';
 
 const TARGET = 'secretsmanager.GetSecretValue';
@@ -28,26 +27,6 @@ export class SecretsManagerError extends Error {
 }
 
 let signer: SignatureV4 | undefined;
-
-function post(endpoint: URL, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const send = endpoint.protocol === 'https:' ? httpsRequest : httpRequest;
-    const request = send(
-      endpoint,
-      { method: 'POST', headers, signal: AbortSignal.timeout(config.storeTimeoutMs) },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
 
 /** Where GetSecretValue goes: the endpoint the SDK would take from the environment, else the region's. */
 export function secretsManagerEndpoint(): URL {
@@ -83,7 +62,14 @@ export async function getSecretString(name: string): Promise<string | undefined>
     },
     body,
   });
-  const { status, text } = await post(endpoint, signed.headers, body);
+  const reply = await httpSend(endpoint.href, {
+    method: 'POST',
+    headers: signed.headers,
+    body,
+    timeoutMs: config.storeTimeoutMs,
+  });
+  const { status } = reply;
+  const text = reply.text();
   let answer: { SecretString?: string; __type?: string; message?: string; Message?: string } = {};
   try {
     answer = JSON.parse(text);

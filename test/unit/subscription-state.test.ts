@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   applyCommand,
+  applyLifecycleCommand,
   INITIAL_LIFECYCLE,
+  type LifecycleCommand,
   nextTimeTransitionAt,
   SUBSCRIPTION_STATUSES,
-  type SubscriptionCommand,
   type SubscriptionState,
   type SubscriptionStatus,
 } from '../../lib/domain/subscription-state.js';
@@ -186,7 +187,7 @@ describe('configuration updates without a status', () => {
  * operation. A cell is the resulting status, 409 (INVALID_STATUS_TRANSITION) or EXPIRED
  * (SUBSCRIPTION_EXPIRED). "time passes" is evaluated at a moment when the transition is due.
  */
-const OPERATIONS: Record<string, SubscriptionCommand> = {
+const OPERATIONS: Record<string, LifecycleCommand> = {
   renew: { type: 'renew', expires_at: '2026-05-01T00:00:00.000Z' },
   pause: { type: 'pause', duration: 10, unit: 'days' },
   resume: { type: 'resume' },
@@ -247,19 +248,24 @@ const EXPECTED: Record<SubscriptionStatus, Record<string, SubscriptionStatus | 4
 /** Late enough that an active subscription has expired and a pause has ended. */
 const LATER = new Date('2026-04-02T00:00:00.000Z');
 
-describe('lifecycle: every status x every operation', () => {
+// applyLifecycleCommand is the table without an operator's edit rules (what the stores, the clock
+// and the lifecycle endpoints run): the same answer in every cell as the entry point's.
+describe.each([
+  ['applyCommand', applyCommand],
+  ['applyLifecycleCommand', applyLifecycleCommand],
+] as const)('lifecycle: every status x every operation (%s)', (_name, decide) => {
   for (const from of SUBSCRIPTION_STATUSES) {
     for (const [name, command] of Object.entries(OPERATIONS)) {
       const expected = EXPECTED[from][name]!;
       const at = command.type === 'time_passes' ? LATER : NOW;
       it(`${from} + ${name} -> ${expected}`, () => {
         if (expected === 409 || expected === 'EXPIRED') {
-          const error = appErrorThrownBy(() => applyCommand(state(from), command, at));
+          const error = appErrorThrownBy(() => decide(state(from), command, at));
           expect(error.code).toBe(expected === 409 ? 'INVALID_STATUS_TRANSITION' : 'SUBSCRIPTION_EXPIRED');
           if (expected === 409) expect(error.message).toContain(from);
           return;
         }
-        const result = applyCommand(state(from), command, at);
+        const result = decide(state(from), command, at);
         expect(result.next.status).toBe(expected);
         expect(result.statusChange).toEqual(expected === from ? null : { from, to: expected });
       });
