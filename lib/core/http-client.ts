@@ -1,7 +1,7 @@
 /**
- * A small HTTP(S) client over node:http(s), for the store APIs and Secrets Manager: a process's first fetch() sets up
- * undici (its WebAssembly HTTP parser and web streams), which tripled the CPU of a cold Google
- * Play notification function's first request (bench/cold-start.ts; docs/benchmarks.md). As with
+ * A small HTTP(S) client over node:http(s), for the store APIs and Secrets Manager: a process's
+ * first fetch() sets up undici (its WebAssembly HTTP parser and web streams), which tripled the
+ * CPU of a cold Google Play notification function's first request (bench/cold-start.ts; docs/benchmarks.md). As with
  * fetch, redirects are not followed and any status is an answer; the timeout covers the whole
  * exchange, body included; a body larger than MAX_RESPONSE_BYTES is an error.
  */

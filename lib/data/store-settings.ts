@@ -152,7 +152,7 @@ const readSecret = readThroughCache(
 /**
  * The settings of the table item, with their credentials when asked (from Secrets Manager when
  * the item names a secret). Without credentials, the credential fields are absent. Read as
- * stored, like every item: putStoreSettings (`admin stores ... set`) validated them when it wrote
+ * stored, like every item: putStoreSettings (`admin stores apple set`, `google set`) validated them when it wrote
  * them, and parsing them again would put their schemas' formats (URL, email, ...) in every
  * verifying function, 6.6 KB of its bundle (docs/decisions/bundling.md).
  */

@@ -33,7 +33,7 @@ import {
   type SubscriptionsDeclaration,
 } from './declaration.js';
 import { type DingYueAnswer, dingyueErrorResponse, dingyueSuccess, isDingYuePath } from './dingyue.js';
-import { type ApiName, type EnvelopedApi, errorResponse, jsonResponse } from './envelopes.js';
+import { type ApiName, errorResponse, jsonResponse } from './envelopes.js';
 import { lowerCaseHeaders } from './header-case.js';
 import { readMobileHeaders } from './mobile-headers.js';
 import { parseJsonBody, parsePart } from './parse.js';
@@ -96,11 +96,8 @@ const requestIdOf = (event: APIGatewayProxyEvent, context: Context): string =>
 /** The answer to a refusal, in an API's envelope. */
 type ErrorAnswer = (error: AppError, requestId: string, event: APIGatewayProxyEvent) => APIGatewayProxyResult;
 
-/** An API's envelope of lib/http/envelopes.ts. */
-const envelopedError =
-  (api: EnvelopedApi): ErrorAnswer =>
-  (error, requestId) =>
-    errorResponse(api, error, requestId);
+/** The subscription API's envelope (lib/http/envelopes.ts). */
+const subscriptionsError: ErrorAnswer = (error, requestId) => errorResponse('subscriptions', error, requestId);
 
 /** The mobile API's envelope, and under /dingyue the DingYue SDK's. */
 const mobileError: ErrorAnswer = (error, requestId, event) =>
@@ -244,7 +241,7 @@ export function subscriptionsEndpoint<D extends SubscriptionsDeclaration>(
       'X-Request-Id': requestId,
     });
     return endpoint.conditional ? endpoint.conditional(response, event.headers['if-none-match']) : response;
-  }, envelopedError('subscriptions'));
+  }, subscriptionsError);
 }
 
 export interface MobileReply<D extends MobileDeclaration = MobileDeclaration> {

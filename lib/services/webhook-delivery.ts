@@ -6,7 +6,6 @@
  * are taken round robin across apps with a per-app cap, and an endpoint that keeps timing out is
  * paused (domain/webhook-scheduling.ts), so one app's dead receiver holds back no other app's.
  */
-
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
