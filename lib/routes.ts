@@ -409,6 +409,17 @@ const SPEC_ROUTES: readonly Route[] = [
     table: LIST,
   },
   {
+    name: 'RevenueCatLogIn',
+    api: 'revenuecat',
+    method: 'POST',
+    path: `${REVENUECAT_SUBSCRIBERS_PATH}/identify`,
+    handler: 'functions/revenuecat/identify.ts',
+    // Both users' customer info (Query, BatchGetItem), the anonymous user's purchases moved: each
+    // subscription read (Query) with its transactions (BatchGetItem), and one transaction of its
+    // new version (PutItem), its transfer and notification (PutItem), its transactions (UpdateItem).
+    table: [...LIST, 'PutItem'],
+  },
+  {
     name: 'RevenueCatPostReceipt',
     api: 'revenuecat',
     method: 'POST',

@@ -175,7 +175,8 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
     folder: 'data',
     mutate: [
       'lib/data/{apps,api-keys,products,rate-limits,webhooks,aggregates,metrics-counters,list-counters}.ts',
-      'lib/data/{revenue-reads,revenue-counters,count-rebuild,erasure-writes,google-oidc-keys}.ts',
+      'lib/data/{revenue-reads,revenue-counters,count-rebuild,erasure-writes,subscription-reassignment}.ts',
+      'lib/data/google-oidc-keys.ts',
       'lib/data/{store-call-budget,user-events,store-settings,customer-index,customer-reindex,offerings,paywalls}.ts',
     ],
     tests: DATA_APP_TESTS,

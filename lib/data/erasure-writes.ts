@@ -12,28 +12,12 @@ import type { StorePurchaseState } from '../domain/store-purchase.js';
 import { batchGetConsistent, batchWriteAll, getConsistent } from './batch.js';
 import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
 import * as keys from './entity-keys.js';
-import {
-  type TransactionItemPart,
-  type TransactionWrite,
-  type TransferRecord,
-  transactionItems,
-} from './purchase-ownership.js';
-import {
-  BOUND_TRANSACTIONS_ATTRIBUTE,
-  type SubscriptionRecord,
-  subscriptionItem,
-  toRecord,
-} from './subscription-items.js';
+import type { TransactionItemPart, TransferRecord } from './purchase-ownership.js';
+import type { SubscriptionRecord } from './subscription-items.js';
+import { reassignSubscription } from './subscription-reassignment.js';
 import { writeTogether } from './subscription-writes.js';
 import { type IndexName, TABLE } from './table.js';
-import {
-  boundedDueId,
-  dueAttributes,
-  erasureKey,
-  SUBSCRIPTION_SK,
-  type TableKey,
-  userEventsPartition,
-} from './table-keys.js';
+import { boundedDueId, dueAttributes, erasureKey, type TableKey, userEventsPartition } from './table-keys.js';
 import { updateExpression } from './update-expression.js';
 
 /** Longest a holder keeps an erasure to itself: the job's timeout (a request releases it when it answers). */
@@ -220,64 +204,21 @@ export interface Detached {
   written: number;
 }
 
-/** Reads and writes of a detach before it gives up on a subscription that keeps changing (the job tries again). */
-const MAX_DETACH_ATTEMPTS = 5;
 /** A transaction holds at most 100 items: the state, its purchase, its receipt, and this many transfers (both copies). */
 const MAX_TRANSFERS_DETACHED = 45;
 
-/** The subscription's own items (state, payment, receipt, transfers), read strongly consistently. */
-async function subscriptionItems(key: TableKey): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await ddb.send(
-    new QueryCommand({
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': key.pk },
-      ConsistentRead: true,
-    }),
-  );
-  return Items;
-}
-
-/** The transactions bound to the subscription: its original, its first and every renewal recorded since (BOUND_TRANSACTIONS_ATTRIBUTE). */
-function boundTransactionIds(record: SubscriptionRecord, payment: Record<string, unknown> | undefined): string[] {
-  const bound =
-    payment?.[BOUND_TRANSACTIONS_ATTRIBUTE] instanceof Set
-      ? [...(payment[BOUND_TRANSACTIONS_ATTRIBUTE] as Set<string>)]
-      : [];
-  const ids = [record.original_transaction_id, payment?.transaction_id, ...bound];
-  return [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
-}
-
-/**
- * The parts anonymising a transaction's item (TXN#): its binding and its purchase's owner where
- * they name the user, and the app account token of the user in the store state kept on it. Each
- * on the condition that it still holds what was read.
- */
-function transactionItemParts(
-  item: Record<string, unknown>,
-  record: SubscriptionRecord,
-  userId: string,
-  anonymousId: string,
-): TransactionItemPart[] {
-  const key = { pk: item.pk as string, sk: item.sk as string };
-  const parts: TransactionItemPart[] = [];
-  const { user_id, owner_user_id } = anonymisedFields(item, userId, anonymousId);
-  if (user_id && item.subscription_id === record.id)
-    parts.push({ key, set: { user_id }, condition: { expression: 'user_id = :user', values: { ':user': userId } } });
-  if (owner_user_id)
-    parts.push({
-      key,
-      set: { owner_user_id },
-      condition: { expression: 'owner_user_id = :user', values: { ':user': userId } },
-    });
+/** The app account token of the user in the store state kept on a transaction's item, cleared on the condition that it is unchanged. */
+function tokenParts(item: Record<string, unknown>, record: SubscriptionRecord, userId: string): TransactionItemPart[] {
   const state = item.store_state as StorePurchaseState | undefined;
-  if (state?.app_account_token && state.app_account_token.toLowerCase() === appAccountTokenFor(record.app_id, userId))
-    parts.push({
-      key,
+  if (!state?.app_account_token || state.app_account_token.toLowerCase() !== appAccountTokenFor(record.app_id, userId))
+    return [];
+  return [
+    {
+      key: { pk: item.pk as string, sk: item.sk as string },
       set: { store_state: { ...state, app_account_token: null } },
       condition: { expression: 'store_as_of = :erasedAsOf', values: { ':erasedAsOf': item.store_as_of } },
-    });
-  return parts;
+    },
+  ];
 }
 
 /** Both copies of each transfer of the subscription's purchase that names the user, anonymised. */
@@ -292,7 +233,8 @@ function transferWrites(
     const set = anonymisedFields(item, userId, anonymousId);
     if (Object.keys(set).length === 0) return [];
     const transfer = item as unknown as TransferRecord;
-    return [transfer.from_subscription_id, transfer.to_subscription_id].map(
+    const subscriptionIds = new Set([transfer.from_subscription_id, transfer.to_subscription_id]);
+    return [...subscriptionIds].map(
       (subscriptionId): TransactItem => ({
         Update: {
           TableName: tableName,
@@ -307,17 +249,35 @@ function transferWrites(
   return writes;
 }
 
+/** The subscription's receipt (it carries the app account token), wherever it is kept. */
+function receiptDeletes(items: Record<string, unknown>[], record: SubscriptionRecord): TransactItem[] {
+  const payment = items.find((item) => item.sk === 'PAYMENT');
+  return [
+    ...(items.some((item) => item.sk === 'RECEIPT')
+      ? [{ Delete: { TableName: tableName, Key: keys.subscriptionReceipt(record.app_id, record.id) } }]
+      : []),
+    // Where receipts were kept before they had an item of their own.
+    ...(typeof payment?.receipt_data === 'string'
+      ? [
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.subscriptionPayment(record.app_id, record.id),
+              ...updateExpression({ remove: ['receipt_data'] }),
+            },
+          },
+        ]
+      : []),
+  ];
+}
+
 /**
  * Moves a subscription of the user to the anonymous id, so the operator keeps the revenue and the
- * user is no longer in it: in one transaction, the state through the versioned path (a new
- * version: a writer that read the user's version is refused and reads again, so no concurrent
- * write can put the user back), its purchase's owner, the binding and the app account token on
- * its original transaction, the transfers naming the user (both copies) and the receipt (it
- * carries the app account token) deleted. Bindings of its later transactions, which hold only the
- * user's id, are anonymised first, each on its own: until the transaction commits the subscription
- * is still the user's, so an erasure that dies in between finds it again. `gone` when it was no
- * longer the user's (detached already, or transferred); `changing` when other writes kept refusing
- * it (the erasure goes on later).
+ * user is no longer in it: one reassignment (lib/data/subscription-reassignment.ts), which also
+ * clears the app account token of the user on its original transaction, anonymises the transfers
+ * naming the user (both copies) and deletes the receipt. `gone` when it was no longer the user's
+ * (detached already, or transferred); `changing` when other writes kept refusing it (the erasure
+ * goes on later).
  */
 export async function detachSubscription(
   key: TableKey,
@@ -326,68 +286,22 @@ export async function detachSubscription(
   anonymousId: string,
   now = new Date(),
 ): Promise<Detached> {
-  let written = 0;
-  for (let attempt = 1; attempt <= MAX_DETACH_ATTEMPTS; attempt++) {
-    const items = await subscriptionItems(key);
-    const state = items.find((item) => item.sk === SUBSCRIPTION_SK);
-    if (!state || state.user_id !== userId) return { outcome: 'gone', written };
-    const record = toRecord(state);
-    const payment = items.find((item) => item.sk === 'PAYMENT');
-    const purchaseKey = record.original_transaction_id
-      ? keys.purchase(appId, record.original_transaction_id)
-      : undefined;
-    const transactions = await batchGetConsistent(
-      boundTransactionIds(record, payment).map((id) => keys.transaction(appId, id)),
-    );
-    const onPurchase: TransactionItemPart[] = [];
-    for (const item of transactions) {
-      if (!item) continue;
-      const parts = transactionItemParts(item, record, userId, anonymousId);
-      if (item.pk === purchaseKey?.pk) onPurchase.push(...parts);
-      else
-        for (const part of parts) {
-          await writeTogether([part]);
-          written += 1;
-        }
-    }
-    const next: SubscriptionRecord = {
-      ...record,
-      user_id: anonymousId,
-      updated_at: now.toISOString(),
-      version: record.version + 1,
-    };
-    const writes: TransactionWrite[] = [
-      {
-        Put: {
-          TableName: tableName,
-          Item: subscriptionItem(next, null, null, { by: 'api', action: 'erase', version: next.version }),
-          ConditionExpression: 'version = :version AND user_id = :user',
-          ExpressionAttributeValues: { ':version': record.version, ':user': userId },
-        },
-      },
-      ...onPurchase,
-      ...transferWrites(items, record, userId, anonymousId),
-      ...(items.some((item) => item.sk === 'RECEIPT')
-        ? [{ Delete: { TableName: tableName, Key: keys.subscriptionReceipt(appId, record.id) } }]
-        : []),
-      // Where receipts were kept before they had an item of their own.
-      ...(typeof payment?.receipt_data === 'string'
-        ? [
-            {
-              Update: {
-                TableName: tableName,
-                Key: keys.subscriptionPayment(appId, record.id),
-                ...updateExpression({ remove: ['receipt_data'] }),
-              },
-            },
-          ]
-        : []),
-    ];
-    // Refused: someone wrote the subscription, its purchase or a transfer since the read; read again.
-    if ((await writeTogether(writes)) === undefined)
-      return { outcome: 'detached', written: written + transactionItems(writes).items.length };
-  }
-  return { outcome: 'changing', written };
+  const { outcome, written } = await reassignSubscription(
+    key,
+    {
+      appId,
+      fromUserId: userId,
+      toUserId: anonymousId,
+      cause: { by: 'api', action: 'erase' },
+      transactionParts: (item, record) => tokenParts(item, record, userId),
+      alsoWrite: ({ items, record }) => [
+        ...transferWrites(items, record, userId, anonymousId),
+        ...receiptDeletes(items, record),
+      ],
+    },
+    now,
+  );
+  return { outcome: outcome === 'reassigned' ? 'detached' : outcome, written };
 }
 
 /** Which of these subscriptions still name the user, read strongly consistently. */

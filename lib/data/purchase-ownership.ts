@@ -228,7 +228,8 @@ export function transferItems(
     event_id: outbox.event_id,
   };
   return [
-    ...[record.id, takeOver.fromSubscriptionId].map((subscriptionId) => ({
+    // One subscription when it moves as it stands (a logIn): one record.
+    ...[...new Set([record.id, takeOver.fromSubscriptionId])].map((subscriptionId) => ({
       Put: {
         TableName: tableName,
         Item: {

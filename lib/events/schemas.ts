@@ -71,7 +71,9 @@ export type StatusChangedPayload = z.infer<typeof statusChangedPayload>;
 /**
  * A purchase (its store's original transaction id) moved from one user's subscription, now
  * cancelled, to a new subscription of another user. Besides the two status changes it comes with,
- * so that the previous owner's side can see who took it, and undo it.
+ * so that the previous owner's side can see who took it, and undo it. At a RevenueCat logIn the
+ * subscription itself moves from the anonymous id to the identified user: both ids are its own,
+ * and no status changes.
  */
 export const transferredPayload = /* @__PURE__ */ define(() =>
   z.strictObject({

@@ -59,8 +59,11 @@ export interface MobileDeclaration extends RequestDeclaration {
 
 /** An endpoint of RevenueCat's SDK dialect (lib/http/revenuecat.ts). */
 export interface RevenueCatDeclaration extends RequestDeclaration {
-  /** Where the request names its user (the SDKs' app_user_id): the path's, or the body's. */
-  user: 'path' | 'body';
+  /**
+   * Where the request names its user (the SDKs' app_user_id): the path's, or the body's; a logIn's
+   * is the body's `new_app_user_id`, the user it acts as from now on.
+   */
+  user: 'path' | 'body' | 'body.new_app_user_id';
   /** Reads the store of the request's X-Platform (a purchase): a request without a known one is refused. */
   platform?: true;
   /** The statuses of a success (default: 200 alone); the handler's answer names the one it is. */

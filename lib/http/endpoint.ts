@@ -355,8 +355,8 @@ export function revenuecatEndpoint<D extends RevenueCatDeclaration>(
     } = await authenticateSdkKey(revenuecatSdkKeyOf(event.headers.authorization));
     Object.assign(responseHeaders, policy);
     const request = parseRequest(endpoint, event, 'revenuecat');
-    const named = (endpoint.user === 'path' ? request.params : request.body) as unknown as { app_user_id: string };
-    const userId = named.app_user_id;
+    const named = (endpoint.user === 'path' ? request.params : request.body) as unknown as Record<string, string>;
+    const userId = named[endpoint.user === 'body.new_app_user_id' ? 'new_app_user_id' : 'app_user_id']!;
     if (userTokenSecret !== undefined) {
       requireUserToken(event.headers['x-user-token'], { secret: userTokenSecret, appId: key.appId, userId });
     }

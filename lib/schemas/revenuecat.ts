@@ -28,3 +28,12 @@ export const revenuecatReceiptBody = /* @__PURE__ */ define(() =>
   }),
 );
 export type RevenueCatReceiptBody = z.infer<typeof revenuecatReceiptBody>;
+
+/** POST /v1/subscribers/identify (logIn): the id the SDK used so far, and the one it logs in as. */
+export const revenuecatLogInBody = /* @__PURE__ */ define(() =>
+  z.object({
+    app_user_id: userIdSchema,
+    new_app_user_id: userIdSchema,
+  }),
+);
+export type RevenueCatLogInBody = z.infer<typeof revenuecatLogInBody>;

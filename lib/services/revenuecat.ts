@@ -3,11 +3,13 @@
  * customer info is the one every API reads (lib/services/customer-info.ts), and a posted receipt
  * goes through the same verification, ownership and restore policy as the spec's routes.
  */
-import { isAppError } from '../core/errors.js';
+import { AppError, isAppError } from '../core/errors.js';
 import { mergeProfileMaps } from '../data/profiles.js';
+import { newestSubscriptionsOfUser } from '../data/subscription-queries.js';
+import { transferSubscription } from '../data/subscription-reassignment.js';
 import { type RevenueCatCustomerInfo, revenuecatCustomerInfoOf } from '../domain/revenuecat-customer.js';
 import type { Platform } from '../schemas/common.js';
-import type { RevenueCatReceiptBody } from '../schemas/revenuecat.js';
+import type { RevenueCatLogInBody, RevenueCatReceiptBody } from '../schemas/revenuecat.js';
 import { readCustomerFacts } from './customer-info.js';
 import { verifyPurchase } from './verification.js';
 
@@ -67,4 +69,40 @@ export async function postRevenueCatReceipt(
     }
   }
   return (await readCustomerInfo(appId, body.app_user_id, new Date())).info;
+}
+
+/** The ids the SDKs make for a user the app has not identified: `$RCAnonymousID:` and 32 hex digits (random). */
+export const REVENUECAT_ANONYMOUS_ID = /^\$RCAnonymousID:[0-9a-f]{32}$/;
+
+/** The most purchases one logIn moves: a real anonymous user has a handful; the rest move at a later logIn. */
+export const MAX_PURCHASES_MOVED_AT_LOG_IN = 50;
+
+/**
+ * POST /v1/subscribers/identify (logIn): the user's customer info, created (201) when the app had
+ * not seen the new id. From an anonymous id, the store purchases of that id move to the new user
+ * as they stand (their subscriptions, history and revenue kept; subscription.transferred
+ * notified): the SDK keeps using the new id from now on. From an identified id nothing moves, as
+ * with RevenueCat: two identified users' purchases are theirs.
+ */
+export async function logInRevenueCatUser(
+  appId: string,
+  { app_user_id: currentId, new_app_user_id: newId }: RevenueCatLogInBody,
+): Promise<{ customerInfo: RevenueCatCustomerInfo; created: boolean }> {
+  const before = await readCustomerFacts(appId, newId);
+  if (currentId !== newId && REVENUECAT_ANONYMOUS_ID.test(currentId)) {
+    const purchases = (await newestSubscriptionsOfUser(appId, currentId, MAX_PURCHASES_MOVED_AT_LOG_IN)).filter(
+      (subscription) => subscription.store !== null && subscription.original_transaction_id !== null,
+    );
+    for (const subscription of purchases) {
+      const { outcome } = await transferSubscription(subscription, newId);
+      if (outcome === 'changing') {
+        throw new AppError('CONCURRENT_MODIFICATION', `subscription ${subscription.id} kept changing while it moved`, {
+          retryable: true,
+        });
+      }
+    }
+  }
+  const now = new Date();
+  if (!before.known) await mergeProfileMaps(appId, newId, (maps) => maps, now);
+  return { customerInfo: (await readCustomerInfo(appId, newId, now)).info, created: !before.known };
 }

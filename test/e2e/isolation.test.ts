@@ -78,6 +78,8 @@ const B_ONLY: Product = { ...PREMIUM_MONTHLY, id: 'b_only_plan', name: 'B only' 
 const A_BUYER = 'a-buyer';
 const A_QUIET = 'a-quiet';
 const A_SEGMENT = 'a-segment-user';
+/** A buyer as RevenueCat's SDKs name one not logged in: the id a logIn moves purchases from. */
+const A_ANONYMOUS = `$RCAnonymousID:${'a'.repeat(32)}`;
 const B_USER = 'b-user';
 
 type Item = Record<string, unknown>;
@@ -219,7 +221,16 @@ let a: TestApp;
 let b: TestApp;
 
 /** App A's subscriptions, one per state the API can reach. */
-const aSubs = { verified: '', segment: '', apple: '', pending: '', active: '', cancelled: '', paused: '' };
+const aSubs = {
+  verified: '',
+  segment: '',
+  apple: '',
+  anonymous: '',
+  pending: '',
+  active: '',
+  cancelled: '',
+  paused: '',
+};
 const aIds = () => Object.values(aSubs);
 /** Every subscription of app B, including the ones B's probes create. */
 const bSubs = new Set<string>();
@@ -328,6 +339,7 @@ async function setUpAppA(): Promise<void> {
   expect(await verifySub(a, A_BUYER, renewal.receipt_data)).toBe(aSubs.verified);
   aSubs.segment = await verifySub(a, A_SEGMENT, (await mint(a, A_ONLY)).receipt_data);
   aSubs.apple = await verifySub(a, 'a-apple-user', APPLE_RECEIPT); // expired since 2023
+  aSubs.anonymous = await verifySub(a, A_ANONYMOUS, (await mint(a, PREMIUM_MONTHLY)).receipt_data);
   aUnusedReceipt = await mint(a, PREMIUM_MONTHLY);
   aSubs.pending = await createSub(a, {
     user_id: A_QUIET,
@@ -793,6 +805,21 @@ const REVENUECAT_CASES: Record<string, IsolationCase> = {
       }
     },
   },
+  RevenueCatLogIn: {
+    does: "app B's sdk key logging in from A's users' ids (an anonymous buyer's too) moves nothing of A's to B's user",
+    run: async () => {
+      for (const from of [A_ANONYMOUS, A_BUYER]) {
+        const res = await call('RevenueCatLogIn', {
+          body: { app_user_id: from, new_app_user_id: 'b-logged-in' },
+          headers: revenuecatHeaders(b),
+        });
+        expect([200, 201], JSON.stringify(res.body)).toContain(res.status);
+        expect(res.body.subscriber).toMatchObject({ subscriptions: {}, entitlements: {}, non_subscriptions: {} });
+        const text = JSON.stringify(res.body);
+        for (const secret of ['a_pro', A_ONLY.id, a.appId, ...aIds()]) expect(text).not.toContain(secret);
+      }
+    },
+  },
   RevenueCatPostReceipt: {
     does: "app B's sdk key cannot claim app A's receipts: 7103 INVALID_RECEIPT in B, A's purchase stays A_BUYER's (7102)",
     run: async () => {
@@ -1080,8 +1107,8 @@ const CASES: Record<string, IsolationCase> = {
     does: "app B's metrics count B's one subscription at B's price, never A's",
     run: async () => {
       const res = await ok(call('SubscriptionMetrics', { ...secret(b), query: TODAY }));
-      // The comparison below means something: A has three active subscriptions.
-      expect(aViewBefore.metrics.body.data.breakdown[0].active_subscriptions).toBe(3);
+      // The comparison below means something: A has four active subscriptions.
+      expect(aViewBefore.metrics.body.data.breakdown[0].active_subscriptions).toBe(4);
       expect(res.body.data.breakdown).toEqual([
         {
           date: today,
@@ -1372,6 +1399,7 @@ describe("tenant isolation: app B's keys against app A's data", () => {
     expect(partitions).toContain(reportKeys.reportedEvent(a.appId, A_BUYER, 'x').pk);
     expect(partitions).toContain(reportKeys.reportHistory(a.appId, A_BUYER, 'conversion', '', '').pk);
     expect(aViewBefore.details.map((d) => d.body.data.status).sort()).toEqual([
+      'active',
       'active',
       'active',
       'active',

@@ -84,6 +84,8 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   // RevenueCat's SDKs: the customer info (creating a new user's profile), and a verification followed by it.
   RevenueCatCustomerInfo: LIST,
   RevenueCatPostReceipt: { table: [...VERIFY.table, 'Query'], storeSecrets: true },
+  // A logIn: both users' customer info, and each moved purchase's transaction (PutItem, UpdateItem).
+  RevenueCatLogIn: { table: [...LIST.table, 'PutItem'] },
   // A batch of events is written with BatchWriteItem.
   ReportEvents: { table: [...AUTH, 'BatchWriteItem'] },
   ReportEventsV2: { table: [...AUTH, 'BatchWriteItem'] },

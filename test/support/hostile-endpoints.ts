@@ -206,6 +206,7 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   ResumeSubscription: (f) => ({ params: { subscription_id: f.subscriptions.paused }, body: {} }),
   VerifyFirstReceipt: (f) => ({ body: { receipt: f.receipts.first, productId: 'premium_monthly' } }),
   RevenueCatCustomerInfo: () => ({ params: { app_user_id: USER } }),
+  RevenueCatLogIn: () => ({ body: { app_user_id: `$RCAnonymousID:${'0'.repeat(32)}`, new_app_user_id: USER } }),
   RevenueCatPostReceipt: (f) => ({
     body: {
       app_user_id: USER,

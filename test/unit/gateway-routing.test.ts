@@ -20,9 +20,15 @@ describe('local gateway routing', () => {
       expect(apiOfPath(`${path}/unknown`), route.path).toBe(route.api);
     }
     // The SDKs' calls not served yet are answered in RevenueCat's envelope too.
-    expect(apiOfPath('/v1/subscribers/identify')).toBe('revenuecat');
+    expect(apiOfPath('/v1/subscribers/x/offerings')).toBe('revenuecat');
     expect(apiOfPath('/v1/receipts/x')).toBe('revenuecat');
     expect(apiOfPath('/v1/subscriptions')).toBe('subscriptions');
+  });
+
+  it("RevenueCat's logIn path is never taken for a user's id, whatever the method (API Gateway: a 405)", () => {
+    expect(matchRoute(compiled, 'POST', '/v1/subscribers/identify')?.route.name).toBe('RevenueCatLogIn');
+    expect(matchRoute(compiled, 'GET', '/v1/subscribers/identify')).toBeUndefined();
+    expect(matchRoute(compiled, 'GET', '/v1/subscribers/identify2')?.route.name).toBe('RevenueCatCustomerInfo');
   });
 
   it('literal paths are never taken for subscription ids', () => {
