@@ -420,6 +420,15 @@ const SPEC_ROUTES: readonly Route[] = [
     table: [...LIST, 'PutItem'],
   },
   {
+    name: 'RevenueCatPostAttributes',
+    api: 'revenuecat',
+    method: 'POST',
+    path: `${REVENUECAT_SUBSCRIBERS_PATH}/{app_user_id}/attributes`,
+    handler: 'functions/revenuecat/attributes.ts',
+    // The profile read and written back on its version (GetItem, UpdateItem).
+    table: AUTH,
+  },
+  {
     name: 'RevenueCatPostReceipt',
     api: 'revenuecat',
     method: 'POST',

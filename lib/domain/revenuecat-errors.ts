@@ -17,6 +17,7 @@ export const REVENUECAT_CODES = {
   invalidAuthToken: 7224,
   invalidAPIKey: 7225,
   badRequest: 7226,
+  invalidSubscriberAttributes: 7263,
   requestAlreadyInProgress: 7638,
 } as const;
 

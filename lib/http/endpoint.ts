@@ -346,6 +346,8 @@ export type RevenueCatReply<D extends RevenueCatDeclaration = RevenueCatDeclarat
 export function revenuecatEndpoint<D extends RevenueCatDeclaration>(
   endpoint: D,
   run: (request: EndpointRequest<D, RevenueCatCaller>) => Promise<RevenueCatReply<D>>,
+  /** How it answers a refusal, where it answers some in a shape of their own (lib/http/revenuecat.ts). */
+  answerError: ErrorAnswer = revenuecatErrorResponse,
 ) {
   return buildEndpoint(async (event, requestId, responseHeaders) => {
     const {
@@ -367,7 +369,7 @@ export function revenuecatEndpoint<D extends RevenueCatDeclaration>(
     if (!reply.customerInfo) return jsonResponse(reply.status ?? 200, reply.body, headers);
     const held = event.httpMethod === 'GET' ? event.headers[REVENUECAT_ETAG_HEADER.toLowerCase()] : undefined;
     return customerInfoResponse(reply.customerInfo, reply.status ?? 200, held, headers);
-  }, revenuecatErrorResponse);
+  }, answerError);
 }
 
 export interface NotificationRequest {

@@ -7,9 +7,11 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { AppError } from '../core/errors.js';
+import type { AttributeError } from '../domain/revenuecat-attributes.js';
 import type { RevenueCatCustomerInfo } from '../domain/revenuecat-customer.js';
-import { revenuecatRefusalOf } from '../domain/revenuecat-errors.js';
+import { REVENUECAT_CODES, revenuecatRefusalOf } from '../domain/revenuecat-errors.js';
 import type { Platform } from '../schemas/common.js';
+import { ATTRIBUTE_PATH } from '../schemas/revenuecat.js';
 import { etagOf } from './conditional.js';
 import { jsonResponse, requestRefOf } from './envelopes.js';
 
@@ -94,6 +96,8 @@ export interface RevenueCatErrorBody {
   code: number;
   message: string;
   error: string;
+  /** Attributes not kept, by key, as the SDKs log them (code 7263). */
+  attribute_errors?: AttributeError[];
   request_id?: string;
 }
 
@@ -114,4 +118,22 @@ export function revenuecatErrorResponse(error: AppError, requestId: string): API
     ...retryAfter,
     'X-Request-Id': requestId,
   });
+}
+
+/**
+ * The refusals of the attributes endpoint: attributes not kept (details at `body.attributes.<key>`)
+ * are RevenueCat's 7263 with `attribute_errors`, which the SDKs log by key; any other refusal as
+ * every endpoint's. Its own, so that no other bundle carries it.
+ */
+export function revenuecatAttributesErrorResponse(error: AppError, requestId: string): APIGatewayProxyResult {
+  const attributeErrors = (error.details ?? []).flatMap(({ path, message }) =>
+    path.startsWith(ATTRIBUTE_PATH) ? [{ key_name: path.slice(ATTRIBUTE_PATH.length), message }] : [],
+  );
+  if (attributeErrors.length === 0) return revenuecatErrorResponse(error, requestId);
+  const body: RevenueCatErrorBody = {
+    ...revenuecatErrorBody(error, requestId),
+    code: REVENUECAT_CODES.invalidSubscriberAttributes,
+    attribute_errors: attributeErrors,
+  };
+  return jsonResponse(400, body, { 'X-Request-Id': requestId });
 }

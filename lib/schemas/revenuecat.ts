@@ -37,3 +37,29 @@ export const revenuecatLogInBody = /* @__PURE__ */ define(() =>
   }),
 );
 export type RevenueCatLogInBody = z.infer<typeof revenuecatLogInBody>;
+
+/** Where a refusal's details name an attribute the SDK posted: they answer as RevenueCat's `attribute_errors`. */
+export const ATTRIBUTE_PATH = 'body.attributes.';
+
+/** The most attributes one request may post: as many as a user may keep (CUSTOM_PROPERTY_LIMITS.perUser). */
+export const MAX_ATTRIBUTES_PER_REQUEST = 100;
+
+/**
+ * POST /v1/subscribers/{app_user_id}/attributes: `{key: {value, updated_at_ms}}`, a null value
+ * unsetting the key. Which keys and values are kept is lib/domain/revenuecat-attributes.ts's.
+ */
+export const revenuecatAttributesBody = /* @__PURE__ */ define(() =>
+  z.object({
+    attributes: z
+      // Each value is checked by lib/domain/revenuecat-attributes.ts, so that one the SDK cannot
+      // have meant is refused by its key (attribute_errors), not with the whole request.
+      .record(z.string(), z.object({ value: z.optional(z.unknown()), updated_at_ms: z.optional(z.number()) }))
+      .check(
+        z.refine(
+          (attributes) => Object.keys(attributes).length <= MAX_ATTRIBUTES_PER_REQUEST,
+          `at most ${MAX_ATTRIBUTES_PER_REQUEST} attributes per request`,
+        ),
+      ),
+  }),
+);
+export type RevenueCatAttributesBody = z.infer<typeof revenuecatAttributesBody>;

@@ -820,6 +820,17 @@ const REVENUECAT_CASES: Record<string, IsolationCase> = {
       }
     },
   },
+  RevenueCatPostAttributes: {
+    does: "app B's sdk key setting attributes of A's buyer's id writes B's own user only: A's profile is unchanged",
+    run: async () => {
+      const res = await call('RevenueCatPostAttributes', {
+        params: { app_user_id: A_BUYER },
+        body: { attributes: { tier: { value: 'b-wrote-this', updated_at_ms: 1 } } },
+        headers: revenuecatHeaders(b),
+      });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: {} });
+    },
+  },
   RevenueCatPostReceipt: {
     does: "app B's sdk key cannot claim app A's receipts: 7103 INVALID_RECEIPT in B, A's purchase stays A_BUYER's (7102)",
     run: async () => {

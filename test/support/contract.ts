@@ -73,6 +73,17 @@ const revenuecatEnvelope = {
     code: { type: 'integer', minimum: 1 },
     message: { type: 'string', minLength: 1 },
     error: { type: 'string' },
+    // Attributes not kept, as both SDKs decode them (iOS ErrorResponse.swift, Android backendHelpers.kt).
+    attribute_errors: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['key_name', 'message'],
+        additionalProperties: false,
+        properties: { key_name: { type: 'string' }, message: { type: 'string', minLength: 1 } },
+      },
+    },
     request_id: { type: 'string' },
   },
 };

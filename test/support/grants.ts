@@ -86,6 +86,8 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   RevenueCatPostReceipt: { table: [...VERIFY.table, 'Query'], storeSecrets: true },
   // A logIn: both users' customer info, and each moved purchase's transaction (PutItem, UpdateItem).
   RevenueCatLogIn: { table: [...LIST.table, 'PutItem'] },
+  // The profile read and written back on its version.
+  RevenueCatPostAttributes: { table: AUTH },
   // A batch of events is written with BatchWriteItem.
   ReportEvents: { table: [...AUTH, 'BatchWriteItem'] },
   ReportEventsV2: { table: [...AUTH, 'BatchWriteItem'] },

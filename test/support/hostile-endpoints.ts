@@ -206,6 +206,10 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   ResumeSubscription: (f) => ({ params: { subscription_id: f.subscriptions.paused }, body: {} }),
   VerifyFirstReceipt: (f) => ({ body: { receipt: f.receipts.first, productId: 'premium_monthly' } }),
   RevenueCatCustomerInfo: () => ({ params: { app_user_id: USER } }),
+  RevenueCatPostAttributes: () => ({
+    params: { app_user_id: USER },
+    body: { attributes: { tier: { value: 'gold', updated_at_ms: 1678307200000 } } },
+  }),
   RevenueCatLogIn: () => ({ body: { app_user_id: `$RCAnonymousID:${'0'.repeat(32)}`, new_app_user_id: USER } }),
   RevenueCatPostReceipt: (f) => ({
     body: {

@@ -131,8 +131,22 @@ export function errorProblems(contentType: string | undefined, body: unknown): s
   if (!Number.isInteger(body.code) || (body.code as number) <= 0)
     problems.push(`code ${JSON.stringify(body.code)} is not a positive integer`);
   if (typeof body.message !== 'string' || body.message === '') problems.push('message is not a non-empty string');
-  const extra = Object.keys(body).filter((key) => !['code', 'message', 'error', 'request_id'].includes(key));
+  const extra = Object.keys(body).filter(
+    (key) => !['code', 'message', 'error', 'request_id', 'attribute_errors'].includes(key),
+  );
   if (extra.length > 0) problems.push(`unexpected keys ${extra.join(', ')}`);
+  // iOS ErrorResponse.swift:88-115 decodes [{key_name, message}]; Android backendHelpers.kt:19-35 keeps an item only with both.
+  if (body.attribute_errors !== undefined) {
+    const errors = body.attribute_errors;
+    if (
+      !Array.isArray(errors) ||
+      errors.length === 0 ||
+      !errors.every(
+        (error) => isObject(error) && typeof error.key_name === 'string' && typeof error.message === 'string',
+      )
+    )
+      problems.push('attribute_errors is not a list of {key_name, message}');
+  }
   return problems;
 }
 
