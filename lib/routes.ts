@@ -8,7 +8,12 @@
  */
 import { DINGYUE_BASE } from './http/dingyue.js';
 import type { ApiName } from './http/envelopes.js';
-import { REVENUECAT_RECEIPTS_PATH, REVENUECAT_SUBSCRIBERS_PATH } from './http/revenuecat.js';
+import {
+  REVENUECAT_CONFIG_PATH,
+  REVENUECAT_PRODUCT_ENTITLEMENT_MAPPING_PATH,
+  REVENUECAT_RECEIPTS_PATH,
+  REVENUECAT_SUBSCRIBERS_PATH,
+} from './http/revenuecat.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -426,6 +431,33 @@ const SPEC_ROUTES: readonly Route[] = [
     path: `${REVENUECAT_SUBSCRIBERS_PATH}/{app_user_id}/attributes`,
     handler: 'functions/revenuecat/attributes.ts',
     // The profile read and written back on its version (GetItem, UpdateItem).
+    table: AUTH,
+  },
+  {
+    name: 'RevenueCatOfferings',
+    api: 'revenuecat',
+    method: 'GET',
+    path: `${REVENUECAT_SUBSCRIBERS_PATH}/{app_user_id}/offerings`,
+    handler: 'functions/revenuecat/offerings.ts',
+    // As GetCustomerOfferings: the app's settings (BatchGetItem), the user's profile (Query) and subscriptions.
+    table: LIST,
+  },
+  {
+    name: 'RevenueCatProductEntitlementMapping',
+    api: 'revenuecat',
+    method: 'GET',
+    path: REVENUECAT_PRODUCT_ENTITLEMENT_MAPPING_PATH,
+    handler: 'functions/revenuecat/product-entitlement-mapping.ts',
+    // The key and the app's entitlements; about no user, counted by its address (UpdateItem).
+    table: AUTH,
+  },
+  {
+    name: 'RevenueCatRemoteConfig',
+    api: 'revenuecat',
+    method: 'POST',
+    path: `${REVENUECAT_CONFIG_PATH}/{domain}`,
+    handler: 'functions/revenuecat/remote-config.ts',
+    // The key, and the count by the address (no remote config is kept: nothing else to read).
     table: AUTH,
   },
   {

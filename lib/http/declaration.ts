@@ -61,13 +61,14 @@ export interface MobileDeclaration extends RequestDeclaration {
 export interface RevenueCatDeclaration extends RequestDeclaration {
   /**
    * Where the request names its user (the SDKs' app_user_id): the path's, or the body's; a logIn's
-   * is the body's `new_app_user_id`, the user it acts as from now on.
+   * is the body's `new_app_user_id`, the user it acts as from now on. None: it reads only what the
+   * app shows every user (no user token; counted by the request's address, revenuecatAddressBucket).
    */
-  user: 'path' | 'body' | 'body.new_app_user_id';
+  user?: 'path' | 'body' | 'body.new_app_user_id';
   /** Reads the store of the request's X-Platform (a purchase): a request without a known one is refused. */
   platform?: true;
-  /** The statuses of a success (default: 200 alone); the handler's answer names the one it is. */
-  statuses?: readonly (200 | 201)[];
+  /** The statuses of a success (default: 200 alone); the handler's answer names the one it is (204: no body). */
+  statuses?: readonly (200 | 201 | 204)[];
 }
 
 /**

@@ -40,6 +40,7 @@ import { parseJsonBody, parsePart } from './parse.js';
 import {
   customerInfoResponse,
   REVENUECAT_ETAG_HEADER,
+  revenuecatAddressBucket,
   revenuecatErrorResponse,
   revenuecatPlatformOf,
   revenuecatSdkKeyOf,
@@ -322,17 +323,17 @@ async function authenticateMobile(
   return { ...key, ...identity, userProven };
 }
 
-/** A RevenueCat call's caller: the sdk key's app and the user the request names. */
-export interface RevenueCatCaller extends Caller {
-  userId: string;
+/** A RevenueCat call's caller: the sdk key's app and the user the request names (none for a call about no user). */
+export type RevenueCatCaller<D extends RevenueCatDeclaration = RevenueCatDeclaration> = Caller & {
   /** X-Platform's store, for a declaration that reads it. */
-  platform: Platform | undefined;
-}
+  platform: D extends { platform: true } ? Platform : Platform | undefined;
+} & (D extends { user: string } ? { userId: string } : { userId?: undefined });
 
 /** What a RevenueCat call answers: a customer info (validated by its ETag), or another JSON body. */
 export type RevenueCatReply<D extends RevenueCatDeclaration = RevenueCatDeclaration> = (
   | { customerInfo: RevenueCatCustomerInfo; body?: undefined }
   | { body: Record<string, unknown>; customerInfo?: undefined }
+  | { status: 204; body?: undefined; customerInfo?: undefined }
 ) &
   (D extends { statuses: readonly (infer S)[] } ? { status: S } : { status?: 200 });
 
@@ -345,7 +346,7 @@ export type RevenueCatReply<D extends RevenueCatDeclaration = RevenueCatDeclarat
  */
 export function revenuecatEndpoint<D extends RevenueCatDeclaration>(
   endpoint: D,
-  run: (request: EndpointRequest<D, RevenueCatCaller>) => Promise<RevenueCatReply<D>>,
+  run: (request: EndpointRequest<D, RevenueCatCaller<D>>) => Promise<RevenueCatReply<D>>,
   /** How it answers a refusal, where it answers some in a shape of their own (lib/http/revenuecat.ts). */
   answerError: ErrorAnswer = revenuecatErrorResponse,
 ) {
@@ -357,19 +358,30 @@ export function revenuecatEndpoint<D extends RevenueCatDeclaration>(
     } = await authenticateSdkKey(revenuecatSdkKeyOf(event.headers.authorization));
     Object.assign(responseHeaders, policy);
     const request = parseRequest(endpoint, event, 'revenuecat');
-    const named = (endpoint.user === 'path' ? request.params : request.body) as unknown as Record<string, string>;
-    const userId = named[endpoint.user === 'body.new_app_user_id' ? 'new_app_user_id' : 'app_user_id']!;
-    if (userTokenSecret !== undefined) {
+    const userId = endpoint.user && namedUserOf(endpoint.user, request);
+    if (userId !== undefined && userTokenSecret !== undefined) {
       requireUserToken(event.headers['x-user-token'], { secret: userTokenSecret, appId: key.appId, userId });
     }
-    Object.assign(responseHeaders, await countMobileRequest(key, userId));
+    const counted = userId ?? revenuecatAddressBucket(event.requestContext?.identity?.sourceIp ?? 'unknown');
+    Object.assign(responseHeaders, await countMobileRequest(key, counted));
     const platform = endpoint.platform ? revenuecatPlatformOf(event.headers['x-platform']) : undefined;
-    const reply = await run({ caller: { ...key, userId, platform }, requestId, ...request });
+    const caller = { ...key, userId, platform } as RevenueCatCaller<D>;
+    const reply = await run({ caller, requestId, ...request });
     const headers = { 'X-Request-Id': requestId };
+    if (reply.status === 204) return { statusCode: 204, headers, body: '' };
     if (!reply.customerInfo) return jsonResponse(reply.status ?? 200, reply.body, headers);
     const held = event.httpMethod === 'GET' ? event.headers[REVENUECAT_ETAG_HEADER.toLowerCase()] : undefined;
     return customerInfoResponse(reply.customerInfo, reply.status ?? 200, held, headers);
   }, answerError);
+}
+
+/** The user a RevenueCat call names, where its declaration says. */
+function namedUserOf(
+  where: NonNullable<RevenueCatDeclaration['user']>,
+  request: { params?: unknown; body?: unknown },
+): string {
+  const named = (where === 'path' ? request.params : request.body) as Record<string, string>;
+  return named[where === 'body.new_app_user_id' ? 'new_app_user_id' : 'app_user_id']!;
 }
 
 export interface NotificationRequest {

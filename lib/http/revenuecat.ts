@@ -17,9 +17,16 @@ import { jsonResponse, requestRefOf } from './envelopes.js';
 
 export const REVENUECAT_SUBSCRIBERS_PATH = '/v1/subscribers';
 export const REVENUECAT_RECEIPTS_PATH = '/v1/receipts';
+export const REVENUECAT_PRODUCT_ENTITLEMENT_MAPPING_PATH = '/v1/product_entitlement_mapping';
+export const REVENUECAT_CONFIG_PATH = '/v1/config';
 
 /** The paths of the dialect: apiOfPath (local/gateway.ts) answers them in its envelope. */
-export const REVENUECAT_PREFIXES = [REVENUECAT_SUBSCRIBERS_PATH, REVENUECAT_RECEIPTS_PATH] as const;
+export const REVENUECAT_PREFIXES = [
+  REVENUECAT_SUBSCRIBERS_PATH,
+  REVENUECAT_RECEIPTS_PATH,
+  REVENUECAT_PRODUCT_ENTITLEMENT_MAPPING_PATH,
+  REVENUECAT_CONFIG_PATH,
+] as const;
 
 export const isRevenueCatPath = (path: string): boolean =>
   REVENUECAT_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
@@ -40,6 +47,13 @@ export function revenuecatSdkKeyOf(authorization: string | undefined): string {
   const key = match[1]!;
   return key.startsWith(REVENUECAT_WEB_KEY_PREFIX) ? key.slice(REVENUECAT_WEB_KEY_PREFIX.length) : key;
 }
+
+/**
+ * What a call about no user (the product-entitlement mapping, the remote config) is counted by:
+ * the address it comes from, per app, as if it were a user of the app, so that the key alone
+ * spends no more than one user's limit per address.
+ */
+export const revenuecatAddressBucket = (sourceIp: string): string => `$address:${sourceIp}`;
 
 /** X-Platform as the SDKs send it: Apple's platforms (iOS, macOS, tvOS, watchOS, visionOS), android, web. */
 const PLATFORM_OF_HEADER: Record<string, Platform> = {

@@ -63,3 +63,8 @@ export const revenuecatAttributesBody = /* @__PURE__ */ define(() =>
   }),
 );
 export type RevenueCatAttributesBody = z.infer<typeof revenuecatAttributesBody>;
+
+/** `/v1/config/{domain}`: the SDKs' remote-config domain (a name of theirs). */
+export const revenuecatConfigParams = /* @__PURE__ */ define(() =>
+  z.strictObject({ domain: z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'is not a config domain')) }),
+);

@@ -14,7 +14,8 @@ import { entitlementStates } from '../domain/entitlements.js';
 import { type CustomerInfo, MAX_CUSTOMER_SUBSCRIPTIONS } from '../schemas/entitlement.js';
 import { toListItem } from './subscriptions.js';
 
-const entitlementsOf = readThroughCache(getEntitlements, () => config.entitlementsCacheTtlSeconds * 1000);
+/** The app's entitlements, as this instance read them at most ENTITLEMENTS_CACHE_TTL_SECONDS ago. */
+export const entitlementsOf = readThroughCache(getEntitlements, () => config.entitlementsCacheTtlSeconds * 1000);
 
 /** What a customer info is decided from, read at once: the profile and grants, the newest subscriptions, the app's entitlements. */
 export async function readCustomerFacts(appId: string, userId: string) {

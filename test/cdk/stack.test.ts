@@ -133,13 +133,13 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('deploys 51 functions, 51 bundles and 51 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+  it('deploys 54 functions, 54 bundles and 54 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
     const functions = ofType('AWS::Lambda::Function');
-    // 46 handler modules of lib/routes.ts and the 5 event and job functions.
-    expect(functions).toHaveLength(51);
-    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(51);
-    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(51);
-    expect(ofType('AWS::IAM::Role')).toHaveLength(51);
+    // 49 handler modules of lib/routes.ts and the 5 event and job functions.
+    expect(functions).toHaveLength(54);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(54);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(54);
+    expect(ofType('AWS::IAM::Role')).toHaveLength(54);
     for (const path of [
       '/users/report/events',
       '/users/customer_info',

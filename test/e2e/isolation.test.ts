@@ -831,6 +831,37 @@ const REVENUECAT_CASES: Record<string, IsolationCase> = {
       expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: {} });
     },
   },
+  RevenueCatOfferings: {
+    does: "app B's sdk key reading offerings for A's users gets B's offerings only: none of A's",
+    run: async () => {
+      for (const user of [A_BUYER, A_ANONYMOUS]) {
+        const res = await ok(
+          call('RevenueCatOfferings', { params: { app_user_id: user }, headers: revenuecatHeaders(b) }),
+        );
+        const text = JSON.stringify(res.body);
+        for (const secret of ['a_pro', A_ONLY.id, a.appId, ...aIds()]) expect(text).not.toContain(secret);
+      }
+    },
+  },
+  RevenueCatProductEntitlementMapping: {
+    does: "app B's sdk key reads B's product-entitlement mapping: none of A's entitlements or products",
+    run: async () => {
+      const res = await ok(call('RevenueCatProductEntitlementMapping', { headers: revenuecatHeaders(b) }));
+      const text = JSON.stringify(res.body);
+      for (const secret of ['a_pro', A_ONLY.id, a.appId]) expect(text).not.toContain(secret);
+    },
+  },
+  RevenueCatRemoteConfig: {
+    does: "app B's sdk key posting RevenueCat's remote-config call gets a 204 and reads or writes nothing of A's",
+    run: async () => {
+      const res = await call('RevenueCatRemoteConfig', {
+        params: { domain: 'paywalls' },
+        body: { app_id: a.appId },
+        headers: revenuecatHeaders(b),
+      });
+      expect(res.status).toBe(204);
+    },
+  },
   RevenueCatPostReceipt: {
     does: "app B's sdk key cannot claim app A's receipts: 7103 INVALID_RECEIPT in B, A's purchase stays A_BUYER's (7102)",
     run: async () => {

@@ -12,33 +12,10 @@ import { CUSTOMERS_BASE, OFFERINGS_PATH } from '../../lib/routes.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mobileHeaders } from '../support/mobile.js';
+import { OFFERINGS } from '../support/offerings.js';
 import { admin } from '../support/processes.js';
 
 const { request } = useGateway();
-
-const OFFERINGS = {
-  current: 'standard',
-  offerings: [
-    {
-      id: 'standard',
-      description: 'Monthly and yearly',
-      packages: [
-        { id: '$rc_monthly', products: { ios: 'premium_monthly', android: 'premium_monthly' } },
-        { id: '$rc_annual', products: { ios: 'pro_yearly' }, metadata: { badge: 'best value' } },
-      ],
-      metadata: { headline: 'Go premium' },
-    },
-    { id: 'gold', packages: [{ id: '$rc_annual', products: { ios: 'pro_yearly' } }] },
-  ],
-  placements: [
-    {
-      id: 'onboarding',
-      rules: [{ audience: { segment: 'gold_members' }, offering: 'gold' }],
-      default: 'standard',
-    },
-    { id: 'settings', rules: [{ audience: { platform: 'android' }, offering: 'gold' }], default: 'standard' },
-  ],
-};
 
 const SWITCHES = [
   {

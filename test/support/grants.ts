@@ -88,6 +88,11 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   RevenueCatLogIn: { table: [...LIST.table, 'PutItem'] },
   // The profile read and written back on its version.
   RevenueCatPostAttributes: { table: AUTH },
+  // What the user is shown, as GetCustomerOfferings reads it.
+  RevenueCatOfferings: LIST,
+  // The key and the app's entitlements, about no user: counted by the request's address.
+  RevenueCatProductEntitlementMapping: { table: AUTH },
+  RevenueCatRemoteConfig: { table: AUTH },
   // A batch of events is written with BatchWriteItem.
   ReportEvents: { table: [...AUTH, 'BatchWriteItem'] },
   ReportEventsV2: { table: [...AUTH, 'BatchWriteItem'] },

@@ -210,6 +210,9 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
     params: { app_user_id: USER },
     body: { attributes: { tier: { value: 'gold', updated_at_ms: 1678307200000 } } },
   }),
+  RevenueCatOfferings: () => ({ params: { app_user_id: USER } }),
+  RevenueCatProductEntitlementMapping: () => ({}),
+  RevenueCatRemoteConfig: () => ({ params: { domain: 'paywalls' }, body: { etag: '' } }),
   RevenueCatLogIn: () => ({ body: { app_user_id: `$RCAnonymousID:${'0'.repeat(32)}`, new_app_user_id: USER } }),
   RevenueCatPostReceipt: (f) => ({
     body: {

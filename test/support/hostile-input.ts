@@ -685,6 +685,8 @@ export function answerProblems(
   // A subscription API resource's CORS preflight: the gateway's empty 204 (test/e2e/cors.test.ts).
   if (api === 'subscriptions' && method.toUpperCase() === 'OPTIONS' && answer.status === 204 && answer.text === '')
     return [];
+  // RevenueCat's remote config is answered 204 without a body (docs/sdk-revenuecat.md).
+  if (api === 'revenuecat' && answer.status === 204) return answer.text === '' ? [] : ['a 204 with a body'];
   if (answer.status >= 500) problems.push(`status ${answer.status}`);
   for (const leak of LEAKS)
     if (leak.test(answer.text)) problems.push(`body leaks internals (${leak}): ${answer.text.slice(0, 300)}`);

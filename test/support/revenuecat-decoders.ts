@@ -152,7 +152,7 @@ export function errorProblems(contentType: string | undefined, body: unknown): s
 
 /** Problems of any answer of the dialect: a refusal's envelope, a success's CustomerInfo where it carries one. */
 export function revenuecatAnswerProblems(status: number, contentType: string | undefined, text: string): string[] {
-  if (status === 304) return text === '' ? [] : ['a 304 with a body'];
+  if (status === 304 || status === 204) return text === '' ? [] : [`a ${status} with a body`];
   let body: unknown;
   try {
     body = JSON.parse(text);
