@@ -14,9 +14,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Handler } from 'aws-lambda';
 import { AppError } from '../lib/core/errors.js';
 import { redactText } from '../lib/core/redact.js';
-import { preflightHeaders } from '../lib/http/cors.js';
+import { CORS_MAX_AGE_SECONDS, preflightHeaders } from '../lib/http/cors.js';
 import { type ApiName, errorResponse as envelopedErrorResponse } from '../lib/http/envelopes.js';
-import { isRevenueCatPath, revenuecatErrorResponse } from '../lib/http/revenuecat.js';
+import { isRevenueCatPath, revenuecatErrorResponse, revenuecatPreflightHeaders } from '../lib/http/revenuecat.js';
 import {
   APP_PATH,
   CUSTOMERS_BASE,
@@ -319,12 +319,19 @@ export async function startGateway(options: {
         response.end(method === 'HEAD' ? undefined : page.body);
         return;
       }
-      // API Gateway answers the subscription API's CORS preflights itself, on its resources (cdk/constructs/api.ts).
-      if (method === 'OPTIONS' && api === 'subscriptions' && resolveRoute(compiled, 'OPTIONS', url.pathname)) {
-        request.resume();
-        response.writeHead(204, { ...preflightHeaders(request.headers.origin), 'X-Request-Id': requestId });
-        response.end();
-        return;
+      // API Gateway answers the CORS preflights itself, on the resources of the subscription API
+      // and RevenueCat's dialect (cdk/constructs/api-surface.ts).
+      if (method === 'OPTIONS' && (api === 'subscriptions' || api === 'revenuecat')) {
+        if (resolveRoute(compiled, 'OPTIONS', url.pathname)) {
+          request.resume();
+          const allowed =
+            api === 'revenuecat'
+              ? revenuecatPreflightHeaders(CORS_MAX_AGE_SECONDS)
+              : preflightHeaders(request.headers.origin);
+          response.writeHead(204, { ...allowed, 'X-Request-Id': requestId });
+          response.end();
+          return;
+        }
       }
       const match = resolveRoute(compiled, request.method ?? 'GET', url.pathname);
       const body = await readBody(request);

@@ -24,7 +24,12 @@ import type { Construct } from 'constructs';
 import { AppError } from '../../lib/core/errors.js';
 import { CORS_ALLOWED_HEADERS, CORS_ALLOWED_METHODS, CORS_MAX_AGE_SECONDS } from '../../lib/http/cors.js';
 import { type ApiName, errorBody } from '../../lib/http/envelopes.js';
-import { revenuecatErrorBody } from '../../lib/http/revenuecat.js';
+import {
+  REVENUECAT_CORS_ALLOWED_HEADERS,
+  REVENUECAT_CORS_ALLOWED_METHODS,
+  REVENUECAT_CORS_ORIGIN,
+  revenuecatErrorBody,
+} from '../../lib/http/revenuecat.js';
 import { ENDPOINT_TIMEOUT_SECONDS, endpointFunctions, type Route } from '../../lib/routes.js';
 import { acknowledge } from './acknowledge.js';
 import { ServiceFunction } from './service-function.js';
@@ -172,6 +177,17 @@ export class ApiSurfaceStack extends NestedStack {
           statusCode: 204,
         });
       }
+    }
+    // RevenueCat's dialect, for purchases-js in a browser: any origin, each of its headers named.
+    for (const [path, routes] of byPath) {
+      if (routes[0]!.api !== 'revenuecat') continue;
+      this.resourceFor(path).addCorsPreflight({
+        allowOrigins: [REVENUECAT_CORS_ORIGIN['Access-Control-Allow-Origin']],
+        allowMethods: [...REVENUECAT_CORS_ALLOWED_METHODS],
+        allowHeaders: [...REVENUECAT_CORS_ALLOWED_HEADERS],
+        maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+        statusCode: 204,
+      });
     }
   }
 

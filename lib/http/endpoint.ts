@@ -39,6 +39,7 @@ import { readMobileHeaders } from './mobile-headers.js';
 import { parseJsonBody, parsePart } from './parse.js';
 import {
   customerInfoResponse,
+  REVENUECAT_CORS_ORIGIN,
   REVENUECAT_ETAG_HEADER,
   revenuecatAddressBucket,
   revenuecatErrorResponse,
@@ -351,6 +352,7 @@ export function revenuecatEndpoint<D extends RevenueCatDeclaration>(
   answerError: ErrorAnswer = revenuecatErrorResponse,
 ) {
   return buildEndpoint(async (event, requestId, responseHeaders) => {
+    Object.assign(responseHeaders, REVENUECAT_CORS_ORIGIN);
     const {
       caller: key,
       userTokenSecret,

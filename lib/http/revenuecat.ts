@@ -55,6 +55,36 @@ export function revenuecatSdkKeyOf(authorization: string | undefined): string {
  */
 export const revenuecatAddressBucket = (sourceIp: string): string => `$address:${sourceIp}`;
 
+/**
+ * CORS of the dialect, for purchases-js in a browser: the sdk key is public and a web app calls
+ * from its own origin, so any origin may read an answer (no cookies are read: the key rides in
+ * Authorization). A preflight names each header purchases-js sends (its dist's `Am`), since a
+ * `*` there would not cover Authorization.
+ */
+export const REVENUECAT_CORS_ORIGIN = { 'Access-Control-Allow-Origin': '*' } as const;
+export const REVENUECAT_CORS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Accept',
+  'X-Platform',
+  'X-Version',
+  'X-Platform-Flavor',
+  'X-Platform-Flavor-Version',
+  'X-Is-Sandbox',
+  'X-RC-Subscriber-Token',
+  REVENUECAT_ETAG_HEADER,
+  'X-User-Token',
+] as const;
+export const REVENUECAT_CORS_ALLOWED_METHODS = ['GET', 'POST'] as const;
+
+/** The answer to a preflight of the dialect's paths (the local gateway's; API Gateway's in AWS, cdk/constructs/api-surface.ts). */
+export const revenuecatPreflightHeaders = (maxAgeSeconds: number): Record<string, string> => ({
+  ...REVENUECAT_CORS_ORIGIN,
+  'Access-Control-Allow-Methods': REVENUECAT_CORS_ALLOWED_METHODS.join(', '),
+  'Access-Control-Allow-Headers': REVENUECAT_CORS_ALLOWED_HEADERS.join(', '),
+  'Access-Control-Max-Age': String(maxAgeSeconds),
+});
+
 /** X-Platform as the SDKs send it: Apple's platforms (iOS, macOS, tvOS, watchOS, visionOS), android, web. */
 const PLATFORM_OF_HEADER: Record<string, Platform> = {
   ios: 'ios',

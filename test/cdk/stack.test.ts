@@ -26,6 +26,7 @@ import { STORE_SECRETS_PREFIX_OUTPUT } from '../../lib/domain/credential-placeme
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { AGGREGATED_STREAM_FILTER } from '../../lib/events/aggregator.js';
 import { PUBLISHED_STREAM_FILTERS } from '../../lib/events/outbox.js';
+import { REVENUECAT_CORS_ALLOWED_HEADERS } from '../../lib/http/revenuecat.js';
 import { ENDPOINT_TIMEOUT_SECONDS, endpointFunctions, ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { PAYWALLS_BUCKET_OUTPUT, PAYWALLS_PREFIX } from '../../lib/schemas/paywall.js';
 import { type Assembly, synthesizeAssembly } from '../support/cdk-assembly.js';
@@ -1237,9 +1238,25 @@ describe('the operator console in the stack', () => {
     ).toEqual(['cloudfront:CreateInvalidation', 'cloudfront:GetInvalidation']);
   });
 
-  it('allows the console origin, and no other, in CORS: preflights, every subscription API function, gateway errors', () => {
+  it("allows the console origin, and no other, in the subscription API's CORS (preflights, functions, gateway errors); any origin in RevenueCat's", () => {
     const subscriptionPaths = [...new Set(ROUTES.filter((r) => r.api === 'subscriptions').map((r) => r.path))];
-    const preflights = ofType('AWS::ApiGateway::Method').filter(([, m]) => m.Properties.HttpMethod === 'OPTIONS');
+    const revenuecatPaths = [...new Set(ROUTES.filter((r) => r.api === 'revenuecat').map((r) => r.path))];
+    const allPreflights = ofType('AWS::ApiGateway::Method').filter(([, m]) => m.Properties.HttpMethod === 'OPTIONS');
+    const originOf = (method: Resource) =>
+      method.Properties.Integration.IntegrationResponses[0].ResponseParameters[
+        'method.response.header.Access-Control-Allow-Origin'
+      ];
+    // RevenueCat's dialect: any origin, each header purchases-js sends named (lib/http/revenuecat.ts).
+    const anyOrigin = allPreflights.filter(([, method]) => originOf(method) === "'*'");
+    expect(anyOrigin).toHaveLength(revenuecatPaths.length);
+    for (const [, method] of anyOrigin) {
+      const answer = method.Properties.Integration.IntegrationResponses[0];
+      expect(answer.StatusCode).toBe('204');
+      expect(answer.ResponseParameters['method.response.header.Access-Control-Allow-Headers']).toBe(
+        `'${REVENUECAT_CORS_ALLOWED_HEADERS.join(',')}'`,
+      );
+    }
+    const preflights = allPreflights.filter(([, method]) => originOf(method) !== "'*'");
     expect(preflights).toHaveLength(subscriptionPaths.length);
     for (const [, method] of preflights) {
       const answer = method.Properties.Integration.IntegrationResponses[0];

@@ -1,9 +1,11 @@
 /**
  * CORS over HTTP, through the local gateway: the subscription API answers the console's origin
  * (CONSOLE_ORIGINS; test/support/env.ts sets it) and no other; the mobile API, which browsers
- * never call, answers no CORS at all.
+ * never call, answers no CORS at all; RevenueCat's dialect answers any origin, naming each header
+ * purchases-js sends (its dist/Purchases.es.js `Am`).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REVENUECAT_CORS_ALLOWED_HEADERS } from '../../lib/http/revenuecat.js';
 import { CUSTOMERS_BASE, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
@@ -71,5 +73,44 @@ describe('CORS', () => {
       headers: { origin: CONSOLE, 'access-control-request-method': 'GET' },
     });
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it.each([
+    '/v1/subscribers/%24RCAnonymousID%3Aabc',
+    '/v1/subscribers/u1/attributes',
+    '/v1/subscribers/identify',
+    '/v1/receipts',
+    '/v1/product_entitlement_mapping',
+  ])("a preflight of RevenueCat's %s from any origin is allowed, naming purchases-js's headers", async (path) => {
+    for (const origin of ['https://shop.example', 'null']) {
+      const preflight = await send('OPTIONS', path, {
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization,content-type,x-platform,x-version,x-is-sandbox',
+        },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers['access-control-allow-origin']).toBe('*');
+      expect(preflight.headers['access-control-allow-methods']).toBe('GET, POST');
+      const allowed = String(preflight.headers['access-control-allow-headers']).toLowerCase().split(', ');
+      // Named: a `*` would not cover Authorization.
+      for (const header of ['authorization', 'content-type', 'accept', 'x-platform', 'x-version', 'x-is-sandbox'])
+        expect(allowed).toContain(header);
+      expect(allowed).toHaveLength(REVENUECAT_CORS_ALLOWED_HEADERS.length);
+    }
+  });
+
+  it("RevenueCat's answers, a refusal too, may be read by any origin", async () => {
+    const ok = await send('GET', '/v1/subscribers/cors-user', {
+      headers: { authorization: `Bearer ${app.sdkKey}`, origin: 'https://shop.example' },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['access-control-allow-origin']).toBe('*');
+    const refused = await send('GET', '/v1/subscribers/cors-user', {
+      headers: { authorization: 'Bearer pk_nope', origin: 'https://shop.example' },
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers['access-control-allow-origin']).toBe('*');
   });
 });

@@ -116,8 +116,8 @@ function bodyProblems(schema: unknown, text: string): string[] {
 function gatewayAnswerProblems(method: string, path: string, answer: Answer): string[] | undefined {
   const resolved = resolveRoute(compiled, method, path);
   if (resolved && 'route' in resolved) return undefined;
-  // The CORS preflight of a subscription API resource: API Gateway's own answer, no body (test/e2e/cors.test.ts).
-  if (method === 'OPTIONS' && resolved?.api === 'subscriptions') {
+  // The CORS preflight of a subscription API or RevenueCat resource: API Gateway's own answer, no body (test/e2e/cors.test.ts).
+  if (method === 'OPTIONS' && (resolved?.api === 'subscriptions' || resolved?.api === 'revenuecat')) {
     const problems: string[] = [];
     if (answer.status !== 204) problems.push(`status ${answer.status}, expected 204 (CORS preflight)`);
     if (answer.text !== '') problems.push('a body in a CORS preflight answer');
