@@ -13,6 +13,7 @@ import { ROUTES, type Route } from '../lib/routes.js';
 import { PAYWALLS_BUCKET_OUTPUT } from '../lib/schemas/paywall.js';
 import { Api } from './constructs/api.js';
 import { OperatorConsole } from './constructs/console.js';
+import { apiDomainContext } from './constructs/context.js';
 import { DataStore } from './constructs/data.js';
 import { Notifications } from './constructs/notifications.js';
 import { PaywallBundles } from './constructs/paywalls.js';
@@ -50,6 +51,9 @@ export class SubscriptionBackendStack extends Stack {
       routes,
       browserOrigins: [this.console.origin, ...extraOrigins],
       paywallsBaseUrl: this.paywalls.baseUrl,
+      // The API at the root of its own domain, for RevenueCat's SDKs (docs/sdk-revenuecat.md):
+      // -c apiDomainName=api.example.com -c apiCertificateArn=arn:aws:acm:…
+      domain: apiDomainContext(this.node),
     });
     this.console.connectTo(this.api.restApi);
     new CfnOutput(this, 'ConsoleUrl', {

@@ -8,12 +8,16 @@
 import { CfnOutput } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  DomainName,
+  EndpointType,
   type IResource,
   LogGroupLogDestination,
   MethodLoggingLevel,
   ResponseType,
   RestApi,
+  SecurityPolicy,
 } from 'aws-cdk-lib/aws-apigateway';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -25,7 +29,7 @@ import { ROUTES, type Route } from '../../lib/routes.js';
 import { acknowledge } from './acknowledge.js';
 import { ApiSurfaceStack, STAGE_NAME } from './api-surface.js';
 import { API_SURFACES, type ApiSurfaceLayout, routesBySurface, sharedAncestors } from './api-surfaces.js';
-import { wholeNumberContext } from './context.js';
+import { type ApiDomainContext, wholeNumberContext } from './context.js';
 import type { ServiceFunction } from './service-function.js';
 
 /**
@@ -101,6 +105,8 @@ export class Api extends Construct {
       browserOrigins?: readonly string[];
       /** Where paywall bundles are downloaded from (PAYWALLS_BASE_URL); unset, none has a URL. */
       paywallsBaseUrl?: string;
+      /** The API's own domain, mapped at its root (-c apiDomainName, -c apiCertificateArn). */
+      domain?: ApiDomainContext | undefined;
     },
   ) {
     super(scope, id);
@@ -262,5 +268,31 @@ export class Api extends Construct {
     }
 
     new CfnOutput(scope, 'ApiUrl', { value: this.restApi.url, description: 'Base URL of both APIs' });
+    if (props.domain) this.mapDomain(scope, props.domain);
+  }
+
+  /**
+   * The API at the root of its own domain: RevenueCat's SDKs resolve their absolute `/v1/...`
+   * paths against the proxy URL and drop its path, so they cannot use the stage's URL (`/prod/`).
+   * A regional domain on the operator's ACM certificate (in the stack's region), TLS 1.2, its
+   * base path mapping empty: the whole stage at `/`. The DNS record is the operator's
+   * (docs/sdk-revenuecat.md): a CNAME, or a Route 53 alias, to ApiDomainTarget.
+   */
+  private mapDomain(scope: Construct, domain: ApiDomainContext): void {
+    const domainName = new DomainName(this, 'Domain', {
+      domainName: domain.domainName,
+      certificate: Certificate.fromCertificateArn(this, 'DomainCertificate', domain.certificateArn),
+      endpointType: EndpointType.REGIONAL,
+      securityPolicy: SecurityPolicy.TLS_1_2,
+      mapping: this.restApi,
+    });
+    new CfnOutput(scope, 'ApiDomainUrl', {
+      value: `https://${domain.domainName}`,
+      description: "Both APIs at the domain's root: the proxy URL of RevenueCat's SDKs",
+    });
+    new CfnOutput(scope, 'ApiDomainTarget', {
+      value: domainName.domainNameAliasDomainName,
+      description: `Point ${domain.domainName} here (CNAME, or a Route 53 alias)`,
+    });
   }
 }

@@ -51,7 +51,17 @@ describe('cfn-lint', () => {
   let findings: Finding[];
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'cfn-lint-'));
-    synthesizeAssembly({ stackName: DEFAULT_STACK_NAME, asDeployed: true, validate: false, outdir: dir }).app.synth();
+    // With the optional custom domain, so that its resources are linted too.
+    synthesizeAssembly({
+      stackName: DEFAULT_STACK_NAME,
+      asDeployed: true,
+      validate: false,
+      outdir: dir,
+      context: {
+        apiDomainName: 'api.example.com',
+        apiCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666',
+      },
+    }).app.synth();
     templates = readdirSync(dir)
       .filter((name) => name.endsWith('.template.json'))
       .map((name) => join(dir, name));

@@ -43,6 +43,7 @@ let template: Template;
 let resources: Record<string, Resource>;
 
 const synthesize = (context: Record<string, unknown> = {}) => synthesizeAssembly({ context }).merged;
+const API_CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666';
 
 beforeAll(() => {
   assembly = synthesizeAssembly();
@@ -1279,6 +1280,41 @@ describe('the operator console in the stack', () => {
         'Fn::Join': ['', ["'https://", { 'Fn::GetAtt': [distributionId(), 'DomainName'] }, "'"]],
       });
     }
+  });
+
+  it("maps the API at the root of -c apiDomainName on -c apiCertificateArn, for RevenueCat's SDKs; refuses half or malformed", () => {
+    expect(ofType('AWS::ApiGateway::DomainName')).toEqual([]);
+    const withDomain = synthesize({
+      apiDomainName: 'api.example.com',
+      apiCertificateArn: API_CERTIFICATE_ARN,
+    }).toJSON();
+    const all = Object.values(withDomain.Resources as Record<string, Resource>);
+    const domains = all.filter((r) => r.Type === 'AWS::ApiGateway::DomainName');
+    expect(domains.map((r) => r.Properties)).toEqual([
+      {
+        DomainName: 'api.example.com',
+        RegionalCertificateArn: API_CERTIFICATE_ARN,
+        EndpointConfiguration: { Types: ['REGIONAL'] },
+        SecurityPolicy: 'TLS_1_2',
+      },
+    ]);
+    const mappings = all.filter((r) => r.Type === 'AWS::ApiGateway::BasePathMapping');
+    expect(mappings).toHaveLength(1);
+    // No base path: the stage is the domain's root, where the SDKs put their absolute /v1/... paths.
+    expect(mappings[0]!.Properties.BasePath).toBeUndefined();
+    expect(mappings[0]!.Properties.Stage).toBeDefined();
+    expect(withDomain.Outputs.ApiDomainUrl.Value).toBe('https://api.example.com');
+    expect(withDomain.Outputs.ApiDomainTarget.Value).toEqual({
+      'Fn::GetAtt': [expect.any(String), 'RegionalDomainName'],
+    });
+    for (const context of [
+      { apiDomainName: 'api.example.com' },
+      { apiCertificateArn: API_CERTIFICATE_ARN },
+      { apiDomainName: 'https://api.example.com', apiCertificateArn: API_CERTIFICATE_ARN },
+      { apiDomainName: 'API.example.com', apiCertificateArn: API_CERTIFICATE_ARN },
+      { apiDomainName: 'api.example.com', apiCertificateArn: 'arn:aws:iam::123456789012:role/x' },
+    ])
+      expect(() => synthesize(context), JSON.stringify(context)).toThrow(/^-c api(DomainName|CertificateArn) must be/);
   });
 
   it('adds the origins of -c consoleOrigins=… and refuses "*"', () => {

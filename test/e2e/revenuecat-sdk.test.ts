@@ -135,6 +135,9 @@ describe('POST /v1/receipts', () => {
     const { receipt_data } = await mintReceipt(app, { platform: 'android' });
     const first = await postReceipt(androidHeaders(app.sdkKey), androidPurchase(id, receipt_data));
     expect(first.status, first.text).toBe(200);
+    // No purchased_products: Android then consumes nothing (PostReceiptHelper.kt:124-130,
+    // BillingWrapper.kt:449-458), as the catalogue sells only subscriptions.
+    expect(json(first.text)).not.toHaveProperty('purchased_products');
     const again = await postReceipt(androidHeaders(app.sdkKey), androidPurchase(id, receipt_data));
     expect(again.status).toBe(200);
     expect(json(again.text).subscriber).toEqual(json(first.text).subscriber);
