@@ -566,6 +566,57 @@ try {
       },
       check: ok,
     },
+    // A logIn from an anonymous id that bought: its purchase moves to the identified user.
+    'functions/revenuecat/identify.ts': {
+      async event(run) {
+        const anonymous = `$RCAnonymousID:${run.toString(16).padStart(32, '0')}`;
+        await seedSubscription(app.appId, {
+          user_id: anonymous,
+          store: 'test_store',
+          original_transaction_id: `cold-log-in-${run}`,
+        });
+        return proxyEvent(routeNamed('RevenueCatLogIn'), {
+          path: '/v1/subscribers/identify',
+          headers: { authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' },
+          body: { app_user_id: anonymous, new_app_user_id: `cold-logged-in-${run}` },
+        });
+      },
+      check: ok,
+    },
+    'functions/revenuecat/attributes.ts': {
+      event: async (run) =>
+        proxyEvent(routeNamed('RevenueCatPostAttributes'), {
+          path: `/v1/subscribers/cold-attributes-${run}/attributes`,
+          headers: { authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' },
+          body: { attributes: { $email: { value: `user${run}@example.com`, updated_at_ms: 1678307200000 } } },
+        }),
+      check: ok,
+    },
+    'functions/revenuecat/offerings.ts': {
+      event: async (run) =>
+        proxyEvent(routeNamed('RevenueCatOfferings'), {
+          path: `/v1/subscribers/cold-offerings-${run}/offerings`,
+          headers: { authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' },
+        }),
+      check: ok,
+    },
+    'functions/revenuecat/product-entitlement-mapping.ts': {
+      event: async () =>
+        proxyEvent(routeNamed('RevenueCatProductEntitlementMapping'), {
+          path: '/v1/product_entitlement_mapping',
+          headers: { authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' },
+        }),
+      check: ok,
+    },
+    'functions/revenuecat/remote-config.ts': {
+      event: async () =>
+        proxyEvent(routeNamed('RevenueCatRemoteConfig'), {
+          path: '/v1/config/paywalls',
+          headers: { authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' },
+          body: {},
+        }),
+      check: ok,
+    },
     'functions/revenuecat/receipts.ts': {
       async event(run) {
         const apple = await appleApp();
