@@ -30,6 +30,8 @@ export type ReassignOutcome = 'reassigned' | 'gone' | 'changing';
 export interface Reassigned {
   outcome: ReassignOutcome;
   written: number;
+  /** The subscription as it now stands, when reassigned. */
+  record?: SubscriptionRecord;
 }
 
 /** The subscription as read for a reassignment: its own items, its state and the next state. */
@@ -163,7 +165,7 @@ export async function reassignSubscription(
     ];
     // Refused: someone wrote the subscription, its purchase or another item since the read; read again.
     if ((await writeTogether(writes)) === undefined)
-      return { outcome: 'reassigned', written: written + transactionItems(writes).items.length };
+      return { outcome: 'reassigned', written: written + transactionItems(writes).items.length, record: next };
   }
   return { outcome: 'changing', written };
 }

@@ -5,18 +5,21 @@
  */
 import { AppError, isAppError } from '../core/errors.js';
 import { mergeProfileMaps } from '../data/profiles.js';
+import type { SubscriptionRecord } from '../data/subscription-items.js';
 import { newestSubscriptionsOfUser } from '../data/subscription-queries.js';
 import { transferSubscription } from '../data/subscription-reassignment.js';
 import { type RevenueCatCustomerInfo, revenuecatCustomerInfoOf } from '../domain/revenuecat-customer.js';
 import type { Platform } from '../schemas/common.js';
+import { MAX_CUSTOMER_SUBSCRIPTIONS } from '../schemas/entitlement.js';
 import type { RevenueCatLogInBody, RevenueCatReceiptBody } from '../schemas/revenuecat.js';
 import { readCustomerFacts } from './customer-info.js';
 import { verifyPurchase } from './verification.js';
 
-/** The user's customer info as the SDKs decode it, and whether the app had seen the user. */
-async function readCustomerInfo(appId: string, userId: string, now: Date) {
-  const facts = await readCustomerFacts(appId, userId);
-  const info = revenuecatCustomerInfoOf(
+type CustomerFacts = Awaited<ReturnType<typeof readCustomerFacts>>;
+
+/** The customer info of these facts, as the SDKs decode it. */
+const customerInfoOf = (userId: string, facts: CustomerFacts, now: Date): RevenueCatCustomerInfo =>
+  revenuecatCustomerInfoOf(
     {
       userId,
       firstSeen: (facts.profile?.first_seen as string | undefined) ?? facts.subscriptions.at(-1)?.created_at ?? null,
@@ -27,7 +30,11 @@ async function readCustomerInfo(appId: string, userId: string, now: Date) {
     },
     now,
   );
-  return { info, known: facts.known };
+
+/** The user's customer info as the SDKs decode it, and whether the app had seen the user. */
+async function readCustomerInfo(appId: string, userId: string, now: Date) {
+  const facts = await readCustomerFacts(appId, userId);
+  return { info: customerInfoOf(userId, facts, now), known: facts.known };
 }
 
 /**
@@ -88,21 +95,38 @@ export async function logInRevenueCatUser(
   appId: string,
   { app_user_id: currentId, new_app_user_id: newId }: RevenueCatLogInBody,
 ): Promise<{ customerInfo: RevenueCatCustomerInfo; created: boolean }> {
+  // Read before anything moves: whether the app had seen the new id decides the 201.
   const before = await readCustomerFacts(appId, newId);
-  if (currentId !== newId && REVENUECAT_ANONYMOUS_ID.test(currentId)) {
-    const purchases = (await newestSubscriptionsOfUser(appId, currentId, MAX_PURCHASES_MOVED_AT_LOG_IN)).filter(
-      (subscription) => subscription.store !== null && subscription.original_transaction_id !== null,
-    );
-    for (const subscription of purchases) {
-      const { outcome } = await transferSubscription(subscription, newId);
-      if (outcome === 'changing') {
-        throw new AppError('CONCURRENT_MODIFICATION', `subscription ${subscription.id} kept changing while it moved`, {
-          retryable: true,
-        });
-      }
-    }
-  }
+  const moved =
+    currentId !== newId && REVENUECAT_ANONYMOUS_ID.test(currentId) ? await movePurchases(appId, currentId, newId) : [];
   const now = new Date();
-  if (!before.known) await mergeProfileMaps(appId, newId, (maps) => maps, now);
-  return { customerInfo: (await readCustomerInfo(appId, newId, now)).info, created: !before.known };
+  // A new id is recorded: by the purchases it now has, else by a profile of its own.
+  const recorded = !before.known && moved.length === 0;
+  if (recorded) await mergeProfileMaps(appId, newId, (maps) => maps, now);
+  // The answer from what was read and moved, without reading it again: the moved subscriptions
+  // among the user's, newest first; a new user's profile as its creation just wrote it.
+  const movedIds = new Set(moved.map((subscription) => subscription.id));
+  const subscriptions = [...moved, ...before.subscriptions.filter((subscription) => !movedIds.has(subscription.id))]
+    .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id))
+    .slice(0, MAX_CUSTOMER_SUBSCRIPTIONS);
+  const profile = recorded ? { first_seen: now.toISOString(), last_seen: now.toISOString() } : before.profile;
+  return { customerInfo: customerInfoOf(newId, { ...before, subscriptions, profile }, now), created: !before.known };
+}
+
+/** The store purchases of an anonymous id handed to the user, as they now stand (at most MAX_PURCHASES_MOVED_AT_LOG_IN). */
+async function movePurchases(appId: string, anonymousId: string, userId: string): Promise<SubscriptionRecord[]> {
+  const purchases = (await newestSubscriptionsOfUser(appId, anonymousId, MAX_PURCHASES_MOVED_AT_LOG_IN)).filter(
+    (subscription) => subscription.store !== null && subscription.original_transaction_id !== null,
+  );
+  const moved: SubscriptionRecord[] = [];
+  for (const subscription of purchases) {
+    const { outcome, record } = await transferSubscription(subscription, userId);
+    if (outcome === 'changing') {
+      throw new AppError('CONCURRENT_MODIFICATION', `subscription ${subscription.id} kept changing while it moved`, {
+        retryable: true,
+      });
+    }
+    if (record) moved.push(record);
+  }
+  return moved;
 }
