@@ -617,6 +617,15 @@ try {
         }),
       check: ok,
     },
+    'functions/revenuecat/events.ts': {
+      event: async () =>
+        proxyEvent(routeNamed('RevenueCatPostEvents'), {
+          path: '/v1/events',
+          headers: { authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' },
+          body: { events: [{ type: 'paywall_impression', id: 'e1' }] },
+        }),
+      check: ok,
+    },
     'functions/revenuecat/receipts.ts': {
       async event(run) {
         const apple = await appleApp();

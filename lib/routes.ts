@@ -10,6 +10,8 @@ import { DINGYUE_BASE } from './http/dingyue.js';
 import type { ApiName } from './http/envelopes.js';
 import {
   REVENUECAT_CONFIG_PATH,
+  REVENUECAT_DIAGNOSTICS_PATH,
+  REVENUECAT_EVENTS_PATH,
   REVENUECAT_PRODUCT_ENTITLEMENT_MAPPING_PATH,
   REVENUECAT_RECEIPTS_PATH,
   REVENUECAT_SUBSCRIBERS_PATH,
@@ -460,6 +462,23 @@ const SPEC_ROUTES: readonly Route[] = [
     // The key, and the count by the address (no remote config is kept: nothing else to read).
     table: AUTH,
   },
+  // What the SDKs only report, accepted and not kept: one function for both.
+  ...(
+    [
+      ['RevenueCatPostEvents', REVENUECAT_EVENTS_PATH],
+      ['RevenueCatPostDiagnostics', REVENUECAT_DIAGNOSTICS_PATH],
+    ] as const
+  ).map(
+    ([name, path]): Route => ({
+      name,
+      api: 'revenuecat',
+      method: 'POST',
+      path,
+      handler: 'functions/revenuecat/events.ts',
+      // The key, and the count by the address: nothing is read or kept.
+      table: AUTH,
+    }),
+  ),
   {
     name: 'RevenueCatPostReceipt',
     api: 'revenuecat',

@@ -19,6 +19,8 @@ export const REVENUECAT_SUBSCRIBERS_PATH = '/v1/subscribers';
 export const REVENUECAT_RECEIPTS_PATH = '/v1/receipts';
 export const REVENUECAT_PRODUCT_ENTITLEMENT_MAPPING_PATH = '/v1/product_entitlement_mapping';
 export const REVENUECAT_CONFIG_PATH = '/v1/config';
+export const REVENUECAT_EVENTS_PATH = '/v1/events';
+export const REVENUECAT_DIAGNOSTICS_PATH = '/v1/diagnostics';
 
 /** The paths of the dialect: apiOfPath (local/gateway.ts) answers them in its envelope. */
 export const REVENUECAT_PREFIXES = [
@@ -26,6 +28,8 @@ export const REVENUECAT_PREFIXES = [
   REVENUECAT_RECEIPTS_PATH,
   REVENUECAT_PRODUCT_ENTITLEMENT_MAPPING_PATH,
   REVENUECAT_CONFIG_PATH,
+  REVENUECAT_EVENTS_PATH,
+  REVENUECAT_DIAGNOSTICS_PATH,
 ] as const;
 
 export const isRevenueCatPath = (path: string): boolean =>

@@ -862,6 +862,21 @@ const REVENUECAT_CASES: Record<string, IsolationCase> = {
       expect(res.status).toBe(204);
     },
   },
+  ...Object.fromEntries(
+    ['RevenueCatPostEvents', 'RevenueCatPostDiagnostics'].map((name): [string, IsolationCase] => [
+      name,
+      {
+        does: `app B's sdk key posting ${name === 'RevenueCatPostEvents' ? 'events' : 'diagnostics'} naming A's users gets {} and writes nothing of A's`,
+        run: async () => {
+          const res = await call(name, {
+            body: { events: [{ app_user_id: A_BUYER, app_id: a.appId }] },
+            headers: revenuecatHeaders(b),
+          });
+          expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: {} });
+        },
+      },
+    ]),
+  ),
   RevenueCatPostReceipt: {
     does: "app B's sdk key cannot claim app A's receipts: 7103 INVALID_RECEIPT in B, A's purchase stays A_BUYER's (7102)",
     run: async () => {

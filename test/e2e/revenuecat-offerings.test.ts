@@ -191,3 +191,20 @@ describe('calls about no user', () => {
     );
   });
 });
+
+describe('POST /v1/events and POST /v1/diagnostics', () => {
+  it('accept what the SDKs only report with {}, and are refused without the sdk key', async () => {
+    // purchases-ios sends them to the proxy URL when one is set (HTTPRequestPath.swift:139-151).
+    for (const path of ['/v1/events', '/v1/diagnostics']) {
+      const res = await send('POST', path, {
+        headers: iosHeaders(app.sdkKey),
+        body: JSON.stringify({ events: [{ type: 'paywall_impression', id: 'e1', app_user_id: anonymousId() }] }),
+      });
+      expect(res.status, res.text).toBe(200);
+      expect(json(res.text)).toEqual({});
+      const keyless = await send('POST', path, { headers: iosHeaders('pk_not-a-key'), body: '{}' });
+      expect(keyless.status).toBe(401);
+      expect(json(keyless.text).code).toBe(7225);
+    }
+  });
+});

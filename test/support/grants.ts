@@ -93,6 +93,8 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   // The key and the app's entitlements, about no user: counted by the request's address.
   RevenueCatProductEntitlementMapping: { table: AUTH },
   RevenueCatRemoteConfig: { table: AUTH },
+  RevenueCatPostEvents: { table: AUTH },
+  RevenueCatPostDiagnostics: { table: AUTH },
   // A batch of events is written with BatchWriteItem.
   ReportEvents: { table: [...AUTH, 'BatchWriteItem'] },
   ReportEventsV2: { table: [...AUTH, 'BatchWriteItem'] },

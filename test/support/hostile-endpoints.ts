@@ -213,6 +213,8 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   RevenueCatOfferings: () => ({ params: { app_user_id: USER } }),
   RevenueCatProductEntitlementMapping: () => ({}),
   RevenueCatRemoteConfig: () => ({ params: { domain: 'paywalls' }, body: { etag: '' } }),
+  RevenueCatPostEvents: () => ({ body: { events: [{ type: 'paywall_impression', id: 'e1' }] } }),
+  RevenueCatPostDiagnostics: () => ({ body: { entries: [{ name: 'http_request_performed' }] } }),
   RevenueCatLogIn: () => ({ body: { app_user_id: `$RCAnonymousID:${'0'.repeat(32)}`, new_app_user_id: USER } }),
   RevenueCatPostReceipt: (f) => ({
     body: {
