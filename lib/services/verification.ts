@@ -196,6 +196,8 @@ async function prefetch(appId: string, body: VerifyPurchaseBody) {
   const jws = store === 'app_store' ? jwsOf(body.receipt_data) : undefined;
   if (store === 'app_store' && !jws) requireAppReceiptShape(body.receipt_data);
   const stated = jws || testStore ? statedTransaction(body.receipt_data) : undefined;
+  // A JWS that names no transaction is none the App Store signed: refused before asking for credentials.
+  if (jws && !stated) throw new AppError('INVALID_RECEIPT', 'the JWS is not a signed transaction');
   const statedQuery: PurchaseQuery | undefined = stated && {
     productId: stated.product_id,
     owner: { store: testStore ? 'test_store' : 'app_store', original_transaction_id: stated.original_transaction_id },

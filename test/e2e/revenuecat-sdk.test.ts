@@ -162,6 +162,12 @@ describe('POST /v1/receipts', () => {
     const garbage = await postReceipt(iosHeaders(app.sdkKey), iosPurchase(id, 'not a receipt'));
     expect(garbage.status).toBe(400);
     expect(json(garbage.text)).toMatchObject({ code: 7103, error: 'INVALID_RECEIPT' });
+    // Shaped like a JWS but naming no transaction: never the App Store's, even before its credentials are set.
+    for (const token of ['0.-.-', 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln']) {
+      const notATransaction = await postReceipt(iosHeaders(app.sdkKey), iosPurchase(id, token));
+      expect(notATransaction.status, token).toBe(400);
+      expect(json(notATransaction.text)).toMatchObject({ code: 7103, error: 'INVALID_RECEIPT' });
+    }
 
     // A genuine App Store transaction for an app whose App Store credentials are not set yet.
     const jws = readFileSync(
