@@ -12,9 +12,18 @@ describe('one function per handler module', () => {
     for (const fn of functions) for (const route of fn.routes) expect(route.handler, route.name).toBe(fn.handler);
   });
 
+  it("serves RevenueCat's events and diagnostics, accepted alike, with one function", () => {
+    const shared = functions.filter(
+      (fn) => fn.routes.some((route) => route.api === 'revenuecat') && fn.routes.length > 1,
+    );
+    expect(shared.map((fn) => [fn.name, fn.routes.map((route) => route.path)])).toEqual([
+      ['RevenueCatPostEvents', ['/v1/events', '/v1/diagnostics']],
+    ]);
+  });
+
   it('serves both paths of the nine V1/V2 mobile endpoints with one function named by the V1 route', () => {
     const spec = endpointFunctions(ROUTES.filter((route) => !route.path.startsWith('/dingyue/')));
-    const shared = spec.filter((fn) => fn.routes.length > 1);
+    const shared = spec.filter((fn) => fn.routes.length > 1 && fn.routes[0]!.api === 'mobile');
     expect(shared.map((fn) => [fn.name, fn.routes.map((route) => route.path)])).toEqual([
       ['ReportEvents', ['/users/report/events', '/v2/users/report/events']],
       ['CustomerInfo', ['/users/customer_info', '/v2/users/customer_info']],
@@ -36,7 +45,8 @@ describe('one function per handler module', () => {
       expect(fn.routes[0]!.path.startsWith('/dingyue/'), route.name).toBe(false);
       expect(fn.routes.map((r) => r.path)).toContain(route.path.slice('/dingyue'.length));
     }
-    expect(functions).toHaveLength(ROUTES.length - 9 - 12);
+    // Fewer functions than routes by the nine V1/V2 pairs, the 12 DingYue calls and RevenueCat's diagnostics.
+    expect(functions).toHaveLength(ROUTES.length - 9 - 12 - 1);
   });
 
   it('refuses routes of one module that need different grants: one role could not be least privilege for both', () => {
