@@ -11,6 +11,7 @@ import { Duration, NestedStack } from 'aws-cdk-lib';
 import {
   AwsIntegration,
   ContentHandling,
+  type CorsOptions,
   type IResource,
   type Method,
   MockIntegration,
@@ -164,30 +165,32 @@ export class ApiSurfaceStack extends NestedStack {
       );
     }
 
-    // The subscription API's CORS preflights, answered by API Gateway (an OPTIONS method wins over
-    // the ANY above); `npm start`'s gateway answers them the same way (lib/http/cors.ts).
-    if (props.browserOrigins.length > 0) {
-      for (const [path, routes] of byPath) {
-        if (routes[0]!.api !== 'subscriptions') continue;
-        this.resourceFor(path).addCorsPreflight({
+    // The CORS preflights, answered by API Gateway (an OPTIONS method wins over the ANY above);
+    // `npm start`'s gateway answers them the same way: the subscription API's to the console's
+    // origins (lib/http/cors.ts), RevenueCat's dialect's to any origin, naming each header
+    // purchases-js sends (lib/http/revenuecat.ts).
+    const preflights: Partial<Record<ApiName, Pick<CorsOptions, 'allowOrigins' | 'allowMethods' | 'allowHeaders'>>> = {
+      ...(props.browserOrigins.length > 0 && {
+        subscriptions: {
           allowOrigins: [...props.browserOrigins],
           allowMethods: [...CORS_ALLOWED_METHODS],
           allowHeaders: [...CORS_ALLOWED_HEADERS],
-          maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
-          statusCode: 204,
-        });
-      }
-    }
-    // RevenueCat's dialect, for purchases-js in a browser: any origin, each of its headers named.
-    for (const [path, routes] of byPath) {
-      if (routes[0]!.api !== 'revenuecat') continue;
-      this.resourceFor(path).addCorsPreflight({
+        },
+      }),
+      revenuecat: {
         allowOrigins: [REVENUECAT_CORS_ORIGIN['Access-Control-Allow-Origin']],
         allowMethods: [...REVENUECAT_CORS_ALLOWED_METHODS],
         allowHeaders: [...REVENUECAT_CORS_ALLOWED_HEADERS],
-        maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
-        statusCode: 204,
-      });
+      },
+    };
+    for (const [path, routes] of byPath) {
+      const cors = preflights[routes[0]!.api];
+      if (cors)
+        this.resourceFor(path).addCorsPreflight({
+          ...cors,
+          maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+          statusCode: 204,
+        });
     }
   }
 

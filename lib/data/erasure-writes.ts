@@ -12,7 +12,7 @@ import type { StorePurchaseState } from '../domain/store-purchase.js';
 import { batchGetConsistent, batchWriteAll, getConsistent } from './batch.js';
 import { ddb, isConditionFailure, type TransactItem, tableName } from './client.js';
 import * as keys from './entity-keys.js';
-import type { TransactionItemPart, TransferRecord } from './purchase-ownership.js';
+import { type TransactionItemPart, type TransferRecord, transferredSubscriptionIds } from './purchase-ownership.js';
 import type { SubscriptionRecord } from './subscription-items.js';
 import { reassignSubscription } from './subscription-reassignment.js';
 import { writeTogether } from './subscription-writes.js';
@@ -233,8 +233,7 @@ function transferWrites(
     const set = anonymisedFields(item, userId, anonymousId);
     if (Object.keys(set).length === 0) return [];
     const transfer = item as unknown as TransferRecord;
-    const subscriptionIds = new Set([transfer.from_subscription_id, transfer.to_subscription_id]);
-    return [...subscriptionIds].map(
+    return transferredSubscriptionIds(transfer.from_subscription_id, transfer.to_subscription_id).map(
       (subscriptionId): TransactItem => ({
         Update: {
           TableName: tableName,

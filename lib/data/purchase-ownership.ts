@@ -196,6 +196,11 @@ export interface TransferRecord {
   event_id: string;
 }
 
+/** The subscriptions a transfer is listed on: both, or the one that moved as it stands (a logIn). */
+export const transferredSubscriptionIds = (fromSubscriptionId: string, toSubscriptionId: string): string[] => [
+  ...new Set([fromSubscriptionId, toSubscriptionId]),
+];
+
 /**
  * A takeover's record on both subscriptions and its notification: written in the transaction that
  * moves the purchase, so a transfer is never without them.
@@ -228,8 +233,7 @@ export function transferItems(
     event_id: outbox.event_id,
   };
   return [
-    // One subscription when it moves as it stands (a logIn): one record.
-    ...[...new Set([record.id, takeOver.fromSubscriptionId])].map((subscriptionId) => ({
+    ...transferredSubscriptionIds(takeOver.fromSubscriptionId, record.id).map((subscriptionId) => ({
       Put: {
         TableName: tableName,
         Item: {
