@@ -203,7 +203,7 @@ try {
   const { measureCapacity } = await import('./support/capacity.js');
   const { itemSize } = await import('./support/item-size.js');
   const { TABLE } = await import('../lib/data/table.js');
-  const { config } = await import('../lib/core/config.js');
+  const { reportConfig } = await import('../lib/core/config.js');
   const { logger } = await import('../lib/core/logger.js');
   /** The level this process logs at outside a measured request (startBenchDynamoDb's). */
   const LOG_LEVEL = (process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO') as LogLevel;
@@ -823,7 +823,7 @@ try {
       event_batch: EVENT_BATCH,
       events_of_one: eventsOfOne,
       dingyue_launch: dingyueLaunchRead,
-      event_retention_days: config.eventRetentionDays,
+      event_retention_days: reportConfig.eventRetentionDays,
       per_status_change: { ...perNotification, usd: round(perNotification.usd * 1e6, 3) },
       aggregator,
       process_rss_mb: round(process.memoryUsage().rss / 1_048_576, 0),

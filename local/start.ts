@@ -78,7 +78,7 @@ if (!(sweepIntervalSeconds > 0)) {
 // Imported only now: handler modules read their configuration from the environment set above.
 const { startLocalRuntime } = await import('./runtime.js');
 const { SUBSCRIPTIONS_BASE } = await import('../lib/routes.js');
-const { config } = await import('../lib/core/config.js');
+const { webhookConfig } = await import('../lib/core/config.js');
 let runtime: Awaited<ReturnType<typeof startLocalRuntime>>;
 try {
   runtime = await startLocalRuntime({
@@ -127,7 +127,7 @@ console.log(
   `Jobs              expiry sweeper and webhook retries every ${sweepIntervalSeconds} s; outbox stream -> webhooks`,
 );
 console.log(
-  config.webhookAllowPrivateTargets
+  webhookConfig.webhookAllowPrivateTargets
     ? 'Webhooks          may go to loopback and private addresses (local development; WEBHOOK_ALLOW_PRIVATE_TARGETS=0 refuses them, as AWS does)'
     : 'Webhooks          to public addresses only (WEBHOOK_ALLOW_PRIVATE_TARGETS=1 allows a receiver on this machine)',
 );

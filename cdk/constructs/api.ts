@@ -21,7 +21,7 @@ import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { config, REPORT_QUOTA_VARIABLES, rateLimitVariable } from '../../lib/core/config.js';
+import { config, REPORT_QUOTA_VARIABLES, rateLimitVariable, reportConfig } from '../../lib/core/config.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
 import { CORS_EXPOSED_HEADERS } from '../../lib/http/cors.js';
 import type { ApiName } from '../../lib/http/envelopes.js';
@@ -235,10 +235,10 @@ export class Api extends Construct {
       ...Object.fromEntries(
         Object.entries(REPORT_QUOTA_VARIABLES).map(([quota, name]) => [
           name,
-          String(config.reportQuotas[quota as keyof typeof REPORT_QUOTA_VARIABLES]),
+          String(reportConfig.reportQuotas[quota as keyof typeof REPORT_QUOTA_VARIABLES]),
         ]),
       ),
-      EVENT_RETENTION_DAYS: String(config.eventRetentionDays),
+      EVENT_RETENTION_DAYS: String(reportConfig.eventRetentionDays),
     };
     const environmentOf = (api: ApiName): Record<string, string> => ({
       ...rateLimitEnvironment,

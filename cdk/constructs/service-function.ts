@@ -15,7 +15,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { BuildOptions } from 'esbuild';
-import { config } from '../../lib/core/config.js';
+import { config, webhookConfig } from '../../lib/core/config.js';
 import { TABLE } from '../../lib/data/table.js';
 import type { TableAction } from '../../lib/routes.js';
 import { STORE_CREDENTIAL_SECRETS, secretResourceNameOf } from '../../lib/stores/secret-names.js';
@@ -99,7 +99,7 @@ export class ServiceFunction extends NodejsFunction {
     // expires by it: one value for all, as configured where `cdk deploy` runs.
     this.addEnvironment('STORE_EXPIRY_MARGIN_SECONDS', String(config.storeExpiryMarginSeconds));
     // Whichever function writes a webhook delivery (deliverer, retry job, redeliver) sets its TTL by it.
-    this.addEnvironment('WEBHOOK_DELIVERY_RETENTION_DAYS', String(config.webhookDeliveryRetentionDays));
+    this.addEnvironment('WEBHOOK_DELIVERY_RETENTION_DAYS', String(webhookConfig.webhookDeliveryRetentionDays));
     this.addToRolePolicy(
       new PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [table.tableArn] }),
     );

@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { config } from '../../lib/core/config.js';
+import { webhookConfig } from '../../lib/core/config.js';
 import { logger } from '../../lib/core/logger.js';
 import { retryRunDeadline } from '../../lib/domain/webhook-scheduling.js';
 import { retryDueDeliveries } from '../../lib/services/webhook-delivery.js';
@@ -13,7 +13,7 @@ export const handler = async (_event: unknown, context?: Context) => {
   const remaining = context?.getRemainingTimeInMillis();
   const now = Date.now();
   const result = await retryDueDeliveries(new Date(now), {
-    deadline: remaining === undefined ? undefined : retryRunDeadline(now, remaining, config.webhookTimeoutMs),
+    deadline: remaining === undefined ? undefined : retryRunDeadline(now, remaining, webhookConfig.webhookTimeoutMs),
     recordUntil: remaining === undefined ? undefined : now + remaining - 1000,
   });
   if (result.attempted + result.paused + result.left > 0) logger.info('webhook retries', { ...result });

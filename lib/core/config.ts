@@ -6,8 +6,13 @@ import { DEFAULT_TABLE_NAME } from './defaults.js';
 /**
  * Runtime configuration, read once from the environment when a module first imports it.
  * In Lambda the CDK stack sets these; locally `npm start`, the CLI and the tests do.
+ *
+ * `config` holds what every function may read. The settings of one concern (webhook deliveries,
+ * mobile reports, offerings) are objects of their own, each read only by a bundle that uses it
+ * (their reads are pure for esbuild): a function that never delivers a webhook neither carries
+ * nor checks the webhook settings. `readConfig` reads them all, as `npm start` and the tests do.
  */
-export interface Config {
+export interface SharedConfig {
   /** The single DynamoDB table (unset for functions that never touch it, e.g. the stream publisher). */
   tableName: string | undefined;
   /** Set for DynamoDB Local; unset in AWS. */
@@ -24,29 +29,12 @@ export interface Config {
    * (ENTITLEMENTS_CACHE_TTL_SECONDS, at most 300; 0 reads them on every request).
    */
   entitlementsCacheTtlSeconds: number;
-  /**
-   * How long a warm function answers what an app shows (offerings, placements, remote switches
-   * and the rule segments that target them) from what it read (OFFERINGS_CACHE_TTL_SECONDS, at
-   * most 300; 0 reads them on every request).
-   */
-  offeringsCacheTtlSeconds: number;
   /** Set in AWS Lambda; decides whether a missing TABLE_NAME is fatal. */
   inLambda: boolean;
   /** The stack's EventBridge bus; unset locally, where the local bus dispatches in-process. */
   eventBusName: string | undefined;
   /** SQS queue that receives webhook events whose retries are exhausted; unset locally. */
   deadLetterQueueUrl: string | undefined;
-  /** Delays between webhook attempts (WEBHOOK_RETRY_SCHEDULE_SECONDS shortens it for tests). */
-  webhookRetrySchedule: readonly number[];
-  /** Per-attempt timeout of a webhook delivery. */
-  webhookTimeoutMs: number;
-  /**
-   * WEBHOOK_ALLOW_PRIVATE_TARGETS=1: webhooks may go to loopback, private and link-local
-   * addresses. For local development only (a receiver on 127.0.0.1); never set in AWS.
-   */
-  webhookAllowPrivateTargets: boolean;
-  /** A webhook delivery record is deleted (TTL) this many days after its last attempt or next try (at least 1). */
-  webhookDeliveryRetentionDays: number;
   /** Secrets Manager name prefix of store credentials (`<prefix><app>/<store>`); unset locally (table). */
   storeSecretsPrefix: string | undefined;
   /** Base URLs of the store APIs: configuration, so tests can point them at local stand-ins. */
@@ -65,8 +53,6 @@ export interface Config {
    * the store said otherwise (a notification, or the sweeper asking the store).
    */
   storeExpiryMarginSeconds: number;
-  /** Reported events, sessions and reports are deleted (TTL) this many days after they arrive. */
-  eventRetentionDays: number;
   /** Requests per minute per API key, by the key's tier (RATE_LIMIT_<TIER>_PER_MINUTE). */
   rateLimits: Record<RateLimitTier, number>;
   /**
@@ -76,9 +62,43 @@ export interface Config {
   storeCallBudget: { burst: number; perMinute: number };
   /** How long "the store does not know this token or receipt" is remembered (STORE_UNKNOWN_TTL_SECONDS; 0: not). */
   storeUnknownTtlSeconds: number;
+}
+
+/** What the functions that deliver, retry and keep webhook deliveries read. */
+export interface WebhookConfig {
+  /** Delays between webhook attempts (WEBHOOK_RETRY_SCHEDULE_SECONDS shortens it for tests). */
+  webhookRetrySchedule: readonly number[];
+  /** Per-attempt timeout of a webhook delivery. */
+  webhookTimeoutMs: number;
+  /**
+   * WEBHOOK_ALLOW_PRIVATE_TARGETS=1: webhooks may go to loopback, private and link-local
+   * addresses. For local development only (a receiver on 127.0.0.1); never set in AWS.
+   */
+  webhookAllowPrivateTargets: boolean;
+  /** A webhook delivery record is deleted (TTL) this many days after its last attempt or next try (at least 1). */
+  webhookDeliveryRetentionDays: number;
+}
+
+/** What the functions that take and keep mobile reports read. */
+export interface ReportConfig {
+  /** Reported events, sessions and reports are deleted (TTL) this many days after they arrive. */
+  eventRetentionDays: number;
   /** What one app's mobile reports may cost (REPORT_QUOTA_VARIABLES; docs/security.md#report-quotas). */
   reportQuotas: ReportQuotas;
 }
+
+/** What the functions that answer what an app shows read. */
+export interface OfferingsConfig {
+  /**
+   * How long a warm function answers what an app shows (offerings, placements, remote switches
+   * and the rule segments that target them) from what it read (OFFERINGS_CACHE_TTL_SECONDS, at
+   * most 300; 0 reads them on every request).
+   */
+  offeringsCacheTtlSeconds: number;
+}
+
+/** Every setting, as `readConfig` reads them. */
+export type Config = SharedConfig & WebhookConfig & ReportConfig & OfferingsConfig;
 
 /** The environment variable of each report quota. */
 export const REPORT_QUOTA_VARIABLES: Readonly<Record<keyof ReportQuotas, string>> = {
@@ -130,7 +150,8 @@ function readFlag(env: NodeJS.ProcessEnv, name: string): boolean {
 /** Delivery records (payloads naming users) are kept a month by default, never forever. */
 export const DEFAULT_WEBHOOK_DELIVERY_RETENTION_DAYS = 30;
 
-export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** What every function may read: `config`. */
+function readSharedConfig(env: NodeJS.ProcessEnv = process.env): SharedConfig {
   const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
   const tableName = env.TABLE_NAME || (inLambda ? undefined : DEFAULT_TABLE_NAME);
   return {
@@ -145,19 +166,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       0,
       MAX_ENTITLEMENTS_CACHE_TTL_SECONDS,
     ),
-    offeringsCacheTtlSeconds: readInt(env, 'OFFERINGS_CACHE_TTL_SECONDS', 60, 0, MAX_OFFERINGS_CACHE_TTL_SECONDS),
     inLambda,
     eventBusName: env.EVENT_BUS_NAME || undefined,
     deadLetterQueueUrl: env.DEAD_LETTER_QUEUE_URL || undefined,
-    webhookRetrySchedule: retryScheduleFrom(env.WEBHOOK_RETRY_SCHEDULE_SECONDS),
-    webhookTimeoutMs: readInt(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
-    webhookDeliveryRetentionDays: readInt(
-      env,
-      'WEBHOOK_DELIVERY_RETENTION_DAYS',
-      DEFAULT_WEBHOOK_DELIVERY_RETENTION_DAYS,
-      1,
-    ),
-    webhookAllowPrivateTargets: readFlag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
     storeSecretsPrefix: env.STORE_SECRETS_PREFIX || undefined,
     googleOAuthTokenUrl: env.GOOGLE_OAUTH_TOKEN_URL || 'https://oauth2.googleapis.com/token',
     googlePlayApiBaseUrl: env.GOOGLE_PLAY_API_BASE_URL || 'https://androidpublisher.googleapis.com',
@@ -166,7 +177,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appStoreSandboxApiBaseUrl: env.APP_STORE_SERVER_API_SANDBOX_BASE_URL || undefined,
     storeTimeoutMs: readInt(env, 'STORE_TIMEOUT_MS', 10_000),
     storeExpiryMarginSeconds: readInt(env, 'STORE_EXPIRY_MARGIN_SECONDS', 3600),
-    eventRetentionDays: readInt(env, 'EVENT_RETENTION_DAYS', 90),
     rateLimits: Object.fromEntries(
       RATE_LIMIT_TIERS.map((tier) => [tier, readInt(env, rateLimitVariable(tier), DEFAULT_RATE_LIMITS[tier])]),
     ) as Record<RateLimitTier, number>,
@@ -177,6 +187,26 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perMinute: Math.max(1, readInt(env, 'STORE_CALLS_PER_MINUTE', 120)),
     },
     storeUnknownTtlSeconds: readInt(env, 'STORE_UNKNOWN_TTL_SECONDS', 600),
+  };
+}
+
+function readWebhookConfig(env: NodeJS.ProcessEnv = process.env): WebhookConfig {
+  return {
+    webhookRetrySchedule: retryScheduleFrom(env.WEBHOOK_RETRY_SCHEDULE_SECONDS),
+    webhookTimeoutMs: readInt(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
+    webhookDeliveryRetentionDays: readInt(
+      env,
+      'WEBHOOK_DELIVERY_RETENTION_DAYS',
+      DEFAULT_WEBHOOK_DELIVERY_RETENTION_DAYS,
+      1,
+    ),
+    webhookAllowPrivateTargets: readFlag(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
+  };
+}
+
+function readReportConfig(env: NodeJS.ProcessEnv = process.env): ReportConfig {
+  return {
+    eventRetentionDays: readInt(env, 'EVENT_RETENTION_DAYS', 90),
     reportQuotas: Object.fromEntries(
       Object.entries(REPORT_QUOTA_VARIABLES).map(([quota, name]) => [
         quota,
@@ -186,4 +216,23 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-export const config: Config = readConfig();
+function readOfferingsConfig(env: NodeJS.ProcessEnv = process.env): OfferingsConfig {
+  return {
+    offeringsCacheTtlSeconds: readInt(env, 'OFFERINGS_CACHE_TTL_SECONDS', 60, 0, MAX_OFFERINGS_CACHE_TTL_SECONDS),
+  };
+}
+
+/** Every setting (`npm start` and the tests; a function reads only the objects below it uses). */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    ...readSharedConfig(env),
+    ...readOfferingsConfig(env),
+    ...readWebhookConfig(env),
+    ...readReportConfig(env),
+  };
+}
+
+export const config: SharedConfig = readSharedConfig();
+export const webhookConfig: WebhookConfig = /* @__PURE__ */ readWebhookConfig();
+export const reportConfig: ReportConfig = /* @__PURE__ */ readReportConfig();
+export const offeringsConfig: OfferingsConfig = /* @__PURE__ */ readOfferingsConfig();

@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../core/config.js';
+import { reportConfig } from '../core/config.js';
 import type { NormalizedEvent } from '../domain/events.js';
 import { batchWriteAll, putRequest } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
@@ -16,7 +16,7 @@ import { cancellationReasonsOf } from './unavailable.js';
 import { type Condition, updateExpression } from './update-expression.js';
 
 function expiry(now: Date) {
-  return Math.floor(now.getTime() / 1000) + config.eventRetentionDays * 86_400;
+  return Math.floor(now.getTime() / 1000) + reportConfig.eventRetentionDays * 86_400;
 }
 
 export interface ReportContext {

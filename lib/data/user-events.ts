@@ -3,7 +3,7 @@
  * transfer), one pointer item per user and event (userEventKey): outbox items and delivery records
  * are keyed by the event alone, and this is how the erasure of a user finds them.
  */
-import { config } from '../core/config.js';
+import { webhookConfig } from '../core/config.js';
 import { ANONYMOUS_ID_PATTERN, usersNamedBy } from '../domain/erasure-scope.js';
 import type { BusEventDetail } from '../events/schemas.js';
 import { batchGetConsistent, batchWriteAll, putRequest } from './batch.js';
@@ -16,7 +16,7 @@ import { userEventKey } from './table-keys.js';
  * under two days); a redelivery writes it again. The erasure deletes it sooner.
  */
 const pointerExpiry = (now: number): number =>
-  Math.floor(now / 1000) + 2 * config.webhookDeliveryRetentionDays * 86_400;
+  Math.floor(now / 1000) + 2 * webhookConfig.webhookDeliveryRetentionDays * 86_400;
 
 /**
  * Records which users the event names, before its delivery record is written (and again before

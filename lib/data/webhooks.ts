@@ -1,6 +1,6 @@
 /** Webhook endpoints of apps and the record of every delivery (attempts, outcome, next try). */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../core/config.js';
+import { webhookConfig } from '../core/config.js';
 import { newWebhookSecret } from '../core/ids.js';
 import type { DeliveryStatus } from '../domain/webhook-deliveries.js';
 import type { EventFilter } from '../domain/webhook-filter.js';
@@ -187,7 +187,7 @@ function deliveryItem(record: DeliveryRecord) {
  */
 function deliveryExpiry(record: Pick<DeliveryRecord, 'next_attempt_at' | 'updated_at'>): number {
   const from = Date.parse(record.next_attempt_at ?? record.updated_at);
-  return Math.floor(from / 1000) + config.webhookDeliveryRetentionDays * 86_400;
+  return Math.floor(from / 1000) + webhookConfig.webhookDeliveryRetentionDays * 86_400;
 }
 
 /** DynamoDB deletes an expired item within days, not at once: until then no read shows it. */

@@ -5,7 +5,7 @@
  * newest subscriptions (the user index, then one batch read): two round trips, the app's read in
  * parallel with the user's first.
  */
-import { config, paywallsBaseUrl } from '../core/config.js';
+import { offeringsConfig, paywallsBaseUrl } from '../core/config.js';
 import { readThroughCache } from '../core/read-through-cache.js';
 import { readShownSettings } from '../data/offerings.js';
 import { readUserItems } from '../data/profiles.js';
@@ -20,7 +20,7 @@ import type { AppOfferings, CustomerOfferings, OfferingsDocument, RemoteSwitch }
 import { answerPaywall, type Paywall, type PaywallAnswer } from '../schemas/paywall.js';
 import type { OfferedProduct } from '../schemas/product.js';
 
-const shownSettingsOf = readThroughCache(readShownSettings, () => config.offeringsCacheTtlSeconds * 1000);
+const shownSettingsOf = readThroughCache(readShownSettings, () => offeringsConfig.offeringsCacheTtlSeconds * 1000);
 
 /** The app's offerings, placements and switches as stored, read now (not from a warm function's copy). */
 export async function appOfferings(appId: string): Promise<AppOfferings> {

@@ -1,6 +1,6 @@
 /** Use cases of the mobile reporting API: what SDKs report, stored per app and user. */
 
-import { config } from '../core/config.js';
+import { reportConfig } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { mergeProfileMaps } from '../data/profiles.js';
 import { chargeReportQuota } from '../data/report-quotas.js';
@@ -43,7 +43,7 @@ async function chargeQuota(caller: MobileCaller, charge: Partial<QuotaCharge>): 
   const refusal = await chargeReportQuota(
     caller.appId,
     { events: charge.events ?? 0, bytes: charge.bytes ?? 0 },
-    quotaLimits(config.reportQuotas, config.eventRetentionDays),
+    quotaLimits(reportConfig.reportQuotas, reportConfig.eventRetentionDays),
   );
   if (refusal) {
     const seconds = refusal.retryAfterSeconds;
@@ -109,7 +109,7 @@ export async function reportConversion(
  */
 export async function reportTyped(caller: MobileCaller, type: string, body: Record<string, unknown>): Promise<void> {
   await chargeQuota(caller, { bytes: 2 * jsonBytes(body) });
-  const { typesPerUser } = config.reportQuotas;
+  const { typesPerUser } = reportConfig.reportQuotas;
   const outcome = await appendReport(contextOf(caller), caller.userId, `report:${type}`, body, {}, new Date(), {
     keepLatestOfType: { type, typesPerUser },
   });

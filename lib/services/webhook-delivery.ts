@@ -9,7 +9,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { config } from '../core/config.js';
+import { webhookConfig } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { logger } from '../core/logger.js';
 import { advanceCheckpoint, findDueItems } from '../data/due.js';
@@ -77,7 +77,7 @@ function postOnce(
         Object.assign(new Error(`unsupported URL protocol ${target.protocol}`), { code: 'ERR_UNSUPPORTED_PROTOCOL' }),
       );
     // A literal address is never looked up: it is checked here, a name by the lookup as it connects.
-    const refusal = targetRefusal(hostAddress(target), config.webhookAllowPrivateTargets);
+    const refusal = targetRefusal(hostAddress(target), webhookConfig.webhookAllowPrivateTargets);
     if (refusal) return reject(new RefusedTargetError(refusal));
     const request = send(
       target,
@@ -85,7 +85,7 @@ function postOnce(
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         signal: AbortSignal.timeout(timeoutMs),
-        lookup: guardedLookup(config.webhookAllowPrivateTargets),
+        lookup: guardedLookup(webhookConfig.webhookAllowPrivateTargets),
       },
       (response) => {
         response.resume();
@@ -281,7 +281,7 @@ async function attempt(delivery: DeliveryRecord, context: AttemptContext): Promi
     error: outcome.kind === 'error' ? outcome.error : null,
     duration_ms: Date.now() - started,
   };
-  const decision = decideAfterAttempt(outcome, claimed.attempts, finished, config.webhookRetrySchedule);
+  const decision = decideAfterAttempt(outcome, claimed.attempts, finished, webhookConfig.webhookRetrySchedule);
   const next: DeliveryRecord = {
     ...claimed,
     attempt_log: [...claimed.attempt_log, log],
@@ -327,7 +327,7 @@ export async function deliverStatusChange(
   }
   const result = await attempt(created, {
     recordUntil: recordingDeadline(options),
-    timeoutMs: config.webhookTimeoutMs,
+    timeoutMs: webhookConfig.webhookTimeoutMs,
     breakers: newBreakerMemory(),
   });
   return result.delivery;
@@ -372,7 +372,7 @@ export async function retryDueDeliveries(now = new Date(), options: RetryOptions
   const perAppCap = options.perAppConcurrency ?? PER_APP_CONCURRENCY;
   const context: AttemptContext = {
     recordUntil: recordingDeadline(options),
-    timeoutMs: config.webhookTimeoutMs,
+    timeoutMs: webhookConfig.webhookTimeoutMs,
     breakers: newBreakerMemory(options.breaker),
   };
   const result: RetryResult = {
@@ -478,7 +478,7 @@ export async function redeliver(
     updated_at: now,
   };
   await replaceDelivery(reset, delivery.attempts, true);
-  const timeoutMs = Math.min(options.timeoutMs ?? config.webhookTimeoutMs, config.webhookTimeoutMs);
+  const timeoutMs = Math.min(options.timeoutMs ?? webhookConfig.webhookTimeoutMs, webhookConfig.webhookTimeoutMs);
   // The operator asked for this event: sent even while its endpoint is paused (one bounded attempt).
   const result = await attempt(reset, {
     recordUntil: recordingDeadline(options),

@@ -15,7 +15,7 @@ vi.hoisted(() => {
 
 import { createServer, type Server, type Socket } from 'node:net';
 import { handler as retryWebhooks } from '../../functions/jobs/retry-webhooks.js';
-import { config } from '../../lib/core/config.js';
+import { webhookConfig } from '../../lib/core/config.js';
 import {
   countEndpointTimeout,
   createDelivery,
@@ -163,7 +163,7 @@ describe('webhook retries with a tarpit among the endpoints (own table)', () => 
     // As the schedule invokes the job, with its function's time nearly gone: an attempt timeout
     // (WEBHOOK_TIMEOUT_MS, 2 s in tests) and the 5 s margin left, plus a moment. The first
     // attempts start at once; they time out long after the deadline.
-    const timeLeftMs = config.webhookTimeoutMs + 5000 + 1000;
+    const timeLeftMs = webhookConfig.webhookTimeoutMs + 5000 + 1000;
     const run = await retryWebhooks({}, lambdaContext('RetryWebhooks', 'deadline', timeLeftMs));
     expect(run).toMatchObject({ attempted: PER_APP_CONCURRENCY, left: 5 - PER_APP_CONCURRENCY });
     expect(tarpit.connections - before).toBe(PER_APP_CONCURRENCY);

@@ -11,7 +11,7 @@ vi.hoisted(() => {
 
 import type { LookupAddress } from 'node:dns';
 import { request } from 'node:http';
-import { config } from '../../lib/core/config.js';
+import { webhookConfig } from '../../lib/core/config.js';
 import { setWebhook } from '../../lib/data/webhooks.js';
 import { deliverStatusChange } from '../../lib/services/webhook-delivery.js';
 import { guardedLookup, type Resolve, webhookUrlRefusal } from '../../lib/services/webhook-targets.js';
@@ -38,7 +38,7 @@ describe('webhook targets without the local-development opt-in', () => {
   afterAll(() => receiver.close());
 
   it('is off by default', () => {
-    expect(config.webhookAllowPrivateTargets).toBe(false);
+    expect(webhookConfig.webhookAllowPrivateTargets).toBe(false);
   });
 
   it.each([
