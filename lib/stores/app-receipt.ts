@@ -76,27 +76,28 @@ const OID = {
   intermediate: '1.2.840.113635.100.6.2.1',
 } as const;
 
-const TAG = {
-  integer: 0x02,
-  octetString: 0x04,
-  null: 0x05,
-  oid: 0x06,
-  utf8String: 0x0c,
-  ia5String: 0x16,
-  sequence: 0x30,
-  set: 0x31,
-  explicit0: 0xa0,
-} as const;
+// Enums, not objects: esbuild writes their values where they are used (a DER tag is a byte).
+enum TAG {
+  integer = 0x02,
+  octetString = 0x04,
+  null = 0x05,
+  oid = 0x06,
+  utf8String = 0x0c,
+  ia5String = 0x16,
+  sequence = 0x30,
+  set = 0x31,
+  explicit0 = 0xa0,
+}
 
-const ATTRIBUTE = {
-  bundleId: 2,
-  creationDate: 12,
-  inAppPurchase: 17,
-  productId: 1702,
-  transactionId: 1703,
-  originalTransactionId: 1705,
-  expiresDate: 1708,
-} as const;
+enum ATTRIBUTE {
+  bundleId = 2,
+  creationDate = 12,
+  inAppPurchase = 17,
+  productId = 1702,
+  transactionId = 1703,
+  originalTransactionId = 1705,
+  expiresDate = 1708,
+}
 
 const reject = (rejection: AppReceiptRejection, cause?: unknown): never => {
   throw new AppReceiptError(rejection, cause === undefined ? undefined : { cause });
