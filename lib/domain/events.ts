@@ -14,6 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AppError, type ErrorKind } from '../core/errors.js';
+import { isJsonObject } from '../core/json.js';
 import { unstorablePlace } from '../schemas/common.js';
 
 export const EVENT_LIMITS = {
@@ -34,9 +35,6 @@ export interface NormalizedEvent {
   timestamp: string;
   extra: Record<string, unknown>;
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function fail(kind: ErrorKind, index: number, message: string): never {
   throw new AppError(kind, `events[${index}]: ${message}`, { details: [{ path: `body.events.${index}`, message }] });
@@ -76,7 +74,7 @@ function normalizeOne(
   sender: EventSender,
   now: Date,
 ): Omit<NormalizedEvent, 'key'> & { clientId?: string } {
-  if (!isPlainObject(raw)) fail('INVALID_PARAMETER', index, 'an event must be an object');
+  if (!isJsonObject(raw)) fail('INVALID_PARAMETER', index, 'an event must be an object');
   if (Buffer.byteLength(JSON.stringify(raw)) > EVENT_LIMITS.maxEventBytes) {
     fail('INVALID_PARAMETER', index, `an event must be at most ${EVENT_LIMITS.maxEventBytes} bytes (32 KB) as JSON`);
   }
@@ -97,7 +95,7 @@ function normalizeOne(
       fail('INVALID_PARAMETER', index, `${field} must be at most ${EVENT_LIMITS.maxIdLength} characters`);
   }
   const extra = shapeB ? raw.properties : raw.extra;
-  if (extra !== undefined && extra !== null && !isPlainObject(extra))
+  if (extra !== undefined && extra !== null && !isJsonObject(extra))
     fail('INVALID_PARAMETER', index, `${shapeB ? 'properties' : 'extra'} must be an object`);
   const unstorable = unstorablePlace(extra, [shapeB ? 'properties' : 'extra']);
   if (unstorable) fail('INVALID_PARAMETER', index, `${unstorable.path.join('.')}: ${unstorable.message}`);

@@ -14,6 +14,7 @@
 import type { X509Certificate } from 'node:crypto';
 import * as z from 'zod/mini';
 import { AppError } from '../core/errors.js';
+import { isJsonObject } from '../core/json.js';
 import {
   JWS_PATTERN,
   MAX_NOTIFICATION_BYTES,
@@ -290,9 +291,7 @@ function signedPayloadOf(body: unknown): string {
   }
   const signedPayload =
     // Stryker disable next-line ConditionalExpression: an array has no signedPayload either, and is refused alike
-    typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as { signedPayload?: unknown }).signedPayload
-      : undefined;
+    isJsonObject(value) ? value.signedPayload : undefined;
   if (typeof signedPayload !== 'string') throw invalid('the body is not {"signedPayload": "<JWS>"}');
   if (Buffer.byteLength(signedPayload) > MAX_NOTIFICATION_BYTES) throw invalid('the body is larger than 64 KB');
   if (!JWS_PATTERN.test(signedPayload)) throw invalid('its signed payload is not a JWS');

@@ -16,6 +16,7 @@ import * as z from 'zod/mini';
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { httpSend } from '../core/http-client.js';
+import { base64urlJson } from '../core/json.js';
 import { retryAfterSecondsOf } from '../domain/store-call-budget.js';
 import { define } from '../schemas/define.js';
 import { StoreThrottledError, UnknownToStoreError } from './store-answers.js';
@@ -57,8 +58,6 @@ const statusResponse = /* @__PURE__ */ define(() =>
   }),
 );
 
-const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-
 /** The API's bearer token: an ES256 JWT signed with the App Store Connect key. */
 function appStoreBearerToken(credentials: ServerApiCredentials, bundleId: string, now = Date.now()): string {
   let key: KeyObject;
@@ -72,7 +71,7 @@ function appStoreBearerToken(credentials: ServerApiCredentials, bundleId: string
     );
   }
   const iat = Math.floor(now / 1000);
-  const input = `${base64url({ alg: 'ES256', typ: 'JWT', kid: credentials.key_id })}.${base64url({ bid: bundleId, iat, exp: iat + TOKEN_LIFETIME_SECONDS, aud: 'appstoreconnect-v1', iss: credentials.issuer_id })}`;
+  const input = `${base64urlJson({ alg: 'ES256', typ: 'JWT', kid: credentials.key_id })}.${base64urlJson({ bid: bundleId, iat, exp: iat + TOKEN_LIFETIME_SECONDS, aud: 'appstoreconnect-v1', iss: credentials.issuer_id })}`;
   return `${input}.${sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
 }
 

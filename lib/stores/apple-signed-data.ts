@@ -29,6 +29,7 @@
  */
 import { type KeyObject, verify as verifySignature, X509Certificate } from 'node:crypto';
 import type * as z from 'zod/mini';
+import { isJsonObject, parseBase64urlJson } from '../core/json.js';
 import { isValidAt } from './certificates.js';
 import { hasExtension } from './der.js';
 
@@ -61,13 +62,11 @@ function decodePart(part: string | undefined): Record<string, unknown> {
   let value: unknown;
   try {
     // Stryker disable next-line StringLiteral: any text in place of the missing part is refused as malformed alike
-    value = JSON.parse(Buffer.from(part ?? '', 'base64url').toString('utf8'));
+    value = parseBase64urlJson(part ?? '');
   } catch (error) {
     return reject('malformed', error);
   }
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : reject('malformed');
+  return isJsonObject(value) ? value : reject('malformed');
 }
 
 function checkDates(certificate: X509Certificate, at: number): void {

@@ -10,6 +10,7 @@ import { createPublicKey, type JsonWebKey, type KeyObject, verify } from 'node:c
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { type HttpAnswer, httpSend } from '../core/http-client.js';
+import { isJsonObject, parseBase64urlJson } from '../core/json.js';
 import { logger } from '../core/logger.js';
 import { type StoredGoogleKeys, saveGoogleOidcKeys, saveGoogleOidcKeysFailure } from '../data/google-oidc-keys.js';
 import type { GooglePlayPushSettings, GooglePlaySettings } from '../data/store-settings.js';
@@ -162,8 +163,8 @@ async function keyFor(kid: string, url: string, now: number): Promise<KeyObject>
 
 const jsonPart = (part: string, what: string): Record<string, unknown> => {
   try {
-    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+    const value = parseBase64urlJson(part);
+    if (isJsonObject(value)) return value;
   } catch {
     // reported below
   }
@@ -296,12 +297,10 @@ export interface PubSubPush {
 }
 
 type Fields = Record<string, unknown>;
-const isObject = (value: unknown): value is Fields =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function objectAt(parent: Fields, field: string, where: string): Fields {
   const value = parent[field];
-  if (!isObject(value)) throw invalid(`${where}.${field} is not an object`);
+  if (!isJsonObject(value)) throw invalid(`${where}.${field} is not an object`);
   return value;
 }
 
@@ -391,7 +390,7 @@ export function parsePubSubPush(body: unknown): PubSubPush {
       throw invalid('the body is not JSON');
     }
   }
-  if (!isObject(parsed)) throw invalid('the body is not a Pub/Sub push (a JSON object with a message)');
+  if (!isJsonObject(parsed)) throw invalid('the body is not a Pub/Sub push (a JSON object with a message)');
   const message = objectAt(parsed, 'message', 'body');
   const messageId =
     optionalStringAt(message, 'messageId', 'message') ?? optionalStringAt(message, 'message_id', 'message');
@@ -415,7 +414,7 @@ export function parsePubSubPush(body: unknown): PubSubPush {
   } catch {
     throw invalid('message.data is not base64 of JSON');
   }
-  if (!isObject(decoded)) throw invalid('message.data is not a DeveloperNotification (a JSON object)');
+  if (!isJsonObject(decoded)) throw invalid('message.data is not a DeveloperNotification (a JSON object)');
   return {
     messageId,
     publishTime: new Date(publishTime).toISOString(),

@@ -9,6 +9,7 @@ import { createPrivateKey, sign } from 'node:crypto';
 import { config } from '../core/config.js';
 import { AppError } from '../core/errors.js';
 import { type HttpAnswer, type HttpRequestOptions, httpSend } from '../core/http-client.js';
+import { base64urlJson } from '../core/json.js';
 import type { GooglePlaySettings } from '../data/store-settings.js';
 import { retryAfterSecondsOf } from '../domain/store-call-budget.js';
 import type { StorePurchaseState, StoreVerifier, VerifiedTransaction } from '../domain/store-purchase.js';
@@ -119,8 +120,7 @@ async function accessToken(settings: GooglePlaySettings, endpoints: GoogleEndpoi
   const cached = tokens.get(account.client_email);
   if (cached && cached.until > Date.now()) return cached.token;
   const now = Math.floor(Date.now() / 1000);
-  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const input = `${part({ alg: 'RS256', typ: 'JWT' })}.${part({ iss: account.client_email, scope: SCOPE, aud: endpoints.tokenUrl, iat: now, exp: now + 3600 })}`;
+  const input = `${base64urlJson({ alg: 'RS256', typ: 'JWT' })}.${base64urlJson({ iss: account.client_email, scope: SCOPE, aud: endpoints.tokenUrl, iat: now, exp: now + 3600 })}`;
   let assertion: string;
   try {
     assertion = `${input}.${sign('sha256', Buffer.from(input), createPrivateKey(account.private_key)).toString('base64url')}`;

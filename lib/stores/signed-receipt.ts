@@ -1,5 +1,6 @@
 /** Receipts that are signed transactions (JWS): recognised and read before anyone checks their signature. */
 
+import { isJsonObject, parseBase64urlJson } from '../core/json.js';
 import { JWS_PATTERN } from '../domain/store-purchase.js';
 
 /** Receipts may arrive raw or base64-encoded (as the spec's `receipt_data` says): returns the JWS if it is one. */
@@ -15,10 +16,8 @@ export function jwsHeaderOf(receiptData: string): Record<string, unknown> | unde
   const header = jwsOf(receiptData)?.split('.')[0];
   if (header === undefined) return undefined;
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
+    const parsed = parseBase64urlJson(header);
+    return isJsonObject(parsed) ? parsed : undefined;
   } /* Stryker disable next-line BlockStatement: without the return, the function ends and returns undefined alike */ catch {
     return undefined;
   }
@@ -44,7 +43,7 @@ export function statedTransaction(receiptData: string): StatedTransaction | unde
   let stated: { transactionId?: unknown; originalTransactionId?: unknown; productId?: unknown } | null;
   try {
     // Stryker disable next-line StringLiteral: any text in place of the missing part is no JSON object of ids either
-    stated = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8'));
+    stated = parseBase64urlJson(payload ?? '') as typeof stated;
   } catch {
     return undefined;
   }

@@ -8,6 +8,7 @@
  */
 import { createPublicKey, randomUUID } from 'node:crypto';
 import { AppError } from '../core/errors.js';
+import { isJsonObject } from '../core/json.js';
 import {
   JWS_PATTERN,
   MAX_NOTIFICATION_BYTES,
@@ -264,8 +265,6 @@ export function mintTestNotification(request: TestNotificationRequest): { signed
 
 const refusal = (what: string): TestStoreRefusal => ({ kind: 'INVALID_NOTIFICATION', what });
 const invalid = (why: string) => new AppError('INVALID_NOTIFICATION', why);
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isJws = (value: unknown): value is string => typeof value === 'string' && JWS_PATTERN.test(value);
 // Number.isFinite is false for anything that is no number (it does not convert).
 const isTime = (value: unknown): value is number => Number.isFinite(value);
@@ -289,7 +288,7 @@ export function decodeTestStoreNotification(body: unknown, appId: string, public
       throw invalid('the notification body is not JSON');
     }
   }
-  const signedPayload = isObject(parsed) ? parsed.signedPayload : undefined;
+  const signedPayload = isJsonObject(parsed) ? parsed.signedPayload : undefined;
   if (!isJws(signedPayload)) throw invalid('the notification body is not {"signedPayload": "<JWS>"}');
   const publicKey = createPublicKey(publicKeyPem);
   const payload = verifiedTestStorePayload(signedPayload, appId, publicKey, refusal('signedPayload'));
@@ -303,7 +302,7 @@ export function decodeTestStoreNotification(body: unknown, appId: string, public
     notificationUUID === '' ||
     !isTime(signedDate) ||
     (subtype !== undefined && typeof subtype !== 'string') ||
-    !isObject(data)
+    !isJsonObject(data)
   ) {
     throw invalid('signedPayload lacks its notificationType, notificationUUID, signedDate or data');
   }

@@ -14,6 +14,7 @@ import {
   verify,
 } from 'node:crypto';
 import { AppError, type ErrorKind } from '../core/errors.js';
+import { parseBase64urlJson } from '../core/json.js';
 import type { StoreVerifier, VerifiedTransaction } from '../domain/store-purchase.js';
 import { jwsHeaderOf, jwsOf } from './signed-receipt.js';
 
@@ -167,7 +168,7 @@ export function mintTestReceipt(request: MintRequest): { receipt_data: string; t
 
 function parseJson(part: string): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    const value = parseBase64urlJson(part);
     return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
   } /* Stryker disable next-line BlockStatement: without the return, the function ends and returns undefined alike */ catch {
     return undefined;
