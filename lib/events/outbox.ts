@@ -54,12 +54,15 @@ export function isOutboxInsert(record: DynamoDBRecord): boolean {
  * Which stream records carry events a subscription write announced: writes of SUB items with
  * announced events (the publisher keeps those of the write that set them, subscriptionEventsOf).
  */
-export const ANNOUNCED_EVENTS_STREAM_FILTER = {
-  dynamodb: {
-    Keys: { sk: { S: [SUBSCRIPTION_SK] } },
-    NewImage: { [ANNOUNCED_EVENTS_ATTRIBUTE]: { M: { version: { N: [{ exists: true }] } } } },
-  },
-} as const;
+// Built in a call marked pure: to esbuild a computed key may have side effects, and the filter
+// (the CDK's and the local poller's) would be kept in every bundle that writes a subscription.
+export const ANNOUNCED_EVENTS_STREAM_FILTER = /* @__PURE__ */ (() =>
+  ({
+    dynamodb: {
+      Keys: { sk: { S: [SUBSCRIPTION_SK] } },
+      NewImage: { [ANNOUNCED_EVENTS_ATTRIBUTE]: { M: { version: { N: [{ exists: true }] } } } },
+    },
+  }) as const)();
 
 /** The publisher's event source filters (either matches): the CDK event source and the local poller use them. */
 export const PUBLISHED_STREAM_FILTERS = [OUTBOX_STREAM_FILTER, ANNOUNCED_EVENTS_STREAM_FILTER] as const;

@@ -44,7 +44,8 @@ export const currencySchema = /* @__PURE__ */ define(() =>
 export const isStorableNumber = (n: number): boolean =>
   Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-130);
 
-const STORABLE_NUMBER_RULE = `must be 0 or of magnitude 1e-130 to ${Number.MAX_SAFE_INTEGER}`;
+// Built in a call marked pure (reading Number may have side effects to esbuild): bundles without its schemas drop it.
+const STORABLE_NUMBER_RULE = /* @__PURE__ */ (() => `must be 0 or of magnitude 1e-130 to ${Number.MAX_SAFE_INTEGER}`)();
 
 /** zod numbers are finite: Infinity and NaN fail as not numbers. */
 export const priceSchema = /* @__PURE__ */ define(() =>
