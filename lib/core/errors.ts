@@ -111,3 +111,7 @@ export class AppError extends Error {
 }
 
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
+
+/** A purchase that can never verify (malformed, another app's, refused by its store): the most common refusal. */
+export const invalidReceipt = (message: string, options?: AppErrorOptions): AppError =>
+  new AppError('INVALID_RECEIPT', message, options);

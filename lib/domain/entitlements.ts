@@ -55,7 +55,7 @@ export const NEVER_ENTITLED: EntitlementState = {
  * The period that runs (or ran last) is the trial when the trial had not ended by then: now for a
  * subscription still running, its period's end for one that has ended.
  */
-function isTrial(subscription: EntitledSubscription, now: Date): boolean {
+export function isTrial(subscription: EntitledSubscription, now: Date): boolean {
   if (!subscription.trial_period || subscription.trial_expires_at === null) return false;
   const at = Math.min(now.getTime(), Date.parse(subscription.expires_at));
   return Date.parse(subscription.trial_expires_at) >= at;

@@ -19,6 +19,7 @@ import {
   type EntitlementDefinition,
   entitlementStates,
   givesAccess,
+  isTrial,
 } from './entitlements.js';
 import type { StoreName } from './store-purchase.js';
 import { accessEndsAt } from './subscription-state.js';
@@ -131,17 +132,13 @@ function subscriptionEntry(subscription: RevenueCatSubscriptionInput, now: Date)
   const gives = givesAccess(subscription, now);
   const willRenew = subscription.auto_renew && !subscription.cancel_at_period_end;
   const started = revenuecatDate(subscription.started_at);
-  const trial =
-    subscription.trial_period &&
-    subscription.trial_expires_at !== null &&
-    Date.parse(subscription.trial_expires_at) >= Math.min(now.getTime(), Date.parse(subscription.expires_at));
   return {
     purchase_date: started,
     original_purchase_date: started,
     expires_date: endFor(subscription.expires_at, gives, stoppedAtOf(subscription), now),
     store: subscription.store === null ? 'external' : STORE_NAMES[subscription.store],
     is_sandbox: subscription.environment !== 'production',
-    period_type: trial ? 'trial' : 'normal',
+    period_type: isTrial(subscription, now) ? 'trial' : 'normal',
     ownership_type: 'PURCHASED',
     unsubscribe_detected_at: willRenew ? null : revenuecatDate(subscription.cancelled_at ?? subscription.updated_at),
     billing_issues_detected_at: optionalDate(subscription.billing_issue_at),

@@ -14,7 +14,7 @@
  *   race is decided again on a fresh read.
  */
 
-import { AppError } from '../core/errors.js';
+import { AppError, invalidReceipt } from '../core/errors.js';
 import type { AppRecord, RestorePolicy } from '../data/apps.js';
 import {
   bindOwnerPart,
@@ -92,7 +92,7 @@ function verifierFor(
     if (!settings) throw missing('Google Play', 'stores google set');
     return googlePlayVerifier(settings as StoreSettings['google_play']);
   }
-  throw new AppError('INVALID_RECEIPT', 'web purchases have no store receipt to verify');
+  throw invalidReceipt('web purchases have no store receipt to verify');
 }
 
 function result(record: SubscriptionRecord, transaction: VerifiedTransaction): VerificationResult {
@@ -188,8 +188,7 @@ export interface VerifyOptions {
  * (read while its signature is yet to be checked, and deciding nothing until it is).
  */
 async function prefetch(appId: string, body: VerifyPurchaseBody) {
-  if (!RECEIPT_CHARACTERS.test(body.receipt_data))
-    throw new AppError('INVALID_RECEIPT', 'the receipt is neither base64 nor a JWS');
+  if (!RECEIPT_CHARACTERS.test(body.receipt_data)) throw invalidReceipt('the receipt is neither base64 nor a JWS');
   const testStore = isTestStoreReceipt(body.receipt_data);
   const store = storeOf(body.platform, testStore);
   // Refuse what cannot be an App Store receipt before asking whether we could verify one.
@@ -197,7 +196,7 @@ async function prefetch(appId: string, body: VerifyPurchaseBody) {
   if (store === 'app_store' && !jws) requireAppReceiptShape(body.receipt_data);
   const stated = jws || testStore ? statedTransaction(body.receipt_data) : undefined;
   // A JWS that names no transaction is none the App Store signed: refused before asking for credentials.
-  if (jws && !stated) throw new AppError('INVALID_RECEIPT', 'the JWS is not a signed transaction');
+  if (jws && !stated) throw invalidReceipt('the JWS is not a signed transaction');
   const statedQuery: PurchaseQuery | undefined = stated && {
     productId: stated.product_id,
     owner: { store: testStore ? 'test_store' : 'app_store', original_transaction_id: stated.original_transaction_id },

@@ -13,7 +13,7 @@
  */
 import type { X509Certificate } from 'node:crypto';
 import * as z from 'zod/mini';
-import { AppError } from '../core/errors.js';
+import { AppError, invalidReceipt } from '../core/errors.js';
 import { isJsonObject } from '../core/json.js';
 import {
   JWS_PATTERN,
@@ -259,7 +259,7 @@ export async function readAppStorePurchaseState(
       retryable: true,
     });
   if (!acceptsEnvironment(settings.environment, purchaseEnvironment))
-    throw new AppError('INVALID_RECEIPT', 'the purchase is of an environment this app does not take');
+    throw invalidReceipt('the purchase is of an environment this app does not take');
   const state = await fetchAppStorePurchaseState(
     settings.serverApi,
     settings.bundleId,
@@ -275,7 +275,7 @@ export async function readAppStorePurchaseState(
         { ended: signed.status === 2, source: 'subscription status' },
       ),
   );
-  if (!state) throw new AppError('INVALID_RECEIPT', 'the App Store lists this purchase, but not as a subscription');
+  if (!state) throw invalidReceipt('the App Store lists this purchase, but not as a subscription');
   return state;
 }
 

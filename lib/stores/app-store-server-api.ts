@@ -14,7 +14,7 @@
 import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import * as z from 'zod/mini';
 import { config } from '../core/config.js';
-import { AppError } from '../core/errors.js';
+import { AppError, invalidReceipt } from '../core/errors.js';
 import { httpSend } from '../core/http-client.js';
 import { base64urlJson } from '../core/json.js';
 import { retryAfterSecondsOf } from '../domain/store-call-budget.js';
@@ -176,8 +176,7 @@ async function signedTransactionsIn(
 ): Promise<string> {
   const id = encodeURIComponent(transactionId);
   const { signedTransactionInfo } = await get(`/inApps/v1/transactions/${id}`, transactionInfoResponse);
-  if (!signedTransactionInfo)
-    throw new AppError('INVALID_RECEIPT', 'the App Store returned no transaction for this receipt');
+  if (!signedTransactionInfo) throw invalidReceipt('the App Store returned no transaction for this receipt');
   const { originalTransactionId } = await decode(signedTransactionInfo);
   const statuses = await get(`/inApps/v1/subscriptions/${id}`, statusResponse);
   return lastTransactionOf(statuses, originalTransactionId)?.signedTransactionInfo ?? signedTransactionInfo;
@@ -219,7 +218,7 @@ export async function fetchAppStorePurchaseState<T>(
     const readAt = Date.now();
     const last = lastTransactionOf(statuses, originalTransactionId);
     if (last) return decode(last, readAt);
-    throw new AppError('INVALID_RECEIPT', 'the App Store lists no subscription status for this purchase');
+    throw invalidReceipt('the App Store lists no subscription status for this purchase');
   } catch (error) {
     throw mapApiError(error, 'this purchase');
   }

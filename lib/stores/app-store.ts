@@ -12,7 +12,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import * as z from 'zod/mini';
-import { AppError } from '../core/errors.js';
+import { AppError, invalidReceipt } from '../core/errors.js';
 import type { StoreVerifier, VerifiedTransaction } from '../domain/store-purchase.js';
 import { define } from '../schemas/define.js';
 import {
@@ -104,7 +104,7 @@ export function decodeAppStoreTransaction(
     return payload;
   } catch (error) {
     if (!(error instanceof AppleSignedDataError)) throw error;
-    throw new AppError('INVALID_RECEIPT', `App Store transaction rejected: ${appleRejection(error.rejection)}`, {
+    throw invalidReceipt(`App Store transaction rejected: ${appleRejection(error.rejection)}`, {
       cause: error,
     });
   }
@@ -171,10 +171,8 @@ export function decodeAppReceipt(
   } catch (error) {
     throw receiptRejected(error);
   }
-  if (receipt.bundleId !== app.bundleId)
-    throw new AppError('INVALID_RECEIPT', `app receipt rejected: ${appleRejection('app')}`);
-  if (receipt.purchases.length === 0)
-    throw new AppError('INVALID_RECEIPT', 'app receipt rejected: it lists no in-app purchase');
+  if (receipt.bundleId !== app.bundleId) throw invalidReceipt(`app receipt rejected: ${appleRejection('app')}`);
+  if (receipt.purchases.length === 0) throw invalidReceipt('app receipt rejected: it lists no in-app purchase');
   return receipt;
 }
 
@@ -186,7 +184,7 @@ function receiptRejected(error: unknown): unknown {
     chain: "it is not signed by Apple's receipt-signing certificate chain",
     certificate: 'its certificates were not valid when it was created',
   };
-  return new AppError('INVALID_RECEIPT', `app receipt rejected: ${rejections[error.rejection]}`, { cause: error });
+  return invalidReceipt(`app receipt rejected: ${rejections[error.rejection]}`, { cause: error });
 }
 
 export function appStoreVerifier(
@@ -224,7 +222,7 @@ export function appStoreVerifier(
         payload = await decode(jws);
         // Only a purchase the receipt lists (or a later renewal of it) can be claimed with it.
         if (!receipt.purchases.some((purchase) => purchase.originalTransactionId === payload.originalTransactionId)) {
-          throw new AppError('INVALID_RECEIPT', "the App Store's transaction is not a purchase this receipt lists");
+          throw invalidReceipt("the App Store's transaction is not a purchase this receipt lists");
         }
       }
       return transactionFromPayload(payload);

@@ -7,7 +7,7 @@
  */
 import { createPrivateKey, sign } from 'node:crypto';
 import { config } from '../core/config.js';
-import { AppError } from '../core/errors.js';
+import { AppError, invalidReceipt } from '../core/errors.js';
 import { type HttpAnswer, type HttpRequestOptions, httpSend } from '../core/http-client.js';
 import { base64urlJson } from '../core/json.js';
 import type { GooglePlaySettings } from '../data/store-settings.js';
@@ -68,9 +68,9 @@ export function purchaseReference(receiptData: string): PurchaseReference {
   }
   // A signed transaction (App Store, test store) is no purchase token: Google is not asked about it.
   if (isSignedTransaction(trimmed))
-    throw new AppError('INVALID_RECEIPT', 'receipt_data is a signed App Store transaction, not a Google Play purchase');
+    throw invalidReceipt('receipt_data is a signed App Store transaction, not a Google Play purchase');
   if (!PURCHASE_TOKEN_PATTERN.test(trimmed))
-    throw new AppError('INVALID_RECEIPT', 'receipt_data is neither a Google Play purchase token nor a purchase object');
+    throw invalidReceipt('receipt_data is neither a Google Play purchase token nor a purchase object');
   return { purchaseToken: trimmed };
 }
 
@@ -172,7 +172,7 @@ const unpaid = (state: string | undefined): boolean =>
 function latestTransaction(purchase: SubscriptionPurchaseV2, purchaseToken: string): VerifiedTransaction {
   const item = purchase.lineItems?.[0];
   if (!item?.productId || !item.expiryTime || !purchase.startTime)
-    throw new AppError('INVALID_RECEIPT', 'the Google Play purchase has no subscription line item');
+    throw invalidReceipt('the Google Play purchase has no subscription line item');
   const recurringPrice = item.autoRenewingPlan?.recurringPrice;
   const price = majorUnits(recurringPrice);
   return {
@@ -299,7 +299,7 @@ export function googlePlayVerifier(
     async verify(receiptData: string): Promise<VerifiedTransaction> {
       const { purchaseToken, packageName } = purchaseReference(receiptData);
       if (packageName && packageName !== settings.package_name) {
-        throw new AppError('INVALID_RECEIPT', `the purchase belongs to another app (package ${packageName})`);
+        throw invalidReceipt(`the purchase belongs to another app (package ${packageName})`);
       }
       const {
         purchase,

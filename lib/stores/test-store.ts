@@ -13,7 +13,7 @@ import {
   sign,
   verify,
 } from 'node:crypto';
-import { AppError, type ErrorKind } from '../core/errors.js';
+import { AppError, type ErrorKind, invalidReceipt } from '../core/errors.js';
 import { parseBase64urlJson } from '../core/json.js';
 import type { StoreVerifier, VerifiedTransaction } from '../domain/store-purchase.js';
 import { jwsHeaderOf, jwsOf } from './signed-receipt.js';
@@ -261,7 +261,7 @@ export function testStoreVerifier(appId: string, publicKeyPem: string): StoreVer
   return {
     async verify(receiptData: string): Promise<VerifiedTransaction> {
       const jws = jwsOf(receiptData);
-      if (!jws) throw new AppError('INVALID_RECEIPT', 'receipt_data is not a test-store receipt');
+      if (!jws) throw invalidReceipt('receipt_data is not a test-store receipt');
       return verifyTestTransaction(jws, appId, publicKey, { kind: 'INVALID_RECEIPT', what: 'test-store receipt' });
     },
   };
