@@ -6,6 +6,7 @@
  * `$attConsentStatus`, ...), are kept as `rc_<name>` (`rc_email`), so that segment rules, which
  * name properties `custom_properties.<letters, digits, _>`, can name them.
  */
+import { isJsonObject } from '../core/json.js';
 import { FORBIDDEN_KEYS } from '../schemas/common.js';
 import { CUSTOM_PROPERTY_LIMITS } from '../schemas/mobile.js';
 
@@ -21,6 +22,9 @@ export interface AttributeError {
 /** The custom property name of an attribute key: a reserved `$name` is `rc_name`. */
 export const propertyNameOf = (key: string): string => (key.startsWith('$') ? `rc_${key.slice(1)}` : key);
 
+/** What stands for the value of an attribute that is not `{value, updated_at_ms}`. */
+const NOT_AN_ATTRIBUTE = Symbol('not an attribute');
+
 export interface AttributeMerge {
   properties: Record<string, unknown>;
   errors: AttributeError[];
@@ -33,17 +37,20 @@ export interface AttributeMerge {
  */
 export function mergeAttributes(
   current: Readonly<Record<string, unknown>>,
-  attributes: Readonly<Record<string, { value?: unknown }>>,
+  attributes: Readonly<Record<string, unknown>>,
 ): AttributeMerge {
   const properties = { ...current };
   const errors: AttributeError[] = [];
-  for (const [key, { value }] of Object.entries(attributes)) {
+  for (const [key, attribute] of Object.entries(attributes)) {
     const name = propertyNameOf(key);
+    const value = isJsonObject(attribute) ? attribute.value : NOT_AN_ATTRIBUTE;
     if (name.length === 0 || name.length > MAX_ATTRIBUTE_KEY_LENGTH || FORBIDDEN_KEYS.has(name)) {
       errors.push({
         key_name: key,
         message: `keys are 1-${MAX_ATTRIBUTE_KEY_LENGTH} characters, not __proto__, constructor or prototype`,
       });
+    } else if (value === NOT_AN_ATTRIBUTE) {
+      errors.push({ key_name: key, message: 'an attribute is {value, updated_at_ms}' });
     } else if (value === null || value === undefined || value === '') {
       delete properties[name];
     } else if (typeof value !== 'string') {

@@ -21,6 +21,7 @@ import {
   givesAccess,
   isTrial,
 } from './entitlements.js';
+import type { AttributeError } from './revenuecat-attributes.js';
 import type { StoreName } from './store-purchase.js';
 import { accessEndsAt } from './subscription-state.js';
 
@@ -94,6 +95,8 @@ export interface RevenueCatCustomerInfo {
   request_date: string;
   request_date_ms: number;
   subscriber: RevenueCatSubscriber;
+  /** A receipt's attributes that were not kept, as the SDKs log them (purchases-android backendHelpers.kt). */
+  attributes_error_response?: { code: number; message: string; attribute_errors: AttributeError[] };
 }
 
 /** ISO 8601 in UTC without fractional seconds: iOS's JSONDecoder (`.iso8601`) accepts no other form. */

@@ -25,6 +25,11 @@ export const revenuecatReceiptBody = /* @__PURE__ */ define(() =>
     product_id: z.optional(productIdSchema),
     /** Android: the products of the purchase. */
     product_ids: z.optional(z.array(productIdSchema).check(z.maxLength(50))),
+    /**
+     * The attributes not yet synced, `{key: {value, updated_at_ms}}`, checked by
+     * lib/services/revenuecat.ts rather than here: a refused receipt is a lost purchase.
+     */
+    attributes: z.optional(z.unknown()),
   }),
 );
 export type RevenueCatReceiptBody = z.infer<typeof revenuecatReceiptBody>;

@@ -4,14 +4,21 @@
  * goes through the same verification, ownership and restore policy as the spec's routes.
  */
 import { AppError, isAppError } from '../core/errors.js';
+import { isJsonObject } from '../core/json.js';
 import { mergeProfileMaps } from '../data/profiles.js';
 import type { SubscriptionRecord } from '../data/subscription-items.js';
 import { newestSubscriptionsOfUser } from '../data/subscription-queries.js';
 import { transferSubscription } from '../data/subscription-reassignment.js';
+import { type AttributeError, mergeAttributes } from '../domain/revenuecat-attributes.js';
 import { type RevenueCatCustomerInfo, revenuecatCustomerInfoOf } from '../domain/revenuecat-customer.js';
+import { REVENUECAT_CODES } from '../domain/revenuecat-errors.js';
 import type { Platform } from '../schemas/common.js';
 import { MAX_CUSTOMER_SUBSCRIPTIONS } from '../schemas/entitlement.js';
-import type { RevenueCatLogInBody, RevenueCatReceiptBody } from '../schemas/revenuecat.js';
+import {
+  MAX_ATTRIBUTES_PER_REQUEST,
+  type RevenueCatLogInBody,
+  type RevenueCatReceiptBody,
+} from '../schemas/revenuecat.js';
 import { readCustomerFacts } from './customer-info.js';
 import { verifyPurchase } from './verification.js';
 
@@ -64,6 +71,9 @@ export async function postRevenueCatReceipt(
   platform: Platform,
   body: RevenueCatReceiptBody,
 ): Promise<RevenueCatCustomerInfo> {
+  const attributeErrors = isJsonObject(body.attributes)
+    ? await keepReceiptAttributes(appId, body.app_user_id, body.attributes)
+    : [];
   if (body.fetch_token !== undefined) {
     try {
       await verifyPurchase(
@@ -75,7 +85,46 @@ export async function postRevenueCatReceipt(
       if (!(isAppError(error) && error.kind === 'SUBSCRIPTION_EXPIRED')) throw error;
     }
   }
-  return (await readCustomerInfo(appId, body.app_user_id, new Date())).info;
+  const { info } = await readCustomerInfo(appId, body.app_user_id, new Date());
+  if (attributeErrors.length === 0) return info;
+  return {
+    ...info,
+    attributes_error_response: {
+      code: REVENUECAT_CODES.invalidSubscriberAttributes,
+      message: 'some attributes were not kept',
+      attribute_errors: attributeErrors,
+    },
+  };
+}
+
+/**
+ * The attributes riding in a receipts body, kept before the purchase is verified: the SDKs mark
+ * them synced on any answer below 500, a refused purchase's included. Those that cannot be kept
+ * are reported (`attributes_error_response`, which both SDKs log), never a refusal; an
+ * `attributes` that is not an object is left out.
+ */
+async function keepReceiptAttributes(
+  appId: string,
+  userId: string,
+  attributes: Readonly<Record<string, unknown>>,
+): Promise<AttributeError[]> {
+  const count = Object.keys(attributes).length;
+  if (count === 0) return [];
+  if (count > MAX_ATTRIBUTES_PER_REQUEST) {
+    return [{ key_name: '', message: `at most ${MAX_ATTRIBUTES_PER_REQUEST} attributes per request; none was kept` }];
+  }
+  let errors: AttributeError[] = [];
+  await mergeProfileMaps(
+    appId,
+    userId,
+    (current) => {
+      const merged = mergeAttributes(current.custom_properties, attributes);
+      errors = merged.errors;
+      return { ...current, custom_properties: merged.properties };
+    },
+    new Date(),
+  );
+  return errors;
 }
 
 /** The ids the SDKs make for a user the app has not identified: `$RCAnonymousID:` and 32 hex digits (random). */

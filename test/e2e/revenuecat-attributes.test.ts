@@ -19,7 +19,16 @@ import { CUSTOM_PROPERTY_LIMITS } from '../../lib/schemas/mobile.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { admin } from '../support/processes.js';
-import { androidHeaders, androidPath, anonymousId, iosHeaders, iosPath, json } from '../support/revenuecat-requests.js';
+import { mintReceipt } from '../support/receipts.js';
+import {
+  androidHeaders,
+  androidPath,
+  androidPurchase,
+  anonymousId,
+  iosHeaders,
+  iosPath,
+  json,
+} from '../support/revenuecat-requests.js';
 
 const { send } = useGateway();
 
@@ -132,5 +141,104 @@ describe('POST /v1/subscribers/{app_user_id}/attributes', () => {
     const keyless = await postAttributes(iosHeaders('pk_not-a-key'), iosPath(id), { tier: { value: 'gold' } });
     expect(keyless.status).toBe(401);
     expect(json(keyless.text).code).toBe(7225);
+  });
+});
+
+/**
+ * Attributes not yet synced ride inside the receipts body (purchases-ios
+ * PostReceiptDataOperation.swift:311-357, the snapshot
+ * Tests/UnitTests/SubscriberAttributes/__Snapshots__/BackendSubscriberAttributesTests/iOS14-testPostReceiptWithSubscriberAttributesSendsThemCorrectly.1.json;
+ * purchases-android common/Backend.kt:269-292), and both SDKs mark them synced on any answer below
+ * 500 (purchases-android PostReceiptHelper.kt:373-386), so they are kept whatever becomes of the
+ * purchase; those not kept are logged from `attributes_error_response` (purchases-ios
+ * CustomerInfoResponseHandler.swift:46-51 and ErrorResponse.swift:122-158; purchases-android
+ * backendHelpers.kt:14-35 and the fixture subscriberAttributesErrorsPostReceiptResponse in
+ * utils/Responses.kt:211-222).
+ */
+describe('attributes inside POST /v1/receipts', () => {
+  const postReceipt = (headers: Record<string, string>, body: Record<string, unknown>) =>
+    send('POST', '/v1/receipts', { headers, body: JSON.stringify(body) });
+  /** The iOS snapshot's body, its fetch_token a test-store purchase. */
+  const iosSnapshotBody = (id: string, fetchToken: string, attributes: Record<string, unknown>) => ({
+    app_user_id: id,
+    attributes,
+    fetch_token: fetchToken,
+    initiation_source: 'restore',
+    is_restore: false,
+    observer_mode: false,
+    payload_version: 1,
+    purchase_completed_by: 'revenuecat',
+    sdk_originated: false,
+  });
+
+  it("iOS: the snapshot's attributes are kept with the purchase, and the answer carries no attribute errors", async () => {
+    const id = anonymousId();
+    const { receipt_data } = await mintReceipt(app);
+    const res = await postReceipt(
+      iosHeaders(app.sdkKey),
+      iosSnapshotBody(id, receipt_data, {
+        $attConsentStatus: { updated_at_ms: SET_AT, value: 'authorized' },
+        'a key': { updated_at_ms: SET_AT, value: 'a value' },
+        tier: { updated_at_ms: SET_AT, value: 'gold' },
+      }),
+    );
+    expect(res.status, res.text).toBe(200);
+    const body = json(res.text);
+    expect(Object.keys(body.subscriber.subscriptions)).toEqual(['premium_monthly']);
+    expect(body).not.toHaveProperty('attributes_error_response');
+    expect(await segmentsOf(app, id)).toEqual(expect.arrayContaining(['consented', 'gold']));
+  });
+
+  it('Android: those that cannot be kept are named in attributes_error_response; the purchase and the others are kept', async () => {
+    const id = anonymousId();
+    const { receipt_data } = await mintReceipt(app, { platform: 'android' });
+    const res = await postReceipt(
+      androidHeaders(app.sdkKey),
+      androidPurchase(id, receipt_data, {
+        attributes: {
+          tier: { value: 'gold', updated_at_ms: SET_AT },
+          count: { value: 5, updated_at_ms: SET_AT },
+          constructor: { value: 'x', updated_at_ms: SET_AT },
+          flat: 'not an attribute',
+        },
+      }),
+    );
+    expect(res.status, res.text).toBe(200);
+    const body = json(res.text);
+    expect(Object.keys(body.subscriber.subscriptions)).toEqual(['premium_monthly']);
+    expect(body.attributes_error_response).toMatchObject({ code: 7263, message: expect.any(String) });
+    const errors = body.attributes_error_response.attribute_errors as { key_name: string; message: string }[];
+    expect(errors.map((error) => error.key_name).sort()).toEqual(['constructor', 'count', 'flat']);
+    for (const error of errors) expect(error.message).toMatch(/\S/);
+    expect(await segmentsOf(app, id)).toContain('gold');
+  });
+
+  it('a receipt that can never verify (a 4xx the SDK finishes) still keeps its attributes', async () => {
+    const id = anonymousId();
+    const res = await postReceipt(
+      iosHeaders(app.sdkKey),
+      iosSnapshotBody(id, 'bm90IGEgcmVjZWlwdA', { tier: { updated_at_ms: SET_AT, value: 'gold' } }),
+    );
+    expect(res.status, res.text).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(await segmentsOf(app, id)).toContain('gold');
+  });
+
+  it('attributes that are not an object, or more than 100, never refuse the purchase and are not kept', async () => {
+    const tooMany = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, { value: 'gold' }]));
+    for (const attributes of ['tier', ['tier'], null, tooMany]) {
+      const id = anonymousId();
+      const { receipt_data } = await mintReceipt(app);
+      const res = await postReceipt(iosHeaders(app.sdkKey), iosSnapshotBody(id, receipt_data, attributes as never));
+      expect(res.status, res.text).toBe(200);
+      const body = json(res.text);
+      expect(Object.keys(body.subscriber.subscriptions)).toEqual(['premium_monthly']);
+      if (attributes === tooMany) expect(body.attributes_error_response.attribute_errors).toHaveLength(1);
+      const customer = await send('GET', `/v1/customers/${encodeURIComponent(id)}`, {
+        headers: { authorization: `Bearer ${app.secretKey}` },
+      });
+      expect(customer.status, customer.text).toBe(200);
+      expect(json(customer.text).custom_properties ?? {}).toEqual({});
+    }
   });
 });

@@ -39,6 +39,13 @@ describe('RevenueCat subscriber attributes as custom properties', () => {
       { n: 'kept' },
       ['n', 'b'],
     ],
+    [
+      'an attribute not {value, updated_at_ms} is refused, whatever it holds',
+      { s: 'kept', a: 'kept' },
+      { s: 'x', a: [], z: null, n: 3, ok: at('y') },
+      { s: 'kept', a: 'kept', ok: 'y' },
+      ['s', 'a', 'z', 'n'],
+    ],
   ] as const)('%s', (_name, current, attributes, properties, refused) => {
     const merged = mergeAttributes(current, attributes as never);
     expect(merged.properties).toEqual(properties);
