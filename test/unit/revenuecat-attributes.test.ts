@@ -53,6 +53,12 @@ describe('RevenueCat subscriber attributes as custom properties', () => {
     for (const error of merged.errors) expect(error.message).toMatch(/\S/);
   });
 
+  it('an attribute that is not {value, updated_at_ms} says so', () => {
+    expect(mergeAttributes({}, { s: 'x' }).errors).toEqual([
+      { key_name: 's', message: expect.stringContaining('{value, updated_at_ms}') },
+    ]);
+  });
+
   it('refuses a key or a value over its limit, by key', () => {
     const longKey = 'k'.repeat(MAX_ATTRIBUTE_KEY_LENGTH + 1);
     const edgeKey = 'k'.repeat(MAX_ATTRIBUTE_KEY_LENGTH);
@@ -67,6 +73,9 @@ describe('RevenueCat subscriber attributes as custom properties', () => {
     );
     expect(Object.keys(merged.properties).sort()).toEqual(['edge', edgeKey].sort());
     expect(merged.errors.map((error) => error.key_name).sort()).toEqual([longKey, 'long'].sort());
+    expect(merged.errors.find((error) => error.key_name === 'long')!.message).toContain(
+      String(CUSTOM_PROPERTY_LIMITS.valueLength),
+    );
   });
 
   it(`keeps at most ${CUSTOM_PROPERTY_LIMITS.perUser} properties: a new one beyond is refused, a change of one held is not`, () => {

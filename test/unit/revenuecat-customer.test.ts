@@ -237,6 +237,54 @@ describe('revenuecatCustomerInfoOf', () => {
     expect(info.subscriber.subscriptions.rc_promo_sync).toMatchObject({ store: 'promotional', is_sandbox: false });
   });
 
+  it('the entitlement comes from the purchase that decides it, not another product or an older one listed first', () => {
+    const older = sub({
+      status: 'expired',
+      expires_at: '2026-06-01T00:00:00.000Z',
+      started_at: '2026-05-01T00:00:00.000Z',
+    });
+    const pending = sub({ status: 'pending_verification', started_at: '2026-06-05T00:00:00.000Z' });
+    const renewed = sub({ started_at: '2026-06-10T00:00:00.000Z' });
+    const addon = sub({ product_id: 'sync_addon', started_at: '2026-06-02T00:00:00.000Z' });
+    const info = infoOf([addon, older, pending, renewed]);
+    expect(info.subscriber.entitlements.pro).toMatchObject({
+      product_identifier: 'premium_monthly',
+      purchase_date: '2026-06-10T00:00:00Z',
+      expires_date: '2026-07-01T12:00:00Z',
+    });
+  });
+
+  it('a grant given again after one ended is the running one', () => {
+    const ended: EntitledGrant = {
+      entitlement_id: 'sync',
+      granted_at: '2026-05-01T00:00:00.000Z',
+      expires_at: '2026-05-15T00:00:00.000Z',
+      ended_at: null,
+    };
+    const running: EntitledGrant = {
+      ...ended,
+      granted_at: '2026-06-01T00:00:00.000Z',
+      expires_at: '2026-08-01T00:00:00.000Z',
+    };
+    const info = infoOf([], [ended, running]);
+    expect(info.subscriber.entitlements.sync).toMatchObject({
+      purchase_date: '2026-06-01T00:00:00Z',
+      expires_date: '2026-08-01T00:00:00Z',
+    });
+  });
+
+  it('a paid purchase carries its price; a free one none', () => {
+    expect(infoOf([sub()]).subscriber.subscriptions.premium_monthly!.price).toEqual({ amount: 9.99, currency: 'USD' });
+    expect(infoOf([sub({ price: 0 })]).subscriber.subscriptions.premium_monthly).not.toHaveProperty('price');
+  });
+
+  it('refunded without a cancellation: ended when refunded, not at its last change', () => {
+    const info = infoOf([
+      sub({ status: 'cancelled', refunded_at: '2026-06-15T00:00:00.000Z', updated_at: '2026-06-16T00:00:00.000Z' }),
+    ]);
+    expect(info.subscriber.subscriptions.premium_monthly!.expires_date).toBe('2026-06-15T00:00:00Z');
+  });
+
   it('a user first seen now (no profile yet): first_seen is the request time', () => {
     const info = revenuecatCustomerInfoOf(
       { userId: 'new', firstSeen: null, lastSeen: null, subscriptions: [], grants: [], definitions: [] },

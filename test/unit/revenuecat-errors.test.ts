@@ -22,6 +22,8 @@ describe('revenuecatRefusalOf', () => {
     { kind: 'RATE_LIMITED', retryable: true, status: 503, code: REVENUECAT_CODES.internalServerError },
     { kind: 'SERVICE_UNAVAILABLE', retryable: true, status: 503, code: REVENUECAT_CODES.internalServerError },
     { kind: 'INTERNAL_ERROR', status: 500, code: REVENUECAT_CODES.internalServerError },
+    // A 5xx keeps its own status, retryable or not.
+    { kind: 'INTERNAL_ERROR', retryable: true, status: 500, code: REVENUECAT_CODES.internalServerError },
     { kind: 'FUNCTION_TIMED_OUT', status: 502, code: REVENUECAT_CODES.internalServerError },
   ];
 
