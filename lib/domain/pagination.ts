@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AppError } from '../core/errors.js';
+import { base64urlJson, parseBase64urlJson } from '../core/json.js';
 
 export interface PageInfo {
   page: number;
@@ -42,8 +43,7 @@ export function pageTotal(counted: number, { page, limit, onPage, more }: PageSe
 }
 
 /** An opaque cursor: its fields as base64url JSON. */
-export const encodeCursorFields = (fields: Record<string, unknown>): string =>
-  Buffer.from(JSON.stringify(fields)).toString('base64url');
+export const encodeCursorFields = (fields: Record<string, unknown>): string => base64urlJson(fields);
 
 const invalidCursor = () =>
   new AppError('INVALID_PARAMETER', 'cursor is not valid', {
@@ -60,7 +60,7 @@ export function decodeCursorFields<T extends Record<string, unknown>>(
 ): T {
   let decoded: unknown;
   try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    decoded = parseBase64urlJson(cursor);
   } catch {
     // Not base64url JSON: refused below.
   }

@@ -14,7 +14,7 @@ import {
   verify,
 } from 'node:crypto';
 import { AppError, type ErrorKind, invalidReceipt } from '../core/errors.js';
-import { parseBase64urlJson } from '../core/json.js';
+import { base64urlJson, parseBase64urlJson } from '../core/json.js';
 import type { StoreVerifier, VerifiedTransaction } from '../domain/store-purchase.js';
 import { jwsHeaderOf, jwsOf } from './signed-receipt.js';
 
@@ -34,7 +34,6 @@ export function newTestStoreKeys(): TestStoreKeys {
 
 const TEST_ENVIRONMENT = 'Test';
 const keyIdOf = (appId: string) => `test-store:${appId}`;
-const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** The JWSTransaction fields the test store writes (a subset of StoreKit's, same names). */
 interface TestTransactionPayload {
@@ -84,7 +83,7 @@ export function signTestStoreJws(appId: string, privateKeyPem: string, payload: 
     typ: 'JWT',
     kid: keyIdOf(appId),
   };
-  const signingInput = `${b64url(header)}.${b64url(payload)}`;
+  const signingInput = `${base64urlJson(header)}.${base64urlJson(payload)}`;
   const signature = sign('sha256', Buffer.from(signingInput), {
     key: createPrivateKey(privateKeyPem),
     dsaEncoding: 'ieee-p1363',
