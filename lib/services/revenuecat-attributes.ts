@@ -1,7 +1,8 @@
 /**
  * RevenueCat's subscriber attributes (lib/domain/revenuecat-attributes.ts) kept as the user's
- * custom properties: apart from lib/services/revenuecat.ts, so that the receipts' bundle does not
- * carry the custom properties' rules.
+ * custom properties, all or none, as the attributes endpoint takes them. Those riding in a
+ * receipts body are kept by the same rules in lib/services/revenuecat.ts (keepReceiptAttributes),
+ * which reports what it cannot keep instead of refusing: a refused receipt is a lost purchase.
  */
 import { AppError } from '../core/errors.js';
 import { mergeProfileMaps } from '../data/profiles.js';
