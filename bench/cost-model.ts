@@ -24,6 +24,7 @@
  * the environment (`--help`), printed after the run; `--bill` prints it from the last results
  * without measuring.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -475,6 +476,41 @@ try {
       headers: revenuecat,
       body: { app_user_id: fresh('buyer'), fetch_token: mint().receipt_data, is_restore: false },
     }),
+    // A logIn from a fresh anonymous id: nothing of it to move, the identified user known.
+    'functions/revenuecat/identify.ts': async (route) => ({
+      path: route.path,
+      headers: revenuecat,
+      body: {
+        app_user_id: `$RCAnonymousID:${randomBytes(16).toString('hex')}`,
+        new_app_user_id: 'returning-user',
+      },
+    }),
+    // The attributes the SDK syncs after a change: an email and a display name.
+    'functions/revenuecat/attributes.ts': async (route) => ({
+      path: pathOf(route, { app_user_id: 'returning-user' }),
+      headers: revenuecat,
+      body: {
+        attributes: {
+          $email: { value: 'user@example.com', updated_at_ms: Date.now() },
+          $displayName: { value: 'A user', updated_at_ms: Date.now() },
+        },
+      },
+    }),
+    'functions/revenuecat/offerings.ts': async (route) => ({
+      path: pathOf(route, { app_user_id: 'returning-user' }),
+      headers: revenuecat,
+    }),
+    'functions/revenuecat/product-entitlement-mapping.ts': async (route) => ({ path: route.path, headers: revenuecat }),
+    'functions/revenuecat/remote-config.ts': async (route) => ({
+      path: pathOf(route, { domain: 'paywalls' }),
+      headers: revenuecat,
+      body: {},
+    }),
+    'functions/revenuecat/events.ts': async (route) => ({
+      path: route.path,
+      headers: revenuecat,
+      body: { events: [{ type: 'paywall_impression', id: fresh('event'), app_user_id: 'returning-user' }] },
+    }),
     'functions/subscriptions/customer.ts': async (route) => ({
       path: pathOf(route, { user_id: 'returning-user' }),
       headers: api,
@@ -641,7 +677,10 @@ try {
     const announcing = announcingRecords(result.commands);
     notifications.push(...announcing);
     const announced = announcing.flatMap(eventsOf).length;
-    const outcome = (JSON.parse(result.result.body) as { data?: { outcome?: string } }).data?.outcome;
+    // A 204 (RevenueCat's remote config) has no body.
+    const outcome = result.result.body
+      ? (JSON.parse(result.result.body) as { data?: { outcome?: string } }).data?.outcome
+      : undefined;
     if ((NOTIFICATION_ROUTES as readonly string[]).includes(route.name)) {
       if (outcome !== 'applied') throw new Error(`${route.name}: the renewal was ${outcome}, not applied`);
       storeNotificationCommands[route.name] = countNotificationCommands(result.commands);
