@@ -1,6 +1,6 @@
 /**
  * The backend: one stack, `cdk deploy`ed as one, composed of a construct per concern. The table, the
- * notification path (bus, queues, alarms, stream and job functions), the REST API with its stage
+ * notification path (bus, queues, alarms, stream and job functions), the REST APIs with their stages
  * and firewall, and the console are in this stack, with every output; the routes are in one nested
  * stack per API surface (cdk/constructs/api-surfaces.ts), so that they can outgrow what one
  * template holds (test/cdk/quotas.test.ts).
@@ -60,7 +60,10 @@ export class SubscriptionBackendStack extends Stack {
       value: `${this.console.origin}/`,
       description: "The operator console (sign in with an app's secret key)",
     });
-    this.firewall = new ApiFirewall(this, 'Firewall', { stage: this.api.restApi.deploymentStage, routes });
+    this.firewall = new ApiFirewall(this, 'Firewall', {
+      stages: { service: this.api.restApi.deploymentStage, revenuecat: this.api.revenuecatRestApi.deploymentStage },
+      routes,
+    });
     new CfnOutput(this, STORE_SECRETS_PREFIX_OUTPUT, {
       value: storeSecretsPrefix,
       description: 'STORE_SECRETS_PREFIX for `admin --aws` (store credentials and test-store keys)',

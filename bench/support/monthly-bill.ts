@@ -44,8 +44,8 @@ export const DEFAULT_TRAFFIC: AppTraffic = {
 };
 
 export const DAYS_PER_MONTH = 30;
-/** The web ACL's rules (cdk/constructs/waf.ts: the per-IP limit and the notification routes' limit). */
-export const WAF_RULES = 2;
+/** The web ACL's rules (cdk/constructs/waf.ts: the per-IP limit, the notification routes' and RevenueCat's dialect's; test/cdk/stack.test.ts counts them). */
+export const WAF_RULES = 3;
 /** Log groups keep a month (cdk/constructs/service-function.ts, api.ts: RetentionDays.ONE_MONTH). */
 const LOG_RETENTION_MONTHS = 1;
 /** DynamoDB counts 100 bytes of overhead per stored item. */

@@ -1,7 +1,8 @@
 /**
- * Which nested stack serves which routes: each surface owns the API paths under its prefixes (the
- * API Gateway resources, methods, functions, roles and permissions of those routes); the ancestors
- * of the prefixes (`/v1`, `/v2`) belong to the parent stack, which every surface may build on.
+ * Which REST API and which nested stack serve which routes: each surface owns the API paths under
+ * its prefixes (the API Gateway resources, methods, functions, roles and permissions of those
+ * routes) in one of the REST APIs; the ancestors of the prefixes (`/v1`, `/v2`) belong to the parent
+ * stack, which every surface of that REST API may build on.
  *
  * A route moved from one surface to another is created in the new nested stack before CloudFormation
  * deletes it from the old one, and API Gateway refuses a second resource or method on the same
@@ -11,10 +12,32 @@
 import { REVENUECAT_PREFIXES } from '../../lib/http/revenuecat.js';
 import type { Route } from '../../lib/routes.js';
 
+/**
+ * The REST APIs: API Gateway counts resources per REST API (300), so a dialect with paths of its
+ * own is a REST API of its own, each with its stage, logs, throttles and gateway responses
+ * (./api.ts). Through `-c apiDomainName` both are at the domain's root: the dialect's prefixes are
+ * routed to its REST API, every other path to the service's (docs/sdk-revenuecat.md).
+ */
+export const REST_APIS = {
+  service: {
+    id: 'RestApi',
+    name: 'subscription-backend',
+    description: 'Subscription management API (/v1/subscriptions) and mobile reporting API',
+  },
+  revenuecat: {
+    id: 'RevenueCatRestApi',
+    name: 'subscription-backend-revenuecat',
+    description: "RevenueCat's SDK dialect: /v1/subscribers, /v1/receipts, ...",
+  },
+} as const;
+export type RestApiKey = keyof typeof REST_APIS;
+
 export interface ApiSurfaceLayout {
   /** Construct id of the nested stack (stable: it names the stack's resources). */
   id: string;
   description: string;
+  /** The REST API whose paths these are. */
+  restApi: RestApiKey;
   /** Paths whose subtrees this surface owns; no prefix lies under another. */
   prefixes: readonly string[];
 }
@@ -23,16 +46,19 @@ export const API_SURFACES: readonly ApiSurfaceLayout[] = [
   {
     id: 'SubscriptionsApi',
     description: 'Subscription management API: /v1/subscriptions',
+    restApi: 'service',
     prefixes: ['/v1/subscriptions'],
   },
   {
     id: 'CustomersApi',
     description: 'Subscription management API: /v1/customers, /v1/webhooks, /v1/app',
+    restApi: 'service',
     prefixes: ['/v1/customers', '/v1/webhooks', '/v1/app'],
   },
   {
     id: 'MobileReportsApi',
     description: 'Mobile reporting API: the endpoints with V1 and V2 paths, and the rest of /users',
+    restApi: 'service',
     prefixes: [
       ...['/users', '/sessions', '/order', '/conversion', '/report'].flatMap((path) => [path, `/v2${path}`]),
       // The DingYue SDK's calls of these functions (lib/http/dingyue.ts).
@@ -42,6 +68,7 @@ export const API_SURFACES: readonly ApiSurfaceLayout[] = [
   {
     id: 'MobileApi',
     description: 'Mobile reporting API: receipts, attribution, search ads, segments, ads info',
+    restApi: 'service',
     prefixes: [
       '/receipt',
       '/attribution',
@@ -54,16 +81,19 @@ export const API_SURFACES: readonly ApiSurfaceLayout[] = [
   {
     id: 'OfferingsApi',
     description: 'What apps show: /v1/offerings and the mobile /offerings, /v2/offerings',
+    restApi: 'service',
     prefixes: ['/v1/offerings', '/offerings', '/v2/offerings'],
   },
   {
     id: 'StoreNotificationsApi',
     description: 'Store notification routes: /notifications',
+    restApi: 'service',
     prefixes: ['/notifications'],
   },
   {
     id: 'RevenueCatApi',
     description: "RevenueCat's SDK dialect: /v1/subscribers, /v1/receipts",
+    restApi: 'revenuecat',
     prefixes: REVENUECAT_PREFIXES,
   },
 ];

@@ -160,11 +160,14 @@ describe('the web ACL the stack creates (default)', () => {
 });
 
 describe('WAF turned off (-c waf=false)', () => {
-  it('acknowledges AwsSolutions-APIG3 on the stage, with why, and leaves no other finding', () => {
+  it('acknowledges AwsSolutions-APIG3 on each stage, with why, and leaves no other finding', () => {
     const { app, pack } = synth({ waf: 'false' });
     const apig3 = acknowledgements(app).filter((a) => a.id === 'AwsSolutions-APIG3');
-    expect(apig3.map((a) => a.path)).toEqual(['Test/Api/RestApi/DeploymentStage.prod/Resource']);
-    expect(apig3[0]!.reason).toMatch(/-c waf=false.*stage throttle/);
+    expect(apig3.map((a) => a.path)).toEqual([
+      'Test/Api/RestApi/DeploymentStage.prod/Resource',
+      'Test/Api/RevenueCatRestApi/DeploymentStage.prod/Resource',
+    ]);
+    for (const acknowledgement of apig3) expect(acknowledgement.reason).toMatch(/-c waf=false.*stage throttle/);
     expect(findings(pack.validateScope(app))).toEqual([]);
   });
 });
@@ -172,13 +175,16 @@ describe('WAF turned off (-c waf=false)', () => {
 describe('an operator web ACL (-c webAclArn=...)', () => {
   const webAclArn = 'arn:aws:wafv2:eu-west-1:111111111111:regional/webacl/subscriptions/0b1c2d3e';
 
-  it('is associated with the API stage and then satisfies AwsSolutions-APIG3 without acknowledging it', () => {
+  it("is associated with both REST APIs' stages and then satisfies AwsSolutions-APIG3 without acknowledging it", () => {
     const { app, pack, template } = synth({ webAclArn });
-    const [stageId] = Object.keys(template.findResources('AWS::ApiGateway::Stage'));
+    const stageIds = Object.keys(template.findResources('AWS::ApiGateway::Stage'));
     const associations = Object.values(template.findResources('AWS::WAFv2::WebACLAssociation'));
-    expect(associations).toHaveLength(1);
-    expect(associations[0]!.Properties.WebACLArn).toBe(webAclArn);
-    expect(JSON.stringify(associations[0]!.Properties.ResourceArn)).toContain(stageId);
+    expect(stageIds).toHaveLength(2);
+    expect(associations).toHaveLength(2);
+    for (const [i, association] of associations.entries()) {
+      expect(association.Properties.WebACLArn).toBe(webAclArn);
+      expect(JSON.stringify(association.Properties.ResourceArn)).toContain(stageIds[i]);
+    }
     expect(acknowledgements(app).map((a) => a.id)).not.toContain('AwsSolutions-APIG3');
     expect(findings(pack.validateScope(app))).toEqual([]);
     expect(unacknowledgedFindings(pack, app).violations.map((v) => v.ruleName)).not.toContain('AwsSolutions-APIG3');

@@ -94,12 +94,30 @@ function measures(assembly: Assembly): Measure[] {
         return [`${path}/${id}: resource-based policy`, length(policy), QUOTAS.lambdaResourcePolicy];
       }),
   );
-  const apiResources: Measure = [
-    'REST API resources (all stacks, the root included)',
-    ofType('AWS::ApiGateway::Resource').length + 1,
-    QUOTAS.apiGatewayResourcesPerRestApi,
-  ];
-  return [...perStack, ...roles, ...managed, ...environments, ...resourcePolicies, apiResources];
+  // A resource names its REST API by reference: in the parent directly, in a nested stack through
+  // a parameter, which the parent's nested stack resource passes as a reference.
+  const passed = new Map(
+    Object.values(assembly.stacks[0]!.template.Resources)
+      .filter((r) => r.Type === 'AWS::CloudFormation::Stack')
+      .flatMap((r) => Object.entries((r.Properties!.Parameters ?? {}) as Record<string, unknown>))
+      .map(([name, value]) => [name, refOf(value)]),
+  );
+  const restApiOf = (resource: Resource) => {
+    const ref = refOf(resource.Properties!.RestApiId)!;
+    return passed.get(ref) ?? ref;
+  };
+  const restApis = ofType('AWS::ApiGateway::RestApi').map(([id]) => id);
+  const apiResources = restApis.map(
+    (restApi): Measure => [
+      `${restApi}: REST API resources (all stacks, the root included)`,
+      ofType('AWS::ApiGateway::Resource').filter(([, r]) => restApiOf(r) === restApi).length + 1,
+      QUOTAS.apiGatewayResourcesPerRestApi,
+    ],
+  );
+  // Every resource belongs to one of them.
+  const counted = apiResources.reduce((sum, [, measured]) => sum + measured - 1, 0);
+  if (counted !== ofType('AWS::ApiGateway::Resource').length) throw new Error('a resource of no REST API');
+  return [...perStack, ...roles, ...managed, ...environments, ...resourcePolicies, ...apiResources];
 }
 
 /**
@@ -143,7 +161,14 @@ describe.each([
 
   it(`keeps every stack, role, policy and function within ${QUOTA_MARGIN * 100} % of each quota`, () => {
     // Every kind of measure is taken (none silently empty).
-    for (const kind of ['resources', 'template bytes', 'inline policies', 'environment', 'resource-based policy'])
+    for (const kind of [
+      'resources',
+      'template bytes',
+      'inline policies',
+      'environment',
+      'resource-based policy',
+      'REST API resources (all stacks, the root included)',
+    ])
       expect(
         all.some(([what]) => what.endsWith(kind)),
         kind,

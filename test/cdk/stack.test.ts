@@ -8,6 +8,7 @@ vi.hoisted(() => {
   delete process.env.RATE_LIMIT_PREMIUM_PER_MINUTE;
 });
 
+import { WAF_RULES } from '../../bench/support/monthly-bill.js';
 import {
   ROUTE_THROTTLE_CONTEXT,
   ROUTE_THROTTLE_DEFAULTS,
@@ -18,15 +19,16 @@ import {
 import { routesBySurface } from '../../cdk/constructs/api-surfaces.js';
 import { DEFAULT_MAX_REQUEST_UNITS } from '../../cdk/constructs/data.js';
 import { DEFAULT_WEBHOOK_DELIVERER_CONCURRENCY } from '../../cdk/constructs/notifications.js';
-import { notificationPathPattern } from '../../cdk/constructs/waf.js';
+import { notificationPathPattern, revenuecatPathPattern } from '../../cdk/constructs/waf.js';
 import { REPORT_QUOTA_VARIABLES, rateLimitVariable } from '../../lib/core/config.js';
-import { ERRORS } from '../../lib/core/errors.js';
+import { AppError, ERRORS } from '../../lib/core/errors.js';
 import { type IndexName, projectionOf, TABLE } from '../../lib/data/table.js';
 import { STORE_SECRETS_PREFIX_OUTPUT } from '../../lib/domain/credential-placement.js';
 import { RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
+import { revenuecatRefusalOf } from '../../lib/domain/revenuecat-errors.js';
 import { AGGREGATED_STREAM_FILTER } from '../../lib/events/aggregator.js';
 import { PUBLISHED_STREAM_FILTERS } from '../../lib/events/outbox.js';
-import { REVENUECAT_CORS_ALLOWED_HEADERS } from '../../lib/http/revenuecat.js';
+import { isRevenueCatPath, REVENUECAT_CORS_ALLOWED_HEADERS, REVENUECAT_PREFIXES } from '../../lib/http/revenuecat.js';
 import { ENDPOINT_TIMEOUT_SECONDS, endpointFunctions, ROUTES, SUBSCRIPTIONS_BASE } from '../../lib/routes.js';
 import { PAYWALLS_BUCKET_OUTPUT, PAYWALLS_PREFIX } from '../../lib/schemas/paywall.js';
 import { type Assembly, synthesizeAssembly } from '../support/cdk-assembly.js';
@@ -59,12 +61,32 @@ const refOf = (value: unknown): string | undefined =>
   (value as { Ref?: string; 'Fn::GetAtt'?: [string, string] })?.Ref ??
   (value as { 'Fn::GetAtt'?: [string] })?.['Fn::GetAtt']?.[0];
 
-/** The logical id of the API's one stage. */
-const onlyStage = (): string => {
-  const stages = ofType('AWS::ApiGateway::Stage');
-  expect(stages).toHaveLength(1);
+/** The logical id of a REST API: the service's (every route of ours) or RevenueCat's dialect's. */
+const restApiIdOf = (key: 'service' | 'revenuecat'): string => {
+  const apis = ofType('AWS::ApiGateway::RestApi').map(([id]) => id);
+  expect(apis).toHaveLength(2);
+  const found = apis.filter((id) => id.startsWith(key === 'service' ? 'ApiRestApi' : 'ApiRevenueCatRestApi'));
+  expect(found, key).toHaveLength(1);
+  return found[0]!;
+};
+/** The REST API a route is served by. */
+const restApiIdOfRoute = (route: { path: string }) =>
+  restApiIdOf(isRevenueCatPath(route.path) ? 'revenuecat' : 'service');
+/** The logical id of a REST API's one stage. */
+const stageOf = (restApiId: string): string => {
+  const stages = ofType('AWS::ApiGateway::Stage').filter(
+    ([, stage]) => refOf(stage.Properties.RestApiId) === restApiId,
+  );
+  expect(stages, restApiId).toHaveLength(1);
   return stages[0]![0];
 };
+/** A REST API's gateway responses, by type. */
+const gatewayResponsesOf = (restApiId: string): Map<string, Resource> =>
+  new Map(
+    ofType('AWS::ApiGateway::GatewayResponse')
+      .filter(([, r]) => refOf(r.Properties.RestApiId) === restApiId)
+      .map(([, r]) => [r.Properties.ResponseType as string, r]),
+  );
 
 /** `METHOD path` of each route a function serves: the description the api construct gives it. */
 const routesOfFunction = (fn: Resource): string[] => String(fn.Properties.Description).split(', ');
@@ -159,11 +181,12 @@ describe('the CDK stack', () => {
 
   it('lets API Gateway invoke each function from the stage method of each of its routes', () => {
     const permissions = ofType('AWS::Lambda::Permission').map(([, p]) => p.Properties);
-    const [restApiId] = ofType('AWS::ApiGateway::RestApi')[0]!;
-    // The one stage, by its name: the permissions are in the nested stacks, which the stage depends on.
-    expect(resources[onlyStage()]!.Properties.StageName).toBe(STAGE_NAME);
+    // Each REST API's one stage, by its name: the permissions are in the nested stacks, which the stage depends on.
+    for (const key of ['service', 'revenuecat'] as const)
+      expect(resources[stageOf(restApiIdOf(key))]!.Properties.StageName).toBe(STAGE_NAME);
     for (const route of ROUTES) {
       const [functionId] = functionOf(route);
+      const restApiId = restApiIdOfRoute(route);
       // API Gateway's source ARN names the method, a path parameter as `*`.
       const source = `/${route.method}${route.path.replace(/\{[^}]+\}/g, '*')}`;
       const granted = permissions.filter(
@@ -426,8 +449,8 @@ describe('the CDK stack', () => {
 
   it('gives every gateway error a body that is valid JSON once API Gateway substitutes it, in both envelopes', () => {
     const bodies = new Map(
-      ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => [
-        r.Properties.ResponseType as string,
+      [...gatewayResponsesOf(restApiIdOf('service'))].map(([type, r]) => [
+        type,
         r.Properties.ResponseTemplates['application/json'] as string,
       ]),
     );
@@ -469,26 +492,68 @@ describe('the CDK stack', () => {
     });
   });
 
+  it("answers RevenueCat's dialect's gateway errors in its envelope, a throttled receipt as 503 with Retry-After", () => {
+    const service = gatewayResponsesOf(restApiIdOf('service'));
+    const revenuecat = gatewayResponsesOf(restApiIdOf('revenuecat'));
+    expect([...revenuecat.keys()].sort()).toEqual([...service.keys()].sort());
+    const substitute = (r: Resource) =>
+      JSON.parse(
+        (r.Properties.ResponseTemplates['application/json'] as string)
+          .replaceAll('$context.error.messageString', JSON.stringify('Too Many Requests'))
+          .replaceAll('$context.requestId', 'req-1'),
+      ) as Record<string, unknown>;
+    for (const [type, response] of revenuecat) {
+      // RevenueCat's {code, message} with its numeric code (lib/domain/revenuecat-errors.ts), ours in `error`.
+      expect(substitute(response), type).toMatchObject({ code: expect.any(Number), message: 'Too Many Requests' });
+      expect(response.Properties.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin'], type).toBe(
+        "'*'",
+      );
+    }
+    expect(substitute(revenuecat.get('MISSING_AUTHENTICATION_TOKEN')!)).toEqual({
+      code: revenuecatRefusalOf(new AppError('ROUTE_NOT_FOUND')).code,
+      message: 'Too Many Requests',
+      error: 'ROUTE_NOT_FOUND',
+    });
+    expect(revenuecat.get('MISSING_AUTHENTICATION_TOKEN')!.Properties.StatusCode).toBe('404');
+    expect(revenuecat.get('UNAUTHORIZED')!.Properties.StatusCode).toBe('401');
+    // Any 4xx to POST /v1/receipts makes the SDKs finish the purchase: a throttle is "later", not "never".
+    for (const type of ['THROTTLED', 'QUOTA_EXCEEDED']) {
+      const throttled = revenuecat.get(type)!;
+      expect(throttled.Properties.StatusCode, type).toBe('503');
+      expect(throttled.Properties.ResponseParameters['gatewayresponse.header.Retry-After'], type).toBe("'1'");
+      expect(service.get(type)!.Properties.StatusCode, type).toBe('429');
+    }
+    expect(substitute(revenuecat.get('DEFAULT_5XX')!)).toMatchObject({ request_id: 'req-1' });
+    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX'])
+      expect(revenuecat.get(type)!.Properties.StatusCode, type).toBeUndefined();
+  });
+
   it('keeps the status API Gateway gives unmatched 4xx/5xx errors (only their body is replaced)', () => {
     for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
-      const [[, response]] = ofType('AWS::ApiGateway::GatewayResponse').filter(
-        ([, r]) => r.Properties.ResponseType === type,
-      ) as [[string, Resource]];
+      const response = gatewayResponsesOf(restApiIdOf('service')).get(type)!;
       expect(response.Properties.StatusCode, type).toBeUndefined();
     }
   });
 
-  it('logs failed requests at the stage, never whole requests (data tracing), into a log group it creates with a retention', () => {
-    template.hasResourceProperties('AWS::ApiGateway::Stage', {
-      MethodSettings: Match.arrayWith([
-        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false }),
-      ]),
-    });
-    const [apiId] = ofType('AWS::ApiGateway::RestApi')[0]!;
-    template.hasResourceProperties('AWS::Logs::LogGroup', {
-      LogGroupName: { 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: apiId }, '/prod']] },
-      RetentionInDays: 30,
-    });
+  it('logs failed requests at each stage, never whole requests (data tracing), into log groups it creates with a retention', () => {
+    for (const key of ['service', 'revenuecat'] as const) {
+      const apiId = restApiIdOf(key);
+      expect(resources[stageOf(apiId)]!.Properties.MethodSettings, key).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            HttpMethod: '*',
+            ResourcePath: '/*',
+            LoggingLevel: 'ERROR',
+            DataTraceEnabled: false,
+          }),
+        ]),
+      );
+      expect(resources[stageOf(apiId)]!.Properties.AccessLogSetting, key).toBeDefined();
+      template.hasResourceProperties('AWS::Logs::LogGroup', {
+        LogGroupName: { 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: apiId }, '/prod']] },
+        RetentionInDays: 30,
+      });
+    }
   });
 
   it('grants no test-invoke permissions (the API Gateway console test button): half the Lambda permissions', () => {
@@ -538,6 +603,7 @@ describe('the stack and its nested stacks', () => {
         'ConsoleDistribution022D3262',
         'PaywallsFilesC28619AD',
         'ApiRestApiE35FEAFE',
+        'ApiRevenueCatRestApi1D95CC96',
       ].sort(),
     );
     // The stream consumers keep their event source mappings: a new one would read the stream again from its start.
@@ -550,7 +616,9 @@ describe('the stack and its nested stacks', () => {
       [
         'AlarmTopicArn',
         'ApiRestApiEndpoint4DEFB5CC',
+        'ApiRevenueCatRestApiEndpoint47A32020',
         'ApiUrl',
+        'RevenueCatApiUrl',
         'ConsoleUrl',
         'EventBusName',
         STORE_SECRETS_PREFIX_OUTPUT,
@@ -580,23 +648,36 @@ describe('the stack and its nested stacks', () => {
     ).toEqual(Object.keys(WORKER_GRANTS));
   });
 
-  it('deploys the API after every nested stack, as a deployment whose logical id changes with any method', () => {
+  it('deploys each REST API after every nested stack of its routes, as a deployment whose logical id changes with any of its methods', () => {
     const nestedStackIds = Object.entries(parentResources())
       .filter(([, r]) => r.Type === 'AWS::CloudFormation::Stack')
       .map(([id]) => id);
     expect(nestedStackIds).toHaveLength(assembly.stacks.length - 1);
-    const deploymentOf = (resources: Record<string, { Type: string; DependsOn?: unknown }>) =>
-      Object.entries(resources).find(([, r]) => r.Type === 'AWS::ApiGateway::Deployment')!;
-    const [deploymentId, deployment] = deploymentOf(parentResources());
-    expect(deployment.DependsOn).toEqual(expect.arrayContaining(nestedStackIds));
-    // A route fewer is another snapshot: CloudFormation then creates a new deployment, and the stage moves to it.
-    const fewer = synthesizeAssembly({
-      routes: ROUTES.filter((route) => route.name !== 'SegmentInfo'),
-      validate: false,
-    });
-    expect(deploymentOf(fewer.stacks[0]!.template.Resources)[0]).not.toBe(deploymentId);
-    const same = synthesizeAssembly({ validate: false });
-    expect(deploymentOf(same.stacks[0]!.template.Resources)[0]).toBe(deploymentId);
+    type Deployed = { Type: string; Properties?: Record<string, unknown>; DependsOn?: unknown };
+    const deploymentsOf = (resources: Record<string, Deployed>) =>
+      new Map(
+        Object.entries(resources)
+          .filter(([, r]) => r.Type === 'AWS::ApiGateway::Deployment')
+          .map(([id, r]) => [refOf(r.Properties!.RestApiId)!, { id, dependsOn: (r.DependsOn ?? []) as string[] }]),
+      );
+    const deployments = deploymentsOf(parentResources());
+    expect([...deployments.keys()].sort()).toEqual([restApiIdOf('service'), restApiIdOf('revenuecat')].sort());
+    const revenuecatStack = nestedStackIds.filter((id) => id.startsWith('ApiRevenueCatApi'));
+    expect(revenuecatStack).toHaveLength(1);
+    expect(deployments.get(restApiIdOf('revenuecat'))!.dependsOn).toEqual(expect.arrayContaining(revenuecatStack));
+    expect(deployments.get(restApiIdOf('service'))!.dependsOn).toEqual(
+      expect.arrayContaining(nestedStackIds.filter((id) => !revenuecatStack.includes(id))),
+    );
+    // A route fewer is another snapshot of its REST API: CloudFormation then creates a new
+    // deployment, and the stage moves to it; the other REST API's deployment stays.
+    const fewer = deploymentsOf(
+      synthesizeAssembly({ routes: ROUTES.filter((route) => route.name !== 'SegmentInfo'), validate: false }).stacks[0]!
+        .template.Resources,
+    );
+    expect(fewer.get(restApiIdOf('service'))!.id).not.toBe(deployments.get(restApiIdOf('service'))!.id);
+    expect(fewer.get(restApiIdOf('revenuecat'))!.id).toBe(deployments.get(restApiIdOf('revenuecat'))!.id);
+    const same = deploymentsOf(synthesizeAssembly({ validate: false }).stacks[0]!.template.Resources);
+    for (const [api, deployment] of deployments) expect(same.get(api)!.id, api).toBe(deployment.id);
   });
 
   it('passes a nested stack only what it shares with the parent: the REST API and its shared paths, the table, the console origin', () => {
@@ -605,16 +686,14 @@ describe('the stack and its nested stacks', () => {
       const names = Object.keys(nested.Parameters ?? {}).map((name) => name.replace(/^referencetoTest/, ''));
       for (const name of names)
         expect(name, path).toMatch(
-          /^(DataTable\w+(Arn|Ref)|ApiRestApi\w+(Ref|RootResourceId)|ApiRestApiv[12]\w+Ref|ConsoleDistribution\w+DomainName)$/,
+          /^(DataTable\w+(Arn|Ref)|Api(RevenueCat)?RestApi\w+(Ref|RootResourceId)|Api(RevenueCat)?RestApiv[12]\w+Ref|ConsoleDistribution\w+DomainName)$/,
         );
     }
   });
 });
 
-describe('AWS WAF in front of the API stage', () => {
-  const stageId = () => ofType('AWS::ApiGateway::Stage')[0]![0];
-
-  it('by default: a REGIONAL web ACL allowing by default: per IP 2,000 per 5 minutes except on store notification routes, which count per IP and route (10,000), both answering 429 RATE_LIMITED', () => {
+describe("AWS WAF in front of the REST APIs' stages", () => {
+  it("by default: a REGIONAL web ACL allowing by default: per IP 2,000 per 5 minutes except on store notification routes, which count per IP and route (10,000), both answering 429 RATE_LIMITED, and RevenueCat's dialect, per IP, answering 503", () => {
     const acls = ofType('AWS::WAFv2::WebACL');
     expect(acls).toHaveLength(1);
     const acl = acls[0]![1].Properties;
@@ -623,6 +702,13 @@ describe('AWS WAF in front of the API stage', () => {
     const notificationRoute = {
       RegexMatchStatement: {
         RegexString: notificationPathPattern(),
+        FieldToMatch: { UriPath: {} },
+        TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+      },
+    };
+    const revenuecatRoute = {
+      RegexMatchStatement: {
+        RegexString: revenuecatPathPattern(),
         FieldToMatch: { UriPath: {} },
         TextTransformations: [{ Priority: 0, Type: 'NONE' }],
       },
@@ -637,7 +723,9 @@ describe('AWS WAF in front of the API stage', () => {
             Limit: 2000,
             EvaluationWindowSec: 300,
             AggregateKeyType: 'IP',
-            ScopeDownStatement: { NotStatement: { Statement: notificationRoute } },
+            ScopeDownStatement: {
+              NotStatement: { Statement: { OrStatement: { Statements: [notificationRoute, revenuecatRoute] } } },
+            },
           },
         },
         Action: block,
@@ -666,7 +754,40 @@ describe('AWS WAF in front of the API stage', () => {
           SampledRequestsEnabled: true,
         },
       },
+      {
+        Name: 'RevenueCatPerIpRateLimit',
+        Priority: 2,
+        Statement: {
+          RateBasedStatement: {
+            Limit: 2000,
+            EvaluationWindowSec: 300,
+            AggregateKeyType: 'IP',
+            ScopeDownStatement: revenuecatRoute,
+          },
+        },
+        // Any 4xx to POST /v1/receipts makes the SDKs finish the purchase: a 503 keeps it for a retry.
+        Action: {
+          Block: {
+            CustomResponse: {
+              ResponseCode: 503,
+              CustomResponseBodyKey: 'RevenueCatRateLimited',
+            },
+          },
+        },
+        VisibilityConfig: {
+          CloudWatchMetricsEnabled: true,
+          MetricName: 'subscription-backend-revenuecat-per-ip-rate-limit',
+          SampledRequestsEnabled: true,
+        },
+      },
     ]);
+    // The monthly bill (bench/cost-model.ts) prices each rule.
+    expect(acl.Rules).toHaveLength(WAF_RULES);
+    expect(JSON.parse(acl.CustomResponseBodies.RevenueCatRateLimited.Content)).toEqual({
+      code: revenuecatRefusalOf(new AppError('RATE_LIMITED', '', { retryable: true })).code,
+      message: expect.stringContaining('2000 in 5 minutes'),
+      error: 'RATE_LIMITED',
+    });
     // The refusal in both APIs' envelopes, as API Gateway's own 429 (THROTTLED) answers.
     const body = acl.CustomResponseBodies.RateLimited;
     expect(body.ContentType).toBe('APPLICATION_JSON');
@@ -679,12 +800,26 @@ describe('AWS WAF in front of the API stage', () => {
     });
   });
 
-  it('associates the web ACL with the API stage', () => {
-    const associations = ofType('AWS::WAFv2::WebACLAssociation');
-    expect(associations).toHaveLength(1);
-    const association = associations[0]![1].Properties;
-    expect(association.WebACLArn).toEqual({ 'Fn::GetAtt': [ofType('AWS::WAFv2::WebACL')[0]![0], 'Arn'] });
-    expect(JSON.stringify(association.ResourceArn)).toContain(`"${stageId()}"`);
+  it("associates the web ACL with both REST APIs' stages", () => {
+    const associations = ofType('AWS::WAFv2::WebACLAssociation').map(([, a]) => a.Properties);
+    expect(associations).toHaveLength(2);
+    for (const association of associations)
+      expect(association.WebACLArn).toEqual({ 'Fn::GetAtt': [ofType('AWS::WAFv2::WebACL')[0]![0], 'Arn'] });
+    const stages = (['service', 'revenuecat'] as const).map((key) => stageOf(restApiIdOf(key)));
+    expect(
+      associations.map((a) => stages.find((stage) => JSON.stringify(a.ResourceArn).includes(`"${stage}"`))),
+    ).toEqual(stages);
+  });
+
+  it("the dialect's pattern matches exactly RevenueCat's routes, with or without the stage name", () => {
+    const pattern = new RegExp(revenuecatPathPattern());
+    for (const route of ROUTES) {
+      const path = route.path.replace(/\{[^}]+\}/g, 'x');
+      expect(pattern.test(path), path).toBe(isRevenueCatPath(route.path));
+      expect(pattern.test(`/prod${path}`), path).toBe(isRevenueCatPath(route.path));
+    }
+    expect(pattern.test('/v1/subscriptions')).toBe(false);
+    expect(pattern.test('/v1/subscribersx')).toBe(false);
   });
 
   it('takes the limits from -c wafRateLimit=… and -c wafNotificationRateLimit=…, refusing what WAF would not accept', () => {
@@ -693,6 +828,7 @@ describe('AWS WAF in front of the API stage', () => {
       Rules: [
         Match.objectLike({ Statement: { RateBasedStatement: Match.objectLike({ Limit: 6000 }) } }),
         Match.objectLike({ Statement: { RateBasedStatement: Match.objectLike({ Limit: 50000 }) } }),
+        Match.objectLike({ Statement: { RateBasedStatement: Match.objectLike({ Limit: 6000 }) } }),
       ],
     });
     for (const name of ['wafRateLimit', 'wafNotificationRateLimit']) {
@@ -735,8 +871,9 @@ describe('AWS WAF in front of the API stage', () => {
     const webAclArn = 'arn:aws:wafv2:eu-west-1:111111111111:regional/webacl/subscriptions/0b1c2d3e';
     const operator = synthesize({ webAclArn });
     operator.resourceCountIs('AWS::WAFv2::WebACL', 0);
-    operator.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
-    operator.hasResourceProperties('AWS::WAFv2::WebACLAssociation', { WebACLArn: webAclArn });
+    operator.resourceCountIs('AWS::WAFv2::WebACLAssociation', 2);
+    for (const association of Object.values(operator.findResources('AWS::WAFv2::WebACLAssociation')))
+      expect(association.Properties.WebACLArn).toBe(webAclArn);
   });
 });
 
@@ -1204,9 +1341,9 @@ describe('the operator console in the stack', () => {
     expect(security.ContentTypeOptions).toEqual({ Override: true });
     expect(security.ReferrerPolicy).toEqual({ ReferrerPolicy: 'no-referrer', Override: true });
     expect(security.StrictTransportSecurity).toMatchObject({ AccessControlMaxAgeSec: 31_536_000, Override: true });
-    // connect-src is the API alone: its own execute-api host, from the RestApi's id.
+    // connect-src is the service's API alone: its own execute-api host, from the RestApi's id.
     const csp = render(security.ContentSecurityPolicy.ContentSecurityPolicy);
-    const [restApiId] = only('AWS::ApiGateway::RestApi');
+    const restApiId = restApiIdOf('service');
     expect(csp).toBe(
       `${CSP_PREFIX}<${restApiId}>.execute-api.<AWS::Region>.<AWS::URLSuffix>; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
     );
@@ -1218,7 +1355,8 @@ describe('the operator console in the stack', () => {
     expect(refOf(deployment.Properties.DistributionId)).toBe(distributionId());
     expect(deployment.Properties.DistributionPaths).toEqual(['/*']);
     // Source.data: index.html with the stage URL as a deploy-time marker.
-    expect(JSON.stringify(deployment.Properties.SourceMarkers)).toContain(only('AWS::ApiGateway::RestApi')[0]);
+    expect(JSON.stringify(deployment.Properties.SourceMarkers)).toContain(restApiIdOf('service'));
+    expect(JSON.stringify(deployment.Properties.SourceMarkers)).not.toContain(restApiIdOf('revenuecat'));
     // The uploader may write this bucket and invalidate; S3 elsewhere only on the CDK assets bucket.
     const uploaderPolicies = Object.entries(resources).filter(
       ([id, r]) => r.Type === 'AWS::IAM::Policy' && CONSOLE_UPLOADER.test(id),
@@ -1275,34 +1413,64 @@ describe('the operator console in the stack', () => {
       if (route.api === 'subscriptions') expect(origins, id).toEqual(consoleOrigin());
       else expect(origins, id).toBeUndefined();
     }
-    for (const [, response] of ofType('AWS::ApiGateway::GatewayResponse')) {
+    for (const response of gatewayResponsesOf(restApiIdOf('service')).values()) {
       expect(response.Properties.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin']).toEqual({
         'Fn::Join': ['', ["'https://", { 'Fn::GetAtt': [distributionId(), 'DomainName'] }, "'"]],
       });
     }
   });
 
-  it("maps the API at the root of -c apiDomainName on -c apiCertificateArn, for RevenueCat's SDKs; refuses half or malformed", () => {
+  it("maps both APIs at the root of -c apiDomainName on -c apiCertificateArn, RevenueCat's prefixes to its own; refuses half or malformed", () => {
     expect(ofType('AWS::ApiGateway::DomainName')).toEqual([]);
+    expect(ofType('AWS::ApiGatewayV2::RoutingRule')).toEqual([]);
     const withDomain = synthesize({
       apiDomainName: 'api.example.com',
       apiCertificateArn: API_CERTIFICATE_ARN,
     }).toJSON();
-    const all = Object.values(withDomain.Resources as Record<string, Resource>);
-    const domains = all.filter((r) => r.Type === 'AWS::ApiGateway::DomainName');
-    expect(domains.map((r) => r.Properties)).toEqual([
+    const entries = Object.entries(withDomain.Resources as Record<string, Resource>);
+    const all = entries.map(([, r]) => r);
+    const domains = entries.filter(([, r]) => r.Type === 'AWS::ApiGateway::DomainName');
+    expect(domains.map(([, r]) => r.Properties)).toEqual([
       {
         DomainName: 'api.example.com',
         RegionalCertificateArn: API_CERTIFICATE_ARN,
         EndpointConfiguration: { Types: ['REGIONAL'] },
         SecurityPolicy: 'TLS_1_2',
+        // Routing rules first, then the base path mapping.
+        RoutingMode: 'ROUTING_RULE_THEN_BASE_PATH_MAPPING',
       },
     ]);
+    const [domainId] = domains[0]!;
     const mappings = all.filter((r) => r.Type === 'AWS::ApiGateway::BasePathMapping');
     expect(mappings).toHaveLength(1);
-    // No base path: the stage is the domain's root, where the SDKs put their absolute /v1/... paths.
+    // No base path: the service's stage is the domain's root, where every path but the dialect's falls.
     expect(mappings[0]!.Properties.BasePath).toBeUndefined();
-    expect(mappings[0]!.Properties.Stage).toBeDefined();
+    expect(refOf(mappings[0]!.Properties.RestApiId)).toBe(restApiIdOf('service'));
+    // One rule per prefix of the dialect, to its REST API with the path whole (SDKs send /v1/receipts, it serves /v1/receipts).
+    const rules = all.filter((r) => r.Type === 'AWS::ApiGatewayV2::RoutingRule').map((r) => r.Properties);
+    const revenuecatApi = entries.find(
+      ([id, r]) => r.Type === 'AWS::ApiGateway::RestApi' && id.startsWith('ApiRevenueCat'),
+    )!;
+    expect(rules.map((rule) => rule.Conditions)).toEqual(
+      REVENUECAT_PREFIXES.map((prefix) => [{ MatchBasePaths: { AnyOf: [prefix.slice(1)] } }]),
+    );
+    for (const rule of rules) {
+      expect(rule.DomainNameArn).toEqual({ 'Fn::GetAtt': [domainId, 'DomainNameArn'] });
+      expect(rule.Actions).toEqual([
+        { InvokeApi: { ApiId: { Ref: revenuecatApi[0] }, Stage: STAGE_NAME, StripBasePath: false } },
+      ]);
+    }
+    const priorities = rules.map((rule) => rule.Priority as number);
+    expect(new Set(priorities).size).toBe(rules.length);
+    // Every route of the dialect is under one of the rules' base paths, and no route of ours is.
+    for (const route of ROUTES) {
+      const segments = route.path.slice(1).split('/');
+      const routed = rules.some((rule) => {
+        const base = (rule.Conditions[0].MatchBasePaths.AnyOf[0] as string).split('/');
+        return base.every((segment, i) => segments[i] === segment);
+      });
+      expect(routed, route.path).toBe(isRevenueCatPath(route.path));
+    }
     expect(withDomain.Outputs.ApiDomainUrl.Value).toBe('https://api.example.com');
     expect(withDomain.Outputs.ApiDomainTarget.Value).toEqual({
       'Fn::GetAtt': [expect.any(String), 'RegionalDomainName'],
@@ -1396,9 +1564,12 @@ describe('the paywall bundles in the stack', () => {
 describe('what the stack lets callers make it spend', () => {
   /** The stage's method settings of one route (ResourcePath is the path with each / as ~1). */
   const methodSettingOf = (t: Template, route: (typeof ROUTES)[number]) => {
-    const stage = Object.values(t.toJSON().Resources as Record<string, Resource>).find(
-      (r) => r.Type === 'AWS::ApiGateway::Stage',
-    )!;
+    // The stage of the route's REST API: a method setting names a path of its own API.
+    const stage = Object.entries(t.toJSON().Resources as Record<string, Resource>).find(
+      ([id, r]) =>
+        r.Type === 'AWS::ApiGateway::Stage' &&
+        id.startsWith(isRevenueCatPath(route.path) ? 'ApiRevenueCatRestApi' : 'ApiRestApi'),
+    )![1];
     return (stage.Properties.MethodSettings as Record<string, unknown>[]).find(
       (m) => m.HttpMethod === route.method && m.ResourcePath === `/${route.path.replaceAll('/', '~1')}`,
     );

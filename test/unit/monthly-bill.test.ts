@@ -110,7 +110,7 @@ describe('the monthly bill at an SDK’s traffic', () => {
     const line = (item: string) => bill.lines.find((l) => l.item === item)!.usd;
     const requests = bill.requests.total;
     expect(line('API Gateway')).toBeCloseTo(requests * PRICES.apiGatewayRestRequest.usd, 9);
-    expect(line('WAF')).toBeCloseTo(5 + 2 + requests * 0.6e-6, 9);
+    expect(line('WAF')).toBeCloseTo(5 + 3 + requests * 0.6e-6, 9);
     // Durations billed per started millisecond at 1 GB: the CPU at 1,024/1,769 of a vCPU and 5 ms
     // per DynamoDB request (session 3.46 + 10 ms, customer info and offerings 5.18 + 20 each, four
     // events 3.46 + 15.45, renewal 10.37 + 15, receipt 3.46 + 15); the bus adds the publisher and the deliverer.
