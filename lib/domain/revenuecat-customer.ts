@@ -28,11 +28,9 @@ import { accessEndsAt } from './subscription-state.js';
 /** RevenueCat's names of the stores (its Store enums); `external` for a purchase recorded through our API. */
 export type RevenueCatStore = 'app_store' | 'play_store' | 'test_store' | 'promotional' | 'external';
 
-const STORE_NAMES: Record<StoreName, RevenueCatStore> = {
-  app_store: 'app_store',
-  google_play: 'play_store',
-  test_store: 'test_store',
-};
+/** RevenueCat's name of a store: ours, but Google Play's; a store of ours it has no name for fails to type-check. */
+const revenuecatStoreOf = (store: StoreName | null): RevenueCatStore =>
+  store === null ? 'external' : store === 'google_play' ? 'play_store' : store;
 
 /** What the mapping reads of a subscription, beyond what decides entitlements. */
 export interface RevenueCatSubscriptionInput extends EntitledSubscription {
@@ -141,7 +139,7 @@ function subscriptionEntry(subscription: RevenueCatSubscriptionInput, now: Date)
     purchase_date: started,
     original_purchase_date: started,
     expires_date: endFor(subscription.expires_at, gives, stoppedAtOf(subscription), now),
-    store: subscription.store === null ? 'external' : STORE_NAMES[subscription.store],
+    store: revenuecatStoreOf(subscription.store),
     is_sandbox: subscription.environment !== 'production',
     period_type: isTrial(subscription, now) ? 'trial' : 'normal',
     ownership_type: 'PURCHASED',
