@@ -89,10 +89,14 @@ export const revenuecatPreflightHeaders = (maxAgeSeconds: number): Record<string
   'Access-Control-Max-Age': String(maxAgeSeconds),
 });
 
-/** X-Platform as the SDKs send it: Apple's platforms (iOS, macOS, tvOS, watchOS, visionOS), android, web. */
+/**
+ * X-Platform as the SDKs send it: Apple's platforms (purchases-ios `SystemInfo.swift`
+ * platformHeaderConstant: iOS, macOS, tvOS, watchOS, visionOS, and `uikitformac` from Mac
+ * Catalyst), android, web.
+ */
 const PLATFORM_OF_HEADER: Record<string, Platform> = {
   ios: 'ios',
-  ipados: 'ios',
+  uikitformac: 'ios',
   macos: 'ios',
   tvos: 'ios',
   watchos: 'ios',

@@ -187,6 +187,22 @@ describe('POST /v1/receipts', () => {
     expect(json(unknownPlatform.text)).toMatchObject({ code: 7226, error: 'INVALID_PARAMETER' });
   });
 
+  it("takes every X-Platform purchases-ios sends, Mac Catalyst's uikitformac included, as the App Store", async () => {
+    // purchases-ios Sources/Misc/SystemInfo.swift:354-366, platformHeaderConstant per target.
+    for (const platform of ['iOS', 'uikitformac', 'macOS', 'tvOS', 'watchOS', 'visionOS']) {
+      const res = await postReceipt(
+        { ...iosHeaders(app.sdkKey), 'X-Platform': platform },
+        iosPurchase(anonymousId(), (await mintReceipt(app)).receipt_data),
+      );
+      expect(res.status, `${platform}: ${res.text}`).toBe(200);
+    }
+    const refused = await postReceipt(
+      { ...iosHeaders(app.sdkKey), 'X-Platform': 'iPadOS' },
+      iosPurchase(anonymousId(), (await mintReceipt(app)).receipt_data),
+    );
+    expect(refused.status).toBe(400);
+  });
+
   it('a restore of another user\'s purchase: 7102 under "block"; moved to the restoring user under "transfer"', async () => {
     const own = await createTestApp();
     await putEntitlements(own.appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly'] }]);
