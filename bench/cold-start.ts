@@ -600,6 +600,15 @@ try {
         }),
       check: ok,
     },
+    'functions/revenuecat/web-products.ts': {
+      event: async (run) =>
+        proxyEvent(routeNamed('RevenueCatWebProducts'), {
+          path: `/rcbilling/v1/subscribers/cold-web-${run}/products`,
+          headers: { authorization: `Bearer rcb_${app.sdkKey}`, 'x-platform': 'web' },
+          query: { id: 'premium_monthly' },
+        }),
+      check: ok,
+    },
     'functions/revenuecat/product-entitlement-mapping.ts': {
       event: async () =>
         proxyEvent(routeNamed('RevenueCatProductEntitlementMapping'), {

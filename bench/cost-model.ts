@@ -500,6 +500,12 @@ try {
       path: pathOf(route, { app_user_id: 'returning-user' }),
       headers: revenuecat,
     }),
+    // purchases-js's getOfferings: the web prices of the offerings' products.
+    'functions/revenuecat/web-products.ts': async (route) => ({
+      path: pathOf(route, { app_user_id: 'returning-user' }),
+      headers: { authorization: `Bearer rcb_${app.sdkKey}`, 'x-platform': 'web' },
+      query: { id: 'premium_monthly' },
+    }),
     'functions/revenuecat/product-entitlement-mapping.ts': async (route) => ({ path: route.path, headers: revenuecat }),
     'functions/revenuecat/remote-config.ts': async (route) => ({
       path: pathOf(route, { domain: 'paywalls' }),

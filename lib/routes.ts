@@ -15,6 +15,7 @@ import {
   REVENUECAT_PRODUCT_ENTITLEMENT_MAPPING_PATH,
   REVENUECAT_RECEIPTS_PATH,
   REVENUECAT_SUBSCRIBERS_PATH,
+  REVENUECAT_WEB_BILLING_PATH,
 } from './http/revenuecat.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -443,6 +444,15 @@ const SPEC_ROUTES: readonly Route[] = [
     handler: 'functions/revenuecat/offerings.ts',
     // As GetCustomerOfferings: the app's settings (BatchGetItem), the user's profile (Query) and subscriptions.
     table: LIST,
+  },
+  {
+    name: 'RevenueCatWebProducts',
+    api: 'revenuecat',
+    method: 'GET',
+    path: `${REVENUECAT_WEB_BILLING_PATH}/subscribers/{app_user_id}/products`,
+    handler: 'functions/revenuecat/web-products.ts',
+    // The key, the user's count, and the catalogue's products asked for (BatchGetItem).
+    table: [...AUTH, 'BatchGetItem'],
   },
   {
     name: 'RevenueCatProductEntitlementMapping',

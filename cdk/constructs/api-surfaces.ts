@@ -92,7 +92,7 @@ export const API_SURFACES: readonly ApiSurfaceLayout[] = [
   },
   {
     id: 'RevenueCatApi',
-    description: "RevenueCat's SDK dialect: /v1/subscribers, /v1/receipts",
+    description: "RevenueCat's SDK dialect: /v1/subscribers, /v1/receipts, /rcbilling",
     restApi: 'revenuecat',
     prefixes: REVENUECAT_PREFIXES,
   },

@@ -1,7 +1,7 @@
 /** The product catalogue of an app. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Product } from '../schemas/product.js';
-import { batchWriteAll, putRequest } from './batch.js';
+import { batchGetAll, batchWriteAll, putRequest } from './batch.js';
 import { ddb, tableName } from './client.js';
 import * as keys from './entity-keys.js';
 import { queryPrefix } from './query.js';
@@ -41,4 +41,11 @@ export async function listProducts(appId: string): Promise<Product[]> {
 export async function getProduct(appId: string, productId: string): Promise<Product | undefined> {
   const { Item } = await ddb.send(new GetCommand({ TableName: tableName, Key: keys.product(appId, productId) }));
   return Item ? toProduct(Item) : undefined;
+}
+
+/** The catalogue's products of these ids (each once), in the order asked; an id not in the catalogue is left out. */
+export async function getProducts(appId: string, productIds: readonly string[]): Promise<Product[]> {
+  const ids = [...new Set(productIds)];
+  const items = await batchGetAll(ids.map((id) => keys.product(appId, id)));
+  return items.flatMap((item) => (item ? [toProduct(item)] : []));
 }

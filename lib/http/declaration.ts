@@ -16,6 +16,8 @@ import type { MobileHeaderRule } from './mobile-headers.js';
 export interface RequestDeclaration {
   params?: z.ZodMiniType;
   query?: z.ZodMiniType;
+  /** Query parameters a client repeats (`?id=a&id=b`): read as a list each; any other given twice is refused. */
+  queryLists?: readonly string[];
   body?: z.ZodMiniType;
   /** A path parameter that fails its schema names a resource that cannot exist: this 404. */
   paramsNotFound?: ErrorKind;

@@ -132,18 +132,23 @@ function envelopeMiddleware(answerError: ErrorAnswer): MiddlewareObj<APIGatewayP
   };
 }
 
-function readQuery(event: APIGatewayProxyEvent): Record<string, string> {
-  const multi = event.multiValueQueryStringParameters ?? {};
-  for (const [name, values] of Object.entries(multi)) {
-    if ((values?.length ?? 0) > 1) {
-      throw new AppError('INVALID_PARAMETER', `query parameter ${name} is given more than once`, {
-        details: [{ path: `query.${name}`, message: 'must be given once' }],
-      });
-    }
-  }
+/**
+ * API Gateway gives each query parameter's last value (never undefined, whatever its type says),
+ * and every value of it in the multi-value map.
+ */
+function readQuery(event: APIGatewayProxyEvent, lists?: readonly string[]): Record<string, string | string[]> {
+  // Own keys whatever their names (`__proto__`), for the schema to refuse.
   return Object.fromEntries(
-    Object.entries(event.queryStringParameters ?? {}).filter(([, v]) => v !== undefined),
-  ) as Record<string, string>;
+    Object.entries(event.queryStringParameters ?? {}).map(([name, value]) => {
+      const values = event.multiValueQueryStringParameters?.[name] ?? [value];
+      if (lists?.includes(name)) return [name, values];
+      if (values.length > 1)
+        throw new AppError('INVALID_PARAMETER', `query parameter ${name} is given more than once`, {
+          details: [{ path: `query.${name}`, message: 'must be given once' }],
+        });
+      return [name, value];
+    }),
+  );
 }
 
 function readBody(event: APIGatewayProxyEvent, api: ApiName): unknown {
@@ -181,7 +186,7 @@ function parseRequest<D extends RequestDeclaration>(
       throw error;
     }
   }
-  const rawQuery = readQuery(event);
+  const rawQuery = readQuery(event, endpoint.queryLists);
   const query = endpoint.query ? parsePart('query', endpoint.query, rawQuery) : undefined;
   if (!endpoint.query && Object.keys(rawQuery).length > 0) {
     throw new AppError('INVALID_PARAMETER', 'this endpoint takes no query parameters');

@@ -21,6 +21,8 @@ export const REVENUECAT_PRODUCT_ENTITLEMENT_MAPPING_PATH = '/v1/product_entitlem
 export const REVENUECAT_CONFIG_PATH = '/v1/config';
 export const REVENUECAT_EVENTS_PATH = '/v1/events';
 export const REVENUECAT_DIAGNOSTICS_PATH = '/v1/diagnostics';
+/** purchases-js's web billing calls (its `Ca`). */
+export const REVENUECAT_WEB_BILLING_PATH = '/rcbilling/v1';
 
 /** The paths of the dialect: apiOfPath (local/gateway.ts) answers them in its envelope. */
 export const REVENUECAT_PREFIXES = [
@@ -30,6 +32,7 @@ export const REVENUECAT_PREFIXES = [
   REVENUECAT_CONFIG_PATH,
   REVENUECAT_EVENTS_PATH,
   REVENUECAT_DIAGNOSTICS_PATH,
+  REVENUECAT_WEB_BILLING_PATH,
 ] as const;
 
 export const isRevenueCatPath = (path: string): boolean =>

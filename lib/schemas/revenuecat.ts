@@ -69,6 +69,22 @@ export const revenuecatAttributesBody = /* @__PURE__ */ define(() =>
 );
 export type RevenueCatAttributesBody = z.infer<typeof revenuecatAttributesBody>;
 
+/** The most products one web products request names: purchases-js splits its ids by URL length. */
+export const MAX_WEB_PRODUCTS_PER_REQUEST = 100;
+
+/**
+ * GET /rcbilling/v1/subscribers/{app_user_id}/products: `?id=…&id=…` (each product of the
+ * offerings), and the `currency` and `discount_code` an app may pass to getOfferings.
+ */
+export const revenuecatWebProductsQuery = /* @__PURE__ */ define(() =>
+  z.strictObject({
+    id: z.array(productIdSchema).check(z.minLength(1), z.maxLength(MAX_WEB_PRODUCTS_PER_REQUEST)),
+    currency: z.optional(z.string().check(z.regex(/^[A-Za-z]{3}$/, 'is not an ISO 4217 currency code'))),
+    discount_code: z.optional(z.string().check(z.maxLength(200))),
+  }),
+);
+export type RevenueCatWebProductsQuery = z.infer<typeof revenuecatWebProductsQuery>;
+
 /** `/v1/config/{domain}`: the SDKs' remote-config domain (a name of theirs). */
 export const revenuecatConfigParams = /* @__PURE__ */ define(() =>
   z.strictObject({ domain: z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'is not a config domain')) }),

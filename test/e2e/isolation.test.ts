@@ -843,6 +843,23 @@ const REVENUECAT_CASES: Record<string, IsolationCase> = {
       }
     },
   },
+  RevenueCatWebProducts: {
+    does: "app B's sdk key asking web products of A's users gets B's catalogue only: B's price of a shared id, none of A's own",
+    run: async () => {
+      const res = await ok(
+        call('RevenueCatWebProducts', {
+          params: { app_user_id: A_BUYER },
+          query: { id: [A_ONLY.id, B_PREMIUM.id] },
+          headers: { ...revenuecatHeaders(b), 'x-platform': 'web' },
+        }),
+      );
+      const details = res.body.product_details as { identifier: string; title: string; purchase_options: unknown }[];
+      expect(details.map((p) => [p.identifier, p.title])).toEqual([[B_PREMIUM.id, B_PREMIUM.name]]);
+      expect(JSON.stringify(details)).toContain('"amount_micros":4990000');
+      const text = JSON.stringify(res.body);
+      for (const secret of [A_ONLY.id, a.appId, ...aIds()]) expect(text).not.toContain(secret);
+    },
+  },
   RevenueCatProductEntitlementMapping: {
     does: "app B's sdk key reads B's product-entitlement mapping: none of A's entitlements or products",
     run: async () => {

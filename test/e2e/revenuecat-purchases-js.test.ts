@@ -3,15 +3,17 @@
  * service's root (`httpConfig.proxyURL`) with analytics off (`flags.collectAnalyticsEvents`): it
  * builds every request and decodes every answer itself (its dist/Purchases.es.js: `Am` the
  * headers, `PI` the key check, `identify` reading 201 as `was_created`, `_l` the customer info).
- * Run in this test's Node, whose fetch is what it calls. Not yet: `getOfferings`, which also
- * asks `/rcbilling/v1/subscribers/{id}/products` for web products' prices (web billing, issue #41).
+ * Run in this test's Node, whose fetch is what it calls. `getOfferings` asks for the offerings,
+ * then `/rcbilling/v1/subscribers/{id}/products?id=…` for their web products (`Ju`, `getProducts`),
+ * and keeps a package only with its product. Buying one (web billing's checkout) is issue #41's.
  */
 import { ErrorCode, Purchases, PurchasesError } from '@revenuecat/purchases-js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { putEntitlements } from '../../lib/data/entitlements.js';
+import { putOfferings } from '../../lib/data/offerings.js';
 import { readProfile } from '../../lib/data/profiles.js';
 import { CUSTOMERS_BASE } from '../../lib/routes.js';
-import { createTestApp, type TestApp } from '../support/fixtures.js';
+import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mintReceipt } from '../support/receipts.js';
 import { iosHeaders, iosPurchase } from '../support/revenuecat-requests.js';
@@ -22,6 +24,26 @@ let app: TestApp;
 beforeAll(async () => {
   app = await createTestApp();
   await putEntitlements(app.appId, [{ id: 'pro', name: 'Pro', products: ['premium_monthly'] }]);
+  // premium_monthly is sold on the web; pro_yearly is not (the catalogue's platforms).
+  await putOfferings(
+    app.appId,
+    {
+      current: 'standard',
+      offerings: [
+        {
+          id: 'standard',
+          description: 'Monthly and yearly',
+          packages: [
+            { id: '$rc_monthly', products: { ios: 'premium_monthly', web: 'premium_monthly' }, metadata: {} },
+            { id: '$rc_annual', products: { ios: 'pro_yearly', web: 'pro_yearly' }, metadata: {} },
+          ],
+          metadata: {},
+        },
+      ],
+      placements: [],
+    },
+    [PREMIUM_MONTHLY, PRO_YEARLY],
+  );
 });
 
 function configure(appUserId: string): Purchases {
@@ -92,6 +114,25 @@ describe('purchases-js against the service root', () => {
     expect(granted.status, granted.text).toBeLessThan(300);
     const info = await configure(user).getCustomerInfo();
     expect(info.entitlements.active.pro).toMatchObject({ isActive: true, store: 'promotional' });
+  });
+
+  it("gets the offerings with each web package's catalogue product: price, period and free trial", async () => {
+    const purchases = configure(Purchases.generateRevenueCatAnonymousAppUserId());
+    const offerings = await purchases.getOfferings();
+    const current = offerings.current!;
+    expect(current.identifier).toBe('standard');
+    // pro_yearly is not sold on the web: purchases-js leaves its package out.
+    expect(current.availablePackages.map((p) => p.identifier)).toEqual(['$rc_monthly']);
+    expect(current.monthly?.identifier).toBe('$rc_monthly');
+    const product = current.availablePackages[0]!.webBillingProduct;
+    expect(product).toMatchObject({
+      identifier: 'premium_monthly',
+      title: PREMIUM_MONTHLY.name,
+      normalPeriodDuration: 'P1M',
+      currentPrice: { amountMicros: 9_990_000, currency: 'USD' },
+      freeTrialPhase: { periodDuration: 'P7D' },
+    });
+    expect(product.currentPrice.formattedPrice).toContain('9.99');
   });
 
   it('refuses a key that is not an sdk key of an app with its own error', async () => {

@@ -90,6 +90,8 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   RevenueCatPostAttributes: { table: AUTH },
   // What the user is shown, as GetCustomerOfferings reads it.
   RevenueCatOfferings: LIST,
+  // The key, the user's count, and the catalogue's products asked for.
+  RevenueCatWebProducts: { table: [...AUTH, 'BatchGetItem'] },
   // The key and the app's entitlements, about no user: counted by the request's address.
   RevenueCatProductEntitlementMapping: { table: AUTH },
   RevenueCatRemoteConfig: { table: AUTH },

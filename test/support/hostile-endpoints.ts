@@ -211,6 +211,7 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
     body: { attributes: { tier: { value: 'gold', updated_at_ms: 1678307200000 } } },
   }),
   RevenueCatOfferings: () => ({ params: { app_user_id: USER } }),
+  RevenueCatWebProducts: () => ({ params: { app_user_id: USER }, query: { id: 'premium_monthly' } }),
   RevenueCatProductEntitlementMapping: () => ({}),
   RevenueCatRemoteConfig: () => ({ params: { domain: 'paywalls' }, body: { etag: '' } }),
   RevenueCatPostEvents: () => ({ body: { events: [{ type: 'paywall_impression', id: 'e1' }] } }),

@@ -29,7 +29,8 @@ export interface HttpResult<T = any> {
 export interface RequestOptions {
   bearer?: string;
   headers?: Record<string, string>;
-  query?: Record<string, string | number>;
+  /** A list is sent as the parameter repeated (`?id=a&id=b`). */
+  query?: Record<string, string | number | readonly string[]>;
   body?: unknown;
   rawBody?: string;
 }
@@ -112,7 +113,8 @@ export function useGateway(options: { console?: boolean; apiReference?: boolean;
 
   async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
     const url = new URL(path, gateway.url);
-    for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(options.query ?? {}))
+      for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(item));
     const headers: Record<string, string> = { ...options.headers };
     if (options.bearer !== undefined) headers.authorization = `Bearer ${options.bearer}`;
     let body: string | undefined = options.rawBody;
