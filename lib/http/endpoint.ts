@@ -133,20 +133,20 @@ function envelopeMiddleware(answerError: ErrorAnswer): MiddlewareObj<APIGatewayP
 }
 
 /**
- * API Gateway gives each query parameter's last value (never undefined, whatever its type says),
- * and every value of it in the multi-value map.
+ * API Gateway gives each query parameter's last value, and every value of it in the multi-value
+ * map; an event built by hand may hold undefined, which reads as absent.
  */
 function readQuery(event: APIGatewayProxyEvent, lists?: readonly string[]): Record<string, string | string[]> {
   // Own keys whatever their names (`__proto__`), for the schema to refuse.
   return Object.fromEntries(
-    Object.entries(event.queryStringParameters ?? {}).map(([name, value]) => {
+    Object.entries(event.queryStringParameters ?? {}).flatMap(([name, value]): [string, string | string[]][] => {
       const values = event.multiValueQueryStringParameters?.[name] ?? [value];
-      if (lists?.includes(name)) return [name, values];
-      if (values.length > 1)
+      const listed = lists?.includes(name);
+      if (values.length > 1 && !listed)
         throw new AppError('INVALID_PARAMETER', `query parameter ${name} is given more than once`, {
           details: [{ path: `query.${name}`, message: 'must be given once' }],
         });
-      return [name, value];
+      return value === undefined ? [] : [[name, listed ? (values as string[]) : value]];
     }),
   );
 }
