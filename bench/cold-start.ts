@@ -600,6 +600,32 @@ try {
         }),
       check: ok,
     },
+    'functions/revenuecat/intro-eligibility.ts': {
+      event: async (run) =>
+        proxyEvent(routeNamed('RevenueCatIntroEligibility'), {
+          path: `/v1/subscribers/cold-intro-${run}/intro_eligibility`,
+          headers: { authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' },
+          body: { product_identifiers: ['premium_monthly'], fetch_token: 'AQID' },
+        }),
+      check: ok,
+    },
+    'functions/revenuecat/virtual-currencies.ts': {
+      event: async (run) =>
+        proxyEvent(routeNamed('RevenueCatVirtualCurrencies'), {
+          path: `/v1/subscribers/cold-vc-${run}/virtual_currencies`,
+          headers: { authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' },
+        }),
+      check: ok,
+    },
+    'functions/revenuecat/attribution.ts': {
+      event: async (run) =>
+        proxyEvent(routeNamed('RevenueCatPostAdServicesToken'), {
+          path: `/v1/subscribers/cold-ads-${run}/adservices_attribution`,
+          headers: { authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' },
+          body: { aad_attribution_token: 'asdf' },
+        }),
+      check: ok,
+    },
     'functions/revenuecat/web-products.ts': {
       event: async (run) =>
         proxyEvent(routeNamed('RevenueCatWebProducts'), {

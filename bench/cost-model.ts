@@ -500,6 +500,22 @@ try {
       path: pathOf(route, { app_user_id: 'returning-user' }),
       headers: revenuecat,
     }),
+    // StoreKit 1's intro eligibility of the products a paywall shows.
+    'functions/revenuecat/intro-eligibility.ts': async (route) => ({
+      path: pathOf(route, { app_user_id: 'returning-user' }),
+      headers: revenuecat,
+      body: { product_identifiers: ['premium_monthly', 'pro_yearly'], fetch_token: 'AQID' },
+    }),
+    'functions/revenuecat/virtual-currencies.ts': async (route) => ({
+      path: pathOf(route, { app_user_id: 'returning-user' }),
+      headers: revenuecat,
+    }),
+    // The AdServices token, once per install.
+    'functions/revenuecat/attribution.ts': async (route) => ({
+      path: pathOf(route, { app_user_id: fresh('installer') }),
+      headers: revenuecat,
+      body: { aad_attribution_token: 'asdf' },
+    }),
     // purchases-js's getOfferings: the web prices of the offerings' products.
     'functions/revenuecat/web-products.ts': async (route) => ({
       path: pathOf(route, { app_user_id: 'returning-user' }),

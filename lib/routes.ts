@@ -446,6 +446,41 @@ const SPEC_ROUTES: readonly Route[] = [
     table: LIST,
   },
   {
+    name: 'RevenueCatIntroEligibility',
+    api: 'revenuecat',
+    method: 'POST',
+    path: `${REVENUECAT_SUBSCRIBERS_PATH}/{app_user_id}/intro_eligibility`,
+    handler: 'functions/revenuecat/intro-eligibility.ts',
+    // The key, the user's count, and the user's subscriptions (Query, BatchGetItem).
+    table: LIST,
+  },
+  {
+    name: 'RevenueCatVirtualCurrencies',
+    api: 'revenuecat',
+    method: 'GET',
+    path: `${REVENUECAT_SUBSCRIBERS_PATH}/{app_user_id}/virtual_currencies`,
+    handler: 'functions/revenuecat/virtual-currencies.ts',
+    // The key and the user's count: no virtual currencies are kept.
+    table: AUTH,
+  },
+  // Attribution the SDK posts, accepted and not kept: one function for both.
+  ...(
+    [
+      ['RevenueCatPostAdServicesToken', 'adservices_attribution'],
+      ['RevenueCatPostAttribution', 'attribution'],
+    ] as const
+  ).map(
+    ([name, leaf]): Route => ({
+      name,
+      api: 'revenuecat',
+      method: 'POST',
+      path: `${REVENUECAT_SUBSCRIBERS_PATH}/{app_user_id}/${leaf}`,
+      handler: 'functions/revenuecat/attribution.ts',
+      // The key and the user's count: nothing is read or kept.
+      table: AUTH,
+    }),
+  ),
+  {
     name: 'RevenueCatWebProducts',
     api: 'revenuecat',
     method: 'GET',

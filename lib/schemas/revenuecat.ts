@@ -69,8 +69,8 @@ export const revenuecatAttributesBody = /* @__PURE__ */ define(() =>
 );
 export type RevenueCatAttributesBody = z.infer<typeof revenuecatAttributesBody>;
 
-/** The most products one web products request names: purchases-js splits its ids by URL length. */
-export const MAX_WEB_PRODUCTS_PER_REQUEST = 100;
+/** The most products one request names (web products: purchases-js splits its ids by URL length; intro eligibility). */
+export const MAX_PRODUCT_IDS_PER_REQUEST = 100;
 
 /**
  * GET /rcbilling/v1/subscribers/{app_user_id}/products: `?id=…&id=…` (each product of the
@@ -78,12 +78,24 @@ export const MAX_WEB_PRODUCTS_PER_REQUEST = 100;
  */
 export const revenuecatWebProductsQuery = /* @__PURE__ */ define(() =>
   z.strictObject({
-    id: z.array(productIdSchema).check(z.minLength(1), z.maxLength(MAX_WEB_PRODUCTS_PER_REQUEST)),
+    id: z.array(productIdSchema).check(z.minLength(1), z.maxLength(MAX_PRODUCT_IDS_PER_REQUEST)),
     currency: z.optional(z.string().check(z.regex(/^[A-Za-z]{3}$/, 'is not an ISO 4217 currency code'))),
     discount_code: z.optional(z.string().check(z.maxLength(200))),
   }),
 );
 export type RevenueCatWebProductsQuery = z.infer<typeof revenuecatWebProductsQuery>;
+
+/**
+ * POST /v1/subscribers/{app_user_id}/intro_eligibility: the products StoreKit 1 asks about, and the
+ * app receipt (`fetch_token`, not read: the user's subscriptions decide).
+ */
+export const revenuecatIntroEligibilityBody = /* @__PURE__ */ define(() =>
+  z.object({
+    product_identifiers: z.array(productIdSchema).check(z.maxLength(MAX_PRODUCT_IDS_PER_REQUEST)),
+    fetch_token: z.optional(z.string()),
+  }),
+);
+export type RevenueCatIntroEligibilityBody = z.infer<typeof revenuecatIntroEligibilityBody>;
 
 /** `/v1/config/{domain}`: the SDKs' remote-config domain (a name of theirs). */
 export const revenuecatConfigParams = /* @__PURE__ */ define(() =>

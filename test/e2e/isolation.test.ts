@@ -843,6 +843,44 @@ const REVENUECAT_CASES: Record<string, IsolationCase> = {
       }
     },
   },
+  RevenueCatIntroEligibility: {
+    does: "app B's sdk key asking intro eligibility of A's buyer decides by B's user only: none of A's trials",
+    run: async () => {
+      const res = await ok(
+        call('RevenueCatIntroEligibility', {
+          params: { app_user_id: A_BUYER },
+          body: { product_identifiers: [PREMIUM_MONTHLY.id, A_ONLY.id], fetch_token: 'AQID' },
+          headers: revenuecatHeaders(b),
+        }),
+      );
+      expect(res.body).toEqual({ [PREMIUM_MONTHLY.id]: null, [A_ONLY.id]: null });
+    },
+  },
+  RevenueCatVirtualCurrencies: {
+    does: "app B's sdk key reading A's buyer's virtual currencies gets none",
+    run: async () => {
+      const res = await ok(
+        call('RevenueCatVirtualCurrencies', { params: { app_user_id: A_BUYER }, headers: revenuecatHeaders(b) }),
+      );
+      expect(res.body).toEqual({ virtual_currencies: {} });
+    },
+  },
+  ...Object.fromEntries(
+    (['RevenueCatPostAdServicesToken', 'RevenueCatPostAttribution'] as const).map((name): [string, IsolationCase] => [
+      name,
+      {
+        does: `app B's sdk key posting ${name === 'RevenueCatPostAttribution' ? 'attribution' : 'an AdServices token'} for A's buyer gets {} and writes nothing of A's`,
+        run: async () => {
+          const res = await call(name, {
+            params: { app_user_id: A_BUYER },
+            body: { aad_attribution_token: 'b-wrote-this' },
+            headers: revenuecatHeaders(b),
+          });
+          expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: {} });
+        },
+      },
+    ]),
+  ),
   RevenueCatWebProducts: {
     does: "app B's sdk key asking web products of A's users gets B's catalogue only: B's price of a shared id, none of A's own",
     run: async () => {

@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { putProducts } from '../../lib/data/products.js';
-import { MAX_WEB_PRODUCTS_PER_REQUEST } from '../../lib/schemas/revenuecat.js';
+import { MAX_PRODUCT_IDS_PER_REQUEST } from '../../lib/schemas/revenuecat.js';
 import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { anonymousId, json } from '../support/revenuecat-requests.js';
@@ -86,7 +86,7 @@ describe('GET /rcbilling/v1/subscribers/{app_user_id}/products', () => {
     };
     const user = '/rcbilling/v1/subscribers/web-user/products';
     expect(await refused(user)).toEqual({ status: 400, code: 7226 });
-    const many = Array.from({ length: MAX_WEB_PRODUCTS_PER_REQUEST + 1 }, (_, i) => `p${i}`);
+    const many = Array.from({ length: MAX_PRODUCT_IDS_PER_REQUEST + 1 }, (_, i) => `p${i}`);
     expect(await refused(productsPath('web-user', many))).toEqual({ status: 400, code: 7226 });
     expect(await refused(`${productsPath('web-user', ['premium_monthly'])}&currency=EUR&currency=USD`)).toEqual({
       status: 400,

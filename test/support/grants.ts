@@ -90,6 +90,12 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   RevenueCatPostAttributes: { table: AUTH },
   // What the user is shown, as GetCustomerOfferings reads it.
   RevenueCatOfferings: LIST,
+  // The key, the user's count, and the user's subscriptions.
+  RevenueCatIntroEligibility: LIST,
+  // The key and the user's count: nothing is kept.
+  RevenueCatVirtualCurrencies: { table: AUTH },
+  RevenueCatPostAdServicesToken: { table: AUTH },
+  RevenueCatPostAttribution: { table: AUTH },
   // The key, the user's count, and the catalogue's products asked for.
   RevenueCatWebProducts: { table: [...AUTH, 'BatchGetItem'] },
   // The key and the app's entitlements, about no user: counted by the request's address.

@@ -211,6 +211,13 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
     body: { attributes: { tier: { value: 'gold', updated_at_ms: 1678307200000 } } },
   }),
   RevenueCatOfferings: () => ({ params: { app_user_id: USER } }),
+  RevenueCatIntroEligibility: () => ({
+    params: { app_user_id: USER },
+    body: { product_identifiers: ['premium_monthly'], fetch_token: 'AQID' },
+  }),
+  RevenueCatVirtualCurrencies: () => ({ params: { app_user_id: USER } }),
+  RevenueCatPostAdServicesToken: () => ({ params: { app_user_id: USER }, body: { aad_attribution_token: 'asdf' } }),
+  RevenueCatPostAttribution: () => ({ params: { app_user_id: USER }, body: { network: 1, data: {} } }),
   RevenueCatWebProducts: () => ({ params: { app_user_id: USER }, query: { id: 'premium_monthly' } }),
   RevenueCatProductEntitlementMapping: () => ({}),
   RevenueCatRemoteConfig: () => ({ params: { domain: 'paywalls' }, body: { etag: '' } }),

@@ -12,11 +12,15 @@ describe('one function per handler module', () => {
     for (const fn of functions) for (const route of fn.routes) expect(route.handler, route.name).toBe(fn.handler);
   });
 
-  it("serves RevenueCat's events and diagnostics, accepted alike, with one function", () => {
+  it("serves RevenueCat's events and diagnostics, and its two attribution posts, accepted alike, with one function each", () => {
     const shared = functions.filter(
       (fn) => fn.routes.some((route) => route.api === 'revenuecat') && fn.routes.length > 1,
     );
     expect(shared.map((fn) => [fn.name, fn.routes.map((route) => route.path)])).toEqual([
+      [
+        'RevenueCatPostAdServicesToken',
+        ['/v1/subscribers/{app_user_id}/adservices_attribution', '/v1/subscribers/{app_user_id}/attribution'],
+      ],
       ['RevenueCatPostEvents', ['/v1/events', '/v1/diagnostics']],
     ]);
   });
@@ -45,8 +49,8 @@ describe('one function per handler module', () => {
       expect(fn.routes[0]!.path.startsWith('/dingyue/'), route.name).toBe(false);
       expect(fn.routes.map((r) => r.path)).toContain(route.path.slice('/dingyue'.length));
     }
-    // Fewer functions than routes by the nine V1/V2 pairs, the 12 DingYue calls and RevenueCat's diagnostics.
-    expect(functions).toHaveLength(ROUTES.length - 9 - 12 - 1);
+    // Fewer functions than routes by the nine V1/V2 pairs, the 12 DingYue calls, RevenueCat's diagnostics and attribution.
+    expect(functions).toHaveLength(ROUTES.length - 9 - 12 - 2);
   });
 
   it('refuses routes of one module that need different grants: one role could not be least privilege for both', () => {
