@@ -617,6 +617,26 @@ try {
         }),
       check: ok,
     },
+    'functions/revenuecat/health-report-availability.ts': {
+      event: async (run) =>
+        proxyEvent(routeNamed('RevenueCatHealthReportAvailability'), {
+          path: `/v1/subscribers/cold-health-${run}/health_report_availability`,
+          headers: { 'x-platform': 'iOS' },
+        }),
+      check: ok,
+    },
+    'functions/revenuecat/customer-center.ts': {
+      event: async (run) =>
+        proxyEvent(routeNamed('RevenueCatCustomerCenter'), {
+          path: `/v1/customercenter/cold-center-${run}`,
+          headers: { authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' },
+        }),
+      check: ok,
+    },
+    'functions/revenuecat/health.ts': {
+      event: async () => proxyEvent(routeNamed('RevenueCatHealth'), { path: '/v1/health', headers: {} }),
+      check: ok,
+    },
     'functions/revenuecat/attribution.ts': {
       event: async (run) =>
         proxyEvent(routeNamed('RevenueCatPostAdServicesToken'), {
@@ -659,6 +679,17 @@ try {
           headers: { authorization: `Bearer ${app.sdkKey}`, 'x-platform': 'iOS' },
           body: { events: [{ type: 'paywall_impression', id: 'e1' }] },
         }),
+      check: ok,
+    },
+    'functions/revenuecat/restore-eligibility.ts': {
+      async event(run) {
+        const apple = await appleApp();
+        return proxyEvent(routeNamed('RevenueCatRestoreEligibility'), {
+          path: `/v1/subscribers/apple-eligibility-${run}/restore/eligibility`,
+          headers: { authorization: `Bearer ${apple.sdkKey}`, 'x-platform': 'iOS' },
+          body: { fetch_token: APPLE_JWS },
+        });
+      },
       check: ok,
     },
     'functions/revenuecat/receipts.ts': {

@@ -476,6 +476,12 @@ try {
       headers: revenuecat,
       body: { app_user_id: fresh('buyer'), fetch_token: mint().receipt_data, is_restore: false },
     }),
+    // isPurchaseAllowedByRestoreBehavior() before a paywall: the device's oldest transaction, nobody's yet.
+    'functions/revenuecat/restore-eligibility.ts': async (route) => ({
+      path: pathOf(route, { app_user_id: 'returning-user' }),
+      headers: revenuecat,
+      body: { fetch_token: mint().receipt_data },
+    }),
     // A logIn from a fresh anonymous id: nothing of it to move, the identified user known.
     'functions/revenuecat/identify.ts': async (route) => ({
       path: route.path,
@@ -510,6 +516,18 @@ try {
       path: pathOf(route, { app_user_id: 'returning-user' }),
       headers: revenuecat,
     }),
+    // A debug build's question at each start, sent without a key.
+    'functions/revenuecat/health-report-availability.ts': async (route) => ({
+      path: pathOf(route, { app_user_id: 'returning-user' }),
+      headers: {},
+    }),
+    // The Customer Center screen, opened from the app's settings.
+    'functions/revenuecat/customer-center.ts': async (route) => ({
+      path: pathOf(route, { app_user_id: 'returning-user' }),
+      headers: revenuecat,
+    }),
+    // PurchasesDiagnostics's check, sent without a key.
+    'functions/revenuecat/health.ts': async (route) => ({ path: pathOf(route, {}), headers: {} }),
     // The AdServices token, once per install.
     'functions/revenuecat/attribution.ts': async (route) => ({
       path: pathOf(route, { app_user_id: fresh('installer') }),

@@ -10,8 +10,10 @@ import { DINGYUE_BASE } from './http/dingyue.js';
 import type { ApiName } from './http/envelopes.js';
 import {
   REVENUECAT_CONFIG_PATH,
+  REVENUECAT_CUSTOMER_CENTER_PATH,
   REVENUECAT_DIAGNOSTICS_PATH,
   REVENUECAT_EVENTS_PATH,
+  REVENUECAT_HEALTH_PATH,
   REVENUECAT_PRODUCT_ENTITLEMENT_MAPPING_PATH,
   REVENUECAT_RECEIPTS_PATH,
   REVENUECAT_SUBSCRIBERS_PATH,
@@ -455,6 +457,16 @@ const SPEC_ROUTES: readonly Route[] = [
     table: LIST,
   },
   {
+    name: 'RevenueCatRestoreEligibility',
+    api: 'revenuecat',
+    method: 'POST',
+    path: `${REVENUECAT_SUBSCRIBERS_PATH}/{app_user_id}/restore/eligibility`,
+    handler: 'functions/revenuecat/restore-eligibility.ts',
+    // The key, the user's count, then the app with its App Store settings and the purchase's
+    // owner and binding (BatchGetItem): a signed transaction is checked without asking a store.
+    table: [...AUTH, 'BatchGetItem'],
+  },
+  {
     name: 'RevenueCatVirtualCurrencies',
     api: 'revenuecat',
     method: 'GET',
@@ -462,6 +474,33 @@ const SPEC_ROUTES: readonly Route[] = [
     handler: 'functions/revenuecat/virtual-currencies.ts',
     // The key and the user's count: no virtual currencies are kept.
     table: AUTH,
+  },
+  {
+    name: 'RevenueCatHealthReportAvailability',
+    api: 'revenuecat',
+    method: 'GET',
+    path: `${REVENUECAT_SUBSCRIBERS_PATH}/{app_user_id}/health_report_availability`,
+    handler: 'functions/revenuecat/health-report-availability.ts',
+    // Sent without a key: reads nothing.
+    table: [],
+  },
+  {
+    name: 'RevenueCatCustomerCenter',
+    api: 'revenuecat',
+    method: 'GET',
+    path: `${REVENUECAT_CUSTOMER_CENTER_PATH}/{app_user_id}`,
+    handler: 'functions/revenuecat/customer-center.ts',
+    // The key, the user's count, and the app's support email (GetItem).
+    table: AUTH,
+  },
+  {
+    name: 'RevenueCatHealth',
+    api: 'revenuecat',
+    method: 'GET',
+    path: REVENUECAT_HEALTH_PATH,
+    handler: 'functions/revenuecat/health.ts',
+    // Sent without a key: reads nothing.
+    table: [],
   },
   // Attribution the SDK posts, accepted and not kept: one function for both.
   ...(

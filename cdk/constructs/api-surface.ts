@@ -103,11 +103,7 @@ export class ApiSurfaceStack extends NestedStack {
           scope: method,
           sourceArn: restApi.arnForExecuteApi(route.method, route.path.replace(/\{[^}]*\}/g, '*'), STAGE_NAME),
         });
-        const reason =
-          route.api === 'notifications'
-            ? 'A store posts here without a key: the handler verifies the notification itself (App Store and test store: its signature chain; Google Play: the Google-signed OIDC token of the Pub/Sub push) and re-reads Google.'
-            : `The handler authenticates the ${route.api} API key (${route.api === 'mobile' ? 'X-API-KEY' : 'Bearer'}) by its SHA-256 in the table (lib/http/auth.ts); callers are apps, not IAM or Cognito users.`;
-        acknowledgeNoAuthorizer(method, reason);
+        acknowledgeNoAuthorizer(method, noAuthorizerReason(route));
       }
       this.functions.set(name, fn);
     }
@@ -209,6 +205,15 @@ export class ApiSurfaceStack extends NestedStack {
     this.paths.set(path, resource);
     return resource;
   }
+}
+
+/** Why a route has no API Gateway authorizer: its handler authenticates, or it needs no caller. */
+function noAuthorizerReason(route: Route): string {
+  if (route.api === 'notifications')
+    return 'A store posts here without a key: the handler verifies the notification itself (App Store and test store: its signature chain; Google Play: the Google-signed OIDC token of the Pub/Sub push) and re-reads Google.';
+  if (route.table.length === 0)
+    return "RevenueCat's SDKs send this health call without a key: the handler reads nothing and answers everyone alike.";
+  return `The handler authenticates the ${route.api} API key (${route.api === 'mobile' ? 'X-API-KEY' : 'Bearer'}) by its SHA-256 in the table (lib/http/auth.ts); callers are apps, not IAM or Cognito users.`;
 }
 
 function acknowledgeNoAuthorizer(method: Method, reason: string): void {

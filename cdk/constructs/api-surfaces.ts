@@ -9,7 +9,7 @@
  * path: keep a route where it is, and give a new group of routes a prefix (or a surface) of its own.
  * test/cdk/quotas.test.ts fails when a surface nears a CloudFormation quota, at three times its routes.
  */
-import { REVENUECAT_PREFIXES } from '../../lib/http/revenuecat.js';
+import { REVENUECAT_PREFIXES, REVENUECAT_SUBSCRIBERS_PATH } from '../../lib/http/revenuecat.js';
 import type { Route } from '../../lib/routes.js';
 
 /**
@@ -92,9 +92,15 @@ export const API_SURFACES: readonly ApiSurfaceLayout[] = [
   },
   {
     id: 'RevenueCatApi',
-    description: "RevenueCat's SDK dialect: /v1/subscribers, /v1/receipts, /rcbilling",
+    description: "RevenueCat's SDK dialect: a user's calls, /v1/subscribers",
     restApi: 'revenuecat',
-    prefixes: REVENUECAT_PREFIXES,
+    prefixes: [REVENUECAT_SUBSCRIBERS_PATH],
+  },
+  {
+    id: 'RevenueCatAppApi',
+    description: "RevenueCat's SDK dialect: purchases, the app's settings, reports, web billing",
+    restApi: 'revenuecat',
+    prefixes: REVENUECAT_PREFIXES.filter((prefix) => prefix !== REVENUECAT_SUBSCRIBERS_PATH),
   },
 ];
 

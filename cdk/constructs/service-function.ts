@@ -100,9 +100,11 @@ export class ServiceFunction extends NodejsFunction {
     this.addEnvironment('STORE_EXPIRY_MARGIN_SECONDS', String(config.storeExpiryMarginSeconds));
     // Whichever function writes a webhook delivery (deliverer, retry job, redeliver) sets its TTL by it.
     this.addEnvironment('WEBHOOK_DELIVERY_RETENTION_DAYS', String(webhookConfig.webhookDeliveryRetentionDays));
-    this.addToRolePolicy(
-      new PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [table.tableArn] }),
-    );
+    // A function that reads nothing (RevenueCat's health check) gets no statement: IAM refuses an empty one.
+    if (actions.length > 0)
+      this.addToRolePolicy(
+        new PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [table.tableArn] }),
+      );
     if (actions.includes('Query')) {
       const indexes = Object.keys(TABLE.indexes).map((name) => `${table.tableArn}/index/${name}`);
       this.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexes }));

@@ -8,6 +8,7 @@ import {
   RESTORE_POLICIES,
   type RestorePolicy,
   setRestorePolicy,
+  setSupportEmail,
   setTestStore,
 } from '../../lib/data/apps.js';
 import {
@@ -16,7 +17,7 @@ import {
   publicKeyOfKeptTestStoreKey,
 } from '../../lib/data/store-settings.js';
 import { DEFAULT_RATE_LIMIT_TIER, RATE_LIMIT_TIERS } from '../../lib/domain/rate-limit.js';
-import { currencySchema } from '../../lib/schemas/common.js';
+import { currencySchema, emailAddressSchema } from '../../lib/schemas/common.js';
 import { CliError, type CommandTable } from '../command.js';
 import { describeTier, requireApp, required, tierOf } from '../options.js';
 
@@ -97,19 +98,24 @@ export const appCommands: CommandTable = {
     },
   },
   'apps update': {
-    usage: 'apps update --app A [--restore-policy block|transfer] [--require-user-token on|off] [--test-store on|off]',
+    usage:
+      'apps update --app A [--restore-policy block|transfer] [--require-user-token on|off] [--test-store on|off] [--support-email ADDRESS|off]',
     options: {
       app: { type: 'string' },
       'restore-policy': { type: 'string' },
       'require-user-token': { type: 'string' },
       'test-store': { type: 'string' },
+      'support-email': { type: 'string' },
     },
     async run(values) {
       const policy = values['restore-policy'];
       const userToken = values['require-user-token'];
       const testStore = values['test-store'];
-      if (policy === undefined && userToken === undefined && testStore === undefined)
-        throw new CliError('give --restore-policy, --require-user-token and/or --test-store');
+      const supportEmail = values['support-email'];
+      if (policy === undefined && userToken === undefined && testStore === undefined && supportEmail === undefined)
+        throw new CliError('give --restore-policy, --require-user-token, --test-store and/or --support-email');
+      if (supportEmail !== undefined && supportEmail !== 'off' && !emailAddressSchema.safeParse(supportEmail).success)
+        throw new CliError('--support-email must be an email address, or off');
       if (testStore !== undefined && testStore !== 'on' && testStore !== 'off')
         throw new CliError('--test-store must be on or off');
       if (policy !== undefined && !(RESTORE_POLICIES as readonly string[]).includes(policy as string))
@@ -151,6 +157,16 @@ export const appCommands: CommandTable = {
           setting.test_store
             ? `${appId}: the test store is on: \`receipts mint --app ${appId} ...\` mints receipts that POST /v1/subscriptions/verify accepts${setting.generated_key ? ' (a new signing key was generated)' : ''}.`
             : `${appId}: the test store is off: receipts it minted are refused (its signing key is kept for turning it on again).`,
+        );
+      }
+      if (supportEmail !== undefined) {
+        const email = supportEmail === 'off' ? undefined : String(supportEmail);
+        await setSupportEmail(appId, email);
+        json.support_email = email ?? null;
+        text.push(
+          email
+            ? `${appId}: the customer center's "contact support" writes to ${email} (readable by any sdk key holder).`
+            : `${appId}: the customer center offers no support email.`,
         );
       }
       return { json, text: text.join('\n') };

@@ -35,6 +35,8 @@ export interface AppRecord {
   require_user_token?: boolean;
   /** The app server's HMAC secret for user tokens (`ust_...`); kept when the requirement is turned off. */
   user_token_secret?: string;
+  /** Where the customer center sends a user who asks for help (`GET /v1/customercenter/...`): public. */
+  support_email?: string;
   /** Bumped by every change to the app's keys or user-token setting (see underKeysVersion). */
   keys_version?: number;
   created_at: string;
@@ -51,6 +53,20 @@ export async function setRestorePolicy(appId: string, policy: RestorePolicy): Pr
       UpdateExpression: 'SET restore_policy = :policy',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':policy': policy },
+    }),
+  );
+}
+
+/** Sets the app's support email, or removes it (undefined). */
+export async function setSupportEmail(appId: string, email: string | undefined): Promise<void> {
+  await ddb.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.app(appId),
+      ConditionExpression: 'attribute_exists(pk)',
+      ...(email === undefined
+        ? { UpdateExpression: 'REMOVE support_email' }
+        : { UpdateExpression: 'SET support_email = :email', ExpressionAttributeValues: { ':email': email } }),
     }),
   );
 }
@@ -191,6 +207,7 @@ export interface AppSummary {
   test_store: boolean;
   restore_policy: RestorePolicy;
   require_user_token: boolean;
+  support_email: string | null;
   created_at: string;
 }
 
@@ -201,6 +218,7 @@ const summaryOf = (app: AppRecord): AppSummary => ({
   test_store: app.test_store,
   restore_policy: app.restore_policy ?? 'block',
   require_user_token: app.require_user_token ?? false,
+  support_email: app.support_email ?? null,
   created_at: app.created_at,
 });
 

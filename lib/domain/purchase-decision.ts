@@ -121,6 +121,10 @@ const reject = (code: 'INVALID_RECEIPT' | 'RECEIPT_ALREADY_USED', message: strin
 /** Another user owns the purchase (also what the caller answers when the table refuses its write for that reason). */
 export const ownedByAnotherUser = () => reject('RECEIPT_ALREADY_USED', 'This purchase belongs to another user');
 
+/** A refusal because the purchase is another user's (its owner, its binding or its account token). */
+export const refusedAsAnotherUsers = (decision: PurchaseDecision<DecidedSubscription>): boolean =>
+  decision.kind === 'reject' && decision.code === 'RECEIPT_ALREADY_USED';
+
 /**
  * The rows on the transaction alone, before anything stored is read: a refusal (or a refund), or
  * undefined when the transaction may be bound to this user.

@@ -382,6 +382,20 @@ export function revenuecatEndpoint<D extends RevenueCatDeclaration>(
   }, answerError);
 }
 
+/**
+ * A RevenueCat call the SDKs send without a key (purchases-ios HTTPRequestPath.swift,
+ * `authenticated`: the health check and the health report's availability): no app is known, so it
+ * reads nothing and gives the same answer to everyone; a caller costs one invocation, bounded by
+ * the stage's limits. The path, any query and any body are checked as every endpoint checks them.
+ */
+export function revenuecatKeylessEndpoint(endpoint: RequestDeclaration, answer: Record<string, unknown>) {
+  return buildEndpoint(async (event, requestId, responseHeaders) => {
+    Object.assign(responseHeaders, REVENUECAT_CORS_ORIGIN);
+    parseRequest(endpoint, event, 'revenuecat');
+    return jsonResponse(200, answer, { 'X-Request-Id': requestId });
+  }, revenuecatErrorResponse);
+}
+
 /** The user a RevenueCat call names, where its declaration says. */
 function namedUserOf(
   where: NonNullable<RevenueCatDeclaration['user']>,

@@ -21,6 +21,8 @@ export const REVENUECAT_PRODUCT_ENTITLEMENT_MAPPING_PATH = '/v1/product_entitlem
 export const REVENUECAT_CONFIG_PATH = '/v1/config';
 export const REVENUECAT_EVENTS_PATH = '/v1/events';
 export const REVENUECAT_DIAGNOSTICS_PATH = '/v1/diagnostics';
+export const REVENUECAT_CUSTOMER_CENTER_PATH = '/v1/customercenter';
+export const REVENUECAT_HEALTH_PATH = '/v1/health';
 /** purchases-js's web billing calls (its `Ca`). */
 export const REVENUECAT_WEB_BILLING_PATH = '/rcbilling/v1';
 
@@ -32,6 +34,8 @@ export const REVENUECAT_PREFIXES = [
   REVENUECAT_CONFIG_PATH,
   REVENUECAT_EVENTS_PATH,
   REVENUECAT_DIAGNOSTICS_PATH,
+  REVENUECAT_CUSTOMER_CENTER_PATH,
+  REVENUECAT_HEALTH_PATH,
   REVENUECAT_WEB_BILLING_PATH,
 ] as const;
 

@@ -30,6 +30,9 @@ export const appIdSchema = /* @__PURE__ */ define(() =>
 );
 
 /** ISO 4217 alphabetic code; lower case is accepted and normalised to upper case. */
+/** An email address as mail systems take it (at most 254 characters). */
+export const emailAddressSchema = /* @__PURE__ */ define(() => z.email().check(z.maxLength(254)));
+
 export const currencySchema = /* @__PURE__ */ define(() =>
   z.pipe(
     z.string().check(z.regex(/^[A-Za-z]{3}$/, 'must be a 3-letter ISO 4217 code')),

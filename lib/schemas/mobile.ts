@@ -4,6 +4,7 @@ import * as z from 'zod/mini';
 import { epochMillis, isReportedTime } from '../domain/events.js';
 import {
   currencySchema,
+  emailAddressSchema,
   FORBIDDEN_KEYS,
   priceSchema,
   productIdSchema,
@@ -136,7 +137,7 @@ export const userAttributesBody = /* @__PURE__ */ define(() =>
   z
     .partial(
       z.strictObject({
-        email: z.nullable(z.email().check(z.maxLength(254))),
+        email: z.nullable(emailAddressSchema),
         name: attribute(z.minLength(1), z.maxLength(200)),
         first_name: attribute(z.minLength(1), z.maxLength(100)),
         last_name: attribute(z.minLength(1), z.maxLength(100)),

@@ -97,6 +97,14 @@ export const revenuecatIntroEligibilityBody = /* @__PURE__ */ define(() =>
 );
 export type RevenueCatIntroEligibilityBody = z.infer<typeof revenuecatIntroEligibilityBody>;
 
+/**
+ * POST /v1/subscribers/{app_user_id}/restore/eligibility: the oldest verified StoreKit 2 transaction
+ * of the device's Apple account (purchases-ios PostIsPurchaseAllowedByRestoreBehaviorOperation.swift).
+ */
+export const revenuecatRestoreEligibilityBody = /* @__PURE__ */ define(() =>
+  z.object({ fetch_token: receiptToVerifySchema }),
+);
+
 /** `/v1/config/{domain}`: the SDKs' remote-config domain (a name of theirs). */
 export const revenuecatConfigParams = /* @__PURE__ */ define(() =>
   z.strictObject({ domain: z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'is not a config domain')) }),

@@ -38,6 +38,7 @@ import {
   ownedByAnotherUser,
   type PurchaseClaim,
   type PurchaseDecision,
+  refusedAsAnotherUsers,
   type StoredPurchase,
   screenTransaction,
 } from '../domain/purchase-decision.js';
@@ -274,6 +275,24 @@ export async function verifyPurchase(
     stored = undefined; // someone bound this transaction meanwhile: look again
   }
   throw new AppError('VERIFICATION_FAILED', 'this purchase is being verified concurrently; retry', { retryable: true });
+}
+
+/**
+ * Whether a restore of the receipt by its user would get the purchase, by whom it belongs to and
+ * the app's restore policy (purchases-ios's isPurchaseAllowedByRestoreBehavior): verified as
+ * verifyPurchase verifies it and decided by the same rows, with nothing written.
+ */
+export async function restoreAllowed(appId: string, body: VerifyPurchaseBody): Promise<boolean> {
+  const { app, verify, verifier, lookedUp } = await prefetch(appId, body);
+  const transaction = await verify(() => verifier.verify(body.receipt_data));
+  const query: PurchaseQuery = {
+    productId: transaction.product_id,
+    owner: { store: transaction.store, original_transaction_id: transaction.original_transaction_id },
+    transactionId: transaction.transaction_id,
+  };
+  const stored = lookedUp(query) ?? (await lookUpPurchase(appId, query));
+  const claim = { appId, userId: body.user_id, platform: body.platform, transfers: app.restore_policy === 'transfer' };
+  return !refusedAsAnotherUsers(decidePurchase(transaction, claim, stored));
 }
 
 type Decision = PurchaseDecision<SubscriptionRecord>;

@@ -157,13 +157,13 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('deploys 59 functions, 59 bundles and 59 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+  it('deploys 63 functions, 63 bundles and 63 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
     const functions = ofType('AWS::Lambda::Function');
-    // 50 handler modules of lib/routes.ts and the 5 event and job functions.
-    expect(functions).toHaveLength(59);
-    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(59);
-    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(59);
-    expect(ofType('AWS::IAM::Role')).toHaveLength(59);
+    // 58 handler modules of lib/routes.ts and the 5 event and job functions.
+    expect(functions).toHaveLength(63);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(63);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(63);
+    expect(ofType('AWS::IAM::Role')).toHaveLength(63);
     for (const path of [
       '/users/report/events',
       '/users/customer_info',
@@ -361,8 +361,9 @@ describe('the CDK stack', () => {
       expect(variables.STORE_CALL_BURST, route.name).toBe('60');
       expect(variables.STORE_CALLS_PER_MINUTE, route.name).toBe('120');
       expect(variables.STORE_UNKNOWN_TTL_SECONDS, route.name).toBe('600');
-      // The limiter counts in the key's item.
-      expect(actionsOf(functionId)).toContain('dynamodb:UpdateItem');
+      // The limiter counts in the key's item; RevenueCat's health check, sent without a key, touches no item.
+      if (route.table.length > 0) expect(actionsOf(functionId)).toContain('dynamodb:UpdateItem');
+      else expect(actionsOf(functionId).filter((action) => action.startsWith('dynamodb:'))).toEqual([]);
     }
   });
 
@@ -662,8 +663,8 @@ describe('the stack and its nested stacks', () => {
       );
     const deployments = deploymentsOf(parentResources());
     expect([...deployments.keys()].sort()).toEqual([restApiIdOf('service'), restApiIdOf('revenuecat')].sort());
-    const revenuecatStack = nestedStackIds.filter((id) => id.startsWith('ApiRevenueCatApi'));
-    expect(revenuecatStack).toHaveLength(1);
+    const revenuecatStack = nestedStackIds.filter((id) => /^ApiRevenueCat(App)?Api/.test(id));
+    expect(revenuecatStack).toHaveLength(2);
     expect(deployments.get(restApiIdOf('revenuecat'))!.dependsOn).toEqual(expect.arrayContaining(revenuecatStack));
     expect(deployments.get(restApiIdOf('service'))!.dependsOn).toEqual(
       expect.arrayContaining(nestedStackIds.filter((id) => !revenuecatStack.includes(id))),

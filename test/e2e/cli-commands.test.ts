@@ -131,6 +131,7 @@ const CASES: Case[] = [
         test_store: true,
         restore_policy: 'transfer',
         require_user_token: false,
+        support_email: null,
         created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
         app_store_configured: false,
         google_play_configured: false,
@@ -674,7 +675,7 @@ describe('every command of the operator CLI, run as a process', () => {
     expect(json(group).commands).toEqual([
       'apps create --name N [--test-store] [--currency USD] [--tier standard|premium]',
       'apps list [--scan]',
-      'apps update --app A [--restore-policy block|transfer] [--require-user-token on|off] [--test-store on|off]',
+      'apps update --app A [--restore-policy block|transfer] [--require-user-token on|off] [--test-store on|off] [--support-email ADDRESS|off]',
       'apps user-token-secret --app A [--rotate]',
     ]);
     // Help wins over the options given with it: nothing is created.
@@ -736,6 +737,7 @@ describe('every command of the operator CLI, run as a process', () => {
       ...older,
       restore_policy: 'block',
       require_user_token: false,
+      support_email: null,
       app_store_configured: false,
       google_play_configured: false,
     });
@@ -826,6 +828,32 @@ describe('every command of the operator CLI, run as a process', () => {
     const bad = await admin('apps', 'update', '--app', app.app_id, '--test-store', 'yes', '--json');
     expect(bad.code).toBe(2);
     expect(json(bad).error.message).toBe('--test-store must be on or off');
+  });
+
+  it("apps update --support-email ADDRESS|off: RevenueCat's customer center offers that address, off removes it", async () => {
+    const app = json(await admin('apps', 'create', '--name', 'support email', '--json'));
+    const supportEmail = async () => {
+      const res = await contractFetch(`${ctx.runtime.gateway.url}/v1/customercenter/someone`, {
+        headers: { authorization: `Bearer ${app.sdk_key}`, 'x-platform': 'iOS' },
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { customer_center: { support: { email: string } } }).customer_center.support.email;
+    };
+    expect(await supportEmail()).toBe('');
+    const set = await admin('apps', 'update', '--app', app.app_id, '--support-email', 'help@example.com', '--json');
+    expect(set.code, set.stdout).toBe(0);
+    expect(json(set)).toEqual({ app_id: app.app_id, support_email: 'help@example.com' });
+    expect(await supportEmail()).toBe('help@example.com');
+    const listed = json(await admin('apps', 'list', '--json')).apps.find(
+      (a: { app_id: string }) => a.app_id === app.app_id,
+    );
+    expect(listed.support_email).toBe('help@example.com');
+    const text = await admin('apps', 'update', '--app', app.app_id, '--support-email', 'off');
+    expect(text.stdout.trim()).toBe(`${app.app_id}: the customer center offers no support email.`);
+    expect(await supportEmail()).toBe('');
+    const bad = await admin('apps', 'update', '--app', app.app_id, '--support-email', 'not an address', '--json');
+    expect(bad.code).toBe(2);
+    expect(json(bad).error.message).toBe('--support-email must be an email address, or off');
   });
 
   it('webhooks set --events: an unknown kind is a usage error naming the kinds; show prints the filter', async () => {

@@ -72,8 +72,11 @@ describe('every DynamoDB action a route handler calls is granted to its function
       // No key to count; the purchase is read with the notification's record, and something is written.
       expect(actions, name).toContain('BatchGetItem');
       expect(actions.has('PutItem') || actions.has('UpdateItem'), name).toBe(true);
+    } else if (route.table.length === 0) {
+      // RevenueCat's health check, sent without a key: nothing read, nothing counted.
+      expect([...actions], name).toEqual([]);
     } else {
-      // Every route authenticates and counts the request.
+      // Every other route authenticates and counts the request.
       expect(actions, name).toContain('UpdateItem');
     }
   });

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { sha256Hex } from '../../lib/core/ids.js';
 import { putAdsConfig, putSegments } from '../../lib/data/app-config.js';
-import { getApp } from '../../lib/data/apps.js';
+import { getApp, setSupportEmail } from '../../lib/data/apps.js';
 import { ddb, tableName } from '../../lib/data/client.js';
 import { putEntitlements } from '../../lib/data/entitlements.js';
 import * as keys from '../../lib/data/entity-keys.js';
@@ -274,6 +274,7 @@ const reportAsA = (name: string, user: string, options: { params?: Record<string
 async function setUpAppA(): Promise<void> {
   a = await createTestApp([PREMIUM_MONTHLY, PRO_YEARLY, RETIRED, A_ONLY, APPLE_PRODUCT]);
   await setWebhook(a.appId, 'https://a.example.com/webhooks');
+  await setSupportEmail(a.appId, 'help@a.example.com');
   await putStoreSettings(a.appId, 'app_store', { bundle_id: 'com.app.qysmat', environment: 'Sandbox' });
   await putSegments(a.appId, [
     {
@@ -856,6 +857,25 @@ const REVENUECAT_CASES: Record<string, IsolationCase> = {
       expect(res.body).toEqual({ [PREMIUM_MONTHLY.id]: null, [A_ONLY.id]: null });
     },
   },
+  RevenueCatRestoreEligibility: {
+    does: "app B's sdk key cannot learn who owns A's purchases: A's receipts are invalid in B (7103), whoever asks",
+    run: async () => {
+      for (const receipt of [aVerifiedReceipt, aUnusedReceipt]) {
+        for (const user of [A_BUYER, B_USER]) {
+          expectRevenueCatError(
+            await call('RevenueCatRestoreEligibility', {
+              params: { app_user_id: user },
+              body: { fetch_token: receipt.receipt_data },
+              headers: revenuecatHeaders(b),
+            }),
+            400,
+            7103,
+            'INVALID_RECEIPT',
+          );
+        }
+      }
+    },
+  },
   RevenueCatVirtualCurrencies: {
     does: "app B's sdk key reading A's buyer's virtual currencies gets none",
     run: async () => {
@@ -881,6 +901,29 @@ const REVENUECAT_CASES: Record<string, IsolationCase> = {
       },
     ]),
   ),
+  RevenueCatHealthReportAvailability: {
+    does: "the health report's availability of A's buyer, asked without a key, says no report and reads nothing of A's",
+    run: async () => {
+      const res = await call('RevenueCatHealthReportAvailability', { params: { app_user_id: A_BUYER } });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { report_logs: false } });
+    },
+  },
+  RevenueCatCustomerCenter: {
+    does: "app B's sdk key reading the customer center for A's buyer gets B's support email, never A's",
+    run: async () => {
+      const res = await ok(
+        call('RevenueCatCustomerCenter', { params: { app_user_id: A_BUYER }, headers: revenuecatHeaders(b) }),
+      );
+      expect((res.body as { customer_center: { support: { email: string } } }).customer_center.support.email).toBe('');
+    },
+  },
+  RevenueCatHealth: {
+    does: 'the health check, sent without a key, answers {} and reads nothing of any app',
+    run: async () => {
+      const res = await call('RevenueCatHealth', {});
+      expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: {} });
+    },
+  },
   RevenueCatWebProducts: {
     does: "app B's sdk key asking web products of A's users gets B's catalogue only: B's price of a shared id, none of A's own",
     run: async () => {

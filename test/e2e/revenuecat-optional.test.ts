@@ -8,9 +8,23 @@
  * - `GET /v1/subscribers/{id}/virtual_currencies`: BackendGetVirtualCurrenciesTests/
  *   iOS13-testGetVirtualCurrenciesCallsHTTPMethod.1.json, decoded by VirtualCurrenciesResponse.swift;
  * - `POST /v1/subscribers/{id}/adservices_attribution`: BackendPostAdServicesTokenTests/
- *   iOS17-testPostAdServicesCallsHttpClient.1.json (`aad_attribution_token`).
+ *   iOS17-testPostAdServicesCallsHttpClient.1.json (`aad_attribution_token`);
+ * - `GET /v1/customercenter/{id}`: BackendGetCustomerCenterConfigTests/
+ *   iOS14-testGetCustomerCenterConfigPassesLocales.1.json, decoded by CustomerCenterConfigResponse.swift
+ *   (CustomerCenter 26-34, Screen 125, Support 149-151: `email` a String) and purchases-android's
+ *   CustomerCenterConfigData.kt (CustomerCenterRoot 15, Screen 569, PathType 515);
+ * - `POST /v1/subscribers/{id}/restore/eligibility`: BackendIsPurchaseAllowedByRestoreBehaviorTests/
+ *   iOS14-testRestoreEligibilitySendsExpectedRequest.1.json (`fetch_token`), decoded by
+ *   IsPurchaseAllowedByRestoreBehaviorResponse.swift (`is_purchase_allowed_by_restore_behavior`);
+ * - `GET /v1/health`: BackendInternalTests/iOS16-testHealthRequestIsNotAuthenticated.1.json, no
+ *   Authorization; `GET /v1/subscribers/{id}/health_report_availability`: HTTPRequestPath.swift:429
+ *   and 297-299 (not authenticated), asked by Purchases.swift:2964 in a debug build, decoded by
+ *   HealthReportAvailabilityResponse.swift:16-18 (`report_logs`).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { setRestorePolicy, setSupportEmail } from '../../lib/data/apps.js';
+import { getPurchaseOwner } from '../../lib/data/purchase-ownership.js';
+import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mintReceipt } from '../support/receipts.js';
@@ -98,5 +112,133 @@ describe('POST /v1/subscribers/{app_user_id}/adservices_attribution and /attribu
       body: '{}',
     });
     expect({ status: keyless.status, code: json(keyless.text).code }).toEqual({ status: 401, code: 7225 });
+  });
+});
+
+/** The snapshot's headers: StoreKit 1, the device's preferred locales. */
+const snapshotHeaders = (key: string) => ({
+  ...storeKit1(key),
+  'X-Preferred-Locales': 'en_EN,es_ES',
+  'X-Is-Debug-Build': 'true',
+});
+
+/** What both SDKs require of a customer center configuration, as their decoders do; returns its help paths by screen. */
+function decodeCustomerCenter(body: Record<string, any>): Record<string, string[]> {
+  const center = body.customer_center;
+  // iOS: every member of CustomerCenter is required; light and dark are objects of optional colors.
+  expect(Object.keys(center).sort()).toEqual(['appearance', 'change_plans', 'localization', 'screens', 'support']);
+  expect(center.appearance).toEqual({ light: expect.any(Object), dark: expect.any(Object) });
+  expect(center.localization).toEqual({ locale: expect.any(String), localized_strings: expect.any(Object) });
+  expect(typeof center.support.email).toBe('string');
+  expect(Array.isArray(center.change_plans)).toBe(true);
+  const paths: Record<string, string[]> = {};
+  for (const [key, screen] of Object.entries<Record<string, any>>(center.screens)) {
+    // Android keys the map by ScreenType, and both read the screen's own type.
+    expect(screen.type).toBe(key);
+    expect(typeof screen.title).toBe('string');
+    for (const path of screen.paths) {
+      expect(path).toEqual({ id: expect.any(String), title: expect.any(String), type: expect.any(String) });
+      // A type both SDKs act on: not UNKNOWN, not a custom URL (which needs its url and open method).
+      expect(['MISSING_PURCHASE', 'REFUND_REQUEST', 'CHANGE_PLANS', 'CANCEL']).toContain(path.type);
+    }
+    paths[key] = screen.paths.map((path: { type: string }) => path.type);
+  }
+  return paths;
+}
+
+describe('GET /v1/customercenter/{app_user_id}', () => {
+  it("answers RevenueCat's template of help paths, which both SDKs decode, with the app's support email once set", async () => {
+    const own = await createTestApp();
+    const read = async () => {
+      const res = await send('GET', '/v1/customercenter/user', { headers: snapshotHeaders(own.sdkKey) });
+      expect(res.status, res.text).toBe(200);
+      return json(res.text);
+    };
+    const before = await read();
+    expect(decodeCustomerCenter(before)).toEqual({
+      MANAGEMENT: ['MISSING_PURCHASE', 'REFUND_REQUEST', 'CHANGE_PLANS', 'CANCEL'],
+      NO_ACTIVE: ['MISSING_PURCHASE'],
+    });
+    // No address: empty, which hides "contact support" on both SDKs.
+    expect(before.customer_center.support.email).toBe('');
+    // The SDKs' own strings fill every key left out: English, whatever the device prefers.
+    expect(before.customer_center.localization).toEqual({ locale: 'en_US', localized_strings: {} });
+    await setSupportEmail(own.appId, 'help@example.com');
+    expect((await read()).customer_center.support.email).toBe('help@example.com');
+  });
+
+  it('refuses without the key (RevenueCat envelope), as every call naming a user', async () => {
+    const res = await send('GET', '/v1/customercenter/user', { headers: snapshotHeaders('pk_not-a-key') });
+    expect({ status: res.status, code: json(res.text).code }).toEqual({ status: 401, code: 7225 });
+  });
+});
+
+describe("the SDKs' health calls, sent without a key", () => {
+  it('GET /v1/health answers 200 {} with no Authorization', async () => {
+    const { Authorization: _, ...headers } = iosHeaders('');
+    const res = await send('GET', '/v1/health', { headers });
+    expect({ status: res.status, body: json(res.text) }).toEqual({ status: 200, body: {} });
+  });
+
+  it('GET .../health_report_availability says there is no report to log, so a debug build asks no more', async () => {
+    const { Authorization: _, ...headers } = iosHeaders('');
+    const res = await send('GET', `${iosPath(anonymousId())}/health_report_availability`, { headers });
+    expect({ status: res.status, body: json(res.text) }).toEqual({ status: 200, body: { report_logs: false } });
+  });
+
+  it('refuses a query or a body that is not JSON, as every endpoint taking none', async () => {
+    expect((await send('GET', '/v1/health?x=1', {})).status).toBe(400);
+    const res = await send('GET', '/v1/health', { headers: { 'content-type': 'application/json' }, body: '{' });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('POST /v1/subscribers/{app_user_id}/restore/eligibility', () => {
+  const ask = (key: string, user: string, token: string) =>
+    send('POST', `${iosPath(user)}/restore/eligibility`, {
+      headers: snapshotHeaders(key),
+      body: JSON.stringify({ fetch_token: token }),
+    });
+  const allowed = async (key: string, user: string, token: string) => {
+    const res = await ask(key, user, token);
+    expect(res.status, res.text).toBe(200);
+    return json(res.text).is_purchase_allowed_by_restore_behavior as boolean;
+  };
+
+  it("answers by whom the purchase belongs to and the app's restore policy, and moves nothing", async () => {
+    const own = await createTestApp();
+    const { receipt_data, transaction_id } = await mintReceipt(own);
+    const [buyer, other] = [anonymousId(), anonymousId()];
+    // Nobody's yet: a purchase would be the asker's.
+    expect(await allowed(own.sdkKey, buyer, receipt_data)).toBe(true);
+    expect(await getPurchaseOwner(own.appId, transaction_id)).toBe(undefined);
+    const posted = await send('POST', '/v1/receipts', {
+      headers: iosHeaders(own.sdkKey),
+      body: JSON.stringify(iosPurchase(buyer, receipt_data)),
+    });
+    expect(posted.status, posted.text).toBe(200);
+    expect(await allowed(own.sdkKey, buyer, receipt_data)).toBe(true);
+    // Another user's, under the default `block`: a restore would be refused.
+    expect(await allowed(own.sdkKey, other, receipt_data)).toBe(false);
+    await setRestorePolicy(own.appId, 'transfer');
+    expect(await allowed(own.sdkKey, other, receipt_data)).toBe(true);
+    // Asking moved nothing: the purchase is still the buyer's.
+    expect(await getPurchaseOwner(own.appId, transaction_id)).toMatchObject({ user_id: buyer });
+  });
+
+  it('is false for a purchase made for another user (its app account token), whatever the policy', async () => {
+    const own = await createTestApp();
+    await setRestorePolicy(own.appId, 'transfer');
+    const { receipt_data } = await mintReceipt(own, { appAccountToken: appAccountTokenFor(own.appId, 'someone-else') });
+    expect(await allowed(own.sdkKey, anonymousId(), receipt_data)).toBe(false);
+    expect(await allowed(own.sdkKey, 'someone-else', receipt_data)).toBe(true);
+  });
+
+  it("refuses the snapshot's made-up token and a StoreKit 1 receipt with 7103, asking no store", async () => {
+    const made = await ask(app.sdkKey, 'user', 'jws-token');
+    expect({ status: made.status, code: json(made.text).code }).toEqual({ status: 400, code: 7103 });
+    const legacy = await ask(app.sdkKey, 'user', Buffer.from('a StoreKit 1 app receipt').toString('base64'));
+    expect({ status: legacy.status, code: json(legacy.text).code }).toEqual({ status: 400, code: 7103 });
+    expect(json(legacy.text).message).toContain('signed StoreKit 2 transaction');
   });
 });

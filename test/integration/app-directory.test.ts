@@ -62,6 +62,7 @@ describe('the app directory', () => {
       test_store: true,
       restore_policy: 'block',
       require_user_token: false,
+      support_email: null,
       created_at: app.created_at,
     };
     expect(await listApps()).toEqual([listed]);

@@ -93,9 +93,16 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   // The key, the user's count, and the user's subscriptions.
   RevenueCatIntroEligibility: LIST,
   // The key and the user's count: nothing is kept.
+  // The key, the user's count, then the app with its store settings and the purchase (no secrets: no store is asked).
+  RevenueCatRestoreEligibility: { table: [...AUTH, 'BatchGetItem'] },
   RevenueCatVirtualCurrencies: { table: AUTH },
   RevenueCatPostAdServicesToken: { table: AUTH },
   RevenueCatPostAttribution: { table: AUTH },
+  // The key, the user's count, and the app's support email.
+  RevenueCatCustomerCenter: { table: AUTH },
+  // Sent without a key: read nothing.
+  RevenueCatHealthReportAvailability: { table: [] },
+  RevenueCatHealth: { table: [] },
   // The key, the user's count, and the catalogue's products asked for.
   RevenueCatWebProducts: { table: [...AUTH, 'BatchGetItem'] },
   // The key and the app's entitlements, about no user: counted by the request's address.

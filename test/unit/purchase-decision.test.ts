@@ -5,7 +5,7 @@ import type {
   StoredPurchase,
   StoreTransaction,
 } from '../../lib/domain/purchase-decision.js';
-import { decidePurchase, screenTransaction } from '../../lib/domain/purchase-decision.js';
+import { decidePurchase, refusedAsAnotherUsers, screenTransaction } from '../../lib/domain/purchase-decision.js';
 
 // app-1's account tokens (UUIDv5 of `app-1:<user>`), written out: inputs, not outcomes.
 const ALICE_TOKEN = 'eb9d67a2-4797-5860-ba20-e05ea68e4fad';
@@ -349,5 +349,21 @@ describe('screenTransaction: the rows decided before anything is read', () => {
       code: 'INVALID_RECEIPT',
       message: 'the receipt is for product pro, not basic',
     });
+  });
+});
+
+describe('refusedAsAnotherUsers: what restore eligibility answers false to', () => {
+  it("is true of every row refusing the purchase as another user's, and of no other", () => {
+    const decisions = ROWS.map((row) =>
+      decidePurchase(
+        { ...TRANSACTION, ...row.transaction },
+        { ...CLAIM, ...row.claim },
+        { ...NOTHING_STORED, ...row.stored },
+      ),
+    );
+    const codes = decisions.map((decision) => (decision.kind === 'reject' ? decision.code : decision.kind));
+    // The rows hold both kinds of refusal, so the check below can tell them apart.
+    expect(codes).toEqual(expect.arrayContaining(['RECEIPT_ALREADY_USED', 'INVALID_RECEIPT']));
+    expect(decisions.map(refusedAsAnotherUsers)).toEqual(codes.map((code) => code === 'RECEIPT_ALREADY_USED'));
   });
 });

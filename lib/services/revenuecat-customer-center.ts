@@ -1,0 +1,8 @@
+/** The customer center's configuration purchases-ios and purchases-android read: apart, so no other bundle carries it. */
+import { getApp } from '../data/apps.js';
+import { type CustomerCenterConfig, customerCenterConfigOf } from '../domain/revenuecat-customer-center.js';
+
+/** GET /v1/customercenter/{app_user_id}: the same for every user of the app, with its support email. */
+export async function revenuecatCustomerCenter(appId: string): Promise<CustomerCenterConfig> {
+  return customerCenterConfigOf((await getApp(appId))?.support_email);
+}
