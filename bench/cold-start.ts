@@ -44,6 +44,7 @@
  * over all rows.
  */
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -201,6 +202,27 @@ try {
     // No credentials: in AWS too these settings live in the table only (lib/data/store-settings.ts).
     await putStoreSettings(created.app_id, 'app_store', { bundle_id: 'com.app.qysmat', environment: 'Sandbox' });
     return { appId: created.app_id, secretKey: secretKey.key, sdkKey: sdkKey.key };
+  }
+  /** An App Store app whose In-App Purchase key is in Secrets Manager, as `stores apple set --key-file` keeps it in AWS. */
+  async function offerSigningApp() {
+    const apple = await appleApp();
+    const privateKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    const secret = secretNameOf(STORE_SECRETS_PREFIX, apple.appId, 'app_store');
+    secrets.secrets.set(
+      secret,
+      JSON.stringify({ server_api: { issuer_id: 'issuer', key_id: 'KEY1234567', private_key: privateKey } }),
+    );
+    await ddb.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.storeSettings(apple.appId, 'app_store'),
+        UpdateExpression: 'SET credentials_secret = :secret',
+        ExpressionAttributeValues: { ':secret': secret },
+      }),
+    );
+    return apple;
   }
   // Store notifications, about purchases of the seeded app; as deployed, the Google service account
   // is in Secrets Manager (the table item names the secret).
@@ -681,6 +703,21 @@ try {
         }),
       check: ok,
     },
+    'functions/revenuecat/offers.ts': {
+      async event(run) {
+        const apple = await offerSigningApp();
+        return proxyEvent(routeNamed('RevenueCatPostOffers'), {
+          path: '/v1/offers',
+          headers: { authorization: `Bearer ${apple.sdkKey}`, 'x-platform': 'iOS' },
+          body: {
+            app_user_id: `apple-offers-${run}`,
+            fetch_token: APPLE_JWS,
+            generate_offers: [{ offer_id: 'winback', product_id: APPLE_PRODUCT, subscription_group: '21000000' }],
+          },
+        });
+      },
+      check: ok,
+    },
     'functions/revenuecat/restore-eligibility.ts': {
       async event(run) {
         const apple = await appleApp();
@@ -820,7 +857,7 @@ try {
     // The webhook stand-in is on 127.0.0.1, not a public address as in AWS.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
     AWS_ENDPOINT_URL_SQS: stubs.url,
-    // As deployed; only the Google notification reads a credential (below): a Secrets Manager call elsewhere fails the run.
+    // As deployed; only the Google notification and the offer signing read a credential (below): a Secrets Manager call elsewhere fails the run.
     STORE_SECRETS_PREFIX,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: stubs.url,
     // The scheduled jobs start no work in their last minute: they get their deployed timeout.
@@ -839,6 +876,8 @@ try {
           GOOGLE_OIDC_JWKS_URL: google.jwksUrl,
         }
       : {}),
+    // The offer signing reads the app's In-App Purchase key (as deployed).
+    ...(name === 'RevenueCatPostOffers' ? { AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.url } : {}),
   });
   let sequence = 0;
   function serveOnce(file: string, name: string, event: unknown, check: (result: any) => void): Promise<Timing> {

@@ -476,6 +476,15 @@ try {
       headers: revenuecat,
       body: { app_user_id: fresh('buyer'), fetch_token: mint().receipt_data, is_restore: false },
     }),
+    // A promotional offer signed before its purchase (a test-store app: no key, so no signature).
+    'functions/revenuecat/offers.ts': async (route) => ({
+      path: route.path,
+      headers: revenuecat,
+      body: {
+        app_user_id: 'returning-user',
+        generate_offers: [{ offer_id: 'winback', product_id: 'premium_monthly', subscription_group: 'g' }],
+      },
+    }),
     // isPurchaseAllowedByRestoreBehavior() before a paywall: the device's oldest transaction, nobody's yet.
     'functions/revenuecat/restore-eligibility.ts': async (route) => ({
       path: pathOf(route, { app_user_id: 'returning-user' }),

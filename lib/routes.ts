@@ -14,6 +14,7 @@ import {
   REVENUECAT_DIAGNOSTICS_PATH,
   REVENUECAT_EVENTS_PATH,
   REVENUECAT_HEALTH_PATH,
+  REVENUECAT_OFFERS_PATH,
   REVENUECAT_PRODUCT_ENTITLEMENT_MAPPING_PATH,
   REVENUECAT_RECEIPTS_PATH,
   REVENUECAT_SUBSCRIBERS_PATH,
@@ -563,6 +564,17 @@ const SPEC_ROUTES: readonly Route[] = [
       table: AUTH,
     }),
   ),
+  {
+    name: 'RevenueCatPostOffers',
+    api: 'revenuecat',
+    method: 'POST',
+    path: REVENUECAT_OFFERS_PATH,
+    handler: 'functions/revenuecat/offers.ts',
+    // The key, the user's count, and the app with its App Store settings, the signing key among
+    // them (BatchGetItem; Secrets Manager in AWS).
+    table: [...AUTH, 'BatchGetItem'],
+    storeSecrets: true,
+  },
   {
     name: 'RevenueCatPostReceipt',
     api: 'revenuecat',

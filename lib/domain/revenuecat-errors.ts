@@ -21,6 +21,14 @@ export const REVENUECAT_CODES = {
   requestAlreadyInProgress: 7638,
 } as const;
 
+/**
+ * The codes of a promotional offer that could not be signed (`signature_error` in POST /v1/offers'
+ * answer, not a refusal): apart from the table above, which every bundle of the dialect carries.
+ */
+export const REVENUECAT_OFFER_CODES = {
+  invalidAppleSubscriptionKey: 7234,
+} as const;
+
 // Built in a call marked pure: to esbuild a top-level object reading another's properties may have
 // side effects, and would be kept in every bundle that imports this module's neighbours.
 const CODE_OF_KIND: Partial<Record<ErrorKind, number>> = /* @__PURE__ */ (() => ({

@@ -23,6 +23,8 @@ export const REVENUECAT_EVENTS_PATH = '/v1/events';
 export const REVENUECAT_DIAGNOSTICS_PATH = '/v1/diagnostics';
 export const REVENUECAT_CUSTOMER_CENTER_PATH = '/v1/customercenter';
 export const REVENUECAT_HEALTH_PATH = '/v1/health';
+/** purchases-ios's promotional offer signing. */
+export const REVENUECAT_OFFERS_PATH = '/v1/offers';
 /** purchases-js's web billing calls (its `Ca`). */
 export const REVENUECAT_WEB_BILLING_PATH = '/rcbilling/v1';
 
@@ -37,6 +39,7 @@ export const REVENUECAT_PREFIXES = [
   REVENUECAT_CUSTOMER_CENTER_PATH,
   REVENUECAT_HEALTH_PATH,
   REVENUECAT_WEB_BILLING_PATH,
+  REVENUECAT_OFFERS_PATH,
 ] as const;
 
 export const isRevenueCatPath = (path: string): boolean =>

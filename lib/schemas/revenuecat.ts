@@ -105,6 +105,30 @@ export const revenuecatRestoreEligibilityBody = /* @__PURE__ */ define(() =>
   z.object({ fetch_token: receiptToVerifySchema }),
 );
 
+/** The most offers one request asks to sign: purchases-ios asks one at a time. */
+export const MAX_OFFERS_PER_REQUEST = 10;
+
+/**
+ * POST /v1/offers: the App Store promotional offers purchases-ios wants signed before it buys one
+ * (PostOfferForSigningOperation.swift), with the device's receipt.
+ */
+export const revenuecatOffersBody = /* @__PURE__ */ define(() =>
+  z.object({
+    app_user_id: userIdSchema,
+    fetch_token: z.optional(z.string()),
+    generate_offers: z
+      .array(
+        z.object({
+          offer_id: z.string().check(z.minLength(1), z.maxLength(100)),
+          product_id: productIdSchema,
+          subscription_group: z.optional(z.string().check(z.maxLength(100))),
+        }),
+      )
+      .check(z.minLength(1), z.maxLength(MAX_OFFERS_PER_REQUEST)),
+  }),
+);
+export type RevenueCatOffersBody = z.infer<typeof revenuecatOffersBody>;
+
 /** `/v1/config/{domain}`: the SDKs' remote-config domain (a name of theirs). */
 export const revenuecatConfigParams = /* @__PURE__ */ define(() =>
   z.strictObject({ domain: z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'is not a config domain')) }),

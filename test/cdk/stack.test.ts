@@ -157,13 +157,13 @@ describe('the CDK stack', () => {
     }
   });
 
-  it('deploys 63 functions, 63 bundles and 63 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
+  it('deploys 64 functions, 64 bundles and 64 roles: the V1 and V2 paths of a mobile endpoint are one function', () => {
     const functions = ofType('AWS::Lambda::Function');
-    // 58 handler modules of lib/routes.ts and the 5 event and job functions.
-    expect(functions).toHaveLength(63);
-    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(63);
-    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(63);
-    expect(ofType('AWS::IAM::Role')).toHaveLength(63);
+    // 59 handler modules of lib/routes.ts and the 5 event and job functions.
+    expect(functions).toHaveLength(64);
+    expect(new Set(functions.map(([, fn]) => JSON.stringify(fn.Properties.Code))).size).toBe(64);
+    expect(new Set(functions.map(([, fn]) => refOf(fn.Properties.Role))).size).toBe(64);
+    expect(ofType('AWS::IAM::Role')).toHaveLength(64);
     for (const path of [
       '/users/report/events',
       '/users/customer_info',
@@ -1002,7 +1002,7 @@ describe('the notification path in the stack', () => {
 });
 
 describe('store credentials in the stack', () => {
-  it('only the functions asking a store may read store secrets, only under the stack prefix, and only read them', () => {
+  it('only the functions asking a store or signing with its key may read store secrets, only under the stack prefix, and only read them', () => {
     const readers = ofType('AWS::Lambda::Function').filter(([id]) =>
       actionsOf(id).some((a) => a.startsWith('secretsmanager:')),
     );
@@ -1015,6 +1015,8 @@ describe('store credentials in the stack', () => {
       'POST /notifications/google-play/{app_id}',
       'POST /receipt/verify/first',
       'POST /receipt/verify/recover',
+      // Signs App Store promotional offers with the app's In-App Purchase key.
+      'POST /v1/offers',
       'POST /v1/receipts',
       'POST /v1/subscriptions/verify',
     ]);
@@ -1023,7 +1025,7 @@ describe('store credentials in the stack', () => {
     // A function's description lists the routes it serves (a DingYue call's, beside the route it mirrors).
     const served = readers.flatMap(([, r]) => String(r.Properties.Description).split(', '));
     expect(served.sort()).toEqual([...verifying, sweeper].sort());
-    expect(readers).toHaveLength(6);
+    expect(readers).toHaveLength(7);
     for (const [id, fn] of readers) {
       expect(actionsOf(id).filter((a) => a.startsWith('secretsmanager:'))).toEqual(['secretsmanager:GetSecretValue']);
       expect(fn.Properties.Environment.Variables.STORE_SECRETS_PREFIX).toBe('subscription-backend/Test/');
@@ -1605,6 +1607,7 @@ describe('what the stack lets callers make it spend', () => {
       'VerifyPurchase',
       'VerifyFirstReceipt',
       'RecoverReceipt',
+      'RevenueCatPostOffers',
       'RevenueCatPostReceipt',
       'DingYueVerifyFirstReceipt',
       'DingYueRecoverReceipt',

@@ -876,6 +876,30 @@ const REVENUECAT_CASES: Record<string, IsolationCase> = {
       }
     },
   },
+  RevenueCatPostOffers: {
+    does: "app B's sdk key asking offers signed for A's buyer is answered from B's settings only (no In-App Purchase key: 7234)",
+    run: async () => {
+      const res = await ok(
+        call('RevenueCatPostOffers', {
+          body: {
+            app_user_id: A_BUYER,
+            generate_offers: [{ offer_id: 'a-winback', product_id: PREMIUM_MONTHLY.id, subscription_group: 'g' }],
+          },
+          headers: revenuecatHeaders(b),
+        }),
+      );
+      expect(res.body).toEqual({
+        offers: [
+          {
+            offer_id: 'a-winback',
+            product_id: PREMIUM_MONTHLY.id,
+            key_id: '',
+            signature_error: { code: 7234, message: expect.any(String) },
+          },
+        ],
+      });
+    },
+  },
   RevenueCatVirtualCurrencies: {
     does: "app B's sdk key reading A's buyer's virtual currencies gets none",
     run: async () => {

@@ -16,14 +16,19 @@
  * - `POST /v1/subscribers/{id}/restore/eligibility`: BackendIsPurchaseAllowedByRestoreBehaviorTests/
  *   iOS14-testRestoreEligibilitySendsExpectedRequest.1.json (`fetch_token`), decoded by
  *   IsPurchaseAllowedByRestoreBehaviorResponse.swift (`is_purchase_allowed_by_restore_behavior`);
+ * - `POST /v1/offers`: BackendPostOfferForSigningTests/iOS13-testOfferForSigningCorrectly.1.json
+ *   (`app_user_id`, `fetch_token`, `generate_offers`), decoded by PostOfferResponse.swift; the
+ *   signature checked against Apple's definition of its payload with the key's public half;
  * - `GET /v1/health`: BackendInternalTests/iOS16-testHealthRequestIsNotAuthenticated.1.json, no
  *   Authorization; `GET /v1/subscribers/{id}/health_report_availability`: HTTPRequestPath.swift:429
  *   and 297-299 (not authenticated), asked by Purchases.swift:2964 in a debug build, decoded by
  *   HealthReportAvailabilityResponse.swift:16-18 (`report_logs`).
  */
+import { generateKeyPairSync, verify } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setRestorePolicy, setSupportEmail } from '../../lib/data/apps.js';
 import { getPurchaseOwner } from '../../lib/data/purchase-ownership.js';
+import { putStoreSettings } from '../../lib/data/store-settings.js';
 import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
@@ -240,5 +245,83 @@ describe('POST /v1/subscribers/{app_user_id}/restore/eligibility', () => {
     const legacy = await ask(app.sdkKey, 'user', Buffer.from('a StoreKit 1 app receipt').toString('base64'));
     expect({ status: legacy.status, code: json(legacy.text).code }).toEqual({ status: 400, code: 7103 });
     expect(json(legacy.text).message).toContain('signed StoreKit 2 transaction');
+  });
+});
+
+describe('POST /v1/offers', () => {
+  /** The snapshot's request, for the user given. */
+  const signingRequest = (user: string, fetchToken = 'YW4gYXdlc29tZSBkaXNjb3VudA==') => ({
+    app_user_id: user,
+    fetch_token: fetchToken,
+    generate_offers: [{ offer_id: 'offerid', product_id: 'a_great_product', subscription_group: 'sub_group' }],
+  });
+  const post = (key: string, body: unknown) =>
+    send('POST', '/v1/offers', { headers: iosHeaders(key), body: JSON.stringify(body) });
+
+  it("signs the offer with the app's In-App Purchase key, over Apple's payload, for the account the purchase will carry", async () => {
+    const own = await createTestApp();
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    await putStoreSettings(own.appId, 'app_store', {
+      bundle_id: 'com.example.app',
+      environment: 'Sandbox',
+      server_api: {
+        issuer_id: 'issuer',
+        key_id: 'KEY1234567',
+        private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      },
+    });
+    const check = async (user: string, fetchToken: string | undefined, account: string) => {
+      const before = Date.now();
+      const res = await post(own.sdkKey, signingRequest(user, fetchToken));
+      expect(res.status, res.text).toBe(200);
+      const [offer] = json(res.text).offers;
+      expect(offer).toEqual({
+        offer_id: 'offerid',
+        product_id: 'a_great_product',
+        key_id: 'KEY1234567',
+        signature_data: { signature: expect.any(String), nonce: expect.any(String), timestamp: expect.any(Number) },
+      });
+      const { signature, nonce, timestamp } = offer.signature_data;
+      // The nonce is a lowercase UUID (the SDK decodes a UUID), the timestamp milliseconds of now.
+      expect(nonce).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(timestamp).toBeGreaterThanOrEqual(before);
+      expect(timestamp).toBeLessThanOrEqual(Date.now());
+      const payload = ['com.example.app', 'KEY1234567', 'a_great_product', 'offerid', account, nonce, timestamp].join(
+        '\u2063',
+      );
+      expect(verify('sha256', Buffer.from(payload), publicKey, Buffer.from(signature, 'base64'))).toBe(true);
+    };
+    // StoreKit 2 (the snapshot's token is no app receipt): the app account token, only for a UUID user id.
+    await check('user', 'YW4gYXdlc29tZSBkaXNjb3VudA==', '');
+    await check('8E2A7B3C-1D4F-4A5B-9C6D-7E8F9A0B1C2D', undefined, '8e2a7b3c-1d4f-4a5b-9c6d-7e8f9a0b1c2d');
+    // StoreKit 1 (an app receipt, PKCS #7): the payment's applicationUsername, the user id as it is.
+    await check(
+      '$RCAnonymousID:0123456789abcdef0123456789abcdef',
+      'MIIT0AYJKoZIhvcNAQcC',
+      '$RCAnonymousID:0123456789abcdef0123456789abcdef',
+    );
+  });
+
+  it('answers each offer with 7234 (invalidAppleSubscriptionKey) while the app has no In-App Purchase key', async () => {
+    const res = await post(app.sdkKey, signingRequest('user'));
+    expect(res.status, res.text).toBe(200);
+    expect(json(res.text).offers).toEqual([
+      {
+        offer_id: 'offerid',
+        product_id: 'a_great_product',
+        key_id: '',
+        signature_error: { code: 7234, message: expect.stringContaining('stores apple set') },
+      },
+    ]);
+  });
+
+  it('refuses no offers, more than 10, and a request without the key (RevenueCat envelope)', async () => {
+    const none = await post(app.sdkKey, { ...signingRequest('user'), generate_offers: [] });
+    expect({ status: none.status, code: json(none.text).code }).toEqual({ status: 400, code: 7226 });
+    const offer = signingRequest('user').generate_offers[0]!;
+    const many = await post(app.sdkKey, { ...signingRequest('user'), generate_offers: Array(11).fill(offer) });
+    expect(many.status).toBe(400);
+    const keyless = await post('pk_not-a-key', signingRequest('user'));
+    expect({ status: keyless.status, code: json(keyless.text).code }).toEqual({ status: 401, code: 7225 });
   });
 });

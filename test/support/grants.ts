@@ -96,6 +96,8 @@ export const ROUTE_GRANTS: Record<string, Grants> = {
   // The key, the user's count, then the app with its store settings and the purchase (no secrets: no store is asked).
   RevenueCatRestoreEligibility: { table: [...AUTH, 'BatchGetItem'] },
   RevenueCatVirtualCurrencies: { table: AUTH },
+  // The key, the user's count, and the app with its App Store settings and signing key.
+  RevenueCatPostOffers: { table: [...AUTH, 'BatchGetItem'], storeSecrets: true },
   RevenueCatPostAdServicesToken: { table: AUTH },
   RevenueCatPostAttribution: { table: AUTH },
   // The key, the user's count, and the app's support email.

@@ -217,6 +217,13 @@ export const VALID: Record<string, (f: Fixture) => ValidRequest> = {
   }),
   RevenueCatRestoreEligibility: (f) => ({ params: { app_user_id: USER }, body: { fetch_token: f.receipts.first } }),
   RevenueCatVirtualCurrencies: () => ({ params: { app_user_id: USER } }),
+  RevenueCatPostOffers: () => ({
+    body: {
+      app_user_id: USER,
+      fetch_token: 'YW4gYXdlc29tZSBkaXNjb3VudA==',
+      generate_offers: [{ offer_id: 'offerid', product_id: 'premium_monthly', subscription_group: 'sub_group' }],
+    },
+  }),
   RevenueCatPostAdServicesToken: () => ({ params: { app_user_id: USER }, body: { aad_attribution_token: 'asdf' } }),
   RevenueCatPostAttribution: () => ({ params: { app_user_id: USER }, body: { network: 1, data: {} } }),
   RevenueCatHealthReportAvailability: () => ({ params: { app_user_id: USER } }),
