@@ -12,8 +12,10 @@ import { revenuecatCustomerCenter } from '../../lib/services/revenuecat-customer
 export const endpoint = {
   params: revenuecatSubscriberParams,
   user: 'path',
+  // The support email's absence is said differently to each SDK (lib/domain/revenuecat-customer-center.ts).
+  platform: true,
 } satisfies RevenueCatDeclaration;
 
 export const handler = revenuecatEndpoint(endpoint, async ({ caller }) => ({
-  body: { ...(await revenuecatCustomerCenter(caller.appId)) },
+  body: { ...(await revenuecatCustomerCenter(caller.appId, caller.platform)) },
 }));

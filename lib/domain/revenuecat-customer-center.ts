@@ -5,6 +5,8 @@
  * screens RevenueCat's template starts from, in English, with the app's support email.
  */
 
+import type { Platform } from '../schemas/common.js';
+
 /** What the SDKs do for each path (`HelpPath.PathType`): restore, Apple's refund sheet, the store's subscription page. */
 type PathType = 'MISSING_PURCHASE' | 'REFUND_REQUEST' | 'CHANGE_PLANS' | 'CANCEL';
 
@@ -27,8 +29,11 @@ export interface CustomerCenterConfig {
     screens: { MANAGEMENT: Screen; NO_ACTIVE: Screen };
     localization: { locale: string; localized_strings: Record<string, never> };
     support: {
-      /** iOS requires a string; empty hides "contact support" (its URLUtilities and Android's). */
-      email: string;
+      /**
+       * iOS requires a string, and hides "contact support" for an empty one (URLUtilities.swift);
+       * Android shows it for any string, so it gets null (InternalCustomerCenter.kt, `email?.let`).
+       */
+      email: string | null;
       should_warn_customer_to_update: false;
       display_virtual_currencies: false;
     };
@@ -41,11 +46,11 @@ export interface CustomerCenterConfig {
 const path = (id: string, title: string, type: PathType): HelpPath => ({ id, title, type });
 
 /**
- * The configuration every user of the app gets. The SDKs' own English strings stand for every
- * `localized_strings` key left out, so the locale is theirs (`en_US`) whatever the device prefers;
- * colors left out are the app's own. No virtual currencies are kept, so none are shown.
+ * The configuration every user of the app gets on that platform. The SDKs' own English strings
+ * stand for every `localized_strings` key left out, so the locale is theirs (`en_US`) whatever the
+ * device prefers; colors left out are the app's own. No virtual currencies are kept, so none are shown.
  */
-export function customerCenterConfigOf(supportEmail: string | undefined): CustomerCenterConfig {
+export function customerCenterConfigOf(supportEmail: string | undefined, platform: Platform): CustomerCenterConfig {
   return {
     customer_center: {
       appearance: { light: {}, dark: {} },
@@ -69,7 +74,7 @@ export function customerCenterConfigOf(supportEmail: string | undefined): Custom
       },
       localization: { locale: 'en_US', localized_strings: {} },
       support: {
-        email: supportEmail ?? '',
+        email: supportEmail ?? (platform === 'ios' ? '' : null),
         should_warn_customer_to_update: false,
         display_virtual_currencies: false,
       },

@@ -33,7 +33,7 @@ import { appAccountTokenFor } from '../../lib/domain/app-account-token.js';
 import { createTestApp, type TestApp } from '../support/fixtures.js';
 import { useGateway } from '../support/http.js';
 import { mintReceipt } from '../support/receipts.js';
-import { anonymousId, iosHeaders, iosPath, iosPurchase, json } from '../support/revenuecat-requests.js';
+import { androidHeaders, anonymousId, iosHeaders, iosPath, iosPurchase, json } from '../support/revenuecat-requests.js';
 
 const { send } = useGateway();
 
@@ -154,22 +154,29 @@ function decodeCustomerCenter(body: Record<string, any>): Record<string, string[
 describe('GET /v1/customercenter/{app_user_id}', () => {
   it("answers RevenueCat's template of help paths, which both SDKs decode, with the app's support email once set", async () => {
     const own = await createTestApp();
-    const read = async () => {
-      const res = await send('GET', '/v1/customercenter/user', { headers: snapshotHeaders(own.sdkKey) });
+    const read = async (headers: Record<string, string>) => {
+      const res = await send('GET', '/v1/customercenter/user', { headers });
       expect(res.status, res.text).toBe(200);
       return json(res.text);
     };
-    const before = await read();
+    const ios = () => read(snapshotHeaders(own.sdkKey));
+    const android = () => read(androidHeaders(own.sdkKey));
+    const before = await ios();
     expect(decodeCustomerCenter(before)).toEqual({
       MANAGEMENT: ['MISSING_PURCHASE', 'REFUND_REQUEST', 'CHANGE_PLANS', 'CANCEL'],
       NO_ACTIVE: ['MISSING_PURCHASE'],
     });
-    // No address: empty, which hides "contact support" on both SDKs.
+    // No address: iOS requires a string and hides "contact support" for an empty one ...
     expect(before.customer_center.support.email).toBe('');
+    // ... Android shows it for any string (InternalCustomerCenter.kt `email?.let`), so it gets null.
+    const onAndroid = await android();
+    expect(onAndroid.customer_center.support.email).toBeNull();
+    expect(onAndroid.customer_center.screens).toEqual(before.customer_center.screens);
     // The SDKs' own strings fill every key left out: English, whatever the device prefers.
     expect(before.customer_center.localization).toEqual({ locale: 'en_US', localized_strings: {} });
     await setSupportEmail(own.appId, 'help@example.com');
-    expect((await read()).customer_center.support.email).toBe('help@example.com');
+    expect((await ios()).customer_center.support.email).toBe('help@example.com');
+    expect((await android()).customer_center.support.email).toBe('help@example.com');
   });
 
   it('refuses without the key (RevenueCat envelope), as every call naming a user', async () => {

@@ -3,10 +3,12 @@ import { customerCenterConfigOf } from '../../lib/domain/revenuecat-customer-cen
 
 describe('customerCenterConfigOf', () => {
   it.each([
-    ['an app with a support email offers it', 'help@example.com', 'help@example.com'],
-    ['an app without one answers the empty string iOS requires and both SDKs hide', undefined, ''],
-  ])('%s', (_, email, expected) => {
-    expect(customerCenterConfigOf(email).customer_center.support).toEqual({
+    ['an app with a support email offers it on iOS', 'help@example.com', 'ios', 'help@example.com'],
+    ['and on Android', 'help@example.com', 'android', 'help@example.com'],
+    ['an app without one: the empty string iOS requires, which hides "contact support"', undefined, 'ios', ''],
+    ['and on Android null, as Android shows "contact support" for any string', undefined, 'android', null],
+  ] as const)('%s', (_, email, platform, expected) => {
+    expect(customerCenterConfigOf(email, platform).customer_center.support).toEqual({
       email: expected,
       should_warn_customer_to_update: false,
       display_virtual_currencies: false,
@@ -14,7 +16,7 @@ describe('customerCenterConfigOf', () => {
   });
 
   it("answers RevenueCat's template: four help paths while subscribed, a restore without a subscription", () => {
-    const { screens } = customerCenterConfigOf(undefined).customer_center;
+    const { screens } = customerCenterConfigOf(undefined, 'ios').customer_center;
     expect(
       Object.fromEntries(Object.entries(screens).map(([key, screen]) => [key, screen.paths.map((p) => p.type)])),
     ).toEqual({
