@@ -5,6 +5,7 @@
  * price, period), copied from the catalogue when either is put, so a launch reads no product.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { offeredProductsOf } from '../domain/offered-products.js';
 import type { OfferingsDocument, RemoteSwitch } from '../schemas/offering.js';
 import type { Paywall } from '../schemas/paywall.js';
 import type { OfferedProduct, Product } from '../schemas/product.js';
@@ -12,21 +13,6 @@ import type { Segment } from '../schemas/segment.js';
 import { batchGetAll } from './batch.js';
 import { ddb, isConditionFailure, tableName } from './client.js';
 import * as keys from './entity-keys.js';
-
-/** The catalogue's entries for the products the document's packages name. */
-export function offeredProductsOf(document: OfferingsDocument, catalogue: Product[]): Record<string, OfferedProduct> {
-  const named = new Set(
-    document.offerings.flatMap((offering) => offering.packages.flatMap((entry) => Object.values(entry.products))),
-  );
-  return Object.fromEntries(
-    catalogue
-      .filter((product) => named.has(product.id))
-      .map(({ id, name, description, price, currency, billing_period }) => [
-        id,
-        { name, description, price, currency, billing_period },
-      ]),
-  );
-}
 
 export async function putOfferings(
   appId: string,

@@ -51,8 +51,3 @@ export const PAYWALLS_BUCKET_OUTPUT = 'PaywallsBucketName';
 /** The zip's path under the bundles' base: the same in the bucket (`paywalls/` before it) and locally. */
 export const bundlePath = (appId: string, paywall: Pick<Paywall, 'id' | 'sha256'>): string =>
   `${appId}/${paywall.id}/${paywall.sha256}.zip`;
-
-export const answerPaywall = (appId: string, paywall: Paywall, baseUrl: string | undefined): PaywallAnswer => ({
-  ...paywall,
-  download_url: baseUrl ? `${baseUrl.replace(/\/+$/, '')}/${bundlePath(appId, paywall)}` : null,
-});

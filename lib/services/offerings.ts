@@ -13,11 +13,12 @@ import type { SubscriptionRecord } from '../data/subscription-items.js';
 import { newestSubscriptionsOfUser } from '../data/subscription-queries.js';
 import { userFactsOf } from '../data/user-facts.js';
 import { shownTo } from '../domain/offering-choice.js';
+import { answerPaywall } from '../domain/paywall-answer.js';
 import { segmentsOf } from '../domain/segments.js';
 import type { Platform } from '../schemas/common.js';
 import { MAX_CUSTOMER_SUBSCRIPTIONS } from '../schemas/entitlement.js';
 import type { AppOfferings, CustomerOfferings, OfferingsDocument, RemoteSwitch } from '../schemas/offering.js';
-import { answerPaywall, type Paywall, type PaywallAnswer } from '../schemas/paywall.js';
+import type { Paywall, PaywallAnswer } from '../schemas/paywall.js';
 import type { OfferedProduct } from '../schemas/product.js';
 
 const shownSettingsOf = readThroughCache(readShownSettings, () => offeringsConfig.offeringsCacheTtlSeconds * 1000);

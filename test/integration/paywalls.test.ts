@@ -5,16 +5,10 @@
  * and the offerings' copy of the catalogue following `products put`.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  offeredProductsOf,
-  putOfferings,
-  readShownSettings,
-  refreshOfferedProducts,
-} from '../../lib/data/offerings.js';
+import { putOfferings, readShownSettings, refreshOfferedProducts } from '../../lib/data/offerings.js';
 import { readPaywalls, recordPaywallVersion } from '../../lib/data/paywalls.js';
 import { listProducts, putProducts } from '../../lib/data/products.js';
-import type { OfferingsDocument } from '../../lib/schemas/offering.js';
-import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY } from '../support/fixtures.js';
+import { createTestApp, PREMIUM_MONTHLY, PRO_YEARLY, STANDARD_OFFERINGS } from '../support/fixtures.js';
 
 const upload = (id: string, n: number) => ({
   id,
@@ -24,19 +18,7 @@ const upload = (id: string, n: number) => ({
   files: 1,
 });
 
-const DOCUMENT: OfferingsDocument = {
-  current: 'standard',
-  offerings: [
-    {
-      id: 'standard',
-      description: '',
-      metadata: {},
-      paywall: 'main',
-      packages: [{ id: '$rc_monthly', products: { ios: PREMIUM_MONTHLY.id }, metadata: {} }],
-    },
-  ],
-  placements: [],
-};
+const DOCUMENT = STANDARD_OFFERINGS;
 
 describe('paywall bundles in the table', () => {
   it('records each upload of an id as its next version, keeping the other ids, sorted by id', async () => {
@@ -96,10 +78,5 @@ describe('paywall bundles in the table', () => {
     const bare = await createTestApp();
     await refreshOfferedProducts(bare.appId, await listProducts(bare.appId));
     expect((await readShownSettings(bare.appId)).offerings).toBeUndefined();
-  });
-
-  it('copies only the catalogue entries of products the packages name', () => {
-    expect(Object.keys(offeredProductsOf(DOCUMENT, [PREMIUM_MONTHLY, PRO_YEARLY]))).toEqual([PREMIUM_MONTHLY.id]);
-    expect(offeredProductsOf(DOCUMENT, [PRO_YEARLY])).toEqual({});
   });
 });

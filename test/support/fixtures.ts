@@ -4,6 +4,7 @@ import { newEventId } from '../../lib/core/ids.js';
 import { createApp } from '../../lib/data/apps.js';
 import { putProducts } from '../../lib/data/products.js';
 import type { BusEventDetail } from '../../lib/events/schemas.js';
+import type { OfferingsDocument } from '../../lib/schemas/offering.js';
 import type { Product } from '../../lib/schemas/product.js';
 
 export const PREMIUM_MONTHLY: Product = {
@@ -33,6 +34,21 @@ export const PRO_YEARLY: Product = {
 };
 
 export const RETIRED: Product = { ...PRO_YEARLY, id: 'retired_plan', name: 'Retired', active: false };
+
+/** One offering, current, with the `main` paywall and a monthly package of PREMIUM_MONTHLY on iOS. */
+export const STANDARD_OFFERINGS: OfferingsDocument = {
+  current: 'standard',
+  offerings: [
+    {
+      id: 'standard',
+      description: '',
+      metadata: {},
+      paywall: 'main',
+      packages: [{ id: '$rc_monthly', products: { ios: PREMIUM_MONTHLY.id }, metadata: {} }],
+    },
+  ],
+  placements: [],
+};
 
 export interface TestApp {
   appId: string;
