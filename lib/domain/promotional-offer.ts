@@ -3,6 +3,7 @@
  * ("Generating a signature for promotional offers"), and whose account it is signed for, as
  * purchases-ios buys it.
  */
+import { isUuid } from './app-account-token.js';
 
 /** What the signature covers, in Apple's order, joined by U+2063 (invisible separator). */
 export interface PromotionalOfferTerms {
@@ -23,8 +24,6 @@ export const promotionalOfferPayload = (terms: PromotionalOfferTerms): string =>
     '\u2063',
   );
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The account the purchase will carry, which the signature must name. purchases-ios buys with
  * StoreKit 2 giving the app user id as the app account token when it is a UUID, and nothing
@@ -33,7 +32,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export function promotionalOfferAccount(appUserId: string, storeKit: 1 | 2): string {
   if (storeKit === 1) return appUserId;
-  return UUID.test(appUserId) ? appUserId.toLowerCase() : '';
+  return isUuid(appUserId) ? appUserId.toLowerCase() : '';
 }
 
 /**

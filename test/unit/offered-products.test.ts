@@ -34,7 +34,12 @@ describe('answerPaywall', () => {
   it.each([
     [
       'under the base URL, one slash between',
-      'https://cdn.example.com/paywalls/',
+      'https://cdn.example.com/paywalls//',
+      `https://cdn.example.com/paywalls/app_1/main/${'ab'.repeat(32)}.zip`,
+    ],
+    [
+      'under a base URL without a trailing slash',
+      'https://cdn.example.com/paywalls',
       `https://cdn.example.com/paywalls/app_1/main/${'ab'.repeat(32)}.zip`,
     ],
     ['null while PAYWALLS_BASE_URL is unset', undefined, null],

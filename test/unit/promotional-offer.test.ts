@@ -37,6 +37,8 @@ describe('promotionalOfferAccount: the account the purchase carries', () => {
       'abcdef01-2345-4678-9abc-def012345678',
     ],
     ['StoreKit 2, any other id: no token', '$RCAnonymousID:0123456789abcdef0123456789abcdef', 2, ''],
+    ['StoreKit 2, a UUID inside a longer id: no token', 'user-abcdef01-2345-4678-9abc-def012345678', 2, ''],
+    ['StoreKit 2, a UUID with more after it: no token', 'abcdef01-2345-4678-9abc-def012345678-2', 2, ''],
     [
       'StoreKit 1: the applicationUsername, as it is',
       'ABCDEF01-2345-4678-9ABC-DEF012345678',
