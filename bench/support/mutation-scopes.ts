@@ -107,6 +107,7 @@ export const MUTATION_SCOPES: Record<string, MutationScope> = {
     tests: [
       UNIT,
       'test/integration/http-endpoint.test.ts',
+      'test/integration/http-revenuecat-endpoint.test.ts',
       'test/integration/endpoint-errors.test.ts',
       'test/integration/unknown-key-cache.test.ts',
       'test/integration/rate-limits.test.ts',
