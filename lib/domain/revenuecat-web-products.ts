@@ -6,6 +6,7 @@
  * has one.
  */
 import type { BillingPeriod, Product } from '../schemas/product.js';
+import { toMicros } from './revenue-figures.js';
 
 /** The ISO 8601 duration of each billing period (purchases-js parses `period_duration` with it). */
 export const PERIOD_DURATIONS: Readonly<Record<BillingPeriod, string>> = {
@@ -45,9 +46,6 @@ export interface WebProduct {
   >;
 }
 
-/** Micros of a price in major units (9.99 -> 9,990,000), rounded to a whole micro. */
-export const amountMicrosOf = (price: number): number => Math.round(price * 1_000_000);
-
 /** Whether a catalogue product is sold on the web now: active and listing the web platform. */
 export const soldOnWeb = (product: Pick<Product, 'active' | 'platforms'>): boolean =>
   product.active && product.platforms.includes('web');
@@ -65,7 +63,7 @@ export function webProductOf(product: Product): WebProduct {
         price_id: product.id,
         base: {
           period_duration: PERIOD_DURATIONS[product.billing_period],
-          price: { amount_micros: amountMicrosOf(product.price), currency: product.currency },
+          price: { amount_micros: toMicros(product.price), currency: product.currency },
           cycle_count: null,
         },
         trial:

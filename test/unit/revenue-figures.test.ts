@@ -440,3 +440,16 @@ describe('walkBackFromLatest (levels at the end of each bucket)', () => {
     ]);
   });
 });
+
+describe('toMicros', () => {
+  it.each([
+    [9.99, 9_990_000],
+    [0.99, 990_000],
+    [1234.5, 1_234_500_000],
+    [0, 0],
+    // Binary fractions round to the whole micro: 0.1 + 0.2 is not 0.3.
+    [0.1 + 0.2, 300_000],
+  ])('%s -> %s micros', (price, micros) => {
+    expect(toMicros(price)).toBe(micros);
+  });
+});

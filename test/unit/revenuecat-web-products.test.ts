@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  amountMicrosOf,
   PERIOD_DURATIONS,
   soldOnWeb,
   WEB_PURCHASE_OPTION_ID,
@@ -63,19 +62,6 @@ describe('webProductOf', () => {
       yearly: 'P1Y',
     });
     expect(WEB_PURCHASE_OPTION_ID).toBe('base');
-  });
-});
-
-describe('amountMicrosOf', () => {
-  it.each([
-    [9.99, 9_990_000],
-    [0.99, 990_000],
-    [1234.5, 1_234_500_000],
-    [0, 0],
-    // Binary fractions round to the whole micro: 0.1 + 0.2 is not 0.3.
-    [0.1 + 0.2, 300_000],
-  ])('%s -> %s micros', (price, micros) => {
-    expect(amountMicrosOf(price)).toBe(micros);
   });
 });
 
